@@ -1,0 +1,93 @@
+// Builds the four bundles of the product and copies the WASM assets they load beside them.
+//   dist/extension.js  VS Code entry (CJS, small: no database or parser code)
+//   dist/services.js   the core, required lazily by the extension on first use
+//   dist/cli.js        `pg-agent` (CJS, executable)
+//   dist/webview.js    the panel UI (browser IIFE)
+// Flags: --watch (rebuild on change), --production (minify, no source maps).
+import * as esbuild from 'esbuild';
+import { chmodSync, copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+const require = createRequire(import.meta.url);
+const outdir = 'dist';
+
+// Bundled ESM dependencies (PGlite) locate their assets with import.meta.url; in a CJS bundle that is
+// the bundle's own file, so the assets are copied next to it.
+const importMetaUrlBanner =
+  "const __importMetaUrl = require('url').pathToFileURL(__filename).href;";
+
+/** @type {esbuild.BuildOptions} */
+const nodeCommon = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'info',
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: importMetaUrlBanner },
+  // Optional native accelerators of `pg`; the pure-JS path is used (no native addons in the host).
+  external: ['pg-native'],
+};
+
+const builds = [
+  { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', 'pg-native'] },
+  { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', 'pg-native'] },
+  {
+    ...nodeCommon,
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir,
+    banner: { js: `#!/usr/bin/env node\n${importMetaUrlBanner}` },
+  },
+  {
+    entryPoints: { webview: 'webview/main.ts' },
+    outdir,
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'info',
+  },
+];
+
+function copyAssets() {
+  mkdirSync(outdir, { recursive: true });
+  const pgliteDir = dirname(require.resolve('@electric-sql/pglite'));
+  for (const file of ['pglite.wasm', 'pglite.data', 'initdb.wasm']) {
+    copyFileSync(join(pgliteDir, file), join(outdir, file));
+  }
+  const pgQueryDir = dirname(require.resolve('libpg-query'));
+  copyFileSync(join(pgQueryDir, 'libpg-query.wasm'), join(outdir, 'libpg-query.wasm'));
+}
+
+function markCliExecutable() {
+  const cli = join(outdir, 'cli.js');
+  chmodSync(cli, statSync(cli).mode | 0o111);
+}
+
+/** @type {esbuild.Plugin} */
+const afterBuild = {
+  name: 'after-build',
+  setup(build) {
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && build.initialOptions.entryPoints?.cli) markCliExecutable();
+    });
+  },
+};
+
+copyAssets();
+const contexts = await Promise.all(
+  builds.map((options) => esbuild.context({ ...options, plugins: [afterBuild] })),
+);
+if (watch) {
+  await Promise.all(contexts.map((ctx) => ctx.watch()));
+} else {
+  await Promise.all(contexts.map((ctx) => ctx.rebuild()));
+  await Promise.all(contexts.map((ctx) => ctx.dispose()));
+}

@@ -1,0 +1,33 @@
+/**
+ * The one database interface the rest of core uses, so a PostgreSQL server (`pg`) and the embedded
+ * sample database (PGlite) are interchangeable.
+ */
+
+export type DbKind = 'postgres' | 'pglite';
+
+export interface DbField {
+  name: string;
+  /** PostgreSQL type OID (pg_type.oid). */
+  dataTypeID: number;
+}
+
+export interface DbResult<Row = Record<string, unknown>> {
+  fields: DbField[];
+  rows: Row[];
+  /** Rows affected or returned, as PostgreSQL reports it (null for statements without a count). */
+  rowCount: number | null;
+}
+
+/** Queries on one dedicated connection, in order: what transactions and SET LOCAL need. */
+export interface DbSession {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<DbResult<Row>>;
+}
+
+export interface Db extends DbSession {
+  readonly kind: DbKind;
+  /** How the connection is shown to a person: "sample (PGlite)", "app@db.example.com:5432/shop". */
+  readonly label: string;
+  /** Runs `work` on one connection held for its whole duration, then gives the connection back. */
+  withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

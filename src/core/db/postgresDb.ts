@@ -1,0 +1,133 @@
+/** The Db interface over a PostgreSQL server, with a small `pg` pool. */
+import pg from 'pg';
+import type { ConnectionOptions } from 'node:tls';
+import type { Logger } from '../logger';
+import type { Db, DbResult, DbSession } from './db';
+import type { ServerTarget } from './connectionTarget';
+import { describeTarget } from './connectionTarget';
+import { connectionError, queryError } from './dbErrors';
+
+export interface PostgresOptions {
+  connectTimeoutMs?: number;
+  maxConnections?: number;
+  logger: Logger;
+}
+
+/** Connects (checking the server answers) and returns a Db; connection failures are typed AgentErrors. */
+export async function openPostgres(target: ServerTarget, options: PostgresOptions): Promise<Db> {
+  try {
+    return await openWithSsl(target, options, sslOption(target));
+  } catch (error) {
+    const mapped = connectionError(error, target);
+    // libpq's "prefer": SSL when the server has it, plain otherwise.
+    if (target.sslmode === 'prefer' && mapped.code === 'DB_SSL_UNSUPPORTED') {
+      return openWithSsl(target, options, false).catch((e: unknown) => {
+        throw connectionError(e, target);
+      });
+    }
+    throw mapped;
+  }
+}
+
+async function openWithSsl(
+  target: ServerTarget,
+  options: PostgresOptions,
+  ssl: boolean | ConnectionOptions,
+): Promise<Db> {
+  const pool = new pg.Pool({
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user: target.user,
+    // An explicit empty password keeps `pg` from falling back to PGPASSWORD behind our back.
+    password: target.password ?? '',
+    ssl,
+    max: options.maxConnections ?? 4,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'postgres-agent',
+  });
+  const label = describeTarget(target);
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', (error) => options.logger.warn('idle database connection failed', { db: label, error: error.message }));
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  options.logger.info('connected', { db: label });
+  return new PostgresDb(pool, label);
+}
+
+function sslOption(target: ServerTarget): boolean | ConnectionOptions {
+  switch (target.sslmode) {
+    case 'disable':
+      return false;
+    case 'prefer':
+    case 'require':
+      return { rejectUnauthorized: false };
+    case 'verify-ca':
+      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
+    case 'verify-full':
+      return { rejectUnauthorized: true };
+  }
+}
+
+class PostgresDb implements Db {
+  readonly kind = 'postgres' as const;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly label: string,
+  ) {}
+
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<DbResult<Row>> {
+    return runQuery<Row>(this.pool, sql, params, this.label);
+  }
+
+  async withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw queryError(error, this.label);
+    }
+    let broken = false;
+    try {
+      return await work({
+        query: <Row>(sql: string, params?: readonly unknown[]) =>
+          runQuery<Row>(client, sql, params, this.label).catch((error: unknown) => {
+            if (error instanceof Error && 'code' in error && error.code === 'DB_UNREACHABLE') broken = true;
+            throw error;
+          }),
+      });
+    } finally {
+      // A session whose connection died is destroyed rather than returned to the pool.
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+async function runQuery<Row>(
+  runner: pg.Pool | pg.PoolClient,
+  sql: string,
+  params: readonly unknown[] | undefined,
+  label: string,
+): Promise<DbResult<Row>> {
+  try {
+    const result = await runner.query(sql, params ? [...params] : undefined);
+    return {
+      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+      rows: result.rows as Row[],
+      rowCount: result.rowCount,
+    };
+  } catch (error) {
+    throw queryError(error, label);
+  }
+}

@@ -1,0 +1,28 @@
+/** Error codes the UI and the CLI act on. Shared with the webview, so it holds plain data only. */
+export const ERROR_CODES = [
+  'DB_UNREACHABLE',
+  'DB_HOST_NOT_FOUND',
+  'DB_AUTH_FAILED',
+  'DB_ROLE_NOT_FOUND',
+  'DB_NOT_FOUND',
+  'DB_SSL_REQUIRED',
+  'DB_SSL_UNSUPPORTED',
+  'DB_CONNECT_FAILED',
+  'DB_QUERY_FAILED',
+  'SAMPLE_DB_FAILED',
+  'REDIS_UNREACHABLE',
+  'CONFIG_INVALID',
+  'PROFILE_NOT_FOUND',
+  'BAD_INPUT',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** An error as it crosses a boundary (webview message, CLI --json). */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+  /** What the person can do next. */
+  advice?: string;
+}
