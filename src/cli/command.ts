@@ -1,0 +1,37 @@
+/** What a `pg-agent` command is, and what it gets to run: parsed arguments, the terminal, the database. */
+import type { Db } from '../core/db/db';
+import type { Env } from '../core/db/connectionTarget';
+import type { Logger } from '../core/logger';
+import type { OptionSpec, ParsedArgs } from './args';
+import type { ExitCode } from './exitCodes';
+
+/** The terminal, injected so tests run commands in-process. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<string>;
+  /** Whether a person can answer prompts (stdin and stdout are terminals). */
+  isTTY: boolean;
+  env: Env;
+  cwd: string;
+}
+
+export interface CommandContext {
+  args: ParsedArgs;
+  io: CliIo;
+  logger: Logger;
+  /** Opens the database the flags name; the caller's runner closes it after the command. */
+  openDb(): Promise<Db>;
+}
+
+export interface CliCommand {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  usage: string;
+  /** The command's own flags and their help lines. */
+  options: OptionSpec;
+  optionsHelp?: string;
+  description?: string;
+  run(context: CommandContext): Promise<ExitCode>;
+}

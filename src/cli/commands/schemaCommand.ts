@@ -1,0 +1,98 @@
+/** `pg-agent schema`: the structure of the database, summarised for a person or as JSON. */
+import { introspectSchema } from '../../core/db/introspect';
+import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
+import type { CliCommand } from '../command';
+import { EXIT } from '../exitCodes';
+import { columns, formatCount, plural } from '../format';
+
+export const schemaCommand: CliCommand = {
+  name: 'schema',
+  summary: 'tables, columns, keys, indexes and row estimates of the database',
+  usage: 'pg-agent schema [--compact] [--table NAME] [flags]',
+  options: {
+    compact: { type: 'boolean' },
+    table: { type: 'string' },
+  },
+  optionsHelp: `  --compact           one line per table
+  --table NAME        only this table (name or schema.name)`,
+  async run({ args, io, openDb }) {
+    const db = await openDb();
+    const snapshot = await db.withSession((session) => introspectSchema(session));
+    const only = args.options.table;
+    const tables = typeof only === 'string' ? snapshot.tables.filter((t) => matches(t, only)) : snapshot.tables;
+    if (typeof only === 'string' && tables.length === 0) {
+      io.stderr(`No table or view named "${only}" in ${db.label}.\n`);
+      return EXIT.failed;
+    }
+    if (args.flags.json) {
+      io.stdout(`${JSON.stringify({ ...snapshot, tables }, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    io.stdout(`${renderSchema({ ...snapshot, tables }, db.label, args.options.compact === true)}\n`);
+    return EXIT.ok;
+  },
+};
+
+function matches(table: TableInfo, name: string): boolean {
+  return name === table.name || name === `${table.schema}.${table.name}`;
+}
+
+export function renderSchema(snapshot: SchemaSnapshot, label: string, compact: boolean): string {
+  const relations = snapshot.tables;
+  const tableCount = relations.filter((t) => t.kind === 'table' || t.kind === 'partitioned_table').length;
+  const viewCount = relations.length - tableCount;
+  const header =
+    `${label} · database ${snapshot.database} · PostgreSQL ${snapshot.serverVersion}\n` +
+    `${plural(tableCount, 'table')}, ${plural(viewCount, 'view')}`;
+  if (relations.length === 0) return `${header}\n(no tables in user schemas)`;
+  if (compact) return `${header}\n\n${columns(relations.map(summaryRow))}`;
+  return [header, ...relations.map(renderTable)].join('\n\n');
+}
+
+function summaryRow(t: TableInfo): string[] {
+  const rows = t.rowEstimate === null ? '' : `~${formatCount(t.rowEstimate)} rows`;
+  const facts = [
+    plural(t.columns.length, 'column'),
+    t.foreignKeys.length > 0 ? `→ ${t.foreignKeys.map((fk) => fk.references.table).join(', ')}` : '',
+    t.triggers.length > 0 ? plural(t.triggers.length, 'trigger') : '',
+  ].filter((s) => s !== '');
+  return [`${t.schema}.${t.name}`, kindLabel(t), rows, facts.join(' · ')];
+}
+
+function kindLabel(t: TableInfo): string {
+  return t.kind.replace('_', ' ');
+}
+
+function renderTable(t: TableInfo): string {
+  const [name, kind, rows] = summaryRow(t);
+  const lines = [[name, kind, rows, t.comment ?? ''].filter((s) => s !== '').join('  ')];
+  const pk = new Set(t.primaryKey ?? []);
+  const unique = new Set(t.uniqueConstraints.filter((u) => u.length === 1).map((u) => u[0]));
+  lines.push(
+    columns(
+      t.columns.map((c) => [
+        c.name,
+        c.type,
+        c.nullable ? 'null' : 'not null',
+        [pk.has(c.name) ? 'PK' : '', unique.has(c.name) ? 'unique' : '', c.default ? `default ${c.default}` : '', c.comment ? `— ${c.comment}` : '']
+          .filter((s) => s !== '')
+          .join(' '),
+      ]),
+      '  ',
+    ),
+  );
+  for (const fk of t.foreignKeys) {
+    const actions = [fk.onDelete !== 'NO ACTION' ? `ON DELETE ${fk.onDelete}` : '', fk.onUpdate !== 'NO ACTION' ? `ON UPDATE ${fk.onUpdate}` : '']
+      .filter((s) => s !== '')
+      .join(' ');
+    lines.push(`  FK (${fk.columns.join(', ')}) → ${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})${actions ? ` ${actions}` : ''}`);
+  }
+  for (const u of t.uniqueConstraints.filter((c) => c.length > 1)) lines.push(`  UNIQUE (${u.join(', ')})`);
+  if (t.indexes.length > 0) {
+    lines.push(`  indexes: ${t.indexes.map((i) => (i.primary ? `${i.name} (primary)` : i.unique ? `${i.name} (unique)` : i.name)).join(', ')}`);
+  }
+  if (t.triggers.length > 0) {
+    lines.push(`  triggers: ${t.triggers.map((tr) => (tr.enabled ? tr.name : `${tr.name} (disabled)`)).join(', ')}`);
+  }
+  return lines.join('\n');
+}

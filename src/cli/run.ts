@@ -1,0 +1,125 @@
+/** The CLI runner: picks the command, parses its flags, opens the database, maps errors to exit codes. */
+import { resolveTarget } from '../core/db/connectionTarget';
+import type { Db } from '../core/db/db';
+import { openDatabase } from '../core/db/openDatabase';
+import { AgentError, toAgentError } from '../core/errors';
+import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
+import type { ErrorCode } from '../shared/errorCodes';
+import { COMMON_HELP, parseCommandArgs, UsageError } from './args';
+import type { ParsedArgs } from './args';
+import type { CliCommand, CliIo } from './command';
+import { demoCommand } from './commands/demoCommand';
+import { schemaCommand } from './commands/schemaCommand';
+import type { ExitCode } from './exitCodes';
+import { EXIT } from './exitCodes';
+import { stderrLogger } from './stderrLogger';
+
+export const COMMANDS: readonly CliCommand[] = [schemaCommand, demoCommand];
+
+const VERSION = '0.1.0';
+
+/** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
+const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND'];
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    const command = topic === undefined ? undefined : COMMANDS.find((c) => c.name === topic);
+    io.stdout(`${command ? commandHelp(command) : mainHelp()}\n`);
+    return name === undefined ? EXIT.badInput : EXIT.ok;
+  }
+  if (name === '--version') {
+    io.stdout(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`pg-agent: unknown command "${name}".\n\n${mainHelp()}\n`);
+    return EXIT.badInput;
+  }
+
+  let args: ParsedArgs;
+  try {
+    args = parseCommandArgs(rest, command.options, io.cwd);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`pg-agent ${command.name}: ${error.message}\n\n${commandHelp(command)}\n`);
+    return EXIT.badInput;
+  }
+  if (args.flags.help) {
+    io.stdout(`${commandHelp(command)}\n`);
+    return EXIT.ok;
+  }
+
+  const logger = stderrLogger((text) => io.stderr(text), args.flags.verbose);
+  let db: Db | undefined;
+  const openDb = async (): Promise<Db> => {
+    if (db) return db;
+    const paths = workspacePaths(args.flags.workspace);
+    const config = await readWorkspaceConfig(paths);
+    const target =
+      command === demoCommand
+        ? ({ kind: 'sample' } as const)
+        : resolveTarget({
+            ...(args.flags.db !== undefined ? { db: args.flags.db } : {}),
+            ...(args.flags.connection !== undefined ? { profile: args.flags.connection } : {}),
+            profiles: config.connections,
+            env: io.env,
+          });
+    db = await openDatabase(target, {
+      sampleDbDir: paths.sampleDb,
+      logger,
+      onProgress: (message) => io.stderr(`${message}\n`),
+    });
+    return db;
+  };
+
+  try {
+    return await command.run({ args, io, logger, openDb });
+  } catch (error) {
+    const e = toAgentError(error);
+    if (e.code === 'INTERNAL') logger.error('unexpected failure', { stack: e.stack ?? e.message });
+    reportError(e, args, io);
+    return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : EXIT.failed;
+  } finally {
+    await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
+  }
+}
+
+function reportError(error: AgentError, args: ParsedArgs, io: CliIo): void {
+  if (args.flags.json) {
+    const status = BAD_INPUT_CODES.includes(error.code) ? 'invalid' : 'error';
+    io.stdout(`${JSON.stringify({ status, error: error.toInfo() })}\n`);
+  }
+  io.stderr(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`);
+}
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `pg-agent ${VERSION} — work on PostgreSQL in plain words; every write reviewed before it runs.`,
+    '',
+    'Usage: pg-agent <command> [flags] [--] <SQL or question>',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    COMMON_HELP,
+    '',
+    'Exit codes: 0 done · 1 failed at run time · 2 bad input · 3 held for approval · 4 refused by policy',
+    'Run "pg-agent <command> --help" for a command\'s own flags.',
+  ].join('\n');
+}
+
+export function commandHelp(command: CliCommand): string {
+  return [
+    `pg-agent ${command.name} — ${command.summary}`,
+    '',
+    `Usage: ${command.usage}`,
+    ...(command.description ? ['', command.description] : []),
+    ...(command.optionsHelp ? ['', 'Flags:', command.optionsHelp] : []),
+    '',
+    COMMON_HELP,
+  ].join('\n');
+}

@@ -1,0 +1,75 @@
+/**
+ * The `.pgagent/` folder of a workspace (SPEC §4): where each piece of state lives, and the non-secret
+ * config.json shared between VS Code and the CLI.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { AgentError } from './errors';
+import type { ConnectionProfile } from './db/connectionTarget';
+
+export interface WorkspacePaths {
+  root: string;
+  config: string;
+  sampleDb: string;
+  checkpoints: string;
+  jobs: string;
+  approvals: string;
+}
+
+export function workspacePaths(workspaceDir: string): WorkspacePaths {
+  const root = join(workspaceDir, '.pgagent');
+  return {
+    root,
+    config: join(root, 'config.json'),
+    sampleDb: join(root, 'sample-db'),
+    checkpoints: join(root, 'checkpoints'),
+    jobs: join(root, 'jobs'),
+    approvals: join(root, 'approvals'),
+  };
+}
+
+export const connectionProfileSchema = z.strictObject({
+  name: z.string().min(1),
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535).optional(),
+  database: z.string().min(1),
+  user: z.string().min(1),
+  sslmode: z.enum(['disable', 'prefer', 'require', 'verify-ca', 'verify-full']).optional(),
+});
+
+const workspaceConfigSchema = z.object({
+  connections: z.array(connectionProfileSchema).default([]),
+});
+
+export interface WorkspaceConfig {
+  connections: ConnectionProfile[];
+}
+
+/** Reads .pgagent/config.json; a missing file is an empty config, a malformed one a clear error. */
+export async function readWorkspaceConfig(paths: WorkspacePaths): Promise<WorkspaceConfig> {
+  let text: string;
+  try {
+    text = await readFile(paths.config, 'utf8');
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return { connections: [] };
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new AgentError('CONFIG_INVALID', `${paths.config} is not valid JSON.`, 'Fix or delete the file.', { cause: error });
+  }
+  const parsed = workspaceConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const where = first ? `${first.path.join('.') || '(root)'}: ${first.message}` : parsed.error.message;
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${paths.config} is not a valid Postgres Agent config (${where}).`,
+      'Passwords never go in this file; each connection needs name, host, database and user.',
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,71 @@
+/**
+ * Composition root: builds the host services, registers the panel, commands and status bar, and owns
+ * their disposal. Nothing heavy loads here: the database driver, PGlite and the parser live in
+ * dist/services.js and are required on first use.
+ */
+import * as vscode from 'vscode';
+import { ConnectionStore } from './host/connectionStore';
+import { DatabaseSession } from './host/databaseSession';
+import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
+import { outputLogger } from './host/outputLogger';
+import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
+import type { PanelHost } from './host/reviewPanelProvider';
+import { showError } from './host/showError';
+import { ConnectionStatusBar } from './host/statusBar';
+
+export function activate(context: vscode.ExtensionContext): void {
+  const started = performance.now();
+  const output = vscode.window.createOutputChannel('Postgres Agent', { log: true });
+  context.subscriptions.push(output);
+  const logger = outputLogger(output);
+
+  const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const store = new ConnectionStore(context, workspaceDir);
+  const session = new DatabaseSession(store, logger, context.globalStorageUri.fsPath);
+  const statusBar = new ConnectionStatusBar(session, store);
+
+  const changed = new vscode.EventEmitter<void>();
+  let hasProfiles = false;
+  let hasApiKey = false;
+  /** Re-reads what the first-minute buttons depend on; failures only cost the buttons, so they are logged. */
+  const refreshFlags = async () => {
+    try {
+      hasApiKey = (await context.secrets.get(GEMINI_KEY_SECRET)) !== undefined;
+      hasProfiles = (await store.profiles()).length > 0;
+      changed.fire();
+    } catch (error) {
+      logger.warn('reading connection profiles failed', { error: String(error) });
+    }
+  };
+  const panelHost: PanelHost = {
+    state: () => ({ connection: session.connection, schema: session.schema, hasProfiles, hasApiKey }),
+    onDidChange: changed.event,
+    panelShown: () => {
+      void refreshFlags();
+      session.ensureConnected().catch((error: unknown) => showError(error, output));
+    },
+    runCommand: (command) => {
+      void vscode.commands.executeCommand(COMMAND_IDS[command]);
+    },
+  };
+  const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+
+  const disposables: vscode.Disposable[] = [
+    store,
+    session,
+    statusBar,
+    changed,
+    session.onDidChange(() => changed.fire()),
+    store.onDidChange(() => void refreshFlags()),
+    panel,
+    vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
+    ...registerCommands({ context, store, session, logger, output, apiKeyChanged: () => void refreshFlags() }),
+  ];
+  // Released in reverse order of creation: the panel before the session it shows, the session before the store.
+  context.subscriptions.push({ dispose: () => disposables.reverse().forEach((d) => d.dispose()) });
+  logger.info('activated', { ms: Math.round((performance.now() - started) * 10) / 10, workspace: workspaceDir ?? 'none' });
+}
+
+export function deactivate(): void {
+  // Everything is released through context.subscriptions, in reverse order of registration.
+}

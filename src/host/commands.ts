@@ -1,0 +1,152 @@
+/** The palette commands (category "Postgres Agent"); the panel's buttons run the same ones. */
+import * as vscode from 'vscode';
+import type { ConnectionProfile, SslMode } from '../core/db/connectionTarget';
+import type { Logger } from '../core/logger';
+import type { PanelCommand } from '../shared/protocol';
+import type { ConnectionStore } from './connectionStore';
+import type { DatabaseSession } from './databaseSession';
+import { REVIEW_PANEL_VIEW_ID } from './reviewPanelProvider';
+import { showError } from './showError';
+
+export const GEMINI_KEY_SECRET = 'postgresAgent.geminiApiKey';
+
+/** Palette command id of each panel command. */
+export const COMMAND_IDS: Record<PanelCommand, string> = {
+  openSampleDatabase: 'postgresAgent.openSampleDatabase',
+  addConnection: 'postgresAgent.addConnection',
+  selectConnection: 'postgresAgent.selectConnection',
+  setGeminiApiKey: 'postgresAgent.setGeminiApiKey',
+  ask: 'postgresAgent.ask',
+  refreshSchema: 'postgresAgent.refreshSchema',
+};
+
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  store: ConnectionStore;
+  session: DatabaseSession;
+  logger: Logger;
+  output: vscode.LogOutputChannel;
+  apiKeyChanged(): void;
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { store, session, logger, output } = deps;
+  const connect = async (choice: Parameters<DatabaseSession['connect']>[0]) => {
+    await store.setActive(choice);
+    try {
+      await session.connect(choice);
+    } catch (error) {
+      await showError(error, output);
+    }
+  };
+  const commands: Record<string, (...args: unknown[]) => unknown> = {
+    'postgresAgent.showReviewPanel': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
+    [COMMAND_IDS.openSampleDatabase]: async () => {
+      await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+      await connect({ kind: 'sample' });
+    },
+    [COMMAND_IDS.selectConnection]: async () => {
+      const profiles = await store.profiles();
+      type Item = vscode.QuickPickItem & { choice?: Parameters<typeof connect>[0]; add?: true };
+      const active = store.active();
+      const items: Item[] = [
+        {
+          label: '$(beaker) Sample database',
+          description: 'PGlite, in this window',
+          detail: 'A shop with customers, orders, payments… generated on first use; nothing to install.',
+          picked: active.kind === 'sample',
+          choice: { kind: 'sample' },
+        },
+        ...profiles.map((p): Item => ({
+          label: `$(database) ${p.name}`,
+          description: `${p.user}@${p.host}:${p.port ?? 5432}/${p.database}`,
+          picked: active.kind === 'profile' && active.name === p.name,
+          choice: { kind: 'profile', name: p.name },
+        })),
+        { label: '$(add) Add Connection…', add: true },
+      ];
+      const picked = await vscode.window.showQuickPick(items, { title: 'Postgres Agent: Select Connection' });
+      if (!picked) return;
+      if (picked.add) return vscode.commands.executeCommand(COMMAND_IDS.addConnection);
+      if (picked.choice) await connect(picked.choice);
+    },
+    [COMMAND_IDS.addConnection]: async () => {
+      const added = await promptForProfile();
+      if (!added) return;
+      await store.saveProfile(added.profile, added.password);
+      logger.info('connection profile saved', { profile: added.profile.name });
+      await connect({ kind: 'profile', name: added.profile.name });
+    },
+    [COMMAND_IDS.setGeminiApiKey]: async () => {
+      const key = await vscode.window.showInputBox({
+        title: 'Postgres Agent: Set Gemini API Key',
+        prompt: 'Kept in VS Code\'s secret storage, never in a file. Leave empty to remove it.',
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (key === undefined) return;
+      if (key === '') await deps.context.secrets.delete(GEMINI_KEY_SECRET);
+      else await deps.context.secrets.store(GEMINI_KEY_SECRET, key.trim());
+      deps.apiKeyChanged();
+      void vscode.window.showInformationMessage(key === '' ? 'Gemini API key removed.' : 'Gemini API key saved.');
+    },
+    [COMMAND_IDS.refreshSchema]: async () => {
+      try {
+        await session.refreshSchema();
+      } catch (error) {
+        await showError(error, output);
+      }
+    },
+    [COMMAND_IDS.ask]: () =>
+      vscode.window.showInformationMessage(
+        'Ask… needs the agent, which is not in this build yet. The panel already shows the schema; `pg-agent schema` prints it in a terminal.',
+      ),
+    'postgresAgent.runSqlWithReview': () =>
+      vscode.window.showInformationMessage(
+        'Run SQL with Review needs the SQL safety checks, which are not in this build yet: nothing was run.',
+      ),
+  };
+  return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
+}
+
+async function promptForProfile(): Promise<{ profile: ConnectionProfile; password: string | undefined } | undefined> {
+  const title = (step: number) => `Postgres Agent: Add Connection (${step}/6)`;
+  const required = (what: string) => (value: string) => (value.trim() === '' ? `Enter a ${what}.` : undefined);
+  const name = await vscode.window.showInputBox({ title: title(1), prompt: 'A name for this connection', placeHolder: 'shop-staging', validateInput: required('name'), ignoreFocusOut: true });
+  if (name === undefined) return undefined;
+  const host = await vscode.window.showInputBox({ title: title(2), prompt: 'Host', value: 'localhost', validateInput: required('host'), ignoreFocusOut: true });
+  if (host === undefined) return undefined;
+  const port = await vscode.window.showInputBox({
+    title: title(3),
+    prompt: 'Port',
+    value: '5432',
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 65535 ? undefined : 'A port is a number from 1 to 65535.'),
+  });
+  if (port === undefined) return undefined;
+  const database = await vscode.window.showInputBox({ title: title(4), prompt: 'Database', value: 'postgres', validateInput: required('database'), ignoreFocusOut: true });
+  if (database === undefined) return undefined;
+  const user = await vscode.window.showInputBox({ title: title(5), prompt: 'User', value: 'postgres', validateInput: required('user'), ignoreFocusOut: true });
+  if (user === undefined) return undefined;
+  const password = await vscode.window.showInputBox({
+    title: title(6),
+    prompt: 'Password (kept in VS Code\'s secret storage; leave empty for none)',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (password === undefined) return undefined;
+  const ssl = await vscode.window.showQuickPick(
+    [
+      { label: 'disable', description: 'no encryption (local servers)' },
+      { label: 'prefer', description: 'encrypt when the server offers it' },
+      { label: 'require', description: 'always encrypt, do not verify the certificate' },
+      { label: 'verify-full', description: 'encrypt and verify the certificate and host name' },
+    ],
+    { title: 'Postgres Agent: Add Connection — SSL', ignoreFocusOut: true },
+  );
+  if (!ssl) return undefined;
+  return {
+    profile: { name: name.trim(), host: host.trim(), port: Number(port), database: database.trim(), user: user.trim(), sslmode: ssl.label as SslMode },
+    password: password === '' ? undefined : password,
+  };
+}

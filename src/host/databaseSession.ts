@@ -1,0 +1,121 @@
+/**
+ * The database the window is working on: opened on first need (never at activation), its schema
+ * loaded once per connection, and its state published to the panel and the status bar.
+ */
+import * as vscode from 'vscode';
+import type { ConnectionTarget } from '../core/db/connectionTarget';
+import type { Db } from '../core/db/db';
+import type { Logger } from '../core/logger';
+import type { ConnectionState, SchemaState, TableSummary } from '../shared/protocol';
+import type { ConnectionChoice, ConnectionStore } from './connectionStore';
+import { coreServices } from './lazyServices';
+
+export class DatabaseSession implements vscode.Disposable {
+  private db: Db | undefined;
+  /** Bumped on every (re)connect so a slow, superseded open cannot overwrite a newer one. */
+  private generation = 0;
+  private connectionState: ConnectionState = { status: 'none' };
+  private schemaState: SchemaState = { status: 'idle' };
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly store: ConnectionStore,
+    private readonly logger: Logger,
+    private readonly globalStorageDir: string,
+  ) {}
+
+  get connection(): ConnectionState {
+    return this.connectionState;
+  }
+
+  get schema(): SchemaState {
+    return this.schemaState;
+  }
+
+  /** Connects to the active choice unless already connected or connecting. */
+  async ensureConnected(): Promise<void> {
+    if (this.connectionState.status === 'none') await this.connect(this.store.active());
+  }
+
+  /** Opens `choice`, replacing the current database, then loads its schema. Failures end in the state. */
+  async connect(choice: ConnectionChoice): Promise<void> {
+    const generation = ++this.generation;
+    const previous = this.db;
+    this.db = undefined;
+    await previous?.close().catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) }));
+
+    const kind = choice.kind === 'sample' ? 'sample' : 'server';
+    const label = choice.kind === 'sample' ? 'sample (PGlite)' : choice.name;
+    this.update({ status: 'connecting', label, kind }, { status: 'loading' });
+    const services = coreServices();
+    try {
+      const db = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Postgres Agent: connecting to ${label}` },
+        async (progress) => services.openDatabase(await this.target(choice), {
+          sampleDbDir: this.sampleDbDir(),
+          logger: this.logger,
+          onProgress: (message) => progress.report({ message }),
+        }),
+      );
+      if (generation !== this.generation) {
+        await db.close();
+        return;
+      }
+      this.db = db;
+      const snapshot = await db.withSession((session) => services.introspectSchema(session));
+      if (generation !== this.generation) return;
+      this.update(
+        { status: 'connected', label: db.label, kind, database: snapshot.database },
+        { status: 'ready', tables: snapshot.tables.map(toSummary) },
+      );
+      this.logger.info('schema loaded', { db: db.label, tables: snapshot.tables.length });
+    } catch (error) {
+      if (generation !== this.generation) return;
+      const info = services.toAgentError(error).toInfo();
+      this.logger.error('connection failed', { db: label, code: info.code, error: info.message });
+      this.update({ status: 'failed', label, kind, error: info }, { status: 'failed', error: info });
+      throw error;
+    }
+  }
+
+  async refreshSchema(): Promise<void> {
+    await this.connect(this.store.active());
+  }
+
+  private async target(choice: ConnectionChoice): Promise<ConnectionTarget> {
+    if (choice.kind === 'sample') return { kind: 'sample' };
+    const password = await this.store.password(choice.name);
+    return coreServices().resolveTarget({
+      profile: choice.name,
+      profiles: await this.store.profiles(),
+      ...(password ? { profilePassword: password } : {}),
+      // The extension host's own PG* variables must not leak into a profile.
+      env: {},
+    });
+  }
+
+  /** The sample database lives in the workspace's .pgagent/ (or extension storage with no folder open). */
+  private sampleDbDir(): string {
+    const services = coreServices();
+    return this.store.workspaceDir
+      ? services.workspacePaths(this.store.workspaceDir).sampleDb
+      : services.workspacePaths(this.globalStorageDir).sampleDb;
+  }
+
+  private update(connection: ConnectionState, schema: SchemaState): void {
+    this.connectionState = connection;
+    this.schemaState = schema;
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.generation++;
+    void this.db?.close();
+    this.changed.dispose();
+  }
+}
+
+function toSummary(t: { schema: string; name: string; kind: TableSummary['kind']; rowEstimate: number | null; columns: unknown[]; comment: string | null }): TableSummary {
+  return { schema: t.schema, name: t.name, kind: t.kind, rowEstimate: t.rowEstimate, columnCount: t.columns.length, comment: t.comment };
+}

@@ -1,0 +1,13 @@
+/** Loads dist/services.js the first time a feature needs the core, and only then. */
+import * as path from 'node:path';
+import type * as Services from './services';
+
+export type CoreServices = typeof Services;
+
+let loaded: CoreServices | undefined;
+
+export function coreServices(): CoreServices {
+  // A computed path keeps esbuild from inlining the services bundle into extension.js.
+  loaded ??= require(path.join(__dirname, 'services.js')) as CoreServices;
+  return loaded;
+}

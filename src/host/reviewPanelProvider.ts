@@ -1,0 +1,108 @@
+/**
+ * The review panel (a webview view in the Postgres Agent container): strict CSP with a random nonce,
+ * assets only through asWebviewUri from dist/ and media/, every inbound message parsed before use.
+ */
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../core/logger';
+import type { HostMessage, PanelCommand, PanelState } from '../shared/protocol';
+import { assertNever, parseWebviewMessage } from '../shared/protocol';
+
+export const REVIEW_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';
+
+export interface PanelHost {
+  /** The current snapshot of everything the panel shows. */
+  state(): PanelState;
+  onDidChange: vscode.Event<void>;
+  /** Called when the panel becomes visible: the moment to open the database if nothing is open yet. */
+  panelShown(): void;
+  runCommand(command: PanelCommand): void;
+}
+
+export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private version = 0;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly host: PanelHost,
+    private readonly logger: Logger,
+  ) {
+    this.disposables.push(host.onDidChange(() => this.post()));
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.webview.options = {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+    };
+    view.webview.html = this.html(view.webview);
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      view.onDidChangeVisibility(() => {
+        if (view.visible) this.host.panelShown();
+      }),
+      view.onDidDispose(() => {
+        this.view = undefined;
+      }),
+    );
+    this.host.panelShown();
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = parseWebviewMessage(raw);
+    if (!parsed.ok) {
+      this.logger.warn('ignored a malformed panel message', { reason: parsed.reason });
+      return;
+    }
+    const message = parsed.message;
+    switch (message.type) {
+      case 'ready':
+        this.post();
+        return;
+      case 'runCommand':
+        this.host.runCommand(message.command);
+        return;
+      default:
+        assertNever(message);
+    }
+  }
+
+  private post(): void {
+    if (!this.view) return;
+    const message: HostMessage = { type: 'state', version: ++this.version, state: this.host.state() };
+    void this.view.webview.postMessage(message);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = randomBytes(16).toString('base64');
+    const asset = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...path)).toString();
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource} 'unsafe-inline'`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <meta http-equiv="Content-Security-Policy" content="${csp}">
+  <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <link rel="stylesheet" href="${asset('media', 'panel.css')}">
+  <title>Postgres Agent</title>
+</head>
+<body>
+  <main id="app" aria-live="polite"><p class="muted">Loading…</p></main>
+  <script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.reverse()) d.dispose();
+  }
+}

@@ -1,0 +1,59 @@
+/** Plain data describing a database's structure, shared by core, the CLI and the panel. */
+
+export type RelationKind = 'table' | 'partitioned_table' | 'view' | 'materialized_view' | 'foreign_table';
+
+/** pg_constraint's referential actions, spelled as in SQL. */
+export type ReferentialAction = 'NO ACTION' | 'RESTRICT' | 'CASCADE' | 'SET NULL' | 'SET DEFAULT';
+
+export interface ColumnInfo {
+  name: string;
+  /** format_type(): "numeric(10,2)", "timestamp with time zone", "text[]". */
+  type: string;
+  nullable: boolean;
+  default: string | null;
+  comment: string | null;
+}
+
+export interface ForeignKeyInfo {
+  name: string;
+  columns: string[];
+  references: { schema: string; table: string; columns: string[] };
+  onDelete: ReferentialAction;
+  onUpdate: ReferentialAction;
+}
+
+export interface IndexInfo {
+  name: string;
+  unique: boolean;
+  primary: boolean;
+  /** pg_get_indexdef(): the CREATE INDEX statement. */
+  definition: string;
+}
+
+export interface TriggerInfo {
+  name: string;
+  enabled: boolean;
+  /** pg_get_triggerdef(): the CREATE TRIGGER statement. */
+  definition: string;
+}
+
+export interface TableInfo {
+  schema: string;
+  name: string;
+  kind: RelationKind;
+  comment: string | null;
+  /** Planner's estimate (pg_class.reltuples); null when never analyzed or not a stored relation. */
+  rowEstimate: number | null;
+  columns: ColumnInfo[];
+  primaryKey: string[] | null;
+  uniqueConstraints: string[][];
+  foreignKeys: ForeignKeyInfo[];
+  indexes: IndexInfo[];
+  triggers: TriggerInfo[];
+}
+
+export interface SchemaSnapshot {
+  database: string;
+  serverVersion: string;
+  tables: TableInfo[];
+}

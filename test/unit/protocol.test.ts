@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { parseWebviewMessage } from '../../src/shared/protocol';
+
+describe('parseWebviewMessage', () => {
+  it('accepts the messages of the protocol', () => {
+    expect(parseWebviewMessage({ type: 'ready' })).toEqual({ ok: true, message: { type: 'ready' } });
+    expect(parseWebviewMessage({ type: 'runCommand', command: 'openSampleDatabase' })).toEqual({
+      ok: true,
+      message: { type: 'runCommand', command: 'openSampleDatabase' },
+    });
+  });
+
+  it.each([
+    ['a string', 'ready'],
+    ['null', null],
+    ['an unknown type', { type: 'executeSql', sql: 'DROP TABLE orders' }],
+    ['a command that is not a panel command', { type: 'runCommand', command: 'workbench.action.terminal.new' }],
+    ['extra fields', { type: 'ready', approve: true }],
+    ['a missing field', { type: 'runCommand' }],
+  ])('refuses %s with a reason', (_what, raw) => {
+    const parsed = parseWebviewMessage(raw);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason.length).toBeGreaterThan(0);
+  });
+});
