@@ -5,7 +5,7 @@
 //   dist/webview.js    the panel UI (browser IIFE)
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import * as esbuild from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -81,6 +81,8 @@ const afterBuild = {
   },
 };
 
+// A one-off build starts from an empty dist/ so no stale bundle or map ends up in the .vsix.
+if (!watch) rmSync(outdir, { recursive: true, force: true });
 copyAssets();
 const contexts = await Promise.all(
   builds.map((options) => esbuild.context({ ...options, plugins: [afterBuild] })),

@@ -62,7 +62,11 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerCommands({ context, store, session, logger, output, apiKeyChanged: () => void refreshFlags() }),
   ];
   // Released in reverse order of creation: the panel before the session it shows, the session before the store.
-  context.subscriptions.push({ dispose: () => disposables.reverse().forEach((d) => d.dispose()) });
+  context.subscriptions.push({
+    dispose: () => {
+      for (const d of disposables.reverse()) d.dispose();
+    },
+  });
   logger.info('activated', { ms: Math.round((performance.now() - started) * 10) / 10, workspace: workspaceDir ?? 'none' });
 }
 

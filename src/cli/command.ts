@@ -21,7 +21,7 @@ export interface CommandContext {
   io: CliIo;
   logger: Logger;
   /** Opens the database the flags name; the caller's runner closes it after the command. */
-  openDb(): Promise<Db>;
+  openDb: () => Promise<Db>;
 }
 
 export interface CliCommand {

@@ -2,7 +2,8 @@
 import { resolveTarget } from '../core/db/connectionTarget';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
-import { AgentError, toAgentError } from '../core/errors';
+import type { AgentError } from '../core/errors';
+import { toAgentError } from '../core/errors';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
 import type { ErrorCode } from '../shared/errorCodes';
 import { COMMON_HELP, parseCommandArgs, UsageError } from './args';

@@ -7,7 +7,9 @@ export type CoreServices = typeof Services;
 let loaded: CoreServices | undefined;
 
 export function coreServices(): CoreServices {
-  // A computed path keeps esbuild from inlining the services bundle into extension.js.
+  // A computed path keeps esbuild from inlining the services bundle into extension.js; a synchronous
+  // require because the extension is a CommonJS bundle.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   loaded ??= require(path.join(__dirname, 'services.js')) as CoreServices;
   return loaded;
 }

@@ -3,7 +3,7 @@
  * and pushes versioned snapshots; the webview sends intents, which the host parses with zod before
  * acting on them (a webview is untrusted input).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { ErrorInfo } from './errorCodes';
 import type { RelationKind } from './schema';
 

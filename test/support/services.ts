@@ -31,7 +31,7 @@ async function tcpReachable(url: string, defaultPort: number): Promise<ServiceCh
 }
 
 /** Decides whether tests needing a service run: fails under CI, skips loudly elsewhere. */
-async function requireService(name: string, check: ServiceCheck): Promise<boolean> {
+function requireService(name: string, check: ServiceCheck): boolean {
   if (check.available) return true;
   const line = `${name} is unreachable (${check.reason}); set ${name === 'PostgreSQL' ? 'DATABASE_URL' : 'REDIS_URL'} or start it.`;
   if (process.env.CI === 'true') throw new Error(`CI=true and ${line}`);
@@ -39,8 +39,8 @@ async function requireService(name: string, check: ServiceCheck): Promise<boolea
   return false;
 }
 
-export const postgresAvailable = await requireService('PostgreSQL', await tcpReachable(DATABASE_URL, 5432));
-export const redisAvailable = await requireService('Redis', await tcpReachable(REDIS_URL, 6379));
+export const postgresAvailable = requireService('PostgreSQL', await tcpReachable(DATABASE_URL, 5432));
+export const redisAvailable = requireService('Redis', await tcpReachable(REDIS_URL, 6379));
 
 /** A database of its own for one test file, dropped afterwards, so parallel runs never collide. */
 export interface ScratchDatabase {

@@ -53,4 +53,9 @@ describe('queryError', () => {
     expect(mapped.code).toBe('DB_UNREACHABLE');
     expect(mapped.advice).toContain('Nothing was committed');
   });
+
+  it.each(['57P01', '08006'])('treats SQLSTATE %s (connection ended by the server) as DB_UNREACHABLE', (code) => {
+    const error = Object.assign(new Error('terminating connection due to administrator command'), { code });
+    expect(queryError(error, 'x').code).toBe('DB_UNREACHABLE');
+  });
 });

@@ -30,7 +30,7 @@ interface DriverErrorShape {
 }
 
 function shape(error: unknown): DriverErrorShape {
-  return typeof error === 'object' && error !== null ? (error as DriverErrorShape) : {};
+  return typeof error === 'object' && error !== null ? error : {};
 }
 
 function text(value: unknown): string | undefined {
@@ -140,7 +140,9 @@ export function queryError(error: unknown, label: string): AgentError {
   const s = shape(error);
   const message = text(s.message) ?? String(error);
   const sqlState = text(s.code);
-  if (sqlState && /^[0-9A-Z]{5}$/.test(sqlState)) {
+  // Class 08 (connection exception) and 57P01-57P03 (server shutting down, restarting) end the session.
+  const connectionLost = sqlState !== undefined && /^(08...|57P0[123])$/.test(sqlState);
+  if (sqlState && /^[0-9A-Z]{5}$/.test(sqlState) && !connectionLost) {
     const position = Number(s.position);
     return new DbQueryError(
       message,
@@ -151,7 +153,7 @@ export function queryError(error: unknown, label: string): AgentError {
       { cause: error },
     );
   }
-  if (/Connection terminated|ECONNRESET|EPIPE|not queryable/i.test(`${message} ${sqlState ?? ''}`)) {
+  if (connectionLost || /Connection terminated|ECONNRESET|EPIPE|not queryable/i.test(`${message} ${sqlState ?? ''}`)) {
     return new AgentError(
       'DB_UNREACHABLE',
       `The connection to ${label} was lost: ${message}`,

@@ -6,6 +6,7 @@ import type { Db, DbResult, DbSession } from './db';
 import type { ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
 import { connectionError, queryError } from './dbErrors';
+import { AgentError } from '../errors';
 
 export interface PostgresOptions {
   connectTimeoutMs?: number;
@@ -94,16 +95,23 @@ class PostgresDb implements Db {
     } catch (error) {
       throw queryError(error, this.label);
     }
-    let broken = false;
+    // A server that ends the connection while it is checked out emits 'error' on the client, which
+    // would crash the process unhandled; the session's next query reports it instead.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       return await work({
         query: <Row>(sql: string, params?: readonly unknown[]) =>
           runQuery<Row>(client, sql, params, this.label).catch((error: unknown) => {
-            if (error instanceof Error && 'code' in error && error.code === 'DB_UNREACHABLE') broken = true;
+            if (error instanceof AgentError && error.code === 'DB_UNREACHABLE') broken ??= error;
             throw error;
           }),
       });
     } finally {
+      client.off('error', onError);
       // A session whose connection died is destroyed rather than returned to the pool.
       client.release(broken);
     }
