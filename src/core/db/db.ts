@@ -18,9 +18,18 @@ export interface DbResult<Row = Record<string, unknown>> {
   rowCount: number | null;
 }
 
+/** Rows as PostgreSQL's own text form of each value (null for SQL NULL), in field order. */
+export interface DbTextResult {
+  fields: DbField[];
+  rows: (string | null)[][];
+  rowCount: number | null;
+}
+
 /** Queries on one dedicated connection, in order: what transactions and SET LOCAL need. */
 export interface DbSession {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<DbResult<Row>>;
+  /** The same query with every value left in PostgreSQL's text form, so nothing is lost to JS types. */
+  queryText(sql: string, params?: readonly unknown[]): Promise<DbTextResult>;
 }
 
 export interface Db extends DbSession {

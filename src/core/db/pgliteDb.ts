@@ -1,21 +1,32 @@
 /** The Db interface over PGlite (PostgreSQL compiled to WASM, in this process). */
 import type { PGlite } from '@electric-sql/pglite';
-import type { Db, DbResult, DbSession } from './db';
+import type { Db, DbResult, DbSession, DbTextResult } from './db';
 import { queryError } from './dbErrors';
+
+type Parsers = Record<number, (value: string) => string>;
 
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
+  /** Settles when the work queued so far has finished; never rejects. */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** An identity parser for every type OID, so text mode gets PostgreSQL's text form (built once). */
+  private textParsers: Parsers | undefined;
+  private readonly session: DbSession = {
+    query: <Row>(sql: string, params?: readonly unknown[]) => this.run<Row>(sql, params),
+    queryText: (sql: string, params?: readonly unknown[]) => this.runText(sql, params),
+  };
 
   constructor(
     private readonly pglite: PGlite,
     readonly label: string,
   ) {}
 
-  /** Settles when the work queued so far has finished; never rejects. */
-  private tail: Promise<unknown> = Promise.resolve();
-
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<DbResult<Row>> {
-    return this.exclusive(() => runQuery<Row>(this.pglite, sql, params, this.label));
+    return this.exclusive(() => this.run<Row>(sql, params));
+  }
+
+  queryText(sql: string, params?: readonly unknown[]): Promise<DbTextResult> {
+    return this.exclusive(() => this.runText(sql, params));
   }
 
   /**
@@ -23,9 +34,12 @@ export class PgliteDb implements Db {
    * inside its transaction.
    */
   withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    return this.exclusive(() =>
-      work({ query: <Row>(sql: string, params?: readonly unknown[]) => runQuery<Row>(this.pglite, sql, params, this.label) }),
-    );
+    return this.exclusive(() => work(this.session));
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    if (!this.pglite.closed) await this.pglite.close();
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -34,26 +48,38 @@ export class PgliteDb implements Db {
     return run;
   }
 
-  async close(): Promise<void> {
-    await this.tail;
-    if (!this.pglite.closed) await this.pglite.close();
+  private async run<Row>(sql: string, params: readonly unknown[] | undefined): Promise<DbResult<Row>> {
+    try {
+      const result = await this.pglite.query<Row>(sql, params ? [...params] : undefined);
+      return {
+        fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+        rows: result.rows,
+        // PGlite counts only INSERT/UPDATE/DELETE/MERGE/COPY rows; for a SELECT the count is its rows.
+        rowCount: result.affectedRows || result.rows.length,
+      };
+    } catch (error) {
+      throw queryError(error, this.label);
+    }
   }
-}
 
-async function runQuery<Row>(
-  pglite: PGlite,
-  sql: string,
-  params: readonly unknown[] | undefined,
-  label: string,
-): Promise<DbResult<Row>> {
-  try {
-    const result = await pglite.query<Row>(sql, params ? [...params] : undefined);
-    return {
-      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
-      rows: result.rows,
-      rowCount: result.affectedRows ?? result.rows.length,
-    };
-  } catch (error) {
-    throw queryError(error, label);
+  private async runText(sql: string, params: readonly unknown[] | undefined): Promise<DbTextResult> {
+    try {
+      if (!this.textParsers) {
+        const types = await this.pglite.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type');
+        const identity = (value: string) => value;
+        this.textParsers = Object.fromEntries(types.rows.map((t) => [t.oid, identity])) as Parsers;
+      }
+      const result = await this.pglite.query<(string | null)[]>(sql, params ? [...params] : undefined, {
+        rowMode: 'array',
+        parsers: this.textParsers,
+      });
+      return {
+        fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+        rows: result.rows,
+        rowCount: result.affectedRows || result.rows.length,
+      };
+    } catch (error) {
+      throw queryError(error, this.label);
+    }
   }
 }

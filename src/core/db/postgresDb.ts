@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../logger';
-import type { Db, DbResult, DbSession } from './db';
+import type { Db, DbResult, DbSession, DbTextResult } from './db';
 import type { ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
 import { connectionError, queryError } from './dbErrors';
@@ -88,6 +88,10 @@ class PostgresDb implements Db {
     return runQuery<Row>(this.pool, sql, params, this.label);
   }
 
+  queryText(sql: string, params?: readonly unknown[]): Promise<DbTextResult> {
+    return runTextQuery(this.pool, sql, params, this.label);
+  }
+
   async withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
@@ -103,12 +107,13 @@ class PostgresDb implements Db {
     };
     client.on('error', onError);
     try {
+      const noteBroken = (error: unknown): never => {
+        if (error instanceof AgentError && error.code === 'DB_UNREACHABLE') broken ??= error;
+        throw error;
+      };
       return await work({
-        query: <Row>(sql: string, params?: readonly unknown[]) =>
-          runQuery<Row>(client, sql, params, this.label).catch((error: unknown) => {
-            if (error instanceof AgentError && error.code === 'DB_UNREACHABLE') broken ??= error;
-            throw error;
-          }),
+        query: <Row>(sql: string, params?: readonly unknown[]) => runQuery<Row>(client, sql, params, this.label).catch(noteBroken),
+        queryText: (sql: string, params?: readonly unknown[]) => runTextQuery(client, sql, params, this.label).catch(noteBroken),
       });
     } finally {
       client.off('error', onError);
@@ -119,6 +124,32 @@ class PostgresDb implements Db {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+/** Every type parser returns the text PostgreSQL sent. */
+const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
+
+async function runTextQuery(
+  runner: pg.Pool | pg.PoolClient,
+  sql: string,
+  params: readonly unknown[] | undefined,
+  label: string,
+): Promise<DbTextResult> {
+  try {
+    const result = await runner.query<(string | null)[]>({
+      text: sql,
+      ...(params ? { values: [...params] } : {}),
+      rowMode: 'array',
+      types: TEXT_TYPES,
+    });
+    return {
+      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+      rows: result.rows,
+      rowCount: result.rowCount,
+    };
+  } catch (error) {
+    throw queryError(error, label);
   }
 }
 
