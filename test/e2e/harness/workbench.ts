@@ -1,0 +1,219 @@
+// Playwright helpers that drive the VS Code workbench served by code-server the way a person would:
+// command palette, webview frames, notifications, and numbered screenshots kept as test artifacts.
+import { mkdirSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { repoRoot } from './codeServer';
+
+const CHROMIUM = '/usr/bin/chromium';
+const WORKBENCH_TIMEOUT_MS = 90_000;
+const UI_TIMEOUT_MS = 15_000;
+const PALETTE_ATTEMPT_MS = 3_000;
+
+/** Headless Debian Chromium with the flags this closed network needs (see E2E-RECIPE.md). */
+export async function launchBrowser(executablePath: string = CHROMIUM): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      // Without these, Chromium's own background connections get refused in bursts here.
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+/** Opens the workbench on `workspace` and waits until VS Code has rendered it. */
+export async function openWorkbench(browser: Browser, url: string, workspace: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await context.addInitScript(recordNotifications);
+  const page = await context.newPage();
+  await page.goto(`${url}/?${new URLSearchParams({ folder: workspace }).toString()}`);
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
+  return page;
+}
+
+/**
+ * Runs a command from the palette by its full title, e.g. "Postgres Agent: Show Review Panel". The palette
+ * lists the commands known when it opens; right after start-up an extension's contributions may not be
+ * registered yet, so the palette is reopened until the command shows up or `timeoutMs` passes.
+ */
+export async function runCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  const row = widget.locator('.monaco-list-row', { hasText: title }).first();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await page.keyboard.press('F1');
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    // F1 leaves ">" in the box; typing appends to it.
+    await page.keyboard.type(title);
+    try {
+      await row.waitFor({ state: 'visible', timeout: PALETTE_ATTEMPT_MS });
+      break;
+    } catch (error) {
+      const shown = await widget.locator('.monaco-list-row').allInnerTexts();
+      await page.keyboard.press('Escape');
+      await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+      if (Date.now() > deadline) {
+        const rows = shown.map((text) => text.replace(/\s+/g, ' ').trim()).join(' | ') || 'none';
+        throw new Error(`The command palette has no "${title}" after ${timeoutMs / 1000} s (rows shown: ${rows})`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  const focused = widget.locator('.monaco-list-row.focused', { hasText: title });
+  if ((await focused.count()) > 0) {
+    await page.keyboard.press('Enter');
+  } else {
+    // Another command whose title contains this one is ranked first: pick ours explicitly.
+    await row.click();
+  }
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+}
+
+/**
+ * The frame of the webview that contains `selector`. Webview content sits two iframes deep (outer
+ * `iframe.webview.ready`, inner `#active-frame`), so every frame of the page is searched until one has it.
+ */
+export async function findWebviewFrame(page: Page, selector: string, timeoutMs = 60_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame()) continue;
+      try {
+        if ((await frame.$(selector)) !== null) return frame;
+      } catch {
+        // The frame navigated or was detached while we looked; the next round sees its replacement.
+      }
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`No webview frame contains ${selector} after ${timeoutMs / 1000} s`);
+    }
+    await page.waitForTimeout(250);
+  }
+}
+
+/**
+ * Inner texts of every element matching `selector` in any webview frame, for polling on what a webview
+ * shows while it (re)renders. Frames that go away mid-read are skipped.
+ */
+export async function webviewTexts(page: Page, selector: string): Promise<string[]> {
+  const texts: string[] = [];
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    try {
+      texts.push(...(await frame.locator(selector).allInnerTexts()));
+    } catch {
+      // Detached while we read it.
+    }
+  }
+  return texts.map((text) => text.trim());
+}
+
+/** Texts of the notification toasts currently shown (bottom right). */
+export async function notificationTexts(page: Page): Promise<string[]> {
+  const texts = await page
+    .locator('.notifications-toasts .notification-toast .notification-list-item-message')
+    .allInnerTexts();
+  return texts.map((text) => text.trim());
+}
+
+export interface SeenNotification {
+  severity: 'error' | 'warning' | 'info';
+  text: string;
+}
+
+/**
+ * Every notification toast shown since the workbench opened, oldest first, including those that have
+ * hidden themselves since (toasts disappear after a while, so a check made later would miss them).
+ */
+export async function seenNotifications(page: Page): Promise<SeenNotification[]> {
+  return page.evaluate(() => {
+    const seen: unknown = Reflect.get(window, '__e2eNotifications');
+    return Array.isArray(seen) ? (seen as SeenNotification[]) : [];
+  });
+}
+
+/** Runs in the page before VS Code loads: records each toast's severity and text as it appears. */
+function recordNotifications(): void {
+  const seen: SeenNotification[] = [];
+  const keys = new Set<string>();
+  Reflect.set(window, '__e2eNotifications', seen);
+  let scheduled = false;
+  const scan = (): void => {
+    scheduled = false;
+    for (const toast of document.querySelectorAll('.notifications-toasts .notification-toast')) {
+      const message = toast.querySelector('.notification-list-item-message');
+      const icon = toast.querySelector('.notification-list-item-icon');
+      const text = message instanceof HTMLElement ? message.innerText.trim() : '';
+      if (text === '') continue;
+      const severity = icon?.classList.contains('codicon-error')
+        ? 'error'
+        : icon?.classList.contains('codicon-warning')
+          ? 'warning'
+          : 'info';
+      // A toast is keyed by its element too, so the same message shown twice is recorded twice.
+      const id = toast.getAttribute('data-e2e-id') ?? String(keys.size);
+      toast.setAttribute('data-e2e-id', id);
+      const key = `${id}|${severity}|${text}`;
+      if (!keys.has(key)) {
+        keys.add(key);
+        seen.push({ severity, text });
+      }
+    }
+  };
+  // The workbench mutates the DOM constantly: coalesce into at most one scan per 100 ms.
+  new MutationObserver(() => {
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(scan, 100);
+    }
+  }).observe(document, { childList: true, subtree: true, characterData: true });
+}
+
+const shotCounters = new Map<string, number>();
+
+/** Folder of a suite's screenshots: test-artifacts/e2e/<suite>/ at the repository root (git-ignored). */
+export function artifactsDir(suite: string = currentSuite()): string {
+  return join(repoRoot, 'test-artifacts', 'e2e', suite);
+}
+
+/** Empties a suite's artifacts folder and restarts its screenshot numbering; call it first in beforeAll. */
+export function resetArtifacts(suite: string = currentSuite()): void {
+  rmSync(artifactsDir(suite), { recursive: true, force: true });
+  shotCounters.set(suite, 0);
+}
+
+/**
+ * Saves a numbered PNG of the browser window (test-artifacts/e2e/<suite>/NN-<name>.png) so a person can check what
+ * the user saw. The suite defaults to the running test file's name; unless resetArtifacts() ran, the
+ * first shot of a run clears the suite's old screenshots.
+ */
+export async function screenshot(page: Page, name: string, suite: string = currentSuite()): Promise<string> {
+  const dir = artifactsDir(suite);
+  const previous = shotCounters.get(suite);
+  if (previous === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const index = (previous ?? 0) + 1;
+  shotCounters.set(suite, index);
+  mkdirSync(dir, { recursive: true });
+  const safeName = name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  const path = join(dir, `${String(index).padStart(2, '0')}-${safeName}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+function currentSuite(): string {
+  const testPath = expect.getState().testPath;
+  return testPath === undefined ? 'e2e' : basename(testPath).replace(/\.test\.ts$/, '');
+}
