@@ -11,6 +11,7 @@ import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
 import type { PanelHost } from './host/reviewPanelProvider';
 import { showError } from './host/showError';
+import { SqlReview } from './host/sqlReview';
 import { ConnectionStatusBar } from './host/statusBar';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -23,6 +24,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const store = new ConnectionStore(context, workspaceDir);
   const session = new DatabaseSession(store, logger, context.globalStorageUri.fsPath);
   const statusBar = new ConnectionStatusBar(session, store);
+  const showPanel = () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+  const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, showPanel);
 
   const changed = new vscode.EventEmitter<void>();
   let hasProfiles = false;
@@ -38,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const panelHost: PanelHost = {
-    state: () => ({ connection: session.connection, schema: session.schema, hasProfiles, hasApiKey }),
+    state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), hasProfiles, hasApiKey }),
     onDidChange: changed.event,
     panelShown: () => {
       void refreshFlags();
@@ -47,6 +50,9 @@ export function activate(context: vscode.ExtensionContext): void {
     runCommand: (command) => {
       void vscode.commands.executeCommand(COMMAND_IDS[command]);
     },
+    decide: (ticketId, approve) => review.decide(ticketId, approve),
+    openUndo: (ticketId) => review.openUndo(ticketId),
+    openSql: (ticketId) => review.openSql(ticketId),
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
 
@@ -56,10 +62,12 @@ export function activate(context: vscode.ExtensionContext): void {
     statusBar,
     changed,
     session.onDidChange(() => changed.fire()),
+    review,
+    review.onDidChange(() => changed.fire()),
     store.onDidChange(() => void refreshFlags()),
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
-    ...registerCommands({ context, store, session, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerCommands({ context, store, session, review, logger, output, apiKeyChanged: () => void refreshFlags() }),
   ];
   // Released in reverse order of creation: the panel before the session it shows, the session before the store.
   context.subscriptions.push({

@@ -6,7 +6,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import type { HostMessage, PanelCommand, PanelState, TableSummary, WebviewMessage } from '../src/shared/protocol';
+import type { ApprovalView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary, WebviewMessage } from '../src/shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -39,7 +39,13 @@ function commandButton(label: string, command: PanelCommand, secondary = false):
 }
 
 function render(state: PanelState): void {
-  app.replaceChildren(connectionSection(state), ...gettingStarted(state), schemaSection(state));
+  app.replaceChildren(
+    connectionSection(state),
+    ...state.approvals.map(approvalCard),
+    ...(state.results ? [resultsSection(state.results)] : []),
+    ...gettingStarted(state),
+    schemaSection(state),
+  );
 }
 
 function connectionSection(state: PanelState): HTMLElement {
@@ -115,4 +121,92 @@ function tableItem(t: TableSummary): HTMLElement {
     el('span', { class: 'muted right' }, [rows, `${t.columnCount} cols`].filter(Boolean).join(' · ')),
   );
   return item;
+}
+
+const STATUS_TEXT: Record<ApprovalView['status'], string> = {
+  pending: 'waiting for your approval',
+  stale: 'SQL changed — re-checking the impact',
+  running: 'running…',
+  executed: 'executed',
+  rejected: 'rejected — nothing ran',
+  failed: 'failed — rolled back',
+};
+
+function button(label: string, testId: string, onClick: () => void, secondary = false): HTMLElement {
+  const b = el('vscode-button', { 'data-testid': testId, ...(secondary ? { secondary: '' } : {}) }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+/** UX "Impact" view: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
+function approvalCard(a: ApprovalView): HTMLElement {
+  const i = a.impact;
+  const max = Math.max(1, ...i.tables.map((t) => t.inserted + t.updated + t.deleted));
+  const bars = el(
+    'div',
+    { class: 'bars', role: 'table', 'aria-label': 'Rows changed per table' },
+    ...i.tables.map((t) => {
+      const total = t.inserted + t.updated + t.deleted;
+      const what = [t.deleted ? `${fmt(t.deleted)} deleted` : '', t.updated ? `${fmt(t.updated)} updated` : '', t.inserted ? `${fmt(t.inserted)} inserted` : ''].filter(Boolean).join(', ');
+      const bar = el('span', { class: `bar via-${t.via}` });
+      bar.style.width = `${Math.max(2, Math.round((total / max) * 100))}%`;
+      return el(
+        'div',
+        { class: 'bar-row', role: 'row', 'data-testid': 'impact-row' },
+        el('span', { class: 'table-name', role: 'cell' }, t.name),
+        el('span', { class: 'bar-track', role: 'cell' }, bar),
+        el('span', { class: 'muted', role: 'cell' }, `${what} (${t.via})`),
+      );
+    }),
+  );
+  const facts = [
+    `estimate ${i.estimatedRows === null ? 'n/a' : fmt(i.estimatedRows)}`,
+    `exact ${i.exactRows === null ? 'n/a' : fmt(i.exactRows)}`,
+    `preview ${fmt(i.previewMs)} ms`,
+  ].join(' · ');
+  const actions: HTMLElement[] = [];
+  if (a.status === 'pending') {
+    actions.push(
+      button('Approve & run', 'approve-button', () => vscode.postMessage({ type: 'decide', ticketId: a.ticketId, approve: true })),
+      button('Reject', 'reject-button', () => vscode.postMessage({ type: 'decide', ticketId: a.ticketId, approve: false }), true),
+    );
+  }
+  actions.push(button('Open SQL', 'open-sql-button', () => vscode.postMessage({ type: 'openSql', ticketId: a.ticketId }), true));
+  if (a.executed) actions.push(button('Undo script', 'undo-button', () => vscode.postMessage({ type: 'openUndo', ticketId: a.ticketId }), true));
+  return el(
+    'section',
+    { class: `approval status-${a.status}`, 'data-testid': 'approval-card', 'data-status': a.status },
+    el('div', { class: 'approval-head' }, el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk), el('span', {}, STATUS_TEXT[a.status])),
+    el('pre', { class: 'sql' }, a.sql.trim()),
+    bars,
+    el('p', { class: 'muted' }, facts),
+    ...i.foreignKeyActions.map((f) => el('p', { class: 'muted' }, `foreign key ${f.constraint}: ${f.action} → ${f.table}`)),
+    ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
+    ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
+    ...i.warnings.map((w) => el('p', { class: 'warning-text' }, w)),
+    ...(a.executed ? [el('p', {}, `Executed ${new Date(a.executed.at).toLocaleTimeString()} · ${fmt(a.executed.rows)} rows`)] : []),
+    ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
+    el('div', { class: 'buttons' }, ...actions),
+  );
+}
+
+function resultsSection(r: ResultsView): HTMLElement {
+  const cell = (v: unknown) => (v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v));
+  const table = el(
+    'table',
+    { class: 'results', 'data-testid': 'results-table' },
+    el('thead', {}, el('tr', {}, ...r.fields.map((f) => el('th', { title: f.type }, f.name)))),
+    el('tbody', {}, ...r.rows.map((row) => el('tr', {}, ...row.map((v) => el('td', { class: v === null ? 'null' : '' }, cell(v)))))),
+  );
+  return el(
+    'section',
+    { class: 'results-section' },
+    el('p', { class: 'muted' }, `${fmt(r.rowCount)} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (row cap reached)' : ''} · ${fmt(r.elapsedMs)} ms`),
+    el('pre', { class: 'sql' }, r.sql.trim()),
+    el('div', { class: 'results-scroll' }, table),
+  );
+}
+
+function fmt(n: number): string {
+  return n.toLocaleString('en-US');
 }

@@ -1,4 +1,5 @@
 /** What a `pg-agent` command is, and what it gets to run: parsed arguments, the terminal, the database. */
+import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import type { Env } from '../core/db/connectionTarget';
 import type { Logger } from '../core/logger';
@@ -10,6 +11,8 @@ export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   readStdin(): Promise<string>;
+  /** Asks a person a question on the terminal; only present when one can answer. */
+  prompt?: (question: string) => Promise<string>;
   /** Whether a person can answer prompts (stdin and stdout are terminals). */
   isTTY: boolean;
   env: Env;
@@ -22,6 +25,12 @@ export interface CommandContext {
   logger: Logger;
   /** Opens the database the flags name; the caller's runner closes it after the command. */
   openDb: () => Promise<Db>;
+  /** Password-free key of that database (tickets are bound to it). */
+  connectionKey: () => Promise<string>;
+  /** The approval ticket store: Redis when REDIS_URL is set, else .pgagent/approvals/. Closed by the runner. */
+  openTicketStore: () => Promise<TicketStore>;
+  /** The SQL or question: the positional text, or stdin when it is "-". */
+  readText: () => Promise<string>;
 }
 
 export interface CliCommand {

@@ -1,5 +1,8 @@
 /** The CLI runner: picks the command, parses its flags, opens the database, maps errors to exit codes. */
-import { resolveTarget } from '../core/db/connectionTarget';
+import type { ConnectionTarget } from '../core/db/connectionTarget';
+import { connectionKey, resolveTarget } from '../core/db/connectionTarget';
+import { openTicketStore } from '../core/approvals/openTicketStore';
+import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
 import type { AgentError } from '../core/errors';
@@ -9,18 +12,25 @@ import type { ErrorCode } from '../shared/errorCodes';
 import { COMMON_HELP, parseCommandArgs, UsageError } from './args';
 import type { ParsedArgs } from './args';
 import type { CliCommand, CliIo } from './command';
+import { approvalsCommand } from './commands/approvalsCommand';
+import { classifyCommand } from './commands/classifyCommand';
 import { demoCommand } from './commands/demoCommand';
+import { execCommand } from './commands/execCommand';
+import { impactCommand } from './commands/impactCommand';
+import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 
-export const COMMANDS: readonly CliCommand[] = [schemaCommand, demoCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, approvalsCommand, execCommand, schemaCommand, demoCommand];
 
 const VERSION = '0.1.0';
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
-const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND'];
+const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
+/** Codes that mean policy said no. */
+const REFUSED_CODES: readonly ErrorCode[] = ['SQL_REFUSED'];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   const [name, ...rest] = argv;
@@ -54,36 +64,59 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   }
 
   const logger = stderrLogger((text) => io.stderr(text), args.flags.verbose);
-  let db: Db | undefined;
-  const openDb = async (): Promise<Db> => {
-    if (db) return db;
-    const paths = workspacePaths(args.flags.workspace);
+  const paths = workspacePaths(args.flags.workspace);
+  let target: ConnectionTarget | undefined;
+  const resolve = async (): Promise<ConnectionTarget> => {
+    if (target) return target;
     const config = await readWorkspaceConfig(paths);
-    const target =
+    target =
       command === demoCommand
-        ? ({ kind: 'sample' } as const)
+        ? { kind: 'sample' }
         : resolveTarget({
             ...(args.flags.db !== undefined ? { db: args.flags.db } : {}),
             ...(args.flags.connection !== undefined ? { profile: args.flags.connection } : {}),
             profiles: config.connections,
             env: io.env,
           });
-    db = await openDatabase(target, {
+    return target;
+  };
+  let db: Db | undefined;
+  const openDb = async (): Promise<Db> => {
+    db ??= await openDatabase(await resolve(), {
       sampleDbDir: paths.sampleDb,
       logger,
       onProgress: (message) => io.stderr(`${message}\n`),
     });
     return db;
   };
+  let store: TicketStore | undefined;
+  const openStore = async (): Promise<TicketStore> => {
+    store ??= await openTicketStore({
+      ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
+      approvalsDir: paths.approvals,
+      logger,
+    });
+    return store;
+  };
+  const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
 
   try {
-    return await command.run({ args, io, logger, openDb });
+    return await command.run({
+      args,
+      io,
+      logger,
+      openDb,
+      connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
+      openTicketStore: openStore,
+      readText,
+    });
   } catch (error) {
     const e = toAgentError(error);
     if (e.code === 'INTERNAL') logger.error('unexpected failure', { stack: e.stack ?? e.message });
     reportError(e, args, io);
-    return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : EXIT.failed;
+    return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : REFUSED_CODES.includes(e.code) ? EXIT.refused : EXIT.failed;
   } finally {
+    await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
   }
 }
@@ -91,7 +124,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
 function reportError(error: AgentError, args: ParsedArgs, io: CliIo): void {
   if (args.flags.json) {
     const status = BAD_INPUT_CODES.includes(error.code) ? 'invalid' : 'error';
-    io.stdout(`${JSON.stringify({ status, error: error.toInfo() })}\n`);
+    const position = 'position' in error && typeof error.position === 'number' ? { position: error.position } : {};
+    // The SPEC §6 result shape, empty, so scripts can read every command's failure the same way.
+    io.stdout(`${JSON.stringify({ status, statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: { ...error.toInfo(), ...position } })}\n`);
   }
   io.stderr(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`);
 }

@@ -15,6 +15,10 @@ export interface WorkspacePaths {
   checkpoints: string;
   jobs: string;
   approvals: string;
+  /** Impact reports of writes run outside a job, by ticket id. */
+  impact: string;
+  /** Undo scripts of writes run outside a job, by ticket id. */
+  undo: string;
 }
 
 export function workspacePaths(workspaceDir: string): WorkspacePaths {
@@ -26,6 +30,8 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
     checkpoints: join(root, 'checkpoints'),
     jobs: join(root, 'jobs'),
     approvals: join(root, 'approvals'),
+    impact: join(root, 'impact'),
+    undo: join(root, 'undo'),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger';
 import type { PanelCommand } from '../shared/protocol';
 import type { ConnectionStore } from './connectionStore';
 import type { DatabaseSession } from './databaseSession';
+import type { SqlReview } from './sqlReview';
 import { REVIEW_PANEL_VIEW_ID } from './reviewPanelProvider';
 import { showError } from './showError';
 
@@ -24,6 +25,7 @@ export interface CommandDeps {
   context: vscode.ExtensionContext;
   store: ConnectionStore;
   session: DatabaseSession;
+  review: SqlReview;
   logger: Logger;
   output: vscode.LogOutputChannel;
   apiKeyChanged(): void;
@@ -101,10 +103,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       vscode.window.showInformationMessage(
         'Ask… needs the agent, which is not in this build yet. The panel already shows the schema; `pg-agent schema` prints it in a terminal.',
       ),
-    'postgresAgent.runSqlWithReview': () =>
-      vscode.window.showInformationMessage(
-        'Run SQL with Review needs the SQL safety checks, which are not in this build yet: nothing was run.',
-      ),
+    'postgresAgent.runSqlWithReview': () => deps.review.runFromEditor(vscode.window.activeTextEditor),
+    'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, true) : undefined),
+    'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, false) : undefined),
+    'postgresAgent.recheckImpact': (id: unknown) => (typeof id === 'string' ? deps.review.recheck(id) : undefined),
+    'postgresAgent.openUndoScript': (id: unknown) => (typeof id === 'string' ? deps.review.openUndo(id) : undefined),
+    'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }

@@ -12,6 +12,8 @@ import { coreServices } from './lazyServices';
 
 export class DatabaseSession implements vscode.Disposable {
   private db: Db | undefined;
+  /** Password-free key of the open database (approval tickets are bound to it). */
+  private key: string | undefined;
   /** Bumped on every (re)connect so a slow, superseded open cannot overwrite a newer one. */
   private generation = 0;
   private connectionState: ConnectionState = { status: 'none' };
@@ -43,6 +45,7 @@ export class DatabaseSession implements vscode.Disposable {
     const generation = ++this.generation;
     const previous = this.db;
     this.db = undefined;
+    this.key = undefined;
     await previous?.close().catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) }));
 
     const kind = choice.kind === 'sample' ? 'sample' : 'server';
@@ -50,9 +53,10 @@ export class DatabaseSession implements vscode.Disposable {
     this.update({ status: 'connecting', label, kind }, { status: 'loading' });
     const services = coreServices();
     try {
+      const target = await this.target(choice);
       const db = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Postgres Agent: connecting to ${label}` },
-        async (progress) => services.openDatabase(await this.target(choice), {
+        async (progress) => services.openDatabase(target, {
           sampleDbDir: this.sampleDbDir(),
           logger: this.logger,
           onProgress: (message) => progress.report({ message }),
@@ -63,6 +67,7 @@ export class DatabaseSession implements vscode.Disposable {
         return;
       }
       this.db = db;
+      this.key = services.connectionKey(target, this.sampleDbDir());
       const snapshot = await db.withSession((session) => services.introspectSchema(session));
       if (generation !== this.generation) return;
       this.update(
@@ -77,6 +82,13 @@ export class DatabaseSession implements vscode.Disposable {
       this.update({ status: 'failed', label, kind, error: info }, { status: 'failed', error: info });
       throw error;
     }
+  }
+
+  /** The open database (connecting to the active choice first if needed) and its connection key. */
+  async database(): Promise<{ db: Db; key: string }> {
+    if (!this.db || !this.key) await this.connect(this.store.active());
+    if (!this.db || !this.key) throw new Error('The database closed while it was being opened; try again.');
+    return { db: this.db, key: this.key };
   }
 
   async refreshSchema(): Promise<void> {

@@ -17,6 +17,9 @@ export interface PanelHost {
   /** Called when the panel becomes visible: the moment to open the database if nothing is open yet. */
   panelShown(): void;
   runCommand(command: PanelCommand): void;
+  decide(ticketId: string, approve: boolean): Promise<void>;
+  openUndo(ticketId: string): Promise<void>;
+  openSql(ticketId: string): Promise<void>;
 }
 
 export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -64,6 +67,15 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
         return;
       case 'runCommand':
         this.host.runCommand(message.command);
+        return;
+      case 'decide':
+        void this.host.decide(message.ticketId, message.approve);
+        return;
+      case 'openUndo':
+        void this.host.openUndo(message.ticketId);
+        return;
+      case 'openSql':
+        void this.host.openSql(message.ticketId);
         return;
       default:
         assertNever(message);

@@ -4,6 +4,13 @@
  */
 export { openDatabase } from '../core/db/openDatabase';
 export { introspectSchema } from '../core/db/introspect';
-export { resolveTarget } from '../core/db/connectionTarget';
+export { connectionKey, resolveTarget } from '../core/db/connectionTarget';
+export { openTicketStore } from '../core/approvals/openTicketStore';
+export { runSql } from '../core/sql/runSql';
+export { executeApproved } from '../core/sql/executeApproved';
+export { classifySql } from '../core/sql/classify';
+export { loadParser } from '../core/sql/parse';
+export { DEFAULT_SAFETY } from '../core/sql/safetySettings';
+export { saveImpactReport, saveUndoScript } from '../core/sql/writeArtifacts';
 export { readWorkspaceConfig, workspacePaths } from '../core/workspace';
 export { toAgentError } from '../core/errors';

@@ -30,9 +30,47 @@ export type SchemaState =
   | { status: 'ready'; tables: TableSummary[] }
   | { status: 'failed'; error: ErrorInfo };
 
+/** A read's result as the panel shows it (values already JSON-encoded per SPEC §6). */
+export interface ResultsView {
+  sql: string;
+  fields: { name: string; type: string }[];
+  rows: unknown[][];
+  rowCount: number;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+export type ApprovalStatus = 'pending' | 'stale' | 'running' | 'executed' | 'rejected' | 'failed';
+
+/** A write waiting for (or past) a person's decision, with everything needed to decide. */
+export interface ApprovalView {
+  ticketId: string;
+  sql: string;
+  status: ApprovalStatus;
+  impact: ImpactView;
+  /** Set once executed. */
+  executed?: { at: string; rows: number; undoFile: string };
+  error?: ErrorInfo;
+}
+
+/** The parts of the impact report the panel draws (mirrors core's ImpactReport). */
+export interface ImpactView {
+  risk: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
+  estimatedRows: number | null;
+  exactRows: number | null;
+  previewMs: number;
+  tables: { schema: string; name: string; via: 'direct' | 'cascade' | 'trigger'; inserted: number; updated: number; deleted: number }[];
+  wouldFail: null | { code: string; message: string };
+  warnings: string[];
+  triggers: { table: string; name: string }[];
+  foreignKeyActions: { constraint: string; table: string; references: string; action: string }[];
+}
+
 export interface PanelState {
   connection: ConnectionState;
   schema: SchemaState;
+  results: ResultsView | null;
+  approvals: ApprovalView[];
   /** Whether the user has saved connection profiles (the first-minute buttons hide once they have). */
   hasProfiles: boolean;
   hasApiKey: boolean;
@@ -54,9 +92,15 @@ export const PANEL_COMMANDS = [
 
 export type PanelCommand = (typeof PANEL_COMMANDS)[number];
 
+const ticketId = z.string().check(z.regex(/^tkt_[a-z2-7]{20}$/));
+
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
   z.strictObject({ type: z.literal('runCommand'), command: z.enum(PANEL_COMMANDS) }),
+  /** A person's decision from the Impact view's buttons. */
+  z.strictObject({ type: z.literal('decide'), ticketId, approve: z.boolean() }),
+  z.strictObject({ type: z.literal('openUndo'), ticketId }),
+  z.strictObject({ type: z.literal('openSql'), ticketId }),
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;

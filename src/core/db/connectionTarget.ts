@@ -161,3 +161,12 @@ function invalidUrl(url: string, why: string): AgentError {
     'Write it as postgres://user:password@host:5432/database.',
   );
 }
+
+/**
+ * A stable, password-free key for the database a target names: approval tickets are bound to it, so
+ * a ticket approved for one database is never executed on another.
+ */
+export function connectionKey(target: ConnectionTarget, sampleDbDir: string): string {
+  if (target.kind === 'sample') return `sample:${sampleDbDir}`;
+  return `postgres://${encodeURIComponent(target.user)}@${target.host}:${target.port}/${encodeURIComponent(target.database)}`;
+}

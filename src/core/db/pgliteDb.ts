@@ -67,7 +67,7 @@ export class PgliteDb implements Db {
       if (!this.textParsers) {
         const types = await this.pglite.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type');
         const identity = (value: string) => value;
-        this.textParsers = Object.fromEntries(types.rows.map((t) => [t.oid, identity])) as Parsers;
+        this.textParsers = Object.fromEntries(types.rows.map((t): [number, (value: string) => string] => [t.oid, identity]));
       }
       const result = await this.pglite.query<(string | null)[]>(sql, params ? [...params] : undefined, {
         rowMode: 'array',

@@ -1,0 +1,128 @@
+/**
+ * `pg-agent sql`: the safety path from a terminal. Reads run read-only; writes show their impact and,
+ * on a terminal, ask for approval (y/N; HIGH and CRITICAL need "yes"); otherwise exit 3 with a ticket.
+ */
+import type { Ticket } from '../../core/approvals/ticket';
+import type { TicketStore } from '../../core/approvals/ticketStore';
+import type { Db } from '../../core/db/db';
+import { AgentError, toAgentError } from '../../core/errors';
+import type { Classification } from '../../core/sql/classification';
+import { executeApproved } from '../../core/sql/executeApproved';
+import type { ImpactReport } from '../../core/sql/impactReport';
+import type { ReadResult } from '../../core/sql/runRead';
+import { runSql } from '../../core/sql/runSql';
+import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
+import { workspacePaths } from '../../core/workspace';
+import type { CliCommand, CommandContext } from '../command';
+import { EXIT } from '../exitCodes';
+import type { ExitCode } from '../exitCodes';
+import { formatCount } from '../format';
+import { caretAt, renderImpact, renderRows } from '../renderImpact';
+import { readSqlInput, safetySettings, statementsJson, ticketSummary } from '../sqlInput';
+
+export const sqlCommand: CliCommand = {
+  name: 'sql',
+  summary: 'run SQL through the safety path: reads run read-only, writes wait for approval',
+  usage: 'pg-agent sql [flags] [--] <SQL | ->',
+  options: {},
+  description:
+    'Reads (SELECT, VALUES, TABLE, SHOW, EXPLAIN) run in a READ ONLY transaction with a row cap.\n' +
+    'Anything else is previewed in BEGIN … ROLLBACK, gets an approval ticket, and runs only after a person approves:\n' +
+    'on a terminal you are asked; with --no-input (or no terminal) it exits 3 and prints the ticket for\n' +
+    '`pg-agent approvals approve <id>` and `pg-agent exec --ticket <id>`.',
+  async run(context) {
+    const { args, io } = context;
+    const sql = await readSqlInput(context);
+    const db = await context.openDb();
+    const store = await context.openTicketStore();
+    const outcome = await runSql(db, store, {
+      sql,
+      connection: await context.connectionKey(),
+      requestedBy: io.env.USER ?? 'pg-agent',
+      settings: safetySettings(args.flags),
+    }).catch((error: unknown) => {
+      throw withCaret(error, sql, args.flags.json, (text) => io.stderr(text));
+    });
+    switch (outcome.status) {
+      case 'executed':
+        return printRead(context, outcome.classification, outcome.result);
+      case 'refused':
+        if (args.flags.json) io.stdout(`${json({ status: 'refused', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: 0, truncated: false, error: { code: 'SQL_REFUSED', message: outcome.classification.reasons.join('; ') } })}\n`);
+        else io.stderr(`Refused: ${outcome.classification.reasons.join('; ')}.\nThis never runs through Postgres Agent.\n`);
+        return EXIT.refused;
+      case 'held':
+        await saveImpactReport(workspacePaths(args.flags.workspace).impact, outcome.ticket);
+        return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket);
+    }
+  },
+};
+
+function printRead(context: CommandContext, classification: Classification, result: ReadResult): ExitCode {
+  const { io, args } = context;
+  if (args.flags.json) {
+    io.stdout(`${json({ status: 'executed', statements: statementsJson(classification), fields: result.fields, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated })}\n`);
+  } else {
+    io.stdout(`${renderRows(result)}\n`);
+  }
+  return EXIT.ok;
+}
+
+async function holdOrAsk(
+  context: CommandContext,
+  db: Db,
+  store: TicketStore,
+  classification: Classification,
+  impact: ImpactReport,
+  ticket: Ticket,
+): Promise<ExitCode> {
+  const { io, args } = context;
+  const canAsk = io.isTTY && !args.flags.noInput && !args.flags.json && io.prompt !== undefined;
+  if (!canAsk || !io.prompt) {
+    if (args.flags.json) {
+      io.stdout(`${json({ status: 'held', statements: statementsJson(classification), fields: [], rows: [], rowCount: 0, truncated: false, impact, ticket: ticketSummary(ticket) })}\n`);
+    } else {
+      io.stdout(`${renderImpact(impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}).\n`);
+      io.stdout(`  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  run:     pg-agent exec --ticket ${ticket.id}\n`);
+    }
+    return EXIT.held;
+  }
+  io.stdout(`${renderImpact(impact)}\n\n`);
+  const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';
+  const rows = impact.exactRows ?? impact.estimatedRows ?? 0;
+  const answer = (
+    await io.prompt(
+      serious
+        ? `This ${impact.risk} write changes ${formatCount(rows)} rows in ${impact.tables.length} table(s). Type "yes" to approve and run: `
+        : 'Approve and run? [y/N] ',
+    )
+  ).trim().toLowerCase();
+  const approved = serious ? answer === 'yes' : answer === 'y' || answer === 'yes';
+  const by = io.env.USER ?? 'cli-user';
+  await store.decide(ticket.id, { approve: approved, by, comment: 'answered at the pg-agent prompt' });
+  if (!approved) {
+    io.stdout(`Rejected: nothing was run (ticket ${ticket.id}).\n`);
+    return EXIT.held;
+  }
+  const result = await executeApproved(
+    db,
+    store,
+    { ticketId: ticket.id, sql: ticket.sql, connection: ticket.connection, classification },
+    { ...safetySettings(args.flags), by, logger: context.logger },
+  );
+  const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, ticket.id, result.undo);
+  io.stdout(`Executed: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms. Undo script: ${undoFile}\n`);
+  return EXIT.ok;
+}
+
+/** A syntax error gets the input with a caret under PostgreSQL's position (on stderr). */
+function withCaret(error: unknown, sql: string, jsonOutput: boolean, stderr: (text: string) => void): AgentError {
+  const e = toAgentError(error);
+  if (!jsonOutput && e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number') {
+    stderr(`${caretAt(sql, e.position)}\n`);
+  }
+  return e instanceof AgentError ? e : new AgentError('INTERNAL', String(error));
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value);
+}

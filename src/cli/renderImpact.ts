@@ -1,0 +1,61 @@
+/** Impact reports and read results as a person reads them in a terminal. */
+import type { ImpactReport } from '../core/sql/impactReport';
+import type { ReadResult } from '../core/sql/runRead';
+import type { JsonValue } from '../core/sql/valueEncoding';
+import { columns, formatCount } from './format';
+
+const BAR_WIDTH = 24;
+
+export function renderImpact(impact: ImpactReport): string {
+  const lines = [
+    `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows · preview ${formatCount(impact.previewMs)} ms`,
+  ];
+  if (impact.tables.length > 0) {
+    const max = Math.max(...impact.tables.map((t) => t.inserted + t.updated + t.deleted), 1);
+    lines.push(
+      columns(
+        impact.tables.map((t) => {
+          const total = t.inserted + t.updated + t.deleted;
+          const what = [
+            t.deleted ? `${formatCount(t.deleted)} deleted` : '',
+            t.updated ? `${formatCount(t.updated)} updated` : '',
+            t.inserted ? `${formatCount(t.inserted)} inserted` : '',
+          ].filter(Boolean);
+          const bar = '█'.repeat(Math.max(1, Math.round((total / max) * BAR_WIDTH)));
+          return [`${t.schema}.${t.name}`, `(${t.via})`, bar, what.join(', ')];
+        }),
+        '  ',
+      ),
+    );
+  } else if (!impact.wouldFail) {
+    lines.push('  no rows change');
+  }
+  for (const fk of impact.foreignKeyActions) lines.push(`  foreign key ${fk.constraint}: ${fk.action} from ${fk.references} to ${fk.table}`);
+  for (const t of impact.triggers) lines.push(`  trigger ${t.name} fires on ${t.table}`);
+  if (impact.wouldFail) lines.push(`  WOULD FAIL: ${impact.wouldFail.message} (SQLSTATE ${impact.wouldFail.code})`);
+  for (const w of impact.warnings) lines.push(`  ! ${w}`);
+  return lines.join('\n');
+}
+
+const MAX_CELL = 60;
+
+export function renderRows(result: ReadResult): string {
+  const cell = (v: JsonValue): string => {
+    const text = v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v);
+    const oneLine = text.replace(/\s+/g, ' ');
+    return oneLine.length > MAX_CELL ? `${oneLine.slice(0, MAX_CELL - 1)}…` : oneLine;
+  };
+  const header = result.fields.map((f) => f.name);
+  const body = result.rows.map((row) => row.map(cell));
+  const table = result.fields.length > 0 ? columns([header, header.map((h) => '-'.repeat(Math.max(h.length, 3))), ...body]) : '';
+  const footer = `(${formatCount(result.rowCount)} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? `, truncated at the row cap; use --max-rows to see more` : ''}; ${formatCount(result.elapsedMs)} ms)`;
+  return table ? `${table}\n${footer}` : footer;
+}
+
+/** The input with a caret under the 0-based position (the line of the error only). */
+export function caretAt(input: string, position: number): string {
+  const lineStart = input.lastIndexOf('\n', Math.max(0, position - 1)) + 1;
+  const lineEnd = input.indexOf('\n', position);
+  const line = input.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
+  return `  ${line}\n  ${' '.repeat(Math.max(0, position - lineStart))}^`;
+}

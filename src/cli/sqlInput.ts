@@ -1,0 +1,46 @@
+/** What the SQL commands share: reading the input, the safety settings from flags, ticket summaries. */
+import type { Ticket } from '../core/approvals/ticket';
+import { AgentError } from '../core/errors';
+import type { Classification } from '../core/sql/classification';
+import type { SafetySettings } from '../core/sql/safetySettings';
+import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
+import type { CommonFlags } from './args';
+import type { CommandContext } from './command';
+
+/** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
+export async function readSqlInput(context: CommandContext): Promise<string> {
+  const sql = await context.readText();
+  if (sql.includes('\u0000')) {
+    throw new AgentError('BAD_INPUT', 'The SQL contains a NUL byte, which PostgreSQL cannot take.', 'Remove it (binary data belongs in a bytea literal).');
+  }
+  if (sql.trim() === '') {
+    throw new AgentError('SQL_EMPTY', 'No SQL given.', 'Pass it after the command (use -- if it starts with a dash) or - to read it from stdin.');
+  }
+  return sql;
+}
+
+export function safetySettings(flags: CommonFlags): SafetySettings {
+  return {
+    ...DEFAULT_SAFETY,
+    ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
+    ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
+  };
+}
+
+/** SPEC §6 `statements` of the JSON output: each statement with its class and what happens to it. */
+export function statementsJson(classification: Classification) {
+  return classification.statements.map((s) => ({ sql: s.sql, kind: s.kind, class: s.class, decision: s.decision, reasons: s.reasons }));
+}
+
+export function ticketSummary(ticket: Ticket) {
+  return {
+    id: ticket.id,
+    status: ticket.status,
+    risk: ticket.risk,
+    connection: ticket.connection,
+    sqlHash: ticket.sqlHash,
+    createdBy: ticket.createdBy,
+    createdAt: ticket.createdAt,
+    expiresAt: ticket.expiresAt,
+  };
+}

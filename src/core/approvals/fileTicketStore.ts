@@ -1,0 +1,324 @@
+/**
+ * Approval tickets as readable JSON files in `.pgagent/approvals/` (SPEC §4), for workspaces without
+ * Redis: atomic writes, and a lock file per ticket so transitions are atomic across processes.
+ */
+import { randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
+import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AgentError } from '../errors';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
+import type { Ticket, TicketStatus } from './ticket';
+import type { Decision, ExecutionOutcome, NewTicket, TicketStore, TransitionResult } from './ticketStore';
+import {
+  assertTicketId,
+  buildTicket,
+  claimRule,
+  decideRule,
+  expireRule,
+  finishRule,
+  isExpiredAt,
+  newestFirst,
+  newTicketId,
+  parseTicket,
+  ticketNotFound,
+  waitForDecision,
+} from './ticketStore';
+
+export interface FileTicketStoreOptions {
+  logger?: Logger;
+  /** A lock older than this is taken to be left by a crashed process and is broken. */
+  staleLockMs?: number;
+  /** Slow re-read while waiting for a decision, in case the directory watch misses an event. */
+  pollMs?: number;
+}
+
+const TICKET_FILE = /^(tkt_[a-z2-7]{20})\.json$/;
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && 'code' in error && error.code === code;
+}
+
+/** Thrown inside a transition when its lock was broken as stale: the transition starts over. */
+class LockLost extends Error {}
+
+interface HeldLock {
+  /** Throws LockLost unless the lock file is still ours: checked right before a write is committed. */
+  verify(): Promise<void>;
+  release(): Promise<void>;
+}
+
+export class FileTicketStore implements TicketStore {
+  private readonly logger: Logger;
+  private readonly staleLockMs: number;
+  private readonly pollMs: number;
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly dir: string,
+    options: FileTicketStoreOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.staleLockMs = options.staleLockMs ?? 5000;
+    this.pollMs = options.pollMs ?? 5000;
+  }
+
+  async create(input: NewTicket): Promise<Ticket> {
+    await mkdir(this.dir, { recursive: true });
+    for (;;) {
+      const ticket = buildTicket(input, newTicketId());
+      const temp = await this.writeTemp(ticket);
+      try {
+        // link() never replaces an existing file: the ticket appears whole, and an id collision is noticed.
+        await link(temp, this.path(ticket.id));
+        this.logger.info('approval ticket created', { ticket: ticket.id, risk: ticket.risk, by: ticket.createdBy });
+        return ticket;
+      } catch (error) {
+        if (!isErrno(error, 'EEXIST')) throw error;
+      } finally {
+        await unlink(temp).catch(() => undefined);
+      }
+    }
+  }
+
+  async get(id: string, now: Date = new Date()): Promise<Ticket | undefined> {
+    assertTicketId(id);
+    const ticket = await this.read(id);
+    if (!ticket || !isExpiredAt(ticket, now)) return ticket;
+    return this.transition(id, expireRule(now));
+  }
+
+  async list(options: { status?: TicketStatus[]; now?: Date } = {}): Promise<Ticket[]> {
+    const now = options.now ?? new Date();
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return [];
+      throw error;
+    }
+    const tickets: Ticket[] = [];
+    for (const name of names) {
+      const id = TICKET_FILE.exec(name)?.[1];
+      if (!id) continue;
+      try {
+        const ticket = await this.get(id, now);
+        if (ticket && (!options.status || options.status.includes(ticket.status))) tickets.push(ticket);
+      } catch (error) {
+        // One damaged file must not hide every other ticket; it is refused again when someone uses it.
+        this.logger.warn('unreadable approval ticket skipped', { ticket: id, error: String(error) });
+      }
+    }
+    return tickets.sort(newestFirst);
+  }
+
+  async decide(id: string, decision: Decision): Promise<Ticket> {
+    assertTicketId(id);
+    const ticket = await this.transition(id, decideRule(decision));
+    this.logger.info(`approval ticket ${ticket.status.toLowerCase()}`, { ticket: id, by: decision.by });
+    return ticket;
+  }
+
+  async claim(id: string, expected: { sqlHash: string; connection: string }, now?: Date): Promise<Ticket> {
+    assertTicketId(id);
+    const ticket = await this.transition(id, claimRule(expected, now));
+    this.logger.info('approval ticket claimed', { ticket: id });
+    return ticket;
+  }
+
+  async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
+    assertTicketId(id);
+    return this.transition(id, finishRule(outcome));
+  }
+
+  async waitForDecision(id: string, signal?: AbortSignal): Promise<Ticket> {
+    assertTicketId(id);
+    const signals = signal ? [signal, this.closing.signal] : [this.closing.signal];
+    return waitForDecision(
+      id,
+      {
+        get: (ticketId) => this.get(ticketId),
+        watch: (ticketId, onChange) => this.watchTicket(ticketId, onChange),
+        pollMs: this.pollMs,
+        where: this.dir,
+        onCheckFailed: (error) => this.logger.warn('re-reading a ticket failed', { ticket: id, error: String(error) }),
+      },
+      AbortSignal.any(signals),
+    );
+  }
+
+  close(): Promise<void> {
+    this.closing.abort();
+    return Promise.resolve();
+  }
+
+  private path(id: string): string {
+    // Only ever called with ids that passed assertTicketId (or were generated), so no id escapes the folder.
+    return join(this.dir, `${id}.json`);
+  }
+
+  private async read(id: string): Promise<Ticket | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.path(id), 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+    return parseTicket(text, id, this.dir);
+  }
+
+  private async writeTemp(ticket: Ticket): Promise<string> {
+    const temp = join(this.dir, `${ticket.id}.json.${randomBytes(6).toString('hex')}.tmp`);
+    const handle = await open(temp, 'wx');
+    try {
+      await handle.writeFile(`${JSON.stringify(ticket, null, 2)}\n`, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return temp;
+  }
+
+  /** Read, apply a rule and write back under the ticket's lock; starts over if the lock was lost. */
+  private async transition(id: string, rule: (ticket: Ticket) => TransitionResult): Promise<Ticket> {
+    for (;;) {
+      const lock = await this.lock(id);
+      try {
+        const current = await this.read(id);
+        if (!current) throw ticketNotFound(id, this.dir);
+        const result = rule(current);
+        if (result.changed) {
+          const temp = await this.writeTemp(result.ticket);
+          try {
+            await lock.verify();
+            await rename(temp, this.path(id));
+          } catch (error) {
+            await unlink(temp).catch(() => undefined);
+            throw error;
+          }
+        }
+        if (result.error) throw result.error;
+        return result.ticket;
+      } catch (error) {
+        if (!(error instanceof LockLost)) throw error;
+        this.logger.warn('ticket lock was broken as stale while held; starting over', { ticket: id });
+      } finally {
+        await lock.release();
+      }
+    }
+  }
+
+  /**
+   * `<id>.lock`, created whole with link() (fails if it exists), holding a random token. A lock older than
+   * staleLockMs is broken by renaming it aside and checking the token moved is the stale one, so two
+   * processes breaking the same stale lock cannot both remove a fresh lock.
+   */
+  private async lock(id: string): Promise<HeldLock> {
+    await mkdir(this.dir, { recursive: true });
+    const lockPath = join(this.dir, `${id}.lock`);
+    const token = randomBytes(12).toString('hex');
+    const giveUpAt = Date.now() + this.staleLockMs * 4;
+    for (;;) {
+      // Written afresh each attempt: the time inside is when the lock was taken, which is what ages.
+      const temp = `${lockPath}.${token}.tmp`;
+      await writeWhole(temp, JSON.stringify({ token, pid: process.pid, host: hostname(), at: new Date().toISOString() }));
+      try {
+        await link(temp, lockPath);
+        break;
+      } catch (error) {
+        if (!isErrno(error, 'EEXIST')) throw error;
+      } finally {
+        await unlink(temp).catch(() => undefined);
+      }
+      await this.breakIfStale(lockPath);
+      if (Date.now() > giveUpAt) {
+        throw new AgentError(
+          'INTERNAL',
+          `Ticket ${id} stayed locked by another process for ${Math.round((this.staleLockMs * 4) / 1000)} s.`,
+          `If no pg-agent or VS Code window is working on this ticket, delete ${lockPath} and try again.`,
+        );
+      }
+      await sleep(2 + Math.random() * 10);
+    }
+    const ours = async () => (await readLock(lockPath))?.token === token;
+    return {
+      verify: async () => {
+        if (!(await ours())) throw new LockLost();
+      },
+      release: async () => {
+        if (await ours()) await unlink(lockPath).catch(() => undefined);
+      },
+    };
+  }
+
+  private async breakIfStale(lockPath: string): Promise<void> {
+    const seen = await readLock(lockPath);
+    if (!seen || Date.now() - seen.atMs < this.staleLockMs) return;
+    const aside = `${lockPath}.${randomBytes(6).toString('hex')}.stale`;
+    try {
+      await rename(lockPath, aside);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return; // someone else broke it first
+      throw error;
+    }
+    if ((await readLock(aside))?.token !== seen.token) {
+      // We moved a fresh lock someone took after our look: put it back (link never overwrites).
+      await link(aside, lockPath).catch(() => undefined);
+    } else {
+      this.logger.warn('broke a stale ticket lock', { lock: lockPath, ageMs: Math.round(Date.now() - seen.atMs) });
+    }
+    await unlink(aside).catch(() => undefined);
+  }
+
+  private async watchTicket(id: string, onChange: () => void): Promise<() => void> {
+    await mkdir(this.dir, { recursive: true });
+    const file = `${id}.json`;
+    const watcher = watch(this.dir, (_event, filename) => {
+      // No name means the platform could not tell which file changed: re-read to be safe.
+      if (filename === null || filename === file) onChange();
+    });
+    watcher.on('error', (error) => this.logger.warn('watching approvals failed; polling', { error: String(error) }));
+    return () => watcher.close();
+  }
+}
+
+async function writeWhole(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'wx');
+  try {
+    await handle.writeFile(text, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A lock's token and age read in one go, so the lock judged stale is the lock that is moved aside. */
+async function readLock(lockPath: string): Promise<{ token: string; atMs: number } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(lockPath, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && 'token' in parsed && 'at' in parsed) {
+      const { token, at } = parsed;
+      if (typeof token === 'string' && typeof at === 'string' && !Number.isNaN(Date.parse(at))) {
+        return { token, atMs: Date.parse(at) };
+      }
+    }
+  } catch {
+    // Not written by us: fall through and judge it by its text and modification time.
+  }
+  try {
+    return { token: text, atMs: (await stat(lockPath)).mtimeMs };
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,387 @@
+/**
+ * Approval tickets in Redis, shared by a team (SPEC §2, §5.3): every transition is one Lua script, so a
+ * ticket is single use across machines, and each is published so a teammate's decision resumes a wait.
+ */
+import { Redis } from 'ioredis';
+import { AgentError } from '../errors';
+import type { Logger } from '../logger';
+import type { Ticket, TicketStatus } from './ticket';
+import type { Decision, ExecutionOutcome, NewTicket, TicketStore, TransitionResult } from './ticketStore';
+import {
+  assertTicketId,
+  buildTicket,
+  claimRule,
+  decideRule,
+  expireRule,
+  finishRule,
+  isExpiredAt,
+  newestFirst,
+  newTicketId,
+  parseTicket,
+  ticketNotFound,
+  waitForDecision,
+} from './ticketStore';
+
+export interface RedisTicketStoreOptions {
+  /** Key prefix, so several products or test runs share one Redis without meeting. */
+  prefix?: string;
+  logger: Logger;
+  /** How long a ticket stays readable after it expires, so its history can still be looked at. */
+  retentionMs?: number;
+  /** Slow re-read while waiting for a decision, in case a pub/sub message is lost in a reconnect. */
+  pollMs?: number;
+  connectTimeoutMs?: number;
+}
+
+const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Stores a new ticket unless its id is taken, indexes it and announces it.
+ * KEYS: ticket, index. ARGV: json, key ttl ms, created-at ms, id, channel, message.
+ */
+const CREATE_LUA = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1`;
+
+/**
+ * Every transition (decide, claim, finish, expire). The rules are checked in TypeScript against the exact
+ * JSON read (ARGV[1]); the script writes only if the key still holds those bytes, so check and write are
+ * one atomic step and of two racing transitions exactly one lands. As a second line it refuses any move
+ * the state machine does not have. Returns 1 written, 0 changed meanwhile, -1 gone, -2 illegal move.
+ * KEYS: ticket. ARGV: expected json, new json, channel, message.
+ */
+const TRANSITION_LUA = `
+local current = redis.call('GET', KEYS[1])
+if not current then return -1 end
+if current ~= ARGV[1] then return 0 end
+local moves = {
+  PENDING_APPROVAL = { APPROVED = true, REJECTED = true, EXPIRED = true },
+  APPROVED = { EXECUTING = true, EXPIRED = true },
+  EXECUTING = { EXECUTED = true, FAILED = true },
+}
+local from = cjson.decode(current).status
+local to = cjson.decode(ARGV[2]).status
+if not (moves[from] and moves[from][to]) then return -2 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`;
+
+/** "redis://:***@host:6379" — a URL fit for messages and logs. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable Redis URL)';
+  }
+}
+
+function unreachable(where: string, error: unknown): AgentError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new AgentError(
+    'REDIS_UNREACHABLE',
+    `Cannot reach Redis at ${where} (${detail}).`,
+    'Start Redis or clear postgresAgent.redisUrl / REDIS_URL to keep tickets in .pgagent/approvals/',
+    { cause: error },
+  );
+}
+
+/** Errors from Redis as the errors a person can act on; ours pass through. */
+function toStoreError(where: string, error: unknown): Error {
+  if (error instanceof AgentError) return error;
+  const connectionReply = /^(NOAUTH|WRONGPASS|LOADING|MASTERDOWN)/;
+  if (error instanceof Error && error.name === 'ReplyError' && !connectionReply.test(error.message)) {
+    return new AgentError('INTERNAL', `Redis at ${where} refused a ticket command: ${error.message}`, undefined, {
+      cause: error,
+    });
+  }
+  // Anything else is the connection: refused, closed, timed out, not authenticated, still loading.
+  return unreachable(where, error);
+}
+
+export class RedisTicketStore implements TicketStore {
+  private readonly prefix: string;
+  private readonly logger: Logger;
+  private readonly retentionMs: number;
+  private readonly pollMs: number;
+  private readonly where: string;
+  private readonly closing = new AbortController();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private subscriber: Promise<Redis> | undefined;
+
+  /** Takes a connected client (see openRedisTicketStore) and owns it from then on. */
+  constructor(
+    private readonly redis: Redis,
+    url: string,
+    options: RedisTicketStoreOptions,
+  ) {
+    this.prefix = options.prefix ?? 'pgagent:';
+    this.logger = options.logger;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.pollMs = options.pollMs ?? 15_000;
+    this.where = redactRedisUrl(url);
+  }
+
+  private key(id: string): string {
+    return `${this.prefix}ticket:${id}`;
+  }
+
+  private get indexKey(): string {
+    return `${this.prefix}tickets`;
+  }
+
+  private get channel(): string {
+    return `${this.prefix}ticket-events`;
+  }
+
+  private async run<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw toStoreError(this.where, error);
+    }
+  }
+
+  async create(input: NewTicket): Promise<Ticket> {
+    return this.run(async () => {
+      for (;;) {
+        const ticket = buildTicket(input, newTicketId());
+        // A relative TTL (the ticket's lifetime plus retention), so no caller's clock or injected now can cut it short.
+        const keyTtlMs = Date.parse(ticket.expiresAt) - Date.parse(ticket.createdAt) + this.retentionMs;
+        const created = await this.redis.eval(
+          CREATE_LUA,
+          2,
+          this.key(ticket.id),
+          this.indexKey,
+          JSON.stringify(ticket),
+          String(keyTtlMs),
+          String(Date.parse(ticket.createdAt)),
+          ticket.id,
+          this.channel,
+          JSON.stringify({ id: ticket.id, status: ticket.status }),
+        );
+        if (created === 1) {
+          this.logger.info('approval ticket created', { ticket: ticket.id, risk: ticket.risk, by: ticket.createdBy });
+          return ticket;
+        }
+      }
+    });
+  }
+
+  async get(id: string, now: Date = new Date()): Promise<Ticket | undefined> {
+    assertTicketId(id);
+    return this.run(async () => {
+      const text = await this.redis.get(this.key(id));
+      if (text === null) return undefined;
+      const ticket = parseTicket(text, id, this.where);
+      if (!isExpiredAt(ticket, now)) return ticket;
+      return this.transition(id, expireRule(now));
+    });
+  }
+
+  async list(options: { status?: TicketStatus[]; now?: Date } = {}): Promise<Ticket[]> {
+    const now = options.now ?? new Date();
+    return this.run(async () => {
+      const ids = await this.redis.zrevrange(this.indexKey, 0, -1);
+      const tickets: Ticket[] = [];
+      const gone: string[] = [];
+      for (let start = 0; start < ids.length; start += 200) {
+        const chunk = ids.slice(start, start + 200);
+        const texts = await this.redis.mget(chunk.map((id) => this.key(id)));
+        for (const [i, id] of chunk.entries()) {
+          const text = texts[i];
+          if (text === null || text === undefined) {
+            gone.push(id); // the key's retention ran out: drop it from the index too
+            continue;
+          }
+          try {
+            let ticket = parseTicket(text, id, this.where);
+            if (isExpiredAt(ticket, now)) ticket = await this.transition(id, expireRule(now));
+            if (!options.status || options.status.includes(ticket.status)) tickets.push(ticket);
+          } catch (error) {
+            // One damaged ticket must not hide every other; it is refused again when someone uses it.
+            if (error instanceof AgentError && error.code === 'REDIS_UNREACHABLE') throw error;
+            this.logger.warn('unreadable approval ticket skipped', { ticket: id, error: String(error) });
+          }
+        }
+      }
+      if (gone.length > 0) await this.redis.zrem(this.indexKey, ...gone);
+      return tickets.sort(newestFirst);
+    });
+  }
+
+  async decide(id: string, decision: Decision): Promise<Ticket> {
+    assertTicketId(id);
+    const ticket = await this.run(() => this.transition(id, decideRule(decision)));
+    this.logger.info(`approval ticket ${ticket.status.toLowerCase()}`, { ticket: id, by: decision.by });
+    return ticket;
+  }
+
+  async claim(id: string, expected: { sqlHash: string; connection: string }, now?: Date): Promise<Ticket> {
+    assertTicketId(id);
+    const ticket = await this.run(() => this.transition(id, claimRule(expected, now)));
+    this.logger.info('approval ticket claimed', { ticket: id });
+    return ticket;
+  }
+
+  async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
+    assertTicketId(id);
+    return this.run(() => this.transition(id, finishRule(outcome)));
+  }
+
+  /**
+   * Read, apply a rule, and let the script write it only if nothing changed since the read. A loser of a
+   * race reads again and meets the winner's state, which the rule then refuses with a precise reason.
+   */
+  private async transition(id: string, rule: (ticket: Ticket) => TransitionResult): Promise<Ticket> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const text = await this.redis.get(this.key(id));
+      if (text === null) throw ticketNotFound(id, this.where);
+      const result = rule(parseTicket(text, id, this.where));
+      if (result.changed) {
+        const written = await this.redis.eval(
+          TRANSITION_LUA,
+          1,
+          this.key(id),
+          text,
+          JSON.stringify(result.ticket),
+          this.channel,
+          JSON.stringify({ id, status: result.ticket.status }),
+        );
+        if (written === 0) continue;
+        if (written === -1) throw ticketNotFound(id, this.where);
+        if (written !== 1) {
+          throw new AgentError('INTERNAL', `Redis refused moving ticket ${id} to ${result.ticket.status}.`);
+        }
+      }
+      if (result.error) throw result.error;
+      return result.ticket;
+    }
+    throw new AgentError(
+      'INTERNAL',
+      `Ticket ${id} kept changing while it was being updated.`,
+      'Try again; if it persists, something is writing the ticket in a loop.',
+    );
+  }
+
+  async waitForDecision(id: string, signal?: AbortSignal): Promise<Ticket> {
+    assertTicketId(id);
+    const signals = signal ? [signal, this.closing.signal] : [this.closing.signal];
+    return waitForDecision(
+      id,
+      {
+        get: (ticketId) => this.get(ticketId),
+        watch: (ticketId, onChange) => this.watchTicket(ticketId, onChange),
+        pollMs: this.pollMs,
+        where: this.where,
+        onCheckFailed: (error) => this.logger.warn('re-reading a ticket failed', { ticket: id, error: String(error) }),
+      },
+      AbortSignal.any(signals),
+    );
+  }
+
+  private async watchTicket(id: string, onChange: () => void): Promise<() => void> {
+    await this.run(() => this.subscribe());
+    let set = this.listeners.get(id);
+    if (!set) this.listeners.set(id, (set = new Set()));
+    set.add(onChange);
+    return () => {
+      set.delete(onChange);
+      if (set.size === 0) this.listeners.delete(id);
+    };
+  }
+
+  /** One subscriber connection per store (a subscribed connection can do nothing else), opened on first wait. */
+  private subscribe(): Promise<Redis> {
+    this.subscriber ??= (async () => {
+      const subscriber = this.redis.duplicate();
+      subscriber.on('error', (error: Error) => this.logger.debug('redis subscriber error', { error: error.message }));
+      subscriber.on('message', (_channel: string, message: string) => this.onEvent(message));
+      // After a reconnect ioredis subscribes again, but messages sent meanwhile are lost: re-read everything.
+      subscriber.on('ready', () => this.notifyAll());
+      try {
+        await subscriber.connect();
+        await subscriber.subscribe(this.channel);
+      } catch (error) {
+        subscriber.disconnect();
+        this.subscriber = undefined;
+        throw error;
+      }
+      return subscriber;
+    })();
+    return this.subscriber;
+  }
+
+  private onEvent(message: string): void {
+    let id: unknown;
+    try {
+      id = (JSON.parse(message) as { id?: unknown }).id;
+    } catch {
+      return; // not one of ours; the channel is only a hint anyway, the ticket itself is re-read
+    }
+    if (typeof id !== 'string') return;
+    for (const listener of this.listeners.get(id) ?? []) listener();
+  }
+
+  private notifyAll(): void {
+    for (const set of this.listeners.values()) for (const listener of set) listener();
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber) {
+      await subscriber.then(
+        (client) => client.quit().catch(() => client.disconnect()),
+        () => undefined,
+      );
+    }
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/**
+ * Connects to Redis for tickets. Redis being down gives a prompt REDIS_UNREACHABLE, never a hang:
+ * commands are not queued while disconnected and the first connection has a short timeout.
+ */
+export async function openRedisTicketStore(
+  url: string,
+  options: RedisTicketStoreOptions,
+): Promise<RedisTicketStore> {
+  const where = redactRedisUrl(url);
+  const protocol = URL.canParse(url) ? new URL(url).protocol : '';
+  if (protocol !== 'redis:' && protocol !== 'rediss:') {
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `"${where}" is not a Redis URL.`,
+      'Set postgresAgent.redisUrl / REDIS_URL to redis://host:6379 (rediss:// for TLS), or clear it to keep tickets in files.',
+    );
+  }
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: options.connectTimeoutMs ?? 3000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  });
+  // Without a listener ioredis prints every reconnect failure to the console; log each new cause once.
+  let lastError: Error | undefined;
+  redis.on('error', (error: Error) => {
+    if (error.message === lastError?.message) return;
+    lastError = error;
+    options.logger.warn('redis connection error', { redis: where, error: error.message });
+  });
+  redis.on('ready', () => (lastError = undefined));
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect(); // stop the background reconnects
+    // connect() only says "Connection is closed."; the error event before it has the cause (ECONNREFUSED, ...).
+    throw unreachable(where, lastError ?? error);
+  }
+  options.logger.info('approval tickets in Redis', { redis: where, prefix: options.prefix ?? 'pgagent:' });
+  return new RedisTicketStore(redis, url, options);
+}

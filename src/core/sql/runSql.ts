@@ -1,0 +1,48 @@
+/**
+ * The safety path every SQL goes through, whoever wrote it (a person, the CLI, the model):
+ * parse and classify → a read runs read-only → anything else gets its impact and an approval ticket,
+ * or is refused. Nothing here can approve: approvals come only from a person (SPEC §5.7).
+ */
+import type { Ticket } from '../approvals/ticket';
+import type { TicketStore } from '../approvals/ticketStore';
+import type { Db } from '../db/db';
+import type { Classification } from './classification';
+import { classifySql } from './classify';
+import { analyzeImpact } from './impact';
+import type { ImpactReport } from './impactReport';
+import { loadParser } from './parse';
+import type { ReadResult } from './runRead';
+import { runRead } from './runRead';
+import type { SafetySettings } from './safetySettings';
+
+export type SqlOutcome =
+  | { status: 'executed'; classification: Classification; result: ReadResult }
+  | { status: 'held'; classification: Classification; impact: ImpactReport; ticket: Ticket }
+  | { status: 'refused'; classification: Classification };
+
+export interface RunSqlRequest {
+  sql: string;
+  /** Password-free key of the database (the ticket is bound to it). */
+  connection: string;
+  /** Who asked: a person's name, or "agent". */
+  requestedBy: string;
+  settings: SafetySettings;
+}
+
+/** Throws AgentError for bad input (SQL_EMPTY, SQL_SYNTAX, SQL_PLACEHOLDERS, BAD_INPUT) and database failures. */
+export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest): Promise<SqlOutcome> {
+  await loadParser();
+  const classification = classifySql(request.sql);
+  if (classification.decision === 'refuse') return { status: 'refused', classification };
+  if (classification.decision === 'run') {
+    const statement = classification.statements[0];
+    if (statement) {
+      const { settings } = request;
+      const result = await runRead(db, statement.sql, statement.kind === 'SelectStmt', settings);
+      return { status: 'executed', classification, result };
+    }
+  }
+  const impact = await analyzeImpact(db, classification, request.settings);
+  const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
+  return { status: 'held', classification, impact, ticket };
+}

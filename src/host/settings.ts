@@ -1,0 +1,25 @@
+/** The safety settings a user configured (contributes.configuration), over the core defaults. */
+import * as vscode from 'vscode';
+import type { SafetySettings } from '../core/sql/safetySettings';
+import type { Risk } from '../core/sql/impactReport';
+
+export function safetySettings(defaults: SafetySettings): SafetySettings {
+  const c = vscode.workspace.getConfiguration('postgresAgent');
+  const thresholds = c.get<{ low?: number; medium?: number; high?: number }>('safety.riskThresholds') ?? {};
+  return {
+    ...defaults,
+    maxRows: c.get<number>('query.maxRows') ?? defaults.maxRows,
+    statementTimeoutMs: c.get<number>('query.statementTimeoutMs') ?? defaults.statementTimeoutMs,
+    lockTimeoutMs: c.get<number>('query.lockTimeoutMs') ?? defaults.lockTimeoutMs,
+    previewTimeoutMs: c.get<number>('impact.previewTimeoutMs') ?? defaults.previewTimeoutMs,
+    policy: {
+      thresholds: { ...defaults.policy.thresholds, ...thresholds },
+      criticalTables: c.get<string[]>('safety.criticalTables') ?? [],
+      autoApproveMaxRisk: c.get<Risk | 'none'>('approval.autoApproveMaxRisk') ?? 'none',
+    },
+  };
+}
+
+export function redisUrl(): string | undefined {
+  return vscode.workspace.getConfiguration('postgresAgent').get<string>('redisUrl')?.trim() || undefined;
+}

@@ -1,0 +1,349 @@
+/**
+ * "Run SQL with Review" and the inline approval (UX.md): reads show their rows in the panel; a write
+ * stays in its editor with CodeLens actions (risk and rows in the title) and its impact in the panel;
+ * editing the statement voids the ticket and re-checks the impact; nothing runs without a person's click.
+ */
+import * as vscode from 'vscode';
+import { userInfo } from 'node:os';
+import type { TicketStore } from '../core/approvals/ticketStore';
+import type { Logger } from '../core/logger';
+import type { ErrorInfo } from '../shared/errorCodes';
+import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../shared/protocol';
+import type { DatabaseSession } from './databaseSession';
+import { coreServices } from './lazyServices';
+import { redisUrl, safetySettings } from './settings';
+
+interface Tracked {
+  ticketId: string;
+  uri: vscode.Uri;
+  /** Offsets of the statement in its document, kept up to date as the text around it is edited. */
+  start: number;
+  end: number;
+  sql: string;
+  connection: string;
+  status: ApprovalStatus;
+  impact: ImpactView;
+  executed?: { at: string; rows: number; undoFile: string };
+  error?: ErrorInfo;
+}
+
+/** Seconds of quiet after an edit before the impact is checked again. */
+const RECHECK_DELAY_MS = 1000;
+
+export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
+  private readonly tracked = new Map<string, Tracked>();
+  private results: ResultsView | null = null;
+  private store: Promise<TicketStore> | undefined;
+  private readonly diagnostics = vscode.languages.createDiagnosticCollection('postgresAgent');
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly lensesChanged = new vscode.EventEmitter<void>();
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
+  private readonly disposables: vscode.Disposable[];
+  readonly onDidChange = this.changed.event;
+  readonly onDidChangeCodeLenses = this.lensesChanged.event;
+
+  constructor(
+    private readonly session: DatabaseSession,
+    private readonly workspaceDir: string | undefined,
+    private readonly storageDir: string,
+    private readonly logger: Logger,
+    private readonly showPanel: () => Thenable<unknown>,
+  ) {
+    this.disposables = [
+      this.diagnostics,
+      vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e)),
+      vscode.languages.registerCodeLensProvider({ scheme: '*' }, this),
+      vscode.languages.registerHoverProvider({ scheme: '*' }, this),
+    ];
+  }
+
+  view(): { results: ResultsView | null; approvals: ApprovalView[] } {
+    return {
+      results: this.results,
+      approvals: [...this.tracked.values()].reverse().map((t): ApprovalView => ({
+        ticketId: t.ticketId,
+        sql: t.sql,
+        status: t.status,
+        impact: t.impact,
+        ...(t.executed ? { executed: t.executed } : {}),
+        ...(t.error ? { error: t.error } : {}),
+      })),
+    };
+  }
+
+  /** The selection, or the whole document when nothing is selected. */
+  async runFromEditor(editor: vscode.TextEditor | undefined): Promise<void> {
+    if (!editor) {
+      void vscode.window.showWarningMessage('Open a .sql file or select SQL in an editor, then run "Run SQL with Review".');
+      return;
+    }
+    const document = editor.document;
+    const selection = editor.selection;
+    const start = selection.isEmpty ? 0 : document.offsetAt(selection.start);
+    const end = selection.isEmpty ? document.getText().length : document.offsetAt(selection.end);
+    await this.review(document, start, end);
+  }
+
+  private async review(document: vscode.TextDocument, start: number, end: number, replacing?: Tracked): Promise<void> {
+    const sql = document.getText().slice(start, end);
+    this.diagnostics.delete(document.uri);
+    const services = coreServices();
+    try {
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent', cancellable: false },
+        async (progress) => {
+          progress.report({ message: 'Checking the SQL…' });
+          const { db, key } = await this.session.database();
+          progress.report({ message: 'Previewing its impact…' });
+          return {
+            key,
+            outcome: await services.runSql(db, await this.ticketStore(), {
+              sql,
+              connection: key,
+              requestedBy: userInfo().username,
+              settings: safetySettings(services.DEFAULT_SAFETY),
+            }),
+          };
+        },
+      );
+      const { outcome: o } = outcome;
+      switch (o.status) {
+        case 'executed':
+          this.results = { sql, fields: o.result.fields, rows: o.result.rows, rowCount: o.result.rowCount, truncated: o.result.truncated, elapsedMs: o.result.elapsedMs };
+          this.changed.fire();
+          await this.showPanel();
+          return;
+        case 'refused':
+          void vscode.window.showErrorMessage(`Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`);
+          return;
+        case 'held': {
+          if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, o.ticket);
+          if (replacing) this.tracked.delete(replacing.ticketId);
+          this.tracked.set(o.ticket.id, {
+            ticketId: o.ticket.id,
+            uri: document.uri,
+            start,
+            end,
+            sql,
+            connection: outcome.key,
+            status: 'pending',
+            impact: o.impact,
+          });
+          this.logger.info('write held for approval', { ticket: o.ticket.id, risk: o.impact.risk });
+          this.refresh();
+          await this.showPanel();
+          return;
+        }
+      }
+    } catch (error) {
+      const e = services.toAgentError(error);
+      if (e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number') {
+        const at = document.positionAt(start + e.position);
+        const diagnostic = new vscode.Diagnostic(new vscode.Range(at, at.translate(0, 1)), e.message, vscode.DiagnosticSeverity.Error);
+        diagnostic.source = 'Postgres Agent';
+        this.diagnostics.set(document.uri, [diagnostic]);
+      }
+      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+    }
+  }
+
+  /** A person's decision (CodeLens, panel button or palette); HIGH and CRITICAL ask once more. */
+  async decide(ticketId: string, approve: boolean): Promise<void> {
+    const t = this.tracked.get(ticketId);
+    if (!t || t.status !== 'pending') {
+      void vscode.window.showWarningMessage(t?.status === 'stale' ? 'The SQL changed since this impact was measured; re-check it first.' : 'This approval is no longer pending.');
+      return;
+    }
+    if (approve && (t.impact.risk === 'HIGH' || t.impact.risk === 'CRITICAL')) {
+      const rows = t.impact.exactRows ?? t.impact.estimatedRows ?? 0;
+      const tables = t.impact.tables.map((x) => `${x.name} (${x.inserted + x.updated + x.deleted})`).join(', ') || 'no rows measured';
+      const confirm = await vscode.window.showWarningMessage(
+        `${t.impact.risk} risk: this changes ${rows.toLocaleString('en-US')} rows: ${tables}. Run it?`,
+        { modal: true, detail: t.sql },
+        'Approve & run',
+      );
+      if (confirm !== 'Approve & run') return;
+    }
+    const services = coreServices();
+    const store = await this.ticketStore();
+    const by = userInfo().username;
+    try {
+      await store.decide(ticketId, { approve, by, comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
+      if (!approve) {
+        t.status = 'rejected';
+        this.refresh();
+        return;
+      }
+      t.status = 'running';
+      this.refresh();
+      const { db, key } = await this.session.database();
+      const result = await services.executeApproved(
+        db,
+        store,
+        { ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
+        { ...safetySettings(services.DEFAULT_SAFETY), by, logger: this.logger },
+      );
+      const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
+      const undoFile = await services.saveUndoScript(undoDir, ticketId, result.undo);
+      t.status = 'executed';
+      t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile };
+      this.refresh();
+      void vscode.window.showInformationMessage(`Executed: ${result.rows.toLocaleString('en-US')} rows changed.`, 'Open Undo Script').then((choice) => {
+        if (choice) void this.openUndo(ticketId);
+      });
+    } catch (error) {
+      const e = services.toAgentError(error);
+      t.status = 'failed';
+      t.error = e.toInfo();
+      this.refresh();
+      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+    }
+  }
+
+  async openUndo(ticketId: string): Promise<void> {
+    const file = this.tracked.get(ticketId)?.executed?.undoFile;
+    if (file) await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false });
+  }
+
+  async openSql(ticketId: string): Promise<void> {
+    const t = this.tracked.get(ticketId);
+    if (!t) return;
+    const document = await vscode.workspace.openTextDocument(t.uri);
+    await vscode.window.showTextDocument(document, { selection: new vscode.Range(document.positionAt(t.start), document.positionAt(t.end)) });
+  }
+
+  async recheck(ticketId: string): Promise<void> {
+    const t = this.tracked.get(ticketId);
+    if (!t) return;
+    const document = await vscode.workspace.openTextDocument(t.uri);
+    await this.review(document, t.start, t.end, t);
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const lenses: vscode.CodeLens[] = [];
+    for (const t of this.tracked.values()) {
+      if (t.uri.toString() !== document.uri.toString()) continue;
+      const range = new vscode.Range(document.positionAt(t.start), document.positionAt(t.start));
+      const lens = (title: string, command: string, ...args: unknown[]) =>
+        lenses.push(new vscode.CodeLens(range, { title, command, arguments: args }));
+      const rows = t.impact.exactRows ?? t.impact.estimatedRows ?? 0;
+      switch (t.status) {
+        case 'pending':
+          lens(
+            t.impact.wouldFail
+              ? `$(error) Would fail: ${t.impact.wouldFail.message}`
+              : `$(warning) ${t.impact.risk} · ${rows.toLocaleString('en-US')} rows in ${t.impact.tables.length} table${t.impact.tables.length === 1 ? '' : 's'}`,
+            'postgresAgent.showImpact',
+            t.ticketId,
+          );
+          lens('$(check) Approve & run', 'postgresAgent.approveTicket', t.ticketId);
+          lens('$(x) Reject', 'postgresAgent.rejectTicket', t.ticketId);
+          lens('Show impact', 'postgresAgent.showImpact', t.ticketId);
+          break;
+        case 'stale':
+          lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
+          break;
+        case 'running':
+          lens('$(sync~spin) Running…', 'postgresAgent.showImpact', t.ticketId);
+          break;
+        case 'executed':
+          lens(
+            `$(pass) Executed ${new Date(t.executed?.at ?? Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })} · ${(t.executed?.rows ?? 0).toLocaleString('en-US')} rows`,
+            'postgresAgent.showImpact',
+            t.ticketId,
+          );
+          lens('Undo script', 'postgresAgent.openUndoScript', t.ticketId);
+          break;
+        case 'rejected':
+          lens('$(circle-slash) Rejected — nothing ran', 'postgresAgent.showImpact', t.ticketId);
+          break;
+        case 'failed':
+          lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
+          lens('Re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
+          break;
+      }
+    }
+    return lenses;
+  }
+
+  provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+    const offset = document.offsetAt(position);
+    const t = [...this.tracked.values()].find((x) => x.uri.toString() === document.uri.toString() && offset >= x.start && offset <= x.end);
+    if (!t) return undefined;
+    const md = new vscode.MarkdownString(`**${t.impact.risk}** · estimate ${t.impact.estimatedRows ?? 'n/a'} · exact ${t.impact.exactRows ?? 'n/a'} · preview ${t.impact.previewMs} ms\n\n`);
+    md.appendMarkdown('| table | via | inserted | updated | deleted |\n|---|---|---:|---:|---:|\n');
+    for (const x of t.impact.tables) md.appendMarkdown(`| ${x.schema}.${x.name} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`);
+    if (t.impact.wouldFail) md.appendMarkdown(`\n**Would fail:** ${t.impact.wouldFail.message} (${t.impact.wouldFail.code})\n`);
+    return new vscode.Hover(md);
+  }
+
+  /** Keeps offsets in step with edits around a statement; an edit inside it voids its ticket. */
+  private onEdit(event: vscode.TextDocumentChangeEvent): void {
+    for (const t of this.tracked.values()) {
+      if (t.uri.toString() !== event.document.uri.toString() || event.contentChanges.length === 0) continue;
+      let touched = false;
+      for (const change of event.contentChanges) {
+        const delta = change.text.length - change.rangeLength;
+        const changeEnd = change.rangeOffset + change.rangeLength;
+        if (changeEnd < t.start) {
+          t.start += delta;
+          t.end += delta;
+        } else if (change.rangeOffset <= t.end) {
+          touched = true;
+          t.end += delta;
+        }
+      }
+      if (touched && t.status === 'pending') void this.voidTicket(t);
+      if (touched && (t.status === 'pending' || t.status === 'stale')) this.scheduleRecheck(t);
+    }
+    this.lensesChanged.fire();
+  }
+
+  private async voidTicket(t: Tracked): Promise<void> {
+    t.status = 'stale';
+    this.refresh();
+    try {
+      await (await this.ticketStore()).decide(t.ticketId, { approve: false, by: userInfo().username, comment: 'the SQL was edited after the impact was measured' });
+    } catch (error) {
+      this.logger.warn('could not void an edited ticket', { ticket: t.ticketId, error: String(error) });
+    }
+  }
+
+  private scheduleRecheck(t: Tracked): void {
+    clearTimeout(this.rechecks.get(t.ticketId));
+    this.rechecks.set(
+      t.ticketId,
+      setTimeout(() => {
+        this.rechecks.delete(t.ticketId);
+        if (this.tracked.get(t.ticketId)?.status === 'stale') void this.recheck(t.ticketId);
+      }, RECHECK_DELAY_MS),
+    );
+  }
+
+  private ticketStore(): Promise<TicketStore> {
+    const services = coreServices();
+    this.store ??= services.openTicketStore({
+      ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
+      approvalsDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).approvals,
+      logger: this.logger,
+    });
+    // A failed open (Redis down) is reported now and retried next time.
+    this.store.catch(() => {
+      this.store = undefined;
+    });
+    return this.store;
+  }
+
+  private refresh(): void {
+    this.lensesChanged.fire();
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    for (const timer of this.rechecks.values()) clearTimeout(timer);
+    for (const d of this.disposables.reverse()) d.dispose();
+    void this.store?.then((s) => s.close()).catch(() => undefined);
+    this.changed.dispose();
+    this.lensesChanged.dispose();
+  }
+}

@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
+import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
+import type { Db } from '../../src/core/db/db';
+import { openPostgres } from '../../src/core/db/postgresDb';
+import { AgentError } from '../../src/core/errors';
+import { silentLogger } from '../../src/core/logger';
+import { classifySql } from '../../src/core/sql/classify';
+import { executeApproved } from '../../src/core/sql/executeApproved';
+import { analyzeImpact } from '../../src/core/sql/impact';
+import { loadParser } from '../../src/core/sql/parse';
+import { runSql } from '../../src/core/sql/runSql';
+import type { SafetySettings } from '../../src/core/sql/safetySettings';
+import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+import { SHOP_DATA_FINGERPRINT, SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
+
+const settings: SafetySettings = { ...DEFAULT_SAFETY };
+const CONNECTION = 'test-connection';
+const exec = { ...settings, by: 'tester', logger: silentLogger };
+
+describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL', () => {
+  let scratch: ScratchDatabase;
+  let db: Db;
+  let dir: string;
+  let store: FileTicketStore;
+
+  const count = async (sql: string) => Number((await db.query<{ n: string }>(`SELECT (${sql})::text AS n`)).rows[0]?.n);
+  const fingerprint = async () => (await db.query<{ fp: string }>(SHOP_FINGERPRINT)).rows[0]?.fp;
+  const dataFingerprint = async () => (await db.query<{ fp: string }>(SHOP_DATA_FINGERPRINT)).rows[0]?.fp;
+
+  beforeAll(async () => {
+    await loadParser();
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+  });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pgagent-tickets-'));
+    store = new FileTicketStore(dir, { logger: silentLogger });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await scratch?.drop();
+  });
+
+  it('measures the exact impact of a delete, with its cascade and trigger, and changes nothing', async () => {
+    const before = await fingerprint();
+    const sql = 'DELETE FROM orders WHERE id <= 10';
+    const expectedItems = await count('SELECT count(*) FROM order_items WHERE order_id <= 10');
+    const impact = await analyzeImpact(db, classifySql(sql), settings);
+    expect(impact.tables).toEqual([
+      { schema: 'public', name: 'orders', via: 'direct', inserted: 0, updated: 0, deleted: 10 },
+      { schema: 'public', name: 'order_items', via: 'cascade', inserted: 0, updated: 0, deleted: expectedItems },
+      { schema: 'public', name: 'audit_log', via: 'trigger', inserted: 10, updated: 0, deleted: 0 },
+    ]);
+    expect(impact.exactRows).toBe(10 + expectedItems + 10);
+    expect(impact.estimatedRows).not.toBeNull();
+    expect(impact.foreignKeyActions).toEqual([
+      { constraint: 'order_items_order_id_fkey', table: 'public.order_items', references: 'public.orders', action: 'ON DELETE CASCADE' },
+    ]);
+    expect(impact.triggers).toEqual([{ table: 'public.orders', name: 'orders_audit' }]);
+    expect(impact.risk).toBe((impact.exactRows ?? 0) > 100 ? "HIGH" : "MEDIUM");
+    expect(impact.requiresApproval).toBe(true);
+    expect(impact.wouldFail).toBeNull();
+    expect(await fingerprint()).toBe(before);
+  });
+
+  it('predicts a failure with the SQLSTATE instead of running it', async () => {
+    const impact = await analyzeImpact(db, classifySql('DELETE FROM customers WHERE id = 1'), settings);
+    // ON DELETE RESTRICT reports 23001 on PostgreSQL 16+ and 23503 before.
+    expect(['23001', '23503']).toContain(impact.wouldFail?.code);
+    expect(impact.exactRows).toBeNull();
+  });
+
+  it('stops a slow preview at its time limit and reports it as would-fail', async () => {
+    const impact = await analyzeImpact(db, classifySql('UPDATE orders SET total = total WHERE id IN (SELECT 1 FROM pg_sleep(2))'), {
+      ...settings,
+      previewTimeoutMs: 100,
+    });
+    expect(impact.wouldFail?.code).toBe('57014');
+    expect(impact.warnings.join(' ')).toContain('time limit');
+  });
+
+  it('rates an UPDATE without WHERE at least HIGH and DROP as CRITICAL', async () => {
+    expect((await analyzeImpact(db, classifySql(`UPDATE products SET name = name`), settings)).risk).toBe('HIGH');
+    expect((await analyzeImpact(db, classifySql('DROP TABLE audit_log'), settings)).risk).toBe('CRITICAL');
+    expect(await count('SELECT count(*) FROM audit_log')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('runs a read read-only with a row cap, and the READ ONLY transaction stops a function that writes', async () => {
+    const read = await runSql(db, store, { sql: 'SELECT id, total, created_at FROM orders ORDER BY id', connection: CONNECTION, requestedBy: 't', settings: { ...settings, maxRows: 5 } });
+    expect(read.status).toBe('executed');
+    if (read.status !== 'executed') return;
+    expect(read.result.rowCount).toBe(5);
+    expect(read.result.truncated).toBe(true);
+    expect(read.result.fields.map((f) => f.type)).toEqual(['integer', 'numeric', 'timestamp with time zone']);
+    expect(read.result.rows[0]).toEqual([1, '7.00', '2024-01-02 00:00:00+00']);
+
+    const before = await fingerprint();
+    const sneaky = runSql(db, store, { sql: 'SELECT sneaky_write()', connection: CONNECTION, requestedBy: 't', settings });
+    await expect(sneaky).rejects.toMatchObject({ sqlState: '25006' });
+    expect(await fingerprint()).toBe(before);
+  });
+
+  it('holds a write with a ticket; approved, it runs once, and its undo script puts every row back', async () => {
+    const before = await fingerprint();
+    const dataBefore = await dataFingerprint();
+    const sql = "DELETE FROM orders WHERE status = 'cancelled' AND id <= 50";
+    const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    expect(held.status).toBe('held');
+    if (held.status !== 'held') return;
+    expect(await fingerprint()).toBe(before);
+    await store.decide(held.ticket.id, { approve: true, by: 'reviewer', comment: 'ok' });
+
+    const result = await executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: CONNECTION, classification: held.classification }, exec);
+    expect(result.rows).toBe(held.impact.exactRows);
+    expect(result.ticket.status).toBe('EXECUTED');
+    expect(await count(`SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 50`)).toBe(0);
+
+    // Single use: the same ticket cannot run twice.
+    await expect(
+      executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: CONNECTION, classification: held.classification }, exec),
+    ).rejects.toMatchObject({ code: 'APPROVAL_ALREADY_USED' });
+
+    // The undo goes through the same path: held, approved, executed.
+    const undo = await runSql(db, store, { sql: result.undo.sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    expect(undo.status).toBe('held');
+    if (undo.status !== 'held') return;
+    await store.decide(undo.ticket.id, { approve: true, by: 'reviewer' });
+    await executeApproved(db, store, { ticketId: undo.ticket.id, sql: result.undo.sql, connection: CONNECTION, classification: undo.classification }, exec);
+    // Every order and item is back exactly (the audit log records the undo as new events).
+    expect(await dataFingerprint()).toBe(dataBefore);
+  });
+
+  it('refuses SQL that changed after approval, and a ticket for another database', async () => {
+    const sql = 'UPDATE products SET price = price + 1 WHERE id = 1';
+    const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    if (held.status !== 'held') throw new Error('expected held');
+    await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
+    const before = await fingerprint();
+    const tampered = 'UPDATE products SET price = price + 1000 WHERE id = 1';
+    await expect(
+      executeApproved(db, store, { ticketId: held.ticket.id, sql: tampered, connection: CONNECTION, classification: classifySql(tampered) }, exec),
+    ).rejects.toMatchObject({ code: 'APPROVAL_SQL_MISMATCH' });
+    await expect(
+      executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: 'another-db', classification: held.classification }, exec),
+    ).rejects.toMatchObject({ code: 'APPROVAL_CONNECTION_MISMATCH' });
+    expect(await fingerprint()).toBe(before);
+    expect((await store.get(held.ticket.id))?.status).toBe('APPROVED');
+  });
+
+  it('rolls back when the data changed since the review and more rows would change', async () => {
+    const sql = 'DELETE FROM order_items WHERE quantity = 3 AND product_id = 2';
+    const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    if (held.status !== 'held') throw new Error('expected held');
+    await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
+    await execSql(scratch.url, `INSERT INTO order_items (order_id, product_id, quantity) SELECT 100, 2, 3 FROM generate_series(1, 10)`);
+    const before = await fingerprint();
+    const error = await executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: CONNECTION, classification: held.classification }, exec).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentError);
+    expect((error as AgentError).code).toBe('IMPACT_EXCEEDED');
+    expect(await fingerprint()).toBe(before);
+    expect((await store.get(held.ticket.id))?.status).toBe('FAILED');
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
