@@ -1,6 +1,7 @@
 /** What a `pg-agent` command is, and what it gets to run: parsed arguments, the terminal, the database. */
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
+import type { SchemaSnapshot } from '../shared/schema';
 import type { Env } from '../core/db/connectionTarget';
 import type { Logger } from '../core/logger';
 import type { OptionSpec, ParsedArgs } from './args';
@@ -29,6 +30,8 @@ export interface CommandContext {
   connectionKey: () => Promise<string>;
   /** The approval ticket store: Redis when REDIS_URL is set, else .pgagent/approvals/. Closed by the runner. */
   openTicketStore: () => Promise<TicketStore>;
+  /** The database's schema through the schema cache (Redis when REDIS_URL is set, else .pgagent/). */
+  loadSchema: () => Promise<SchemaSnapshot>;
   /** The SQL or question: the positional text, or stdin when it is "-". */
   readText: () => Promise<string>;
 }

@@ -5,6 +5,8 @@ import { openTicketStore } from '../core/approvals/openTicketStore';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
+import { openSchemaCache } from '../core/db/schemaCache';
+import type { SchemaSnapshot } from '../shared/schema';
 import type { AgentError } from '../core/errors';
 import { toAgentError } from '../core/errors';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
@@ -98,6 +100,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     });
     return store;
   };
+  let schemaCache: Awaited<ReturnType<typeof openSchemaCache>> | undefined;
+  const loadSchema = async (): Promise<SchemaSnapshot> => {
+    const database = await openDb();
+    schemaCache ??= await openSchemaCache({ ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}), dir: paths.schemaCache, logger });
+    const { snapshot, source } = await schemaCache.cache.get(database, connectionKey(await resolve(), paths.sampleDb));
+    logger.debug('schema loaded', { source });
+    return snapshot;
+  };
   const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
 
   try {
@@ -108,6 +118,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       openDb,
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
       openTicketStore: openStore,
+      loadSchema,
       readText,
     });
   } catch (error) {
@@ -116,6 +127,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     reportError(e, args, io);
     return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : REFUSED_CODES.includes(e.code) ? EXIT.refused : EXIT.failed;
   } finally {
+    await schemaCache?.close();
     await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
   }

@@ -15,6 +15,8 @@ export interface WorkspacePaths {
   checkpoints: string;
   jobs: string;
   approvals: string;
+  /** Schema snapshots cached when no Redis is configured. */
+  schemaCache: string;
   /** Impact reports of writes run outside a job, by ticket id. */
   impact: string;
   /** Undo scripts of writes run outside a job, by ticket id. */
@@ -30,6 +32,7 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
     checkpoints: join(root, 'checkpoints'),
     jobs: join(root, 'jobs'),
     approvals: join(root, 'approvals'),
+    schemaCache: join(root, 'schema-cache'),
     impact: join(root, 'impact'),
     undo: join(root, 'undo'),
   };

@@ -1,5 +1,4 @@
 /** `pg-agent schema`: the structure of the database, summarised for a person or as JSON. */
-import { introspectSchema } from '../../core/db/introspect';
 import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
@@ -15,9 +14,9 @@ export const schemaCommand: CliCommand = {
   },
   optionsHelp: `  --compact           one line per table
   --table NAME        only this table (name or schema.name)`,
-  async run({ args, io, openDb }) {
+  async run({ args, io, openDb, loadSchema }) {
     const db = await openDb();
-    const snapshot = await db.withSession((session) => introspectSchema(session));
+    const snapshot = await loadSchema();
     const only = args.options.table;
     const tables = typeof only === 'string' ? snapshot.tables.filter((t) => matches(t, only)) : snapshot.tables;
     if (typeof only === 'string' && tables.length === 0) {

@@ -2,9 +2,10 @@
  * Approval tickets in Redis, shared by a team (SPEC §2, §5.3): every transition is one Lua script, so a
  * ticket is single use across machines, and each is published so a teammate's decision resumes a wait.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
+import { connectRedis, redactRedisUrl, redisUnreachable } from '../redisClient';
 import type { Ticket, TicketStatus } from './ticket';
 import type { Decision, ExecutionOutcome, NewTicket, TicketStore, TransitionResult } from './ticketStore';
 import {
@@ -68,27 +69,6 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`;
 
-/** "redis://:***@host:6379" — a URL fit for messages and logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an unparsable Redis URL)';
-  }
-}
-
-function unreachable(where: string, error: unknown): AgentError {
-  const detail = error instanceof Error ? error.message : String(error);
-  return new AgentError(
-    'REDIS_UNREACHABLE',
-    `Cannot reach Redis at ${where} (${detail}).`,
-    'Start Redis or clear postgresAgent.redisUrl / REDIS_URL to keep tickets in .pgagent/approvals/',
-    { cause: error },
-  );
-}
-
 /** Errors from Redis as the errors a person can act on; ours pass through. */
 function toStoreError(where: string, error: unknown): Error {
   if (error instanceof AgentError) return error;
@@ -99,7 +79,7 @@ function toStoreError(where: string, error: unknown): Error {
     });
   }
   // Anything else is the connection: refused, closed, timed out, not authenticated, still loading.
-  return unreachable(where, error);
+  return redisUnreachable(where, error, 'tickets');
 }
 
 export class RedisTicketStore implements TicketStore {
@@ -352,36 +332,11 @@ export async function openRedisTicketStore(
   url: string,
   options: RedisTicketStoreOptions,
 ): Promise<RedisTicketStore> {
-  const where = redactRedisUrl(url);
-  const protocol = URL.canParse(url) ? new URL(url).protocol : '';
-  if (protocol !== 'redis:' && protocol !== 'rediss:') {
-    throw new AgentError(
-      'CONFIG_INVALID',
-      `"${where}" is not a Redis URL.`,
-      'Set postgresAgent.redisUrl / REDIS_URL to redis://host:6379 (rediss:// for TLS), or clear it to keep tickets in files.',
-    );
-  }
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: options.connectTimeoutMs ?? 3000,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
+  const redis = await connectRedis(url, {
+    logger: options.logger,
+    purpose: 'tickets',
+    ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
   });
-  // Without a listener ioredis prints every reconnect failure to the console; log each new cause once.
-  let lastError: Error | undefined;
-  redis.on('error', (error: Error) => {
-    if (error.message === lastError?.message) return;
-    lastError = error;
-    options.logger.warn('redis connection error', { redis: where, error: error.message });
-  });
-  redis.on('ready', () => (lastError = undefined));
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect(); // stop the background reconnects
-    // connect() only says "Connection is closed."; the error event before it has the cause (ECONNREFUSED, ...).
-    throw unreachable(where, lastError ?? error);
-  }
-  options.logger.info('approval tickets in Redis', { redis: where, prefix: options.prefix ?? 'pgagent:' });
+  options.logger.info('approval tickets in Redis', { redis: redactRedisUrl(url), prefix: options.prefix ?? 'pgagent:' });
   return new RedisTicketStore(redis, url, options);
 }

@@ -93,6 +93,8 @@ const DESTRUCTIVE_ALTER: Record<string, string> = {
   AT_DropExpression: 'drops the generation expression of', AT_DetachPartition: 'detaches a partition',
   AT_DetachPartitionFinalize: 'detaches a partition', AT_DropInherit: 'stops inheriting',
 };
+/** Objects of the whole server rather than of this database's schema: changing them is admin work. */
+const SERVER_OBJECTS = new Set(['OBJECT_DATABASE', 'OBJECT_ROLE', 'OBJECT_TABLESPACE']);
 const TABLE_LIKE = new Set(['OBJECT_TABLE', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_FOREIGN_TABLE']);
 const NOT_IN_TRANSACTION = 'cannot run inside a transaction block, so it cannot be previewed or rolled back';
 const NODE_NAME = /^[A-Z]/;
@@ -390,6 +392,14 @@ const RULES = new Map<string, Rule>([
     if (target === 'ALL') add(st, 'session', 'refuse', `DISCARD ALL ${NOT_IN_TRANSACTION}`);
     else add(st, 'session', 'approve', `DISCARD ${target} drops session state`);
   }],
+  ['RenameStmt', (n, _ctx, st) => {
+    const type = str(n, 'renameType') ?? 'OBJECT';
+    add(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', 'approve', `RENAME renames ${objectLabel(type).toLowerCase()} ${str(n, 'subname') ?? ''}`.trimEnd());
+  }],
+  ['AlterOwnerStmt', (n, _ctx, st) => {
+    const type = str(n, 'objectType') ?? 'OBJECT';
+    add(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', 'approve', `OWNER TO changes the owner of ${objectLabel(type).toLowerCase()}`);
+  }],
   ['AlterDatabaseStmt', (n, _ctx, st) => {
     const moves = arr(n, 'options').some((o) => str(rec(o, 'DefElem'), 'defname') === 'tablespace');
     if (moves) add(st, 'admin', 'refuse', `ALTER DATABASE … SET TABLESPACE ${NOT_IN_TRANSACTION}`);
@@ -413,8 +423,7 @@ const SIMPLE = new Map<string, Simple>([
   ['CompositeTypeStmt', ['ddl', 'CREATE TYPE creates a type']], ['CreateEnumStmt', ['ddl', 'CREATE TYPE creates an enum type']],
   ['CreateRangeStmt', ['ddl', 'CREATE TYPE creates a range type']], ['AlterEnumStmt', ['ddl', 'ALTER TYPE changes an enum type']],
   ['AlterTypeStmt', ['ddl', 'ALTER TYPE changes a type']], ['DefineStmt', ['ddl', 'CREATE creates a type, operator, aggregate or similar object']],
-  ['CreateTrigStmt', ['ddl', 'CREATE TRIGGER makes later writes run a function']], ['RenameStmt', ['ddl', 'RENAME renames an object']],
-  ['AlterObjectSchemaStmt', ['ddl', 'SET SCHEMA moves an object to another schema']], ['AlterOwnerStmt', ['ddl', 'OWNER TO changes the owner of an object']],
+  ['CreateTrigStmt', ['ddl', 'CREATE TRIGGER makes later writes run a function']], ['AlterObjectSchemaStmt', ['ddl', 'SET SCHEMA moves an object to another schema']], 
   ['AlterObjectDependsStmt', ['ddl', 'DEPENDS ON EXTENSION changes dependencies']], ['AlterOperatorStmt', ['ddl', 'ALTER OPERATOR changes an operator']],
   ['CommentStmt', ['ddl', 'COMMENT changes the comment of an object']], ['SecLabelStmt', ['ddl', 'SECURITY LABEL changes a security label']],
   ['GrantStmt', ['ddl', 'GRANT/REVOKE changes privileges']], ['CreatePolicyStmt', ['ddl', 'CREATE POLICY changes row-level security']],

@@ -1,0 +1,25 @@
+/**
+ * A cheap fingerprint of a database's DDL: the transaction ids that last wrote the catalog rows of user
+ * relations, columns, constraints, indexes, triggers and comments. Any DDL (and ANALYZE, which rewrites
+ * row estimates) changes it; reading it costs one small query instead of a full introspection.
+ */
+import type { DbSession } from './db';
+
+const VERSION_SQL = `
+WITH rels AS (
+  SELECT c.oid, c.xmin FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+)
+SELECT concat_ws(':',
+  (SELECT count(*) || '.' || coalesce(sum(xmin::text::int8), 0) FROM rels),
+  (SELECT count(*) || '.' || coalesce(sum(a.xmin::text::int8), 0) FROM pg_attribute a WHERE a.attrelid IN (SELECT oid FROM rels)),
+  (SELECT count(*) || '.' || coalesce(sum(k.xmin::text::int8), 0) FROM pg_constraint k WHERE k.conrelid IN (SELECT oid FROM rels)),
+  (SELECT count(*) || '.' || coalesce(sum(i.xmin::text::int8), 0) FROM pg_index i WHERE i.indrelid IN (SELECT oid FROM rels)),
+  (SELECT count(*) || '.' || coalesce(sum(t.xmin::text::int8), 0) FROM pg_trigger t WHERE t.tgrelid IN (SELECT oid FROM rels)),
+  (SELECT count(*) || '.' || coalesce(sum(d.xmin::text::int8), 0) FROM pg_description d WHERE d.objoid IN (SELECT oid FROM rels))
+) AS version`;
+
+export async function schemaVersion(session: DbSession): Promise<string> {
+  const result = await session.query<{ version: string }>(VERSION_SQL);
+  return result.rows[0]?.version ?? '';
+}
