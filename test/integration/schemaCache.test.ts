@@ -81,13 +81,13 @@ describe.runIf(postgresAvailable)('schema cache', () => {
       await client.connect();
       const warnings: string[] = [];
       const logger: Logger = { ...silentLogger, warn: (message) => warnings.push(message) };
-      const cache = new SchemaCache({ redis: client, prefix, logger });
-      await cache.get(db, scratch.url);
       client.disconnect();
+      const cache = new SchemaCache({ redis: client, prefix, logger });
       const served = await cache.get(db, scratch.url);
-      expect(served.source).toBe('memory');
+      expect(served.source).toBe('introspected');
       expect(served.snapshot.tables.map((t) => t.name)).toEqual(['things']);
       expect(warnings.join(' ')).toContain('Redis unavailable');
+      expect((await cache.get(db, scratch.url)).source).toBe('memory');
     });
   });
 });

@@ -13,9 +13,12 @@ import type { Logger } from '../logger';
 import { connectRedis } from '../redisClient';
 import type { Db } from './db';
 import { introspectSchema } from './introspect';
-import { schemaVersion } from './schemaVersion';
+import { catalogActivity, schemaVersion } from './schemaVersion';
 
 export const SCHEMA_CACHE_TTL_SECONDS = 3600;
+
+/** How long a full version check is trusted while the catalog activity counters stay the same. */
+export const FULL_CHECK_INTERVAL_MS = 5000;
 
 interface CachedSchema {
   version: string;
@@ -35,13 +38,22 @@ export interface SchemaCacheOptions {
 
 export class SchemaCache {
   private readonly memory = new Map<string, CachedSchema>();
+  /** The last full version check per connection, and the catalog activity seen then. */
+  private readonly checked = new Map<string, { at: number; activity: string; version: string }>();
 
   constructor(private readonly options: SchemaCacheOptions) {}
 
   /** The schema of `db`, from the cache when its version is still current. */
   async get(db: Db, connectionKey: string): Promise<{ snapshot: SchemaSnapshot; source: SchemaSource }> {
     return db.withSession(async (session) => {
+      const activity = await catalogActivity(session);
+      const recent = this.checked.get(connectionKey);
+      const inMemory = this.memory.get(connectionKey);
+      if (recent && inMemory && recent.activity === activity && recent.version === inMemory.version && Date.now() - recent.at < FULL_CHECK_INTERVAL_MS) {
+        return { snapshot: inMemory.snapshot, source: 'memory' as const };
+      }
       const version = await schemaVersion(session);
+      this.checked.set(connectionKey, { at: Date.now(), activity, version });
       const cached = await this.read(connectionKey);
       if (cached && cached.entry.version === version) return { snapshot: cached.entry.snapshot, source: cached.source };
       const snapshot = await introspectSchema(session);

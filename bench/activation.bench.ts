@@ -1,0 +1,53 @@
+// Extension activation time: require dist/extension.js and run activate() in a fresh process against a
+// stand-in `vscode` module (every API a no-op), repeated in child processes; also checks that
+// activation loads none of the heavy modules (dist/services.js: pg, PGlite, libpg-query).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import Module from 'node:module';
+import { join, resolve } from 'node:path';
+import { percentile, report } from './stats';
+
+const extension = resolve('dist', 'extension.js');
+
+/** Any property, call or construction gives another stand-in, so the extension's calls all succeed. */
+function standIn(): unknown {
+  const target = function () {} as unknown as object;
+  return new Proxy(target, {
+    get: (_t, key) => (key === Symbol.toPrimitive ? () => 'stub' : key === 'then' ? undefined : standIn()),
+    apply: () => standIn(),
+    construct: () => standIn() as object,
+    set: () => true,
+    defineProperty: () => true,
+  });
+}
+
+/** The module object itself needs real keys: the bundle copies them (esbuild's __toESM). */
+const VSCODE_NAMESPACES = ['window', 'workspace', 'commands', 'languages', 'EventEmitter', 'ThemeColor', 'StatusBarAlignment', 'ProgressLocation', 'Uri', 'Range', 'Position', 'Diagnostic', 'DiagnosticSeverity', 'CodeLens', 'Hover', 'MarkdownString', 'ConfigurationTarget'];
+const vscodeModule = Object.fromEntries(VSCODE_NAMESPACES.map((name) => [name, standIn()]));
+
+function measureOnce(): void {
+  const loaded: string[] = [];
+  const original = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
+  (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load = function (request: string, ...rest: unknown[]) {
+    if (request === 'vscode') return vscodeModule;
+    loaded.push(request);
+    return original.call(this, request, ...rest);
+  };
+  const start = performance.now();
+  const ext = require(extension) as { activate(context: unknown): void };
+  ext.activate(standIn());
+  const ms = performance.now() - start;
+  process.stdout.write(JSON.stringify({ ms, services: loaded.some((r) => r.includes('services')) }));
+}
+
+if (process.argv[2] === 'once') {
+  measureOnce();
+} else {
+  if (!existsSync(extension)) throw new Error('dist/extension.js is missing: run npm run build first.');
+  const runs = 20;
+  const results = Array.from({ length: runs }, () => JSON.parse(execFileSync(process.execPath, [join(__dirname, 'activation.bench.cjs'), 'once'], { encoding: 'utf8' })) as { ms: number; services: boolean });
+  const times = results.map((r) => r.ms);
+  report(`activation: require + activate(), p50 of ${runs} fresh processes`, percentile(times, 50), 'ms');
+  report('activation: p95', percentile(times, 95), 'ms');
+  report('activation: loads dist/services.js (pg, PGlite, parser)', results.some((r) => r.services) ? 'yes (BAD)' : 'no');
+}
