@@ -120,7 +120,7 @@ function compareWithPsql(url: string, sql: string, cli: CliRows): void {
   const lines = output.split('\n').filter((line, i, all) => !(line === '' && i === all.length - 1));
   expect(lines.length, `row count differs from psql for ${sql}`).toBe(cli.rows.length);
   const text = (value: unknown) =>
-    value === null ? '<NULL>' : typeof value === 'boolean' ? (value ? 't' : 'f') : String(value as string | number);
+    value === null ? '<NULL>' : typeof value === 'boolean' ? (value ? 't' : 'f') : typeof value === 'string' ? value : JSON.stringify(value);
   // Without ORDER BY the order of rows is not defined (a cursor may even be planned differently): compare as sets.
   const ours = cli.rows.map((row) => row.map(text).join(SEP)).sort();
   expect(ours, sql).toEqual([...lines].sort());
