@@ -12,9 +12,8 @@ import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 import type { Ticket, TicketStatus } from './ticket';
-import type { Decision, ExecutionOutcome, NewTicket, TicketStore, TransitionResult } from './ticketStore';
+import type { TransitionResult } from './ticketRules';
 import {
-  assertTicketId,
   buildTicket,
   claimRule,
   decideRule,
@@ -22,11 +21,11 @@ import {
   finishRule,
   isExpiredAt,
   newestFirst,
-  newTicketId,
-  parseTicket,
   ticketNotFound,
-  waitForDecision,
-} from './ticketStore';
+} from './ticketRules';
+import type { Decision, ExecutionOutcome, NewTicket, TicketStore } from './ticketStore';
+import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
+import { waitForDecision } from './waitForDecision';
 
 export interface FileTicketStoreOptions {
   logger?: Logger;

@@ -7,9 +7,8 @@ import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { connectRedis, redactRedisUrl, redisUnreachable } from '../redisClient';
 import type { Ticket, TicketStatus } from './ticket';
-import type { Decision, ExecutionOutcome, NewTicket, TicketStore, TransitionResult } from './ticketStore';
+import type { TransitionResult } from './ticketRules';
 import {
-  assertTicketId,
   buildTicket,
   claimRule,
   decideRule,
@@ -17,11 +16,11 @@ import {
   finishRule,
   isExpiredAt,
   newestFirst,
-  newTicketId,
-  parseTicket,
   ticketNotFound,
-  waitForDecision,
-} from './ticketStore';
+} from './ticketRules';
+import type { Decision, ExecutionOutcome, NewTicket, TicketStore } from './ticketStore';
+import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
+import { waitForDecision } from './waitForDecision';
 
 export interface RedisTicketStoreOptions {
   /** Key prefix, so several products or test runs share one Redis without meeting. */
