@@ -174,3 +174,28 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe.runIf(postgresAvailable)('a server that reads SQL text differently', () => {
+  it('cannot smuggle a DELETE past the parser with standard_conforming_strings off by default', async () => {
+    await loadParser();
+    const scratch = await createScratchDatabase();
+    const dir = mkdtempSync(join(tmpdir(), 'pgagent-scs-'));
+    try {
+      await execSql(scratch.url, `${SHOP_SCHEMA}; ALTER DATABASE ${scratch.name} SET standard_conforming_strings = off`);
+      const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+      try {
+        const attack = "SELECT '\\', $$'; DELETE FROM order_items; --$$";
+        expect(classifySql(attack).decision).toBe('run');
+        const outcome = await runSql(db, new FileTicketStore(dir, { logger: silentLogger }), { sql: attack, connection: 'x', requestedBy: 't', settings });
+        expect(outcome.status).toBe('executed');
+        expect((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items')).rows[0]?.n).toBe('500');
+        expect((await db.query<{ s: string }>("SELECT current_setting('standard_conforming_strings') AS s")).rows[0]?.s).toBe('on');
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await scratch.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

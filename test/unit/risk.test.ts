@@ -5,7 +5,7 @@ import { assessRisk, DEFAULT_RISK_POLICY, requiresApproval } from '../../src/cor
 function classification(overrides: Partial<StatementClassification> = {}): Classification {
   const statement: StatementClassification = {
     sql: 'DELETE FROM orders WHERE id = 1', offset: 0, kind: 'DeleteStmt', nodeKinds: ['DeleteStmt'], class: 'write',
-    decision: 'approve', reasons: [], writesTo: ['orders'], tables: ['orders'], unboundedWrite: false, destructive: false,
+    decision: 'approve', reasons: [], writesTo: ['orders'], tables: ['orders'], unboundedWrite: false, destructive: false, sideEffects: [],
     ...overrides,
   };
   return { statements: [statement], class: statement.class, decision: statement.decision, reasons: [] };

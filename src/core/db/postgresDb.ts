@@ -47,6 +47,10 @@ async function openWithSsl(
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     idleTimeoutMillis: 30_000,
     application_name: 'postgres-agent',
+    // The server must read SQL text exactly as our parser did: with standard_conforming_strings off, a
+    // backslash in a string would end it elsewhere and let text we saw as a literal run as statements.
+    // Startup options take precedence over ALTER DATABASE/ROLE ... SET defaults.
+    options: '-c standard_conforming_strings=on -c client_encoding=UTF8',
   });
   const label = describeTarget(target);
   // An idle client losing its server must not crash the process; the next query reports it.

@@ -36,6 +36,11 @@ export interface StatementClassification {
   unboundedWrite: boolean;
   /** DROP, TRUNCATE or a destructive ALTER (drop column/constraint, type change…): CRITICAL. */
   destructive: boolean;
+  /**
+   * Functions it calls whose effects a ROLLBACK does not undo (nextval, pg_terminate_backend, dblink…):
+   * the impact preview never runs such a statement.
+   */
+  sideEffects: string[];
 }
 
 export interface Classification {

@@ -43,6 +43,7 @@ interface State {
   cteNames: Set<string>;
   unbounded: boolean;
   destructive: boolean;
+  sideEffects: string[];
   params: { number: number; location: number }[];
 }
 
@@ -137,7 +138,7 @@ export function classifyParsed(parsed: ParsedInput): Classification {
 function classifyStatement(stmt: ParsedStatement): { statement: StatementClassification; params: State['params'] } {
   const st: State = {
     facts: [], kinds: new Set(), tables: [], writesTo: [], cteNames: new Set(),
-    unbounded: false, destructive: false, params: [],
+    unbounded: false, destructive: false, sideEffects: [], params: [],
   };
   walk(stmt, st);
   if (st.facts.length === 0) {
@@ -165,6 +166,7 @@ function classifyStatement(stmt: ParsedStatement): { statement: StatementClassif
     tables,
     unboundedWrite: st.unbounded,
     destructive: st.destructive,
+    sideEffects: unique(st.sideEffects),
   };
   return { statement, params: st.params };
 }
@@ -267,6 +269,7 @@ const RULES = new Map<string, Rule>([
       return refuse(st, 'session', `${prefix}calls ${effect.name}(), which changes ${setting}, which the agent controls`);
     }
     hold(st, effect.class, `${prefix}calls ${effect.name}(), which ${effect.why}`);
+    if (!ctx.deferred) st.sideEffects.push(effect.name);
   }],
   ['SelectStmt', (n, ctx, st) => {
     const prefix = ctx.deferred ? `${ctx.deferred} ` : '';

@@ -8,6 +8,7 @@ import { DbQueryError } from '../db/dbErrors';
 import { AgentError } from '../errors';
 import type { Classification, StatementClassification } from './classification';
 import type { ImpactReport } from './impactReport';
+import { RISK_ORDER } from './impactReport';
 import { setLocalTimeouts } from './runRead';
 import type { RiskPolicy } from './risk';
 import { assessRisk, requiresApproval } from './risk';
@@ -29,12 +30,21 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
     throw new AgentError('SQL_REFUSED', `Refused: ${refused.reasons.join('; ')}.`, 'This statement never runs through Postgres Agent; run it yourself outside the agent if you must.');
   }
   const started = performance.now();
-  const preview = await db.withSession((session) => previewInTransaction(session, classification.statements, options));
+  const unsafe = classification.statements.map(whyNotPreviewable).filter((why): why is string => why !== undefined);
+  const preview: PreviewOutcome =
+    unsafe.length > 0
+      ? { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: unsafe.map((why) => `Not previewed: ${why}.`) }
+      : await db.withSession((session) => previewInTransaction(session, classification.statements, options));
   const previewMs = Math.round(performance.now() - started);
 
   const touched = preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
   const rows = preview.exactRows ?? preview.estimatedRows ?? 0;
-  const { risk, reasons } = assessRisk({ classification, rows, tables: touched }, options.policy);
+  const assessed = assessRisk({ classification, rows, tables: touched }, options.policy);
+  // What cannot be previewed cannot be measured: never rate it below HIGH.
+  const { risk, reasons } =
+    unsafe.length > 0 && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf('HIGH')
+      ? { risk: 'HIGH' as const, reasons: [...assessed.reasons, 'its effect could not be measured beforehand, so it is at least HIGH'] }
+      : assessed;
   const warnings = [...preview.warnings, ...reasons.map((r) => `Risk: ${r}.`)];
   if (preview.exactRows !== null && preview.estimatedRows !== null) {
     const [low, high] = [Math.min(preview.exactRows, preview.estimatedRows), Math.max(preview.exactRows, preview.estimatedRows)];
@@ -55,6 +65,26 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
     foreignKeyActions: preview.effects?.foreignKeyActions ?? [],
     triggers: preview.effects?.triggers ?? [],
   };
+}
+
+/** Statement kinds whose code or data flow the preview cannot contain (procedural code, server files, prepared text). */
+const NEVER_PREVIEWED: Record<string, string> = {
+  DoStmt: 'a DO block runs code that may act outside the transaction',
+  CallStmt: 'a procedure may commit or act outside the transaction',
+  ExecuteStmt: 'EXECUTE runs a prepared statement the preview cannot see',
+  CopyStmt: 'COPY reads or writes outside the database',
+};
+
+/**
+ * Why running a statement inside BEGIN … ROLLBACK would not be harmless, if it would not: only data
+ * changes and DDL are previewed, and only when they call no function whose effect survives a rollback.
+ */
+export function whyNotPreviewable(statement: StatementClassification): string | undefined {
+  const never = NEVER_PREVIEWED[statement.kind];
+  if (never) return never;
+  if (statement.sideEffects.length > 0) return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
+  if (statement.class !== 'write' && statement.class !== 'ddl') return `${statement.kind} is ${statement.class === 'session' ? 'a session change' : `${statement.class} work`}, not a data change`;
+  return undefined;
 }
 
 interface PreviewOutcome {

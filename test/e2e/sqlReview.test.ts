@@ -1,0 +1,667 @@
+// "Run SQL with Review" in a real VS Code (code-server + Chromium), clicked the way a person clicks it: a read
+// shows its rows in the panel; a write is held with CodeLens actions in the editor and an impact card in
+// the panel, runs only after "Approve & run" (and leaves an undo script; HIGH asks once more in a modal),
+// runs nothing when rejected, and is re-checked when its text is edited after the impact was measured.
+// Screenshots of each step: test-artifacts/e2e/sqlReview/ (VS Code's logs under logs/).
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startCodeServer } from './harness/codeServer';
+import type { CodeServer } from './harness/codeServer';
+import {
+  artifactsDir,
+  launchBrowser,
+  openWorkbench,
+  resetArtifacts,
+  runCommand,
+  screenshot,
+  seenNotifications,
+} from './harness/workbench';
+
+const SUITE = 'sqlReview';
+const RUN_SQL = 'Postgres Agent: Run SQL with Review';
+const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
+
+const COUNT_SQL = 'SELECT count(*) AS n FROM orders WHERE id <= 3;';
+const DELETE_SQL = 'DELETE FROM orders WHERE id <= 3;';
+const REJECT_SQL = 'DELETE FROM orders WHERE id BETWEEN 100 AND 102;';
+const COUNT2_SQL = 'SELECT count(*) AS n FROM orders WHERE id BETWEEN 100 AND 102;';
+const EDIT_SQL = 'DELETE FROM orders WHERE id IN (200, 201);';
+const EDITED_SQL = 'DELETE FROM orders WHERE id IN (200, 201, 202);';
+// 50 orders and their cascades: a few hundred rows, HIGH (101 to 1,000 rows), which asks in a modal.
+const HIGH_SQL = 'DELETE FROM orders WHERE id BETWEEN 1001 AND 1050;';
+const COUNT3_SQL = 'SELECT count(*) AS n FROM orders WHERE id BETWEEN 1001 AND 1050;';
+const FILES: Record<string, string> = {
+  'count.sql': COUNT_SQL,
+  'delete.sql': DELETE_SQL,
+  'reject.sql': REJECT_SQL,
+  'count2.sql': COUNT2_SQL,
+  'edit.sql': EDIT_SQL,
+  'high.sql': HIGH_SQL,
+  'count3.sql': COUNT3_SQL,
+};
+
+const RESULTS_TABLE = '[data-testid="results-table"]';
+const APPROVAL_CARD = '[data-testid="approval-card"]';
+// CodeLens titles render as links in a content widget of the visible editor, `$(icon)` as a codicon span.
+const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
+const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
+const EXECUTED_LENS = /Executed \d{1,2}:\d{2}(\s?[AP]M)? · ([\d,]+) rows?/;
+const EXECUTED_NOTIFICATION = /^Executed: ([\d,]+) rows? changed\./;
+const STALE_LENS = 'Changed — re-check impact';
+
+// The first Run SQL with Review also generates the sample database (~6 s, more on a busy machine).
+const SAMPLE_DB_TIMEOUT_MS = 90_000;
+const WRITE_TIMEOUT_MS = 60_000;
+const UI_TIMEOUT_MS = 30_000;
+
+interface ResultsTable {
+  /** Set on tables that were already shown before the last command (see markResultsSeen). */
+  seen: boolean;
+  headers: string[];
+  rows: string[][];
+}
+
+interface ApprovalCard {
+  status: string;
+  risk: string;
+  sql: string;
+  /** One line per impact row, e.g. "order_items 9 deleted (cascade)". */
+  impact: string[];
+  buttons: string[];
+}
+
+/** The frames of the page's webviews (the review panel's content sits two iframes deep). */
+function webviewFrames(page: Page): Frame[] {
+  return page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached());
+}
+
+async function resultsTables(page: Page): Promise<ResultsTable[]> {
+  const tables: ResultsTable[] = [];
+  for (const frame of webviewFrames(page)) {
+    try {
+      tables.push(
+        ...(await frame.locator(RESULTS_TABLE).evaluateAll((elements) =>
+          elements.map((table) => ({
+            seen: table.hasAttribute('data-e2e-seen'),
+            headers: [...table.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? ''),
+            rows: [...table.querySelectorAll('tbody tr')].map((tr) =>
+              [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? ''),
+            ),
+          })),
+        )),
+      );
+    } catch {
+      // The frame navigated or went away while we read it.
+    }
+  }
+  return tables;
+}
+
+/**
+ * Marks the results table shown now, so a wait for "the next result" cannot be satisfied by it: the panel
+ * re-renders from scratch on every state change, so a new result is an unmarked table.
+ */
+async function markResultsSeen(page: Page): Promise<void> {
+  for (const frame of webviewFrames(page)) {
+    try {
+      await frame.locator(RESULTS_TABLE).evaluateAll((elements) => {
+        for (const table of elements) table.setAttribute('data-e2e-seen', '');
+      });
+    } catch {
+      // Detached; its replacement renders afresh anyway.
+    }
+  }
+}
+
+/** The fresh results table as "header=value" cells of its first row, e.g. ["n=3"]; [] while none is shown. */
+async function freshFirstRow(page: Page): Promise<string[]> {
+  const fresh = (await resultsTables(page)).filter((table) => !table.seen);
+  const table = fresh.at(-1);
+  if (table === undefined) return [];
+  const first = table.rows[0] ?? [];
+  return table.headers.map((header, index) => `${header}=${first[index] ?? '(none)'}`);
+}
+
+async function approvalCards(page: Page): Promise<ApprovalCard[]> {
+  const cards: ApprovalCard[] = [];
+  for (const frame of webviewFrames(page)) {
+    try {
+      cards.push(
+        ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
+          elements.map((card) => ({
+            status: card.getAttribute('data-status') ?? '',
+            risk: card.querySelector('[data-testid="risk-badge"]')?.textContent?.trim() ?? '',
+            sql: card.querySelector('pre.sql')?.textContent?.trim() ?? '',
+            impact: [...card.querySelectorAll('[data-testid="impact-row"]')].map((row) =>
+              (row instanceof HTMLElement ? row.innerText : (row.textContent ?? '')).replace(/\s+/g, ' ').trim(),
+            ),
+            buttons: [...card.querySelectorAll('vscode-button[data-testid]')].map((b) => b.getAttribute('data-testid') ?? ''),
+          })),
+        )),
+      );
+    } catch {
+      // Detached while we read it.
+    }
+  }
+  return cards;
+}
+
+/** The panel's card for `sql` (the newest, if several), or undefined while there is none. */
+async function cardFor(page: Page, sql: string): Promise<ApprovalCard | undefined> {
+  return (await approvalCards(page)).find((card) => card.sql === sql);
+}
+
+/** The webview frame that shows the card for `sql`. */
+async function frameWithCard(page: Page, sql: string): Promise<Frame> {
+  for (const frame of webviewFrames(page)) {
+    try {
+      const sqls = await frame.locator(`${APPROVAL_CARD} pre.sql`).allTextContents();
+      if (sqls.some((text) => text.trim() === sql)) return frame;
+    } catch {
+      // Detached.
+    }
+  }
+  throw new Error(`No webview shows an approval card for ${sql}`);
+}
+
+/** Texts of the CodeLens links above the code in the visible editor, without their `$(icon)`s. */
+async function lensTexts(page: Page): Promise<string[]> {
+  const texts = await page.locator(CODELENS_LINK).allInnerTexts();
+  return texts.map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+}
+
+async function clickCodeLens(page: Page, text: string): Promise<void> {
+  const link = page.locator(CODELENS_LINK, { hasText: text }).first();
+  await link.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await link.click();
+}
+
+/**
+ * Keyboard shortcuts typed while a webview has focus land in its iframe; the panel takes focus after each
+ * Run SQL with Review. Clicking the active editor tab (or the status bar) gives the focus back to the workbench.
+ */
+async function focusWorkbench(page: Page): Promise<void> {
+  const inFrame = await page.evaluate(() => document.activeElement?.tagName === 'IFRAME');
+  if (!inFrame) return;
+  const tab = page.locator('.part.editor .tabs-container .tab.active').first();
+  if ((await tab.count()) > 0 && (await tab.isVisible())) await tab.click();
+  else await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Quick Open (Ctrl+P), the file's name, Enter; waits until its text is on screen in the active editor. */
+async function openFile(page: Page, name: string): Promise<void> {
+  await focusWorkbench(page);
+  const widget = page.locator('.quick-input-widget');
+  const exact = new RegExp(`^${escapeRegExp(name)}$`);
+  await page.keyboard.press('Control+P');
+  try {
+    await widget.waitFor({ state: 'visible', timeout: 5_000 });
+  } catch {
+    // Ctrl+P did not reach the workbench: the palette's "Go to File..." opens the same picker.
+    await runCommand(page, 'Go to File...');
+  }
+  await page.keyboard.type(name);
+  // Results arrive in stages (recently opened, then the file search), re-ordering the rows under the mouse:
+  // Enter on the focused row once it is our file, which the picker ranks first for an exact name.
+  const ours = { has: page.locator('.label-name', { hasText: exact }) };
+  const focused = widget.locator('.monaco-list-row.focused', ours);
+  try {
+    await focused.waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  } catch {
+    await widget.locator('.monaco-list-row', ours).first().click();
+  }
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  // The tab's label splits the name ("count" + ".sql"); its data-resource-name holds it whole.
+  await page
+    .locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`)
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  const firstWords = (FILES[name] ?? '').slice(0, 20);
+  await expect
+    .poll(async () => (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), {
+      timeout: UI_TIMEOUT_MS,
+      message: `${name}'s text in the editor`,
+    })
+    .toContain(firstWords);
+}
+
+/** Starts recording every CodeLens text the page renders, so short-lived lenses are not missed. */
+async function recordLenses(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    Reflect.set(window, '__e2eLenses', seen);
+    const scan = (): void => {
+      for (const link of document.querySelectorAll('.codelens-decoration a')) {
+        const text = (link instanceof HTMLElement ? link.innerText : (link.textContent ?? '')).replace(/\s+/g, ' ').trim();
+        if (text !== '' && seen.at(-1) !== text && !seen.slice(-8).includes(text)) seen.push(text);
+      }
+    };
+    scan();
+    const observer = new MutationObserver(scan);
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+    Reflect.set(window, '__e2eLensObserver', observer);
+  });
+}
+
+async function recordedLenses(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const seen: unknown = Reflect.get(window, '__e2eLenses');
+    return Array.isArray(seen) ? (seen as string[]) : [];
+  });
+}
+
+function toNumber(text: string | undefined): number {
+  return Number((text ?? '').replace(/,/g, ''));
+}
+
+/** The risk lens's match (risk, rows, tables) among `lenses`, if there is one. */
+function riskLens(lenses: string[]): RegExpExecArray | undefined {
+  return lenses.map((text) => RISK_LENS.exec(text)).find((match) => match !== null) ?? undefined;
+}
+
+/** Clicks the visible editor's line containing `text`: the caret moves there and the editor has focus. */
+async function clickEditorLine(page: Page, text: string): Promise<void> {
+  await page.locator('.part.editor .monaco-editor .view-line', { hasText: text }).first().click();
+}
+
+/** Whether `check` comes true within `timeoutMs` (polling), without failing. */
+async function eventually(page: Page, check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await page.waitForTimeout(200);
+  }
+}
+
+/** Whether the keyboard focus is inside a webview (the panel) rather than the workbench. */
+async function focusInWebview(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.activeElement?.tagName === 'IFRAME');
+}
+
+// How long a lens may take to show without the user doing anything (the provider's debounce is 250 ms+).
+const LENS_UNPROMPTED_MS = 5_000;
+
+describe('Run SQL with Review in VS Code', () => {
+  let workspace: string | undefined;
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  /** Per held write: did its risk lens show before the user clicked back into the editor? */
+  const lensShownUnprompted: Record<string, boolean> = {};
+  /** Did the automatic re-check after an edit leave the keyboard in the editor? */
+  let focusKeptAfterRecheck: boolean | undefined;
+
+  function workbench(): Page {
+    if (page === undefined) throw new Error('The workbench did not open (see beforeAll)');
+    return page;
+  }
+
+  function workspaceDir(): string {
+    if (workspace === undefined) throw new Error('No workspace (see beforeAll)');
+    return workspace;
+  }
+
+  /** Adds the notifications VS Code showed to a failure, since they usually say why. */
+  async function explained(check: () => Promise<void>): Promise<void> {
+    try {
+      await check();
+    } catch (error) {
+      const notifications = page === undefined ? [] : await seenNotifications(page).catch(() => []);
+      if (error instanceof Error && notifications.length > 0) {
+        const lines = notifications.map(({ severity, text }) => `  [${severity}] ${text}`).join('\n');
+        error.message += `\nNotifications shown so far:\n${lines}`;
+      }
+      throw error;
+    }
+  }
+
+  /** Error notifications shown after the first `from` notifications. */
+  async function errorsSince(from: number): Promise<string[]> {
+    return (await seenNotifications(workbench()))
+      .slice(from)
+      .filter(({ severity }) => severity === 'error')
+      .map(({ text }) => text);
+  }
+
+  /** Opens `file`, runs Run SQL with Review on it and waits for its read's first row to be `expected`. */
+  async function runRead(file: string, expected: string[], timeoutMs = UI_TIMEOUT_MS): Promise<void> {
+    const p = workbench();
+    await openFile(p, file);
+    await markResultsSeen(p);
+    await runCommand(p, RUN_SQL);
+    await explained(() =>
+      expect
+        .poll(() => freshFirstRow(p), {
+          timeout: timeoutMs,
+          interval: 250,
+          message: `a fresh ${RESULTS_TABLE} in the panel for ${file}`,
+        })
+        .toEqual(expected),
+    );
+  }
+
+  /**
+   * Waits for the risk lens (with its decision lenses) above `sql` in the visible editor. The panel takes the
+   * keyboard focus when it shows the card, and VS Code only refreshes CodeLenses of an editor that has it:
+   * if the lens has not shown within LENS_UNPROMPTED_MS, click the statement as a person would, and say so.
+   * Returns whether it showed unprompted.
+   */
+  async function waitForPendingLens(file: string, sql: string): Promise<boolean> {
+    const p = workbench();
+    const unprompted = await eventually(p, async () => riskLens(await lensTexts(p)) !== undefined, LENS_UNPROMPTED_MS);
+    if (!unprompted) {
+      await screenshot(p, `${file}-no-codelens-until-the-editor-is-clicked`, SUITE);
+      process.stderr.write(
+        `[e2e] ${file}: no CodeLens ${LENS_UNPROMPTED_MS / 1000} s after the card showed (keyboard focus in the panel: ${String(await focusInWebview(p))}); clicking the statement\n`,
+      );
+      await clickEditorLine(p, sql.slice(0, 20));
+    }
+    await explained(() =>
+      expect
+        .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, interval: 250, message: `the pending CodeLenses above ${file}` })
+        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject', 'Show impact'])),
+    );
+    return unprompted;
+  }
+
+  /** Opens `file` (a write), runs Run SQL with Review on it and waits for its pending card and lens. */
+  async function holdWrite(file: string, sql: string): Promise<ApprovalCard> {
+    const p = workbench();
+    await openFile(p, file);
+    await runCommand(p, RUN_SQL);
+    await explained(() =>
+      expect
+        .poll(async () => (await cardFor(p, sql))?.status, { timeout: WRITE_TIMEOUT_MS, interval: 250, message: `a pending card for ${sql}` })
+        .toBe('pending'),
+    );
+    lensShownUnprompted[file] = await waitForPendingLens(file, sql);
+    const card = await cardFor(p, sql);
+    if (card === undefined) throw new Error(`The card for ${sql} went away`);
+    return card;
+  }
+
+  beforeAll(async () => {
+    resetArtifacts(SUITE);
+    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-workspace-'));
+    for (const [name, sql] of Object.entries(FILES)) writeFileSync(join(workspace, name), `${sql}\n`);
+    server = await startCodeServer({ workspace, keepLogsIn: join(artifactsDir(SUITE), 'logs') });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server.url, workspace);
+    // The extension's contributions are there once its activity-bar item is.
+    await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(async ({ task }) => {
+      // An `it.fails` test fails on purpose: no screenshot for it.
+      if (page !== undefined && task.fails !== true) {
+        await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
+      }
+    });
+  });
+
+  afterAll(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      try {
+        await server?.stop();
+      } finally {
+        if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it("shows a read's rows in the panel", async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    // The first run also activates the extension and generates the sample database.
+    await runRead('count.sql', ['n=3'], SAMPLE_DB_TIMEOUT_MS);
+    await screenshot(p, 'read-count-3', SUITE);
+    expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('holds a write with CodeLens actions in the editor and an impact card in the panel', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    const card = await holdWrite('delete.sql', DELETE_SQL);
+    const lenses = await lensTexts(p);
+    const risk = riskLens(lenses);
+    await screenshot(p, 'write-held-codelens-and-card', SUITE);
+
+    expect(card.risk, `risk badge vs the lens "${risk?.[0] ?? ''}"`).toBe(risk?.[1]);
+    expect(card.impact, 'impact rows').toContainEqual(expect.stringMatching(/^orders .*\b3 deleted\b.*\(direct\)$/));
+    expect(card.impact, 'impact rows').toContainEqual(expect.stringMatching(/\(cascade\)$/));
+    expect(card.impact.length, `tables in the lens "${risk?.[0] ?? ''}" vs the card's rows`).toBe(toNumber(risk?.[3]));
+    expect(card.buttons, 'card buttons').toEqual(expect.arrayContaining(['approve-button', 'reject-button']));
+    expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('has not run the held write', async () => {
+    const p = workbench();
+    await runRead('count.sql', ['n=3']);
+    expect((await cardFor(p, DELETE_SQL))?.status, 'the delete card after a read').toBe('pending');
+    await screenshot(p, 'nothing-deleted-yet', SUITE);
+  });
+
+  it('runs the write after Approve & run in the editor and keeps an undo script', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    await openFile(p, 'delete.sql');
+    // Shown again, the editor asks for its lenses afresh.
+    await explained(() =>
+      expect.poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the pending lens on delete.sql' }).toContain('Approve & run'),
+    );
+    await clickCodeLens(p, 'Approve & run');
+
+    // HIGH and CRITICAL ask once more in a modal; LOW and MEDIUM run at once.
+    const dialog = p.locator('.monaco-dialog-box');
+    const deadline = Date.now() + WRITE_TIMEOUT_MS;
+    let sawModal = false;
+    for (;;) {
+      if (await dialog.isVisible()) {
+        sawModal = true;
+        await screenshot(p, 'approve-modal', SUITE);
+        await dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click();
+        await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+      }
+      if ((await cardFor(p, DELETE_SQL))?.status !== 'pending') break;
+      if (Date.now() > deadline) throw new Error('The delete card is still pending after clicking "Approve & run"');
+      await p.waitForTimeout(200);
+    }
+    const risk = (await cardFor(p, DELETE_SQL))?.risk;
+    if (risk === 'HIGH' || risk === 'CRITICAL') expect(sawModal, `a ${risk} write asks in a modal`).toBe(true);
+    else expect(sawModal, `a ${String(risk)} write runs without a modal`).toBe(false);
+
+    await explained(() =>
+      expect
+        .poll(async () => (await cardFor(p, DELETE_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, message: 'delete card status' })
+        .toBe('executed'),
+    );
+    await explained(() =>
+      expect
+        .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the "Executed" CodeLens' })
+        .toEqual(expect.arrayContaining([expect.stringMatching(EXECUTED_LENS), 'Undo script'])),
+    );
+    await explained(() =>
+      expect
+        .poll(async () => (await seenNotifications(p)).slice(before).map(({ text }) => text), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the "Executed" notification',
+        })
+        .toContainEqual(expect.stringMatching(EXECUTED_NOTIFICATION)),
+    );
+    await screenshot(p, 'write-executed', SUITE);
+    const card = await cardFor(p, DELETE_SQL);
+    expect(card?.buttons, 'card buttons once executed').toContain('undo-button');
+    expect(card?.buttons, 'card buttons once executed').not.toContain('approve-button');
+    const executedLens = (await lensTexts(p)).map((text) => EXECUTED_LENS.exec(text)).find((match) => match !== null);
+    const notification = (await seenNotifications(p)).map(({ text }) => EXECUTED_NOTIFICATION.exec(text)).find((m) => m !== null);
+    expect(toNumber(executedLens?.[2]), 'rows in the lens vs the notification').toBe(toNumber(notification?.[1]));
+
+    const undoDir = join(workspaceDir(), '.pgagent', 'undo');
+    expect(existsSync(undoDir), `${undoDir} exists`).toBe(true);
+    const scripts = readdirSync(undoDir).filter((name) => name.endsWith('.sql'));
+    expect(scripts, 'undo scripts').toHaveLength(1);
+    const undo = readFileSync(join(undoDir, scripts[0] ?? ''), 'utf8');
+    expect(undo).toContain('INSERT INTO');
+    expect(undo, 'the undo script restores the deleted orders').toMatch(/INSERT INTO\s+("?public"?\.)?"?orders"?/);
+
+    await runRead('count.sql', ['n=0']);
+    await screenshot(p, 'read-count-0-after-delete', SUITE);
+    expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('rejects a write from the panel and runs nothing', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    await holdWrite('reject.sql', REJECT_SQL);
+    const frame = await frameWithCard(p, REJECT_SQL);
+    await frame
+      .locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: REJECT_SQL }) })
+      .locator('[data-testid="reject-button"]')
+      .first()
+      .click();
+    await explained(() =>
+      expect
+        .poll(async () => (await cardFor(p, REJECT_SQL))?.status, { timeout: UI_TIMEOUT_MS, message: 'reject card status' })
+        .toBe('rejected'),
+    );
+    // The click put the keyboard in the panel; see what the editor shows meanwhile, then look at it.
+    const unprompted = await eventually(p, async () => (await lensTexts(p)).some((t) => t.includes('Rejected')), LENS_UNPROMPTED_MS);
+    if (!unprompted) {
+      await screenshot(p, 'reject-editor-lens-before-click', SUITE);
+      process.stderr.write(`[e2e] reject.sql: lenses ${LENS_UNPROMPTED_MS / 1000} s after rejecting in the panel: ${(await lensTexts(p)).join(' | ')}\n`);
+      await clickEditorLine(p, REJECT_SQL.slice(0, 20));
+    }
+    await explained(() =>
+      expect
+        .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the lens on reject.sql after rejecting' })
+        .toEqual([expect.stringContaining('Rejected — nothing ran')]),
+    );
+    await screenshot(p, 'write-rejected', SUITE);
+    await runRead('count2.sql', ['n=3']);
+    expect((await cardFor(p, REJECT_SQL))?.status, 'reject card after the read').toBe('rejected');
+    expect(readdirSync(join(workspaceDir(), '.pgagent', 'undo')), 'undo scripts after rejecting').toHaveLength(1);
+    await screenshot(p, 'read-count2-3-after-reject', SUITE);
+    expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('re-checks a write edited after its impact was measured', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    await holdWrite('edit.sql', EDIT_SQL);
+    const firstLens = riskLens(await lensTexts(p));
+    await screenshot(p, 'edit-held', SUITE);
+
+    await recordLenses(p);
+    // Put the cursor just before ")" and type a third id.
+    await clickEditorLine(p, '201)');
+    await p.keyboard.press('End');
+    await p.keyboard.press('ArrowLeft');
+    await p.keyboard.press('ArrowLeft');
+    await p.keyboard.type(', 202');
+    await p.keyboard.press('Escape');
+    await explained(() =>
+      expect
+        .poll(() => recordedLenses(p), { timeout: UI_TIMEOUT_MS, interval: 100, message: `the "${STALE_LENS}" lens` })
+        .toContainEqual(expect.stringContaining(STALE_LENS)),
+    );
+    await screenshot(p, 'edit-changed-lens', SUITE);
+    await explained(() =>
+      expect
+        .poll(async () => (await cardFor(p, EDITED_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, message: 'a pending card for the edited SQL' })
+        .toBe('pending'),
+    );
+    expect(await cardFor(p, EDIT_SQL), 'the card of the voided ticket is gone').toBeUndefined();
+    // Typing happened in the editor; whether the re-check moved the keyboard into the panel is reported below.
+    await p.waitForTimeout(1_000);
+    focusKeptAfterRecheck = !(await focusInWebview(p));
+    lensShownUnprompted['edit.sql (re-check)'] = await waitForPendingLens('edit.sql', EDITED_SQL);
+    const lenses = await lensTexts(p);
+    expect(lenses.some((text) => text.includes(STALE_LENS)), `no stale lens left: ${lenses.join(' | ')}`).toBe(false);
+    const secondLens = riskLens(lenses);
+    // Three orders instead of two: the re-check measured the edited statement.
+    expect(toNumber(secondLens?.[2]), `rows before "${firstLens?.[0] ?? ''}", after "${secondLens?.[0] ?? ''}"`).toBeGreaterThan(
+      toNumber(firstLens?.[2]),
+    );
+    await screenshot(p, 'edit-rechecked', SUITE);
+    process.stderr.write(`[e2e] lenses seen while editing: ${(await recordedLenses(p)).join(' | ')}\n`);
+    expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('asks once more in a modal before running a HIGH write, and runs nothing on Cancel', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    const card = await holdWrite('high.sql', HIGH_SQL);
+    expect(card.risk, `risk of ${HIGH_SQL}`).toBe('HIGH');
+    expect(card.impact, 'impact rows').toContainEqual(expect.stringMatching(/^orders .*\b50 deleted\b.*\(direct\)$/));
+
+    const dialog = p.locator('.monaco-dialog-box');
+    // From the editor: the modal names the risk, the rows and the tables; Cancel runs nothing.
+    await clickCodeLens(p, 'Approve & run');
+    await explained(() => dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    const message = (await dialog.innerText()).replace(/\s+/g, ' ');
+    await screenshot(p, 'high-modal', SUITE);
+    expect(message, 'modal text').toMatch(/HIGH risk: this changes [\d,]+ rows: .*\borders \(50\)/);
+    expect(message, 'modal shows the statement').toContain(HIGH_SQL);
+    await dialog.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
+    await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    await p.waitForTimeout(1_000);
+    expect((await cardFor(p, HIGH_SQL))?.status, 'card after Cancel').toBe('pending');
+    await runRead('count3.sql', ['n=50']);
+
+    // From the panel this time: the same modal, then it runs.
+    const frame = await frameWithCard(p, HIGH_SQL);
+    await frame
+      .locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: HIGH_SQL }) })
+      .locator('[data-testid="approve-button"]')
+      .first()
+      .click();
+    await explained(() => dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click();
+    await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    await explained(() =>
+      expect
+        .poll(async () => (await cardFor(p, HIGH_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, message: 'HIGH card status' })
+        .toBe('executed'),
+    );
+    await explained(() =>
+      expect
+        .poll(async () => (await seenNotifications(p)).slice(before).map(({ text }) => text), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the "Executed" notification',
+        })
+        .toContainEqual(expect.stringMatching(EXECUTED_NOTIFICATION)),
+    );
+    await screenshot(p, 'high-executed', SUITE);
+    expect(readdirSync(join(workspaceDir(), '.pgagent', 'undo')), 'undo scripts').toHaveLength(2);
+    await runRead('count3.sql', ['n=0']);
+    await screenshot(p, 'read-count3-0-after-high-delete', SUITE);
+    expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  // Known product bugs, found by this suite (report of 2026-11-22). `it.fails` keeps the suite green while
+  // they stand and turns red once they are fixed: then drop `.fails`.
+  it.fails('KNOWN BUG: shows a held write\'s CodeLens without the user clicking back into the editor', () => {
+    // Run SQL with Review focuses the panel; VS Code cancels an editor's pending CodeLens refresh when the
+    // editor loses focus, so the lens only shows once the user clicks into the editor again.
+    expect(Object.keys(lensShownUnprompted).length, 'held writes seen').toBeGreaterThan(0);
+    expect(lensShownUnprompted, 'risk lens shown unprompted, per held write').toEqual(
+      Object.fromEntries(Object.keys(lensShownUnprompted).map((file) => [file, true])),
+    );
+  });
+
+  it.fails('KNOWN BUG: keeps the keyboard in the editor when an edit is re-checked automatically', () => {
+    // The automatic re-check (1 s after typing stops) shows the panel with focus: the next keystrokes go to it.
+    expect(focusKeptAfterRecheck, 'keyboard still in the editor after the re-check').toBe(true);
+  });
+});
