@@ -24,8 +24,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const store = new ConnectionStore(context, workspaceDir);
   const session = new DatabaseSession(store, logger, context.globalStorageUri.fsPath);
   const statusBar = new ConnectionStatusBar(session, store);
-  const showPanel = () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
-  const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, showPanel);
+  // The review reveals the panel, which is created below (only called after activation).
+  const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
 
   const changed = new vscode.EventEmitter<void>();
   let hasProfiles = false;

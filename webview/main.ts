@@ -6,6 +6,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
+import { clock } from '../src/shared/clock';
 import type { ApprovalView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary, WebviewMessage } from '../src/shared/protocol';
 
 interface VsCodeApi {
@@ -160,8 +161,8 @@ function approvalCard(a: ApprovalView): HTMLElement {
     }),
   );
   const facts = [
-    `estimate ${i.estimatedRows === null ? 'n/a' : fmt(i.estimatedRows)}`,
-    `exact ${i.exactRows === null ? 'n/a' : fmt(i.exactRows)}`,
+    `planner estimate ${i.estimatedRows === null ? 'n/a' : fmt(i.estimatedRows)} (statement's own rows)`,
+    `exact ${i.exactRows === null ? 'not previewed' : `${fmt(i.exactRows)} in ${i.tables.length} table${i.tables.length === 1 ? '' : 's'}`}`,
     `preview ${fmt(i.previewMs)} ms`,
   ].join(' · ');
   const actions: HTMLElement[] = [];
@@ -184,7 +185,7 @@ function approvalCard(a: ApprovalView): HTMLElement {
     ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
     ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
     ...i.warnings.map((w) => el('p', { class: 'warning-text' }, w)),
-    ...(a.executed ? [el('p', {}, `Executed ${new Date(a.executed.at).toLocaleTimeString()} · ${fmt(a.executed.rows)} rows`)] : []),
+    ...(a.executed ? [el('p', {}, `Executed ${clock(a.executed.at)} · ${fmt(a.executed.rows)} rows`)] : []),
     ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
     el('div', { class: 'buttons' }, ...actions),
   );

@@ -54,6 +54,20 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
     this.host.panelShown();
   }
 
+  /**
+   * Shows the panel without taking the keyboard from the editor: a held write's CodeLens must appear
+   * in the editor the person is looking at, and typing must stay there.
+   */
+  async reveal(): Promise<void> {
+    if (this.view) {
+      this.view.show(true);
+      return;
+    }
+    // Not resolved yet: only the focus command can create it; then the keyboard goes back to the editor.
+    await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+    await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+  }
+
   private receive(raw: unknown): void {
     const parsed = parseWebviewMessage(raw);
     if (!parsed.ok) {

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
+import { clock } from '../shared/clock';
 import type { ErrorInfo } from '../shared/errorCodes';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../shared/protocol';
 import type { DatabaseSession } from './databaseSession';
@@ -27,8 +28,11 @@ interface Tracked {
   error?: ErrorInfo;
 }
 
-/** Seconds of quiet after an edit before the impact is checked again. */
+/** Quiet time after an edit before the impact is checked again. */
 const RECHECK_DELAY_MS = 1000;
+
+/** Decided approvals stay in the panel for reference, the newest few only. */
+const FINISHED_SHOWN = 3;
 
 export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
   private readonly tracked = new Map<string, Tracked>();
@@ -58,9 +62,12 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   }
 
   view(): { results: ResultsView | null; approvals: ApprovalView[] } {
+    const newestFirst = [...this.tracked.values()].reverse();
+    const open = newestFirst.filter((t) => t.status === 'pending' || t.status === 'stale' || t.status === 'running');
+    const done = newestFirst.filter((t) => !open.includes(t)).slice(0, FINISHED_SHOWN);
     return {
       results: this.results,
-      approvals: [...this.tracked.values()].reverse().map((t): ApprovalView => ({
+      approvals: [...open, ...done].map((t): ApprovalView => ({
         ticketId: t.ticketId,
         sql: t.sql,
         status: t.status,
@@ -188,7 +195,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       t.status = 'executed';
       t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile };
       this.refresh();
-      void vscode.window.showInformationMessage(`Executed: ${result.rows.toLocaleString('en-US')} rows changed.`, 'Open Undo Script').then((choice) => {
+      const direct = result.tables.filter((x) => x.via === 'direct').reduce((n, x) => n + x.inserted + x.updated + x.deleted, 0);
+      const summary = `Executed: ${result.rows.toLocaleString('en-US')} rows changed in ${result.tables.length} table${result.tables.length === 1 ? '' : 's'} (${direct.toLocaleString('en-US')} by the statement itself).`;
+      void vscode.window.showInformationMessage(summary, 'Open Undo Script').then((choice) => {
         if (choice) void this.openUndo(ticketId);
       });
     } catch (error) {
@@ -248,7 +257,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           break;
         case 'executed':
           lens(
-            `$(pass) Executed ${new Date(t.executed?.at ?? Date.now()).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })} · ${(t.executed?.rows ?? 0).toLocaleString('en-US')} rows`,
+            `$(pass) Executed ${clock(t.executed?.at)} · ${(t.executed?.rows ?? 0).toLocaleString('en-US')} rows`,
             'postgresAgent.showImpact',
             t.ticketId,
           );
@@ -303,7 +312,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     t.status = 'stale';
     this.refresh();
     try {
-      await (await this.ticketStore()).decide(t.ticketId, { approve: false, by: userInfo().username, comment: 'the SQL was edited after the impact was measured' });
+      // Voided by the system, not rejected by the person: the history says so.
+      await (await this.ticketStore()).decide(t.ticketId, { approve: false, by: 'pg-agent', comment: 'voided: the SQL was edited after its impact was measured' });
     } catch (error) {
       this.logger.warn('could not void an edited ticket', { ticket: t.ticketId, error: String(error) });
     }
