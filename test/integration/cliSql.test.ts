@@ -119,3 +119,54 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(JSON.parse(run.stdout)).toMatchObject({ class: 'write', decision: 'approve' });
   });
 });
+
+describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
+  let scratch: ScratchDatabase;
+  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-tty-'));
+  const ask = (sql: string, answers: string[]) =>
+    runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--', sql], { cwd: workspace, env: { USER: 'tester' }, answers });
+  const count = async (sql: string) => {
+    const client = new pg.Client({ connectionString: scratch.url });
+    await client.connect();
+    try {
+      return Number((await client.query<{ n: string }>(sql)).rows[0]?.n);
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+  });
+
+  afterAll(async () => {
+    await scratch?.drop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('shows the impact and runs nothing when the answer is no', async () => {
+    const run = await ask('DELETE FROM order_items WHERE id = 1', ['n']);
+    expect(run.prompts).toEqual(['Approve and run? [y/N] ']);
+    expect(run.stdout).toContain('public.order_items  (direct)');
+    expect(run.stdout).toContain('Rejected: nothing was run');
+    expect(run.code).toBe(3);
+    expect(await count('SELECT count(*) AS n FROM order_items WHERE id = 1')).toBe(1);
+  });
+
+  it('runs a LOW write on y and writes its undo script', async () => {
+    const run = await ask('DELETE FROM order_items WHERE id = 2', ['y']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Executed: 1 rows changed in \d+ ms\. Undo script: .*\.sql/);
+    expect(await count('SELECT count(*) AS n FROM order_items WHERE id = 2')).toBe(0);
+  });
+
+  it('asks a HIGH write to be confirmed with "yes": y is not enough', async () => {
+    const run = await ask('UPDATE products SET price = price', ['y']);
+    expect(run.prompts[0]).toContain('Type "yes"');
+    expect(run.code).toBe(3);
+    const confirmed = await ask('UPDATE products SET price = price', ['yes']);
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toContain('Executed: 10 rows changed');
+  });
+});

@@ -8,7 +8,13 @@ export interface CliRun {
   stderr: string;
 }
 
-export async function runPgAgent(argv: string[], options: { env?: Env; cwd: string; stdin?: string }): Promise<CliRun> {
+/** `answers` makes it a terminal: each prompt takes the next answer (and is recorded in `prompts`). */
+export async function runPgAgent(
+  argv: string[],
+  options: { env?: Env; cwd: string; stdin?: string; answers?: string[] },
+): Promise<CliRun & { prompts: string[] }> {
+  const prompts: string[] = [];
+  const answers = [...(options.answers ?? [])];
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -19,9 +25,17 @@ export async function runPgAgent(argv: string[], options: { env?: Env; cwd: stri
       stderr += text;
     },
     readStdin: () => Promise.resolve(options.stdin ?? ''),
-    isTTY: false,
+    isTTY: options.answers !== undefined,
+    ...(options.answers !== undefined
+      ? {
+          prompt: (question: string) => {
+            prompts.push(question);
+            return Promise.resolve(answers.shift() ?? '');
+          },
+        }
+      : {}),
     env: options.env ?? {},
     cwd: options.cwd,
   });
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, prompts };
 }
