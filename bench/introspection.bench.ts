@@ -11,21 +11,16 @@ import { introspectSchema } from '../src/core/db/introspect';
 import { openPostgres } from '../src/core/db/postgresDb';
 import { SchemaCache } from '../src/core/db/schemaCache';
 import { silentLogger } from '../src/core/logger';
+import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { percentile, report, timeRuns } from './stats';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TABLES = 2000;
 const COLUMNS = 20;
 
 async function main(): Promise<void> {
-  const name = `pgagent_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const setup = new pg.Client({ connectionString: url.toString() });
+  const scratch = await createScratchDatabase('pgagent_bench');
+  const setup = new pg.Client({ connectionString: scratch.url });
   await setup.connect();
   const dir = mkdtempSync(join(tmpdir(), 'pgagent-bench-'));
   try {
@@ -39,7 +34,7 @@ async function main(): Promise<void> {
       await setup.query(ddl.join('\n'));
     }
     await setup.query('ANALYZE');
-    const db = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
+    const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     const snapshot = await db.withSession((s) => introspectSchema(s));
     report('schema size', `${snapshot.tables.length} tables, ${snapshot.tables.reduce((n, x) => n + x.columns.length, 0)} columns`);
 
@@ -90,8 +85,7 @@ async function main(): Promise<void> {
     await db.close();
   } finally {
     await setup.end();
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,6 @@
 // The SQL safety path's costs: classification throughput over the adversarial corpus, the impact
 // preview of writes on a 1M-row table (bounded by its timeout), and the memory a 10M-row read holds
 // with the row cap (the cursor fetches only cap + 1 rows).
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { openPostgres } from '../src/core/db/postgresDb';
 import { silentLogger } from '../src/core/logger';
@@ -12,9 +10,9 @@ import { loadParser } from '../src/core/sql/parse';
 import { runRead } from '../src/core/sql/runRead';
 import { DEFAULT_SAFETY } from '../src/core/sql/safetySettings';
 import { sqlCorpus } from '../test/fixtures/sqlCorpus';
+import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { mib, percentile, report, timeRuns } from './stats';
 
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 async function main(): Promise<void> {
   await loadParser();
@@ -26,13 +24,8 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - start) / 1000;
   report(`classification: ${statements.length} corpus inputs × ${rounds}`, (statements.length * rounds) / seconds, 'inputs/s');
 
-  const name = `pgagent_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
+  const scratch = await createScratchDatabase('pgagent_bench');
+  const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
   try {
     await db.query('CREATE TABLE big (id int PRIMARY KEY, v int NOT NULL, note text)');
     await db.query(`INSERT INTO big SELECT g, g % 1000, md5(g::text) FROM generate_series(1, 1000000) g`);
@@ -59,8 +52,7 @@ async function main(): Promise<void> {
     report('10M-row read: heap growth after', mib(process.memoryUsage().heapUsed - heapBefore), 'MiB');
   } finally {
     await db.close();
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
   }
 }
 

@@ -2,6 +2,8 @@
 import type { Ticket } from '../core/approvals/ticket';
 import { AgentError } from '../core/errors';
 import type { Classification } from '../core/sql/classification';
+import { classifySql } from '../core/sql/classify';
+import { loadParser } from '../core/sql/parse';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
@@ -17,6 +19,13 @@ export async function readSqlInput(context: CommandContext): Promise<string> {
     throw new AgentError('SQL_EMPTY', 'No SQL given.', 'Pass it after the command (use -- if it starts with a dash) or - to read it from stdin.');
   }
   return sql;
+}
+
+/** The input, parsed and classified (the parser's WASM loaded on first use). */
+export async function classifyInput(context: CommandContext): Promise<{ sql: string; classification: Classification }> {
+  const sql = await readSqlInput(context);
+  await loadParser();
+  return { sql, classification: classifySql(sql) };
 }
 
 export function safetySettings(flags: CommonFlags): SafetySettings {

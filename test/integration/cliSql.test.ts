@@ -4,23 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../support/cliHarness';
 import type { ScratchDatabase } from '../support/services';
+import { queryValue } from '../support/scratchDatabase';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
-import pg from 'pg';
 
 describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL', () => {
   let scratch: ScratchDatabase;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-sql-'));
   const cli = (...argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'tester' } });
-  const fingerprint = async () => {
-    const client = new pg.Client({ connectionString: scratch.url });
-    await client.connect();
-    try {
-      return (await client.query<{ fp: string }>(SHOP_FINGERPRINT)).rows[0]?.fp;
-    } finally {
-      await client.end();
-    }
-  };
+  const fingerprint = () => queryValue(scratch.url, SHOP_FINGERPRINT);
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
@@ -125,15 +117,7 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-tty-'));
   const ask = (sql: string, answers: string[]) =>
     runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--', sql], { cwd: workspace, env: { USER: 'tester' }, answers });
-  const count = async (sql: string) => {
-    const client = new pg.Client({ connectionString: scratch.url });
-    await client.connect();
-    try {
-      return Number((await client.query<{ n: string }>(sql)).rows[0]?.n);
-    } finally {
-      await client.end();
-    }
-  };
+  const count = async (sql: string) => Number(await queryValue(scratch.url, sql));
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
@@ -7,6 +6,7 @@ import { openPostgres } from '../../src/core/db/postgresDb';
 import { AgentError } from '../../src/core/errors';
 import { silentLogger } from '../../src/core/logger';
 import type { ScratchDatabase } from '../support/services';
+import { closedPort } from '../support/scratchDatabase';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 
 const SHOP = `
@@ -31,14 +31,6 @@ INSERT INTO customers SELECT g, 'c' || g || '@example.com', 'C' || g FROM genera
 ANALYZE customers;
 `;
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function openError(url: string): Promise<AgentError> {
   try {

@@ -1,8 +1,8 @@
 // One behaviour suite for both approval ticket stores (workspace files, Redis), plus what is particular
 // to each: path safety and readable files; key layout, tampering in Redis and Redis being down.
+import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +23,7 @@ import { silentLogger } from '../../src/core/logger';
 import type { ImpactReport } from '../../src/core/sql/impactReport';
 import type { ErrorCode } from '../../src/shared/errorCodes';
 import { REDIS_URL, redisAvailable } from '../support/services';
+import { closedPort } from '../support/scratchDatabase';
 
 const SQL = "UPDATE orders SET status = 'shipped' WHERE id = 42";
 const CONNECTION = 'postgres://app@db:5432/shop';
@@ -456,14 +457,6 @@ describe('file ticket store on disk', () => {
   });
 });
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.runIf(redisAvailable)('Redis ticket store specifics', () => {
   it('keeps a ticket under its prefix, indexed, until expiry plus retention', async () => {

@@ -2,11 +2,11 @@
  * Access to the real PostgreSQL and Redis of this machine for integration tests. Under CI=true an
  * unreachable service fails the run; elsewhere the tests that need it are skipped with a loud line.
  */
-import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import pg from 'pg';
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+import { ADMIN_DATABASE_URL } from './scratchDatabase';
+
+export const DATABASE_URL = ADMIN_DATABASE_URL;
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface ServiceCheck {
@@ -42,46 +42,5 @@ function requireService(name: string, check: ServiceCheck): boolean {
 export const postgresAvailable = requireService('PostgreSQL', await tcpReachable(DATABASE_URL, 5432));
 export const redisAvailable = requireService('Redis', await tcpReachable(REDIS_URL, 6379));
 
-/** A database of its own for one test file, dropped afterwards, so parallel runs never collide. */
-export interface ScratchDatabase {
-  name: string;
-  url: string;
-  drop(): Promise<void>;
-}
-
-export async function createScratchDatabase(prefix = 'pgagent_test'): Promise<ScratchDatabase> {
-  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    name,
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
-
-/** Runs SQL on a database through a plain pg client (test setup, independent of the code under test). */
-export async function execSql(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+export { createScratchDatabase, execSql } from './scratchDatabase';
+export type { ScratchDatabase } from './scratchDatabase';

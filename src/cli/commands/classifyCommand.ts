@@ -1,10 +1,8 @@
 /** `pg-agent classify`: what the parser says the SQL is, statement by statement, and why. */
-import { classifySql } from '../../core/sql/classify';
-import { loadParser } from '../../core/sql/parse';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { columns } from '../format';
-import { readSqlInput } from '../sqlInput';
+import { classifyInput } from '../sqlInput';
 
 export const classifyCommand: CliCommand = {
   name: 'classify',
@@ -12,9 +10,7 @@ export const classifyCommand: CliCommand = {
   usage: 'pg-agent classify [flags] [--] <SQL | ->',
   options: {},
   async run(context) {
-    const sql = await readSqlInput(context);
-    await loadParser();
-    const classification = classifySql(sql);
+    const { classification } = await classifyInput(context);
     const { io, args } = context;
     if (args.flags.json) {
       io.stdout(`${JSON.stringify(classification, null, 2)}\n`);

@@ -1,11 +1,9 @@
 /** `pg-agent impact`: estimate and exact preview of a write, without running it and without a ticket. */
-import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
-import { loadParser } from '../../core/sql/parse';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { renderImpact } from '../renderImpact';
-import { readSqlInput, safetySettings } from '../sqlInput';
+import { classifyInput, safetySettings } from '../sqlInput';
 
 export const impactCommand: CliCommand = {
   name: 'impact',
@@ -13,9 +11,7 @@ export const impactCommand: CliCommand = {
   usage: 'pg-agent impact [flags] [--] <SQL | ->',
   options: {},
   async run(context) {
-    const sql = await readSqlInput(context);
-    await loadParser();
-    const classification = classifySql(sql);
+    const { classification } = await classifyInput(context);
     const { io, args } = context;
     if (classification.decision === 'refuse') {
       io.stderr(`Refused: ${classification.reasons.join('; ')}.\n`);

@@ -1,5 +1,5 @@
 /** The Db interface over PGlite (PostgreSQL compiled to WASM, in this process). */
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Results } from '@electric-sql/pglite';
 import type { Db, DbResult, DbSession, DbTextResult } from './db';
 import { queryError } from './dbErrors';
 
@@ -50,13 +50,7 @@ export class PgliteDb implements Db {
 
   private async run<Row>(sql: string, params: readonly unknown[] | undefined): Promise<DbResult<Row>> {
     try {
-      const result = await this.pglite.query<Row>(sql, params ? [...params] : undefined);
-      return {
-        fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
-        rows: result.rows,
-        // PGlite counts only INSERT/UPDATE/DELETE/MERGE/COPY rows; for a SELECT the count is its rows.
-        rowCount: result.affectedRows || result.rows.length,
-      };
+      return toResult(await this.pglite.query<Row>(sql, params ? [...params] : undefined));
     } catch (error) {
       throw queryError(error, this.label);
     }
@@ -69,17 +63,20 @@ export class PgliteDb implements Db {
         const identity = (value: string) => value;
         this.textParsers = Object.fromEntries(types.rows.map((t): [number, (value: string) => string] => [t.oid, identity]));
       }
-      const result = await this.pglite.query<(string | null)[]>(sql, params ? [...params] : undefined, {
-        rowMode: 'array',
-        parsers: this.textParsers,
-      });
-      return {
-        fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
-        rows: result.rows,
-        rowCount: result.affectedRows || result.rows.length,
-      };
+      return toResult(
+        await this.pglite.query<(string | null)[]>(sql, params ? [...params] : undefined, { rowMode: 'array', parsers: this.textParsers }),
+      );
     } catch (error) {
       throw queryError(error, this.label);
     }
   }
+}
+
+function toResult<Row>(result: Results<Row>): DbResult<Row> {
+  return {
+    fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+    rows: result.rows,
+    // PGlite counts only INSERT/UPDATE/DELETE/MERGE/COPY rows; for a SELECT the count is its rows.
+    rowCount: result.affectedRows || result.rows.length,
+  };
 }
