@@ -15,6 +15,7 @@ import { loadParser } from '../../src/core/sql/parse';
 import { runSql } from '../../src/core/sql/runSql';
 import type { SafetySettings } from '../../src/core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import { validateSql } from '../../src/core/sql/validate';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_DATA_FINGERPRINT, SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
@@ -197,5 +198,37 @@ describe.runIf(postgresAvailable)('a server that reads SQL text differently', ()
       await scratch.drop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.runIf(postgresAvailable)('validation without running anything', () => {
+  let scratch: ScratchDatabase;
+  let db: Db;
+
+  beforeAll(async () => {
+    await loadParser();
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await scratch?.drop();
+  });
+
+  it('accepts valid reads and writes, and runs none of them', async () => {
+    const sql = 'SELECT count(*) FROM orders; DELETE FROM order_items WHERE id = 1';
+    expect(await validateSql(db, classifySql(sql), 5000)).toEqual({ ok: true });
+    expect((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items WHERE id = 1')).rows[0]?.n).toBe('1');
+  });
+
+  it.each([
+    ['SELECT nope FROM orders', '42703', 7],
+    ['SELECT 1;\nUPDATE ordrs SET total = 0', '42P01', 17],
+    ["SELECT * FROM orders WHERE created_at > 'yesterday-ish'", '22007', 40],
+  ])('reports %s with its SQLSTATE and the position in the input', async (sql, sqlState, position) => {
+    const result = await validateSql(db, classifySql(sql), 5000);
+    expect(result).toMatchObject({ ok: false, error: { sqlState, position } });
   });
 });

@@ -1,0 +1,54 @@
+/**
+ * Validation before anything runs (parse + EXPLAIN without ANALYZE): unknown tables or columns, type
+ * errors and bad casts surface with PostgreSQL's message and position while nothing is executed. Used
+ * by the agent to repair SQL a model wrote, and by anyone who wants to check SQL without running it.
+ */
+import type { Db } from '../db/db';
+import { DbQueryError } from '../db/dbErrors';
+import type { Classification } from './classification';
+import { setLocalTimeouts } from './runRead';
+
+/** Statement kinds EXPLAIN accepts; others (DDL, utility statements) are checked by the parser only. */
+const EXPLAINABLE = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CreateTableAsStmt', 'DeclareCursorStmt', 'ExecuteStmt']);
+
+export type Validation =
+  | { ok: true }
+  | {
+      ok: false;
+      /** Index of the statement that failed. */
+      statement: number;
+      error: { sqlState: string; message: string; position?: number; hint?: string };
+    };
+
+export async function validateSql(db: Db, classification: Classification, timeoutMs: number): Promise<Validation> {
+  return db.withSession(async (session) => {
+    // READ ONLY: EXPLAIN without ANALYZE executes nothing, and this makes sure of it.
+    await session.query('BEGIN READ ONLY');
+    try {
+      await setLocalTimeouts(session, timeoutMs, timeoutMs);
+      for (const [i, statement] of classification.statements.entries()) {
+        if (!EXPLAINABLE.has(statement.kind)) continue;
+        try {
+          await session.query(`EXPLAIN ${statement.sql}`);
+        } catch (error) {
+          if (!(error instanceof DbQueryError)) throw error;
+          // PostgreSQL's position counts from the start of "EXPLAIN …"; point into the input instead.
+          const position = error.position === undefined ? undefined : statement.offset + error.position - 1 - 'EXPLAIN '.length;
+          return {
+            ok: false,
+            statement: i,
+            error: {
+              sqlState: error.sqlState,
+              message: error.message,
+              ...(position !== undefined && position >= 0 ? { position } : {}),
+              ...(error.hint ? { hint: error.hint } : {}),
+            },
+          };
+        }
+      }
+      return { ok: true };
+    } finally {
+      await session.query('ROLLBACK');
+    }
+  });
+}
