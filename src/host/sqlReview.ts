@@ -26,6 +26,10 @@ interface Tracked {
   impact: ImpactView;
   executed?: { at: string; rows: number; undoFile: string };
   error?: ErrorInfo;
+  /** Set when this window makes the decision, so the decision watcher does not act on it a second time. */
+  decidedHere?: boolean;
+  /** Stops waiting for a teammate's decision. */
+  watch: AbortController;
 }
 
 /** Quiet time after an edit before the impact is checked again. */
@@ -125,8 +129,11 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           return;
         case 'held': {
           if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, o.ticket);
-          if (replacing) this.tracked.delete(replacing.ticketId);
-          this.tracked.set(o.ticket.id, {
+          if (replacing) {
+            replacing.watch.abort();
+            this.tracked.delete(replacing.ticketId);
+          }
+          const tracked: Tracked = {
             ticketId: o.ticket.id,
             uri: document.uri,
             start,
@@ -135,7 +142,10 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
             connection: outcome.key,
             status: 'pending',
             impact: o.impact,
-          });
+            watch: new AbortController(),
+          };
+          this.tracked.set(o.ticket.id, tracked);
+          this.watchForDecision(tracked);
           this.logger.info('write held for approval', { ticket: o.ticket.id, risk: o.impact.risk });
           this.refresh();
           await this.showPanel();
@@ -171,42 +181,80 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       );
       if (confirm !== 'Approve & run') return;
     }
-    const services = coreServices();
     const store = await this.ticketStore();
-    const by = userInfo().username;
+    t.decidedHere = true;
     try {
-      await store.decide(ticketId, { approve, by, comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
-      if (!approve) {
-        t.status = 'rejected';
-        this.refresh();
-        return;
-      }
-      t.status = 'running';
+      await store.decide(ticketId, { approve, by: userInfo().username, comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
+    } catch (error) {
+      this.fail(t, error);
+      return;
+    }
+    if (approve) await this.run(t);
+    else {
+      t.status = 'rejected';
       this.refresh();
+    }
+  }
+
+  /** Runs an approved ticket's exact SQL once, keeps its undo script, and says what happened. */
+  private async run(t: Tracked): Promise<void> {
+    const services = coreServices();
+    t.status = 'running';
+    this.refresh();
+    try {
       const { db, key } = await this.session.database();
       const result = await services.executeApproved(
         db,
-        store,
-        { ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
-        { ...safetySettings(services.DEFAULT_SAFETY), by, logger: this.logger },
+        await this.ticketStore(),
+        { ticketId: t.ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
+        { ...safetySettings(services.DEFAULT_SAFETY), by: userInfo().username, logger: this.logger },
       );
       const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
-      const undoFile = await services.saveUndoScript(undoDir, ticketId, result.undo);
+      const undoFile = await services.saveUndoScript(undoDir, t.ticketId, result.undo);
       t.status = 'executed';
       t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile };
       this.refresh();
       const direct = result.tables.filter((x) => x.via === 'direct').reduce((n, x) => n + x.inserted + x.updated + x.deleted, 0);
       const summary = `Executed: ${result.rows.toLocaleString('en-US')} rows changed in ${result.tables.length} table${result.tables.length === 1 ? '' : 's'} (${direct.toLocaleString('en-US')} by the statement itself).`;
       void vscode.window.showInformationMessage(summary, 'Open Undo Script').then((choice) => {
-        if (choice) void this.openUndo(ticketId);
+        if (choice) void this.openUndo(t.ticketId);
       });
     } catch (error) {
-      const e = services.toAgentError(error);
-      t.status = 'failed';
-      t.error = e.toInfo();
-      this.refresh();
-      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      this.fail(t, error);
     }
+  }
+
+  private fail(t: Tracked, error: unknown): void {
+    const e = coreServices().toAgentError(error);
+    t.status = 'failed';
+    t.error = e.toInfo();
+    this.refresh();
+    void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+  }
+
+  /**
+   * A teammate may decide from another window or machine (`pg-agent approvals approve`, shared Redis):
+   * their approval runs the write here, as if approved in this window; a rejection or expiry ends it.
+   */
+  private watchForDecision(t: Tracked): void {
+    void this.ticketStore()
+      .then((store) => store.waitForDecision(t.ticketId, t.watch.signal))
+      .then(async (ticket) => {
+        if (t.decidedHere || this.tracked.get(t.ticketId) !== t || t.status !== 'pending') return;
+        const last = ticket.history.at(-1);
+        const who = last ? `${last.by}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
+        if (ticket.status === 'APPROVED') {
+          void vscode.window.showInformationMessage(`Approved by ${who}: running it now.`);
+          await this.run(t);
+        } else {
+          t.status = 'rejected';
+          t.error = { code: ticket.status === 'EXPIRED' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED', message: ticket.status === 'EXPIRED' ? 'The ticket expired before anyone approved it.' : `Rejected by ${who}.` };
+          this.refresh();
+        }
+      })
+      .catch((error: unknown) => {
+        if (!t.watch.signal.aborted) this.logger.warn('stopped watching a ticket for decisions', { ticket: t.ticketId, error: String(error) });
+      });
   }
 
   async openUndo(ticketId: string): Promise<void> {
@@ -310,6 +358,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
 
   private async voidTicket(t: Tracked): Promise<void> {
     t.status = 'stale';
+    t.decidedHere = true;
     this.refresh();
     try {
       // Voided by the system, not rejected by the person: the history says so.
@@ -351,6 +400,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
 
   dispose(): void {
     for (const timer of this.rechecks.values()) clearTimeout(timer);
+    for (const t of this.tracked.values()) t.watch.abort();
     for (const d of this.disposables.reverse()) d.dispose();
     void this.store?.then((s) => s.close()).catch(() => undefined);
     this.changed.dispose();

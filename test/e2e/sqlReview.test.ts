@@ -3,6 +3,7 @@
 // the panel, runs only after "Approve & run" (and leaves an undo script; HIGH asks once more in a modal),
 // runs nothing when rejected, and is re-checked when its text is edited after the impact was measured.
 // Screenshots of each step: test-artifacts/e2e/sqlReview/ (VS Code's logs under logs/).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,11 @@ const EDITED_SQL = 'DELETE FROM orders WHERE id IN (200, 201, 202);';
 // 50 orders and their cascades: a few hundred rows, HIGH (101 to 1,000 rows), which asks in a modal.
 const HIGH_SQL = 'DELETE FROM orders WHERE id BETWEEN 1001 AND 1050;';
 const COUNT3_SQL = 'SELECT count(*) AS n FROM orders WHERE id BETWEEN 1001 AND 1050;';
+const TEAM_SQL = 'DELETE FROM orders WHERE id BETWEEN 300 AND 302;';
+const COUNT4_SQL = 'SELECT count(*) AS n FROM orders WHERE id BETWEEN 300 AND 302;';
 const FILES: Record<string, string> = {
+  'team.sql': TEAM_SQL,
+  'count4.sql': COUNT4_SQL,
   'count.sql': COUNT_SQL,
   'delete.sql': DELETE_SQL,
   'reject.sql': REJECT_SQL,
@@ -647,6 +652,27 @@ describe('Run SQL with Review in VS Code', () => {
     await runRead('count3.sql', ['n=0']);
     await screenshot(p, 'read-count3-0-after-high-delete', SUITE);
     expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('runs a write that a teammate approves from a terminal (pg-agent approvals approve)', async () => {
+    const p = workbench();
+    await holdWrite('team.sql', TEAM_SQL);
+    const approvals = join(workspaceDir(), '.pgagent', 'approvals');
+    const pending = readdirSync(approvals)
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string; status: string })
+      .find((t) => t.sql.trim() === TEAM_SQL && t.status === 'PENDING_APPROVAL');
+    expect(pending, 'the pending ticket file of team.sql').toBeDefined();
+    const cli = join(process.cwd(), 'dist', 'cli.js');
+    execFileSync(process.execPath, [cli, 'approvals', 'approve', pending?.id ?? '', '--by', 'teammate', '--comment', 'ok from the terminal', '--workspace', workspaceDir()]);
+    await explained(() =>
+      expect
+        .poll(async () => (await cardFor(p, TEAM_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, interval: 250, message: 'the team.sql card executed' })
+        .toBe('executed'),
+    );
+    expect((await seenNotifications(p)).map(({ text }) => text)).toContainEqual(expect.stringContaining('Approved by teammate'));
+    await screenshot(p, 'teammate-approved-executed', SUITE);
+    await runRead('count4.sql', ['n=0']);
   });
 
   // Two bugs this suite found: the panel took the keyboard from the editor, so a held write's CodeLens
