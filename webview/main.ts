@@ -155,8 +155,8 @@ function approvalCard(a: ApprovalView): HTMLElement {
         'div',
         { class: 'bar-row', role: 'row', 'data-testid': 'impact-row' },
         el('span', { class: 'table-name', role: 'cell' }, t.name),
-        el('span', { class: 'bar-track', role: 'cell' }, bar),
         el('span', { class: 'muted', role: 'cell' }, `${what} (${t.via})`),
+        el('span', { class: 'bar-track', role: 'cell' }, bar),
       );
     }),
   );
