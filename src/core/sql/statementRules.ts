@@ -1,0 +1,417 @@
+/**
+ * What each kind of node means for safety (SPEC §5.1): the rules the classifier applies wherever a node
+ * is found in a statement's tree, and the verdicts of statements that need no look at their fields.
+ */
+import type { SqlClass, SqlDecision } from './classification';
+import { sideEffectOf } from './sideEffectFunctions';
+import type { Rec } from './parseTree';
+import { arr, isRec, names, num, objectLabel, objectName, pushName, rangeVarName, rec, str, sval } from './parseTree';
+
+export type Rule = (node: Rec, ctx: Ctx, st: State, sql: string) => Ctx | void;
+
+export interface Ctx {
+  /** The node is the statement itself. */
+  readonly top: boolean;
+  /** Set inside a statement that stores rather than runs its inner statement (PREPARE, EXPLAIN, rule, body). */
+  readonly deferred: string | undefined;
+  readonly inCte: boolean;
+  /** $n placeholders get their values elsewhere (PREPARE, function bodies, EXPLAIN GENERIC_PLAN). */
+  readonly paramsOk: boolean;
+}
+
+/** One thing the statement does that keeps it from being a plain read. */
+interface Fact {
+  cls: SqlClass;
+  decision: SqlDecision;
+  reason: string;
+}
+
+export interface State {
+  facts: Fact[];
+  kinds: Set<string>;
+  tables: string[];
+  writesTo: string[];
+  cteNames: Set<string>;
+  unbounded: boolean;
+  destructive: boolean;
+  sideEffects: string[];
+  params: { number: number; location: number }[];
+}
+
+
+const SELECT_FIELDS = new Set([
+  'distinctClause', 'intoClause', 'targetList', 'fromClause', 'whereClause', 'groupClause', 'groupDistinct',
+  'havingClause', 'windowClause', 'valuesLists', 'sortClause', 'limitOffset', 'limitCount', 'limitOption',
+  'lockingClause', 'withClause', 'op', 'all', 'larg', 'rarg',
+]);
+
+const EXPLAIN_OPTIONS = new Set([
+  'verbose', 'costs', 'settings', 'buffers', 'serialize', 'wal', 'timing', 'summary', 'memory', 'format',
+]);
+/** Settings that change how the server reads SQL text: after them our parse could differ from the server's. */
+const LEXING_SETTINGS = new Set(['client_encoding', 'standard_conforming_strings']);
+const LOCK_STRENGTH: Record<string, string> = {
+  LCS_FORUPDATE: 'FOR UPDATE', LCS_FORNOKEYUPDATE: 'FOR NO KEY UPDATE', LCS_FORSHARE: 'FOR SHARE',
+  LCS_FORKEYSHARE: 'FOR KEY SHARE',
+};
+/** ALTER TABLE subcommands that lose data or loosen the rules data obeys (SPEC §5.5: CRITICAL). */
+const DESTRUCTIVE_ALTER: Record<string, string> = {
+  AT_DropColumn: 'drops column', AT_DropConstraint: 'drops constraint', AT_AlterColumnType: 'changes the type of',
+  AT_DropNotNull: 'drops NOT NULL of', AT_DropIdentity: 'drops the identity of', AT_SetExpression: 'recomputes',
+  AT_DropExpression: 'drops the generation expression of', AT_DetachPartition: 'detaches a partition',
+  AT_DetachPartitionFinalize: 'detaches a partition', AT_DropInherit: 'stops inheriting',
+};
+/** Objects of the whole server rather than of this database's schema: changing them is admin work. */
+const SERVER_OBJECTS = new Set(['OBJECT_DATABASE', 'OBJECT_ROLE', 'OBJECT_TABLESPACE']);
+const TABLE_LIKE = new Set(['OBJECT_TABLE', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_FOREIGN_TABLE']);
+const NOT_IN_TRANSACTION = 'cannot run inside a transaction block, so it cannot be previewed or rolled back';
+export function hold(st: State, cls: SqlClass, reason: string): void {
+  st.facts.push({ cls, decision: 'approve', reason });
+}
+
+export function refuse(st: State, cls: SqlClass, reason: string): void {
+  st.facts.push({ cls, decision: 'refuse', reason });
+}
+
+const DML: Record<string, readonly [string, string]> = {
+  InsertStmt: ['INSERT', 'inserts rows into'], UpdateStmt: ['UPDATE', 'updates rows in'],
+  DeleteStmt: ['DELETE', 'deletes rows from'], MergeStmt: ['MERGE', 'merges rows into'],
+};
+
+function dml(kind: string): Rule {
+  const [keyword, verb] = DML[kind] ?? [kind, 'writes to'];
+  return (n, ctx, st) => {
+    const target = rangeVarName(rec(n, 'relation')) ?? 'a table';
+    if (ctx.deferred) return hold(st, 'write', `${ctx.deferred} ${verb} ${target}`);
+    const upsert = str(rec(n, 'onConflictClause'), 'action') === 'ONCONFLICT_UPDATE';
+    if (ctx.inCte) hold(st, 'write', `writable CTE: ${keyword} inside WITH`);
+    hold(st, 'write', `${verb} ${target}${upsert ? ' (updating rows on conflict)' : ''}`);
+    st.writesTo.push(target);
+    if ((kind === 'UpdateStmt' || kind === 'DeleteStmt') && isTriviallyTrue(n.whereClause)) {
+      st.unbounded = true;
+      hold(st, 'write', `${keyword} without a WHERE clause affects every row of ${target}`);
+    }
+  };
+}
+
+/** Rules that read the node's fields; they apply wherever the node is found. */
+export const RULES = new Map<string, Rule>([
+  ['InsertStmt', dml('InsertStmt')],
+  ['UpdateStmt', dml('UpdateStmt')],
+  ['DeleteStmt', dml('DeleteStmt')],
+  ['MergeStmt', dml('MergeStmt')],
+  ['RangeVar', (n, _ctx, st) => void pushName(st.tables, rangeVarName(n))],
+  ['CommonTableExpr', (n, ctx, st) => {
+    const name = str(n, 'ctename');
+    if (name !== undefined) st.cteNames.add(name);
+    return { ...ctx, top: false, inCte: true };
+  }],
+  ['ParamRef', (n, ctx, st) => {
+    if (!ctx.paramsOk) st.params.push({ number: num(n, 'number'), location: num(n, 'location') });
+  }],
+  ['FuncCall', (n, ctx, st) => {
+    const effect = sideEffectOf(arr(n, 'funcname').map(sval).filter((s): s is string => s !== undefined));
+    if (!effect) return;
+    const prefix = ctx.deferred ? `${ctx.deferred} ` : '';
+    const setting = (sval(arr(n, 'args')[0]) ?? '').toLowerCase();
+    if (/(^|\.)set_config$/i.test(effect.name) && (setting.startsWith('transaction_') || LEXING_SETTINGS.has(setting))) {
+      return refuse(st, 'session', `${prefix}calls ${effect.name}(), which changes ${setting}, which the agent controls`);
+    }
+    hold(st, effect.class, `${prefix}calls ${effect.name}(), which ${effect.why}`);
+    if (!ctx.deferred) st.sideEffects.push(effect.name);
+  }],
+  ['SelectStmt', (n, ctx, st) => {
+    const prefix = ctx.deferred ? `${ctx.deferred} ` : '';
+    for (const key of Object.keys(n)) {
+      if (!SELECT_FIELDS.has(key)) hold(st, 'unknown', `SELECT has a clause the classifier does not know (${key})`);
+    }
+    const into = rec(n, 'intoClause');
+    if (into) hold(st, 'ddl', `${prefix}SELECT INTO creates table ${rangeVarName(rec(into, 'rel')) ?? '?'}`);
+    for (const item of arr(n, 'lockingClause')) {
+      const lock = rec(item, 'LockingClause');
+      const wait = str(lock, 'waitPolicy');
+      const how = wait === 'LockWaitError' ? ' NOWAIT' : wait === 'LockWaitSkip' ? ' SKIP LOCKED' : '';
+      hold(st, 'write', `${prefix}locks rows (${LOCK_STRENGTH[str(lock, 'strength') ?? ''] ?? 'FOR UPDATE'}${how})`);
+    }
+  }],
+  ['ExplainStmt', (n, ctx, st) => {
+    let analyze = false;
+    let generic = false;
+    for (const option of arr(n, 'options')) {
+      const def = rec(option, 'DefElem');
+      const name = (str(def, 'defname') ?? '').toLowerCase();
+      if (name === 'analyze' || name === 'analyse') analyze ||= !isFalse(def?.arg);
+      else if (name === 'generic_plan') generic ||= !isFalse(def?.arg);
+      else if (!EXPLAIN_OPTIONS.has(name)) hold(st, 'read', `EXPLAIN option ${name} is not known to be harmless`);
+    }
+    if (!analyze) {
+      const deferred = ctx.deferred ?? 'EXPLAIN of a statement that';
+      return { ...ctx, top: false, deferred, paramsOk: ctx.paramsOk || generic };
+    }
+    const inner = isRec(n.query) ? Object.keys(n.query)[0] : undefined;
+    hold(st, 'read', `EXPLAIN ANALYZE executes the ${inner === 'SelectStmt' ? 'query' : 'statement'}`);
+  }],
+  ['CopyStmt', (n, _ctx, st) => {
+    const target = rangeVarName(rec(n, 'relation')) ?? 'a query';
+    const file = str(n, 'filename');
+    const from = n.is_from === true;
+    if (n.is_program === true) refuse(st, 'admin', `COPY … PROGRAM runs a shell command on the server (${file ?? ''})`);
+    else if (file !== undefined) hold(st, 'admin', `COPY ${from ? 'reads' : 'writes'} the server file ${file}`);
+    else if (!from) hold(st, 'read', 'COPY … TO STDOUT is not a read: only SELECT, VALUES, TABLE, SHOW, EXPLAIN are');
+    if (from) {
+      hold(st, 'write', `COPY FROM loads rows into ${target}`);
+      st.writesTo.push(target);
+    }
+  }],
+  ['CreateTableAsStmt', (n, _ctx, st) => {
+    const name = rangeVarName(rec(rec(n, 'into'), 'rel')) ?? '?';
+    if (n.is_select_into === true) hold(st, 'ddl', `SELECT INTO creates table ${name}`);
+    else if (n.objtype === 'OBJECT_MATVIEW') hold(st, 'ddl', `creates materialized view ${name}`);
+    else hold(st, 'ddl', `creates table ${name} from a query`);
+  }],
+  ['TransactionStmt', (n, _ctx, st, sql) => {
+    const word = (/^[A-Za-z]+/.exec(sql)?.[0] ?? 'transaction control').toUpperCase();
+    const kind = (str(n, 'kind') ?? '').replace('TRANS_STMT_', '');
+    if (kind === 'COMMIT' || kind === 'ROLLBACK') refuse(st, 'session', `${word} would end the agent's transaction`);
+    else if (kind === 'BEGIN' || kind === 'START') refuse(st, 'session', `${word} would nest in the agent's transaction`);
+    else if (kind === 'PREPARE') refuse(st, 'session', "PREPARE TRANSACTION would detach the agent's transaction");
+    else if (kind.endsWith('_PREPARED')) refuse(st, 'session', `${word} … PREPARED ${NOT_IN_TRANSACTION}`);
+    else refuse(st, 'session', `${word} takes over transaction control, which belongs to the agent`);
+  }],
+  ['VariableSetStmt', (n, ctx, st) => {
+    if (!ctx.top) return; // ALTER ROLE … SET, CREATE FUNCTION … SET: the container's rule says what it does
+    const name = (str(n, 'name') ?? '').toLowerCase();
+    const kind = str(n, 'kind');
+    const local = n.is_local === true;
+    if (name === 'transaction' || name.startsWith('transaction_')) {
+      refuse(st, 'session', "SET TRANSACTION would change the agent's own transaction");
+    } else if (name === 'session characteristics') {
+      refuse(st, 'session', 'SET SESSION CHARACTERISTICS changes the mode of every later transaction of the connection');
+    } else if (LEXING_SETTINGS.has(name)) {
+      refuse(st, 'session', `changing ${name} changes how the server reads SQL text, so later checks could not be trusted`);
+    } else if (kind === 'VAR_RESET_ALL') {
+      hold(st, 'session', 'RESET ALL resets every setting of this session');
+    } else if (kind === 'VAR_RESET') {
+      hold(st, 'session', `RESET ${name} changes a setting of this session`);
+    } else {
+      const scope = local ? 'transaction' : 'session';
+      hold(st, 'session', `SET ${local ? 'LOCAL ' : ''}${name} changes a setting of this ${scope}`);
+    }
+  }],
+  ['PrepareStmt', (n, ctx, st) => {
+    hold(st, 'session', `PREPARE stores statement ${str(n, 'name') ?? ''} in this session`);
+    return { ...ctx, top: false, deferred: 'PREPARE of a statement that', paramsOk: true };
+  }],
+  ['CreateFunctionStmt', (n, ctx, st) => {
+    hold(st, 'ddl', `creates ${n.is_procedure === true ? 'procedure' : 'function'} ${names(n.funcname)}`);
+    return { ...ctx, top: false, deferred: 'a routine body that', paramsOk: true };
+  }],
+  ['RuleStmt', (n, ctx, st) => {
+    hold(st, 'ddl', `creates rule ${str(n, 'rulename') ?? ''} on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
+    return { ...ctx, top: false, deferred: 'a rule action that' };
+  }],
+  ['ViewStmt', (n, ctx, st) => {
+    hold(st, 'ddl', `creates view ${rangeVarName(rec(n, 'view')) ?? '?'}`);
+    return { ...ctx, top: false, deferred: 'a view definition that' };
+  }],
+  ['DropStmt', (n, _ctx, st) => {
+    const type = str(n, 'removeType') ?? 'OBJECT';
+    const objects = arr(n, 'objects').map(objectName);
+    if (TABLE_LIKE.has(type)) objects.forEach((o) => pushName(st.tables, o));
+    st.destructive = true;
+    if (n.concurrent === true) refuse(st, 'ddl', `DROP INDEX CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+    hold(st, 'ddl', `drops ${objectLabel(type).toLowerCase()} ${objects.join(', ')}`);
+  }],
+  ['TruncateStmt', (n, _ctx, st) => {
+    const targets = arr(n, 'relations').map((r) => rangeVarName(rec(r, 'RangeVar')) ?? '?');
+    st.writesTo.push(...targets);
+    st.destructive = true;
+    const cascade = n.behavior === 'DROP_CASCADE' ? ' and every table referencing it' : '';
+    hold(st, 'write', `truncates ${targets.join(', ')}${cascade}`);
+  }],
+  ['AlterTableStmt', (n, _ctx, st) => {
+    const target = `${objectLabel(str(n, 'objtype') ?? 'OBJECT_TABLE')} ${rangeVarName(rec(n, 'relation')) ?? '?'}`;
+    hold(st, 'ddl', `ALTER ${target} changes the schema`);
+    for (const item of arr(n, 'cmds')) {
+      const cmd = rec(item, 'AlterTableCmd');
+      const phrase = DESTRUCTIVE_ALTER[str(cmd, 'subtype') ?? ''];
+      const column = str(cmd, 'name');
+      if (phrase !== undefined) {
+        st.destructive = true;
+        hold(st, 'ddl', `ALTER ${target} ${phrase}${column === undefined ? '' : ` ${column}`}`);
+      }
+      const detach = rec(rec(cmd, 'def'), 'PartitionCmd');
+      if (detach?.concurrent === true) refuse(st, 'ddl', `DETACH PARTITION CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+    }
+  }],
+  ['IndexStmt', (n, _ctx, st) => {
+    if (n.concurrent === true) refuse(st, 'ddl', `CREATE INDEX CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+    else hold(st, 'ddl', `creates an index on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
+  }],
+  ['ReindexStmt', (n, _ctx, st) => {
+    const kind = (str(n, 'kind') ?? '').replace('REINDEX_OBJECT_', '');
+    const concurrently = arr(n, 'params').some((p) => {
+      const def = rec(p, 'DefElem');
+      return str(def, 'defname') === 'concurrently' && !isFalse(def?.arg);
+    });
+    if (concurrently) refuse(st, 'admin', `REINDEX CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+    else if (['SCHEMA', 'SYSTEM', 'DATABASE'].includes(kind)) refuse(st, 'admin', `REINDEX ${kind} ${NOT_IN_TRANSACTION}`);
+    else hold(st, 'admin', `REINDEX rebuilds the indexes of ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
+  }],
+  ['VacuumStmt', (n, _ctx, st) => {
+    if (n.is_vacuumcmd === true) refuse(st, 'admin', `VACUUM ${NOT_IN_TRANSACTION}`);
+    else hold(st, 'admin', 'ANALYZE recomputes planner statistics');
+  }],
+  ['ClusterStmt', (n, _ctx, st) => {
+    const target = rangeVarName(rec(n, 'relation'));
+    if (target === undefined) refuse(st, 'admin', `CLUSTER without a table ${NOT_IN_TRANSACTION}`);
+    else hold(st, 'admin', `CLUSTER rewrites table ${target}`);
+  }],
+  ['DiscardStmt', (n, _ctx, st) => {
+    const target = (str(n, 'target') ?? '').replace('DISCARD_', '');
+    if (target === 'ALL') refuse(st, 'session', `DISCARD ALL ${NOT_IN_TRANSACTION}`);
+    else hold(st, 'session', `DISCARD ${target} drops session state`);
+  }],
+  ['RenameStmt', (n, _ctx, st) => {
+    const type = str(n, 'renameType') ?? 'OBJECT';
+    const what = `${objectLabel(type).toLowerCase()} ${str(n, 'subname') ?? ''}`.trimEnd();
+    hold(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', `RENAME renames ${what}`);
+  }],
+  ['AlterOwnerStmt', (n, _ctx, st) => {
+    const type = str(n, 'objectType') ?? 'OBJECT';
+    hold(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', `OWNER TO changes the owner of ${objectLabel(type).toLowerCase()}`);
+  }],
+  ['AlterDatabaseStmt', (n, _ctx, st) => {
+    const moves = arr(n, 'options').some((o) => str(rec(o, 'DefElem'), 'defname') === 'tablespace');
+    if (moves) refuse(st, 'admin', `ALTER DATABASE … SET TABLESPACE ${NOT_IN_TRANSACTION}`);
+    else hold(st, 'admin', `ALTER DATABASE changes database ${str(n, 'dbname') ?? ''}`);
+  }],
+  ['AlterSubscriptionStmt', (n, _ctx, st) => {
+    if (/REFRESH|PUBLICATION/.test(str(n, 'kind') ?? '')) {
+      refuse(st, 'admin', `ALTER SUBSCRIPTION … that refreshes ${NOT_IN_TRANSACTION}`);
+    } else {
+      hold(st, 'admin', 'ALTER SUBSCRIPTION changes logical replication');
+    }
+  }],
+]);
+
+/** [class, reason, flags] of statements whose verdict does not depend on their fields. */
+type Simple = readonly [SqlClass, string, ('refuse' | 'destructive' | 'both')?];
+
+export const SIMPLE = new Map<string, Simple>([
+  ['CreateStmt', ['ddl', 'CREATE TABLE creates a table']],
+  ['CreateSeqStmt', ['ddl', 'CREATE SEQUENCE creates a sequence']],
+  ['AlterSeqStmt', ['ddl', 'ALTER SEQUENCE changes a sequence']],
+  ['CreateSchemaStmt', ['ddl', 'CREATE SCHEMA creates a schema']],
+  ['AlterFunctionStmt', ['ddl', 'ALTER FUNCTION changes a routine']],
+  ['CreateExtensionStmt', ['ddl', 'CREATE EXTENSION installs an extension']],
+  ['AlterExtensionStmt', ['ddl', 'ALTER EXTENSION updates an extension']],
+  ['AlterExtensionContentsStmt', ['ddl', 'ALTER EXTENSION changes what an extension contains']],
+  ['CreateDomainStmt', ['ddl', 'CREATE DOMAIN creates a domain']],
+  ['AlterDomainStmt', ['ddl', 'ALTER DOMAIN changes a domain']],
+  ['CompositeTypeStmt', ['ddl', 'CREATE TYPE creates a type']],
+  ['CreateEnumStmt', ['ddl', 'CREATE TYPE creates an enum type']],
+  ['CreateRangeStmt', ['ddl', 'CREATE TYPE creates a range type']],
+  ['AlterEnumStmt', ['ddl', 'ALTER TYPE changes an enum type']],
+  ['AlterTypeStmt', ['ddl', 'ALTER TYPE changes a type']],
+  ['DefineStmt', ['ddl', 'CREATE creates a type, operator, aggregate or similar object']],
+  ['CreateTrigStmt', ['ddl', 'CREATE TRIGGER makes later writes run a function']],
+  ['AlterObjectSchemaStmt', ['ddl', 'SET SCHEMA moves an object to another schema']],
+  ['AlterObjectDependsStmt', ['ddl', 'DEPENDS ON EXTENSION changes dependencies']],
+  ['AlterOperatorStmt', ['ddl', 'ALTER OPERATOR changes an operator']],
+  ['CommentStmt', ['ddl', 'COMMENT changes the comment of an object']],
+  ['SecLabelStmt', ['ddl', 'SECURITY LABEL changes a security label']],
+  ['GrantStmt', ['ddl', 'GRANT/REVOKE changes privileges']],
+  ['CreatePolicyStmt', ['ddl', 'CREATE POLICY changes row-level security']],
+  ['AlterPolicyStmt', ['ddl', 'ALTER POLICY changes row-level security']],
+  ['CreateStatsStmt', ['ddl', 'CREATE STATISTICS creates extended statistics']],
+  ['AlterStatsStmt', ['ddl', 'ALTER STATISTICS changes extended statistics']],
+  ['CreateCastStmt', ['ddl', 'CREATE CAST creates a cast']],
+  ['CreateConversionStmt', ['ddl', 'CREATE CONVERSION creates an encoding conversion']],
+  ['CreateTransformStmt', ['ddl', 'CREATE TRANSFORM creates a transform']],
+  ['CreateOpClassStmt', ['ddl', 'CREATE OPERATOR CLASS creates an operator class']],
+  ['CreateOpFamilyStmt', ['ddl', 'CREATE OPERATOR FAMILY creates an operator family']],
+  ['AlterOpFamilyStmt', ['ddl', 'ALTER OPERATOR FAMILY changes an operator family']],
+  ['CreateAmStmt', ['ddl', 'CREATE ACCESS METHOD creates an access method']],
+  ['CreatePLangStmt', ['ddl', 'CREATE LANGUAGE installs a procedural language']],
+  ['AlterCollationStmt', ['ddl', 'ALTER COLLATION changes a collation']],
+  ['AlterTSDictionaryStmt', ['ddl', 'ALTER TEXT SEARCH DICTIONARY changes a dictionary']],
+  ['AlterTSConfigurationStmt', ['ddl', 'ALTER TEXT SEARCH CONFIGURATION changes a configuration']],
+  ['CreateFdwStmt', ['ddl', 'CREATE FOREIGN DATA WRAPPER creates a wrapper']],
+  ['AlterFdwStmt', ['ddl', 'ALTER FOREIGN DATA WRAPPER changes a wrapper']],
+  ['CreateForeignServerStmt', ['ddl', 'CREATE SERVER creates a foreign server']],
+  ['AlterForeignServerStmt', ['ddl', 'ALTER SERVER changes a foreign server']],
+  ['CreateForeignTableStmt', ['ddl', 'CREATE FOREIGN TABLE creates a foreign table']],
+  ['CreateUserMappingStmt', ['ddl', 'CREATE USER MAPPING stores remote credentials']],
+  ['AlterUserMappingStmt', ['ddl', 'ALTER USER MAPPING changes remote credentials']],
+  ['DropUserMappingStmt', ['ddl', 'DROP USER MAPPING drops remote credentials', 'destructive']],
+  ['ImportForeignSchemaStmt', ['ddl', 'IMPORT FOREIGN SCHEMA creates foreign tables']],
+  ['CreatePublicationStmt', ['ddl', 'CREATE PUBLICATION publishes tables for replication']],
+  ['AlterPublicationStmt', ['ddl', 'ALTER PUBLICATION changes a publication']],
+  ['CreateRoleStmt', ['admin', 'CREATE ROLE creates a role']],
+  ['AlterRoleStmt', ['admin', 'ALTER ROLE changes a role']],
+  ['AlterRoleSetStmt', ['admin', 'ALTER ROLE … SET changes the defaults of a role']],
+  ['DropRoleStmt', ['admin', 'DROP ROLE drops a role', 'destructive']],
+  ['GrantRoleStmt', ['admin', 'GRANT/REVOKE changes role membership']],
+  ['AlterDefaultPrivilegesStmt', ['admin', 'ALTER DEFAULT PRIVILEGES changes privileges of future objects']],
+  ['ReassignOwnedStmt', ['admin', 'REASSIGN OWNED changes the owner of every object of a role']],
+  ['DropOwnedStmt', ['admin', 'DROP OWNED drops every object of a role', 'destructive']],
+  ['CheckPointStmt', ['admin', 'CHECKPOINT forces a checkpoint of the server']],
+  ['AlterTableSpaceOptionsStmt', ['admin', 'ALTER TABLESPACE changes a tablespace']],
+  ['AlterTableMoveAllStmt', ['admin', 'ALTER … ALL IN TABLESPACE moves every relation of a tablespace']],
+  ['CreateEventTrigStmt', ['admin', 'CREATE EVENT TRIGGER runs a function on every DDL command']],
+  ['AlterEventTrigStmt', ['admin', 'ALTER EVENT TRIGGER changes an event trigger']],
+  ['AlterDatabaseSetStmt', ['admin', 'ALTER DATABASE … SET changes the defaults of a database']],
+  ['AlterDatabaseRefreshCollStmt', ['admin', 'ALTER DATABASE … REFRESH COLLATION VERSION changes a database']],
+  ['CreatedbStmt', ['admin', `CREATE DATABASE ${NOT_IN_TRANSACTION}`, 'refuse']],
+  ['DropdbStmt', ['admin', `DROP DATABASE ${NOT_IN_TRANSACTION}`, 'both']],
+  ['AlterSystemStmt', ['admin', `ALTER SYSTEM ${NOT_IN_TRANSACTION}`, 'refuse']],
+  ['CreateTableSpaceStmt', ['admin', `CREATE TABLESPACE ${NOT_IN_TRANSACTION}`, 'refuse']],
+  ['DropTableSpaceStmt', ['admin', `DROP TABLESPACE ${NOT_IN_TRANSACTION}`, 'both']],
+  ['LoadStmt', ['admin', 'LOAD loads a shared library into the server process', 'refuse']],
+  ['CreateSubscriptionStmt', ['admin', 'CREATE SUBSCRIPTION creates a remote slot no rollback undoes', 'refuse']],
+  ['DropSubscriptionStmt', ['admin', 'DROP SUBSCRIPTION drops a remote slot no rollback undoes', 'both']],
+  ['RefreshMatViewStmt', ['write', 'REFRESH MATERIALIZED VIEW replaces the contents of a materialized view']],
+  ['LockStmt', ['write', 'LOCK TABLE locks tables until the end of the transaction']],
+  ['DeclareCursorStmt', ['session', 'DECLARE opens a cursor in this session']],
+  ['FetchStmt', ['session', 'FETCH/MOVE moves a cursor of this session']],
+  ['ClosePortalStmt', ['session', 'CLOSE closes a cursor of this session']],
+  ['DeallocateStmt', ['session', 'DEALLOCATE drops prepared statements of this session']],
+  ['ListenStmt', ['session', 'LISTEN subscribes this session to notifications']],
+  ['UnlistenStmt', ['session', 'UNLISTEN changes the notifications this session gets']],
+  ['NotifyStmt', ['session', 'NOTIFY sends a notification to listening sessions']],
+  ['ConstraintsSetStmt', ['session', 'SET CONSTRAINTS changes when constraints are checked']],
+  ['DoStmt', ['unknown', 'DO runs a procedural code block the classifier cannot see into']],
+  ['CallStmt', ['unknown', 'CALL runs a procedure whose effects the classifier cannot see']],
+  ['ExecuteStmt', ['unknown', 'EXECUTE runs a prepared statement whose text the classifier cannot see']],
+  ['PLAssignStmt', ['unknown', 'a PL/pgSQL assignment is not a statement the agent runs']],
+]);
+
+export function applySimple([cls, reason, flags]: Simple, n: Rec, st: State): void {
+  // AlterDomainStmt subtypes X and N are DROP CONSTRAINT and DROP NOT NULL.
+  const dropsFromDomain = reason.startsWith('ALTER DOMAIN') && (n.subtype === 'X' || n.subtype === 'N');
+  if (flags === 'destructive' || flags === 'both' || dropsFromDomain) st.destructive = true;
+  if (flags === 'refuse' || flags === 'both') refuse(st, cls, reason);
+  else hold(st, cls, reason);
+}
+
+/** A boolean option that is certainly false (as PostgreSQL's defGetBoolean reads it); anything else is true. */
+function isFalse(arg: unknown): boolean {
+  if (arg === undefined) return false;
+  const integer = rec(arg, 'Integer');
+  if (integer) return (integer.ival ?? 0) === 0;
+  const text = str(rec(arg, 'String'), 'sval')?.toLowerCase();
+  return text === 'false' || text === 'off';
+}
+
+/** No WHERE clause, or one that is the constant true or `1 = 1`. */
+function isTriviallyTrue(where: unknown): boolean {
+  if (where === undefined) return true;
+  if (rec(rec(where, 'A_Const'), 'boolval')?.boolval === true) return true;
+  const expr = rec(where, 'A_Expr');
+  if (!expr || sval(arr(expr, 'name')[0]) !== '=') return false;
+  const left = rec(expr.lexpr, 'A_Const');
+  const right = rec(expr.rexpr, 'A_Const');
+  if (!left || !right) return false;
+  return JSON.stringify({ ...left, location: 0 }) === JSON.stringify({ ...right, location: 0 });
+}
