@@ -31,7 +31,7 @@ export interface CommandContext {
   /** The approval ticket store: Redis when REDIS_URL is set, else .pgagent/approvals/. Closed by the runner. */
   openTicketStore: () => Promise<TicketStore>;
   /** The database's schema through the schema cache (Redis when REDIS_URL is set, else .pgagent/). */
-  loadSchema: () => Promise<SchemaSnapshot>;
+  loadSchema: (options?: { sampleValues?: boolean }) => Promise<SchemaSnapshot>;
   /** The SQL or question: the positional text, or stdin when it is "-". */
   readText: () => Promise<string>;
 }

@@ -101,9 +101,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return store;
   };
   let schemaCache: Awaited<ReturnType<typeof openSchemaCache>> | undefined;
-  const loadSchema = async (): Promise<SchemaSnapshot> => {
+  const loadSchema = async (options: { sampleValues?: boolean } = {}): Promise<SchemaSnapshot> => {
     const database = await openDb();
-    schemaCache ??= await openSchemaCache({ ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}), dir: paths.schemaCache, logger });
+    schemaCache ??= await openSchemaCache({
+      ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
+      dir: paths.schemaCache,
+      ...(options.sampleValues ? { sampleValues: true } : {}),
+      logger,
+    });
     const { snapshot, source } = await schemaCache.cache.get(database, connectionKey(await resolve(), paths.sampleDb));
     logger.debug('schema loaded', { source });
     return snapshot;

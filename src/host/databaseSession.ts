@@ -68,7 +68,8 @@ export class DatabaseSession implements vscode.Disposable {
       }
       this.db = db;
       this.key = services.connectionKey(target, this.sampleDbDir());
-      const snapshot = await db.withSession((session) => services.introspectSchema(session));
+      const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
+      const snapshot = await db.withSession((session) => services.introspectSchema(session, { sampleValues }));
       if (generation !== this.generation) return;
       this.update(
         { status: 'connected', label: db.label, kind, database: snapshot.database },

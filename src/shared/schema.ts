@@ -12,6 +12,8 @@ export interface ColumnInfo {
   nullable: boolean;
   default: string | null;
   comment: string | null;
+  /** A few of the column's most common values (only when sample values are enabled; see introspectSchema). */
+  samples?: string[];
 }
 
 export interface ForeignKeyInfo {

@@ -170,3 +170,32 @@ async function execSslSetting(): Promise<string> {
     await db.close();
   }
 }
+
+describe.runIf(postgresAvailable)('sample values (opt-in)', () => {
+  it('are off by default, and when asked come from pg_stats, capped in count and length', async () => {
+    const scratch = await createScratchDatabase();
+    try {
+      await execSql(
+        scratch.url,
+        `CREATE TABLE tickets (id int PRIMARY KEY, status text, note text);
+         INSERT INTO tickets SELECT g, (ARRAY['open','closed','waiting','escalated'])[1 + g % 4], repeat('x', 60) FROM generate_series(1, 400) g;
+         ANALYZE tickets;`,
+      );
+      const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+      try {
+        const plain = await db.withSession((s) => introspectSchema(s));
+        expect(plain.tables[0]?.columns.every((c) => c.samples === undefined)).toBe(true);
+        const sampled = await db.withSession((s) => introspectSchema(s, { sampleValues: true }));
+        const status = sampled.tables[0]?.columns.find((c) => c.name === 'status');
+        expect(status?.samples).toHaveLength(3);
+        for (const v of status?.samples ?? []) expect(['open', 'closed', 'waiting', 'escalated']).toContain(v);
+        const note = sampled.tables[0]?.columns.find((c) => c.name === 'note');
+        expect(note?.samples?.[0]).toHaveLength(40);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+});

@@ -11,12 +11,14 @@ export const schemaCommand: CliCommand = {
   options: {
     compact: { type: 'boolean' },
     table: { type: 'string' },
+    samples: { type: 'boolean' },
   },
   optionsHelp: `  --compact           one line per table
-  --table NAME        only this table (name or schema.name)`,
+  --table NAME        only this table (name or schema.name)
+  --samples           a few common values per column (from pg_stats; shows data)`,
   async run({ args, io, openDb, loadSchema }) {
     const db = await openDb();
-    const snapshot = await loadSchema();
+    const snapshot = await loadSchema({ sampleValues: args.options.samples === true });
     const only = args.options.table;
     const tables = typeof only === 'string' ? snapshot.tables.filter((t) => matches(t, only)) : snapshot.tables;
     if (typeof only === 'string' && tables.length === 0) {
@@ -73,7 +75,7 @@ function renderTable(t: TableInfo): string {
         c.name,
         c.type,
         c.nullable ? 'null' : 'not null',
-        [pk.has(c.name) ? 'PK' : '', unique.has(c.name) ? 'unique' : '', c.default ? `default ${c.default}` : '', c.comment ? `— ${c.comment}` : '']
+        [pk.has(c.name) ? 'PK' : '', unique.has(c.name) ? 'unique' : '', c.default ? `default ${c.default}` : '', c.comment ? `— ${c.comment}` : '', c.samples?.length ? `e.g. ${c.samples.join(', ')}` : '']
           .filter((s) => s !== '')
           .join(' '),
       ]),

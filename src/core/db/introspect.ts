@@ -9,6 +9,7 @@ import type {
   SchemaSnapshot,
   TableInfo,
 } from '../../shared/schema';
+import { parseArrayLiteral } from '../sql/valueEncoding';
 import type { DbSession } from './db';
 
 const USER_RELATIONS = `
@@ -88,8 +89,25 @@ const ACTIONS: Record<string, ReferentialAction> = {
   d: 'SET DEFAULT',
 };
 
+/** Limits of sample values: they help a model match words to data, and they are data, so they stay small. */
+export const SAMPLE_VALUES = { perColumn: 3, maxChars: 40 } as const;
+
+// pg_stats (one query for the whole database) holds the planner's most common values per column; it only
+// shows columns the user may read, and only after ANALYZE. No table is scanned.
+const SAMPLES_SQL = `
+SELECT c.oid::int8::text AS oid, s.attname AS name, s.most_common_vals::text AS vals
+FROM pg_stats s
+JOIN pg_namespace n ON n.nspname = s.schemaname
+JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
+WHERE s.most_common_vals IS NOT NULL AND ${USER_RELATIONS}`;
+
+export interface IntrospectOptions {
+  /** Opt-in: attach a few common values per column (postgresAgent.schema.sampleValues). */
+  sampleValues?: boolean;
+}
+
 /** Reads the structure of every user schema. Runs on one session so all queries see the same catalog. */
-export async function introspectSchema(session: DbSession): Promise<SchemaSnapshot> {
+export async function introspectSchema(session: DbSession, options: IntrospectOptions = {}): Promise<SchemaSnapshot> {
   const info = await session.query<{ database: string; version: string }>(
     `SELECT current_database() AS database, current_setting('server_version') AS version`,
   );
@@ -150,6 +168,17 @@ export async function introspectSchema(session: DbSession): Promise<SchemaSnapsh
   }
   for (const t of triggers.rows) {
     byOid.get(t.oid)?.triggers.push({ name: t.name, enabled: t.enabled, definition: t.definition });
+  }
+  if (options.sampleValues) {
+    const samples = await session.query<{ oid: string; name: string; vals: string }>(SAMPLES_SQL);
+    for (const s of samples.rows) {
+      const column = byOid.get(s.oid)?.columns.find((c) => c.name === s.name);
+      if (!column) continue;
+      column.samples = parseArrayLiteral(s.vals)
+        .filter((v): v is string => typeof v === 'string')
+        .slice(0, SAMPLE_VALUES.perColumn)
+        .map((v) => (v.length > SAMPLE_VALUES.maxChars ? `${v.slice(0, SAMPLE_VALUES.maxChars - 1)}…` : v));
+    }
   }
   const first = info.rows[0];
   return {

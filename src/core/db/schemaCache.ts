@@ -33,6 +33,8 @@ export interface SchemaCacheOptions {
   /** Directory for the file fallback (.pgagent/schema-cache); undefined keeps it in memory only. */
   dir?: string;
   prefix?: string;
+  /** Attach sample values (postgresAgent.schema.sampleValues); cached apart from plain snapshots. */
+  sampleValues?: boolean;
   logger: Logger;
 }
 
@@ -56,7 +58,7 @@ export class SchemaCache {
       this.checked.set(connectionKey, { at: Date.now(), activity, version });
       const cached = await this.read(connectionKey);
       if (cached && cached.entry.version === version) return { snapshot: cached.entry.snapshot, source: cached.source };
-      const snapshot = await introspectSchema(session);
+      const snapshot = await introspectSchema(session, { sampleValues: this.options.sampleValues === true });
       await this.write(connectionKey, { version, snapshot });
       this.options.logger.info('schema introspected', { db: db.label, tables: snapshot.tables.length, stale: cached !== undefined });
       return { snapshot, source: 'introspected' as const };
@@ -64,12 +66,13 @@ export class SchemaCache {
   }
 
   private key(connectionKey: string): string {
-    return `${this.options.prefix ?? 'pgagent:'}schema:${connectionKey}`;
+    return `${this.options.prefix ?? 'pgagent:'}schema${this.options.sampleValues ? '+samples' : ''}:${connectionKey}`;
   }
 
   private fileFor(connectionKey: string): string | undefined {
     if (!this.options.dir) return undefined;
-    return join(this.options.dir, `${createHash('sha256').update(connectionKey).digest('hex').slice(0, 24)}.json`);
+    const key = `${this.options.sampleValues ? 'samples:' : ''}${connectionKey}`;
+    return join(this.options.dir, `${createHash('sha256').update(key).digest('hex').slice(0, 24)}.json`);
   }
 
   private async read(connectionKey: string): Promise<{ entry: CachedSchema; source: SchemaSource } | undefined> {
@@ -124,7 +127,7 @@ export class SchemaCache {
 }
 
 /** A cache on Redis when a URL is given and reachable; otherwise (with a warning) memory + files. */
-export async function openSchemaCache(options: { redisUrl?: string; dir?: string; logger: Logger }): Promise<{ cache: SchemaCache; close(): Promise<void> }> {
+export async function openSchemaCache(options: { redisUrl?: string; dir?: string; sampleValues?: boolean; logger: Logger }): Promise<{ cache: SchemaCache; close(): Promise<void> }> {
   let redis: Redis | undefined;
   if (options.redisUrl) {
     try {
@@ -133,7 +136,12 @@ export async function openSchemaCache(options: { redisUrl?: string; dir?: string
       options.logger.warn('schema cache: Redis unavailable, caching in .pgagent/ instead', { error: error instanceof Error ? error.message : String(error) });
     }
   }
-  const cache = new SchemaCache({ ...(redis ? { redis } : {}), ...(options.dir ? { dir: options.dir } : {}), logger: options.logger });
+  const cache = new SchemaCache({
+    ...(redis ? { redis } : {}),
+    ...(options.dir ? { dir: options.dir } : {}),
+    ...(options.sampleValues ? { sampleValues: true } : {}),
+    logger: options.logger,
+  });
   return {
     cache,
     close: async () => {

@@ -1,0 +1,55 @@
+/** Builds the configured model provider from settings (VS Code) or config/env (CLI). */
+import { AgentError } from '../errors';
+import type { Logger } from '../logger';
+import { createGeminiProvider } from './gemini';
+import { createOpenAiCompatibleProvider } from './openaiCompatible';
+import type { LlmProvider, ModelPrices } from './provider';
+
+export interface ProviderConfig {
+  provider: 'gemini' | 'openai-compatible';
+  model: string;
+  apiKey?: string;
+  baseUrl?: string;
+  prices?: ModelPrices;
+  maxRetries?: number;
+}
+
+export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
+
+export function createProvider(config: ProviderConfig, logger: Logger): LlmProvider {
+  const common = {
+    logger,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(config.prices ? { prices: config.prices } : {}),
+    ...(config.maxRetries === undefined ? {} : { maxRetries: config.maxRetries }),
+  };
+  switch (config.provider) {
+    case 'gemini':
+      return createGeminiProvider({
+        ...common,
+        model: config.model.trim() || DEFAULT_GEMINI_MODEL,
+        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+      });
+    case 'openai-compatible': {
+      if (!config.baseUrl?.trim()) {
+        throw new AgentError(
+          'CONFIG_INVALID',
+          'The OpenAI-compatible model provider needs a base URL.',
+          'Set postgresAgent.model.openaiCompatible.baseUrl, e.g. http://127.0.0.1:11434/v1 for Ollama.',
+        );
+      }
+      if (!config.model.trim()) {
+        throw new AgentError(
+          'CONFIG_INVALID',
+          'The OpenAI-compatible model provider needs a model name.',
+          'Set postgresAgent.model.openaiCompatible.model to a model the endpoint serves (e.g. qwen2.5-coder:7b).',
+        );
+      }
+      return createOpenAiCompatibleProvider({ ...common, baseUrl: config.baseUrl.trim(), model: config.model.trim() });
+    }
+    default: {
+      const unexpected: never = config.provider;
+      throw new AgentError('CONFIG_INVALID', `Unknown model provider ${String(unexpected)}.`, 'Use gemini or openai-compatible.');
+    }
+  }
+}
