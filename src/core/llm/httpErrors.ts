@@ -1,7 +1,7 @@
 /** HTTP failures of either provider mapped to LlmErrors, so both speak the same error language. */
 import { AgentError } from '../errors';
-import type { LlmProviderName } from './llmError';
-import { LlmError, llmErrors, providerLabel } from './llmError';
+import type { LlmError, LlmProviderName } from './llmError';
+import { llmErrors, providerLabel } from './llmError';
 import type { CallScope } from './callScope';
 
 export interface HttpFailure {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { openCallScope } from './callScope';
-import type { CallScope } from './callScope';
 import { estimateCost } from './cost';
 import { mapHttpFailure, mapTransportFailure, parseRetryAfter } from './httpErrors';
 import { LlmError, llmErrors } from './llmError';
