@@ -16,6 +16,7 @@ import type { ParsedArgs } from './args';
 import type { CliCommand, CliIo } from './command';
 import { approvalsCommand } from './commands/approvalsCommand';
 import { classifyCommand } from './commands/classifyCommand';
+import { contextCommand } from './commands/contextCommand';
 import { demoCommand } from './commands/demoCommand';
 import { execCommand } from './commands/execCommand';
 import { impactCommand } from './commands/impactCommand';
@@ -25,7 +26,7 @@ import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, approvalsCommand, execCommand, schemaCommand, demoCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand];
 
 const VERSION = '0.1.0';
 

@@ -28,7 +28,11 @@ export interface SchemaContext {
 
 export interface SchemaContextOptions {
   budgetTokens: number;
-  /** A few sample values per column, keyed "schema.table.column"; only when the user enabled sampling. */
+  /**
+   * Extra sample values per column, keyed "schema.table.column", on top of the `samples` the snapshot's
+   * columns carry when sampling is enabled (postgresAgent.schema.sampleValues / --samples). Sample values
+   * are matched but never rendered into the text.
+   */
   sampleValues?: Map<string, string[]>;
 }
 
@@ -114,6 +118,7 @@ function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
     table.columns.forEach((column, c) => {
       for (const term of identifierTerms(column.name)) add(term, { table: i, field: 'column', column: c });
       if (column.comment) for (const term of termsOf(column.comment)) add(term, { table: i, field: 'comment', column: c });
+      if (column.samples) for (const term of new Set(column.samples.flatMap((v) => termsOf(v)))) add(term, { table: i, field: 'sample', column: c });
     });
     const fkTargets = new Map<string, string>();
     const fkColumns = new Set<string>();
@@ -307,9 +312,16 @@ const TYPE_ABBREVIATIONS: readonly [RegExp, string][] = [
   [/^boolean/, 'bool'],
 ];
 
+const shortTypes = new Map<string, string>();
+
 function shortType(type: string): string {
-  for (const [pattern, replacement] of TYPE_ABBREVIATIONS) if (pattern.test(type)) return type.replace(pattern, replacement);
-  return type;
+  let short = shortTypes.get(type);
+  if (short === undefined) {
+    const rule = TYPE_ABBREVIATIONS.find(([pattern]) => pattern.test(type));
+    short = rule ? type.replace(rule[0], rule[1]) : type;
+    if (shortTypes.size < 10_000) shortTypes.set(type, short);
+  }
+  return short;
 }
 
 function clip(comment: string): string {

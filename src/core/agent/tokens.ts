@@ -32,7 +32,7 @@ const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['product', 'item', 'sku', 'article', 'merchandise'],
   ['price', 'cost', 'amount', 'total', 'spend', 'spent', 'paid', 'revenue'],
   ['date', 'time', 'at', 'day', 'month', 'year', 'week', 'timestamp', 'datetime', 'period'],
-  ['stock', 'inventory', 'quantity', 'qty', 'available', 'availability'],
+  ['stock', 'inventory', 'available', 'availability'],
   ['employee', 'staff', 'worker', 'personnel', 'employ'],
   ['department', 'dept', 'division'],
   ['salary', 'wage', 'compensation', 'payroll', 'earning'],
@@ -77,20 +77,56 @@ const DATE = stem('date');
  * The terms of an identifier or a sentence: split on case changes ("orderItems", "HTTPServer"),
  * underscores, digits and punctuation; lower-cased; stop words, numbers and single letters dropped;
  * stemmed and folded onto synonyms. Duplicates are kept in order; callers make sets when they need them.
+ * ASCII text (nearly every identifier) takes a hand-written scanner: this runs for every column of a
+ * 40,000-column schema when its index is built.
  */
 export function termsOf(text: string, kind: 'identifier' | 'text' = 'text'): string[] {
-  const spaced = text.replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2');
   const terms: string[] = [];
-  for (const raw of spaced.split(/[^\p{L}]+/u)) {
-    if (raw.length < 2) continue;
-    const word = raw.toLowerCase();
-    if (kind === 'identifier' && IDENTIFIER_DATE_WORDS.has(word)) {
-      terms.push(DATE);
-      continue;
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(text)) {
+    const spaced = text.replace(/([\p{Ll}\d])(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2');
+    for (const raw of spaced.split(/[^\p{L}]+/u)) addTerm(terms, raw, kind);
+    return terms;
+  }
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    const upper = c >= 65 && c <= 90;
+    if (!upper && !(c >= 97 && c <= 122)) {
+      if (start >= 0) addTerm(terms, text.slice(start, i), kind);
+      start = -1;
+    } else if (start < 0) {
+      start = i;
+    } else if (upper) {
+      const prev = text.charCodeAt(i - 1);
+      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      const prevLower = prev >= 97 && prev <= 122;
+      const acronymEnd = prev >= 65 && prev <= 90 && next >= 97 && next <= 122; // the S of "HTTPServer"
+      if (prevLower || acronymEnd) {
+        addTerm(terms, text.slice(start, i), kind);
+        start = i;
+      }
     }
-    if (STOP_WORDS.has(word)) continue;
-    const stemmed = stem(word);
-    terms.push(SYNONYMS.get(stemmed) ?? stemmed);
   }
   return terms;
+}
+
+/** Lower-cased word → its term, or null when it is dropped; the vocabulary of a schema is small. */
+const termCache = new Map<string, string | null>();
+const TERM_CACHE_LIMIT = 100_000;
+
+function addTerm(terms: string[], raw: string, kind: 'identifier' | 'text'): void {
+  if (raw.length < 2) return;
+  const word = raw.toLowerCase();
+  if (kind === 'identifier' && IDENTIFIER_DATE_WORDS.has(word)) {
+    terms.push(DATE);
+    return;
+  }
+  let term = termCache.get(word);
+  if (term === undefined) {
+    term = STOP_WORDS.has(word) ? null : (SYNONYMS.get(stem(word)) ?? stem(word));
+    if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
+    termCache.set(word, term);
+  }
+  if (term !== null) terms.push(term);
 }
