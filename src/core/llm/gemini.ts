@@ -7,9 +7,9 @@ import { openCallScope } from './callScope';
 import type { CallScope } from './callScope';
 import { estimateCost } from './cost';
 import { mapHttpFailure, mapTransportFailure, parseRetryAfter } from './httpErrors';
-import { LlmError, llmErrors } from './llmError';
+import { llmErrors } from './llmError';
 import type { ChatMessage, LlmProvider, LlmRequest, LlmResponse, ModelPrices, ToolCall } from './provider';
-import { withRetries } from './retry';
+import { retryingCall } from './retry';
 
 export interface GeminiProviderOptions {
   apiKey?: string;
@@ -43,29 +43,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
   async function call(req: LlmRequest, onText: ((delta: string) => void) | undefined): Promise<LlmResponse> {
     if (!ai) throw llmErrors.missingKey(PROVIDER);
     if (req.signal?.aborted) throw llmErrors.cancelled(PROVIDER);
-    let delivered = false;
-    const emit = onText
-      ? (delta: string): void => {
-          delivered = true;
-          onText(delta);
-        }
-      : undefined;
-    return withRetries(
-      async (attempt) => {
-        try {
-          return await runAttempt(ai, req, emit, attempt);
-        } catch (error) {
-          // Text already shown cannot be taken back, so a failed stream is not restarted.
-          throw delivered && error instanceof LlmError ? error.notRetryable() : error;
-        }
-      },
-      {
-        maxRetries: options.maxRetries ?? 3,
-        baseDelayMs: options.retryBaseDelayMs ?? 500,
-        ...(req.signal ? { signal: req.signal } : {}),
-        logger,
-      },
-    );
+    return retryingCall(req.signal, onText, (emit, attempt) => runAttempt(ai, req, emit, attempt), { ...options, logger });
   }
 
   async function runAttempt(

@@ -63,3 +63,38 @@ export function abortableSleep(ms: number, signal: AbortSignal | undefined, onAb
     signal?.addEventListener('abort', abort, { once: true });
   });
 }
+
+/**
+ * One model call with its retries, as both providers make it: `attempt` gets the text callback (for
+ * streams) and the attempt number; once a stream has shown text it is not restarted, since text a
+ * person has seen cannot be taken back.
+ */
+export function retryingCall<T>(
+  signal: AbortSignal | undefined,
+  onText: ((delta: string) => void) | undefined,
+  attempt: (emit: ((delta: string) => void) | undefined, attemptNumber: number) => Promise<T>,
+  options: { maxRetries?: number; retryBaseDelayMs?: number; logger?: Logger },
+): Promise<T> {
+  let delivered = false;
+  const emit = onText
+    ? (delta: string): void => {
+        delivered = true;
+        onText(delta);
+      }
+    : undefined;
+  return withRetries(
+    async (n) => {
+      try {
+        return await attempt(emit, n);
+      } catch (error) {
+        throw delivered && error instanceof LlmError ? error.notRetryable() : error;
+      }
+    },
+    {
+      maxRetries: options.maxRetries ?? 3,
+      baseDelayMs: options.retryBaseDelayMs ?? 500,
+      ...(signal ? { signal } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+    },
+  );
+}
