@@ -15,6 +15,7 @@ import { COMMON_HELP, parseCommandArgs, UsageError } from './args';
 import type { ParsedArgs } from './args';
 import type { CliCommand, CliIo } from './command';
 import { approvalsCommand } from './commands/approvalsCommand';
+import { askCommand } from './commands/askCommand';
 import { classifyCommand } from './commands/classifyCommand';
 import { contextCommand } from './commands/contextCommand';
 import { demoCommand } from './commands/demoCommand';
@@ -26,7 +27,7 @@ import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand];
 
 const VERSION = '0.1.0';
 

@@ -1,0 +1,168 @@
+/**
+ * `pg-agent ask`: a question in plain words → SQL → read result, or a write held for a person's approval.
+ * A held run is checkpointed in .pgagent/checkpoints/, so `--resume <thread>` continues it in a new process
+ * once the ticket has been decided (`pg-agent approvals approve <ticket>`).
+ */
+import { join } from 'node:path';
+import { fileAuditLog } from '../../core/agent/audit';
+import type { AskOutcome } from '../../core/agent/askRun';
+import { resumeAsk, resumeFromTicket, startAsk } from '../../core/agent/askRun';
+import type { AskDeps } from '../../core/agent/deps';
+import { FileCheckpointSaver } from '../../core/agent/fileCheckpointer';
+import { buildAskGraph } from '../../core/agent/graph';
+import type { AskGraph } from '../../core/agent/graph';
+import { assertThreadId, newThreadId } from '../../core/agent/threadId';
+import type { Ticket } from '../../core/approvals/ticket';
+import { AgentError } from '../../core/errors';
+import type { Env } from '../../core/db/connectionTarget';
+import { createProvider } from '../../core/llm/createProvider';
+import type { LlmProvider } from '../../core/llm/provider';
+import type { Logger } from '../../core/logger';
+import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
+import { workspacePaths } from '../../core/workspace';
+import type { CliCommand, CommandContext } from '../command';
+import { EXIT } from '../exitCodes';
+import type { ExitCode } from '../exitCodes';
+import { formatCount } from '../format';
+import { renderImpact, renderRows } from '../renderImpact';
+import { safetySettings, statementsJson, ticketSummary } from '../sqlInput';
+
+export const askCommand: CliCommand = {
+  name: 'ask',
+  summary: 'ask a question in plain words: the model writes SQL, reads run, writes wait for approval',
+  usage: 'pg-agent ask [--resume THREAD] [--model M] [flags] [--] <question | ->',
+  options: { resume: { type: 'string' }, model: { type: 'string' } },
+  optionsHelp: `  --resume THREAD     continue a run held for approval (after pg-agent approvals approve/reject)
+  --model M           the model (default gemini-2.5-flash; required with OPENAI_BASE_URL)`,
+  description:
+    'The model is Gemini when GEMINI_API_KEY is set, else the OpenAI-compatible endpoint at OPENAI_BASE_URL\n' +
+    '(OPENAI_API_KEY optional). The SQL it writes goes through the same safety path as pg-agent sql.',
+  async run(context) {
+    const { args, io } = context;
+    const resume = typeof args.options.resume === 'string' ? args.options.resume : undefined;
+    if (resume !== undefined) assertThreadId(resume);
+    const question = resume === undefined ? (await context.readText()).trim() : '';
+    if (resume === undefined && question === '') {
+      throw new AgentError('BAD_INPUT', 'The question is empty.', 'Pass it after the flags, e.g. pg-agent ask -- "how many orders last week?", or "-" to read stdin.');
+    }
+    const provider = providerFromEnv(io.env, typeof args.options.model === 'string' ? args.options.model : undefined, context.logger);
+    if (!provider) {
+      io.stderr(
+        'error: pg-agent ask needs a language model and none is configured.\n' +
+          '  Set GEMINI_API_KEY (keys: https://aistudio.google.com/apikey), or OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1) with --model and, if needed, OPENAI_API_KEY.\n',
+      );
+      return EXIT.failed;
+    }
+    const paths = workspacePaths(args.flags.workspace);
+    const store = await context.openTicketStore();
+    const deps: AskDeps = {
+      db: await context.openDb(),
+      connectionKey: await context.connectionKey(),
+      ticketStore: store,
+      provider,
+      loadSnapshot: () => context.loadSchema(),
+      settings: safetySettings(args.flags),
+      logger: context.logger,
+      requestedBy: io.env.USER ?? 'pg-agent',
+      audit: fileAuditLog(join(paths.root, 'runs')),
+    };
+    const graph = buildAskGraph(deps, new FileCheckpointSaver(paths.checkpoints));
+    let outcome = resume === undefined ? await startAsk(graph, newThreadId(), question) : await resumeFromTicket(graph, store, resume);
+    if (outcome.status === 'held') outcome = await askOnTerminal(context, graph, store, outcome);
+    return report(context, outcome);
+  },
+};
+
+/** The configured model, or undefined when there is none (a clear error is the caller's). */
+export function providerFromEnv(env: Env, model: string | undefined, logger: Logger): LlmProvider | undefined {
+  const geminiKey = env.GEMINI_API_KEY?.trim();
+  if (geminiKey) {
+    const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
+    return createProvider({ provider: 'gemini', model: model ?? '', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), maxRetries: 1 }, logger);
+  }
+  const openAiUrl = env.OPENAI_BASE_URL?.trim();
+  if (openAiUrl) {
+    const apiKey = env.OPENAI_API_KEY?.trim();
+    return createProvider({ provider: 'openai-compatible', model: model ?? '', baseUrl: openAiUrl, ...(apiKey ? { apiKey } : {}), maxRetries: 1 }, logger);
+  }
+  return undefined;
+}
+
+/** On a terminal the person decides here (y/N; HIGH and CRITICAL need "yes") and the run goes on. */
+async function askOnTerminal(context: CommandContext, graph: AskGraph, store: AskDeps['ticketStore'], held: AskOutcome): Promise<AskOutcome> {
+  const { io, args } = context;
+  const impact = held.state.impact;
+  const ticketId = held.state.ticketId;
+  if (!io.isTTY || args.flags.noInput || args.flags.json || !io.prompt || !impact || !ticketId) return held;
+  const ticket = await store.get(ticketId);
+  if (ticket?.status !== 'PENDING_APPROVAL') return held;
+  io.stdout(`${held.state.sql ?? ''}\n\n${renderImpact(impact)}\n\n`);
+  const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';
+  const rows = impact.exactRows ?? impact.estimatedRows ?? 0;
+  const answer = (
+    await io.prompt(
+      serious
+        ? `This ${impact.risk} write changes ${formatCount(rows)} rows in ${impact.tables.length} table(s). Type "yes" to approve and run: `
+        : 'Approve and run? [y/N] ',
+    )
+  )
+    .trim()
+    .toLowerCase();
+  const approve = serious ? answer === 'yes' : answer === 'y' || answer === 'yes';
+  return resumeAsk(graph, held.threadId, { approve, by: io.env.USER ?? 'cli-user', comment: 'answered at the pg-agent ask prompt' });
+}
+
+async function report(context: CommandContext, outcome: AskOutcome): Promise<ExitCode> {
+  const { io, args } = context;
+  const { state, threadId } = outcome;
+  const paths = workspacePaths(args.flags.workspace);
+  const store = await context.openTicketStore();
+  const ticket: Ticket | undefined = state.ticketId ? await store.get(state.ticketId) : undefined;
+  if (ticket && outcome.status === 'held') await saveImpactReport(paths.impact, ticket);
+  const undoFile = state.execution && ticket ? await saveUndoScript(paths.undo, ticket.id, { sql: state.execution.undoSql, rows: state.execution.rows, warnings: state.execution.undoWarnings }) : undefined;
+  const status = outcome.status === 'done' ? 'executed' : outcome.status === 'failed' ? 'error' : outcome.status;
+
+  if (args.flags.json) {
+    io.stdout(
+      `${JSON.stringify({
+        status,
+        question: state.question,
+        sql: state.sql ?? null,
+        statements: state.classification ? statementsJson(state.classification) : [],
+        fields: state.result?.fields ?? [],
+        rows: state.result?.rows ?? [],
+        rowCount: state.result?.rowCount ?? state.execution?.rows ?? 0,
+        truncated: state.result?.truncated ?? false,
+        ...(state.impact ? { impact: state.impact } : {}),
+        ...(ticket ? { ticket: ticketSummary(ticket) } : {}),
+        thread: threadId,
+        ...(state.summary ? { summary: state.summary } : {}),
+        ...(undoFile ? { undoFile } : {}),
+        ...(state.error ? { error: state.error } : {}),
+        usage: state.usage,
+      })}\n`,
+    );
+  } else {
+    if (state.sql) io.stdout(`${state.sql}\n\n`);
+    if (state.result) io.stdout(`${renderRows(state.result)}\n`);
+    if (state.summary) io.stdout(`\n${state.summary}\n`);
+    if (state.execution) io.stdout(`Executed: ${formatCount(state.execution.rows)} rows changed. Undo script: ${undoFile ?? '(none)'}\n`);
+    if (outcome.status === 'held' && state.impact && ticket) {
+      io.stdout(`${renderImpact(state.impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}), run ${threadId}.\n`);
+      io.stdout(`  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  resume:  pg-agent ask --resume ${threadId}\n`);
+    }
+    if (outcome.status === 'rejected') io.stdout(`Rejected: nothing was run${ticket ? ` (ticket ${ticket.id})` : ''}.\n`);
+  }
+  if (state.error) io.stderr(`error: ${state.error.message}\n${state.error.advice ? `  ${state.error.advice}\n` : ''}`);
+  switch (outcome.status) {
+    case 'done':
+      return EXIT.ok;
+    case 'held':
+    case 'rejected':
+      return EXIT.held;
+    case 'refused':
+      return EXIT.refused;
+    case 'failed':
+      return EXIT.failed;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * LangGraph checkpoints as JSON files, so an ask run held for approval can be resumed by a new process:
+ * `<dir>/<thread>/<checkpoint id>.json` holds the checkpoint, its metadata and parent; the writes of its
+ * tasks go to `<checkpoint id>.writes.json`. Every file is written to a temp name and renamed (atomic).
+ * Only the root namespace is used by the ask graph; other namespaces get their own subfolder.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointTuple,
+  PendingWrite,
+  SerializerProtocol,
+} from '@langchain/langgraph-checkpoint';
+import { BaseCheckpointSaver, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
+
+interface Blob {
+  type: string;
+  /** base64 of the serializer's bytes. */
+  data: string;
+}
+
+interface StoredCheckpoint {
+  id: string;
+  checkpoint: Blob;
+  metadata: Blob;
+  parentId?: string;
+}
+
+/** Keyed "taskId,idx" like MemorySaver, so a re-put of the same write is ignored. */
+type StoredWrites = Record<string, { taskId: string; idx: number; channel: string; value: Blob; taskPath: string }>;
+
+const SAFE_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+
+function safeName(field: string, value: unknown): string {
+  if (typeof value !== 'string' || !SAFE_NAME.test(value) || value.startsWith('.')) {
+    throw new Error(`Checkpoint ${field} ${JSON.stringify(value)} cannot name a file.`);
+  }
+  return value;
+}
+
+export class FileCheckpointSaver extends BaseCheckpointSaver {
+  constructor(
+    private readonly dir: string,
+    serde?: SerializerProtocol,
+  ) {
+    super(serde);
+  }
+
+  private nsDir(threadId: unknown, ns: unknown): string {
+    const thread = join(this.dir, safeName('thread_id', threadId));
+    return typeof ns === 'string' && ns !== '' ? join(thread, 'ns', Buffer.from(ns).toString('base64url')) : thread;
+  }
+
+  private async dump(value: unknown): Promise<Blob> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    return { type, data: Buffer.from(bytes).toString('base64') };
+  }
+
+  private async load(blob: Blob): Promise<unknown> {
+    return this.serde.loadsTyped(blob.type, new Uint8Array(Buffer.from(blob.data, 'base64')));
+  }
+
+  private async ids(dir: string): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    // uuid6 ids sort by time: newest first.
+    return names
+      .filter((n) => n.endsWith('.json') && !n.endsWith('.writes.json'))
+      .map((n) => n.slice(0, -'.json'.length))
+      .sort()
+      .reverse();
+  }
+
+  private async readJson<T>(file: string): Promise<T | undefined> {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as T;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  private async writeJson(file: string, dir: string, value: unknown): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temp, JSON.stringify(value));
+    await rename(temp, file);
+  }
+
+  private async tuple(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
+    const dir = this.nsDir(threadId, ns);
+    const stored = await this.readJson<StoredCheckpoint>(join(dir, `${safeName('checkpoint_id', id)}.json`));
+    if (!stored) return undefined;
+    const writes = (await this.readJson<StoredWrites>(join(dir, `${id}.writes.json`))) ?? {};
+    const ordered = Object.values(writes).sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+    const pendingWrites: CheckpointPendingWrite[] = [];
+    for (const w of ordered) pendingWrites.push([w.taskId, w.channel, await this.load(w.value)]);
+    const result: CheckpointTuple = {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } },
+      checkpoint: (await this.load(stored.checkpoint)) as Checkpoint,
+      metadata: (await this.load(stored.metadata)) as CheckpointMetadata,
+      pendingWrites,
+    };
+    if (stored.parentId !== undefined) result.parentConfig = { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: stored.parentId } };
+    return result;
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = safeName('thread_id', config.configurable?.thread_id);
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const id = getCheckpointId(config) || (await this.ids(this.nsDir(threadId, ns)))[0];
+    return id === undefined ? undefined : this.tuple(threadId, ns, id);
+  }
+
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    const threadId = safeName('thread_id', config.configurable?.thread_id);
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const wanted = config.configurable?.checkpoint_id as string | undefined;
+    const before = options?.before?.configurable?.checkpoint_id as string | undefined;
+    let left = options?.limit;
+    for (const id of await this.ids(this.nsDir(threadId, ns))) {
+      if (wanted && id !== wanted) continue;
+      if (before && id >= before) continue;
+      const t = await this.tuple(threadId, ns, id);
+      if (!t) continue;
+      const metadata = (t.metadata ?? {}) as Record<string, unknown>;
+      if (options?.filter && !Object.entries(options.filter).every(([k, v]) => metadata[k] === v)) continue;
+      if (left !== undefined) {
+        if (left <= 0) break;
+        left -= 1;
+      }
+      yield t;
+    }
+  }
+
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = safeName('thread_id', config.configurable?.thread_id);
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const id = safeName('checkpoint_id', checkpoint.id);
+    const parentId = config.configurable?.checkpoint_id as string | undefined;
+    const stored: StoredCheckpoint = {
+      id,
+      checkpoint: await this.dump(copyCheckpoint(checkpoint)),
+      metadata: await this.dump(metadata),
+      ...(parentId ? { parentId } : {}),
+    };
+    const dir = this.nsDir(threadId, ns);
+    await this.writeJson(join(dir, `${id}.json`), dir, stored);
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
+  }
+
+  /** Writes to one file are read-modify-write: they are queued so concurrent tasks cannot lose each other's. */
+  private queue: Promise<void> = Promise.resolve();
+
+  putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const run = this.queue.then(() => this.putWritesNow(config, writes, taskId, taskPath));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async putWritesNow(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const threadId = safeName('thread_id', config.configurable?.thread_id);
+    const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const id = safeName('checkpoint_id', config.configurable?.checkpoint_id);
+    const dir = this.nsDir(threadId, ns);
+    const file = join(dir, `${id}.writes.json`);
+    const existing = (await this.readJson<StoredWrites>(file)) ?? {};
+    const next: StoredWrites = { ...existing };
+    for (const [i, [channel, value]] of writes.entries()) {
+      const idx = WRITES_IDX_MAP[channel] ?? i;
+      const key = `${taskId},${idx}`;
+      // Regular writes are put once; special ones (errors, interrupts: negative idx) are replaced.
+      if (idx >= 0 && key in existing) continue;
+      next[key] = { taskId, idx, channel, value: await this.dump(value), taskPath: taskPath ?? '' };
+    }
+    await this.writeJson(file, dir, next);
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await rm(join(this.dir, safeName('thread_id', threadId)), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,24 @@
+/** A read the parser allowed runs through the safety path: READ ONLY transaction, timeouts, row cap. */
+import { AgentError } from '../../errors';
+import { runSql } from '../../sql/runSql';
+import type { AskDeps } from '../deps';
+import { threadIdOf } from '../deps';
+import { failureInfo } from '../nodeErrors';
+import type { AskNode } from '../nodeTypes';
+
+export function makeRunReadNode(deps: AskDeps): AskNode {
+  return async (state, config) => {
+    const threadId = threadIdOf(config);
+    const sql = state.sql ?? '';
+    try {
+      const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings });
+      await deps.audit.record(threadId, { type: 'sql', node: 'runRead', sql, outcome: outcome.status, ...(outcome.status === 'executed' ? { detail: `${outcome.result.rowCount} rows` } : {}) });
+      if (outcome.status !== 'executed') {
+        throw new AgentError('INTERNAL', `The read was not executed (${outcome.status}).`);
+      }
+      return { result: outcome.result };
+    } catch (error) {
+      return { error: await failureInfo(deps, threadId, 'runRead', error) };
+    }
+  };
+}

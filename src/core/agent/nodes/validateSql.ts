@@ -1,0 +1,39 @@
+/** Parse + classify + EXPLAIN (nothing executed): an objection becomes `validationError` for the repair step. */
+import { AgentError } from '../../errors';
+import { classifySql } from '../../sql/classify';
+import { loadParser } from '../../sql/parse';
+import { validateSql } from '../../sql/validate';
+import type { AskDeps } from '../deps';
+import { threadIdOf } from '../deps';
+import { failureInfo } from '../nodeErrors';
+import type { AskNode } from '../nodeTypes';
+
+/** Codes that mean the SQL itself is wrong, which the model may repair. */
+const REPAIRABLE = new Set(['SQL_SYNTAX', 'SQL_EMPTY', 'SQL_PLACEHOLDERS']);
+
+export function makeValidateSqlNode(deps: AskDeps): AskNode {
+  return async (state, config) => {
+    const threadId = threadIdOf(config);
+    const sql = state.sql ?? '';
+    try {
+      await loadParser();
+      let classification;
+      try {
+        classification = classifySql(sql);
+      } catch (error) {
+        if (error instanceof AgentError && REPAIRABLE.has(error.code)) {
+          const position = 'position' in error && typeof error.position === 'number' ? { position: error.position } : {};
+          await deps.audit.record(threadId, { type: 'sql', node: 'validateSql', sql, outcome: 'invalid', detail: error.message });
+          return { classification: undefined, validationError: { sqlState: error.code, message: error.message, ...position } };
+        }
+        throw error;
+      }
+      if (classification.decision === 'refuse') return { classification, validationError: undefined };
+      const validation = await validateSql(deps.db, classification, deps.settings.previewTimeoutMs);
+      await deps.audit.record(threadId, { type: 'sql', node: 'validateSql', sql, outcome: validation.ok ? 'valid' : 'invalid', ...(validation.ok ? {} : { detail: validation.error.message }) });
+      return { classification, validationError: validation.ok ? undefined : validation.error };
+    } catch (error) {
+      return { error: await failureInfo(deps, threadId, 'validateSql', error) };
+    }
+  };
+}
