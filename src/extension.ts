@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
+import { AskController } from './host/askController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
@@ -28,12 +29,22 @@ export function activate(context: vscode.ExtensionContext): void {
   const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
 
   const changed = new vscode.EventEmitter<void>();
+  const ask = new AskController({
+    workspaceState: context.workspaceState,
+    session,
+    review,
+    logger,
+    rootDir: workspaceDir ?? context.globalStorageUri.fsPath,
+    geminiKey: () => Promise.resolve(context.secrets.get(GEMINI_KEY_SECRET)),
+    showPanel: () => panel.reveal(),
+    onChange: () => changed.fire(),
+  });
   let hasProfiles = false;
   let hasApiKey = false;
   /** Re-reads what the first-minute buttons depend on; failures only cost the buttons, so they are logged. */
   const refreshFlags = async () => {
     try {
-      hasApiKey = (await context.secrets.get(GEMINI_KEY_SECRET)) !== undefined;
+      hasApiKey = (await context.secrets.get(GEMINI_KEY_SECRET)) !== undefined || Boolean(process.env.GEMINI_API_KEY?.trim());
       hasProfiles = (await store.profiles()).length > 0;
       changed.fire();
     } catch (error) {
@@ -41,11 +52,15 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const panelHost: PanelHost = {
-    state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), hasProfiles, hasApiKey }),
+    state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), answer: ask.view(), hasProfiles, hasApiKey }),
     onDidChange: changed.event,
     panelShown: () => {
       void refreshFlags();
-      session.ensureConnected().catch((error: unknown) => showError(error, output));
+      session
+        .ensureConnected()
+        // Held ask runs come back once the database is open (not at activation: nothing heavy loads then).
+        .then(() => ask.restoreHeld())
+        .catch((error: unknown) => showError(error, output));
     },
     runCommand: (command) => {
       void vscode.commands.executeCommand(COMMAND_IDS[command]);
@@ -67,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): void {
     store.onDidChange(() => void refreshFlags()),
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
-    ...registerCommands({ context, store, session, review, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
   ];
   // Released in reverse order of creation: the panel before the session it shows, the session before the store.
   context.subscriptions.push({

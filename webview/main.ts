@@ -7,7 +7,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import { clock } from '../src/shared/clock';
-import type { ApprovalView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary, WebviewMessage } from '../src/shared/protocol';
+import type { AnswerView, ApprovalView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary, WebviewMessage } from '../src/shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -42,6 +42,7 @@ function commandButton(label: string, command: PanelCommand, secondary = false):
 function render(state: PanelState): void {
   app.replaceChildren(
     connectionSection(state),
+    ...(state.answer ? [answerSection(state.answer)] : []),
     ...state.approvals.map(approvalCard),
     ...(state.results ? [resultsSection(state.results)] : []),
     ...gettingStarted(state),
@@ -191,7 +192,7 @@ function approvalCard(a: ApprovalView): HTMLElement {
   );
 }
 
-function resultsSection(r: ResultsView): HTMLElement {
+function resultsSection(r: ResultsView, showSql = true): HTMLElement {
   const cell = (v: unknown) => (v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v));
   const table = el(
     'table',
@@ -203,8 +204,48 @@ function resultsSection(r: ResultsView): HTMLElement {
     'section',
     { class: 'results-section' },
     el('p', { class: 'muted' }, `${fmt(r.rowCount)} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (row cap reached)' : ''} · ${fmt(r.elapsedMs)} ms`),
-    el('pre', { class: 'sql' }, r.sql.trim()),
+    ...(showSql ? [el('pre', { class: 'sql' }, r.sql.trim())] : []),
     el('div', { class: 'results-scroll' }, table),
+  );
+}
+
+const ANSWER_STATUS_TEXT: Record<AnswerView['status'], string> = {
+  running: 'working on it…',
+  answered: 'answered',
+  held: 'write waiting for your approval in the editor',
+  executed: 'executed',
+  rejected: 'rejected — nothing ran',
+  refused: 'refused',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+/** UX "Ask": the question, the SQL (copy / open in editor), the rows, the summary, tokens and cost. */
+function answerSection(a: AnswerView): HTMLElement {
+  const u = a.usage;
+  const cost = u.costUsd === null ? 'cost unknown' : `~$${u.costUsd.toFixed(4)}`;
+  const usage = `${fmt(u.calls)} model call${u.calls === 1 ? '' : 's'} · ${fmt(u.inputTokens)} in / ${fmt(u.outputTokens)} out tokens · ${cost}`;
+  return el(
+    'section',
+    { class: `answer status-${a.status}`, 'data-testid': 'answer', 'data-status': a.status },
+    el('div', { class: 'answer-head' }, el('strong', { 'data-testid': 'answer-question' }, a.question), el('span', { class: 'muted', 'data-testid': 'answer-status' }, ANSWER_STATUS_TEXT[a.status])),
+    ...(a.status === 'running' ? [el('vscode-progress-ring', { class: 'inline-ring', 'aria-label': 'Working' })] : []),
+    ...(a.sql === null
+      ? []
+      : [
+          el('pre', { class: 'sql', 'data-testid': 'answer-sql' }, a.sql.trim()),
+          el(
+            'div',
+            { class: 'buttons' },
+            button('Copy', 'copy-sql-button', () => vscode.postMessage({ type: 'runCommand', command: 'copyAnswerSql' }), true),
+            button('Open in editor', 'open-answer-sql-button', () => vscode.postMessage({ type: 'runCommand', command: 'openAnswerSql' }), true),
+          ),
+        ]),
+    ...(a.results ? [resultsSection(a.results, false)] : []),
+    ...(a.summary ? [el('p', { class: 'summary', 'data-testid': 'answer-summary' }, a.summary)] : []),
+    ...(a.executedRows === null ? [] : [el('p', { 'data-testid': 'answer-executed' }, `Executed: ${fmt(a.executedRows)} rows changed.`)]),
+    ...(a.error ? [el('p', { class: 'error-text', role: 'alert', 'data-testid': 'answer-error' }, a.error.advice ? `${a.error.message} ${a.error.advice}` : a.error.message)] : []),
+    el('p', { class: 'muted usage', 'data-testid': 'answer-usage' }, usage),
   );
 }
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { ConnectionProfile, SslMode } from '../core/db/connectionTarget';
 import type { Logger } from '../core/logger';
 import type { PanelCommand } from '../shared/protocol';
+import type { AskController } from './askController';
 import type { ConnectionStore } from './connectionStore';
 import type { DatabaseSession } from './databaseSession';
 import type { SqlReview } from './sqlReview';
@@ -19,6 +20,9 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
   setGeminiApiKey: 'postgresAgent.setGeminiApiKey',
   ask: 'postgresAgent.ask',
   refreshSchema: 'postgresAgent.refreshSchema',
+  // Panel-only (the answer's buttons): registered, not contributed to the palette.
+  copyAnswerSql: 'postgresAgent.copyAnswerSql',
+  openAnswerSql: 'postgresAgent.openAnswerSql',
 };
 
 export interface CommandDeps {
@@ -26,6 +30,7 @@ export interface CommandDeps {
   store: ConnectionStore;
   session: DatabaseSession;
   review: SqlReview;
+  ask: AskController;
   logger: Logger;
   output: vscode.LogOutputChannel;
   apiKeyChanged(): void;
@@ -99,10 +104,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         await showError(error, output);
       }
     },
-    [COMMAND_IDS.ask]: () =>
-      vscode.window.showInformationMessage(
-        'Ask… needs the agent, which is not in this build yet. The panel already shows the schema; `pg-agent schema` prints it in a terminal.',
-      ),
+    [COMMAND_IDS.ask]: () => deps.ask.ask(),
+    [COMMAND_IDS.copyAnswerSql]: () => deps.ask.copySql(),
+    [COMMAND_IDS.openAnswerSql]: () => deps.ask.openSql(),
     'postgresAgent.runSqlWithReview': () => deps.review.runFromEditor(vscode.window.activeTextEditor),
     'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, true) : undefined),
     'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, false) : undefined),

@@ -14,6 +14,17 @@ import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
 import { redisUrl, safetySettings } from './settings';
 
+/**
+ * A write held by someone else (an ask run): SqlReview shows it and takes the decision, but the owner
+ * executes it, so the ticket is consumed exactly once, by the owner's run.
+ */
+export interface HeldWriteOwner {
+  /** Runs the approved ticket once and says what it did; throws when it did not run. */
+  execute(): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }>;
+  /** The ticket was rejected, voided or expired: the owner finishes its run. */
+  rejected(): Promise<void>;
+}
+
 interface Tracked {
   ticketId: string;
   uri: vscode.Uri;
@@ -30,6 +41,8 @@ interface Tracked {
   decidedHere?: boolean;
   /** Stops waiting for a teammate's decision. */
   watch: AbortController;
+  /** Set when the write belongs to an ask run, which executes it. */
+  owner?: HeldWriteOwner;
 }
 
 /** Quiet time after an edit before the impact is checked again. */
@@ -164,6 +177,16 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     }
   }
 
+  /** Shows a write held elsewhere (an ask run) with the same CodeLens, card and decision as our own. */
+  track(held: { ticketId: string; uri: vscode.Uri; start: number; end: number; sql: string; connection: string; impact: ImpactView; owner: HeldWriteOwner }): void {
+    if (this.tracked.has(held.ticketId)) return;
+    const tracked: Tracked = { ...held, status: 'pending', watch: new AbortController() };
+    this.tracked.set(held.ticketId, tracked);
+    this.watchForDecision(tracked);
+    this.logger.info('ask write held for approval', { ticket: held.ticketId, risk: held.impact.risk });
+    this.refresh();
+  }
+
   /** A person's decision (CodeLens, panel button or palette); HIGH and CRITICAL ask once more. */
   async decide(ticketId: string, approve: boolean): Promise<void> {
     const t = this.tracked.get(ticketId);
@@ -193,24 +216,21 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     else {
       t.status = 'rejected';
       this.refresh();
+      this.tellOwnerRejected(t);
     }
+  }
+
+  private tellOwnerRejected(t: Tracked): void {
+    t.owner?.rejected().catch((error: unknown) => this.logger.warn('could not finish the ask run of a rejected write', { ticket: t.ticketId, error: String(error) }));
   }
 
   /** Runs an approved ticket's exact SQL once, keeps its undo script, and says what happened. */
   private async run(t: Tracked): Promise<void> {
-    const services = coreServices();
     t.status = 'running';
     this.refresh();
     try {
-      const { db, key } = await this.session.database();
-      const result = await services.executeApproved(
-        db,
-        await this.ticketStore(),
-        { ticketId: t.ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
-        { ...safetySettings(services.DEFAULT_SAFETY), by: userInfo().username, logger: this.logger },
-      );
-      const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
-      const undoFile = await services.saveUndoScript(undoDir, t.ticketId, result.undo);
+      const result = t.owner ? await t.owner.execute() : await this.execute(t);
+      const undoFile = result.undoFile;
       t.status = 'executed';
       t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile };
       this.refresh();
@@ -222,6 +242,19 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     } catch (error) {
       this.fail(t, error);
     }
+  }
+
+  private async execute(t: Tracked): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }> {
+    const services = coreServices();
+    const { db, key } = await this.session.database();
+    const result = await services.executeApproved(
+      db,
+      await this.ticketStore(),
+      { ticketId: t.ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
+      { ...safetySettings(services.DEFAULT_SAFETY), by: userInfo().username, logger: this.logger },
+    );
+    const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
+    return { rows: result.rows, tables: result.tables, undoFile: await services.saveUndoScript(undoDir, t.ticketId, result.undo) };
   }
 
   private fail(t: Tracked, error: unknown): void {
@@ -250,6 +283,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           t.status = 'rejected';
           t.error = { code: ticket.status === 'EXPIRED' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED', message: ticket.status === 'EXPIRED' ? 'The ticket expired before anyone approved it.' : `Rejected by ${who}.` };
           this.refresh();
+          this.tellOwnerRejected(t);
         }
       })
       .catch((error: unknown) => {
@@ -366,6 +400,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     } catch (error) {
       this.logger.warn('could not void an edited ticket', { ticket: t.ticketId, error: String(error) });
     }
+    this.tellOwnerRejected(t);
   }
 
   private scheduleRecheck(t: Tracked): void {
@@ -379,7 +414,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     );
   }
 
-  private ticketStore(): Promise<TicketStore> {
+  /** The window's ticket store (files in .pgagent/approvals, or Redis), shared with ask runs. */
+  ticketStore(): Promise<TicketStore> {
     const services = coreServices();
     this.store ??= services.openTicketStore({
       ...(redisUrl() ? { redisUrl: redisUrl() } : {}),

@@ -66,10 +66,28 @@ export interface ImpactView {
   foreignKeyActions: { constraint: string; table: string; references: string; action: string }[];
 }
 
+export type AnswerStatus = 'running' | 'answered' | 'held' | 'executed' | 'rejected' | 'refused' | 'failed' | 'cancelled';
+
+/** The latest Ask…: the question, the SQL the model wrote, and what came of it. */
+export interface AnswerView {
+  threadId: string;
+  question: string;
+  status: AnswerStatus;
+  sql: string | null;
+  results: ResultsView | null;
+  summary: string | null;
+  /** Rows changed by an approved write. */
+  executedRows: number | null;
+  /** Tokens and estimated cost (USD; null when a model had no price) of the run's model calls. */
+  usage: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
+  error: ErrorInfo | null;
+}
+
 export interface PanelState {
   connection: ConnectionState;
   schema: SchemaState;
   results: ResultsView | null;
+  answer: AnswerView | null;
   approvals: ApprovalView[];
   /** Whether the user has saved connection profiles (the first-minute buttons hide once they have). */
   hasProfiles: boolean;
@@ -88,6 +106,9 @@ export const PANEL_COMMANDS = [
   'setGeminiApiKey',
   'ask',
   'refreshSchema',
+  /** The latest answer's SQL to the clipboard / into an untitled SQL editor (the host uses its own copy). */
+  'copyAnswerSql',
+  'openAnswerSql',
 ] as const;
 
 export type PanelCommand = (typeof PANEL_COMMANDS)[number];

@@ -10,6 +10,11 @@ describe('parseWebviewMessage', () => {
     });
   });
 
+  it("accepts the answer's copy and open-in-editor intents", () => {
+    expect(parseWebviewMessage({ type: 'runCommand', command: 'copyAnswerSql' })).toEqual({ ok: true, message: { type: 'runCommand', command: 'copyAnswerSql' } });
+    expect(parseWebviewMessage({ type: 'runCommand', command: 'openAnswerSql' })).toEqual({ ok: true, message: { type: 'runCommand', command: 'openAnswerSql' } });
+  });
+
   it.each([
     ['a string', 'ready'],
     ['null', null],
@@ -17,6 +22,9 @@ describe('parseWebviewMessage', () => {
     ['a command that is not a panel command', { type: 'runCommand', command: 'workbench.action.terminal.new' }],
     ['extra fields', { type: 'ready', approve: true }],
     ['a missing field', { type: 'runCommand' }],
+    ['a copy that carries its own SQL', { type: 'runCommand', command: 'copyAnswerSql', sql: 'DROP TABLE orders' }],
+    ['a bare copySql message', { type: 'copySql' }],
+    ['an answer command with a different case', { type: 'runCommand', command: 'OpenAnswerSql' }],
   ])('refuses %s with a reason', (_what, raw) => {
     const parsed = parseWebviewMessage(raw);
     expect(parsed.ok).toBe(false);

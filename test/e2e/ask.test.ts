@@ -1,0 +1,303 @@
+// "Ask…" in a real VS Code (code-server + Chromium) against the scripted Gemini server: a read question
+// lands in the panel with its rows and summary; a write question goes to the inline approval and runs
+// once approved; a write still waiting survives a window reload and can be approved after it.
+// Screenshots of each step: test-artifacts/e2e/ask/ (VS Code's logs under logs/).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedModelServer } from '../support/scriptedModelServer';
+import type { RecordedRequest, ScriptedModelServer } from '../support/scriptedModelServer';
+import { startCodeServer } from './harness/codeServer';
+import type { CodeServer } from './harness/codeServer';
+import { artifactsDir, launchBrowser, openWorkbench, resetArtifacts, runCommand, screenshot, seenNotifications } from './harness/workbench';
+
+const SUITE = 'ask';
+const ASK = 'Postgres Agent: Ask…';
+const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
+const ANSWER = '[data-testid="answer"]';
+const APPROVAL_CARD = '[data-testid="approval-card"]';
+const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
+const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
+
+// The first ask also generates the sample database.
+const SAMPLE_DB_TIMEOUT_MS = 120_000;
+const WRITE_TIMEOUT_MS = 60_000;
+const UI_TIMEOUT_MS = 30_000;
+
+// What each node of the ask graph tells the model first (src/core/agent): stable text to match on.
+const INTENT_PROMPT = 'Classify a question about a PostgreSQL database';
+const SQL_PROMPT = 'You write one PostgreSQL statement';
+const SUMMARY_PROMPT = 'Answer the question in one or two plain sentences';
+
+interface Answer {
+  status: string;
+  question: string;
+  sql: string;
+  headers: string[];
+  firstRow: string[];
+  summary: string;
+  executed: string;
+  error: string;
+  usage: string;
+}
+
+let workspace: string | undefined;
+let model: ScriptedModelServer | undefined;
+let server: CodeServer | undefined;
+let browser: Browser | undefined;
+let page: Page | undefined;
+
+function workbench(): Page {
+  if (page === undefined) throw new Error('The workbench did not open');
+  return page;
+}
+
+function webviewFrames(p: Page): Frame[] {
+  return p.frames().filter((frame) => frame !== p.mainFrame() && !frame.isDetached());
+}
+
+/** The panel's answer section, or undefined while there is none. */
+async function answer(p: Page): Promise<Answer | undefined> {
+  for (const frame of webviewFrames(p)) {
+    try {
+      const found = await frame.locator(ANSWER).evaluateAll((elements) =>
+        elements.map((section) => {
+          const text = (selector: string) => section.querySelector(selector)?.textContent?.trim() ?? '';
+          return {
+            status: section.getAttribute('data-status') ?? '',
+            question: text('[data-testid="answer-question"]'),
+            sql: text('[data-testid="answer-sql"]'),
+            headers: [...section.querySelectorAll('[data-testid="results-table"] thead th')].map((th) => th.textContent?.trim() ?? ''),
+            firstRow: [...section.querySelectorAll('[data-testid="results-table"] tbody tr:first-child td')].map((td) => td.textContent?.trim() ?? ''),
+            summary: text('[data-testid="answer-summary"]'),
+            executed: text('[data-testid="answer-executed"]'),
+            error: text('[data-testid="answer-error"]'),
+            usage: text('[data-testid="answer-usage"]'),
+          };
+        }),
+      );
+      if (found[0]) return found[0];
+    } catch {
+      // The frame went away while we read it.
+    }
+  }
+  return undefined;
+}
+
+async function cardStatus(p: Page, sql: string): Promise<string | undefined> {
+  for (const frame of webviewFrames(p)) {
+    try {
+      const statuses = await frame
+        .locator(APPROVAL_CARD)
+        .evaluateAll((cards, wanted) => cards.filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted).map((c) => c.getAttribute('data-status') ?? ''), sql);
+      if (statuses[0] !== undefined) return statuses[0];
+    } catch {
+      // Detached.
+    }
+  }
+  return undefined;
+}
+
+async function lensTexts(p: Page): Promise<string[]> {
+  return (await p.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+}
+
+/** The model's three answers to one question: intent, SQL, and (for reads) a summary. */
+function scriptQuestion(question: string, operation: 'read' | 'write', sql: string, summary?: string): void {
+  const about = (prompt: string) => (req: RecordedRequest) => req.text.includes(prompt) && req.text.includes(question);
+  model?.script([
+    { match: about(INTENT_PROMPT), reply: { json: { operation, tables: ['orders'], confidence: 0.9 } } },
+    { match: about(SQL_PROMPT), reply: { json: { sql, operation, explanation: `The ${operation} the question asks for.` } } },
+    ...(summary === undefined ? [] : [{ match: about(SUMMARY_PROMPT), reply: { text: summary } }]),
+  ]);
+}
+
+/**
+ * Palette → Ask… → types the question (the first item of the picker) → Enter. Not the harness's runCommand:
+ * it waits for the palette to close, and Ask… reopens the same widget at once with its own picker.
+ */
+async function ask(p: Page, question: string): Promise<void> {
+  const widget = p.locator('.quick-input-widget');
+  const title = widget.locator('.quick-input-title', { hasText: 'Postgres Agent: Ask' });
+  const deadline = Date.now() + UI_TIMEOUT_MS;
+  for (;;) {
+    await p.keyboard.press('F1');
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await p.keyboard.type(ASK);
+    try {
+      await widget.locator('.monaco-list-row.focused', { hasText: ASK }).first().waitFor({ state: 'visible', timeout: 5_000 });
+      await p.keyboard.press('Enter');
+      break;
+    } catch (error) {
+      await p.keyboard.press('Escape');
+      if (Date.now() > deadline) throw new Error(`The palette has no "${ASK}"`, { cause: error });
+    }
+  }
+  await title.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await p.keyboard.type(question);
+  await widget.locator('.monaco-list-row.focused', { hasText: question }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await p.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+}
+
+async function waitForAnswer(p: Page, question: string, status: string, timeout = WRITE_TIMEOUT_MS): Promise<Answer> {
+  await expect
+    .poll(async () => {
+      const a = await answer(p);
+      return a?.question === question ? a.status : `(${a?.status ?? 'no answer'} for "${a?.question ?? ''}")`;
+    }, { timeout, interval: 250, message: `the answer to "${question}"` })
+    .toBe(status);
+  const a = await answer(p);
+  if (a === undefined) throw new Error('The answer went away');
+  return a;
+}
+
+/** Clicks "Approve & run" (in the editor's CodeLens or the panel card) and confirms the modal of a HIGH write. */
+async function approveAndWait(p: Page, sql: string, click: () => Promise<void>): Promise<void> {
+  await click();
+  const dialog = p.locator('.monaco-dialog-box');
+  const deadline = Date.now() + WRITE_TIMEOUT_MS;
+  while ((await cardStatus(p, sql)) === 'pending') {
+    if (await dialog.isVisible()) {
+      await screenshot(p, 'approve-modal', SUITE);
+      await dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click();
+      await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    }
+    if (Date.now() > deadline) throw new Error(`The card for ${sql} is still pending after approving`);
+    await p.waitForTimeout(200);
+  }
+  await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: `the card for ${sql}` }).toBe('executed');
+}
+
+async function errorsSince(p: Page, before: number): Promise<string[]> {
+  return (await seenNotifications(p)).slice(before).filter((n) => n.severity === 'error').map((n) => n.text);
+}
+
+describe('Ask… in VS Code', () => {
+  beforeAll(async () => {
+    resetArtifacts(SUITE);
+    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-ask-'));
+    model = await startScriptedModelServer();
+    server = await startCodeServer({
+      workspace,
+      env: { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' },
+      keepLogsIn: join(artifactsDir(SUITE), 'logs'),
+    });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server.url, workspace);
+    await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(async ({ task }) => {
+      if (page !== undefined) await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
+    });
+  });
+
+  afterAll(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      try {
+        await server?.stop();
+      } finally {
+        try {
+          await model?.close();
+        } finally {
+          if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
+        }
+      }
+    }
+  });
+
+  it('answers a read question in the panel with its rows, summary and usage', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    const question = 'how many orders are there';
+    const summary = 'There are 10,000 orders.';
+    scriptQuestion(question, 'read', 'SELECT count(*) AS n FROM orders', summary);
+    await ask(p, question);
+    const a = await waitForAnswer(p, question, 'answered', SAMPLE_DB_TIMEOUT_MS);
+    await screenshot(p, 'read-answered', SUITE);
+    expect(a.sql).toBe('SELECT count(*) AS n FROM orders');
+    expect(a.headers).toEqual(['n']);
+    expect(a.firstRow).toEqual(['10000']);
+    expect(a.summary).toBe(summary);
+    expect(a.usage, 'tokens of the three scripted calls').toMatch(/^3 model calls · 3,000 in \/ 600 out tokens/);
+    const sqlRequest = model?.requests.find((r) => r.text.includes(SQL_PROMPT) && r.text.includes(question));
+    expect(sqlRequest, 'the SQL-writing request').toBeDefined();
+    const schemaPart = sqlRequest?.text.slice(sqlRequest.text.indexOf('Schema:')) ?? '';
+    expect(schemaPart, 'the schema context shown to the model').toContain('orders');
+    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+  });
+
+  it('hands a write question to the inline approval and runs it once approved', async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    const question = 'delete order 5';
+    const sql = 'DELETE FROM orders WHERE id = 5';
+    scriptQuestion(question, 'write', sql);
+    await ask(p, question);
+    await waitForAnswer(p, question, 'held');
+    await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' }).toBe('pending');
+    await expect
+      .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, interval: 250, message: 'the pending CodeLenses above the asked write' })
+      .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject']));
+    await screenshot(p, 'write-held-codelens', SUITE);
+    const count = 'how many orders have id 5';
+    scriptQuestion(count, 'read', 'SELECT count(*) AS n FROM orders WHERE id = 5', 'No order has id 5.');
+
+    await approveAndWait(p, sql, async () => {
+      await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
+    });
+    const done = await waitForAnswer(p, question, 'executed');
+    expect(done.executed).toMatch(/^Executed: [\d,]+ rows changed\.$/);
+    await screenshot(p, 'write-executed', SUITE);
+
+    await ask(p, count);
+    const after = await waitForAnswer(p, count, 'answered');
+    expect(after.firstRow, 'orders with id 5 after the approved delete').toEqual(['0']);
+    await screenshot(p, 'count-after-delete', SUITE);
+    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+  });
+
+  it('keeps a held ask write across a window reload, and it can still be approved', async () => {
+    const p = workbench();
+    const question = 'delete order 6';
+    const sql = 'DELETE FROM orders WHERE id = 6';
+    scriptQuestion(question, 'write', sql);
+    await ask(p, question);
+    await waitForAnswer(p, question, 'held');
+    await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' }).toBe('pending');
+    await screenshot(p, 'reload-before', SUITE);
+
+    await p.reload();
+    await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await p.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+    const before = (await seenNotifications(p)).length;
+    await runCommand(p, 'Postgres Agent: Show Review Panel');
+    await expect.poll(() => cardStatus(p, sql), { timeout: SAMPLE_DB_TIMEOUT_MS, interval: 250, message: 'the held card after the reload' }).toBe('pending');
+    await screenshot(p, 'reload-after-card-restored', SUITE);
+
+    const count = 'how many orders have id 6';
+    scriptQuestion(count, 'read', 'SELECT count(*) AS n FROM orders WHERE id = 6', 'No order has id 6.');
+    await approveAndWait(p, sql, async () => {
+      for (const frame of webviewFrames(p)) {
+        const buttons = frame.locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: sql }) }).locator('[data-testid="approve-button"]');
+        if ((await buttons.count().catch(() => 0)) > 0) {
+          await buttons.first().click();
+          return;
+        }
+      }
+      throw new Error(`No approve button for ${sql}`);
+    });
+    await waitForAnswer(p, question, 'executed');
+    await screenshot(p, 'reload-approved-executed', SUITE);
+    await ask(p, count);
+    const after = await waitForAnswer(p, count, 'answered');
+    expect(after.firstRow, 'orders with id 6 after approving across the reload').toEqual(['0']);
+    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+  });
+});
