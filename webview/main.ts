@@ -44,7 +44,7 @@ function render(state: PanelState): void {
     connectionSection(state),
     ...(state.answer ? [answerSection(state.answer)] : []),
     ...state.approvals.map(approvalCard),
-    ...(state.results ? [resultsSection(state.results)] : []),
+    ...(state.results ? [resultsSection(state.results, 'exportResultsCsv')] : []),
     ...gettingStarted(state),
     schemaSection(state),
   );
@@ -192,21 +192,53 @@ function approvalCard(a: ApprovalView): HTMLElement {
   );
 }
 
-function resultsSection(r: ResultsView, showSql = true): HTMLElement {
-  const cell = (v: unknown) => (v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v));
-  const table = el(
-    'table',
-    { class: 'results', 'data-testid': 'results-table' },
-    el('thead', {}, el('tr', {}, ...r.fields.map((f) => el('th', { title: f.type }, f.name)))),
-    el('tbody', {}, ...r.rows.map((row) => el('tr', {}, ...row.map((v) => el('td', { class: v === null ? 'null' : '' }, cell(v)))))),
-  );
+/** Fixed row height (media/panel.css) lets the grid draw only the rows in view: 10,000 rows stay smooth. */
+const ROW_HEIGHT_PX = 22;
+const ROWS_DRAWN = 80;
+const ROWS_ABOVE = 20;
+
+function resultsSection(r: ResultsView, exportCommand: PanelCommand, showSql = true): HTMLElement {
   return el(
     'section',
     { class: 'results-section' },
     el('p', { class: 'muted' }, `${fmt(r.rowCount)} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (row cap reached)' : ''} · ${fmt(r.elapsedMs)} ms`),
     ...(showSql ? [el('pre', { class: 'sql' }, r.sql.trim())] : []),
-    el('div', { class: 'results-scroll' }, table),
+    resultsGrid(r),
+    el('div', { class: 'buttons' }, button('Export CSV', 'export-csv-button', () => vscode.postMessage({ type: 'runCommand', command: exportCommand }), true)),
   );
+}
+
+function resultsGrid(r: ResultsView): HTMLElement {
+  const cell = (v: unknown) => (v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v));
+  const row = (values: unknown[]) => el('tr', {}, ...values.map((v) => el('td', { class: v === null ? 'null' : '', title: cell(v) }, cell(v))));
+  const spacer = (rows: number) => {
+    const tr = el('tr', { class: 'spacer', 'aria-hidden': 'true' });
+    tr.style.height = `${rows * ROW_HEIGHT_PX}px`;
+    return tr;
+  };
+  const body = el('tbody');
+  const table = el(
+    'table',
+    { class: 'results', 'data-testid': 'results-table', 'aria-rowcount': String(r.rows.length + 1) },
+    el('thead', {}, el('tr', {}, ...r.fields.map((f) => el('th', { title: f.type }, f.name)))),
+    body,
+  );
+  const scroll = el('div', { class: 'results-scroll', tabindex: '0', role: 'region', 'aria-label': 'Results' }, table);
+  let drawnFrom = -1;
+  const draw = () => {
+    const from = Math.max(0, Math.floor(scroll.scrollTop / ROW_HEIGHT_PX) - ROWS_ABOVE);
+    if (from === drawnFrom) return;
+    drawnFrom = from;
+    const to = Math.min(r.rows.length, from + ROWS_DRAWN);
+    body.replaceChildren(
+      ...(from > 0 ? [spacer(from)] : []),
+      ...r.rows.slice(from, to).map(row),
+      ...(to < r.rows.length ? [spacer(r.rows.length - to)] : []),
+    );
+  };
+  scroll.addEventListener('scroll', () => requestAnimationFrame(draw));
+  draw();
+  return scroll;
 }
 
 const ANSWER_STATUS_TEXT: Record<AnswerView['status'], string> = {
@@ -241,7 +273,7 @@ function answerSection(a: AnswerView): HTMLElement {
             button('Open in editor', 'open-answer-sql-button', () => vscode.postMessage({ type: 'runCommand', command: 'openAnswerSql' }), true),
           ),
         ]),
-    ...(a.results ? [resultsSection(a.results, false)] : []),
+    ...(a.results ? [resultsSection(a.results, 'exportAnswerCsv', false)] : []),
     ...(a.summary ? [el('p', { class: 'summary', 'data-testid': 'answer-summary' }, a.summary)] : []),
     ...(a.executedRows === null ? [] : [el('p', { 'data-testid': 'answer-executed' }, `Executed: ${fmt(a.executedRows)} rows changed.`)]),
     ...(a.error ? [el('p', { class: 'error-text', role: 'alert', 'data-testid': 'answer-error' }, a.error.advice ? `${a.error.message} ${a.error.advice}` : a.error.message)] : []),

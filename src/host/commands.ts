@@ -4,6 +4,7 @@ import type { ConnectionProfile, SslMode } from '../core/db/connectionTarget';
 import type { Logger } from '../core/logger';
 import type { PanelCommand } from '../shared/protocol';
 import type { AskController } from './askController';
+import { exportCsv } from './exportCsv';
 import type { ConnectionStore } from './connectionStore';
 import type { DatabaseSession } from './databaseSession';
 import type { SqlReview } from './sqlReview';
@@ -23,6 +24,8 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
   // Panel-only (the answer's buttons): registered, not contributed to the palette.
   copyAnswerSql: 'postgresAgent.copyAnswerSql',
   openAnswerSql: 'postgresAgent.openAnswerSql',
+  exportResultsCsv: 'postgresAgent.exportResultsCsv',
+  exportAnswerCsv: 'postgresAgent.exportAnswerCsv',
 };
 
 export interface CommandDeps {
@@ -107,6 +110,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.ask]: () => deps.ask.ask(),
     [COMMAND_IDS.copyAnswerSql]: () => deps.ask.copySql(),
     [COMMAND_IDS.openAnswerSql]: () => deps.ask.openSql(),
+    [COMMAND_IDS.exportResultsCsv]: () => exportCsv(deps.review.view().results, deps.store.workspaceDir),
+    [COMMAND_IDS.exportAnswerCsv]: () => exportCsv(deps.ask.view()?.results, deps.store.workspaceDir),
     'postgresAgent.runSqlWithReview': () => deps.review.runFromEditor(vscode.window.activeTextEditor),
     'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, true) : undefined),
     'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, false) : undefined),

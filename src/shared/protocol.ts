@@ -109,6 +109,9 @@ export const PANEL_COMMANDS = [
   /** The latest answer's SQL to the clipboard / into an untitled SQL editor (the host uses its own copy). */
   'copyAnswerSql',
   'openAnswerSql',
+  /** The rows of the results grid / of the answer as CSV, written by the host from its own copy. */
+  'exportResultsCsv',
+  'exportAnswerCsv',
 ] as const;
 
 export type PanelCommand = (typeof PANEL_COMMANDS)[number];

@@ -36,7 +36,9 @@ const HIGH_SQL = 'DELETE FROM orders WHERE id BETWEEN 1001 AND 1050;';
 const COUNT3_SQL = 'SELECT count(*) AS n FROM orders WHERE id BETWEEN 1001 AND 1050;';
 const TEAM_SQL = 'DELETE FROM orders WHERE id BETWEEN 300 AND 302;';
 const COUNT4_SQL = 'SELECT count(*) AS n FROM orders WHERE id BETWEEN 300 AND 302;';
+const BIG_SQL = 'SELECT g AS n, md5(g::text) AS h FROM generate_series(1, 10000) g ORDER BY g;';
 const FILES: Record<string, string> = {
+  'big.sql': BIG_SQL,
   'team.sql': TEAM_SQL,
   'count4.sql': COUNT4_SQL,
   'count.sql': COUNT_SQL,
@@ -397,7 +399,8 @@ describe('Run SQL with Review in VS Code', () => {
     resetArtifacts(SUITE);
     workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-workspace-'));
     for (const [name, sql] of Object.entries(FILES)) writeFileSync(join(workspace, name), `${sql}\n`);
-    server = await startCodeServer({ workspace, keepLogsIn: join(artifactsDir(SUITE), 'logs') });
+    // A row cap of 10,000 so the big read below brings all its rows to the grid.
+    server = await startCodeServer({ workspace, settings: { 'postgresAgent.query.maxRows': 10_000 }, keepLogsIn: join(artifactsDir(SUITE), 'logs') });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server.url, workspace);
     // The extension's contributions are there once its activity-bar item is.
@@ -652,6 +655,26 @@ describe('Run SQL with Review in VS Code', () => {
     await runRead('count3.sql', ['n=0']);
     await screenshot(p, 'read-count3-0-after-high-delete', SUITE);
     expect(await errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('shows 10,000 rows in a grid that draws only what is in view, down to the last row', async () => {
+    const p = workbench();
+    await openFile(p, 'big.sql');
+    await markResultsSeen(p);
+    await runCommand(p, RUN_SQL);
+    await explained(() => expect.poll(() => freshFirstRow(p), { timeout: UI_TIMEOUT_MS, message: 'the first row of big.sql' }).toEqual(['n=1', `h=${'c4ca4238a0b923820dcc509a6f75849b'}`]));
+    const grids = [];
+    for (const f of webviewFrames(p)) grids.push(...(await f.locator('[data-testid="results-table"][aria-rowcount="10001"]').all()));
+    const grid = grids.at(-1);
+    expect(grid, 'a grid of 10,000 rows (+ header)').toBeDefined();
+    if (!grid) return;
+    expect(await grid.locator('tbody tr:not(.spacer)').count(), 'rows drawn at once').toBeLessThan(200);
+    await grid.evaluate((table) => {
+      const scroll = table.closest('.results-scroll');
+      if (scroll) scroll.scrollTop = scroll.scrollHeight;
+    });
+    await expect.poll(() => grid.locator('tbody tr:not(.spacer)').last().locator('td').first().innerText(), { timeout: UI_TIMEOUT_MS }).toBe('10000');
+    await screenshot(p, 'big-read-scrolled-to-the-end', SUITE);
   });
 
   it('runs a write that a teammate approves from a terminal (pg-agent approvals approve)', async () => {
