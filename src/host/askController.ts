@@ -73,7 +73,8 @@ export class AskController {
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
           progress.report({ message: 'Reading schema…' });
-          const graph = await this.graph(withSignal(provider, abort.signal));
+          // The summary grows in the panel as the model writes it.
+          const graph = await this.graph(withSignal(provider, abort.signal), (delta) => this.update(threadId, { summary: `${this.answer?.summary ?? ''}${delta}` }));
           const stream = await graph.stream({ question }, { configurable: { thread_id: threadId }, streamMode: 'updates', signal: abort.signal });
           for await (const update of stream) {
             for (const node of Object.keys(update)) {
@@ -180,7 +181,7 @@ export class AskController {
   }
 
   /** The ask graph on the active database, checkpointed in .pgagent/checkpoints, tickets in SqlReview's store. */
-  private async graph(provider: LlmProvider | undefined): Promise<AskGraph> {
+  private async graph(provider: LlmProvider | undefined, onSummaryText?: (delta: string) => void): Promise<AskGraph> {
     const services = coreServices();
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
@@ -198,6 +199,7 @@ export class AskController {
       audit: services.fileAuditLog(join(paths.root, 'runs')),
       contextBudgetTokens: config.get<number>('context.tokenBudget') ?? 6000,
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
+      ...(onSummaryText ? { onSummaryText } : {}),
     };
     return services.buildAskGraph(askDeps, new services.FileCheckpointSaver(paths.checkpoints));
   }

@@ -60,7 +60,7 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  function graph(options: { withModel?: boolean; timeoutMs?: number } = {}) {
+  function graph(options: { withModel?: boolean; timeoutMs?: number; retries?: number; onSummaryText?: (delta: string) => void } = {}) {
     const deps: AskDeps = {
       db,
       connectionKey: scratch.url,
@@ -68,13 +68,14 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
       provider:
         options.withModel === false
           ? undefined
-          : createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: 0, retryBaseDelayMs: 5 }),
+          : createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: options.retries ?? 0, retryBaseDelayMs: 5 }),
       loadSnapshot: () => Promise.resolve(snapshot),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
       requestedBy: 'tester',
       audit: fileAuditLog(join(workspace, 'runs')),
       ...(options.timeoutMs === undefined ? {} : { modelTimeoutMs: options.timeoutMs }),
+      ...(options.onSummaryText ? { onSummaryText: options.onSummaryText } : {}),
     };
     return buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints')));
   }
@@ -86,10 +87,15 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
       { reply: { text: 'There are 40 cancelled orders.' } },
     ]);
     const thread = newThreadId();
-    const outcome = await startAsk(graph(), thread, 'How many orders were cancelled?');
+    const deltas: string[] = [];
+    const outcome = await startAsk(graph({ onSummaryText: (delta) => deltas.push(delta) }), thread, 'How many orders were cancelled?');
     expect(outcome.status).toBe('done');
     expect(outcome.state.result?.rows).toEqual([[40]]);
     expect(outcome.state.summary).toBe('There are 40 cancelled orders.');
+    // The summary was streamed: it arrived in pieces that add up to it.
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe('There are 40 cancelled orders.');
+    expect(server.requests[2]?.stream).toBe(true);
     expect(outcome.state.usage.calls).toBe(3);
 
     const sqlRequest = server.requests[1];
@@ -189,5 +195,33 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     expect(noModel.state.error?.message).toContain('API key');
     expect((await readOutcome(graph(), noModel.threadId)).status).toBe('failed');
     expect(await store.list()).toHaveLength(0);
+  });
+
+  it('waits out a 429 with Retry-After and answers', async () => {
+    server.script([
+      { reply: { error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).', retryAfterSeconds: 0 } } },
+      { reply: INTENT },
+      { reply: { json: { sql: 'SELECT count(*)::int AS n FROM customers', operation: 'read', explanation: 'counts customers' } } },
+      { reply: { text: 'There are 20 customers.' } },
+    ]);
+    const outcome = await startAsk(graph({ retries: 2 }), newThreadId(), 'How many customers are there?');
+    expect(outcome.status).toBe('done');
+    expect(outcome.state.result?.rows).toEqual([[20]]);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('says the model answered garbage, after one repair attempt, and runs nothing', async () => {
+    const before = await fingerprint();
+    server.script([
+      { reply: INTENT },
+      { reply: { text: 'this is not { json' } },
+      { reply: { text: 'still not JSON, sorry' } },
+    ]);
+    const outcome = await startAsk(graph(), newThreadId(), 'Delete every order');
+    expect(outcome.status).toBe('failed');
+    expect(outcome.state.error?.message).toMatch(/invalid|JSON/i);
+    expect(outcome.state.sql).toBeUndefined();
+    expect(await fingerprint()).toBe(before);
+    expect(server.requests[2]?.text).toMatch(/JSON/);
   });
 });

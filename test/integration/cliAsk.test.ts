@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -91,7 +92,17 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
     const approve = await runPgAgent(['approvals', 'approve', out.ticket?.id ?? '', '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate' } });
     expect(approve.code, approve.stderr).toBe(0);
 
-    const resumed = await ask('--json', '--resume', out.thread);
+    // The resume happens in a new process: only the files under .pgagent/ carry the run over.
+    const cli = join(process.cwd(), 'dist', 'cli.js');
+    expect(existsSync(cli), 'dist/cli.js (npm test builds it; run npm run build first)').toBe(true);
+    const resumed = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [cli, 'ask', '--db', scratch.url, '--workspace', workspace, '--json', '--resume', out.thread],
+        { env: { ...process.env, ...env() } },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'executed', thread: out.thread, ticket: { status: 'EXECUTED' } });
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders WHERE id BETWEEN 10 AND 12'))).toBe(0);

@@ -25,6 +25,8 @@ export interface AskDeps {
   contextBudgetTokens?: number;
   /** Time limit of one model call (default 60 s). */
   modelTimeoutMs?: number;
+  /** Receives the summary while the model writes it (streamed), so a UI can show it growing. */
+  onSummaryText?: (delta: string) => void;
 }
 
 /** The thread id of the run (the checkpoint key), for audit records and logs. */

@@ -25,8 +25,17 @@ export async function callStructured<T>(
   return { value, usage: await recordResponses(deps, threadId, node, messages, responses) };
 }
 
-export async function callText(deps: AskDeps, provider: LlmProvider, threadId: string, node: string, messages: ChatMessage[]): Promise<ModelCallResult<string>> {
-  const response = await provider.complete({ messages, temperature: 0, timeoutMs: deps.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS });
+/** A plain-text call; streamed to `onText` when one is given. */
+export async function callText(
+  deps: AskDeps,
+  provider: LlmProvider,
+  threadId: string,
+  node: string,
+  messages: ChatMessage[],
+  onText?: (delta: string) => void,
+): Promise<ModelCallResult<string>> {
+  const request = { messages, temperature: 0, timeoutMs: deps.modelTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS };
+  const response = onText ? await provider.stream(request, onText) : await provider.complete(request);
   return { value: response.text, usage: await recordResponses(deps, threadId, node, messages, [response]) };
 }
 

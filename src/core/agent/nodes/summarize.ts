@@ -18,7 +18,7 @@ export function makeSummarizeNode(deps: AskDeps): AskNode {
       const { value, usage } = await callText(deps, provider, threadId, 'summarize', [
         { role: 'system', content: 'Answer the question in one or two plain sentences from the query result. Do not invent numbers.' },
         { role: 'user', content: `Question: ${state.question}\nSQL: ${state.sql ?? ''}\nResult (${result.rowCount} rows):\n${untrustedData(table)}${more}` },
-      ]);
+      ], deps.onSummaryText);
       return { summary: value.trim(), usage };
     } catch (error) {
       deps.logger.warn('summary skipped: the model call failed', { thread: threadId, error: error instanceof Error ? error.message : String(error) });
