@@ -21,6 +21,7 @@ import type { Logger } from '../../core/logger';
 import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
+import { promptApproval } from '../approvalPrompt';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { formatCount } from '../format';
@@ -97,18 +98,7 @@ async function askOnTerminal(context: CommandContext, graph: AskGraph, store: As
   const ticket = await store.get(ticketId);
   if (ticket?.status !== 'PENDING_APPROVAL') return held;
   io.stdout(`${held.state.sql ?? ''}\n\n${renderImpact(impact)}\n\n`);
-  const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';
-  const rows = impact.exactRows ?? impact.estimatedRows ?? 0;
-  const answer = (
-    await io.prompt(
-      serious
-        ? `This ${impact.risk} write changes ${formatCount(rows)} rows in ${impact.tables.length} table(s). Type "yes" to approve and run: `
-        : 'Approve and run? [y/N] ',
-    )
-  )
-    .trim()
-    .toLowerCase();
-  const approve = serious ? answer === 'yes' : answer === 'y' || answer === 'yes';
+  const approve = await promptApproval(io.prompt, impact);
   return resumeAsk(graph, held.threadId, { approve, by: io.env.USER ?? 'cli-user', comment: 'answered at the pg-agent ask prompt' });
 }
 

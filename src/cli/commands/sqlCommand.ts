@@ -17,6 +17,7 @@ import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { formatCount } from '../format';
+import { promptApproval } from '../approvalPrompt';
 import { caretAt, renderImpact, renderRows } from '../renderImpact';
 import { readSqlInput, safetySettings, statementsJson, ticketSummary } from '../sqlInput';
 
@@ -87,16 +88,7 @@ async function holdOrAsk(
     return EXIT.held;
   }
   io.stdout(`${renderImpact(impact)}\n\n`);
-  const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';
-  const rows = impact.exactRows ?? impact.estimatedRows ?? 0;
-  const answer = (
-    await io.prompt(
-      serious
-        ? `This ${impact.risk} write changes ${formatCount(rows)} rows in ${impact.tables.length} table(s). Type "yes" to approve and run: `
-        : 'Approve and run? [y/N] ',
-    )
-  ).trim().toLowerCase();
-  const approved = serious ? answer === 'yes' : answer === 'y' || answer === 'yes';
+  const approved = await promptApproval(io.prompt, impact);
   const by = io.env.USER ?? 'cli-user';
   await store.decide(ticket.id, { approve: approved, by, comment: 'answered at the pg-agent prompt' });
   if (!approved) {
