@@ -7,6 +7,7 @@ import { loadParser } from '../core/sql/parse';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
+import type { WorkspaceConfig } from '../core/workspace';
 import type { CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
@@ -28,9 +29,15 @@ export async function classifyInput(context: CommandContext): Promise<{ sql: str
   return { sql, classification: classifySql(sql) };
 }
 
-export function safetySettings(flags: CommonFlags): SafetySettings {
+/** Limits from the flags, the approval policy from .pgagent/config.json (default: every write asks). */
+export function safetySettings(flags: CommonFlags, config?: WorkspaceConfig): SafetySettings {
   return {
     ...DEFAULT_SAFETY,
+    policy: {
+      ...DEFAULT_SAFETY.policy,
+      autoApproveMaxRisk: config?.approval?.autoApproveMaxRisk ?? DEFAULT_SAFETY.policy.autoApproveMaxRisk,
+      criticalTables: config?.safety?.criticalTables ?? DEFAULT_SAFETY.policy.criticalTables,
+    },
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
     ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
   };

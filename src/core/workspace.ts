@@ -49,10 +49,15 @@ export const connectionProfileSchema = z.strictObject({
 
 const workspaceConfigSchema = z.object({
   connections: z.array(connectionProfileSchema).default([]),
+  /** The CLI's counterpart of the extension's postgresAgent.approval / safety settings. */
+  approval: z.object({ autoApproveMaxRisk: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH']).optional() }).optional(),
+  safety: z.object({ criticalTables: z.array(z.string()).optional() }).optional(),
 });
 
 export interface WorkspaceConfig {
   connections: ConnectionProfile[];
+  approval?: { autoApproveMaxRisk?: 'none' | 'LOW' | 'MEDIUM' | 'HIGH' | undefined } | undefined;
+  safety?: { criticalTables?: string[] | undefined } | undefined;
 }
 
 /** Reads .pgagent/config.json; a missing file is an empty config, a malformed one a clear error. */

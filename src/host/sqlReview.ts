@@ -126,6 +126,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
               connection: key,
               requestedBy: userInfo().username,
               settings: safetySettings(services.DEFAULT_SAFETY),
+              // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
+              autoApprove: true,
+              logger: this.logger,
             }),
           };
         },
@@ -140,6 +143,34 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
         case 'refused':
           void vscode.window.showErrorMessage(`Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`);
           return;
+        case 'written': {
+          if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, o.ticket);
+          const undoFile = await services.saveUndoScript(services.workspacePaths(this.workspaceDir ?? this.storageDir).undo, o.ticket.id, o.execution.undo);
+          if (replacing) {
+            replacing.watch.abort();
+            this.tracked.delete(replacing.ticketId);
+          }
+          this.tracked.set(o.ticket.id, {
+            ticketId: o.ticket.id,
+            uri: document.uri,
+            start,
+            end,
+            sql,
+            connection: outcome.key,
+            status: 'executed',
+            impact: o.impact,
+            executed: { at: new Date().toISOString(), rows: o.execution.rows, undoFile },
+            watch: new AbortController(),
+          });
+          this.refresh();
+          void vscode.window.showInformationMessage(
+            `Auto-approved by postgresAgent.approval.autoApproveMaxRisk (${o.impact.risk}): ${o.execution.rows.toLocaleString('en-US')} rows changed.`,
+            'Open Undo Script',
+          ).then((choice) => {
+            if (choice) void this.openUndo(o.ticket.id);
+          });
+          return;
+        }
         case 'held': {
           if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, o.ticket);
           if (replacing) {

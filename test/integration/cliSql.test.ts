@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,3 +154,32 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
     expect(confirmed.stdout).toContain('Executed: 10 rows changed');
   });
 });
+
+describe.runIf(postgresAvailable)('pg-agent sql with an approval policy in .pgagent/config.json', () => {
+  let scratch: ScratchDatabase;
+  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-policy-'));
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+    mkdirSync(join(workspace, '.pgagent'), { recursive: true });
+    writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify({ approval: { autoApproveMaxRisk: 'LOW' } }));
+  });
+
+  afterAll(async () => {
+    await scratch?.drop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('runs a LOW write without asking, and still holds a MEDIUM one', async () => {
+    const sql = (text: string) => runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--', text], { cwd: workspace, env: { USER: 'tester' } });
+    const low = await sql('DELETE FROM order_items WHERE id = 3');
+    expect(low.code, low.stderr).toBe(0);
+    expect(low.stdout).toContain('Auto-approved by policy (LOW');
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id = 3'))).toBe(0);
+    const medium = await sql('DELETE FROM order_items WHERE id BETWEEN 10 AND 40');
+    expect(medium.code).toBe(3);
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id BETWEEN 10 AND 40'))).toBe(31);
+  });
+});
+

@@ -171,6 +171,26 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect((await store.get(held.ticket.id))?.status).toBe('FAILED');
   });
 
+  it('runs a write at once only when the policy allows its risk and the request allows a policy', async () => {
+    const policy = { ...settings, policy: { ...settings.policy, autoApproveMaxRisk: 'MEDIUM' as const } };
+    const small = 'DELETE FROM order_items WHERE id = 7';
+    const auto = await runSql(db, store, { sql: small, connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true });
+    expect(auto.status).toBe('written');
+    if (auto.status !== 'written') return;
+    expect(auto.ticket.status).toBe('EXECUTED');
+    expect(auto.ticket.history.map((h) => `${h.action}:${h.by}`)).toContain('approved:policy (autoApproveMaxRisk=MEDIUM)');
+    expect(await count('SELECT count(*) FROM order_items WHERE id = 7')).toBe(0);
+
+    // The same kind of write from the agent (no autoApprove), a HIGH one, and DDL all still wait for a person.
+    const fromAgent = await runSql(db, store, { sql: 'DELETE FROM order_items WHERE id = 8', connection: CONNECTION, requestedBy: 'agent', settings: policy });
+    expect(fromAgent.status).toBe('held');
+    const high = await runSql(db, store, { sql: 'UPDATE products SET name = name', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true });
+    expect(high.status).toBe('held');
+    const ddl = await runSql(db, store, { sql: 'CREATE INDEX ON order_items (quantity)', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true });
+    expect(ddl.status).toBe('held');
+    expect(await count('SELECT count(*) FROM order_items WHERE id = 8')).toBe(1);
+  });
+
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });

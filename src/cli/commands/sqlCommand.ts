@@ -12,7 +12,7 @@ import type { ImpactReport } from '../../core/sql/impactReport';
 import type { ReadResult } from '../../core/sql/runRead';
 import { runSql } from '../../core/sql/runSql';
 import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
-import { workspacePaths } from '../../core/workspace';
+import { readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
@@ -40,7 +40,9 @@ export const sqlCommand: CliCommand = {
       sql,
       connection: await context.connectionKey(),
       requestedBy: io.env.USER ?? 'pg-agent',
-      settings: safetySettings(args.flags),
+      settings: safetySettings(args.flags, await readWorkspaceConfig(workspacePaths(args.flags.workspace))),
+      autoApprove: true,
+      logger: context.logger,
     }).catch((error: unknown) => {
       throw withCaret(error, sql, args.flags.json, (text) => io.stderr(text));
     });
@@ -51,6 +53,15 @@ export const sqlCommand: CliCommand = {
         if (args.flags.json) io.stdout(`${json({ status: 'refused', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: 0, truncated: false, error: { code: 'SQL_REFUSED', message: outcome.classification.reasons.join('; ') } })}\n`);
         else io.stderr(`Refused: ${outcome.classification.reasons.join('; ')}.\nThis never runs through Postgres Agent.\n`);
         return EXIT.refused;
+      case 'written': {
+        const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, outcome.ticket.id, outcome.execution.undo);
+        if (args.flags.json) {
+          io.stdout(`${json({ status: 'executed', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: outcome.execution.rows, truncated: false, impact: outcome.impact, ticket: ticketSummary(outcome.ticket) })}\n`);
+        } else {
+          io.stdout(`${renderImpact(outcome.impact)}\n\nAuto-approved by policy (${outcome.impact.risk} is within approval.autoApproveMaxRisk): ${formatCount(outcome.execution.rows)} rows changed. Undo script: ${undoFile}\n`);
+        }
+        return EXIT.ok;
+      }
       case 'held':
         await saveImpactReport(workspacePaths(args.flags.workspace).impact, outcome.ticket);
         return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket);

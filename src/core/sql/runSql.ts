@@ -14,11 +14,17 @@ import { loadParser } from './parse';
 import type { ReadResult } from './runRead';
 import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
+import type { ExecutionResult } from './executeApproved';
+import { executeApproved } from './executeApproved';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
 
 export type SqlOutcome =
   | { status: 'executed'; classification: Classification; result: ReadResult }
   | { status: 'held'; classification: Classification; impact: ImpactReport; ticket: Ticket }
-  | { status: 'refused'; classification: Classification };
+  | { status: 'refused'; classification: Classification }
+  /** A write the policy let through without a person (approval.autoApproveMaxRisk), already executed. */
+  | { status: 'written'; classification: Classification; impact: ImpactReport; ticket: Ticket; execution: ExecutionResult };
 
 export interface RunSqlRequest {
   sql: string;
@@ -27,6 +33,12 @@ export interface RunSqlRequest {
   /** Who asked: a person's name, or "agent". */
   requestedBy: string;
   settings: SafetySettings;
+  /**
+   * Lets plain writes within `settings.policy.autoApproveMaxRisk` run without a person. Only for SQL a
+   * person wrote and sent: the agent's writes always wait for a person (SPEC §5.7).
+   */
+  autoApprove?: boolean;
+  logger?: Logger;
 }
 
 /** Throws AgentError for bad input (SQL_EMPTY, SQL_SYNTAX, SQL_PLACEHOLDERS, BAD_INPUT) and database failures. */
@@ -44,5 +56,16 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
   }
   const impact = await analyzeImpact(db, classification, request.settings);
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
+  if (request.autoApprove && !impact.requiresApproval && impact.wouldFail === null) {
+    const limit = request.settings.policy.autoApproveMaxRisk;
+    // The ticket's history says who let it through: the policy, on behalf of the person who sent it.
+    await store.decide(ticket.id, { approve: true, by: `policy (autoApproveMaxRisk=${limit})`, comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}` });
+    const execution = await executeApproved(db, store, { ticketId: ticket.id, sql: request.sql, connection: request.connection, classification }, {
+      ...request.settings,
+      by: request.requestedBy,
+      logger: request.logger ?? silentLogger,
+    });
+    return { status: 'written', classification, impact, ticket: execution.ticket, execution };
+  }
   return { status: 'held', classification, impact, ticket };
 }
