@@ -1,0 +1,261 @@
+/**
+ * The job folders under `.pgagent/jobs/` (SPEC §4): creating a job, reading and moving its status, and
+ * reading and writing the files inside it without ever touching a path outside the job folder.
+ */
+import { randomBytes } from 'node:crypto';
+import { appendFile, lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { AgentError } from '../errors';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
+import { workspacePaths } from '../workspace';
+import type { Job, JobStatus } from './job';
+import { assertJobId, newJobId, parseJob, transitionJob } from './job';
+
+export const JOB_SUBFOLDERS = ['tools', 'sql', 'impact', 'undo'] as const;
+export type JsonlLog = 'chat.jsonl' | 'audit.jsonl';
+
+const REVIEW_HEADING = '## Review Feedback';
+
+export interface JobStoreOptions {
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export interface NewJob {
+  title: string;
+  /** A password-free connection key (profile name or user@host:port/db). */
+  connection: string;
+  threadId?: string;
+}
+
+/** Writes through a temp file in the same folder and a rename, so readers never see half a file. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, text, 'utf8');
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+function outside(relativePath: string, why: string): AgentError {
+  return new AgentError('BAD_INPUT', `"${relativePath.slice(0, 120)}" is not a file of this job: ${why}.`, 'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.');
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+}
+
+export class JobStore {
+  readonly root: string;
+  private readonly logger: Logger;
+  private readonly now: () => Date;
+
+  constructor(workspaceDir: string, options: JobStoreOptions = {}) {
+    this.root = workspacePaths(workspaceDir).jobs;
+    this.logger = options.logger ?? silentLogger;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The folder of a job; the id is checked before any path is built from it. */
+  jobDir(id: string): string {
+    assertJobId(id);
+    return join(this.root, id);
+  }
+
+  async create(input: NewJob): Promise<Job> {
+    const title = input.title.trim();
+    if (title === '') throw new AgentError('BAD_INPUT', 'A job needs a title.', 'Describe the task in a few words.');
+    const id = newJobId();
+    const dir = this.jobDir(id);
+    const at = this.now().toISOString();
+    const job = parseJob(
+      JSON.stringify({ id, title, status: 'planning', phase: 'strategic', reviewCycles: 0, createdAt: at, updatedAt: at, connection: input.connection, ...(input.threadId ? { threadId: input.threadId } : {}) }),
+      'the new job',
+    );
+    await mkdir(this.root, { recursive: true });
+    await mkdir(dir); // fails if the id already exists rather than mixing two jobs
+    for (const sub of JOB_SUBFOLDERS) await mkdir(join(dir, sub));
+    await writeFileAtomic(join(dir, 'workspace.md'), `# ${title}\n\n## Task\n\n`);
+    await writeFileAtomic(join(dir, 'plan.md'), '# Plan\n');
+    await writeFileAtomic(join(dir, 'todos.yaml'), '[]\n');
+    await writeFile(join(dir, 'chat.jsonl'), '');
+    await writeFile(join(dir, 'audit.jsonl'), '');
+    await this.saveJob(job); // job.json last: a folder without it is an unfinished create, not a job
+    this.logger.info('job created', { jobId: id });
+    return job;
+  }
+
+  async get(id: string): Promise<Job> {
+    const path = join(this.jobDir(id), 'job.json');
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) {
+        throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.', { cause: error });
+      }
+      throw error;
+    }
+    const job = parseJob(text, `job.json of ${id}`);
+    if (job.id !== id) throw new AgentError('CONFIG_INVALID', `job.json of ${id} names another job (${job.id}).`, 'Restore the file from the job history.');
+    return job;
+  }
+
+  /** Every readable job, newest first; folders that are not jobs are skipped with a warning. */
+  async list(): Promise<Job[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.root);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return [];
+      throw error;
+    }
+    const jobs: Job[] = [];
+    for (const name of names) {
+      if (!/^job_[0-9a-f]{16}$/.test(name)) continue;
+      try {
+        jobs.push(await this.get(name));
+      } catch (error) {
+        this.logger.warn('skipping unreadable job folder', { jobId: name, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return jobs.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  }
+
+  /** Moves a job to `to` if the transition table allows it, and records the move in audit.jsonl. */
+  async setStatus(id: string, to: JobStatus, reason: string): Promise<Job> {
+    const job = await this.get(id);
+    const now = this.now();
+    const next = transitionJob(job, to, now);
+    await this.saveJob(next);
+    await this.appendJsonl(id, 'audit.jsonl', { type: 'status', at: now.toISOString(), from: job.status, to, reason });
+    this.logger.info('job status changed', { jobId: id, from: job.status, to });
+    return next;
+  }
+
+  async readFile(id: string, relativePath: string): Promise<string> {
+    const path = await this.confined(id, relativePath);
+    let real: string;
+    try {
+      real = await realpath(path);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `Job ${id} has no file ${relativePath}.`, undefined, { cause: error });
+      throw error;
+    }
+    if (!isInside(await realpath(this.jobDir(id)), real)) throw outside(relativePath, 'it links outside the job folder');
+    return readFile(real, 'utf8');
+  }
+
+  async writeFile(id: string, relativePath: string, text: string): Promise<void> {
+    const path = await this.confined(id, relativePath, { createParent: true });
+    const existing = await lstat(path).catch((error: unknown) => {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      throw error;
+    });
+    if (existing?.isSymbolicLink()) throw outside(relativePath, 'it is a symbolic link');
+    if (existing?.isDirectory()) throw outside(relativePath, 'it is a folder');
+    await writeFileAtomic(path, text);
+  }
+
+  async appendJsonl(id: string, log: JsonlLog, record: Record<string, unknown>): Promise<void> {
+    if (log !== 'chat.jsonl' && log !== 'audit.jsonl') throw new AgentError('BAD_INPUT', `"${String(log)}" is not a log of a job.`);
+    await appendFile(join(this.jobDir(id), log), `${JSON.stringify(record)}\n`, 'utf8');
+  }
+
+  /**
+   * Adds a dated entry to the `## Review Feedback` section of workspace.md (created once, at the end),
+   * keeping entries in order and before any later section.
+   */
+  async appendReviewFeedback(id: string, feedback: string, now: Date = this.now()): Promise<void> {
+    const text = feedback.trim();
+    if (text === '') throw new AgentError('BAD_INPUT', 'Review feedback is empty.', 'Write what should change in the plan.');
+    const path = join(this.jobDir(id), 'workspace.md');
+    let doc = await readFile(path, 'utf8');
+    const entry = `### ${now.toISOString()}\n\n${text}\n\n`;
+    const lines = doc.split('\n');
+    const start = lines.findIndex((line) => line.trimEnd() === REVIEW_HEADING);
+    if (start === -1) {
+      doc = `${doc.replace(/\n*$/, '\n')}\n${REVIEW_HEADING}\n\n${entry}`;
+    } else {
+      const nextOffset = lines.slice(start + 1).findIndex((line) => /^#{1,2} /.test(line));
+      if (nextOffset === -1) {
+        doc = `${doc.replace(/\n*$/, '\n')}\n${entry}`;
+      } else {
+        const end = start + 1 + nextOffset;
+        const before = lines.slice(0, end).join('\n').replace(/\n*$/, '\n');
+        doc = `${before}\n${entry}${lines.slice(end).join('\n')}`;
+      }
+    }
+    await writeFileAtomic(path, doc.replace(/\n*$/, '\n'));
+  }
+
+  /** The next free `sql/NNN-<slug>.sql` path (relative to the job folder); the file is not created. */
+  async nextSqlFile(id: string, slug: string): Promise<string> {
+    const clean = slug.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50).replace(/-+$/, '') || 'query';
+    const names = await readdir(join(this.jobDir(id), 'sql')).catch((error: unknown) => {
+      if (isErrno(error, 'ENOENT')) return [] as string[];
+      throw error;
+    });
+    const highest = names.reduce((max, name) => {
+      const match = /^(\d{3,})-/.exec(name);
+      return match?.[1] ? Math.max(max, Number(match[1])) : max;
+    }, 0);
+    return `sql/${String(highest + 1).padStart(3, '0')}-${clean}.sql`;
+  }
+
+  private async saveJob(job: Job): Promise<void> {
+    await writeFileAtomic(join(this.jobDir(job.id), 'job.json'), `${JSON.stringify(job, null, 2)}\n`);
+  }
+
+  /**
+   * The absolute path of a file inside the job folder. Refuses absolute paths, `..`, the job's own
+   * history, and any parent folder whose real path (symlinks resolved) leaves the job folder.
+   */
+  private async confined(id: string, relativePath: string, options: { createParent?: boolean } = {}): Promise<string> {
+    const dir = this.jobDir(id);
+    if (relativePath.trim() === '' || relativePath.includes('\0')) throw outside(relativePath, 'the path is empty');
+    if (isAbsolute(relativePath) || /^[a-zA-Z]:/.test(relativePath)) throw outside(relativePath, 'the path is absolute');
+    const parts = relativePath.split(/[\\/]+/);
+    if (parts.includes('..')) throw outside(relativePath, 'the path climbs out with ".."');
+    const clean = normalize(relativePath);
+    if (clean.split(sep)[0] === '.history') throw outside(relativePath, 'the job history is managed by git');
+    const path = join(dir, clean);
+    if (path === dir) throw outside(relativePath, 'that is the job folder itself');
+
+    let realDir: string;
+    try {
+      realDir = await realpath(dir);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.', { cause: error });
+      throw error;
+    }
+    // Check the nearest existing ancestor before creating anything, so mkdir never follows a link outside.
+    let ancestor = dirname(path);
+    for (;;) {
+      try {
+        const real = await realpath(ancestor);
+        if (!isInside(realDir, real)) throw outside(relativePath, 'a folder on the way links outside the job folder');
+        break;
+      } catch (error) {
+        if (!isErrno(error, 'ENOENT')) throw error;
+        ancestor = dirname(ancestor);
+      }
+    }
+    if (options.createParent) await mkdir(dirname(path), { recursive: true });
+    const realParent = await realpath(dirname(path)).catch((error: unknown) => {
+      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `Job ${id} has no file ${relativePath}.`, undefined, { cause: error });
+      throw error;
+    });
+    if (!isInside(realDir, realParent)) throw outside(relativePath, 'its folder links outside the job folder');
+    return path;
+  }
+}
