@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
+import type { Ticket } from '../core/approvals/ticket';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
 import { clock } from '../shared/clock';
@@ -144,25 +145,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           void vscode.window.showErrorMessage(`Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`);
           return;
         case 'written': {
-          if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, o.ticket);
           const undoFile = await services.saveUndoScript(services.workspacePaths(this.workspaceDir ?? this.storageDir).undo, o.ticket.id, o.execution.undo);
-          if (replacing) {
-            replacing.watch.abort();
-            this.tracked.delete(replacing.ticketId);
-          }
-          this.tracked.set(o.ticket.id, {
-            ticketId: o.ticket.id,
-            uri: document.uri,
-            start,
-            end,
-            sql,
-            connection: outcome.key,
-            status: 'executed',
-            impact: o.impact,
-            executed: { at: new Date().toISOString(), rows: o.execution.rows, undoFile },
-            watch: new AbortController(),
-          });
-          this.refresh();
+          await this.trackWrite({ ticketId: o.ticket.id, uri: document.uri, start, end, sql, connection: outcome.key, impact: o.impact, status: 'executed', executed: { at: new Date().toISOString(), rows: o.execution.rows, undoFile } }, o.ticket, replacing);
           void vscode.window.showInformationMessage(
             `Auto-approved by postgresAgent.approval.autoApproveMaxRisk (${o.impact.risk}): ${o.execution.rows.toLocaleString('en-US')} rows changed.`,
             'Open Undo Script',
@@ -172,26 +156,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           return;
         }
         case 'held': {
-          if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, o.ticket);
-          if (replacing) {
-            replacing.watch.abort();
-            this.tracked.delete(replacing.ticketId);
-          }
-          const tracked: Tracked = {
-            ticketId: o.ticket.id,
-            uri: document.uri,
-            start,
-            end,
-            sql,
-            connection: outcome.key,
-            status: 'pending',
-            impact: o.impact,
-            watch: new AbortController(),
-          };
-          this.tracked.set(o.ticket.id, tracked);
+          const tracked = await this.trackWrite({ ticketId: o.ticket.id, uri: document.uri, start, end, sql, connection: outcome.key, impact: o.impact, status: 'pending' }, o.ticket, replacing);
           this.watchForDecision(tracked);
           this.logger.info('write held for approval', { ticket: o.ticket.id, risk: o.impact.risk });
-          this.refresh();
           await this.showPanel();
           return;
         }
@@ -216,6 +183,20 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     this.watchForDecision(tracked);
     this.logger.info('ask write held for approval', { ticket: held.ticketId, risk: held.impact.risk });
     this.refresh();
+  }
+
+  /** Records a write's card and lens (replacing the one it was re-checked from) and keeps its impact report. */
+  private async trackWrite(entry: Omit<Tracked, 'watch'>, ticket: Ticket, replacing: Tracked | undefined): Promise<Tracked> {
+    const services = coreServices();
+    if (this.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.workspaceDir).impact, ticket);
+    if (replacing) {
+      replacing.watch.abort();
+      this.tracked.delete(replacing.ticketId);
+    }
+    const tracked: Tracked = { ...entry, watch: new AbortController() };
+    this.tracked.set(tracked.ticketId, tracked);
+    this.refresh();
+    return tracked;
   }
 
   /** A person's decision (CodeLens, panel button or palette); HIGH and CRITICAL ask once more. */

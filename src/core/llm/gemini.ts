@@ -5,7 +5,8 @@ import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { openCallScope } from './callScope';
 import type { CallScope } from './callScope';
-import { estimateCost } from './cost';
+import type { CollectedReply } from './response';
+import { toLlmResponse } from './response';
 import { mapHttpFailure, mapTransportFailure, parseRetryAfter } from './httpErrors';
 import { llmErrors } from './llmError';
 import type { ChatMessage, LlmProvider, LlmRequest, LlmResponse, ModelPrices, ToolCall } from './provider';
@@ -81,18 +82,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
       }
       const blocked = collected.blockReason ?? (SAFETY_FINISH_REASONS.has(collected.finishReason) ? collected.finishReason : undefined);
       if (blocked) throw llmErrors.safetyBlock(PROVIDER, blocked);
-      const usage = { inputTokens: collected.inputTokens, outputTokens: collected.outputTokens };
-      const latencyMs = Date.now() - started;
-      logger.debug('gemini call', { model, attempt, latencyMs, ...usage, finishReason: collected.finishReason });
-      return {
-        text: collected.text,
-        toolCalls: collected.toolCalls,
-        usage,
-        model,
-        latencyMs,
-        costUsd: estimateCost(model, usage, options.prices),
-        finishReason: collected.finishReason || 'STOP',
-      };
+      return toLlmResponse(collected, { provider: 'gemini', model, attempt, startedAt: started, prices: options.prices, defaultFinishReason: 'STOP', logger });
     } catch (error) {
       throw mapGeminiError(error, scope, retryAfterHeader);
     } finally {
@@ -186,12 +176,7 @@ function toResponseObject(content: string): Record<string, unknown> {
   }
 }
 
-interface Collected {
-  text: string;
-  toolCalls: ToolCall[];
-  inputTokens: number;
-  outputTokens: number;
-  finishReason: string;
+interface Collected extends CollectedReply {
   blockReason: string | undefined;
 }
 

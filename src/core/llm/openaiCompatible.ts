@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { openCallScope } from './callScope';
-import { estimateCost } from './cost';
+import type { CollectedReply } from './response';
+import { toLlmResponse } from './response';
 import { mapHttpFailure, mapTransportFailure, parseRetryAfter } from './httpErrors';
 import { llmErrors } from './llmError';
 import type { ChatMessage, LlmProvider, LlmRequest, LlmResponse, ModelPrices, ToolCall } from './provider';
@@ -75,13 +76,7 @@ const errorBodySchema = z.object({
   ]),
 });
 
-interface Collected {
-  text: string;
-  toolCalls: ToolCall[];
-  inputTokens: number;
-  outputTokens: number;
-  finishReason: string;
-}
+type Collected = CollectedReply;
 
 export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProviderOptions): LlmProvider {
   const { model, logger } = options;
@@ -114,18 +109,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
       if (!response.ok) throw await httpError(response);
       const collected = onText ? await readStream(response, onText) : parseCompletion(await response.json());
       if (collected.finishReason === 'content_filter') throw llmErrors.safetyBlock(PROVIDER, 'content_filter');
-      const usage = { inputTokens: collected.inputTokens, outputTokens: collected.outputTokens };
-      const latencyMs = Date.now() - started;
-      logger.debug('openai-compatible call', { model, attempt, latencyMs, ...usage, finishReason: collected.finishReason });
-      return {
-        text: collected.text,
-        toolCalls: collected.toolCalls,
-        usage,
-        model,
-        latencyMs,
-        costUsd: estimateCost(model, usage, options.prices),
-        finishReason: collected.finishReason || 'stop',
-      };
+      return toLlmResponse(collected, { provider: 'openai-compatible', model, attempt, startedAt: started, prices: options.prices, defaultFinishReason: 'stop', logger });
     } catch (error) {
       throw error instanceof AgentError ? error : mapTransportFailure(PROVIDER, error, scope);
     } finally {
