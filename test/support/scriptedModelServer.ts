@@ -8,6 +8,8 @@ export type Reply =
   | { text: string }
   | { json: unknown }
   | { functionCall: { name: string; args: object } }
+  /** Several calls in one turn (Gemini parallel function calling / OpenAI tool_calls), answered in order. */
+  | { functionCalls: { name: string; args: object }[] }
   | { error: { status: number; message: string; retryAfterSeconds?: number; geminiStatus?: string } }
   | { delayMs: number; then: Reply }
   | { safetyBlock: true }
@@ -160,11 +162,12 @@ function writeGemini(recorded: RecordedRequest, reply: ContentReply, res: Server
   let chunks: object[];
   if ('safetyBlock' in reply) {
     chunks = [{ promptFeedback: { blockReason: 'SAFETY' }, ...base }];
-  } else if ('functionCall' in reply) {
+  } else if ('functionCall' in reply || 'functionCalls' in reply) {
+    const calls = 'functionCall' in reply ? [reply.functionCall] : reply.functionCalls;
     chunks = [
       {
         candidates: [
-          { content: { role: 'model', parts: [{ functionCall: reply.functionCall }] }, finishReason: 'STOP', index: 0 },
+          { content: { role: 'model', parts: calls.map((functionCall) => ({ functionCall })) }, finishReason: 'STOP', index: 0 },
         ],
         ...base,
       },
@@ -203,14 +206,13 @@ function writeOpenAi(recorded: RecordedRequest, reply: ContentReply, res: Server
   let toolCalls: object[] | undefined;
   let finishReason = 'stop';
   if ('safetyBlock' in reply) finishReason = 'content_filter';
-  else if ('functionCall' in reply) {
-    toolCalls = [
-      {
-        id: 'call_scripted_1',
-        type: 'function',
-        function: { name: reply.functionCall.name, arguments: JSON.stringify(reply.functionCall.args) },
-      },
-    ];
+  else if ('functionCall' in reply || 'functionCalls' in reply) {
+    const calls = 'functionCall' in reply ? [reply.functionCall] : reply.functionCalls;
+    toolCalls = calls.map((call, i) => ({
+      id: `call_scripted_${i + 1}`,
+      type: 'function',
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
     finishReason = 'tool_calls';
   } else content = 'text' in reply ? reply.text : JSON.stringify(reply.json);
 

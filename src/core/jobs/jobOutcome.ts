@@ -1,0 +1,42 @@
+/**
+ * Where a job stands, as the UI and the CLI see it: the job file plus the reason it is not running
+ * (waiting for the plan review, waiting for a write's approval, finished, or stopped half-way).
+ */
+import type { ErrorInfo } from '../../shared/errorCodes';
+import type { ImpactReport, TableEffect } from '../sql/impactReport';
+import type { Job, JobPhase, JobStatus } from './job';
+
+export type JobStop =
+  /** Frozen after a strategic phase for the person's review (status pending_review). */
+  | { kind: 'review'; cycle: number; maxReviewCycles: number; overLimit: boolean }
+  /** A write of the tactical phase held for a person's approval (its ticket is PENDING_APPROVAL). */
+  | { kind: 'approval'; ticketId: string; sql: string; sqlFile: string; impact: ImpactReport; todoId: string | null }
+  | { kind: 'completed'; summary: string }
+  | { kind: 'failed'; error: ErrorInfo }
+  | { kind: 'cancelled' }
+  /** Paused by the person (status frozen); `continue` thaws it. */
+  | { kind: 'frozen' }
+  /** Not running and not at a stop (a window reload or a killed process mid-phase): `continue` goes on from the checkpoint. */
+  | { kind: 'interrupted' };
+
+/** What the last approved write of the job did (set on the outcome that executed it). */
+export interface JobExecution {
+  ticketId: string;
+  rows: number;
+  tables: TableEffect[];
+  /** Relative to the job folder: undo/NNN.sql. */
+  undoFile: string;
+}
+
+export interface JobOutcome {
+  job: Job;
+  stop: JobStop;
+  execution?: JobExecution;
+}
+
+/** Progress while a job runs, for progress notifications, the status bar and a live panel. */
+export type JobEvent =
+  | { type: 'status'; jobId: string; status: JobStatus }
+  | { type: 'step'; jobId: string; phase: JobPhase; message: string }
+  /** workspace.md, plan.md, todos.yaml or another file of the job changed. */
+  | { type: 'files'; jobId: string };
