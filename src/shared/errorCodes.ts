@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'CONFIG_INVALID',
   'PROFILE_NOT_FOUND',
   'BAD_INPUT',
+  /** A job the agent ended as impossible (job_failed), or that ran past its limits. */
+  'JOB_FAILED',
   'INTERNAL',
 ] as const;
 

@@ -19,7 +19,8 @@ export type JobPhase = (typeof JOB_PHASES)[number];
  * `assertTransition` narrows that to the one status the job was actually frozen from (`frozenFrom`).
  */
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
-  planning: ['pending_review', 'failed', 'cancelled', 'frozen'],
+  // running = no review this time (interactive: false, review skipped, or a re-plan after tactical work).
+  planning: ['pending_review', 'running', 'completed', 'failed', 'cancelled', 'frozen'],
   // planning = changes requested by the reviewer; running = approved.
   pending_review: ['planning', 'running', 'cancelled', 'frozen'],
   running: ['planning', 'completed', 'failed', 'cancelled', 'frozen'],
@@ -99,6 +100,8 @@ export const jobSchema = z
     updatedAt: isoTimestamp,
     connection: connectionKeySchema,
     threadId: z.string().min(1).optional(),
+    /** Go from plan to execution without stopping for review (planning.interactive: false, or "Skip review"). */
+    skipReview: z.boolean().optional(),
   })
   .refine((job) => (job.status === 'frozen') === (job.frozenFrom !== undefined), {
     message: 'frozenFrom must be set exactly when the status is "frozen"',

@@ -17,7 +17,7 @@ export type JobStop =
   /** Paused by the person (status frozen); `continue` thaws it. */
   | { kind: 'frozen' }
   /** Not running and not at a stop (a window reload or a killed process mid-phase): `continue` goes on from the checkpoint. */
-  | { kind: 'interrupted' };
+  | { kind: 'interrupted'; error?: ErrorInfo };
 
 /** What the last approved write of the job did (set on the outcome that executed it). */
 export interface JobExecution {

@@ -3,15 +3,26 @@
  * person's action (approve the plan, request changes, approve a write, cancel) into a graph resume.
  * Used by the VS Code host and by `pg-agent job`; every call works in a new process from the files.
  */
+import { Command } from '@langchain/langgraph';
+import { FileCheckpointSaver } from '../agent/fileCheckpointer';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db } from '../db/db';
 import type { LlmProvider } from '../llm/provider';
 import type { Logger } from '../logger';
 import type { SafetySettings } from '../sql/safetySettings';
 import type { SchemaSnapshot } from '../../shared/schema';
+import { AgentError, toAgentError } from '../errors';
 import type { Job } from './job';
-import type { JobEvent, JobOutcome } from './jobOutcome';
+import { isTerminal } from './job';
+import { jobAuditLog } from './jobAudit';
+import { commitJob } from './phases/jobHistoryCommit';
+import type { JobEvent, JobOutcome, JobStop } from './jobOutcome';
 import type { JobStore } from './jobStore';
+import type { JobGraph } from './phases/jobGraph';
+import { buildJobGraph } from './phases/jobGraph';
+import type { JobStateValue } from './phases/jobState';
+import { JobHaltedError } from './phases/jobStatusSync';
+import { toolDocs } from './phases/jobTools';
 
 export interface PlanningSettings {
   /** Stop for the person's review after the first strategic phase (default true). */
@@ -62,32 +73,221 @@ export interface WriteDecision {
 }
 
 export class JobRunner {
-  constructor(private readonly deps: JobRunnerDeps) {}
-  /** Creates the job folder (status planning) without running anything. */
-  create(request: NewJobRequest): Promise<Job> { return notYet(this.deps, request); }
+  private readonly planning: PlanningSettings;
+  private graphInstance: JobGraph | undefined;
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.planning = { ...DEFAULT_PLANNING, ...deps.planning };
+  }
+
+  /** Creates the job folder (status planning), its tool docs and its first commit, without running anything. */
+  async create(request: NewJobRequest): Promise<Job> {
+    const task = request.task.trim();
+    if (task === '') throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe what the job should do, e.g. "archive orders older than two years".');
+    const job = await this.deps.store.create({
+      title: request.title?.trim() || titleOf(task),
+      task,
+      connection: this.deps.connectionKey,
+      threadId: 'graph',
+      ...(request.skipReview || !this.planning.interactive ? { skipReview: true } : {}),
+    });
+    for (const doc of toolDocs()) await this.deps.store.writeFile(job.id, doc.file, doc.text);
+    await commitJob(this.deps, job.id, `Job created: ${job.title}`);
+    this.deps.onEvent?.({ type: 'status', jobId: job.id, status: job.status });
+    return job;
+  }
+
   /** Creates the job and runs it to its first stop (normally the plan review). */
-  start(request: NewJobRequest): Promise<JobOutcome> { return notYet(this.deps, request); }
+  async start(request: NewJobRequest): Promise<JobOutcome> {
+    this.requireModel();
+    const job = await this.create(request);
+    return this.drive(job.id, { jobId: job.id });
+  }
+
   /** Runs a created or interrupted job from its checkpoint to the next stop; a frozen job is thawed first. */
-  continue(jobId: string): Promise<JobOutcome> { return notYet(this.deps, jobId); }
+  async continue(jobId: string): Promise<JobOutcome> {
+    let job = await this.deps.store.get(jobId);
+    if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${jobId} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
+    if (job.status === 'frozen' && job.frozenFrom) job = await this.deps.store.setStatus(jobId, job.frozenFrom, 'continued by the person');
+    const current = await this.outcome(jobId);
+    if (current.stop.kind === 'review') return current;
+    if (current.stop.kind === 'approval') return this.resumeFromTicket(jobId);
+    this.requireModel();
+    const started = (await this.graph().getState(config(jobId))).createdAt !== undefined;
+    return this.drive(jobId, started ? null : { jobId });
+  }
+
   /** At the plan review: approve, and run the first tactical phase to its next stop. */
-  approvePlan(jobId: string, by: string, comment?: string): Promise<JobOutcome> { return notYet(this.deps, jobId, by, comment); }
+  approvePlan(jobId: string, by: string, comment?: string): Promise<JobOutcome> {
+    return this.review(jobId, { action: 'approve', by, ...(comment?.trim() ? { comment: comment.trim() } : {}) });
+  }
+
   /** At the plan review: feedback to workspace.md (dated) and to the agent, another strategic iteration, freeze again. */
-  requestChanges(jobId: string, feedback: string, by: string): Promise<JobOutcome> { return notYet(this.deps, jobId, feedback, by); }
+  requestChanges(jobId: string, feedback: string, by: string): Promise<JobOutcome> {
+    if (feedback.trim() === '') return Promise.reject(new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.'));
+    return this.review(jobId, { action: 'revise', by, feedback: feedback.trim() });
+  }
+
   /** At the plan review: run as is (recorded as a skipped review). While planning: do not stop for review this time. */
-  skipReview(jobId: string, by: string): Promise<JobOutcome> { return notYet(this.deps, jobId, by); }
+  async skipReview(jobId: string, by: string): Promise<JobOutcome> {
+    const job = await this.deps.store.get(jobId);
+    if (job.status === 'planning') {
+      await this.deps.store.update(jobId, { skipReview: true });
+      await jobAuditLog(this.deps.store).recordJob(jobId, { type: 'review', action: 'skip', by, cycle: job.reviewCycles });
+      return this.outcome(jobId);
+    }
+    return this.review(jobId, { action: 'skip', by });
+  }
+
   /** At a held write: the person's decision (recorded on the ticket), then the job goes on. */
-  decideWrite(jobId: string, decision: WriteDecision): Promise<JobOutcome> { return notYet(this.deps, jobId, decision); }
+  async decideWrite(jobId: string, decision: WriteDecision): Promise<JobOutcome> {
+    const current = await this.outcome(jobId);
+    if (current.stop.kind !== 'approval') throw notAt(current, 'a write waiting for approval');
+    if (decision.approve) this.requireModel();
+    return this.drive(jobId, new Command({ resume: { approve: decision.approve, by: decision.by, ...(decision.comment ? { comment: decision.comment } : {}) } }));
+  }
+
   /** At a held write decided elsewhere (pg-agent approvals approve/reject, a teammate over Redis): go on accordingly. */
-  resumeFromTicket(jobId: string): Promise<JobOutcome> { return notYet(this.deps, jobId); }
+  async resumeFromTicket(jobId: string): Promise<JobOutcome> {
+    const current = await this.outcome(jobId);
+    if (current.stop.kind !== 'approval') return current;
+    const ticket = await this.deps.ticketStore.get(current.stop.ticketId);
+    if (!ticket || ticket.status === 'PENDING_APPROVAL') return current;
+    const event = [...ticket.history].reverse().find((e) => e.action === 'approved' || e.action === 'rejected');
+    this.requireModel();
+    const resume = { approve: ticket.status === 'APPROVED', by: event?.by ?? 'pg-agent', ...(event?.comment ? { comment: event.comment } : {}) };
+    return this.drive(jobId, new Command({ resume }));
+  }
+
   /** Cancels the job (final); a pending ticket of the job is rejected so it can never run. */
-  cancel(jobId: string, by: string): Promise<JobOutcome> { return notYet(this.deps, jobId, by); }
-  /** Pauses a job (status frozen) after the step in flight. */
-  freeze(jobId: string): Promise<JobOutcome> { return notYet(this.deps, jobId); }
+  async cancel(jobId: string, by: string): Promise<JobOutcome> {
+    const current = await this.outcome(jobId);
+    if (isTerminal(current.job.status)) throw notAt(current, 'a job that is still going');
+    if (current.stop.kind === 'approval') {
+      const ticket = await this.deps.ticketStore.get(current.stop.ticketId);
+      if (ticket?.status === 'PENDING_APPROVAL') await this.deps.ticketStore.decide(ticket.id, { approve: false, by, comment: 'the job was cancelled' });
+    }
+    await this.deps.store.setStatus(jobId, 'cancelled', `cancelled by ${by}`);
+    await commitJob(this.deps, jobId, `Job cancelled by ${by}`);
+    this.deps.onEvent?.({ type: 'status', jobId, status: 'cancelled' });
+    return this.outcome(jobId);
+  }
+
+  /** Pauses a job (status frozen): a run in flight stops at its next step boundary, in any process. */
+  async freeze(jobId: string): Promise<JobOutcome> {
+    const job = await this.deps.store.get(jobId);
+    if (job.status !== 'planning' && job.status !== 'running') {
+      throw new AgentError('BAD_INPUT', `Job ${jobId} is ${job.status}; only a job that is planning or running can be paused.`);
+    }
+    await this.deps.store.setStatus(jobId, 'frozen', 'paused by the person');
+    this.deps.onEvent?.({ type: 'status', jobId, status: 'frozen' });
+    return this.outcome(jobId);
+  }
+
   /** Where the job stands (no model call, no database access). */
-  outcome(jobId: string): Promise<JobOutcome> { return notYet(this.deps, jobId); }
+  async outcome(jobId: string, error?: unknown): Promise<JobOutcome> {
+    const job = await this.deps.store.get(jobId);
+    const snapshot = await this.graph().getState(config(jobId));
+    const state = snapshot.values as Partial<JobStateValue>;
+    const execution = state.lastExecution;
+    const stop = ((): JobStop => {
+      switch (job.status) {
+        case 'cancelled':
+          return { kind: 'cancelled' };
+        case 'frozen':
+          return { kind: 'frozen' };
+        case 'completed':
+          return { kind: 'completed', summary: state.phaseEnd?.kind === 'job_complete' ? state.phaseEnd.summary : '' };
+        case 'failed':
+          return { kind: 'failed', error: state.error ?? { code: 'JOB_FAILED', message: 'The job failed.' } };
+        default:
+          break;
+      }
+      if (snapshot.next.includes('reviewGate')) {
+        return { kind: 'review', cycle: job.reviewCycles, maxReviewCycles: this.planning.maxReviewCycles, overLimit: job.reviewCycles >= this.planning.maxReviewCycles };
+      }
+      const pending = state.pendingWrite;
+      if (snapshot.next.includes('awaitWrite') && pending) {
+        return { kind: 'approval', ticketId: pending.ticketId, sql: pending.sql, sqlFile: pending.sqlFile, impact: pending.impact, todoId: pending.todoId };
+      }
+      return error === undefined ? { kind: 'interrupted' } : { kind: 'interrupted', error: toAgentError(error).toInfo() };
+    })();
+    return { job, stop, ...(execution ? { execution } : {}) };
+  }
+
+  private async review(jobId: string, decision: { action: 'approve' | 'skip' | 'revise'; by: string; feedback?: string; comment?: string }): Promise<JobOutcome> {
+    const current = await this.outcome(jobId);
+    if (current.stop.kind !== 'review') throw notAt(current, 'the plan review');
+    this.requireModel();
+    return this.drive(jobId, new Command({ resume: decision }));
+  }
+
+  /** Runs the graph from its checkpoint to the next stop. A failed step leaves the job where it was. */
+  private async drive(jobId: string, input: Parameters<JobGraph['invoke']>[0]): Promise<JobOutcome> {
+    const before = (await this.graph().getState(config(jobId))).values as Partial<JobStateValue>;
+    let failure: unknown;
+    try {
+      await this.graph().invoke(input, { ...config(jobId), recursionLimit: 10_000, ...(this.deps.signal ? { signal: this.deps.signal } : {}) });
+    } catch (error) {
+      if (!(error instanceof JobHaltedError)) {
+        failure = error;
+        const e = toAgentError(error);
+        this.deps.logger.warn('job step failed; the job stays where it was', { jobId, code: e.code, error: e.message });
+        await jobAuditLog(this.deps.store).recordJob(jobId, { type: 'error', node: 'runner', code: e.code, message: e.message });
+      }
+    }
+    const outcome = await this.outcome(jobId, failure);
+    // Only an execution that happened in this run is reported as this outcome's.
+    if (outcome.execution && outcome.execution.ticketId === before.lastExecution?.ticketId) delete outcome.execution;
+    return outcome;
+  }
+
+  private requireModel(): void {
+    if (!this.deps.provider) {
+      throw new AgentError('CONFIG_INVALID', 'Jobs need a language model and none is configured.', 'Set a Gemini API key (or GEMINI_API_KEY), or an OpenAI-compatible endpoint.');
+    }
+  }
+
+  private graph(): JobGraph {
+    if (this.graphInstance) return this.graphInstance;
+    const audit = jobAuditLog(this.deps.store);
+    this.graphInstance = buildJobGraph(
+      {
+        store: this.deps.store,
+        db: this.deps.db,
+        connectionKey: this.deps.connectionKey,
+        ticketStore: this.deps.ticketStore,
+        provider: this.deps.provider,
+        loadSnapshot: this.deps.loadSnapshot,
+        settings: this.deps.settings,
+        logger: this.deps.logger,
+        requestedBy: this.deps.requestedBy,
+        planning: this.planning,
+        modelTimeoutMs: this.deps.modelTimeoutMs ?? 60_000,
+        maxModelCallsPerPhase: this.deps.maxModelCallsPerPhase ?? 40,
+        audit: (jobId, event) => audit.recordJob(jobId, event),
+        emit: (event) => this.deps.onEvent?.(event),
+        signal: this.deps.signal,
+        now: () => new Date(),
+      },
+      new FileCheckpointSaver(this.deps.checkpointsDir),
+    );
+    return this.graphInstance;
+  }
 }
 
-// NOT_IMPLEMENTED: the bodies above are being written; the signatures are final.
-function notYet(..._args: unknown[]): Promise<never> {
-  return Promise.reject(new Error('NOT_IMPLEMENTED'));
+const config = (jobId: string) => ({ configurable: { thread_id: jobId } });
+
+/** The first line of the task, cut at a word boundary near 60 characters. */
+export function titleOf(task: string): string {
+  const line = task.split('\n')[0]?.trim() ?? task;
+  if (line.length <= 60) return line;
+  const cut = line.slice(0, 60);
+  const space = cut.lastIndexOf(' ');
+  return `${space > 30 ? cut.slice(0, space) : cut}…`;
+}
+
+function notAt(current: JobOutcome, what: string): AgentError {
+  const where = current.stop.kind === 'review' ? 'waiting for the plan review' : current.stop.kind === 'approval' ? 'waiting for a write approval' : current.job.status;
+  return new AgentError('BAD_INPUT', `Job ${current.job.id} is not at ${what}: it is ${where}.`, 'Show the job to see what it waits for.');
 }

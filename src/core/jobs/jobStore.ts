@@ -27,6 +27,9 @@ export interface NewJob {
   /** A password-free connection key (profile name or user@host:port/db). */
   connection: string;
   threadId?: string;
+  /** The task in the person's words, kept under "## Task" in workspace.md. */
+  task?: string;
+  skipReview?: boolean;
 }
 
 /** Writes through a temp file in the same folder and a rename, so readers never see half a file. */
@@ -78,13 +81,24 @@ export class JobStore {
     const dir = this.jobDir(id);
     const at = this.now().toISOString();
     const job = parseJob(
-      JSON.stringify({ id, title, status: 'planning', phase: 'strategic', reviewCycles: 0, createdAt: at, updatedAt: at, connection: input.connection, ...(input.threadId ? { threadId: input.threadId } : {}) }),
+      JSON.stringify({
+        id,
+        title,
+        status: 'planning',
+        phase: 'strategic',
+        reviewCycles: 0,
+        createdAt: at,
+        updatedAt: at,
+        connection: input.connection,
+        ...(input.threadId ? { threadId: input.threadId } : {}),
+        ...(input.skipReview ? { skipReview: true } : {}),
+      }),
       'the new job',
     );
     await mkdir(this.root, { recursive: true });
     await mkdir(dir); // fails if the id already exists rather than mixing two jobs
     for (const sub of JOB_SUBFOLDERS) await mkdir(join(dir, sub));
-    await writeFileAtomic(join(dir, 'workspace.md'), `# ${title}\n\n## Task\n\n`);
+    await writeFileAtomic(join(dir, 'workspace.md'), `# ${title}\n\n## Task\n\n${input.task?.trim() ? `${input.task.trim()}\n` : ''}`);
     await writeFileAtomic(join(dir, 'plan.md'), '# Plan\n');
     await writeFileAtomic(join(dir, 'todos.yaml'), '[]\n');
     await writeFile(join(dir, 'chat.jsonl'), '');
@@ -139,6 +153,14 @@ export class JobStore {
     await this.saveJob(next);
     await this.appendJsonl(id, 'audit.jsonl', { type: 'status', at: now.toISOString(), from: job.status, to, reason });
     this.logger.info('job status changed', { jobId: id, from: job.status, to });
+    return next;
+  }
+
+  /** Changes fields that are not the status (which only moves through setStatus). */
+  async update(id: string, patch: { phase?: Job['phase']; skipReview?: boolean }): Promise<Job> {
+    const job = await this.get(id);
+    const next: Job = { ...job, ...patch, updatedAt: this.now().toISOString() };
+    await this.saveJob(next);
     return next;
   }
 

@@ -1,0 +1,83 @@
+/** The state of a job's phases graph, checkpointed between steps (keyed by the job id). */
+import { Annotation } from '@langchain/langgraph';
+import type { ErrorInfo } from '../../../shared/errorCodes';
+import type { ChatMessage } from '../../llm/provider';
+import type { ImpactReport, TableEffect } from '../../sql/impactReport';
+import type { Usage } from '../../agent/state';
+import { NO_USAGE, addUsage } from '../../agent/state';
+
+/** How a phase ended, as the model said (or the cap decided). */
+export type PhaseEnd =
+  | { kind: 'plan_ready'; summary: string }
+  | { kind: 'finish_phase'; summary: string }
+  | { kind: 'job_complete'; summary: string }
+  | { kind: 'job_failed'; reason: string };
+
+/** A write of the tactical phase waiting for a person: the call that asked for it and its ticket. */
+export interface PendingWrite {
+  toolCallId: string;
+  toolName: string;
+  ticketId: string;
+  sql: string;
+  /** Relative to the job folder: sql/NNN-<slug>.sql. */
+  sqlFile: string;
+  impact: ImpactReport;
+  todoId: string | null;
+  /** Calls of the same model turn after this one: answered "not run" once the write is decided. */
+  laterCalls: { id: string; name: string }[];
+}
+
+export interface ReviewDecision {
+  action: 'approve' | 'revise' | 'skip';
+  by: string;
+  feedback?: string;
+  comment?: string;
+}
+
+export interface WriteDecisionValue {
+  approve: boolean;
+  by: string;
+  comment?: string;
+}
+
+export interface ExecutedWrite {
+  ticketId: string;
+  rows: number;
+  tables: TableEffect[];
+  undoFile: string;
+}
+
+const replace = <T>(fallback: () => T) => Annotation<T>({ reducer: (_old, next) => next, default: fallback });
+
+export const JobState = Annotation.Root({
+  /** The job (and thread) id. */
+  jobId: Annotation<string>,
+  /** The agent's conversation across phases (system prompts are rebuilt per call from the job files). */
+  messages: Annotation<ChatMessage[]>({ reducer: (old, added) => [...old, ...added], default: () => [] }),
+  phase: replace<'strategic' | 'tactical'>(() => 'strategic'),
+  /** Strategic phases run so far (the current one included). */
+  strategicIterations: replace(() => 0),
+  /** Tactical phases begun so far; 0 means no tactical work yet (the review stop applies). */
+  tacticalPhases: replace(() => 0),
+  /** Model calls in the current phase, against the per-phase cap. */
+  phaseCalls: replace(() => 0),
+  /** Set when the model ended the phase; cleared when the next phase starts. */
+  phaseEnd: replace<PhaseEnd | undefined>(() => undefined),
+  /** Set by the end of a strategic phase: the plan now stops for the person's review. */
+  reviewRequired: replace(() => false),
+  /** The write waiting for approval, if any. */
+  pendingWrite: replace<PendingWrite | undefined>(() => undefined),
+  /** The person's last review decision (resume value of the review stop). */
+  review: replace<ReviewDecision | undefined>(() => undefined),
+  /** The person's decision on the pending write (resume value of the approval stop). */
+  writeDecision: replace<WriteDecisionValue | undefined>(() => undefined),
+  /** The last write that ran. */
+  lastExecution: replace<ExecutedWrite | undefined>(() => undefined),
+  /** Why the job failed (final). */
+  error: replace<ErrorInfo | undefined>(() => undefined),
+  /** Tokens and cost of the job's phases. */
+  usage: Annotation<Usage>({ reducer: addUsage, default: () => NO_USAGE }),
+});
+
+export type JobStateValue = typeof JobState.State;
+export type JobUpdate = typeof JobState.Update;

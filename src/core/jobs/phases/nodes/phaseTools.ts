@@ -1,0 +1,32 @@
+/**
+ * Runs the tool calls of the last model turn in order and answers each. A write asked for with run_sql
+ * stops the turn there: it waits for a person, and the calls after it are answered once it is decided.
+ */
+import type { ChatMessage } from '../../../llm/provider';
+import type { JobGraphDeps } from '../jobGraphDeps';
+import type { PendingWrite, PhaseEnd } from '../jobState';
+import type { Phase } from '../jobTools';
+import { clip, runTool } from '../runTool';
+import type { JobNode } from './nodeType';
+
+export function makePhaseToolsNode(deps: JobGraphDeps, phase: Phase): JobNode {
+  return async (state) => {
+    const last = state.messages[state.messages.length - 1];
+    const calls = last?.role === 'assistant' ? (last.toolCalls ?? []) : [];
+    const answers: ChatMessage[] = [];
+    let phaseEnd: PhaseEnd | undefined;
+    let pendingWrite: PendingWrite | undefined;
+    for (const [index, call] of calls.entries()) {
+      const outcome = await runTool(deps, state.jobId, phase, call);
+      await deps.audit(state.jobId, { type: 'tool_call', phase, name: call.name, args: call.args, ok: outcome.kind !== 'result' || outcome.ok, result: clip(outcome.content, 4000) });
+      if (outcome.kind === 'held') {
+        pendingWrite = { ...outcome.write, toolCallId: call.id, toolName: call.name, laterCalls: calls.slice(index + 1).map((c) => ({ id: c.id, name: c.name })) };
+        deps.emit({ type: 'step', jobId: state.jobId, phase, message: 'Waiting for your approval of a write…' });
+        break;
+      }
+      answers.push({ role: 'tool', name: call.name, toolCallId: call.id, content: outcome.content });
+      if (outcome.kind === 'end') phaseEnd ??= outcome.end;
+    }
+    return { messages: answers, ...(phaseEnd ? { phaseEnd } : {}), ...(pendingWrite ? { pendingWrite } : {}) };
+  };
+}

@@ -1,0 +1,263 @@
+// The phases graph of a job on real PostgreSQL with the scripted Gemini server: plan → review → revise
+// with feedback → review → approve → tactical read and held write → approve → complete, with a fresh
+// runner (new graph, new checkpointer, state only from files) at every stop, as a new process would.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
+import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
+import type { Db } from '../../src/core/db/db';
+import { introspectSchema } from '../../src/core/db/introspect';
+import { openPostgres } from '../../src/core/db/postgresDb';
+import { readJobDetail } from '../../src/core/jobs/jobDetail';
+import { log } from '../../src/core/jobs/jobHistory';
+import type { JobEvent } from '../../src/core/jobs/jobOutcome';
+import type { JobRunnerDeps } from '../../src/core/jobs/jobRunner';
+import { JobRunner } from '../../src/core/jobs/jobRunner';
+import { JobStore } from '../../src/core/jobs/jobStore';
+import { createGeminiProvider } from '../../src/core/llm/gemini';
+import { silentLogger } from '../../src/core/logger';
+import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import type { SchemaSnapshot } from '../../src/shared/schema';
+import { queryValue } from '../support/scratchDatabase';
+import type { RecordedRequest, Rule, ScriptedModelServer } from '../support/scriptedModelServer';
+import { startScriptedModelServer } from '../support/scriptedModelServer';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
+
+const ARCHIVE = "UPDATE orders SET status = 'archived' WHERE status = 'cancelled' AND id <= 10";
+const PLAN_V1 = '# Plan\n\n1. Archive all cancelled orders in one statement.\n';
+const PLAN_V2 = '# Plan\n\n1. Archive cancelled orders in batches of 10 ids.\n2. Check the count after each batch.\n';
+const FEEDBACK = 'Split the archive into batches of ten orders, and check the count after each batch.';
+
+function toolNames(req: RecordedRequest): string[] {
+  const body = req.body as { tools?: { functionDeclarations?: { name: string }[] }[] } | undefined;
+  return (body?.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name));
+}
+const strategic = (req: RecordedRequest) => toolNames(req).includes('plan_ready');
+const tactical = (req: RecordedRequest) => toolNames(req).includes('run_sql');
+const call = (name: string, args: object = {}) => ({ name, args });
+const inStrategic = (reply: Rule['reply']): Rule => ({ match: strategic, reply });
+const inTactical = (reply: Rule['reply']): Rule => ({ match: tactical, reply });
+
+function planTurn(plan: string, todoSql = ARCHIVE): Rule[] {
+  return [
+    inStrategic({
+      functionCalls: [
+        call('write_workspace', { content: '# Archive cancelled orders\n\n## Facts\n\n40 cancelled orders.\n' }),
+        call('write_plan', { content: plan }),
+        call('write_todos', { todos: [{ id: 't1', title: 'Archive the first cancelled orders', sql: todoSql }] }),
+      ],
+    }),
+    inStrategic({ functionCall: call('plan_ready', { summary: 'archive cancelled orders' }) }),
+  ];
+}
+
+describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripted model', () => {
+  let scratch: ScratchDatabase;
+  let db: Db;
+  let snapshot: SchemaSnapshot;
+  let server: ScriptedModelServer;
+  let tickets: FileTicketStore;
+  let workspace: string;
+  let store: JobStore;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    snapshot = await db.withSession((session) => introspectSchema(session));
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await scratch?.drop();
+  });
+
+  beforeEach(async () => {
+    server = await startScriptedModelServer();
+    workspace = mkdtempSync(join(tmpdir(), 'pgagent-job-graph-'));
+    tickets = new FileTicketStore(join(workspace, '.pgagent', 'approvals'), { logger: silentLogger });
+    store = new JobStore(workspace);
+  });
+
+  afterEach(async () => {
+    await tickets.close();
+    await server.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  /** A fresh runner: new graph and checkpointer objects, nothing shared in memory with the previous one. */
+  function runner(options: Partial<JobRunnerDeps> = {}): JobRunner {
+    return new JobRunner({
+      store: new JobStore(workspace),
+      checkpointsDir: join(workspace, '.pgagent', 'checkpoints'),
+      db,
+      connectionKey: scratch.url,
+      ticketStore: tickets,
+      provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: 0 }),
+      loadSnapshot: () => Promise.resolve(snapshot),
+      settings: DEFAULT_SAFETY,
+      logger: silentLogger,
+      requestedBy: 'tester',
+      ...options,
+    });
+  }
+
+  const read = (jobId: string, path: string) => readFileSync(join(store.jobDir(jobId), path), 'utf8');
+  const archived = async () => Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived'"));
+
+  it('plans, stops for review, revises with feedback, stops again, runs a read and a held write after approval, completes', async () => {
+    const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    const events: JobEvent[] = [];
+    server.script([
+      inStrategic({ functionCalls: [call('list_tables'), call('count_rows', { table: 'orders', where: "status = 'cancelled'" })] }),
+      ...planTurn(PLAN_V1),
+    ]);
+    const first = await runner({ onEvent: (e) => events.push(e) }).start({ task: 'Archive cancelled orders\nKeep the customers.' });
+    const jobId = first.job.id;
+    expect(first.stop).toEqual({ kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false });
+    expect(first.job).toMatchObject({ status: 'pending_review', reviewCycles: 1, title: 'Archive cancelled orders' });
+    // The count reached the model as untrusted data, and nothing was written while planning.
+    const countAnswer = server.requests[1]?.text ?? '';
+    expect(countAnswer).toContain('<untrusted-data>');
+    expect(countAnswer).toContain('40');
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+    expect(read(jobId, 'plan.md')).toBe(PLAN_V1);
+    expect(read(jobId, 'workspace.md')).toContain('40 cancelled orders');
+    expect(read(jobId, 'tools/run_sql.md')).toContain('Phases:** tactical');
+    expect(events).toContainEqual({ type: 'status', jobId, status: 'pending_review' });
+
+    // Request changes: feedback in workspace.md (dated) and in the very next model request.
+    server.script(planTurn(PLAN_V2));
+    const second = await runner().requestChanges(jobId, FEEDBACK, 'reviewer');
+    expect(second.stop).toMatchObject({ kind: 'review', cycle: 2 });
+    const workspaceMd = read(jobId, 'workspace.md');
+    expect(workspaceMd).toMatch(/## Review Feedback\n\n### \d{4}-\d\d-\d\dT[\d:.]+Z\n\nSplit the archive into batches/);
+    const afterFeedback = server.requests[4];
+    expect(afterFeedback?.text).toContain(`Review feedback from reviewer (review cycle 1):\n${FEEDBACK}`);
+    expect(afterFeedback?.text).toContain('## Review Feedback'); // workspace.md in the system prompt
+    const detail = await readJobDetail(store, second);
+    expect(detail.planChange).toMatchObject({ fromCycle: 1, toCycle: 2 });
+    expect(detail.planChange?.diff).toContain('-1. Archive all cancelled orders in one statement.');
+    expect(detail.planChange?.diff).toContain('+1. Archive cancelled orders in batches of 10 ids.');
+    expect(detail.usage.calls).toBe(5);
+
+    // Approve: a read runs at once, the write is held with a ticket and nothing changes yet.
+    server.script([
+      inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'in_progress' }), call('run_sql', { sql: "SELECT count(*) AS n FROM orders WHERE status = 'cancelled' AND id <= 10", todo_id: 't1' })] }),
+      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
+    ]);
+    const held = await runner().approvePlan(jobId, 'reviewer', 'go');
+    expect(held.job.status).toBe('running');
+    if (held.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${held.stop.kind}`);
+    expect(held.stop).toMatchObject({ sql: ARCHIVE, todoId: 't1', sqlFile: 'sql/002-t1.sql' });
+    expect(held.stop.impact.exactRows).toBe(4); // 2 orders updated + 2 audit rows from the trigger
+    expect(read(jobId, 'sql/001-t1.sql')).toContain('SELECT count(*)');
+    expect(read(jobId, held.stop.sqlFile)).toBe(`${ARCHIVE}\n`);
+    expect(JSON.parse(read(jobId, 'impact/002.json'))).toMatchObject({ ticket: held.stop.ticketId, risk: 'LOW' });
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('PENDING_APPROVAL');
+    expect(server.requests[6]?.text).toContain('[\\"n\\"]\\n[\\"2\\"]'); // the read's rows went back to the model
+    expect(await archived()).toBe(0);
+
+    // Approve the write (a person's decision), then the tactical phase ends and a re-plan completes the job.
+    server.script([
+      inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'done' }), call('finish_phase', { summary: 'archived 2 orders' })] }),
+      inStrategic({ functionCall: call('job_complete', { summary: 'Archived the cancelled orders among ids 1-10.' }) }),
+    ]);
+    const done = await runner().decideWrite(jobId, { approve: true, by: 'reviewer', comment: 'ok' });
+    expect(done.stop).toEqual({ kind: 'completed', summary: 'Archived the cancelled orders among ids 1-10.' });
+    expect(done.execution).toMatchObject({ ticketId: held.stop.ticketId, rows: 4, undoFile: 'undo/002.sql' });
+    expect(await archived()).toBe(2);
+    expect(read(jobId, 'undo/002.sql')).toContain('"id":5,"total":35,"status":"cancelled"');
+    expect(read(jobId, 'todos.yaml')).toContain('status: done');
+    expect(server.requests[7]?.text).toContain('Executed after approval by reviewer: 4 row(s) changed');
+    expect(server.requests[8]?.text).toContain('Tactical phase 1 ended: archived 2 orders');
+
+    const history = (await log(store.jobDir(jobId))).map((e) => e.message).reverse();
+    expect(history).toEqual([
+      'Job created: Archive cancelled orders',
+      'Review cycle 1: plan ready for review — archive cancelled orders',
+      'Review cycle 1: changes requested by reviewer',
+      'Review cycle 2: plan ready for review — archive cancelled orders',
+      'Review cycle 2: plan approved by reviewer',
+      'Todo t1 done: Archive the first cancelled orders',
+      'Tactical phase 1: archived 2 orders',
+      'Strategic phase 3: Archived the cancelled orders among ids 1-10.',
+      'Job completed: Archived the cancelled orders among ids 1-10.',
+    ]);
+    const audit = read(jobId, 'audit.jsonl').trim().split('\n').map((l) => JSON.parse(l) as { type: string; action?: string });
+    expect(audit.filter((r) => r.type === 'model_call')).toHaveLength(9);
+    expect(audit.filter((r) => r.type === 'review').map((r) => r.action)).toEqual(['revise', 'approve']);
+    expect(audit.some((r) => r.type === 'approval')).toBe(true);
+  });
+
+  it('offers "run as is" past the review-cycle limit, and runs without a pause when not interactive', async () => {
+    server.script(planTurn(PLAN_V1));
+    const limited = await runner({ planning: { maxReviewCycles: 1 } }).start({ task: 'Archive cancelled orders' });
+    expect(limited.stop).toEqual({ kind: 'review', cycle: 1, maxReviewCycles: 1, overLimit: true });
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'nothing to do after all' }) })]);
+    const asIs = await runner().skipReview(limited.job.id, 'reviewer');
+    expect(asIs.stop.kind).toBe('completed');
+    expect((await log(store.jobDir(asIs.job.id))).map((e) => e.message)).toContain('Review cycle 1: review skipped by reviewer, run as is');
+
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const direct = await runner({ planning: { interactive: false } }).start({ task: 'Archive cancelled orders' });
+    expect(direct.stop.kind).toBe('approval');
+    expect(direct.job.reviewCycles).toBe(0);
+  });
+
+  it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
+    const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const held = await runner().approvePlan(review.job.id, 'reviewer');
+    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE.replace('10', '5'), todo_id: 't1' }) })]);
+    const again = await runner().decideWrite(review.job.id, { approve: false, by: 'reviewer', comment: 'too many' });
+    expect(server.requests.at(-1)?.text).toContain('Rejected by reviewer: too many. The write did not run.');
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('REJECTED');
+    if (again.stop.kind !== 'approval') throw new Error('expected the second write to be held');
+    const cancelled = await runner().cancel(review.job.id, 'reviewer');
+    expect(cancelled.stop).toEqual({ kind: 'cancelled' });
+    expect((await tickets.get(again.stop.ticketId))?.status).toBe('REJECTED');
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+    await expect(runner().continue(review.job.id)).rejects.toThrow(/cancelled; it cannot continue/);
+  });
+
+  it('a read tool refuses a write while planning, and a model failure leaves the job where it was until Continue', async () => {
+    const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    server.script([
+      inStrategic({ functionCall: call('run_read_sql', { sql: 'DELETE FROM order_items' }) }),
+      inStrategic({ error: { status: 500, message: 'backend exploded' } }),
+    ]);
+    const broken = await runner().start({ task: 'Clean up order items' });
+    expect(broken.stop.kind).toBe('interrupted');
+    if (broken.stop.kind === 'interrupted') expect(broken.stop.error?.message).toMatch(/backend exploded|500/);
+    expect(broken.job.status).toBe('planning');
+    expect(server.requests[1]?.text).toContain('Not run: this is not a read');
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+
+    server.script(planTurn(PLAN_V1));
+    const resumed = await runner().continue(broken.job.id);
+    expect(resumed.stop).toMatchObject({ kind: 'review', cycle: 1 });
+    // The retried call was the one that failed: the refusal is still in the conversation, once.
+    expect(server.requests[2]?.text.split('Not run: this is not a read')).toHaveLength(2);
+  });
+
+  it('refuses actions a job is not at, and bad arguments from the model come back as tool errors', async () => {
+    server.script([
+      inStrategic({ functionCall: call('write_todos', { todos: [{ id: 't1', title: 'a', depends_on: ['t9'] }] }) }),
+      inStrategic({ functionCall: call('describe_table', { table: 'nope' }) }),
+      ...planTurn(PLAN_V1),
+    ]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    expect(server.requests[1]?.text).toContain('depends on unknown todo');
+    expect(server.requests[2]?.text).toContain('There is no table \\"nope\\"');
+    await expect(runner().decideWrite(review.job.id, { approve: true, by: 'x' })).rejects.toThrow(/not at a write waiting for approval/);
+    await expect(runner().requestChanges(review.job.id, '  ', 'x')).rejects.toThrow(/feedback is empty/);
+    expect(existsSync(join(store.jobDir(review.job.id), '.history'))).toBe(true);
+  });
+});
