@@ -89,7 +89,9 @@ describe('job store', () => {
 
   it('refuses transitions out of terminal states and skipped steps, naming both states', async () => {
     const job = await store.create({ title: 't', connection: 'local' });
-    await expectAgentError(store.setStatus(job.id, 'completed', 'skip review'), 'BAD_INPUT', /from "planning" to "completed"/);
+    await store.setStatus(job.id, 'pending_review', 'plan ready');
+    // A plan under review cannot be completed without being approved and run first.
+    await expectAgentError(store.setStatus(job.id, 'completed', 'skip execution'), 'BAD_INPUT', /from "pending_review" to "completed"/);
     await store.setStatus(job.id, 'cancelled', 'not needed');
     for (const to of ['planning', 'running', 'frozen'] as const) {
       await expectAgentError(store.setStatus(job.id, to, 'revive'), 'BAD_INPUT', new RegExp(`from "cancelled" to "${to}"`));
