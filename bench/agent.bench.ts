@@ -12,57 +12,18 @@ import { buildAskGraph } from '../src/core/agent/graph';
 import { newThreadId } from '../src/core/agent/threadId';
 import { FileTicketStore } from '../src/core/approvals/fileTicketStore';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
-import type { Db, DbSession } from '../src/core/db/db';
 import { introspectSchema } from '../src/core/db/introspect';
 import { openPostgres } from '../src/core/db/postgresDb';
 import { createGeminiProvider } from '../src/core/llm/gemini';
-import type { LlmProvider, LlmResponse } from '../src/core/llm/provider';
 import { silentLogger } from '../src/core/logger';
 import { DEFAULT_SAFETY } from '../src/core/sql/safetySettings';
 import { createScratchDatabase, execSql } from '../test/support/scratchDatabase';
 import { startScriptedModelServer } from '../test/support/scriptedModelServer';
 import { SHOP_SCHEMA } from '../test/support/shopSchema';
 import { percentile, report } from './stats';
+import { timedDb, timedProvider } from './timed';
 
 const QUESTIONS = 100;
-
-/** A Db whose every query adds its duration to `spent.ms`. */
-function timedDb(db: Db, spent: { ms: number }): Db {
-  const time = async <T>(work: () => Promise<T>): Promise<T> => {
-    const start = performance.now();
-    try {
-      return await work();
-    } finally {
-      spent.ms += performance.now() - start;
-    }
-  };
-  const wrap = (s: DbSession): DbSession => ({
-    query: (sql, params) => time(() => s.query(sql, params)),
-    queryText: (sql, params) => time(() => s.queryText(sql, params)),
-  });
-  return {
-    kind: db.kind,
-    label: db.label,
-    query: (sql, params) => time(() => db.query(sql, params)),
-    queryText: (sql, params) => time(() => db.queryText(sql, params)),
-    withSession: (work) => db.withSession((s) => work(wrap(s))),
-    close: () => db.close(),
-  };
-}
-
-/** A provider whose calls add their latency to `spent.ms`. */
-function timedProvider(provider: LlmProvider, spent: { ms: number }): LlmProvider {
-  const note = (r: LlmResponse) => {
-    spent.ms += r.latencyMs;
-    return r;
-  };
-  return {
-    name: provider.name,
-    model: provider.model,
-    complete: async (req) => note(await provider.complete(req)),
-    stream: async (req, onText) => note(await provider.stream(req, onText)),
-  };
-}
 
 async function main(): Promise<void> {
   const scratch = await createScratchDatabase('pgagent_bench');

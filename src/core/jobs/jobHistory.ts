@@ -57,17 +57,19 @@ async function headOid(jobDir: string): Promise<string | undefined> {
  * changed, returns the current head instead of making an empty commit.
  */
 export async function commitAll(jobDir: string, message: string, options: { author?: HistoryAuthor } = {}): Promise<string> {
-  const r = repo(jobDir);
+  // One cache for the whole commit: isomorphic-git then reads the index and packs once, not per file.
+  const r = { ...repo(jobDir), cache: {} };
   const head = await headOid(jobDir);
   const matrix = await git.statusMatrix({ ...r, filter: notHistory });
-  let changed = false;
+  const added: string[] = [];
+  const removed: string[] = [];
   for (const [filepath, inHead, inWorkdir, inStage] of matrix) {
     if (inHead === 1 && inWorkdir === 1 && inStage === 1) continue; // unchanged
-    changed = true;
-    if (inWorkdir === 0) await git.remove({ ...r, filepath });
-    else await git.add({ ...r, filepath });
+    (inWorkdir === 0 ? removed : added).push(filepath);
   }
-  if (head !== undefined && !changed) return head;
+  if (head !== undefined && added.length === 0 && removed.length === 0) return head;
+  if (added.length > 0) await git.add({ ...r, filepath: added });
+  for (const filepath of removed) await git.remove({ ...r, filepath });
   return git.commit({ ...r, message, author: options.author ?? DEFAULT_AUTHOR });
 }
 

@@ -91,7 +91,7 @@ export class JobRunner {
       threadId: 'graph',
       ...(request.skipReview || !this.planning.interactive ? { skipReview: true } : {}),
     });
-    for (const doc of toolDocs()) await this.deps.store.writeFile(job.id, doc.file, doc.text);
+    await Promise.all(toolDocs().map((doc) => this.deps.store.writeFile(job.id, doc.file, doc.text)));
     await commitJob(this.deps, job.id, `Job created: ${job.title}`);
     this.deps.onEvent?.({ type: 'status', jobId: job.id, status: job.status });
     return job;
