@@ -247,6 +247,24 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(server.requests[2]?.text.split('Not run: this is not a read')).toHaveLength(2);
   });
 
+  it('a pause from another runner stops the job at its next step; Continue thaws it and goes on', async () => {
+    server.script([
+      inStrategic({ delayMs: 300, then: { functionCall: call('list_tables') } }),
+      ...planTurn(PLAN_V1),
+    ]);
+    const job = await runner().create({ task: 'Archive cancelled orders' });
+    const running = runner().continue(job.id);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const paused = await runner().freeze(job.id);
+    expect(paused.stop).toEqual({ kind: 'frozen' });
+    const stopped = await running;
+    expect(stopped.stop).toEqual({ kind: 'frozen' });
+    expect(server.requests).toHaveLength(1); // the call in flight finished; no further model call was made
+    const resumed = await runner().continue(job.id);
+    expect(resumed.stop).toMatchObject({ kind: 'review', cycle: 1 });
+    expect(resumed.job.status).toBe('pending_review');
+  });
+
   it('refuses actions a job is not at, and bad arguments from the model come back as tool errors', async () => {
     server.script([
       inStrategic({ functionCall: call('write_todos', { todos: [{ id: 't1', title: 'a', depends_on: ['t9'] }] }) }),

@@ -88,7 +88,6 @@ export class JobRunner {
       title: request.title?.trim() || titleOf(task),
       task,
       connection: this.deps.connectionKey,
-      threadId: 'graph',
       ...(request.skipReview || !this.planning.interactive ? { skipReview: true } : {}),
     });
     await Promise.all(toolDocs().map((doc) => this.deps.store.writeFile(job.id, doc.file, doc.text)));
