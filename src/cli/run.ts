@@ -21,13 +21,14 @@ import { contextCommand } from './commands/contextCommand';
 import { demoCommand } from './commands/demoCommand';
 import { execCommand } from './commands/execCommand';
 import { impactCommand } from './commands/impactCommand';
+import { jobCommand } from './commands/jobCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand];
 
 const VERSION = '0.1.0';
 

@@ -52,12 +52,15 @@ const workspaceConfigSchema = z.object({
   /** The CLI's counterpart of the extension's postgresAgent.approval / safety settings. */
   approval: z.object({ autoApproveMaxRisk: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH']).optional() }).optional(),
   safety: z.object({ criticalTables: z.array(z.string()).optional() }).optional(),
+  /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
+  planning: z.object({ interactive: z.boolean().optional(), maxReviewCycles: z.number().int().min(1).optional() }).optional(),
 });
 
 export interface WorkspaceConfig {
   connections: ConnectionProfile[];
   approval?: { autoApproveMaxRisk?: 'none' | 'LOW' | 'MEDIUM' | 'HIGH' | undefined } | undefined;
   safety?: { criticalTables?: string[] | undefined } | undefined;
+  planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;
 }
 
 /** Reads .pgagent/config.json; a missing file is an empty config, a malformed one a clear error. */

@@ -1,0 +1,313 @@
+/**
+ * `pg-agent job`: bigger tasks as jobs. The agent explores the database and writes workspace.md, plan.md
+ * and todos.yaml in .pgagent/jobs/<id>/, stops for the person's review, and after approval runs the todos;
+ * every write waits for a person's approval. Each call works from the files, so any step can be a new process.
+ */
+import type { TicketStore } from '../../core/approvals/ticketStore';
+import { AgentError } from '../../core/errors';
+import type { Job, JobStatus } from '../../core/jobs/job';
+import { assertJobId, isTerminal, JOB_STATUSES } from '../../core/jobs/job';
+import type { JobOutcome } from '../../core/jobs/jobOutcome';
+import type { JobRunner } from '../../core/jobs/jobRunner';
+import { JobStore } from '../../core/jobs/jobStore';
+import { sendReviewMessage } from '../../core/review/reviewChat';
+import type { CliCommand, CommandContext } from '../command';
+import { promptApproval } from '../approvalPrompt';
+import { EXIT } from '../exitCodes';
+import type { ExitCode } from '../exitCodes';
+import { columns, formatCount } from '../format';
+import { renderImpact } from '../renderImpact';
+import { oneLine, renderUsage, reportOutcome } from '../jobReport';
+import type { ReportMode } from '../jobReport';
+import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE } from '../jobSetup';
+
+const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'cancel', 'continue'] as const;
+type Subcommand = (typeof SUBCOMMANDS)[number];
+
+export const jobCommand: CliCommand = {
+  name: 'job',
+  summary: 'bigger tasks: the agent plans, stops for your review, then runs the todos (writes wait for approval)',
+  usage: `pg-agent job new [--title T] [--no-review] [--model M] [flags] [--] <task | ->
+       pg-agent job list [--status S]
+       pg-agent job show <id>
+       pg-agent job approve <id> [--comment TEXT]
+       pg-agent job revise <id> --feedback <TEXT | ->
+       pg-agent job skip <id>
+       pg-agent job chat <id> [--debug] [--] <message | ->
+       pg-agent job cancel <id>
+       pg-agent job continue <id>`,
+  options: {
+    title: { type: 'string' },
+    'no-review': { type: 'boolean' },
+    model: { type: 'string' },
+    status: { type: 'string' },
+    comment: { type: 'string' },
+    feedback: { type: 'string' },
+    debug: { type: 'boolean' },
+  },
+  optionsHelp: `  --title T           job title (default: the task's first line)
+  --no-review         new: run from plan to execution without stopping for review (this job only)
+  --model M           the model (default gemini-2.5-flash; required with OPENAI_BASE_URL)
+  --status S          list: only jobs with this status (${JOB_STATUSES.join(', ')})
+  --comment TEXT      approve: recorded with the approval
+  --feedback TEXT     revise: what should change in the plan ("-" reads it from stdin)
+  --debug             chat: give the review chat the job's audit trail`,
+  description: `  new        create the job and run it to its first stop (normally the plan review); prints the plan and todos
+  list       the jobs of the workspace, newest first
+  show       job.json, where it stands, plan.md, todos with status, plan diff since the last review, tokens/cost
+  approve    approve the plan under review; the agent runs the todos
+  revise     request changes: the feedback goes to workspace.md ("## Review Feedback") and the agent re-plans
+  skip       skip the review and run the plan as is
+  chat       ask the review chat about the job; the reply streams to stdout
+  cancel     cancel the job (final); a write it waits on is rejected
+  continue   go on after a write's ticket was decided (pg-agent approvals approve/reject <ticket>),
+             or after an interruption (model error, killed process)
+
+A held write prompts on a terminal as pg-agent ask does (y/N; HIGH and CRITICAL need "yes"); with --no-input,
+--json or no terminal the job stops with the impact and the ticket (exit 3). Actions that run the job use the
+database of --db/--connection, which must be the one the job was created on. The model is Gemini when
+GEMINI_API_KEY is set, else the OpenAI-compatible endpoint at OPENAI_BASE_URL. planning.interactive and
+planning.maxReviewCycles (default true, 5) are read from .pgagent/config.json.
+
+Exit codes: 0 at the plan review, completed, cancelled or paused, and always for list/show/chat/cancel ·
+1 the job stopped on a run-time error (model, database; printed with advice; pg-agent job continue <id> goes on),
+  the agent ended it as failed, or no model is configured (as pg-agent ask) ·
+2 bad input: unknown subcommand, malformed or unknown job id, empty task/feedback/message, another database
+  than the job's, or an action the job is not at (approve/revise when not at the review, continue or cancel
+  of a finished job) · 3 stopped at a write held for approval (ticket in the output). 4 is not used.
+--json prints one object: {job, stop, todos, planChange, usage, plan, ticket?, execution?};
+list: {jobs}; chat: {reply, tools, draftFeedback, planEdit, usage}.`,
+  async run(context) {
+    const [action, ...rest] = context.args.positionals;
+    if (action === undefined) throw new AgentError('BAD_INPUT', 'pg-agent job needs a subcommand.', `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent job --help.`);
+    if (!(SUBCOMMANDS as readonly string[]).includes(action)) {
+      throw new AgentError('BAD_INPUT', `Unknown job subcommand "${action}".`, `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent job --help.`);
+    }
+    return ACTIONS[action as Subcommand](context, rest);
+  },
+};
+
+type Action = (context: CommandContext, rest: string[]) => Promise<ExitCode>;
+
+const ACTIONS: Record<Subcommand, Action> = {
+  async new(context, rest) {
+    const task = (await textOrStdin(context, rest.join(' '))).trim();
+    if (task === '') {
+      throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe it after the flags, e.g. pg-agent job new -- "archive orders older than two years", or "-" to read stdin.');
+    }
+    rejectNul(task, 'task');
+    const provider = jobProvider(context);
+    if (!provider) return noModel(context);
+    const runner = await buildRunner(context, { runs: true, provider });
+    const title = stringOption(context, 'title');
+    const outcome = await runner.start({ task, ...(title !== undefined ? { title } : {}), ...(context.args.options['no-review'] === true ? { skipReview: true } : {}) });
+    return finish(context, runner, outcome);
+  },
+
+  async list(context, rest) {
+    noExtra(rest);
+    const status = stringOption(context, 'status');
+    if (status !== undefined && !(JOB_STATUSES as readonly string[]).includes(status)) {
+      throw new AgentError('BAD_INPUT', `Unknown job status "${status}".`, `Use one of ${JOB_STATUSES.join(', ')}.`);
+    }
+    const jobs = (await new JobStore(context.args.flags.workspace, { logger: context.logger }).list()).filter((j) => status === undefined || j.status === (status as JobStatus));
+    const { io } = context;
+    if (context.args.flags.json) io.stdout(`${JSON.stringify({ jobs })}\n`);
+    else if (jobs.length === 0) io.stdout(status === undefined ? 'No jobs. Start one with: pg-agent job new -- "<task>"\n' : `No ${status} jobs.\n`);
+    else io.stdout(`${columns(jobs.map((j) => [j.id, j.status, j.phase, `review ${j.reviewCycles}`, j.updatedAt, oneLine(j.title)]))}\n`);
+    return EXIT.ok;
+  },
+
+  async show(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    return report(context, await viewer.outcome(job.id), 'viewed');
+  },
+
+  async approve(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    atReview(await viewer.outcome(job.id), 'approve');
+    return runJob(context, job, (runner) => runner.approvePlan(job.id, actorOf(context), stringOption(context, 'comment')));
+  },
+
+  async revise(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    const raw = stringOption(context, 'feedback');
+    if (raw === undefined) throw new AgentError('BAD_INPUT', 'revise needs --feedback TEXT.', `e.g. pg-agent job revise ${job.id} --feedback "do it in batches", or --feedback - to read stdin.`);
+    const feedback = (await textOrStdin(context, raw)).trim();
+    if (feedback === '') throw new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.');
+    rejectNul(feedback, 'feedback');
+    atReview(await viewer.outcome(job.id), 'revise');
+    return runJob(context, job, (runner) => runner.requestChanges(job.id, feedback, actorOf(context)));
+  },
+
+  async skip(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    const current = await viewer.outcome(job.id);
+    if (job.status === 'planning') {
+      // Still planning (or interrupted while planning): no review this time, nothing runs now.
+      const outcome = await viewer.skipReview(job.id, actorOf(context));
+      if (!context.args.flags.json) context.io.stderr(`Job ${job.id} will not stop for review when its plan is ready.\n`);
+      return report(context, outcome, 'viewed');
+    }
+    atReview(current, 'skip the review of');
+    return runJob(context, job, (runner) => runner.skipReview(job.id, actorOf(context)));
+  },
+
+  async chat(context, rest) {
+    const [id, ...words] = rest;
+    const job = await findJob(context, id === undefined ? [] : [id]);
+    const message = (await textOrStdin(context, words.join(' '))).trim();
+    if (message === '') throw new AgentError('BAD_INPUT', 'The message is empty.', `e.g. pg-agent job chat ${job.id} -- "why this order of todos?", or "-" to read stdin.`);
+    rejectNul(message, 'message');
+    const provider = jobProvider(context);
+    if (!provider) return noModel(context);
+    const { io, args } = context;
+    // The schema (research tools) only when the flags name the job's own database; it is loaded on first use.
+    const sameDatabase = (await context.connectionKey()) === job.connection;
+    let streamed = '';
+    const turn = await sendReviewMessage(
+      {
+        store: new JobStore(args.flags.workspace, { logger: context.logger }),
+        provider,
+        ...(sameDatabase ? { loadSnapshot: () => context.loadSchema() } : {}),
+        logger: context.logger,
+      },
+      job.id,
+      message,
+      {
+        ...(args.flags.json ? {} : { onText: (delta: string) => { streamed += delta; io.stdout(delta); } }),
+        ...(args.options.debug === true ? { debug: true } : {}),
+      },
+    );
+    if (args.flags.json) {
+      io.stdout(`${JSON.stringify({ reply: turn.reply, tools: turn.tools, draftFeedback: turn.draftFeedback, planEdit: turn.planEdit, usage: turn.usage })}\n`);
+      return EXIT.ok;
+    }
+    // A reply that came without streaming (or only partly) is printed whole.
+    if (streamed === '' && turn.reply !== '') io.stdout(turn.reply);
+    const out: string[] = [''];
+    if (turn.tools.length > 0) out.push('', 'Tools used:', ...turn.tools.map((t) => `  ${t.ok ? '·' : '✗'} ${t.summary}`));
+    if (turn.draftFeedback !== null) {
+      out.push('', 'Drafted feedback:', '', turn.draftFeedback.trimEnd(), '', 'Send it with:', `  pg-agent job revise ${job.id} --feedback ${shellQuote(turn.draftFeedback.trim())}`);
+    }
+    if (turn.planEdit !== null) {
+      out.push('', `Proposed edit of plan.md (${turn.planEdit.id}): ${turn.planEdit.summary}`, turn.planEdit.diff.trimEnd(), '(apply or discard it in the Postgres Agent panel, or ask for it in your feedback)');
+    }
+    out.push('', renderUsage(turn.usage));
+    io.stdout(`${out.join('\n')}\n`);
+    return EXIT.ok;
+  },
+
+  async cancel(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    return report(context, await viewer.cancel(job.id, actorOf(context)), 'viewed');
+  },
+
+  async continue(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${job.id} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
+    const current = await viewer.outcome(job.id);
+    if (current.stop.kind === 'review') return report(context, current, 'ran');
+    if (current.stop.kind === 'approval') {
+      const ticket = await (await context.openTicketStore()).get(current.stop.ticketId);
+      if (ticket?.status === 'PENDING_APPROVAL') {
+        // Still undecided: say so (exit 3), or let the person decide here on a terminal.
+        if (!canPrompt(context)) return report(context, current, 'ran');
+        return runJob(context, job, () => Promise.resolve(current));
+      }
+      // Decided with pg-agent approvals approve/reject (here or by a teammate): the job goes on accordingly.
+      return runJob(context, job, (runner) => runner.resumeFromTicket(job.id));
+    }
+    return runJob(context, job, (runner) => runner.continue(job.id));
+  },
+};
+
+/** Runs one step of the job with the model and the job's database, then asks about held writes on a terminal. */
+async function runJob(context: CommandContext, job: Job, step: (runner: JobRunner) => Promise<JobOutcome>): Promise<ExitCode> {
+  const provider = jobProvider(context);
+  if (!provider) return noModel(context);
+  const runner = await buildRunner(context, { runs: true, provider, job });
+  return finish(context, runner, await step(runner));
+}
+
+async function finish(context: CommandContext, runner: JobRunner, outcome: JobOutcome): Promise<ExitCode> {
+  return report(context, await decideOnTerminal(context, runner, await context.openTicketStore(), outcome), 'ran');
+}
+
+/** A person at a terminal decides each held write here, as at the pg-agent ask prompt; the job goes on. */
+async function decideOnTerminal(context: CommandContext, runner: JobRunner, tickets: TicketStore, outcome: JobOutcome): Promise<JobOutcome> {
+  const { io } = context;
+  let current = outcome;
+  while (current.stop.kind === 'approval' && canPrompt(context) && io.prompt) {
+    const stop = current.stop;
+    const ticket = await tickets.get(stop.ticketId);
+    if (ticket?.status !== 'PENDING_APPROVAL') return current;
+    if (current.execution) io.stdout(`Executed (ticket ${current.execution.ticketId}): ${formatCount(current.execution.rows)} row(s) changed. Undo script: ${current.execution.undoFile}\n\n`);
+    io.stdout(`Job ${current.job.id} wants to run${stop.todoId ? ` (todo ${stop.todoId})` : ''}:\n\n${stop.sql.trimEnd()}\n\n${renderImpact(stop.impact)}\n\n`);
+    const approve = await promptApproval(io.prompt, stop.impact);
+    current = await runner.decideWrite(current.job.id, { approve, by: actorOf(context), comment: 'answered at the pg-agent job prompt' });
+  }
+  return current;
+}
+
+function canPrompt(context: CommandContext): boolean {
+  const { io, args } = context;
+  return io.isTTY && !args.flags.noInput && !args.flags.json && io.prompt !== undefined;
+}
+
+async function report(context: CommandContext, outcome: JobOutcome, mode: ReportMode): Promise<ExitCode> {
+  return reportOutcome(context, { store: new JobStore(context.args.flags.workspace, { logger: context.logger }), ticketStore: await context.openTicketStore() }, outcome, mode);
+}
+
+/** The job named by the one positional id; malformed or unknown ids are bad input (exit 2). */
+async function findJob(context: CommandContext, rest: string[]): Promise<Job> {
+  const [id, ...extra] = rest;
+  if (id === undefined || id === '') throw new AgentError('BAD_INPUT', 'Which job? The job id is missing.', 'List them with pg-agent job list.');
+  if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One job id per call.');
+  assertJobId(id);
+  return new JobStore(context.args.flags.workspace, { logger: context.logger }).get(id);
+}
+
+/** The job, and a runner that only reads its files (no model, no database). */
+async function openJob(context: CommandContext, rest: string[]): Promise<{ job: Job; viewer: JobRunner }> {
+  const job = await findJob(context, rest);
+  return { job, viewer: await buildRunner(context, { runs: false, provider: undefined, job }) };
+}
+
+function atReview(current: JobOutcome, what: string): void {
+  if (current.stop.kind === 'review') return;
+  const where = current.stop.kind === 'approval' ? 'waiting for a write approval' : current.stop.kind === 'interrupted' ? `${current.job.status} (interrupted)` : current.job.status;
+  throw new AgentError('BAD_INPUT', `Cannot ${what} the plan of job ${current.job.id}: it is not at the plan review, it is ${where}.`, `See where it stands with pg-agent job show ${current.job.id}.`);
+}
+
+function noExtra(rest: string[]): void {
+  if (rest.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${rest.join(' ')}.`);
+}
+
+function rejectNul(text: string, what: string): void {
+  if (text.includes('\u0000')) throw new AgentError('BAD_INPUT', `The ${what} contains a NUL byte.`, 'Remove it.');
+}
+
+async function textOrStdin(context: CommandContext, text: string): Promise<string> {
+  return text === '-' ? context.io.readStdin() : text;
+}
+
+function stringOption(context: CommandContext, name: string): string | undefined {
+  const value = context.args.options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Exit 1 with advice, as pg-agent ask does; with --json also the error object scripts read. */
+function noModel(context: CommandContext): ExitCode {
+  const error = new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE);
+  if (context.args.flags.json) {
+    context.io.stdout(`${JSON.stringify({ status: 'error', statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: error.toInfo() })}\n`);
+  }
+  context.io.stderr(`error: ${error.message}\n  ${NO_MODEL_ADVICE}\n`);
+  return EXIT.failed;
+}
+
+/** Single quotes for a POSIX shell, so a printed command can be pasted as is. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}

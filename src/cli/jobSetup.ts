@@ -1,0 +1,123 @@
+/**
+ * What `pg-agent job` needs around the core JobRunner: the planning settings from .pgagent/config.json,
+ * the model from the environment, a runner that touches the database only when the action runs the job.
+ */
+import type { Db } from '../core/db/db';
+import { AgentError } from '../core/errors';
+import type { Job } from '../core/jobs/job';
+import type { JobEvent } from '../core/jobs/jobOutcome';
+import type { PlanningSettings } from '../core/jobs/jobRunner';
+import { DEFAULT_PLANNING, JobRunner } from '../core/jobs/jobRunner';
+import { JobStore } from '../core/jobs/jobStore';
+import type { LlmProvider } from '../core/llm/provider';
+import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
+import type { CommandContext } from './command';
+import { providerFromEnv } from './commands/askCommand';
+import { safetySettings } from './sqlInput';
+
+/** `planning` of .pgagent/config.json (the CLI's counterpart of postgresAgent.planning.*); defaults when absent. */
+export async function readPlanningSettings(workspaceDir: string): Promise<PlanningSettings> {
+  const { planning } = await readWorkspaceConfig(workspacePaths(workspaceDir));
+  return {
+    interactive: planning?.interactive ?? DEFAULT_PLANNING.interactive,
+    maxReviewCycles: planning?.maxReviewCycles ?? DEFAULT_PLANNING.maxReviewCycles,
+  };
+}
+
+/** The person acting (tickets, reviews, cancellations). */
+export function actorOf(context: CommandContext): string {
+  return context.io.env.USER?.trim() || 'cli-user';
+}
+
+/** The model of `--model` and the environment, as `pg-agent ask` finds it; undefined when none is configured. */
+export function jobProvider(context: CommandContext): LlmProvider | undefined {
+  const model = context.args.options.model;
+  return providerFromEnv(context.io.env, typeof model === 'string' ? model : undefined, context.logger);
+}
+
+export const NO_MODEL_MESSAGE = 'pg-agent job needs a language model to plan, run and chat, and none is configured.';
+export const NO_MODEL_ADVICE =
+  'Set GEMINI_API_KEY (keys: https://aistudio.google.com/apikey), or OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1) with --model and, if needed, OPENAI_API_KEY.';
+
+export interface RunnerOptions {
+  /** The action runs the job (model calls, reads, writes): open the database named by the flags. */
+  runs: boolean;
+  provider: LlmProvider | undefined;
+  /** The job being acted on: a running action refuses another database than the one it was planned on. */
+  job?: Job;
+}
+
+/**
+ * A JobRunner for one action. Actions that only read where a job stands, or cancel it, get a database
+ * that refuses every query, so `show` never starts the embedded sample database or connects anywhere.
+ */
+export async function buildRunner(context: CommandContext, options: RunnerOptions): Promise<JobRunner> {
+  const { args } = context;
+  const workspace = args.flags.workspace;
+  const planning = await readPlanningSettings(workspace);
+  const common = {
+    store: new JobStore(workspace, { logger: context.logger }),
+    checkpointsDir: workspacePaths(workspace).checkpoints,
+    ticketStore: await context.openTicketStore(),
+    logger: context.logger,
+    requestedBy: actorOf(context),
+    planning,
+    onEvent: (event: JobEvent) => progress(context, event),
+  };
+  if (!options.runs) {
+    return new JobRunner({
+      ...common,
+      db: offlineDb(),
+      connectionKey: options.job?.connection ?? 'offline',
+      provider: options.provider,
+      loadSnapshot: () => Promise.reject(offline()),
+      settings: safetySettings(args.flags),
+    });
+  }
+  const key = await context.connectionKey();
+  if (options.job && options.job.connection !== key) throw otherDatabase(options.job, key);
+  return new JobRunner({
+    ...common,
+    db: await context.openDb(),
+    connectionKey: key,
+    provider: options.provider,
+    loadSnapshot: () => context.loadSchema(),
+    settings: safetySettings(args.flags, await readWorkspaceConfig(workspacePaths(workspace))),
+  });
+}
+
+/** The job's tickets and plan are bound to the database it was planned on. */
+export function otherDatabase(job: Job, key: string): AgentError {
+  return new AgentError(
+    'BAD_INPUT',
+    `Job ${job.id} works on ${job.connection}, not on ${key}.`,
+    'Pass the job\'s database with --db URL (or --connection NAME), as when it was created.',
+  );
+}
+
+/** Progress on stderr, so stdout stays the plan, the result or the JSON object. */
+function progress(context: CommandContext, event: JobEvent): void {
+  switch (event.type) {
+    case 'status':
+      context.io.stderr(`[${event.jobId}] ${event.status}\n`);
+      return;
+    case 'step':
+      context.io.stderr(`[${event.jobId}] ${event.phase}: ${event.message}\n`);
+      return;
+    case 'files':
+      return;
+    default: {
+      const unexpected: never = event;
+      context.logger.debug('unknown job event', { event: JSON.stringify(unexpected) });
+    }
+  }
+}
+
+function offline(): AgentError {
+  return new AgentError('INTERNAL', 'This pg-agent job action reads job files only, but the job runner asked for the database.');
+}
+
+function offlineDb(): Db {
+  const refuse = () => Promise.reject(offline());
+  return { kind: 'postgres', label: 'none (reading job files only)', query: refuse, queryText: refuse, withSession: refuse, close: () => Promise.resolve() };
+}
