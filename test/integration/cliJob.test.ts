@@ -288,6 +288,15 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect(server.requests.at(-1)?.text).toContain('How many model calls so far?');
     expect(server.requests.at(-1)?.text).toContain('Is one statement safe here?'); // the earlier turn is history
     expect((await job(['chat', id, '--', '  '])).code).toBe(2);
+
+    // The proposed edit is applied from the terminal by its id, once; a second apply is refused.
+    const editId = /Proposed edit of plan.md \((edit_[0-9a-f]+)\)/.exec(chat.stdout)?.[1] ?? '';
+    expect(chat.stdout).toContain(`pg-agent job apply-edit ${id} ${editId}`);
+    const applied = await job(['apply-edit', id, editId]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(read(id, 'plan.md')).toBe('# Plan\n\n1. Archive in batches of ten ids.\n');
+    expect((await job(['apply-edit', id, editId])).code).toBe(2);
+    expect((await job(['discard-edit', id])).code).toBe(2);
   });
 
   it('cancels a job held at a write: its ticket is rejected, nothing runs, and it cannot be cancelled twice', async () => {

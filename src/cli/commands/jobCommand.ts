@@ -10,6 +10,7 @@ import { assertJobId, isTerminal, JOB_STATUSES } from '../../core/jobs/job';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { JobRunner } from '../../core/jobs/jobRunner';
 import { JobStore } from '../../core/jobs/jobStore';
+import { applyPlanEdit, discardPlanEdit } from '../../core/review/planEdit';
 import { sendReviewMessage } from '../../core/review/reviewChat';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
@@ -21,7 +22,7 @@ import { oneLine, renderUsage, reportOutcome } from '../jobReport';
 import type { ReportMode } from '../jobReport';
 import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE } from '../jobSetup';
 
-const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'cancel', 'continue'] as const;
+const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'cancel', 'continue'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const jobCommand: CliCommand = {
@@ -34,6 +35,7 @@ export const jobCommand: CliCommand = {
        pg-agent job revise <id> --feedback <TEXT | ->
        pg-agent job skip <id>
        pg-agent job chat <id> [--debug] [--] <message | ->
+       pg-agent job apply-edit <id> <edit-id> | discard-edit <id> <edit-id>
        pg-agent job cancel <id>
        pg-agent job continue <id>`,
   options: {
@@ -59,6 +61,9 @@ export const jobCommand: CliCommand = {
   revise     request changes: the feedback goes to workspace.md ("## Review Feedback") and the agent re-plans
   skip       skip the review and run the plan as is
   chat       ask the review chat about the job; the reply streams to stdout
+  apply-edit / discard-edit
+             a plan.md edit the review chat proposed (its id is printed with the diff): write it to plan.md
+             (refused if plan.md changed since) and commit it to the job history, or drop it
   cancel     cancel the job (final); a write it waits on is rejected
   continue   go on after a write's ticket was decided (pg-agent approvals approve/reject <ticket>),
              or after an interruption (model error, killed process)
@@ -191,11 +196,19 @@ const ACTIONS: Record<Subcommand, Action> = {
       out.push('', 'Drafted feedback:', '', turn.draftFeedback.trimEnd(), '', 'Send it with:', `  pg-agent job revise ${job.id} --feedback ${shellQuote(turn.draftFeedback.trim())}`);
     }
     if (turn.planEdit !== null) {
-      out.push('', `Proposed edit of plan.md (${turn.planEdit.id}): ${turn.planEdit.summary}`, turn.planEdit.diff.trimEnd(), '(apply or discard it in the Postgres Agent panel, or ask for it in your feedback)');
+      out.push('', `Proposed edit of plan.md (${turn.planEdit.id}): ${turn.planEdit.summary}`, turn.planEdit.diff.trimEnd(), `Apply it with: pg-agent job apply-edit ${job.id} ${turn.planEdit.id}   (or discard-edit; or in the panel)`);
     }
     out.push('', renderUsage(turn.usage));
     io.stdout(`${out.join('\n')}\n`);
     return EXIT.ok;
+  },
+
+  async 'apply-edit'(context, rest) {
+    return planEditAction(context, rest, applyPlanEdit, 'applied to plan.md and committed');
+  },
+
+  async 'discard-edit'(context, rest) {
+    return planEditAction(context, rest, discardPlanEdit, 'discarded');
   },
 
   async cancel(context, rest) {
@@ -221,6 +234,17 @@ const ACTIONS: Record<Subcommand, Action> = {
     return runJob(context, job, (runner) => runner.continue(job.id));
   },
 };
+
+/** Applies or discards a plan edit the review chat proposed; the job's state is unchanged otherwise. */
+async function planEditAction(context: CommandContext, rest: string[], act: typeof applyPlanEdit, done: string): Promise<ExitCode> {
+  const [id, editId, ...extra] = rest;
+  const job = await findJob(context, id === undefined ? [] : [id, ...extra]);
+  if (editId === undefined) throw new AgentError('BAD_INPUT', 'Which edit? The edit id is missing.', `It is printed with the proposed diff by pg-agent job chat ${job.id}.`);
+  await act(new JobStore(context.args.flags.workspace, { logger: context.logger }), job.id, editId, actorOf(context));
+  if (context.args.flags.json) context.io.stdout(`${JSON.stringify({ job: job.id, edit: editId, status: act === applyPlanEdit ? 'applied' : 'discarded' })}\n`);
+  else context.io.stdout(`Edit ${editId} of job ${job.id} ${done}.\n`);
+  return EXIT.ok;
+}
 
 /** Runs one step of the job with the model and the job's database, then asks about held writes on a terminal. */
 async function runJob(context: CommandContext, job: Job, step: (runner: JobRunner) => Promise<JobOutcome>): Promise<ExitCode> {
