@@ -8,6 +8,8 @@ import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
+import { JobController } from './host/jobController';
+import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
 import type { PanelHost } from './host/reviewPanelProvider';
@@ -39,6 +41,17 @@ export function activate(context: vscode.ExtensionContext): void {
     showPanel: () => panel.reveal(),
     onChange: () => changed.fire(),
   });
+  const jobs = new JobController({
+    workspaceState: context.workspaceState,
+    session,
+    review,
+    logger,
+    rootDir: workspaceDir ?? context.globalStorageUri.fsPath,
+    geminiKey: () => Promise.resolve(context.secrets.get(GEMINI_KEY_SECRET)),
+    showPanel: () => panel.reveal(),
+    onChange: () => changed.fire(),
+    showJobInStatusBar: (job) => statusBar.showJob(job),
+  });
   let hasProfiles = false;
   let hasApiKey = false;
   /** Re-reads what the first-minute buttons depend on; failures only cost the buttons, so they are logged. */
@@ -52,14 +65,16 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const panelHost: PanelHost = {
-    state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), answer: ask.view(), hasProfiles, hasApiKey }),
+    state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), answer: ask.view(), hasProfiles, hasApiKey, ...jobs.state() }),
     onDidChange: changed.event,
     panelShown: () => {
       void refreshFlags();
+      // Jobs are read from their folders (no database needed to review a plan).
+      void jobs.panelShown();
       session
         .ensureConnected()
-        // Held ask runs come back once the database is open (not at activation: nothing heavy loads then).
-        .then(() => ask.restoreHeld())
+        // Held ask runs and job writes come back once the database is open (not at activation: nothing heavy loads then).
+        .then(() => Promise.all([ask.restoreHeld(), jobs.restoreHeld()]))
         .catch((error: unknown) => showError(error, output));
     },
     runCommand: (command) => {
@@ -68,6 +83,7 @@ export function activate(context: vscode.ExtensionContext): void {
     decide: (ticketId, approve) => review.decide(ticketId, approve),
     openUndo: (ticketId) => review.openUndo(ticketId),
     openSql: (ticketId) => review.openSql(ticketId),
+    job: (intent) => jobs.handle(intent),
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
 
@@ -82,7 +98,9 @@ export function activate(context: vscode.ExtensionContext): void {
     store.onDidChange(() => void refreshFlags()),
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
+    jobs,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerJobCommands(jobs, () => panel.reveal()),
   ];
   // Released in reverse order of creation: the panel before the session it shows, the session before the store.
   context.subscriptions.push({

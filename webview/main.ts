@@ -1,53 +1,49 @@
 /**
  * The review panel's browser code: renders the snapshots the host pushes and sends intents back.
- * It holds no state of its own beyond the last snapshot; text is set with textContent, never as HTML.
+ * It holds no state of its own beyond the last snapshot and UI choices (open tab, text being typed);
+ * text is set with textContent, and model markdown goes through marked + DOMPurify (webview/jobs/markdown.ts).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import { clock } from '../src/shared/clock';
-import type { AnswerView, ApprovalView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary, WebviewMessage } from '../src/shared/protocol';
+import type { AnswerView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary } from '../src/shared/protocol';
+import { approvalCard } from './approvalCard';
+import { button, commandButton, el, fmt } from './dom';
+import { jobsSection } from './jobs/jobsSection';
+import { onRedraw } from './jobs/jobUi';
+import { memo, patchChildren } from './patch';
+import { post } from './vscodeApi';
 
-interface VsCodeApi {
-  postMessage(message: WebviewMessage): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
 const app = document.getElementById('app') as HTMLElement;
 let lastVersion = 0;
+let last: PanelState | undefined;
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const message = event.data;
   if (message?.type !== 'state' || message.version <= lastVersion) return;
   lastVersion = message.version;
+  last = message.state;
   render(message.state);
 });
-vscode.postMessage({ type: 'ready' });
+onRedraw(() => {
+  if (last) render(last);
+});
+post({ type: 'ready' });
 
-function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  node.append(...children);
-  return node;
-}
-
-function commandButton(label: string, command: PanelCommand, secondary = false): HTMLElement {
-  const button = el('vscode-button', secondary ? { secondary: '' } : {}, label);
-  button.addEventListener('click', () => vscode.postMessage({ type: 'runCommand', command }));
-  return button;
-}
-
+/** Sections whose data did not change keep their DOM (focus, scroll, typed text); the rest is rebuilt. */
 function render(state: PanelState): void {
-  app.replaceChildren(
-    connectionSection(state),
-    ...(state.answer ? [answerSection(state.answer)] : []),
-    ...state.approvals.map(approvalCard),
-    ...(state.results ? [resultsSection(state.results, 'exportResultsCsv')] : []),
-    ...gettingStarted(state),
-    schemaSection(state),
-  );
+  // The selected job's write is drawn in its Impact tab, not twice.
+  const jobTicket = state.job?.approval?.ticketId;
+  patchChildren(app, [
+    memo('connection', state.connection, () => connectionSection(state)),
+    ...jobsSection(state),
+    ...(state.answer ? [memo('answer', state.answer, () => answerSection(state.answer as AnswerView))] : []),
+    ...state.approvals.filter((a) => a.ticketId !== jobTicket).map((a) => memo(`approval-${a.ticketId}`, a, () => approvalCard(a))),
+    ...(state.results ? [memo('results', state.results, () => resultsSection(state.results as ResultsView, 'exportResultsCsv'))] : []),
+    ...(state.hasProfiles && state.hasApiKey ? [] : [memo('getting-started', null, gettingStarted)]),
+    memo('schema', state.schema, () => schemaSection(state)),
+  ]);
 }
 
 function connectionSection(state: PanelState): HTMLElement {
@@ -69,22 +65,19 @@ function connectionSection(state: PanelState): HTMLElement {
 }
 
 /** UX "first minute": the three ways in, until the user has a connection and a key. */
-function gettingStarted(state: PanelState): HTMLElement[] {
-  if (state.hasProfiles && state.hasApiKey) return [];
-  return [
+function gettingStarted(): HTMLElement {
+  return el(
+    'section',
+    { class: 'getting-started' },
+    el('p', {}, 'Ask about your PostgreSQL database in plain words. The agent plans, you review, and nothing writes until you approve the exact statement and its impact.'),
     el(
-      'section',
-      { class: 'getting-started' },
-      el('p', {}, 'Ask about your PostgreSQL database in plain words. The agent plans, you review, and nothing writes until you approve the exact statement and its impact.'),
-      el(
-        'div',
-        { class: 'buttons' },
-        commandButton('Open Sample Database', 'openSampleDatabase'),
-        commandButton('Add Connection…', 'addConnection', true),
-        commandButton('Set Gemini API Key…', 'setGeminiApiKey', true),
-      ),
+      'div',
+      { class: 'buttons' },
+      commandButton('Open Sample Database', 'openSampleDatabase'),
+      commandButton('Add Connection…', 'addConnection', true),
+      commandButton('Set Gemini API Key…', 'setGeminiApiKey', true),
     ),
-  ];
+  );
 }
 
 function schemaSection(state: PanelState): HTMLElement {
@@ -106,7 +99,7 @@ function schemaSection(state: PanelState): HTMLElement {
       const list = el('ul', { class: 'tables', 'aria-label': 'Tables' }, ...s.tables.map(tableItem));
       const section = el('vscode-collapsible', { heading: `Tables (${s.tables.length})`, open: '' }, list);
       const refresh = el('vscode-button', { slot: 'actions', secondary: '', title: 'Reload the schema' }, 'Refresh');
-      refresh.addEventListener('click', () => vscode.postMessage({ type: 'runCommand', command: 'refreshSchema' }));
+      refresh.addEventListener('click', () => post({ type: 'runCommand', command: 'refreshSchema' }));
       section.append(refresh);
       return section;
     }
@@ -125,73 +118,6 @@ function tableItem(t: TableSummary): HTMLElement {
   return item;
 }
 
-const STATUS_TEXT: Record<ApprovalView['status'], string> = {
-  pending: 'waiting for your approval',
-  stale: 'SQL changed — re-checking the impact',
-  running: 'running…',
-  executed: 'executed',
-  rejected: 'rejected — nothing ran',
-  failed: 'failed — rolled back',
-};
-
-function button(label: string, testId: string, onClick: () => void, secondary = false): HTMLElement {
-  const b = el('vscode-button', { 'data-testid': testId, ...(secondary ? { secondary: '' } : {}) }, label);
-  b.addEventListener('click', onClick);
-  return b;
-}
-
-/** UX "Impact" view: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
-function approvalCard(a: ApprovalView): HTMLElement {
-  const i = a.impact;
-  const max = Math.max(1, ...i.tables.map((t) => t.inserted + t.updated + t.deleted));
-  const bars = el(
-    'div',
-    { class: 'bars', role: 'table', 'aria-label': 'Rows changed per table' },
-    ...i.tables.map((t) => {
-      const total = t.inserted + t.updated + t.deleted;
-      const what = [t.deleted ? `${fmt(t.deleted)} deleted` : '', t.updated ? `${fmt(t.updated)} updated` : '', t.inserted ? `${fmt(t.inserted)} inserted` : ''].filter(Boolean).join(', ');
-      const bar = el('span', { class: `bar via-${t.via}` });
-      bar.style.width = `${Math.max(2, Math.round((total / max) * 100))}%`;
-      return el(
-        'div',
-        { class: 'bar-row', role: 'row', 'data-testid': 'impact-row' },
-        el('span', { class: 'table-name', role: 'cell' }, t.name),
-        el('span', { class: 'muted', role: 'cell' }, `${what} (${t.via})`),
-        el('span', { class: 'bar-track', role: 'cell' }, bar),
-      );
-    }),
-  );
-  const facts = [
-    `planner estimate ${i.estimatedRows === null ? 'n/a' : fmt(i.estimatedRows)} (statement's own rows)`,
-    `exact ${i.exactRows === null ? 'not previewed' : `${fmt(i.exactRows)} in ${i.tables.length} table${i.tables.length === 1 ? '' : 's'}`}`,
-    `preview ${fmt(i.previewMs)} ms`,
-  ].join(' · ');
-  const actions: HTMLElement[] = [];
-  if (a.status === 'pending') {
-    actions.push(
-      button('Approve & run', 'approve-button', () => vscode.postMessage({ type: 'decide', ticketId: a.ticketId, approve: true })),
-      button('Reject', 'reject-button', () => vscode.postMessage({ type: 'decide', ticketId: a.ticketId, approve: false }), true),
-    );
-  }
-  actions.push(button('Open SQL', 'open-sql-button', () => vscode.postMessage({ type: 'openSql', ticketId: a.ticketId }), true));
-  if (a.executed) actions.push(button('Undo script', 'undo-button', () => vscode.postMessage({ type: 'openUndo', ticketId: a.ticketId }), true));
-  return el(
-    'section',
-    { class: `approval status-${a.status}`, 'data-testid': 'approval-card', 'data-status': a.status },
-    el('div', { class: 'approval-head' }, el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk), el('span', {}, STATUS_TEXT[a.status])),
-    el('pre', { class: 'sql' }, a.sql.trim()),
-    bars,
-    el('p', { class: 'muted' }, facts),
-    ...i.foreignKeyActions.map((f) => el('p', { class: 'muted' }, `foreign key ${f.constraint}: ${f.action} → ${f.table}`)),
-    ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
-    ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
-    ...i.warnings.map((w) => el('p', { class: 'warning-text' }, w)),
-    ...(a.executed ? [el('p', {}, `Executed ${clock(a.executed.at)} · ${fmt(a.executed.rows)} rows`)] : []),
-    ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
-    el('div', { class: 'buttons' }, ...actions),
-  );
-}
-
 /** Fixed row height (media/panel.css) lets the grid draw only the rows in view: 10,000 rows stay smooth. */
 const ROW_HEIGHT_PX = 22;
 const ROWS_DRAWN = 80;
@@ -204,7 +130,7 @@ function resultsSection(r: ResultsView, exportCommand: PanelCommand, showSql = t
     el('p', { class: 'muted' }, `${fmt(r.rowCount)} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (row cap reached)' : ''} · ${fmt(r.elapsedMs)} ms`),
     ...(showSql ? [el('pre', { class: 'sql' }, r.sql.trim())] : []),
     resultsGrid(r),
-    el('div', { class: 'buttons' }, button('Export CSV', 'export-csv-button', () => vscode.postMessage({ type: 'runCommand', command: exportCommand }), true)),
+    el('div', { class: 'buttons' }, button('Export CSV', 'export-csv-button', () => post({ type: 'runCommand', command: exportCommand }), true)),
   );
 }
 
@@ -269,8 +195,8 @@ function answerSection(a: AnswerView): HTMLElement {
           el(
             'div',
             { class: 'buttons' },
-            button('Copy', 'copy-sql-button', () => vscode.postMessage({ type: 'runCommand', command: 'copyAnswerSql' }), true),
-            button('Open in editor', 'open-answer-sql-button', () => vscode.postMessage({ type: 'runCommand', command: 'openAnswerSql' }), true),
+            button('Copy', 'copy-sql-button', () => post({ type: 'runCommand', command: 'copyAnswerSql' }), true),
+            button('Open in editor', 'open-answer-sql-button', () => post({ type: 'runCommand', command: 'openAnswerSql' }), true),
           ),
         ]),
     ...(a.results ? [resultsSection(a.results, 'exportAnswerCsv', false)] : []),
@@ -279,8 +205,4 @@ function answerSection(a: AnswerView): HTMLElement {
     ...(a.error ? [el('p', { class: 'error-text', role: 'alert', 'data-testid': 'answer-error' }, a.error.advice ? `${a.error.message} ${a.error.advice}` : a.error.message)] : []),
     el('p', { class: 'muted usage', 'data-testid': 'answer-usage' }, usage),
   );
-}
-
-function fmt(n: number): string {
-  return n.toLocaleString('en-US');
 }

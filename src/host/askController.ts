@@ -10,11 +10,12 @@ import { userInfo } from 'node:os';
 import type { AskOutcome } from '../core/agent/askRun';
 import type { AskDeps } from '../core/agent/deps';
 import type { AskGraph } from '../core/agent/graph';
-import type { LlmProvider, ModelPrices } from '../core/llm/provider';
+import type { LlmProvider } from '../core/llm/provider';
 import type { Logger } from '../core/logger';
 import type { AnswerStatus, AnswerView } from '../shared/protocol';
 import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
+import { configuredProvider, withSignal } from './modelProvider';
 import { safetySettings } from './settings';
 import type { HeldWriteOwner, SqlReview } from './sqlReview';
 
@@ -59,7 +60,7 @@ export class AskController {
   async ask(): Promise<void> {
     const question = await this.pickQuestion();
     if (!question) return;
-    const provider = await this.provider();
+    const provider = await configuredProvider({ geminiKey: () => this.deps.geminiKey(), logger: this.deps.logger }, 'Ask…');
     if (!provider) return;
     await this.remember(question);
     const services = coreServices();
@@ -204,40 +205,6 @@ export class AskController {
     return services.buildAskGraph(askDeps, new services.FileCheckpointSaver(paths.checkpoints));
   }
 
-  /** The configured model; when there is none, says so with a way to fix it and returns undefined. */
-  private async provider(): Promise<LlmProvider | undefined> {
-    const services = coreServices();
-    const config = vscode.workspace.getConfiguration('postgresAgent');
-    const prices = config.get<ModelPrices>('model.prices');
-    const common = { maxRetries: 1, ...(prices && Object.keys(prices).length > 0 ? { prices } : {}) };
-    try {
-      if (config.get<string>('model.provider') === 'openai-compatible') {
-        const apiKey = process.env.OPENAI_API_KEY?.trim();
-        return services.createProvider(
-          { provider: 'openai-compatible', baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '', model: config.get<string>('model.openaiCompatible.model') ?? '', ...(apiKey ? { apiKey } : {}), ...common },
-          this.deps.logger,
-        );
-      }
-      const apiKey = (await this.deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
-      if (!apiKey) {
-        const choice = await vscode.window.showErrorMessage(
-          'Ask… needs a Gemini API key, and none is set. Get one at https://aistudio.google.com/apikey, or choose an OpenAI-compatible endpoint in the postgresAgent.model.provider setting.',
-          'Set Gemini API Key…',
-        );
-        if (choice) await vscode.commands.executeCommand('postgresAgent.setGeminiApiKey');
-        return undefined;
-      }
-      const baseUrl = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
-      return services.createProvider({ provider: 'gemini', model: config.get<string>('model.gemini.model') ?? '', apiKey, ...(baseUrl ? { baseUrl } : {}), ...common }, this.deps.logger);
-    } catch (error) {
-      const e = services.toAgentError(error);
-      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message, 'Open Settings').then((choice) => {
-        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'postgresAgent.model');
-      });
-      return undefined;
-    }
-  }
-
   /** A QuickPick of recent questions where typing a new one works: the typed text is the first item. */
   private pickQuestion(): Promise<string | undefined> {
     const recent = this.deps.workspaceState.get<string[]>(RECENT_KEY, []);
@@ -302,14 +269,4 @@ export class AskController {
     this.answer = answer;
     this.deps.onChange();
   }
-}
-
-/** The provider with the Cancel button's signal on every call (an aborted call is never retried). */
-function withSignal(provider: LlmProvider, signal: AbortSignal): LlmProvider {
-  return {
-    name: provider.name,
-    model: provider.model,
-    complete: (req) => provider.complete({ ...req, signal }),
-    stream: (req, onText) => provider.stream({ ...req, signal }, onText),
-  };
 }

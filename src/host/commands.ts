@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger';
 import type { PanelCommand } from '../shared/protocol';
 import type { AskController } from './askController';
 import { exportCsv } from './exportCsv';
+import { JOB_COMMAND_IDS } from './jobCommands';
 import type { ConnectionStore } from './connectionStore';
 import type { DatabaseSession } from './databaseSession';
 import type { SqlReview } from './sqlReview';
@@ -26,6 +27,8 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
   openAnswerSql: 'postgresAgent.openAnswerSql',
   exportResultsCsv: 'postgresAgent.exportResultsCsv',
   exportAnswerCsv: 'postgresAgent.exportAnswerCsv',
+  newJob: JOB_COMMAND_IDS.newJob,
+  openJob: JOB_COMMAND_IDS.openJob,
 };
 
 export interface CommandDeps {

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
-import type { HostMessage, PanelCommand, PanelState } from '../shared/protocol';
+import type { HostMessage, JobIntent, PanelCommand, PanelState } from '../shared/protocol';
 import { assertNever, parseWebviewMessage } from '../shared/protocol';
 
 export const REVIEW_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';
@@ -20,6 +20,8 @@ export interface PanelHost {
   decide(ticketId: string, approve: boolean): Promise<void>;
   openUndo(ticketId: string): Promise<void>;
   openSql(ticketId: string): Promise<void>;
+  /** A job intent, already parsed; the host checks it applies to the job as it stands. */
+  job(intent: JobIntent): Promise<void>;
 }
 
 export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -90,6 +92,18 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
         return;
       case 'openSql':
         void this.host.openSql(message.ticketId);
+        return;
+      case 'selectJob':
+      case 'approvePlan':
+      case 'requestChanges':
+      case 'skipReview':
+      case 'cancelJob':
+      case 'continueJob':
+      case 'sendChat':
+      case 'applyPlanEdit':
+      case 'discardPlanEdit':
+      case 'openJobFile':
+        void this.host.job(message);
         return;
       default:
         assertNever(message);

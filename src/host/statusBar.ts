@@ -1,9 +1,21 @@
-/** The status bar item: which database this window works on; a click picks another. */
+/**
+ * The status bar item: which database this window works on (a click picks another), or, while a job
+ * plans, runs or waits for the person, that job (a click shows the panel).
+ */
 import * as vscode from 'vscode';
 import type { DatabaseSession } from './databaseSession';
 import type { ConnectionStore } from './connectionStore';
 
+/** A job the status bar shows instead of the connection: `$(sync~spin) job: <title> — <state>`. */
+export interface JobBarState {
+  title: string;
+  state: 'planning…' | 'running…' | 'waiting for review' | 'waiting for approval';
+}
+
+const TITLE_SHOWN = 40;
+
 export class ConnectionStatusBar implements vscode.Disposable {
+  private job: JobBarState | undefined;
   private readonly item = vscode.window.createStatusBarItem('postgresAgent.connection', vscode.StatusBarAlignment.Left, 100);
   private readonly subscriptions: vscode.Disposable[];
 
@@ -18,7 +30,23 @@ export class ConnectionStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
+  /** Shows a job (or, with undefined, the connection again). */
+  showJob(job: JobBarState | undefined): void {
+    if (job?.title === this.job?.title && job?.state === this.job?.state) return;
+    this.job = job;
+    this.render();
+  }
+
   private render(): void {
+    if (this.job) {
+      const title = this.job.title.length > TITLE_SHOWN ? `${this.job.title.slice(0, TITLE_SHOWN - 1)}…` : this.job.title;
+      this.item.text = `$(sync~spin) job: ${title} — ${this.job.state}`;
+      this.item.tooltip = `Postgres Agent: job "${this.job.title}" — ${this.job.state} (click to show the panel)`;
+      this.item.command = 'postgresAgent.showReviewPanel';
+      this.item.backgroundColor = undefined;
+      return;
+    }
+    this.item.command = 'postgresAgent.selectConnection';
     const state = this.session.connection;
     const choice = this.store.active();
     const name = choice.kind === 'sample' ? 'sample' : choice.name;

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { ErrorInfo } from './errorCodes';
+import { JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from './limits';
 import type { RelationKind } from './schema';
 
 // ---- host → webview --------------------------------------------------------------------------
@@ -83,6 +84,128 @@ export interface AnswerView {
   error: ErrorInfo | null;
 }
 
+// ---- jobs (mirrors of core's job types: the webview may import only src/shared) ----------------
+
+export type JobStatusName = 'planning' | 'pending_review' | 'running' | 'completed' | 'failed' | 'cancelled' | 'frozen';
+export type JobPhaseName = 'strategic' | 'tactical';
+
+/** One row of the panel's job list (from job.json). */
+export interface JobListItem {
+  id: string;
+  title: string;
+  status: JobStatusName;
+  phase: JobPhaseName;
+  reviewCycles: number;
+  updatedAt: string;
+  /** This window is running a step of the job right now. */
+  busy: boolean;
+}
+
+/** Why the selected job is not running (core's JobStop; the held write's impact is in `JobView.approval`). */
+export type JobStopView =
+  | { kind: 'review'; cycle: number; maxReviewCycles: number; overLimit: boolean }
+  | { kind: 'approval'; ticketId: string; sqlFile: string; todoId: string | null }
+  | { kind: 'completed'; summary: string }
+  | { kind: 'failed'; error: ErrorInfo }
+  | { kind: 'cancelled' }
+  | { kind: 'frozen' }
+  /** Not running and not at a stop: a window reload, a cancelled step, or a step that failed (its error). */
+  | { kind: 'interrupted'; error: ErrorInfo | null };
+
+export type TodoStatusName = 'pending' | 'in_progress' | 'done' | 'skipped' | 'failed';
+
+export interface TodoView {
+  id: string;
+  title: string;
+  status: TodoStatusName;
+  sql: string | null;
+  /** The job's .sql file of this todo (relative to the job folder), when there is one. */
+  sqlFile: string | null;
+  dependsOn: string[];
+}
+
+export type TodosView =
+  | { ok: true; items: TodoView[]; counts: { done: number; skipped: number; failed: number; inProgress: number; total: number } }
+  | { ok: false; error: string };
+
+export interface ChatToolView {
+  name: string;
+  ok: boolean;
+  /** One line for the folded view ("read plan.md"). */
+  summary: string;
+}
+
+export interface PlanEditView {
+  id: string;
+  summary: string;
+  /** Unified diff of plan.md. */
+  diff: string;
+}
+
+export type ChatEntryView =
+  | { kind: 'user'; at: string; text: string }
+  | { kind: 'assistant'; at: string; text: string; tools: ChatToolView[] }
+  | { kind: 'draft_feedback'; at: string; text: string }
+  | { kind: 'plan_edit'; at: string; id: string; summary: string; diff: string; status: 'proposed' | 'applied' | 'discarded' };
+
+export interface ChatView {
+  entries: ChatEntryView[];
+  /** The message being answered and the reply as it streams in; null when no turn is in flight. */
+  pending: { text: string; reply: string } | null;
+  /** The latest feedback the chat drafted (for "Use as feedback"), or null. */
+  draftFeedback: string | null;
+  /** A proposed plan.md edit waiting for Apply / Discard, or null. */
+  openPlanEdit: PlanEditView | null;
+  /** Why the last message got no answer (the panel gives the message back to edit and resend). */
+  error: { text: string; error: ErrorInfo } | null;
+}
+
+export interface UsageView {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** USD; null once any call had no known price. */
+  costUsd: number | null;
+}
+
+/** What this window is doing with the job right now (a progress notification is shown too). */
+export interface JobBusyView {
+  action: 'plan' | 'approvePlan' | 'requestChanges' | 'skipReview' | 'continue' | 'cancel' | 'write' | 'chat' | 'planEdit';
+  message: string;
+}
+
+/** The selected job: its files, where it stands, its review chat and what it cost so far. */
+export interface JobView {
+  id: string;
+  title: string;
+  status: JobStatusName;
+  phase: JobPhaseName;
+  reviewCycles: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Password-free key of the database the job works on. */
+  connection: string;
+  stop: JobStopView;
+  busy: JobBusyView | null;
+  /** Markdown, rendered by the webview through marked and DOMPurify. */
+  workspaceMd: string;
+  planMd: string;
+  todos: TodosView;
+  /** plan.md between the last two reviews; null before the second review. */
+  planChange: { fromCycle: number; toCycle: number; diff: string } | null;
+  /** The job's write waiting for (or just past) a decision, as the inline approval tracks it. */
+  approval: ApprovalView | null;
+  chat: ChatView;
+  usage: UsageView;
+  /** The job's own git history, newest first. */
+  history: { oid: string; message: string; at: string }[];
+  files: string[];
+  /** Set past the soft limit of review cycles: the panel then offers "Run as is". */
+  reviewWarning: string | null;
+  /** The last failed action of this window on the job (the job itself stays where it was). */
+  error: ErrorInfo | null;
+}
+
 export interface PanelState {
   connection: ConnectionState;
   schema: SchemaState;
@@ -92,6 +215,13 @@ export interface PanelState {
   /** Whether the user has saved connection profiles (the first-minute buttons hide once they have). */
   hasProfiles: boolean;
   hasApiKey: boolean;
+  /** Jobs of the workspace, newest first. */
+  jobs: JobListItem[];
+  selectedJobId: string | null;
+  /** The selected job, once read (null while it loads or when none is selected). */
+  job: JobView | null;
+  /** Why the selected job could not be read (a damaged job.json, an unreadable folder). */
+  jobError: ErrorInfo | null;
 }
 
 export type HostMessage = { type: 'state'; version: number; state: PanelState };
@@ -112,11 +242,27 @@ export const PANEL_COMMANDS = [
   /** The rows of the results grid / of the answer as CSV, written by the host from its own copy. */
   'exportResultsCsv',
   'exportAnswerCsv',
+  /** Jobs: start one (input box for the task), pick one from a list. */
+  'newJob',
+  'openJob',
 ] as const;
 
 export type PanelCommand = (typeof PANEL_COMMANDS)[number];
 
 const ticketId = z.string().check(z.regex(/^tkt_[a-z2-7]{20}$/));
+const jobId = z.string().check(z.regex(JOB_ID_PATTERN));
+
+const messageText = z.string().check(
+  z.maxLength(MAX_MESSAGE_CHARS),
+  z.refine((text) => text.trim() !== '', 'must not be blank'),
+);
+/** Ids the review chat gives its plan edits. */
+const editId = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$/));
+/** A file of the job folder as the panel names it (the host checks again that it stays inside). */
+const jobFilePath = z.string().check(
+  z.maxLength(300),
+  z.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9_./-]*$/),
+);
 
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
@@ -125,9 +271,23 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('decide'), ticketId, approve: z.boolean() }),
   z.strictObject({ type: z.literal('openUndo'), ticketId }),
   z.strictObject({ type: z.literal('openSql'), ticketId }),
+  // Jobs: every intent names the job it was shown for, so a stale click can never act on another job.
+  z.strictObject({ type: z.literal('selectJob'), jobId }),
+  z.strictObject({ type: z.literal('approvePlan'), jobId }),
+  z.strictObject({ type: z.literal('requestChanges'), jobId, feedback: messageText }),
+  z.strictObject({ type: z.literal('skipReview'), jobId }),
+  z.strictObject({ type: z.literal('cancelJob'), jobId }),
+  z.strictObject({ type: z.literal('continueJob'), jobId }),
+  z.strictObject({ type: z.literal('sendChat'), jobId, text: messageText, debug: z.boolean() }),
+  z.strictObject({ type: z.literal('applyPlanEdit'), jobId, editId }),
+  z.strictObject({ type: z.literal('discardPlanEdit'), jobId, editId }),
+  z.strictObject({ type: z.literal('openJobFile'), jobId, path: jobFilePath }),
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+/** The panel's intents about one job (every one names its job). */
+export type JobIntent = Extract<WebviewMessage, { jobId: string }>;
 
 export type ParsedWebviewMessage =
   | { ok: true; message: WebviewMessage }

@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Reply =
-  | { text: string }
+  /** `chunkDelayMs`: a streamed reply pauses between its pieces, so a client can be seen mid-stream. */
+  | { text: string; chunkDelayMs?: number }
   | { json: unknown }
   | { functionCall: { name: string; args: object } }
   /** Several calls in one turn (Gemini parallel function calling / OpenAI tool_calls), answered in order. */
@@ -127,8 +128,8 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
       res.end(JSON.stringify(body));
       return Promise.resolve();
     }
-    if (recorded.provider === 'gemini') writeGemini(recorded, reply, res);
-    else writeOpenAi(recorded, reply, res);
+    if (recorded.provider === 'gemini') return writeGemini(recorded, reply, res, timers);
+    writeOpenAi(recorded, reply, res);
     return Promise.resolve();
   }
 
@@ -152,7 +153,7 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
 
 type ContentReply = Exclude<Reply, { error: unknown } | { delayMs: number } | { raw: string }>;
 
-function writeGemini(recorded: RecordedRequest, reply: ContentReply, res: ServerResponse): void {
+async function writeGemini(recorded: RecordedRequest, reply: ContentReply, res: ServerResponse, timers: Set<NodeJS.Timeout>): Promise<void> {
   const usageMetadata = {
     promptTokenCount: SCRIPTED_USAGE.inputTokens,
     candidatesTokenCount: SCRIPTED_USAGE.outputTokens,
@@ -187,7 +188,20 @@ function writeGemini(recorded: RecordedRequest, reply: ContentReply, res: Server
   }
   if (recorded.stream) {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+    const pause = 'text' in reply ? (reply.chunkDelayMs ?? 0) : 0;
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0 && pause > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            resolve();
+          }, pause);
+          timers.add(timer);
+        });
+        if (res.destroyed) return;
+      }
+      res.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+    }
     res.end();
   } else {
     res.writeHead(200, { 'content-type': 'application/json' });

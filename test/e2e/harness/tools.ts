@@ -36,8 +36,11 @@ export function node24Root(): string {
 /** Environment for running Node 24 tools: its bin first on PATH and its own headers for node-gyp. */
 export function node24Env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const root = node24Root();
+  // Under `npm run`, the outer npm's user agent ("node/v20…") is inherited and the nested npm reports it
+  // as its own; code-server's postinstall reads the Node major from it and refuses anything but 24.
+  const { npm_config_user_agent: _outerNpm, ...inherited } = process.env;
   return {
-    ...process.env,
+    ...inherited,
     PATH: `${join(root, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
     // The machine's npmrc points node-gyp at Node 20's headers, and node-gyp cannot download any.
     npm_config_nodedir: root,

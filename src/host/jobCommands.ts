@@ -1,0 +1,116 @@
+/**
+ * The jobs' palette commands (category "Postgres Agent"): each acts on the job selected in the panel when
+ * it applies there, else asks which job; the panel's buttons send the same intents.
+ */
+import * as vscode from 'vscode';
+import { JOB_STATUS_TEXT, jobActions, mayAccept } from '../shared/jobActions';
+import type { JobActionName } from '../shared/jobActions';
+import { MAX_MESSAGE_CHARS } from '../shared/limits';
+import type { JobController } from './jobController';
+
+export const JOB_COMMAND_IDS = {
+  newJob: 'postgresAgent.newJob',
+  openJob: 'postgresAgent.openJob',
+  approvePlan: 'postgresAgent.approvePlan',
+  requestChanges: 'postgresAgent.requestChanges',
+  skipReview: 'postgresAgent.skipReview',
+  cancelJob: 'postgresAgent.cancelJob',
+  continueJob: 'postgresAgent.continueJob',
+} as const;
+
+const NONE_FOR: Record<JobActionName, string> = {
+  approvePlan: 'No job is waiting for the review of its plan.',
+  requestChanges: 'No job is waiting for the review of its plan.',
+  skipReview: 'No job is waiting for the review of its plan.',
+  continueJob: 'No job is paused or interrupted.',
+  cancelJob: 'No job can be cancelled (all are finished).',
+};
+
+function checkText(value: string): string | undefined {
+  if (value.trim() === '') return 'Write something first.';
+  if (value.length > MAX_MESSAGE_CHARS) return `At most ${MAX_MESSAGE_CHARS.toLocaleString('en-US')} characters.`;
+  return undefined;
+}
+
+export function registerJobCommands(jobs: JobController, showPanel: () => Thenable<unknown>): vscode.Disposable[] {
+  /** The selected job when the action applies to it, else the person's pick among jobs that may accept it. */
+  const target = async (action: JobActionName): Promise<string | undefined> => {
+    await jobs.refresh();
+    const selected = jobs.selected();
+    if (selected && jobActions(selected).includes(action)) return selected.id;
+    const candidates = jobs.list().filter((j) => mayAccept(j, action));
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(NONE_FOR[action]);
+      return undefined;
+    }
+    return pickJob(candidates, 'Which job?');
+  };
+  const pickJob = async (items: ReturnType<JobController['list']>, placeHolder: string): Promise<string | undefined> => {
+    const picked = await vscode.window.showQuickPick(
+      items.map((j) => ({
+        label: j.title,
+        description: `${JOB_STATUS_TEXT[j.status]}${j.reviewCycles > 0 ? ` · ${j.reviewCycles} review cycle${j.reviewCycles === 1 ? '' : 's'}` : ''}`,
+        detail: `${j.id} · updated ${new Date(j.updatedAt).toLocaleString()}`,
+        id: j.id,
+      })),
+      { title: 'Postgres Agent: Jobs', placeHolder, matchOnDescription: true, matchOnDetail: true },
+    );
+    return picked?.id;
+  };
+
+  const commands: Record<string, () => Promise<unknown>> = {
+    [JOB_COMMAND_IDS.newJob]: async () => {
+      const task = await vscode.window.showInputBox({
+        title: 'Postgres Agent: New Job',
+        prompt: 'Describe the task in plain words. The agent explores the database and writes a plan; nothing runs until you approve it.',
+        placeHolder: 'e.g. Archive orders older than two years into an archive table',
+        ignoreFocusOut: true,
+        validateInput: checkText,
+      });
+      if (task === undefined || task.trim() === '') return;
+      await jobs.newJob(task.trim());
+    },
+    [JOB_COMMAND_IDS.openJob]: async () => {
+      await jobs.refresh();
+      const all = jobs.list();
+      if (all.length === 0) {
+        const choice = await vscode.window.showInformationMessage('There are no jobs in this workspace yet.', 'New Job…');
+        if (choice) await vscode.commands.executeCommand(JOB_COMMAND_IDS.newJob);
+        return;
+      }
+      const id = await pickJob(all, 'Pick a job to show in the panel');
+      if (id === undefined) return;
+      await jobs.select(id);
+      await showPanel();
+    },
+    [JOB_COMMAND_IDS.approvePlan]: async () => {
+      const id = await target('approvePlan');
+      if (id !== undefined) await jobs.approvePlan(id);
+    },
+    [JOB_COMMAND_IDS.requestChanges]: async () => {
+      const id = await target('requestChanges');
+      if (id === undefined) return;
+      const feedback = await vscode.window.showInputBox({
+        title: 'Postgres Agent: Request Changes',
+        prompt: 'What should change in the plan? The agent revises it and stops for your review again.',
+        ignoreFocusOut: true,
+        validateInput: checkText,
+      });
+      if (feedback === undefined || feedback.trim() === '') return;
+      await jobs.requestChanges(id, feedback.trim());
+    },
+    [JOB_COMMAND_IDS.skipReview]: async () => {
+      const id = await target('skipReview');
+      if (id !== undefined) await jobs.skipReview(id);
+    },
+    [JOB_COMMAND_IDS.cancelJob]: async () => {
+      const id = await target('cancelJob');
+      if (id !== undefined) await jobs.cancelJob(id);
+    },
+    [JOB_COMMAND_IDS.continueJob]: async () => {
+      const id = await target('continueJob');
+      if (id !== undefined) await jobs.continueJob(id);
+    },
+  };
+  return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
+}

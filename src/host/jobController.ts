@@ -1,0 +1,453 @@
+/**
+ * Jobs in VS Code (issue #5, UX.md side panel): the job list and the selected job's view for the panel,
+ * and every person's action on a job (start, review, continue, cancel) run through the core's JobRunner
+ * under a cancellable progress. Held writes go to the inline approval (jobHeldWrites.ts); the review
+ * chat streams into the same state (jobChat.ts).
+ */
+import * as vscode from 'vscode';
+import type { JobOutcome } from '../core/jobs/jobOutcome';
+import type { JobRunner } from '../core/jobs/jobRunner';
+import type { Logger } from '../core/logger';
+import type { ErrorInfo } from '../shared/errorCodes';
+import { isFinalStatus, jobActions } from '../shared/jobActions';
+import type { JobActionName } from '../shared/jobActions';
+import { assertNever } from '../shared/protocol';
+import type { JobBusyView, JobIntent, JobListItem, JobView } from '../shared/protocol';
+import type { DatabaseSession } from './databaseSession';
+import { JobChat } from './jobChat';
+import { readSqlFiles, resolveJobFile } from './jobFiles';
+import { JobHeldWrites } from './jobHeldWrites';
+import { actor, JobRunners } from './jobRunners';
+import type { JobLocalState } from './jobView';
+import { IDLE, statusBarJob, toJobView, toListItem } from './jobView';
+import { coreServices } from './lazyServices';
+import { configuredProvider } from './modelProvider';
+import type { JobBarState } from './statusBar';
+import type { SqlReview } from './sqlReview';
+import { throttle } from './throttle';
+
+const SELECTED_KEY = 'postgresAgent.selectedJob';
+/** Panel pushes while a reply streams or a job writes files: at most this often. */
+const PUSH_INTERVAL_MS = 100;
+const RELOAD_INTERVAL_MS = 250;
+
+export interface JobControllerDeps {
+  workspaceState: vscode.Memento;
+  session: DatabaseSession;
+  review: SqlReview;
+  logger: Logger;
+  /** Where .pgagent/ lives: the workspace folder, else the extension's storage. */
+  rootDir: string;
+  geminiKey(): Promise<string | undefined>;
+  showPanel(): Thenable<unknown>;
+  onChange(): void;
+  showJobInStatusBar(job: JobBarState | undefined): void;
+}
+
+export interface JobsPanelState {
+  jobs: JobListItem[];
+  selectedJobId: string | null;
+  job: JobView | null;
+  jobError: ErrorInfo | null;
+}
+
+type Step = (runner: JobRunner) => Promise<JobOutcome>;
+
+interface Running {
+  abort: AbortController;
+  done: Promise<unknown>;
+}
+
+export class JobController implements vscode.Disposable {
+  private readonly runners: JobRunners;
+  private jobs: JobListItem[] = [];
+  private selectedId: string | null;
+  private view: JobView | null = null;
+  /** What the selected job's view was built from, to rebuild it when only this window's state changes. */
+  private viewInputs: Omit<Parameters<typeof toJobView>[0], 'local'> | undefined;
+  private loadError: ErrorInfo | null = null;
+  private readonly local = new Map<string, JobLocalState>();
+  private readonly running = new Map<string, Running>();
+  private readonly writes: JobHeldWrites;
+  private readonly chat: JobChat;
+  private readonly push = throttle(() => this.deps.onChange(), PUSH_INTERVAL_MS);
+  private readonly reload = throttle(() => void this.refresh(), RELOAD_INTERVAL_MS);
+  private refreshChain: Promise<void> = Promise.resolve();
+  private refreshQueued = false;
+  private watcher: vscode.FileSystemWatcher | undefined;
+  private restored: Promise<void> | undefined;
+
+  constructor(private readonly deps: JobControllerDeps) {
+    this.runners = new JobRunners(deps);
+    this.writes = new JobHeldWrites({
+      review: deps.review,
+      runners: this.runners,
+      logger: deps.logger,
+      steps: {
+        run: (jobId, action, message, step) => this.runStep(jobId, action, message, step, true),
+        ended: (outcome) => this.afterStep(outcome, true).catch((error: unknown) => this.report(outcome.job.id, 'write', error)),
+        fail: (jobId, error, notify) => this.report(jobId, 'write', error, notify),
+        isFinal: (jobId) => isFinalStatus(this.jobs.find((j) => j.id === jobId)?.status ?? 'planning'),
+        changed: () => this.push.request(),
+      },
+    });
+    this.chat = new JobChat({
+      runners: this.runners,
+      session: deps.session,
+      logger: deps.logger,
+      geminiKey: () => deps.geminiKey(),
+      local: (jobId) => this.localOf(jobId),
+      setLocal: (jobId, change) => this.setLocal(jobId, change),
+      refresh: () => this.refresh(),
+      fail: (jobId, error) => this.report(jobId, 'planEdit', error),
+    });
+    const saved = deps.workspaceState.get<string>(SELECTED_KEY);
+    this.selectedId = typeof saved === 'string' ? saved : null;
+  }
+
+  state(): JobsPanelState {
+    const v = this.view;
+    // The held write's card as SqlReview tracks it right now (pending → running → executed).
+    const job = v && v.stop.kind === 'approval' ? { ...v, approval: this.writes.card(v.stop.ticketId) ?? v.approval } : v;
+    return { jobs: this.jobs, selectedJobId: this.selectedId, job, jobError: this.loadError };
+  }
+
+  /** Jobs known to this window (for the palette's pickers). */
+  list(): JobListItem[] {
+    return this.jobs;
+  }
+
+  selected(): JobView | null {
+    return this.view;
+  }
+
+  /**
+   * Once per window, when the panel is first shown: read the jobs from their folders, follow their files,
+   * and give jobs held at a write their CodeLens back (never running anything on their own).
+   */
+  panelShown(): Promise<void> {
+    if (!this.watcher) {
+      this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/jobs/**'));
+      const changed = () => this.reload.request();
+      this.watcher.onDidCreate(changed);
+      this.watcher.onDidChange(changed);
+      this.watcher.onDidDelete(changed);
+    }
+    return this.refresh();
+  }
+
+  /** After the database is open: jobs waiting at a write get their CodeLens and card again. */
+  restoreHeld(): Promise<void> {
+    this.restored ??= this.writes.restoreAll().then(() => this.refresh()).catch((error: unknown) => {
+      this.deps.logger.warn('could not restore jobs held at a write', { error: String(error) });
+    });
+    return this.restored;
+  }
+
+  async select(jobId: string): Promise<void> {
+    if (this.selectedId !== jobId) {
+      this.selectedId = jobId;
+      this.view = null;
+      this.viewInputs = undefined;
+      this.loadError = null;
+      this.push.request();
+      await this.deps.workspaceState.update(SELECTED_KEY, jobId);
+    }
+    await this.refresh();
+  }
+
+  // ---- actions ---------------------------------------------------------------------------------
+
+  /** The panel's intents (parsed by the panel provider). */
+  handle(intent: JobIntent): Promise<void> {
+    switch (intent.type) {
+      case 'selectJob':
+        return this.select(intent.jobId);
+      case 'approvePlan':
+        return this.approvePlan(intent.jobId);
+      case 'requestChanges':
+        return this.requestChanges(intent.jobId, intent.feedback.trim());
+      case 'skipReview':
+        return this.skipReview(intent.jobId);
+      case 'cancelJob':
+        return this.cancelJob(intent.jobId);
+      case 'continueJob':
+        return this.continueJob(intent.jobId);
+      case 'sendChat':
+        return this.chat.send(intent.jobId, intent.text.trim(), intent.debug);
+      case 'applyPlanEdit':
+        return this.chat.planEdit(intent.jobId, intent.editId, true);
+      case 'discardPlanEdit':
+        return this.chat.planEdit(intent.jobId, intent.editId, false);
+      case 'openJobFile':
+        return this.openJobFile(intent.jobId, intent.path);
+      default:
+        return assertNever(intent);
+    }
+  }
+
+  /** Creates a job for `task`, selects it, and plans it to its first stop (normally the review). */
+  async newJob(task: string): Promise<void> {
+    const provider = await configuredProvider(this.deps, 'A job');
+    if (!provider) return;
+    let jobId: string;
+    try {
+      const runner = await this.runners.forAction(undefined, { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined });
+      const job = await runner.create({ task });
+      jobId = job.id;
+      this.deps.logger.info('job created', { jobId, title: job.title });
+    } catch (error) {
+      this.report(undefined, 'plan', error);
+      return;
+    }
+    await this.select(jobId);
+    await this.deps.showPanel();
+    await this.perform(jobId, 'plan', 'Planning…', (runner) => runner.continue(jobId));
+  }
+
+  approvePlan(jobId: string): Promise<void> {
+    return this.perform(jobId, 'approvePlan', 'Plan approved: running its first steps…', (runner) => runner.approvePlan(jobId, actor()), 'approvePlan');
+  }
+
+  requestChanges(jobId: string, feedback: string): Promise<void> {
+    return this.perform(jobId, 'requestChanges', 'Revising the plan with your feedback…', (runner) => runner.requestChanges(jobId, feedback, actor()), 'requestChanges');
+  }
+
+  skipReview(jobId: string): Promise<void> {
+    return this.perform(jobId, 'skipReview', 'Running the plan as is…', (runner) => runner.skipReview(jobId, actor()), 'skipReview');
+  }
+
+  /** Goes on from where a job stopped: its checkpoint, or a write decided elsewhere. */
+  continueJob(jobId: string): Promise<void> {
+    // At a held write, continue goes on as the ticket was decided (resumeFromTicket).
+    return this.perform(jobId, 'continue', 'Continuing…', (runner) => runner.continue(jobId), 'continueJob');
+  }
+
+  /** Cancels for good (after asking): a step in flight is stopped first; a held write is rejected by the core. */
+  async cancelJob(jobId: string): Promise<void> {
+    const title = this.jobs.find((j) => j.id === jobId)?.title ?? jobId;
+    const confirm = await vscode.window.showWarningMessage(
+      `Cancel the job "${title}"?`,
+      { modal: true, detail: 'A cancelled job cannot be resumed. A write of the job waiting for approval is rejected; writes already run stay (each has its undo script).' },
+      'Cancel Job',
+    );
+    if (confirm !== 'Cancel Job') return;
+    const inFlight = this.running.get(jobId);
+    if (inFlight) {
+      inFlight.abort.abort();
+      await inFlight.done.catch(() => undefined);
+    }
+    this.chat.stop(jobId);
+    await this.perform(jobId, 'cancel', 'Cancelling…', (runner) => runner.cancel(jobId, actor()), undefined, false);
+  }
+
+  /** Opens a file of the job folder; the path from the panel is checked again on disk. */
+  async openJobFile(jobId: string, path: string): Promise<void> {
+    const check = await resolveJobFile(this.runners.store().jobDir(jobId), path);
+    if (!check.ok) {
+      this.deps.logger.warn('refused to open a job file', { jobId, path: path.slice(0, 120), reason: check.reason });
+      void vscode.window.showWarningMessage(`Cannot open ${path.slice(0, 120)} of this job: ${check.reason}.`);
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(check.path));
+    await vscode.window.showTextDocument(document, { preview: false });
+  }
+
+  // ---- running steps ---------------------------------------------------------------------------
+
+  /** Runs one step with progress; errors are shown (the job stays where it was) and kept in the panel. */
+  private async perform(jobId: string, action: JobBusyView['action'], message: string, step: Step, requires?: JobActionName, needsModel = true): Promise<void> {
+    if (requires && this.view?.id === jobId && !jobActions(this.view).includes(requires)) {
+      void vscode.window.showWarningMessage(`That does not apply to the job right now (${this.view.busy ? this.view.busy.message : this.view.status}).`);
+      return;
+    }
+    try {
+      const outcome = await this.runStep(jobId, action, message, step, needsModel);
+      if (outcome) await this.afterStep(outcome, true);
+    } catch (error) {
+      this.report(jobId, action, error);
+    }
+  }
+
+  /**
+   * The step under a cancellable progress notification; Cancel stops the model call in flight and the
+   * job stays resumable. Resolves undefined when the step was not started or was cancelled.
+   */
+  private async runStep(jobId: string, action: JobBusyView['action'], message: string, step: Step, needsModel: boolean): Promise<JobOutcome | undefined> {
+    if (this.running.has(jobId)) {
+      void vscode.window.showInformationMessage('This job is already working on something; wait for it or cancel the job.');
+      return undefined;
+    }
+    const provider = needsModel ? await configuredProvider(this.deps, 'A job') : undefined;
+    if (needsModel && !provider) return undefined;
+    const job = await this.runners.store().get(jobId);
+    const abort = new AbortController();
+    const work = Promise.resolve(vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Job: ${job.title}`, cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => abort.abort());
+        progress.report({ message });
+        const runner = await this.runners.forAction(job.connection, {
+          provider,
+          signal: abort.signal,
+          onEvent: (event) => {
+            if (event.type === 'step') {
+              progress.report({ message: event.message });
+              this.setLocal(jobId, { busy: { action, message: event.message } });
+              this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
+            } else {
+              this.reload.request();
+            }
+          },
+        });
+        return step(runner);
+      },
+    ));
+    this.running.set(jobId, { abort, done: work });
+    this.setLocal(jobId, { busy: { action, message }, error: null });
+    this.deps.logger.info('job step started', { jobId, action });
+    try {
+      const outcome = await work;
+      if (outcome.stop.kind === 'interrupted' && abort.signal.aborted) {
+        // The person's Cancel: nothing failed, the job waits for Continue.
+        this.deps.logger.info('job step cancelled by the person', { jobId, action });
+        return { ...outcome, stop: { kind: 'interrupted' } };
+      }
+      this.deps.logger.info('job stopped', { jobId, action, status: outcome.job.status, stop: outcome.stop.kind });
+      return outcome;
+    } catch (error) {
+      if (abort.signal.aborted) {
+        this.deps.logger.info('job step cancelled by the person', { jobId, action });
+        return undefined;
+      }
+      throw error;
+    } finally {
+      this.running.delete(jobId);
+      this.setLocal(jobId, { busy: null });
+      await this.refresh();
+    }
+  }
+
+  /** Where a step ended: a held write goes to the inline approval; a finished job says so. */
+  private async afterStep(outcome: JobOutcome, open: boolean): Promise<void> {
+    const { job, stop } = outcome;
+    switch (stop.kind) {
+      case 'approval':
+        await this.writes.handOver(outcome, open);
+        return;
+      case 'completed':
+        void vscode.window.showInformationMessage(`Job "${job.title}" completed. ${stop.summary}`.trim());
+        return;
+      case 'failed':
+        this.setLocal(job.id, { error: stop.error });
+        void vscode.window.showErrorMessage(`Job "${job.title}" failed: ${stop.error.message}${stop.error.advice ? ` ${stop.error.advice}` : ''}`);
+        return;
+      case 'interrupted':
+        // A failed step: the job stays where it was, the error goes to the panel and a notification.
+        if (stop.error) this.report(job.id, 'continue', stop.error);
+        return;
+      case 'review':
+      case 'cancelled':
+      case 'frozen':
+        return;
+    }
+  }
+
+  // ---- state -----------------------------------------------------------------------------------
+
+  /** Re-reads the list and the selected job from their files; calls made while one waits share it. */
+  refresh(): Promise<void> {
+    if (this.refreshQueued) return this.refreshChain;
+    this.refreshQueued = true;
+    this.refreshChain = this.refreshChain
+      .then(async () => {
+        this.refreshQueued = false;
+        await this.load();
+      })
+      .catch((error: unknown) => this.deps.logger.warn('reading the jobs failed', { error: String(error) }));
+    return this.refreshChain;
+  }
+
+  private async load(): Promise<void> {
+    const services = coreServices();
+    const store = this.runners.store();
+    const jobs = await store.list();
+    this.jobs = jobs.map((job) => toListItem(job, this.running.has(job.id) || this.chat.answering(job.id)));
+    if (this.selectedId !== null && !jobs.some((j) => j.id === this.selectedId)) this.selectedId = null;
+    this.selectedId ??= jobs[0]?.id ?? null;
+    const id = this.selectedId;
+    if (id === null) {
+      this.view = null;
+      this.viewInputs = undefined;
+      this.loadError = null;
+    } else {
+      try {
+        const outcome = await (await this.runners.viewer()).outcome(id);
+        const detail = await services.readJobDetail(store, outcome);
+        // The plan stays reviewable when the chat log cannot be read (the chat then starts empty).
+        const chat = await services.readChat(store, id).catch((error: unknown) => {
+          this.deps.logger.warn('reading the review chat failed', { jobId: id, error: String(error) });
+          return [];
+        });
+        const sqlFiles = await readSqlFiles(store.jobDir(id));
+        // A job held at a write shown before restoreAll ran (no database yet) gets its lens now.
+        await this.writes.restore(outcome);
+        const approval = outcome.stop.kind === 'approval' ? this.writes.card(outcome.stop.ticketId) : null;
+        if (this.selectedId === id) {
+          this.viewInputs = { detail, chat, approval, sqlFiles };
+          this.view = toJobView({ ...this.viewInputs, local: this.localOf(id) });
+          this.loadError = null;
+        }
+      } catch (error) {
+        const info = services.toAgentError(error).toInfo();
+        this.deps.logger.warn('reading a job failed', { jobId: id, code: info.code, error: info.message });
+        if (this.selectedId === id) this.loadError = info;
+      }
+    }
+    this.updateStatusBar();
+    this.push.request();
+  }
+
+  private localOf(jobId: string): JobLocalState {
+    return this.local.get(jobId) ?? IDLE;
+  }
+
+  /** Changes this window's state of a job and shows it at once (the files are re-read separately). */
+  private setLocal(jobId: string, change: Partial<JobLocalState>): void {
+    const next = { ...this.localOf(jobId), ...change };
+    this.local.set(jobId, next);
+    if (this.viewInputs?.detail.job.id === jobId && this.selectedId === jobId) this.view = toJobView({ ...this.viewInputs, local: next });
+    this.jobs = this.jobs.map((j) => (j.id === jobId ? { ...j, busy: next.busy !== null || next.pendingChat !== null } : j));
+    this.updateStatusBar();
+    this.push.request();
+  }
+
+  private report(jobId: string | undefined, action: JobBusyView['action'], error: unknown, notify = true): void {
+    const info = isErrorInfo(error) ? error : coreServices().toAgentError(error).toInfo();
+    this.deps.logger.error('job action failed', { jobId, action, code: info.code, error: info.message });
+    if (jobId !== undefined) this.setLocal(jobId, { error: info });
+    if (notify) {
+      void vscode.window.showErrorMessage(`${info.message}${info.advice ? ` ${info.advice}` : ''}`, 'Show Job').then((choice) => {
+        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showPanel());
+      });
+    }
+  }
+
+  private updateStatusBar(): void {
+    const busyId = [...this.running.keys()][0];
+    const busy = busyId === undefined ? undefined : this.jobs.find((j) => j.id === busyId);
+    this.deps.showJobInStatusBar(statusBarJob(busy ? { title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.view));
+  }
+
+  dispose(): void {
+    for (const r of this.running.values()) r.abort.abort();
+    this.chat.dispose();
+    this.reload.dispose();
+    this.push.dispose();
+    this.watcher?.dispose();
+  }
+}
+
+function isErrorInfo(value: unknown): value is ErrorInfo {
+  return typeof value === 'object' && value !== null && !(value instanceof Error) && typeof (value as ErrorInfo).code === 'string' && typeof (value as ErrorInfo).message === 'string';
+}

@@ -1,0 +1,121 @@
+/**
+ * JobRunners for the host, built per action from the window's state: the active database, the ticket
+ * store SqlReview uses, the configured model, the safety and planning settings. A "viewer" runner only
+ * reads where a job stands, so it is given no database at all.
+ */
+import * as vscode from 'vscode';
+import { userInfo } from 'node:os';
+import type { Db } from '../core/db/db';
+import type { JobRunner, JobRunnerDeps } from '../core/jobs/jobRunner';
+import type { JobStore } from '../core/jobs/jobStore';
+import type { JobEvent } from '../core/jobs/jobOutcome';
+import type { LlmProvider } from '../core/llm/provider';
+import type { Logger } from '../core/logger';
+import type { DatabaseSession } from './databaseSession';
+import { coreServices } from './lazyServices';
+import { withSignal } from './modelProvider';
+import { safetySettings } from './settings';
+import type { SqlReview } from './sqlReview';
+
+export interface JobRunnersDeps {
+  session: DatabaseSession;
+  review: SqlReview;
+  logger: Logger;
+  rootDir: string;
+}
+
+export interface ActionRunnerOptions {
+  provider: LlmProvider | undefined;
+  signal: AbortSignal;
+  onEvent(event: JobEvent): void;
+}
+
+/** Who the job records as the person acting (tickets, reviews). */
+export function actor(): string {
+  return userInfo().username;
+}
+
+export class JobRunners {
+  private jobStore: JobStore | undefined;
+
+  constructor(private readonly deps: JobRunnersDeps) {}
+
+  /** The workspace's job folders (created on first use: activation loads no core). */
+  store(): JobStore {
+    this.jobStore ??= new (coreServices().JobStore)(this.deps.rootDir, { logger: this.deps.logger });
+    return this.jobStore;
+  }
+
+  /**
+   * A runner for one action on `jobConnection`'s database: refuses when the window has another database
+   * open, since the job's tickets and plan are bound to the one it was planned on.
+   */
+  async forAction(jobConnection: string | undefined, options: ActionRunnerOptions): Promise<JobRunner> {
+    const services = coreServices();
+    const { db, key } = await this.deps.session.database();
+    if (jobConnection !== undefined && jobConnection !== key) {
+      throw new services.AgentError(
+        'BAD_INPUT',
+        `This job works on another database (${jobConnection}) than the one open in this window (${key}).`,
+        'Select the job\'s connection with "Postgres Agent: Select Connection…", then try again.',
+      );
+    }
+    const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
+    return new services.JobRunner({
+      ...(await this.common(db, key)),
+      provider: options.provider ? withSignal(options.provider, options.signal) : undefined,
+      loadSnapshot: () => db.withSession((session) => services.introspectSchema(session, { sampleValues })),
+      onEvent: (event) => options.onEvent(event),
+      signal: options.signal,
+    });
+  }
+
+  /** A runner that only reads where jobs stand (outcome): no model, and a database that refuses every query. */
+  async viewer(): Promise<JobRunner> {
+    const services = coreServices();
+    const db = offlineDb();
+    return new services.JobRunner({
+      ...(await this.common(db, 'offline')),
+      provider: undefined,
+      loadSnapshot: () => Promise.reject(notOpen()),
+    });
+  }
+
+  private async common(db: Db, key: string): Promise<Omit<JobRunnerDeps, 'provider' | 'loadSnapshot'>> {
+    const services = coreServices();
+    const config = vscode.workspace.getConfiguration('postgresAgent');
+    return {
+      store: this.store(),
+      checkpointsDir: services.workspacePaths(this.deps.rootDir).checkpoints,
+      db,
+      connectionKey: key,
+      ticketStore: await this.deps.review.ticketStore(),
+      settings: safetySettings(services.DEFAULT_SAFETY),
+      logger: this.deps.logger,
+      requestedBy: actor(),
+      planning: {
+        interactive: config.get<boolean>('planning.interactive') ?? true,
+        maxReviewCycles: config.get<number>('planning.maxReviewCycles') ?? 5,
+      },
+      modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
+    };
+  }
+}
+
+function notOpen(): Error {
+  const services = coreServices();
+  return new services.AgentError('INTERNAL', 'Reading where a job stands needs no database, but the job runner asked for one.');
+}
+
+/** A Db that refuses every query: what a runner gets when it must only read job files. */
+function offlineDb(): Db {
+  const refuse = () => Promise.reject(notOpen());
+  return {
+    kind: 'postgres',
+    label: 'none (reading job files only)',
+    query: refuse,
+    queryText: refuse,
+    withSession: refuse,
+    close: () => Promise.resolve(),
+  };
+}

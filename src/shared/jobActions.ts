@@ -1,0 +1,66 @@
+/**
+ * Which of a person's actions apply to a job where it stands: the panel's action bar shows only these,
+ * and the host refuses the others, so both read the same table (UX: "no Approve plan while planning").
+ */
+import type { JobListItem, JobStatusName, JobView } from './protocol';
+
+export type JobActionName = 'approvePlan' | 'requestChanges' | 'skipReview' | 'cancelJob' | 'continueJob';
+
+const FINAL: readonly JobStatusName[] = ['completed', 'failed', 'cancelled'];
+
+export function isFinalStatus(status: JobStatusName): boolean {
+  return FINAL.includes(status);
+}
+
+/** The actions of the selected job, from its stop and whether this window is running a step of it. */
+export function jobActions(job: Pick<JobView, 'status' | 'stop' | 'busy' | 'approval'>): JobActionName[] {
+  if (isFinalStatus(job.status)) return [];
+  // While a step runs, the only thing a person can do is stop it for good.
+  if (job.busy !== null) return job.busy.action === 'cancel' ? [] : ['cancelJob'];
+  switch (job.stop.kind) {
+    case 'review':
+      return ['approvePlan', 'requestChanges', 'skipReview', 'cancelJob'];
+    case 'approval': {
+      // The write itself is decided in its CodeLens or the Impact tab. Decided elsewhere (a teammate, the
+      // CLI) or failed, it is no longer pending here: Continue lets the job go on accordingly.
+      const card = job.approval?.status;
+      return card === 'pending' || card === 'running' || card === 'stale' ? ['cancelJob'] : ['continueJob', 'cancelJob'];
+    }
+    case 'interrupted':
+    case 'frozen':
+      return ['continueJob', 'cancelJob'];
+    case 'completed':
+    case 'failed':
+    case 'cancelled':
+      return [];
+  }
+}
+
+/**
+ * A guess from job.json alone (no stop read), for the palette's "which job?" pick: jobs that may
+ * accept the action. The host checks the real stop before acting.
+ */
+export function mayAccept(item: Pick<JobListItem, 'status' | 'busy'>, action: JobActionName): boolean {
+  if (isFinalStatus(item.status)) return false;
+  switch (action) {
+    case 'approvePlan':
+    case 'requestChanges':
+    case 'skipReview':
+      return item.status === 'pending_review' && !item.busy;
+    case 'continueJob':
+      return item.status !== 'pending_review' && !item.busy;
+    case 'cancelJob':
+      return true;
+  }
+}
+
+/** Short text of a status for badges and the status bar. */
+export const JOB_STATUS_TEXT: Readonly<Record<JobStatusName, string>> = {
+  planning: 'planning',
+  pending_review: 'pending review',
+  running: 'running',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  frozen: 'paused',
+};

@@ -1,0 +1,427 @@
+// Jobs in a real VS Code (code-server + Chromium) against the scripted Gemini server, clicked the way a
+// person clicks: New Job… → the plan and todos in the panel → feedback and Request changes → the revised
+// plan with its diff → a review chat reply streamed in (tools folded, Use as feedback, a plan edit
+// applied) → Approve plan → the job's write held with its CodeLens in the editor → Approve & run → the
+// job completes. A job waiting for review stays reviewable
+// across a window reload. Screenshots of each step: test-artifacts/e2e/jobs/ (VS Code's logs under logs/).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Frame, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedModelServer } from '../support/scriptedModelServer';
+import type { RecordedRequest, Rule, ScriptedModelServer } from '../support/scriptedModelServer';
+import { startCodeServer } from './harness/codeServer';
+import type { CodeServer } from './harness/codeServer';
+import { artifactsDir, findWebviewFrame, launchBrowser, openWorkbench, resetArtifacts, runCommand, screenshot, seenNotifications } from './harness/workbench';
+
+const SUITE = 'jobs';
+const NEW_JOB = 'Postgres Agent: New Job…';
+const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
+const JOB_LIST = '[data-testid="job-list"]';
+const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
+const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
+
+// The first job also generates the sample database.
+const SAMPLE_DB_TIMEOUT_MS = 150_000;
+const STEP_TIMEOUT_MS = 90_000;
+const UI_TIMEOUT_MS = 30_000;
+
+// ---- the job the model plans: restock three products of the sample shop (3 rows: LOW, no modal) ----
+// Under 60 characters: the job's title is the task's first line, cut at 60.
+const TASK = 'Restock products 1, 2 and 3 for the week';
+const WRITE_SQL = 'UPDATE products SET stock_quantity = stock_quantity + 10 WHERE id IN (1, 2, 3)';
+const READ_SQL = 'SELECT id, name, stock_quantity FROM products WHERE id IN (1, 2, 3) ORDER BY id';
+const WORKSPACE_MD = `# Restock products 1, 2 and 3\n\n## Findings\n\n- products.stock_quantity holds the stock; products 1–3 exist.\n`;
+// Markup a model could write: it must be rendered harmless (no script, no image, no javascript: link).
+const PLAN_V1 = [
+  '# Plan',
+  '',
+  '1. Read the current stock of products 1, 2 and 3.',
+  '2. Add **5** units to each of them.',
+  '',
+  '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">',
+  '[details](javascript:window.__pwned=3)',
+  '',
+].join('\n');
+const PLAN_V2 = [
+  '# Plan',
+  '',
+  '1. Read the current stock of products 1, 2 and 3.',
+  '2. Add **10** units to each of them, as the reviewer asked.',
+  '3. Check the new stock.',
+  '',
+].join('\n');
+const TODOS_V1 = [
+  { id: 'read-stock', title: 'Read the current stock', sql: READ_SQL },
+  { id: 'restock', title: 'Add 5 units to products 1, 2 and 3', sql: 'UPDATE products SET stock_quantity = stock_quantity + 5 WHERE id IN (1, 2, 3)', depends_on: ['read-stock'] },
+];
+const TODOS_V2 = [
+  { id: 'read-stock', title: 'Read the current stock', sql: READ_SQL },
+  { id: 'restock', title: 'Add 10 units to products 1, 2 and 3', sql: WRITE_SQL, depends_on: ['read-stock'] },
+];
+const FEEDBACK = 'Add 10 units instead of 5, and check the stock afterwards.';
+const CHAT_QUESTION = 'Why only products 1, 2 and 3?';
+const CHAT_REPLY = 'Because the task names exactly those three products; the plan reads their stock first, then adds 10 units to each in one UPDATE of 3 rows.';
+const DRAFT = 'Keep the restock to products 1, 2 and 3 and report their new stock.';
+const EDIT_QUESTION = 'Add a last step that reports the new stock.';
+const PLAN_V3 = `${PLAN_V2}4. Report the new stock in the job summary.\n`;
+
+// ---- the second job, left waiting for review across a window reload ----
+const TASK_2 = 'Find customers without any order';
+const PLAN_2 = '# Plan\n\n1. List customers that have no orders.\n';
+
+let workspace: string | undefined;
+let model: ScriptedModelServer | undefined;
+let server: CodeServer | undefined;
+let browser: Browser | undefined;
+let page: Page | undefined;
+
+function workbench(): Page {
+  if (page === undefined) throw new Error('The workbench did not open');
+  return page;
+}
+
+/** The function names a request offers the model (Gemini: body.tools[].functionDeclarations[].name). */
+function offered(req: RecordedRequest): string[] {
+  const body = req.body as { tools?: { functionDeclarations?: { name?: string }[] }[] } | undefined;
+  return (body?.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []).map((f) => f.name ?? '');
+}
+const strategic = (req: RecordedRequest) => offered(req).includes('plan_ready');
+const tactical = (req: RecordedRequest) => offered(req).includes('run_sql');
+const reviewChat = (req: RecordedRequest) => offered(req).includes('draft_feedback');
+
+/** Phase requests name their job ("Job: <title> (<id>)…"): rules of one job never answer another's. */
+const of = (title: string, phase: (req: RecordedRequest) => boolean) => (req: RecordedRequest) => phase(req) && req.text.includes(`Job: ${title} (`);
+
+function strategicTurn(title: string, calls: { name: string; args: object }[]): Rule {
+  return { match: of(title, strategic), reply: { functionCalls: calls } };
+}
+
+/** The panel's frame (found again each time: a reload or a re-render replaces it). */
+function panel(p: Page): Promise<Frame> {
+  return findWebviewFrame(p, JOB_LIST, UI_TIMEOUT_MS);
+}
+
+interface JobState {
+  stop: string;
+  status: string;
+  busy: string;
+  text: string;
+  title: string;
+}
+
+async function jobState(p: Page): Promise<JobState | undefined> {
+  for (const frame of p.frames()) {
+    if (frame === p.mainFrame() || frame.isDetached()) continue;
+    try {
+      const state = frame.locator('[data-testid="job-state"]');
+      if ((await state.count()) === 0) continue;
+      return {
+        stop: (await state.getAttribute('data-stop')) ?? '',
+        status: (await state.getAttribute('data-status')) ?? '',
+        busy: (await state.getAttribute('data-busy')) ?? '',
+        text: (await state.innerText()).trim(),
+        title: (await frame.locator('[data-testid="job-title"]').innerText()).trim(),
+      };
+    } catch {
+      // The frame went away while we read it.
+    }
+  }
+  return undefined;
+}
+
+/** Waits until the selected job has `title` and stopped at `stop` (this window no longer busy with it). */
+async function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOUT_MS, text?: RegExp): Promise<JobState> {
+  await expect
+    .poll(
+      async () => {
+        const s = await jobState(p);
+        if (s?.title !== title) return `(selected: ${s?.title ?? 'none'})`;
+        if (s.busy === 'true') return `(busy: ${s.text})`;
+        if (text && !text.test(s.text)) return `(${s.stop}: ${s.text})`;
+        return s.stop;
+      },
+      { timeout, interval: 250, message: `job "${title}" stopping at ${stop}` },
+    )
+    .toBe(stop);
+  const s = await jobState(p);
+  if (s === undefined) throw new Error('The job view went away');
+  return s;
+}
+
+async function click(p: Page, testId: string): Promise<void> {
+  const frame = await panel(p);
+  const target = frame.locator(`[data-testid="${testId}"]`).first();
+  await target.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await target.click();
+}
+
+async function texts(p: Page, selector: string): Promise<string[]> {
+  const frame = await panel(p);
+  return (await frame.locator(selector).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+}
+
+async function lensTexts(p: Page): Promise<string[]> {
+  return (await p.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+}
+
+/** Palette → New Job… → types the task into the input box → Enter (the palette's widget is reused). */
+async function newJob(p: Page, task: string): Promise<void> {
+  const widget = p.locator('.quick-input-widget');
+  const deadline = Date.now() + UI_TIMEOUT_MS;
+  for (;;) {
+    await p.keyboard.press('F1');
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await p.keyboard.type(NEW_JOB);
+    try {
+      await widget.locator('.monaco-list-row.focused', { hasText: NEW_JOB }).first().waitFor({ state: 'visible', timeout: 5_000 });
+      await p.keyboard.press('Enter');
+      break;
+    } catch (error) {
+      await p.keyboard.press('Escape');
+      if (Date.now() > deadline) throw new Error(`The palette has no "${NEW_JOB}"`, { cause: error });
+    }
+  }
+  await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await p.keyboard.type(task);
+  await p.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+}
+
+async function errorsSince(p: Page, before: number): Promise<string[]> {
+  return (await seenNotifications(p)).slice(before).filter((n) => n.severity === 'error').map((n) => n.text);
+}
+
+describe('Jobs in VS Code', () => {
+  beforeAll(async () => {
+    resetArtifacts(SUITE);
+    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-jobs-'));
+    model = await startScriptedModelServer();
+    server = await startCodeServer({
+      workspace,
+      env: { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' },
+      keepLogsIn: join(artifactsDir(SUITE), 'logs'),
+    });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server.url, workspace);
+    await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(async ({ task }) => {
+      if (page !== undefined) await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
+    });
+  });
+
+  afterAll(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      try {
+        await server?.stop();
+      } finally {
+        try {
+          await model?.close();
+        } finally {
+          if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
+        }
+      }
+    }
+  });
+
+  it('plans, revises on feedback, discusses, runs the approved write and completes', { timeout: 600_000 }, async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    model?.script([
+      strategicTurn(TASK, [
+        { name: 'write_workspace', args: { content: WORKSPACE_MD } },
+        { name: 'write_plan', args: { content: PLAN_V1 } },
+        { name: 'write_todos', args: { todos: TODOS_V1 } },
+      ]),
+      strategicTurn(TASK, [{ name: 'plan_ready', args: { summary: 'Restock products 1–3 by 5 units.' } }]),
+    ]);
+
+    // 1. New Job (palette) → the plan and the todos in the panel, waiting for review.
+    await newJob(p, TASK);
+    const first = await waitForStop(p, TASK, 'review', SAMPLE_DB_TIMEOUT_MS, /cycle 1/);
+    expect(first.status).toBe('pending_review');
+    const frame = await panel(p);
+    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual([
+      'Read the current stock of products 1, 2 and 3.',
+      'Add 5 units to each of them.',
+    ]);
+    const injected = await frame.evaluate(() => ({
+      scripts: document.querySelectorAll('[data-testid="plan-md"] script, [data-testid="plan-md"] img').length,
+      jsLinks: [...document.querySelectorAll('[data-testid="plan-md"] a')].filter((a) => (a.getAttribute('href') ?? '').startsWith('javascript')).length,
+      pwned: Reflect.get(window, '__pwned') as unknown,
+    }));
+    expect(injected, 'markup in the plan rendered harmless').toEqual({ scripts: 0, jsLinks: 0, pwned: undefined });
+    expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK)]);
+    expect(await texts(p, '[data-testid="job-status-badge"]')).toEqual(['pending review']);
+    await expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('— waiting for review');
+    await screenshot(p, 'plan-for-review', SUITE);
+    await click(p, 'job-tab-todos');
+    await expect.poll(() => texts(p, '[data-testid="todo-item"]'), { timeout: UI_TIMEOUT_MS }).toEqual([
+      expect.stringContaining('Read the current stock'),
+      expect.stringContaining('Add 5 units to products 1, 2 and 3'),
+    ]);
+    expect(await (await panel(p)).locator('[data-testid="todo-item"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-status')))).toEqual(['pending', 'pending']);
+    await screenshot(p, 'todos-for-review', SUITE);
+
+    // 2. Feedback → Request changes → another planning round → review 2 with the plan's diff.
+    model?.script([
+      strategicTurn(TASK, [
+        { name: 'write_plan', args: { content: PLAN_V2 } },
+        { name: 'write_todos', args: { todos: TODOS_V2 } },
+      ]),
+      strategicTurn(TASK, [{ name: 'plan_ready', args: { summary: 'Restock by 10 units, then check.' } }]),
+    ]);
+    await click(p, 'job-tab-plan');
+    const requestButton = (await panel(p)).locator('[data-testid="request-changes-button"]');
+    expect(await requestButton.getAttribute('disabled'), 'Request changes needs feedback first').not.toBeNull();
+    await (await panel(p)).locator('[data-testid="feedback-input"]').fill(FEEDBACK);
+    await click(p, 'request-changes-button');
+    const second = await waitForStop(p, TASK, 'review', STEP_TIMEOUT_MS, /cycle 2/);
+    expect(second.status).toBe('pending_review');
+    await expect.poll(async () => (await panel(p)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the sent feedback leaves the box' }).toBe('');
+    const revision = model?.requests.filter(strategic).at(2);
+    expect(revision?.text, 'the feedback reaches the agent').toContain(FEEDBACK);
+    await click(p, 'plan-diff-toggle');
+    await expect.poll(() => texts(p, '[data-testid="plan-diff"] .diff-add'), { timeout: UI_TIMEOUT_MS }).toEqual(
+      expect.arrayContaining([expect.stringContaining('Add **10** units to each of them, as the reviewer asked.'), expect.stringContaining('Check the new stock.')]),
+    );
+    expect(await texts(p, '[data-testid="plan-diff"] .diff-del')).toEqual(expect.arrayContaining([expect.stringContaining('Add **5** units to each of them.')]));
+    expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringMatching(/2 cycles/)]);
+    await screenshot(p, 'plan-changed-since-last-review', SUITE);
+    await click(p, 'plan-diff-toggle');
+
+    // 3. A review chat message: tools folded, a drafted feedback, the reply streamed in; then a plan edit applied.
+    model?.script([
+      { match: reviewChat, reply: { functionCalls: [{ name: 'read_workspace_file', args: { path: 'plan.md' } }, { name: 'draft_feedback', args: { text: DRAFT } }] } },
+      // Pieces 150 ms apart: the panel shows the reply growing.
+      { match: reviewChat, reply: { text: CHAT_REPLY, chunkDelayMs: 150 } },
+    ]);
+    await click(p, 'job-tab-chat');
+    await (await panel(p)).locator('[data-testid="chat-input"]').fill(CHAT_QUESTION);
+    await click(p, 'chat-send');
+    await expect
+      .poll(
+        async () => {
+          const partial = (await texts(p, '[data-testid="chat-streaming"] .markdown'))[0] ?? '';
+          return partial !== '' && partial !== CHAT_REPLY && CHAT_REPLY.startsWith(partial.replace(/…$/, ''));
+        },
+        { timeout: STEP_TIMEOUT_MS, interval: 100, message: 'part of the reply shown while it streams' },
+      )
+      .toBe(true);
+    await screenshot(p, 'review-chat-streaming', SUITE);
+    await expect.poll(() => texts(p, '[data-testid="chat-reply"] .markdown'), { timeout: STEP_TIMEOUT_MS, message: 'the chat reply' }).toEqual([CHAT_REPLY]);
+    expect(await texts(p, '[data-testid="chat-user"]')).toEqual([expect.stringContaining(CHAT_QUESTION)]);
+    expect(await texts(p, '[data-testid="chat-tools"] summary')).toEqual(['2 tool calls: read_workspace_file, draft_feedback']);
+    const chatRequests = model?.requests.filter(reviewChat) ?? [];
+    expect(chatRequests.map((r) => r.stream), 'the chat replies were requested as streams').toEqual([true, true]);
+    expect(chatRequests[0]?.text).toContain(CHAT_QUESTION);
+    await screenshot(p, 'review-chat-reply', SUITE);
+    await click(p, 'use-as-feedback-button');
+    await expect.poll(async () => (await panel(p)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the draft in the feedback box' }).toBe(DRAFT);
+    await (await panel(p)).locator('[data-testid="feedback-input"]').fill('');
+
+    model?.script([
+      { match: reviewChat, reply: { functionCall: { name: 'propose_plan_edit', args: { new_plan: PLAN_V3, summary: 'Add a step that reports the new stock' } } } },
+      { match: reviewChat, reply: { text: 'I proposed the edit; apply it if it looks right.' } },
+    ]);
+    await (await panel(p)).locator('[data-testid="chat-input"]').fill(EDIT_QUESTION);
+    await click(p, 'chat-send');
+    const edit = (await panel(p)).locator('[data-testid="chat-plan-edit"]');
+    await expect.poll(() => edit.getAttribute('data-status'), { timeout: STEP_TIMEOUT_MS, message: 'the proposed plan edit' }).toBe('proposed');
+    expect(await texts(p, '[data-testid="chat-plan-edit"] .diff-add')).toEqual([expect.stringContaining('4. Report the new stock in the job summary.')]);
+    await screenshot(p, 'review-chat-plan-edit', SUITE);
+    await click(p, 'apply-plan-edit-button');
+    await expect.poll(() => edit.getAttribute('data-status'), { timeout: STEP_TIMEOUT_MS, message: 'the plan edit applied' }).toBe('applied');
+    await click(p, 'job-tab-plan');
+    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual([
+      'Read the current stock of products 1, 2 and 3.',
+      'Add 10 units to each of them, as the reviewer asked.',
+      'Check the new stock.',
+      'Report the new stock in the job summary.',
+    ]);
+
+    // 4. Approve plan → tactical phase → the write held with its CodeLens in the editor.
+    model?.script([
+      { match: of(TASK, tactical), reply: { functionCall: { name: 'run_sql', args: { sql: WRITE_SQL, todo_id: 'restock' } } } },
+      {
+        match: of(TASK, tactical),
+        reply: {
+          functionCalls: [
+            { name: 'update_todo', args: { id: 'read-stock', status: 'done' } },
+            { name: 'update_todo', args: { id: 'restock', status: 'done', note: '3 products restocked' } },
+            { name: 'finish_phase', args: { summary: 'Products 1–3 restocked by 10 units.' } },
+          ],
+        },
+      },
+      strategicTurn(TASK, [{ name: 'job_complete', args: { summary: 'Products 1, 2 and 3 each have 10 more units in stock.' } }]),
+    ]);
+    await click(p, 'approve-plan-button');
+    await waitForStop(p, TASK, 'approval');
+    await expect
+      .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the job\'s write' })
+      .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject']));
+    expect((await lensTexts(p)).find((t) => RISK_LENS.test(t))).toMatch(/^LOW · 3 rows in 1 table$/);
+    await expect
+      .poll(async () => (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the write in its editor' })
+      .toContain(WRITE_SQL);
+    const card = (await panel(p)).locator('#job-tabpanel [data-testid="approval-card"]');
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: UI_TIMEOUT_MS, message: 'the write in the Impact tab' }).toBe('pending');
+    await expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('— waiting for approval');
+    await screenshot(p, 'write-held-codelens', SUITE);
+
+    // 5. ✓ Approve & run in the editor → the job runs it, finishes its todos and completes.
+    await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
+    const done = await waitForStop(p, TASK, 'completed', STEP_TIMEOUT_MS);
+    expect(done.status).toBe('completed');
+    expect(done.text).toContain('Products 1, 2 and 3 each have 10 more units in stock.');
+    await expect.poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the executed lens' }).toEqual(expect.arrayContaining([expect.stringMatching(/^Executed \d{2}:\d{2} · 3 rows$/)]));
+    await click(p, 'job-tab-todos');
+    await expect
+      .poll(async () => (await panel(p)).locator('[data-testid="todo-item"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-status'))), { timeout: UI_TIMEOUT_MS })
+      .toEqual(['done', 'done']);
+    await click(p, 'job-tab-activity');
+    await expect.poll(() => texts(p, '[data-testid="job-usage"]'), { timeout: UI_TIMEOUT_MS }).toEqual([expect.stringMatching(/^\d+ model calls · [\d,]+ in \/ [\d,]+ out tokens/)]);
+    expect(await texts(p, '[data-testid="job-status-badge"]')).toEqual(['completed']);
+    expect(await (await panel(p)).locator('[data-testid="approve-plan-button"], [data-testid="cancel-job-button"]').count(), 'no actions on a finished job').toBe(0);
+    await screenshot(p, 'job-completed', SUITE);
+    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+  });
+
+  it('keeps a job waiting for review across a window reload, still reviewable', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    model?.script([
+      strategicTurn(TASK_2, [
+        { name: 'write_workspace', args: { content: `# ${TASK_2}\n` } },
+        { name: 'write_plan', args: { content: PLAN_2 } },
+        { name: 'write_todos', args: { todos: [{ id: 'list', title: 'List customers without orders', sql: 'SELECT c.id FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)' }] } },
+      ]),
+      strategicTurn(TASK_2, [{ name: 'plan_ready', args: { summary: 'One read.' } }]),
+    ]);
+    await newJob(p, TASK_2);
+    await waitForStop(p, TASK_2, 'review', STEP_TIMEOUT_MS, /cycle 1/);
+    await screenshot(p, 'reload-before', SUITE);
+    const requestsBefore = model?.requests.length ?? 0;
+
+    await p.reload();
+    await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await p.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+    const before = (await seenNotifications(p)).length;
+    await runCommand(p, 'Postgres Agent: Show Review Panel');
+    const after = await waitForStop(p, TASK_2, 'review', STEP_TIMEOUT_MS, /cycle 1/);
+    expect(after.status).toBe('pending_review');
+    await click(p, 'job-tab-plan');
+    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['List customers that have no orders.']);
+    expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK_2), expect.stringContaining(TASK)]);
+    const actions = (await panel(p)).locator('[data-testid="approve-plan-button"], [data-testid="request-changes-button"], [data-testid="skip-review-button"], [data-testid="cancel-job-button"]');
+    expect(await actions.count(), 'the review actions after the reload').toBe(4);
+    expect(model?.requests.length, 'a reload spends no tokens').toBe(requestsBefore);
+    await screenshot(p, 'reload-after-still-reviewable', SUITE);
+    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+  });
+});
