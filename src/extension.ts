@@ -8,6 +8,7 @@ import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
+import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
 import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
@@ -31,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
 
   const changed = new vscode.EventEmitter<void>();
-  const ask = new AskController({
+  const featureDeps: FeatureDeps = {
     workspaceState: context.workspaceState,
     session,
     review,
@@ -40,18 +41,9 @@ export function activate(context: vscode.ExtensionContext): void {
     geminiKey: () => Promise.resolve(context.secrets.get(GEMINI_KEY_SECRET)),
     showPanel: () => panel.reveal(),
     onChange: () => changed.fire(),
-  });
-  const jobs = new JobController({
-    workspaceState: context.workspaceState,
-    session,
-    review,
-    logger,
-    rootDir: workspaceDir ?? context.globalStorageUri.fsPath,
-    geminiKey: () => Promise.resolve(context.secrets.get(GEMINI_KEY_SECRET)),
-    showPanel: () => panel.reveal(),
-    onChange: () => changed.fire(),
-    showJobInStatusBar: (job) => statusBar.showJob(job),
-  });
+  };
+  const ask = new AskController(featureDeps);
+  const jobs = new JobController({ ...featureDeps, showJobInStatusBar: (job) => statusBar.showJob(job) });
   let hasProfiles = false;
   let hasApiKey = false;
   /** Re-reads what the first-minute buttons depend on; failures only cost the buttons, so they are logged. */

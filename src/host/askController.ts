@@ -11,13 +11,12 @@ import type { AskOutcome } from '../core/agent/askRun';
 import type { AskDeps } from '../core/agent/deps';
 import type { AskGraph } from '../core/agent/graph';
 import type { LlmProvider } from '../core/llm/provider';
-import type { Logger } from '../core/logger';
 import type { AnswerStatus, AnswerView } from '../shared/protocol';
-import type { DatabaseSession } from './databaseSession';
+import type { FeatureDeps } from './featureDeps';
 import { coreServices } from './lazyServices';
 import { configuredProvider, withSignal } from './modelProvider';
 import { safetySettings } from './settings';
-import type { HeldWriteOwner, SqlReview } from './sqlReview';
+import type { HeldWriteOwner } from './sqlReview';
 
 const RECENT_KEY = 'postgresAgent.recentQuestions';
 const RECENT_KEPT = 10;
@@ -33,18 +32,7 @@ const NEXT_STEP: Partial<Record<string, string>> = {
   previewWrite: 'Holding the write for your approval…',
 };
 
-export interface AskControllerDeps {
-  workspaceState: vscode.Memento;
-  session: DatabaseSession;
-  review: SqlReview;
-  logger: Logger;
-  /** Where .pgagent/ lives: the workspace folder, else the extension's storage. */
-  rootDir: string;
-  /** The Gemini key from SecretStorage (the environment's GEMINI_API_KEY is the fallback). */
-  geminiKey(): Promise<string | undefined>;
-  showPanel(): Thenable<unknown>;
-  onChange(): void;
-}
+export type AskControllerDeps = FeatureDeps;
 
 export class AskController {
   private answer: AnswerView | null = null;

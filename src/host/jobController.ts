@@ -6,24 +6,23 @@
  */
 import * as vscode from 'vscode';
 import type { JobOutcome } from '../core/jobs/jobOutcome';
-import type { JobRunner } from '../core/jobs/jobRunner';
-import type { Logger } from '../core/logger';
 import type { ErrorInfo } from '../shared/errorCodes';
 import { isFinalStatus, jobActions } from '../shared/jobActions';
 import type { JobActionName } from '../shared/jobActions';
 import { assertNever } from '../shared/protocol';
 import type { JobBusyView, JobIntent, JobListItem, JobView } from '../shared/protocol';
-import type { DatabaseSession } from './databaseSession';
 import { JobChat } from './jobChat';
 import { readSqlFiles, resolveJobFile } from './jobFiles';
 import { JobHeldWrites } from './jobHeldWrites';
 import { actor, JobRunners } from './jobRunners';
 import type { JobLocalState } from './jobView';
 import { IDLE, statusBarJob, toJobView, toListItem } from './jobView';
+import type { FeatureDeps } from './featureDeps';
 import { coreServices } from './lazyServices';
 import { configuredProvider } from './modelProvider';
 import type { JobBarState } from './statusBar';
-import type { SqlReview } from './sqlReview';
+import { JobSteps } from './jobSteps';
+import type { Step } from './jobSteps';
 import { throttle } from './throttle';
 
 const SELECTED_KEY = 'postgresAgent.selectedJob';
@@ -31,16 +30,7 @@ const SELECTED_KEY = 'postgresAgent.selectedJob';
 const PUSH_INTERVAL_MS = 100;
 const RELOAD_INTERVAL_MS = 250;
 
-export interface JobControllerDeps {
-  workspaceState: vscode.Memento;
-  session: DatabaseSession;
-  review: SqlReview;
-  logger: Logger;
-  /** Where .pgagent/ lives: the workspace folder, else the extension's storage. */
-  rootDir: string;
-  geminiKey(): Promise<string | undefined>;
-  showPanel(): Thenable<unknown>;
-  onChange(): void;
+export interface JobControllerDeps extends FeatureDeps {
   showJobInStatusBar(job: JobBarState | undefined): void;
 }
 
@@ -49,13 +39,6 @@ export interface JobsPanelState {
   selectedJobId: string | null;
   job: JobView | null;
   jobError: ErrorInfo | null;
-}
-
-type Step = (runner: JobRunner) => Promise<JobOutcome>;
-
-interface Running {
-  abort: AbortController;
-  done: Promise<unknown>;
 }
 
 export class JobController implements vscode.Disposable {
@@ -67,7 +50,7 @@ export class JobController implements vscode.Disposable {
   private viewInputs: Omit<Parameters<typeof toJobView>[0], 'local'> | undefined;
   private loadError: ErrorInfo | null = null;
   private readonly local = new Map<string, JobLocalState>();
-  private readonly running = new Map<string, Running>();
+  private readonly steps: JobSteps;
   private readonly writes: JobHeldWrites;
   private readonly chat: JobChat;
   private readonly push = throttle(() => this.deps.onChange(), PUSH_INTERVAL_MS);
@@ -79,12 +62,20 @@ export class JobController implements vscode.Disposable {
 
   constructor(private readonly deps: JobControllerDeps) {
     this.runners = new JobRunners(deps);
+    this.steps = new JobSteps({
+      runners: this.runners,
+      logger: deps.logger,
+      geminiKey: () => deps.geminiKey(),
+      setLocal: (jobId, change) => this.setLocal(jobId, change),
+      filesChanged: () => this.reload.request(),
+      ended: () => this.refresh(),
+    });
     this.writes = new JobHeldWrites({
       review: deps.review,
       runners: this.runners,
       logger: deps.logger,
       steps: {
-        run: (jobId, action, message, step) => this.runStep(jobId, action, message, step, true),
+        run: (jobId, action, message, step) => this.steps.run(jobId, action, message, step, true),
         ended: (outcome) => this.afterStep(outcome, true).catch((error: unknown) => this.report(outcome.job.id, 'write', error)),
         fail: (jobId, error, notify) => this.report(jobId, 'write', error, notify),
         isFinal: (jobId) => isFinalStatus(this.jobs.find((j) => j.id === jobId)?.status ?? 'planning'),
@@ -232,11 +223,7 @@ export class JobController implements vscode.Disposable {
       'Cancel Job',
     );
     if (confirm !== 'Cancel Job') return;
-    const inFlight = this.running.get(jobId);
-    if (inFlight) {
-      inFlight.abort.abort();
-      await inFlight.done.catch(() => undefined);
-    }
+    await this.steps.stop(jobId);
     this.chat.stop(jobId);
     await this.perform(jobId, 'cancel', 'Cancelling…', (runner) => runner.cancel(jobId, actor()), undefined, false);
   }
@@ -262,69 +249,10 @@ export class JobController implements vscode.Disposable {
       return;
     }
     try {
-      const outcome = await this.runStep(jobId, action, message, step, needsModel);
+      const outcome = await this.steps.run(jobId, action, message, step, needsModel);
       if (outcome) await this.afterStep(outcome, true);
     } catch (error) {
       this.report(jobId, action, error);
-    }
-  }
-
-  /**
-   * The step under a cancellable progress notification; Cancel stops the model call in flight and the
-   * job stays resumable. Resolves undefined when the step was not started or was cancelled.
-   */
-  private async runStep(jobId: string, action: JobBusyView['action'], message: string, step: Step, needsModel: boolean): Promise<JobOutcome | undefined> {
-    if (this.running.has(jobId)) {
-      void vscode.window.showInformationMessage('This job is already working on something; wait for it or cancel the job.');
-      return undefined;
-    }
-    const provider = needsModel ? await configuredProvider(this.deps, 'A job') : undefined;
-    if (needsModel && !provider) return undefined;
-    const job = await this.runners.store().get(jobId);
-    const abort = new AbortController();
-    const work = Promise.resolve(vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Job: ${job.title}`, cancellable: true },
-      async (progress, token) => {
-        token.onCancellationRequested(() => abort.abort());
-        progress.report({ message });
-        const runner = await this.runners.forAction(job.connection, {
-          provider,
-          signal: abort.signal,
-          onEvent: (event) => {
-            if (event.type === 'step') {
-              progress.report({ message: event.message });
-              this.setLocal(jobId, { busy: { action, message: event.message } });
-              this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
-            } else {
-              this.reload.request();
-            }
-          },
-        });
-        return step(runner);
-      },
-    ));
-    this.running.set(jobId, { abort, done: work });
-    this.setLocal(jobId, { busy: { action, message }, error: null });
-    this.deps.logger.info('job step started', { jobId, action });
-    try {
-      const outcome = await work;
-      if (outcome.stop.kind === 'interrupted' && abort.signal.aborted) {
-        // The person's Cancel: nothing failed, the job waits for Continue.
-        this.deps.logger.info('job step cancelled by the person', { jobId, action });
-        return { ...outcome, stop: { kind: 'interrupted' } };
-      }
-      this.deps.logger.info('job stopped', { jobId, action, status: outcome.job.status, stop: outcome.stop.kind });
-      return outcome;
-    } catch (error) {
-      if (abort.signal.aborted) {
-        this.deps.logger.info('job step cancelled by the person', { jobId, action });
-        return undefined;
-      }
-      throw error;
-    } finally {
-      this.running.delete(jobId);
-      this.setLocal(jobId, { busy: null });
-      await this.refresh();
     }
   }
 
@@ -372,7 +300,7 @@ export class JobController implements vscode.Disposable {
     const services = coreServices();
     const store = this.runners.store();
     const jobs = await store.list();
-    this.jobs = jobs.map((job) => toListItem(job, this.running.has(job.id) || this.chat.answering(job.id)));
+    this.jobs = jobs.map((job) => toListItem(job, this.steps.isRunning(job.id) || this.chat.answering(job.id)));
     if (this.selectedId !== null && !jobs.some((j) => j.id === this.selectedId)) this.selectedId = null;
     this.selectedId ??= jobs[0]?.id ?? null;
     const id = this.selectedId;
@@ -434,13 +362,13 @@ export class JobController implements vscode.Disposable {
   }
 
   private updateStatusBar(): void {
-    const busyId = [...this.running.keys()][0];
+    const busyId = this.steps.anyRunning();
     const busy = busyId === undefined ? undefined : this.jobs.find((j) => j.id === busyId);
     this.deps.showJobInStatusBar(statusBarJob(busy ? { title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.view));
   }
 
   dispose(): void {
-    for (const r of this.running.values()) r.abort.abort();
+    this.steps.dispose();
     this.chat.dispose();
     this.reload.dispose();
     this.push.dispose();

@@ -2,24 +2,16 @@
 // lands in the panel with its rows and summary; a write question goes to the inline approval and runs
 // once approved; a write still waiting survives a window reload and can be approved after it.
 // Screenshots of each step: test-artifacts/e2e/ask/ (VS Code's logs under logs/).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../support/scriptedModelServer';
-import type { RecordedRequest, ScriptedModelServer } from '../support/scriptedModelServer';
-import { startCodeServer } from './harness/codeServer';
-import type { CodeServer } from './harness/codeServer';
-import { artifactsDir, launchBrowser, openWorkbench, resetArtifacts, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../support/scriptedModelServer';
+import { workbenchSuite } from './harness/suite';
+import { ACTIVITY_ITEM, CODELENS_LINK, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'ask';
 const ASK = 'Postgres Agent: Ask…';
-const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
 const ANSWER = '[data-testid="answer"]';
 const APPROVAL_CARD = '[data-testid="approval-card"]';
-const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
-const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
 
 // The first ask also generates the sample database.
 const SAMPLE_DB_TIMEOUT_MS = 120_000;
@@ -43,16 +35,9 @@ interface Answer {
   usage: string;
 }
 
-let workspace: string | undefined;
-let model: ScriptedModelServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page | undefined;
-
-function workbench(): Page {
-  if (page === undefined) throw new Error('The workbench did not open');
-  return page;
-}
+const suite = workbenchSuite(SUITE, { withModel: true });
+const workbench = () => suite.page();
+const model = () => suite.model();
 
 function webviewFrames(p: Page): Frame[] {
   return p.frames().filter((frame) => frame !== p.mainFrame() && !frame.isDetached());
@@ -107,7 +92,7 @@ async function lensTexts(p: Page): Promise<string[]> {
 /** The model's three answers to one question: intent, SQL, and (for reads) a summary. */
 function scriptQuestion(question: string, operation: 'read' | 'write', sql: string, summary?: string): void {
   const about = (prompt: string) => (req: RecordedRequest) => req.text.includes(prompt) && req.text.includes(question);
-  model?.script([
+  model().script([
     { match: about(INTENT_PROMPT), reply: { json: { operation, tables: ['orders'], confidence: 0.9 } } },
     { match: about(SQL_PROMPT), reply: { json: { sql, operation, explanation: `The ${operation} the question asks for.` } } },
     ...(summary === undefined ? [] : [{ match: about(SUMMARY_PROMPT), reply: { text: summary } }]),
@@ -171,47 +156,7 @@ async function approveAndWait(p: Page, sql: string, click: () => Promise<void>):
   await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: `the card for ${sql}` }).toBe('executed');
 }
 
-async function errorsSince(p: Page, before: number): Promise<string[]> {
-  return (await seenNotifications(p)).slice(before).filter((n) => n.severity === 'error').map((n) => n.text);
-}
-
 describe('Ask… in VS Code', () => {
-  beforeAll(async () => {
-    resetArtifacts(SUITE);
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-ask-'));
-    model = await startScriptedModelServer();
-    server = await startCodeServer({
-      workspace,
-      env: { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' },
-      keepLogsIn: join(artifactsDir(SUITE), 'logs'),
-    });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server.url, workspace);
-    await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async ({ task }) => {
-      if (page !== undefined) await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
-    });
-  });
-
-  afterAll(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      try {
-        await server?.stop();
-      } finally {
-        try {
-          await model?.close();
-        } finally {
-          if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
-        }
-      }
-    }
-  });
-
   it('answers a read question in the panel with its rows, summary and usage', async () => {
     const p = workbench();
     const before = (await seenNotifications(p)).length;
@@ -226,11 +171,11 @@ describe('Ask… in VS Code', () => {
     expect(a.firstRow).toEqual(['10000']);
     expect(a.summary).toBe(summary);
     expect(a.usage, 'tokens of the three scripted calls').toMatch(/^3 model calls · 3,000 in \/ 600 out tokens/);
-    const sqlRequest = model?.requests.find((r) => r.text.includes(SQL_PROMPT) && r.text.includes(question));
+    const sqlRequest = model().requests.find((r) => r.text.includes(SQL_PROMPT) && r.text.includes(question));
     expect(sqlRequest, 'the SQL-writing request').toBeDefined();
     const schemaPart = sqlRequest?.text.slice(sqlRequest.text.indexOf('Schema:')) ?? '';
     expect(schemaPart, 'the schema context shown to the model').toContain('orders');
-    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+    expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 
   it('hands a write question to the inline approval and runs it once approved', async () => {
@@ -260,7 +205,7 @@ describe('Ask… in VS Code', () => {
     const after = await waitForAnswer(p, count, 'answered');
     expect(after.firstRow, 'orders with id 5 after the approved delete').toEqual(['0']);
     await screenshot(p, 'count-after-delete', SUITE);
-    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+    expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 
   it('keeps a held ask write across a window reload, and it can still be approved', async () => {
@@ -298,6 +243,6 @@ describe('Ask… in VS Code', () => {
     await ask(p, count);
     const after = await waitForAnswer(p, count, 'answered');
     expect(after.firstRow, 'orders with id 6 after approving across the reload').toEqual(['0']);
-    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+    expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 });

@@ -4,23 +4,16 @@
 // applied) → Approve plan → the job's write held with its CodeLens in the editor → Approve & run → the
 // job completes. A job waiting for review stays reviewable
 // across a window reload. Screenshots of each step: test-artifacts/e2e/jobs/ (VS Code's logs under logs/).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedModelServer } from '../support/scriptedModelServer';
-import type { RecordedRequest, Rule, ScriptedModelServer } from '../support/scriptedModelServer';
-import { startCodeServer } from './harness/codeServer';
-import type { CodeServer } from './harness/codeServer';
-import { artifactsDir, findWebviewFrame, launchBrowser, openWorkbench, resetArtifacts, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
+import { reviewChat, strategic, tactical } from '../support/jobScript';
+import { workbenchSuite } from './harness/suite';
+import { ACTIVITY_ITEM, CODELENS_LINK, findWebviewFrame, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'jobs';
 const NEW_JOB = 'Postgres Agent: New Job…';
-const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
 const JOB_LIST = '[data-testid="job-list"]';
-const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
-const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
 
 // The first job also generates the sample database.
 const SAMPLE_DB_TIMEOUT_MS = 150_000;
@@ -71,25 +64,10 @@ const PLAN_V3 = `${PLAN_V2}4. Report the new stock in the job summary.\n`;
 const TASK_2 = 'Find customers without any order';
 const PLAN_2 = '# Plan\n\n1. List customers that have no orders.\n';
 
-let workspace: string | undefined;
-let model: ScriptedModelServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page | undefined;
+const suite = workbenchSuite(SUITE, { withModel: true });
+const workbench = () => suite.page();
+const model = () => suite.model();
 
-function workbench(): Page {
-  if (page === undefined) throw new Error('The workbench did not open');
-  return page;
-}
-
-/** The function names a request offers the model (Gemini: body.tools[].functionDeclarations[].name). */
-function offered(req: RecordedRequest): string[] {
-  const body = req.body as { tools?: { functionDeclarations?: { name?: string }[] }[] } | undefined;
-  return (body?.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []).map((f) => f.name ?? '');
-}
-const strategic = (req: RecordedRequest) => offered(req).includes('plan_ready');
-const tactical = (req: RecordedRequest) => offered(req).includes('run_sql');
-const reviewChat = (req: RecordedRequest) => offered(req).includes('draft_feedback');
 
 /** Phase requests name their job ("Job: <title> (<id>)…"): rules of one job never answer another's. */
 const of = (title: string, phase: (req: RecordedRequest) => boolean) => (req: RecordedRequest) => phase(req) && req.text.includes(`Job: ${title} (`);
@@ -189,51 +167,11 @@ async function newJob(p: Page, task: string): Promise<void> {
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
-async function errorsSince(p: Page, before: number): Promise<string[]> {
-  return (await seenNotifications(p)).slice(before).filter((n) => n.severity === 'error').map((n) => n.text);
-}
-
 describe('Jobs in VS Code', () => {
-  beforeAll(async () => {
-    resetArtifacts(SUITE);
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-jobs-'));
-    model = await startScriptedModelServer();
-    server = await startCodeServer({
-      workspace,
-      env: { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' },
-      keepLogsIn: join(artifactsDir(SUITE), 'logs'),
-    });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server.url, workspace);
-    await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async ({ task }) => {
-      if (page !== undefined) await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
-    });
-  });
-
-  afterAll(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      try {
-        await server?.stop();
-      } finally {
-        try {
-          await model?.close();
-        } finally {
-          if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
-        }
-      }
-    }
-  });
-
   it('plans, revises on feedback, discusses, runs the approved write and completes', { timeout: 600_000 }, async () => {
     const p = workbench();
     const before = (await seenNotifications(p)).length;
-    model?.script([
+    model().script([
       strategicTurn(TASK, [
         { name: 'write_workspace', args: { content: WORKSPACE_MD } },
         { name: 'write_plan', args: { content: PLAN_V1 } },
@@ -270,7 +208,7 @@ describe('Jobs in VS Code', () => {
     await screenshot(p, 'todos-for-review', SUITE);
 
     // 2. Feedback → Request changes → another planning round → review 2 with the plan's diff.
-    model?.script([
+    model().script([
       strategicTurn(TASK, [
         { name: 'write_plan', args: { content: PLAN_V2 } },
         { name: 'write_todos', args: { todos: TODOS_V2 } },
@@ -285,7 +223,7 @@ describe('Jobs in VS Code', () => {
     const second = await waitForStop(p, TASK, 'review', STEP_TIMEOUT_MS, /cycle 2/);
     expect(second.status).toBe('pending_review');
     await expect.poll(async () => (await panel(p)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the sent feedback leaves the box' }).toBe('');
-    const revision = model?.requests.filter(strategic).at(2);
+    const revision = model().requests.filter(strategic).at(2);
     expect(revision?.text, 'the feedback reaches the agent').toContain(FEEDBACK);
     await click(p, 'plan-diff-toggle');
     await expect.poll(() => texts(p, '[data-testid="plan-diff"] .diff-add'), { timeout: UI_TIMEOUT_MS }).toEqual(
@@ -297,7 +235,7 @@ describe('Jobs in VS Code', () => {
     await click(p, 'plan-diff-toggle');
 
     // 3. A review chat message: tools folded, a drafted feedback, the reply streamed in; then a plan edit applied.
-    model?.script([
+    model().script([
       { match: reviewChat, reply: { functionCalls: [{ name: 'read_workspace_file', args: { path: 'plan.md' } }, { name: 'draft_feedback', args: { text: DRAFT } }] } },
       // Pieces 150 ms apart: the panel shows the reply growing.
       { match: reviewChat, reply: { text: CHAT_REPLY, chunkDelayMs: 150 } },
@@ -318,7 +256,7 @@ describe('Jobs in VS Code', () => {
     await expect.poll(() => texts(p, '[data-testid="chat-reply"] .markdown'), { timeout: STEP_TIMEOUT_MS, message: 'the chat reply' }).toEqual([CHAT_REPLY]);
     expect(await texts(p, '[data-testid="chat-user"]')).toEqual([expect.stringContaining(CHAT_QUESTION)]);
     expect(await texts(p, '[data-testid="chat-tools"] summary')).toEqual(['2 tool calls: read_workspace_file, draft_feedback']);
-    const chatRequests = model?.requests.filter(reviewChat) ?? [];
+    const chatRequests = model().requests.filter(reviewChat);
     expect(chatRequests.map((r) => r.stream), 'the chat replies were requested as streams').toEqual([true, true]);
     expect(chatRequests[0]?.text).toContain(CHAT_QUESTION);
     await screenshot(p, 'review-chat-reply', SUITE);
@@ -326,7 +264,7 @@ describe('Jobs in VS Code', () => {
     await expect.poll(async () => (await panel(p)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the draft in the feedback box' }).toBe(DRAFT);
     await (await panel(p)).locator('[data-testid="feedback-input"]').fill('');
 
-    model?.script([
+    model().script([
       { match: reviewChat, reply: { functionCall: { name: 'propose_plan_edit', args: { new_plan: PLAN_V3, summary: 'Add a step that reports the new stock' } } } },
       { match: reviewChat, reply: { text: 'I proposed the edit; apply it if it looks right.' } },
     ]);
@@ -347,7 +285,7 @@ describe('Jobs in VS Code', () => {
     ]);
 
     // 4. Approve plan → tactical phase → the write held with its CodeLens in the editor.
-    model?.script([
+    model().script([
       { match: of(TASK, tactical), reply: { functionCall: { name: 'run_sql', args: { sql: WRITE_SQL, todo_id: 'restock' } } } },
       {
         match: of(TASK, tactical),
@@ -390,12 +328,12 @@ describe('Jobs in VS Code', () => {
     expect(await texts(p, '[data-testid="job-status-badge"]')).toEqual(['completed']);
     expect(await (await panel(p)).locator('[data-testid="approve-plan-button"], [data-testid="cancel-job-button"]').count(), 'no actions on a finished job').toBe(0);
     await screenshot(p, 'job-completed', SUITE);
-    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+    expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 
   it('keeps a job waiting for review across a window reload, still reviewable', { timeout: 300_000 }, async () => {
     const p = workbench();
-    model?.script([
+    model().script([
       strategicTurn(TASK_2, [
         { name: 'write_workspace', args: { content: `# ${TASK_2}\n` } },
         { name: 'write_plan', args: { content: PLAN_2 } },
@@ -406,7 +344,7 @@ describe('Jobs in VS Code', () => {
     await newJob(p, TASK_2);
     await waitForStop(p, TASK_2, 'review', STEP_TIMEOUT_MS, /cycle 1/);
     await screenshot(p, 'reload-before', SUITE);
-    const requestsBefore = model?.requests.length ?? 0;
+    const requestsBefore = model().requests.length;
 
     await p.reload();
     await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
@@ -420,8 +358,8 @@ describe('Jobs in VS Code', () => {
     expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK_2), expect.stringContaining(TASK)]);
     const actions = (await panel(p)).locator('[data-testid="approve-plan-button"], [data-testid="request-changes-button"], [data-testid="skip-review-button"], [data-testid="cancel-job-button"]');
     expect(await actions.count(), 'the review actions after the reload').toBe(4);
-    expect(model?.requests.length, 'a reload spends no tokens').toBe(requestsBefore);
+    expect(model().requests.length, 'a reload spends no tokens').toBe(requestsBefore);
     await screenshot(p, 'reload-after-still-reviewable', SUITE);
-    expect(await errorsSince(p, before), 'error notifications').toEqual([]);
+    expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 });

@@ -1,25 +1,10 @@
 // What a person sees in a real VS Code (code-server + Chromium) on a fresh workspace: the activity-bar
 // item, the review panel opened from the palette, and the embedded sample database's tables in it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCodeServer } from './harness/codeServer';
-import type { CodeServer } from './harness/codeServer';
-import {
-  artifactsDir,
-  launchBrowser,
-  openWorkbench,
-  resetArtifacts,
-  runCommand,
-  screenshot,
-  seenNotifications,
-  webviewTexts,
-} from './harness/workbench';
+import { describe, expect, it } from 'vitest';
+import { workbenchSuite } from './harness/suite';
+import { ACTIVITY_ITEM, runCommand, screenshot, seenNotifications, webviewTexts } from './harness/workbench';
 
 const SUITE = 'panel';
-const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
 const WEBVIEW = 'iframe.webview.ready';
 const TABLE_ITEM = '[data-testid="table-item"]';
 const CONNECTION_LABEL = '[data-testid="connection-label"]';
@@ -34,56 +19,10 @@ function missingTables(texts: string[]): string[] {
 }
 
 describe('Postgres Agent in VS Code', () => {
-  let workspace: string | undefined;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page | undefined;
-
-  /** The workbench page; fails the test clearly if setup did not get that far. */
-  function workbench(): Page {
-    if (page === undefined) throw new Error('The workbench did not open (see beforeAll)');
-    return page;
-  }
-
-  /** Adds the notifications VS Code showed to a failure, since they usually say why. */
-  async function explained(check: () => Promise<void>): Promise<void> {
-    try {
-      await check();
-    } catch (error) {
-      const notifications = page === undefined ? [] : await seenNotifications(page).catch(() => []);
-      if (error instanceof Error && notifications.length > 0) {
-        const lines = notifications.map(({ severity, text }) => `  [${severity}] ${text}`).join('\n');
-        error.message += `\nNotifications shown so far:\n${lines}`;
-      }
-      throw error;
-    }
-  }
-
-  beforeAll(async () => {
-    resetArtifacts(SUITE);
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-workspace-'));
-    server = await startCodeServer({ workspace, keepLogsIn: join(artifactsDir(SUITE), 'logs') });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server.url, workspace);
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async ({ task }) => {
-      if (page !== undefined) await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
-    });
-  });
-
-  afterAll(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      try {
-        await server?.stop();
-      } finally {
-        if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
-      }
-    }
-  });
+  // The activity-bar item's appearance is the first test: no waiting for it in setup.
+  const suite = workbenchSuite(SUITE, { waitForExtension: false });
+  const workbench = () => suite.page();
+  const explained = (check: () => Promise<void>) => suite.explained(check);
 
   it('shows the Postgres Agent item in the activity bar', async () => {
     const p = workbench();

@@ -4,26 +4,15 @@
 // runs nothing when rejected, and is re-checked when its text is edited after the impact was measured.
 // Screenshots of each step: test-artifacts/e2e/sqlReview/ (VS Code's logs under logs/).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCodeServer } from './harness/codeServer';
-import type { CodeServer } from './harness/codeServer';
-import {
-  artifactsDir,
-  launchBrowser,
-  openWorkbench,
-  resetArtifacts,
-  runCommand,
-  screenshot,
-  seenNotifications,
-} from './harness/workbench';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { workbenchSuite } from './harness/suite';
+import { CODELENS_LINK, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'sqlReview';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
-const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
 
 const COUNT_SQL = 'SELECT count(*) AS n FROM orders WHERE id <= 3;';
 const DELETE_SQL = 'DELETE FROM orders WHERE id <= 3;';
@@ -53,8 +42,6 @@ const FILES: Record<string, string> = {
 const RESULTS_TABLE = '[data-testid="results-table"]';
 const APPROVAL_CARD = '[data-testid="approval-card"]';
 // CodeLens titles render as links in a content widget of the visible editor, `$(icon)` as a codicon span.
-const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
-const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
 const EXECUTED_LENS = /Executed \d{2}:\d{2} · ([\d,]+) rows?/;
 const EXECUTED_NOTIFICATION = /^Executed: ([\d,]+) rows? changed in \d+ tables? \([\d,]+ by the statement itself\)\./;
 const STALE_LENS = 'Changed — re-check impact';
@@ -297,46 +284,21 @@ async function focusInWebview(page: Page): Promise<boolean> {
 const LENS_UNPROMPTED_MS = 5_000;
 
 describe('Run SQL with Review in VS Code', () => {
-  let workspace: string | undefined;
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page | undefined;
+  const suite = workbenchSuite(SUITE, {
+    prepare: (workspace) => {
+      for (const [name, sql] of Object.entries(FILES)) writeFileSync(join(workspace, name), `${sql}\n`);
+    },
+    // A row cap of 10,000 so the big read below brings all its rows to the grid.
+    settings: { 'postgresAgent.query.maxRows': 10_000 },
+  });
+  const workbench = () => suite.page();
+  const workspaceDir = () => suite.workspace();
+  const explained = (check: () => Promise<void>) => suite.explained(check);
+  const errorsSince = (from: number) => suite.errorsSince(from);
   /** Per held write: did its risk lens show before the user clicked back into the editor? */
   const lensShownUnprompted: Record<string, boolean> = {};
   /** Did the automatic re-check after an edit leave the keyboard in the editor? */
   let focusKeptAfterRecheck: boolean | undefined;
-
-  function workbench(): Page {
-    if (page === undefined) throw new Error('The workbench did not open (see beforeAll)');
-    return page;
-  }
-
-  function workspaceDir(): string {
-    if (workspace === undefined) throw new Error('No workspace (see beforeAll)');
-    return workspace;
-  }
-
-  /** Adds the notifications VS Code showed to a failure, since they usually say why. */
-  async function explained(check: () => Promise<void>): Promise<void> {
-    try {
-      await check();
-    } catch (error) {
-      const notifications = page === undefined ? [] : await seenNotifications(page).catch(() => []);
-      if (error instanceof Error && notifications.length > 0) {
-        const lines = notifications.map(({ severity, text }) => `  [${severity}] ${text}`).join('\n');
-        error.message += `\nNotifications shown so far:\n${lines}`;
-      }
-      throw error;
-    }
-  }
-
-  /** Error notifications shown after the first `from` notifications. */
-  async function errorsSince(from: number): Promise<string[]> {
-    return (await seenNotifications(workbench()))
-      .slice(from)
-      .filter(({ severity }) => severity === 'error')
-      .map(({ text }) => text);
-  }
 
   /** Opens `file`, runs Run SQL with Review on it and waits for its read's first row to be `expected`. */
   async function runRead(file: string, expected: string[], timeoutMs = UI_TIMEOUT_MS): Promise<void> {
@@ -394,39 +356,6 @@ describe('Run SQL with Review in VS Code', () => {
     if (card === undefined) throw new Error(`The card for ${sql} went away`);
     return card;
   }
-
-  beforeAll(async () => {
-    resetArtifacts(SUITE);
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-e2e-workspace-'));
-    for (const [name, sql] of Object.entries(FILES)) writeFileSync(join(workspace, name), `${sql}\n`);
-    // A row cap of 10,000 so the big read below brings all its rows to the grid.
-    server = await startCodeServer({ workspace, settings: { 'postgresAgent.query.maxRows': 10_000 }, keepLogsIn: join(artifactsDir(SUITE), 'logs') });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, server.url, workspace);
-    // The extension's contributions are there once its activity-bar item is.
-    await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
-  });
-
-  beforeEach(({ onTestFailed }) => {
-    onTestFailed(async ({ task }) => {
-      // An `it.fails` test fails on purpose: no screenshot for it.
-      if (page !== undefined && task.fails !== true) {
-        await screenshot(page, `FAILED-${task.name}`, SUITE).catch(() => undefined);
-      }
-    });
-  });
-
-  afterAll(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      try {
-        await server?.stop();
-      } finally {
-        if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
-      }
-    }
-  });
 
   it("shows a read's rows in the panel", async () => {
     const p = workbench();

@@ -7,41 +7,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run';
 import { runPgAgent } from '../support/cliHarness';
+import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, reviewChat } from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';
-import type { RecordedRequest, Rule, ScriptedModelServer } from '../support/scriptedModelServer';
+import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
-
-const ARCHIVE = "UPDATE orders SET status = 'archived' WHERE status = 'cancelled' AND id <= 10";
-const PLAN_V1 = '# Plan\n\n1. Archive all cancelled orders in one statement.\n';
-const PLAN_V2 = '# Plan\n\n1. Archive cancelled orders in batches of 10 ids.\n2. Check the count after each batch.\n';
-const FEEDBACK = 'Split the archive into batches of ten orders, and check the count after each batch.';
-
-function toolNames(req: RecordedRequest): string[] {
-  const body = req.body as { tools?: { functionDeclarations?: { name: string }[] }[] } | undefined;
-  return (body?.tools ?? []).flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name));
-}
-const strategic = (req: RecordedRequest) => toolNames(req).includes('plan_ready');
-const tactical = (req: RecordedRequest) => toolNames(req).includes('run_sql');
-const reviewChat = (req: RecordedRequest) => toolNames(req).includes('draft_feedback');
-const call = (name: string, args: object = {}) => ({ name, args });
-const inStrategic = (reply: Rule['reply']): Rule => ({ match: strategic, reply });
-const inTactical = (reply: Rule['reply']): Rule => ({ match: tactical, reply });
-
-function planTurn(plan: string, todoSql = ARCHIVE): Rule[] {
-  return [
-    inStrategic({
-      functionCalls: [
-        call('write_workspace', { content: '# Archive cancelled orders\n\n## Facts\n\n40 cancelled orders.\n' }),
-        call('write_plan', { content: plan }),
-        call('write_todos', { todos: [{ id: 't1', title: 'Archive the first cancelled orders', sql: todoSql }] }),
-      ],
-    }),
-    inStrategic({ functionCall: call('plan_ready', { summary: 'archive cancelled orders' }) }),
-  ];
-}
 
 interface JobJson {
   job: { id: string; status: string; reviewCycles: number; title: string };

@@ -1,25 +1,10 @@
 /** What the ask graph's nodes are given from outside: database, tickets, model, schema, settings. */
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
-import type { TicketStore } from '../approvals/ticketStore';
-import type { Db } from '../db/db';
-import type { LlmProvider } from '../llm/provider';
-import type { Logger } from '../logger';
-import type { SafetySettings } from '../sql/safetySettings';
-import type { SchemaSnapshot } from '../../shared/schema';
 import type { AuditLog } from './audit';
+import type { RunDeps } from './runDeps';
 
-export interface AskDeps {
-  db: Db;
-  /** Password-free key of the database (tickets are bound to it). */
-  connectionKey: string;
-  ticketStore: TicketStore;
-  /** Undefined when no model is configured: intent falls back to a static guess, SQL cannot be written. */
-  provider: LlmProvider | undefined;
-  loadSnapshot: () => Promise<SchemaSnapshot>;
-  settings: SafetySettings;
-  logger: Logger;
-  /** Who asked (recorded on tickets). */
-  requestedBy: string;
+/** Without a provider, intent falls back to a static guess and SQL cannot be written. */
+export interface AskDeps extends RunDeps {
   audit: AuditLog;
   /** Token budget of the schema context (default 6000). */
   contextBudgetTokens?: number;

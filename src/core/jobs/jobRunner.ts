@@ -5,12 +5,7 @@
  */
 import { Command } from '@langchain/langgraph';
 import { FileCheckpointSaver } from '../agent/fileCheckpointer';
-import type { TicketStore } from '../approvals/ticketStore';
-import type { Db } from '../db/db';
-import type { LlmProvider } from '../llm/provider';
-import type { Logger } from '../logger';
-import type { SafetySettings } from '../sql/safetySettings';
-import type { SchemaSnapshot } from '../../shared/schema';
+import type { RunDeps } from '../agent/runDeps';
 import { AgentError, toAgentError } from '../errors';
 import type { Job } from './job';
 import { isTerminal } from './job';
@@ -33,21 +28,11 @@ export interface PlanningSettings {
 
 export const DEFAULT_PLANNING: PlanningSettings = { interactive: true, maxReviewCycles: 5 };
 
-export interface JobRunnerDeps {
+/** Without a provider, starting or continuing a job fails with a clear error. */
+export interface JobRunnerDeps extends RunDeps {
   store: JobStore;
   /** .pgagent/checkpoints: the graph's checkpoints, keyed by job id. */
   checkpointsDir: string;
-  db: Db;
-  /** Password-free key of the database (tickets are bound to it). */
-  connectionKey: string;
-  ticketStore: TicketStore;
-  /** Undefined when no model is configured: starting or continuing a job then fails with a clear error. */
-  provider: LlmProvider | undefined;
-  loadSnapshot: () => Promise<SchemaSnapshot>;
-  settings: SafetySettings;
-  logger: Logger;
-  /** Who started the job (recorded on tickets the job creates). */
-  requestedBy: string;
   planning?: Partial<PlanningSettings>;
   /** Time limit of one model call (default 60 s). */
   modelTimeoutMs?: number;

@@ -6,7 +6,7 @@ import type { Usage } from '../agent/state';
 import { NO_USAGE, addUsage } from '../agent/state';
 import { AgentError, toAgentError } from '../errors';
 import type { JobStatus } from '../jobs/job';
-import { jobAuditLog } from '../jobs/jobAudit';
+import { jobAuditLog, modelCallEvent } from '../jobs/jobAudit';
 import { log as historyLog } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';
 import type { ChatMessage, LlmProvider, LlmRequest } from '../llm/provider';
@@ -136,19 +136,7 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
       const response = await provider.stream(request, onText);
       // A provider that delivered the text without deltas still gives the reply its text.
       if (reply.length === roundStart && response.text !== '') onText(response.text);
-      await audit.recordJob(jobId, {
-        type: 'model_call',
-        node: 'review_chat',
-        phase: 'review',
-        model: response.model,
-        messages: request.messages,
-        response: response.text,
-        toolCalls: response.toolCalls,
-        inputTokens: response.usage.inputTokens,
-        outputTokens: response.usage.outputTokens,
-        latencyMs: response.latencyMs,
-        costUsd: response.costUsd,
-      });
+      await audit.recordJob(jobId, modelCallEvent('review_chat', 'review', request.messages, response));
       usage = addUsage(usage, { calls: 1, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd });
       if (response.toolCalls.length === 0) break;
       if (lastRound) {

@@ -7,6 +7,13 @@ import type { Browser, Frame, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { repoRoot } from './codeServer';
 
+/** The extension's item in the activity bar: there once its contributions are. */
+export const ACTIVITY_ITEM = '.activitybar .action-label[aria-label^="Postgres Agent"]';
+/** A CodeLens above a line of the visible editor. */
+export const CODELENS_LINK = '.part.editor .monaco-editor .codelens-decoration a';
+/** The risk lens above a held write: "HIGH · 3 rows in 1 table". */
+export const RISK_LENS = /\b(LOW|MEDIUM|HIGH|CRITICAL) · ([\d,]+) rows? in (\d+) tables?\b/;
+
 const CHROMIUM = '/usr/bin/chromium';
 const WORKBENCH_TIMEOUT_MS = 90_000;
 const UI_TIMEOUT_MS = 15_000;

@@ -5,6 +5,7 @@
  */
 import { AgentError } from '../../../errors';
 import type { ChatMessage } from '../../../llm/provider';
+import { modelCallEvent } from '../../jobAudit';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { phaseSystemPrompt } from '../phasePrompts';
 import { activeJob } from '../jobStatusSync';
@@ -28,19 +29,7 @@ export function makePhaseModelNode(deps: JobGraphDeps, phase: Phase): JobNode {
       timeoutMs: deps.modelTimeoutMs,
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
-    await deps.audit(state.jobId, {
-      type: 'model_call',
-      node: `${phase}Model`,
-      phase,
-      model: response.model,
-      messages,
-      response: response.text,
-      toolCalls: response.toolCalls,
-      inputTokens: response.usage.inputTokens,
-      outputTokens: response.usage.outputTokens,
-      latencyMs: response.latencyMs,
-      costUsd: response.costUsd,
-    });
+    await deps.audit(state.jobId, modelCallEvent(`${phase}Model`, phase, messages, response));
     const usage = { calls: 1, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd };
     const assistant: ChatMessage = { role: 'assistant', content: response.text, ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}) };
     if (response.toolCalls.length > 0) {

@@ -1,0 +1,108 @@
+// One E2E suite's life: a fresh workspace folder, code-server (optionally pointed at the scripted Gemini
+// server), Chromium on the workbench; a screenshot of the page when a test fails; everything torn down
+// afterwards even when one part of it fails. Registers vitest's hooks: call it inside or above `describe`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startScriptedModelServer } from '../../support/scriptedModelServer';
+import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { startCodeServer } from './codeServer';
+import type { CodeServer, CodeServerOptions } from './codeServer';
+import { ACTIVITY_ITEM, artifactsDir, launchBrowser, openWorkbench, resetArtifacts, screenshot, seenNotifications } from './workbench';
+
+export interface SuiteOptions {
+  /** Starts the scripted model server and points the extension's Gemini client at it. */
+  withModel?: boolean;
+  /** VS Code settings of the workspace. */
+  settings?: CodeServerOptions['settings'];
+  /** Runs on the new workspace folder before VS Code opens it. */
+  prepare?(workspace: string): void;
+  /** Waits for the extension's activity-bar item (its contributions are there then); default true. */
+  waitForExtension?: boolean;
+}
+
+export interface WorkbenchSuite {
+  page(): Page;
+  workspace(): string;
+  model(): ScriptedModelServer;
+  /** Adds the notifications VS Code showed to a failure of `check`, since they usually say why. */
+  explained(check: () => Promise<void>): Promise<void>;
+  /** Error notifications shown after the first `from` notifications. */
+  errorsSince(from: number): Promise<string[]>;
+}
+
+export function workbenchSuite(suite: string, options: SuiteOptions = {}): WorkbenchSuite {
+  let workspace: string | undefined;
+  let model: ScriptedModelServer | undefined;
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+
+  const the = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is not there (see beforeAll)`);
+    return value;
+  };
+
+  beforeAll(async () => {
+    resetArtifacts(suite);
+    workspace = mkdtempSync(join(tmpdir(), `pgagent-e2e-${suite}-`));
+    options.prepare?.(workspace);
+    if (options.withModel === true) model = await startScriptedModelServer();
+    server = await startCodeServer({
+      workspace,
+      settings: options.settings,
+      env: model ? { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' } : undefined,
+      keepLogsIn: join(artifactsDir(suite), 'logs'),
+    });
+    browser = await launchBrowser();
+    page = await openWorkbench(browser, server.url, workspace);
+    if (options.waitForExtension !== false) await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(async ({ task }) => {
+      // An `it.fails` test fails on purpose: no screenshot for it.
+      if (page !== undefined && task.fails !== true) await screenshot(page, `FAILED-${task.name}`, suite).catch(() => undefined);
+    });
+  });
+
+  afterAll(async () => {
+    const steps = [() => browser?.close(), () => server?.stop(), () => model?.close()];
+    const failures: unknown[] = [];
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (workspace !== undefined) rmSync(workspace, { recursive: true, force: true });
+    if (failures.length > 0) throw new AggregateError(failures, `Tearing down the ${suite} suite failed`);
+  });
+
+  return {
+    page: () => the(page, 'The workbench'),
+    workspace: () => the(workspace, 'The workspace folder'),
+    model: () => the(model, 'The scripted model server'),
+    async explained(check) {
+      try {
+        await check();
+      } catch (error) {
+        const notifications = page === undefined ? [] : await seenNotifications(page).catch(() => []);
+        if (error instanceof Error && notifications.length > 0) {
+          const lines = notifications.map(({ severity, text }) => `  [${severity}] ${text}`).join('\n');
+          error.message += `\nNotifications shown so far:\n${lines}`;
+        }
+        throw error;
+      }
+    },
+    async errorsSince(from) {
+      return (await seenNotifications(the(page, 'The workbench')))
+        .slice(from)
+        .filter(({ severity }) => severity === 'error')
+        .map(({ text }) => text);
+    },
+  };
+}
