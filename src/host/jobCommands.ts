@@ -14,6 +14,7 @@ export const JOB_COMMAND_IDS = {
   approvePlan: 'postgresAgent.approvePlan',
   requestChanges: 'postgresAgent.requestChanges',
   skipReview: 'postgresAgent.skipReview',
+  pauseJob: 'postgresAgent.pauseJob',
   cancelJob: 'postgresAgent.cancelJob',
   continueJob: 'postgresAgent.continueJob',
 } as const;
@@ -23,6 +24,7 @@ const NONE_FOR: Record<JobActionName, string> = {
   requestChanges: 'No job is waiting for the review of its plan.',
   skipReview: 'No job is waiting for the review of its plan.',
   continueJob: 'No job is paused or interrupted.',
+  pauseJob: 'No job is planning or running.',
   cancelJob: 'No job can be cancelled (all are finished).',
 };
 
@@ -102,6 +104,10 @@ export function registerJobCommands(jobs: JobController, showPanel: () => Thenab
     [JOB_COMMAND_IDS.skipReview]: async () => {
       const id = await target('skipReview');
       if (id !== undefined) await jobs.skipReview(id);
+    },
+    [JOB_COMMAND_IDS.pauseJob]: async () => {
+      const id = await target('pauseJob');
+      if (id !== undefined) await jobs.pauseJob(id);
     },
     [JOB_COMMAND_IDS.cancelJob]: async () => {
       const id = await target('cancelJob');

@@ -66,7 +66,11 @@ export class JobController implements vscode.Disposable {
       runners: this.runners,
       logger: deps.logger,
       geminiKey: () => deps.geminiKey(),
-      setLocal: (jobId, change) => this.setLocal(jobId, change),
+      // A step's progress does not hide that a pause was asked for (it ends the step at its next boundary).
+      setLocal: (jobId, change) => {
+        const pausing = change.busy && this.localOf(jobId).busy?.action === 'pause';
+        this.setLocal(jobId, pausing ? { ...change, busy: this.localOf(jobId).busy } : change);
+      },
       filesChanged: () => this.reload.request(),
       ended: () => this.refresh(),
     });
@@ -160,6 +164,8 @@ export class JobController implements vscode.Disposable {
         return this.requestChanges(intent.jobId, intent.feedback.trim());
       case 'skipReview':
         return this.skipReview(intent.jobId);
+      case 'pauseJob':
+        return this.pauseJob(intent.jobId);
       case 'cancelJob':
         return this.cancelJob(intent.jobId);
       case 'continueJob':
@@ -212,6 +218,25 @@ export class JobController implements vscode.Disposable {
   continueJob(jobId: string): Promise<void> {
     // At a held write, continue goes on as the ticket was decided (resumeFromTicket).
     return this.perform(jobId, 'continue', 'Continuing…', (runner) => runner.continue(jobId), 'continueJob');
+  }
+
+  /**
+   * Pauses the job (status frozen): a step in flight here or in another process (pg-agent job) stops at its
+   * next step boundary, so the model call in flight is not wasted; Continue picks it up.
+   */
+  async pauseJob(jobId: string): Promise<void> {
+    if (this.view?.id === jobId && !jobActions(this.view).includes('pauseJob')) {
+      void vscode.window.showWarningMessage(`Only a job that is planning or running can be paused (this one is ${this.view.status}).`);
+      return;
+    }
+    try {
+      await (await this.runners.viewer()).freeze(jobId);
+      this.deps.logger.info('job paused by the person', { jobId, running: this.steps.isRunning(jobId) });
+      if (this.steps.isRunning(jobId)) this.setLocal(jobId, { busy: { action: 'pause', message: 'Pausing after the current step…' } });
+    } catch (error) {
+      this.report(jobId, 'pause', error);
+    }
+    await this.refresh();
   }
 
   /** Cancels for good (after asking): a step in flight is stopped first; a held write is rejected by the core. */
@@ -274,9 +299,11 @@ export class JobController implements vscode.Disposable {
         // A failed step: the job stays where it was, the error goes to the panel and a notification.
         if (stop.error) this.report(job.id, 'continue', stop.error);
         return;
+      case 'frozen':
+        void vscode.window.showInformationMessage(`Job "${job.title}" paused. Continue picks it up where it stopped.`);
+        return;
       case 'review':
       case 'cancelled':
-      case 'frozen':
         return;
     }
   }

@@ -97,6 +97,7 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
       case 'approvePlan':
       case 'requestChanges':
       case 'skipReview':
+      case 'pauseJob':
       case 'cancelJob':
       case 'continueJob':
       case 'sendChat':

@@ -2,9 +2,12 @@
  * Which of a person's actions apply to a job where it stands: the panel's action bar shows only these,
  * and the host refuses the others, so both read the same table (UX: "no Approve plan while planning").
  */
-import type { JobListItem, JobStatusName, JobView } from './protocol';
+import type { JobBusyView, JobListItem, JobStatusName, JobView } from './protocol';
 
-export type JobActionName = 'approvePlan' | 'requestChanges' | 'skipReview' | 'cancelJob' | 'continueJob';
+export type JobActionName = 'approvePlan' | 'requestChanges' | 'skipReview' | 'pauseJob' | 'cancelJob' | 'continueJob';
+
+/** Steps that drive the job's graph: a Pause stops them at their next step boundary. */
+const PAUSABLE: readonly JobBusyView['action'][] = ['plan', 'approvePlan', 'requestChanges', 'skipReview', 'continue', 'write'];
 
 const FINAL: readonly JobStatusName[] = ['completed', 'failed', 'cancelled'];
 
@@ -15,8 +18,11 @@ export function isFinalStatus(status: JobStatusName): boolean {
 /** The actions of the selected job, from its stop and whether this window is running a step of it. */
 export function jobActions(job: Pick<JobView, 'status' | 'stop' | 'busy' | 'approval'>): JobActionName[] {
   if (isFinalStatus(job.status)) return [];
-  // While a step runs, the only thing a person can do is stop it for good.
-  if (job.busy !== null) return job.busy.action === 'cancel' ? [] : ['cancelJob'];
+  // While a step runs, a person can only pause it (it stops at its next step) or stop it for good.
+  if (job.busy !== null) {
+    if (job.busy.action === 'cancel') return [];
+    return PAUSABLE.includes(job.busy.action) ? ['pauseJob', 'cancelJob'] : ['cancelJob'];
+  }
   switch (job.stop.kind) {
     case 'review':
       return ['approvePlan', 'requestChanges', 'skipReview', 'cancelJob'];
@@ -27,6 +33,8 @@ export function jobActions(job: Pick<JobView, 'status' | 'stop' | 'busy' | 'appr
       return card === 'pending' || card === 'running' || card === 'stale' ? ['cancelJob'] : ['continueJob', 'cancelJob'];
     }
     case 'interrupted':
+      // Planning or running with no step here: maybe a run in another process (pg-agent job), which Pause stops.
+      return ['continueJob', 'pauseJob', 'cancelJob'];
     case 'frozen':
       return ['continueJob', 'cancelJob'];
     case 'completed':
@@ -49,6 +57,8 @@ export function mayAccept(item: Pick<JobListItem, 'status' | 'busy'>, action: Jo
       return item.status === 'pending_review' && !item.busy;
     case 'continueJob':
       return item.status !== 'pending_review' && !item.busy;
+    case 'pauseJob':
+      return item.status === 'planning' || item.status === 'running';
     case 'cancelJob':
       return true;
   }

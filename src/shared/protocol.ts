@@ -170,7 +170,7 @@ export interface UsageView {
 
 /** What this window is doing with the job right now (a progress notification is shown too). */
 export interface JobBusyView {
-  action: 'plan' | 'approvePlan' | 'requestChanges' | 'skipReview' | 'continue' | 'cancel' | 'write' | 'chat' | 'planEdit';
+  action: 'plan' | 'approvePlan' | 'requestChanges' | 'skipReview' | 'continue' | 'pause' | 'cancel' | 'write' | 'chat' | 'planEdit';
   message: string;
 }
 
@@ -276,6 +276,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('approvePlan'), jobId }),
   z.strictObject({ type: z.literal('requestChanges'), jobId, feedback: messageText }),
   z.strictObject({ type: z.literal('skipReview'), jobId }),
+  z.strictObject({ type: z.literal('pauseJob'), jobId }),
   z.strictObject({ type: z.literal('cancelJob'), jobId }),
   z.strictObject({ type: z.literal('continueJob'), jobId }),
   z.strictObject({ type: z.literal('sendChat'), jobId, text: messageText, debug: z.boolean() }),

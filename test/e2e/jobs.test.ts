@@ -2,8 +2,8 @@
 // person clicks: New Job… → the plan and todos in the panel → feedback and Request changes → the revised
 // plan with its diff → a review chat reply streamed in (tools folded, Use as feedback, a plan edit
 // applied) → Approve plan → the job's write held with its CodeLens in the editor → Approve & run → the
-// job completes. A job waiting for review stays reviewable
-// across a window reload. Screenshots of each step: test-artifacts/e2e/jobs/ (VS Code's logs under logs/).
+// job completes. A job waiting for review stays reviewable across a window reload; a job paused while
+// planning goes on with Continue. Screenshots of each step: test-artifacts/e2e/jobs/ (logs under logs/).
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
@@ -64,10 +64,15 @@ const PLAN_V3 = `${PLAN_V2}4. Report the new stock in the job summary.\n`;
 const TASK_2 = 'Find customers without any order';
 const PLAN_2 = '# Plan\n\n1. List customers that have no orders.\n';
 
+// ---- the third job, paused while the model is still thinking ----
+const TASK_3 = 'Count the orders of each status';
+const PLAN_3 = '# Plan\n\n1. Count orders grouped by status.\n';
+/** Long enough to click Pause while the model "thinks"; the test waits for states, not for this time. */
+const THINKING_MS = 5_000;
+
 const suite = workbenchSuite(SUITE, { withModel: true });
 const workbench = () => suite.page();
 const model = () => suite.model();
-
 
 /** Phase requests name their job ("Job: <title> (<id>)…"): rules of one job never answer another's. */
 const of = (title: string, phase: (req: RecordedRequest) => boolean) => (req: RecordedRequest) => phase(req) && req.text.includes(`Job: ${title} (`);
@@ -360,6 +365,42 @@ describe('Jobs in VS Code', () => {
     expect(await actions.count(), 'the review actions after the reload').toBe(4);
     expect(model().requests.length, 'a reload spends no tokens').toBe(requestsBefore);
     await screenshot(p, 'reload-after-still-reviewable', SUITE);
+    expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('pauses a job while it plans; Continue picks it up without asking the model again', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    const planTools = [
+      { name: 'write_workspace', args: { content: `# ${TASK_3}\n` } },
+      { name: 'write_plan', args: { content: PLAN_3 } },
+      { name: 'write_todos', args: { todos: [{ id: 'count', title: 'Count orders by status', sql: 'SELECT status, count(*) FROM orders GROUP BY status' }] } },
+    ];
+    model().script([
+      { match: of(TASK_3, strategic), reply: { delayMs: THINKING_MS, then: { functionCalls: planTools } } },
+      strategicTurn(TASK_3, [{ name: 'plan_ready', args: { summary: 'One read.' } }]),
+    ]);
+    const asked = () => model().requests.filter(of(TASK_3, strategic)).length;
+    await newJob(p, TASK_3);
+    await expect.poll(asked, { timeout: STEP_TIMEOUT_MS, message: 'the first planning request' }).toBe(1);
+    await click(p, 'pause-job-button');
+    await expect.poll(async () => (await jobState(p))?.text ?? '', { timeout: UI_TIMEOUT_MS }).toContain('Pausing after the current step');
+    await screenshot(p, 'pause-asked', SUITE);
+
+    // The model's answer is kept; the job stops at the next step boundary.
+    const paused = await waitForStop(p, TASK_3, 'frozen');
+    expect(paused.status).toBe('frozen');
+    expect(asked(), 'requests while paused').toBe(1);
+    const pausedActions = await texts(p, '[data-testid="continue-job-button"], [data-testid="pause-job-button"], [data-testid="cancel-job-button"]');
+    expect(pausedActions).toEqual(['Continue', 'Cancel job']);
+    await screenshot(p, 'paused', SUITE);
+
+    await click(p, 'continue-job-button');
+    await waitForStop(p, TASK_3, 'review', STEP_TIMEOUT_MS, /cycle 1/);
+    expect(asked(), 'the answer given before the pause is not asked for again').toBe(2);
+    await click(p, 'job-tab-plan');
+    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['Count orders grouped by status.']);
+    await screenshot(p, 'paused-then-continued-to-review', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 });

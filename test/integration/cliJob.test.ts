@@ -296,10 +296,20 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     const id = JOB_ID.exec(broken.stdout)?.[0] ?? '';
     expect(broken.stdout).toContain(`pg-agent job continue ${id}`);
 
+    // Paused while it waits (status frozen): a run in another process would stop at its next step.
+    const paused = await job(['pause', id, '--json']);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ job: { id, status: 'frozen' }, stop: { kind: 'frozen' } });
+    const shown = await job(['show', id]);
+    expect(shown.stdout).toContain(`Paused. Go on with: pg-agent job continue ${id}`);
+    const twice = await job(['pause', id]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('only a job that is planning or running can be paused');
+
     server.script(planTurn(PLAN_V1));
     const resumed = await job(['continue', id, '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ stop: { kind: 'review', cycle: 1 }, plan: PLAN_V1 });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ job: { status: 'pending_review' }, stop: { kind: 'review', cycle: 1 }, plan: PLAN_V1 });
   });
 
   it('refuses bad input with exit 2 and explains a missing model', async () => {
@@ -318,6 +328,7 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     await expectBad(['new', '--', '  '], /task is empty/);
     await expectBad(['frobnicate'], /Unknown job subcommand/);
     await expectBad(['continue', id, 'extra'], /Unexpected arguments/);
+    await expectBad(['pause', id], /only a job that is planning or running can be paused/);
     await expectBad(['list', '--status', 'sleeping'], /Unknown job status/);
     await expectBad(['show', id, '--nope'], /Unknown option/);
     // Another database than the job's: its tickets and plan are bound to the one it was planned on.

@@ -24,9 +24,13 @@ describe('jobActions: what the action bar offers', () => {
     expect(jobActions(job({}))).toEqual(['approvePlan', 'requestChanges', 'skipReview', 'cancelJob']);
   });
 
-  it('offers nothing but Cancel while this window runs a step (no Approve plan while planning)', () => {
-    expect(jobActions(job({ status: 'planning', stop: { kind: 'interrupted', error: null }, busy: { action: 'plan', message: 'Planning…' } }))).toEqual(['cancelJob']);
-    expect(jobActions(job({ busy: { action: 'requestChanges', message: 'Revising…' } }))).toEqual(['cancelJob']);
+  it('offers only Pause and Cancel while this window runs a step (no Approve plan while planning)', () => {
+    expect(jobActions(job({ status: 'planning', stop: { kind: 'interrupted', error: null }, busy: { action: 'plan', message: 'Planning…' } }))).toEqual(['pauseJob', 'cancelJob']);
+    expect(jobActions(job({ busy: { action: 'requestChanges', message: 'Revising…' } }))).toEqual(['pauseJob', 'cancelJob']);
+    expect(jobActions(job({ status: 'running', busy: { action: 'write', message: 'Running the write…' } }))).toEqual(['pauseJob', 'cancelJob']);
+    // Once a pause was asked for, or for work that is not a step of the job, only Cancel is left.
+    expect(jobActions(job({ status: 'planning', busy: { action: 'pause', message: 'Pausing after the current step…' } }))).toEqual(['cancelJob']);
+    expect(jobActions(job({ busy: { action: 'planEdit', message: 'Applying the plan edit…' } }))).toEqual(['cancelJob']);
     expect(jobActions(job({ busy: { action: 'cancel', message: 'Cancelling…' } }))).toEqual([]);
   });
 
@@ -38,7 +42,8 @@ describe('jobActions: what the action bar offers', () => {
   });
 
   it('offers Continue for interrupted and paused jobs, never on its own', () => {
-    expect(jobActions(job({ status: 'running', stop: { kind: 'interrupted', error: null } }))).toEqual(['continueJob', 'cancelJob']);
+    // Interrupted here may be running in another process (pg-agent job): Pause stops that run.
+    expect(jobActions(job({ status: 'running', stop: { kind: 'interrupted', error: null } }))).toEqual(['continueJob', 'pauseJob', 'cancelJob']);
     expect(jobActions(job({ status: 'frozen', stop: { kind: 'frozen' } }))).toEqual(['continueJob', 'cancelJob']);
   });
 
@@ -61,5 +66,9 @@ describe('mayAccept: which jobs the palette offers to pick', () => {
     expect(mayAccept({ status: 'completed', busy: false }, 'cancelJob')).toBe(false);
     expect(mayAccept({ status: 'frozen', busy: false }, 'continueJob')).toBe(true);
     expect(mayAccept({ status: 'pending_review', busy: false }, 'continueJob')).toBe(false);
+    expect(mayAccept({ status: 'planning', busy: true }, 'pauseJob')).toBe(true);
+    expect(mayAccept({ status: 'running', busy: false }, 'pauseJob')).toBe(true);
+    expect(mayAccept({ status: 'pending_review', busy: false }, 'pauseJob')).toBe(false);
+    expect(mayAccept({ status: 'frozen', busy: false }, 'pauseJob')).toBe(false);
   });
 });

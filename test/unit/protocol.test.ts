@@ -40,6 +40,7 @@ describe('parseWebviewMessage', () => {
       { type: 'approvePlan', jobId },
       { type: 'requestChanges', jobId, feedback: 'Split the archive into monthly batches.' },
       { type: 'skipReview', jobId },
+      { type: 'pauseJob', jobId },
       { type: 'cancelJob', jobId },
       { type: 'continueJob', jobId },
       { type: 'sendChat', jobId, text: 'Why this order?', debug: false },

@@ -75,6 +75,9 @@ function buttons(job: JobView): HTMLElement {
     row.push(button(overLimit ? 'Run as is' : 'Skip review and run', 'skip-review-button', () => post({ type: 'skipReview', jobId: job.id }), !overLimit, { title: 'Approve the plan without another review round' }));
   }
   if (actions.includes('continueJob')) row.push(button('Continue', 'continue-job-button', () => post({ type: 'continueJob', jobId: job.id })));
+  if (actions.includes('pauseJob')) {
+    row.push(button('Pause', 'pause-job-button', () => post({ type: 'pauseJob', jobId: job.id }), true, { title: 'Stop after the current step; Continue picks it up' }));
+  }
   if (actions.includes('cancelJob')) row.push(button('Cancel job', 'cancel-job-button', () => post({ type: 'cancelJob', jobId: job.id }), true));
   return el('div', { class: 'buttons' }, ...row);
 }

@@ -22,7 +22,7 @@ import { oneLine, renderUsage, reportOutcome } from '../jobReport';
 import type { ReportMode } from '../jobReport';
 import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE } from '../jobSetup';
 
-const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'cancel', 'continue'] as const;
+const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'pause', 'cancel', 'continue'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const jobCommand: CliCommand = {
@@ -36,6 +36,7 @@ export const jobCommand: CliCommand = {
        pg-agent job skip <id>
        pg-agent job chat <id> [--debug] [--] <message | ->
        pg-agent job apply-edit <id> <edit-id> | discard-edit <id> <edit-id>
+       pg-agent job pause <id>
        pg-agent job cancel <id>
        pg-agent job continue <id>`,
   options: {
@@ -64,6 +65,8 @@ export const jobCommand: CliCommand = {
   apply-edit / discard-edit
              a plan.md edit the review chat proposed (its id is printed with the diff): write it to plan.md
              (refused if plan.md changed since) and commit it to the job history, or drop it
+  pause      pause a job that is planning or running (status frozen): a run in another process stops at its
+             next step; pg-agent job continue <id> picks it up
   cancel     cancel the job (final); a write it waits on is rejected
   continue   go on after a write's ticket was decided (pg-agent approvals approve/reject <ticket>),
              or after an interruption (model error, killed process)
@@ -74,12 +77,12 @@ database of --db/--connection, which must be the one the job was created on. The
 GEMINI_API_KEY is set, else the OpenAI-compatible endpoint at OPENAI_BASE_URL. planning.interactive and
 planning.maxReviewCycles (default true, 5) are read from .pgagent/config.json.
 
-Exit codes: 0 at the plan review, completed, cancelled or paused, and always for list/show/chat/cancel ·
+Exit codes: 0 at the plan review, completed, cancelled or paused, and always for list/show/chat/pause/cancel ·
 1 the job stopped on a run-time error (model, database; printed with advice; pg-agent job continue <id> goes on),
   the agent ended it as failed, or no model is configured (as pg-agent ask) ·
 2 bad input: unknown subcommand, malformed or unknown job id, empty task/feedback/message, another database
-  than the job's, or an action the job is not at (approve/revise when not at the review, continue or cancel
-  of a finished job) · 3 stopped at a write held for approval (ticket in the output). 4 is not used.
+  than the job's, or an action the job is not at (approve/revise when not at the review, pause when not
+  planning or running, continue or cancel of a finished job) · 3 stopped at a write held for approval (ticket in the output). 4 is not used.
 --json prints one object: {job, stop, todos, planChange, usage, plan, ticket?, execution?};
 list: {jobs}; chat: {reply, tools, draftFeedback, planEdit, usage}.`,
   async run(context) {
@@ -209,6 +212,11 @@ const ACTIONS: Record<Subcommand, Action> = {
 
   async 'discard-edit'(context, rest) {
     return planEditAction(context, rest, discardPlanEdit, 'discarded');
+  },
+
+  async pause(context, rest) {
+    const { job, viewer } = await openJob(context, rest);
+    return report(context, await viewer.freeze(job.id), 'viewed');
   },
 
   async cancel(context, rest) {
