@@ -7,7 +7,7 @@
  * writes the user's repository, its config, hooks or index.
  */
 import * as fs from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { AgentError } from '../errors';
@@ -32,7 +32,17 @@ function repo(jobDir: string): { fs: typeof fs; dir: string; gitdir: string } {
   return { fs, dir: jobDir, gitdir: join(jobDir, HISTORY_DIR) };
 }
 
-const notHistory = (filepath: string): boolean => filepath !== HISTORY_DIR && !filepath.startsWith(`${HISTORY_DIR}/`);
+/**
+ * What a commit looks at: the folder's entries and the index's (a deleted file is only there), never the
+ * history itself. statusMatrix's own ignore check reads `<dir>/.git/info/exclude`, not our gitdir's, and
+ * its filter prunes no directory: without these paths every commit would walk all of .history's objects.
+ */
+async function topLevelPaths(r: ReturnType<typeof repo> & { cache: object }): Promise<string[]> {
+  const names = new Set(await readdir(r.dir));
+  for (const file of await git.listFiles(r)) names.add(file.split('/')[0] ?? file);
+  names.delete(HISTORY_DIR);
+  return [...names];
+}
 
 /** Creates the history if it does not exist yet (idempotent). */
 export async function initHistory(jobDir: string): Promise<void> {
@@ -60,7 +70,8 @@ export async function commitAll(jobDir: string, message: string, options: { auth
   // One cache for the whole commit: isomorphic-git then reads the index and packs once, not per file.
   const r = { ...repo(jobDir), cache: {} };
   const head = await headOid(jobDir);
-  const matrix = await git.statusMatrix({ ...r, filter: notHistory });
+  // No .gitignore lookups (ignored/force): the paths already leave the history out, and a job has no ignore files.
+  const matrix = await git.statusMatrix({ ...r, filepaths: await topLevelPaths(r), ignored: true });
   const added: string[] = [];
   const removed: string[] = [];
   for (const [filepath, inHead, inWorkdir, inStage] of matrix) {
@@ -68,7 +79,7 @@ export async function commitAll(jobDir: string, message: string, options: { auth
     (inWorkdir === 0 ? removed : added).push(filepath);
   }
   if (head !== undefined && added.length === 0 && removed.length === 0) return head;
-  if (added.length > 0) await git.add({ ...r, filepath: added });
+  if (added.length > 0) await git.add({ ...r, filepath: added, force: true });
   for (const filepath of removed) await git.remove({ ...r, filepath });
   return git.commit({ ...r, message, author: options.author ?? DEFAULT_AUTHOR });
 }
