@@ -3,7 +3,8 @@
 // plan with its diff → a review chat reply streamed in (tools folded, Use as feedback, a plan edit
 // applied) → Approve plan → the job's write held with its CodeLens in the editor → Approve & run → the
 // job completes. A job waiting for review stays reviewable across a window reload; a job paused while
-// planning goes on with Continue. Screenshots of each step: test-artifacts/e2e/jobs/ (logs under logs/).
+// planning goes on with Continue; the job view stays readable in light, dark and high-contrast themes.
+// Screenshots of each step: test-artifacts/e2e/jobs/ (logs under logs/).
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
@@ -149,27 +150,106 @@ async function lensTexts(p: Page): Promise<string[]> {
   return (await p.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
 }
 
-/** Palette → New Job… → types the task into the input box → Enter (the palette's widget is reused). */
-async function newJob(p: Page, task: string): Promise<void> {
+/** Palette → `command` → Enter, leaving the palette's widget open for the command's own input or pick. */
+async function openFromPalette(p: Page, command: string): Promise<void> {
   const widget = p.locator('.quick-input-widget');
   const deadline = Date.now() + UI_TIMEOUT_MS;
   for (;;) {
     await p.keyboard.press('F1');
     await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await p.keyboard.type(NEW_JOB);
+    await p.keyboard.type(command);
     try {
-      await widget.locator('.monaco-list-row.focused', { hasText: NEW_JOB }).first().waitFor({ state: 'visible', timeout: 5_000 });
-      await p.keyboard.press('Enter');
-      break;
+      const row = widget.locator('.monaco-list-row', { hasText: command }).first();
+      await row.waitFor({ state: 'visible', timeout: 5_000 });
+      // Another command may be ranked first (e.g. "Browse Color Themes in Marketplace"): pick ours.
+      if ((await row.getAttribute('class'))?.includes('focused')) await p.keyboard.press('Enter');
+      else await row.click();
+      return;
     } catch (error) {
       await p.keyboard.press('Escape');
-      if (Date.now() > deadline) throw new Error(`The palette has no "${NEW_JOB}"`, { cause: error });
+      if (Date.now() > deadline) throw new Error(`The palette has no "${command}"`, { cause: error });
     }
   }
+}
+
+/** Palette → New Job… → types the task into the input box → Enter (the palette's widget is reused). */
+async function newJob(p: Page, task: string): Promise<void> {
+  const widget = p.locator('.quick-input-widget');
+  await openFromPalette(p, NEW_JOB);
   await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await p.keyboard.type(task);
   await p.keyboard.press('Enter');
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+}
+
+/** The workbench's theme classes: light, dark, high contrast dark and light. */
+const THEMES = [
+  { name: 'Light Modern', workbench: 'vs', webview: 'vscode-light' },
+  { name: 'Dark High Contrast', workbench: 'hc-black', webview: 'vscode-high-contrast' },
+  { name: 'Light High Contrast', workbench: 'hc-light', webview: 'vscode-high-contrast-light' },
+  { name: 'Dark Modern', workbench: 'vs-dark', webview: 'vscode-dark' },
+] as const;
+
+/** Text of the job view that must stay readable in every theme (WCAG AA: 4.5:1 for normal text). */
+const READABLE = ['.job-item .job-title', '.job-item .badge', '.job-item .cycles', '[data-testid="job-title"]', '[data-testid="job-state"]', '.usage', '.tab', '[data-testid="plan-diff"] .diff-line'];
+const MIN_CONTRAST = 4.5;
+
+/** Opens "Preferences: Color Theme", picks `name`, and waits for the workbench and the panel to wear it. */
+async function useTheme(p: Page, theme: (typeof THEMES)[number]): Promise<void> {
+  const widget = p.locator('.quick-input-widget');
+  await openFromPalette(p, 'Preferences: Color Theme');
+  // The theme picker replaces the palette's rows in the same widget.
+  await widget.locator('.monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await p.keyboard.type(theme.name);
+  await widget.locator('.monaco-list-row.focused', { hasText: theme.name }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await p.keyboard.press('Enter');
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  await p.locator(`.monaco-workbench.${theme.workbench}`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
+  const frame = await panel(p);
+  await expect.poll(() => frame.evaluate(() => document.body.className), { timeout: UI_TIMEOUT_MS }).toContain(theme.webview);
+}
+
+/**
+ * The contrast of each visible text matched by `selectors` against the colour behind it: the element's
+ * own and its ancestors' backgrounds composited (alpha included) over the side bar's background.
+ */
+async function contrasts(frame: Frame, selectors: readonly string[]): Promise<{ selector: string; text: string; ratio: number }[]> {
+  return frame.evaluate((list) => {
+    const probe = document.createElement('span');
+    document.body.append(probe);
+    /** Any CSS colour as [r, g, b, a] in 0..1, by letting the browser compute it. */
+    const rgba = (css: string): number[] => {
+      probe.style.color = '';
+      probe.style.color = css;
+      const m = /rgba?\(([^)]+)\)/.exec(getComputedStyle(probe).color);
+      const [r = 0, g = 0, b = 0, a = 1] = (m?.[1] ?? '0, 0, 0').split(/[\s,/]+/).filter(Boolean).map(Number);
+      return [r / 255, g / 255, b / 255, a];
+    };
+    const over = (top: number[], bottom: number[]): number[] => {
+      const a = top[3] ?? 1;
+      return [0, 1, 2].map((i) => (top[i] ?? 0) * a + (bottom[i] ?? 0) * (1 - a)).concat(1);
+    };
+    const luminance = (c: number[]): number => {
+      const [r = 0, g = 0, b = 0] = c.map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const root = getComputedStyle(document.documentElement);
+    const base = rgba(root.getPropertyValue('--vscode-sideBar-background').trim() || root.getPropertyValue('--vscode-editor-background').trim());
+    const results: { selector: string; text: string; ratio: number }[] = [];
+    for (const selector of list) {
+      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+        if (element.offsetParent === null || (element.innerText ?? '').trim() === '') continue;
+        const layers: number[][] = [];
+        for (let e: HTMLElement | null = element; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
+        const background = layers.reduceRight((below, layer) => over(layer, below), base);
+        const foreground = over(rgba(getComputedStyle(element).color), background);
+        const [hi, lo] = [luminance(foreground), luminance(background)].sort((x, y) => y - x);
+        results.push({ selector, text: element.innerText.trim().slice(0, 40), ratio: Math.round((((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05)) * 100) / 100 });
+      }
+    }
+    probe.remove();
+    return results;
+  }, selectors);
 }
 
 describe('Jobs in VS Code', () => {
@@ -402,5 +482,23 @@ describe('Jobs in VS Code', () => {
     await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['Count orders grouped by status.']);
     await screenshot(p, 'paused-then-continued-to-review', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('keeps the job view readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    // The first job: a completed job with two review cycles, its plan diff shown.
+    await (await panel(p)).locator('[data-testid="job-item"]', { hasText: TASK }).click();
+    await waitForStop(p, TASK, 'completed');
+    await click(p, 'job-tab-plan');
+    await click(p, 'plan-diff-toggle');
+    await (await panel(p)).locator('[data-testid="plan-diff"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    for (const theme of THEMES) {
+      await useTheme(p, theme);
+      const measured = await contrasts(await panel(p), READABLE);
+      await screenshot(p, `theme-${theme.workbench}`, SUITE);
+      // Every kind of text was found, so a renamed class cannot make this pass by measuring nothing.
+      expect(new Set(measured.map((m) => m.selector)), theme.name).toEqual(new Set(READABLE));
+      expect(measured.filter((m) => m.ratio < MIN_CONTRAST), `text under ${MIN_CONTRAST}:1 in ${theme.name}`).toEqual([]);
+    }
   });
 });
