@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
 import { reviewChat, strategic, tactical } from '../support/jobScript';
 import { workbenchSuite } from './harness/suite';
-import { ACTIVITY_ITEM, CODELENS_LINK, findWebviewFrame, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import { ACTIVITY_ITEM, CODELENS_LINK, findWebviewFrame, pickCommand, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'jobs';
 const NEW_JOB = 'Postgres Agent: New Job…';
@@ -150,32 +150,10 @@ async function lensTexts(p: Page): Promise<string[]> {
   return (await p.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
 }
 
-/** Palette → `command` → Enter, leaving the palette's widget open for the command's own input or pick. */
-async function openFromPalette(p: Page, command: string): Promise<void> {
-  const widget = p.locator('.quick-input-widget');
-  const deadline = Date.now() + UI_TIMEOUT_MS;
-  for (;;) {
-    await p.keyboard.press('F1');
-    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await p.keyboard.type(command);
-    try {
-      const row = widget.locator('.monaco-list-row', { hasText: command }).first();
-      await row.waitFor({ state: 'visible', timeout: 5_000 });
-      // Another command may be ranked first (e.g. "Browse Color Themes in Marketplace"): pick ours.
-      if ((await row.getAttribute('class'))?.includes('focused')) await p.keyboard.press('Enter');
-      else await row.click();
-      return;
-    } catch (error) {
-      await p.keyboard.press('Escape');
-      if (Date.now() > deadline) throw new Error(`The palette has no "${command}"`, { cause: error });
-    }
-  }
-}
-
 /** Palette → New Job… → types the task into the input box → Enter (the palette's widget is reused). */
 async function newJob(p: Page, task: string): Promise<void> {
   const widget = p.locator('.quick-input-widget');
-  await openFromPalette(p, NEW_JOB);
+  await pickCommand(p, NEW_JOB);
   await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await p.keyboard.type(task);
   await p.keyboard.press('Enter');
@@ -197,7 +175,7 @@ const MIN_CONTRAST = 4.5;
 /** Opens "Preferences: Color Theme", picks `name`, and waits for the workbench and the panel to wear it. */
 async function useTheme(p: Page, theme: (typeof THEMES)[number]): Promise<void> {
   const widget = p.locator('.quick-input-widget');
-  await openFromPalette(p, 'Preferences: Color Theme');
+  await pickCommand(p, 'Preferences: Color Theme');
   // The theme picker replaces the palette's rows in the same widget.
   await widget.locator('.monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await p.keyboard.type(theme.name);

@@ -54,6 +54,12 @@ export async function openWorkbench(browser: Browser, url: string, workspace: st
  * registered yet, so the palette is reopened until the command shows up or `timeoutMs` passes.
  */
 export async function runCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
+  await pickCommand(page, title, timeoutMs);
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+}
+
+/** Like runCommand, but leaves the palette's widget to the command's own input box or pick. */
+export async function pickCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   const row = widget.locator('.monaco-list-row', { hasText: title }).first();
   const deadline = Date.now() + timeoutMs;
@@ -84,7 +90,6 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
     // Another command whose title contains this one is ranked first: pick ours explicitly.
     await row.click();
   }
-  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
 /**
