@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, seenNotifications, typeInQuickInput } from './harness/workbench';
 
 const SUITE = 'sqlReview';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
@@ -199,9 +199,9 @@ async function openFile(page: Page, name: string): Promise<void> {
     await widget.waitFor({ state: 'visible', timeout: 5_000 });
   } catch {
     // Ctrl+P did not reach the workbench: the palette's "Go to File..." opens the same picker.
-    await runCommand(page, 'Go to File...');
+    await pickCommand(page, 'Go to File...');
   }
-  await page.keyboard.type(name);
+  await typeInQuickInput(page, name);
   // Results arrive in stages (recently opened, then the file search), re-ordering the rows under the mouse:
   // Enter on the focused row once it is our file, which the picker ranks first for an exact name.
   const ours = { has: page.locator('.label-name', { hasText: exact }) };

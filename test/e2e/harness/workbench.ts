@@ -58,6 +58,18 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
+/**
+ * Types into the quick input (palette, Quick Open) once it has the keyboard: the widget shows a moment
+ * before its box takes the focus, and keys typed then land in the editor (seen as "ount3.sql" in a file).
+ */
+export async function typeInQuickInput(page: Page, text: string): Promise<void> {
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await expect
+    .poll(() => page.evaluate(() => document.activeElement?.closest('.quick-input-widget') !== null), { timeout: UI_TIMEOUT_MS, message: 'the keyboard in the quick input' })
+    .toBe(true);
+  await page.keyboard.type(text);
+}
+
 /** Like runCommand, but leaves the palette's widget to the command's own input box or pick. */
 export async function pickCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
   const widget = page.locator('.quick-input-widget');
@@ -65,9 +77,8 @@ export async function pickCommand(page: Page, title: string, timeoutMs = 30_000)
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await page.keyboard.press('F1');
-    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     // F1 leaves ">" in the box; typing appends to it.
-    await page.keyboard.type(title);
+    await typeInQuickInput(page, title);
     try {
       await row.waitFor({ state: 'visible', timeout: PALETTE_ATTEMPT_MS });
       break;
