@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import type { ChatEntryView, JobListItem, JobView, PanelState, TableSummary, TodoView } from '../src/shared/protocol';
+import { panelPage } from '../src/host/panelPage';
 import { percentile, report } from './stats';
 
 const RUNS = 20;
@@ -239,24 +240,15 @@ Promise.all([firstContentfulPaint, rendered]).then(([fcp, rendered]) => { window
 `;
 }
 
-/** reviewPanelProvider.ts's page, self-contained: same CSP (nonce scripts, inline styles), #app, script. */
+/** The panel's own page (src/host/panelPage.ts), self-contained: the CSS and both scripts inline. */
 function pageHtml(css: string, bundle: string, scenario: Scenario): string {
   const nonce = 'YmVuY2gtd2Vidmlldy1ub25jZQ==';
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-${nonce}'">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <style>${css}</style>
-  <title>Postgres Agent</title>
-</head>
-<body>
-  <main id="app" aria-live="polite"><p class="muted">Loading…</p></main>
-  <script nonce="${nonce}">${hostScript(scenario)}</script>
-  <script nonce="${nonce}">${bundle}</script>
-</body>
-</html>`;
+  return panelPage({
+    cspSource: "'self'",
+    nonce,
+    styles: `<style>${css}</style>`,
+    scripts: `<script nonce="${nonce}">${hostScript(scenario)}</script>\n  <script nonce="${nonce}">${bundle}</script>`,
+  });
 }
 
 // ---- measuring ------------------------------------------------------------------------------------

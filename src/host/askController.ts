@@ -48,7 +48,7 @@ export class AskController {
   async ask(): Promise<void> {
     const question = await this.pickQuestion();
     if (!question) return;
-    const provider = await configuredProvider({ geminiKey: () => this.deps.geminiKey(), logger: this.deps.logger }, 'Ask…');
+    const provider = await configuredProvider(this.deps, 'Ask…');
     if (!provider) return;
     await this.remember(question);
     const services = coreServices();

@@ -85,10 +85,6 @@ export function registerJobCommands(jobs: JobController, showPanel: () => Thenab
       await jobs.select(id);
       await showPanel();
     },
-    [JOB_COMMAND_IDS.approvePlan]: async () => {
-      const id = await target('approvePlan');
-      if (id !== undefined) await jobs.approvePlan(id);
-    },
     [JOB_COMMAND_IDS.requestChanges]: async () => {
       const id = await target('requestChanges');
       if (id === undefined) return;
@@ -101,22 +97,16 @@ export function registerJobCommands(jobs: JobController, showPanel: () => Thenab
       if (feedback === undefined || feedback.trim() === '') return;
       await jobs.requestChanges(id, feedback.trim());
     },
-    [JOB_COMMAND_IDS.skipReview]: async () => {
-      const id = await target('skipReview');
-      if (id !== undefined) await jobs.skipReview(id);
-    },
-    [JOB_COMMAND_IDS.pauseJob]: async () => {
-      const id = await target('pauseJob');
-      if (id !== undefined) await jobs.pauseJob(id);
-    },
-    [JOB_COMMAND_IDS.cancelJob]: async () => {
-      const id = await target('cancelJob');
-      if (id !== undefined) await jobs.cancelJob(id);
-    },
-    [JOB_COMMAND_IDS.continueJob]: async () => {
-      const id = await target('continueJob');
-      if (id !== undefined) await jobs.continueJob(id);
-    },
+    // The actions that need nothing but the job: on the selected job when it applies, else a picked one.
+    ...Object.fromEntries(
+      (['approvePlan', 'skipReview', 'pauseJob', 'cancelJob', 'continueJob'] as const).map((action) => [
+        JOB_COMMAND_IDS[action],
+        async () => {
+          const id = await target(action);
+          if (id !== undefined) await jobs[action](id);
+        },
+      ]),
+    ),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }

@@ -66,11 +66,7 @@ export class JobController implements vscode.Disposable {
       runners: this.runners,
       logger: deps.logger,
       geminiKey: () => deps.geminiKey(),
-      // A step's progress does not hide that a pause was asked for (it ends the step at its next boundary).
-      setLocal: (jobId, change) => {
-        const pausing = change.busy && this.localOf(jobId).busy?.action === 'pause';
-        this.setLocal(jobId, pausing ? { ...change, busy: this.localOf(jobId).busy } : change);
-      },
+      setLocal: (jobId, change) => this.setLocal(jobId, change),
       filesChanged: () => this.reload.request(),
       ended: () => this.refresh(),
     });
@@ -78,7 +74,7 @@ export class JobController implements vscode.Disposable {
       review: deps.review,
       runners: this.runners,
       logger: deps.logger,
-      steps: {
+      hooks: {
         run: (jobId, action, message, step) => this.steps.run(jobId, action, message, step, true),
         ended: (outcome) => this.afterStep(outcome, true).catch((error: unknown) => this.report(outcome.job.id, 'write', error)),
         fail: (jobId, error, notify) => this.report(jobId, 'write', error, notify),
@@ -123,7 +119,10 @@ export class JobController implements vscode.Disposable {
   panelShown(): Promise<void> {
     if (!this.watcher) {
       this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/jobs/**'));
-      const changed = () => this.reload.request();
+      // The history's own objects change with every commit, which also changes the job's files.
+      const changed = (uri: vscode.Uri) => {
+        if (!uri.path.includes('/.history/')) this.reload.request();
+      };
       this.watcher.onDidCreate(changed);
       this.watcher.onDidChange(changed);
       this.watcher.onDidDelete(changed);
@@ -369,7 +368,10 @@ export class JobController implements vscode.Disposable {
 
   /** Changes this window's state of a job and shows it at once (the files are re-read separately). */
   private setLocal(jobId: string, change: Partial<JobLocalState>): void {
-    const next = { ...this.localOf(jobId), ...change };
+    const current = this.localOf(jobId);
+    // A pause asked for stays shown until the step ends (busy null); the step's progress does not hide it.
+    const keepPause = current.busy?.action === 'pause' && change.busy != null;
+    const next = { ...current, ...change, ...(keepPause ? { busy: current.busy } : {}) };
     this.local.set(jobId, next);
     if (this.viewInputs?.detail.job.id === jobId && this.selectedId === jobId) this.view = toJobView({ ...this.viewInputs, local: next });
     this.jobs = this.jobs.map((j) => (j.id === jobId ? { ...j, busy: next.busy !== null || next.pendingChat !== null } : j));

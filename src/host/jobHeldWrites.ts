@@ -19,8 +19,8 @@ import type { HeldWriteOwner, SqlReview } from './sqlReview';
 type Execution = Awaited<ReturnType<HeldWriteOwner['execute']>>;
 
 /** What the held writes need from the job controller. */
-export interface JobSteps {
-  /** Runs a step of the job with progress (see JobController.runStep); undefined when it did not run. */
+export interface HeldWriteHooks {
+  /** Runs a step of the job with progress (JobSteps.run); undefined when it did not run. */
   run(jobId: string, action: JobBusyView['action'], message: string, step: (runner: JobRunner) => Promise<JobOutcome>): Promise<JobOutcome | undefined>;
   /** Where a step ended (another write, the end, an error) shown to the person. */
   ended(outcome: JobOutcome): Promise<void>;
@@ -34,7 +34,7 @@ export interface JobHeldWritesDeps {
   review: SqlReview;
   runners: JobRunners;
   logger: Logger;
-  steps: JobSteps;
+  hooks: HeldWriteHooks;
 }
 
 export class JobHeldWrites {
@@ -62,7 +62,7 @@ export class JobHeldWrites {
       const document = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(document, { preview: false });
     }
-    this.deps.steps.changed();
+    this.deps.hooks.changed();
   }
 
   /** Gives a job held at a still-pending write its lens back (a window reload); true when it did. */
@@ -90,10 +90,10 @@ export class JobHeldWrites {
   private async execute(jobId: string, ticketId: string): Promise<Execution> {
     let outcome: JobOutcome | undefined;
     try {
-      outcome = await this.deps.steps.run(jobId, 'write', 'Running the approved write…', (runner) => runner.resumeFromTicket(jobId));
+      outcome = await this.deps.hooks.run(jobId, 'write', 'Running the approved write…', (runner) => runner.resumeFromTicket(jobId));
     } catch (error) {
       // SqlReview shows the failure on the lens and in a notification.
-      this.deps.steps.fail(jobId, error, false);
+      this.deps.hooks.fail(jobId, error, false);
       throw error;
     }
     const execution = outcome?.execution;
@@ -102,18 +102,18 @@ export class JobHeldWrites {
       throw new (coreServices().AgentError)('APPROVAL_NOT_APPROVED', `The job did not report running the write (${why}).`, 'See the job in the panel; Continue goes on from where it stopped.');
     }
     // The job went on after the write: its next stop may be another write, or the end.
-    void this.deps.steps.ended(outcome);
+    void this.deps.hooks.ended(outcome);
     return { rows: execution.rows, tables: execution.tables, undoFile: join(this.deps.runners.store().jobDir(jobId), execution.undoFile) };
   }
 
   /** Rejected (here, by a teammate, or voided by an edit): the job goes on without the write. */
   private async rejected(jobId: string): Promise<void> {
-    if (this.deps.steps.isFinal(jobId)) return;
+    if (this.deps.hooks.isFinal(jobId)) return;
     try {
-      const outcome = await this.deps.steps.run(jobId, 'write', 'Going on without the rejected write…', (runner) => runner.resumeFromTicket(jobId));
-      if (outcome) await this.deps.steps.ended(outcome);
+      const outcome = await this.deps.hooks.run(jobId, 'write', 'Going on without the rejected write…', (runner) => runner.resumeFromTicket(jobId));
+      if (outcome) await this.deps.hooks.ended(outcome);
     } catch (error) {
-      this.deps.steps.fail(jobId, error, true);
+      this.deps.hooks.fail(jobId, error, true);
     }
   }
 }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
 import type { HostMessage, JobIntent, PanelCommand, PanelState } from '../shared/protocol';
+import { panelPage } from './panelPage';
 import { assertNever, parseWebviewMessage } from '../shared/protocol';
 
 export const REVIEW_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';
@@ -120,27 +121,12 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
   private html(webview: vscode.Webview): string {
     const nonce = randomBytes(16).toString('base64');
     const asset = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...path)).toString();
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource} 'unsafe-inline'`,
-      `font-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource} data:`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="${csp}">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <link rel="stylesheet" href="${asset('media', 'panel.css')}">
-  <title>Postgres Agent</title>
-</head>
-<body>
-  <main id="app" aria-live="polite"><p class="muted">Loading…</p></main>
-  <script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
-</body>
-</html>`;
+    return panelPage({
+      cspSource: webview.cspSource,
+      nonce,
+      styles: `<link rel="stylesheet" href="${asset('media', 'panel.css')}">`,
+      scripts: `<script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>`,
+    });
   }
 
   dispose(): void {
