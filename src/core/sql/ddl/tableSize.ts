@@ -64,10 +64,9 @@ export interface SizeThresholds {
 const BYTES_PER_ROW = 100;
 
 export function sizeClass(facts: Pick<TableFacts, 'rows' | 'bytes'>, thresholds: SizeThresholds): SizeClass {
-  const rows = facts.rows ?? Math.round(facts.bytes / BYTES_PER_ROW);
-  // A table can be bloated (few live rows, many bytes): the bytes say how long a scan or rewrite takes.
-  const byBytes = Math.round(facts.bytes / BYTES_PER_ROW);
-  const effective = Math.max(rows, byBytes);
+  // The planner's row count when it has one (decision: a bloated table counts by its live rows); the bytes
+  // on disk, indexes included, only when the table was never analysed.
+  const effective = facts.rows ?? Math.round(facts.bytes / BYTES_PER_ROW);
   if (effective <= thresholds.smallTableRows) return 'small';
   if (effective >= thresholds.bigTableRows) return 'big';
   return 'medium';
