@@ -16,7 +16,7 @@ import type { Blocks, LockMode } from './lockModes';
 import { blocksOf, strongest } from './lockModes';
 import { refineWork } from './rewrite';
 import type { SizeClass, SizeThresholds, TableFacts } from './tableSize';
-import { describeSize, sizeClass, tableFacts } from './tableSize';
+import { describeTableSize, sizeClass, tableFacts } from './tableSize';
 
 /** One table's lock, as the report shows it (SPEC §6 `locks`: table, mode, blocks; the rest is additive). */
 export interface LockReport {
@@ -111,7 +111,7 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
       if (report.blocks === 'nothing') continue;
       if (report.work !== 'instant' && report.size !== 'small') {
         const what = report.work === 'rewrite' ? 'rewrite' : 'scan';
-        reasons.push(`it would hold ${report.mode} on ${report.table} (${describeSize({ rows: report.rows, bytes: report.bytes ?? 0 })}) for a ${what} of the table, blocking its ${report.blocks}`);
+        reasons.push(`it would hold ${report.mode} on ${report.table} (${describeTableSize({ rows: report.rows, bytes: report.bytes ?? 0 })}) for a ${what} of the table, blocking its ${report.blocks}`);
       } else {
         blockingPreview = true;
       }
@@ -149,12 +149,4 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
     warnings,
     facts,
   };
-}
-
-/** "blocks reads and writes of public.orders — 2.1M rows, 180 MB — for the whole rewrite" */
-export function describeLock(lock: LockReport): string {
-  const size = lock.rows === null && lock.bytes === null ? '' : ` — ${describeSize({ rows: lock.rows, bytes: lock.bytes ?? 0 })} —`;
-  const during = lock.work === 'rewrite' ? 'for the whole run; rewrites the table' : lock.work === 'scan' ? 'for the whole run (reads every row)' : 'briefly (catalog change only)';
-  const what = lock.blocks === 'nothing' ? `takes ${lock.mode} on ${lock.table}${size} (blocks no reads or writes)` : `blocks ${lock.blocks} of ${lock.table}${size} ${during}`;
-  return lock.blocks === 'nothing' ? what : `${what} (${lock.mode})`;
 }

@@ -390,7 +390,10 @@ function mergeLocks(locks: readonly PlannedLock[]): PlannedLock[] {
 
 function typeText(typeName: Rec | undefined): string {
   const parts = arr(typeName, 'names').map((p) => sval(p) ?? '?').filter((p) => p !== 'pg_catalog');
-  const mods = arr(typeName, 'typmods').map((m) => String(rec(rec(m, 'A_Const'), 'ival')?.ival ?? '')).filter(Boolean);
+  const mods = arr(typeName, 'typmods')
+    .map((m) => rec(rec(m, 'A_Const'), 'ival')?.ival)
+    .filter((v): v is number => typeof v === 'number')
+    .map(String);
   const bounds = arr(typeName, 'arrayBounds').length > 0 ? '[]' : '';
   return `${parts.join('.')}${mods.length > 0 ? `(${mods.join(',')})` : ''}${bounds}`;
 }

@@ -4,6 +4,7 @@
  * disk, and the relfilenode that tells afterwards whether a preview rewrote the storage.
  */
 import type { DbSession } from '../../db/db';
+import { describeSize } from '../../../shared/lockPhrases';
 import { quoteQualified } from '../tableEffects';
 
 export interface TableFacts {
@@ -73,21 +74,6 @@ export function sizeClass(facts: Pick<TableFacts, 'rows' | 'bytes'>, thresholds:
 }
 
 /** "2.1M rows, 180 MB" */
-export function describeSize(facts: Pick<TableFacts, 'rows' | 'bytes'>): string {
-  const rows = facts.rows === null ? 'rows unknown (never analysed)' : `${compact(facts.rows)} row${facts.rows === 1 ? '' : 's'}`;
-  return `${rows}, ${bytes(facts.bytes)}`;
-}
-
-function compact(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
-  return String(n);
-}
-
-function bytes(n: number): string {
-  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GB`;
-  if (n >= 1024 ** 2) return `${Math.round(n / 1024 ** 2)} MB`;
-  if (n >= 1024) return `${Math.round(n / 1024)} kB`;
-  return `${n} bytes`;
+export function describeTableSize(facts: Pick<TableFacts, 'rows' | 'bytes'>): string {
+  return describeSize(facts.rows, facts.bytes);
 }
