@@ -315,6 +315,22 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(document.positionAt(t.start), document.positionAt(t.end)) });
   }
 
+  /**
+   * "Use the safer statement" (issue 10): the safer SQL of the ticket's own lint finding goes through the
+   * same review as any SQL a person runs, in a new editor, and gets its own ticket; the original stays
+   * pending until someone rejects it (nothing is decided on the person's behalf).
+   */
+  async useSaferSql(ticketId: string, rule: string): Promise<void> {
+    const saferSql = this.tracked.get(ticketId)?.impact.lint.find((l) => l.rule === rule)?.saferSql;
+    if (saferSql === undefined) {
+      void vscode.window.showWarningMessage('That write has no safer statement to offer any more.');
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: saferSql });
+    await vscode.window.showTextDocument(document, { preview: false });
+    await this.review(document, 0, saferSql.length);
+  }
+
   async recheck(ticketId: string): Promise<void> {
     const t = this.tracked.get(ticketId);
     if (!t) return;
