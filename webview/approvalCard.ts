@@ -32,7 +32,7 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
   for (const finding of i.lint ?? []) {
     const safer: HTMLElement[] = [];
     if (finding.saferSql !== undefined) {
-      safer.push(el('pre', { class: 'sql' }, finding.saferSql));
+      safer.push(el('pre', { class: 'safer-sql', 'data-testid': 'safer-sql' }, finding.saferSql));
       if (a.status === 'pending' || a.status === 'stale') {
         safer.push(el('div', { class: 'buttons' }, button('Use the safer statement', 'use-safer-button', () => post({ type: 'useSaferSql', ticketId: a.ticketId, rule: finding.rule }), true)));
       }
