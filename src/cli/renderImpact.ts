@@ -8,13 +8,14 @@ import { columns, formatCount } from './format';
 const BAR_WIDTH = 24;
 
 export function renderImpact(impact: ImpactReport): string {
-  const previewed = impact.previewed ? `preview ${formatCount(impact.previewMs)} ms` : `not previewed (analysed in ${formatCount(impact.previewMs)} ms)`;
+  const previewed = (impact as Partial<ImpactReport>).previewed !== false ? `preview ${formatCount(impact.previewMs)} ms` : `not previewed (analysed in ${formatCount(impact.previewMs)} ms)`;
   const lines = [
     `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows · ${previewed}`,
   ];
-  if (!impact.transactional) lines.push('  CANNOT BE ROLLED BACK: runs outside a transaction, alone, once approved');
+  if ((impact as Partial<ImpactReport>).transactional === false) lines.push('  CANNOT BE ROLLED BACK: runs outside a transaction, alone, once approved');
   lines.push(...renderDdl(impact));
-  const ddlOnly = impact.locks.length > 0 && impact.locks.every((l) => l.mode !== 'ROW EXCLUSIVE');
+  const locks = (impact as Partial<ImpactReport>).locks ?? [];
+  const ddlOnly = locks.length > 0 && locks.every((l) => l.mode !== 'ROW EXCLUSIVE');
   if (impact.tables.length > 0) {
     const max = Math.max(...impact.tables.map((t) => t.inserted + t.updated + t.deleted), 1);
     lines.push(
@@ -43,7 +44,10 @@ export function renderImpact(impact: ImpactReport): string {
 }
 
 /** Locks, rewrites, dependents and lint of DDL and maintenance (SPEC §5.4a). */
-function renderDdl(impact: ImpactReport): string[] {
+function renderDdl(report: ImpactReport): string[] {
+  // Impacts stored before these fields existed (job checkpoints) have none of them.
+  const stored: Partial<ImpactReport> = report;
+  const impact = { locks: stored.locks ?? [], rewrites: stored.rewrites ?? [], dependents: stored.dependents ?? [], lint: stored.lint ?? [], previewed: stored.previewed !== false };
   const lines: string[] = [];
   // Plain data changes take ROW EXCLUSIVE, which blocks no reads or writes: not worth a line each.
   for (const lock of impact.locks.filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {

@@ -93,7 +93,7 @@ async function openFile(page: Page, name: string): Promise<void> {
 
 describe('Schema changes in VS Code: locks, lint and the safer statement', () => {
   const suite = workbenchSuite(SUITE, {
-    prepare: (workspace) => writeFileSync(join(workspace, 'index.sql'), `${INDEX_SQL};\n`),
+    prepare: (workspace) => writeFileSync(join(workspace, 'index.sql'), `${INDEX_SQL}\n`),
   });
   const workbench = () => suite.page();
   const explained = (check: () => Promise<void>) => suite.explained(check);

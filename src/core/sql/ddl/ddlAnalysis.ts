@@ -127,6 +127,7 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
         changes: plan.changes,
         locks: [...byTable.values()].map((r) => ({ relation: r.table, target: 'table' as const, mode: r.mode, work: r.work, why: r.why })),
         inUse,
+        notSmall: (table) => [...byTable.values()].some((r) => r.table === table && r.size !== 'small'),
         rewrites: refined.some((r) => r.work === 'rewrite' && plan.changes.some((c) => c.kind === 'addColumn' && c.table === r.table)),
         notNullProven: (table, column) => refined.some((r) => r.table === table && r.work === 'instant' && r.why.includes(`(${column} IS NOT NULL)`)),
         lockTimeoutMs: options.lockTimeoutMs,

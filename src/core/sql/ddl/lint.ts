@@ -24,6 +24,8 @@ export interface LintInput {
   locks: readonly (PlannedLock & { work: LockWork })[];
   /** Tables that are not empty (rows > 0 or unknown): most rules matter only for tables in use. */
   inUse: (table: string) => boolean;
+  /** Tables above the policy's small size: waiting for a lock on them is worth a word. */
+  notSmall: (table: string) => boolean;
   /** Volatile-default columns, from the catalog step. */
   rewrites: boolean;
   /** Whether SET NOT NULL on table.column is already proven by a validated CHECK. */
@@ -210,7 +212,7 @@ export function lintStatement(input: LintInput): LintFinding[] {
     }
   }
   const waiting = input.locks.filter((l) => blocksOf(l.mode) !== 'nothing');
-  if (waiting.length > 0 && input.lockTimeoutMs > 1000 && waiting.some((l) => input.inUse(l.relation))) {
+  if (waiting.length > 0 && input.lockTimeoutMs > 1000 && waiting.some((l) => input.notSmall(l.relation))) {
     findings.push({
       rule: 'require-timeout-settings',
       severity: 'info',
