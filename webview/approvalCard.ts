@@ -19,7 +19,7 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
   const i: Partial<ImpactView> = a.impact;
   const parts: HTMLElement[] = [];
   if (i.transactional === false) {
-    parts.push(el('p', { class: 'error-text', 'data-testid': 'not-transactional' }, 'Cannot be rolled back: it runs outside a transaction, alone, once approved.'));
+    parts.push(el('p', { class: 'error-text', 'data-testid': 'not-transactional' }, `${CANNOT_ROLL_BACK}: it runs outside a transaction, alone, once approved.`));
   }
   // Plain data changes take ROW EXCLUSIVE, which blocks no reads or writes: not worth a line.
   for (const lock of (i.locks ?? []).filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
@@ -49,6 +49,8 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
   }
   return parts;
 }
+
+const CANNOT_ROLL_BACK = 'Cannot be rolled back';
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
@@ -99,7 +101,8 @@ export function approvalCard(a: ApprovalView): HTMLElement {
     ...i.foreignKeyActions.map((f) => el('p', { class: 'muted' }, `foreign key ${f.constraint}: ${f.action} → ${f.table}`)),
     ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
     ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
-    ...i.warnings.map((w) => el('p', { class: 'warning-text' }, w)),
+    // "Cannot be rolled back" has its own line above (ddlSection).
+    ...i.warnings.filter((w) => !w.startsWith(CANNOT_ROLL_BACK)).map((w) => el('p', { class: 'warning-text' }, w)),
     ...(a.executed ? [el('p', {}, `Executed ${clock(a.executed.at)} · ${fmt(a.executed.rows)} rows`)] : []),
     ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
     el('div', { class: 'buttons' }, ...actions),

@@ -39,7 +39,8 @@ export function renderImpact(impact: ImpactReport): string {
   for (const fk of impact.foreignKeyActions) lines.push(`  foreign key ${fk.constraint}: ${fk.action} from ${fk.references} to ${fk.table}`);
   for (const t of impact.triggers) lines.push(`  trigger ${t.name} fires on ${t.table}`);
   if (impact.wouldFail) lines.push(`  WOULD FAIL: ${impact.wouldFail.message} (SQLSTATE ${impact.wouldFail.code})`);
-  for (const w of impact.warnings) lines.push(`  ! ${w}`);
+  // "Cannot be rolled back" has its own line at the top.
+  for (const w of impact.warnings.filter((x) => !x.startsWith('Cannot be rolled back'))) lines.push(`  ! ${w}`);
   return lines.join('\n');
 }
 

@@ -106,7 +106,7 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
         if (blocksOf(l.mode) !== 'nothing') reasons.push(`its lock is not free: ${finding}`);
       }
     }
-    if (!plan.transactional) reasons.push(`${statement.kind.replace(/Stmt$/, '')} cannot run inside a transaction, so it cannot be previewed (no rollback)`);
+    if (!plan.transactional) reasons.push('it runs outside a transaction, so no preview can roll it back');
     for (const report of byTable.values()) {
       if (report.blocks === 'nothing') continue;
       if (report.work !== 'instant' && report.size !== 'small') {
