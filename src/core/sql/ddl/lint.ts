@@ -253,3 +253,11 @@ function defaultName(table: string, suffix: string): string {
 function quoteIdent(name: string): string {
   return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }
+
+/** Lint findings in a line each, for the model that wrote the SQL (a job's held write): what, and the safer form. */
+export function lintForModel(findings: readonly LintFinding[]): string {
+  return findings
+    .filter((f) => f.severity !== 'info')
+    .map((f) => `\nLint ${f.rule}: ${f.message}${f.saferSql ? ` Safer: ${f.saferSql}` : ` ${f.advice}`}`)
+    .join('');
+}
