@@ -121,7 +121,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       expect(result.locks).toEqual([expect.objectContaining({ table: 'public.big', mode: 'ACCESS EXCLUSIVE', blocks: 'reads and writes', work: 'rewrite', rows: 3000 })]);
       expect(result.rewrites).toEqual(['public.big']);
       expect(result.risk).toBe('CRITICAL');
-      expect(result.lint).toContainEqual(expect.objectContaining({ rule: 'adding-field-with-volatile-default', saferSql: 'ALTER TABLE big ADD COLUMN x float8' }));
+      expect(result.lint).toContainEqual(expect.objectContaining({ rule: 'adding-field-with-default', saferSql: 'ALTER TABLE big ADD COLUMN x float8' }));
       expect(await filenode('big')).toBe(node);
     });
 

@@ -117,7 +117,7 @@ export function lintStatement(input: LintInput): LintFinding[] {
       case 'addColumn':
         if (input.rewrites && change.defaultSql !== null && input.inUse(change.table)) {
           findings.push({
-            rule: 'adding-field-with-volatile-default',
+            rule: 'adding-field-with-default',
             severity: 'error',
             message: `The default ${change.defaultSql} is volatile: ${change.table} is rewritten under ACCESS EXCLUSIVE (reads and writes wait for the whole rewrite).`,
             advice: `Add the column without a default, then SET DEFAULT for new rows, and fill old rows in small batches (UPDATE … WHERE id BETWEEN …).`,
