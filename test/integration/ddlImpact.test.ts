@@ -207,6 +207,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       ['ALTER TABLE big ADD CONSTRAINT b_key UNIQUE (b)', '23505', false],
       ['CREATE UNIQUE INDEX ON big (b)', '23505', false],
       ['ALTER TABLE big ADD FOREIGN KEY (small_id) REFERENCES small (id)', '23503', false],
+      ['ALTER TABLE big ADD FOREIGN KEY (small_id) REFERENCES small', '23503', false],
       // Catalog-only under its lock, so the bounded preview runs it (and sees it fail).
       ['ALTER TABLE big ADD COLUMN required int NOT NULL', '23502', true],
     ])('%s → %s (previewed: %s)', async (sql, code, previewed) => {

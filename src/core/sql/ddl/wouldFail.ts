@@ -23,7 +23,9 @@ interface Check {
 }
 
 export async function predictFailure(session: DbSession, changes: readonly DdlChange[], timeoutMs: number): Promise<Prediction> {
-  const checks = changes.flatMap(checkFor);
+  const resolved: DdlChange[] = [];
+  for (const change of changes) resolved.push(await withReferencedKey(session, change));
+  const checks = resolved.flatMap(checkFor);
   if (checks.length === 0) return { wouldFail: null, warnings: [] };
   const warnings: string[] = [];
   await session.query('BEGIN READ ONLY');
@@ -51,6 +53,19 @@ export async function predictFailure(session: DbSession, changes: readonly DdlCh
   } finally {
     await session.query('ROLLBACK');
   }
+}
+
+/** REFERENCES t without columns means t's primary key: read it from the catalog. */
+async function withReferencedKey(session: DbSession, change: DdlChange): Promise<DdlChange> {
+  if (change.kind !== 'addForeignKey' || change.refColumns.length > 0) return change;
+  const result = await session.query<{ name: string }>(
+    `SELECT a.attname AS name
+     FROM pg_constraint c CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)
+     JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+     WHERE c.conrelid = to_regclass($1) AND c.contype = 'p' ORDER BY k.n`,
+    [quoteQualified(change.refTable)],
+  );
+  return { ...change, refColumns: result.rows.map((r) => r.name) };
 }
 
 function isPlainRead(sql: string): boolean {
