@@ -75,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): void {
     decide: (ticketId, approve) => review.decide(ticketId, approve),
     openUndo: (ticketId) => review.openUndo(ticketId),
     openSql: (ticketId) => review.openSql(ticketId),
+    useSaferSql: (ticketId, rule) => review.useSaferSql(ticketId, rule),
     job: (intent) => jobs.handle(intent),
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);

@@ -1,6 +1,7 @@
 /** UX "Impact" view of one write: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
 import { clock } from '../src/shared/clock';
-import type { ApprovalView } from '../src/shared/protocol';
+import { describeLock } from '../src/shared/lockPhrases';
+import type { ApprovalView, ImpactView } from '../src/shared/protocol';
 import { button, el, fmt } from './dom';
 import { post } from './vscodeApi';
 
@@ -12,6 +13,48 @@ const STATUS_TEXT: Record<ApprovalView['status'], string> = {
   rejected: 'rejected — nothing ran',
   failed: 'failed — rolled back',
 };
+
+/** Locks, rewrites, dependents and lint of DDL (SPEC §5.4a); empty for impacts stored before they existed. */
+function ddlSection(a: ApprovalView): HTMLElement[] {
+  const i: Partial<ImpactView> = a.impact;
+  const parts: HTMLElement[] = [];
+  if (i.transactional === false) {
+    parts.push(el('p', { class: 'error-text', 'data-testid': 'not-transactional' }, `${CANNOT_ROLL_BACK}: it runs outside a transaction, alone, once approved.`));
+  }
+  // Plain data changes take ROW EXCLUSIVE, which blocks no reads or writes: not worth a line.
+  for (const lock of (i.locks ?? []).filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
+    const waits = lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : '';
+    parts.push(el('p', { class: lock.blocks === 'nothing' ? 'muted' : 'warning-text', 'data-testid': 'lock-line' }, `${capitalise(describeLock(lock))}${waits}`));
+  }
+  const unlocked = (i.rewrites ?? []).filter((t) => !(i.locks ?? []).some((l) => l.table === t && l.work === 'rewrite'));
+  if (unlocked.length > 0) parts.push(el('p', { class: 'warning-text' }, `Rewrites ${unlocked.join(', ')}`));
+  for (const d of i.dependents ?? []) parts.push(el('p', { class: 'muted', 'data-testid': 'dependent-line' }, `${d.kind} ${d.name}: ${d.effect}`));
+  for (const finding of i.lint ?? []) {
+    const safer: HTMLElement[] = [];
+    if (finding.saferSql !== undefined) {
+      safer.push(el('pre', { class: 'safer-sql', 'data-testid': 'safer-sql' }, finding.saferSql));
+      if (a.status === 'pending' || a.status === 'stale') {
+        safer.push(el('div', { class: 'buttons' }, button('Use the safer statement', 'use-safer-button', () => post({ type: 'useSaferSql', ticketId: a.ticketId, rule: finding.rule }), true)));
+      }
+    }
+    parts.push(
+      el(
+        'div',
+        { class: `lint lint-${finding.severity}`, 'data-testid': 'lint-finding', 'data-rule': finding.rule },
+        el('p', { class: finding.severity === 'info' ? 'muted' : finding.severity === 'error' ? 'error-text' : 'warning-text' }, `${finding.severity}: ${finding.message}`),
+        el('p', { class: 'muted' }, finding.advice),
+        ...safer,
+      ),
+    );
+  }
+  return parts;
+}
+
+const CANNOT_ROLL_BACK = 'Cannot be rolled back';
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 export function approvalCard(a: ApprovalView): HTMLElement {
   const i = a.impact;
@@ -36,7 +79,7 @@ export function approvalCard(a: ApprovalView): HTMLElement {
   const facts = [
     `planner estimate ${i.estimatedRows === null ? 'n/a' : fmt(i.estimatedRows)} (statement's own rows)`,
     `exact ${i.exactRows === null ? 'not previewed' : `${fmt(i.exactRows)} in ${i.tables.length} table${i.tables.length === 1 ? '' : 's'}`}`,
-    `preview ${fmt(i.previewMs)} ms`,
+    (i as Partial<ImpactView>).previewed === false ? `analysed without running in ${fmt(i.previewMs)} ms` : `preview ${fmt(i.previewMs)} ms`,
   ].join(' · ');
   const actions: HTMLElement[] = [];
   if (a.status === 'pending') {
@@ -54,10 +97,12 @@ export function approvalCard(a: ApprovalView): HTMLElement {
     el('pre', { class: 'sql' }, a.sql.trim()),
     bars,
     el('p', { class: 'muted' }, facts),
+    ...ddlSection(a),
     ...i.foreignKeyActions.map((f) => el('p', { class: 'muted' }, `foreign key ${f.constraint}: ${f.action} → ${f.table}`)),
     ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
     ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
-    ...i.warnings.map((w) => el('p', { class: 'warning-text' }, w)),
+    // "Cannot be rolled back" has its own line above (ddlSection).
+    ...i.warnings.filter((w) => !w.startsWith(CANNOT_ROLL_BACK)).map((w) => el('p', { class: 'warning-text' }, w)),
     ...(a.executed ? [el('p', {}, `Executed ${clock(a.executed.at)} · ${fmt(a.executed.rows)} rows`)] : []),
     ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
     el('div', { class: 'buttons' }, ...actions),

@@ -1,5 +1,6 @@
 /** Impact reports and read results as a person reads them in a terminal. */
 import type { ImpactReport } from '../core/sql/impactReport';
+import { describeLock } from '../shared/lockPhrases';
 import type { ReadResult } from '../core/sql/runRead';
 import type { JsonValue } from '../core/sql/valueEncoding';
 import { columns, formatCount } from './format';
@@ -7,9 +8,14 @@ import { columns, formatCount } from './format';
 const BAR_WIDTH = 24;
 
 export function renderImpact(impact: ImpactReport): string {
+  const previewed = (impact as Partial<ImpactReport>).previewed !== false ? `preview ${formatCount(impact.previewMs)} ms` : `not previewed (analysed in ${formatCount(impact.previewMs)} ms)`;
   const lines = [
-    `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows · preview ${formatCount(impact.previewMs)} ms`,
+    `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows · ${previewed}`,
   ];
+  if ((impact as Partial<ImpactReport>).transactional === false) lines.push('  CANNOT BE ROLLED BACK: runs outside a transaction, alone, once approved');
+  lines.push(...renderDdl(impact));
+  const locks = (impact as Partial<ImpactReport>).locks ?? [];
+  const ddlOnly = locks.length > 0 && locks.every((l) => l.mode !== 'ROW EXCLUSIVE');
   if (impact.tables.length > 0) {
     const max = Math.max(...impact.tables.map((t) => t.inserted + t.updated + t.deleted), 1);
     lines.push(
@@ -27,14 +33,35 @@ export function renderImpact(impact: ImpactReport): string {
         '  ',
       ),
     );
-  } else if (!impact.wouldFail) {
+  } else if (!impact.wouldFail && !ddlOnly) {
     lines.push('  no rows change');
   }
   for (const fk of impact.foreignKeyActions) lines.push(`  foreign key ${fk.constraint}: ${fk.action} from ${fk.references} to ${fk.table}`);
   for (const t of impact.triggers) lines.push(`  trigger ${t.name} fires on ${t.table}`);
   if (impact.wouldFail) lines.push(`  WOULD FAIL: ${impact.wouldFail.message} (SQLSTATE ${impact.wouldFail.code})`);
-  for (const w of impact.warnings) lines.push(`  ! ${w}`);
+  // "Cannot be rolled back" has its own line at the top.
+  for (const w of impact.warnings.filter((x) => !x.startsWith('Cannot be rolled back'))) lines.push(`  ! ${w}`);
   return lines.join('\n');
+}
+
+/** Locks, rewrites, dependents and lint of DDL and maintenance (SPEC §5.4a). */
+function renderDdl(report: ImpactReport): string[] {
+  // Impacts stored before these fields existed (job checkpoints) have none of them.
+  const stored: Partial<ImpactReport> = report;
+  const impact = { locks: stored.locks ?? [], rewrites: stored.rewrites ?? [], dependents: stored.dependents ?? [], lint: stored.lint ?? [], previewed: stored.previewed !== false };
+  const lines: string[] = [];
+  // Plain data changes take ROW EXCLUSIVE, which blocks no reads or writes: not worth a line each.
+  for (const lock of impact.locks.filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
+    lines.push(`  lock: ${describeLock(lock)}${lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : ''}`);
+  }
+  if (impact.rewrites.length > 0) lines.push(`  rewrites: ${impact.rewrites.join(', ')}${impact.previewed ? ' (seen by the preview)' : ' (predicted)'}`);
+  for (const d of impact.dependents) lines.push(`  depends: ${d.kind} ${d.name} — ${d.effect}`);
+  for (const l of impact.lint) {
+    lines.push(`  lint ${l.severity} ${l.rule}: ${l.message}`);
+    lines.push(`       ${l.advice}`);
+    if (l.saferSql) lines.push(`       safer: ${l.saferSql}`);
+  }
+  return lines;
 }
 
 const MAX_CELL = 60;

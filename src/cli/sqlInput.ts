@@ -37,6 +37,7 @@ export function safetySettings(flags: CommonFlags, config?: WorkspaceConfig): Sa
       ...DEFAULT_SAFETY.policy,
       autoApproveMaxRisk: config?.approval?.autoApproveMaxRisk ?? DEFAULT_SAFETY.policy.autoApproveMaxRisk,
       criticalTables: config?.safety?.criticalTables ?? DEFAULT_SAFETY.policy.criticalTables,
+      thresholds: { ...DEFAULT_SAFETY.policy.thresholds, ...definedOnly(config?.safety?.riskThresholds ?? {}) },
     },
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
     ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
@@ -59,4 +60,8 @@ export function ticketSummary(ticket: Ticket) {
     createdAt: ticket.createdAt,
     expiresAt: ticket.expiresAt,
   };
+}
+
+function definedOnly<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

@@ -21,6 +21,8 @@ export interface PanelHost {
   decide(ticketId: string, approve: boolean): Promise<void>;
   openUndo(ticketId: string): Promise<void>;
   openSql(ticketId: string): Promise<void>;
+  /** Reviews the safer statement a lint finding of the ticket offers, as a new write with its own ticket. */
+  useSaferSql(ticketId: string, rule: string): Promise<void>;
   /** A job intent, already parsed; the host checks it applies to the job as it stands. */
   job(intent: JobIntent): Promise<void>;
 }
@@ -93,6 +95,9 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
         return;
       case 'openSql':
         void this.host.openSql(message.ticketId);
+        return;
+      case 'useSaferSql':
+        void this.host.useSaferSql(message.ticketId, message.rule);
         return;
       case 'selectJob':
       case 'approvePlan':

@@ -5,7 +5,7 @@ import type { Risk } from '../core/sql/impactReport';
 
 export function safetySettings(defaults: SafetySettings): SafetySettings {
   const c = vscode.workspace.getConfiguration('postgresAgent');
-  const thresholds = c.get<{ low?: number; medium?: number; high?: number }>('safety.riskThresholds') ?? {};
+  const thresholds = c.get<{ low?: number; medium?: number; high?: number; smallTableRows?: number; bigTableRows?: number }>('safety.riskThresholds') ?? {};
   return {
     ...defaults,
     maxRows: c.get<number>('query.maxRows') ?? defaults.maxRows,

@@ -10,6 +10,7 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
 import { clock } from '../shared/clock';
 import type { ErrorInfo } from '../shared/errorCodes';
+import { describeLock } from '../shared/lockPhrases';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../shared/protocol';
 import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
@@ -315,6 +316,22 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     await vscode.window.showTextDocument(document, { selection: new vscode.Range(document.positionAt(t.start), document.positionAt(t.end)) });
   }
 
+  /**
+   * "Use the safer statement" (issue 10): the safer SQL of the ticket's own lint finding goes through the
+   * same review as any SQL a person runs, in a new editor, and gets its own ticket; the original stays
+   * pending until someone rejects it (nothing is decided on the person's behalf).
+   */
+  async useSaferSql(ticketId: string, rule: string): Promise<void> {
+    const saferSql = ((this.tracked.get(ticketId)?.impact as Partial<ImpactView> | undefined)?.lint ?? []).find((l) => l.rule === rule)?.saferSql;
+    if (saferSql === undefined) {
+      void vscode.window.showWarningMessage('That write has no safer statement to offer any more.');
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: saferSql });
+    await vscode.window.showTextDocument(document, { preview: false });
+    await this.review(document, 0, saferSql.length);
+  }
+
   async recheck(ticketId: string): Promise<void> {
     const t = this.tracked.get(ticketId);
     if (!t) return;
@@ -342,6 +359,10 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           lens('$(check) Approve & run', 'postgresAgent.approveTicket', t.ticketId);
           lens('$(x) Reject', 'postgresAgent.rejectTicket', t.ticketId);
           lens('Show impact', 'postgresAgent.showImpact', t.ticketId);
+          // Issue 10: a schema change says what it locks (and that it cannot be rolled back) where it is approved.
+          // Impacts stored before these fields existed (job checkpoints) have none.
+          for (const l of ((t.impact as Partial<ImpactView>).locks ?? []).filter((x) => x.blocks !== 'nothing')) lens(`$(lock) ${describeLock(l)}`, 'postgresAgent.showImpact', t.ticketId);
+          if ((t.impact as Partial<ImpactView>).transactional === false) lens('$(alert) Cannot be rolled back', 'postgresAgent.showImpact', t.ticketId);
           break;
         case 'stale':
           lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);

@@ -65,6 +65,22 @@ export interface ImpactView {
   warnings: string[];
   triggers: { table: string; name: string }[];
   foreignKeyActions: { constraint: string; table: string; references: string; action: string }[];
+  /** DDL and maintenance (SPEC §5.4a): whether a preview ran, locks with table sizes, rewrites, dependents, lint. */
+  previewed: boolean;
+  locks: {
+    table: string;
+    mode: string;
+    blocks: 'reads and writes' | 'writes' | 'nothing';
+    work: 'instant' | 'scan' | 'rewrite';
+    rows: number | null;
+    bytes: number | null;
+    waitsBehind: number;
+  }[];
+  rewrites: string[];
+  dependents: { kind: string; name: string; effect: string }[];
+  lint: { rule: string; severity: 'error' | 'warning' | 'info'; message: string; advice: string; saferSql?: string }[];
+  /** False: runs outside a transaction and cannot be rolled back. */
+  transactional: boolean;
 }
 
 export type AnswerStatus = 'running' | 'answered' | 'held' | 'executed' | 'rejected' | 'refused' | 'failed' | 'cancelled';
@@ -271,6 +287,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('decide'), ticketId, approve: z.boolean() }),
   z.strictObject({ type: z.literal('openUndo'), ticketId }),
   z.strictObject({ type: z.literal('openSql'), ticketId }),
+  /** "Use the safer statement": the host takes the SQL from the ticket's own lint finding, never from the panel. */
+  z.strictObject({ type: z.literal('useSaferSql'), ticketId, rule: z.string().check(z.regex(/^[a-z][a-z-]{0,59}$/)) }),
   // Jobs: every intent names the job it was shown for, so a stale click can never act on another job.
   z.strictObject({ type: z.literal('selectJob'), jobId }),
   z.strictObject({ type: z.literal('approvePlan'), jobId }),

@@ -45,6 +45,12 @@ function impact(overrides: Partial<ImpactReport> = {}): ImpactReport {
     warnings: [],
     foreignKeyActions: [],
     triggers: [{ table: 'public.orders', name: 'orders_log' }],
+    previewed: true,
+    locks: [],
+    rewrites: [],
+    dependents: [],
+    lint: [],
+    transactional: true,
     ...overrides,
   };
 }

@@ -5,7 +5,7 @@ import { assessRisk, DEFAULT_RISK_POLICY, requiresApproval } from '../../src/cor
 function classification(overrides: Partial<StatementClassification> = {}): Classification {
   const statement: StatementClassification = {
     sql: 'DELETE FROM orders WHERE id = 1', offset: 0, kind: 'DeleteStmt', nodeKinds: ['DeleteStmt'], class: 'write',
-    decision: 'approve', reasons: [], writesTo: ['orders'], tables: ['orders'], unboundedWrite: false, destructive: false, sideEffects: [],
+    decision: 'approve', reasons: [], writesTo: ['orders'], tables: ['orders'], unboundedWrite: false, destructive: false, sideEffects: [], transactional: true,
     ...overrides,
   };
   return { statements: [statement], class: statement.class, decision: statement.decision, reasons: [] };
@@ -36,7 +36,7 @@ describe('assessRisk (SPEC §5.5)', () => {
   });
 
   it('honours configured thresholds', () => {
-    const policy = { ...DEFAULT_RISK_POLICY, thresholds: { low: 1, medium: 2, high: 3 } };
+    const policy = { ...DEFAULT_RISK_POLICY, thresholds: { ...DEFAULT_RISK_POLICY.thresholds, low: 1, medium: 2, high: 3 } };
     expect(assessRisk({ classification: classification(), rows: 3, tables: [] }, policy).risk).toBe('HIGH');
   });
 });

@@ -101,6 +101,36 @@ const impactSchema = z.object({
     z.object({ constraint: z.string(), table: z.string(), references: z.string(), action: z.string() }),
   ),
   triggers: z.array(z.object({ table: z.string(), name: z.string() })),
+  // DDL impact (SPEC §5.4a); the defaults read tickets stored before these fields existed.
+  previewed: z.boolean().default(true),
+  locks: z
+    .array(
+      z.object({
+        table: z.string(),
+        mode: z.enum(['ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE']),
+        blocks: z.enum(['reads and writes', 'writes', 'nothing']),
+        work: z.enum(['instant', 'scan', 'rewrite']),
+        rows: z.number().nullable(),
+        bytes: z.number().nullable(),
+        waitsBehind: z.number(),
+        why: z.string(),
+      }),
+    )
+    .default([]),
+  rewrites: z.array(z.string()).default([]),
+  dependents: z.array(z.object({ kind: z.string(), name: z.string(), effect: z.string() })).default([]),
+  lint: z
+    .array(
+      z.object({
+        rule: z.string(),
+        severity: z.enum(['error', 'warning', 'info']),
+        message: z.string(),
+        advice: z.string(),
+        saferSql: z.string().optional(),
+      }),
+    )
+    .default([]),
+  transactional: z.boolean().default(true),
 });
 
 const ticketSchema: z.ZodType<Ticket> = z.object({

@@ -41,6 +41,12 @@ export interface StatementClassification {
    * the impact preview never runs such a statement.
    */
   sideEffects: string[];
+  /**
+   * False for statements PostgreSQL runs only outside a transaction block (CREATE/DROP INDEX CONCURRENTLY,
+   * REINDEX … CONCURRENTLY, VACUUM, ALTER TYPE … ADD VALUE, DETACH PARTITION … CONCURRENTLY): held for
+   * approval, never previewed, run alone and cannot be rolled back (SPEC §5.4a).
+   */
+  transactional: boolean;
 }
 
 export interface Classification {

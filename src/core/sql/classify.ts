@@ -71,6 +71,12 @@ export function classifyParsed(parsed: ParsedInput): Classification {
   const statements = results.map((r) => r.statement);
   const many = statements.length > 1;
   const reasons = many ? [`${statements.length} statements: each is reviewed on its own`] : [];
+  const alone = statements.find((s) => !s.transactional);
+  if (many && alone) {
+    // It runs outside any transaction: together with others, a failure half-way could not be rolled back.
+    alone.decision = 'refuse';
+    reasons.push(`${alone.kind.replace(/Stmt$/, '')} runs outside a transaction and must be sent alone, not with other statements`);
+  }
   for (const reason of statements.flatMap((s) => s.reasons)) if (!reasons.includes(reason)) reasons.push(reason);
   const decision = statements.some((s) => s.decision === 'refuse')
     ? 'refuse'
@@ -83,7 +89,7 @@ export function classifyParsed(parsed: ParsedInput): Classification {
 function classifyStatement(stmt: ParsedStatement): { statement: StatementClassification; params: State['params'] } {
   const st: State = {
     facts: [], kinds: new Set(), tables: [], writesTo: [], cteNames: new Set(),
-    unbounded: false, destructive: false, sideEffects: [], params: [],
+    unbounded: false, destructive: false, sideEffects: [], params: [], transactional: true,
   };
   walk(stmt, st);
   if (st.facts.length === 0) {
@@ -112,6 +118,7 @@ function classifyStatement(stmt: ParsedStatement): { statement: StatementClassif
     unboundedWrite: st.unbounded,
     destructive: st.destructive,
     sideEffects: unique(st.sideEffects),
+    transactional: st.transactional,
   };
   return { statement, params: st.params };
 }

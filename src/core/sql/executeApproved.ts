@@ -17,6 +17,7 @@ import type { ChangedTable } from './tableEffects';
 import { attributeEffects, diffStats, readXactStats, resolveTables } from './tableEffects';
 import type { UndoScript } from './undoCapture';
 import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
+import { executeClaimedOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
 
 export interface ExecuteOptions {
   statementTimeoutMs: number;
@@ -44,6 +45,10 @@ export async function executeApproved(
 ): Promise<ExecutionResult> {
   const started = performance.now();
   const ticket = await store.claim(request.ticketId, { sqlHash: sqlHash(request.sql), connection: request.connection });
+  // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
+  if (runsOutsideTransaction(request.classification.statements)) {
+    return executeClaimedOutsideTransaction(db, store, ticket, request.classification, options, started);
+  }
   const log = { ticket: ticket.id, db: db.label };
   options.logger.info('executing approved write', log);
   let outcome: { tables: TableEffect[]; undo: UndoScript };

@@ -14,11 +14,21 @@ import type { RiskPolicy } from './risk';
 import { assessRisk, requiresApproval } from './risk';
 import type { ChangedTable } from './tableEffects';
 import { attributeEffects, diffStats, mergeCounts, quoteQualified, readXactStats, resolveTables } from './tableEffects';
+import type { DdlAnalysis } from './ddl/ddlAnalysis';
+import { analyseDdl } from './ddl/ddlAnalysis';
+import { blockersOf, PREVIEW_BLOCKING_BUDGET_MS, PREVIEW_LOCK_WAIT_MS } from './ddl/ddlPreview';
+import { relfilenodes } from './ddl/tableSize';
+import { predictFailure } from './ddl/wouldFail';
 
 export interface ImpactOptions {
   previewTimeoutMs: number;
   lockTimeoutMs: number;
   policy: RiskPolicy;
+  /**
+   * Called inside the preview's transaction once its statements ran, before the ROLLBACK: lets a test or
+   * benchmark observe what the open preview blocks (SPEC §5.4a is asserted by observation, not timing).
+   */
+  whilePreviewOpen?: () => Promise<void>;
 }
 
 /** A planner estimate this many times off the exact count earns a warning. */
@@ -30,22 +40,48 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
     throw new AgentError('SQL_REFUSED', `Refused: ${refused.reasons.join('; ')}.`, 'This statement never runs through Postgres Agent; run it yourself outside the agent if you must.');
   }
   const started = performance.now();
-  const unsafe = classification.statements.map(whyNotPreviewable).filter((why): why is string => why !== undefined);
-  const preview: PreviewOutcome =
-    unsafe.length > 0
-      ? { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: unsafe.map((why) => `Not previewed: ${why}.`) }
-      : await db.withSession((session) => previewInTransaction(session, classification.statements, options));
+  const ddl = await db.withSession((session) =>
+    analyseDdl(session, classification.statements, { thresholds: options.policy.thresholds, lockTimeoutMs: options.lockTimeoutMs }),
+  );
+  const unsafe = classification.statements
+    .map((s, i) => whyNotPreviewable(s, ddl.plans[i]?.known === true))
+    .filter((why): why is string => why !== undefined);
+  let preview: PreviewOutcome;
+  if (unsafe.length > 0) {
+    preview = { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: unsafe.map((why) => `Not previewed: ${why}.`), rewrites: null };
+  } else if (ddl.noPreview !== null) {
+    preview = { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: [`Not previewed: ${ddl.noPreview}; analysed from the catalog instead.`], rewrites: null };
+  } else {
+    preview = await db.withSession((session) => previewInTransaction(session, classification.statements, options, ddl));
+  }
+  const previewed = preview.rewrites !== null;
+  let wouldFail = preview.wouldFail;
+  const predictionWarnings: string[] = [];
+  if (!previewed && wouldFail === null) {
+    // Nothing ran: what the catalog and read-only queries prove instead (READ ONLY, ACCESS SHARE at most).
+    wouldFail = ddl.wouldFail;
+    if (wouldFail === null && unsafe.length === 0) {
+      const prediction = await db.withSession((session) => predictFailure(session, ddl.changes, options.previewTimeoutMs));
+      wouldFail = prediction.wouldFail;
+      predictionWarnings.push(...prediction.warnings);
+    }
+    if (wouldFail !== null) predictionWarnings.push('Would fail: predicted from the catalog and a read-only query, without running the statement.');
+  }
   const previewMs = Math.round(performance.now() - started);
 
   const touched = preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
   const rows = preview.exactRows ?? preview.estimatedRows ?? 0;
-  const assessed = assessRisk({ classification, rows, tables: touched }, options.policy);
-  // What cannot be previewed cannot be measured: never rate it below HIGH.
+  const rewrites = preview.rewrites ?? ddl.rewrites;
+  const locks = ddl.locks.map((l) => (rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const }));
+  const assessed = assessRisk({ classification, rows, tables: touched, ddl: { locks, rewrites } }, options.policy);
+  // What cannot be previewed cannot be measured: never rate it below HIGH (DDL the lock model knows is
+  // measured by lock × size × rewrite instead).
   const { risk, reasons } =
     unsafe.length > 0 && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf('HIGH')
       ? { risk: 'HIGH' as const, reasons: [...assessed.reasons, 'its effect could not be measured beforehand, so it is at least HIGH'] }
       : assessed;
-  const warnings = [...preview.warnings, ...reasons.map((r) => `Risk: ${r}.`)];
+  const warnings = [...ddl.warnings, ...preview.warnings, ...predictionWarnings, ...reasons.map((r) => `Risk: ${r}.`)];
+  if (!ddl.transactional) warnings.unshift('Cannot be rolled back: it runs outside a transaction, alone, once approved.');
   if (preview.exactRows !== null && preview.estimatedRows !== null) {
     const [low, high] = [Math.min(preview.exactRows, preview.estimatedRows), Math.max(preview.exactRows, preview.estimatedRows)];
     if (high >= 10 && high > Math.max(low, 1) * ESTIMATE_WARNING_RATIO) {
@@ -59,11 +95,17 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
     tables: preview.effects?.tables ?? [],
     risk,
     requiresApproval: requiresApproval(classification, risk, options.policy),
-    wouldFail: preview.wouldFail,
+    wouldFail,
     previewMs,
     warnings,
     foreignKeyActions: preview.effects?.foreignKeyActions ?? [],
     triggers: preview.effects?.triggers ?? [],
+    previewed,
+    locks: locks.map((l) => ({ table: l.table, mode: l.mode, blocks: l.blocks, work: l.work, rows: l.rows, bytes: l.bytes, waitsBehind: l.waitsBehind, why: l.why })),
+    rewrites,
+    dependents: ddl.dependents,
+    lint: ddl.lint,
+    transactional: ddl.transactional,
   };
 }
 
@@ -79,10 +121,12 @@ const NEVER_PREVIEWED: Record<string, string> = {
  * Why running a statement inside BEGIN … ROLLBACK would not be harmless, if it would not: only data
  * changes and DDL are previewed, and only when they call no function whose effect survives a rollback.
  */
-export function whyNotPreviewable(statement: StatementClassification): string | undefined {
+export function whyNotPreviewable(statement: StatementClassification, lockModelKnows = false): string | undefined {
   const never = NEVER_PREVIEWED[statement.kind];
   if (never) return never;
   if (statement.sideEffects.length > 0) return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
+  // Maintenance the lock model knows (REINDEX, CLUSTER, ANALYZE) is previewed under the DDL rules.
+  if (lockModelKnows && statement.class === 'admin') return undefined;
   if (statement.class !== 'write' && statement.class !== 'ddl') return `${statement.kind} is ${statement.class === 'session' ? 'a session change' : `${statement.class} work`}, not a data change`;
   return undefined;
 }
@@ -93,49 +137,105 @@ interface PreviewOutcome {
   effects: Awaited<ReturnType<typeof attributeEffects>> | null;
   wouldFail: ImpactReport['wouldFail'];
   warnings: string[];
+  /** Tables whose relfilenode the preview changed (a rewrite, seen); null when the preview did not complete. */
+  rewrites: string[] | null;
 }
+
+const DML_KINDS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
 
 async function previewInTransaction(
   session: DbSession,
   statements: readonly StatementClassification[],
   options: ImpactOptions,
+  ddl: DdlAnalysis,
 ): Promise<PreviewOutcome> {
   const warnings: string[] = [];
   let estimatedRows: number | null = 0;
+  const sequenced = await tablesUsingSequences(session, statements);
+  const sequenceWarning = (failed: boolean) =>
+    failed
+      ? `The failed preview may still have used sequence values of ${sequenced.join(', ')}: they are not given back (ids may have gaps).`
+      : 'Sequence values used by the preview are not given back by its rollback (ids may have gaps).';
+  const oids = [...ddl.facts.values()].map((f) => f.oid);
+  // SPEC §5.4a: while a lock that blocks reads or writes may be held, the whole transaction stays within
+  // the bound: a short wait for the lock, then statements stopped when the budget is spent.
+  const bounded = ddl.blockingPreview;
+  const lockTimeoutMs = bounded ? Math.min(options.lockTimeoutMs, PREVIEW_LOCK_WAIT_MS) : options.lockTimeoutMs;
   await session.query('BEGIN');
   try {
-    await setLocalTimeouts(session, options.previewTimeoutMs, options.lockTimeoutMs);
+    await setLocalTimeouts(session, bounded ? PREVIEW_BLOCKING_BUDGET_MS : options.previewTimeoutMs, lockTimeoutMs);
     const before = await readXactStats(session);
+    const nodesBefore = await relfilenodes(session, oids);
     const truncated: ChangedTable[] = [];
     const directRelids: number[] = [];
+    let firstLockAt: number | undefined;
     try {
       for (const statement of statements) {
-        const estimate = await planEstimate(session, statement.sql);
+        const dml = DML_KINDS.has(statement.kind);
+        const estimate = dml ? await planEstimate(session, statement.sql) : null;
         estimatedRows = estimate === null || estimatedRows === null ? null : estimatedRows + estimate;
         directRelids.push(...(await resolveTables(session, statement.writesTo)));
         if (statement.kind === 'TruncateStmt') truncated.push(...(await countRows(session, statement.writesTo)));
+        if (bounded) {
+          firstLockAt ??= performance.now();
+          const left = Math.max(1, Math.round(PREVIEW_BLOCKING_BUDGET_MS - (performance.now() - firstLockAt)));
+          await session.query(`SET LOCAL statement_timeout = ${left}`);
+        }
         await session.query(statement.sql);
       }
+      if (options.whilePreviewOpen) await options.whilePreviewOpen();
     } catch (error) {
       if (!(error instanceof DbQueryError)) throw error;
+      if (sequenced.length > 0) warnings.push(sequenceWarning(true));
+      if (bounded && (error.sqlState === '57014' || error.sqlState === '55P03')) {
+        // Our own bound stopped it: not a failure of the statement, a finding about its locks.
+        await session.query('ROLLBACK');
+        await session.query('BEGIN');
+        const waiting = error.sqlState === '55P03' ? await Promise.all(oids.map((oid) => blockersOf(session, oid))) : [];
+        const behind = waiting.reduce((a, b) => Math.max(a, b), 0);
+        warnings.push(
+          error.sqlState === '55P03'
+            ? `Not previewed: its lock was not free within ${lockTimeoutMs} ms (waits behind ${behind} session${behind === 1 ? '' : 's'}); it stopped waiting so that no one queued behind it.`
+            : `Not previewed to the end: it was stopped after ${PREVIEW_BLOCKING_BUDGET_MS} ms so as not to block other sessions; under its lock it takes longer than that.`,
+        );
+        return { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings, rewrites: null };
+      }
       if (error.sqlState === '57014') {
         warnings.push(`The preview was stopped by its ${options.previewTimeoutMs} ms time limit; the write itself may take longer.`);
       }
-      return { estimatedRows, exactRows: null, effects: null, wouldFail: { code: error.sqlState, message: error.message }, warnings };
+      return { estimatedRows, exactRows: null, effects: null, wouldFail: { code: error.sqlState, message: error.message }, warnings, rewrites: [] };
     }
+    const nodesAfter = await relfilenodes(session, oids);
+    const emptied = new Set(statements.filter((s) => s.kind === 'TruncateStmt').flatMap((s) => s.writesTo));
+    const rewrites = [...ddl.facts.values()]
+      .filter((f) => nodesBefore.get(f.oid) !== nodesAfter.get(f.oid) && ![...emptied].some((t) => f.table === t || f.table.endsWith(`.${t}`)))
+      .map((f) => f.table);
     const changed = mergeCounts(diffStats(before, await readXactStats(session)), truncated);
     const effects = await attributeEffects(session, changed, directRelids);
     const exactRows = effects.tables.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
-    if (effects.tables.some((t) => t.inserted > 0)) {
-      warnings.push('Sequence values used by the preview are not given back by its rollback (ids may have gaps).');
-    }
+    if (effects.tables.some((t) => t.inserted > 0) || sequenced.length > 0) warnings.push(sequenceWarning(false));
     if (truncated.length > 0 && statements.some((s) => s.kind === 'TruncateStmt' && /\bcascade\b/i.test(s.sql))) {
       warnings.push('TRUNCATE … CASCADE also empties every table that references these; only the named tables are counted.');
     }
-    return { estimatedRows, exactRows, effects, wouldFail: null, warnings };
+    return { estimatedRows, exactRows, effects, wouldFail: null, warnings, rewrites };
   } finally {
     await session.query('ROLLBACK');
   }
+}
+
+/** Tables an INSERT or MERGE of the input fills whose columns draw from a sequence (serial or identity). */
+async function tablesUsingSequences(session: DbSession, statements: readonly StatementClassification[]): Promise<string[]> {
+  const targets = statements.filter((s) => s.kind === 'InsertStmt' || s.kind === 'MergeStmt').flatMap((s) => s.writesTo);
+  if (targets.length === 0) return [];
+  const result = await session.query<{ name: string }>(
+    `SELECT DISTINCT c.oid::regclass::text AS name
+     FROM unnest($1::text[]) AS t(n) JOIN pg_class c ON c.oid = to_regclass(t.n)
+     WHERE EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attidentity <> '' AND NOT a.attisdropped)
+        OR EXISTS (SELECT 1 FROM pg_attrdef d WHERE d.adrelid = c.oid AND pg_get_expr(d.adbin, d.adrelid) LIKE '%nextval(%')
+     ORDER BY 1`,
+    [targets.map(quoteQualified)],
+  );
+  return result.rows.map((r) => r.name);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The impact of a write (SPEC §5.4, §6 `impact --json`): the planner's estimate, the exact per-table
- * effects of a preview run in BEGIN … ROLLBACK, the risk, and whether the preview failed.
+ * The impact of a write (SPEC §5.4, §5.4a, §6 `impact --json`): the planner's estimate, the exact per-table
+ * effects of a preview run in BEGIN … ROLLBACK, the risk, whether the preview failed, and for DDL and
+ * maintenance the locks, rewrites, dependents and lint found without blocking anyone.
  */
 
 export type Risk = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
@@ -49,4 +50,45 @@ export interface ImpactReport {
   /** Beyond SPEC §6's shape (additive): what the preview saw fire. */
   foreignKeyActions: ForeignKeyActionFired[];
   triggers: TriggerFired[];
+  /** Whether the statements ran in a preview (BEGIN … ROLLBACK) to the end or to their failure. */
+  previewed: boolean;
+  /** The lock each table gets and what it blocks (SPEC §6: table, mode, blocks; the rest is additive). */
+  locks: TableLock[];
+  /** Tables ("schema.name") whose storage is rewritten: seen by the preview's relfilenode, else predicted. */
+  rewrites: string[];
+  dependents: DependentObject[];
+  lint: LintFindingView[];
+  /** False: runs outside a transaction (CREATE INDEX CONCURRENTLY, VACUUM…) and cannot be rolled back. */
+  transactional: boolean;
+}
+
+export type LockModeName =
+  | 'ACCESS SHARE' | 'ROW SHARE' | 'ROW EXCLUSIVE' | 'SHARE UPDATE EXCLUSIVE' | 'SHARE' | 'SHARE ROW EXCLUSIVE' | 'EXCLUSIVE' | 'ACCESS EXCLUSIVE';
+
+export interface TableLock {
+  table: string;
+  mode: LockModeName;
+  blocks: 'reads and writes' | 'writes' | 'nothing';
+  /** How long it is held: a catalog change (instant), a scan of the table, or a rewrite of it. */
+  work: 'instant' | 'scan' | 'rewrite';
+  /** The planner's row estimate (null: never analysed) and bytes on disk of the table. */
+  rows: number | null;
+  bytes: number | null;
+  /** Sessions holding or awaiting a conflicting lock when the impact was computed. */
+  waitsBehind: number;
+  why: string;
+}
+
+export interface DependentObject {
+  kind: string;
+  name: string;
+  effect: string;
+}
+
+export interface LintFindingView {
+  rule: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  advice: string;
+  saferSql?: string;
 }

@@ -1,11 +1,15 @@
 /** Risk of a write (SPEC §5.5), from the rows it touches in all tables and what kind of statement it is. */
 import type { Classification } from './classification';
-import type { Risk } from './impactReport';
+import type { Risk, TableLock } from './impactReport';
+import { sizeClass } from './ddl/tableSize';
 import { RISK_ORDER } from './impactReport';
 
 export interface RiskPolicy {
-  /** Rows touched up to which a write is LOW, MEDIUM, HIGH; above `high` it is CRITICAL. */
-  thresholds: { low: number; medium: number; high: number };
+  /**
+   * Rows touched up to which a write is LOW, MEDIUM, HIGH; above `high` it is CRITICAL. For DDL (SPEC §5.4a):
+   * a table up to `smallTableRows` is small (locks on it are brief), from `bigTableRows` it is big.
+   */
+  thresholds: { low: number; medium: number; high: number; smallTableRows: number; bigTableRows: number };
   /** `name` or `schema.name`: writes touching them count one level higher. */
   criticalTables: readonly string[];
   /** Writes (class 'write' only) up to this risk run without a person; 'none' = every write asks. */
@@ -13,7 +17,7 @@ export interface RiskPolicy {
 }
 
 export const DEFAULT_RISK_POLICY: RiskPolicy = {
-  thresholds: { low: 10, medium: 100, high: 1000 },
+  thresholds: { low: 10, medium: 100, high: 1000, smallTableRows: 10_000, bigTableRows: 1_000_000 },
   criticalTables: [],
   autoApproveMaxRisk: 'none',
 };
@@ -24,6 +28,8 @@ export interface RiskInput {
   rows: number;
   /** Every table touched, "schema.name". */
   tables: readonly string[];
+  /** DDL and maintenance: the locks taken, with the table's size, and the tables rewritten. */
+  ddl?: { locks: readonly Pick<TableLock, 'table' | 'blocks' | 'work' | 'rows' | 'bytes'>[]; rewrites: readonly string[] };
 }
 
 export function assessRisk(input: RiskInput, policy: RiskPolicy): { risk: Risk; reasons: string[] } {
@@ -35,6 +41,12 @@ export function assessRisk(input: RiskInput, policy: RiskPolicy): { risk: Risk; 
     level = 3;
     reasons.push('DROP, TRUNCATE or a destructive ALTER is always CRITICAL');
   }
+  for (const finding of ddlRisk(input.ddl, policy)) {
+    if (finding.level > level) {
+      level = finding.level;
+      reasons.push(finding.reason);
+    }
+  }
   if (statements.some((s) => s.unboundedWrite) && level < 2) {
     level = 2;
     reasons.push('UPDATE or DELETE without WHERE is at least HIGH');
@@ -45,6 +57,31 @@ export function assessRisk(input: RiskInput, policy: RiskPolicy): { risk: Risk; 
     reasons.push(`touches critical table${critical.length > 1 ? 's' : ''} ${critical.join(', ')}: one level up`);
   }
   return { risk: RISK_ORDER[level] ?? 'CRITICAL', reasons };
+}
+
+/**
+ * Risk = lock × size × rewrite (SPEC §5.5 refined by §5.4a): a rewrite of a big table is CRITICAL (of a
+ * medium one HIGH); a lock that blocks reads or writes held for a scan of a big table is at least HIGH (of
+ * a medium one MEDIUM); a scan under a lock that blocks nothing, on a big table, MEDIUM. Catalog-only
+ * changes and anything on a small table add nothing (LOW). Decision: a brief ACCESS EXCLUSIVE on a big
+ * table (catalog change) stays LOW; its lint warns about waiting behind long queries instead.
+ */
+function ddlRisk(ddl: RiskInput['ddl'], policy: RiskPolicy): { level: number; reason: string }[] {
+  if (!ddl) return [];
+  const found: { level: number; reason: string }[] = [];
+  for (const lock of ddl.locks) {
+    const size = sizeClass({ rows: lock.rows, bytes: lock.bytes ?? 0 }, policy.thresholds);
+    if (size === 'small' || lock.work === 'instant') continue;
+    const sized = `${size} table ${lock.table}`;
+    if (lock.work === 'rewrite' && lock.blocks !== 'nothing') {
+      found.push({ level: size === 'big' ? 3 : 2, reason: `it rewrites the ${sized} while blocking its ${lock.blocks}` });
+    } else if (lock.blocks !== 'nothing') {
+      found.push({ level: size === 'big' ? 2 : 1, reason: `it blocks ${lock.blocks} of the ${sized} while it reads every row` });
+    } else if (size === 'big') {
+      found.push({ level: 1, reason: `it reads all of the ${sized} (without blocking reads or writes)` });
+    }
+  }
+  return found.sort((a, b) => b.level - a.level);
 }
 
 function isCritical(table: string, critical: readonly string[]): boolean {

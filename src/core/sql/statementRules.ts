@@ -36,6 +36,8 @@ export interface State {
   destructive: boolean;
   sideEffects: string[];
   params: { number: number; location: number }[];
+  /** Cleared by statements PostgreSQL runs only outside a transaction block (SPEC §5.4a: held, run alone). */
+  transactional: boolean;
 }
 
 
@@ -65,6 +67,13 @@ const DESTRUCTIVE_ALTER: Record<string, string> = {
 const SERVER_OBJECTS = new Set(['OBJECT_DATABASE', 'OBJECT_ROLE', 'OBJECT_TABLESPACE']);
 const TABLE_LIKE = new Set(['OBJECT_TABLE', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_FOREIGN_TABLE']);
 const NOT_IN_TRANSACTION = 'cannot run inside a transaction block, so it cannot be previewed or rolled back';
+/** SPEC §5.4a: these are held for approval (never refused), analysed without running, and run alone. */
+const RUNS_ALONE = 'runs outside a transaction (cannot be rolled back): analysed without running, run alone once approved';
+
+function holdOutsideTransaction(st: State, cls: SqlClass, reason: string): void {
+  st.transactional = false;
+  hold(st, cls, reason);
+}
 export function hold(st: State, cls: SqlClass, reason: string): void {
   st.facts.push({ cls, decision: 'approve', reason });
 }
@@ -219,7 +228,7 @@ export const RULES = new Map<string, Rule>([
     const objects = arr(n, 'objects').map(objectName);
     if (TABLE_LIKE.has(type)) objects.forEach((o) => pushName(st.tables, o));
     st.destructive = true;
-    if (n.concurrent === true) refuse(st, 'ddl', `DROP INDEX CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+    if (n.concurrent === true) holdOutsideTransaction(st, 'ddl', `DROP INDEX CONCURRENTLY ${RUNS_ALONE}`);
     hold(st, 'ddl', `drops ${objectLabel(type).toLowerCase()} ${objects.join(', ')}`);
   }],
   ['TruncateStmt', (n, _ctx, st) => {
@@ -241,11 +250,11 @@ export const RULES = new Map<string, Rule>([
         hold(st, 'ddl', `ALTER ${target} ${phrase}${column === undefined ? '' : ` ${column}`}`);
       }
       const detach = rec(rec(cmd, 'def'), 'PartitionCmd');
-      if (detach?.concurrent === true) refuse(st, 'ddl', `DETACH PARTITION CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+      if (detach?.concurrent === true) holdOutsideTransaction(st, 'ddl', `DETACH PARTITION CONCURRENTLY ${RUNS_ALONE}`);
     }
   }],
   ['IndexStmt', (n, _ctx, st) => {
-    if (n.concurrent === true) refuse(st, 'ddl', `CREATE INDEX CONCURRENTLY ${NOT_IN_TRANSACTION}`);
+    if (n.concurrent === true) holdOutsideTransaction(st, 'ddl', `CREATE INDEX CONCURRENTLY on ${rangeVarName(rec(n, 'relation')) ?? '?'} ${RUNS_ALONE}`);
     else hold(st, 'ddl', `creates an index on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
   }],
   ['ReindexStmt', (n, _ctx, st) => {
@@ -254,12 +263,12 @@ export const RULES = new Map<string, Rule>([
       const def = rec(p, 'DefElem');
       return str(def, 'defname') === 'concurrently' && !isFalse(def?.arg);
     });
-    if (concurrently) refuse(st, 'admin', `REINDEX CONCURRENTLY ${NOT_IN_TRANSACTION}`);
-    else if (['SCHEMA', 'SYSTEM', 'DATABASE'].includes(kind)) refuse(st, 'admin', `REINDEX ${kind} ${NOT_IN_TRANSACTION}`);
+    if (['SCHEMA', 'SYSTEM', 'DATABASE'].includes(kind)) refuse(st, 'admin', `REINDEX ${kind} ${NOT_IN_TRANSACTION}`);
+    else if (concurrently) holdOutsideTransaction(st, 'admin', `REINDEX CONCURRENTLY ${RUNS_ALONE}`);
     else hold(st, 'admin', `REINDEX rebuilds the indexes of ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
   }],
   ['VacuumStmt', (n, _ctx, st) => {
-    if (n.is_vacuumcmd === true) refuse(st, 'admin', `VACUUM ${NOT_IN_TRANSACTION}`);
+    if (n.is_vacuumcmd === true) holdOutsideTransaction(st, 'admin', `VACUUM ${RUNS_ALONE}`);
     else hold(st, 'admin', 'ANALYZE recomputes planner statistics');
   }],
   ['ClusterStmt', (n, _ctx, st) => {
@@ -285,6 +294,11 @@ export const RULES = new Map<string, Rule>([
     const moves = arr(n, 'options').some((o) => str(rec(o, 'DefElem'), 'defname') === 'tablespace');
     if (moves) refuse(st, 'admin', `ALTER DATABASE … SET TABLESPACE ${NOT_IN_TRANSACTION}`);
     else hold(st, 'admin', `ALTER DATABASE changes database ${str(n, 'dbname') ?? ''}`);
+  }],
+  ['AlterEnumStmt', (n, _ctx, st) => {
+    // ADD VALUE is on SPEC §5.4a's list: the new value cannot be used before it commits, so it runs alone.
+    if (str(n, 'newVal') !== undefined && str(n, 'oldVal') === undefined) holdOutsideTransaction(st, 'ddl', `ALTER TYPE … ADD VALUE ${RUNS_ALONE}`);
+    else hold(st, 'ddl', 'ALTER TYPE changes an enum type');
   }],
   ['AlterSubscriptionStmt', (n, _ctx, st) => {
     if (/REFRESH|PUBLICATION/.test(str(n, 'kind') ?? '')) {
@@ -312,7 +326,6 @@ export const SIMPLE = new Map<string, Simple>([
   ['CompositeTypeStmt', ['ddl', 'CREATE TYPE creates a type']],
   ['CreateEnumStmt', ['ddl', 'CREATE TYPE creates an enum type']],
   ['CreateRangeStmt', ['ddl', 'CREATE TYPE creates a range type']],
-  ['AlterEnumStmt', ['ddl', 'ALTER TYPE changes an enum type']],
   ['AlterTypeStmt', ['ddl', 'ALTER TYPE changes a type']],
   ['DefineStmt', ['ddl', 'CREATE creates a type, operator, aggregate or similar object']],
   ['CreateTrigStmt', ['ddl', 'CREATE TRIGGER makes later writes run a function']],

@@ -2,6 +2,7 @@
  * Runs one tool call of the job's agent. Arguments are checked (the model is untrusted); failures come
  * back as a tool error the model can act on; a write asked for with run_sql is not run but held.
  */
+import { lintForModel } from '../../sql/ddl/lint';
 import { toAgentError } from '../../errors';
 import type { ToolCall } from '../../llm/provider';
 import { runSql } from '../../sql/runSql';
@@ -115,7 +116,8 @@ async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId
       return {
         kind: 'held',
         write: { ticketId: outcome.ticket.id, sql, sqlFile, impact: outcome.impact, todoId },
-        content: `Held for a person's approval (ticket ${outcome.ticket.id}, risk ${outcome.impact.risk}).`,
+        // Lint findings (issue 10) go with it, so a rejection for its locks can be answered with the safer form.
+        content: `Held for a person's approval (ticket ${outcome.ticket.id}, risk ${outcome.impact.risk}).${lintForModel(outcome.impact.lint)}`,
       };
     }
     case 'written':

@@ -1,0 +1,42 @@
+/**
+ * How a DDL lock reads for a person, the same in the terminal, the approval card and the Impact tab:
+ * "blocks reads and writes of public.orders — 2.1M rows, 180 MB — for the whole run; rewrites the table".
+ */
+
+export interface LockPhraseInput {
+  table: string;
+  mode: string;
+  blocks: 'reads and writes' | 'writes' | 'nothing';
+  work: 'instant' | 'scan' | 'rewrite';
+  rows: number | null;
+  bytes: number | null;
+}
+
+export function describeLock(lock: LockPhraseInput): string {
+  const size = lock.bytes === null ? '' : ` — ${describeSize(lock.rows, lock.bytes)} —`;
+  if (lock.blocks === 'nothing') {
+    return `takes ${lock.mode} on ${lock.table}${size.replace(/ —$/, '')} (blocks no reads or writes)${lock.work === 'scan' ? ', reads every row' : ''}`;
+  }
+  const during = lock.work === 'rewrite' ? 'for the whole run; rewrites the table' : lock.work === 'scan' ? 'for the whole run (reads every row)' : 'briefly (catalog change only)';
+  return `blocks ${lock.blocks} of ${lock.table}${size} ${during} (${lock.mode})`;
+}
+
+/** "2.1M rows, 180 MB" */
+export function describeSize(rows: number | null, bytes: number): string {
+  const count = rows === null ? 'rows unknown (never analysed)' : `${compact(rows)} row${rows === 1 ? '' : 's'}`;
+  return `${count}, ${formatBytes(bytes)}`;
+}
+
+function compact(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${Math.round(n / 1e3)}k`;
+  return n.toLocaleString('en-US');
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GB`;
+  if (n >= 1024 ** 2) return `${Math.round(n / 1024 ** 2)} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} kB`;
+  return `${n} bytes`;
+}
