@@ -10,6 +10,9 @@ import { AskController } from './host/askController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
+import { registerLanguageModelTools } from './host/languageModelTools';
+import { registerMcpServerDefinition } from './host/mcpServerDefinition';
+import { OutsideProposals } from './host/outsideProposals';
 import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
@@ -43,6 +46,8 @@ export function activate(context: vscode.ExtensionContext): void {
     onChange: () => changed.fire(),
   };
   const ask = new AskController(featureDeps);
+  // Writes proposed by agents outside this window (pg-agent mcp, the language-model tools) come to the inline approval.
+  const proposals = new OutsideProposals({ rootDir: featureDeps.rootDir, review, logger, showPanel: () => panel.reveal() });
   const jobs = new JobController({ ...featureDeps, showJobInStatusBar: (job) => statusBar.showJob(job) });
   let hasProfiles = false;
   let hasApiKey = false;
@@ -66,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): void {
       session
         .ensureConnected()
         // Held ask runs and job writes come back once the database is open (not at activation: nothing heavy loads then).
-        .then(() => Promise.all([ask.restoreHeld(), jobs.restoreHeld()]))
+        .then(() => Promise.all([ask.restoreHeld(), jobs.restoreHeld(), proposals.restoreAll()]))
         .catch((error: unknown) => showError(error, output));
     },
     runCommand: (command) => {
@@ -91,6 +96,9 @@ export function activate(context: vscode.ExtensionContext): void {
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
     jobs,
+    proposals,
+    ...registerMcpServerDefinition(context, store),
+    ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger }),
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     ...registerJobCommands(jobs, () => panel.reveal()),
   ];

@@ -16,6 +16,11 @@ export interface McpLaunchInput {
   /** The workspace folder holding .pgagent/, or the extension's storage when no folder is open. */
   workspaceDir: string;
   connection: { kind: 'sample' } | { kind: 'profile'; profile: ConnectionProfile; password?: string };
+  /** The window's Redis (postgresAgent.redisUrl): tickets must live in the same store on both sides. */
+  redisUrl?: string;
+  /** postgresAgent.query.maxRows and statementTimeoutMs, so the agent's reads get the window's limits. */
+  maxRows?: number;
+  timeoutMs?: number;
   version: string;
 }
 
@@ -35,11 +40,21 @@ export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
   return {
     label,
     command: input.nodePath,
-    args: [join(input.extensionPath, 'dist', 'cli.js'), 'mcp', '--db', db, '--workspace', input.workspaceDir],
+    args: [
+      join(input.extensionPath, 'dist', 'cli.js'),
+      'mcp',
+      '--db',
+      db,
+      '--workspace',
+      input.workspaceDir,
+      ...(input.maxRows !== undefined ? ['--max-rows', String(input.maxRows)] : []),
+      ...(input.timeoutMs !== undefined ? ['--timeout-ms', String(input.timeoutMs)] : []),
+    ],
     cwd: input.workspaceDir,
     env: {
       ...(input.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
       ...(connection.kind === 'profile' && connection.password ? { PGPASSWORD: connection.password } : {}),
+      ...(input.redisUrl ? { REDIS_URL: input.redisUrl } : {}),
     },
     // A new version makes VS Code restart the server and list its tools again.
     version: `${input.version}+${db}+${input.workspaceDir}`,
