@@ -11,6 +11,7 @@ import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/command
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
 import { registerLanguageModelTools } from './host/languageModelTools';
+import { LM_TOOL_PREFIX } from './host/lmToolNames';
 import { registerMcpServerDefinition } from './host/mcpServerDefinition';
 import { OutsideProposals } from './host/outsideProposals';
 import { registerJobCommands } from './host/jobCommands';
@@ -83,6 +84,8 @@ export function activate(context: vscode.ExtensionContext): void {
     job: (intent) => jobs.handle(intent),
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
+  logAgentSurfaces(logger);
 
   const disposables: vscode.Disposable[] = [
     store,
@@ -97,8 +100,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
     jobs,
     proposals,
-    ...registerMcpServerDefinition(context, store),
-    ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger }),
+    ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     ...registerJobCommands(jobs, () => panel.reveal()),
   ];
@@ -109,6 +111,12 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   });
   logger.info('activated', { ms: Math.round((performance.now() - started) * 10) / 10, workspace: workspaceDir ?? 'none' });
+}
+
+/** What VS Code now offers agents from us: our language-model tools as its registry lists them (E2E reads this line). */
+function logAgentSurfaces(logger: ReturnType<typeof outputLogger>): void {
+  const tools = typeof vscode.lm?.tools === 'object' ? vscode.lm.tools.filter((t) => t.name.startsWith(LM_TOOL_PREFIX)).map((t) => t.name) : [];
+  logger.info('agent tools registered', { languageModelTools: tools.join(','), mcpServerProvider: typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function' });
 }
 
 export function deactivate(): void {
