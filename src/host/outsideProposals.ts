@@ -21,16 +21,27 @@ export interface OutsideProposalsDeps {
 export class OutsideProposals implements vscode.Disposable {
   private readonly watcher: vscode.FileSystemWatcher;
   private readonly disposables: vscode.Disposable[];
+  /** Tickets already looked at: a folder rescan and the file's own event must not show one twice. */
+  private readonly handled = new Set<string>();
 
   constructor(private readonly deps: OutsideProposalsDeps) {
     // Cheap at activation: a watcher, no core code; the ticket store opens on the first proposal.
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(deps.rootDir), '.pgagent/proposals/*.sql'));
-    const onFile = (uri: vscode.Uri) => void this.show(uri, true);
+    // The folder too: a file written right after its new folder is created can slip past the watcher (the
+    // folder's own watch starts a moment later), so the folder's creation rescans it.
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(deps.rootDir), '.pgagent/proposals{,/*.sql}'));
+    const onFile = (uri: vscode.Uri) => {
+      if (uri.fsPath.endsWith('.sql')) void this.show(uri, true);
+      else void this.scan(true).catch((error: unknown) => deps.logger.warn('could not read the proposals folder', { error: String(error) }));
+    };
     this.disposables = [this.watcher, this.watcher.onDidCreate(onFile), this.watcher.onDidChange(onFile)];
   }
 
   /** Proposals still pending from before this window opened get their lens and card back. */
-  async restoreAll(): Promise<void> {
+  restoreAll(): Promise<void> {
+    return this.scan(false);
+  }
+
+  private async scan(notify: boolean): Promise<void> {
     const dir = vscode.Uri.file(proposalsDir(this.deps.rootDir));
     let entries: [string, vscode.FileType][];
     try {
@@ -41,16 +52,20 @@ export class OutsideProposals implements vscode.Disposable {
       throw error;
     }
     for (const [name, type] of entries) {
-      if (type === vscode.FileType.File && name.endsWith('.sql')) await this.show(vscode.Uri.file(join(dir.fsPath, name)), false);
+      if (type === vscode.FileType.File && name.endsWith('.sql')) await this.show(vscode.Uri.file(join(dir.fsPath, name)), notify);
     }
   }
 
   private async show(uri: vscode.Uri, notify: boolean): Promise<void> {
     const ticketId = basename(uri.fsPath, '.sql');
-    if (this.deps.review.view().approvals.some((a) => a.ticketId === ticketId)) return;
+    if (this.handled.has(ticketId) || this.deps.review.view().approvals.some((a) => a.ticketId === ticketId)) return;
+    this.handled.add(ticketId);
     try {
       const ticket = await (await this.deps.review.ticketStore()).get(ticketId);
-      if (ticket?.status !== 'PENDING_APPROVAL') return;
+      if (ticket?.status !== 'PENDING_APPROVAL') {
+        this.deps.logger.info('proposal no longer pending; not shown', { ticket: ticketId, status: ticket?.status ?? 'missing' });
+        return;
+      }
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       const start = sqlOffset(text, ticket.sql);
       if (start === undefined) {
@@ -70,6 +85,7 @@ export class OutsideProposals implements vscode.Disposable {
         await this.deps.showPanel();
       }
     } catch (error) {
+      this.handled.delete(ticketId);
       this.deps.logger.warn('could not show an outside proposal', { ticket: ticketId, error: String(error) });
     }
   }

@@ -262,6 +262,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   private async execute(t: Tracked): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }> {
     const services = coreServices();
     const { db, key } = await this.session.database();
+    // A write proposed outside this window reaches here without anything having parsed SQL in it yet.
+    await services.loadParser();
     const result = await services.executeApproved(
       db,
       await this.ticketStore(),
