@@ -1,7 +1,7 @@
 /**
  * Publishes `pg-agent mcp` to VS Code's MCP registry (Copilot agent mode lists its tools) for the active
- * connection and the workspace folder; a new connection publishes a new definition. The password of a
- * server profile is read from SecretStorage only when VS Code starts the server.
+ * server connection and the workspace folder; a new connection publishes a new definition. The password of
+ * the profile is read from SecretStorage only when VS Code starts the server.
  */
 import * as vscode from 'vscode';
 import type { ConnectionStore } from './connectionStore';
@@ -31,7 +31,10 @@ export function registerMcpServerDefinition(context: vscode.ExtensionContext, st
       ...(config.get<number>('query.maxRows') !== undefined ? { maxRows: config.get<number>('query.maxRows') } : {}),
       ...(config.get<number>('query.statementTimeoutMs') !== undefined ? { timeoutMs: config.get<number>('query.statementTimeoutMs') } : {}),
     };
-    if (choice.kind === 'sample') return { ...base, connection: { kind: 'sample' } };
+    // The embedded sample database is one PGlite data folder that this window's extension host opens; a
+    // second process on the same folder could corrupt it (PGlite has no cross-process lock). On it, Copilot
+    // gets the same operations in-process as language-model tools instead.
+    if (choice.kind === 'sample') return undefined;
     const profile = (await store.profiles()).find((p) => p.name === choice.name);
     if (!profile) return undefined;
     const password = withPassword ? await store.password(profile.name) : undefined;
