@@ -1,8 +1,10 @@
 // An outside agent's write in a real VS Code (code-server + Chromium): an MCP client (the SDK's, standing in
 // for Claude Code or Cursor) proposes a write through `pg-agent mcp`; the window shows it with its CodeLens
 // and impact card like any held write; the person clicks Approve & run; the agent's ticket then reads
-// EXECUTED and a second execute_approved is refused. Also checks, from the window's log, that VS Code's
-// language-model tool registry lists our nine tools. Screenshots: test-artifacts/e2e/mcp/.
+// EXECUTED and a second execute_approved is refused. Also checks that VS Code's language-model tool registry
+// lists our nine tools (from the window's log), and that VS Code's MCP registry lists the server our
+// definition provider publishes for the connection, starts it and discovers its nine tools.
+// Screenshots: test-artifacts/e2e/mcp/.
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 
 const SUITE = 'mcp';
 const PROPOSED_SQL = 'DELETE FROM orders WHERE id = 1';
@@ -72,6 +74,8 @@ describe('pg-agent mcp with VS Code open', () => {
   });
 
   const suite = workbenchSuite(SUITE, {
+    // MCP's commands are part of VS Code's AI features (no model or account is involved in this test).
+    settings: { 'chat.disableAIFeatures': false },
     // The window and the agent work on the same server database: a profile in the workspace config.
     prepare: (dir) => {
       const url = new URL(scratch.url);
@@ -102,6 +106,41 @@ describe('pg-agent mcp with VS Code open', () => {
     await typeInQuickInput(p, 'scratch');
     await p.keyboard.press('Enter');
     await screenshot(p, 'connected-to-scratch', SUITE);
+
+    // VS Code's MCP registry lists the server our definition provider publishes for this connection.
+    await pickCommand(p, 'MCP: List Servers');
+    const server = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' });
+    await suite.explained(() => server.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await screenshot(p, 'mcp-server-listed', SUITE);
+    // VS Code starts it as the definition says (dist/cli.js mcp --db <profile URL> --workspace <folder>).
+    await server.first().click();
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Start Server' }).first().click();
+    await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    await suite.explained(() =>
+      expect
+        .poll(
+          async () => {
+            await pickCommand(p, 'MCP: List Servers');
+            const row = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' }).first();
+            await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+            const text = (await row.innerText()).replace(/\s+/g, ' ');
+            await p.keyboard.press('Escape');
+            return text;
+          },
+          { timeout: UI_TIMEOUT_MS, interval: 1000, message: 'the MCP server running' },
+        )
+        .toMatch(/Running/),
+    );
+    // Its output (VS Code's log of the server): our start-up line and the tools VS Code discovered.
+    await pickCommand(p, 'MCP: List Servers');
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' }).first().click();
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Output' }).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(async () => (await p.locator('.part.panel .view-lines').allInnerTexts()).join('\n').replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the server output' })
+        .toMatch(/serving 0\.1\.0 on stdio[\s\S]*Discovered 9 tools/),
+    );
+    await screenshot(p, 'mcp-server-output', SUITE);
 
     agent = await pgAgentMcp(['--db', scratch.url, '--workspace', suite.workspace()]);
     const proposed = await agent.call('propose_write', { sql: PROPOSED_SQL, reason: 'Order 1 was a test order.' });
