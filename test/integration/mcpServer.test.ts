@@ -201,3 +201,23 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     }
   });
 });
+
+describe('pg-agent mcp flags', () => {
+  it('refuses a bad --db, an unknown --connection or positional text at start (exit 2), before serving', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'pgagent-mcp-flags-'));
+    try {
+      const badUrl = await runPgAgent(['mcp', '--db', 'mysql://x/y', '--workspace', cwd], { cwd });
+      expect(badUrl.code).toBe(2);
+      expect(badUrl.stderr).toContain('not postgres:');
+      const noProfile = await runPgAgent(['mcp', '--connection', 'nope', '--workspace', cwd], { cwd });
+      expect(noProfile.code).toBe(2);
+      expect(noProfile.stderr).toContain('No connection profile named "nope"');
+      const text = await runPgAgent(['mcp', '--', 'SELECT 1'], { cwd });
+      expect(text.code).toBe(2);
+      expect(text.stderr).toContain('takes no SQL');
+      for (const run of [badUrl, noProfile, text]) expect(run.stderr).not.toContain('serving');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});

@@ -31,8 +31,11 @@ export const mcpCommand: CliCommand = {
       throw new AgentError('BAD_INPUT', `pg-agent mcp takes no SQL or question (got "${args.text.slice(0, 40)}").`, 'Tools receive their SQL from the MCP client.');
     }
     const toolContext = await buildToolContext(context, parseBudget(args.options.budget));
+    // A bad --db or --connection fails now (exit 2), not at the first tool call; nothing connects yet.
+    await toolContext.connectionKey();
     const server = createMcpServer(toolContext, VERSION);
-    toolContext.proposedBy = () => `agent via MCP (${server.server.getClientVersion()?.name ?? 'unknown client'})`;
+    // The client names itself: shown to the person who approves, one short line.
+    toolContext.proposedBy = () => `agent via MCP (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
     const closed = new Promise<void>((resolve) => {
       server.server.onclose = resolve;
     });
