@@ -59,7 +59,9 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
     const services = coreServices();
     try {
       const result = await this.tool().run(await this.context(), options.input);
-      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text), new vscode.LanguageModelTextPart(JSON.stringify(result.structured))]);
+      // Only the text: it carries database content inside the untrusted-data delimiters (the structured JSON,
+      // for MCP clients' programs, would hand the model rows undelimited).
+      return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
     } catch (error) {
       // The model sees our code, message and advice, as an MCP client would.
       throw new Error(services.toolErrorText(services.toolErrorInfo(error)).join('\n'));
