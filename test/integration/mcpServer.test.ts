@@ -184,9 +184,34 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     expect(errorOf(await mcp.call('execute_approved', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe('APPROVAL_NOT_FOUND');
     expect(errorOf(await mcp.call('ticket_status', { ticket_id: '../../etc/passwd' })).code).toBe('BAD_INPUT');
     expect(errorOf(await mcp.call('describe_table', { table: 'ordres' })).code).toBe('BAD_INPUT');
+    expect(errorOf(await mcp.call('explain', { sql: 'EXPLAIN SELECT 1' })).code).toBe('BAD_INPUT');
+    expect(errorOf(await mcp.call('explain', { sql: 'SELECT 1; SELECT 2' })).code).toBe('BAD_INPUT');
     const missing = await mcp.call('propose_write', { sql: 'DELETE FROM orders' });
     expect(missing.isError).toBe(true);
     expect(await fingerprint()).toBe(before);
+  });
+
+  it('holds a proposed DDL statement without running it', async () => {
+    const proposed = await mcp.call('propose_write', { sql: 'ALTER TABLE customers ADD COLUMN nickname text', reason: 'Customers asked for nicknames.' });
+    expect(proposed.isError, textOf(proposed)).toBeFalsy();
+    expect(proposed.structuredContent).toMatchObject({ ticket: { status: 'PENDING_APPROVAL' } });
+    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'customers' AND column_name = 'nickname'")).toBe(0);
+  });
+
+  it('answers concurrent first calls of a fresh server (database, schema cache and store opened on demand)', async () => {
+    const fresh = await pgAgentMcp(['--db', scratch.url, '--workspace', workspace]);
+    try {
+      const results = await Promise.all([
+        fresh.call('list_tables'),
+        fresh.call('run_read', { sql: 'SELECT count(*)::int AS n FROM customers' }),
+        fresh.call('schema_context', { question: 'customers' }),
+        fresh.call('describe_table', { table: 'customers' }),
+      ]);
+      for (const r of results) expect(r.isError, textOf(r)).toBeFalsy();
+      expect(results[1]?.structuredContent).toMatchObject({ rows: [[20]] });
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('a read past --timeout-ms is a SQL_TIMEOUT tool error, and the server goes on serving', async () => {
