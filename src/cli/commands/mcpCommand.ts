@@ -32,7 +32,7 @@ export const mcpCommand: CliCommand = {
     }
     const toolContext = await buildToolContext(context, parseBudget(args.options.budget));
     // A bad --db or --connection fails now (exit 2), not at the first tool call; nothing connects yet.
-    await toolContext.connectionKey();
+    const connection = await toolContext.connectionKey();
     const server = createMcpServer(toolContext, VERSION);
     // The client names itself: shown to the person who approves, one short line.
     toolContext.proposedBy = () => `agent via MCP (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
@@ -44,7 +44,8 @@ export const mcpCommand: CliCommand = {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     await server.connect(new StdioServerTransport());
-    context.logger.info('MCP server ready on stdio', { workspace: args.flags.workspace, connection: args.flags.connection ?? args.flags.db ?? 'default' });
+    // The password-free key, never the --db URL (which may hold a password).
+    context.logger.info('MCP server ready on stdio', { workspace: args.flags.workspace, connection });
     io.stderr(`pg-agent mcp: serving ${VERSION} on stdio (stop with Ctrl+D or by closing stdin)\n`);
     try {
       await closed;
