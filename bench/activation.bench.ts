@@ -22,7 +22,7 @@ function standIn(): unknown {
 }
 
 /** The module object itself needs real keys: the bundle copies them (esbuild's __toESM). */
-const VSCODE_NAMESPACES = ['window', 'workspace', 'commands', 'languages', 'EventEmitter', 'ThemeColor', 'StatusBarAlignment', 'ProgressLocation', 'Uri', 'Range', 'Position', 'Diagnostic', 'DiagnosticSeverity', 'CodeLens', 'Hover', 'MarkdownString', 'ConfigurationTarget'];
+const VSCODE_NAMESPACES = ['window', 'workspace', 'commands', 'languages', 'EventEmitter', 'ThemeColor', 'StatusBarAlignment', 'ProgressLocation', 'Uri', 'Range', 'Position', 'Diagnostic', 'DiagnosticSeverity', 'CodeLens', 'Hover', 'MarkdownString', 'ConfigurationTarget', 'RelativePattern', 'FileType', 'FileSystemError', 'lm', 'McpStdioServerDefinition', 'LanguageModelToolResult', 'LanguageModelTextPart'];
 const vscodeModule = Object.fromEntries(VSCODE_NAMESPACES.map((name) => [name, standIn()]));
 
 function measureOnce(): void {

@@ -10,6 +10,10 @@ import { AskController } from './host/askController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
+import { registerLanguageModelTools } from './host/languageModelTools';
+import { LM_TOOL_PREFIX } from './host/lmToolNames';
+import { registerMcpServerDefinition } from './host/mcpServerDefinition';
+import { OutsideProposals } from './host/outsideProposals';
 import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
@@ -43,6 +47,8 @@ export function activate(context: vscode.ExtensionContext): void {
     onChange: () => changed.fire(),
   };
   const ask = new AskController(featureDeps);
+  // Writes proposed by agents outside this window (pg-agent mcp, the language-model tools) come to the inline approval.
+  const proposals = new OutsideProposals({ rootDir: featureDeps.rootDir, review, logger, showPanel: () => panel.reveal() });
   const jobs = new JobController({ ...featureDeps, showJobInStatusBar: (job) => statusBar.showJob(job) });
   let hasProfiles = false;
   let hasApiKey = false;
@@ -66,7 +72,7 @@ export function activate(context: vscode.ExtensionContext): void {
       session
         .ensureConnected()
         // Held ask runs and job writes come back once the database is open (not at activation: nothing heavy loads then).
-        .then(() => Promise.all([ask.restoreHeld(), jobs.restoreHeld()]))
+        .then(() => Promise.all([ask.restoreHeld(), jobs.restoreHeld(), proposals.restoreAll()]))
         .catch((error: unknown) => showError(error, output));
     },
     runCommand: (command) => {
@@ -79,6 +85,8 @@ export function activate(context: vscode.ExtensionContext): void {
     job: (intent) => jobs.handle(intent),
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
+  logAgentSurfaces(logger);
 
   const disposables: vscode.Disposable[] = [
     store,
@@ -92,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): void {
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
     jobs,
+    proposals,
+    ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     ...registerJobCommands(jobs, () => panel.reveal()),
   ];
@@ -102,6 +112,12 @@ export function activate(context: vscode.ExtensionContext): void {
     },
   });
   logger.info('activated', { ms: Math.round((performance.now() - started) * 10) / 10, workspace: workspaceDir ?? 'none' });
+}
+
+/** What VS Code now offers agents from us: our language-model tools as its registry lists them (E2E reads this line). */
+function logAgentSurfaces(logger: ReturnType<typeof outputLogger>): void {
+  const tools = typeof vscode.lm?.tools === 'object' ? vscode.lm.tools.filter((t) => t.name.startsWith(LM_TOOL_PREFIX)).map((t) => t.name) : [];
+  logger.info('agent tools registered', { languageModelTools: tools.join(','), mcpServerProvider: typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function' });
 }
 
 export function deactivate(): void {

@@ -12,7 +12,11 @@ import type { CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
 export async function readSqlInput(context: CommandContext): Promise<string> {
-  const sql = await context.readText();
+  return checkSqlText(await context.readText());
+}
+
+/** The same checks for SQL that arrives another way (an MCP tool's argument). */
+export function checkSqlText(sql: string): string {
   if (sql.includes('\u0000')) {
     throw new AgentError('BAD_INPUT', 'The SQL contains a NUL byte, which PostgreSQL cannot take.', 'Remove it (binary data belongs in a bytea literal).');
   }

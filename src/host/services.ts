@@ -27,3 +27,5 @@ export { readJobDetail } from '../core/jobs/jobDetail';
 export { sendReviewMessage } from '../core/review/reviewChat';
 export { readChat } from '../core/review/chatLog';
 export { applyPlanEdit, discardPlanEdit } from '../core/review/planEdit';
+export { MCP_TOOLS } from '../mcp/toolList';
+export { toolErrorInfo, toolErrorText } from '../mcp/toolErrors';

@@ -176,13 +176,16 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     }
   }
 
-  /** Shows a write held elsewhere (an ask run) with the same CodeLens, card and decision as our own. */
-  track(held: { ticketId: string; uri: vscode.Uri; start: number; end: number; sql: string; connection: string; impact: ImpactView; owner: HeldWriteOwner }): void {
+  /**
+   * Shows a write held elsewhere with the same CodeLens, card and decision as our own: an ask run or a job
+   * (the owner executes it), or an outside agent's proposal (no owner: approving here runs it here).
+   */
+  track(held: { ticketId: string; uri: vscode.Uri; start: number; end: number; sql: string; connection: string; impact: ImpactView; owner?: HeldWriteOwner }): void {
     if (this.tracked.has(held.ticketId)) return;
     const tracked: Tracked = { ...held, status: 'pending', watch: new AbortController() };
     this.tracked.set(held.ticketId, tracked);
     this.watchForDecision(tracked);
-    this.logger.info('ask write held for approval', { ticket: held.ticketId, risk: held.impact.risk });
+    this.logger.info('write held elsewhere tracked for approval', { ticket: held.ticketId, risk: held.impact.risk });
     this.refresh();
   }
 
@@ -260,6 +263,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   private async execute(t: Tracked): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }> {
     const services = coreServices();
     const { db, key } = await this.session.database();
+    // A write proposed outside this window reaches here without anything having parsed SQL in it yet.
+    await services.loadParser();
     const result = await services.executeApproved(
       db,
       await this.ticketStore(),

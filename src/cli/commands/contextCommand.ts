@@ -37,7 +37,7 @@ export const contextCommand: CliCommand = {
   },
 };
 
-function parseBudget(value: string | boolean | undefined): number {
+export function parseBudget(value: string | boolean | undefined): number {
   if (value === undefined) return DEFAULT_CONTEXT_BUDGET;
   if (typeof value !== 'string' || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) <= 0) {
     throw new AgentError('BAD_INPUT', `--budget needs a positive whole number of tokens, got "${String(value)}".`);
@@ -46,7 +46,7 @@ function parseBudget(value: string | boolean | undefined): number {
 }
 
 /** SPEC §6: exactly these keys, tables best first, scores to 3 decimals. */
-function contextJson(context: SchemaContext): object {
+export function contextJson(context: SchemaContext): { tables: { schema: string; name: string; score: number; columns: string[] }[]; tokens: number; budget: number; schemaTokens: number } {
   return {
     tables: context.tables.map((t) => ({ schema: t.schema, name: t.name, score: Math.round(t.score * 1000) / 1000, columns: t.columns })),
     tokens: context.tokens,

@@ -1,0 +1,103 @@
+/**
+ * `pg-agent mcp`: the safety engine as an MCP server on stdio, for Copilot, Claude Code, Cursor, Cline.
+ * Tools read, explain, preview and propose; a proposed write waits on a ticket that only a person can
+ * approve (VS Code, or `pg-agent approvals approve`); an approved ticket runs once. Logs go to stderr:
+ * stdout belongs to the protocol.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { AgentError } from '../../core/errors';
+import { readWorkspaceConfig, workspacePaths } from '../../core/workspace';
+import { createMcpServer } from '../../mcp/server';
+import type { McpToolContext } from '../../mcp/toolContext';
+import type { CliCommand, CommandContext } from '../command';
+import { EXIT } from '../exitCodes';
+import { safetySettings } from '../sqlInput';
+import { VERSION } from '../version';
+import { DEFAULT_CONTEXT_BUDGET, parseBudget } from './contextCommand';
+
+export const mcpCommand: CliCommand = {
+  name: 'mcp',
+  summary: 'an MCP server on stdio: schema, reads, impact, proposed writes on approval tickets (never runs an unapproved write)',
+  usage: 'pg-agent mcp [--budget N] [--db URL | --connection NAME] [--workspace DIR] [--timeout-ms N] [--max-rows N]',
+  options: { budget: { type: 'string' } },
+  optionsHelp: `  --budget N          token budget of schema_context (default ${DEFAULT_CONTEXT_BUDGET})`,
+  description:
+    'Speaks the Model Context Protocol on stdin/stdout until stdin closes. Tools: list_tables, describe_table,\n' +
+    'schema_context, run_read, explain, impact, propose_write, ticket_status, execute_approved.\n' +
+    'A proposed write is held on a ticket and shown in VS Code; approve it there or with `pg-agent approvals approve <id>`.',
+  async run(context) {
+    const { args, io } = context;
+    if (args.positionals.length > 0) {
+      throw new AgentError('BAD_INPUT', `pg-agent mcp takes no SQL or question (got "${args.text.slice(0, 40)}").`, 'Tools receive their SQL from the MCP client.');
+    }
+    const toolContext = await buildToolContext(context, parseBudget(args.options.budget));
+    // A bad --db or --connection fails now (exit 2), not at the first tool call; nothing connects yet.
+    const connection = await toolContext.connectionKey();
+    const server = createMcpServer(toolContext, VERSION);
+    // The client names itself: shown to the person who approves, one short line.
+    toolContext.proposedBy = () => `agent via MCP (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
+    const closed = new Promise<void>((resolve) => {
+      server.server.onclose = resolve;
+    });
+    const stop = () => void server.close();
+    process.stdin.once('end', stop);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await server.connect(new StdioServerTransport());
+    // The password-free key, never the --db URL (which may hold a password).
+    context.logger.info('MCP server ready on stdio', { workspace: args.flags.workspace, connection });
+    io.stderr(`pg-agent mcp: serving ${VERSION} on stdio (stop with Ctrl+D or by closing stdin)\n`);
+    try {
+      await closed;
+    } finally {
+      process.stdin.off('end', stop);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    return EXIT.ok;
+  },
+};
+
+/** The command's lazily opened database, store and schema, shared by every tool call (each opened once). */
+async function buildToolContext(context: CommandContext, budget: number): Promise<McpToolContext> {
+  const { args, io } = context;
+  const config = await readWorkspaceConfig(workspacePaths(args.flags.workspace));
+  const openDb = once(context.openDb);
+  let schemaCacheOpened: Promise<unknown> | undefined;
+  return {
+    openDb,
+    connectionKey: once(context.connectionKey),
+    openTicketStore: once(context.openTicketStore),
+    // The runner opens the database and the schema cache on first use: the first load goes alone.
+    loadSchema: async () => {
+      await openDb();
+      if (!schemaCacheOpened) {
+        const first = context.loadSchema();
+        schemaCacheOpened = first.catch(() => {
+          schemaCacheOpened = undefined;
+        });
+        return first;
+      }
+      await schemaCacheOpened;
+      return context.loadSchema();
+    },
+    settings: safetySettings(args.flags, config),
+    workspaceDir: args.flags.workspace,
+    contextBudget: budget,
+    proposedBy: () => 'agent via MCP',
+    executedBy: io.env.USER ?? 'pg-agent',
+    logger: context.logger,
+  };
+}
+
+/** Concurrent first calls share one open; a failed open (server down) is tried again next call. */
+function once<T>(open: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= open().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    });
+    return pending;
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * A write an outside agent proposes is left as `.pgagent/proposals/<ticket>.sql`: a short header (who,
+ * why) and the ticket's exact SQL. VS Code watches the folder and shows the file with the same CodeLens
+ * and approval card as any held write. The file is for people; the ticket alone decides what may run.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export function proposalsDir(workspaceDir: string): string {
+  return join(workspaceDir, '.pgagent', 'proposals');
+}
+
+/** The header comment: one line each, whatever the model wrote (a newline cannot end the comment early). */
+export function proposalText(ticketId: string, sql: string, proposedBy: string, reason: string): string {
+  const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ').trim();
+  return (
+    `-- Proposed by ${oneLine(proposedBy)}: ${oneLine(reason)}\n` +
+    `-- Ticket ${ticketId}. Nothing runs until a person approves it (CodeLens above the SQL, or pg-agent approvals approve ${ticketId}).\n` +
+    `${sql}\n`
+  );
+}
+
+/** Where the ticket's SQL starts in a proposal file, or undefined when the file does not hold that SQL. */
+export function sqlOffset(text: string, sql: string): number | undefined {
+  const start = text.length - sql.length - 1;
+  return start >= 0 && text.slice(start, start + sql.length) === sql ? start : undefined;
+}
+
+export async function writeProposal(workspaceDir: string, ticketId: string, sql: string, proposedBy: string, reason: string): Promise<string> {
+  const dir = proposalsDir(workspaceDir);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${ticketId}.sql`);
+  await writeFile(file, proposalText(ticketId, sql, proposedBy, reason));
+  return file;
+}

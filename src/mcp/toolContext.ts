@@ -1,0 +1,28 @@
+/**
+ * What an MCP tool (or the same operation as a VS Code language-model tool) gets to work with: the
+ * database, its password-free key, the ticket store, the schema, the limits and where the workspace is.
+ * The CLI builds it from `pg-agent mcp`'s flags; the extension from its active connection.
+ */
+import type { TicketStore } from '../core/approvals/ticketStore';
+import type { Db } from '../core/db/db';
+import type { Logger } from '../core/logger';
+import type { SafetySettings } from '../core/sql/safetySettings';
+import type { SchemaSnapshot } from '../shared/schema';
+
+export interface McpToolContext {
+  openDb: () => Promise<Db>;
+  /** Password-free key of the database (tickets are bound to it). */
+  connectionKey: () => Promise<string>;
+  openTicketStore: () => Promise<TicketStore>;
+  loadSchema: () => Promise<SchemaSnapshot>;
+  settings: SafetySettings;
+  /** Folder holding .pgagent/ (impact reports, undo scripts, proposals). */
+  workspaceDir: string;
+  /** Token budget of schema_context. */
+  contextBudget: number;
+  /** Who proposes writes: the agent, named by its MCP client ("agent via MCP (claude-code)"). */
+  proposedBy: () => string;
+  /** Who runs approved tickets: the person whose agent calls execute_approved. */
+  executedBy: string;
+  logger: Logger;
+}

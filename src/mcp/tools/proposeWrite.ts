@@ -1,0 +1,65 @@
+/**
+ * `propose_write(sql, reason)`: the agent's way to ask for a change. The write is previewed (BEGIN …
+ * ROLLBACK) and held on an approval ticket bound to its exact SQL; nothing runs. A person approves it in
+ * VS Code or with `pg-agent approvals approve`; no argument of any tool can approve it.
+ */
+import { z } from 'zod';
+import { AgentError } from '../../core/errors';
+import { runSql } from '../../core/sql/runSql';
+import { saveImpactReport } from '../../core/sql/writeArtifacts';
+import { workspacePaths } from '../../core/workspace';
+import { renderImpact } from '../../cli/renderImpact';
+import { ticketSummary } from '../../cli/sqlInput';
+import { classifySqlArg, refusedError } from '../classifySqlArg';
+import { IMPACT_SCHEMA } from '../impactOutput';
+import { writeProposal } from '../proposalFiles';
+import { TICKET_SUMMARY_SCHEMA } from '../ticketOutput';
+import { defineTool } from '../toolSpec';
+
+export const proposeWriteTool = defineTool({
+  name: 'propose_write',
+  title: 'Propose a write for approval',
+  description:
+    'Asks a person to approve a change (INSERT, UPDATE, DELETE, MERGE, DDL, maintenance). Returns its exact impact ' +
+    '(rows per table from a preview that was rolled back, cascades, triggers, risk) and an approval ticket. Nothing runs: ' +
+    'a person must approve the ticket in VS Code or with `pg-agent approvals approve <ticket>`. Poll ticket_status; once it is ' +
+    'APPROVED call execute_approved. You cannot approve it yourself. Editing the SQL needs a new proposal.',
+  // Creates a ticket and files, changes no data.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  input: {
+    sql: z.string().max(100_000).describe('The exact SQL to run once approved.'),
+    reason: z.string().min(1).max(2000).describe('Why this change, in one or two sentences, for the person who approves it.'),
+  },
+  output: { impact: IMPACT_SCHEMA, ticket: TICKET_SUMMARY_SCHEMA },
+  async run(context, { sql, reason }) {
+    if (reason.trim() === '') throw new AgentError('BAD_INPUT', 'The reason is empty.', 'Say why this change is needed: the person approving it reads it.');
+    const classification = await classifySqlArg(sql);
+    if (classification.decision === 'refuse') throw refusedError(classification);
+    if (classification.decision === 'run') {
+      throw new AgentError('BAD_INPUT', 'This is a read: it needs no approval.', 'Call run_read with it instead.');
+    }
+    const outcome = await runSql(await context.openDb(), await context.openTicketStore(), {
+      sql,
+      connection: await context.connectionKey(),
+      requestedBy: context.proposedBy(),
+      settings: context.settings,
+      // An agent's write always waits for a person, whatever approval.autoApproveMaxRisk says (SPEC §5.7).
+      autoApprove: false,
+      logger: context.logger,
+    });
+    if (outcome.status === 'refused') throw refusedError(outcome.classification);
+    if (outcome.status !== 'held') throw new AgentError('INTERNAL', `An agent's write was not held for approval (${outcome.status}).`);
+    const { impact, ticket } = outcome;
+    await saveImpactReport(workspacePaths(context.workspaceDir).impact, ticket);
+    await writeProposal(context.workspaceDir, ticket.id, ticket.sql, ticket.createdBy, reason);
+    context.logger.info('write proposed over MCP', { ticket: ticket.id, risk: impact.risk, by: ticket.createdBy });
+    const text =
+      `${renderImpact(impact)}\n\n` +
+      `Held for approval: ticket ${ticket.id} (risk ${impact.risk}, expires ${ticket.expiresAt}). NOTHING HAS RUN.\n` +
+      'A person must approve it: in VS Code (the CodeLens "Approve & run" above the SQL, or the Postgres Agent panel), ' +
+      `or in a terminal with \`pg-agent approvals approve ${ticket.id}\`. You cannot approve it.\n` +
+      `Check ticket_status("${ticket.id}"): APPROVED → call execute_approved("${ticket.id}"); EXECUTED → the person already ran it in VS Code; ` +
+      'REJECTED or EXPIRED → it will not run.';
+    return { structured: { impact, ticket: ticketSummary(ticket) }, text };
+  },
+});

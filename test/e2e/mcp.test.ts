@@ -1,0 +1,176 @@
+// An outside agent's write in a real VS Code (code-server + Chromium): an MCP client (the SDK's, standing in
+// for Claude Code or Cursor) proposes a write through `pg-agent mcp`; the window shows it with its CodeLens
+// and impact card like any held write; the person clicks Approve & run; the agent's ticket then reads
+// EXECUTED and a second execute_approved is refused. Also checks that VS Code's language-model tool registry
+// lists our nine tools (from the window's log), and that VS Code's MCP registry lists the server our
+// definition provider publishes for the connection, starts it and discovers its nine tools.
+// Screenshots: test-artifacts/e2e/mcp/.
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpSession } from '../support/mcpClient';
+import { errorOf, pgAgentMcp, textOf } from '../support/mcpClient';
+import { queryValue } from '../support/scratchDatabase';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql } from '../support/services';
+import { SHOP_SCHEMA } from '../support/shopSchema';
+import { workbenchSuite } from './harness/suite';
+import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+
+const SUITE = 'mcp';
+const PROPOSED_SQL = 'DELETE FROM orders WHERE id = 1';
+const UI_TIMEOUT_MS = 30_000;
+const LENS_TIMEOUT_MS = 45_000;
+
+/** The window's "Postgres Agent" log (a LogOutputChannel) of the code-server run that opened `workspace`. */
+function windowLog(workspace: string): string {
+  const found: string[] = [];
+  for (const run of readdirSync(tmpdir()).filter((name) => name.startsWith('pgagent-e2e-') && !name.startsWith(`pgagent-e2e-${SUITE}-`))) {
+    const logs = join(tmpdir(), run, 'user-data', 'logs');
+    let files: string[];
+    try {
+      files = readdirSync(logs, { recursive: true, encoding: 'utf8' });
+    } catch {
+      continue; // Not a code-server run dir, or one being removed.
+    }
+    for (const file of files.filter((f) => f.endsWith('Postgres Agent.log'))) {
+      const text = readFileSync(join(logs, file), 'utf8');
+      if (text.includes(workspace) && statSync(join(logs, file)).isFile()) found.push(text);
+    }
+  }
+  return found.join('\n');
+}
+
+async function lensTexts(page: Page): Promise<string[]> {
+  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+}
+
+/** The status of the panel's approval card for `sql` (pending, running, executed, ...), if one shows. */
+async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.isDetached()) continue;
+    try {
+      const statuses = await frame.locator('[data-testid="approval-card"]').evaluateAll(
+        (cards, wanted) => cards.filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted).map((c) => c.getAttribute('data-status') ?? ''),
+        sql,
+      );
+      if (statuses.length > 0) return statuses.at(-1);
+    } catch {
+      // Detached while we read it.
+    }
+  }
+  return undefined;
+}
+
+describe('pg-agent mcp with VS Code open', () => {
+  let scratch: ScratchDatabase;
+  let agent: McpSession | undefined;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('pgagent_e2e_mcp');
+    await execSql(scratch.url, SHOP_SCHEMA);
+  });
+
+  const suite = workbenchSuite(SUITE, {
+    // MCP's commands are part of VS Code's AI features (no model or account is involved in this test).
+    settings: { 'chat.disableAIFeatures': false },
+    // The window and the agent work on the same server database: a profile in the workspace config.
+    prepare: (dir) => {
+      const url = new URL(scratch.url);
+      mkdirSync(join(dir, '.pgagent'), { recursive: true });
+      writeFileSync(
+        join(dir, '.pgagent', 'config.json'),
+        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+      );
+    },
+  });
+
+  afterAll(async () => {
+    await agent?.close();
+    await scratch?.drop();
+  });
+
+  it("shows an outside agent's proposed write for approval; Approve & run runs it once; the agent's ticket follows", async () => {
+    const p = suite.page();
+    // The window's log says what VS Code's language-model tool registry lists from us.
+    await expect.poll(() => windowLog(suite.workspace()), { timeout: UI_TIMEOUT_MS, message: 'the window log line on agent tools' }).toMatch(/agent tools registered/);
+    const registered = /agent tools registered languageModelTools=(\S*) mcpServerProvider=(\w+)/.exec(windowLog(suite.workspace()));
+    expect(registered?.[1]?.split(',').sort()).toEqual(
+      ['describe_table', 'execute_approved', 'explain', 'impact', 'list_tables', 'propose_write', 'run_read', 'schema_context', 'ticket_status'].map((n) => `pgagent_${n}`),
+    );
+    expect(registered?.[2]).toBe('true');
+
+    await runCommand(p, 'Postgres Agent: Select Connection…');
+    await typeInQuickInput(p, 'scratch');
+    await p.keyboard.press('Enter');
+    await screenshot(p, 'connected-to-scratch', SUITE);
+
+    // VS Code's MCP registry lists the server our definition provider publishes for this connection.
+    await pickCommand(p, 'MCP: List Servers');
+    const server = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' });
+    await suite.explained(() => server.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await screenshot(p, 'mcp-server-listed', SUITE);
+    // VS Code starts it as the definition says (dist/cli.js mcp --db <profile URL> --workspace <folder>).
+    await server.first().click();
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Start Server' }).first().click();
+    await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+    await suite.explained(() =>
+      expect
+        .poll(
+          async () => {
+            await pickCommand(p, 'MCP: List Servers');
+            const row = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' }).first();
+            await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+            const text = (await row.innerText()).replace(/\s+/g, ' ');
+            await p.keyboard.press('Escape');
+            return text;
+          },
+          { timeout: UI_TIMEOUT_MS, interval: 1000, message: 'the MCP server running' },
+        )
+        .toMatch(/Running/),
+    );
+    // Its output (VS Code's log of the server): our start-up line and the tools VS Code discovered.
+    await pickCommand(p, 'MCP: List Servers');
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' }).first().click();
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Output' }).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(async () => (await p.locator('.part.panel .view-lines').allInnerTexts()).join('\n').replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the server output' })
+        .toMatch(/serving 0\.1\.0 on stdio[\s\S]*Discovered 9 tools/),
+    );
+    await screenshot(p, 'mcp-server-output', SUITE);
+
+    agent = await pgAgentMcp(['--db', scratch.url, '--workspace', suite.workspace()]);
+    const proposed = await agent.call('propose_write', { sql: PROPOSED_SQL, reason: 'Order 1 was a test order.' });
+    expect(proposed.isError, textOf(proposed)).toBeFalsy();
+    const ticketId = (proposed.structuredContent as { ticket: { id: string } }).ticket.id;
+
+    const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a write' });
+    await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    expect(await toast.innerText()).toContain('agent via MCP (pgagent-test-client) proposes a write (LOW');
+    await screenshot(p, 'proposal-notification', SUITE);
+    await toast.locator('.monaco-button', { hasText: 'Review' }).click();
+
+    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the proposal' }).toBe('pending'));
+    await suite.explained(() =>
+      expect
+        .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the proposed SQL' })
+        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject'])),
+    );
+    await screenshot(p, 'proposal-with-codelens-and-card', SUITE);
+    // Nothing ran yet, and the agent cannot run it.
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
+    expect(errorOf(await agent.call('execute_approved', { ticket_id: ticketId })).code).toBe('APPROVAL_NOT_APPROVED');
+
+    await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
+    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card executed' }).toBe('executed'));
+    await screenshot(p, 'approved-and-executed-in-vscode', SUITE);
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
+
+    const status = await agent.call('ticket_status', { ticket_id: ticketId });
+    expect(status.structuredContent).toMatchObject({ status: 'EXECUTED' });
+    expect(errorOf(await agent.call('execute_approved', { ticket_id: ticketId })).code).toBe('APPROVAL_ALREADY_USED');
+  });
+});

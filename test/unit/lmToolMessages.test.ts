@@ -1,0 +1,61 @@
+/** What VS Code shows before our language-model tools run: the SQL, a write's impact, the approved ticket. */
+import { describe, expect, it } from 'vitest';
+import { LM_TOOL_NAMES } from '../../src/host/lmToolNames';
+import { fenced, toolMessage } from '../../src/host/lmToolMessages';
+import type { ToolMessageFacts } from '../../src/host/lmToolMessages';
+
+const noFacts: ToolMessageFacts = {
+  impact: () => Promise.reject(new Error('no impact expected')),
+  ticket: () => Promise.reject(new Error('no ticket expected')),
+};
+
+describe('language-model tool messages', () => {
+  it('asks before anything that runs SQL, and shows that SQL; schema and status lookups just say what they do', async () => {
+    const needConfirmation = [];
+    for (const name of LM_TOOL_NAMES) {
+      const message = await toolMessage(name, { sql: 'SELECT 1', ticket_id: 'tkt_x', reason: 'r', table: 't', question: 'q' }, {
+        impact: () => Promise.resolve('LOW · 1 row'),
+        ticket: () => Promise.resolve({ sql: 'DELETE FROM t', status: 'APPROVED', risk: 'LOW', rows: 1 }),
+      });
+      expect(message.invocation, name).toMatch(/^Postgres Agent: /);
+      if (message.confirmation) needConfirmation.push(name);
+    }
+    expect(needConfirmation).toEqual(['run_read', 'explain', 'impact', 'propose_write', 'execute_approved']);
+    const read = await toolMessage('run_read', { sql: 'SELECT * FROM orders' }, noFacts);
+    expect(read.confirmation?.markdown).toContain('```sql\nSELECT * FROM orders\n```');
+  });
+
+  it("shows a proposed write's measured impact and says that allowing the call approves nothing", async () => {
+    const message = await toolMessage('propose_write', { sql: 'DELETE FROM orders WHERE id = 1', reason: 'a test order\n**now**' }, {
+      impact: (sql) => Promise.resolve(`impact of ${sql}: LOW · 4 rows in 3 tables`),
+      ticket: noFacts.ticket,
+    });
+    const md = message.confirmation?.markdown ?? '';
+    expect(md).toContain('impact of DELETE FROM orders WHERE id = 1: LOW · 4 rows in 3 tables');
+    expect(md).toContain('**nothing runs** until you approve it');
+    // The model's reason is text: its markdown is escaped, its newlines flattened.
+    expect(md).toContain('a test order \\*\\*now\\*\\*');
+  });
+
+  it('says when the impact cannot be measured, and shows an execution\'s ticket SQL rather than anything the model wrote', async () => {
+    const failed = await toolMessage('propose_write', { sql: 'DELET', reason: 'x' }, { impact: () => Promise.reject(new Error('syntax error at or near "DELET"')), ticket: noFacts.ticket });
+    expect(failed.confirmation?.markdown).toContain('**Impact could not be measured:** syntax error at or near "DELET"');
+    const run = await toolMessage('execute_approved', { ticket_id: 'tkt_abc', sql: 'DROP TABLE orders' }, {
+      impact: noFacts.impact,
+      ticket: () => Promise.resolve({ sql: 'DELETE FROM orders WHERE id = 1', status: 'APPROVED', risk: 'LOW', rows: 4 }),
+    });
+    expect(run.confirmation?.markdown).toContain('DELETE FROM orders WHERE id = 1');
+    expect(run.confirmation?.markdown).not.toContain('DROP TABLE');
+    expect(run.confirmation?.markdown).toContain('**APPROVED** · LOW · 4 rows approved');
+    const missing = await toolMessage('execute_approved', { ticket_id: 'tkt_none' }, { impact: noFacts.impact, ticket: () => Promise.resolve(undefined) });
+    expect(missing.confirmation?.markdown).toContain('There is no ticket tkt\\_none');
+  });
+
+  it('fences SQL so that backticks inside cannot close the block', () => {
+    const sql = "SELECT '```' AS a, '````' AS b";
+    const block = fenced(sql, 'sql');
+    expect(block.startsWith('`````sql\n')).toBe(true);
+    expect(block.endsWith('\n`````')).toBe(true);
+    expect(fenced('SELECT 1', 'sql')).toBe('```sql\nSELECT 1\n```');
+  });
+});
