@@ -63,6 +63,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     requestedBy: actorOf(context),
     planning,
     onEvent: (event: JobEvent) => progress(context, event),
+    leases: await context.openJobLeases(),
   };
   if (!options.runs) {
     return new JobRunner({

@@ -6,6 +6,8 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
 import { openSchemaCache } from '../core/db/schemaCache';
+import { JobLeases } from '../core/jobs/jobLease';
+import { openLeaseBackend } from '../core/jobs/leaseBackends';
 import type { SchemaSnapshot } from '../shared/schema';
 import type { AgentError } from '../core/errors';
 import { toAgentError } from '../core/errors';
@@ -117,6 +119,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return snapshot;
   };
   const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
+  let leases: Awaited<ReturnType<typeof openLeaseBackend>> | undefined;
+  const openJobLeases = async (): Promise<JobLeases> => {
+    leases ??= await openLeaseBackend({ ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}), leasesDir: paths.leases, logger });
+    return new JobLeases(leases.backend, { by: `pg-agent ${command.name} ${args.positionals[0] ?? ''}`.trim(), logger });
+  };
 
   try {
     return await command.run({
@@ -128,6 +135,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       openTicketStore: openStore,
       loadSchema,
       readText,
+      openJobLeases,
     });
   } catch (error) {
     const e = toAgentError(error);
@@ -136,6 +144,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : REFUSED_CODES.includes(e.code) ? EXIT.refused : EXIT.failed;
   } finally {
     await schemaCache?.close();
+    await leases?.close();
     await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
   }

@@ -21,6 +21,8 @@ export interface WorkspacePaths {
   impact: string;
   /** Undo scripts of writes run outside a job, by ticket id. */
   undo: string;
+  /** Job leases (one driver per job) when no Redis is configured. */
+  leases: string;
 }
 
 export function workspacePaths(workspaceDir: string): WorkspacePaths {
@@ -35,6 +37,7 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
     schemaCache: join(root, 'schema-cache'),
     impact: join(root, 'impact'),
     undo: join(root, 'undo'),
+    leases: join(root, 'leases'),
   };
 }
 

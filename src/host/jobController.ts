@@ -398,6 +398,7 @@ export class JobController implements vscode.Disposable {
 
   dispose(): void {
     this.steps.dispose();
+    this.runners.dispose();
     this.chat.dispose();
     this.reload.dispose();
     this.push.dispose();

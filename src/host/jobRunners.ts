@@ -6,15 +6,17 @@
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { Db } from '../core/db/db';
+import type { JobLeases } from '../core/jobs/jobLease';
 import type { JobRunner, JobRunnerDeps } from '../core/jobs/jobRunner';
 import type { JobStore } from '../core/jobs/jobStore';
 import type { JobEvent } from '../core/jobs/jobOutcome';
 import type { LlmProvider } from '../core/llm/provider';
 import type { Logger } from '../core/logger';
 import type { DatabaseSession } from './databaseSession';
+import type { CoreServices } from './lazyServices';
 import { coreServices } from './lazyServices';
 import { withSignal } from './modelProvider';
-import { safetySettings } from './settings';
+import { redisUrl, safetySettings } from './settings';
 import type { SqlReview } from './sqlReview';
 
 export interface JobRunnersDeps {
@@ -35,10 +37,27 @@ export function actor(): string {
   return userInfo().username;
 }
 
-export class JobRunners {
+export class JobRunners implements vscode.Disposable {
   private jobStore: JobStore | undefined;
+  private leaseBackend: ReturnType<CoreServices['openLeaseBackend']> | undefined;
 
   constructor(private readonly deps: JobRunnersDeps) {}
+
+  /** One driver per job, shared with the CLI: the same Redis URL decides where leases live for both. */
+  private async leases(): Promise<JobLeases> {
+    const services = coreServices();
+    this.leaseBackend ??= services.openLeaseBackend({ redisUrl: redisUrl(), leasesDir: services.workspacePaths(this.deps.rootDir).leases, logger: this.deps.logger });
+    const opened = await this.leaseBackend.catch((error: unknown) => {
+      this.leaseBackend = undefined; // Redis down now: try again on the next action
+      throw error;
+    });
+    return new services.JobLeases(opened.backend, { by: `VS Code (${vscode.env.appName})`, logger: this.deps.logger });
+  }
+
+  dispose(): void {
+    void this.leaseBackend?.then((opened) => opened.close(), () => undefined);
+    this.leaseBackend = undefined;
+  }
 
   /** The workspace's job folders (created on first use: activation loads no core). */
   store(): JobStore {
@@ -98,6 +117,7 @@ export class JobRunners {
         maxReviewCycles: config.get<number>('planning.maxReviewCycles') ?? 5,
       },
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
+      leases: await this.leases(),
     };
   }
 }

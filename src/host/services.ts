@@ -23,6 +23,8 @@ export { readOutcome, resumeFromTicket } from '../core/agent/askRun';
 export { createProvider } from '../core/llm/createProvider';
 export { JobRunner } from '../core/jobs/jobRunner';
 export { JobStore } from '../core/jobs/jobStore';
+export { JobLeases } from '../core/jobs/jobLease';
+export { openLeaseBackend } from '../core/jobs/leaseBackends';
 export { readJobDetail } from '../core/jobs/jobDetail';
 export { sendReviewMessage } from '../core/review/reviewChat';
 export { readChat } from '../core/review/chatLog';
