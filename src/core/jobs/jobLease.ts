@@ -133,6 +133,12 @@ export class JobLeases {
     return holder ? { holder, stale: this.isStale(holder) } : undefined;
   }
 
+  /** JOB_BUSY naming the holder when somebody drives the job now (a stale lease does not count). */
+  async assertFree(jobId: string): Promise<void> {
+    const current = await this.holder(jobId);
+    if (current && !current.stale) throw busy(jobId, current.holder);
+  }
+
   /**
    * The lease, or JOB_BUSY naming who holds it. A stale lease (expired, or held by a process of this host
    * that is gone) is taken over at once; `takeOver` also takes a live one from another host (the person
