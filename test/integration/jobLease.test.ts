@@ -112,17 +112,17 @@ backendSuite('lock files', true, () => {
   fileRoot = mkdtempSync(join(tmpdir(), 'pgagent-leases-'));
   return Promise.resolve({ backend: new FileLeaseBackend(fileRoot), close: () => Promise.resolve(rmSync(fileRoot, { recursive: true, force: true })) });
 });
-backendSuite('Redis', redisAvailable, async () => {
+backendSuite('Redis', redisAvailable, () => {
   const redis = new Redis(REDIS_URL);
   const prefix = `pgagent-test:${randomBytes(6).toString('hex')}:`;
-  return {
+  return Promise.resolve({
     backend: new RedisLeaseBackend(redis, prefix),
     close: async () => {
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length > 0) await redis.del(...keys);
       await redis.quit();
     },
-  };
+  });
 });
 
 describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', () => {
