@@ -4,6 +4,7 @@
  * tasks go to `<checkpoint id>.writes.json`. Every file is written to a temp name and renamed (atomic).
  * Only the root namespace is used by the ask graph; other namespaces get their own subfolder.
  */
+import { AgentError } from '../errors';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -84,11 +85,23 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
   }
 
   private async readJson<T>(file: string): Promise<T | undefined> {
+    let text: string;
     try {
-      return JSON.parse(await readFile(file, 'utf8')) as T;
+      text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      // Never read a damaged checkpoint as "no checkpoint": that would restart the run from scratch.
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `The checkpoint ${file} is damaged (${(error as Error).message}).`,
+        'Move that file out of the folder: the run then resumes from the checkpoint before it. Nothing was overwritten.',
+        { cause: error },
+      );
     }
   }
 
