@@ -54,7 +54,12 @@ const workspaceConfigSchema = z.object({
   connections: z.array(connectionProfileSchema).default([]),
   /** The CLI's counterpart of the extension's postgresAgent.approval / safety settings. */
   approval: z.object({ autoApproveMaxRisk: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH']).optional() }).optional(),
-  safety: z.object({ criticalTables: z.array(z.string()).optional() }).optional(),
+  safety: z
+    .object({
+      criticalTables: z.array(z.string()).optional(),
+      riskThresholds: z.object({ low: z.number().min(0), medium: z.number().min(0), high: z.number().min(0) }).partial().optional(),
+    })
+    .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
   planning: z.object({ interactive: z.boolean().optional(), maxReviewCycles: z.number().int().min(1).optional() }).optional(),
 });
@@ -62,7 +67,9 @@ const workspaceConfigSchema = z.object({
 export interface WorkspaceConfig {
   connections: ConnectionProfile[];
   approval?: { autoApproveMaxRisk?: 'none' | 'LOW' | 'MEDIUM' | 'HIGH' | undefined } | undefined;
-  safety?: { criticalTables?: string[] | undefined } | undefined;
+  safety?:
+    | { criticalTables?: string[] | undefined; riskThresholds?: { low?: number | undefined; medium?: number | undefined; high?: number | undefined } | undefined }
+    | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;
 }
 

@@ -185,7 +185,7 @@ export class AskController {
       ticketStore: await this.deps.review.ticketStore(),
       provider,
       loadSnapshot: () => db.withSession((session) => services.introspectSchema(session, { sampleValues })),
-      settings: safetySettings(services.DEFAULT_SAFETY),
+      settings: await safetySettings(this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
       audit: services.fileAuditLog(join(paths.root, 'runs')),

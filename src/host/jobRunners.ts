@@ -16,7 +16,7 @@ import type { DatabaseSession } from './databaseSession';
 import type { CoreServices } from './lazyServices';
 import { coreServices } from './lazyServices';
 import { withSignal } from './modelProvider';
-import { redisUrl, safetySettings } from './settings';
+import { planningSettings, redisUrl, safetySettings } from './settings';
 import type { SqlReview } from './sqlReview';
 
 export interface JobRunnersDeps {
@@ -109,13 +109,10 @@ export class JobRunners implements vscode.Disposable {
       db,
       connectionKey: key,
       ticketStore: await this.deps.review.ticketStore(),
-      settings: safetySettings(services.DEFAULT_SAFETY),
+      settings: await safetySettings(this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: actor(),
-      planning: {
-        interactive: config.get<boolean>('planning.interactive') ?? true,
-        maxReviewCycles: config.get<number>('planning.maxReviewCycles') ?? 5,
-      },
+      planning: await planningSettings(this.deps.rootDir),
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
       leases: await this.leases(),
     };

@@ -3,7 +3,7 @@ import { analyzeImpact } from '../../core/sql/impact';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { renderImpact } from '../renderImpact';
-import { classifyInput, safetySettings } from '../sqlInput';
+import { classifyInput, cliSafety } from '../sqlInput';
 
 export const impactCommand: CliCommand = {
   name: 'impact',
@@ -18,7 +18,7 @@ export const impactCommand: CliCommand = {
       if (args.flags.json) io.stdout(`${JSON.stringify({ status: 'refused', error: { code: 'SQL_REFUSED', message: classification.reasons.join('; ') } })}\n`);
       return EXIT.refused;
     }
-    const impact = await analyzeImpact(await context.openDb(), classification, safetySettings(args.flags));
+    const impact = await analyzeImpact(await context.openDb(), classification, await cliSafety(context));
     if (args.flags.json) {
       io.stdout(`${JSON.stringify(impact, null, 2)}\n`);
     } else {
