@@ -61,6 +61,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     planning,
     onEvent: (event: JobEvent) => progress(context, event),
     leases: await context.openJobLeases(),
+    checkpointer: (await context.openJobCheckpointer()).saver,
   };
   if (!options.runs) {
     return new JobRunner({

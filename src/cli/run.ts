@@ -6,6 +6,8 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
 import { openSchemaCache } from '../core/db/schemaCache';
+import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
+import { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { JobLeases } from '../core/jobs/jobLease';
 import { openLeaseBackend } from '../core/jobs/leaseBackends';
 import type { SchemaSnapshot } from '../shared/schema';
@@ -119,6 +121,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return snapshot;
   };
   const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
+  let checkpointer: JobCheckpointer | undefined;
+  const jobCheckpointer = async (): Promise<JobCheckpointer> => {
+    const config = await readWorkspaceConfig(paths);
+    checkpointer ??= await openJobCheckpointer({ teamDatabaseUrl: config.team?.databaseUrl, checkpointsDir: paths.checkpoints, logger });
+    return checkpointer;
+  };
   let leases: Awaited<ReturnType<typeof openLeaseBackend>> | undefined;
   const openJobLeases = async (): Promise<JobLeases> => {
     leases ??= await openLeaseBackend({ ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}), leasesDir: paths.leases, logger });
@@ -136,6 +144,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       loadSchema,
       readText,
       openJobLeases,
+      openJobCheckpointer: jobCheckpointer,
     });
   } catch (error) {
     const e = toAgentError(error);
@@ -145,6 +154,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   } finally {
     await schemaCache?.close();
     await leases?.close();
+    await checkpointer?.close();
     await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
   }

@@ -62,6 +62,8 @@ const workspaceConfigSchema = z.object({
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
   planning: z.object({ interactive: z.boolean().optional(), maxReviewCycles: z.number().int().min(1).optional() }).optional(),
+  /** Team mode: job checkpoints in this database (schema pgagent); passwords come from the environment. */
+  team: z.object({ databaseUrl: z.string().optional() }).optional(),
 });
 
 export interface WorkspaceConfig {
@@ -71,6 +73,7 @@ export interface WorkspaceConfig {
     | { criticalTables?: string[] | undefined; riskThresholds?: { low?: number | undefined; medium?: number | undefined; high?: number | undefined } | undefined }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;
+  team?: { databaseUrl?: string | undefined } | undefined;
 }
 
 /** Reads .pgagent/config.json; a missing file is an empty config, a malformed one a clear error. */

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { Db } from '../core/db/db';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { JobLeases } from '../core/jobs/jobLease';
 import type { JobRunner, JobRunnerDeps } from '../core/jobs/jobRunner';
 import type { JobStore } from '../core/jobs/jobStore';
@@ -40,6 +41,7 @@ export function actor(): string {
 export class JobRunners implements vscode.Disposable {
   private jobStore: JobStore | undefined;
   private leaseBackend: ReturnType<CoreServices['openLeaseBackend']> | undefined;
+  private checkpointer: { url: string; opened: ReturnType<CoreServices['openJobCheckpointer']> } | undefined;
 
   constructor(private readonly deps: JobRunnersDeps) {}
 
@@ -54,9 +56,29 @@ export class JobRunners implements vscode.Disposable {
     return new services.JobLeases(opened.backend, { by: `VS Code (${vscode.env.appName})`, logger: this.deps.logger });
   }
 
+  /** Team mode (team.databaseUrl of .pgagent/config.json, else postgresAgent.team.databaseUrl): checkpoints in that database. */
+  private async jobCheckpointer(): Promise<BaseCheckpointSaver> {
+    const services = coreServices();
+    const paths = services.workspacePaths(this.deps.rootDir);
+    const config = await services.readWorkspaceConfig(paths);
+    const url = config.team?.databaseUrl?.trim() || vscode.workspace.getConfiguration('postgresAgent').get<string>('team.databaseUrl')?.trim() || '';
+    if (this.checkpointer?.url !== url) {
+      void this.checkpointer?.opened.then((c) => c.close(), () => undefined);
+      this.checkpointer = { url, opened: services.openJobCheckpointer({ teamDatabaseUrl: url, checkpointsDir: paths.checkpoints, logger: this.deps.logger }) };
+    }
+    const current = this.checkpointer;
+    const opened = await current.opened.catch((error: unknown) => {
+      if (this.checkpointer === current) this.checkpointer = undefined; // team database down now: try again next time
+      throw error;
+    });
+    return opened.saver;
+  }
+
   dispose(): void {
     void this.leaseBackend?.then((opened) => opened.close(), () => undefined);
     this.leaseBackend = undefined;
+    void this.checkpointer?.opened.then((c) => c.close(), () => undefined);
+    this.checkpointer = undefined;
   }
 
   /** The workspace's job folders (created on first use: activation loads no core). */
@@ -115,6 +137,7 @@ export class JobRunners implements vscode.Disposable {
       planning: await planningSettings(this.deps.rootDir),
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
       leases: await this.leases(),
+      checkpointer: await this.jobCheckpointer(),
     };
   }
 }

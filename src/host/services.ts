@@ -26,6 +26,7 @@ export { DEFAULT_PLANNING, JobRunner } from '../core/jobs/jobRunner';
 export { JobStore } from '../core/jobs/jobStore';
 export { JobLeases } from '../core/jobs/jobLease';
 export { openLeaseBackend } from '../core/jobs/leaseBackends';
+export { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
 export { readJobDetail } from '../core/jobs/jobDetail';
 export { sendReviewMessage } from '../core/review/reviewChat';
 export { readChat } from '../core/review/chatLog';

@@ -4,6 +4,7 @@
  * Used by the VS Code host and by `pg-agent job`; every call works in a new process from the files.
  */
 import { Command } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { join, dirname } from 'node:path';
 import { FileCheckpointSaver } from '../agent/fileCheckpointer';
 import type { RunDeps } from '../agent/runDeps';
@@ -48,6 +49,8 @@ export interface JobRunnerDeps extends RunDeps {
   signal?: AbortSignal;
   /** One driver per job (Redis when configured); default: lock files beside the job folders. */
   leases?: JobLeases;
+  /** Team mode's PostgreSQL checkpointer (jobCheckpointer.ts); default: files in checkpointsDir. */
+  checkpointer?: BaseCheckpointSaver;
 }
 
 export interface NewJobRequest {
@@ -296,7 +299,7 @@ export class JobRunner {
         signal: this.deps.signal,
         now: () => new Date(),
       },
-      guardCheckpointer(new FileCheckpointSaver(this.deps.checkpointsDir), guard),
+      guardCheckpointer(this.deps.checkpointer ?? new FileCheckpointSaver(this.deps.checkpointsDir), guard),
     );
     return this.graphInstance;
   }

@@ -24,21 +24,20 @@ export function guardJobStore(store: JobStore, guard: LeaseGuard): JobStore {
   });
 }
 
-/** The same check before each checkpoint write (the thread id is the job id). */
+/** The same check before each checkpoint write (the thread id is the job id); the saver itself is not changed. */
 export function guardCheckpointer<T extends BaseCheckpointSaver>(saver: T, guard: LeaseGuard): T {
-  const threadOf = (config: { configurable?: Record<string, unknown> }): string => {
-    const id = config.configurable?.thread_id;
+  const threadOf = (config: { configurable?: Record<string, unknown> } | undefined): string => {
+    const id = config?.configurable?.thread_id;
     return typeof id === 'string' ? id : '';
   };
-  const put = saver.put.bind(saver);
-  const putWrites = saver.putWrites.bind(saver);
-  saver.put = async (config, ...rest) => {
-    await guard(threadOf(config));
-    return put(config, ...rest);
-  };
-  saver.putWrites = async (config, ...rest) => {
-    await guard(threadOf(config));
-    return putWrites(config, ...rest);
-  };
-  return saver;
+  return new Proxy(saver, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if ((property !== 'put' && property !== 'putWrites') || typeof value !== 'function') return value;
+      return async (config: { configurable?: Record<string, unknown> }, ...rest: unknown[]) => {
+        await guard(threadOf(config));
+        return (value as (...args: unknown[]) => unknown).call(target, config, ...rest);
+      };
+    },
+  });
 }
