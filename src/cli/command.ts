@@ -3,6 +3,8 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import type { SchemaSnapshot } from '../shared/schema';
 import type { Env } from '../core/db/connectionTarget';
+import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
+import type { JobLeases } from '../core/jobs/jobLease';
 import type { Logger } from '../core/logger';
 import type { OptionSpec, ParsedArgs } from './args';
 import type { ExitCode } from './exitCodes';
@@ -34,6 +36,10 @@ export interface CommandContext {
   loadSchema: (options?: { sampleValues?: boolean }) => Promise<SchemaSnapshot>;
   /** The SQL or question: the positional text, or stdin when it is "-". */
   readText: () => Promise<string>;
+  /** One driver per job: leases in Redis when REDIS_URL is set, else .pgagent/leases/. Closed by the runner. */
+  openJobLeases: () => Promise<JobLeases>;
+  /** Where job checkpoints live: the team database when config.json names one, else .pgagent/checkpoints/. Closed by the runner. */
+  openJobCheckpointer: () => Promise<JobCheckpointer>;
 }
 
 export interface CliCommand {

@@ -11,17 +11,14 @@ import { DEFAULT_PLANNING, JobRunner } from '../core/jobs/jobRunner';
 import { JobStore } from '../core/jobs/jobStore';
 import type { LlmProvider } from '../core/llm/provider';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
+import { resolvePlanning } from '../core/workspacePolicy';
 import type { CommandContext } from './command';
 import { providerFromEnv } from './commands/askCommand';
-import { safetySettings } from './sqlInput';
+import { cliSafety } from './sqlInput';
 
 /** `planning` of .pgagent/config.json (the CLI's counterpart of postgresAgent.planning.*); defaults when absent. */
 export async function readPlanningSettings(workspaceDir: string): Promise<PlanningSettings> {
-  const { planning } = await readWorkspaceConfig(workspacePaths(workspaceDir));
-  return {
-    interactive: planning?.interactive ?? DEFAULT_PLANNING.interactive,
-    maxReviewCycles: planning?.maxReviewCycles ?? DEFAULT_PLANNING.maxReviewCycles,
-  };
+  return resolvePlanning(await readWorkspaceConfig(workspacePaths(workspaceDir)), DEFAULT_PLANNING);
 }
 
 /** The person acting (tickets, reviews, cancellations). */
@@ -63,6 +60,8 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     requestedBy: actorOf(context),
     planning,
     onEvent: (event: JobEvent) => progress(context, event),
+    leases: await context.openJobLeases(),
+    checkpointer: (await context.openJobCheckpointer()).saver,
   };
   if (!options.runs) {
     return new JobRunner({
@@ -71,7 +70,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
       connectionKey: options.job?.connection ?? 'offline',
       provider: options.provider,
       loadSnapshot: () => Promise.reject(offline()),
-      settings: safetySettings(args.flags),
+      settings: await cliSafety(context),
     });
   }
   const key = await context.connectionKey();
@@ -82,7 +81,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     connectionKey: key,
     provider: options.provider,
     loadSnapshot: () => context.loadSchema(),
-    settings: safetySettings(args.flags, await readWorkspaceConfig(workspacePaths(workspace))),
+    settings: await cliSafety(context),
   });
 }
 

@@ -6,6 +6,10 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
 import { openSchemaCache } from '../core/db/schemaCache';
+import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
+import { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
+import { JobLeases } from '../core/jobs/jobLease';
+import { openLeaseBackend } from '../core/jobs/leaseBackends';
 import type { SchemaSnapshot } from '../shared/schema';
 import type { AgentError } from '../core/errors';
 import { toAgentError } from '../core/errors';
@@ -117,6 +121,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return snapshot;
   };
   const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
+  let checkpointer: JobCheckpointer | undefined;
+  const jobCheckpointer = async (): Promise<JobCheckpointer> => {
+    const config = await readWorkspaceConfig(paths);
+    checkpointer ??= await openJobCheckpointer({ teamDatabaseUrl: config.team?.databaseUrl, checkpointsDir: paths.checkpoints, logger });
+    return checkpointer;
+  };
+  let leases: Awaited<ReturnType<typeof openLeaseBackend>> | undefined;
+  const openJobLeases = async (): Promise<JobLeases> => {
+    leases ??= await openLeaseBackend({ ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}), leasesDir: paths.leases, logger });
+    return new JobLeases(leases.backend, { by: `pg-agent ${command.name} ${args.positionals[0] ?? ''}`.trim(), logger });
+  };
 
   try {
     return await command.run({
@@ -128,6 +143,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       openTicketStore: openStore,
       loadSchema,
       readText,
+      openJobLeases,
+      openJobCheckpointer: jobCheckpointer,
     });
   } catch (error) {
     const e = toAgentError(error);
@@ -136,6 +153,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : REFUSED_CODES.includes(e.code) ? EXIT.refused : EXIT.failed;
   } finally {
     await schemaCache?.close();
+    await leases?.close();
+    await checkpointer?.close();
     await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
   }

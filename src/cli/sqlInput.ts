@@ -8,6 +8,8 @@ import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
 import type { WorkspaceConfig } from '../core/workspace';
+import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
+import { resolveSafety } from '../core/workspacePolicy';
 import type { CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
@@ -33,19 +35,18 @@ export async function classifyInput(context: CommandContext): Promise<{ sql: str
   return { sql, classification: classifySql(sql) };
 }
 
-/** Limits from the flags, the approval policy from .pgagent/config.json (default: every write asks). */
-export function safetySettings(flags: CommonFlags, config?: WorkspaceConfig): SafetySettings {
-  return {
+/** Limits from the flags, under the workspace's policy from .pgagent/config.json (default: every write asks). */
+export function safetySettings(flags: CommonFlags, config: WorkspaceConfig): SafetySettings {
+  return resolveSafety(config, {
     ...DEFAULT_SAFETY,
-    policy: {
-      ...DEFAULT_SAFETY.policy,
-      autoApproveMaxRisk: config?.approval?.autoApproveMaxRisk ?? DEFAULT_SAFETY.policy.autoApproveMaxRisk,
-      criticalTables: config?.safety?.criticalTables ?? DEFAULT_SAFETY.policy.criticalTables,
-      thresholds: { ...DEFAULT_SAFETY.policy.thresholds, ...definedOnly(config?.safety?.riskThresholds ?? {}) },
-    },
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
     ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
-  };
+  });
+}
+
+/** The safety settings of this command: its flags under its workspace's policy. */
+export async function cliSafety(context: CommandContext): Promise<SafetySettings> {
+  return safetySettings(context.args.flags, await readWorkspaceConfig(workspacePaths(context.args.flags.workspace)));
 }
 
 /** SPEC §6 `statements` of the JSON output: each statement with its class and what happens to it. */
@@ -66,6 +67,3 @@ export function ticketSummary(ticket: Ticket) {
   };
 }
 
-function definedOnly<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
-}

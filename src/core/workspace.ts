@@ -21,6 +21,8 @@ export interface WorkspacePaths {
   impact: string;
   /** Undo scripts of writes run outside a job, by ticket id. */
   undo: string;
+  /** Job leases (one driver per job) when no Redis is configured. */
+  leases: string;
 }
 
 export function workspacePaths(workspaceDir: string): WorkspacePaths {
@@ -35,6 +37,7 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
     schemaCache: join(root, 'schema-cache'),
     impact: join(root, 'impact'),
     undo: join(root, 'undo'),
+    leases: join(root, 'leases'),
   };
 }
 
@@ -62,6 +65,8 @@ const workspaceConfigSchema = z.object({
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
   planning: z.object({ interactive: z.boolean().optional(), maxReviewCycles: z.number().int().min(1).optional() }).optional(),
+  /** Team mode: job checkpoints in this database (schema pgagent); passwords come from the environment. */
+  team: z.object({ databaseUrl: z.string().optional() }).optional(),
 });
 
 export interface WorkspaceConfig {
@@ -76,6 +81,7 @@ export interface WorkspaceConfig {
       }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;
+  team?: { databaseUrl?: string | undefined } | undefined;
 }
 
 /** Reads .pgagent/config.json; a missing file is an empty config, a malformed one a clear error. */

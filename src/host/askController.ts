@@ -122,7 +122,10 @@ export class AskController {
     const graph = await this.graph(undefined);
     const store = await this.deps.review.ticketStore();
     for (const threadId of threads) {
-      const outcome = await services.readOutcome(graph, threadId).catch(() => undefined);
+      const outcome = await services.readOutcome(graph, threadId).catch((error: unknown) => {
+        this.deps.logger.warn('an ask run could not be read back; its write (if any) is not restored', { thread: threadId, error: services.toAgentError(error).message });
+        return undefined;
+      });
       const ticketId = outcome?.state.ticketId;
       if (outcome?.status !== 'held' || !ticketId) continue;
       const ticket = await store.get(ticketId);
@@ -182,7 +185,7 @@ export class AskController {
       ticketStore: await this.deps.review.ticketStore(),
       provider,
       loadSnapshot: () => db.withSession((session) => services.introspectSchema(session, { sampleValues })),
-      settings: safetySettings(services.DEFAULT_SAFETY),
+      settings: await safetySettings(this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
       audit: services.fileAuditLog(join(paths.root, 'runs')),

@@ -14,6 +14,14 @@ import { showError } from './showError';
 
 export const GEMINI_KEY_SECRET = 'postgresAgent.geminiApiKey';
 
+/** A new config.json states the defaults, so the team sees what it can tighten. */
+const STARTER_POLICY = {
+  connections: [],
+  approval: { autoApproveMaxRisk: 'none' },
+  safety: { criticalTables: [], riskThresholds: { low: 10, medium: 100, high: 1000 } },
+  planning: { interactive: true, maxReviewCycles: 5 },
+};
+
 /** Palette command id of each panel command. */
 export const COMMAND_IDS: Record<PanelCommand, string> = {
   openSampleDatabase: 'postgresAgent.openSampleDatabase',
@@ -102,6 +110,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       else await deps.context.secrets.store(GEMINI_KEY_SECRET, key.trim());
       deps.apiKeyChanged();
       void vscode.window.showInformationMessage(key === '' ? 'Gemini API key removed.' : 'Gemini API key saved.');
+    },
+    'postgresAgent.openWorkspacePolicy': async () => {
+      // The workspace's safety and planning policy, shared with the CLI and teammates (wins over user settings).
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      if (!folder) return vscode.window.showWarningMessage('Open a folder first: the workspace policy lives in its .pgagent/config.json.');
+      const file = vscode.Uri.joinPath(folder, '.pgagent', 'config.json');
+      const exists = await vscode.workspace.fs.stat(file).then(() => true, () => false);
+      if (!exists) await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${JSON.stringify(STARTER_POLICY, null, 2)}\n`));
+      await vscode.window.showTextDocument(file);
     },
     [COMMAND_IDS.refreshSchema]: async () => {
       try {

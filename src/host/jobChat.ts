@@ -42,11 +42,18 @@ export class JobChat implements vscode.Disposable {
       void vscode.window.showInformationMessage('The review chat is still answering your last message.');
       return;
     }
-    const provider = await configuredProvider(this.deps, 'The review chat');
-    if (!provider) return;
-    const services = coreServices();
+    // Claimed before the first await: a second quick send finds the turn already going.
     const abort = new AbortController();
     this.turns.set(jobId, abort);
+    const provider = await configuredProvider(this.deps, 'The review chat').catch((error: unknown) => {
+      this.turns.delete(jobId);
+      throw error;
+    });
+    if (!provider) {
+      this.turns.delete(jobId);
+      return;
+    }
+    const services = coreServices();
     this.deps.setLocal(jobId, { pendingChat: { text, reply: '' }, chatError: null });
     this.deps.logger.info('review chat message', { jobId, chars: text.length, debug });
     try {

@@ -383,7 +383,12 @@ export class JobController implements vscode.Disposable {
     const info = isErrorInfo(error) ? error : coreServices().toAgentError(error).toInfo();
     this.deps.logger.error('job action failed', { jobId, action, code: info.code, error: info.message });
     if (jobId !== undefined) this.setLocal(jobId, { error: info });
-    if (notify) {
+    if (notify && info.code === 'JOB_BUSY') {
+      // Another window, a CLI or a teammate drives the job: nothing failed here; watch it move in the panel.
+      void vscode.window.showWarningMessage(info.message, 'Watch').then((choice) => {
+        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showPanel());
+      });
+    } else if (notify) {
       void vscode.window.showErrorMessage(`${info.message}${info.advice ? ` ${info.advice}` : ''}`, 'Show Job').then((choice) => {
         if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showPanel());
       });
@@ -398,6 +403,7 @@ export class JobController implements vscode.Disposable {
 
   dispose(): void {
     this.steps.dispose();
+    this.runners.dispose();
     this.chat.dispose();
     this.reload.dispose();
     this.push.dispose();

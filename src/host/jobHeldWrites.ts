@@ -81,7 +81,10 @@ export class JobHeldWrites {
     const viewer = await this.deps.runners.viewer();
     for (const job of await this.deps.runners.store().list()) {
       if (isFinalStatus(job.status) || job.status === 'pending_review') continue;
-      const outcome = await viewer.outcome(job.id).catch(() => undefined);
+      const outcome = await viewer.outcome(job.id).catch((error: unknown) => {
+        this.deps.logger.warn('a job could not be read back; its held write (if any) is not restored', { jobId: job.id, error: error instanceof Error ? error.message : String(error) });
+        return undefined;
+      });
       if (outcome) await this.restore(outcome);
     }
   }

@@ -6,15 +6,18 @@
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { Db } from '../core/db/db';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { JobLeases } from '../core/jobs/jobLease';
 import type { JobRunner, JobRunnerDeps } from '../core/jobs/jobRunner';
 import type { JobStore } from '../core/jobs/jobStore';
 import type { JobEvent } from '../core/jobs/jobOutcome';
 import type { LlmProvider } from '../core/llm/provider';
 import type { Logger } from '../core/logger';
 import type { DatabaseSession } from './databaseSession';
+import type { CoreServices } from './lazyServices';
 import { coreServices } from './lazyServices';
 import { withSignal } from './modelProvider';
-import { safetySettings } from './settings';
+import { planningSettings, redisUrl, safetySettings } from './settings';
 import type { SqlReview } from './sqlReview';
 
 export interface JobRunnersDeps {
@@ -35,10 +38,48 @@ export function actor(): string {
   return userInfo().username;
 }
 
-export class JobRunners {
+export class JobRunners implements vscode.Disposable {
   private jobStore: JobStore | undefined;
+  private leaseBackend: ReturnType<CoreServices['openLeaseBackend']> | undefined;
+  private checkpointer: { url: string; opened: ReturnType<CoreServices['openJobCheckpointer']> } | undefined;
 
   constructor(private readonly deps: JobRunnersDeps) {}
+
+  /** One driver per job, shared with the CLI: the same Redis URL decides where leases live for both. */
+  private async leases(): Promise<JobLeases> {
+    const services = coreServices();
+    this.leaseBackend ??= services.openLeaseBackend({ redisUrl: redisUrl(), leasesDir: services.workspacePaths(this.deps.rootDir).leases, logger: this.deps.logger });
+    const opened = await this.leaseBackend.catch((error: unknown) => {
+      this.leaseBackend = undefined; // Redis down now: try again on the next action
+      throw error;
+    });
+    return new services.JobLeases(opened.backend, { by: `VS Code (${vscode.env.appName})`, logger: this.deps.logger });
+  }
+
+  /** Team mode (team.databaseUrl of .pgagent/config.json, else postgresAgent.team.databaseUrl): checkpoints in that database. */
+  private async jobCheckpointer(): Promise<BaseCheckpointSaver> {
+    const services = coreServices();
+    const paths = services.workspacePaths(this.deps.rootDir);
+    const config = await services.readWorkspaceConfig(paths);
+    const url = config.team?.databaseUrl?.trim() || vscode.workspace.getConfiguration('postgresAgent').get<string>('team.databaseUrl')?.trim() || '';
+    if (this.checkpointer?.url !== url) {
+      void this.checkpointer?.opened.then((c) => c.close(), () => undefined);
+      this.checkpointer = { url, opened: services.openJobCheckpointer({ teamDatabaseUrl: url, checkpointsDir: paths.checkpoints, logger: this.deps.logger }) };
+    }
+    const current = this.checkpointer;
+    const opened = await current.opened.catch((error: unknown) => {
+      if (this.checkpointer === current) this.checkpointer = undefined; // team database down now: try again next time
+      throw error;
+    });
+    return opened.saver;
+  }
+
+  dispose(): void {
+    void this.leaseBackend?.then((opened) => opened.close(), () => undefined);
+    this.leaseBackend = undefined;
+    void this.checkpointer?.opened.then((c) => c.close(), () => undefined);
+    this.checkpointer = undefined;
+  }
 
   /** The workspace's job folders (created on first use: activation loads no core). */
   store(): JobStore {
@@ -90,14 +131,13 @@ export class JobRunners {
       db,
       connectionKey: key,
       ticketStore: await this.deps.review.ticketStore(),
-      settings: safetySettings(services.DEFAULT_SAFETY),
+      settings: await safetySettings(this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: actor(),
-      planning: {
-        interactive: config.get<boolean>('planning.interactive') ?? true,
-        maxReviewCycles: config.get<number>('planning.maxReviewCycles') ?? 5,
-      },
+      planning: await planningSettings(this.deps.rootDir),
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
+      leases: await this.leases(),
+      checkpointer: await this.jobCheckpointer(),
     };
   }
 }

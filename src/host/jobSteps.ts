@@ -58,35 +58,40 @@ export class JobSteps {
       void vscode.window.showInformationMessage('This job is already working on something; wait for it or cancel the job.');
       return undefined;
     }
-    const provider = needsModel ? await configuredProvider(this.deps, 'A job') : undefined;
-    if (needsModel && !provider) return undefined;
-    const job = await this.deps.runners.store().get(jobId);
+    // Claimed before the first await: a second quick click finds the step already running.
     const abort = new AbortController();
-    const work = Promise.resolve(vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Job: ${job.title}`, cancellable: true },
-      async (progress, token) => {
-        token.onCancellationRequested(() => abort.abort());
-        progress.report({ message });
-        const runner = await this.deps.runners.forAction(job.connection, {
-          provider,
-          signal: abort.signal,
-          onEvent: (event) => {
-            if (event.type === 'step') {
-              progress.report({ message: event.message });
-              this.deps.setLocal(jobId, { busy: { action, message: event.message } });
-              this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
-            } else {
-              this.deps.filesChanged();
-            }
-          },
-        });
-        return step(runner);
-      },
-    ));
-    this.running.set(jobId, { abort, done: work });
-    this.deps.setLocal(jobId, { busy: { action, message }, error: null });
-    this.deps.logger.info('job step started', { jobId, action });
+    const slot: Running = { abort, done: Promise.resolve() };
+    this.running.set(jobId, slot);
+    let started = false;
     try {
+      const provider = needsModel ? await configuredProvider(this.deps, 'A job') : undefined;
+      if (needsModel && !provider) return undefined;
+      const job = await this.deps.runners.store().get(jobId);
+      const work = Promise.resolve(vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Job: ${job.title}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          progress.report({ message });
+          const runner = await this.deps.runners.forAction(job.connection, {
+            provider,
+            signal: abort.signal,
+            onEvent: (event) => {
+              if (event.type === 'step') {
+                progress.report({ message: event.message });
+                this.deps.setLocal(jobId, { busy: { action, message: event.message } });
+                this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
+              } else {
+                this.deps.filesChanged();
+              }
+            },
+          });
+          return step(runner);
+        },
+      ));
+      slot.done = work;
+      started = true;
+      this.deps.setLocal(jobId, { busy: { action, message }, error: null });
+      this.deps.logger.info('job step started', { jobId, action });
       const outcome = await work;
       if (outcome.stop.kind === 'interrupted' && abort.signal.aborted) {
         // The person's Cancel: nothing failed, the job waits for Continue.
@@ -103,8 +108,10 @@ export class JobSteps {
       throw error;
     } finally {
       this.running.delete(jobId);
-      this.deps.setLocal(jobId, { busy: null });
-      await this.deps.ended();
+      if (started) {
+        this.deps.setLocal(jobId, { busy: null });
+        await this.deps.ended();
+      }
     }
   }
 

@@ -88,7 +88,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
       connectionKey: () => Promise.resolve(key),
       openTicketStore: () => this.deps.review.ticketStore(),
       loadSchema: () => db.withSession((session) => services.introspectSchema(session, { sampleValues: config.get<boolean>('schema.sampleValues') === true })),
-      settings: safetySettings(services.DEFAULT_SAFETY),
+      settings: await safetySettings(this.deps.rootDir),
       workspaceDir: this.deps.rootDir,
       contextBudget: config.get<number>('context.tokenBudget') ?? 6000,
       proposedBy: () => 'agent in VS Code chat',

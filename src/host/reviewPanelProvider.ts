@@ -31,6 +31,7 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
   private view: vscode.WebviewView | undefined;
   private version = 0;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly viewListeners: vscode.Disposable[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -47,13 +48,16 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
       localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
     };
     view.webview.html = this.html(view.webview);
-    this.disposables.push(
+    // The view's own listeners go with the view: a view resolved again (moved, reopened) adds none for good.
+    this.disposeViewListeners();
+    this.viewListeners.push(
       view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       view.onDidChangeVisibility(() => {
         if (view.visible) this.host.panelShown();
       }),
       view.onDidDispose(() => {
-        this.view = undefined;
+        if (this.view === view) this.view = undefined;
+        this.disposeViewListeners();
       }),
     );
     this.host.panelShown();
@@ -71,6 +75,10 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
     // Not resolved yet: only the focus command can create it; then the keyboard goes back to the editor.
     await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
     await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+  }
+
+  private disposeViewListeners(): void {
+    for (const listener of this.viewListeners.splice(0).reverse()) listener.dispose();
   }
 
   private receive(raw: unknown): void {
@@ -135,6 +143,7 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
   }
 
   dispose(): void {
+    this.disposeViewListeners();
     for (const d of this.disposables.reverse()) d.dispose();
   }
 }

@@ -1,23 +1,29 @@
-/** The safety settings a user configured (contributes.configuration), over the core defaults. */
+/**
+ * The settings the extension works with: the workspace's policy (.pgagent/config.json, shared with the
+ * CLI and teammates) over the person's own VS Code settings (postgresAgent.*) over the core defaults.
+ */
 import * as vscode from 'vscode';
+import type { PlanningSettings } from '../core/jobs/jobRunner';
 import type { SafetySettings } from '../core/sql/safetySettings';
-import type { Risk } from '../core/sql/impactReport';
+import { coreServices } from './lazyServices';
+import { userPlanning, userSafety } from './policyFromSettings';
 
-export function safetySettings(defaults: SafetySettings): SafetySettings {
+const settings = () => {
   const c = vscode.workspace.getConfiguration('postgresAgent');
-  const thresholds = c.get<{ low?: number; medium?: number; high?: number; smallTableRows?: number; bigTableRows?: number }>('safety.riskThresholds') ?? {};
-  return {
-    ...defaults,
-    maxRows: c.get<number>('query.maxRows') ?? defaults.maxRows,
-    statementTimeoutMs: c.get<number>('query.statementTimeoutMs') ?? defaults.statementTimeoutMs,
-    lockTimeoutMs: c.get<number>('query.lockTimeoutMs') ?? defaults.lockTimeoutMs,
-    previewTimeoutMs: c.get<number>('impact.previewTimeoutMs') ?? defaults.previewTimeoutMs,
-    policy: {
-      thresholds: { ...defaults.policy.thresholds, ...thresholds },
-      criticalTables: c.get<string[]>('safety.criticalTables') ?? [],
-      autoApproveMaxRisk: c.get<Risk | 'none'>('approval.autoApproveMaxRisk') ?? 'none',
-    },
-  };
+  return <T>(key: string) => c.get<T>(key);
+};
+
+/** Safety settings for an action in the workspace at `rootDir`: its config.json policy over the user's settings. */
+export async function safetySettings(rootDir: string): Promise<SafetySettings> {
+  const services = coreServices();
+  const config = await services.readWorkspaceConfig(services.workspacePaths(rootDir));
+  return services.resolveSafety(config, userSafety(settings(), services.DEFAULT_SAFETY));
+}
+
+export async function planningSettings(rootDir: string): Promise<PlanningSettings> {
+  const services = coreServices();
+  const config = await services.readWorkspaceConfig(services.workspacePaths(rootDir));
+  return services.resolvePlanning(config, userPlanning(settings(), services.DEFAULT_PLANNING));
 }
 
 export function redisUrl(): string | undefined {

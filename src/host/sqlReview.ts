@@ -127,7 +127,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
               sql,
               connection: key,
               requestedBy: userInfo().username,
-              settings: safetySettings(services.DEFAULT_SAFETY),
+              settings: await safetySettings(this.workspaceDir ?? this.storageDir),
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               autoApprove: true,
               logger: this.logger,
@@ -269,7 +269,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       db,
       await this.ticketStore(),
       { ticketId: t.ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
-      { ...safetySettings(services.DEFAULT_SAFETY), by: userInfo().username, logger: this.logger },
+      { ...(await safetySettings(this.workspaceDir ?? this.storageDir)), by: userInfo().username, logger: this.logger },
     );
     const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
     return { rows: result.rows, tables: result.tables, undoFile: await services.saveUndoScript(undoDir, t.ticketId, result.undo) };

@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   'BAD_INPUT',
   /** A job the agent ended as impossible (job_failed), or that ran past its limits. */
   'JOB_FAILED',
+  /** Another window, process or machine drives the job now (its lease is held). */
+  'JOB_BUSY',
   'INTERNAL',
 ] as const;
 

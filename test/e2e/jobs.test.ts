@@ -5,6 +5,10 @@
 // job completes. A job waiting for review stays reviewable across a window reload; a job paused while
 // planning goes on with Continue; the job view stays readable in light, dark and high-contrast themes.
 // Screenshots of each step: test-artifacts/e2e/jobs/ (logs under logs/).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
@@ -132,6 +136,29 @@ async function waitForStop(p: Page, title: string, stop: string, timeout = STEP_
   const s = await jobState(p);
   if (s === undefined) throw new Error('The job view went away');
   return s;
+}
+
+/** The folder of the workspace's job titled `title`. */
+function jobFolder(workspace: string, title: string): string {
+  const jobs = join(workspace, '.pgagent', 'jobs');
+  const id = readdirSync(jobs).find((name) => {
+    try {
+      return (JSON.parse(readFileSync(join(jobs, name, 'job.json'), 'utf8')) as { title: string }).title === title;
+    } catch {
+      return false;
+    }
+  });
+  if (id === undefined) throw new Error(`No job "${title}" in ${jobs}`);
+  return join(jobs, id);
+}
+
+function auditedToolCalls(jobDir: string): string[] {
+  return readFileSync(join(jobDir, 'audit.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string; name?: string })
+    .filter((r) => r.type === 'tool_call')
+    .map((r) => r.name ?? '');
 }
 
 async function click(p: Page, testId: string): Promise<void> {
@@ -449,6 +476,10 @@ describe('Jobs in VS Code', () => {
     const paused = await waitForStop(p, TASK_3, 'frozen');
     expect(paused.status).toBe('frozen');
     expect(asked(), 'requests while paused').toBe(1);
+    // The answer that arrived after the pause is kept, but none of its tool calls ran: no plan yet.
+    const jobDir = jobFolder(suite.workspace(), TASK_3);
+    expect(auditedToolCalls(jobDir), 'tool calls run after the pause').toEqual([]);
+    expect(existsSync(join(jobDir, 'plan.md')) ? readFileSync(join(jobDir, 'plan.md'), 'utf8') : '').not.toContain('Count orders grouped by status.');
     const pausedActions = await texts(p, '[data-testid="continue-job-button"], [data-testid="pause-job-button"], [data-testid="cancel-job-button"]');
     expect(pausedActions).toEqual(['Continue', 'Cancel job']);
     await screenshot(p, 'paused', SUITE);
@@ -460,6 +491,36 @@ describe('Jobs in VS Code', () => {
     await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['Count orders grouped by status.']);
     await screenshot(p, 'paused-then-continued-to-review', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
+  });
+
+  it('a job driven elsewhere (a CLI) is shown as running there and is not started again', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    const before = (await seenNotifications(p)).length;
+    // TASK_2 waits for review (the reload test). A `pg-agent job approve` in a terminal now holds it: its
+    // lease names a live process of this machine, exactly as the CLI writes it.
+    const jobDir = jobFolder(suite.workspace(), TASK_2);
+    const jobId = basename(jobDir);
+    const cli = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const leases = join(suite.workspace(), '.pgagent', 'leases');
+    mkdirSync(leases, { recursive: true });
+    const since = new Date().toISOString();
+    writeFileSync(join(leases, `${jobId}.json`), JSON.stringify({ host: hostname(), pid: cli.pid, by: 'pg-agent job approve', since, expiresAt: Date.now() + 600_000, token: 1, nonce: 'cli' }));
+    try {
+      const requests = model().requests.length;
+      await (await panel(p)).locator('[data-testid="job-item"]', { hasText: TASK_2 }).first().click();
+      await waitForStop(p, TASK_2, 'review', STEP_TIMEOUT_MS, /cycle 1/);
+      await click(p, 'approve-plan-button');
+      const busy = (await panel(p)).locator('[data-testid="job-error"]');
+      await expect.poll(async () => ((await busy.count()) > 0 ? busy.innerText() : ''), { timeout: UI_TIMEOUT_MS }).toContain(`is running in ${hostname()}:${cli.pid} (pg-agent job approve) since ${since.slice(11, 19)} UTC`);
+      await p.locator('.notifications-toasts .notification-toast', { hasText: 'is running in' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await screenshot(p, 'running-elsewhere', SUITE);
+      const after = await jobState(p);
+      expect(after?.status, 'not started again').toBe('pending_review');
+      expect(model().requests.length, 'no model call').toBe(requests);
+      expect(await suite.errorsSince(before), 'a job busy elsewhere is no error').toEqual([]);
+    } finally {
+      cli.kill('SIGKILL');
+    }
   });
 
   it('keeps the job view readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {

@@ -233,6 +233,13 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     const stopped = await running;
     expect(stopped.stop).toEqual({ kind: 'frozen' });
     expect(server.requests).toHaveLength(1); // the call in flight finished; no further model call was made
+    const toolCalls = () =>
+      readFileSync(join(store.jobDir(job.id), 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; name?: string })
+        .filter((r) => r.type === 'tool_call');
+    expect(toolCalls()).toEqual([]); // nor did the tool call of the answer that arrived after the pause
     const resumed = await runner().continue(job.id);
     expect(resumed.stop).toMatchObject({ kind: 'review', cycle: 1 });
     expect(resumed.job.status).toBe('pending_review');

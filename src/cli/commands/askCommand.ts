@@ -26,7 +26,7 @@ import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { formatCount } from '../format';
 import { renderImpact, renderRows } from '../renderImpact';
-import { safetySettings, statementsJson, ticketSummary } from '../sqlInput';
+import { cliSafety, statementsJson, ticketSummary } from '../sqlInput';
 
 export const askCommand: CliCommand = {
   name: 'ask',
@@ -62,7 +62,7 @@ export const askCommand: CliCommand = {
       ticketStore: store,
       provider,
       loadSnapshot: () => context.loadSchema(),
-      settings: safetySettings(args.flags),
+      settings: await cliSafety(context),
       logger: context.logger,
       requestedBy: io.env.USER ?? 'pg-agent',
       audit: fileAuditLog(join(paths.root, 'runs')),

@@ -9,7 +9,7 @@ import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
-import { safetySettings } from '../sqlInput';
+import { cliSafety } from '../sqlInput';
 
 export const execCommand: CliCommand = {
   name: 'exec',
@@ -32,7 +32,7 @@ export const execCommand: CliCommand = {
       await context.openDb(),
       store,
       { ticketId: id, sql: ticket.sql, connection: await context.connectionKey(), classification },
-      { ...safetySettings(args.flags), by: io.env.USER ?? 'cli-user', logger: context.logger },
+      { ...(await cliSafety(context)), by: io.env.USER ?? 'cli-user', logger: context.logger },
     );
     const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, id, result.undo);
     if (args.flags.json) {

@@ -1,10 +1,9 @@
 /** `pg-agent impact`: estimate and exact preview of a write, without running it and without a ticket. */
 import { analyzeImpact } from '../../core/sql/impact';
-import { readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { renderImpact } from '../renderImpact';
-import { classifyInput, safetySettings } from '../sqlInput';
+import { classifyInput, cliSafety } from '../sqlInput';
 
 export const impactCommand: CliCommand = {
   name: 'impact',
@@ -19,9 +18,7 @@ export const impactCommand: CliCommand = {
       if (args.flags.json) io.stdout(`${JSON.stringify({ status: 'refused', error: { code: 'SQL_REFUSED', message: classification.reasons.join('; ') } })}\n`);
       return EXIT.refused;
     }
-    // The workspace's policy (risk thresholds, critical tables) applies as it does for `pg-agent sql`.
-    const config = await readWorkspaceConfig(workspacePaths(args.flags.workspace));
-    const impact = await analyzeImpact(await context.openDb(), classification, safetySettings(args.flags, config));
+    const impact = await analyzeImpact(await context.openDb(), classification, await cliSafety(context));
     if (args.flags.json) {
       io.stdout(`${JSON.stringify(impact, null, 2)}\n`);
     } else {

@@ -132,13 +132,13 @@ const ACTIONS: Record<Subcommand, Action> = {
   },
 
   async approve(context, rest) {
-    const { job, viewer } = await openJob(context, rest);
+    const { job, viewer } = await openJob(context, rest, { drives: true });
     atReview(await viewer.outcome(job.id), 'approve');
     return runJob(context, job, (runner) => runner.approvePlan(job.id, actorOf(context), stringOption(context, 'comment')));
   },
 
   async revise(context, rest) {
-    const { job, viewer } = await openJob(context, rest);
+    const { job, viewer } = await openJob(context, rest, { drives: true });
     const raw = stringOption(context, 'feedback');
     if (raw === undefined) throw new AgentError('BAD_INPUT', 'revise needs --feedback TEXT.', `e.g. pg-agent job revise ${job.id} --feedback "do it in batches", or --feedback - to read stdin.`);
     const feedback = (await textOrStdin(context, raw)).trim();
@@ -149,7 +149,7 @@ const ACTIONS: Record<Subcommand, Action> = {
   },
 
   async skip(context, rest) {
-    const { job, viewer } = await openJob(context, rest);
+    const { job, viewer } = await openJob(context, rest, { drives: true });
     const current = await viewer.outcome(job.id);
     if (job.status === 'planning') {
       // Still planning (or interrupted while planning): no review this time, nothing runs now.
@@ -225,7 +225,7 @@ const ACTIONS: Record<Subcommand, Action> = {
   },
 
   async continue(context, rest) {
-    const { job, viewer } = await openJob(context, rest);
+    const { job, viewer } = await openJob(context, rest, { drives: true });
     if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${job.id} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
     const current = await viewer.outcome(job.id);
     if (current.stop.kind === 'review') return report(context, current, 'ran');
@@ -300,9 +300,13 @@ async function findJob(context: CommandContext, rest: string[]): Promise<Job> {
   return new JobStore(context.args.flags.workspace, { logger: context.logger }).get(id);
 }
 
-/** The job, and a runner that only reads its files (no model, no database). */
-async function openJob(context: CommandContext, rest: string[]): Promise<{ job: Job; viewer: JobRunner }> {
+/**
+ * The job, and a runner that only reads its files (no model, no database). An action that `drives` the
+ * job first makes sure nobody else does (JOB_BUSY, exit 1), before any other check of where it stands.
+ */
+async function openJob(context: CommandContext, rest: string[], options: { drives?: boolean } = {}): Promise<{ job: Job; viewer: JobRunner }> {
   const job = await findJob(context, rest);
+  if (options.drives) await (await context.openJobLeases()).assertFree(job.id);
   return { job, viewer: await buildRunner(context, { runs: false, provider: undefined, job }) };
 }
 

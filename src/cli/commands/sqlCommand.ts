@@ -12,14 +12,14 @@ import type { ImpactReport } from '../../core/sql/impactReport';
 import type { ReadResult } from '../../core/sql/runRead';
 import { runSql } from '../../core/sql/runSql';
 import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
-import { readWorkspaceConfig, workspacePaths } from '../../core/workspace';
+import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { formatCount } from '../format';
 import { promptApproval } from '../approvalPrompt';
 import { caretAt, renderImpact, renderRows } from '../renderImpact';
-import { readSqlInput, safetySettings, statementsJson, ticketSummary } from '../sqlInput';
+import { readSqlInput, cliSafety, statementsJson, ticketSummary } from '../sqlInput';
 
 export const sqlCommand: CliCommand = {
   name: 'sql',
@@ -40,7 +40,7 @@ export const sqlCommand: CliCommand = {
       sql,
       connection: await context.connectionKey(),
       requestedBy: io.env.USER ?? 'pg-agent',
-      settings: safetySettings(args.flags, await readWorkspaceConfig(workspacePaths(args.flags.workspace))),
+      settings: await cliSafety(context),
       autoApprove: true,
       logger: context.logger,
     }).catch((error: unknown) => {
@@ -110,7 +110,7 @@ async function holdOrAsk(
     db,
     store,
     { ticketId: ticket.id, sql: ticket.sql, connection: ticket.connection, classification },
-    { ...safetySettings(args.flags), by, logger: context.logger },
+    { ...(await cliSafety(context)), by, logger: context.logger },
   );
   const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, ticket.id, result.undo);
   io.stdout(`Executed: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms. Undo script: ${undoFile}\n`);

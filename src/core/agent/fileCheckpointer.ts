@@ -4,6 +4,7 @@
  * tasks go to `<checkpoint id>.writes.json`. Every file is written to a temp name and renamed (atomic).
  * Only the root namespace is used by the ask graph; other namespaces get their own subfolder.
  */
+import { AgentError } from '../errors';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import { BaseCheckpointSaver, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
+import { BaseCheckpointSaver, INTERRUPT, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
 
 interface Blob {
   type: string;
@@ -35,6 +36,9 @@ interface StoredCheckpoint {
 
 /** Keyed "taskId,idx" like MemorySaver, so a re-put of the same write is ignored. */
 type StoredWrites = Record<string, { taskId: string; idx: number; channel: string; value: Blob; taskPath: string }>;
+
+/** Beside a checkpoint where the graph stopped for a person: retention keeps it. */
+const INTERRUPT_MARK = '.interrupt';
 
 const SAFE_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 
@@ -84,11 +88,23 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
   }
 
   private async readJson<T>(file: string): Promise<T | undefined> {
+    let text: string;
     try {
-      return JSON.parse(await readFile(file, 'utf8')) as T;
+      text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      // Never read a damaged checkpoint as "no checkpoint": that would restart the run from scratch.
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `The checkpoint ${file} is damaged (${(error as Error).message}).`,
+        'Move that file out of the folder: the run then resumes from the checkpoint before it. Nothing was overwritten.',
+        { cause: error },
+      );
     }
   }
 
@@ -120,8 +136,16 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
-    const id = getCheckpointId(config) || (await this.ids(this.nsDir(threadId, ns)))[0];
-    return id === undefined ? undefined : this.tuple(threadId, ns, id);
+    const asked = getCheckpointId(config);
+    if (asked) return this.tuple(threadId, ns, asked);
+    // The newest may be pruned between listing and reading when another process writes two more: list again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const newest = (await this.ids(this.nsDir(threadId, ns)))[0];
+      if (newest === undefined) return undefined;
+      const tuple = await this.tuple(threadId, ns, newest);
+      if (tuple) return tuple;
+    }
+    return undefined;
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -158,7 +182,25 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     };
     const dir = this.nsDir(threadId, ns);
     await this.writeJson(join(dir, `${id}.json`), dir, stored);
+    await this.prune(dir, new Set(parentId ? [id, parentId] : [id]));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
+  }
+
+  /**
+   * Retention: resume needs only the newest checkpoint (and its parent); the checkpoint of every
+   * interrupt (a review, a held write) is kept as the record of what the person was shown. The rest go:
+   * each holds the whole conversation again, so keeping them grows a job by its state at every step.
+   */
+  private async prune(dir: string, keep: ReadonlySet<string>): Promise<void> {
+    const names = new Set(await readdir(dir));
+    await Promise.all(
+      (await this.ids(dir))
+        .filter((old) => !keep.has(old) && !names.has(`${old}${INTERRUPT_MARK}`))
+        .map(async (old) => {
+          await rm(join(dir, `${old}.writes.json`), { force: true });
+          await rm(join(dir, `${old}.json`), { force: true });
+        }),
+    );
   }
 
   /** Writes to one file are read-modify-write: they are queued so concurrent tasks cannot lose each other's. */
@@ -186,6 +228,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       next[key] = { taskId, idx, channel, value: await this.dump(value), taskPath: taskPath ?? '' };
     }
     await this.writeJson(file, dir, next);
+    if (writes.some(([channel]) => channel === INTERRUPT)) await writeFile(join(dir, `${id}${INTERRUPT_MARK}`), '');
   }
 
   async deleteThread(threadId: string): Promise<void> {

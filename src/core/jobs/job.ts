@@ -111,19 +111,25 @@ export const jobSchema = z
 
 export type Job = z.infer<typeof jobSchema>;
 
+const RESTORE_ADVICE =
+  'Fix the file at that place, or restore the last committed one: git --git-dir <job folder>/.history --work-tree <job folder> checkout -- job.json. Nothing was overwritten.';
+
 /** job.json text to a Job, with the failing field named in the error. */
 export function parseJob(text: string, source = 'job.json'): Job {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new AgentError('CONFIG_INVALID', `${source} is not valid JSON: ${(error as Error).message}`, 'Fix or restore the file from the job history.', { cause: error });
+    const message = (error as Error).message;
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const line = position === undefined ? '' : ` (line ${text.slice(0, Number(position)).split('\n').length})`;
+    throw new AgentError('CONFIG_INVALID', `${source} is not valid JSON${line}: ${message}`, RESTORE_ADVICE, { cause: error });
   }
   const result = jobSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new AgentError('CONFIG_INVALID', `${source} is invalid at ${where}: ${issue?.message ?? 'unknown problem'}.`, 'Fix or restore the file from the job history.');
+    throw new AgentError('CONFIG_INVALID', `${source} is invalid at ${where}: ${issue?.message ?? 'unknown problem'}.`, RESTORE_ADVICE);
   }
   return result.data;
 }

@@ -4,6 +4,8 @@
  * Used by the VS Code host and by `pg-agent job`; every call works in a new process from the files.
  */
 import { Command } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { join, dirname } from 'node:path';
 import { FileCheckpointSaver } from '../agent/fileCheckpointer';
 import type { RunDeps } from '../agent/runDeps';
 import { AgentError, toAgentError } from '../errors';
@@ -12,6 +14,10 @@ import { isTerminal } from './job';
 import { jobAuditLog } from './jobAudit';
 import { commitJob } from './phases/jobHistoryCommit';
 import type { JobEvent, JobOutcome, JobStop } from './jobOutcome';
+import type { JobLease } from './jobLease';
+import { JobLeases } from './jobLease';
+import { guardCheckpointer, guardJobStore } from './leaseGuards';
+import { FileLeaseBackend } from './leaseBackends';
 import type { JobStore } from './jobStore';
 import type { JobGraph } from './phases/jobGraph';
 import { buildJobGraph } from './phases/jobGraph';
@@ -41,6 +47,10 @@ export interface JobRunnerDeps extends RunDeps {
   onEvent?: (event: JobEvent) => void;
   /** Cancels the model call in flight (Cancel of a progress notification); the job stays resumable. */
   signal?: AbortSignal;
+  /** One driver per job (Redis when configured); default: lock files beside the job folders. */
+  leases?: JobLeases;
+  /** Team mode's PostgreSQL checkpointer (jobCheckpointer.ts); default: files in checkpointsDir. */
+  checkpointer?: BaseCheckpointSaver;
 }
 
 export interface NewJobRequest {
@@ -60,9 +70,29 @@ export interface WriteDecision {
 export class JobRunner {
   private readonly planning: PlanningSettings;
   private graphInstance: JobGraph | undefined;
+  private readonly leases: JobLeases;
+  /** The leases this runner holds now, by job: every write of job state checks its own first. */
+  private readonly held = new Map<string, JobLease>();
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.planning = { ...DEFAULT_PLANNING, ...deps.planning };
+    this.leases = deps.leases ?? new JobLeases(new FileLeaseBackend(join(dirname(deps.store.root), 'leases')), { by: 'pg-agent', logger: deps.logger });
+  }
+
+  /**
+   * Runs `body` as the job's only driver. The lease is taken before any other check (a second driver
+   * learns at once, before the model is asked anything) and released when the step ends.
+   */
+  private async driving<T>(jobId: string, body: () => Promise<T>): Promise<T> {
+    if (this.held.has(jobId)) return body();
+    const lease = await this.leases.acquire(jobId);
+    this.held.set(jobId, lease);
+    try {
+      return await body();
+    } finally {
+      this.held.delete(jobId);
+      await lease.release();
+    }
   }
 
   /** Creates the job folder (status planning), its tool docs and its first commit, without running anything. */
@@ -85,11 +115,15 @@ export class JobRunner {
   async start(request: NewJobRequest): Promise<JobOutcome> {
     this.requireModel();
     const job = await this.create(request);
-    return this.drive(job.id, { jobId: job.id });
+    return this.driving(job.id, () => this.drive(job.id, { jobId: job.id }));
   }
 
   /** Runs a created or interrupted job from its checkpoint to the next stop; a frozen job is thawed first. */
-  async continue(jobId: string): Promise<JobOutcome> {
+  continue(jobId: string): Promise<JobOutcome> {
+    return this.driving(jobId, () => this.continueDriven(jobId));
+  }
+
+  private async continueDriven(jobId: string): Promise<JobOutcome> {
     let job = await this.deps.store.get(jobId);
     if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${jobId} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
     if (job.status === 'frozen' && job.frozenFrom) job = await this.deps.store.setStatus(jobId, job.frozenFrom, 'continued by the person');
@@ -124,7 +158,11 @@ export class JobRunner {
   }
 
   /** At a held write: the person's decision (recorded on the ticket), then the job goes on. */
-  async decideWrite(jobId: string, decision: WriteDecision): Promise<JobOutcome> {
+  decideWrite(jobId: string, decision: WriteDecision): Promise<JobOutcome> {
+    return this.driving(jobId, () => this.decideWriteDriven(jobId, decision));
+  }
+
+  private async decideWriteDriven(jobId: string, decision: WriteDecision): Promise<JobOutcome> {
     const current = await this.outcome(jobId);
     if (current.stop.kind !== 'approval') throw notAt(current, 'a write waiting for approval');
     if (decision.approve) this.requireModel();
@@ -132,7 +170,11 @@ export class JobRunner {
   }
 
   /** At a held write decided elsewhere (pg-agent approvals approve/reject, a teammate over Redis): go on accordingly. */
-  async resumeFromTicket(jobId: string): Promise<JobOutcome> {
+  resumeFromTicket(jobId: string): Promise<JobOutcome> {
+    return this.driving(jobId, () => this.resumeFromTicketDriven(jobId));
+  }
+
+  private async resumeFromTicketDriven(jobId: string): Promise<JobOutcome> {
     const current = await this.outcome(jobId);
     if (current.stop.kind !== 'approval') return current;
     const ticket = await this.deps.ticketStore.get(current.stop.ticketId);
@@ -199,11 +241,13 @@ export class JobRunner {
     return { job, stop, ...(execution ? { execution } : {}) };
   }
 
-  private async review(jobId: string, decision: { action: 'approve' | 'skip' | 'revise'; by: string; feedback?: string; comment?: string }): Promise<JobOutcome> {
-    const current = await this.outcome(jobId);
-    if (current.stop.kind !== 'review') throw notAt(current, 'the plan review');
-    this.requireModel();
-    return this.drive(jobId, new Command({ resume: decision }));
+  private review(jobId: string, decision: { action: 'approve' | 'skip' | 'revise'; by: string; feedback?: string; comment?: string }): Promise<JobOutcome> {
+    return this.driving(jobId, async () => {
+      const current = await this.outcome(jobId);
+      if (current.stop.kind !== 'review') throw notAt(current, 'the plan review');
+      this.requireModel();
+      return this.drive(jobId, new Command({ resume: decision }));
+    });
   }
 
   /** Runs the graph from its checkpoint to the next stop. A failed step leaves the job where it was. */
@@ -235,9 +279,10 @@ export class JobRunner {
   private graph(): JobGraph {
     if (this.graphInstance) return this.graphInstance;
     const audit = jobAuditLog(this.deps.store);
+    const guard = (jobId: string) => this.held.get(jobId)?.assertHeld() ?? Promise.resolve();
     this.graphInstance = buildJobGraph(
       {
-        store: this.deps.store,
+        store: guardJobStore(this.deps.store, guard),
         db: this.deps.db,
         connectionKey: this.deps.connectionKey,
         ticketStore: this.deps.ticketStore,
@@ -254,7 +299,7 @@ export class JobRunner {
         signal: this.deps.signal,
         now: () => new Date(),
       },
-      new FileCheckpointSaver(this.deps.checkpointsDir),
+      guardCheckpointer(this.deps.checkpointer ?? new FileCheckpointSaver(this.deps.checkpointsDir), guard),
     );
     return this.graphInstance;
   }

@@ -119,7 +119,7 @@ export class JobStore {
       }
       throw error;
     }
-    const job = parseJob(text, `job.json of ${id}`);
+    const job = parseJob(text, path);
     if (job.id !== id) throw new AgentError('CONFIG_INVALID', `job.json of ${id} names another job (${job.id}).`, 'Restore the file from the job history.');
     return job;
   }
@@ -162,6 +162,18 @@ export class JobStore {
     const next: Job = { ...job, ...patch, updatedAt: this.now().toISOString() };
     await this.saveJob(next);
     return next;
+  }
+
+  /** Whether the job has this file (a missing file is not an error; an unreadable one is). */
+  async hasFile(id: string, relativePath: string): Promise<boolean> {
+    const path = await this.confined(id, relativePath);
+    try {
+      await lstat(path);
+      return true;
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return false;
+      throw error;
+    }
   }
 
   async readFile(id: string, relativePath: string): Promise<string> {

@@ -54,7 +54,7 @@ export interface TodoInput {
 
 /** Replaces todos.yaml; a todo keeps the status it had under the same id unless one is given. */
 export async function writeTodos(store: JobStore, jobId: string, todos: readonly TodoInput[]): Promise<string> {
-  const previous = await readTodos(store, jobId).catch(() => [] as Todo[]);
+  const previous = await readTodosIfAny(store, jobId);
   const statusOf = new Map(previous.map((t) => [t.id, t.status]));
   const next: Todo[] = todos.map((t) => ({
     id: t.id,
@@ -69,6 +69,15 @@ export async function writeTodos(store: JobStore, jobId: string, todos: readonly
 
 export async function readTodos(store: JobStore, jobId: string): Promise<Todo[]> {
   return parseTodos(await store.readFile(jobId, 'todos.yaml'));
+}
+
+/**
+ * The todos, or none when the job has no todos.yaml yet. A todos.yaml that does not parse is an error that
+ * names its line (never "no todos": that would end a phase as if the work were done, or overwrite the file).
+ */
+export async function readTodosIfAny(store: JobStore, jobId: string): Promise<Todo[]> {
+  if (!(await store.hasFile(jobId, 'todos.yaml'))) return [];
+  return readTodos(store, jobId);
 }
 
 /** Sets one todo's status; returns the todo as it now is. */

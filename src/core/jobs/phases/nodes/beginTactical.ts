@@ -1,7 +1,7 @@
 /** Starts a tactical phase: status running, counters reset, the instruction to execute the pending todos. */
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { activeJob, ensureStatus } from '../jobStatusSync';
-import { readTodos } from '../workspaceTools';
+import { readTodosIfAny } from '../workspaceTools';
 import type { JobNode } from './nodeType';
 
 export function makeBeginTacticalNode(deps: JobGraphDeps): JobNode {
@@ -12,7 +12,7 @@ export function makeBeginTacticalNode(deps: JobGraphDeps): JobNode {
     const iteration = state.tacticalPhases + 1;
     await deps.audit(state.jobId, { type: 'phase', phase: 'tactical', event: 'start', iteration });
     deps.emit({ type: 'step', jobId: state.jobId, phase: 'tactical', message: 'Executing the plan…' });
-    const pending = (await readTodos(deps.store, state.jobId).catch(() => [])).filter((t) => t.status === 'pending' || t.status === 'in_progress');
+    const pending = (await readTodosIfAny(deps.store, state.jobId)).filter((t) => t.status === 'pending' || t.status === 'in_progress');
     const review = state.review;
     const approval =
       iteration === 1 && review

@@ -1,9 +1,11 @@
 /**
  * Runs the tool calls of the last model turn in order and answers each. A write asked for with run_sql
  * stops the turn there: it waits for a person, and the calls after it are answered once it is decided.
+ * The job's status in job.json is the one source of truth for pause and cancel; it is read before each call.
  */
 import type { ChatMessage } from '../../../llm/provider';
 import type { JobGraphDeps } from '../jobGraphDeps';
+import { activeJob } from '../jobStatusSync';
 import type { PendingWrite, PhaseEnd } from '../jobState';
 import type { Phase } from '../jobTools';
 import { clip, runTool } from '../runTool';
@@ -17,6 +19,9 @@ export function makePhaseToolsNode(deps: JobGraphDeps, phase: Phase): JobNode {
     let phaseEnd: PhaseEnd | undefined;
     let pendingWrite: PendingWrite | undefined;
     for (const [index, call] of calls.entries()) {
+      // A pause (or cancel) from any process holds before the next tool call, previews included: the calls
+      // of a model answer that was in flight when the person paused do not run. Continue answers them anew.
+      await activeJob(deps, state.jobId);
       const outcome = await runTool(deps, state.jobId, phase, call);
       await deps.audit(state.jobId, { type: 'tool_call', phase, name: call.name, args: call.args, ok: outcome.kind !== 'result' || outcome.ok, result: clip(outcome.content, 4000) });
       if (outcome.kind === 'held') {

@@ -1,0 +1,132 @@
+// Damaged job files (issue 12): a broken todos.yaml, job.json or checkpoint stops the job with a message
+// that names the file and the line and says how to repair it; nothing is overwritten, and once repaired the
+// job goes on. Real PostgreSQL, the scripted Gemini server, `pg-agent job` in-process.
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runPgAgent } from '../support/cliHarness';
+import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from '../support/jobScript';
+import type { ScriptedModelServer } from '../support/scriptedModelServer';
+import { startScriptedModelServer } from '../support/scriptedModelServer';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+import { SHOP_SCHEMA } from '../support/shopSchema';
+
+interface Failure {
+  error: { code: string; message: string; advice?: string };
+}
+
+describe.runIf(postgresAvailable)('a job with damaged files', () => {
+  let scratch: ScratchDatabase;
+  let server: ScriptedModelServer;
+  let workspace: string;
+  const job = (argv: string[]) =>
+    runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url } });
+  const jobFile = (id: string, file: string) => join(workspace, '.pgagent', 'jobs', id, file);
+
+  async function jobAtReview(): Promise<string> {
+    server.script(planTurn(PLAN_V1));
+    const run = await job(['new', '--json', '--', 'Archive cancelled orders']);
+    expect(run.code, run.stderr).toBe(0);
+    return (JSON.parse(run.stdout) as { job: { id: string } }).job.id;
+  }
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+  });
+  afterAll(async () => {
+    await scratch?.drop();
+  });
+  beforeEach(async () => {
+    server = await startScriptedModelServer();
+    workspace = mkdtempSync(join(tmpdir(), 'pgagent-job-faults-'));
+  });
+  afterEach(async () => {
+    await server.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('keeps only what resume needs in the checkpoints: the newest, its parent and every stop for a person', async () => {
+    const id = await jobAtReview();
+    const dir = join(workspace, '.pgagent', 'checkpoints', id);
+    const checkpoints = () => readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json')).sort();
+    const stops = () => readdirSync(dir).filter((f) => f.endsWith('.interrupt')).map((f) => f.replace('.interrupt', '.json'));
+    expect(stops()).toHaveLength(1); // the plan review
+    expect(checkpoints().length).toBeLessThanOrEqual(3);
+    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const held = await job(['approve', id, '--json']);
+    expect(held.code, held.stderr).toBe(3);
+    expect(stops()).toHaveLength(2); // the review and the held write
+    for (const stop of stops()) expect(checkpoints()).toContain(stop);
+    expect(checkpoints().length).toBeLessThanOrEqual(4);
+    // What is left is enough to say where the job stands (and to resume it: the fault tests above do).
+    const shown = JSON.parse((await job(['show', id, '--json'])).stdout) as { stop: { kind: string; sql: string } };
+    expect(shown.stop).toMatchObject({ kind: 'approval', sql: ARCHIVE });
+  });
+
+  it('a broken todos.yaml stops the tactical phase naming its line (never read as "no todos"), is kept as it is, and the job goes on once fixed', async () => {
+    const id = await jobAtReview();
+    const good = readFileSync(jobFile(id, 'todos.yaml'), 'utf8');
+    const broken = `${good}- id: t2\n  title: [unclosed\n`;
+    writeFileSync(jobFile(id, 'todos.yaml'), broken);
+    const asked = server.requests.length;
+    const stopped = await job(['approve', id, '--json']);
+    expect(stopped.code, stopped.stderr).toBe(1);
+    const failure = JSON.parse(stopped.stdout) as { stop: { kind: string; error?: { code: string; message: string } } };
+    expect(failure.stop.kind).toBe('interrupted');
+    expect(failure.stop.error?.code).toBe('CONFIG_INVALID');
+    expect(failure.stop.error?.message).toMatch(/^todos\.yaml line \d+/);
+    expect(server.requests.length).toBe(asked); // the model was not told "there are no pending todos"
+    expect(readFileSync(jobFile(id, 'todos.yaml'), 'utf8')).toBe(broken);
+
+    writeFileSync(jobFile(id, 'todos.yaml'), good);
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'done' }) })]);
+    const resumed = await job(['continue', id, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((JSON.parse(resumed.stdout) as { stop: { kind: string } }).stop.kind).toBe('completed');
+    const tactical = server.requests.at(-1)?.text ?? '';
+    expect(tactical).toContain('Pending todos: t1.');
+  });
+
+  it('a broken job.json is reported with its path and line and how to restore it, and is not overwritten', async () => {
+    const id = await jobAtReview();
+    const text = readFileSync(jobFile(id, 'job.json'), 'utf8');
+    const broken = text.replace('"status"', '"status" "oops"');
+    writeFileSync(jobFile(id, 'job.json'), broken);
+    for (const argv of [['show', id, '--json'], ['approve', id, '--json']]) {
+      const run = await job(argv);
+      expect(run.code, run.stderr).not.toBe(0);
+      const failure = JSON.parse(run.stdout) as Failure;
+      expect(failure.error.code).toBe('CONFIG_INVALID');
+      expect(failure.error.message).toContain(jobFile(id, 'job.json'));
+      expect(failure.error.message).toMatch(/\(line \d+\)/);
+      expect(failure.error.advice).toContain('.history');
+    }
+    expect(readFileSync(jobFile(id, 'job.json'), 'utf8')).toBe(broken);
+  });
+
+  it('a damaged checkpoint is named, never read as "no checkpoint" (which would restart the job), and moving it aside resumes from the one before', async () => {
+    const id = await jobAtReview();
+    const dir = join(workspace, '.pgagent', 'checkpoints', id);
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json'))
+      .sort();
+    const newest = join(dir, files.at(-1) ?? '');
+    writeFileSync(newest, '{"id": "truncated');
+    const asked = server.requests.length;
+    const run = await job(['approve', id, '--json']);
+    expect(run.code, run.stderr).not.toBe(0);
+    const failure = JSON.parse(run.stdout) as Failure;
+    expect(failure.error.code).toBe('CONFIG_INVALID');
+    expect(failure.error.message).toContain(newest);
+    expect(failure.error.advice).toContain('resumes from the checkpoint before it');
+    expect(server.requests.length).toBe(asked);
+    expect(readFileSync(newest, 'utf8')).toBe('{"id": "truncated');
+
+    renameSync(newest, `${newest}.damaged`);
+    const shown = await job(['show', id, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+  });
+});
