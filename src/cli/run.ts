@@ -22,13 +22,14 @@ import { demoCommand } from './commands/demoCommand';
 import { execCommand } from './commands/execCommand';
 import { impactCommand } from './commands/impactCommand';
 import { jobCommand } from './commands/jobCommand';
+import { planCommand } from './commands/planCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand];
 
 const VERSION = '0.1.0';
 
