@@ -268,6 +268,47 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     expect(out.usage.total.calls).toBe(6);
   });
 
+  it('an interrupted round keeps the session; --more in a new call goes on; --redirect starts over; a terminal decides at the prompt', async () => {
+    // Each server fails its analyst's call and the other analyst's fallback.
+    gemini.script([{ times: 2, reply: { error: { status: 401, message: 'API key not valid' } } }]);
+    openai.script([{ times: 2, reply: { error: { status: 401, message: 'invalid api key' } } }]);
+    const failed = await plan(['new', '--models', MODELS, '--json', '--', 'Remove cancelled orders created before 2024-03-01']);
+    expect(failed.code).toBe(1);
+    const id = SESSION_ID.exec(failed.stderr)?.[0] ?? '';
+    expect(failed.stderr).toContain(`Session ${id} created`);
+    const shown = json((await plan(['show', id, '--json'])).stdout);
+    expect(shown).toMatchObject({ id, phase: 'analysis', currentRound: 0 });
+    expect(shown.asked).toContain('the interrupted round to go on (--more)');
+
+    scriptRound();
+    const resumed = await plan(['decide', id, '--more', '--json']);
+    expect(resumed.code, resumed.stderr).toBe(3);
+    expect(json(resumed.stdout)).toMatchObject({ id, phase: 'awaiting-decision', currentRound: 1 });
+
+    scriptRound({ a: analysis('Archive first', GOOD_SQL) });
+    const redirected = await plan(['decide', id, '--redirect', 'Archive them to orders_archive instead of deleting', '--json']);
+    expect(redirected.code, redirected.stderr).toBe(3);
+    const after = json(redirected.stdout);
+    expect(after.rounds.map((r) => [r.number, (r as { superseded?: boolean }).superseded])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+    const round2 = gemini.requests.filter(isAnalysis('data/architecture')).at(-1);
+    expect(round2?.text).toContain('New direction from the person (replaces earlier approaches): Archive them to orders_archive');
+    expect(round2?.text).not.toContain('Earlier rounds:');
+
+    // On a terminal the decision point is a prompt: "2" picks option 2 and the plan is written.
+    gemini.script([{ match: isPlan, reply: { json: PLAN } }]);
+    scriptRound();
+    const decided = await plan(['decide', id, '--more'], { answers: ['2'] });
+    expect(decided.code, decided.stderr).toBe(0);
+    expect(decided.prompts[0]).toContain('Decide: option number (1-2)');
+    expect(decided.stdout).toContain(`Session ${id} — planned`);
+    const final = json((await plan(['show', id, '--json'])).stdout);
+    expect(final.decisions.map((d) => d.kind)).toEqual(['more', 'redirect', 'more', 'option']);
+    expect(final.decisions.at(-1)).toMatchObject({ kind: 'option', option: 2, by: 'tester' });
+  });
+
   it('bad input: unknown session, malformed id, two decisions at once, a decision the session cannot take', async () => {
     const malformed = await plan(['show', 'nope']);
     expect(malformed.code).toBe(2);

@@ -89,6 +89,7 @@ export class CollabSessionRunner {
       usage: { total: NO_USAGE, byModel: [] },
     };
     await this.deps.store.create(state);
+    this.deps.progress?.(`Session ${state.id} created in ${this.deps.store.sessionDir(state.id)}`);
     await this.deps.store.audit(state.id, { type: 'session', event: 'created', by: request.by, task, models: state.models, maxRounds });
     return this.guard(state, async () => {
       await this.gather(state);
