@@ -27,3 +27,8 @@ export { readJobDetail } from '../core/jobs/jobDetail';
 export { sendReviewMessage } from '../core/review/reviewChat';
 export { readChat } from '../core/review/chatLog';
 export { applyPlanEdit, discardPlanEdit } from '../core/review/planEdit';
+export { CollabSessionRunner } from '../core/collab/collabSession';
+export { CollabStore } from '../core/collab/sessionStore';
+export { readSessionView } from '../core/collab/sessionView';
+export { executeAsJob } from '../core/collab/executeAsJob';
+export { parseModelList } from '../core/collab/collabModels';

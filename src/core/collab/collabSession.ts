@@ -42,6 +42,8 @@ export interface CollabDeps {
   contextBudgetTokens?: number;
   now?: () => Date;
   progress?: (message: string) => void;
+  /** After each save of session-state.json (a view can follow the session as it runs). */
+  onSaved?: (state: SessionState) => void;
 }
 
 export type SessionDecision =
@@ -89,6 +91,7 @@ export class CollabSessionRunner {
       usage: { total: NO_USAGE, byModel: [] },
     };
     await this.deps.store.create(state);
+    this.deps.onSaved?.(state);
     this.deps.progress?.(`Session ${state.id} created in ${this.deps.store.sessionDir(state.id)}`);
     await this.deps.store.audit(state.id, { type: 'session', event: 'created', by: request.by, task, models: state.models, maxRounds });
     return this.guard(state, async () => {
@@ -329,6 +332,7 @@ export class CollabSessionRunner {
   private async save(state: SessionState): Promise<void> {
     state.updatedAt = this.now().toISOString();
     await this.deps.store.saveState(state);
+    this.deps.onSaved?.(state);
   }
 }
 
