@@ -278,7 +278,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     expect(failed.stderr).toContain(`Session ${id} created`);
     const shown = json((await plan(['show', id, '--json'])).stdout);
     expect(shown).toMatchObject({ id, phase: 'analysis', currentRound: 0 });
-    expect(shown.asked).toContain('the interrupted round to go on (--more)');
+    expect(shown.asked).toContain('the interrupted round to go on (more analysis)');
 
     scriptRound();
     const resumed = await plan(['decide', id, '--more', '--json']);

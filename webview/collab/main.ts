@@ -44,6 +44,7 @@ function render(state: CollabViewState): void {
   const busy = state.busy !== null;
   parts.push(header(s));
   if (s.asked) parts.push(h('div', { class: 'asked', 'data-testid': 'asked' }, `Waiting for ${s.asked}`));
+  if (s.implPlan !== null) parts.push(planSection(s, busy));
   if (s.rounds.length > 0) {
     const latest = s.rounds[s.rounds.length - 1];
     const shown = s.rounds.find((r) => r.round === selectedRound) ?? latest;
@@ -61,7 +62,6 @@ function render(state: CollabViewState): void {
     }
     if (shown) parts.push(roundDetails(shown));
   }
-  if (s.implPlan !== null) parts.push(planSection(s, busy));
   parts.push(history(s));
   app.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
 }

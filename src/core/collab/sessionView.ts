@@ -34,18 +34,18 @@ export function askedOf(state: SessionState): string | null {
   switch (state.phase) {
     case 'awaiting-decision': {
       const a = state.awaiting;
-      if (!a) return 'a decision: --option N, --clarify TEXT, --redirect TEXT or --more';
+      if (!a) return 'a decision: choose an option, clarify, change direction or ask for more analysis';
       const questions = a.questions.length > 0 ? ` Questions: ${a.questions.map((q, i) => `(${i + 1}) ${q}`).join(' ')}` : '';
       return a.kind === 'clarification'
-        ? `clarification: the analysts disagree on more than 3 points after round ${a.round} (--clarify TEXT, or --option N / --redirect TEXT / --more).${questions}`
-        : `a choice among ${a.options} option(s) of round ${a.round} (--option N, or --clarify TEXT / --redirect TEXT / --more).${questions}`;
+        ? `clarification: the analysts disagree on more than 3 points after round ${a.round}; answer the questions (or choose an option anyway, change direction, ask for more).${questions}`
+        : `a choice among ${a.options} option(s) of round ${a.round} (or a clarification, a new direction, more analysis).${questions}`;
     }
     case 'analysis':
-      return state.lastError ? `the interrupted round to go on (--more): ${state.lastError.message}` : null;
+      return state.lastError ? `the interrupted round to go on (more analysis): ${state.lastError.message}` : null;
     case 'planning':
-      return state.lastError ? `the plan to be written again (--option ${state.selectedOption ?? 'N'})` : null;
+      return state.lastError ? 'the plan to be written again (choose the option again)' : null;
     case 'planned':
-      return 'execution as a job (pg-agent plan execute), or another decision';
+      return 'execution as a job, or another decision';
     case 'executed':
       return null;
     default: {
