@@ -137,7 +137,9 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     expect(done.jobId).toMatch(/^job_[0-9a-f]{16}$/);
     const job = await runPgAgent(['job', 'show', done.jobId ?? '', '--workspace', workspace, '--json'], { cwd: workspace, env: env() });
     expect(job.code, job.stderr).toBe(0);
-    const shown = JSON.parse(job.stdout) as { job: { status: string; reviewCycles: number }; stop: { kind: string }; todos: { id: string; status: string; depends_on?: string[]; sql?: string }[]; plan: string };
+    const shown = JSON.parse(job.stdout) as { job: { status: string; reviewCycles: number }; stop: { kind: string }; todos: { id: string; status: string; depends_on?: string[]; sql?: string }[]; plan: string; usage: { calls: number } };
+    // The discussion's model calls are the job's planning calls (usage, and the review chat's debug tools).
+    expect(shown.usage.calls).toBe(done.usage.total.calls);
     expect(shown.job).toMatchObject({ status: 'pending_review', reviewCycles: 1 });
     expect(shown.stop.kind).toBe('review');
     expect(shown.todos).toEqual([

@@ -16,6 +16,28 @@ import type { CollabStore } from './sessionStore';
 import type { SessionState } from './sessionTypes';
 import { readSessionView } from './sessionView';
 
+/**
+ * The session's model calls, as the job's strategic model calls (node collab_<node>): the job's usage
+ * then counts what its planning cost, and the review chat's debug tools can read the discussion.
+ */
+async function sessionModelCalls(store: CollabStore, id: string): Promise<Record<string, unknown>[]> {
+  const text = await store.readText(id, 'audit.jsonl');
+  const records: Record<string, unknown>[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      // A torn last line (a write cut short) is not a record.
+      continue;
+    }
+    if (record.type !== 'model_call') continue;
+    records.push({ ...record, node: `collab_${String(record.node)}`, phase: 'strategic', sessionId: id });
+  }
+  return records;
+}
+
 export async function executeAsJob(store: CollabStore, runner: JobRunner, id: string, by: string, now: () => Date = () => new Date()): Promise<{ state: SessionState; outcome: JobOutcome }> {
   const view = await readSessionView(store, id);
   const { state, plan, implPlan } = view;
@@ -37,7 +59,10 @@ export async function executeAsJob(store: CollabStore, runner: JobRunner, id: st
     plan: implPlan,
     todos,
     origin: `collaborative planning session ${id}: option ${m.option} "${m.option_name}" chosen by ${m.chosen_by} at ${m.chosen_at}.\nExecuted as a job by ${by}. The plan waits for your review; every write still needs its own approval.`,
-    audit: { type: 'plan_origin', source: 'collaborative-discussion', sessionId: id, option: m.option, optionName: m.option_name, chosenBy: m.chosen_by, chosenAt: m.chosen_at, executedBy: by },
+    audit: [
+      { type: 'plan_origin', source: 'collaborative-discussion', sessionId: id, option: m.option, optionName: m.option_name, chosenBy: m.chosen_by, chosenAt: m.chosen_at, executedBy: by },
+      ...(await sessionModelCalls(store, id)),
+    ],
   });
   const at = now().toISOString();
   state.decisions.push({ kind: 'execute', by, at, round: state.currentRound, jobId: outcome.job.id });

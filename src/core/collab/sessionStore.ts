@@ -44,12 +44,14 @@ export class CollabStore {
   }
 
   async get(id: string): Promise<SessionState> {
-    const text = await this.readText(id, 'session-state.json').catch((error: unknown) => {
-      if (error instanceof AgentError && error.code === 'BAD_INPUT') {
-        throw new AgentError('BAD_INPUT', `There is no planning session ${id} in this workspace.`, 'List them with pg-agent plan list.', { cause: error });
-      }
+    await this.confine(id, 'session-state.json');
+    let text: string;
+    try {
+      text = await readFile(join(this.sessionDir(id), 'session-state.json'), 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `There is no planning session ${id} in this workspace.`, 'List them with pg-agent plan list.', { cause: error });
       throw error;
-    });
+    }
     const state = parseSessionFile(text, sessionStateSchema, `session-state.json of ${id}`);
     if (state.id !== id) throw new AgentError('CONFIG_INVALID', `session-state.json of ${id} names another session (${state.id}).`);
     return state;

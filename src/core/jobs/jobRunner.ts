@@ -95,14 +95,14 @@ export class JobRunner {
    * are given, and the job waits at its first plan review as if its strategic phase had just written them.
    * The person approves (or revises) it like any plan; every write of the tactical phase gets its own ticket.
    */
-  async createAtReview(request: NewJobRequest & { plan: string; todos: Todo[]; origin: string; audit: Record<string, unknown> }): Promise<JobOutcome> {
+  async createAtReview(request: NewJobRequest & { plan: string; todos: Todo[]; origin: string; audit: Record<string, unknown>[] }): Promise<JobOutcome> {
     const job = await this.create(request);
     const { store } = this.deps;
     await store.writeFile(job.id, 'plan.md', request.plan);
     await store.writeFile(job.id, 'todos.yaml', renderTodos(request.todos));
     const workspace = await store.readFile(job.id, 'workspace.md');
     await store.writeFile(job.id, 'workspace.md', `${workspace.replace(/\n*$/, '\n')}\n## Origin\n\n${request.origin.trim()}\n`);
-    await store.appendJsonl(job.id, 'audit.jsonl', { at: new Date().toISOString(), ...request.audit });
+    for (const record of request.audit) await store.appendJsonl(job.id, 'audit.jsonl', { at: new Date().toISOString(), ...record });
     const summary = `plan from ${request.origin.split('\n')[0] ?? 'elsewhere'}`;
     // The checkpoint a finished strategic phase leaves: the graph's next step is the review stop.
     await this.graph().updateState(
