@@ -54,7 +54,8 @@ export async function runRound(deps: RoundDeps, request: RoundRequest): Promise<
   };
   const common = { recorder, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.modelTimeoutMs ? { timeoutMs: deps.modelTimeoutMs } : {}) };
   deps.progress?.(`Round ${request.round}: analyses A (${a.perspective}) and B (${b.perspective})…`);
-  const [resultA, resultB] = await Promise.all(
+  // Both calls are awaited even when one fails, so no answer arrives (and is counted) after the round gave up.
+  const [resultA, resultB] = await settled(
     [a, b].map((analyst) => callWithFallback(analyst.chain, analysisMessages(analyst.perspective, analyst.sameModel, request), analysisSchema, { ...common, node: `analysis_${analyst.label}` })),
   );
   if (!resultA || !resultB) throw new Error('unreachable: two analyses were requested');
@@ -72,10 +73,11 @@ export async function runRound(deps: RoundDeps, request: RoundRequest): Promise<
 
   deps.progress?.(`Round ${request.round}: cross-verification…`);
   const verificationOf = (label: 'A' | 'B') => verification.filter((v) => v.approachId.startsWith(label));
-  const [reviewByA, reviewByB] = await Promise.all([
+  const [reviewByA, reviewByB] = await settled([
     callWithFallback(a.chain, reviewMessages(a.perspective, 'B', resultB.value, verificationOf('B'), request.task), reviewSchema, { ...common, node: 'review_by_A' }),
     callWithFallback(b.chain, reviewMessages(b.perspective, 'A', resultA.value, verificationOf('A'), request.task), reviewSchema, { ...common, node: 'review_by_B' }),
   ]);
+  if (!reviewByA || !reviewByB) throw new Error('unreachable: two reviews were requested');
   const reviews: { by: 'A' | 'B'; review: Review }[] = [
     { by: 'A', review: reviewByA.value },
     { by: 'B', review: reviewByB.value },
@@ -199,6 +201,14 @@ function measured(ids: readonly string[], analyses: readonly AnalysisResult[], v
     feasibility: Math.round(feasibilityOf(items) * 1000) / 1000,
     refuted: items.flatMap((v) => v.refuted.map((r) => `${v.approachId} sql#${v.index + 1}: ${r}`)),
   };
+}
+
+/** Like Promise.all, but waits for every promise before throwing the first failure. */
+async function settled<T>(promises: Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
 export function usageOf(responses: readonly LlmResponse[]): CollabUsage {
