@@ -278,6 +278,8 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     expect(failed.code).toBe(1);
     const id = SESSION_ID.exec(failed.stderr)?.[0] ?? '';
     expect(failed.stderr).toContain(`Session ${id} created`);
+    // --json still names the session and where it stands, with the error.
+    expect(JSON.parse(failed.stdout)).toMatchObject({ id, phase: 'analysis', error: { code: 'INTERNAL' } });
     const shown = json((await plan(['show', id, '--json'])).stdout);
     expect(shown).toMatchObject({ id, phase: 'analysis', currentRound: 0 });
     expect(shown.asked).toContain('the interrupted round to go on (more analysis)');

@@ -13,7 +13,7 @@ import { CollabStore } from '../../core/collab/sessionStore';
 import { assertSessionId } from '../../core/collab/sessionTypes';
 import type { SessionState } from '../../core/collab/sessionTypes';
 import { readSessionView } from '../../core/collab/sessionView';
-import { AgentError } from '../../core/errors';
+import { AgentError, toAgentError } from '../../core/errors';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import { createProvider } from '../../core/llm/createProvider';
 import type { LlmProvider } from '../../core/llm/provider';
@@ -90,9 +90,16 @@ const ACTIONS: Record<Subcommand, Action> = {
     if (task === '') throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe it after the flags, e.g. pg-agent plan new -- "archive orders older than two years", or "-" to read stdin.');
     rejectNul(task, 'task');
     const maxRounds = maxRoundsOf(context);
-    const runner = await sessionRunner(context);
-    const state = await runner.start({ task, by: actorOf(context), ...(maxRounds !== undefined ? { maxRounds } : {}) });
-    return finish(context, runner, state);
+    let created: string | undefined;
+    const runner = await sessionRunner(context, undefined, (id) => {
+      created = id;
+    });
+    try {
+      const state = await runner.start({ task, by: actorOf(context), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+      return await finish(context, runner, state);
+    } catch (error) {
+      return failed(context, created, error);
+    }
   },
 
   async list(context, rest) {
@@ -118,8 +125,12 @@ const ACTIONS: Record<Subcommand, Action> = {
     const decision = await decisionOf(context);
     // The session's own models unless --models names others.
     const runner = await sessionRunner(context, (await store(context).get(id)).models);
-    const state = await runner.decide(id, decision, actorOf(context));
-    return finish(context, runner, state);
+    try {
+      const state = await runner.decide(id, decision, actorOf(context));
+      return await finish(context, runner, state);
+    } catch (error) {
+      return failed(context, id, error);
+    }
   },
 
   async execute(context, rest) {
@@ -174,7 +185,7 @@ function print(context: CommandContext, view: Awaited<ReturnType<typeof readSess
   else context.io.stdout(`${renderSession(view)}\n`);
 }
 
-async function sessionRunner(context: CommandContext, sessionModels?: readonly string[]): Promise<CollabSessionRunner> {
+async function sessionRunner(context: CommandContext, sessionModels?: readonly string[], onCreated?: (id: string) => void): Promise<CollabSessionRunner> {
   const { args, io } = context;
   const providers = providersOf(context, sessionModels);
   const config = await readWorkspaceConfig(workspacePaths(args.flags.workspace));
@@ -188,7 +199,21 @@ async function sessionRunner(context: CommandContext, sessionModels?: readonly s
     logger: context.logger,
     ...(args.flags.timeoutMs ? { modelTimeoutMs: Math.max(args.flags.timeoutMs, 60_000) } : {}),
     progress: (message) => io.stderr(`${message}\n`),
+    ...(onCreated ? { onSaved: (state: SessionState) => onCreated(state.id) } : {}),
   });
+}
+
+/**
+ * A step that failed once the session existed: with --json the session (id, phase, where it stands) and the
+ * error; the session keeps its state, so the exit code says whether to fix the input (2) or retry (1).
+ */
+async function failed(context: CommandContext, id: string | undefined, error: unknown): Promise<ExitCode> {
+  const e = toAgentError(error);
+  if (id === undefined || !context.args.flags.json) throw error;
+  const view = await readSessionView(store(context), id);
+  context.io.stdout(`${JSON.stringify({ ...sessionJson(view), error: e.toInfo() })}\n`);
+  context.io.stderr(`error: ${e.message}\n${e.advice ? `  ${e.advice}\n` : ''}`);
+  return e.code === 'BAD_INPUT' ? EXIT.badInput : EXIT.failed;
 }
 
 /**
