@@ -236,7 +236,8 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
       { match: isReviewOf('A'), reply: { json: review(3, 0) } },
       { match: isSynthesis, reply: { json: synthesis() } },
     ]);
-    const single = await runPgAgent(['plan', 'new', '--db', scratch.url, '--workspace', workspace, '--', 'Remove cancelled orders created before 2024-03-01'], {
+    // SPEC §6's short form, without "new".
+    const single = await runPgAgent(['plan', '--db', scratch.url, '--workspace', workspace, '--', 'Remove cancelled orders created before 2024-03-01'], {
       cwd: workspace,
       env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: gemini.url },
     });
@@ -328,6 +329,9 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     expect(badModels.stderr).toContain('does not start with gemini: or openai:');
     const empty = await plan(['new', '--models', MODELS, '--', '   ']);
     expect(empty.code).toBe(2);
+    const typo = await plan(['shwo']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Unknown plan subcommand "shwo"');
     const notPlanned = await plan(['list', '--json']);
     expect(JSON.parse(notPlanned.stdout)).toEqual({ sessions: [] });
   });

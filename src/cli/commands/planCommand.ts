@@ -33,7 +33,7 @@ type Subcommand = (typeof SUBCOMMANDS)[number];
 export const planCommand: CliCommand = {
   name: 'plan',
   summary: 'collaborative planning with several models: rounds, cross-verification against the database, options, IMPL_PLAN.md',
-  usage: `pg-agent plan new [--max-rounds N] [--models LIST] [flags] [--] <task | ->
+  usage: `pg-agent plan [new] [--max-rounds N] [--models LIST] [flags] [--] <task | ->
        pg-agent plan list
        pg-agent plan show <id>
        pg-agent plan decide <id> (--option N | --clarify TEXT | --redirect TEXT | --more)
@@ -75,6 +75,8 @@ solutions, convergence, clarification_questions), plan, implPlan, jobId, usage; 
     const [action, ...rest] = context.args.positionals;
     if (action === undefined) throw new AgentError('BAD_INPUT', 'pg-agent plan needs a subcommand.', `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent plan --help.`);
     if (!(SUBCOMMANDS as readonly string[]).includes(action)) {
+      // SPEC §6's short form `pg-agent plan "<task>"`: a task is several words; one unknown word is a mistyped subcommand.
+      if (rest.length > 0 || /\s/.test(action.trim())) return ACTIONS.new(context, [action, ...rest]);
       throw new AgentError('BAD_INPUT', `Unknown plan subcommand "${action}".`, `Use one of ${SUBCOMMANDS.join(', ')}; e.g. pg-agent plan new -- "<task>".`);
     }
     return ACTIONS[action as Subcommand](context, rest);
