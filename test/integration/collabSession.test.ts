@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CollabSessionRunner } from '../../src/core/collab/collabSession';
+import { gatherContext } from '../../src/core/collab/gatherContext';
 import { CollabStore } from '../../src/core/collab/sessionStore';
+import { loadParser } from '../../src/core/sql/parse';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { introspectSchema } from '../../src/core/db/introspect';
@@ -91,6 +93,20 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
     ]);
     const resumed = await runner().decide(created, { kind: 'more' }, 'tester');
     expect(resumed).toMatchObject({ phase: 'awaiting-decision', currentRound: 1, lastError: null });
+  });
+
+  it('context gathering explains the reads the task names (read-only), sizes, statistics and FK paths', async () => {
+    await loadParser();
+    const snapshot = await db.withSession((s) => introspectSchema(s));
+    const task = 'Speed up this report:\n```sql\nSELECT customer_id, sum(total) FROM orders GROUP BY customer_id\n```\nand never run: ```DELETE FROM orders```';
+    const context = await gatherContext(db, snapshot, task, { statementTimeoutMs: 5000, lockTimeoutMs: 1000 });
+    expect(context.explains).toHaveLength(1); // the DELETE is not a read: never explained
+    expect(context.explains[0]?.error).toBeNull();
+    expect(JSON.stringify(context.explains[0]?.plan)).toContain('"Node Type":"Aggregate"');
+    const orders = context.tables.find((t) => t.name === 'orders');
+    expect(orders?.indexes.some((i) => i.includes('orders_pkey'))).toBe(true);
+    expect(orders?.stats).toMatchObject({ n_live_tup: expect.any(Number) as number });
+    expect(context.tokens).toBeLessThanOrEqual(context.budgetTokens);
   });
 
   it('refuses a session folder or file that links outside .pgagent/collab', async () => {

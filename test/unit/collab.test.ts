@@ -4,6 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAnalysts, parseModelList } from '../../src/core/collab/collabModels';
 import { computeConvergence, recommend, stabilityOf } from '../../src/core/collab/convergence';
 import { planOutputSchema } from '../../src/core/collab/planSchema';
+import type { SessionState } from '../../src/core/collab/sessionTypes';
+import { askedOf } from '../../src/core/collab/sessionView';
 import type { LlmProvider } from '../../src/core/llm/provider';
 import { loadParser } from '../../src/core/sql/parse';
 import { PLAN } from '../support/collabScript';
@@ -74,5 +76,37 @@ describe('plan.json validation', () => {
     const result = planOutputSchema.safeParse({ ...PLAN, ...patch });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((i) => i.message).join(' | ')).toContain(message);
+  });
+});
+
+describe('what a session asks', () => {
+  const base: SessionState = {
+    id: 'collab_0123456789abcdef',
+    task: 't',
+    direction: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    connection: 'test',
+    maxRounds: 2,
+    models: ['gemini:x'],
+    phase: 'awaiting-decision',
+    currentRound: 2,
+    roundsThisLeg: 2,
+    rounds: [2, 1].map((n) => ({ number: 3 - n, models: ['gemini:x'], solutions: 2, score: 0.6, recommendation: n === 1 ? ('max_rounds' as const) : ('continue' as const), openDisagreements: 2, degraded: false, superseded: false })),
+    decisions: [],
+    awaiting: { kind: 'choice', round: 2, questions: ['Keep them?'], options: 2 },
+    selectedOption: null,
+    jobId: null,
+    lastError: null,
+    usage: { total: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, byModel: [] },
+  };
+
+  it('flags options shown because the round limit was reached as uncertain, with the questions', () => {
+    expect(askedOf(base)).toBe('a choice among 2 option(s) of round 2 — not converged after 2 round(s): the options are uncertain (or a clarification, a new direction, more analysis). Questions: (1) Keep them?');
+  });
+
+  it('asks nothing of an executed session, and for more analysis after an interrupted round', () => {
+    expect(askedOf({ ...base, phase: 'executed', awaiting: null, jobId: 'job_0123456789abcdef' })).toBeNull();
+    expect(askedOf({ ...base, phase: 'analysis', awaiting: null, lastError: { code: 'INTERNAL', message: 'boom', at: base.createdAt } })).toBe('the interrupted round to go on (more analysis): boom');
   });
 });
