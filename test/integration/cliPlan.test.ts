@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../support/cliHarness';
 import { analysis, CUTOFF_DELETE, GOOD_SQL, isAnalysis, isPlan, isReviewOf, isSynthesis, PLAN, review, synthesis } from '../support/collabScript';
+import { call, inTactical, tactical } from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
@@ -150,6 +151,15 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     const workspaceMd = readFileSync(join(workspace, '.pgagent', 'jobs', done.jobId ?? '', 'workspace.md'), 'utf8');
     expect(workspaceMd).toContain(`collaborative planning session ${first.id}: option 1 "Delete in one statement" chosen by tester`);
     // Nothing ran: the write waits for the job's review and then its own ticket.
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+    // Approving the job's plan resumes it from the review stop; its write is held with a ticket (exit 3).
+    gemini.script([inTactical({ functionCall: call('run_sql', { sql: CUTOFF_DELETE, todo_id: 't2' }) })]);
+    const approved = await runPgAgent(['job', 'approve', done.jobId ?? '', '--db', scratch.url, '--workspace', workspace, '--json', '--no-input'], { cwd: workspace, env: env() });
+    expect(approved.code, approved.stderr).toBe(3);
+    const held = JSON.parse(approved.stdout) as { stop: { kind: string; todoId?: string; sql?: string }; ticket?: { status: string } };
+    expect(held.stop).toMatchObject({ kind: 'approval', todoId: 't2', sql: CUTOFF_DELETE });
+    expect(held.ticket?.status).toBe('PENDING_APPROVAL');
+    expect(gemini.requests.filter(tactical).at(-1)?.text).toContain('The plan was approved by tester');
     expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
     const again = await plan(['execute', first.id]);
     expect(again.code).toBe(2);
