@@ -107,12 +107,15 @@ describe('Collaborative planning in VS Code', () => {
     expect(await text(p, '[data-testid="session-meta"]')).toContain('(two perspectives of the same model)');
     expect(await text(p, '[data-testid="analysis-A"]')).toContain('same model, data/architecture perspective');
     expect(await text(p, '[data-testid="cross-verification"]')).toContain('Disagreements (5)');
-    await screenshot(p, '01-round-1-asks-a-question');
+    await screenshot(p, 'round-1-asks-a-question');
 
     // 2. The answer in the question's field → round 2 converges: two rounds on the chart.
     model.script(round({ byA: review(3, 0), byB: review(2, 0) }, []));
     const frame = await view(p);
-    await frame.locator('[data-testid="answer-1"]').fill(ANSWER);
+    const answer = frame.locator('[data-testid="answer-1"]');
+    await answer.fill(ANSWER);
+    await answer.scrollIntoViewIfNeeded();
+    await screenshot(p, 'question-answered');
     await click(p, 'send-clarification');
     await waitForPhase(p, 'awaiting-decision', STEP_TIMEOUT_MS);
     await expect.poll(() => text(p, '[data-testid="convergence-chart"]'), { timeout: UI_TIMEOUT_MS }).toMatch(/0\.50.*R1.*1\.00.*R2/);
@@ -120,7 +123,7 @@ describe('Collaborative planning in VS Code', () => {
     expect(model.requests.filter(isAnalysis('data/architecture')).at(-1)?.text).toContain(ANSWER);
     expect(await text(p, '[data-testid="option-1"]')).toMatch(/Feasibility \(SQL verified\) 100 %/);
     await (await view(p)).locator('[data-testid="convergence-chart"]').scrollIntoViewIfNeeded();
-    await screenshot(p, '02-round-2-converged-options');
+    await screenshot(p, 'round-2-converged-options');
 
     // 3. Option 1 → IMPL_PLAN.md rendered (markdown, not text).
     model.script([{ match: isPlan, reply: { json: PLAN } }]);
@@ -129,7 +132,7 @@ describe('Collaborative planning in VS Code', () => {
     const planFrame = await view(p);
     await expect.poll(() => planFrame.locator('[data-testid="impl-plan-markdown"] h1').allInnerTexts(), { timeout: UI_TIMEOUT_MS }).toEqual(['Implementation Plan: Restock products 1, 2 and 3']);
     expect(await planFrame.locator('[data-testid="impl-plan-markdown"] pre code').first().innerText()).toContain(READ_SQL);
-    await screenshot(p, '03-impl-plan-rendered');
+    await screenshot(p, 'impl-plan-rendered');
 
     // 4. Execute as job → the job at its plan review in the side panel, with the plan's todos.
     await click(p, 'execute-as-job');
@@ -137,6 +140,6 @@ describe('Collaborative planning in VS Code', () => {
     const jobPanel = await findWebviewFrame(p, '[data-testid="job-state"]', UI_TIMEOUT_MS);
     await expect.poll(() => jobPanel.locator('[data-testid="job-state"]').getAttribute('data-stop'), { timeout: UI_TIMEOUT_MS }).toBe('review');
     expect((await jobPanel.locator('[data-testid="job-title"]').innerText()).trim()).toBe('Restock products 1, 2 and 3');
-    await screenshot(p, '04-executed-as-job-at-review');
+    await screenshot(p, 'executed-as-job-at-review');
   });
 });

@@ -195,12 +195,22 @@ function measured(ids: readonly string[], analyses: readonly AnalysisResult[], v
   return {
     risk,
     locks: [...new Set(items.flatMap((v) => v.locks))],
-    rowsTouched: rows.length === 0 || rows.some((r) => r === null) ? (rows.length === 0 ? 0 : null) : rows.reduce<number>((sum, r) => sum + (r ?? 0), 0),
+    rowsTouched: rowsTouched(rows),
     affectedObjects: [...new Set(items.flatMap((v) => [...v.objects, ...v.claimedObjects.map(normalizeObject)]))],
     sourceModels: [...models],
     feasibility: Math.round(feasibilityOf(items) * 1000) / 1000,
     refuted: items.flatMap((v) => v.refuted.map((r) => `${v.approachId} sql#${v.index + 1}: ${r}`)),
   };
+}
+
+/** Rows the option's writes touch: 0 without writes, unknown (null) when any write could not be measured. */
+function rowsTouched(rows: readonly (number | null)[]): number | null {
+  let total = 0;
+  for (const r of rows) {
+    if (r === null) return null;
+    total += r;
+  }
+  return total;
 }
 
 /** Like Promise.all, but waits for every promise before throwing the first failure. */
