@@ -1,7 +1,8 @@
 // The session runner itself on real PostgreSQL with a scripted Gemini server: a cancelled round keeps the
 // session as it was (and goes on later), and a session folder whose files link outside is refused.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CollabSessionRunner } from '../../src/core/collab/collabSession';
@@ -107,6 +108,26 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
     expect(orders?.indexes.some((i) => i.includes('orders_pkey'))).toBe(true);
     expect(orders?.stats).toMatchObject({ n_live_tup: expect.any(Number) as number });
     expect(context.tokens).toBeLessThanOrEqual(context.budgetTokens);
+  });
+
+  it('one driver at a time: a live process holding the session refuses a step; a lock left by an ended process is taken over', async () => {
+    server.script([
+      { match: isAnalysis('data/architecture'), times: 2, reply: { json: analysis('Delete directly', GOOD_SQL) } },
+      { match: isAnalysis('implementation/SQL'), times: 2, reply: { json: analysis('Count then delete', GOOD_SQL) } },
+      { match: isReviewOf('B'), times: 2, reply: { json: review(3, 0) } },
+      { match: isReviewOf('A'), times: 2, reply: { json: review(3, 0) } },
+      { match: isSynthesis, times: 2, reply: { json: synthesis() } },
+    ]);
+    const first = await runner().start({ task: 'Remove cancelled orders created before 2024-03-01', by: 'tester' });
+    const store = new CollabStore(workspace);
+    const lockFile = join(store.sessionDir(first.id), 'run.lock');
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, host: hostname(), what: 'the decision more', at: '2026-01-01T00:00:00Z' }));
+    await expect(runner().decide(first.id, { kind: 'more' }, 'tester')).rejects.toThrow(`is busy: the decision more runs in process ${process.pid}`);
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(lockFile, JSON.stringify({ pid: ended, host: hostname(), what: 'the decision more', at: '2026-01-01T00:00:00Z' }));
+    const after = await runner().decide(first.id, { kind: 'more' }, 'tester');
+    expect(after.currentRound).toBe(2);
+    expect(existsSync(lockFile)).toBe(false);
   });
 
   it('refuses a session folder or file that links outside .pgagent/collab', async () => {

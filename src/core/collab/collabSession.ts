@@ -94,14 +94,29 @@ export class CollabSessionRunner {
     this.deps.onSaved?.(state);
     this.deps.progress?.(`Session ${state.id} created in ${this.deps.store.sessionDir(state.id)}`);
     await this.deps.store.audit(state.id, { type: 'session', event: 'created', by: request.by, task, models: state.models, maxRounds });
-    return this.guard(state, async () => {
-      await this.gather(state);
-      await this.runLeg(state, null);
-    });
+    return this.locked(state.id, 'the first round', () =>
+      this.guard(state, async () => {
+        await this.gather(state);
+        await this.runLeg(state, null);
+      }),
+    );
   }
 
   /** A person's decision at a decision point; the analysis goes on, or the plan is written. */
   async decide(id: string, decision: SessionDecision, by: string): Promise<SessionState> {
+    return this.locked(id, `the decision ${decision.kind}`, () => this.decideLocked(id, decision, by));
+  }
+
+  private async locked<T>(id: string, what: string, step: () => Promise<T>): Promise<T> {
+    const release = await this.deps.store.lock(id, what);
+    try {
+      return await step();
+    } finally {
+      await release();
+    }
+  }
+
+  private async decideLocked(id: string, decision: SessionDecision, by: string): Promise<SessionState> {
     const state = await this.deps.store.get(id);
     this.assertConnection(state);
     if (this.deps.providers.length === 0) throw noModels();

@@ -39,6 +39,15 @@ async function sessionModelCalls(store: CollabStore, id: string): Promise<Record
 }
 
 export async function executeAsJob(store: CollabStore, runner: JobRunner, id: string, by: string, now: () => Date = () => new Date()): Promise<{ state: SessionState; outcome: JobOutcome }> {
+  const release = await store.lock(id, 'execute as job');
+  try {
+    return await executeLocked(store, runner, id, by, now);
+  } finally {
+    await release();
+  }
+}
+
+async function executeLocked(store: CollabStore, runner: JobRunner, id: string, by: string, now: () => Date): Promise<{ state: SessionState; outcome: JobOutcome }> {
   const view = await readSessionView(store, id);
   const { state, plan, implPlan } = view;
   if (state.phase === 'executed') throw new AgentError('BAD_INPUT', `Session ${id} was already executed as job ${state.jobId ?? '?'}.`, `Open it with pg-agent job show ${state.jobId ?? '<id>'}.`);

@@ -3,7 +3,8 @@
  * rounds/N/synthesis.json, IMPL_PLAN.md, plan.json and audit.jsonl. Every write is atomic (the jobs'
  * writeFileAtomic) and every path is built from a checked id and a fixed name, inside the session folder.
  */
-import { appendFile, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../errors';
 import { isInside, writeFileAtomic } from '../jobs/jobStore';
@@ -13,7 +14,7 @@ import type { SessionState, Synthesis } from './sessionTypes';
 import { assertSessionId, parseSessionFile, SESSION_ID_PATTERN, sessionStateSchema, synthesisSchema } from './sessionTypes';
 
 /** The files a session may hold besides its rounds. */
-export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl';
+export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';
 
 function isErrno(error: unknown, code: string): boolean {
   return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
@@ -125,6 +126,42 @@ export class CollabStore {
     await appendFile(join(this.sessionDir(id), 'audit.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`, 'utf8');
   }
 
+  /**
+   * One driver at a time: a step holds run.lock (created exclusively) while it changes the session. A lock
+   * left by a process of this machine that no longer exists is taken over; any other lock refuses the step.
+   * Returns the release.
+   */
+  async lock(id: string, what: string): Promise<() => Promise<void>> {
+    await this.confine(id, 'run.lock');
+    const path = join(this.sessionDir(id), 'run.lock');
+    const mine = JSON.stringify({ pid: process.pid, host: hostname(), what, at: new Date().toISOString() });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await writeFile(path, mine, { flag: 'wx' });
+        return () => rm(path, { force: true });
+      } catch (error) {
+        if (!isErrno(error, 'EEXIST')) throw error;
+        const text = await readFile(path, 'utf8').catch((e: unknown) => {
+          if (isErrno(e, 'ENOENT')) return null; // released meanwhile: try again
+          throw e;
+        });
+        if (text === null) continue;
+        const holder = lockHolder(text);
+        if (holder.host === hostname() && typeof holder.pid === 'number' && !alive(holder.pid)) {
+          this.logger.warn('taking over the lock of a process that ended', { sessionId: id, pid: holder.pid });
+          await rm(path, { force: true });
+          continue;
+        }
+        throw new AgentError(
+          'BAD_INPUT',
+          `Session ${id} is busy: ${holder.what ?? 'a step'} runs in process ${holder.pid ?? '?'} on ${holder.host ?? '?'} since ${holder.at ?? '?'}.`,
+          'Wait for it to finish (pg-agent plan show shows where it stands), or stop that process.',
+        );
+      }
+    }
+    throw new AgentError('BAD_INPUT', `Session ${id} is busy.`, 'Try again in a moment.');
+  }
+
   /** Refuses a session folder (or a file's folder) whose real path leaves .pgagent/collab (a planted symlink). */
   private async confine(id: string, relative: string): Promise<void> {
     const dir = this.sessionDir(id);
@@ -143,6 +180,33 @@ export class CollabStore {
       throw error;
     });
     if (real !== undefined && !isInside(realDir, real)) throw outside(id, `${relative} links outside the session folder`);
+  }
+}
+
+interface LockHolder {
+  pid?: number;
+  host?: string;
+  what?: string;
+  at?: string;
+}
+
+/** The lock file's holder; a lock being written (not JSON yet) names nobody, and counts as busy. */
+function lockHolder(text: string): LockHolder {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? (parsed as LockHolder) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Whether a process of this machine exists (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isErrno(error, 'EPERM');
   }
 }
 
