@@ -194,7 +194,7 @@ interface LockHolder {
 function lockHolder(text: string): LockHolder {
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' ? (parsed as LockHolder) : {};
+    return parsed !== null && typeof parsed === 'object' ? parsed : {};
   } catch {
     return {};
   }
