@@ -2,7 +2,7 @@
 //   dist/extension.js  VS Code entry (CJS, small: no database or parser code)
 //   dist/services.js   the core, required lazily by the extension on first use
 //   dist/cli.js        `pg-agent` (CJS, executable)
-//   dist/webview.js    the panel UI (browser IIFE)
+//   dist/webview.js    the panel UI (browser IIFE); dist/collab.js the planning session view
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import * as esbuild from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
@@ -44,7 +44,8 @@ const builds = [
     banner: { js: `#!/usr/bin/env node\n${importMetaUrlBanner}` },
   },
   {
-    entryPoints: { webview: 'webview/main.ts' },
+    // The review panel, and the collaborative planning session view (an editor panel with its own protocol).
+    entryPoints: { webview: 'webview/main.ts', collab: 'webview/collab/main.ts' },
     outdir,
     bundle: true,
     platform: 'browser',

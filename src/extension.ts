@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
+import { COLLAB_COMMAND_ID, CollabController } from './host/collabController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
@@ -85,6 +86,14 @@ export function activate(context: vscode.ExtensionContext): void {
     job: (intent) => jobs.handle(intent),
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+  const collab = new CollabController({
+    ...featureDeps,
+    extensionUri: context.extensionUri,
+    openJob: async (jobId) => {
+      await jobs.select(jobId);
+      await panel.reveal();
+    },
+  });
   const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
   logAgentSurfaces(logger);
 
@@ -104,6 +113,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     ...registerJobCommands(jobs, () => panel.reveal()),
+    collab,
+    vscode.commands.registerCommand(COLLAB_COMMAND_ID, () => collab.command()),
   ];
   // Released in reverse order of creation: the panel before the session it shows, the session before the store.
   context.subscriptions.push({

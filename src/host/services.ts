@@ -33,3 +33,8 @@ export { readChat } from '../core/review/chatLog';
 export { applyPlanEdit, discardPlanEdit } from '../core/review/planEdit';
 export { MCP_TOOLS } from '../mcp/toolList';
 export { toolErrorInfo, toolErrorText } from '../mcp/toolErrors';
+export { CollabSessionRunner } from '../core/collab/collabSession';
+export { CollabStore } from '../core/collab/sessionStore';
+export { readSessionView } from '../core/collab/sessionView';
+export { executeAsJob } from '../core/collab/executeAsJob';
+export { parseModelList } from '../core/collab/collabModels';

@@ -24,6 +24,8 @@ import { buildJobGraph } from './phases/jobGraph';
 import type { JobStateValue } from './phases/jobState';
 import { JobHaltedError } from './phases/jobStatusSync';
 import { toolDocs } from './phases/jobTools';
+import type { Todo } from './todos';
+import { renderTodos } from './todos';
 
 export interface PlanningSettings {
   /** Stop for the person's review after the first strategic phase (default true). */
@@ -116,6 +118,39 @@ export class JobRunner {
     this.requireModel();
     const job = await this.create(request);
     return this.driving(job.id, () => this.drive(job.id, { jobId: job.id }));
+  }
+
+  /**
+   * Creates a job whose plan was written elsewhere (a collaborative planning session): plan.md and todos.yaml
+   * are given, and the job waits at its first plan review as if its strategic phase had just written them.
+   * The person approves (or revises) it like any plan; every write of the tactical phase gets its own ticket.
+   */
+  async createAtReview(request: NewJobRequest & { plan: string; todos: Todo[]; origin: string; audit: Record<string, unknown>[] }): Promise<JobOutcome> {
+    const job = await this.create(request);
+    const { store } = this.deps;
+    await store.writeFile(job.id, 'plan.md', request.plan);
+    await store.writeFile(job.id, 'todos.yaml', renderTodos(request.todos));
+    const workspace = await store.readFile(job.id, 'workspace.md');
+    await store.writeFile(job.id, 'workspace.md', `${workspace.replace(/\n*$/, '\n')}\n## Origin\n\n${request.origin.trim()}\n`);
+    for (const record of request.audit) await store.appendJsonl(job.id, 'audit.jsonl', { at: new Date().toISOString(), ...record });
+    const summary = `plan from ${request.origin.split('\n')[0] ?? 'elsewhere'}`;
+    // The checkpoint a finished strategic phase leaves: the graph's next step is the review stop.
+    await this.graph().updateState(
+      config(job.id),
+      {
+        jobId: job.id,
+        phase: 'strategic',
+        strategicIterations: 1,
+        phaseEnd: { kind: 'plan_ready', summary },
+        reviewRequired: true,
+        messages: [{ role: 'user', content: `The task:\n${await store.readFile(job.id, 'workspace.md')}` }],
+      },
+      'endStrategic',
+    );
+    await store.setStatus(job.id, 'pending_review', 'plan written by a collaborative planning session');
+    await commitJob(this.deps, job.id, `Review cycle 1: plan ready for review — ${summary}`);
+    this.deps.onEvent?.({ type: 'status', jobId: job.id, status: 'pending_review' });
+    return this.outcome(job.id);
   }
 
   /** Runs a created or interrupted job from its checkpoint to the next stop; a frozen job is thawed first. */

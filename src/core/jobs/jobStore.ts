@@ -44,7 +44,8 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
   }
 }
 
-function isInside(root: string, path: string): boolean {
+/** Whether `path` is `root` or below it (both absolute, already resolved). */
+export function isInside(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
