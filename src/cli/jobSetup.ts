@@ -13,6 +13,7 @@ import type { LlmProvider } from '../core/llm/provider';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
 import type { CommandContext } from './command';
 import { providerFromEnv } from './commands/askCommand';
+import { requesterOf } from './decider';
 import { safetySettings } from './sqlInput';
 
 /** `planning` of .pgagent/config.json (the CLI's counterpart of postgresAgent.planning.*); defaults when absent. */
@@ -26,7 +27,8 @@ export async function readPlanningSettings(workspaceDir: string): Promise<Planni
 
 /** The person acting (tickets, reviews, cancellations). */
 export function actorOf(context: CommandContext): string {
-  return context.io.env.USER?.trim() || 'cli-user';
+  const by = context.args.options.by;
+  return (typeof by === 'string' && by.trim()) || context.io.env.USER?.trim() || 'cli-user';
 }
 
 /** The model of `--model` and the environment, as `pg-agent ask` finds it; undefined when none is configured. */
@@ -60,7 +62,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     checkpointsDir: workspacePaths(workspace).checkpoints,
     ticketStore: await context.openTicketStore(),
     logger: context.logger,
-    requestedBy: actorOf(context),
+    requestedBy: await requesterOf(context),
     planning,
     onEvent: (event: JobEvent) => progress(context, event),
   };
@@ -71,7 +73,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
       connectionKey: options.job?.connection ?? 'offline',
       provider: options.provider,
       loadSnapshot: () => Promise.reject(offline()),
-      settings: safetySettings(args.flags),
+      settings: safetySettings(args.flags, await readWorkspaceConfig(workspacePaths(workspace))),
     });
   }
   const key = await context.connectionKey();

@@ -8,6 +8,7 @@ import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
 import type { WorkspaceConfig } from '../core/workspace';
+import { approvalRulesOf } from '../core/workspace';
 import type { CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
@@ -38,6 +39,7 @@ export function safetySettings(flags: CommonFlags, config?: WorkspaceConfig): Sa
       autoApproveMaxRisk: config?.approval?.autoApproveMaxRisk ?? DEFAULT_SAFETY.policy.autoApproveMaxRisk,
       criticalTables: config?.safety?.criticalTables ?? DEFAULT_SAFETY.policy.criticalTables,
     },
+    ...(config && approvalRulesOf(config) ? { approvalRules: approvalRulesOf(config) } : {}),
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
     ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
   };

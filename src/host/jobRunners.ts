@@ -14,7 +14,7 @@ import type { Logger } from '../core/logger';
 import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
 import { withSignal } from './modelProvider';
-import { safetySettings } from './settings';
+import { teamSafetySettings } from './settings';
 import type { SqlReview } from './sqlReview';
 
 export interface JobRunnersDeps {
@@ -90,7 +90,7 @@ export class JobRunners {
       db,
       connectionKey: key,
       ticketStore: await this.deps.review.ticketStore(),
-      settings: safetySettings(services.DEFAULT_SAFETY),
+      settings: await teamSafetySettings(services.DEFAULT_SAFETY, this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: actor(),
       planning: {

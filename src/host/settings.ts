@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import type { Risk } from '../core/sql/impactReport';
+import { coreServices } from './lazyServices';
 
 export function safetySettings(defaults: SafetySettings): SafetySettings {
   const c = vscode.workspace.getConfiguration('postgresAgent');
@@ -18,6 +19,18 @@ export function safetySettings(defaults: SafetySettings): SafetySettings {
       autoApproveMaxRisk: c.get<Risk | 'none'>('approval.autoApproveMaxRisk') ?? 'none',
     },
   };
+}
+
+/**
+ * The settings plus the team's approval rules (approval.approvers / approval.policy of .pgagent/config.json,
+ * shared with the CLI), which the executor checks: VS Code runs nothing the CLI would refuse.
+ */
+export async function teamSafetySettings(defaults: SafetySettings, workspaceDir: string | undefined): Promise<SafetySettings> {
+  const base = safetySettings(defaults);
+  if (workspaceDir === undefined) return base;
+  const services = coreServices();
+  const rules = services.approvalRulesOf(await services.readWorkspaceConfig(services.workspacePaths(workspaceDir)));
+  return rules ? { ...base, approvalRules: rules } : base;
 }
 
 export function redisUrl(): string | undefined {

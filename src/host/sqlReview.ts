@@ -13,7 +13,7 @@ import type { ErrorInfo } from '../shared/errorCodes';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../shared/protocol';
 import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
-import { redisUrl, safetySettings } from './settings';
+import { redisUrl, teamSafetySettings } from './settings';
 
 /**
  * A write held by someone else (an ask run): SqlReview shows it and takes the decision, but the owner
@@ -126,9 +126,10 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
               sql,
               connection: key,
               requestedBy: userInfo().username,
-              settings: safetySettings(services.DEFAULT_SAFETY),
+              settings: await teamSafetySettings(services.DEFAULT_SAFETY, this.workspaceDir),
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               autoApprove: true,
+              undoDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).undo,
               logger: this.logger,
             }),
           };
@@ -145,7 +146,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           void vscode.window.showErrorMessage(`Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`);
           return;
         case 'written': {
-          const undoFile = await services.saveUndoScript(services.workspacePaths(this.workspaceDir ?? this.storageDir).undo, o.ticket.id, o.execution.undo);
+          const undoFile = o.execution.undoFile;
           await this.trackWrite({ ticketId: o.ticket.id, uri: document.uri, start, end, sql, connection: outcome.key, impact: o.impact, status: 'executed', executed: { at: new Date().toISOString(), rows: o.execution.rows, undoFile } }, o.ticket, replacing);
           void vscode.window.showInformationMessage(
             `Auto-approved by postgresAgent.approval.autoApproveMaxRisk (${o.impact.risk}): ${o.execution.rows.toLocaleString('en-US')} rows changed.`,
@@ -217,9 +218,11 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       if (confirm !== 'Approve & run') return;
     }
     const store = await this.ticketStore();
+    const services = coreServices();
     t.decidedHere = true;
     try {
-      await store.decide(ticketId, { approve, by: userInfo().username, comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
+      // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
+      await services.decideTicket(store, ticketId, { approve, by: userInfo().username, seenHash: services.sqlHash(t.sql), comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
     } catch (error) {
       this.fail(t, error);
       return;
@@ -259,14 +262,20 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   private async execute(t: Tracked): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }> {
     const services = coreServices();
     const { db, key } = await this.session.database();
-    const result = await services.executeApproved(
-      db,
-      await this.ticketStore(),
-      { ticketId: t.ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
-      { ...safetySettings(services.DEFAULT_SAFETY), by: userInfo().username, logger: this.logger },
-    );
     const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
-    return { rows: result.rows, tables: result.tables, undoFile: await services.saveUndoScript(undoDir, t.ticketId, result.undo) };
+    // The ticket's own SQL runs (parsed from the ticket), never this window's copy of it.
+    const result = await services.executeApproved(db, await this.ticketStore(), t.ticketId, {
+      ...(await teamSafetySettings(services.DEFAULT_SAFETY, this.workspaceDir)),
+      connection: key,
+      by: userInfo().username,
+      undo: services.workspaceUndoSink(undoDir, t.ticketId),
+      logger: this.logger,
+    });
+    if (result.outcomeNotRecorded !== undefined) {
+      // Committed is committed: the lens says executed; the ticket is resolved from the database on its next read.
+      void vscode.window.showWarningMessage(`The write committed, but recording that on ticket ${t.ticketId} failed: ${result.outcomeNotRecorded}`);
+    }
+    return { rows: result.rows, tables: result.tables, undoFile: result.undoFile };
   }
 
   private fail(t: Tracked, error: unknown): void {
@@ -429,11 +438,22 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   /** The window's ticket store (files in .pgagent/approvals, or Redis), shared with ask runs. */
   ticketStore(): Promise<TicketStore> {
     const services = coreServices();
-    this.store ??= services.openTicketStore({
-      ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
-      approvalsDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).approvals,
-      logger: this.logger,
-    });
+    this.store ??= services
+      .openTicketStore({
+        ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
+        approvalsDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).approvals,
+        logger: this.logger,
+      })
+      .then((store) => {
+        // A ticket left EXECUTING by a crashed window or CLI is resolved from its database when it is read.
+        store.setResolver(
+          services.databaseResolver(async (connection) => {
+            const { db, key } = await this.session.database();
+            return key === connection ? db : undefined;
+          }, this.logger),
+        );
+        return store;
+      });
     // A failed open (Redis down) is reported now and retried next time.
     this.store.catch(() => {
       this.store = undefined;

@@ -3,11 +3,12 @@
  * preview, undo script kept in undo/NNN.sql) or records its rejection, and answers the model's call.
  * A failed execution commits nothing and is reported to the model, which decides what comes next.
  */
+import { join } from 'node:path';
 import { toAgentError } from '../../../errors';
 import type { ChatMessage } from '../../../llm/provider';
-import { classifySql } from '../../../sql/classify';
+import type { UndoSink } from '../../../sql/executeApproved';
 import { executeApproved } from '../../../sql/executeApproved';
-import { loadParser } from '../../../sql/parse';
+import { undoFileText, voidedUndoText } from '../../../sql/writeArtifacts';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import type { ExecutedWrite } from '../jobState';
 import type { JobNode } from './nodeType';
@@ -21,21 +22,19 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     let lastExecution: ExecutedWrite | undefined;
     if (decision?.approve) {
       try {
-        await loadParser();
-        const result = await executeApproved(
-          deps.db,
-          deps.ticketStore,
-          { ticketId: pending.ticketId, sql: pending.sql, connection: deps.connectionKey, classification: classifySql(pending.sql) },
-          { ...deps.settings, by: decision.by, logger: deps.logger },
-        );
         const number = pending.sqlFile.slice('sql/'.length, pending.sqlFile.indexOf('-'));
         const undoFile = `undo/${number}.sql`;
-        const notes = result.undo.warnings.map((w) => `-- ! ${w}\n`).join('');
-        await deps.store.writeFile(state.jobId, undoFile, `-- Undo of ${pending.sqlFile} (ticket ${pending.ticketId})\n${notes}${result.undo.sql}`);
+        const result = await executeApproved(deps.db, deps.ticketStore, pending.ticketId, {
+          ...deps.settings,
+          connection: deps.connectionKey,
+          by: decision.by,
+          undo: jobUndoSink(deps, state.jobId, undoFile, pending.sqlFile),
+          logger: deps.logger,
+        });
         const perTable = result.tables.map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`).join('; ');
         content = `Executed after approval by ${decision.by}: ${result.rows} row(s) changed (${perTable}). Undo script: ${undoFile}.`;
         lastExecution = { ticketId: pending.ticketId, rows: result.rows, tables: result.tables, undoFile };
-        await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: pending.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
+        await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
       } catch (error) {
         const e = toAgentError(error);
         content = `Error (${e.code}): the approved write failed and nothing was committed: ${e.message}${e.advice ? ` ${e.advice}` : ''}`;
@@ -50,5 +49,18 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
       ...pending.laterCalls.map((c): ChatMessage => ({ role: 'tool', name: c.name, toolCallId: c.id, content: 'Not run: it came after a write that needed a decision. Call it again if it is still needed.' })),
     ];
     return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}) };
+  };
+}
+
+/** The job's undo/NNN.sql, written before COMMIT (its absolute path goes on the ticket), voided if nothing committed. */
+function jobUndoSink(deps: JobGraphDeps, jobId: string, undoFile: string, sqlFile: string): UndoSink {
+  return {
+    save: async (undo, header) => {
+      await deps.store.writeFile(jobId, undoFile, undoFileText(`-- Undo of ${sqlFile}\n${header}`, undo));
+      return join(deps.store.jobDir(jobId), undoFile);
+    },
+    markVoid: async (_file, reason) => {
+      await deps.store.writeFile(jobId, undoFile, voidedUndoText(await deps.store.readFile(jobId, undoFile), reason));
+    },
   };
 }
