@@ -91,7 +91,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     ]);
     const first = await runner({ onEvent: (e) => events.push(e) }).start({ task: 'Archive cancelled orders\nKeep the customers.' });
     const jobId = first.job.id;
-    expect(first.stop).toEqual({ kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false });
+    expect(first.stop).toMatchObject({ kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false });
     expect(first.job).toMatchObject({ status: 'pending_review', reviewCycles: 1, title: 'Archive cancelled orders' });
     // The count reached the model as untrusted data, and nothing was written while planning.
     const countAnswer = server.requests[1]?.text ?? '';
@@ -103,10 +103,22 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(read(jobId, 'tools/run_sql.md')).toContain('Phases:** tactical');
     expect(events).toContainEqual({ type: 'status', jobId, status: 'pending_review' });
 
-    // Request changes: feedback in workspace.md (dated) and in the very next model request.
+    // The review waits on a plan ticket bound to this plan (job id + plan.md + todos.yaml).
+    if (first.stop.kind !== 'review' || first.stop.ticketId === undefined) throw new Error('expected a review with a plan ticket');
+    const planV1Ticket = await tickets.get(first.stop.ticketId);
+    expect(planV1Ticket).toMatchObject({ kind: 'plan', status: 'PENDING_APPROVAL', plan: { jobId, cycle: 1 }, sqlHash: first.stop.planHash });
+    expect(planV1Ticket?.sql).toContain(PLAN_V1);
+
+    // Request changes: the plan ticket is rejected with the feedback, which goes to workspace.md (dated) and the model.
     server.script(planTurn(PLAN_V2));
-    const second = await runner().requestChanges(jobId, FEEDBACK, 'reviewer');
+    const second = await runner().requestChanges(jobId, FEEDBACK, { by: 'reviewer', seenHash: first.stop.planHash });
     expect(second.stop).toMatchObject({ kind: 'review', cycle: 2 });
+    expect(await tickets.get(first.stop.ticketId)).toMatchObject({ status: 'REJECTED', decisions: [{ by: 'reviewer', approve: false, comment: FEEDBACK }] });
+    if (second.stop.kind !== 'review' || second.stop.ticketId === undefined) throw new Error('expected a new plan ticket');
+    expect(second.stop.ticketId).not.toBe(first.stop.ticketId);
+    // A click made while looking at plan v1 cannot approve plan v2.
+    await expect(runner().approvePlan(jobId, { by: 'reviewer', seenHash: first.stop.planHash })).rejects.toMatchObject({ code: 'APPROVAL_STALE' });
+    expect((await tickets.get(second.stop.ticketId))?.status).toBe('PENDING_APPROVAL');
     const workspaceMd = read(jobId, 'workspace.md');
     expect(workspaceMd).toMatch(/## Review Feedback\n\n### \d{4}-\d\d-\d\dT[\d:.]+Z\n\nSplit the archive into batches/);
     const afterFeedback = server.requests[4];
@@ -123,7 +135,8 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
       inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'in_progress' }), call('run_sql', { sql: "SELECT count(*) AS n FROM orders WHERE status = 'cancelled' AND id <= 10", todo_id: 't1' })] }),
       inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
     ]);
-    const held = await runner().approvePlan(jobId, 'reviewer', 'go');
+    const held = await runner().approvePlan(jobId, { by: 'reviewer', comment: 'go', seenHash: second.stop.planHash });
+    expect(await tickets.get(second.stop.ticketId)).toMatchObject({ kind: 'plan', status: 'EXECUTED' });
     expect(held.job.status).toBe('running');
     if (held.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${held.stop.kind}`);
     expect(held.stop).toMatchObject({ sql: ARCHIVE, todoId: 't1', sqlFile: 'sql/002-t1.sql' });
@@ -170,9 +183,9 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
   it('offers "run as is" past the review-cycle limit, and runs without a pause when not interactive', async () => {
     server.script(planTurn(PLAN_V1));
     const limited = await runner({ planning: { maxReviewCycles: 1 } }).start({ task: 'Archive cancelled orders' });
-    expect(limited.stop).toEqual({ kind: 'review', cycle: 1, maxReviewCycles: 1, overLimit: true });
+    expect(limited.stop).toMatchObject({ kind: 'review', cycle: 1, maxReviewCycles: 1, overLimit: true });
     server.script([inTactical({ functionCall: call('job_complete', { summary: 'nothing to do after all' }) })]);
-    const asIs = await runner().skipReview(limited.job.id, 'reviewer');
+    const asIs = await runner().skipReview(limited.job.id, { by: 'reviewer' });
     expect(asIs.stop.kind).toBe('completed');
     expect((await log(store.jobDir(asIs.job.id))).map((e) => e.message)).toContain('Review cycle 1: review skipped by reviewer, run as is');
 
@@ -186,7 +199,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
     const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, 'reviewer');
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
     if (held.stop.kind !== 'approval') throw new Error('expected a held write');
     server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE.replace('10', '5'), todo_id: 't1' }) })]);
     const again = await runner().decideWrite(review.job.id, { approve: false, by: 'reviewer', comment: 'too many' });
@@ -248,7 +261,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(server.requests[1]?.text).toContain('depends on unknown todo');
     expect(server.requests[2]?.text).toContain('There is no table \\"nope\\"');
     await expect(runner().decideWrite(review.job.id, { approve: true, by: 'x' })).rejects.toThrow(/not at a write waiting for approval/);
-    await expect(runner().requestChanges(review.job.id, '  ', 'x')).rejects.toThrow(/feedback is empty/);
+    await expect(runner().requestChanges(review.job.id, '  ', { by: 'x' })).rejects.toThrow(/feedback is empty/);
     expect(existsSync(join(store.jobDir(review.job.id), '.history'))).toBe(true);
   });
 });

@@ -184,7 +184,8 @@ export function finishRule(outcome: ExecutionOutcome): Rule {
     }
     // Already resolved from pg_xact_status to this very outcome (a reader got there first): nothing to add.
     if (ticket.status === target && sameExecution) return { ticket, changed: false };
-    if (ticket.status === 'EXECUTED' || ticket.status === 'FAILED' || ticket.status === 'EXECUTING') {
+    if (ticket.status === 'EXECUTED' || ticket.status === 'FAILED') return { ticket, changed: false, error: notUsable(ticket) };
+    if (ticket.status === 'EXECUTING') {
       return {
         ticket,
         changed: false,
