@@ -151,6 +151,9 @@ export function claimRule(request: ClaimRequest): Rule {
         ),
       );
     }
+    if (request.xid !== undefined && ticket.kind === 'plan') {
+      return refuse(new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, `Its job goes on with it: pg-agent job continue ${ticket.plan?.jobId ?? ''}`.trim()));
+    }
     const refused = request.authorize?.(ticket);
     if (refused) return refuse(refused);
     if (request.xid === undefined) {
