@@ -50,7 +50,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     });
   const n = async () => Number(await queryValue(scratch.url, 'SELECT n FROM items WHERE id = 1'));
 
-  async function policy(value: Record<string, unknown>): Promise<void> {
+  function policy(value: Record<string, unknown>): void {
     const file = join(workspace, '.pgagent', 'config.json');
     const config = JSON.parse(readFileSync(file, 'utf8')) as { approval: Record<string, unknown> };
     writeFileSync(file, JSON.stringify({ ...config, approval: { ...config.approval, policy: value } }, null, 2));
@@ -93,7 +93,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
 
   it('requireSignature: an unsigned approval is refused at execution (exit 4, ticket unspent); a signed one runs', async () => {
     expect((await as('bob', ['keys', 'new', '--name', 'bob'])).code).toBe(0);
-    await policy({ requireSignature: true });
+    policy({ requireSignature: true });
     const id = await heldBy('alice');
     expect((await as('carol', ['approvals', 'approve', id])).code).toBe(0);
     const refused = await as('alice', ['exec', '--ticket', id]);
@@ -130,7 +130,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
 
   it('noSelfApprovalAbove and twoPersonAbove: the requester does not count, two other people must approve', async () => {
     for (const person of ['alice', 'bob', 'carol']) expect((await as(person, ['keys', 'new', '--name', person])).code).toBe(0);
-    await policy({ requireSignature: true, noSelfApprovalAbove: 'none', twoPersonAbove: 'none' });
+    policy({ requireSignature: true, noSelfApprovalAbove: 'none', twoPersonAbove: 'none' });
     const id = await heldBy('alice');
     expect((await show(id)).requestedBy).toBe('alice');
     expect((await as('alice', ['approvals', 'approve', id])).code).toBe(0);
@@ -150,7 +150,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
   it('rolesFor: a ticket of that risk needs an approver with the role', async () => {
     expect((await as('bob', ['keys', 'new', '--name', 'bob'])).code).toBe(0);
     expect((await as('dora', ['keys', 'new', '--name', 'dora', '--roles', 'dba'])).code).toBe(0);
-    await policy({ rolesFor: { LOW: ['dba'] } });
+    policy({ rolesFor: { LOW: ['dba'] } });
     const id = await heldBy('alice');
     expect((await as('bob', ['approvals', 'approve', id])).code).toBe(0);
     const refused = await as('alice', ['exec', '--ticket', id]);

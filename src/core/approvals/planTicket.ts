@@ -22,7 +22,7 @@ export function planImpact(): ImpactReport {
     warnings: ['A plan ticket: each write of the plan is held for its own approval when it runs.'],
     foreignKeyActions: [],
     triggers: [],
-  } as ImpactReport;
+  };
 }
 
 export interface PlanFiles {
