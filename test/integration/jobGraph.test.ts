@@ -195,6 +195,31 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(direct.job.reviewCycles).toBe(0);
   });
 
+  it('a plan ticket decided elsewhere moves the job on at continue; a plan edited in review gets a new ticket', async () => {
+    server.script(planTurn(PLAN_V1));
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    if (review.stop.kind !== 'review' || review.stop.ticketId === undefined) throw new Error('expected a plan ticket');
+    // A plan edit during the review (the review chat's apply-edit): the old ticket approves a plan that is gone.
+    await store.writeFile(review.job.id, 'plan.md', PLAN_V2);
+    const edited = await runner().outcome(review.job.id);
+    if (edited.stop.kind !== 'review') throw new Error('expected the review');
+    expect(edited.stop.planHash).not.toBe(review.stop.planHash);
+    await expect(runner().approvePlan(review.job.id, { by: 'reviewer', seenHash: review.stop.planHash })).rejects.toMatchObject({ code: 'APPROVAL_STALE' });
+    const superseded = await tickets.get(review.stop.ticketId);
+    expect(superseded).toMatchObject({ status: 'REJECTED', decisions: [{ by: 'pg-agent', comment: expect.stringContaining('superseded') as unknown }] });
+    const current = await runner().outcome(review.job.id);
+    if (current.stop.kind !== 'review' || current.stop.ticketId === undefined) throw new Error('expected a new plan ticket');
+    expect(current.stop.ticketId).not.toBe(review.stop.ticketId);
+    expect((await tickets.get(current.stop.ticketId))?.sql).toContain(PLAN_V2);
+    // A teammate decides it with their own store (another process, another machine); continue goes on from it.
+    const teammate = new FileTicketStore(join(workspace, '.pgagent', 'approvals'), { logger: silentLogger });
+    await teammate.decide(current.stop.ticketId, { approve: true, by: 'teammate', seenHash: current.stop.planHash });
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'done' }) })]);
+    const done = await runner().continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    expect((await tickets.get(current.stop.ticketId))?.status).toBe('EXECUTED');
+  });
+
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
