@@ -370,7 +370,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           lens('$(circle-slash) Rejected — nothing ran', 'postgresAgent.showImpact', t.ticketId);
           break;
         case 'failed':
-          lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
+          // Refused by the team's approval policy: nothing ran and the ticket is still approved.
+          if (t.error?.code === 'APPROVAL_POLICY') lens(`$(shield) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
+          else lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
           lens('Re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
           break;
       }

@@ -220,6 +220,29 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect((await tickets.get(current.stop.ticketId))?.status).toBe('EXECUTED');
   });
 
+  it('a team policy holds the plan and the write at their stops until a second person approves', async () => {
+    const team = { settings: { ...DEFAULT_SAFETY, approvalRules: { approvers: [], policy: { twoPersonAbove: 'none' as const } } } };
+    server.script(planTurn(PLAN_V1));
+    const review = await runner(team).start({ task: 'Archive cancelled orders' });
+    if (review.stop.kind !== 'review' || review.stop.ticketId === undefined) throw new Error('expected a plan ticket');
+    await expect(runner(team).approvePlan(review.job.id, { by: 'reviewer' })).rejects.toMatchObject({ code: 'APPROVAL_POLICY', message: expect.stringContaining('a second approver') as unknown });
+    expect((await runner(team).outcome(review.job.id)).stop.kind).toBe('review');
+    expect((await tickets.get(review.stop.ticketId))?.status).toBe('APPROVED');
+    await tickets.decide(review.stop.ticketId, { approve: true, by: 'second' });
+    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const held = await runner(team).continue(review.job.id);
+    if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
+    const before = await archived();
+    await expect(runner(team).decideWrite(review.job.id, { approve: true, by: 'reviewer' })).rejects.toMatchObject({ code: 'APPROVAL_POLICY' });
+    expect((await runner(team).outcome(review.job.id)).stop.kind).toBe('approval');
+    expect(await archived()).toBe(before);
+    await tickets.decide(held.stop.ticketId, { approve: true, by: 'second' });
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+    const done = await runner(team).continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    expect(await archived()).toBeGreaterThan(before);
+  });
+
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);

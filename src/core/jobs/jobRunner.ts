@@ -151,7 +151,13 @@ export class JobRunner {
     return resumeWhenDecided(
       this.deps.ticketStore,
       ticketId,
-      (decision) => {
+      async (decision) => {
+        if (decision.approve) {
+          // Approved, but not (yet) as the team's policy wants: exit 4 naming what is missing; the job stays at its stop.
+          const ticket = await this.deps.ticketStore.get(ticketId);
+          const refusal = ticket ? authorizeBy(this.deps.settings.approvalRules ?? NO_APPROVAL_RULES)(ticket) : undefined;
+          if (refusal) throw refusal;
+        }
         if (decision.approve || current.stop.kind === 'review') this.requireModel();
         return this.drive(jobId, new Command({ resume: { ticketId, ...(hint ? hint : {}) } }));
       },
@@ -182,12 +188,7 @@ export class JobRunner {
     if (current.stop.kind !== 'review') throw notAt(current, 'the plan review');
     this.requireModel();
     const ticket = await this.currentPlanTicket(jobId);
-    const decided = await decideTicket(this.deps.ticketStore, ticket.id, decision);
-    if (decided.status === 'APPROVED') {
-      // Refused by policy before the job moves: exit 4 with what is missing; the ticket stays approved.
-      const refusal = authorizeBy(this.deps.settings.approvalRules ?? NO_APPROVAL_RULES)(decided);
-      if (refusal) throw refusal;
-    }
+    await decideTicket(this.deps.ticketStore, ticket.id, decision);
     return this.resumeFromTicket(jobId, hint);
   }
 
