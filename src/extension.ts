@@ -8,6 +8,7 @@ import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
+import { ApprovalKeyStore } from './host/approvalKey';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
 import { registerJobCommands } from './host/jobCommands';
@@ -30,6 +31,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const statusBar = new ConnectionStatusBar(session, store);
   // The review reveals the panel, which is created below (only called after activation).
   const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
+  const approvalKeys = new ApprovalKeyStore(context.secrets, workspaceDir, logger);
+  review.signingKey = () => approvalKeys.current();
 
   const changed = new vscode.EventEmitter<void>();
   const featureDeps: FeatureDeps = {
@@ -92,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
     jobs,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
     ...registerJobCommands(jobs, () => panel.reveal()),
   ];
   // Released in reverse order of creation: the panel before the session it shows, the session before the store.

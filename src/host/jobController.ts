@@ -4,6 +4,7 @@
  * under a cancellable progress. Held writes go to the inline approval (jobHeldWrites.ts); the review
  * chat streams into the same state (jobChat.ts).
  */
+import type { SigningKey } from '../core/approvals/approvalPath';
 import { JobPlanWatch } from './jobPlanWatch';
 import * as vscode from 'vscode';
 import type { JobOutcome } from '../core/jobs/jobOutcome';
@@ -209,15 +210,15 @@ export class JobController implements vscode.Disposable {
    * showed; from the palette, the plan as it is now. A plan that changed since is refused as stale.
    */
   approvePlan(jobId: string, seenHash?: string): Promise<void> {
-    return this.perform(jobId, 'approvePlan', 'Plan approved: running its first steps…', (runner) => runner.approvePlan(jobId, decisionBy(seenHash)), 'approvePlan');
+    return this.perform(jobId, 'approvePlan', 'Plan approved: running its first steps…', async (runner) => runner.approvePlan(jobId, await this.decisionBy(seenHash)), 'approvePlan');
   }
 
   requestChanges(jobId: string, feedback: string, seenHash?: string): Promise<void> {
-    return this.perform(jobId, 'requestChanges', 'Revising the plan with your feedback…', (runner) => runner.requestChanges(jobId, feedback, decisionBy(seenHash)), 'requestChanges');
+    return this.perform(jobId, 'requestChanges', 'Revising the plan with your feedback…', async (runner) => runner.requestChanges(jobId, feedback, await this.decisionBy(seenHash)), 'requestChanges');
   }
 
   skipReview(jobId: string, seenHash?: string): Promise<void> {
-    return this.perform(jobId, 'skipReview', 'Running the plan as is…', (runner) => runner.skipReview(jobId, decisionBy(seenHash)), 'skipReview');
+    return this.perform(jobId, 'skipReview', 'Running the plan as is…', async (runner) => runner.skipReview(jobId, await this.decisionBy(seenHash)), 'skipReview');
   }
 
   /** Goes on from where a job stopped: its checkpoint, or a write decided elsewhere. */
@@ -404,6 +405,12 @@ export class JobController implements vscode.Disposable {
     this.deps.showJobInStatusBar(statusBarJob(busy ? { title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.view));
   }
 
+  /** The person at this window deciding (signing with the window's approval key, if any), on the plan they saw. */
+  private async decisionBy(seenHash: string | undefined): Promise<{ by?: string; key?: SigningKey; seenHash?: string }> {
+    const key = await this.deps.review.signingKey();
+    return { ...(key ? { key } : { by: actor() }), ...(seenHash !== undefined ? { seenHash } : {}) };
+  }
+
   /** A plan ticket decided elsewhere (a terminal, a teammate): the job goes on as it says, unless this window is already on it. */
   private planDecided(jobId: string, by: string): void {
     if (this.steps.isRunning(jobId)) return;
@@ -424,7 +431,3 @@ function isErrorInfo(value: unknown): value is ErrorInfo {
   return typeof value === 'object' && value !== null && !(value instanceof Error) && typeof (value as ErrorInfo).code === 'string' && typeof (value as ErrorInfo).message === 'string';
 }
 
-/** The person at this window deciding, on the plan they saw (when the panel said which). */
-function decisionBy(seenHash: string | undefined): { by: string; seenHash?: string } {
-  return { by: actor(), ...(seenHash !== undefined ? { seenHash } : {}) };
-}

@@ -22,6 +22,8 @@ export { fileAuditLog } from '../core/agent/audit';
 export { newThreadId, THREAD_ID_PATTERN } from '../core/agent/threadId';
 export { readOutcome, resumeAsk } from '../core/agent/askRun';
 export { decideTicket } from '../core/approvals/approvalPath';
+export { addApprover } from '../core/approvals/approverConfig';
+export { publicKeyText } from '../core/approvals/decisionSignature';
 export { databaseResolver } from '../core/approvals/executionResolver';
 export { createProvider } from '../core/llm/createProvider';
 export { JobRunner } from '../core/jobs/jobRunner';

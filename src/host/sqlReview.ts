@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
+import type { SigningKey } from '../core/approvals/approvalPath';
 import type { Ticket } from '../core/approvals/ticket';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
@@ -53,6 +54,8 @@ const RECHECK_DELAY_MS = 1000;
 const FINISHED_SHOWN = 3;
 
 export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
+  /** The key this window's decisions are signed with (SecretStorage); none: unsigned, under the OS user name. */
+  signingKey: () => Promise<SigningKey | undefined> = () => Promise.resolve(undefined);
   private readonly tracked = new Map<string, Tracked>();
   private results: ResultsView | null = null;
   private store: Promise<TicketStore> | undefined;
@@ -222,7 +225,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     t.decidedHere = true;
     try {
       // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
-      await services.decideTicket(store, ticketId, { approve, by: userInfo().username, seenHash: services.sqlHash(t.sql), comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
+      const key = await this.signingKey();
+      await services.decideTicket(store, ticketId, { approve, ...(key ? { key } : { by: userInfo().username }), seenHash: services.sqlHash(t.sql), comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
     } catch (error) {
       this.fail(t, error);
       return;
@@ -419,7 +423,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     this.refresh();
     try {
       // Voided by the system, not rejected by the person: the history says so.
-      await (await this.ticketStore()).decide(t.ticketId, { approve: false, by: 'pg-agent', comment: 'voided: the SQL was edited after its impact was measured' });
+      await coreServices().decideTicket(await this.ticketStore(), t.ticketId, { approve: false, by: 'pg-agent', comment: 'voided: the SQL was edited after its impact was measured' });
     } catch (error) {
       this.logger.warn('could not void an edited ticket', { ticket: t.ticketId, error: String(error) });
     }
