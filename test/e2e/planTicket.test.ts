@@ -1,8 +1,10 @@
 // Plan tickets in a real VS Code (code-server + Chromium), against the scripted Gemini server: the plan
 // review's Approve decides the job's plan ticket (bound to the hash of the plan shown), and a plan approved
 // from a terminal (`pg-agent approvals approve`, as a teammate would over a shared store) moves the window's
-// waiting job on by itself. Screenshots of each step: test-artifacts/e2e/planTicket/.
+// waiting job on by itself; with an approval key made in VS Code (SecretStorage), the panel's Approve is a
+// signed decision that the CLI verifies against .pgagent/config.json. Screenshots: test-artifacts/e2e/planTicket/.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +23,7 @@ const CLI = join(repoRoot, 'dist', 'cli.js');
 
 const TASK_1 = 'Count the products of each category';
 const TASK_2 = 'Count the customers of each country';
+const TASK_3 = 'Count the orders of each status';
 const plan = (what: string) => `# Plan\n\n1. ${what}\n`;
 
 const suite = workbenchSuite(SUITE, { withModel: true });
@@ -107,7 +110,7 @@ async function planTickets(): Promise<PlanTicket[]> {
 describe('Plan tickets in VS Code', () => {
   it('Approve in the panel decides the plan ticket; a terminal approval moves the waiting job on', { timeout: 600_000 }, async () => {
     const p = suite.page();
-    suite.model().script([...script(TASK_1, 'Count products per category'), ...script(TASK_2, 'Count customers per country')]);
+    suite.model().script([...script(TASK_1, 'Count products per category'), ...script(TASK_2, 'Count customers per country'), ...script(TASK_3, 'Count orders per status')]);
 
     // 1. The review waits on a plan ticket, listed with the others in a terminal.
     await newJob(p, TASK_1);
@@ -140,5 +143,28 @@ describe('Plan tickets in VS Code', () => {
     const [done] = (await planTickets()).filter((t) => t.id === second.id);
     expect(done).toMatchObject({ status: 'EXECUTED', decisions: [{ by: 'teammate', approve: true }] });
     await screenshot(p, 'teammate-approval-moved-job-on', SUITE);
+
+    // 5. An approval key in VS Code's secret storage: the panel's Approve is then signed, and verifies.
+    const widget = p.locator('.quick-input-widget');
+    await pickCommand(p, 'Postgres Agent: Create Approval Key…');
+    await widget.locator('.quick-input-message', { hasText: 'Your name as an approver' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await p.keyboard.type('window-reviewer');
+    await p.keyboard.press('Enter');
+    // The second box (roles) replaces the first in the same widget: type only once it asks for roles.
+    await widget.locator('.quick-input-message', { hasText: 'Your roles' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await p.keyboard.type('dba');
+    await p.keyboard.press('Enter');
+    await expect
+      .poll(() => readFile(join(suite.workspace(), '.pgagent', 'config.json'), 'utf8').catch(() => ''), { timeout: UI_TIMEOUT_MS, message: 'the approver in config.json' })
+      .toContain('"window-reviewer"');
+    await newJob(p, TASK_3);
+    await waitForStop(p, TASK_3, 'review');
+    const third = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
+    if (!third) throw new Error('the third job has no pending plan ticket');
+    await (await panel(p)).locator('[data-testid="approve-plan-button"]').click();
+    await waitForStop(p, TASK_3, 'completed');
+    const shown = await pgAgent(['approvals', 'show', third.id, '--json'], 'observer');
+    expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'plan', status: 'EXECUTED', decisions: [{ by: 'window-reviewer', approve: true, signed: true }] });
+    await screenshot(p, 'signed-approval-in-panel', SUITE);
   });
 });
