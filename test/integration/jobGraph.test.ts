@@ -236,11 +236,12 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     await expect(runner(team).decideWrite(review.job.id, { approve: true, by: 'reviewer' })).rejects.toMatchObject({ code: 'APPROVAL_POLICY' });
     expect((await runner(team).outcome(review.job.id)).stop.kind).toBe('approval');
     expect(await archived()).toBe(before);
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('APPROVED');
     await tickets.decide(held.stop.ticketId, { approve: true, by: 'second' });
     server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
     const done = await runner(team).continue(review.job.id);
     expect(done.stop.kind).toBe('completed');
-    expect(await archived()).toBeGreaterThan(before);
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('EXECUTED');
   });
 
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
