@@ -1,6 +1,8 @@
 // The phases graph of a job on real PostgreSQL with the scripted Gemini server: plan → review → revise
 // with feedback → review → approve → tactical read and held write → approve → complete, with a fresh
 // runner (new graph, new checkpointer, state only from files) at every stop, as a new process would.
+import { executeApproved } from '../../src/core/sql/executeApproved';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ import { createGeminiProvider } from '../../src/core/llm/gemini';
 import { silentLogger } from '../../src/core/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../src/shared/schema';
-import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn } from '../support/jobScript';
+import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, tactical } from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
@@ -242,6 +244,24 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     const done = await runner(team).continue(review.job.id);
     expect(done.stop.kind).toBe('completed');
     expect((await tickets.get(held.stop.ticketId))?.status).toBe('EXECUTED');
+  });
+
+  it('a write its job already executed before dying is reported as executed on continue, and not run again', async () => {
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
+    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    // The job's process approved and ran the write, then died before its graph recorded anything.
+    await tickets.decide(held.stop.ticketId, { approve: true, by: 'reviewer' });
+    const ran = await executeApproved(db, tickets, held.stop.ticketId, { ...DEFAULT_SAFETY, connection: scratch.url, by: 'reviewer', undo: workspaceUndoSink(join(workspace, 'undo'), held.stop.ticketId), logger: silentLogger });
+    const after = await archived();
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+    const done = await runner().continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    const told = server.requests.filter(tactical).at(-1)?.text ?? '';
+    expect(told).toContain(`Executed earlier (ticket ${held.stop.ticketId}, transaction ${ran.ticket.execution?.xid ?? '?'})`);
+    expect(told).not.toContain('Rejected');
+    expect(await archived()).toBe(after);
   });
 
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {

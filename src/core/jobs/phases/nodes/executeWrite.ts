@@ -20,7 +20,12 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     if (!pending) return { writeDecision: undefined };
     let content: string;
     let lastExecution: ExecutedWrite | undefined;
-    if (decision?.approve) {
+    // An execution of this ticket already happened (this job's process died after it, before its checkpoint):
+    // what the database says happened is what the model is told; nothing runs a second time.
+    const earlier = await earlierExecution(deps, pending.ticketId);
+    if (earlier) {
+      content = earlier;
+    } else if (decision?.approve) {
       try {
         const number = pending.sqlFile.slice('sql/'.length, pending.sqlFile.indexOf('-'));
         const undoFile = `undo/${number}.sql`;
@@ -63,4 +68,22 @@ function jobUndoSink(deps: JobGraphDeps, jobId: string, undoFile: string, sqlFil
       await deps.store.writeFile(jobId, undoFile, voidedUndoText(await deps.store.readFile(jobId, undoFile), reason));
     },
   };
+}
+
+/** The truth about a ticket an earlier run of this step already executed (resolved from pg_xact_status on read). */
+async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<string | undefined> {
+  const ticket = await deps.ticketStore.get(ticketId);
+  const execution = ticket?.execution;
+  if (!ticket || !execution) return undefined;
+  const undo = execution.undoFile ? ` Undo script: ${execution.undoFile}.` : '';
+  switch (ticket.status) {
+    case 'EXECUTED':
+      return `Executed earlier (ticket ${ticketId}, transaction ${execution.xid}): the run stopped before recording it, and the database says it committed. Do not run it again.${undo}`;
+    case 'FAILED':
+      return `Not executed: an earlier attempt (ticket ${ticketId}, transaction ${execution.xid}) did not commit, so nothing changed. The ticket is spent; propose the write again if it is still needed.`;
+    case 'EXECUTING':
+      return `Outcome not known yet: ticket ${ticketId} (transaction ${execution.xid}) is still executing, or its database cannot be asked now. Do not run it again; check \`pg-agent approvals show ${ticketId}\`.`;
+    default:
+      return undefined;
+  }
 }
