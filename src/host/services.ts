@@ -24,6 +24,7 @@ export { readOutcome, resumeAsk } from '../core/agent/askRun';
 export { decideTicket } from '../core/approvals/approvalPath';
 export { addApprover } from '../core/approvals/approverConfig';
 export { publicKeyText } from '../core/approvals/decisionSignature';
+export { signatureState } from '../core/approvals/approvalPolicy';
 export { databaseResolver } from '../core/approvals/executionResolver';
 export { createProvider } from '../core/llm/createProvider';
 export { JobRunner } from '../core/jobs/jobRunner';

@@ -300,7 +300,11 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       .then(async (ticket) => {
         if (t.decidedHere || this.tracked.get(t.ticketId) !== t || t.status !== 'pending') return;
         const last = ticket.history.at(-1);
-        const who = last ? `${last.by}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
+        // Whether the decision carries a signature that verifies against approval.approvers: the person reading this can tell.
+        const decision = ticket.decisions.at(-1);
+        const rules = (await teamSafetySettings(coreServices().DEFAULT_SAFETY, this.workspaceDir)).approvalRules;
+        const signed = decision && rules && coreServices().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
+        const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
         if (ticket.status === 'APPROVED') {
           void vscode.window.showInformationMessage(`Approved by ${who}: running it now.`);
           await this.run(t);

@@ -18,7 +18,7 @@ import { buildJobGraph } from './phases/jobGraph';
 import type { JobStateValue } from './phases/jobState';
 import { JobHaltedError } from './phases/jobStatusSync';
 import { toolDocs } from './phases/jobTools';
-import type { SigningKey } from '../approvals/approvalPath';
+import type { DecisionRequest } from '../approvals/approvalPath';
 import { decideTicket, resumeWhenDecided } from '../approvals/approvalPath';
 import { authorizeBy, NO_APPROVAL_RULES } from '../approvals/approvalPolicy';
 import { createPlanTicket, planHash } from '../approvals/planTicket';
@@ -57,14 +57,8 @@ export interface NewJobRequest {
   skipReview?: boolean;
 }
 
-/** A person's decision at a stop of the job, as the one approval path records it (signed when a key is given). */
-export interface StopDecision {
-  by?: string;
-  key?: SigningKey;
-  comment?: string;
-  /** The hash of the plan (or SQL) the person looked at; a changed plan refuses the decision (stale). */
-  seenHash?: string;
-}
+/** Who decides at a stop of the job (signed when a key is given) and on what they saw: the one approval path's request. */
+export type StopDecision = Omit<DecisionRequest, 'approve'>;
 
 export class JobRunner {
   private readonly planning: PlanningSettings;
