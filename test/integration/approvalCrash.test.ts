@@ -22,6 +22,8 @@ import { executeApproved } from '../../src/core/sql/executeApproved';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { VOID_MARK, workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { runPgAgent } from '../support/cliHarness';
+import { call, inTactical, PLAN_V1, planTurn, tactical } from '../support/jobScript';
+import { startScriptedModelServer } from '../support/scriptedModelServer';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable, REDIS_URL, redisAvailable } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
@@ -215,6 +217,43 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
         expect(undo.startsWith(VOID_MARK)).toBe(true);
         expect(undo).toContain('did not commit');
       }, 60_000);
+
+      it('a job killed during its write\'s COMMIT: job continue tells the model it was executed, and runs nothing twice', async () => {
+        const server = await startScriptedModelServer();
+        const modelEnv = { GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url };
+        const job = ([action, ...args]: string[]) =>
+          runPgAgent(['job', action ?? '', '--db', scratch.url, '--workspace', workspace, ...args], { cwd: workspace, env: { USER: 'dev', ...modelEnv, ...setup.env() } });
+        try {
+          server.script(planTurn(PLAN_V1, WRITE));
+          const created = await job(['new', '--json', '--', 'Add one to the balance']);
+          expect(created.code, created.stderr).toBe(0);
+          const id = (JSON.parse(created.stdout) as { job: { id: string } }).job.id;
+          server.script([inTactical({ functionCall: call('run_sql', { sql: WRITE, todo_id: 't1' }) })]);
+          const held = await job(['approve', id, '--no-input', '--json']);
+          expect(held.code, held.stderr).toBe(3);
+          const ticket = (JSON.parse(held.stdout) as { stop: { ticketId: string } }).stop.ticketId;
+          expect((await cli(['approvals', 'approve', ticket])).code).toBe(0);
+          await execSql(scratch.url, 'UPDATE control SET commit_sleep = 3');
+          const child = spawn(process.execPath, [CLI, 'job', 'continue', id, '--db', scratch.url, '--workspace', workspace, '--json'], {
+            env: { ...process.env, USER: 'dev', ...modelEnv, ...setup.env() },
+            stdio: 'ignore',
+          });
+          const exited = new Promise((resolve) => child.on('close', resolve));
+          const pid = await sleepingBackend('COMMIT');
+          child.kill('SIGKILL');
+          await exited;
+          await backendGone(pid);
+          server.script([inTactical({ functionCall: call('job_complete', { summary: 'balance raised' }) })]);
+          const resumed = await job(['continue', id, '--json']);
+          expect(resumed.code, resumed.stderr).toBe(0);
+          expect((JSON.parse(resumed.stdout) as { stop: { kind: string } }).stop.kind).toBe('completed');
+          expect(server.requests.filter(tactical).at(-1)?.text).toContain(`Executed earlier (ticket ${ticket}`);
+          expect(await balance()).toBe(1);
+          expect((await show(ticket)).status).toBe('EXECUTED');
+        } finally {
+          await server.close();
+        }
+      }, 90_000);
 
       it('five processes executing one ticket: exactly one runs it', async () => {
         const id = await approvedTicket();
