@@ -53,6 +53,13 @@ export class ApprovalKeyStore {
     const roles = await vscode.window.showInputBox({ title: 'Postgres Agent: Create Approval Key', prompt: 'Your roles, comma-separated (e.g. dba), or empty' });
     if (roles === undefined) return;
     const services = coreServices();
+    try {
+      await services.checkNewApprover(services.workspacePaths(this.workspaceDir), name);
+    } catch (error) {
+      const e = services.toAgentError(error);
+      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      return;
+    }
     const { privateKey } = generateKeyPairSync('ed25519');
     const publicKey = services.publicKeyText(privateKey);
     try {

@@ -22,7 +22,7 @@ export { fileAuditLog } from '../core/agent/audit';
 export { newThreadId, THREAD_ID_PATTERN } from '../core/agent/threadId';
 export { readOutcome, resumeAsk } from '../core/agent/askRun';
 export { decideTicket } from '../core/approvals/approvalPath';
-export { addApprover } from '../core/approvals/approverConfig';
+export { addApprover, checkNewApprover } from '../core/approvals/approverConfig';
 export { publicKeyText } from '../core/approvals/decisionSignature';
 export { signatureState } from '../core/approvals/approvalPolicy';
 export { databaseResolver } from '../core/approvals/executionResolver';

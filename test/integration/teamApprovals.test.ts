@@ -1,7 +1,7 @@
 // Who may approve (SPEC §5.3), through the CLI as a team uses it: `pg-agent keys new` per person (each with
 // their own $XDG_CONFIG_HOME), approval.policy in the shared .pgagent/config.json, and `pg-agent exec`
 // verifying signatures and policy at execution time (exit 4 naming what is missing; the ticket unspent).
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -81,6 +81,9 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     expect((await as('alice', ['keys', 'new', '--name', 'alice'])).code).toBe(2);
     expect((await as('alice', ['keys', 'new', '--name', '../evil'])).code).toBe(2);
     expect((await as('alice', ['keys', 'new'])).code).toBe(2);
+    // Another person under a name already listed: refused before any key is made.
+    expect((await as('mallory', ['keys', 'new', '--name', 'alice'])).code).toBe(2);
+    expect(existsSync(join(root, 'home-mallory', 'pg-agent', 'keys', 'alice.pem'))).toBe(false);
   });
 
   it('with nothing configured, approvals work as before and are recorded unsigned', async () => {

@@ -3,7 +3,7 @@
  * private key goes to $XDG_CONFIG_HOME/pg-agent/keys/NAME.pem (0600), outside every workspace; the public
  * key, name and roles go into .pgagent/config.json approval.approvers. `keys list` names your keys.
  */
-import { addApprover } from '../../core/approvals/approverConfig';
+import { addApprover, checkNewApprover } from '../../core/approvals/approverConfig';
 import { createKey, keysDir, listKeys } from '../../core/approvals/keyFiles';
 import { AgentError } from '../../core/errors';
 import { workspacePaths } from '../../core/workspace';
@@ -30,8 +30,10 @@ export const keysCommand: CliCommand = {
         const name = args.options.name;
         if (typeof name !== 'string' || name === '') throw new AgentError('BAD_INPUT', 'keys new needs --name NAME.', 'e.g. pg-agent keys new --name alice');
         const roles = typeof args.options.roles === 'string' ? args.options.roles.split(',').map((r) => r.trim()).filter((r) => r !== '') : [];
+        const paths = workspacePaths(args.flags.workspace);
+        await checkNewApprover(paths, name);
         const key = await createKey(io.env, name);
-        await addApprover(workspacePaths(args.flags.workspace), { name: key.name, publicKey: key.publicKey, roles });
+        await addApprover(paths, { name: key.name, publicKey: key.publicKey, roles });
         if (args.flags.json) io.stdout(`${JSON.stringify({ name: key.name, publicKey: key.publicKey })}\n`);
         else io.stdout(`Key "${key.name}" made.\n  private key: ${key.file} (only you can read it)\n  public key:  ${key.publicKey} (added to approval.approvers in .pgagent/config.json${roles.length > 0 ? `, roles ${roles.join(', ')}` : ''})\n`);
         return EXIT.ok;

@@ -6,6 +6,14 @@ import type { WorkspacePaths } from '../workspace';
 import { readWorkspaceConfig } from '../workspace';
 import type { Approver } from './approvalPolicy';
 
+/** Refuses, before any key is made, a config that cannot take this approver (broken file, name taken). */
+export async function checkNewApprover(paths: WorkspacePaths, name: string): Promise<void> {
+  const config = await readWorkspaceConfig(paths);
+  if (config.approval?.approvers?.some((a) => a.name === name)) {
+    throw new AgentError('BAD_INPUT', `${paths.config} already lists an approver named "${name}".`, 'Pick another --name, or remove the old entry if that key is gone.');
+  }
+}
+
 export async function addApprover(paths: WorkspacePaths, approver: Approver): Promise<void> {
   // Validates the file as it is first: a broken config is reported, never overwritten.
   await readWorkspaceConfig(paths);
