@@ -41,6 +41,7 @@ async function main(): Promise<void> {
         db: timedDb(raw, dbTime),
         connectionKey: 'bench',
         ticketStore: new FileTicketStore(join(dir, 'approvals'), { logger: silentLogger }),
+        undoDir: join(dir, 'undo'),
         provider: timedProvider(provider, modelTime),
         loadSnapshot: () => Promise.resolve(snapshot),
         settings: DEFAULT_SAFETY,

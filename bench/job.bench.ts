@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       { reply: { functionCalls: [call('update_todo', { id: 't1', status: 'done' }), call('finish_phase', { summary: 'archived the first batch' })] } },
       { reply: { functionCall: call('job_complete', { summary: 'archived' }) } },
     ]);
-    const held = await runner.approvePlan(lastJob, 'bench');
+    const held = await runner.approvePlan(lastJob, { by: 'bench' });
     if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
     const done = await runner.decideWrite(lastJob, { approve: true, by: 'bench' });
     if (done.stop.kind !== 'completed') throw new Error(`expected completion, got ${done.stop.kind}`);

@@ -151,7 +151,7 @@ function reviewJob(): JobView {
     createdAt: '2025-06-12T13:20:00.000Z',
     updatedAt: AT,
     connection: 'postgres://app@localhost:5432/shop',
-    stop: { kind: 'review', cycle: 2, maxReviewCycles: 5, overLimit: false },
+    stop: { kind: 'review', cycle: 2, maxReviewCycles: 5, overLimit: false, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', planHash: 'a'.repeat(64) },
     busy: null,
     workspaceMd: workspaceMd(),
     planMd: PLAN_MD,

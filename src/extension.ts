@@ -9,6 +9,7 @@ import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
 import { COLLAB_COMMAND_ID, CollabController } from './host/collabController';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
+import { ApprovalKeyStore } from './host/approvalKey';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobController';
 import { registerLanguageModelTools } from './host/languageModelTools';
@@ -35,6 +36,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const statusBar = new ConnectionStatusBar(session, store);
   // The review reveals the panel, which is created below (only called after activation).
   const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
+  const approvalKeys = new ApprovalKeyStore(context.secrets, workspaceDir, logger);
+  review.signingKey = () => approvalKeys.current();
 
   const changed = new vscode.EventEmitter<void>();
   const featureDeps: FeatureDeps = {
@@ -112,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): void {
     proposals,
     ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
     ...registerJobCommands(jobs, () => panel.reveal()),
     collab,
     vscode.commands.registerCommand(COLLAB_COMMAND_ID, () => collab.command()),

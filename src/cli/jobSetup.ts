@@ -14,6 +14,7 @@ import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
 import { resolvePlanning } from '../core/workspacePolicy';
 import type { CommandContext } from './command';
 import { providerFromEnv } from './commands/askCommand';
+import { requesterOf } from './decider';
 import { cliSafety } from './sqlInput';
 
 /** `planning` of .pgagent/config.json (the CLI's counterpart of postgresAgent.planning.*); defaults when absent. */
@@ -23,7 +24,8 @@ export async function readPlanningSettings(workspaceDir: string): Promise<Planni
 
 /** The person acting (tickets, reviews, cancellations). */
 export function actorOf(context: CommandContext): string {
-  return context.io.env.USER?.trim() || 'cli-user';
+  const by = context.args.options.by;
+  return (typeof by === 'string' && by.trim()) || context.io.env.USER?.trim() || 'cli-user';
 }
 
 /** The model of `--model` and the environment, as `pg-agent ask` finds it; undefined when none is configured. */
@@ -57,7 +59,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     checkpointsDir: workspacePaths(workspace).checkpoints,
     ticketStore: await context.openTicketStore(),
     logger: context.logger,
-    requestedBy: actorOf(context),
+    requestedBy: await requesterOf(context),
     planning,
     onEvent: (event: JobEvent) => progress(context, event),
     leases: await context.openJobLeases(),

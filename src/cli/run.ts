@@ -1,6 +1,7 @@
 /** The CLI runner: picks the command, parses its flags, opens the database, maps errors to exit codes. */
 import type { ConnectionTarget } from '../core/db/connectionTarget';
-import { connectionKey, resolveTarget } from '../core/db/connectionTarget';
+import { connectionKey, parseConnectionUrl, resolveTarget } from '../core/db/connectionTarget';
+import { databaseResolver } from '../core/approvals/executionResolver';
 import { openTicketStore } from '../core/approvals/openTicketStore';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
@@ -28,6 +29,7 @@ import { impactCommand } from './commands/impactCommand';
 import { jobCommand } from './commands/jobCommand';
 import { mcpCommand } from './commands/mcpCommand';
 import { planCommand } from './commands/planCommand';
+import { keysCommand } from './commands/keysCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
 import type { ExitCode } from './exitCodes';
@@ -35,12 +37,12 @@ import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 import { VERSION } from './version';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
 /** Codes that mean policy said no. */
-const REFUSED_CODES: readonly ErrorCode[] = ['SQL_REFUSED'];
+const REFUSED_CODES: readonly ErrorCode[] = ['SQL_REFUSED', 'APPROVAL_POLICY'];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   const [name, ...rest] = argv;
@@ -99,13 +101,37 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     });
     return db;
   };
+  // Other databases a ticket left EXECUTING names, opened only to read its transaction's fate.
+  const ticketDbs = new Map<string, Promise<Db | undefined>>();
+  const databaseFor = async (connection: string): Promise<Db | undefined> => {
+    if (connection === connectionKey(await resolve(), paths.sampleDb)) return openDb();
+    let opened = ticketDbs.get(connection);
+    if (!opened) {
+      opened = (async () => {
+        if (!connection.startsWith('postgres://')) return undefined;
+        const target = parseConnectionUrl(connection);
+        const password = io.env.PGPASSWORD;
+        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger });
+      })().catch((error: unknown) => {
+        logger.debug('cannot open the database of a ticket', { connection, error: String(error) });
+        return undefined;
+      });
+      ticketDbs.set(connection, opened);
+    }
+    return opened;
+  };
   let store: TicketStore | undefined;
   const openStore = async (): Promise<TicketStore> => {
-    store ??= await openTicketStore({
-      ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
-      approvalsDir: paths.approvals,
-      logger,
-    });
+    if (!store) {
+      store = await openTicketStore({
+        ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
+        ...(io.env.PGAGENT_REDIS_PREFIX ? { prefix: io.env.PGAGENT_REDIS_PREFIX } : {}),
+        approvalsDir: paths.approvals,
+        logger,
+      });
+      // A ticket left EXECUTING by a dead executor is resolved on every read, from its database.
+      store.setResolver(databaseResolver(databaseFor, logger));
+    }
     return store;
   };
   let schemaCache: Awaited<ReturnType<typeof openSchemaCache>> | undefined;
@@ -158,6 +184,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     await checkpointer?.close();
     await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
+    for (const opened of ticketDbs.values()) await (await opened)?.close().catch(() => undefined);
   }
 }
 

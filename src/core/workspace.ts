@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { AgentError } from './errors';
 import type { ConnectionProfile } from './db/connectionTarget';
+import type { Approver, ApprovalPolicy, ApprovalRules } from './approvals/approvalPolicy';
 
 export interface WorkspacePaths {
   root: string;
@@ -50,10 +51,27 @@ export const connectionProfileSchema = z.strictObject({
   sslmode: z.enum(['disable', 'prefer', 'require', 'verify-ca', 'verify-full']).optional(),
 });
 
+const riskLevel = z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
+const approvalPolicySchema = z.strictObject({
+  requireSignature: z.boolean().optional(),
+  twoPersonAbove: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
+  noSelfApprovalAbove: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']).optional(),
+  rolesFor: z.partialRecord(riskLevel, z.array(z.string())).optional(),
+});
+
 const workspaceConfigSchema = z.object({
   connections: z.array(connectionProfileSchema).default([]),
   /** The CLI's counterpart of the extension's postgresAgent.approval / safety settings. */
-  approval: z.object({ autoApproveMaxRisk: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH']).optional() }).optional(),
+  approval: z
+    .object({
+      autoApproveMaxRisk: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH']).optional(),
+      /** Team approvals (SPEC §5.3): named approvers with public keys and roles, and the policy the executor checks. */
+      approvers: z.array(z.strictObject({ name: z.string().min(1), publicKey: z.string().min(1), roles: z.array(z.string()).default([]) })).optional(),
+      policy: approvalPolicySchema.optional(),
+      /** approval.policy per connection (ticket connection key or profile name). */
+      connections: z.record(z.string(), approvalPolicySchema).optional(),
+    })
+    .optional(),
   safety: z
     .object({
       criticalTables: z.array(z.string()).optional(),
@@ -71,7 +89,14 @@ const workspaceConfigSchema = z.object({
 
 export interface WorkspaceConfig {
   connections: ConnectionProfile[];
-  approval?: { autoApproveMaxRisk?: 'none' | 'LOW' | 'MEDIUM' | 'HIGH' | undefined } | undefined;
+  approval?:
+    | {
+        autoApproveMaxRisk?: 'none' | 'LOW' | 'MEDIUM' | 'HIGH' | undefined;
+        approvers?: Approver[] | undefined;
+        policy?: z.infer<typeof approvalPolicySchema> | undefined;
+        connections?: Record<string, z.infer<typeof approvalPolicySchema>> | undefined;
+      }
+    | undefined;
   safety?:
     | {
         criticalTables?: string[] | undefined;
@@ -110,4 +135,16 @@ export async function readWorkspaceConfig(paths: WorkspacePaths): Promise<Worksp
     );
   }
   return parsed.data;
+}
+
+/** The team-approval part of the config as the executor checks it; undefined when nothing is configured. */
+export function approvalRulesOf(config: WorkspaceConfig): ApprovalRules | undefined {
+  const approval = config.approval;
+  if (!approval || (!approval.approvers?.length && !approval.policy && !approval.connections)) return undefined;
+  const strip = (p: z.infer<typeof approvalPolicySchema>): ApprovalPolicy => JSON.parse(JSON.stringify(p)) as ApprovalPolicy;
+  return {
+    approvers: approval.approvers ?? [],
+    policy: approval.policy ? strip(approval.policy) : {},
+    ...(approval.connections ? { connections: Object.fromEntries(Object.entries(approval.connections).map(([k, v]) => [k, strip(v)])) } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import type { RiskPolicy } from './sql/risk';
 import { DEFAULT_RISK_POLICY } from './sql/risk';
 import type { SafetySettings } from './sql/safetySettings';
 import type { WorkspaceConfig } from './workspace';
+import { approvalRulesOf } from './workspace';
 
 export function resolveSafety(config: WorkspaceConfig, base: SafetySettings): SafetySettings {
   const { approval, safety } = config;
@@ -17,8 +18,10 @@ export function resolveSafety(config: WorkspaceConfig, base: SafetySettings): Sa
   const thresholds = given
     ? { ...DEFAULT_RISK_POLICY.thresholds, ...(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<RiskPolicy['thresholds']>) }
     : base.policy.thresholds;
+  const approvalRules = approvalRulesOf(config);
   return {
     ...base,
+    ...(approvalRules ? { approvalRules } : {}),
     policy: {
       thresholds,
       criticalTables: safety?.criticalTables ?? base.policy.criticalTables,

@@ -152,16 +152,15 @@ export class AskController {
     const { key } = await this.deps.session.database();
     const owner: HeldWriteOwner = {
       execute: async () => {
-        const done = await services.resumeFromTicket(await this.graph(undefined), await this.deps.review.ticketStore(), threadId);
+        const done = await services.resumeAsk(await this.graph(undefined), await this.deps.review.ticketStore(), threadId);
         this.show(done);
         const execution = done.state.execution;
         if (done.state.error) throw new services.AgentError(done.state.error.code, done.state.error.message, done.state.error.advice);
         if (!execution) throw new services.AgentError('APPROVAL_NOT_APPROVED', `The ask run ${threadId} did not run the write (${done.status}).`);
-        const undoFile = await services.saveUndoScript(paths.undo, ticketId, { sql: execution.undoSql, rows: execution.rows, warnings: execution.undoWarnings });
-        return { rows: execution.rows, tables: execution.tables, undoFile };
+        return { rows: execution.rows, tables: execution.tables, undoFile: execution.undoFile };
       },
       rejected: async () => {
-        this.show(await services.resumeFromTicket(await this.graph(undefined), await this.deps.review.ticketStore(), threadId));
+        this.show(await services.resumeAsk(await this.graph(undefined), await this.deps.review.ticketStore(), threadId));
       },
     };
     const uri = vscode.Uri.file(file);
@@ -189,6 +188,7 @@ export class AskController {
       logger: this.deps.logger,
       requestedBy: userInfo().username,
       audit: services.fileAuditLog(join(paths.root, 'runs')),
+      undoDir: paths.undo,
       contextBudgetTokens: config.get<number>('context.tokenBudget') ?? 6000,
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
       ...(onSummaryText ? { onSummaryText } : {}),

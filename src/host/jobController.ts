@@ -4,6 +4,8 @@
  * under a cancellable progress. Held writes go to the inline approval (jobHeldWrites.ts); the review
  * chat streams into the same state (jobChat.ts).
  */
+import type { SigningKey } from '../core/approvals/approvalPath';
+import { JobPlanWatch } from './jobPlanWatch';
 import * as vscode from 'vscode';
 import type { JobOutcome } from '../core/jobs/jobOutcome';
 import type { ErrorInfo } from '../shared/errorCodes';
@@ -53,6 +55,7 @@ export class JobController implements vscode.Disposable {
   private readonly steps: JobSteps;
   private readonly writes: JobHeldWrites;
   private readonly chat: JobChat;
+  private readonly planWatch: JobPlanWatch;
   private readonly push = throttle(() => this.deps.onChange(), PUSH_INTERVAL_MS);
   private readonly reload = throttle(() => void this.refresh(), RELOAD_INTERVAL_MS);
   private refreshChain: Promise<void> = Promise.resolve();
@@ -92,6 +95,7 @@ export class JobController implements vscode.Disposable {
       refresh: () => this.refresh(),
       fail: (jobId, error) => this.report(jobId, 'planEdit', error),
     });
+    this.planWatch = new JobPlanWatch(() => deps.review.ticketStore(), deps.logger, (jobId, by) => this.planDecided(jobId, by));
     const saved = deps.workspaceState.get<string>(SELECTED_KEY);
     this.selectedId = typeof saved === 'string' ? saved : null;
   }
@@ -158,11 +162,11 @@ export class JobController implements vscode.Disposable {
       case 'selectJob':
         return this.select(intent.jobId);
       case 'approvePlan':
-        return this.approvePlan(intent.jobId);
+        return this.approvePlan(intent.jobId, intent.planHash);
       case 'requestChanges':
-        return this.requestChanges(intent.jobId, intent.feedback.trim());
+        return this.requestChanges(intent.jobId, intent.feedback.trim(), intent.planHash);
       case 'skipReview':
-        return this.skipReview(intent.jobId);
+        return this.skipReview(intent.jobId, intent.planHash ?? undefined);
       case 'pauseJob':
         return this.pauseJob(intent.jobId);
       case 'cancelJob':
@@ -201,16 +205,20 @@ export class JobController implements vscode.Disposable {
     await this.perform(jobId, 'plan', 'Planning…', (runner) => runner.continue(jobId));
   }
 
-  approvePlan(jobId: string): Promise<void> {
-    return this.perform(jobId, 'approvePlan', 'Plan approved: running its first steps…', (runner) => runner.approvePlan(jobId, actor()), 'approvePlan');
+  /**
+   * Decides the job's plan ticket (the one approval path) for the plan with `seenHash`, the plan the panel
+   * showed; from the palette, the plan as it is now. A plan that changed since is refused as stale.
+   */
+  approvePlan(jobId: string, seenHash?: string): Promise<void> {
+    return this.perform(jobId, 'approvePlan', 'Plan approved: running its first steps…', async (runner) => runner.approvePlan(jobId, await this.decisionBy(seenHash)), 'approvePlan');
   }
 
-  requestChanges(jobId: string, feedback: string): Promise<void> {
-    return this.perform(jobId, 'requestChanges', 'Revising the plan with your feedback…', (runner) => runner.requestChanges(jobId, feedback, actor()), 'requestChanges');
+  requestChanges(jobId: string, feedback: string, seenHash?: string): Promise<void> {
+    return this.perform(jobId, 'requestChanges', 'Revising the plan with your feedback…', async (runner) => runner.requestChanges(jobId, feedback, await this.decisionBy(seenHash)), 'requestChanges');
   }
 
-  skipReview(jobId: string): Promise<void> {
-    return this.perform(jobId, 'skipReview', 'Running the plan as is…', (runner) => runner.skipReview(jobId, actor()), 'skipReview');
+  skipReview(jobId: string, seenHash?: string): Promise<void> {
+    return this.perform(jobId, 'skipReview', 'Running the plan as is…', async (runner) => runner.skipReview(jobId, await this.decisionBy(seenHash)), 'skipReview');
   }
 
   /** Goes on from where a job stopped: its checkpoint, or a write decided elsewhere. */
@@ -347,6 +355,7 @@ export class JobController implements vscode.Disposable {
         // A job held at a write shown before restoreAll ran (no database yet) gets its lens now.
         await this.writes.restore(outcome);
         const approval = outcome.stop.kind === 'approval' ? this.writes.card(outcome.stop.ticketId) : null;
+        if (outcome.stop.kind === 'review' && outcome.stop.ticketId !== undefined) this.planWatch.watch(id, outcome.stop.ticketId);
         if (this.selectedId === id) {
           this.viewInputs = { detail, chat, approval, sqlFiles };
           this.view = toJobView({ ...this.viewInputs, local: this.localOf(id) });
@@ -401,7 +410,20 @@ export class JobController implements vscode.Disposable {
     this.deps.showJobInStatusBar(statusBarJob(busy ? { title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.view));
   }
 
+  /** The person at this window deciding (signing with the window's approval key, if any), on the plan they saw. */
+  private async decisionBy(seenHash: string | undefined): Promise<{ by?: string; key?: SigningKey; seenHash?: string }> {
+    const key = await this.deps.review.signingKey();
+    return { ...(key ? { key } : { by: actor() }), ...(seenHash !== undefined ? { seenHash } : {}) };
+  }
+
+  /** A plan ticket decided elsewhere (a terminal, a teammate): the job goes on as it says, unless this window is already on it. */
+  private planDecided(jobId: string, by: string): void {
+    if (this.steps.isRunning(jobId)) return;
+    void this.perform(jobId, 'continue', `Plan decided by ${by}: going on…`, (runner) => runner.resumeFromTicket(jobId));
+  }
+
   dispose(): void {
+    this.planWatch.dispose();
     this.steps.dispose();
     this.runners.dispose();
     this.chat.dispose();
@@ -414,3 +436,4 @@ export class JobController implements vscode.Disposable {
 function isErrorInfo(value: unknown): value is ErrorInfo {
   return typeof value === 'object' && value !== null && !(value instanceof Error) && typeof (value as ErrorInfo).code === 'string' && typeof (value as ErrorInfo).message === 'string';
 }
+

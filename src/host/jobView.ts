@@ -31,7 +31,7 @@ export function toStopView(stop: JobStop): JobStopView {
     case 'approval':
       return { kind: 'approval', ticketId: stop.ticketId, sqlFile: stop.sqlFile, todoId: stop.todoId };
     case 'review':
-      return { kind: 'review', cycle: stop.cycle, maxReviewCycles: stop.maxReviewCycles, overLimit: stop.overLimit };
+      return { kind: 'review', cycle: stop.cycle, maxReviewCycles: stop.maxReviewCycles, overLimit: stop.overLimit, ticketId: stop.ticketId ?? null, planHash: stop.planHash ?? null };
     case 'completed':
       return { kind: 'completed', summary: stop.summary };
     case 'failed':

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
+import type { SigningKey } from '../core/approvals/approvalPath';
 import type { Ticket } from '../core/approvals/ticket';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
@@ -54,6 +55,8 @@ const RECHECK_DELAY_MS = 1000;
 const FINISHED_SHOWN = 3;
 
 export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
+  /** The key this window's decisions are signed with (SecretStorage); none: unsigned, under the OS user name. */
+  signingKey: () => Promise<SigningKey | undefined> = () => Promise.resolve(undefined);
   private readonly tracked = new Map<string, Tracked>();
   private results: ResultsView | null = null;
   private store: Promise<TicketStore> | undefined;
@@ -130,6 +133,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
               settings: await safetySettings(this.workspaceDir ?? this.storageDir),
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               autoApprove: true,
+              undoDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).undo,
               logger: this.logger,
             }),
           };
@@ -146,7 +150,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           void vscode.window.showErrorMessage(`Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`);
           return;
         case 'written': {
-          const undoFile = await services.saveUndoScript(services.workspacePaths(this.workspaceDir ?? this.storageDir).undo, o.ticket.id, o.execution.undo);
+          const undoFile = o.execution.undoFile;
           await this.trackWrite({ ticketId: o.ticket.id, uri: document.uri, start, end, sql, connection: outcome.key, impact: o.impact, status: 'executed', executed: { at: new Date().toISOString(), rows: o.execution.rows, undoFile } }, o.ticket, replacing);
           void vscode.window.showInformationMessage(
             `Auto-approved by postgresAgent.approval.autoApproveMaxRisk (${o.impact.risk}): ${o.execution.rows.toLocaleString('en-US')} rows changed.`,
@@ -221,9 +225,12 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       if (confirm !== 'Approve & run') return;
     }
     const store = await this.ticketStore();
+    const services = coreServices();
     t.decidedHere = true;
     try {
-      await store.decide(ticketId, { approve, by: userInfo().username, comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
+      // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
+      const key = await this.signingKey();
+      await services.decideTicket(store, ticketId, { approve, ...(key ? { key } : { by: userInfo().username }), seenHash: services.sqlHash(t.sql), comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
     } catch (error) {
       this.fail(t, error);
       return;
@@ -263,16 +270,20 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   private async execute(t: Tracked): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }> {
     const services = coreServices();
     const { db, key } = await this.session.database();
-    // A write proposed outside this window reaches here without anything having parsed SQL in it yet.
-    await services.loadParser();
-    const result = await services.executeApproved(
-      db,
-      await this.ticketStore(),
-      { ticketId: t.ticketId, sql: t.sql, connection: key, classification: services.classifySql(t.sql) },
-      { ...(await safetySettings(this.workspaceDir ?? this.storageDir)), by: userInfo().username, logger: this.logger },
-    );
     const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
-    return { rows: result.rows, tables: result.tables, undoFile: await services.saveUndoScript(undoDir, t.ticketId, result.undo) };
+    // The ticket's own SQL runs (parsed from the ticket), never this window's copy of it.
+    const result = await services.executeApproved(db, await this.ticketStore(), t.ticketId, {
+      ...(await safetySettings(this.workspaceDir ?? this.storageDir)),
+      connection: key,
+      by: userInfo().username,
+      undo: services.workspaceUndoSink(undoDir, t.ticketId),
+      logger: this.logger,
+    });
+    if (result.outcomeNotRecorded !== undefined) {
+      // Committed is committed: the lens says executed; the ticket is resolved from the database on its next read.
+      void vscode.window.showWarningMessage(`The write committed, but recording that on ticket ${t.ticketId} failed: ${result.outcomeNotRecorded}`);
+    }
+    return { rows: result.rows, tables: result.tables, undoFile: result.undoFile };
   }
 
   private fail(t: Tracked, error: unknown): void {
@@ -293,7 +304,11 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       .then(async (ticket) => {
         if (t.decidedHere || this.tracked.get(t.ticketId) !== t || t.status !== 'pending') return;
         const last = ticket.history.at(-1);
-        const who = last ? `${last.by}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
+        // Whether the decision carries a signature that verifies against approval.approvers: the person reading this can tell.
+        const decision = ticket.decisions.at(-1);
+        const rules = (await safetySettings(this.workspaceDir ?? this.storageDir)).approvalRules;
+        const signed = decision && rules && coreServices().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
+        const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
         if (ticket.status === 'APPROVED') {
           void vscode.window.showInformationMessage(`Approved by ${who}: running it now.`);
           await this.run(t);
@@ -387,7 +402,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           lens('$(circle-slash) Rejected — nothing ran', 'postgresAgent.showImpact', t.ticketId);
           break;
         case 'failed':
-          lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
+          // Refused by the team's approval policy: nothing ran and the ticket is still approved.
+          if (t.error?.code === 'APPROVAL_POLICY') lens(`$(shield) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
+          else lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
           lens('Re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
           break;
       }
@@ -434,7 +451,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     this.refresh();
     try {
       // Voided by the system, not rejected by the person: the history says so.
-      await (await this.ticketStore()).decide(t.ticketId, { approve: false, by: 'pg-agent', comment: 'voided: the SQL was edited after its impact was measured' });
+      await coreServices().decideTicket(await this.ticketStore(), t.ticketId, { approve: false, by: 'pg-agent', comment: 'voided: the SQL was edited after its impact was measured' });
     } catch (error) {
       this.logger.warn('could not void an edited ticket', { ticket: t.ticketId, error: String(error) });
     }
@@ -455,11 +472,22 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   /** The window's ticket store (files in .pgagent/approvals, or Redis), shared with ask runs. */
   ticketStore(): Promise<TicketStore> {
     const services = coreServices();
-    this.store ??= services.openTicketStore({
-      ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
-      approvalsDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).approvals,
-      logger: this.logger,
-    });
+    this.store ??= services
+      .openTicketStore({
+        ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
+        approvalsDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).approvals,
+        logger: this.logger,
+      })
+      .then((store) => {
+        // A ticket left EXECUTING by a crashed window or CLI is resolved from its database when it is read.
+        store.setResolver(
+          services.databaseResolver(async (connection) => {
+            const { db, key } = await this.session.database();
+            return key === connection ? db : undefined;
+          }, this.logger),
+        );
+        return store;
+      });
     // A failed open (Redis down) is reported now and retried next time.
     this.store.catch(() => {
       this.store = undefined;

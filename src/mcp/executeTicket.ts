@@ -5,10 +5,8 @@
  */
 import { AgentError } from '../core/errors';
 import type { TableEffect } from '../core/sql/impactReport';
-import { classifySql } from '../core/sql/classify';
 import { executeApproved } from '../core/sql/executeApproved';
-import { loadParser } from '../core/sql/parse';
-import { saveUndoScript } from '../core/sql/writeArtifacts';
+import { workspaceUndoSink } from '../core/sql/writeArtifacts';
 import { workspacePaths } from '../core/workspace';
 import type { McpToolContext } from './toolContext';
 
@@ -24,15 +22,16 @@ export interface TicketExecution {
 
 export async function executeTicket(context: McpToolContext, ticketId: string): Promise<TicketExecution> {
   const store = await context.openTicketStore();
-  const ticket = await store.get(ticketId);
-  if (!ticket) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${ticketId}.`, 'Use the ticket id propose_write returned.');
-  await loadParser();
-  const result = await executeApproved(
-    await context.openDb(),
-    store,
-    { ticketId, sql: ticket.sql, connection: await context.connectionKey(), classification: classifySql(ticket.sql) },
-    { ...context.settings, by: context.executedBy, logger: context.logger },
-  );
-  const undoFile = await saveUndoScript(workspacePaths(context.workspaceDir).undo, ticketId, result.undo);
-  return { status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile, elapsedMs: result.elapsedMs };
+  if (!(await store.get(ticketId))) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${ticketId}.`, 'Use the ticket id propose_write returned.');
+  const result = await executeApproved(await context.openDb(), store, ticketId, {
+    ...context.settings,
+    connection: await context.connectionKey(),
+    by: context.executedBy,
+    undo: workspaceUndoSink(workspacePaths(context.workspaceDir).undo, ticketId),
+    logger: context.logger,
+  });
+  if (result.outcomeNotRecorded !== undefined) {
+    context.logger.warn('the write committed but its outcome could not be recorded on the ticket', { ticket: ticketId, error: result.outcomeNotRecorded });
+  }
+  return { status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs };
 }

@@ -23,6 +23,10 @@ export const ERROR_CODES = [
   'APPROVAL_ALREADY_USED',
   'APPROVAL_SQL_MISMATCH',
   'APPROVAL_CONNECTION_MISMATCH',
+  /** A decision made on another version of the SQL or plan than the ticket's (a stale click). */
+  'APPROVAL_STALE',
+  /** Signatures or approval.policy do not allow this execution (yet): exit 4, the ticket is not spent. */
+  'APPROVAL_POLICY',
   'IMPACT_EXCEEDED',
   'CONFIG_INVALID',
   'PROFILE_NOT_FOUND',

@@ -119,7 +119,8 @@ export interface JobListItem {
 
 /** Why the selected job is not running (core's JobStop; the held write's impact is in `JobView.approval`). */
 export type JobStopView =
-  | { kind: 'review'; cycle: number; maxReviewCycles: number; overLimit: boolean }
+  /** `ticketId` is the plan ticket the review decides; `planHash` the hash of the plan shown, sent back with a decision. */
+  | { kind: 'review'; cycle: number; maxReviewCycles: number; overLimit: boolean; ticketId: string | null; planHash: string | null }
   | { kind: 'approval'; ticketId: string; sqlFile: string; todoId: string | null }
   | { kind: 'completed'; summary: string }
   | { kind: 'failed'; error: ErrorInfo }
@@ -267,6 +268,7 @@ export type PanelCommand = (typeof PANEL_COMMANDS)[number];
 
 const ticketId = z.string().check(z.regex(/^tkt_[a-z2-7]{20}$/));
 const jobId = z.string().check(z.regex(JOB_ID_PATTERN));
+const planHash = z.string().check(z.regex(/^[0-9a-f]{64}$/));
 
 const messageText = z.string().check(
   z.maxLength(MAX_MESSAGE_CHARS),
@@ -291,9 +293,10 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('useSaferSql'), ticketId, rule: z.string().check(z.regex(/^[a-z][a-z-]{0,59}$/)) }),
   // Jobs: every intent names the job it was shown for, so a stale click can never act on another job.
   z.strictObject({ type: z.literal('selectJob'), jobId }),
-  z.strictObject({ type: z.literal('approvePlan'), jobId }),
-  z.strictObject({ type: z.literal('requestChanges'), jobId, feedback: messageText }),
-  z.strictObject({ type: z.literal('skipReview'), jobId }),
+  // Plan decisions name the plan ticket and the hash of the plan the person saw: a changed plan refuses them.
+  z.strictObject({ type: z.literal('approvePlan'), jobId, ticketId: z.nullable(ticketId), planHash }),
+  z.strictObject({ type: z.literal('requestChanges'), jobId, ticketId: z.nullable(ticketId), planHash, feedback: messageText }),
+  z.strictObject({ type: z.literal('skipReview'), jobId, ticketId: z.nullable(ticketId), planHash: z.nullable(planHash) }),
   z.strictObject({ type: z.literal('pauseJob'), jobId }),
   z.strictObject({ type: z.literal('cancelJob'), jobId }),
   z.strictObject({ type: z.literal('continueJob'), jobId }),

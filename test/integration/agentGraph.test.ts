@@ -8,6 +8,7 @@ import type { AskDeps } from '../../src/core/agent/deps';
 import { FileCheckpointSaver } from '../../src/core/agent/fileCheckpointer';
 import { buildAskGraph } from '../../src/core/agent/graph';
 import { newThreadId } from '../../src/core/agent/threadId';
+import { decideTicket } from '../../src/core/approvals/approvalPath';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
@@ -73,6 +74,7 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
       requestedBy: 'tester',
+      undoDir: join(workspace, 'undo'),
       audit: fileAuditLog(join(workspace, 'runs')),
       ...(options.timeoutMs === undefined ? {} : { modelTimeoutMs: options.timeoutMs }),
       ...(options.onSummaryText ? { onSummaryText: options.onSummaryText } : {}),
@@ -122,10 +124,14 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     expect(await fingerprint()).toBe(before);
 
     // A new graph and checkpointer object: only the files are shared.
-    const done = await resumeAsk(graph(), thread, { approve: true, by: 'reviewer', comment: 'ok' });
+    // Still undecided, resuming leaves it held; decided through the one approval path, it goes on.
+    expect((await resumeAsk(graph(), store, thread)).status).toBe('held');
+    await decideTicket(store, ticketId, { approve: true, by: 'reviewer', comment: 'ok' });
+    const done = await resumeAsk(graph(), store, thread);
     expect(done.status).toBe('done');
     expect(done.state.execution?.rows).toBeGreaterThanOrEqual(3);
     expect(done.state.execution?.undoSql).toContain('INSERT INTO');
+    expect(readFileSync(done.state.execution?.undoFile ?? '', 'utf8')).toContain(done.state.execution?.undoSql);
     expect(await count('SELECT count(*) FROM orders WHERE id <= 3')).toBe(0);
     expect((await store.get(ticketId))?.status).toBe('EXECUTED');
     expect(await store.list()).toHaveLength(1);
@@ -139,7 +145,9 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     const before = await fingerprint();
     const thread = newThreadId();
     expect((await startAsk(graph(), thread, 'Double the price of product 1')).status).toBe('held');
-    const rejected = await resumeAsk(graph(), thread, { approve: false, by: 'reviewer' });
+    const heldState = await resumeAsk(graph(), store, thread);
+    await decideTicket(store, heldState.state.ticketId ?? '', { approve: false, by: 'reviewer' });
+    const rejected = await resumeAsk(graph(), store, thread);
     expect(rejected.status).toBe('rejected');
     expect(rejected.state.execution).toBeUndefined();
     expect((await store.get(rejected.state.ticketId ?? ''))?.status).toBe('REJECTED');

@@ -16,6 +16,7 @@ import { openPostgres } from '../../src/core/db/postgresDb';
 import { AgentError } from '../../src/core/errors';
 import { silentLogger } from '../../src/core/logger';
 import { classifySql } from '../../src/core/sql/classify';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import type { ImpactOptions } from '../../src/core/sql/impact';
 import { analyzeImpact } from '../../src/core/sql/impact';
@@ -322,11 +323,11 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
 
     it('runs alone after approval; a failure names the INVALID index left behind and the DROP to run', async () => {
       const store = new FileTicketStore(mkdtempSync(join(tmpdir(), 'pgagent-ddl-')), { logger: silentLogger });
-      const exec = { ...settings, by: 'tester', logger: silentLogger };
+      const exec = { ...settings, connection: 'c', by: 'tester', undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-ddl-undo-')), 'ddl'), logger: silentLogger };
       const ok = await runSql(db, store, { sql: 'CREATE INDEX CONCURRENTLY big_a_idx ON big (a)', connection: 'c', requestedBy: 'tester', settings });
       if (ok.status !== 'held') throw new Error(`expected held, got ${ok.status}`);
       await store.decide(ok.ticket.id, { approve: true, by: 'reviewer' });
-      const done = await executeApproved(db, store, { ticketId: ok.ticket.id, sql: ok.ticket.sql, connection: 'c', classification: ok.classification }, exec);
+      const done = await executeApproved(db, store, ok.ticket.id, exec);
       expect(done.ticket.status).toBe('EXECUTED');
       expect((await db.query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'big_a_idx'::regclass")).rows).toEqual([{ indisvalid: true }]);
 
@@ -334,7 +335,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       if (bad.status !== 'held') throw new Error(`expected held, got ${bad.status}`);
       expect(bad.impact.wouldFail?.code).toBe('23505');
       await store.decide(bad.ticket.id, { approve: true, by: 'reviewer' });
-      const failure = await executeApproved(db, store, { ticketId: bad.ticket.id, sql: bad.ticket.sql, connection: 'c', classification: bad.classification }, exec).catch((e: unknown) => e);
+      const failure = await executeApproved(db, store, bad.ticket.id, exec).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(AgentError);
       expect((failure as AgentError).advice).toContain('DROP INDEX CONCURRENTLY big_b_uidx;');
       expect((await store.get(bad.ticket.id))?.status).toBe('FAILED');

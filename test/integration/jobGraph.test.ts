@@ -1,6 +1,8 @@
 // The phases graph of a job on real PostgreSQL with the scripted Gemini server: plan → review → revise
 // with feedback → review → approve → tactical read and held write → approve → complete, with a fresh
 // runner (new graph, new checkpointer, state only from files) at every stop, as a new process would.
+import { executeApproved } from '../../src/core/sql/executeApproved';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ import { createGeminiProvider } from '../../src/core/llm/gemini';
 import { silentLogger } from '../../src/core/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../src/shared/schema';
-import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn } from '../support/jobScript';
+import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, tactical } from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
@@ -91,7 +93,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     ]);
     const first = await runner({ onEvent: (e) => events.push(e) }).start({ task: 'Archive cancelled orders\nKeep the customers.' });
     const jobId = first.job.id;
-    expect(first.stop).toEqual({ kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false });
+    expect(first.stop).toMatchObject({ kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false });
     expect(first.job).toMatchObject({ status: 'pending_review', reviewCycles: 1, title: 'Archive cancelled orders' });
     // The count reached the model as untrusted data, and nothing was written while planning.
     const countAnswer = server.requests[1]?.text ?? '';
@@ -103,10 +105,22 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(read(jobId, 'tools/run_sql.md')).toContain('Phases:** tactical');
     expect(events).toContainEqual({ type: 'status', jobId, status: 'pending_review' });
 
-    // Request changes: feedback in workspace.md (dated) and in the very next model request.
+    // The review waits on a plan ticket bound to this plan (job id + plan.md + todos.yaml).
+    if (first.stop.kind !== 'review' || first.stop.ticketId === undefined) throw new Error('expected a review with a plan ticket');
+    const planV1Ticket = await tickets.get(first.stop.ticketId);
+    expect(planV1Ticket).toMatchObject({ kind: 'plan', status: 'PENDING_APPROVAL', plan: { jobId, cycle: 1 }, sqlHash: first.stop.planHash });
+    expect(planV1Ticket?.sql).toContain(PLAN_V1);
+
+    // Request changes: the plan ticket is rejected with the feedback, which goes to workspace.md (dated) and the model.
     server.script(planTurn(PLAN_V2));
-    const second = await runner().requestChanges(jobId, FEEDBACK, 'reviewer');
+    const second = await runner().requestChanges(jobId, FEEDBACK, { by: 'reviewer', seenHash: first.stop.planHash });
     expect(second.stop).toMatchObject({ kind: 'review', cycle: 2 });
+    expect(await tickets.get(first.stop.ticketId)).toMatchObject({ status: 'REJECTED', decisions: [{ by: 'reviewer', approve: false, comment: FEEDBACK }] });
+    if (second.stop.kind !== 'review' || second.stop.ticketId === undefined) throw new Error('expected a new plan ticket');
+    expect(second.stop.ticketId).not.toBe(first.stop.ticketId);
+    // A click made while looking at plan v1 cannot approve plan v2.
+    await expect(runner().approvePlan(jobId, { by: 'reviewer', seenHash: first.stop.planHash })).rejects.toMatchObject({ code: 'APPROVAL_STALE' });
+    expect((await tickets.get(second.stop.ticketId))?.status).toBe('PENDING_APPROVAL');
     const workspaceMd = read(jobId, 'workspace.md');
     expect(workspaceMd).toMatch(/## Review Feedback\n\n### \d{4}-\d\d-\d\dT[\d:.]+Z\n\nSplit the archive into batches/);
     const afterFeedback = server.requests[4];
@@ -123,7 +137,8 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
       inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'in_progress' }), call('run_sql', { sql: "SELECT count(*) AS n FROM orders WHERE status = 'cancelled' AND id <= 10", todo_id: 't1' })] }),
       inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
     ]);
-    const held = await runner().approvePlan(jobId, 'reviewer', 'go');
+    const held = await runner().approvePlan(jobId, { by: 'reviewer', comment: 'go', seenHash: second.stop.planHash });
+    expect(await tickets.get(second.stop.ticketId)).toMatchObject({ kind: 'plan', status: 'EXECUTED' });
     expect(held.job.status).toBe('running');
     if (held.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${held.stop.kind}`);
     expect(held.stop).toMatchObject({ sql: ARCHIVE, todoId: 't1', sqlFile: 'sql/002-t1.sql' });
@@ -170,9 +185,9 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
   it('offers "run as is" past the review-cycle limit, and runs without a pause when not interactive', async () => {
     server.script(planTurn(PLAN_V1));
     const limited = await runner({ planning: { maxReviewCycles: 1 } }).start({ task: 'Archive cancelled orders' });
-    expect(limited.stop).toEqual({ kind: 'review', cycle: 1, maxReviewCycles: 1, overLimit: true });
+    expect(limited.stop).toMatchObject({ kind: 'review', cycle: 1, maxReviewCycles: 1, overLimit: true });
     server.script([inTactical({ functionCall: call('job_complete', { summary: 'nothing to do after all' }) })]);
-    const asIs = await runner().skipReview(limited.job.id, 'reviewer');
+    const asIs = await runner().skipReview(limited.job.id, { by: 'reviewer' });
     expect(asIs.stop.kind).toBe('completed');
     expect((await log(store.jobDir(asIs.job.id))).map((e) => e.message)).toContain('Review cycle 1: review skipped by reviewer, run as is');
 
@@ -182,11 +197,78 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(direct.job.reviewCycles).toBe(0);
   });
 
+  it('a plan ticket decided elsewhere moves the job on at continue; a plan edited in review gets a new ticket', async () => {
+    server.script(planTurn(PLAN_V1));
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    if (review.stop.kind !== 'review' || review.stop.ticketId === undefined) throw new Error('expected a plan ticket');
+    // A plan edit during the review (the review chat's apply-edit): the old ticket approves a plan that is gone.
+    await store.writeFile(review.job.id, 'plan.md', PLAN_V2);
+    const edited = await runner().outcome(review.job.id);
+    if (edited.stop.kind !== 'review') throw new Error('expected the review');
+    expect(edited.stop.planHash).not.toBe(review.stop.planHash);
+    await expect(runner().approvePlan(review.job.id, { by: 'reviewer', seenHash: review.stop.planHash })).rejects.toMatchObject({ code: 'APPROVAL_STALE' });
+    const superseded = await tickets.get(review.stop.ticketId);
+    expect(superseded).toMatchObject({ status: 'REJECTED', decisions: [{ by: 'pg-agent', comment: expect.stringContaining('superseded') as unknown }] });
+    const current = await runner().outcome(review.job.id);
+    if (current.stop.kind !== 'review' || current.stop.ticketId === undefined) throw new Error('expected a new plan ticket');
+    expect(current.stop.ticketId).not.toBe(review.stop.ticketId);
+    expect((await tickets.get(current.stop.ticketId))?.sql).toContain(PLAN_V2);
+    // A teammate decides it with their own store (another process, another machine); continue goes on from it.
+    const teammate = new FileTicketStore(join(workspace, '.pgagent', 'approvals'), { logger: silentLogger });
+    await teammate.decide(current.stop.ticketId, { approve: true, by: 'teammate', seenHash: current.stop.planHash });
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'done' }) })]);
+    const done = await runner().continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    expect((await tickets.get(current.stop.ticketId))?.status).toBe('EXECUTED');
+  });
+
+  it('a team policy holds the plan and the write at their stops until a second person approves', async () => {
+    const team = { settings: { ...DEFAULT_SAFETY, approvalRules: { approvers: [], policy: { twoPersonAbove: 'none' as const } } } };
+    server.script(planTurn(PLAN_V1));
+    const review = await runner(team).start({ task: 'Archive cancelled orders' });
+    if (review.stop.kind !== 'review' || review.stop.ticketId === undefined) throw new Error('expected a plan ticket');
+    await expect(runner(team).approvePlan(review.job.id, { by: 'reviewer' })).rejects.toMatchObject({ code: 'APPROVAL_POLICY', message: expect.stringContaining('a second approver') as unknown });
+    expect((await runner(team).outcome(review.job.id)).stop.kind).toBe('review');
+    expect((await tickets.get(review.stop.ticketId))?.status).toBe('APPROVED');
+    await tickets.decide(review.stop.ticketId, { approve: true, by: 'second' });
+    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const held = await runner(team).continue(review.job.id);
+    if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
+    const before = await archived();
+    await expect(runner(team).decideWrite(review.job.id, { approve: true, by: 'reviewer' })).rejects.toMatchObject({ code: 'APPROVAL_POLICY' });
+    expect((await runner(team).outcome(review.job.id)).stop.kind).toBe('approval');
+    expect(await archived()).toBe(before);
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('APPROVED');
+    await tickets.decide(held.stop.ticketId, { approve: true, by: 'second' });
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+    const done = await runner(team).continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('EXECUTED');
+  });
+
+  it('a write its job already executed before dying is reported as executed on continue, and not run again', async () => {
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
+    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    // The job's process approved and ran the write, then died before its graph recorded anything.
+    await tickets.decide(held.stop.ticketId, { approve: true, by: 'reviewer' });
+    const ran = await executeApproved(db, tickets, held.stop.ticketId, { ...DEFAULT_SAFETY, connection: scratch.url, by: 'reviewer', undo: workspaceUndoSink(join(workspace, 'undo'), held.stop.ticketId), logger: silentLogger });
+    const after = await archived();
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+    const done = await runner().continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    const told = server.requests.filter(tactical).at(-1)?.text ?? '';
+    expect(told).toContain(`Executed earlier (ticket ${held.stop.ticketId}, transaction ${ran.ticket.execution?.xid ?? '?'})`);
+    expect(told).not.toContain('Rejected');
+    expect(await archived()).toBe(after);
+  });
+
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
     const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, 'reviewer');
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
     if (held.stop.kind !== 'approval') throw new Error('expected a held write');
     server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE.replace('10', '5'), todo_id: 't1' }) })]);
     const again = await runner().decideWrite(review.job.id, { approve: false, by: 'reviewer', comment: 'too many' });
@@ -255,7 +337,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(server.requests[1]?.text).toContain('depends on unknown todo');
     expect(server.requests[2]?.text).toContain('There is no table \\"nope\\"');
     await expect(runner().decideWrite(review.job.id, { approve: true, by: 'x' })).rejects.toThrow(/not at a write waiting for approval/);
-    await expect(runner().requestChanges(review.job.id, '  ', 'x')).rejects.toThrow(/feedback is empty/);
+    await expect(runner().requestChanges(review.job.id, '  ', { by: 'x' })).rejects.toThrow(/feedback is empty/);
     expect(existsSync(join(store.jobDir(review.job.id), '.history'))).toBe(true);
   });
 });

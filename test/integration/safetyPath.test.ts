@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
+import { sqlHash } from '../../src/core/approvals/ticket';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
@@ -22,7 +25,8 @@ import { SHOP_DATA_FINGERPRINT, SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support
 
 const settings: SafetySettings = { ...DEFAULT_SAFETY };
 const CONNECTION = 'test-connection';
-const exec = { ...settings, by: 'tester', logger: silentLogger };
+/** How the tests execute a ticket: on this database, undo scripts into the test's folder. */
+const exec = (undoDir: string, ticketId: string, connection = CONNECTION) => ({ ...settings, connection, by: 'tester', undo: workspaceUndoSink(undoDir, ticketId), logger: silentLogger });
 
 describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL', () => {
   let scratch: ScratchDatabase;
@@ -120,14 +124,15 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(await fingerprint()).toBe(before);
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer', comment: 'ok' });
 
-    const result = await executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: CONNECTION, classification: held.classification }, exec);
+    const result = await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id));
+    expect(await readFile(result.undoFile, 'utf8')).toContain(result.undo.sql);
     expect(result.rows).toBe(held.impact.exactRows);
     expect(result.ticket.status).toBe('EXECUTED');
     expect(await count(`SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 50`)).toBe(0);
 
     // Single use: the same ticket cannot run twice.
     await expect(
-      executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: CONNECTION, classification: held.classification }, exec),
+      executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id)),
     ).rejects.toMatchObject({ code: 'APPROVAL_ALREADY_USED' });
 
     // The undo goes through the same path: held, approved, executed.
@@ -135,26 +140,32 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(undo.status).toBe('held');
     if (undo.status !== 'held') return;
     await store.decide(undo.ticket.id, { approve: true, by: 'reviewer' });
-    await executeApproved(db, store, { ticketId: undo.ticket.id, sql: result.undo.sql, connection: CONNECTION, classification: undo.classification }, exec);
+    await executeApproved(db, store, undo.ticket.id, exec(dir, undo.ticket.id));
     // Every order and item is back exactly (the audit log records the undo as new events).
     expect(await dataFingerprint()).toBe(dataBefore);
   });
 
-  it('refuses SQL that changed after approval, and a ticket for another database', async () => {
+  it('runs only the ticket\'s own SQL: SQL edited inside the stored ticket is refused, as is another database', async () => {
     const sql = 'UPDATE products SET price = price + 1 WHERE id = 1';
     const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
     if (held.status !== 'held') throw new Error('expected held');
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
     const before = await fingerprint();
-    const tampered = 'UPDATE products SET price = price + 1000 WHERE id = 1';
-    await expect(
-      executeApproved(db, store, { ticketId: held.ticket.id, sql: tampered, connection: CONNECTION, classification: classifySql(tampered) }, exec),
-    ).rejects.toMatchObject({ code: 'APPROVAL_SQL_MISMATCH' });
-    await expect(
-      executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: 'another-db', classification: held.classification }, exec),
-    ).rejects.toMatchObject({ code: 'APPROVAL_CONNECTION_MISMATCH' });
+    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id, 'another-db'))).rejects.toMatchObject({ code: 'APPROVAL_CONNECTION_MISMATCH' });
+    // Someone with access to the ticket files edits the SQL after approval: it does not add up any more.
+    const file = join(dir, `${held.ticket.id}.json`);
+    const original = await readFile(file, 'utf8');
+    const stored = JSON.parse(original) as { sql: string; sqlHash: string };
+    await writeFile(file, JSON.stringify({ ...stored, sql: 'UPDATE products SET price = price + 1000 WHERE id = 1' }));
+    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({ code: 'APPROVAL_SQL_MISMATCH' });
+    // ... and with its hash rewritten to match, the approval (given on the old hash) approves nothing.
+    await writeFile(file, JSON.stringify({ ...stored, sql: 'UPDATE products SET price = price + 1000 WHERE id = 1', sqlHash: sqlHash('UPDATE products SET price = price + 1000 WHERE id = 1') }));
+    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({ code: 'APPROVAL_SQL_MISMATCH' });
     expect(await fingerprint()).toBe(before);
     expect((await store.get(held.ticket.id))?.status).toBe('APPROVED');
+    // Put back as approved, it runs, once.
+    await writeFile(file, original);
+    expect((await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rows).toBe(1);
   });
 
   it('rolls back when the data changed since the review and more rows would change', async () => {
@@ -164,7 +175,7 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
     await execSql(scratch.url, `INSERT INTO order_items (order_id, product_id, quantity) SELECT 100, 2, 3 FROM generate_series(1, 10)`);
     const before = await fingerprint();
-    const error = await executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: CONNECTION, classification: held.classification }, exec).catch((e: unknown) => e);
+    const error = await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentError);
     expect((error as AgentError).code).toBe('IMPACT_EXCEEDED');
     expect(await fingerprint()).toBe(before);
@@ -174,7 +185,7 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   it('runs a write at once only when the policy allows its risk and the request allows a policy', async () => {
     const policy = { ...settings, policy: { ...settings.policy, autoApproveMaxRisk: 'MEDIUM' as const } };
     const small = 'DELETE FROM order_items WHERE id = 7';
-    const auto = await runSql(db, store, { sql: small, connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true });
+    const auto = await runSql(db, store, { sql: small, connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true, undoDir: dir });
     expect(auto.status).toBe('written');
     if (auto.status !== 'written') return;
     expect(auto.ticket.status).toBe('EXECUTED');
@@ -184,9 +195,9 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     // The same kind of write from the agent (no autoApprove), a HIGH one, and DDL all still wait for a person.
     const fromAgent = await runSql(db, store, { sql: 'DELETE FROM order_items WHERE id = 8', connection: CONNECTION, requestedBy: 'agent', settings: policy });
     expect(fromAgent.status).toBe('held');
-    const high = await runSql(db, store, { sql: 'UPDATE products SET name = name', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true });
+    const high = await runSql(db, store, { sql: 'UPDATE products SET name = name', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true, undoDir: dir });
     expect(high.status).toBe('held');
-    const ddl = await runSql(db, store, { sql: 'CREATE INDEX ON order_items (quantity)', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true });
+    const ddl = await runSql(db, store, { sql: 'CREATE INDEX ON order_items (quantity)', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true, undoDir: dir });
     expect(ddl.status).toBe('held');
     expect(await count('SELECT count(*) FROM order_items WHERE id = 8')).toBe(1);
   });

@@ -12,9 +12,11 @@ import { executeApproved } from '../../src/core/sql/executeApproved';
 import { loadParser } from '../../src/core/sql/parse';
 import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 
 describe('the safety path on the sample database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pgagent-sample-safety-'));
+  const undoDir = join(dir, 'undo');
   let db: Db;
   let store: FileTicketStore;
   const request = (sql: string) => ({ sql, connection: 'sample', requestedBy: 'tester', settings: DEFAULT_SAFETY });
@@ -57,14 +59,14 @@ describe('the safety path on the sample database', () => {
     expect(await fingerprint()).toBe(before);
 
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
-    const done = await executeApproved(db, store, { ticketId: held.ticket.id, sql, connection: 'sample', classification: held.classification }, { ...DEFAULT_SAFETY, by: 'reviewer', logger: silentLogger });
+    const done = await executeApproved(db, store, held.ticket.id, { ...DEFAULT_SAFETY, connection: 'sample', by: 'reviewer', undo: workspaceUndoSink(undoDir, held.ticket.id), logger: silentLogger });
     expect(done.rows).toBe(held.impact.exactRows);
     expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE id IN (1, 2, 3)')).rows[0]?.n).toBe(0);
 
     const undo = await runSql(db, store, request(done.undo.sql));
     if (undo.status !== 'held') throw new Error('expected the undo to be held');
     await store.decide(undo.ticket.id, { approve: true, by: 'reviewer' });
-    await executeApproved(db, store, { ticketId: undo.ticket.id, sql: done.undo.sql, connection: 'sample', classification: undo.classification }, { ...DEFAULT_SAFETY, by: 'reviewer', logger: silentLogger });
+    await executeApproved(db, store, undo.ticket.id, { ...DEFAULT_SAFETY, connection: 'sample', by: 'reviewer', undo: workspaceUndoSink(undoDir, undo.ticket.id), logger: silentLogger });
     expect(await fingerprint()).toBe(before);
   });
 });

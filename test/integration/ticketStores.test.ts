@@ -22,12 +22,17 @@ import { AgentError } from '../../src/core/errors';
 import { silentLogger } from '../../src/core/logger';
 import type { ImpactReport } from '../../src/core/sql/impactReport';
 import type { ErrorCode } from '../../src/shared/errorCodes';
-import { REDIS_URL, redisAvailable } from '../support/services';
+import pg from 'pg';
+import { databaseResolver } from '../../src/core/approvals/executionResolver';
+import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
+import { openDatabase } from '../../src/core/db/openDatabase';
+import { DATABASE_URL, REDIS_URL, redisAvailable } from '../support/services';
 import { closedPort } from '../support/scratchDatabase';
 
 const SQL = "UPDATE orders SET status = 'shipped' WHERE id = 42";
 const CONNECTION = 'postgres://app@db:5432/shop';
-const EXPECTED = { sqlHash: sqlHash(SQL), connection: CONNECTION };
+/** What an executor claims with: the connection it runs on, its open transaction's id, who it is. */
+const EXPECTED = { connection: CONNECTION, xid: '1000', by: 'dev' };
 
 function impact(overrides: Partial<ImpactReport> = {}): ImpactReport {
   return {
@@ -164,21 +169,24 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
       expect((await store.get(ticket.id))?.status).toBe('APPROVED');
     });
 
-    it('lets exactly one of ten concurrent decisions from separate stores win', async () => {
+    it('lets exactly one of ten concurrent decisions from separate stores decide; later approvals only add', async () => {
       const ticket = await store.create(newTicket());
       const stores = await Promise.all(Array.from({ length: 10 }, () => open()));
       const results = await Promise.allSettled(
         stores.map((s, i) => s.decide(ticket.id, { approve: i % 2 === 0, by: `approver${i}` })),
       );
-      const winners = results.filter((r) => r.status === 'fulfilled');
-      expect(winners).toHaveLength(1);
       const stored = await store.get(ticket.id);
-      expect(stored?.history).toHaveLength(2);
-      const decision = stored?.history[1];
+      const first = stored?.decisions[0];
+      expect(stored?.status).toBe(first?.approve ? 'APPROVED' : 'REJECTED');
+      const winners = results.filter((r) => r.status === 'fulfilled');
+      // A rejection ends it; after an approval, other people's approvals are added (two-person rules), rejections refused.
+      expect(winners).toHaveLength(first?.approve ? 5 : 1);
+      expect(stored?.decisions).toHaveLength(winners.length);
+      expect(stored?.decisions.slice(1).every((d) => d.approve)).toBe(true);
       for (const result of results) {
         if (result.status === 'fulfilled') continue;
         expect(result.reason).toBeInstanceOf(AgentError);
-        expect((result.reason as AgentError).message).toContain(`by ${decision?.by}`);
+        expect((result.reason as AgentError).code).toMatch(/APPROVAL_(ALREADY_USED|REJECTED)/);
       }
     });
 
@@ -204,30 +212,73 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
       expect(stored?.history.filter((e) => e.action === 'claimed')).toHaveLength(1);
     });
 
-    it('refuses SQL edited after approval and keeps the ticket for the approved SQL', async () => {
-      const ticket = await approved();
+    it('refuses a decision made on other SQL (stale) and keeps the ticket waiting', async () => {
+      const ticket = await store.create(newTicket());
       const edited = `${SQL} OR true`;
-      await expectCode(store.claim(ticket.id, { sqlHash: sqlHash(edited), connection: CONNECTION }), 'APPROVAL_SQL_MISMATCH');
-      expect((await store.get(ticket.id))?.status).toBe('APPROVED');
+      await expectCode(store.decide(ticket.id, { approve: true, by: 'alice', seenHash: sqlHash(edited) }), 'APPROVAL_STALE');
+      expect((await store.get(ticket.id))?.status).toBe('PENDING_APPROVAL');
+      const decided = await store.decide(ticket.id, { approve: true, by: 'alice', seenHash: sqlHash(SQL) });
+      expect(decided.decisions).toEqual([expect.objectContaining({ by: 'alice', approve: true, hash: sqlHash(SQL) })]);
       expect((await store.claim(ticket.id, EXPECTED)).status).toBe('EXECUTING');
     });
 
-    it('refuses a ticket whose stored SQL was altered behind its hash', async () => {
+    it('refuses a ticket whose stored SQL was altered behind its hash, or with its hash', async () => {
       const ticket = await approved();
       await harness.tamper(ticket.id, (t) => {
         t.sql = 'DELETE FROM orders';
       });
-      // The caller even presents the hash the ticket claims: the ticket itself no longer adds up.
       await expectCode(store.claim(ticket.id, EXPECTED), 'APPROVAL_SQL_MISMATCH');
-      const asStored = { sqlHash: sqlHash('DELETE FROM orders'), connection: CONNECTION };
-      await expectCode(store.claim(ticket.id, asStored), 'APPROVAL_SQL_MISMATCH');
       expect((await store.get(ticket.id))?.status).toBe('APPROVED');
+      // Hash rewritten too: the approval was given on the old hash, so it approves nothing here.
+      await harness.tamper(ticket.id, (t) => {
+        t.sqlHash = sqlHash('DELETE FROM orders');
+      });
+      await expectCode(store.claim(ticket.id, EXPECTED), 'APPROVAL_SQL_MISMATCH');
+      expect((await store.get(ticket.id))?.status).toBe('APPROVED');
+    });
+
+    it('adds a second person\'s approval to an approved ticket, once per person', async () => {
+      const ticket = await approved();
+      const twice = await (await open()).decide(ticket.id, { approve: true, by: 'bob', comment: 'second pair of eyes' });
+      expect(twice.status).toBe('APPROVED');
+      expect(twice.decisions.map((d) => [d.by, d.approve])).toEqual([['alice', true], ['bob', true]]);
+      await expectCode(store.decide(ticket.id, { approve: true, by: 'alice' }), 'APPROVAL_ALREADY_USED');
+      await expectCode(store.decide(ticket.id, { approve: false, by: 'carol' }), 'APPROVAL_ALREADY_USED');
+    });
+
+    it('records the executing transaction and resolves a ticket left EXECUTING from pg_xact_status', async () => {
+      const db = await openDatabase(parseConnectionUrl(DATABASE_URL), { sampleDbDir: '', logger: silentLogger });
+      const holder = new pg.Client({ connectionString: DATABASE_URL });
+      await holder.connect();
+      try {
+        const reader = await open();
+        reader.setResolver(databaseResolver(() => Promise.resolve(db), silentLogger));
+        for (const end of ['ROLLBACK', 'COMMIT'] as const) {
+          const ticket = await approved();
+          await holder.query('BEGIN');
+          const xid = String((await holder.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]?.xid);
+          const claimed = await store.claim(ticket.id, { ...EXPECTED, xid });
+          expect(claimed.execution).toMatchObject({ xid, by: 'dev' });
+          // Its transaction is still open: nobody can tell yet, and nobody guesses.
+          expect((await reader.get(ticket.id))?.status).toBe('EXECUTING');
+          await holder.query(end);
+          const resolved = await reader.get(ticket.id);
+          expect(resolved?.status).toBe(end === 'COMMIT' ? 'EXECUTED' : 'FAILED');
+          expect(resolved?.history.at(-1)?.comment).toContain(`transaction ${xid}`);
+          // The executor's own late report of the same outcome is no error; the other one is refused.
+          expect((await store.finish(ticket.id, { ok: end === 'COMMIT', by: 'dev', xid })).status).toBe(resolved?.status);
+          await expectCode(store.finish(ticket.id, { ok: end !== 'COMMIT', by: 'dev', xid }), 'APPROVAL_ALREADY_USED');
+        }
+      } finally {
+        await holder.end();
+        await db.close();
+      }
     });
 
     it('refuses another database', async () => {
       const ticket = await approved();
       const error = await expectCode(
-        store.claim(ticket.id, { sqlHash: sqlHash(SQL), connection: 'postgres://app@prod:5432/shop' }),
+        store.claim(ticket.id, { ...EXPECTED, connection: 'postgres://app@prod:5432/shop' }),
         'APPROVAL_CONNECTION_MISMATCH',
       );
       expect(error.message).toContain(CONNECTION);
@@ -260,7 +311,7 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
 
       const fresh = await store.create(newTicket({ now: t0, ttlMs: 1000 }));
       await store.decide(fresh.id, { approve: true, by: 'alice', now: t0 });
-      await expectCode(store.claim(fresh.id, EXPECTED, later), 'APPROVAL_EXPIRED');
+      await expectCode(store.claim(fresh.id, { ...EXPECTED, now: later }), 'APPROVAL_EXPIRED');
       const stored = await (await open()).get(fresh.id, t0);
       expect(stored?.status).toBe('EXPIRED'); // stored as expired, even for a reader whose clock says otherwise
     });
@@ -393,7 +444,7 @@ describe('file ticket store on disk', () => {
     expect(text).toContain(`\n  "id": "${ticket.id}",\n`);
     const json = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(json).sort()).toEqual(
-      ['id', 'sql', 'sqlHash', 'connection', 'impact', 'risk', 'createdBy', 'createdAt', 'expiresAt', 'status', 'history'].sort(),
+      ['id', 'sql', 'sqlHash', 'connection', 'impact', 'risk', 'createdBy', 'createdAt', 'expiresAt', 'status', 'history', 'kind', 'decisions'].sort(),
     );
     expect(json).toMatchObject({ id: ticket.id, sql: SQL, status: 'APPROVED', impact: impact() });
   });
@@ -427,10 +478,10 @@ describe('file ticket store on disk', () => {
       stdin: {
         contents: `
           import { FileTicketStore } from ${JSON.stringify(storeModule)};
-          const [dir, id, sqlHash, connection, startAt] = process.argv.slice(2);
+          const [dir, id, xid, connection, startAt] = process.argv.slice(2);
           setTimeout(() => {
             new FileTicketStore(dir)
-              .claim(id, { sqlHash, connection })
+              .claim(id, { connection, xid, by: 'worker' })
               .then(() => console.log('claimed'), (error) => console.log(error.code ?? String(error)));
           }, Number(startAt) - Date.now());`,
         loader: 'ts',
@@ -445,7 +496,7 @@ describe('file ticket store on disk', () => {
     const startAt = String(Date.now() + 1500);
     const outputs = await Promise.all(
       Array.from({ length: 6 }, () =>
-        promisify(execFile)(process.execPath, [worker, approvals, ticket.id, EXPECTED.sqlHash, CONNECTION, startAt]),
+        promisify(execFile)(process.execPath, [worker, approvals, ticket.id, EXPECTED.xid, CONNECTION, startAt]),
       ),
     );
     expect(outputs.map((o) => o.stdout.trim()).sort()).toEqual([

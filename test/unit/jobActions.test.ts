@@ -3,7 +3,7 @@ import { jobActions, mayAccept } from '../../src/shared/jobActions';
 import type { ApprovalView, JobView } from '../../src/shared/protocol';
 
 type Input = Parameters<typeof jobActions>[0];
-const review: JobView['stop'] = { kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false };
+const review: JobView['stop'] = { kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null };
 const approvalStop: JobView['stop'] = { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: 't1' };
 
 function card(status: ApprovalView['status']): ApprovalView {

@@ -121,7 +121,7 @@ describe('chatView', () => {
 
 describe('statusBarJob', () => {
   it('shows the job being worked on, else the selected job waiting for the person', () => {
-    const review = { title: 'A', stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false } };
+    const review = { title: 'A', stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null } };
     expect(statusBarJob({ title: 'B', action: 'plan' }, review)).toEqual({ title: 'B', state: 'planning…' });
     expect(statusBarJob({ title: 'B', action: 'approvePlan' }, review)).toEqual({ title: 'B', state: 'running…' });
     expect(statusBarJob(undefined, review)).toEqual({ title: 'A', state: 'waiting for review' });

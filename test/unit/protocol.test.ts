@@ -37,9 +37,9 @@ describe('parseWebviewMessage', () => {
   it('accepts every job intent, each naming its job', () => {
     const intents = [
       { type: 'selectJob', jobId },
-      { type: 'approvePlan', jobId },
-      { type: 'requestChanges', jobId, feedback: 'Split the archive into monthly batches.' },
-      { type: 'skipReview', jobId },
+      { type: 'approvePlan', jobId, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', planHash: 'a'.repeat(64) },
+      { type: 'requestChanges', jobId, ticketId: null, planHash: 'b'.repeat(64), feedback: 'Split the archive into monthly batches.' },
+      { type: 'skipReview', jobId, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', planHash: null },
       { type: 'pauseJob', jobId },
       { type: 'cancelJob', jobId },
       { type: 'continueJob', jobId },
@@ -53,9 +53,14 @@ describe('parseWebviewMessage', () => {
     for (const message of intents) expect(parseWebviewMessage(message)).toEqual({ ok: true, message });
   });
 
+  it('refuses a plan decision without the hash of the plan it was made on', () => {
+    expect(parseWebviewMessage({ type: 'approvePlan', jobId }).ok).toBe(false);
+    expect(parseWebviewMessage({ type: 'approvePlan', jobId, ticketId: null, planHash: 'not-a-hash' }).ok).toBe(false);
+  });
+
   it('accepts feedback and chat messages up to the size limit', () => {
     const longest = 'x'.repeat(MAX_MESSAGE_CHARS);
-    expect(parseWebviewMessage({ type: 'requestChanges', jobId, feedback: longest }).ok).toBe(true);
+    expect(parseWebviewMessage({ type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: longest }).ok).toBe(true);
     expect(parseWebviewMessage({ type: 'sendChat', jobId, text: longest, debug: true }).ok).toBe(true);
   });
 
@@ -64,9 +69,9 @@ describe('parseWebviewMessage', () => {
     ['a job id with a path in it', { type: 'selectJob', jobId: '../job_0123456789abcdef' }],
     ['upper-case hex in a job id', { type: 'cancelJob', jobId: 'job_0123456789ABCDEF' }],
     ['a job intent without its job', { type: 'approvePlan' }],
-    ['empty feedback', { type: 'requestChanges', jobId, feedback: '' }],
-    ['blank feedback', { type: 'requestChanges', jobId, feedback: '   \n ' }],
-    ['feedback over 20,000 characters', { type: 'requestChanges', jobId, feedback: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }],
+    ['empty feedback', { type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: '' }],
+    ['blank feedback', { type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: '   \n ' }],
+    ['feedback over 20,000 characters', { type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }],
     ['feedback that is not text', { type: 'requestChanges', jobId, feedback: ['a'] }],
     ['a chat message over 20,000 characters', { type: 'sendChat', jobId, text: 'x'.repeat(MAX_MESSAGE_CHARS + 1), debug: false }],
     ['a chat message without the debug flag', { type: 'sendChat', jobId, text: 'hi' }],

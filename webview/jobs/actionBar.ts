@@ -57,22 +57,27 @@ export function useAsFeedback(jobId: string, draft: string): void {
 function buttons(job: JobView): HTMLElement {
   const actions = jobActions(job);
   const overLimit = job.stop.kind === 'review' && job.stop.overLimit;
+  // The plan ticket and the hash of the plan on screen: what the click decides, and nothing else.
+  const ticketId = job.stop.kind === 'review' ? job.stop.ticketId : null;
+  const planHash = job.stop.kind === 'review' ? job.stop.planHash : null;
   const row: HTMLElement[] = [];
-  if (actions.includes('approvePlan')) row.push(button('Approve plan', 'approve-plan-button', () => post({ type: 'approvePlan', jobId: job.id })));
+  if (actions.includes('approvePlan') && planHash !== null) {
+    row.push(button('Approve plan', 'approve-plan-button', () => post({ type: 'approvePlan', jobId: job.id, ticketId, planHash })));
+  }
   if (actions.includes('requestChanges')) {
     requestButton = button('Request changes', 'request-changes-button', () => {
       const box = boxes.get(job.id);
       const feedback = box?.text.value.trim() ?? '';
-      if (!box || feedback === '') return;
+      if (!box || feedback === '' || planHash === null) return;
       box.sent = { text: box.text.value, cycle: job.stop.kind === 'review' ? job.stop.cycle : 0 };
-      post({ type: 'requestChanges', jobId: job.id, feedback });
+      post({ type: 'requestChanges', jobId: job.id, ticketId, planHash, feedback });
     }, true, { title: 'Sends the feedback above; the agent revises the plan and stops for your review again' });
   } else {
     requestButton = undefined;
   }
   if (requestButton) row.push(requestButton);
   if (actions.includes('skipReview')) {
-    row.push(button(overLimit ? 'Run as is' : 'Skip review and run', 'skip-review-button', () => post({ type: 'skipReview', jobId: job.id }), !overLimit, { title: 'Approve the plan without another review round' }));
+    row.push(button(overLimit ? 'Run as is' : 'Skip review and run', 'skip-review-button', () => post({ type: 'skipReview', jobId: job.id, ticketId, planHash }), !overLimit, { title: 'Approve the plan without another review round' }));
   }
   if (actions.includes('continueJob')) row.push(button('Continue', 'continue-job-button', () => post({ type: 'continueJob', jobId: job.id })));
   if (actions.includes('pauseJob')) {

@@ -1,10 +1,16 @@
 /**
- * `pg-agent approvals list | show <id> | approve <id> | reject <id>`: the ticket workflow from a terminal;
- * with a shared Redis (REDIS_URL) a teammate approves from another machine.
+ * `pg-agent approvals list | show <id> | approve <id> | reject <id>`: the ticket workflow from a terminal
+ * (write and plan tickets); with a shared Redis (REDIS_URL) a teammate decides from another machine.
+ * Decisions are signed with the caller's key when they have one (`pg-agent keys new`).
  */
+import { decideTicket } from '../../core/approvals/approvalPath';
+import type { ApprovalRules } from '../../core/approvals/approvalPolicy';
+import { missingApprovals, signatureState } from '../../core/approvals/approvalPolicy';
+import type { Ticket, TicketStatus } from '../../core/approvals/ticket';
 import { AgentError } from '../../core/errors';
-import type { TicketStatus } from '../../core/approvals/ticket';
+import { approvalRulesOf, readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import type { CliCommand } from '../command';
+import { deciderOf } from '../decider';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
@@ -13,23 +19,31 @@ const STATUSES: readonly TicketStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'REJE
 
 export const approvalsCommand: CliCommand = {
   name: 'approvals',
-  summary: 'list, show, approve or reject approval tickets',
-  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] | reject <id> [--comment TEXT]',
+  summary: 'list, show, approve or reject approval tickets (writes and plans)',
+  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]',
   options: {
     status: { type: 'string' },
     comment: { type: 'string' },
     by: { type: 'string' },
+    key: { type: 'string' },
+    hash: { type: 'string' },
   },
   optionsHelp: `  --status S          list only tickets with this status (${STATUSES.join(', ')})
-  --comment TEXT      recorded with the decision
-  --by NAME           who decides (default: $USER)`,
+  --comment TEXT      recorded with the decision (for a plan: reject = request changes, the comment is the feedback)
+  --by NAME           who decides (default: your key's name, else $USER); with a key it must be the key's name
+  --key NAME          sign with this key (default: your only key in $XDG_CONFIG_HOME/pg-agent/keys)
+  --hash SHA256       decide only if the ticket is for this exact SQL or plan (what you looked at)`,
+  description:
+    'A second person\'s approve on an APPROVED ticket adds their decision (two-person rules). `show` and `list`\n' +
+    'resolve a ticket left EXECUTING by a crash from its database (--db, or the ticket\'s connection with PGPASSWORD).',
   async run(context) {
     const { args, io } = context;
     const [action, id, ...extra] = args.positionals;
     const store = await context.openTicketStore();
-    const by = typeof args.options.by === 'string' ? args.options.by : (io.env.USER ?? 'cli-user');
     const comment = typeof args.options.comment === 'string' ? args.options.comment : undefined;
+    const seenHash = typeof args.options.hash === 'string' ? args.options.hash : undefined;
     if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One ticket id per call.');
+    const rules = approvalRulesOf(await readWorkspaceConfig(workspacePaths(args.flags.workspace)));
     switch (action) {
       case 'list':
       case undefined: {
@@ -39,11 +53,11 @@ export const approvalsCommand: CliCommand = {
         }
         const tickets = await store.list(typeof status === 'string' ? { status: [status as TicketStatus] } : undefined);
         if (args.flags.json) {
-          io.stdout(`${JSON.stringify(tickets, null, 2)}\n`);
+          io.stdout(`${JSON.stringify(tickets.map((t) => ticketJson(t, rules)), null, 2)}\n`);
         } else if (tickets.length === 0) {
           io.stdout('No tickets.\n');
         } else {
-          io.stdout(`${columns(tickets.map((t) => [t.id, t.status, t.risk, `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t.sql)]))}\n`);
+          io.stdout(`${columns(tickets.map((t) => [t.id, t.kind, t.status, t.risk, t.kind === 'plan' ? `job ${t.plan?.jobId ?? '?'}` : `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)]))}\n`);
         }
         return EXIT.ok;
       }
@@ -54,15 +68,21 @@ export const approvalsCommand: CliCommand = {
         const ticket =
           action === 'show'
             ? await store.get(id)
-            : await store.decide(id, { approve: action === 'approve', by, ...(comment !== undefined ? { comment } : {}) });
+            : await decideTicket(store, id, { approve: action === 'approve', ...(await deciderOf(context)), ...(comment !== undefined ? { comment } : {}), ...(seenHash !== undefined ? { seenHash } : {}) });
         if (!ticket) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list`.');
         if (args.flags.json) {
-          io.stdout(`${JSON.stringify(ticket, null, 2)}\n`);
-        } else {
-          io.stdout(`${ticket.id} · ${ticket.status} · ${ticket.connection}\n\n${ticket.sql}\n\n${renderImpact(ticket.impact)}\n\n`);
-          for (const h of ticket.history) io.stdout(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`);
-          if (action === 'approve') io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
+          io.stdout(`${JSON.stringify(ticketJson(ticket, rules), null, 2)}\n`);
+          return EXIT.ok;
         }
+        io.stdout(`${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n${ticket.sql}\n\n`);
+        if (ticket.kind === 'write') io.stdout(`${renderImpact(ticket.impact)}\n\n`);
+        for (const h of ticket.history) io.stdout(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`);
+        for (const d of ticket.decisions) io.stdout(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}\n`);
+        if (ticket.status === 'EXECUTING') io.stdout(`\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`);
+        const missing = ticket.status === 'APPROVED' && rules ? missingApprovals(ticket, rules) : [];
+        if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
+        else if (action === 'approve' && ticket.kind === 'write') io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
+        else if (action !== 'show' && ticket.kind === 'plan') io.stdout(`\nThe job moves on when its window or \`pg-agent job continue ${ticket.plan?.jobId ?? ''}\` sees the decision.\n`);
         return EXIT.ok;
       }
       default:
@@ -71,7 +91,37 @@ export const approvalsCommand: CliCommand = {
   },
 };
 
-function oneLine(sql: string): string {
-  const line = sql.replace(/\s+/g, ' ').trim();
+/** The ticket as scripts read it: every stored field, plus kind, requestedBy and decisions with a `signed` mark. */
+function ticketJson(ticket: Ticket, rules: ApprovalRules | undefined) {
+  return {
+    ...ticket,
+    requestedBy: ticket.createdBy,
+    decisions: ticket.decisions.map((d) => ({
+      by: d.by,
+      approve: d.approve,
+      signed: rules !== undefined && signatureState(ticket, d, rules.approvers) === 'verified',
+      at: d.at,
+      ...(d.comment !== undefined ? { comment: d.comment } : {}),
+    })),
+  };
+}
+
+function signedWord(ticket: Ticket, decision: Ticket['decisions'][number], rules: ApprovalRules | undefined): string {
+  const state = rules ? signatureState(ticket, decision, rules.approvers) : decision.signature ? 'unknown-key' : 'unsigned';
+  switch (state) {
+    case 'verified':
+      return 'signed ✓';
+    case 'forged':
+      return 'SIGNATURE DOES NOT VERIFY';
+    case 'unknown-key':
+      return `signed by key "${decision.signature?.keyName ?? ''}", not in approval.approvers`;
+    case 'unsigned':
+      return 'unsigned';
+  }
+}
+
+function oneLine(ticket: Ticket): string {
+  const text = ticket.kind === 'plan' ? (ticket.plan?.title ?? 'plan') : ticket.sql;
+  const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }

@@ -6,7 +6,9 @@
 import { join } from 'node:path';
 import { fileAuditLog } from '../../core/agent/audit';
 import type { AskOutcome } from '../../core/agent/askRun';
-import { resumeAsk, resumeFromTicket, startAsk } from '../../core/agent/askRun';
+import { resumeAsk, startAsk } from '../../core/agent/askRun';
+import { decideTicket } from '../../core/approvals/approvalPath';
+import { deciderOf, requesterOf } from '../decider';
 import type { AskDeps } from '../../core/agent/deps';
 import { FileCheckpointSaver } from '../../core/agent/fileCheckpointer';
 import { buildAskGraph } from '../../core/agent/graph';
@@ -18,7 +20,7 @@ import type { Env } from '../../core/db/connectionTarget';
 import { createProvider } from '../../core/llm/createProvider';
 import type { LlmProvider } from '../../core/llm/provider';
 import type { Logger } from '../../core/logger';
-import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
+import { saveImpactReport } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
@@ -32,8 +34,10 @@ export const askCommand: CliCommand = {
   name: 'ask',
   summary: 'ask a question in plain words: the model writes SQL, reads run, writes wait for approval',
   usage: 'pg-agent ask [--resume THREAD] [--model M] [flags] [--] <question | ->',
-  options: { resume: { type: 'string' }, model: { type: 'string' } },
+  options: { resume: { type: 'string' }, model: { type: 'string' }, by: { type: 'string' }, key: { type: 'string' } },
   optionsHelp: `  --resume THREAD     continue a run held for approval (after pg-agent approvals approve/reject)
+  --by NAME           who asks (recorded on the ticket; default: the name of your only key, else $USER)
+  --key NAME          sign your answer at the approval prompt with this key (default: your only key)
   --model M           the model (default gemini-2.5-flash; required with OPENAI_BASE_URL)`,
   description:
     'The model is Gemini when GEMINI_API_KEY is set, else the OpenAI-compatible endpoint at OPENAI_BASE_URL\n' +
@@ -62,13 +66,14 @@ export const askCommand: CliCommand = {
       ticketStore: store,
       provider,
       loadSnapshot: () => context.loadSchema(),
-      settings: await cliSafety(context),
+      settings: (await cliSafety(context)),
       logger: context.logger,
-      requestedBy: io.env.USER ?? 'pg-agent',
+      requestedBy: await requesterOf(context),
       audit: fileAuditLog(join(paths.root, 'runs')),
+      undoDir: paths.undo,
     };
     const graph = buildAskGraph(deps, new FileCheckpointSaver(paths.checkpoints));
-    let outcome = resume === undefined ? await startAsk(graph, newThreadId(), question) : await resumeFromTicket(graph, store, resume);
+    let outcome = resume === undefined ? await startAsk(graph, newThreadId(), question) : await resumeAsk(graph, store, resume);
     if (outcome.status === 'held') outcome = await askOnTerminal(context, graph, store, outcome);
     return report(context, outcome);
   },
@@ -99,7 +104,9 @@ async function askOnTerminal(context: CommandContext, graph: AskGraph, store: As
   if (ticket?.status !== 'PENDING_APPROVAL') return held;
   io.stdout(`${held.state.sql ?? ''}\n\n${renderImpact(impact)}\n\n`);
   const approve = await promptApproval(io.prompt, impact);
-  return resumeAsk(graph, held.threadId, { approve, by: io.env.USER ?? 'cli-user', comment: 'answered at the pg-agent ask prompt' });
+  const { key } = await deciderOf(context);
+  await decideTicket(store, ticketId, { approve, ...(key ? { key } : { by: await requesterOf(context) }), seenHash: ticket.sqlHash, comment: 'answered at the pg-agent ask prompt' });
+  return resumeAsk(graph, store, held.threadId);
 }
 
 async function report(context: CommandContext, outcome: AskOutcome): Promise<ExitCode> {
@@ -109,7 +116,8 @@ async function report(context: CommandContext, outcome: AskOutcome): Promise<Exi
   const store = await context.openTicketStore();
   const ticket: Ticket | undefined = state.ticketId ? await store.get(state.ticketId) : undefined;
   if (ticket && outcome.status === 'held') await saveImpactReport(paths.impact, ticket);
-  const undoFile = state.execution && ticket ? await saveUndoScript(paths.undo, ticket.id, { sql: state.execution.undoSql, rows: state.execution.rows, warnings: state.execution.undoWarnings }) : undefined;
+  // Written by the execution itself, before its COMMIT.
+  const undoFile = state.execution?.undoFile;
   const status = outcome.status === 'done' ? 'executed' : outcome.status === 'failed' ? 'error' : outcome.status;
 
   if (args.flags.json) {

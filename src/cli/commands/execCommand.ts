@@ -1,9 +1,7 @@
-/** `pg-agent exec --ticket <id>`: runs an approved ticket's exact SQL, once, and saves its undo script. */
+/** `pg-agent exec --ticket <id>`: runs an approved ticket's own SQL, once, and saves its undo script. */
 import { AgentError } from '../../core/errors';
-import { classifySql } from '../../core/sql/classify';
 import { executeApproved } from '../../core/sql/executeApproved';
-import { loadParser } from '../../core/sql/parse';
-import { saveUndoScript } from '../../core/sql/writeArtifacts';
+import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
@@ -13,10 +11,14 @@ import { cliSafety } from '../sqlInput';
 
 export const execCommand: CliCommand = {
   name: 'exec',
-  summary: 'execute an approved ticket (single use; SQL and database re-checked)',
+  summary: 'execute an approved ticket (single use; its SQL, database and approvals re-checked)',
   usage: 'pg-agent exec --ticket <id> [flags]',
   options: { ticket: { type: 'string' } },
   optionsHelp: '  --ticket ID         the approved ticket to run',
+  description:
+    'Runs exactly the SQL stored in the ticket, on the database the ticket names, once. With approval.approvers /\n' +
+    'approval.policy in .pgagent/config.json the approvals must satisfy them (signatures, two persons, roles):\n' +
+    'otherwise exit 4 with what is missing, and the ticket stays approved.',
   async run(context) {
     const { args, io } = context;
     const id = args.options.ticket;
@@ -24,22 +26,22 @@ export const execCommand: CliCommand = {
       throw new AgentError('BAD_INPUT', 'exec needs --ticket <id>.', 'List approved tickets with `pg-agent approvals list --status APPROVED`.');
     }
     const store = await context.openTicketStore();
-    const ticket = await store.get(id);
-    if (!ticket) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list`.');
-    await loadParser();
-    const classification = classifySql(ticket.sql);
-    const result = await executeApproved(
-      await context.openDb(),
-      store,
-      { ticketId: id, sql: ticket.sql, connection: await context.connectionKey(), classification },
-      { ...(await cliSafety(context)), by: io.env.USER ?? 'cli-user', logger: context.logger },
-    );
-    const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, id, result.undo);
+    const paths = workspacePaths(args.flags.workspace);
+    const result = await executeApproved(await context.openDb(), store, id, {
+      ...(await cliSafety(context)),
+      connection: await context.connectionKey(),
+      by: io.env.USER ?? 'cli-user',
+      undo: workspaceUndoSink(paths.undo, id),
+      logger: context.logger,
+    });
+    if (result.outcomeNotRecorded !== undefined) {
+      io.stderr(`warning: the write committed, but recording that on the ticket failed (${result.outcomeNotRecorded}); it is read from the database the next time the ticket is shown.\n`);
+    }
     if (args.flags.json) {
-      io.stdout(`${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile, elapsedMs: result.elapsedMs })}\n`);
+      io.stdout(`${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs })}\n`);
     } else {
-      io.stdout(`${renderImpact({ ...ticket.impact, tables: result.tables, exactRows: result.rows })}\n`);
-      io.stdout(`Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${undoFile}\n`);
+      io.stdout(`${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`);
+      io.stdout(`Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${result.undoFile}\n`);
     }
     return EXIT.ok;
   },

@@ -20,6 +20,7 @@ import { columns, formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
 import { oneLine, renderUsage, reportOutcome } from '../jobReport';
 import type { ReportMode } from '../jobReport';
+import { deciderOf } from '../decider';
 import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE } from '../jobSetup';
 
 const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'pause', 'cancel', 'continue'] as const;
@@ -47,6 +48,8 @@ export const jobCommand: CliCommand = {
     comment: { type: 'string' },
     feedback: { type: 'string' },
     debug: { type: 'boolean' },
+    by: { type: 'string' },
+    key: { type: 'string' },
   },
   optionsHelp: `  --title T           job title (default: the task's first line)
   --no-review         new: run from plan to execution without stopping for review (this job only)
@@ -54,7 +57,10 @@ export const jobCommand: CliCommand = {
   --status S          list: only jobs with this status (${JOB_STATUSES.join(', ')})
   --comment TEXT      approve: recorded with the approval
   --feedback TEXT     revise: what should change in the plan ("-" reads it from stdin)
-  --debug             chat: give the review chat the job's audit trail`,
+  --debug             chat: give the review chat the job's audit trail
+  --by NAME           new, continue: who asks (recorded on the tickets); approve, revise, skip: who decides
+                      (default: the name of your only key, else $USER)
+  --key NAME          approve, revise, skip: sign the decision with this key (default: your only key)`,
   description: `  new        create the job and run it to its first stop (normally the plan review); prints the plan and todos
   list       the jobs of the workspace, newest first
   show       job.json, where it stands, plan.md, todos with status, plan diff since the last review, tokens/cost
@@ -134,7 +140,9 @@ const ACTIONS: Record<Subcommand, Action> = {
   async approve(context, rest) {
     const { job, viewer } = await openJob(context, rest, { drives: true });
     atReview(await viewer.outcome(job.id), 'approve');
-    return runJob(context, job, (runner) => runner.approvePlan(job.id, actorOf(context), stringOption(context, 'comment')));
+    const decider = await deciderOf(context);
+    const comment = stringOption(context, 'comment');
+    return runJob(context, job, (runner) => runner.approvePlan(job.id, { ...decider, ...(comment !== undefined ? { comment } : {}) }));
   },
 
   async revise(context, rest) {
@@ -145,7 +153,8 @@ const ACTIONS: Record<Subcommand, Action> = {
     if (feedback === '') throw new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.');
     rejectNul(feedback, 'feedback');
     atReview(await viewer.outcome(job.id), 'revise');
-    return runJob(context, job, (runner) => runner.requestChanges(job.id, feedback, actorOf(context)));
+    const decider = await deciderOf(context);
+    return runJob(context, job, (runner) => runner.requestChanges(job.id, feedback, decider));
   },
 
   async skip(context, rest) {
@@ -153,12 +162,13 @@ const ACTIONS: Record<Subcommand, Action> = {
     const current = await viewer.outcome(job.id);
     if (job.status === 'planning') {
       // Still planning (or interrupted while planning): no review this time, nothing runs now.
-      const outcome = await viewer.skipReview(job.id, actorOf(context));
+      const outcome = await viewer.skipReview(job.id, { by: actorOf(context) });
       if (!context.args.flags.json) context.io.stderr(`Job ${job.id} will not stop for review when its plan is ready.\n`);
       return report(context, outcome, 'viewed');
     }
     atReview(current, 'skip the review of');
-    return runJob(context, job, (runner) => runner.skipReview(job.id, actorOf(context)));
+    const decider = await deciderOf(context);
+    return runJob(context, job, (runner) => runner.skipReview(job.id, decider));
   },
 
   async chat(context, rest) {
@@ -228,7 +238,12 @@ const ACTIONS: Record<Subcommand, Action> = {
     const { job, viewer } = await openJob(context, rest, { drives: true });
     if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${job.id} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
     const current = await viewer.outcome(job.id);
-    if (current.stop.kind === 'review') return report(context, current, 'ran');
+    if (current.stop.kind === 'review') {
+      // Decided with pg-agent approvals approve/reject (here or by a teammate): the job goes on accordingly.
+      const ticket = current.stop.ticketId === undefined ? undefined : await (await context.openTicketStore()).get(current.stop.ticketId);
+      if (!ticket || ticket.status === 'PENDING_APPROVAL') return report(context, current, 'ran');
+      return runJob(context, job, (runner) => runner.resumeFromTicket(job.id));
+    }
     if (current.stop.kind === 'approval') {
       const ticket = await (await context.openTicketStore()).get(current.stop.ticketId);
       if (ticket?.status === 'PENDING_APPROVAL') {
@@ -277,7 +292,8 @@ async function decideOnTerminal(context: CommandContext, runner: JobRunner, tick
     if (current.execution) io.stdout(`Executed (ticket ${current.execution.ticketId}): ${formatCount(current.execution.rows)} row(s) changed. Undo script: ${current.execution.undoFile}\n\n`);
     io.stdout(`Job ${current.job.id} wants to run${stop.todoId ? ` (todo ${stop.todoId})` : ''}:\n\n${stop.sql.trimEnd()}\n\n${renderImpact(stop.impact)}\n\n`);
     const approve = await promptApproval(io.prompt, stop.impact);
-    current = await runner.decideWrite(current.job.id, { approve, by: actorOf(context), comment: 'answered at the pg-agent job prompt' });
+    const { key } = await deciderOf(context);
+    current = await runner.decideWrite(current.job.id, { approve, ...(key ? { key } : { by: actorOf(context) }), comment: 'answered at the pg-agent job prompt' });
   }
   return current;
 }

@@ -11,7 +11,10 @@ import { executeApproved } from '../../core/sql/executeApproved';
 import type { ImpactReport } from '../../core/sql/impactReport';
 import type { ReadResult } from '../../core/sql/runRead';
 import { runSql } from '../../core/sql/runSql';
-import { saveImpactReport, saveUndoScript } from '../../core/sql/writeArtifacts';
+import { saveImpactReport, workspaceUndoSink } from '../../core/sql/writeArtifacts';
+import type { SafetySettings } from '../../core/sql/safetySettings';
+import { decideTicket } from '../../core/approvals/approvalPath';
+import { deciderOf, requesterOf } from '../decider';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
@@ -25,7 +28,9 @@ export const sqlCommand: CliCommand = {
   name: 'sql',
   summary: 'run SQL through the safety path: reads run read-only, writes wait for approval',
   usage: 'pg-agent sql [flags] [--] <SQL | ->',
-  options: {},
+  options: { by: { type: 'string' }, key: { type: 'string' } },
+  optionsHelp: `  --by NAME           who asks (recorded on the ticket; default: the name of your only key, else $USER)
+  --key NAME          sign your answer at the approval prompt with this key (default: your only key)`,
   description:
     'Reads (SELECT, VALUES, TABLE, SHOW, EXPLAIN) run in a READ ONLY transaction with a row cap.\n' +
     'Anything else is previewed in BEGIN … ROLLBACK, gets an approval ticket, and runs only after a person approves:\n' +
@@ -36,12 +41,14 @@ export const sqlCommand: CliCommand = {
     const sql = await readSqlInput(context);
     const db = await context.openDb();
     const store = await context.openTicketStore();
+    const settings = await cliSafety(context);
     const outcome = await runSql(db, store, {
       sql,
       connection: await context.connectionKey(),
-      requestedBy: io.env.USER ?? 'pg-agent',
-      settings: await cliSafety(context),
+      requestedBy: await requesterOf(context),
+      settings,
       autoApprove: true,
+      undoDir: workspacePaths(args.flags.workspace).undo,
       logger: context.logger,
     }).catch((error: unknown) => {
       throw withCaret(error, sql, args.flags.json, (text) => io.stderr(text));
@@ -54,7 +61,7 @@ export const sqlCommand: CliCommand = {
         else io.stderr(`Refused: ${outcome.classification.reasons.join('; ')}.\nThis never runs through Postgres Agent.\n`);
         return EXIT.refused;
       case 'written': {
-        const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, outcome.ticket.id, outcome.execution.undo);
+        const undoFile = outcome.execution.undoFile;
         if (args.flags.json) {
           io.stdout(`${json({ status: 'executed', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: outcome.execution.rows, truncated: false, impact: outcome.impact, ticket: ticketSummary(outcome.ticket) })}\n`);
         } else {
@@ -64,7 +71,7 @@ export const sqlCommand: CliCommand = {
       }
       case 'held':
         await saveImpactReport(workspacePaths(args.flags.workspace).impact, outcome.ticket);
-        return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket);
+        return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket, settings);
     }
   },
 };
@@ -86,6 +93,7 @@ async function holdOrAsk(
   classification: Classification,
   impact: ImpactReport,
   ticket: Ticket,
+  settings: SafetySettings,
 ): Promise<ExitCode> {
   const { io, args } = context;
   const canAsk = io.isTTY && !args.flags.noInput && !args.flags.json && io.prompt !== undefined;
@@ -100,19 +108,20 @@ async function holdOrAsk(
   }
   io.stdout(`${renderImpact(impact)}\n\n`);
   const approved = await promptApproval(io.prompt, impact);
-  const by = io.env.USER ?? 'cli-user';
-  await store.decide(ticket.id, { approve: approved, by, comment: 'answered at the pg-agent prompt' });
+  const { key } = await deciderOf(context);
+  const decided = await decideTicket(store, ticket.id, { approve: approved, ...(key ? { key } : { by: await requesterOf(context) }), seenHash: ticket.sqlHash, comment: 'answered at the pg-agent prompt' });
   if (!approved) {
     io.stdout(`Rejected: nothing was run (ticket ${ticket.id}).\n`);
     return EXIT.held;
   }
-  const result = await executeApproved(
-    db,
-    store,
-    { ticketId: ticket.id, sql: ticket.sql, connection: ticket.connection, classification },
-    { ...(await cliSafety(context)), by, logger: context.logger },
-  );
-  const undoFile = await saveUndoScript(workspacePaths(args.flags.workspace).undo, ticket.id, result.undo);
+  const result = await executeApproved(db, store, ticket.id, {
+    ...settings,
+    connection: await context.connectionKey(),
+    by: decided.decisions.at(-1)?.by ?? 'cli-user',
+    undo: workspaceUndoSink(workspacePaths(args.flags.workspace).undo, ticket.id),
+    logger: context.logger,
+  });
+  const undoFile = result.undoFile;
   io.stdout(`Executed: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms. Undo script: ${undoFile}\n`);
   return EXIT.ok;
 }

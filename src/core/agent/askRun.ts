@@ -1,9 +1,10 @@
 /** Starting and resuming an ask run, and reading where it stopped (answered, held, rejected, failed). */
 import { Command } from '@langchain/langgraph';
+import { resumeWhenDecided } from '../approvals/approvalPath';
 import type { TicketStore } from '../approvals/ticketStore';
 import { AgentError } from '../errors';
 import type { AskGraph } from './graph';
-import type { AskStateValue, ApprovalDecision } from './state';
+import type { AskStateValue } from './state';
 import { assertThreadId } from './threadId';
 
 export type AskStatus = 'done' | 'held' | 'rejected' | 'refused' | 'failed';
@@ -22,27 +23,23 @@ export async function startAsk(graph: AskGraph, threadId: string, question: stri
   return readOutcome(graph, threadId);
 }
 
-/** Resumes a run held at the approval step with a person's decision. */
-export async function resumeAsk(graph: AskGraph, threadId: string, decision: ApprovalDecision): Promise<AskOutcome> {
-  assertThreadId(threadId);
-  const before = await readOutcome(graph, threadId);
-  if (before.status !== 'held') return before;
-  await graph.invoke(new Command({ resume: decision }), config(threadId));
-  return readOutcome(graph, threadId);
-}
-
 /**
- * Resumes from the ticket's status, as decided elsewhere (`pg-agent approvals approve/reject`):
- * approved → approve, rejected or expired → reject, still pending → stays held.
+ * Resumes a run held at the approval step once its ticket is decided (in this process, another window, or
+ * by a teammate over Redis: decisions are recorded with approvals/approvalPath.ts); still pending → stays held.
  */
-export async function resumeFromTicket(graph: AskGraph, store: TicketStore, threadId: string): Promise<AskOutcome> {
+export async function resumeAsk(graph: AskGraph, store: TicketStore, threadId: string): Promise<AskOutcome> {
+  assertThreadId(threadId);
   const current = await readOutcome(graph, threadId);
   if (current.status !== 'held' || !current.state.ticketId) return current;
-  const ticket = await store.get(current.state.ticketId);
-  if (!ticket || ticket.status === 'PENDING_APPROVAL') return current;
-  const event = [...ticket.history].reverse().find((e) => e.action === 'approved' || e.action === 'rejected');
-  const by = event?.by ?? 'pg-agent';
-  return resumeAsk(graph, threadId, { approve: ticket.status === 'APPROVED', by, ...(event?.comment === undefined ? {} : { comment: event.comment }) });
+  return resumeWhenDecided(
+    store,
+    current.state.ticketId,
+    async () => {
+      await graph.invoke(new Command({ resume: { ticketId: current.state.ticketId } }), config(threadId));
+      return readOutcome(graph, threadId);
+    },
+    () => current,
+  );
 }
 
 export async function readOutcome(graph: AskGraph, threadId: string): Promise<AskOutcome> {

@@ -6,6 +6,8 @@ import type { RunDeps } from './runDeps';
 /** Without a provider, intent falls back to a static guess and SQL cannot be written. */
 export interface AskDeps extends RunDeps {
   audit: AuditLog;
+  /** Where undo scripts of the run's writes go (`.pgagent/undo`). */
+  undoDir: string;
   /** Token budget of the schema context (default 6000). */
   contextBudgetTokens?: number;
   /** Time limit of one model call (default 60 s). */

@@ -1,4 +1,5 @@
 /** The state of one `ask` run: what each node reads and writes, checkpointed between steps. */
+import type { ApprovalDecision } from '../approvals/approvalPath';
 import { Annotation } from '@langchain/langgraph';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { Classification } from '../sql/classification';
@@ -27,17 +28,16 @@ export interface ValidationProblem {
   hint?: string;
 }
 
-export interface ApprovalDecision {
-  approve: boolean;
-  by: string;
-  comment?: string;
-}
+/** The one decision type of every approval (see approvals/approvalPath.ts). */
+export type { ApprovalDecision };
 
 export interface WriteExecution {
   rows: number;
   tables: TableEffect[];
   undoSql: string;
   undoWarnings: string[];
+  /** Where the undo script was written (before COMMIT). */
+  undoFile: string;
   elapsedMs: number;
 }
 

@@ -20,10 +20,12 @@ import {
   expireRule,
   finishRule,
   isExpiredAt,
+  noteUndoRule,
   newestFirst,
   ticketNotFound,
 } from './ticketRules';
-import type { Decision, ExecutionOutcome, NewTicket, TicketStore } from './ticketStore';
+import { resolveIfExecuting } from './resolveExecuting';
+import type { ClaimRequest, Decision, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import { waitForDecision } from './waitForDecision';
 
@@ -55,6 +57,7 @@ export class FileTicketStore implements TicketStore {
   private readonly staleLockMs: number;
   private readonly pollMs: number;
   private readonly closing = new AbortController();
+  private resolver: ExecutionResolver | undefined;
 
   constructor(
     private readonly dir: string,
@@ -86,8 +89,9 @@ export class FileTicketStore implements TicketStore {
   async get(id: string, now: Date = new Date()): Promise<Ticket | undefined> {
     assertTicketId(id);
     const ticket = await this.read(id);
-    if (!ticket || !isExpiredAt(ticket, now)) return ticket;
-    return this.transition(id, expireRule(now));
+    if (!ticket) return undefined;
+    if (isExpiredAt(ticket, now)) return this.transition(id, expireRule(now));
+    return this.resolve(ticket);
   }
 
   async list(options: { status?: TicketStatus[]; now?: Date } = {}): Promise<Ticket[]> {
@@ -121,11 +125,24 @@ export class FileTicketStore implements TicketStore {
     return ticket;
   }
 
-  async claim(id: string, expected: { sqlHash: string; connection: string }, now?: Date): Promise<Ticket> {
+  async claim(id: string, request: ClaimRequest): Promise<Ticket> {
     assertTicketId(id);
-    const ticket = await this.transition(id, claimRule(expected, now));
-    this.logger.info('approval ticket claimed', { ticket: id });
+    const ticket = await this.transition(id, claimRule(request));
+    this.logger.info('approval ticket claimed', { ticket: id, xid: request.xid });
     return ticket;
+  }
+
+  async noteUndo(id: string, xid: string, undoFile: string): Promise<Ticket> {
+    assertTicketId(id);
+    return this.transition(id, noteUndoRule(xid, undoFile));
+  }
+
+  setResolver(resolver: ExecutionResolver | undefined): void {
+    this.resolver = resolver;
+  }
+
+  private resolve(ticket: Ticket): Promise<Ticket> {
+    return resolveIfExecuting(ticket, this.resolver, (rule) => this.transition(ticket.id, rule), this.logger);
   }
 
   async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {

@@ -15,15 +15,17 @@ import {
   expireRule,
   finishRule,
   isExpiredAt,
+  noteUndoRule,
   newestFirst,
   ticketNotFound,
 } from './ticketRules';
-import type { Decision, ExecutionOutcome, NewTicket, TicketStore } from './ticketStore';
+import { resolveIfExecuting } from './resolveExecuting';
+import type { ClaimRequest, Decision, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import { waitForDecision } from './waitForDecision';
 
 export interface RedisTicketStoreOptions {
-  /** Key prefix, so several products or test runs share one Redis without meeting. */
+  /** Key prefix, so several products or test runs share one Redis without meeting (CLI: PGAGENT_REDIS_PREFIX). */
   prefix?: string;
   logger: Logger;
   /** How long a ticket stays readable after it expires, so its history can still be looked at. */
@@ -46,7 +48,7 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1`;
 
 /**
- * Every transition (decide, claim, finish, expire). The rules are checked in TypeScript against the exact
+ * Every transition (decide, claim, note the undo file, finish, resolve, expire). The rules are checked in TypeScript against the exact
  * JSON read (ARGV[1]); the script writes only if the key still holds those bytes, so check and write are
  * one atomic step and of two racing transitions exactly one lands. As a second line it refuses any move
  * the state machine does not have. Returns 1 written, 0 changed meanwhile, -1 gone, -2 illegal move.
@@ -58,8 +60,8 @@ if not current then return -1 end
 if current ~= ARGV[1] then return 0 end
 local moves = {
   PENDING_APPROVAL = { APPROVED = true, REJECTED = true, EXPIRED = true },
-  APPROVED = { EXECUTING = true, EXPIRED = true },
-  EXECUTING = { EXECUTED = true, FAILED = true },
+  APPROVED = { APPROVED = true, EXECUTING = true, EXPIRED = true },
+  EXECUTING = { EXECUTING = true, EXECUTED = true, FAILED = true },
 }
 local from = cjson.decode(current).status
 local to = cjson.decode(ARGV[2]).status
@@ -88,6 +90,7 @@ export class RedisTicketStore implements TicketStore {
   private readonly pollMs: number;
   private readonly where: string;
   private readonly closing = new AbortController();
+  private resolver: ExecutionResolver | undefined;
   private readonly listeners = new Map<string, Set<() => void>>();
   private subscriber: Promise<Redis> | undefined;
 
@@ -156,8 +159,8 @@ export class RedisTicketStore implements TicketStore {
       const text = await this.redis.get(this.key(id));
       if (text === null) return undefined;
       const ticket = parseTicket(text, id, this.where);
-      if (!isExpiredAt(ticket, now)) return ticket;
-      return this.transition(id, expireRule(now));
+      if (isExpiredAt(ticket, now)) return this.transition(id, expireRule(now));
+      return this.resolve(ticket);
     });
   }
 
@@ -179,6 +182,7 @@ export class RedisTicketStore implements TicketStore {
           try {
             let ticket = parseTicket(text, id, this.where);
             if (isExpiredAt(ticket, now)) ticket = await this.transition(id, expireRule(now));
+            else ticket = await this.resolve(ticket);
             if (!options.status || options.status.includes(ticket.status)) tickets.push(ticket);
           } catch (error) {
             // One damaged ticket must not hide every other; it is refused again when someone uses it.
@@ -199,11 +203,24 @@ export class RedisTicketStore implements TicketStore {
     return ticket;
   }
 
-  async claim(id: string, expected: { sqlHash: string; connection: string }, now?: Date): Promise<Ticket> {
+  async claim(id: string, request: ClaimRequest): Promise<Ticket> {
     assertTicketId(id);
-    const ticket = await this.run(() => this.transition(id, claimRule(expected, now)));
-    this.logger.info('approval ticket claimed', { ticket: id });
+    const ticket = await this.run(() => this.transition(id, claimRule(request)));
+    this.logger.info('approval ticket claimed', { ticket: id, xid: request.xid });
     return ticket;
+  }
+
+  async noteUndo(id: string, xid: string, undoFile: string): Promise<Ticket> {
+    assertTicketId(id);
+    return this.run(() => this.transition(id, noteUndoRule(xid, undoFile)));
+  }
+
+  setResolver(resolver: ExecutionResolver | undefined): void {
+    this.resolver = resolver;
+  }
+
+  private resolve(ticket: Ticket): Promise<Ticket> {
+    return resolveIfExecuting(ticket, this.resolver, (rule) => this.transition(ticket.id, rule), this.logger);
   }
 
   async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {

@@ -1,6 +1,7 @@
 /**
- * Approval tickets (SPEC §5.3): a person's decision about one exact statement on one connection, with
- * its impact, risk and expiry; single use, and verified again when it is executed.
+ * Approval tickets (SPEC §5.3): a person's decision about one exact statement (a `write` ticket) or one
+ * exact plan of a job (a `plan` ticket) on one connection, with its impact, risk and expiry; single use,
+ * and verified again when it is executed.
  */
 import { createHash } from 'node:crypto';
 import type { ImpactReport, Risk } from '../sql/impactReport';
@@ -18,6 +19,43 @@ export type TicketStatus =
 
 export type TicketAction = 'created' | 'approved' | 'rejected' | 'expired' | 'claimed' | 'executed' | 'failed';
 
+/** A write runs SQL; a plan lets a job go from its reviewed plan to execution. */
+export type TicketKind = 'write' | 'plan';
+
+/** A person's decision as the executor checks it against `approval.policy` (SPEC §5.3). */
+export interface TicketDecision {
+  by: string;
+  approve: boolean;
+  /** ISO-8601; part of what is signed. */
+  at: string;
+  /** The hash of the SQL or plan the person decided on; a decision on another hash is void. */
+  hash: string;
+  comment?: string;
+  /** Ed25519 signature (base64url) over decisionPayload(ticket id, hash, approve, at), by the key `keyName`. */
+  signature?: { keyName: string; value: string };
+}
+
+/** What a plan ticket is bound to, besides the hash of the plan's text. */
+export interface PlanBinding {
+  jobId: string;
+  /** The review cycle the plan was written in. */
+  cycle: number;
+  title: string;
+}
+
+/**
+ * The transaction an execution runs in, recorded on the ticket before its COMMIT (SPEC §5.6), so a ticket
+ * left EXECUTING by a dead executor is resolved from pg_xact_status(), never guessed.
+ */
+export interface TicketExecution {
+  /** pg_current_xact_id() of the executing transaction, as text. */
+  xid: string;
+  by: string;
+  startedAt: string;
+  /** Where the undo script was written before COMMIT (a path on the executor's machine). */
+  undoFile?: string;
+}
+
 export interface TicketEvent {
   action: TicketAction;
   /** Who: a person's name for decisions, "pg-agent"/"vscode" for the system. */
@@ -30,9 +68,13 @@ export interface TicketEvent {
 export interface Ticket {
   /** "tkt_" + 20 base32 characters. */
   id: string;
-  /** The exact SQL that was previewed and is to be approved, byte for byte. */
+  kind: TicketKind;
+  /**
+   * A write ticket: the exact SQL that was previewed and is to be approved, byte for byte. A plan ticket:
+   * the reviewed plan text (job id, plan.md and todos.yaml of that cycle, see planText()).
+   */
   sql: string;
-  /** sha256 (hex) of `sql`. */
+  /** sha256 (hex) of `sql`: what every decision names and every signature covers. */
   sqlHash: string;
   /** Which database: a password-free key such as "postgres://app@db:5432/shop" or "sample:/abs/dir". */
   connection: string;
@@ -43,10 +85,36 @@ export interface Ticket {
   expiresAt: string;
   status: TicketStatus;
   history: TicketEvent[];
+  /** Every decision, in order: a second person's approval of an APPROVED ticket is added here. */
+  decisions: TicketDecision[];
+  /** Set on plan tickets. */
+  plan?: PlanBinding;
+  /** Set when an execution claims the ticket (its transaction id, recorded before COMMIT). */
+  execution?: TicketExecution;
 }
 
 export const TICKET_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The "transaction" of a statement that PostgreSQL runs only outside one (CREATE INDEX CONCURRENTLY, VACUUM,
+ * ...): there is no id whose fate can be read, so a ticket left EXECUTING by a crash with it stays EXECUTING,
+ * which is the truth as far as anyone can tell from the ticket; the database itself shows what was done.
+ */
+export const OUTSIDE_TRANSACTION_XID = 'outside-transaction';
+
 export function sqlHash(sql: string): string {
   return createHash('sha256').update(sql, 'utf8').digest('hex');
+}
+
+/**
+ * The text a plan ticket approves: the job and both files of that review cycle, each delimited so no
+ * edit can move text from one file to the other and keep the hash.
+ */
+export function planText(jobId: string, planMd: string, todosYaml: string): string {
+  return `job ${jobId}\n--- plan.md (${Buffer.byteLength(planMd, 'utf8')} bytes)\n${planMd}\n--- todos.yaml (${Buffer.byteLength(todosYaml, 'utf8')} bytes)\n${todosYaml}`;
+}
+
+/** The bytes a decision's signature covers: ticket id, hash, decision and time (SPEC §5.3). */
+export function decisionPayload(ticketId: string, hash: string, approve: boolean, at: string): Buffer {
+  return Buffer.from(JSON.stringify({ ticket: ticketId, hash, decision: approve ? 'approve' : 'reject', at }), 'utf8');
 }

@@ -3,15 +3,19 @@
  * allowed, and the errors a person sees when a ticket cannot be used.
  */
 import { AgentError } from '../errors';
-import type { Ticket, TicketEvent, TicketStatus } from './ticket';
+import type { Ticket, TicketDecision, TicketEvent, TicketStatus } from './ticket';
 import { sqlHash, TICKET_TTL_MS } from './ticket';
-import type { Decision, ExecutionOutcome, NewTicket } from './ticketStore';
+import type { ClaimRequest, Decision, ExecutionOutcome, NewTicket } from './ticketStore';
 import { SYSTEM_ACTOR } from './ticketStore';
 
 export function buildTicket(input: NewTicket, id: string): Ticket {
   const now = input.now ?? new Date();
   const ttlMs = input.ttlMs ?? TICKET_TTL_MS;
-  if (input.sql.trim() === '') throw new AgentError('BAD_INPUT', 'A ticket needs the SQL it approves; it was empty.');
+  const kind = input.kind ?? 'write';
+  if (input.sql.trim() === '') throw new AgentError('BAD_INPUT', `A ticket needs the ${kind === 'plan' ? 'plan' : 'SQL'} it approves; it was empty.`);
+  if ((kind === 'plan') !== (input.plan !== undefined)) {
+    throw new AgentError('INTERNAL', 'A plan ticket needs its job and review cycle, and only a plan ticket has them.');
+  }
   if (input.connection === '') throw new AgentError('BAD_INPUT', 'A ticket needs the connection it is for.');
   requirePerson(input.createdBy, 'creator');
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
@@ -20,6 +24,7 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
   const createdAt = now.toISOString();
   return {
     id,
+    kind,
     sql: input.sql,
     sqlHash: sqlHash(input.sql),
     connection: input.connection,
@@ -30,6 +35,8 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
     expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
     status: 'PENDING_APPROVAL',
     history: [{ action: 'created', by: input.createdBy, at: createdAt }],
+    decisions: [],
+    ...(input.plan ? { plan: input.plan } : {}),
   };
 }
 
@@ -81,65 +88,117 @@ export function decideRule(decision: Decision): Rule {
   return (current) => {
     const expiry = expireRule(now)(current);
     const ticket = expiry.ticket;
+    if (decision.seenHash !== undefined && decision.seenHash !== ticket.sqlHash) {
+      return { ...expiry, error: staleDecision(ticket) };
+    }
+    const entry: TicketDecision = {
+      by: decision.by,
+      approve: decision.approve,
+      at: now.toISOString(),
+      hash: ticket.sqlHash,
+      ...(decision.comment !== undefined && decision.comment !== '' ? { comment: decision.comment } : {}),
+      ...(decision.signature ? { signature: decision.signature } : {}),
+    };
+    const recorded = (status: TicketStatus): Ticket => ({
+      ...withEvent(ticket, status, event(decision.approve ? 'approved' : 'rejected', decision.by, now, decision.comment)),
+      decisions: [...ticket.decisions, entry],
+    });
+    // A second person's approval of an approved ticket counts towards a two-person rule; the ticket stays APPROVED.
+    if (ticket.status === 'APPROVED' && decision.approve && !ticket.decisions.some((d) => d.approve && d.by === decision.by)) {
+      return { ticket: recorded('APPROVED'), changed: true };
+    }
     if (ticket.status !== 'PENDING_APPROVAL') return { ...expiry, error: alreadyDecided(ticket) };
-    const next = decision.approve
-      ? withEvent(ticket, 'APPROVED', event('approved', decision.by, now, decision.comment))
-      : withEvent(ticket, 'REJECTED', event('rejected', decision.by, now, decision.comment));
-    return { ticket: next, changed: true };
+    return { ticket: recorded(decision.approve ? 'APPROVED' : 'REJECTED'), changed: true };
   };
 }
 
-export function claimRule(expected: { sqlHash: string; connection: string }, now: Date = new Date()): Rule {
+function staleDecision(ticket: Ticket): AgentError {
+  const what = ticket.kind === 'plan' ? 'plan' : 'SQL';
+  return new AgentError(
+    'APPROVAL_STALE',
+    `Ticket ${ticket.id} is for another version of the ${what} than the one you decided on; your decision was not recorded.`,
+    ticket.kind === 'plan'
+      ? 'The plan changed since you looked at it: read the plan as it is now and decide again.'
+      : 'Look at the SQL and impact again and decide on what is there now.',
+  );
+}
+
+export function claimRule(request: ClaimRequest): Rule {
+  requirePerson(request.by, 'executor');
+  const now = request.now ?? new Date();
   return (current) => {
     const expiry = expireRule(now)(current);
     const ticket = expiry.ticket;
     if (ticket.status !== 'APPROVED') return { ...expiry, error: notUsable(ticket) };
     // Nothing below stores anything: a ticket that does not match is refused and stays APPROVED, so the
-    // SQL that was really approved can still run.
+    // SQL that was really approved can still run, and a refusal by policy does not spend the ticket.
     const refuse = (error: AgentError): TransitionResult => ({ ticket, changed: false, error });
-    if (sqlHash(ticket.sql) !== ticket.sqlHash) {
+    if (sqlHash(ticket.sql) !== ticket.sqlHash || ticket.decisions.some((d) => d.hash !== ticket.sqlHash)) {
       return refuse(
         new AgentError(
           'APPROVAL_SQL_MISMATCH',
-          `Ticket ${ticket.id} no longer matches its own SQL: it was altered after it was created.`,
+          `Ticket ${ticket.id} no longer matches its own ${ticket.kind === 'plan' ? 'plan' : 'SQL'}: it was altered after it was created or approved.`,
           'Do not run it. Run the SQL again to create a new ticket, and find out who edited the stored ticket.',
         ),
       );
     }
-    if (expected.sqlHash !== ticket.sqlHash) {
-      return refuse(
-        new AgentError(
-          'APPROVAL_SQL_MISMATCH',
-          `The SQL to run is not the SQL ticket ${ticket.id} approved (it was edited after approval).`,
-          'Run the edited SQL to create a new ticket and ask for approval again.',
-        ),
-      );
-    }
-    if (expected.connection !== ticket.connection) {
+    if (request.connection !== ticket.connection) {
       return refuse(
         new AgentError(
           'APPROVAL_CONNECTION_MISMATCH',
-          `Ticket ${ticket.id} approves this SQL on ${ticket.connection}, not on ${expected.connection}.`,
+          `Ticket ${ticket.id} approves this ${ticket.kind === 'plan' ? 'plan' : 'SQL'} on ${ticket.connection}, not on ${request.connection}.`,
           `Switch to ${ticket.connection} to run it, or ask for a new approval on this database.`,
         ),
       );
     }
-    return { ticket: withEvent(ticket, 'EXECUTING', event('claimed', SYSTEM_ACTOR, now)), changed: true };
+    if (request.xid !== undefined && ticket.kind === 'plan') {
+      return refuse(new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, `Its job goes on with it: pg-agent job continue ${ticket.plan?.jobId ?? ''}`.trim()));
+    }
+    const refused = request.authorize?.(ticket);
+    if (refused) return refuse(refused);
+    if (request.xid === undefined) {
+      if (ticket.kind === 'write') return refuse(new AgentError('INTERNAL', `Ticket ${ticket.id} is a write: it is claimed by the transaction that runs it.`));
+      return { ticket: withEvent(ticket, 'EXECUTING', event('claimed', request.by, now)), changed: true };
+    }
+    const claimed = withEvent(ticket, 'EXECUTING', event('claimed', request.by, now, `transaction ${request.xid}`));
+    return { ticket: { ...claimed, execution: { xid: request.xid, by: request.by, startedAt: now.toISOString() } }, changed: true };
+  };
+}
+
+/** Notes the undo file of the execution `xid` on its EXECUTING ticket. */
+export function noteUndoRule(xid: string, undoFile: string): Rule {
+  return (ticket) => {
+    if (ticket.status !== 'EXECUTING' || ticket.execution?.xid !== xid) {
+      return { ticket, changed: false, error: notUsable(ticket) };
+    }
+    return { ticket: { ...ticket, execution: { ...ticket.execution, undoFile } }, changed: true };
   };
 }
 
 export function finishRule(outcome: ExecutionOutcome): Rule {
   requirePerson(outcome.by, 'executor');
   const now = outcome.now ?? new Date();
+  const target: TicketStatus = outcome.ok ? 'EXECUTED' : 'FAILED';
   return (ticket) => {
-    if (ticket.status === 'EXECUTING') {
-      const next = outcome.ok
-        ? withEvent(ticket, 'EXECUTED', event('executed', outcome.by, now, outcome.comment))
-        : withEvent(ticket, 'FAILED', event('failed', outcome.by, now, outcome.comment));
+    const sameExecution = outcome.xid === undefined || ticket.execution?.xid === outcome.xid;
+    if (ticket.status === 'EXECUTING' && sameExecution) {
+      const next = withEvent(ticket, target, event(outcome.ok ? 'executed' : 'failed', outcome.by, now, outcome.comment));
       return { ticket: next, changed: true };
     }
-    if (ticket.status === 'EXECUTED' || ticket.status === 'FAILED') {
-      return { ticket, changed: false, error: notUsable(ticket) };
+    // Already resolved from pg_xact_status to this very outcome (a reader got there first): nothing to add.
+    if (ticket.status === target && sameExecution) return { ticket, changed: false };
+    if (ticket.status === 'EXECUTED' || ticket.status === 'FAILED') return { ticket, changed: false, error: notUsable(ticket) };
+    if (ticket.status === 'EXECUTING') {
+      return {
+        ticket,
+        changed: false,
+        error: new AgentError(
+          'INTERNAL',
+          `Ticket ${ticket.id} is ${ticket.status}${ticket.execution ? ` (transaction ${ticket.execution.xid})` : ''}; ` +
+            `it cannot also be recorded as ${target} by this execution.`,
+          `Check the database: \`pg-agent approvals show ${ticket.id}\` reads the transaction's real outcome.`,
+        ),
+      };
     }
     return {
       ticket,
@@ -150,6 +209,21 @@ export function finishRule(outcome: ExecutionOutcome): Rule {
         'Claim the ticket before executing its SQL.',
       ),
     };
+  };
+}
+
+/**
+ * A ticket left EXECUTING, resolved from its transaction's fate in the database: committed → EXECUTED,
+ * aborted → FAILED. Anything else (still in progress, or no longer known) leaves it as it is.
+ */
+export function resolveRule(xid: string, status: 'committed' | 'aborted', now: Date = new Date()): Rule {
+  return (ticket) => {
+    if (ticket.status !== 'EXECUTING' || ticket.execution?.xid !== xid) return { ticket, changed: false };
+    const ok = status === 'committed';
+    const comment = ok
+      ? `transaction ${xid} committed (read from pg_xact_status after its executor stopped reporting)`
+      : `transaction ${xid} did not commit (read from pg_xact_status): nothing was changed`;
+    return { ticket: withEvent(ticket, ok ? 'EXECUTED' : 'FAILED', event(ok ? 'executed' : 'failed', SYSTEM_ACTOR, now, comment)), changed: true };
   };
 }
 

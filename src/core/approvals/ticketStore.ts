@@ -6,14 +6,17 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { ImpactReport } from '../sql/impactReport';
-import type { Ticket, TicketStatus } from './ticket';
-import { sqlHash } from './ticket';
+import type { PlanBinding, Ticket, TicketStatus } from './ticket';
 
 export interface NewTicket {
+  /** Default "write". */
+  kind?: 'write' | 'plan';
   sql: string;
   connection: string;
   impact: ImpactReport;
+  /** Who asked for it (recorded as requestedBy; self-approval rules compare against it). */
   createdBy: string;
+  plan?: PlanBinding;
   now?: Date;
   ttlMs?: number;
 }
@@ -22,7 +25,34 @@ export interface Decision {
   approve: boolean;
   by: string;
   comment?: string;
+  /** The hash of the SQL or plan the person saw; when given, a ticket with another hash refuses the decision (stale). */
+  seenHash?: string;
+  /** When the decision was made (what is signed); default now. */
   now?: Date;
+  signature?: { keyName: string; value: string };
+}
+
+/** What an execution claims a ticket with. */
+export interface ClaimRequest {
+  connection: string;
+  /** pg_current_xact_id() of the transaction that will run a write ticket, already open (plan tickets have none). */
+  xid?: string;
+  by: string;
+  /** Checks signatures and approval.policy; an error refuses the claim and leaves the ticket APPROVED. */
+  authorize?: (ticket: Ticket) => AgentError | undefined;
+  now?: Date;
+}
+
+export type XactStatus = 'committed' | 'aborted' | 'in progress';
+
+/**
+ * Reads the fate of an execution's transaction from its database (pg_xact_status). Undefined when that
+ * database cannot be asked now: the ticket then stays EXECUTING, which is the truth as far as anyone knows.
+ */
+export interface ExecutionResolver {
+  status(ticket: Ticket): Promise<XactStatus | undefined>;
+  /** Called once a ticket has been resolved to FAILED or EXECUTED (e.g. to void an undo script that never applied). */
+  resolved?(ticket: Ticket): Promise<void>;
 }
 
 export interface ExecutionOutcome {
@@ -30,6 +60,8 @@ export interface ExecutionOutcome {
   by: string;
   comment?: string;
   now?: Date;
+  /** The transaction whose outcome this is: an outcome for another execution is refused. */
+  xid?: string;
 }
 
 export interface TicketStore {
@@ -39,12 +71,22 @@ export interface TicketStore {
   get(id: string, now?: Date): Promise<Ticket | undefined>;
   /** Newest first. */
   list(options?: { status?: TicketStatus[]; now?: Date }): Promise<Ticket[]>;
-  /** PENDING_APPROVAL → APPROVED/REJECTED, atomically: of concurrent decisions exactly one wins. */
+  /**
+   * PENDING_APPROVAL → APPROVED/REJECTED, atomically: of concurrent decisions exactly one wins. A second
+   * person's approval of an APPROVED ticket is added to its decisions (two-person rules).
+   */
   decide(id: string, decision: Decision): Promise<Ticket>;
-  /** APPROVED → EXECUTING when the SQL and connection are those approved; single use, atomically. */
-  claim(id: string, expected: { sqlHash: string; connection: string }, now?: Date): Promise<Ticket>;
-  /** EXECUTING → EXECUTED/FAILED. */
+  /**
+   * APPROVED → EXECUTING with the executing transaction's id, when the ticket's SQL still matches its hash,
+   * the connection is the approved one and `authorize` agrees; single use, atomically.
+   */
+  claim(id: string, request: ClaimRequest): Promise<Ticket>;
+  /** Records where the undo script was written (before COMMIT) on the EXECUTING ticket of that transaction. */
+  noteUndo(id: string, xid: string, undoFile: string): Promise<Ticket>;
+  /** EXECUTING → EXECUTED/FAILED (a no-op when the ticket was already resolved to that outcome). */
   finish(id: string, outcome: ExecutionOutcome): Promise<Ticket>;
+  /** Sets how tickets left EXECUTING are resolved on every read (get, list, waits). */
+  setResolver(resolver: ExecutionResolver | undefined): void;
   /** Resolves once the ticket leaves PENDING_APPROVAL, whoever decided it and wherever; rejects when aborted. */
   waitForDecision(id: string, signal?: AbortSignal): Promise<Ticket>;
   close(): Promise<void>;
@@ -78,7 +120,8 @@ export function assertTicketId(id: string): void {
 const riskSchema = z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
 const isoTime = z.iso.datetime();
 
-const impactSchema = z.object({
+// Loose: fields added to impact reports later (locks, lint, ...) are kept, not stripped, when a ticket is read back.
+const impactSchema = z.looseObject({
   statements: z.array(z.string()),
   estimatedRows: z.number().nullable(),
   exactRows: z.number().nullable(),
@@ -133,8 +176,19 @@ const impactSchema = z.object({
   transactional: z.boolean().default(true),
 });
 
-const ticketSchema: z.ZodType<Ticket> = z.object({
+const decisionSchema = z.object({
+  by: z.string(),
+  approve: z.boolean(),
+  at: isoTime,
+  hash: z.string(),
+  comment: z.string().optional(),
+  signature: z.object({ keyName: z.string(), value: z.string() }).optional(),
+});
+
+const ticketSchema = z.object({
   id: z.string().regex(TICKET_ID_PATTERN),
+  // Tickets written before kinds existed are writes.
+  kind: z.enum(['write', 'plan']).default('write'),
   sql: z.string(),
   sqlHash: z.string(),
   connection: z.string(),
@@ -152,6 +206,12 @@ const ticketSchema: z.ZodType<Ticket> = z.object({
       comment: z.string().optional(),
     }),
   ),
+  // Tickets written before decisions were kept apart have them only in their history.
+  decisions: z.array(decisionSchema).optional(),
+  plan: z.object({ jobId: z.string(), cycle: z.number(), title: z.string() }).optional(),
+  execution: z
+    .object({ xid: z.string(), by: z.string(), startedAt: isoTime, undoFile: z.string().optional() })
+    .optional(),
 });
 
 /**
@@ -171,7 +231,15 @@ export function parseTicket(text: string, id: string, where: string): Ticket {
     throw unreadable(id, where, first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'bad shape');
   }
   if (parsed.data.id !== id) throw unreadable(id, where, `it holds ticket ${parsed.data.id}`);
-  return parsed.data;
+  const { decisions, ...rest } = parsed.data;
+  return { ...(rest as Omit<Ticket, 'decisions'>), decisions: decisions ?? decisionsFromHistory(parsed.data as Ticket) };
+}
+
+/** Decisions of a ticket stored before they were kept apart: unsigned, on the ticket's own hash. */
+function decisionsFromHistory(ticket: Ticket): Ticket['decisions'] {
+  return ticket.history
+    .filter((e) => e.action === 'approved' || e.action === 'rejected')
+    .map((e) => ({ by: e.by, approve: e.action === 'approved', at: e.at, hash: ticket.sqlHash, ...(e.comment !== undefined ? { comment: e.comment } : {}) }));
 }
 
 function unreadable(id: string, where: string, why: string, cause?: unknown): AgentError {

@@ -8,7 +8,16 @@ import type { Job, JobPhase, JobStatus } from './job';
 
 export type JobStop =
   /** Frozen after a strategic phase for the person's review (status pending_review). */
-  | { kind: 'review'; cycle: number; maxReviewCycles: number; overLimit: boolean }
+  | {
+      kind: 'review';
+      cycle: number;
+      maxReviewCycles: number;
+      overLimit: boolean;
+      /** The plan ticket the review waits on (approve/request changes decide it). */
+      ticketId?: string;
+      /** sha256 of the plan as it is now (job id + plan.md + todos.yaml): sent back with a decision. */
+      planHash?: string;
+    }
   /** A write of the tactical phase held for a person's approval (its ticket is PENDING_APPROVAL). */
   | { kind: 'approval'; ticketId: string; sql: string; sqlFile: string; impact: ImpactReport; todoId: string | null }
   | { kind: 'completed'; summary: string }

@@ -3,9 +3,9 @@
  * person's action (approve the plan, request changes, approve a write, cancel) into a graph resume.
  * Used by the VS Code host and by `pg-agent job`; every call works in a new process from the files.
  */
+import { dirname, join } from 'node:path';
 import { Command } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { join, dirname } from 'node:path';
 import { FileCheckpointSaver } from '../agent/fileCheckpointer';
 import type { RunDeps } from '../agent/runDeps';
 import { AgentError, toAgentError } from '../errors';
@@ -19,13 +19,19 @@ import { JobLeases } from './jobLease';
 import { guardCheckpointer, guardJobStore } from './leaseGuards';
 import { FileLeaseBackend } from './leaseBackends';
 import type { JobStore } from './jobStore';
+import type { Todo } from './todos';
+import { renderTodos } from './todos';
 import type { JobGraph } from './phases/jobGraph';
 import { buildJobGraph } from './phases/jobGraph';
 import type { JobStateValue } from './phases/jobState';
 import { JobHaltedError } from './phases/jobStatusSync';
 import { toolDocs } from './phases/jobTools';
-import type { Todo } from './todos';
-import { renderTodos } from './todos';
+import type { DecisionRequest } from '../approvals/approvalPath';
+import { decideTicket, resumeWhenDecided } from '../approvals/approvalPath';
+import { authorizeBy, NO_APPROVAL_RULES } from '../approvals/approvalPolicy';
+import { createPlanTicket, planHash } from '../approvals/planTicket';
+import { SYSTEM_ACTOR } from '../approvals/ticketStore';
+import { readPlanFiles } from './planFiles';
 
 export interface PlanningSettings {
   /** Stop for the person's review after the first strategic phase (default true). */
@@ -63,11 +69,8 @@ export interface NewJobRequest {
   skipReview?: boolean;
 }
 
-export interface WriteDecision {
-  approve: boolean;
-  by: string;
-  comment?: string;
-}
+/** Who decides at a stop of the job (signed when a key is given) and on what they saw: the one approval path's request. */
+export type StopDecision = Omit<DecisionRequest, 'approve'>;
 
 export class JobRunner {
   private readonly planning: PlanningSettings;
@@ -113,13 +116,6 @@ export class JobRunner {
     return job;
   }
 
-  /** Creates the job and runs it to its first stop (normally the plan review). */
-  async start(request: NewJobRequest): Promise<JobOutcome> {
-    this.requireModel();
-    const job = await this.create(request);
-    return this.driving(job.id, () => this.drive(job.id, { jobId: job.id }));
-  }
-
   /**
    * Creates a job whose plan was written elsewhere (a collaborative planning session): plan.md and todos.yaml
    * are given, and the job waits at its first plan review as if its strategic phase had just written them.
@@ -153,6 +149,13 @@ export class JobRunner {
     return this.outcome(job.id);
   }
 
+  /** Creates the job and runs it to its first stop (normally the plan review). */
+  async start(request: NewJobRequest): Promise<JobOutcome> {
+    this.requireModel();
+    const job = await this.create(request);
+    return this.driving(job.id, () => this.drive(job.id, { jobId: job.id }));
+  }
+
   /** Runs a created or interrupted job from its checkpoint to the next stop; a frozen job is thawed first. */
   continue(jobId: string): Promise<JobOutcome> {
     return this.driving(jobId, () => this.continueDriven(jobId));
@@ -163,69 +166,112 @@ export class JobRunner {
     if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${jobId} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
     if (job.status === 'frozen' && job.frozenFrom) job = await this.deps.store.setStatus(jobId, job.frozenFrom, 'continued by the person');
     const current = await this.outcome(jobId);
-    if (current.stop.kind === 'review') return current;
-    if (current.stop.kind === 'approval') return this.resumeFromTicket(jobId);
+    if (current.stop.kind === 'review' || current.stop.kind === 'approval') return this.resumeFromTicket(jobId);
     this.requireModel();
     const started = (await this.graph().getState(config(jobId))).createdAt !== undefined;
     return this.drive(jobId, started ? null : { jobId });
   }
 
-  /** At the plan review: approve, and run the first tactical phase to its next stop. */
-  approvePlan(jobId: string, by: string, comment?: string): Promise<JobOutcome> {
-    return this.review(jobId, { action: 'approve', by, ...(comment?.trim() ? { comment: comment.trim() } : {}) });
+  /** At the plan review: approve its plan ticket (what the person saw), and run the first tactical phase to its next stop. */
+  async approvePlan(jobId: string, decision: StopDecision): Promise<JobOutcome> {
+    return this.decidePlan(jobId, { ...decision, approve: true });
   }
 
-  /** At the plan review: feedback to workspace.md (dated) and to the agent, another strategic iteration, freeze again. */
-  requestChanges(jobId: string, feedback: string, by: string): Promise<JobOutcome> {
+  /** At the plan review: reject the plan ticket with the feedback, which goes to workspace.md (dated) and to the agent; another strategic iteration. */
+  requestChanges(jobId: string, feedback: string, decision: StopDecision): Promise<JobOutcome> {
     if (feedback.trim() === '') return Promise.reject(new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.'));
-    return this.review(jobId, { action: 'revise', by, feedback: feedback.trim() });
+    return this.decidePlan(jobId, { ...decision, approve: false, comment: feedback.trim() });
   }
 
-  /** At the plan review: run as is (recorded as a skipped review). While planning: do not stop for review this time. */
-  async skipReview(jobId: string, by: string): Promise<JobOutcome> {
+  /** At the plan review: run as is (the plan ticket approved, recorded as a skipped review). While planning: do not stop for review this time. */
+  async skipReview(jobId: string, decision: StopDecision): Promise<JobOutcome> {
     const job = await this.deps.store.get(jobId);
     if (job.status === 'planning') {
       await this.deps.store.update(jobId, { skipReview: true });
-      await jobAuditLog(this.deps.store).recordJob(jobId, { type: 'review', action: 'skip', by, cycle: job.reviewCycles });
+      await jobAuditLog(this.deps.store).recordJob(jobId, { type: 'review', action: 'skip', by: decision.key?.name ?? decision.by ?? 'pg-agent', cycle: job.reviewCycles });
       return this.outcome(jobId);
     }
-    return this.review(jobId, { action: 'skip', by });
+    return this.decidePlan(jobId, { ...decision, approve: true, comment: decision.comment ?? 'review skipped: run as is' }, { skip: true });
   }
 
   /** At a held write: the person's decision (recorded on the ticket), then the job goes on. */
-  decideWrite(jobId: string, decision: WriteDecision): Promise<JobOutcome> {
+  decideWrite(jobId: string, decision: StopDecision & { approve: boolean }): Promise<JobOutcome> {
     return this.driving(jobId, () => this.decideWriteDriven(jobId, decision));
   }
 
-  private async decideWriteDriven(jobId: string, decision: WriteDecision): Promise<JobOutcome> {
+  private async decideWriteDriven(jobId: string, decision: StopDecision & { approve: boolean }): Promise<JobOutcome> {
     const current = await this.outcome(jobId);
     if (current.stop.kind !== 'approval') throw notAt(current, 'a write waiting for approval');
     if (decision.approve) this.requireModel();
-    return this.drive(jobId, new Command({ resume: { approve: decision.approve, by: decision.by, ...(decision.comment ? { comment: decision.comment } : {}) } }));
+    await decideTicket(this.deps.ticketStore, current.stop.ticketId, decision);
+    return this.resumeFromTicket(jobId);
   }
 
-  /** At a held write decided elsewhere (pg-agent approvals approve/reject, a teammate over Redis): go on accordingly. */
-  resumeFromTicket(jobId: string): Promise<JobOutcome> {
-    return this.driving(jobId, () => this.resumeFromTicketDriven(jobId));
+  /**
+   * At a stop decided elsewhere (pg-agent approvals approve/reject, a teammate over Redis, another window)
+   * or here: the job goes on as its ticket says; still undecided, it stays where it is.
+   */
+  resumeFromTicket(jobId: string, hint?: { skip: boolean }): Promise<JobOutcome> {
+    return this.driving(jobId, () => this.resumeFromTicketDriven(jobId, hint));
   }
 
-  private async resumeFromTicketDriven(jobId: string): Promise<JobOutcome> {
+  private async resumeFromTicketDriven(jobId: string, hint?: { skip: boolean }): Promise<JobOutcome> {
     const current = await this.outcome(jobId);
-    if (current.stop.kind !== 'approval') return current;
-    const ticket = await this.deps.ticketStore.get(current.stop.ticketId);
-    if (!ticket || ticket.status === 'PENDING_APPROVAL') return current;
-    const event = [...ticket.history].reverse().find((e) => e.action === 'approved' || e.action === 'rejected');
-    this.requireModel();
-    const resume = { approve: ticket.status === 'APPROVED', by: event?.by ?? 'pg-agent', ...(event?.comment ? { comment: event.comment } : {}) };
-    return this.drive(jobId, new Command({ resume }));
+    const ticketId = current.stop.kind === 'approval' ? current.stop.ticketId : current.stop.kind === 'review' ? current.stop.ticketId : undefined;
+    if (ticketId === undefined) return current;
+    return resumeWhenDecided(
+      this.deps.ticketStore,
+      ticketId,
+      async (decision) => {
+        if (decision.approve) {
+          // Approved, but not (yet) as the team's policy wants: exit 4 naming what is missing; the job stays at its stop.
+          const ticket = await this.deps.ticketStore.get(ticketId);
+          const refusal = ticket ? authorizeBy(this.deps.settings.approvalRules ?? NO_APPROVAL_RULES)(ticket) : undefined;
+          if (refusal) throw refusal;
+        }
+        if (decision.approve || current.stop.kind === 'review') this.requireModel();
+        return this.drive(jobId, new Command({ resume: { ticketId, ...(hint ? hint : {}) } }));
+      },
+      () => current,
+    );
+  }
+
+  /** The plan ticket of the review, made anew when plan.md or todos.yaml changed since (a plan edit in review). */
+  private async currentPlanTicket(jobId: string): Promise<{ id: string; hash: string }> {
+    const state = (await this.graph().getState(config(jobId))).values as Partial<JobStateValue>;
+    const files = await readPlanFiles(this.deps.store, jobId);
+    const hash = planHash(files);
+    const ref = state.planTicket;
+    if (ref && ref.hash === hash) return ref;
+    if (ref) {
+      const old = await this.deps.ticketStore.get(ref.id);
+      if (old?.status === 'PENDING_APPROVAL') await this.deps.ticketStore.decide(ref.id, { approve: false, by: SYSTEM_ACTOR, comment: 'superseded: the plan changed during its review' });
+    }
+    const job = await this.deps.store.get(jobId);
+    const ticket = await createPlanTicket(this.deps.ticketStore, { ...files, cycle: job.reviewCycles, title: job.title, connection: this.deps.connectionKey, requestedBy: this.deps.requestedBy });
+    const next = { id: ticket.id, hash: ticket.sqlHash };
+    await this.graph().updateState(config(jobId), { planTicket: next }, 'endStrategic');
+    return next;
+  }
+
+  private decidePlan(jobId: string, decision: StopDecision & { approve: boolean }, hint?: { skip: boolean }): Promise<JobOutcome> {
+    return this.driving(jobId, async () => {
+      const current = await this.outcome(jobId);
+      if (current.stop.kind !== 'review') throw notAt(current, 'the plan review');
+      this.requireModel();
+      const ticket = await this.currentPlanTicket(jobId);
+      await decideTicket(this.deps.ticketStore, ticket.id, decision);
+      return this.resumeFromTicket(jobId, hint);
+    });
   }
 
   /** Cancels the job (final); a pending ticket of the job is rejected so it can never run. */
   async cancel(jobId: string, by: string): Promise<JobOutcome> {
     const current = await this.outcome(jobId);
     if (isTerminal(current.job.status)) throw notAt(current, 'a job that is still going');
-    if (current.stop.kind === 'approval') {
-      const ticket = await this.deps.ticketStore.get(current.stop.ticketId);
+    const ticketId = current.stop.kind === 'approval' || current.stop.kind === 'review' ? current.stop.ticketId : undefined;
+    if (ticketId !== undefined) {
+      const ticket = await this.deps.ticketStore.get(ticketId);
       if (ticket?.status === 'PENDING_APPROVAL') await this.deps.ticketStore.decide(ticket.id, { approve: false, by, comment: 'the job was cancelled' });
     }
     await this.deps.store.setStatus(jobId, 'cancelled', `cancelled by ${by}`);
@@ -251,6 +297,8 @@ export class JobRunner {
     const snapshot = await this.graph().getState(config(jobId));
     const state = snapshot.values as Partial<JobStateValue>;
     const execution = state.lastExecution;
+    // What the person looks at now: the panel sends this hash back with its decision (a stale click is refused).
+    const shownHash = snapshot.next.includes('reviewGate') ? planHash(await readPlanFiles(this.deps.store, jobId)) : '';
     const stop = ((): JobStop => {
       switch (job.status) {
         case 'cancelled':
@@ -265,7 +313,13 @@ export class JobRunner {
           break;
       }
       if (snapshot.next.includes('reviewGate')) {
-        return { kind: 'review', cycle: job.reviewCycles, maxReviewCycles: this.planning.maxReviewCycles, overLimit: job.reviewCycles >= this.planning.maxReviewCycles };
+        return {
+          kind: 'review',
+          cycle: job.reviewCycles,
+          maxReviewCycles: this.planning.maxReviewCycles,
+          overLimit: job.reviewCycles >= this.planning.maxReviewCycles,
+          ...(state.planTicket ? { ticketId: state.planTicket.id, planHash: shownHash } : {}),
+        };
       }
       const pending = state.pendingWrite;
       if (snapshot.next.includes('awaitWrite') && pending) {
@@ -274,15 +328,6 @@ export class JobRunner {
       return error === undefined ? { kind: 'interrupted' } : { kind: 'interrupted', error: toAgentError(error).toInfo() };
     })();
     return { job, stop, ...(execution ? { execution } : {}) };
-  }
-
-  private review(jobId: string, decision: { action: 'approve' | 'skip' | 'revise'; by: string; feedback?: string; comment?: string }): Promise<JobOutcome> {
-    return this.driving(jobId, async () => {
-      const current = await this.outcome(jobId);
-      if (current.stop.kind !== 'review') throw notAt(current, 'the plan review');
-      this.requireModel();
-      return this.drive(jobId, new Command({ resume: decision }));
-    });
   }
 
   /** Runs the graph from its checkpoint to the next stop. A failed step leaves the job where it was. */

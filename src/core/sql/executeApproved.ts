@@ -1,31 +1,52 @@
 /**
- * Executes an approved write (SPEC §5.6): claims the ticket (single use; SQL hash and connection
- * re-checked at this moment), runs the exact approved SQL in one transaction, compares the actual
- * per-table effects with the approved preview and rolls back when they exceed it beyond a tolerance
- * (the data changed since review), then commits and returns the undo script built from before-images.
+ * Executes an approved write (SPEC §5.6): claims the ticket (single use; its SQL re-checked against its
+ * hash, the connection and the approval policy at this moment, with the transaction id recorded on it),
+ * parses and runs the ticket's own SQL in that one transaction, compares the actual per-table effects with
+ * the approved preview and rolls back when they exceed it beyond a tolerance (the data changed since
+ * review), writes the undo script before COMMIT, commits, and records the outcome.
+ *
+ * Exactly once under crashes: the ticket is EXECUTING with the transaction's id from the moment it is
+ * claimed, so if this process dies anywhere after that, any later read of the ticket resolves it from
+ * pg_xact_status() to what really happened (see resolveExecuting.ts); it is never run twice.
  */
+import { authorizeBy, NO_APPROVAL_RULES } from '../approvals/approvalPolicy';
+import type { ApprovalRules } from '../approvals/approvalPolicy';
 import type { Ticket } from '../approvals/ticket';
-import { sqlHash } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
-import type { Db } from '../db/db';
+import type { Db, DbSession } from '../db/db';
 import { AgentError, toAgentError } from '../errors';
 import type { Logger } from '../logger';
 import type { Classification } from './classification';
+import { classifySql } from './classify';
 import type { TableEffect } from './impactReport';
+import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';
 import type { ChangedTable } from './tableEffects';
 import { attributeEffects, diffStats, readXactStats, resolveTables } from './tableEffects';
 import type { UndoScript } from './undoCapture';
 import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
-import { executeClaimedOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
+import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
+
+/** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */
+export interface UndoSink {
+  /** Writes the script; returns where it is (recorded on the ticket). */
+  save(undo: UndoScript, header: string): Promise<string>;
+  /** The transaction did not commit: the file says so, so nobody "undoes" a write that never happened. */
+  markVoid(file: string, reason: string): Promise<void>;
+}
 
 export interface ExecuteOptions {
+  /** Password-free key of `db` (the ticket must be for this database). */
+  connection: string;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
   /** Extra share of the approved count allowed per table and kind of change (0.1 = 10 %). */
   tolerance: number;
+  /** Signatures and approval.policy the approvals must satisfy (default: none configured). */
+  approvalRules?: ApprovalRules;
   /** Who runs it (recorded in the ticket's history). */
   by: string;
+  undo: UndoSink;
   logger: Logger;
 }
 
@@ -34,68 +55,179 @@ export interface ExecutionResult {
   tables: TableEffect[];
   rows: number;
   undo: UndoScript;
+  undoFile: string;
   elapsedMs: number;
+  /**
+   * The write committed but its outcome could not be recorded on the ticket (the store failed): it still
+   * counts as executed, and the ticket is resolved to EXECUTED from pg_xact_status() when next read.
+   */
+  outcomeNotRecorded?: string;
 }
 
-export async function executeApproved(
+/** The ticket's statements, as parsed from the ticket itself: what runs is what was approved. */
+export interface TicketStatements {
+  classification: Classification;
+}
+
+export async function executeApproved(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions): Promise<ExecutionResult> {
+  const started = performance.now();
+  await loadParser();
+  // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
+  // The peek only picks the path; that path claims the ticket and parses the claimed ticket's SQL again.
+  const peeked = await store.get(ticketId);
+  if (peeked?.kind === 'write' && runsOutsideTransaction(classifySql(peeked.sql).statements)) {
+    return executeTicketOutsideTransaction(db, store, ticketId, options, started);
+  }
+  const log = { ticket: ticketId, db: db.label };
+  const outcome = await db.withSession(async (session) => {
+    await session.query('BEGIN');
+    let ticket: Ticket | undefined;
+    let undoFile: string | undefined;
+    try {
+      // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
+      const xid = await currentXid(session);
+      ticket = await store.claim(ticketId, {
+        connection: options.connection,
+        xid,
+        by: options.by,
+        authorize: authorizeBy(options.approvalRules ?? NO_APPROVAL_RULES),
+      });
+      options.logger.info('executing approved write', { ...log, xid });
+      const statements = parseTicket(ticket);
+      await setLocalTimeouts(session, options.statementTimeoutMs, options.lockTimeoutMs);
+      const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
+      const before = await readXactStats(session);
+      const directRelids = await runTicketStatements(session, statements);
+      const changed = diffStats(before, await readXactStats(session));
+      const exceeded = compareWithApproved(changed, ticket, options.tolerance);
+      if (exceeded.length > 0) {
+        throw new AgentError(
+          'IMPACT_EXCEEDED',
+          `Rolled back: the write changed more than was approved (${exceeded.join('; ')}).`,
+          'The data changed since the review. Look at the impact again and approve the new numbers if they are right.',
+        );
+      }
+      const effects = await attributeEffects(session, changed, directRelids, [UNDO_CAPTURE_TRIGGER]);
+      const undo = await capture.buildScript();
+      await capture.remove();
+      // Before COMMIT, so a committed write always has its undo script.
+      undoFile = await options.undo.save(
+        undo,
+        `-- Undo of ticket ${ticket.id} (transaction ${xid}). Valid only if the ticket is EXECUTED: pg-agent approvals show ${ticket.id}\n`,
+      );
+      ticket = await store.noteUndo(ticket.id, xid, undoFile);
+      const done = { ticket, xid, tables: effects.tables, undo, undoFile };
+      try {
+        await session.query('COMMIT');
+      } catch (commitError) {
+        return { ...done, commitError };
+      }
+      return done;
+    } catch (error) {
+      await session.query('ROLLBACK').catch(() => undefined);
+      const e = toAgentError(error);
+      // Not claimed (refused by policy, already used, ...): nothing ran and nothing is ours to record.
+      if (ticket?.status !== 'EXECUTING' || !ticket.execution) throw e;
+      if (undoFile !== undefined) {
+        await options.undo.markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`).catch((voidError: unknown) =>
+          options.logger.error('could not mark an undo script void', { ...log, file: undoFile, error: String(voidError) }),
+        );
+      }
+      await store.finish(ticket.id, { ok: false, by: options.by, comment: e.message, xid: ticket.execution.xid }).catch((finishError: unknown) =>
+        // The ticket stays EXECUTING with its transaction id; the next read resolves it to FAILED.
+        options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
+      );
+      options.logger.warn('approved write rolled back', { ...log, code: e.code, error: e.message });
+      throw e;
+    }
+  });
+  if ('commitError' in outcome) await settleFailedCommit(db, store, outcome, options);
+  const rows = outcome.tables.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
+  const result: ExecutionResult = {
+    ticket: outcome.ticket,
+    tables: outcome.tables,
+    rows,
+    undo: outcome.undo,
+    undoFile: outcome.undoFile,
+    elapsedMs: 0,
+  };
+  try {
+    result.ticket = await store.finish(outcome.ticket.id, { ok: true, by: options.by, comment: `${rows} rows changed`, xid: outcome.xid });
+  } catch (error) {
+    // Committed is committed: a store that fails now must never turn the write into "failed" anywhere.
+    result.outcomeNotRecorded = toAgentError(error).message;
+    options.logger.error('the write committed but its outcome could not be recorded on the ticket', { ...log, error: result.outcomeNotRecorded });
+  }
+  options.logger.info('approved write committed', { ...log, rows });
+  result.elapsedMs = Math.round(performance.now() - started);
+  return result;
+}
+
+/** The ticket's own SQL, parsed again here: a ticket whose SQL is not a single write the path allows is refused. */
+export function parseTicket(ticket: Ticket): TicketStatements {
+  if (ticket.kind !== 'write') {
+    throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, 'Plan tickets move their job on; see `pg-agent job show`.');
+  }
+  const classification = classifySql(ticket.sql);
+  if (classification.decision === 'refuse') {
+    throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
+  }
+  return { classification };
+}
+
+/**
+ * Runs the ticket's statements inside the open transaction and returns the tables they write directly.
+ * One step on its own, so statements that must run outside a transaction can get their own branch here.
+ */
+async function runTicketStatements(session: DbSession, statements: TicketStatements): Promise<number[]> {
+  const directRelids: number[] = [];
+  for (const statement of statements.classification.statements) {
+    directRelids.push(...(await resolveTables(session, statement.writesTo)));
+    await session.query(statement.sql);
+  }
+  return directRelids;
+}
+
+async function currentXid(session: DbSession): Promise<string> {
+  const result = await session.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
+  const xid = result.rows[0]?.xid;
+  if (!xid) throw new AgentError('INTERNAL', 'PostgreSQL did not give the transaction an id.');
+  return xid;
+}
+
+/**
+ * COMMIT answered with an error: either it really failed (a deferred constraint) or the answer was lost
+ * with the connection. Its fate is read from the database rather than guessed: committed goes on as
+ * executed; aborted is recorded as failed (undo voided) and raised; unknown leaves the ticket EXECUTING.
+ */
+async function settleFailedCommit(
   db: Db,
   store: TicketStore,
-  request: { ticketId: string; sql: string; connection: string; classification: Classification },
+  outcome: { ticket: Ticket; xid: string; undoFile: string; commitError: unknown },
   options: ExecuteOptions,
-): Promise<ExecutionResult> {
-  const started = performance.now();
-  const ticket = await store.claim(request.ticketId, { sqlHash: sqlHash(request.sql), connection: request.connection });
-  // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
-  if (runsOutsideTransaction(request.classification.statements)) {
-    return executeClaimedOutsideTransaction(db, store, ticket, request.classification, options, started);
-  }
-  const log = { ticket: ticket.id, db: db.label };
-  options.logger.info('executing approved write', log);
-  let outcome: { tables: TableEffect[]; undo: UndoScript };
+): Promise<void> {
+  const e = toAgentError(outcome.commitError);
+  let status: string | undefined;
   try {
-    outcome = await db.withSession(async (session) => {
-      await session.query('BEGIN');
-      let committed = false;
-      try {
-        await setLocalTimeouts(session, options.statementTimeoutMs, options.lockTimeoutMs);
-        const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
-        const before = await readXactStats(session);
-        const directRelids: number[] = [];
-        for (const statement of request.classification.statements) {
-          directRelids.push(...(await resolveTables(session, statement.writesTo)));
-          await session.query(statement.sql);
-        }
-        const changed = diffStats(before, await readXactStats(session));
-        const exceeded = compareWithApproved(changed, ticket, options.tolerance);
-        if (exceeded.length > 0) {
-          throw new AgentError(
-            'IMPACT_EXCEEDED',
-            `Rolled back: the write changed more than was approved (${exceeded.join('; ')}).`,
-            'The data changed since the review. Look at the impact again and approve the new numbers if they are right.',
-          );
-        }
-        const effects = await attributeEffects(session, changed, directRelids, [UNDO_CAPTURE_TRIGGER]);
-        const undo = await capture.buildScript();
-        await capture.remove();
-        await session.query('COMMIT');
-        committed = true;
-        return { tables: effects.tables, undo };
-      } finally {
-        if (!committed) await session.query('ROLLBACK').catch(() => undefined);
-      }
+    status = await db.withSession(async (session) => {
+      const result = await session.query<{ status: string | null }>('SELECT pg_xact_status($1::text::xid8) AS status', [outcome.xid]);
+      return result.rows[0]?.status ?? undefined;
     });
   } catch (error) {
-    const e = toAgentError(error);
-    await store.finish(ticket.id, { ok: false, by: options.by, comment: e.message }).catch((finishError: unknown) =>
-      options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
-    );
-    options.logger.warn('approved write rolled back', { ...log, code: e.code, error: e.message });
-    throw e;
+    options.logger.warn('could not read the fate of a failed COMMIT', { ticket: outcome.ticket.id, xid: outcome.xid, error: String(error) });
   }
-  const rows = outcome.tables.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
-  const finished = await store.finish(ticket.id, { ok: true, by: options.by, comment: `${rows} rows changed` });
-  options.logger.info('approved write committed', { ...log, rows });
-  return { ticket: finished, tables: outcome.tables, rows, undo: outcome.undo, elapsedMs: Math.round(performance.now() - started) };
+  if (status === 'committed') return;
+  if (status === 'aborted') {
+    await options.undo.markVoid(outcome.undoFile, `transaction ${outcome.xid} did not commit: ${e.message}`).catch(() => undefined);
+    await store.finish(outcome.ticket.id, { ok: false, by: options.by, comment: `COMMIT failed: ${e.message}`, xid: outcome.xid }).catch(() => undefined);
+    throw new AgentError('DB_QUERY_FAILED', `COMMIT failed, nothing was changed: ${e.message}`, undefined, { cause: outcome.commitError });
+  }
+  throw new AgentError(
+    'DB_QUERY_FAILED',
+    `The answer to COMMIT of transaction ${outcome.xid} was lost (${e.message}); whether the write happened is not known yet.`,
+    `\`pg-agent approvals show ${outcome.ticket.id}\` reads it from the database once it can be reached; do not run the SQL again by hand.`,
+    { cause: outcome.commitError },
+  );
 }
 
 /** "orders: 12 deleted, approved 10" for every table and kind of change beyond the tolerance. */

@@ -16,6 +16,7 @@ import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
 import type { ExecutionResult } from './executeApproved';
 import { executeApproved } from './executeApproved';
+import { workspaceUndoSink } from './writeArtifacts';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 
@@ -38,6 +39,8 @@ export interface RunSqlRequest {
    * person wrote and sent: the agent's writes always wait for a person (SPEC §5.7).
    */
   autoApprove?: boolean;
+  /** Where an auto-approved write's undo script goes (`.pgagent/undo`); without it nothing is auto-approved. */
+  undoDir?: string;
   logger?: Logger;
 }
 
@@ -56,13 +59,17 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
   }
   const impact = await analyzeImpact(db, classification, request.settings);
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
-  if (request.autoApprove && !impact.requiresApproval && impact.wouldFail === null) {
+  // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
+  const teamPolicy = Object.keys(request.settings.approvalRules?.policy ?? {}).length > 0;
+  if (request.autoApprove && !teamPolicy && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null) {
     const limit = request.settings.policy.autoApproveMaxRisk;
     // The ticket's history says who let it through: the policy, on behalf of the person who sent it.
     await store.decide(ticket.id, { approve: true, by: `policy (autoApproveMaxRisk=${limit})`, comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}` });
-    const execution = await executeApproved(db, store, { ticketId: ticket.id, sql: request.sql, connection: request.connection, classification }, {
+    const execution = await executeApproved(db, store, ticket.id, {
       ...request.settings,
+      connection: request.connection,
       by: request.requestedBy,
+      undo: workspaceUndoSink(request.undoDir, ticket.id),
       logger: request.logger ?? silentLogger,
     });
     return { status: 'written', classification, impact, ticket: execution.ticket, execution };

@@ -1,4 +1,5 @@
 /** The limits and policy the safety path applies, with the defaults a new user gets. */
+import type { ApprovalRules } from '../approvals/approvalPolicy';
 import type { RiskPolicy } from './risk';
 import { DEFAULT_RISK_POLICY } from './risk';
 
@@ -10,6 +11,8 @@ export interface SafetySettings {
   /** Extra share of approved rows an execution may change before it is rolled back (data changed since review). */
   tolerance: number;
   policy: RiskPolicy;
+  /** Who may approve (approval.approvers / approval.policy in .pgagent/config.json); absent: any approval counts. */
+  approvalRules?: ApprovalRules;
 }
 
 export const DEFAULT_SAFETY: SafetySettings = {

@@ -1,7 +1,8 @@
 /** Readable files a reviewed write leaves in the workspace: its impact report and its undo script. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../approvals/ticket';
+import type { UndoSink } from './executeApproved';
 import type { UndoScript } from './undoCapture';
 
 export async function saveImpactReport(impactDir: string, ticket: Ticket): Promise<string> {
@@ -11,10 +12,54 @@ export async function saveImpactReport(impactDir: string, ticket: Ticket): Promi
   return file;
 }
 
-export async function saveUndoScript(undoDir: string, ticketId: string, undo: UndoScript): Promise<string> {
+/** The undo script's text: a header saying which execution it belongs to, its warnings, the SQL. */
+export function undoFileText(header: string, undo: UndoScript): string {
+  const notes = undo.warnings.map((w) => `-- ! ${w}\n`).join('');
+  return `${header}${notes}${undo.sql}`;
+}
+
+export async function saveUndoScript(undoDir: string, ticketId: string, undo: UndoScript, header = `-- Undo of ticket ${ticketId}\n`): Promise<string> {
   await mkdir(undoDir, { recursive: true });
   const file = join(undoDir, `${ticketId}.sql`);
-  const notes = undo.warnings.map((w) => `-- ! ${w}\n`).join('');
-  await writeFile(file, `-- Undo of ticket ${ticketId}\n${notes}${undo.sql}`);
+  // Written whole and renamed into place: a crash never leaves half an undo script.
+  await writeFile(`${file}.tmp`, undoFileText(header, undo));
+  await rename(`${file}.tmp`, file);
   return file;
+}
+
+export const VOID_MARK = '-- VOID:';
+
+/** Text of an undo script whose write never committed: every line commented out under a VOID line. */
+export function voidedUndoText(text: string, reason: string): string {
+  if (text.startsWith(VOID_MARK)) return text;
+  const kept = text
+    .split('\n')
+    .map((line) => (line === '' ? line : `-- ${line}`))
+    .join('\n');
+  return `${VOID_MARK} ${reason.replace(/\s+/g, ' ')}\n-- There is nothing to undo; the script that was prepared is kept below, commented out.\n${kept}`;
+}
+
+/** Marks a workspace undo script void in place; a file that is not there (another machine's) is left alone. */
+export async function voidUndoFile(file: string, reason: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return false;
+    throw error;
+  }
+  if (text.startsWith(VOID_MARK)) return false;
+  await writeFile(`${file}.tmp`, voidedUndoText(text, reason));
+  await rename(`${file}.tmp`, file);
+  return true;
+}
+
+/** Undo scripts of writes run outside a job: `.pgagent/undo/<ticket>.sql`. */
+export function workspaceUndoSink(undoDir: string, ticketId: string): UndoSink {
+  return {
+    save: (undo, header) => saveUndoScript(undoDir, ticketId, undo, header),
+    markVoid: async (file, reason) => {
+      await voidUndoFile(file, reason);
+    },
+  };
 }

@@ -1,15 +1,15 @@
 /**
- * Stops the run for a person's decision (`interrupt`). Only the resume value, supplied by a person's
- * action, can approve; anything malformed means "not approved". Runs twice (before the interrupt and on
- * resume), so nothing before `interrupt()` has side effects.
+ * Stops the run for a person's decision (`interrupt`). The decision is recorded on the ticket by the one
+ * approval path (approvals/approvalPath.ts) before the run is resumed; on resume the ticket alone says
+ * what happens, so the resume value cannot approve anything. Fail closed: only an APPROVED ticket goes
+ * on. Runs twice (before the interrupt and on resume), so nothing before `interrupt()` has side effects.
  */
 import { interrupt } from '@langchain/langgraph';
-import { z } from 'zod';
+import { ticketDecision } from '../../approvals/approvalPath';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
 import { failureInfo } from '../nodeErrors';
 import type { AskNode } from '../nodeTypes';
-import type { ApprovalDecision } from '../state';
 
 export interface ApprovalRequest {
   ticketId: string;
@@ -17,31 +17,18 @@ export interface ApprovalRequest {
   impact: unknown;
 }
 
-const resumeSchema = z.object({ approve: z.boolean(), by: z.string().min(1), comment: z.string().optional() });
-
 export function makeAwaitApprovalNode(deps: AskDeps): AskNode {
   return async (state, config) => {
     const threadId = threadIdOf(config);
     const ticketId = state.ticketId ?? '';
-    const raw: unknown = interrupt<ApprovalRequest, unknown>({ ticketId, sql: state.sql ?? '', impact: state.impact });
-    const parsed = resumeSchema.safeParse(raw);
-    const asked: ApprovalDecision = parsed.success
-      ? { approve: parsed.data.approve, by: parsed.data.by, ...(parsed.data.comment === undefined ? {} : { comment: parsed.data.comment }) }
-      : { approve: false, by: 'pg-agent', comment: 'the resume value was not a decision' };
+    interrupt<ApprovalRequest, unknown>({ ticketId, sql: state.sql ?? '', impact: state.impact });
     try {
-      let ticket = await deps.ticketStore.get(ticketId);
-      let recorded = false;
-      if (ticket?.status === 'PENDING_APPROVAL') {
-        ticket = await deps.ticketStore.decide(ticketId, { approve: asked.approve, by: asked.by, ...(asked.comment === undefined ? {} : { comment: asked.comment }) });
-        recorded = true;
-      }
-      // Fail closed: the run goes on only if the person approved AND the ticket says approved.
-      const approve = asked.approve && ticket?.status === 'APPROVED';
-      const decision: ApprovalDecision = { ...asked, approve };
-      await deps.audit.record(threadId, { type: 'approval', ticketId, approve, by: asked.by, ...(asked.comment === undefined ? {} : { comment: asked.comment }), recorded });
+      const decided = await ticketDecision(deps.ticketStore, ticketId);
+      const decision = decided ?? { approve: false, by: 'pg-agent', comment: `resumed while ticket ${ticketId} was still waiting for a decision` };
+      await deps.audit.record(threadId, { type: 'approval', ticketId, approve: decision.approve, by: decision.by, ...(decision.comment === undefined ? {} : { comment: decision.comment }), recorded: decided !== undefined });
       return { decision };
     } catch (error) {
-      return { decision: { ...asked, approve: false }, error: await failureInfo(deps, threadId, 'awaitApproval', error) };
+      return { decision: { approve: false, by: 'pg-agent', comment: 'the ticket could not be read' }, error: await failureInfo(deps, threadId, 'awaitApproval', error) };
     }
   };
 }

@@ -1,4 +1,5 @@
 /** The state of a job's phases graph, checkpointed between steps (keyed by the job id). */
+import type { ApprovalDecision } from '../../approvals/approvalPath';
 import { Annotation } from '@langchain/langgraph';
 import type { ErrorInfo } from '../../../shared/errorCodes';
 import type { ChatMessage } from '../../llm/provider';
@@ -34,10 +35,13 @@ export interface ReviewDecision {
   comment?: string;
 }
 
-export interface WriteDecisionValue {
-  approve: boolean;
-  by: string;
-  comment?: string;
+/** The one decision type of every approval (see approvals/approvalPath.ts). */
+export type WriteDecisionValue = ApprovalDecision;
+
+/** The plan ticket of the current review cycle: what the person approves (SPEC §5.3). */
+export interface PlanTicketRef {
+  id: string;
+  hash: string;
 }
 
 export interface ExecutedWrite {
@@ -69,6 +73,8 @@ export const JobState = Annotation.Root({
   pendingWrite: replace<PendingWrite | undefined>(() => undefined),
   /** The person's last review decision (resume value of the review stop). */
   review: replace<ReviewDecision | undefined>(() => undefined),
+  /** The plan ticket the review stop waits on (created when the plan is ready for review). */
+  planTicket: replace<PlanTicketRef | undefined>(() => undefined),
   /** The person's decision on the pending write (resume value of the approval stop). */
   writeDecision: replace<WriteDecisionValue | undefined>(() => undefined),
   /** The last write that ran. */

@@ -97,7 +97,7 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
 
 /** The safety path for the agent's SQL: a read runs; a write gets its impact and a ticket and waits. */
 async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId: string | null): Promise<ToolOutcome> {
-  const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: `${deps.requestedBy} (job ${jobId})`, settings: deps.settings, logger: deps.logger });
+  const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, logger: deps.logger });
   const sqlFile = await deps.store.nextSqlFile(jobId, todoId ?? sql.split(/\s+/).slice(0, 4).join(' '));
   await deps.store.writeFile(jobId, sqlFile, `${sql}\n`);
   const number = sqlFile.slice('sql/'.length, sqlFile.indexOf('-'));

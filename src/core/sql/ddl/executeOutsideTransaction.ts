@@ -4,13 +4,15 @@
  * CONCURRENTLY): alone, on its own connection, without BEGIN, so it cannot be rolled back. When it fails,
  * the error says what it left behind and how to clean up (e.g. the INVALID index to drop).
  */
-import type { Ticket } from '../../approvals/ticket';
 import type { TicketStore } from '../../approvals/ticketStore';
 import type { Db, DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
 import { AgentError, toAgentError } from '../../errors';
-import type { Classification, StatementClassification } from '../classification';
+import type { StatementClassification } from '../classification';
+import { authorizeBy, NO_APPROVAL_RULES } from '../../approvals/approvalPolicy';
+import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../executeApproved';
+import { parseTicket } from '../executeApproved';
 import { planStatement } from './lockModel';
 
 export interface OutsideTransactionOptions {
@@ -50,39 +52,47 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
 }
 
 /**
- * executeApproved's branch for a claimed ticket whose statement runs outside a transaction: runs it,
- * records the outcome on the ticket, and returns an execution with no undo (none is possible).
+ * executeApproved's path for a ticket whose statement runs outside a transaction: claims it (policy and
+ * connection checked as for any write), runs the claimed ticket's own SQL alone, records the outcome, and
+ * returns an execution with no undo (none is possible). With no transaction there is no id to resolve a
+ * crash from: such a ticket left EXECUTING says so (OUTSIDE_TRANSACTION_XID) instead of being guessed.
  */
-export async function executeClaimedOutsideTransaction(
-  db: Db,
-  store: TicketStore,
-  ticket: Ticket,
-  classification: Classification,
-  options: ExecuteOptions,
-  started: number,
-): Promise<ExecutionResult> {
-  const statement = classification.statements[0];
-  const log = { ticket: ticket.id, db: db.label };
-  if (!statement || classification.statements.length !== 1) {
-    const e = new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
-    await store.finish(ticket.id, { ok: false, by: options.by, comment: e.message });
-    throw e;
-  }
-  options.logger.info('executing approved statement outside a transaction', log);
+export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
+  const log = { ticket: ticketId, db: db.label };
+  const ticket = await store.claim(ticketId, {
+    connection: options.connection,
+    xid: OUTSIDE_TRANSACTION_XID,
+    by: options.by,
+    authorize: authorizeBy(options.approvalRules ?? NO_APPROVAL_RULES),
+  });
+  const finish = (outcome: { ok: boolean; comment: string }) => store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
+  let statement: StatementClassification | undefined;
   try {
-    await db.withSession((session) => executeOutsideTransaction(session, statement, options));
+    const { classification } = parseTicket(ticket);
+    statement = classification.statements[0];
+    if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
+    options.logger.info('executing approved statement outside a transaction', log);
+    const alone = statement;
+    await db.withSession((session) => executeOutsideTransaction(session, alone, options));
   } catch (error) {
     const e = toAgentError(error);
-    await store.finish(ticket.id, { ok: false, by: options.by, comment: `${e.message}${e.advice ? ` ${e.advice}` : ''}` }).catch((finishError: unknown) =>
+    await finish({ ok: false, comment: `${e.message}${e.advice ? ` ${e.advice}` : ''}` }).catch((finishError: unknown) =>
       options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
     );
     options.logger.warn('statement outside a transaction failed', { ...log, code: e.code, error: e.message });
     throw e;
   }
-  const finished = await store.finish(ticket.id, { ok: true, by: options.by, comment: 'ran outside a transaction (cannot be rolled back)' });
-  options.logger.info('statement outside a transaction done', log);
   const undo = { sql: `-- ${statement.sql}\n-- ran outside a transaction: there is no undo script.\n`, rows: 0, warnings: ['It ran outside a transaction: it cannot be undone by a script.'] };
-  return { ticket: finished, tables: [], rows: 0, undo, elapsedMs: Math.round(performance.now() - started) };
+  const result: ExecutionResult = { ticket, tables: [], rows: 0, undo, undoFile: '', elapsedMs: 0 };
+  try {
+    result.ticket = await finish({ ok: true, comment: 'ran outside a transaction (cannot be rolled back)' });
+  } catch (error) {
+    result.outcomeNotRecorded = toAgentError(error).message;
+    options.logger.error('the statement ran but its outcome could not be recorded on the ticket', { ...log, error: result.outcomeNotRecorded });
+  }
+  options.logger.info('statement outside a transaction done', log);
+  result.elapsedMs = Math.round(performance.now() - started);
+  return result;
 }
 
 /** What to run to clean up after a failed non-transactional statement. */

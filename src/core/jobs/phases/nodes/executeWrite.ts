@@ -3,11 +3,12 @@
  * preview, undo script kept in undo/NNN.sql) or records its rejection, and answers the model's call.
  * A failed execution commits nothing and is reported to the model, which decides what comes next.
  */
+import { join } from 'node:path';
 import { toAgentError } from '../../../errors';
 import type { ChatMessage } from '../../../llm/provider';
-import { classifySql } from '../../../sql/classify';
+import type { UndoSink } from '../../../sql/executeApproved';
 import { executeApproved } from '../../../sql/executeApproved';
-import { loadParser } from '../../../sql/parse';
+import { undoFileText, voidedUndoText } from '../../../sql/writeArtifacts';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import type { ExecutedWrite } from '../jobState';
 import type { JobNode } from './nodeType';
@@ -19,23 +20,26 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     if (!pending) return { writeDecision: undefined };
     let content: string;
     let lastExecution: ExecutedWrite | undefined;
-    if (decision?.approve) {
+    // An execution of this ticket already happened (this job's process died after it, before its checkpoint):
+    // what the database says happened is what the model is told; nothing runs a second time.
+    const earlier = await earlierExecution(deps, pending.ticketId);
+    if (earlier) {
+      content = earlier;
+    } else if (decision?.approve) {
       try {
-        await loadParser();
-        const result = await executeApproved(
-          deps.db,
-          deps.ticketStore,
-          { ticketId: pending.ticketId, sql: pending.sql, connection: deps.connectionKey, classification: classifySql(pending.sql) },
-          { ...deps.settings, by: decision.by, logger: deps.logger },
-        );
         const number = pending.sqlFile.slice('sql/'.length, pending.sqlFile.indexOf('-'));
         const undoFile = `undo/${number}.sql`;
-        const notes = result.undo.warnings.map((w) => `-- ! ${w}\n`).join('');
-        await deps.store.writeFile(state.jobId, undoFile, `-- Undo of ${pending.sqlFile} (ticket ${pending.ticketId})\n${notes}${result.undo.sql}`);
+        const result = await executeApproved(deps.db, deps.ticketStore, pending.ticketId, {
+          ...deps.settings,
+          connection: deps.connectionKey,
+          by: decision.by,
+          undo: jobUndoSink(deps, state.jobId, undoFile, pending.sqlFile),
+          logger: deps.logger,
+        });
         const perTable = result.tables.map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`).join('; ');
         content = `Executed after approval by ${decision.by}: ${result.rows} row(s) changed (${perTable}). Undo script: ${undoFile}.`;
         lastExecution = { ticketId: pending.ticketId, rows: result.rows, tables: result.tables, undoFile };
-        await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: pending.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
+        await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
       } catch (error) {
         const e = toAgentError(error);
         content = `Error (${e.code}): the approved write failed and nothing was committed: ${e.message}${e.advice ? ` ${e.advice}` : ''}`;
@@ -51,4 +55,35 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     ];
     return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}) };
   };
+}
+
+/** The job's undo/NNN.sql, written before COMMIT (its absolute path goes on the ticket), voided if nothing committed. */
+function jobUndoSink(deps: JobGraphDeps, jobId: string, undoFile: string, sqlFile: string): UndoSink {
+  return {
+    save: async (undo, header) => {
+      await deps.store.writeFile(jobId, undoFile, undoFileText(`-- Undo of ${sqlFile}\n${header}`, undo));
+      return join(deps.store.jobDir(jobId), undoFile);
+    },
+    markVoid: async (_file, reason) => {
+      await deps.store.writeFile(jobId, undoFile, voidedUndoText(await deps.store.readFile(jobId, undoFile), reason));
+    },
+  };
+}
+
+/** The truth about a ticket an earlier run of this step already executed (resolved from pg_xact_status on read). */
+async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<string | undefined> {
+  const ticket = await deps.ticketStore.get(ticketId);
+  const execution = ticket?.execution;
+  if (!ticket || !execution) return undefined;
+  const undo = execution.undoFile ? ` Undo script: ${execution.undoFile}.` : '';
+  switch (ticket.status) {
+    case 'EXECUTED':
+      return `Executed earlier (ticket ${ticketId}, transaction ${execution.xid}): the run stopped before recording it, and the database says it committed. Do not run it again.${undo}`;
+    case 'FAILED':
+      return `Not executed: an earlier attempt (ticket ${ticketId}, transaction ${execution.xid}) did not commit, so nothing changed. The ticket is spent; propose the write again if it is still needed.`;
+    case 'EXECUTING':
+      return `Outcome not known yet: ticket ${ticketId} (transaction ${execution.xid}) is still executing, or its database cannot be asked now. Do not run it again; check \`pg-agent approvals show ${ticketId}\`.`;
+    default:
+      return undefined;
+  }
 }

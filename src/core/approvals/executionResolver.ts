@@ -1,0 +1,46 @@
+/**
+ * The one way a ticket left EXECUTING is resolved (SPEC §5.6): ask the ticket's own database what became
+ * of the transaction recorded on it, with pg_xact_status(); and when it did not commit, void the undo
+ * script that was written before COMMIT, where this machine can reach it.
+ */
+import type { Db } from '../db/db';
+import type { Logger } from '../logger';
+import { voidUndoFile } from '../sql/writeArtifacts';
+import type { Ticket } from './ticket';
+import { OUTSIDE_TRANSACTION_XID } from './ticket';
+import type { ExecutionResolver, XactStatus } from './ticketStore';
+
+/** Reads the fate of transaction `xid` (cluster-wide ids, so any database of the cluster can answer). */
+export async function xactStatus(db: Db, xid: string): Promise<XactStatus | undefined> {
+  return db.withSession(async (session) => {
+    const result = await session.query<{ status: string | null }>('SELECT pg_xact_status($1::text::xid8) AS status', [xid]);
+    const status = result.rows[0]?.status;
+    return status === 'committed' || status === 'aborted' || status === 'in progress' ? status : undefined;
+  });
+}
+
+/**
+ * A resolver over the databases this process can open: `databaseFor` gives the Db of a ticket's connection
+ * key, or undefined when it cannot be reached from here (another machine's sample database, no password).
+ */
+export function databaseResolver(databaseFor: (connection: string) => Promise<Db | undefined>, logger: Logger): ExecutionResolver {
+  return {
+    async status(ticket: Ticket) {
+      if (!ticket.execution || ticket.execution.xid === OUTSIDE_TRANSACTION_XID) return undefined;
+      const db = await databaseFor(ticket.connection);
+      if (!db) {
+        logger.debug('cannot reach the database of an executing ticket', { ticket: ticket.id, connection: ticket.connection });
+        return undefined;
+      }
+      return xactStatus(db, ticket.execution.xid);
+    },
+    async resolved(ticket: Ticket) {
+      const file = ticket.execution?.undoFile;
+      if (ticket.status === 'FAILED' && file !== undefined) {
+        if (await voidUndoFile(file, `transaction ${ticket.execution?.xid ?? '?'} of ticket ${ticket.id} did not commit`)) {
+          logger.info('voided the undo script of a write that did not commit', { ticket: ticket.id, file });
+        }
+      }
+    },
+  };
+}
