@@ -12,6 +12,8 @@ export interface RankedTable {
   score: number;
   /** The columns included: all of them in table order when they fit, else the best ones, best first. */
   columns: string[];
+  /** A family collapsed into this entry (same columns, numbered/dated suffix, or partitions): every member's name, this one included. */
+  members?: string[];
 }
 
 export interface SchemaContext {
