@@ -119,11 +119,19 @@ export async function loadSpider(client: pg.Client, schemas: readonly SpiderSche
       const target = `${q(schema)}.${q(tb)}`;
       // A referenced column must be unique: Spider often references a non-key column; make it unique when the
       // (empty) table allows, and skip FKs PostgreSQL refuses (mismatched types).
+      // A referenced column must be unique: Spider often references a non-key column; make it unique (the
+      // tables are empty). SQLite's loose types let a text column reference a number: give the referencing
+      // column the referenced column's type. FKs PostgreSQL still refuses are skipped and counted.
       try {
         await client.query('SAVEPOINT fk');
+        const ref = target.replaceAll("'", "''");
+        const column = b.name.replaceAll("'", "''");
         await client.query(`DO $$ BEGIN
-          IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${target.replaceAll("'", "''")}'::regclass AND contype IN ('p','u') AND conkey = ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '${target.replaceAll("'", "''")}'::regclass AND attname = '${b.name.replaceAll("'", "''")}')]::int2[])
+          IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${ref}'::regclass AND contype IN ('p','u') AND conkey = ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '${ref}'::regclass AND attname = '${column}')]::int2[])
           THEN ALTER TABLE ${target} ADD UNIQUE (${q(b.name)}); END IF; END $$`);
+        const type = await client.query<{ type: string }>(`SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = '${ref}'::regclass AND attname = '${column}'`);
+        const wanted = type.rows[0]?.type ?? 'text';
+        await client.query(`ALTER TABLE ${q(schema)}.${q(ta)} ALTER COLUMN ${q(a.name)} TYPE ${wanted} USING ${q(a.name)}::text::${wanted}`);
         await client.query(`ALTER TABLE ${q(schema)}.${q(ta)} ADD FOREIGN KEY (${q(a.name)}) REFERENCES ${target} (${q(b.name)})`);
         await client.query('RELEASE SAVEPOINT fk');
         fks++;
