@@ -61,14 +61,16 @@ export interface SchemaContextOptions {
  * 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the whole schema fits
  * the budget, in which case every table is given.
  */
-const WEIGHT: Record<Field, number> = { name: 4, column: 2, allowed: 1.5, comment: 1, stat: 0.75, sample: 0.5 };
+const WEIGHT: Record<Field, number> = { name: 4, column: 2, allowed: 2, comment: 1, stat: 1.5, sample: 0.5 };
 const EXACT_NAME_BONUS = 8;
 const FK_SHARE = 0.6;
 const COHERENCE = 0.5;
-const BRIDGE_SHARE = 0.6;
+const BRIDGE_SHARE = 0.9;
 const MAX_SEEDS = 32;
 const SEED_FLOOR = 0.25;
-const MAX_HOPS = 3;
+const MAX_HOPS = 4;
+/** A term matching more tables than this ("name", "id") names no concept of its own. */
+const MAX_SEEDS_PER_TERM = 8;
 const SIZE_PRIOR = 0.05;
 const MIN_RELATIVE_SCORE = 0.1;
 const MAX_COMMENT_CHARS = 100;
@@ -116,6 +118,8 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
   const direct = new Float64Array(entries.length);
   const columnScores = new Map<number, Map<number, number>>();
   const idf = new Map<string, number>();
+  /** Per question term, the tables it matches best: each concept of the question gets a seed of its own. */
+  const termSeeds = new Set<number>();
 
   for (const term of questionTerms) {
     const found = [...(index.postings.get(term) ?? []), ...(samplePostings.get(term) ?? [])];
@@ -133,6 +137,8 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
       }
     }
     for (const [table, w] of best) direct[table] = (direct[table] ?? 0) + w * weight;
+    const bestWeight = Math.max(...best.values());
+    if (best.size <= MAX_SEEDS_PER_TERM) for (const [table, w] of best) if (w === bestWeight) termSeeds.add(table);
   }
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
@@ -154,7 +160,7 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
     for (const e of pinned) direct[e] = (direct[e] ?? 0) + top;
   }
 
-  const joined = joinScores(index, direct, pinned);
+  const joined = joinScores(index, direct, new Set([...pinned, ...termSeeds]));
   const candidates: Candidate[] = [];
   entries.forEach((entry, i) => {
     let neighbourBest = 0;
@@ -171,7 +177,7 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
 }
 
 /** Seeds (the best direct matches and the pinned tables) joined to each other along shortest FK paths. */
-function joinScores(index: SchemaIndex, direct: Float64Array, pinned: ReadonlySet<number>): { coherence: Float64Array; bridge: Float64Array } {
+function joinScores(index: SchemaIndex, direct: Float64Array, extraSeeds: ReadonlySet<number>): { coherence: Float64Array; bridge: Float64Array } {
   const coherence = new Float64Array(direct.length);
   const bridge = new Float64Array(direct.length);
   const top = Math.max(0, ...direct);
@@ -180,7 +186,7 @@ function joinScores(index: SchemaIndex, direct: Float64Array, pinned: ReadonlySe
     .filter((i) => (direct[i] ?? 0) >= SEED_FLOOR * top)
     .sort((a, b) => (direct[b] ?? 0) - (direct[a] ?? 0))
     .slice(0, MAX_SEEDS);
-  for (const p of pinned) if (!seeds.includes(p)) seeds.push(p);
+  for (const p of extraSeeds) if (!seeds.includes(p)) seeds.push(p);
   const seedSet = new Set(seeds);
   for (const a of seeds) {
     for (const [b, between] of index.graph.pathsFrom(a, seedSet, MAX_HOPS)) {
