@@ -175,13 +175,12 @@ export class AskController {
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const paths = services.workspacePaths(this.deps.rootDir);
-    const sampleValues = config.get<boolean>('schema.sampleValues') === true;
     const askDeps: AskDeps = {
       db,
       connectionKey: key,
       ticketStore: await this.deps.review.ticketStore(),
       provider,
-      loadSnapshot: () => db.withSession((session) => services.introspectSchema(session, { sampleValues })),
+      loadSnapshot: () => this.deps.session.loadSnapshot(),
       settings: safetySettings(services.DEFAULT_SAFETY),
       logger: this.deps.logger,
       requestedBy: userInfo().username,

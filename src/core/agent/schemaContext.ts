@@ -88,6 +88,37 @@ export function buildSchemaContext(snapshot: SchemaSnapshot, question: string, o
   return fit(ranked, budget, schemaTokens);
 }
 
+/** Entries (families collapsed), most relevant to `question` first; `all` keeps those it does not match too, last. */
+export function rankedEntries(snapshot: SchemaSnapshot, question: string, all: boolean): readonly TableEntry[] {
+  return rank(indexOf(snapshot), question, { budgetTokens: 1 }, all).map((c) => c.entry);
+}
+
+/**
+ * The whole blocks of the named tables ("schema.table" or a bare name; a family member gives its family),
+ * as the context renders them: what describe_table answers. Names that match no table come back in `unknown`.
+ */
+export function describeTables(snapshot: SchemaSnapshot, names: readonly string[]): { blocks: string[]; tables: RankedTable[]; unknown: string[] } {
+  const index = indexOf(snapshot);
+  const blocks: string[] = [];
+  const tables: RankedTable[] = [];
+  const unknown: string[] = [];
+  const seen = new Set<number>();
+  for (const name of names) {
+    const [e] = pinnedEntries(index, [name]);
+    const entry = e === undefined ? undefined : index.entries[e];
+    if (e === undefined || !entry) {
+      unknown.push(name);
+      continue;
+    }
+    if (seen.has(e)) continue;
+    seen.add(e);
+    blocks.push(fullBlockOf(entry));
+    const { table, members } = entry;
+    tables.push({ schema: table.schema, name: table.name, score: 0, columns: table.columns.map((c) => c.name), ...(members ? { members } : {}) });
+  }
+  return { blocks, tables, unknown };
+}
+
 interface Candidate {
   entry: TableEntry;
   score: number;
