@@ -82,6 +82,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     connectionKey: key,
     provider: options.provider,
     loadSnapshot: () => context.loadSchema(),
+      invalidateSchema: () => context.invalidateSchema(),
     settings: safetySettings(args.flags, await readWorkspaceConfig(workspacePaths(workspace))),
   });
 }

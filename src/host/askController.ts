@@ -181,6 +181,7 @@ export class AskController {
       ticketStore: await this.deps.review.ticketStore(),
       provider,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
+      invalidateSchema: () => this.deps.session.invalidateSchema(),
       settings: safetySettings(services.DEFAULT_SAFETY),
       logger: this.deps.logger,
       requestedBy: userInfo().username,

@@ -64,6 +64,7 @@ export class JobRunners {
       ...(await this.common(db, key)),
       provider: options.provider ? withSignal(options.provider, options.signal) : undefined,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
+      invalidateSchema: () => this.deps.session.invalidateSchema(),
       onEvent: (event) => options.onEvent(event),
       signal: options.signal,
     });

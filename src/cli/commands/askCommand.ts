@@ -62,6 +62,7 @@ export const askCommand: CliCommand = {
       ticketStore: store,
       provider,
       loadSnapshot: () => context.loadSchema(),
+      invalidateSchema: () => context.invalidateSchema(),
       settings: safetySettings(args.flags),
       logger: context.logger,
       requestedBy: io.env.USER ?? 'pg-agent',

@@ -29,7 +29,10 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** "schema.name" or "name" (public first, then any schema) to the table; a clear error lists near names. */
 export async function findTable(context: ReadToolContext, table: string): Promise<TableInfo> {
-  const snapshot = await context.loadSnapshot();
+  return tableIn(await context.loadSnapshot(), table);
+}
+
+function tableIn(snapshot: SchemaSnapshot, table: string): TableInfo {
   const wanted = table.trim().replaceAll('"', '').toLowerCase();
   const dot = wanted.indexOf('.');
   const found =
@@ -60,8 +63,9 @@ export async function listTables(context: ReadToolContext): Promise<unknown> {
 }
 
 export async function describeTable(context: ReadToolContext, table: string): Promise<unknown> {
-  const t = await findTable(context, table);
+  // One read of the (cached) schema per tool call.
   const snapshot = await context.loadSnapshot();
+  const t = tableIn(snapshot, table);
   const referencedBy = snapshot.tables.flatMap((other) =>
     other.foreignKeys
       .filter((fk) => fk.references.schema === t.schema && fk.references.table === t.name)
@@ -72,7 +76,15 @@ export async function describeTable(context: ReadToolContext, table: string): Pr
     kind: t.kind,
     comment: t.comment,
     rowEstimate: t.rowEstimate,
-    columns: t.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable, default: c.default, ...(c.comment ? { comment: c.comment } : {}) })),
+    columns: t.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      nullable: c.nullable,
+      default: c.default,
+      ...(c.comment ? { comment: c.comment } : {}),
+      ...(c.allowedValues ? { allowedValues: c.allowedValues } : {}),
+    })),
+    ...(t.partitionOf ? { partitionOf: `${t.partitionOf.schema}.${t.partitionOf.table}` } : {}),
     primaryKey: t.primaryKey,
     foreignKeys: t.foreignKeys.map((fk) => ({ columns: fk.columns, references: `${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})`, onDelete: fk.onDelete })),
     referencedBy,
