@@ -26,8 +26,15 @@ export const GLUED_LAST_WORDS: readonly string[] = ['id', 'name', 'code', 'date'
 
 /** Column types that hold money: a question about revenue, sales or spend links to them. */
 export function isMoneyType(type: string): boolean {
-  return type === 'money' || /^numeric\(\d+,\s*2\)$/.test(type) || /^decimal\(\d+,\s*2\)$/.test(type);
+  let money = moneyTypes.get(type);
+  if (money === undefined) {
+    money = type === 'money' || /^(?:numeric|decimal)\(\d+,\s*2\)$/.test(type);
+    if (moneyTypes.size < 10_000) moneyTypes.set(type, money);
+  }
+  return money;
 }
+
+const moneyTypes = new Map<string, boolean>();
 
 /** The pseudo-term a money question and a money column share (no real word looks like it). */
 export const MONEY_TERM = '$money';

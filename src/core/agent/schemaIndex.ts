@@ -58,7 +58,7 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   const memo = new Map<string, string[]>();
   const identifierTerms = (text: string): string[] => {
     let terms = memo.get(text);
-    if (!terms) memo.set(text, (terms = termsOf(text, 'identifier')));
+    if (!terms) memo.set(text, (terms = [...new Set(termsOf(text, 'identifier'))]));
     return terms;
   };
   const families = tableFamilies(snapshot.tables);
@@ -86,7 +86,7 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
     for (const term of entry.nameTerms) add(term, { table: e, field: 'name', column: -1 });
     if (table.comment) for (const term of new Set(termsOf(table.comment))) add(term, { table: e, field: 'comment', column: -1 });
     table.columns.forEach((column, c) => {
-      for (const term of new Set(identifierTerms(column.name))) add(term, { table: e, field: 'column', column: c });
+      for (const term of identifierTerms(column.name)) add(term, { table: e, field: 'column', column: c });
       if (isMoneyType(column.type)) add(MONEY_TERM, { table: e, field: 'column', column: c });
       if (column.comment) for (const term of new Set(termsOf(column.comment))) add(term, { table: e, field: 'comment', column: c });
       if (column.allowedValues) for (const term of new Set(column.allowedValues.flatMap((v) => termsOf(v)))) add(term, { table: e, field: 'allowed', column: c });
@@ -142,12 +142,13 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
 function addDerivedTerms(postings: Map<string, Posting[]>): void {
   const lastStems = GLUED_LAST_WORDS.map(stem);
   for (const [term, list] of [...postings]) {
-    const named = list.filter((p) => p.field === 'name' || p.field === 'column');
-    if (named.length === 0) continue;
     const last = lastStems.find((l) => term.length >= l.length + 4 && term.endsWith(l));
     const front = last === undefined ? undefined : termOf(term.slice(0, -last.length))?.[0];
-    if (front && postings.has(front)) postings.get(front)?.push(...named);
     const verb = agentVerb(term);
+    if ((!front || !postings.has(front)) && (verb === undefined || verb === term)) continue;
+    const named = list.filter((p) => p.field === 'name' || p.field === 'column');
+    if (named.length === 0) continue;
+    if (front && postings.has(front)) postings.get(front)?.push(...named);
     if (verb !== undefined && verb !== term) {
       const existing = postings.get(verb);
       if (existing) existing.push(...named);

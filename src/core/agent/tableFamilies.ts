@@ -39,6 +39,8 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
     }
     return at;
   };
+  // Grouped by name first; the column signature is built only where two names could be one family.
+  const byBase = new Map<string, number[]>();
   const groups = new Map<string, number[]>();
   tables.forEach((t, i) => {
     if (t.partitionOf) {
@@ -48,13 +50,21 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
         return;
       }
     }
-    const base = baseName(t.name) ?? t.name;
-    const signature = t.columns.map((c) => `${c.name}:${c.type}`).join(',');
-    const key = `s:${t.schema}\u0000${base}\u0000${t.kind}\u0000${signature}`;
-    const list = groups.get(key);
+    const key = `${t.schema}\u0000${baseName(t.name) ?? t.name}\u0000${t.kind}`;
+    const list = byBase.get(key);
     if (list) list.push(i);
-    else groups.set(key, [i]);
+    else byBase.set(key, [i]);
   });
+  for (const [base, list] of byBase) {
+    if (list.length < 2) continue;
+    for (const i of list) {
+      const signature = (tables[i]?.columns ?? []).map((c) => `${c.name}:${c.type}`).join(',');
+      const key = `s:${base}\u0000${signature}`;
+      const same = groups.get(key);
+      if (same) same.push(i);
+      else groups.set(key, [i]);
+    }
+  }
   for (const [key, list] of groups) {
     if (list.length < 2) continue;
     // Only a suffix makes a family: two unrelated tables with equal columns and no suffix stay apart.
@@ -74,6 +84,8 @@ function pickRepresentative(tables: readonly TableInfo[], list: readonly number[
   return [...list].sort((a, b) => compareNames(tables[b]?.name ?? '', tables[a]?.name ?? ''))[0] ?? 0;
 }
 
+const collator = new Intl.Collator('en', { numeric: true });
+
 function compareNames(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
+  return collator.compare(a, b);
 }
