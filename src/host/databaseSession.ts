@@ -127,7 +127,9 @@ export class DatabaseSession implements vscode.Disposable {
     return snapshot;
   }
 
+  /** Reconnects and reads the schema again from the catalog (the cache is emptied first). */
   async refreshSchema(): Promise<void> {
+    await this.invalidateSchema();
     await this.connect(this.store.active());
   }
 
