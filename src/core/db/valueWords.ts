@@ -6,20 +6,33 @@
 import type { TableInfo } from '../../shared/schema';
 import { parseArrayLiteral } from '../sql/valueEncoding';
 
+/** Above this many distinct values a column is free text: its histogram bounds are not read. */
+const MAX_HISTOGRAM_DISTINCT = 500;
+
 const USER_RELATIONS = `
   c.relkind IN ('r', 'p', 'm', 'f')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema')
   AND n.nspname NOT LIKE 'pg\\_%'`;
 
-/** One query for the whole database; string-category columns only (text, varchar, char, citext, name). */
+/**
+ * One query for the whole database. Its cost is pg_stats itself (a privilege check per analyzed column),
+ * so nothing else is joined: the string columns are picked afterwards from the column types. Histogram
+ * bounds are read only for columns with few distinct values (categories, not free text, whose bounds are
+ * random words).
+ */
+// n_distinct > 0 is a count; < 0 is minus a fraction of the rows.
+const FEW_DISTINCT = `(s.n_distinct BETWEEN 1 AND ${MAX_HISTOGRAM_DISTINCT} OR (s.n_distinct < 0 AND -s.n_distinct * c.reltuples <= ${MAX_HISTOGRAM_DISTINCT}))`;
+
 export const VALUE_STATS_SQL = `
-SELECT c.oid::int8::text AS oid, s.attname AS name, s.most_common_vals::text AS mcv, s.histogram_bounds::text AS hist
+SELECT c.oid::int8::text AS oid, s.attname AS name, s.most_common_vals::text AS mcv,
+       CASE WHEN ${FEW_DISTINCT} THEN s.histogram_bounds::text END AS hist
 FROM pg_stats s
 JOIN pg_namespace n ON n.nspname = s.schemaname
 JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
-JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = s.attname
-JOIN pg_type t ON t.oid = a.atttypid
-WHERE t.typcategory = 'S' AND (s.most_common_vals IS NOT NULL OR s.histogram_bounds IS NOT NULL) AND ${USER_RELATIONS}`;
+WHERE (s.most_common_vals IS NOT NULL OR ${FEW_DISTINCT}) AND ${USER_RELATIONS}`;
+
+/** Types whose values are words: text, varchar, char, citext, name (and arrays of them are not). */
+const STRING_TYPE = /^(?:text|character varying|character|citext|name)(?:\(\d+\))?$/;
 
 export interface StatsRow {
   oid: string;
@@ -35,7 +48,7 @@ const MAX_WORD_CHARS = 30;
 export function attachValueWords(byOid: ReadonlyMap<string, TableInfo>, rows: readonly StatsRow[]): void {
   for (const row of rows) {
     const column = byOid.get(row.oid)?.columns.find((c) => c.name === row.name);
-    if (!column) continue;
+    if (!column || !STRING_TYPE.test(column.type)) continue;
     const words = new Set<string>();
     for (const literal of [row.mcv, row.hist]) {
       if (!literal) continue;
