@@ -49,17 +49,19 @@ export interface SchemaContextOptions {
 /**
  * Scoring. Each question term scores once per table, in the best field it appears in, times its inverse
  * document frequency over tables (a term found in every table, like "date", counts little): table-name
- * term 4 > column name 2 > an allowed value (enum label, CHECK literal) 1.5 > comment 1 > a word of the
- * column's statistics 0.75 > sample value 0.5; a table whose name terms are all in the question adds
- * 8 × the idf of its name terms (exact ≫ token match). Adjacent question words also count joined
- * ("high school" → highschooler), and money words (revenue, sales, spend) match money-typed columns. Tables the model picked (`pinned`) start above the
- * best match. Then the FK graph: among the best matches (seeds: up to 32, each at least a quarter of the
- * best), each pair joined by a path of at most 3 FKs adds 0.5 × the weaker score / path length to both
- * ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the path
- * 0.6 × the weaker score (the join needs them); every table also gets 60 % of its best neighbour's direct
- * score when that is more (a strong match lifts its neighbours). Last, a tie-breaking prior of
- * 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the whole schema fits
- * the budget, in which case every table is given.
+ * term 4 > column name, allowed value (enum label, CHECK literal) 2 > a word of the column's statistics
+ * 1.5 > comment 1 > sample value 0.5; a table whose name terms are all in the question adds 8 × the idf of
+ * its name terms (exact ≫ token match). Adjacent question words also count joined ("high school" →
+ * highschooler), and money words (revenue, sales, spend) match money-typed columns. Tables the model
+ * picked (`pinned`) start above the best match.
+ * Then the FK graph. Seeds are the best direct matches (up to 32, each at least a quarter of the best),
+ * the best table of each question term (a value-only word like "jazz" is a concept too) and the pinned
+ * tables. Each pair of seeds joined by a path of at most 4 FKs adds 0.5 × the weaker score / path length
+ * to both ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the
+ * path 0.9 × the weaker score (the join cannot be written without them); every table also gets 60 % of
+ * its best neighbour's direct score when that is more (a strong match lifts its neighbours). Last, a
+ * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
+ * whole schema fits the budget, in which case every table is given.
  */
 const WEIGHT: Record<Field, number> = { name: 4, column: 2, allowed: 2, comment: 1, stat: 1.5, sample: 0.5 };
 const EXACT_NAME_BONUS = 8;
