@@ -3,7 +3,8 @@
 // SQL's tables among the first 5/15 context entries, averaged over questions), the share of questions with
 // every needed table in the top 15, and context tokens. A family entry counts for each of its members.
 import pg from 'pg';
-import { buildSchemaContext } from '../src/core/agent/schemaContext';
+import { buildSchemaContext, rankedEntries } from '../src/core/agent/schemaContext';
+import { compactSchemaList } from '../src/core/agent/schemaLinking';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { introspectSchema } from '../src/core/db/introspect';
 import { openPostgres } from '../src/core/db/postgresDb';
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
     let r15 = 0;
     let all15 = 0;
     let all5 = 0;
+    let allListed = 0;
+    let listed = 0;
     const tokens: number[] = [];
     const times: number[] = [];
     for (const c of data.cases) {
@@ -52,12 +55,19 @@ async function main(): Promise<void> {
       r15 += found(15) / n;
       if (found(15) === c.gold.length) all15++;
       if (found(5) === c.gold.length) all5++;
+      // Stage one of two-stage linking: is every needed table in the compact list the model picks from?
+      const list = compactSchemaList(snapshot, c.question, BUDGET);
+      const names = new Set(rankedEntries(snapshot, c.question, true).slice(0, list.listed).flatMap((e) => [e.key, ...(e.members ?? []).map((m) => `${e.table.schema}.${m}`)]));
+      listed += list.listed;
+      if (c.gold.every((g) => names.has(g))) allListed++;
     }
     const count = data.cases.length;
     report('recall@5', (100 * r5) / count, '%');
     report('recall@15', (100 * r15) / count, '%');
     report('all needed tables in the top 5', (100 * all5) / count, '%');
     report('all needed tables in the top 15', (100 * all15) / count, '%');
+    report('two-stage: tables in the compact list (mean)', listed / count, `of ${rankedEntries(snapshot, '', true).length} entries`);
+    report('two-stage: all needed tables in the compact list', (100 * allListed) / count, '%');
     report('context tokens: mean', tokens.reduce((a, b) => a + b, 0) / count, 'tokens');
     report('context tokens: p95', percentile(tokens, 95), 'tokens');
     report('whole schema (schemaTokens)', buildSchemaContext(snapshot, 'x', { budgetTokens: BUDGET }).schemaTokens, 'tokens');
