@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSchemaContext } from '../../src/core/agent/schemaContext';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import { introspectSchema } from '../../src/core/db/introspect';
+import { findTables } from '../../src/core/jobs/phases/readTools';
+import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { openPostgres } from '../../src/core/db/postgresDb';
 import { silentLogger } from '../../src/core/logger';
 import type { SchemaSnapshot } from '../../src/shared/schema';
@@ -89,6 +91,16 @@ describe.runIf(postgresAvailable)('schema linking on a music store hidden among 
     const context = buildSchemaContext(snapshot, 'How many invoices were refunded?', { budgetTokens: BUDGET });
     expect(context.tables[0]?.name).toBe('invoice');
     expect(context.text).toContain("status invoice_status in ('paid', 'refunded', 'overdue')");
+  });
+
+  it("gives a job's find_tables the best matches of a few words, values included, one line each", async () => {
+    const context = { db: undefined as never, settings: DEFAULT_SAFETY, loadSnapshot: () => Promise.resolve(snapshot) };
+    const lines = (await findTables(context, 'jazz')).split('\n');
+    expect(lines[0]).toBe('genre: genre_id, name');
+    expect((await findTables(context, 'support tickets')).split('\n').filter((l) => l.startsWith('crm_support_ticket'))).toEqual([
+      'crm_support_ticket_9 (+8 like it): ticket_id, customer_name, agent_name, subject, revenue_impact, …',
+    ]);
+    expect(await findTables(context, 'zeppelin')).toBe('No table matches "zeppelin". list_tables shows the names.');
   });
 
   it('pg-agent context --json gives a collapsed family as one entry with a members list', async () => {

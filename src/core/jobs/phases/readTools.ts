@@ -5,6 +5,7 @@
  * as untrusted data.
  */
 import { untrustedData } from '../../agent/modelCall';
+import { findTablesText } from '../../agent/schemaLinking';
 import type { Db } from '../../db/db';
 import { AgentError } from '../../errors';
 import type { Classification } from '../../sql/classification';
@@ -44,7 +45,7 @@ function tableIn(snapshot: SchemaSnapshot, table: string): TableInfo {
     .filter((t) => t.name.toLowerCase().includes(wanted.slice(dot + 1, dot + 5)))
     .slice(0, 8)
     .map((t) => `${t.schema}.${t.name}`);
-  throw new AgentError('BAD_INPUT', `There is no table "${table}".${near.length > 0 ? ` Similar: ${near.join(', ')}.` : ''}`, 'Call list_tables for the names.');
+  throw new AgentError('BAD_INPUT', `There is no table "${table}".${near.length > 0 ? ` Similar: ${near.join(', ')}.` : ''}`, 'Call find_tables with a few words, or list_tables for the names.');
 }
 
 export async function listTables(context: ReadToolContext): Promise<unknown> {
@@ -91,6 +92,12 @@ export async function describeTable(context: ReadToolContext, table: string): Pr
     indexes: t.indexes.map((i) => i.definition),
     triggers: t.triggers.map((tr) => tr.definition),
   };
+}
+
+/** find_tables: the best matches of a few words, ranked as the ask's schema context ranks them. */
+export async function findTables(context: ReadToolContext, words: string): Promise<string> {
+  const found = findTablesText(await context.loadSnapshot(), words);
+  return found === '' ? `No table matches "${words}". list_tables shows the names.` : found;
 }
 
 export async function sampleRows(context: ReadToolContext, table: string, limit: number | undefined): Promise<string> {
