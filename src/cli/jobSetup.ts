@@ -83,6 +83,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     connectionKey: key,
     provider: options.provider,
     loadSnapshot: () => context.loadSchema(),
+    invalidateSchema: () => context.invalidateSchema(),
     settings: await cliSafety(context),
   });
 }

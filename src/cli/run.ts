@@ -169,6 +169,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
       openTicketStore: openStore,
       loadSchema,
+      invalidateSchema: async () => {
+        if (schemaCache) await schemaCache.cache.invalidate(connectionKey(await resolve(), paths.sampleDb));
+      },
       readText,
       openJobLeases,
       openJobCheckpointer: jobCheckpointer,

@@ -177,13 +177,13 @@ export class AskController {
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const paths = services.workspacePaths(this.deps.rootDir);
-    const sampleValues = config.get<boolean>('schema.sampleValues') === true;
     const askDeps: AskDeps = {
       db,
       connectionKey: key,
       ticketStore: await this.deps.review.ticketStore(),
       provider,
-      loadSnapshot: () => db.withSession((session) => services.introspectSchema(session, { sampleValues })),
+      loadSnapshot: () => this.deps.session.loadSnapshot(),
+      invalidateSchema: () => this.deps.session.invalidateSchema(),
       settings: await safetySettings(this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,

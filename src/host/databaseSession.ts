@@ -1,11 +1,14 @@
 /**
- * The database the window is working on: opened on first need (never at activation), its schema
- * loaded once per connection, and its state published to the panel and the status bar.
+ * The database the window is working on: opened on first need (never at activation), its schema read
+ * through the one schema cache every caller of the window shares (asks, jobs, review chat), and its
+ * state published to the panel and the status bar.
  */
 import * as vscode from 'vscode';
 import type { ConnectionTarget } from '../core/db/connectionTarget';
 import type { Db } from '../core/db/db';
+import type { SchemaCache } from '../core/db/schemaCache';
 import type { Logger } from '../core/logger';
+import type { SchemaSnapshot } from '../shared/schema';
 import type { ConnectionState, SchemaState, TableSummary } from '../shared/protocol';
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';
 import { coreServices } from './lazyServices';
@@ -19,6 +22,8 @@ export class DatabaseSession implements vscode.Disposable {
   private connectionState: ConnectionState = { status: 'none' };
   private schemaState: SchemaState = { status: 'idle' };
   private readonly changed = new vscode.EventEmitter<void>();
+  /** One cache per sample-values setting (their snapshots differ), opened on first use. */
+  private readonly schemaCaches = new Map<boolean, Promise<{ cache: SchemaCache; close(): Promise<void> }>>();
   readonly onDidChange = this.changed.event;
 
   constructor(
@@ -68,8 +73,7 @@ export class DatabaseSession implements vscode.Disposable {
       }
       this.db = db;
       this.key = services.connectionKey(target, this.sampleDbDir());
-      const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
-      const snapshot = await db.withSession((session) => services.introspectSchema(session, { sampleValues }));
+      const snapshot = await this.snapshotOf(db, this.key);
       if (generation !== this.generation) return;
       this.update(
         { status: 'connected', label: db.label, kind, database: snapshot.database },
@@ -92,7 +96,40 @@ export class DatabaseSession implements vscode.Disposable {
     return { db: this.db, key: this.key };
   }
 
+  /** The open database's schema, from the shared cache (introspected only when it changed). */
+  async loadSnapshot(): Promise<SchemaSnapshot> {
+    const { db, key } = await this.database();
+    return this.snapshotOf(db, key);
+  }
+
+  /** Forgets the cached schema of the open database: call right after a DDL made through the agent. */
+  async invalidateSchema(): Promise<void> {
+    if (!this.key) return;
+    for (const opened of this.schemaCaches.values()) await (await opened).cache.invalidate(this.key);
+  }
+
+  private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
+    const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
+    let opened = this.schemaCaches.get(sampleValues);
+    if (!opened) {
+      const services = coreServices();
+      const url = vscode.workspace.getConfiguration('postgresAgent').get<string>('redisUrl')?.trim();
+      opened = services.openSchemaCache({
+        ...(url ? { redisUrl: url } : {}),
+        dir: services.workspacePaths(this.store.workspaceDir ?? this.globalStorageDir).schemaCache,
+        sampleValues,
+        logger: this.logger,
+      });
+      this.schemaCaches.set(sampleValues, opened);
+    }
+    const { snapshot, source } = await (await opened).cache.get(db, key);
+    this.logger.debug('schema loaded', { source });
+    return snapshot;
+  }
+
+  /** Reconnects and reads the schema again from the catalog (the cache is emptied first). */
   async refreshSchema(): Promise<void> {
+    await this.invalidateSchema();
     await this.connect(this.store.active());
   }
 
@@ -125,6 +162,7 @@ export class DatabaseSession implements vscode.Disposable {
   dispose(): void {
     this.generation++;
     void this.db?.close();
+    for (const opened of this.schemaCaches.values()) void opened.then((c) => c.close());
     this.changed.dispose();
   }
 }

@@ -58,13 +58,9 @@ export class JobChat implements vscode.Disposable {
     this.deps.logger.info('review chat message', { jobId, chars: text.length, debug });
     try {
       const config = vscode.workspace.getConfiguration('postgresAgent');
-      const sampleValues = config.get<boolean>('schema.sampleValues') === true;
       // The research tier searches the schema only when a database is open; the chat never opens one.
       const loadSnapshot = this.deps.session.connection.status === 'connected'
-        ? async () => {
-            const { db } = await this.deps.session.database();
-            return db.withSession((session) => services.introspectSchema(session, { sampleValues }));
-          }
+        ? () => this.deps.session.loadSnapshot()
         : undefined;
       const turn = await services.sendReviewMessage(
         { store: this.deps.runners.store(), provider, ...(loadSnapshot ? { loadSnapshot } : {}), logger: this.deps.logger, modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000 },

@@ -101,11 +101,11 @@ export class JobRunners implements vscode.Disposable {
         'Select the job\'s connection with "Postgres Agent: Select Connection…", then try again.',
       );
     }
-    const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
     return new services.JobRunner({
       ...(await this.common(db, key)),
       provider: options.provider ? withSignal(options.provider, options.signal) : undefined,
-      loadSnapshot: () => db.withSession((session) => services.introspectSchema(session, { sampleValues })),
+      loadSnapshot: () => this.deps.session.loadSnapshot(),
+      invalidateSchema: () => this.deps.session.invalidateSchema(),
       onEvent: (event) => options.onEvent(event),
       signal: options.signal,
     });

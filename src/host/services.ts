@@ -4,6 +4,7 @@
  */
 export { openDatabase } from '../core/db/openDatabase';
 export { introspectSchema } from '../core/db/introspect';
+export { openSchemaCache } from '../core/db/schemaCache';
 export { connectionKey, resolveTarget } from '../core/db/connectionTarget';
 export { openTicketStore } from '../core/approvals/openTicketStore';
 export { runSql } from '../core/sql/runSql';

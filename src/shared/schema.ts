@@ -14,6 +14,13 @@ export interface ColumnInfo {
   comment: string | null;
   /** A few of the column's most common values (only when sample values are enabled; see introspectSchema). */
   samples?: string[];
+  /** The values the schema itself allows: enum labels, or string literals of a CHECK constraint on the column (`status IN ('paid', ...)`). */
+  allowedValues?: string[];
+  /**
+   * Words of the column's values as the planner's statistics know them (pg_stats most common values and
+   * histogram bounds, when readable): used to link a question's words to the column, never shown to a model.
+   */
+  valueWords?: string[];
 }
 
 export interface ForeignKeyInfo {
@@ -44,6 +51,8 @@ export interface TableInfo {
   name: string;
   kind: RelationKind;
   comment: string | null;
+  /** The partitioned table this one is a partition of. */
+  partitionOf?: { schema: string; table: string };
   /** Planner's estimate (pg_class.reltuples); null when never analyzed or not a stored relation. */
   rowEstimate: number | null;
   columns: ColumnInfo[];

@@ -45,10 +45,23 @@ export function parseBudget(value: string | boolean | undefined): number {
   return Number(value);
 }
 
-/** SPEC §6: exactly these keys, tables best first, scores to 3 decimals. */
-export function contextJson(context: SchemaContext): { tables: { schema: string; name: string; score: number; columns: string[] }[]; tokens: number; budget: number; schemaTokens: number } {
+/** SPEC §6: exactly these keys, tables best first, scores to 3 decimals; a collapsed family adds `members`. */
+export type ContextJson = {
+  tables: { schema: string; name: string; score: number; columns: string[]; members?: string[] }[];
+  tokens: number;
+  budget: number;
+  schemaTokens: number;
+};
+
+export function contextJson(context: SchemaContext): ContextJson {
   return {
-    tables: context.tables.map((t) => ({ schema: t.schema, name: t.name, score: Math.round(t.score * 1000) / 1000, columns: t.columns })),
+    tables: context.tables.map((t) => ({
+      schema: t.schema,
+      name: t.name,
+      score: Math.round(t.score * 1000) / 1000,
+      columns: t.columns,
+      ...(t.members ? { members: t.members } : {}),
+    })),
     tokens: context.tokens,
     budget: context.budget,
     schemaTokens: context.schemaTokens,
@@ -61,7 +74,12 @@ function renderContext(context: SchemaContext, showText: boolean): string {
   else {
     lines.push(
       columns(
-        context.tables.map((t, i) => [`${i + 1}.`, `${t.schema}.${t.name}`, t.score.toFixed(3), t.columns.join(', ')]),
+        context.tables.map((t, i) => [
+          `${i + 1}.`,
+          `${t.schema}.${t.name}${t.members ? ` (+${t.members.length - 1} like it)` : ''}`,
+          t.score.toFixed(3),
+          t.columns.join(', '),
+        ]),
         '',
       ),
     );

@@ -3,8 +3,11 @@
  * relevance to the question and cut to a token budget, so that context stays bounded on any schema size.
  */
 import { AgentError } from '../errors';
-import type { ColumnInfo, SchemaSnapshot, TableInfo } from '../../shared/schema';
-import { estimateTokens, termsOf } from './tokens';
+import type { ColumnInfo, SchemaSnapshot } from '../../shared/schema';
+import { MONEY_TERM, MONEY_WORDS } from './identifierWords';
+import type { Field, Posting, SchemaIndex, TableEntry } from './schemaIndex';
+import { displayName, indexOf, keyOf } from './schemaIndex';
+import { estimateTokens, termOf, termsOf } from './tokens';
 
 export interface RankedTable {
   schema: string;
@@ -12,6 +15,8 @@ export interface RankedTable {
   score: number;
   /** The columns included: all of them in table order when they fit, else the best ones, best first. */
   columns: string[];
+  /** A family collapsed into this entry (same columns, numbered/dated suffix, or partitions): every member's name, this one included. */
+  members?: string[];
 }
 
 export interface SchemaContext {
@@ -34,54 +39,45 @@ export interface SchemaContextOptions {
    * are matched but never rendered into the text.
    */
   sampleValues?: Map<string, string[]>;
+  /**
+   * Tables a model picked from the compact list of the schema ("schema.table" or a bare name): they rank
+   * first, and the tables joining them are pulled in. Unknown names are ignored.
+   */
+  pinned?: readonly string[];
 }
 
 /**
- * Scoring. Each question term scores once per table, in the best field it appears in, times its
- * inverse document frequency over tables (a term found in every table, like "date", counts little):
- * table-name term 4 > column name 2 > comment 1 > sample value 0.5; a table whose name terms are all in
- * the question adds 8 × the idf of its name terms (exact ≫ token match). Then each table gets 35 % of the
- * best direct score among its FK neighbours (both directions, one hop) so joins are possible, and a
- * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless
- * the whole schema fits the budget, in which case every table is given.
+ * Scoring. Each question term scores once per table, in the best field it appears in, times its inverse
+ * document frequency over tables (a term found in every table, like "date", counts little): table-name
+ * term 4 > column name, allowed value (enum label, CHECK literal) 2 > a word of the column's statistics
+ * 1.5 > comment 1 > sample value 0.5; a table whose name terms are all in the question adds 8 × the idf of
+ * its name terms (exact ≫ token match). Adjacent question words also count joined ("high school" →
+ * highschooler), and money words (revenue, sales, spend) match money-typed columns. Tables the model
+ * picked (`pinned`) start above the best match.
+ * Then the FK graph. Seeds are the best direct matches (up to 32, each at least a quarter of the best),
+ * the best table of each question term (a value-only word like "jazz" is a concept too) and the pinned
+ * tables. Each pair of seeds joined by a path of at most 4 FKs adds 0.5 × the weaker score / path length
+ * to both ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the
+ * path 0.9 × the weaker score (the join cannot be written without them); every table also gets 60 % of
+ * its best neighbour's direct score when that is more (a strong match lifts its neighbours). Last, a
+ * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
+ * whole schema fits the budget, in which case every table is given.
  */
-const WEIGHT = { name: 4, column: 2, comment: 1, sample: 0.5 } as const;
+const WEIGHT: Record<Field, number> = { name: 4, column: 2, allowed: 2, comment: 1, stat: 1.5, sample: 0.5 };
 const EXACT_NAME_BONUS = 8;
-const FK_SHARE = 0.35;
+const FK_SHARE = 0.6;
+const COHERENCE = 0.5;
+const BRIDGE_SHARE = 0.9;
+const MAX_SEEDS = 32;
+const SEED_FLOOR = 0.25;
+const MAX_HOPS = 4;
+/** A term matching more tables than this ("name", "id") names no concept of its own. */
+const MAX_SEEDS_PER_TERM = 8;
 const SIZE_PRIOR = 0.05;
 const MIN_RELATIVE_SCORE = 0.1;
 const MAX_COMMENT_CHARS = 100;
-
-type Field = keyof typeof WEIGHT;
-
-interface Posting {
-  table: number;
-  field: Field;
-  /** Column index, or -1 for the table itself (its name or comment). */
-  column: number;
-}
-
-interface TableEntry {
-  table: TableInfo;
-  key: string;
-  nameTerms: ReadonlySet<string>;
-  /** Column name → "→ target" text of single-column foreign keys. */
-  fkTargets: ReadonlyMap<string, string>;
-  fkColumns: ReadonlySet<string>;
-  neighbours: number[];
-  fullBlock?: string;
-}
-
-interface SchemaIndex {
-  entries: TableEntry[];
-  byKey: ReadonlyMap<string, number>;
-  postings: Map<string, Posting[]>;
-  schemaTokens?: number;
-}
-
-// Snapshots are immutable values (the schema cache hands out a new one when the schema changes), so the
-// term index is built once per snapshot and reused by every question about it.
-const indexes = new WeakMap<SchemaSnapshot, SchemaIndex>();
+const MAX_RENDERED_VALUES = 8;
+const MAX_RENDERED_MEMBERS = 3;
 
 export function buildSchemaContext(snapshot: SchemaSnapshot, question: string, options: SchemaContextOptions): SchemaContext {
   const budget = options.budgetTokens;
@@ -90,59 +86,39 @@ export function buildSchemaContext(snapshot: SchemaSnapshot, question: string, o
   }
   const index = indexOf(snapshot);
   const schemaTokens = (index.schemaTokens ??= estimateTokens(index.entries.map(fullBlockOf).join('\n')));
-  const ranked = rank(index, question, options.sampleValues, schemaTokens <= budget);
+  const ranked = rank(index, question, options, schemaTokens <= budget);
   return fit(ranked, budget, schemaTokens);
 }
 
-function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
-  const cached = indexes.get(snapshot);
-  if (cached) return cached;
-  const memo = new Map<string, string[]>();
-  const identifierTerms = (text: string): string[] => {
-    let terms = memo.get(text);
-    if (!terms) memo.set(text, (terms = termsOf(text, 'identifier')));
-    return terms;
-  };
-  const byKey = new Map<string, number>();
-  snapshot.tables.forEach((t, i) => byKey.set(keyOf(t.schema, t.name), i));
-  const postings = new Map<string, Posting[]>();
-  const add = (term: string, posting: Posting): void => {
-    const list = postings.get(term);
-    if (list) list.push(posting);
-    else postings.set(term, [posting]);
-  };
-  const entries = snapshot.tables.map((table, i): TableEntry => {
-    const nameTerms = new Set(identifierTerms(table.name));
-    for (const term of nameTerms) add(term, { table: i, field: 'name', column: -1 });
-    if (table.comment) for (const term of new Set(termsOf(table.comment))) add(term, { table: i, field: 'comment', column: -1 });
-    table.columns.forEach((column, c) => {
-      for (const term of identifierTerms(column.name)) add(term, { table: i, field: 'column', column: c });
-      if (column.comment) for (const term of termsOf(column.comment)) add(term, { table: i, field: 'comment', column: c });
-      if (column.samples) for (const term of new Set(column.samples.flatMap((v) => termsOf(v)))) add(term, { table: i, field: 'sample', column: c });
-    });
-    const fkTargets = new Map<string, string>();
-    const fkColumns = new Set<string>();
-    for (const fk of table.foreignKeys) {
-      for (const c of fk.columns) fkColumns.add(c);
-      const [column] = fk.columns;
-      const [target] = fk.references.columns;
-      if (fk.columns.length === 1 && column !== undefined && target !== undefined) {
-        fkTargets.set(column, `${displayName(fk.references.schema, fk.references.table)}.${target}`);
-      }
+/** Entries (families collapsed), most relevant to `question` first; `all` keeps those it does not match too, last. */
+export function rankedEntries(snapshot: SchemaSnapshot, question: string, all: boolean): readonly TableEntry[] {
+  return rank(indexOf(snapshot), question, { budgetTokens: 1 }, all).map((c) => c.entry);
+}
+
+/**
+ * The whole blocks of the named tables ("schema.table" or a bare name; a family member gives its family),
+ * as the context renders them: what describe_table answers. Names that match no table come back in `unknown`.
+ */
+export function describeTables(snapshot: SchemaSnapshot, names: readonly string[]): { blocks: string[]; tables: RankedTable[]; unknown: string[] } {
+  const index = indexOf(snapshot);
+  const blocks: string[] = [];
+  const tables: RankedTable[] = [];
+  const unknown: string[] = [];
+  const seen = new Set<number>();
+  for (const name of names) {
+    const [e] = pinnedEntries(index, [name]);
+    const entry = e === undefined ? undefined : index.entries[e];
+    if (e === undefined || !entry) {
+      unknown.push(name);
+      continue;
     }
-    return { table, key: keyOf(table.schema, table.name), nameTerms, fkTargets, fkColumns, neighbours: [] };
-  });
-  entries.forEach((entry, i) => {
-    for (const fk of entry.table.foreignKeys) {
-      const j = byKey.get(keyOf(fk.references.schema, fk.references.table));
-      if (j === undefined || j === i) continue;
-      entry.neighbours.push(j);
-      entries[j]?.neighbours.push(i);
-    }
-  });
-  const index: SchemaIndex = { entries, byKey, postings };
-  indexes.set(snapshot, index);
-  return index;
+    if (seen.has(e)) continue;
+    seen.add(e);
+    blocks.push(fullBlockOf(entry));
+    const { table, members } = entry;
+    tables.push({ schema: table.schema, name: table.name, score: 0, columns: table.columns.map((c) => c.name), ...(members ? { members } : {}) });
+  }
+  return { blocks, tables, unknown };
 }
 
 interface Candidate {
@@ -152,13 +128,31 @@ interface Candidate {
   columnScores: Map<number, number>;
 }
 
-function rank(index: SchemaIndex, question: string, samples: Map<string, string[]> | undefined, everything: boolean): Candidate[] {
+/**
+ * The question's terms; adjacent words joined too ("high school" also reads "highschool", for the glued
+ * identifiers many schemas have: Highschooler, countrylanguage); the money pseudo-term when it asks about
+ * revenue, sales, spend, ...
+ */
+function questionTermsOf(question: string): Set<string> {
+  const terms = new Set(termsOf(question));
+  const words = question.toLowerCase().split(/[^\p{L}]+/u).filter((w) => w !== '');
+  words.forEach((word, i) => {
+    if (MONEY_WORDS.has(word)) terms.add(MONEY_TERM);
+    const next = words[i + 1];
+    if (next !== undefined && word.length >= 3 && next.length >= 3) for (const term of termOf(word + next) ?? []) terms.add(term);
+  });
+  return terms;
+}
+
+function rank(index: SchemaIndex, question: string, options: SchemaContextOptions, everything: boolean): Candidate[] {
   const { entries } = index;
-  const questionTerms = new Set(termsOf(question));
-  const samplePostings = samples ? samplePostingsOf(index, samples) : new Map<string, Posting[]>();
+  const questionTerms = questionTermsOf(question);
+  const samplePostings = options.sampleValues ? samplePostingsOf(index, options.sampleValues) : new Map<string, Posting[]>();
   const direct = new Float64Array(entries.length);
   const columnScores = new Map<number, Map<number, number>>();
   const idf = new Map<string, number>();
+  /** Per question term, the tables it matches best: each concept of the question gets a seed of its own. */
+  const termSeeds = new Set<number>();
 
   for (const term of questionTerms) {
     const found = [...(index.postings.get(term) ?? []), ...(samplePostings.get(term) ?? [])];
@@ -176,6 +170,8 @@ function rank(index: SchemaIndex, question: string, samples: Map<string, string[
       }
     }
     for (const [table, w] of best) direct[table] = (direct[table] ?? 0) + w * weight;
+    const bestWeight = Math.max(...best.values());
+    if (best.size <= MAX_SEEDS_PER_TERM) for (const [table, w] of best) if (w === bestWeight) termSeeds.add(table);
   }
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
@@ -191,12 +187,18 @@ function rank(index: SchemaIndex, question: string, samples: Map<string, string[
     }
     direct[i] = (direct[i] ?? 0) + EXACT_NAME_BONUS * exact;
   }
+  const pinned = pinnedEntries(index, options.pinned ?? []);
+  if (pinned.size > 0) {
+    const top = Math.max(1, ...direct);
+    for (const e of pinned) direct[e] = (direct[e] ?? 0) + top;
+  }
 
+  const joined = joinScores(index, direct, new Set([...pinned, ...termSeeds]));
   const candidates: Candidate[] = [];
   entries.forEach((entry, i) => {
     let neighbourBest = 0;
-    for (const j of entry.neighbours) neighbourBest = Math.max(neighbourBest, direct[j] ?? 0);
-    const relevance = (direct[i] ?? 0) + FK_SHARE * neighbourBest;
+    for (const j of index.graph.neighbours(i)) neighbourBest = Math.max(neighbourBest, direct[j] ?? 0);
+    const relevance = (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
     if (relevance === 0 && !everything) return;
     const rows = Math.max(0, entry.table.rowEstimate ?? 0);
     candidates.push({ entry, score: relevance + SIZE_PRIOR * Math.log10(1 + rows), columnScores: columnScores.get(i) ?? new Map<number, number>() });
@@ -205,6 +207,42 @@ function rank(index: SchemaIndex, question: string, samples: Map<string, string[
   if (everything) return candidates;
   const floor = (candidates[0]?.score ?? 0) * MIN_RELATIVE_SCORE;
   return candidates.filter((c) => c.score >= floor);
+}
+
+/** Seeds (the best direct matches and the pinned tables) joined to each other along shortest FK paths. */
+function joinScores(index: SchemaIndex, direct: Float64Array, extraSeeds: ReadonlySet<number>): { coherence: Float64Array; bridge: Float64Array } {
+  const coherence = new Float64Array(direct.length);
+  const bridge = new Float64Array(direct.length);
+  const top = Math.max(0, ...direct);
+  if (top === 0) return { coherence, bridge };
+  const seeds = [...direct.keys()]
+    .filter((i) => (direct[i] ?? 0) >= SEED_FLOOR * top)
+    .sort((a, b) => (direct[b] ?? 0) - (direct[a] ?? 0))
+    .slice(0, MAX_SEEDS);
+  for (const p of extraSeeds) if (!seeds.includes(p)) seeds.push(p);
+  const seedSet = new Set(seeds);
+  for (const a of seeds) {
+    for (const [b, between] of index.graph.pathsFrom(a, seedSet, MAX_HOPS)) {
+      const weaker = Math.min(direct[a] ?? 0, direct[b] ?? 0);
+      coherence[a] = (coherence[a] ?? 0) + (COHERENCE * weaker) / (between.length + 1);
+      for (const n of between) bridge[n] = Math.max(bridge[n] ?? 0, BRIDGE_SHARE * weaker);
+    }
+  }
+  return { coherence, bridge };
+}
+
+/** "schema.table" or a bare table name (public first, then any schema) → entry indexes; unknown names are ignored. */
+function pinnedEntries(index: SchemaIndex, names: readonly string[]): Set<number> {
+  const found = new Set<number>();
+  for (const raw of names) {
+    const name = raw.trim().replaceAll('"', '');
+    const e =
+      index.byKey.get(name) ??
+      index.byKey.get(keyOf('public', name)) ??
+      index.entries.findIndex((x) => x.table.name === name || x.key.toLowerCase() === name.toLowerCase() || x.table.name.toLowerCase() === name.toLowerCase());
+    if (e !== undefined && e >= 0) found.add(e);
+  }
+  return found;
 }
 
 function samplePostingsOf(index: SchemaIndex, samples: Map<string, string[]>): Map<string, Posting[]> {
@@ -254,7 +292,8 @@ function fit(ranked: readonly Candidate[], budget: number, schemaTokens: number)
     if (block === undefined) continue;
     used += block.length + (blocks.length > 0 ? 1 : 0);
     blocks.push(block);
-    tables.push({ schema: table.schema, name: table.name, score: candidate.score, columns });
+    const { members } = candidate.entry;
+    tables.push({ schema: table.schema, name: table.name, score: candidate.score, columns, ...(members ? { members } : {}) });
   }
   const text = blocks.join('\n');
   return { tables, tokens: estimateTokens(text), budget, schemaTokens, text };
@@ -290,7 +329,7 @@ function renderBlock(entry: TableEntry, columns: readonly ColumnInfo[], omitted:
   const pk = new Set(table.primaryKey ?? []);
   const parts = columns.map((c) => {
     const target = entry.fkTargets.get(c.name);
-    return `${c.name} ${shortType(c.type)}${pk.has(c.name) ? ' pk' : ''}${target ? ` → ${target}` : ''}${c.comment ? ` /* ${clip(c.comment)} */` : ''}`;
+    return `${c.name} ${shortType(c.type)}${pk.has(c.name) ? ' pk' : ''}${target ? ` → ${target}` : ''}${allowedText(c)}${c.comment ? ` /* ${clip(c.comment)} */` : ''}`;
   });
   const included = new Set(columns.map((c) => c.name));
   for (const fk of table.foreignKeys) {
@@ -300,7 +339,24 @@ function renderBlock(entry: TableEntry, columns: readonly ColumnInfo[], omitted:
   }
   if (omitted > 0) parts.push(`… ${omitted} more column${omitted === 1 ? '' : 's'}`);
   const kind = table.kind === 'table' || table.kind === 'partitioned_table' ? '' : `${table.kind.replace('_', ' ')} `;
-  return `${kind}${displayName(table.schema, table.name)}(${parts.join(', ')})${table.comment ? ` -- ${clip(table.comment)}` : ''}`;
+  return `${kind}${displayName(table.schema, table.name)}(${parts.join(', ')})${table.comment ? ` -- ${clip(table.comment)}` : ''}${familyText(entry)}`;
+}
+
+/** Enum labels and CHECK literals are schema, not data: the model needs their exact spelling in a WHERE. */
+function allowedText(column: ColumnInfo): string {
+  const values = column.allowedValues;
+  if (!values || values.length === 0) return '';
+  const shown = values.slice(0, MAX_RENDERED_VALUES).map((v) => `'${clip(v, 24).replaceAll("'", "''")}'`);
+  return ` in (${shown.join(', ')}${values.length > MAX_RENDERED_VALUES ? ', …' : ''})`;
+}
+
+/** One block for a family: its other members named (a few) and counted, so the model knows to query them. */
+function familyText(entry: TableEntry): string {
+  const others = (entry.members ?? []).slice(1);
+  if (others.length === 0) return '';
+  const kind = entry.table.kind === 'partitioned_table' ? 'partitions' : 'same columns';
+  const named = others.slice(0, MAX_RENDERED_MEMBERS).join(', ');
+  return ` -- ${kind}: ${named}${others.length > MAX_RENDERED_MEMBERS ? ` and ${others.length - MAX_RENDERED_MEMBERS} more` : ''}`;
 }
 
 const TYPE_ABBREVIATIONS: readonly [RegExp, string][] = [
@@ -324,15 +380,7 @@ function shortType(type: string): string {
   return short;
 }
 
-function clip(comment: string): string {
+function clip(comment: string, max = MAX_COMMENT_CHARS): string {
   const flat = comment.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_COMMENT_CHARS ? `${flat.slice(0, MAX_COMMENT_CHARS - 1)}…` : flat;
-}
-
-function keyOf(schema: string, name: string): string {
-  return `${schema}.${name}`;
-}
-
-function displayName(schema: string, name: string): string {
-  return schema === 'public' ? name : `${schema}.${name}`;
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -12,7 +12,27 @@ export const sqlAnswerSchema = z.object({
 
 export type SqlAnswer = z.infer<typeof sqlAnswerSchema>;
 
-export function sqlMessages(state: AskStateValue): ChatMessage[] {
+/** The first answer of the SQL step may ask to look tables up instead (describe_table / find_tables). */
+export const sqlOrLookupSchema = z.object({
+  sql: z.string(),
+  operation: z.enum(['read', 'write']),
+  explanation: z.string(),
+  lookup: z
+    .object({
+      describe: z.array(z.string()).max(10).optional(),
+      find: z.array(z.string()).max(5).optional(),
+    })
+    .optional(),
+});
+
+export type SqlOrLookup = z.infer<typeof sqlOrLookupSchema>;
+
+const LOOKUP_RULE =
+  ' If a table or column the answer needs is not below, do not guess: reply with sql "" and lookup: ' +
+  '{"describe": [table names to see in full], "find": [a few words to search table names, columns, comments and values for]}; ' +
+  'you will be given what they find.';
+
+export function sqlMessages(state: AskStateValue, options: { lookups?: boolean } = {}): ChatMessage[] {
   return [
     {
       role: 'system',
@@ -20,8 +40,9 @@ export function sqlMessages(state: AskStateValue): ChatMessage[] {
         'You write one PostgreSQL statement that answers the question, using only the tables and columns below. ' +
         'Reply with JSON: sql (one statement, no trailing semicolon), operation ("read" or "write"), explanation (one sentence). ' +
         'Writes are reviewed by a person before they run; you cannot approve anything. ' +
-        `${SAFE_DDL_GUIDANCE}\n\n` +
-        `Schema:\n${state.schemaContext?.text ?? '(no tables)'}`,
+        `${SAFE_DDL_GUIDANCE}` +
+        (options.lookups ? LOOKUP_RULE : '') +
+        `\n\nSchema:\n${state.schemaContext?.text ?? '(no tables)'}`,
     },
     { role: 'user', content: state.question },
   ];

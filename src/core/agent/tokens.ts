@@ -2,6 +2,7 @@
  * Words and token costs for the schema context: how identifiers and questions are cut into comparable
  * terms, and how many model tokens a piece of text is assumed to cost.
  */
+import { ABBREVIATIONS } from './identifierWords';
 
 /**
  * Token estimate: ceil(characters / 4), the usual rule of thumb for English and SQL identifiers with
@@ -40,7 +41,21 @@ const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ['supplier', 'vendor', 'provider'],
   ['invoice', 'bill'],
   ['shipment', 'shipping', 'delivery', 'ship', 'deliver'],
+  ['person', 'people', 'persons'],
+  ['country', 'nation', 'nationality'],
+  ['store', 'shop', 'outlet'],
+  ['film', 'movie'],
+  ['city', 'town'],
 ];
+
+/** Irregular forms a stemmer cannot reach (general English, not words of one schema). */
+const IRREGULAR = new Map(
+  Object.entries({
+    won: 'win', sold: 'sell', bought: 'buy', paid: 'pay', taught: 'teach', spoke: 'speak', spoken: 'speak', wrote: 'write', written: 'write',
+    made: 'make', built: 'build', held: 'hold', led: 'lead', ran: 'run', gave: 'give', given: 'give', took: 'take', taken: 'take',
+    flew: 'fly', flown: 'fly', drove: 'drive', driven: 'drive', sang: 'sing', sung: 'sing', born: 'birth', children: 'child', men: 'man', women: 'woman',
+  }),
+);
 
 /**
  * Light stemming, applied the same way to both sides so that only consistency matters:
@@ -48,12 +63,13 @@ const SYNONYM_GROUPS: readonly (readonly string[])[] = [
  * consonant undone), then a final silent e dropped (price/pricing, date/dated meet).
  */
 export function stem(word: string): string {
-  let w = word;
+  let w = IRREGULAR.get(word) ?? word;
   if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (w.length > 4 && /(?:ss|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
   else if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
   if (w.length > 6 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
   else if (w.length > 5 && w.endsWith('ed')) w = undouble(w.slice(0, -2));
+  else if (w.length > 7 && w.endsWith('ment')) w = undouble(w.slice(0, -4));
   if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
   return w;
 }
@@ -122,11 +138,18 @@ function addTerm(terms: string[], raw: string, kind: 'identifier' | 'text'): voi
     terms.push(DATE);
     return;
   }
+  // Abbreviations are read in identifiers only: in a question "cat" is a cat, in a column name often a category.
+  const spelled = kind === 'identifier' ? (ABBREVIATIONS.get(word) ?? word) : word;
+  terms.push(...(termOf(spelled) ?? []));
+}
+
+/** The term of one lower-case word (stop word → none), memoized. */
+export function termOf(word: string): [string] | null {
   let term = termCache.get(word);
   if (term === undefined) {
     term = STOP_WORDS.has(word) ? null : (SYNONYMS.get(stem(word)) ?? stem(word));
     if (termCache.size >= TERM_CACHE_LIMIT) termCache.clear();
     termCache.set(word, term);
   }
-  if (term !== null) terms.push(term);
+  return term === null ? null : [term];
 }

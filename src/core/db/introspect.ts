@@ -1,6 +1,6 @@
 /**
- * Schema intelligence: the whole structure of a database's user schemas from five catalog queries,
- * whatever the number of tables (never one query per table).
+ * Schema intelligence: the whole structure of a database's user schemas from a fixed handful of catalog
+ * queries, whatever the number of tables (never one query per table).
  */
 import type {
   ColumnInfo,
@@ -11,6 +11,8 @@ import type {
 } from '../../shared/schema';
 import { parseArrayLiteral } from '../sql/valueEncoding';
 import type { DbSession } from './db';
+import type { StatsRow } from './valueWords';
+import { attachValueWords, VALUE_STATS_SQL } from './valueWords';
 
 const USER_RELATIONS = `
   c.relkind IN ('r', 'p', 'v', 'm', 'f')
@@ -19,15 +21,18 @@ const USER_RELATIONS = `
 
 const RELATIONS_SQL = `
 SELECT c.oid::int8::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind,
-       c.reltuples::float8 AS reltuples, obj_description(c.oid, 'pg_class') AS comment
+       c.reltuples::float8 AS reltuples, obj_description(c.oid, 'pg_class') AS comment,
+       inh.inhparent::int8::text AS parent_oid
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_inherits inh ON c.relispartition AND inh.inhrelid = c.oid
 WHERE ${USER_RELATIONS}
 ORDER BY n.nspname, c.relname`;
 
 const COLUMNS_SQL = `
 SELECT a.attrelid::int8::text AS oid, a.attnum::int AS num, a.attname AS name,
        format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
-       pg_get_expr(d.adbin, d.adrelid) AS "default", col_description(a.attrelid, a.attnum) AS comment
+       pg_get_expr(d.adbin, d.adrelid) AS "default", col_description(a.attrelid, a.attnum) AS comment,
+       a.atttypid::int8::text AS type_oid
 FROM pg_attribute a
 JOIN pg_class c ON c.oid = a.attrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -38,11 +43,12 @@ ORDER BY a.attrelid, a.attnum`;
 const CONSTRAINTS_SQL = `
 SELECT con.conrelid::int8::text AS oid, con.conname AS name, con.contype::text AS type,
        con.conkey::int[] AS columns, con.confrelid::int8::text AS ref_oid, con.confkey::int[] AS ref_columns,
-       con.confdeltype::text AS on_delete, con.confupdtype::text AS on_update
+       con.confdeltype::text AS on_delete, con.confupdtype::text AS on_update,
+       CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid) END AS definition
 FROM pg_constraint con
 JOIN pg_class c ON c.oid = con.conrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE ${USER_RELATIONS} AND con.contype IN ('p', 'u', 'f')
+WHERE ${USER_RELATIONS} AND con.contype IN ('p', 'u', 'f', 'c')
 ORDER BY con.conrelid, con.conname`;
 
 const INDEXES_SQL = `
@@ -64,11 +70,15 @@ JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE ${USER_RELATIONS} AND NOT t.tgisinternal
 ORDER BY t.tgrelid, t.tgname`;
 
-interface RelationRow { oid: string; schema: string; name: string; kind: string; reltuples: number; comment: string | null }
-interface ColumnRow { oid: string; num: number; name: string; type: string; nullable: boolean; default: string | null; comment: string | null }
+const ENUMS_SQL = `
+SELECT enumtypid::int8::text AS oid, array_agg(enumlabel::text ORDER BY enumsortorder) AS labels
+FROM pg_enum GROUP BY enumtypid`;
+
+interface RelationRow { oid: string; schema: string; name: string; kind: string; reltuples: number; comment: string | null; parent_oid: string | null }
+interface ColumnRow { oid: string; num: number; name: string; type: string; nullable: boolean; default: string | null; comment: string | null; type_oid: string }
 interface ConstraintRow {
   oid: string; name: string; type: string; columns: number[]; ref_oid: string; ref_columns: number[] | null;
-  on_delete: string; on_update: string;
+  on_delete: string; on_update: string; definition: string | null;
 }
 interface IndexRow { oid: string; name: string; unique: boolean; primary: boolean; definition: string }
 interface TriggerRow { oid: string; name: string; enabled: boolean; definition: string }
@@ -104,6 +114,8 @@ WHERE s.most_common_vals IS NOT NULL AND ${USER_RELATIONS}`;
 export interface IntrospectOptions {
   /** Opt-in: attach a few common values per column (postgresAgent.schema.sampleValues). */
   sampleValues?: boolean;
+  /** Words of pg_stats' common values and histogram bounds per text column, for linking only (default true). */
+  valueWords?: boolean;
 }
 
 /** Reads the structure of every user schema. Runs on one session so all queries see the same catalog. */
@@ -116,10 +128,14 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   const constraints = await session.query<ConstraintRow>(CONSTRAINTS_SQL);
   const indexes = await session.query<IndexRow>(INDEXES_SQL);
   const triggers = await session.query<TriggerRow>(TRIGGERS_SQL);
+  const enums = await session.query<{ oid: string; labels: string[] }>(ENUMS_SQL);
+  const enumLabels = new Map(enums.rows.map((e) => [e.oid, e.labels]));
 
   const byOid = new Map<string, TableInfo>();
   const columnNames = new Map<string, Map<number, string>>();
+  const parents = new Map<string, string>();
   for (const r of relations.rows) {
+    if (r.parent_oid) parents.set(r.oid, r.parent_oid);
     byOid.set(r.oid, {
       schema: r.schema,
       name: r.name,
@@ -138,6 +154,8 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   }
   for (const c of columns.rows) {
     const column: ColumnInfo = { name: c.name, type: c.type, nullable: c.nullable, default: c.default, comment: c.comment };
+    const labels = enumLabels.get(c.type_oid);
+    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
     byOid.get(c.oid)?.columns.push(column);
     columnNames.get(c.oid)?.set(c.num, c.name);
   }
@@ -147,6 +165,7 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     const table = byOid.get(k.oid);
     if (!table) continue;
     if (k.type === 'p') table.primaryKey = names(k.oid, k.columns);
+    else if (k.type === 'c') attachCheckLiterals(table, names(k.oid, k.columns), k.definition);
     else if (k.type === 'u') table.uniqueConstraints.push(names(k.oid, k.columns));
     else {
       const target = byOid.get(k.ref_oid);
@@ -169,6 +188,15 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   for (const t of triggers.rows) {
     byOid.get(t.oid)?.triggers.push({ name: t.name, enabled: t.enabled, definition: t.definition });
   }
+  for (const [oid, parentOid] of parents) {
+    const table = byOid.get(oid);
+    const parent = byOid.get(parentOid);
+    if (table && parent) table.partitionOf = { schema: parent.schema, table: parent.name };
+  }
+  if (options.valueWords !== false) {
+    const stats = await session.query<StatsRow>(VALUE_STATS_SQL);
+    attachValueWords(byOid, stats.rows);
+  }
   if (options.sampleValues) {
     const samples = await session.query<{ oid: string; name: string; vals: string }>(SAMPLES_SQL);
     for (const s of samples.rows) {
@@ -186,4 +214,19 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     serverVersion: first?.version ?? '',
     tables: [...byOid.values()],
   };
+}
+
+/** Enum labels and CHECK literals kept per column at most (a 200-label enum is a lookup table, not a hint). */
+const MAX_ALLOWED_VALUES = 30;
+
+/** String literals of a CHECK constraint (`status = ANY (ARRAY['paid'::text, ...])`), given to the columns it names. */
+function attachCheckLiterals(table: TableInfo, columns: readonly string[], definition: string | null): void {
+  if (!definition) return;
+  const literals = [...definition.matchAll(/'((?:[^']|'')*)'/g)].map((m) => (m[1] ?? '').replaceAll("''", "'")).filter((v) => v.trim() !== '');
+  if (literals.length === 0) return;
+  for (const name of columns) {
+    const column = table.columns.find((c) => c.name === name);
+    if (!column) continue;
+    column.allowedValues = [...new Set([...(column.allowedValues ?? []), ...literals])].slice(0, MAX_ALLOWED_VALUES);
+  }
 }

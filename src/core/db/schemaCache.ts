@@ -1,11 +1,13 @@
 /**
- * Schema intelligence with a cache (issue: introspect once, not per question). Redis (1 h TTL) when
- * configured, else memory + a file under .pgagent/; keyed by connection and database; every read
- * checks the cheap schema version so DDL is noticed at once. Redis failing never fails the request:
- * the fallback serves it and a warning is logged.
+ * Schema intelligence with a cache (introspect once, not per question or per step): memory, then Redis
+ * (1 h TTL) when configured or a file under .pgagent/; keyed by connection and database. Freshness costs
+ * one tiny query: the catalog's activity counters, stored with the entry, must be unchanged; when they
+ * moved (or cannot be trusted) the schema version decides, and only a changed version re-introspects.
+ * A DDL made through the agent calls invalidate() so the next read never waits for the counters.
+ * Redis failing never fails the request: the fallback serves it and a warning is logged.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { SchemaSnapshot } from '../../shared/schema';
@@ -17,11 +19,16 @@ import { catalogActivity, schemaVersion } from './schemaVersion';
 
 export const SCHEMA_CACHE_TTL_SECONDS = 3600;
 
-/** How long a full version check is trusted while the catalog activity counters stay the same. */
-export const FULL_CHECK_INTERVAL_MS = 5000;
+/**
+ * A safety net: while the activity counters stay the same, a full version check still runs this often
+ * (statistics can be reset to the very same numbers in theory; in practice this never finds anything).
+ */
+export const FULL_CHECK_INTERVAL_MS = 10 * 60_000;
 
 interface CachedSchema {
   version: string;
+  /** catalogActivity() when `version` was last confirmed; absent in entries written by older versions. */
+  activity?: string;
   snapshot: SchemaSnapshot;
 }
 
@@ -40,29 +47,56 @@ export interface SchemaCacheOptions {
 
 export class SchemaCache {
   private readonly memory = new Map<string, CachedSchema>();
-  /** The last full version check per connection, and the catalog activity seen then. */
-  private readonly checked = new Map<string, { at: number; activity: string; version: string }>();
+  /** When the version of each connection was last checked in full. */
+  private readonly checked = new Map<string, number>();
 
   constructor(private readonly options: SchemaCacheOptions) {}
 
-  /** The schema of `db`, from the cache when its version is still current. */
+  /** The schema of `db`, from the cache when it is still current. */
   async get(db: Db, connectionKey: string): Promise<{ snapshot: SchemaSnapshot; source: SchemaSource }> {
     return db.withSession(async (session) => {
       const activity = await catalogActivity(session);
-      const recent = this.checked.get(connectionKey);
+      const trusted = activityTrusted(activity);
       const inMemory = this.memory.get(connectionKey);
-      if (recent && inMemory && recent.activity === activity && recent.version === inMemory.version && Date.now() - recent.at < FULL_CHECK_INTERVAL_MS) {
+      const lastFull = this.checked.get(connectionKey) ?? 0;
+      if (inMemory && trusted && inMemory.activity === activity && Date.now() - lastFull < FULL_CHECK_INTERVAL_MS) {
         return { snapshot: inMemory.snapshot, source: 'memory' as const };
       }
+      const cached = inMemory ? { entry: inMemory, source: 'memory' as const } : await this.read(connectionKey);
+      // A new process (CLI run, window) finds the entry of an earlier one: the counters alone say it is current.
+      if (cached && !inMemory && trusted && cached.entry.activity === activity) {
+        this.checked.set(connectionKey, Date.now());
+        return { snapshot: cached.entry.snapshot, source: cached.source };
+      }
       const version = await schemaVersion(session);
-      this.checked.set(connectionKey, { at: Date.now(), activity, version });
-      const cached = await this.read(connectionKey);
-      if (cached && cached.entry.version === version) return { snapshot: cached.entry.snapshot, source: cached.source };
+      this.checked.set(connectionKey, Date.now());
+      if (cached && cached.entry.version === version) {
+        if (cached.entry.activity !== activity) await this.write(connectionKey, { ...cached.entry, activity });
+        return { snapshot: cached.entry.snapshot, source: cached.source };
+      }
       const snapshot = await introspectSchema(session, { sampleValues: this.options.sampleValues === true });
-      await this.write(connectionKey, { version, snapshot });
+      await this.write(connectionKey, { version, activity, snapshot });
       this.options.logger.info('schema introspected', { db: db.label, tables: snapshot.tables.length, stale: cached !== undefined });
       return { snapshot, source: 'introspected' as const };
     });
+  }
+
+  /**
+   * Forgets the schema of a connection everywhere this cache keeps it (memory, Redis, file): call it right
+   * after a DDL made through the agent, so the next read introspects without waiting for the statistics.
+   */
+  async invalidate(connectionKey: string): Promise<void> {
+    this.memory.delete(connectionKey);
+    this.checked.delete(connectionKey);
+    if (this.options.redis) {
+      try {
+        await this.options.redis.del(this.key(connectionKey));
+      } catch (error) {
+        this.options.logger.warn('schema cache: could not remove the Redis entry', { error: String(error) });
+      }
+    }
+    const file = this.fileFor(connectionKey);
+    if (file) await rm(file, { force: true });
   }
 
   private key(connectionKey: string): string {
@@ -124,6 +158,14 @@ export class SchemaCache {
       }
     }
   }
+}
+
+/**
+ * Counters that never moved (all zero) mean no statistics are kept (track_counts off, PGlite): they say
+ * nothing, and the version decides every time.
+ */
+function activityTrusted(activity: string): boolean {
+  return activity !== '' && activity.split('.').some((n) => n !== '0');
 }
 
 /** A cache on Redis when a URL is given and reachable; otherwise (with a warning) memory + files. */

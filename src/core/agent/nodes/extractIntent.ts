@@ -1,10 +1,17 @@
-/** First step: what the question asks for (operation, tables, confidence); a static guess without a model. */
+/**
+ * First step: what the question asks for (operation, tables, confidence); a static guess without a model.
+ * The model picks the tables from a compact list of the schema (one short line per table, the likeliest
+ * first, cut to the context budget): the first stage of linking; gatherContext builds the detail around them.
+ */
 import { z } from 'zod';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
 import { callStructured } from '../modelCall';
 import type { AskNode } from '../nodeTypes';
+import { compactSchemaList } from '../schemaLinking';
 import type { Intent } from '../state';
+
+const DEFAULT_BUDGET = 6000;
 
 const intentSchema = z.object({
   operation: z.enum(['read', 'write', 'unknown']),
@@ -28,6 +35,7 @@ export function makeExtractIntentNode(deps: AskDeps): AskNode {
     const provider = deps.provider;
     if (!provider) return { intent: staticIntent(state.question, tableNames) };
     const threadId = threadIdOf(config);
+    const list = compactSchemaList(snapshot, state.question, deps.contextBudgetTokens ?? DEFAULT_BUDGET);
     try {
       const { value, usage } = await callStructured(
         deps,
@@ -39,8 +47,9 @@ export function makeExtractIntentNode(deps: AskDeps): AskNode {
             role: 'system',
             content:
               'Classify a question about a PostgreSQL database. Reply with JSON: operation ("read" when it only asks to see data, ' +
-              '"write" when it asks to change data or schema, "unknown"), tables (table names it mentions or implies), confidence (0..1).\n' +
-              `Tables: ${tableNames.join(', ')}`,
+              '"write" when it asks to change data or schema, "unknown"), tables (the names, exactly as listed, of every table the answer ' +
+              'needs, including the tables that join them), confidence (0..1).\n' +
+              `Tables (${list.listed === list.total ? 'all' : `the ${list.listed} likeliest of ${list.total}`}; "+N like it" marks a family of same-column tables):\n${list.text}`,
           },
           { role: 'user', content: state.question },
         ],

@@ -1,4 +1,7 @@
-/** The schema the model is shown: tables ranked against the question (and the intent's tables), cut to a budget. */
+/**
+ * The schema the model is shown: tables ranked against the question, cut to a budget. The tables the
+ * model picked from the compact list (extractIntent) come first, with the tables that join them.
+ */
 import { buildSchemaContext } from '../schemaContext';
 import type { AskDeps } from '../deps';
 import type { AskNode } from '../nodeTypes';
@@ -8,8 +11,8 @@ const DEFAULT_BUDGET = 6000;
 export function makeGatherContextNode(deps: AskDeps): AskNode {
   return async (state) => {
     const snapshot = await deps.loadSnapshot();
-    const query = [state.question, ...(state.intent?.tables ?? [])].join(' ');
-    const context = buildSchemaContext(snapshot, query, { budgetTokens: deps.contextBudgetTokens ?? DEFAULT_BUDGET });
+    const pinned = state.intent?.source === 'model' ? state.intent.tables : [];
+    const context = buildSchemaContext(snapshot, state.question, { budgetTokens: deps.contextBudgetTokens ?? DEFAULT_BUDGET, pinned });
     return { schemaContext: { text: context.text, tables: context.tables.map((t) => `${t.schema}.${t.name}`) } };
   };
 }

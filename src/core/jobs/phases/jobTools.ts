@@ -24,6 +24,7 @@ const todoItem = z.strictObject({
 export const TOOL_ARGS = {
   list_tables: z.strictObject({}),
   describe_table: z.strictObject({ table: tableArg }),
+  find_tables: z.strictObject({ words: z.string().min(1).max(500).describe('a few words: what the tables hold, column names, values') }),
   sample_rows: z.strictObject({ table: tableArg, limit: z.number().int().min(1).max(20).optional().describe('rows, at most 20 (default 5)') }),
   count_rows: z.strictObject({ table: tableArg, where: z.string().max(10_000).optional().describe('a WHERE condition without the keyword') }),
   run_read_sql: z.strictObject({ sql: sqlArg.describe('one read (SELECT / VALUES / TABLE / SHOW / EXPLAIN without ANALYZE)') }),
@@ -55,6 +56,11 @@ const READ_NOTE = 'Runs READ ONLY with statement and lock timeouts and a row cap
 export const TOOLS: Readonly<Record<ToolName, ToolInfo>> = {
   list_tables: { description: 'List the tables and views of the database with row estimates.', phases: BOTH, notes: 'From the schema snapshot (catalog), no data read.' },
   describe_table: { description: 'Columns, keys, foreign keys (both directions), indexes and triggers of one table.', phases: BOTH, notes: 'From the schema snapshot (catalog), no data read.' },
+  find_tables: {
+    description: 'The tables whose names, columns, comments or known values best match a few words, best first (at most 10), one line each.',
+    phases: BOTH,
+    notes: 'From the schema snapshot (catalog and planner statistics), no data read; families of same-column tables are one line.',
+  },
   sample_rows: { description: 'A few rows of a table (at most 20).', phases: BOTH, notes: READ_NOTE },
   count_rows: { description: 'Count the rows of a table, optionally with a WHERE condition.', phases: BOTH, notes: READ_NOTE },
   run_read_sql: { description: 'Run one read-only SQL statement and get its rows (capped).', phases: BOTH, notes: READ_NOTE },

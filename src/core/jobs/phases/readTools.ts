@@ -5,6 +5,7 @@
  * as untrusted data.
  */
 import { untrustedData } from '../../agent/modelCall';
+import { findTablesText } from '../../agent/schemaLinking';
 import type { Db } from '../../db/db';
 import { AgentError } from '../../errors';
 import type { Classification } from '../../sql/classification';
@@ -29,7 +30,10 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** "schema.name" or "name" (public first, then any schema) to the table; a clear error lists near names. */
 export async function findTable(context: ReadToolContext, table: string): Promise<TableInfo> {
-  const snapshot = await context.loadSnapshot();
+  return tableIn(await context.loadSnapshot(), table);
+}
+
+function tableIn(snapshot: SchemaSnapshot, table: string): TableInfo {
   const wanted = table.trim().replaceAll('"', '').toLowerCase();
   const dot = wanted.indexOf('.');
   const found =
@@ -41,7 +45,7 @@ export async function findTable(context: ReadToolContext, table: string): Promis
     .filter((t) => t.name.toLowerCase().includes(wanted.slice(dot + 1, dot + 5)))
     .slice(0, 8)
     .map((t) => `${t.schema}.${t.name}`);
-  throw new AgentError('BAD_INPUT', `There is no table "${table}".${near.length > 0 ? ` Similar: ${near.join(', ')}.` : ''}`, 'Call list_tables for the names.');
+  throw new AgentError('BAD_INPUT', `There is no table "${table}".${near.length > 0 ? ` Similar: ${near.join(', ')}.` : ''}`, 'Call find_tables with a few words, or list_tables for the names.');
 }
 
 export async function listTables(context: ReadToolContext): Promise<unknown> {
@@ -60,8 +64,9 @@ export async function listTables(context: ReadToolContext): Promise<unknown> {
 }
 
 export async function describeTable(context: ReadToolContext, table: string): Promise<unknown> {
-  const t = await findTable(context, table);
+  // One read of the (cached) schema per tool call.
   const snapshot = await context.loadSnapshot();
+  const t = tableIn(snapshot, table);
   const referencedBy = snapshot.tables.flatMap((other) =>
     other.foreignKeys
       .filter((fk) => fk.references.schema === t.schema && fk.references.table === t.name)
@@ -72,13 +77,27 @@ export async function describeTable(context: ReadToolContext, table: string): Pr
     kind: t.kind,
     comment: t.comment,
     rowEstimate: t.rowEstimate,
-    columns: t.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable, default: c.default, ...(c.comment ? { comment: c.comment } : {}) })),
+    columns: t.columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      nullable: c.nullable,
+      default: c.default,
+      ...(c.comment ? { comment: c.comment } : {}),
+      ...(c.allowedValues ? { allowedValues: c.allowedValues } : {}),
+    })),
+    ...(t.partitionOf ? { partitionOf: `${t.partitionOf.schema}.${t.partitionOf.table}` } : {}),
     primaryKey: t.primaryKey,
     foreignKeys: t.foreignKeys.map((fk) => ({ columns: fk.columns, references: `${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})`, onDelete: fk.onDelete })),
     referencedBy,
     indexes: t.indexes.map((i) => i.definition),
     triggers: t.triggers.map((tr) => tr.definition),
   };
+}
+
+/** find_tables: the best matches of a few words, ranked as the ask's schema context ranks them. */
+export async function findTables(context: ReadToolContext, words: string): Promise<string> {
+  const found = findTablesText(await context.loadSnapshot(), words);
+  return found === '' ? `No table matches "${words}". list_tables shows the names.` : found;
 }
 
 export async function sampleRows(context: ReadToolContext, table: string, limit: number | undefined): Promise<string> {

@@ -11,7 +11,7 @@ import { commitJob } from './jobHistoryCommit';
 import type { PendingWrite, PhaseEnd } from './jobState';
 import type { Phase, ToolName } from './jobTools';
 import { TOOL_ARGS, TOOLS, isToolName } from './jobTools';
-import { countRows, describeTable, explainSql, listTables, rowsForModel, runReadSql, sampleRows } from './readTools';
+import { countRows, describeTable, explainSql, findTables, listTables, rowsForModel, runReadSql, sampleRows } from './readTools';
 import type { ReadToolContext } from './readTools';
 import { updateTodo, writePlan, writeTodos, writeWorkspace } from './workspaceTools';
 
@@ -63,6 +63,8 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
       return ok(await listTables(read));
     case 'describe_table':
       return ok(await describeTable(read, str('table')));
+    case 'find_tables':
+      return ok(await findTables(read, str('words')));
     case 'sample_rows':
       return ok(await sampleRows(read, str('table'), typeof args.limit === 'number' ? args.limit : undefined));
     case 'count_rows':
