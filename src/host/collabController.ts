@@ -173,13 +173,12 @@ export class CollabController implements vscode.Disposable {
     const providers = await this.providers(session?.models, signal);
     if (!providers) return undefined;
     const { db, key } = await this.deps.session.database();
-    const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
     return new services.CollabSessionRunner({
       store: this.store(),
       db,
       connectionKey: key,
       providers,
-      loadSnapshot: () => db.withSession((s) => services.introspectSchema(s, { sampleValues })),
+      loadSnapshot: () => this.deps.session.loadSnapshot(),
       settings: await safetySettings(this.deps.rootDir),
       logger: this.deps.logger,
       signal,

@@ -80,20 +80,20 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
 
   /** The window's active connection, ticket store and settings: the same core paths as pg-agent mcp. */
   private async context(): Promise<McpToolContext> {
-    const services = coreServices();
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     return {
       openDb: () => Promise.resolve(db),
       connectionKey: () => Promise.resolve(key),
       openTicketStore: () => this.deps.review.ticketStore(),
-      loadSchema: () => db.withSession((session) => services.introspectSchema(session, { sampleValues: config.get<boolean>('schema.sampleValues') === true })),
+      loadSchema: () => this.deps.session.loadSnapshot(),
       settings: await safetySettings(this.deps.rootDir),
       workspaceDir: this.deps.rootDir,
       contextBudget: config.get<number>('context.tokenBudget') ?? 6000,
       proposedBy: () => 'agent in VS Code chat',
       executedBy: userInfo().username,
       logger: this.deps.logger,
+      invalidateSchema: () => this.deps.session.invalidateSchema(),
     };
   }
 }

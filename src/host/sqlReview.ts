@@ -278,6 +278,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       by: userInfo().username,
       undo: services.workspaceUndoSink(undoDir, t.ticketId),
       logger: this.logger,
+      invalidateSchema: () => this.session.invalidateSchema(),
     });
     if (result.outcomeNotRecorded !== undefined) {
       // Committed is committed: the lens says executed; the ticket is resolved from the database on its next read.

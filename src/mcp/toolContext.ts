@@ -25,4 +25,6 @@ export interface McpToolContext {
   /** Who runs approved tickets: the person whose agent calls execute_approved. */
   executedBy: string;
   logger: Logger;
+  /** Empties the schema cache after an executed schema change. */
+  invalidateSchema?: () => Promise<void>;
 }

@@ -33,6 +33,7 @@ export const execCommand: CliCommand = {
       by: io.env.USER ?? 'cli-user',
       undo: workspaceUndoSink(paths.undo, id),
       logger: context.logger,
+      invalidateSchema: () => context.invalidateSchema(),
     });
     if (result.outcomeNotRecorded !== undefined) {
       io.stderr(`warning: the write committed, but recording that on the ticket failed (${result.outcomeNotRecorded}); it is read from the database the next time the ticket is shown.\n`);

@@ -87,6 +87,7 @@ async function buildToolContext(context: CommandContext, budget: number): Promis
     proposedBy: () => 'agent via MCP',
     executedBy: io.env.USER ?? 'pg-agent',
     logger: context.logger,
+    invalidateSchema: () => context.invalidateSchema(),
   };
 }
 

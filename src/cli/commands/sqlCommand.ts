@@ -120,6 +120,7 @@ async function holdOrAsk(
     by: decided.decisions.at(-1)?.by ?? 'cli-user',
     undo: workspaceUndoSink(workspacePaths(args.flags.workspace).undo, ticket.id),
     logger: context.logger,
+    invalidateSchema: () => context.invalidateSchema(),
   });
   const undoFile = result.undoFile;
   io.stdout(`Executed: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms. Undo script: ${undoFile}\n`);

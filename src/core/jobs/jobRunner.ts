@@ -368,6 +368,7 @@ export class JobRunner {
         ticketStore: this.deps.ticketStore,
         provider: this.deps.provider,
         loadSnapshot: this.deps.loadSnapshot,
+        ...(this.deps.invalidateSchema ? { invalidateSchema: this.deps.invalidateSchema } : {}),
         settings: this.deps.settings,
         logger: this.deps.logger,
         requestedBy: this.deps.requestedBy,

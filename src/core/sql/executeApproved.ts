@@ -48,6 +48,8 @@ export interface ExecuteOptions {
   by: string;
   undo: UndoSink;
   logger: Logger;
+  /** Empties the schema cache after a committed schema change, so the next question sees it at once. */
+  invalidateSchema?: () => Promise<void>;
 }
 
 export interface ExecutionResult {
@@ -83,6 +85,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
     await session.query('BEGIN');
     let ticket: Ticket | undefined;
     let undoFile: string | undefined;
+    let schemaChanged = false;
     try {
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
       const xid = await currentXid(session);
@@ -94,6 +97,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       });
       options.logger.info('executing approved write', { ...log, xid });
       const statements = parseTicket(ticket);
+      schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
       await setLocalTimeouts(session, options.statementTimeoutMs, options.lockTimeoutMs);
       const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
       const before = await readXactStats(session);
@@ -116,7 +120,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
         `-- Undo of ticket ${ticket.id} (transaction ${xid}). Valid only if the ticket is EXECUTED: pg-agent approvals show ${ticket.id}\n`,
       );
       ticket = await store.noteUndo(ticket.id, xid, undoFile);
-      const done = { ticket, xid, tables: effects.tables, undo, undoFile };
+      const done = { ticket, xid, tables: effects.tables, undo, undoFile, schemaChanged };
       try {
         await session.query('COMMIT');
       } catch (commitError) {
@@ -159,8 +163,14 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
     options.logger.error('the write committed but its outcome could not be recorded on the ticket', { ...log, error: result.outcomeNotRecorded });
   }
   options.logger.info('approved write committed', { ...log, rows });
+  if (outcome.schemaChanged) await invalidateAfterDdl(options, log);
   result.elapsedMs = Math.round(performance.now() - started);
   return result;
+}
+
+/** After a committed schema change: the cache is emptied; a failure to do so is logged (the cache's own freshness check still notices). */
+export async function invalidateAfterDdl(options: Pick<ExecuteOptions, 'invalidateSchema' | 'logger'>, log: Record<string, unknown>): Promise<void> {
+  await options.invalidateSchema?.().catch((error: unknown) => options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }));
 }
 
 /** The ticket's own SQL, parsed again here: a ticket whose SQL is not a single write the path allows is refused. */

@@ -19,6 +19,7 @@ export function makeExecuteWriteNode(deps: AskDeps): AskNode {
         by: state.decision.by,
         undo: workspaceUndoSink(deps.undoDir, state.ticketId),
         logger: deps.logger,
+        ...(deps.invalidateSchema ? { invalidateSchema: deps.invalidateSchema } : {}),
       });
       await deps.audit.record(threadId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed` });
       return {

@@ -12,7 +12,7 @@ import type { StatementClassification } from '../classification';
 import { authorizeBy, NO_APPROVAL_RULES } from '../../approvals/approvalPolicy';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../executeApproved';
-import { parseTicket } from '../executeApproved';
+import { invalidateAfterDdl, parseTicket } from '../executeApproved';
 import { planStatement } from './lockModel';
 
 export interface OutsideTransactionOptions {
@@ -91,6 +91,7 @@ export async function executeTicketOutsideTransaction(db: Db, store: TicketStore
     options.logger.error('the statement ran but its outcome could not be recorded on the ticket', { ...log, error: result.outcomeNotRecorded });
   }
   options.logger.info('statement outside a transaction done', log);
+  if (statement.class === 'ddl') await invalidateAfterDdl(options, log);
   result.elapsedMs = Math.round(performance.now() - started);
   return result;
 }

@@ -35,6 +35,7 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
           by: decision.by,
           undo: jobUndoSink(deps, state.jobId, undoFile, pending.sqlFile),
           logger: deps.logger,
+          ...(deps.invalidateSchema ? { invalidateSchema: deps.invalidateSchema } : {}),
         });
         const perTable = result.tables.map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`).join('; ');
         content = `Executed after approval by ${decision.by}: ${result.rows} row(s) changed (${perTable}). Undo script: ${undoFile}.`;
