@@ -4,11 +4,10 @@
  * inbound message parsed with collabProtocol's zod schema before the host acts on it.
  */
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
 import type { CollabHostMessage, CollabIntent, CollabViewState } from '../shared/collabProtocol';
 import { parseCollabMessage } from '../shared/collabProtocol';
-import { panelPage } from './panelPage';
+import { webviewPage } from './webviewPage';
 
 export const COLLAB_PANEL_TYPE = 'postgresAgent.collabSession';
 
@@ -76,14 +75,7 @@ export class CollabPanel implements vscode.Disposable {
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const asset = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...path)).toString();
-    return panelPage({
-      cspSource: webview.cspSource,
-      nonce,
-      styles: `<link rel="stylesheet" href="${asset('media', 'panel.css')}"><link rel="stylesheet" href="${asset('media', 'collab.css')}">`,
-      scripts: `<script nonce="${nonce}" src="${asset('dist', 'collab.js')}"></script>`,
-    });
+    return webviewPage(webview, this.extensionUri, { styles: ['media/panel.css', 'media/collab.css'], script: 'dist/collab.js' });
   }
 
   dispose(): void {

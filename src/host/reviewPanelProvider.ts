@@ -3,10 +3,9 @@
  * assets only through asWebviewUri from dist/ and media/, every inbound message parsed before use.
  */
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
 import type { Logger } from '../core/logger';
 import type { HostMessage, JobIntent, PanelCommand, PanelState } from '../shared/protocol';
-import { panelPage } from './panelPage';
+import { webviewPage } from './webviewPage';
 import { assertNever, parseWebviewMessage } from '../shared/protocol';
 
 export const REVIEW_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';
@@ -132,14 +131,7 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(16).toString('base64');
-    const asset = (...path: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, ...path)).toString();
-    return panelPage({
-      cspSource: webview.cspSource,
-      nonce,
-      styles: `<link rel="stylesheet" href="${asset('media', 'panel.css')}">`,
-      scripts: `<script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>`,
-    });
+    return webviewPage(webview, this.extensionUri, { styles: ['media/panel.css'], script: 'dist/webview.js' });
   }
 
   dispose(): void {

@@ -5,9 +5,12 @@
 
 export interface LockPhraseInput {
   table: string;
+  /** PostgreSQL's lock mode name in capitals (ACCESS EXCLUSIVE, SHARE, ...). */
   mode: string;
   blocks: 'reads and writes' | 'writes' | 'nothing';
+  /** How long it is held: a catalog change (instant), a scan of the table, or a rewrite of it. */
   work: 'instant' | 'scan' | 'rewrite';
+  /** The planner's row estimate (null: never analysed) and bytes on disk of the table. */
   rows: number | null;
   bytes: number | null;
 }

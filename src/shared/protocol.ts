@@ -4,6 +4,7 @@
  * acting on them (a webview is untrusted input).
  */
 import * as z from 'zod/mini';
+import type { LockPhraseInput } from './lockPhrases';
 import type { ErrorInfo } from './errorCodes';
 import { JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from './limits';
 import type { RelationKind } from './schema';
@@ -67,15 +68,7 @@ export interface ImpactView {
   foreignKeyActions: { constraint: string; table: string; references: string; action: string }[];
   /** DDL and maintenance (SPEC §5.4a): whether a preview ran, locks with table sizes, rewrites, dependents, lint. */
   previewed: boolean;
-  locks: {
-    table: string;
-    mode: string;
-    blocks: 'reads and writes' | 'writes' | 'nothing';
-    work: 'instant' | 'scan' | 'rewrite';
-    rows: number | null;
-    bytes: number | null;
-    waitsBehind: number;
-  }[];
+  locks: (LockPhraseInput & { waitsBehind: number })[];
   rewrites: string[];
   dependents: { kind: string; name: string; effect: string }[];
   lint: { rule: string; severity: 'error' | 'warning' | 'info'; message: string; advice: string; saferSql?: string }[];

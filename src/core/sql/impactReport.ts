@@ -3,6 +3,7 @@
  * effects of a preview run in BEGIN … ROLLBACK, the risk, whether the preview failed, and for DDL and
  * maintenance the locks, rewrites, dependents and lint found without blocking anyone.
  */
+import type { LockPhraseInput } from '../../shared/lockPhrases';
 
 export type Risk = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 
@@ -65,15 +66,9 @@ export interface ImpactReport {
 export type LockModeName =
   | 'ACCESS SHARE' | 'ROW SHARE' | 'ROW EXCLUSIVE' | 'SHARE UPDATE EXCLUSIVE' | 'SHARE' | 'SHARE ROW EXCLUSIVE' | 'EXCLUSIVE' | 'ACCESS EXCLUSIVE';
 
-export interface TableLock {
-  table: string;
+/** A table's lock as the report gives it; how it reads for a person lives in src/shared/lockPhrases.ts. */
+export interface TableLock extends LockPhraseInput {
   mode: LockModeName;
-  blocks: 'reads and writes' | 'writes' | 'nothing';
-  /** How long it is held: a catalog change (instant), a scan of the table, or a rewrite of it. */
-  work: 'instant' | 'scan' | 'rewrite';
-  /** The planner's row estimate (null: never analysed) and bytes on disk of the table. */
-  rows: number | null;
-  bytes: number | null;
   /** Sessions holding or awaiting a conflicting lock when the impact was computed. */
   waitsBehind: number;
   why: string;
