@@ -18,6 +18,8 @@ import type { JobEvent } from '../../src/core/jobs/jobOutcome';
 import type { JobRunnerDeps } from '../../src/core/jobs/jobRunner';
 import { JobRunner } from '../../src/core/jobs/jobRunner';
 import { JobStore } from '../../src/core/jobs/jobStore';
+import type { JobGraphDeps } from '../../src/core/jobs/phases/jobGraphDeps';
+import { ensureStatus, JobHaltedError } from '../../src/core/jobs/phases/jobStatusSync';
 import { createGeminiProvider } from '../../src/core/llm/gemini';
 import { silentLogger } from '../../src/core/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
@@ -262,6 +264,34 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(told).toContain(`Executed earlier (ticket ${held.stop.ticketId}, transaction ${ran.ticket.execution?.xid ?? '?'})`);
     expect(told).not.toContain('Rejected');
     expect(await archived()).toBe(after);
+  });
+
+  it('a job paused at its held write stays paused when a teammate approves it: the write runs only after Continue', async () => {
+    const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
+    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    expect((await runner().freeze(review.job.id)).stop).toEqual({ kind: 'frozen' });
+    // A teammate's approval arrives (the window or pg-agent job continue would resume from the ticket).
+    await tickets.decide(held.stop.ticketId, { approve: true, by: 'teammate' });
+    const stillPaused = await runner().resumeFromTicket(review.job.id);
+    expect(stillPaused.job.status).toBe('frozen');
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('APPROVED');
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+    const done = await runner().continue(review.job.id);
+    expect(done.stop.kind).toBe('completed');
+    expect((await tickets.get(held.stop.ticketId))?.status).toBe('EXECUTED');
+  });
+
+  it('no step un-pauses a job: moving a paused job to another status halts the step instead (only Continue thaws it)', async () => {
+    const job = await runner().create({ task: 'Archive cancelled orders' });
+    await store.setStatus(job.id, 'running', 'test: a tactical phase');
+    await runner().freeze(job.id);
+    const deps = { store, emit: () => undefined } as unknown as JobGraphDeps;
+    await expect(ensureStatus(deps, job.id, 'running', 'waiting for a write approval')).rejects.toBeInstanceOf(JobHaltedError);
+    expect((await store.get(job.id)).status).toBe('frozen');
   });
 
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {

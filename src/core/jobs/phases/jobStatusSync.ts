@@ -6,6 +6,9 @@ import type { JobGraphDeps } from './jobGraphDeps';
 export async function ensureStatus(deps: JobGraphDeps, jobId: string, to: JobStatus, reason: string): Promise<Job> {
   const job = await deps.store.get(jobId);
   if (job.status === to) return job;
+  // job.json's status is the one source of truth for pause and cancel: no step moves a job out of them;
+  // only Continue (JobRunner.continue) thaws a paused job.
+  if (job.status === 'frozen' || job.status === 'cancelled') throw new JobHaltedError(job.status);
   const next = await deps.store.setStatus(jobId, to, reason);
   deps.emit({ type: 'status', jobId, status: to });
   return next;
