@@ -115,7 +115,9 @@ export function actionBar(job: JobView): HTMLElement[] {
     }
   }
   if (actions.length > 0) {
-    parts.push(memo('job-buttons', { id: job.id, actions, overLimit: job.stop.kind === 'review' && job.stop.overLimit }, () => buttons(job)));
+    // The plan's ticket and hash are in the key: the buttons send them, so a plan edited in review must rebuild them.
+    const review = job.stop.kind === 'review' ? { overLimit: job.stop.overLimit, ticketId: job.stop.ticketId, planHash: job.stop.planHash } : null;
+    parts.push(memo('job-buttons', { id: job.id, actions, review }, () => buttons(job)));
     syncRequestButton(job.id);
   }
   return parts;
