@@ -14,6 +14,15 @@ const STATUS_TEXT: Record<ApprovalView['status'], string> = {
   failed: 'failed — rolled back',
 };
 
+/** "Approved by alice ✓ signed, bob": who decided, and whose signature verified against the workspace's approvers. */
+function decidedBy(a: ApprovalView): HTMLElement[] {
+  const decisions = a.decisions ?? [];
+  if (decisions.length === 0) return [];
+  const approved = decisions.filter((d) => d.approve);
+  const list = (approved.length > 0 ? approved : decisions).map((d) => `${d.by}${d.signed ? ' ✓ signed' : ''}`).join(', ');
+  return [el('p', { class: 'muted', 'data-testid': 'decided-by' }, `${approved.length > 0 ? 'Approved' : 'Rejected'} by ${list}`)];
+}
+
 /** Locks, rewrites, dependents and lint of DDL (SPEC §5.4a); empty for impacts stored before they existed. */
 function ddlSection(a: ApprovalView): HTMLElement[] {
   const i: Partial<ImpactView> = a.impact;
@@ -94,6 +103,7 @@ export function approvalCard(a: ApprovalView): HTMLElement {
     'section',
     { class: `approval status-${a.status}`, 'data-testid': 'approval-card', 'data-status': a.status },
     el('div', { class: 'approval-head' }, el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk), el('span', {}, STATUS_TEXT[a.status])),
+    ...decidedBy(a),
     el('pre', { class: 'sql' }, a.sql.trim()),
     bars,
     el('p', { class: 'muted' }, facts),

@@ -46,6 +46,7 @@ interface Tracked {
   watch: AbortController;
   /** Set when the write belongs to an ask run, which executes it. */
   owner?: HeldWriteOwner;
+  decisions?: ApprovalView['decisions'];
 }
 
 /** Quiet time after an edit before the impact is checked again. */
@@ -96,6 +97,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
         impact: t.impact,
         ...(t.executed ? { executed: t.executed } : {}),
         ...(t.error ? { error: t.error } : {}),
+        ...(t.decisions ? { decisions: t.decisions } : {}),
       })),
     };
   }
@@ -280,11 +282,18 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       logger: this.logger,
       invalidateSchema: () => this.session.invalidateSchema(),
     });
+    t.decisions = await this.decisionsView(result.ticket);
     if (result.outcomeNotRecorded !== undefined) {
       // Committed is committed: the lens says executed; the ticket is resolved from the database on its next read.
       void vscode.window.showWarningMessage(`The write committed, but recording that on ticket ${t.ticketId} failed: ${result.outcomeNotRecorded}`);
     }
     return { rows: result.rows, tables: result.tables, undoFile: result.undoFile };
+  }
+
+  /** Who decided a ticket, each with whether their signature verifies (the card's "Approved by alice ✓ signed"). */
+  private async decisionsView(ticket: Ticket): Promise<NonNullable<ApprovalView['decisions']>> {
+    const approvers = (await safetySettings(this.workspaceDir ?? this.storageDir)).approvalRules?.approvers ?? [];
+    return ticket.decisions.map((d) => ({ by: d.by, approve: d.approve, signed: coreServices().signatureState(ticket, d, approvers) === 'verified' }));
   }
 
   private fail(t: Tracked, error: unknown): void {
@@ -308,6 +317,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
         // Whether the decision carries a signature that verifies against approval.approvers: the person reading this can tell.
         const decision = ticket.decisions.at(-1);
         const rules = (await safetySettings(this.workspaceDir ?? this.storageDir)).approvalRules;
+        t.decisions = await this.decisionsView(ticket);
         const signed = decision && rules && coreServices().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
         const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
         if (ticket.status === 'APPROVED') {

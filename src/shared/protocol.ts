@@ -53,6 +53,8 @@ export interface ApprovalView {
   /** Set once executed. */
   executed?: { at: string; rows: number; undoFile: string };
   error?: ErrorInfo;
+  /** Who decided, once someone did; `signed`: a signature that verifies against approval.approvers. */
+  decisions?: { by: string; approve: boolean; signed: boolean }[];
 }
 
 /** The parts of the impact report the panel draws (mirrors core's ImpactReport). */

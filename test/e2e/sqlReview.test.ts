@@ -626,6 +626,9 @@ describe('Run SQL with Review in VS Code', () => {
         .toBe('executed'),
     );
     expect((await seenNotifications(p)).map(({ text }) => text)).toContainEqual(expect.stringContaining('Approved by teammate'));
+    // The card says who approved (no key configured: not signed).
+    const decided = (await frameWithCard(p, TEAM_SQL)).locator(APPROVAL_CARD, { hasText: TEAM_SQL }).locator('[data-testid="decided-by"]');
+    await expect.poll(async () => ((await decided.count()) > 0 ? (await decided.first().innerText()).trim() : ''), { timeout: UI_TIMEOUT_MS }).toBe('Approved by teammate');
     await screenshot(p, 'teammate-approved-executed', SUITE);
     await runRead('count4.sql', ['n=0']);
   });
