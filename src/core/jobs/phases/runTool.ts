@@ -8,6 +8,7 @@ import type { ToolCall } from '../../llm/provider';
 import { runSql } from '../../sql/runSql';
 import type { JobGraphDeps } from './jobGraphDeps';
 import { commitJob } from './jobHistoryCommit';
+import { takeOverLiveTicket } from './liveTickets';
 import type { PendingWrite, PhaseEnd } from './jobState';
 import type { Phase, ToolName } from './jobTools';
 import { TOOL_ARGS, TOOLS, isToolName } from './jobTools';
@@ -99,6 +100,16 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
 
 /** The safety path for the agent's SQL: a read runs; a write gets its impact and a ticket and waits. */
 async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId: string | null): Promise<ToolOutcome> {
+  // After a crash the same write may be asked for again: its pending ticket is picked up, never doubled.
+  const live = await takeOverLiveTicket(deps, jobId, sql, todoId);
+  if (live) {
+    await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'held', detail: `ticket ${live.ticket.id} picked up again (${live.sqlFile})` });
+    return {
+      kind: 'held',
+      write: { ticketId: live.ticket.id, sql, sqlFile: live.sqlFile, impact: live.ticket.impact, todoId },
+      content: `Held for a person's approval (ticket ${live.ticket.id}, risk ${live.ticket.impact.risk}; proposed before the job was restarted).${lintForModel(live.ticket.impact.lint)}`,
+    };
+  }
   const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, logger: deps.logger });
   const sqlFile = await deps.store.nextSqlFile(jobId, todoId ?? sql.split(/\s+/).slice(0, 4).join(' '));
   await deps.store.writeFile(jobId, sqlFile, `${sql}\n`);
