@@ -330,6 +330,37 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(read(review.job.id, 'audit.jsonl')).toContain(`ticket ${first} voided`);
   });
 
+  it('the executing backend terminated mid-write (pg_terminate_backend): nothing committed, the ticket FAILED with no undo to apply, the model told, the job goes on', async () => {
+    const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
+    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    // The write is slow from now on (the test's own database): long enough to kill its backend while it runs.
+    await execSql(scratch.url, `CREATE FUNCTION test_slow_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
+      CREATE TRIGGER test_slow_update AFTER UPDATE ON orders FOR EACH STATEMENT EXECUTE FUNCTION test_slow_update();`);
+    try {
+      server.script([inTactical({ functionCall: call('job_complete', { summary: 'stopped: the write failed' }) })]);
+      const deciding = runner().decideWrite(review.job.id, { approve: true, by: 'reviewer' });
+      const killed = async () => Number(await queryValue(scratch.url, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'UPDATE orders SET status%'"));
+      await expect.poll(killed, { timeout: 20_000, interval: 100 }).toBe(1);
+      const after = await deciding;
+      expect(after.stop.kind).toBe('completed');
+      const told = server.requests.filter(tactical).at(-1)?.text ?? '';
+      expect(told).toContain('the approved write failed and nothing was committed');
+      const ticket = await tickets.get(held.stop.ticketId);
+      expect(ticket?.status).toBe('FAILED');
+      // Killed during the statement: no undo script was written (it is written just before COMMIT), or it says VOID.
+      const undoDir = join(store.jobDir(review.job.id), 'undo');
+      for (const file of existsSync(undoDir) ? readdirSync(undoDir) : []) expect(readFileSync(join(undoDir, file), 'utf8')).toContain('VOID');
+      expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+      // Nothing runs it again: the ticket is spent.
+      await expect(executeApproved(db, tickets, held.stop.ticketId, { ...DEFAULT_SAFETY, connection: scratch.url, by: 'x', undo: workspaceUndoSink(join(workspace, 'undo'), 'x'), logger: silentLogger })).rejects.toThrow();
+    } finally {
+      await execSql(scratch.url, 'DROP TRIGGER test_slow_update ON orders; DROP FUNCTION test_slow_update()');
+    }
+  });
+
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
