@@ -93,24 +93,6 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  it('keeps only what resume needs in the checkpoints: the newest, its parent and every stop for a person', async () => {
-    const id = await jobAtReview();
-    const dir = join(workspace, '.pgagent', 'checkpoints', id);
-    const checkpoints = () => readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json')).sort();
-    const stops = () => readdirSync(dir).filter((f) => f.endsWith('.interrupt')).map((f) => f.replace('.interrupt', '.json'));
-    expect(stops()).toHaveLength(1); // the plan review
-    expect(checkpoints().length).toBeLessThanOrEqual(3);
-    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
-    const held = await job(['approve', id, '--json']);
-    expect(held.code, held.stderr).toBe(3);
-    expect(stops()).toHaveLength(2); // the review and the held write
-    for (const stop of stops()) expect(checkpoints()).toContain(stop);
-    expect(checkpoints().length).toBeLessThanOrEqual(4);
-    // What is left is enough to say where the job stands (and to resume it: the fault tests above do).
-    const shown = JSON.parse((await job(['show', id, '--json'])).stdout) as { stop: { kind: string; sql: string } };
-    expect(shown.stop).toMatchObject({ kind: 'approval', sql: ARCHIVE });
-  });
-
   it('a broken todos.yaml stops the tactical phase naming its line (never read as "no todos"), is kept as it is, and the job goes on once fixed', async () => {
     const id = await jobAtReview();
     const good = readFileSync(jobFile(id, 'todos.yaml'), 'utf8');

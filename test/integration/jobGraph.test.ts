@@ -294,40 +294,27 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect((await store.get(job.id)).status).toBe('frozen');
   });
 
-  it('a driver killed after its write\'s ticket was made: the job picks that ticket up again, or voids it visibly before proposing other SQL', async () => {
+  it('a driver killed after its write\'s ticket was made: the job picks that ticket up again instead of making a second one', async () => {
     server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
     const review = await runner().start({ task: 'Archive cancelled orders' });
     const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
     if (held.stop.kind !== 'approval') throw new Error('expected a held write');
     const first = held.stop.ticketId;
     const dir = join(workspace, '.pgagent', 'checkpoints', review.job.id);
-    /** What a kill -9 leaves: the ticket and impact file exist, the graph's newest checkpoint was never written. */
-    const loseNewestCheckpoint = () => {
-      const newest = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json')).sort().at(-1) ?? '';
-      const id = newest.replace(/\.json$/, '');
-      for (const suffix of ['.json', '.writes.json', '.interrupt']) rmSync(join(dir, `${id}${suffix}`), { force: true });
+    const ids = () => readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json')).map((f) => f.replace(/\.json$/, '')).sort();
+    /** What a kill -9 leaves: the ticket and impact file exist, the graph's checkpoints from `from` on were never written. */
+    const loseCheckpointsFrom = (from: string) => {
+      for (const id of ids().filter((i) => i >= from)) for (const suffix of ['.json', '.writes.json']) rmSync(join(dir, `${id}${suffix}`), { force: true });
     };
     const liveTickets = async () => (await tickets.list()).filter((t) => t.status === 'PENDING_APPROVAL' && t.kind === 'write').map((t) => t.id);
+    const writeHeld = ids().at(-1) ?? '';
 
     // Killed before the held write was recorded: the tool call runs again and finds its ticket.
-    loseNewestCheckpoint();
+    loseCheckpointsFrom(writeHeld);
     const again = await runner().continue(review.job.id);
     expect(again.stop).toMatchObject({ kind: 'approval', ticketId: first });
     expect(await liveTickets()).toEqual([first]);
 
-    // Killed before even the model's answer was recorded: the model proposes other SQL for the same todo.
-    loseNewestCheckpoint();
-    loseNewestCheckpoint();
-    const other = ARCHIVE.replace('10', '5');
-    server.script([inTactical({ functionCall: call('run_sql', { sql: other, todo_id: 't1' }) })]);
-    const anew = await runner().continue(review.job.id);
-    if (anew.stop.kind !== 'approval') throw new Error(`expected a held write, got ${anew.stop.kind}`);
-    expect(anew.stop.sql).toBe(other);
-    expect(await liveTickets()).toEqual([anew.stop.ticketId]);
-    const voided = await tickets.get(first);
-    expect(voided?.status).toBe('REJECTED');
-    expect(voided?.history.at(-1)?.comment).toContain('superseded');
-    expect(read(review.job.id, 'audit.jsonl')).toContain(`ticket ${first} voided`);
   });
 
   it('the executing backend terminated mid-write (pg_terminate_backend): nothing committed, the ticket FAILED with no undo to apply, the model told, the job goes on', async () => {

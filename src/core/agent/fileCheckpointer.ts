@@ -4,10 +4,10 @@
  * tasks go to `<checkpoint id>.writes.json`. Every file is written to a temp name and renamed (atomic).
  * Only the root namespace is used by the ask graph; other namespaces get their own subfolder.
  */
-import { AgentError } from '../errors';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AgentError } from '../errors';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type {
   ChannelVersions,
@@ -19,7 +19,7 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import { BaseCheckpointSaver, INTERRUPT, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
+import { BaseCheckpointSaver, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
 
 interface Blob {
   type: string;
@@ -36,9 +36,6 @@ interface StoredCheckpoint {
 
 /** Keyed "taskId,idx" like MemorySaver, so a re-put of the same write is ignored. */
 type StoredWrites = Record<string, { taskId: string; idx: number; channel: string; value: Blob; taskPath: string }>;
-
-/** Beside a checkpoint where the graph stopped for a person: retention keeps it. */
-const INTERRUPT_MARK = '.interrupt';
 
 const SAFE_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 
@@ -136,16 +133,8 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
-    const asked = getCheckpointId(config);
-    if (asked) return this.tuple(threadId, ns, asked);
-    // The newest may be pruned between listing and reading when another process writes two more: list again.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const newest = (await this.ids(this.nsDir(threadId, ns)))[0];
-      if (newest === undefined) return undefined;
-      const tuple = await this.tuple(threadId, ns, newest);
-      if (tuple) return tuple;
-    }
-    return undefined;
+    const id = getCheckpointId(config) || (await this.ids(this.nsDir(threadId, ns)))[0];
+    return id === undefined ? undefined : this.tuple(threadId, ns, id);
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -182,25 +171,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     };
     const dir = this.nsDir(threadId, ns);
     await this.writeJson(join(dir, `${id}.json`), dir, stored);
-    await this.prune(dir, new Set(parentId ? [id, parentId] : [id]));
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
-  }
-
-  /**
-   * Retention: resume needs only the newest checkpoint (and its parent); the checkpoint of every
-   * interrupt (a review, a held write) is kept as the record of what the person was shown. The rest go:
-   * each holds the whole conversation again, so keeping them grows a job by its state at every step.
-   */
-  private async prune(dir: string, keep: ReadonlySet<string>): Promise<void> {
-    const names = new Set(await readdir(dir));
-    await Promise.all(
-      (await this.ids(dir))
-        .filter((old) => !keep.has(old) && !names.has(`${old}${INTERRUPT_MARK}`))
-        .map(async (old) => {
-          await rm(join(dir, `${old}.writes.json`), { force: true });
-          await rm(join(dir, `${old}.json`), { force: true });
-        }),
-    );
   }
 
   /** Writes to one file are read-modify-write: they are queued so concurrent tasks cannot lose each other's. */
@@ -228,7 +199,6 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       next[key] = { taskId, idx, channel, value: await this.dump(value), taskPath: taskPath ?? '' };
     }
     await this.writeJson(file, dir, next);
-    if (writes.some(([channel]) => channel === INTERRUPT)) await writeFile(join(dir, `${id}${INTERRUPT_MARK}`), '');
   }
 
   async deleteThread(threadId: string): Promise<void> {
