@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run';
 import { runPgAgent } from '../support/cliHarness';
-import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, reviewChat } from '../support/jobScript';
+import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, reviewChat, newJobAtReview } from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
@@ -39,12 +39,7 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
   const read = (id: string, path: string) => readFileSync(join(jobDir(id), path), 'utf8');
 
   /** A new job stopped at its first plan review. */
-  async function jobAtReview(): Promise<string> {
-    server.script(planTurn(PLAN_V1));
-    const run = await job(['new', '--json', '--', 'Archive cancelled orders']);
-    expect(run.code, run.stderr).toBe(0);
-    return (JSON.parse(run.stdout) as JobJson).job.id;
-  }
+  const jobAtReview = () => newJobAtReview(server, job);
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../support/cliHarness';
-import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from '../support/jobScript';
+import { ARCHIVE, call, inTactical, PLAN_V1, planTurn, newJobAtReview } from '../support/jobScript';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
 import type { ScratchDatabase } from '../support/services';
@@ -70,12 +70,7 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
     runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url } });
   const jobFile = (id: string, file: string) => join(workspace, '.pgagent', 'jobs', id, file);
 
-  async function jobAtReview(): Promise<string> {
-    server.script(planTurn(PLAN_V1));
-    const run = await job(['new', '--json', '--', 'Archive cancelled orders']);
-    expect(run.code, run.stderr).toBe(0);
-    return (JSON.parse(run.stdout) as { job: { id: string } }).job.id;
-  }
+  const jobAtReview = () => newJobAtReview(server, job);
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();

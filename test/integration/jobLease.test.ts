@@ -14,7 +14,7 @@ import { JobLeases } from '../../src/core/jobs/jobLease';
 import { FileLeaseBackend, RedisLeaseBackend } from '../../src/core/jobs/leaseBackends';
 import { silentLogger } from '../../src/core/logger';
 import { runPgAgent } from '../support/cliHarness';
-import { PLAN_V1, planTurn } from '../support/jobScript';
+import { newJobAtReview } from '../support/jobScript';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
 import type { ScratchDatabase } from '../support/services';
@@ -155,12 +155,7 @@ describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', (
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  async function jobAtReview(): Promise<string> {
-    server.script(planTurn(PLAN_V1));
-    const run = await inProcess(['new', '--json', '--', 'Archive cancelled orders']);
-    expect(run.code, run.stderr).toBe(0);
-    return (JSON.parse(run.stdout) as { job: { id: string } }).job.id;
-  }
+  const jobAtReview = () => newJobAtReview(server, inProcess);
 
   it('a second driver exits 1 with JOB_BUSY before any other check and without asking the model; after a kill -9 of the holder the job goes on at once', async () => {
     expect(existsSync(cli), 'dist/cli.js (npm test builds it; run npm run build first)').toBe(true);

@@ -1,6 +1,7 @@
 // What the scripted model answers in a job's phases, shared by the job graph, CLI and E2E tests: which
 // phase a request belongs to (by the tools it offers) and the usual archive-cancelled-orders plan turn.
-import type { RecordedRequest, Rule } from './scriptedModelServer';
+import { expect } from 'vitest';
+import type { RecordedRequest, ScriptedModelServer, Rule } from './scriptedModelServer';
 
 export const ARCHIVE = "UPDATE orders SET status = 'archived' WHERE status = 'cancelled' AND id <= 10";
 export const PLAN_V1 = '# Plan\n\n1. Archive all cancelled orders in one statement.\n';
@@ -32,4 +33,12 @@ export function planTurn(plan: string, todoSql = ARCHIVE): Rule[] {
     }),
     inStrategic({ functionCall: call('plan_ready', { summary: 'archive cancelled orders' }) }),
   ];
+}
+
+/** A new job (`pg-agent job new --json`) planned with PLAN_V1 and stopped at its first plan review; its id. */
+export async function newJobAtReview(server: ScriptedModelServer, job: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string }>): Promise<string> {
+  server.script(planTurn(PLAN_V1));
+  const run = await job(['new', '--json', '--', 'Archive cancelled orders']);
+  expect(run.code, run.stderr).toBe(0);
+  return (JSON.parse(run.stdout) as { job: { id: string } }).job.id;
 }
