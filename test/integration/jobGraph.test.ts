@@ -168,7 +168,6 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
 
     const history = (await log(store.jobDir(jobId))).map((e) => e.message).reverse();
     expect(history).toEqual([
-      'Job created: Archive cancelled orders',
       'Review cycle 1: plan ready for review — archive cancelled orders',
       'Review cycle 1: changes requested by reviewer',
       'Review cycle 2: plan ready for review — archive cancelled orders',
@@ -182,6 +181,16 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(audit.filter((r) => r.type === 'model_call')).toHaveLength(9);
     expect(audit.filter((r) => r.type === 'review').map((r) => r.action)).toEqual(['revise', 'approve']);
     expect(audit.some((r) => r.type === 'approval')).toBe(true);
+
+    // Retention: a finished job keeps its three stops (two reviews, one held write) and its newest checkpoint.
+    const dir = join(workspace, '.pgagent', 'checkpoints', jobId);
+    const kept = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json')).sort();
+    const writesOf = (f: string) => join(dir, f.replace(/\.json$/, '.writes.json'));
+    const stops = kept.filter((f) => existsSync(writesOf(f)) && readFileSync(writesOf(f), 'utf8').includes('"__interrupt__"'));
+    expect(stops).toHaveLength(3);
+    expect(kept).toHaveLength(4);
+    expect(kept.slice(0, 3)).toEqual(stops);
+    expect((await runner().outcome(jobId)).stop).toEqual(done.stop);
   });
 
   it('offers "run as is" past the review-cycle limit, and runs without a pause when not interactive', async () => {
@@ -315,6 +324,23 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(again.stop).toMatchObject({ kind: 'approval', ticketId: first });
     expect(await liveTickets()).toEqual([first]);
 
+    // Killed before even the model's answer was recorded: the model proposes other SQL for the same todo,
+    // and the first ticket is voided, visibly, before the new one is made.
+    const decoded = (id: string) => Buffer.from((JSON.parse(readFileSync(join(dir, `${id}.json`), 'utf8')) as { checkpoint: { data: string } }).checkpoint.data, 'base64').toString('utf8');
+    // The first checkpoint holding the model's run_sql answer, and the answer's pending write on the one before.
+    const answered = ids().findIndex((id) => decoded(id).includes('"name":"run_sql"'));
+    loseCheckpointsFrom(ids()[answered] ?? '');
+    rmSync(join(dir, `${ids()[answered - 1] ?? ''}.writes.json`), { force: true });
+    const other = ARCHIVE.replace('10', '5');
+    server.script([inTactical({ functionCall: call('run_sql', { sql: other, todo_id: 't1' }) })]);
+    const anew = await runner().continue(review.job.id);
+    if (anew.stop.kind !== 'approval') throw new Error(`expected a held write, got ${anew.stop.kind}`);
+    expect(anew.stop.sql).toBe(other);
+    expect(await liveTickets()).toEqual([anew.stop.ticketId]);
+    const voided = await tickets.get(first);
+    expect(voided?.status).toBe('REJECTED');
+    expect(voided?.history.at(-1)?.comment).toContain('superseded');
+    expect(read(review.job.id, 'audit.jsonl')).toContain(`ticket ${first} voided`);
   });
 
   it('the executing backend terminated mid-write (pg_terminate_backend): nothing committed, the ticket FAILED with no undo to apply, the model told, the job goes on', async () => {

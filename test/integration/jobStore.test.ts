@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as fs from 'node:fs';
@@ -212,6 +213,32 @@ describe('job history', () => {
     expect(tracked.filter((f) => f.startsWith('.history'))).toEqual([]);
     await expectAgentError(show(dir, first, '.history/config'), 'BAD_INPUT', /did not exist/);
     await expectAgentError(show(dir, second, '.history/HEAD'), 'BAD_INPUT', /did not exist/);
+  });
+
+  it('writes a history that real git accepts, leaving out hidden files and symbolic links', async () => {
+    const job = await store.create({ title: 'fsck', connection: 'local' });
+    const dir = store.jobDir(job.id);
+    await initHistory(dir);
+    await store.writeFile(job.id, 'sql/001-a.sql', 'select 1;\n');
+    writeFileSync(join(dir, '.0123456789ab.tmp'), 'half a write');
+    fs.mkdirSync(join(dir, '.index'));
+    writeFileSync(join(dir, '.index', 'vectors.json'), '[]');
+    symlinkSync(join(outsideDir, 'secret.txt'), join(dir, 'sql', 'link.sql'));
+    const first = await commitAll(dir, 'first');
+    await store.writeFile(job.id, 'plan.md', '# Plan\n\n1. Changed\n');
+    const second = await commitAll(dir, 'second');
+
+    const gitdir = join(dir, '.history');
+    const fsck = spawnSync('git', ['--git-dir', gitdir, 'fsck', '--strict', '--no-dangling'], { encoding: 'utf8' });
+    expect(fsck.stderr + fsck.stdout).toBe('');
+    expect(fsck.status).toBe(0);
+    const gitLog = spawnSync('git', ['--git-dir', gitdir, 'log', '--format=%H %s'], { encoding: 'utf8' });
+    expect(gitLog.stdout.trim().split('\n')).toEqual([`${second} second`, `${first} first`]);
+    const tree = spawnSync('git', ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', second], { encoding: 'utf8' }).stdout.trim().split('\n');
+    expect(tree).toContain('sql/001-a.sql');
+    expect(tree).toContain('job.json');
+    expect(tree.filter((path) => path.startsWith('.') || path.includes('/.') || path.endsWith('link.sql'))).toEqual([]);
+    expect(spawnSync('git', ['--git-dir', gitdir, 'show', `${second}:plan.md`], { encoding: 'utf8' }).stdout).toBe('# Plan\n\n1. Changed\n');
   });
 
   it('records deleted files', async () => {

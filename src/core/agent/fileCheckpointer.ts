@@ -5,7 +5,8 @@
  * Only the root namespace is used by the ask graph; other namespaces get their own subfolder.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AgentError } from '../errors';
 import type { RunnableConfig } from '@langchain/core/runnables';
@@ -19,7 +20,7 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import { BaseCheckpointSaver, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
+import { BaseCheckpointSaver, INTERRUPT, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
 
 interface Blob {
   type: string;
@@ -68,10 +69,10 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     return this.serde.loadsTyped(blob.type, new Uint8Array(Buffer.from(blob.data, 'base64')));
   }
 
-  private async ids(dir: string): Promise<string[]> {
+  private ids(dir: string): string[] {
     let names: string[];
     try {
-      names = await readdir(dir);
+      names = readdirSync(dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
@@ -84,10 +85,10 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       .reverse();
   }
 
-  private async readJson<T>(file: string): Promise<T | undefined> {
+  private readJson<T>(file: string): T | undefined {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = readFileSync(file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
@@ -105,18 +106,33 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  private async writeJson(file: string, dir: string, value: unknown): Promise<void> {
-    await mkdir(dir, { recursive: true });
+  /** Folders this saver has made (or found): a thread's folder is made once, not before every write. */
+  private readonly made = new Set<string>();
+
+  /** Synchronous small-file writes, for the reason given at writeFileAtomic (jobs/jobStore.ts). */
+  private writeJson(file: string, dir: string, value: unknown): void {
+    if (!this.made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.made.add(dir);
+    }
     const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(temp, JSON.stringify(value));
-    await rename(temp, file);
+    const text = JSON.stringify(value);
+    try {
+      writeFileSync(temp, text);
+    } catch (error) {
+      // The folder was removed behind this saver's back (another process deleted the thread): make it again.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(temp, text);
+    }
+    renameSync(temp, file);
   }
 
   private async tuple(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {
     const dir = this.nsDir(threadId, ns);
-    const stored = await this.readJson<StoredCheckpoint>(join(dir, `${safeName('checkpoint_id', id)}.json`));
+    const stored = this.readJson<StoredCheckpoint>(join(dir, `${safeName('checkpoint_id', id)}.json`));
     if (!stored) return undefined;
-    const writes = (await this.readJson<StoredWrites>(join(dir, `${id}.writes.json`))) ?? {};
+    const writes = (this.readJson<StoredWrites>(join(dir, `${id}.writes.json`))) ?? {};
     const ordered = Object.values(writes).sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
     const pendingWrites: CheckpointPendingWrite[] = [];
     for (const w of ordered) pendingWrites.push([w.taskId, w.channel, await this.load(w.value)]);
@@ -130,20 +146,34 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     return result;
   }
 
+  /**
+   * The writes files this saver wrote since the thread was last read: a run appends to them without
+   * reading them back. A read of the thread (which starts every run) forgets them, so writes another
+   * process made in between are never lost.
+   */
+  private readonly written = new Map<string, StoredWrites>();
+
+  private forget(threadId: string): void {
+    const thread = join(this.dir, threadId);
+    for (const file of this.written.keys()) if (file.startsWith(`${thread}/`)) this.written.delete(file);
+  }
+
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
+    this.forget(threadId);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
-    const id = getCheckpointId(config) || (await this.ids(this.nsDir(threadId, ns)))[0];
+    const id = getCheckpointId(config) || (this.ids(this.nsDir(threadId, ns)))[0];
     return id === undefined ? undefined : this.tuple(threadId, ns, id);
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
+    this.forget(threadId);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const wanted = config.configurable?.checkpoint_id as string | undefined;
     const before = options?.before?.configurable?.checkpoint_id as string | undefined;
     let left = options?.limit;
-    for (const id of await this.ids(this.nsDir(threadId, ns))) {
+    for (const id of this.ids(this.nsDir(threadId, ns))) {
       if (wanted && id !== wanted) continue;
       if (before && id >= before) continue;
       const t = await this.tuple(threadId, ns, id);
@@ -170,7 +200,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       ...(parentId ? { parentId } : {}),
     };
     const dir = this.nsDir(threadId, ns);
-    await this.writeJson(join(dir, `${id}.json`), dir, stored);
+    this.writeJson(join(dir, `${id}.json`), dir, stored);
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: id } };
   }
 
@@ -189,7 +219,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     const id = safeName('checkpoint_id', config.configurable?.checkpoint_id);
     const dir = this.nsDir(threadId, ns);
     const file = join(dir, `${id}.writes.json`);
-    const existing = (await this.readJson<StoredWrites>(file)) ?? {};
+    const existing = this.written.get(file) ?? (this.readJson<StoredWrites>(file)) ?? {};
     const next: StoredWrites = { ...existing };
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = WRITES_IDX_MAP[channel] ?? i;
@@ -198,10 +228,48 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       if (idx >= 0 && key in existing) continue;
       next[key] = { taskId, idx, channel, value: await this.dump(value), taskPath: taskPath ?? '' };
     }
-    await this.writeJson(file, dir, next);
+    this.writeJson(file, dir, next);
+    this.written.set(file, next);
+  }
+
+  /**
+   * Retention: what resume needs stays, the rest of a thread's root checkpoints goes. Kept: every
+   * checkpoint that stopped at an interrupt (a review or approval stop: its writes hold one), and, while
+   * the thread can go on, everything since the stop before the latest one (the chain the current stop
+   * resumes from, and its parent); a finished thread keeps only its stops and its newest checkpoint.
+   * Called by the one driver of the thread (under its lease), after its run's writes are all on disk;
+   * readers in other processes only ever read the newest checkpoint, which is never removed.
+   * Returns the bytes before and after.
+   */
+  prune(threadId: string, options: { finished: boolean }): { before: number; after: number } {
+    const dir = this.nsDir(threadId, '');
+    const ids = this.ids(dir).reverse(); // oldest first
+    const stops = ids.filter((id) => {
+      const writes = this.readJson<StoredWrites>(join(dir, `${id}.writes.json`)) ?? {};
+      return Object.values(writes).some((w) => w.channel === INTERRUPT);
+    });
+    const keepFrom = options.finished ? ids[ids.length - 1] : stops[stops.length - 2];
+    const size = (id: string) => [`${id}.json`, `${id}.writes.json`].reduce((sum, name) => sum + (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0), 0);
+    let before = 0;
+    let after = 0;
+    for (const id of ids) {
+      const bytes = size(id);
+      before += bytes;
+      if (keepFrom === undefined || id >= keepFrom || stops.includes(id)) {
+        after += bytes;
+        continue;
+      }
+      rmSync(join(dir, `${id}.json`), { force: true });
+      rmSync(join(dir, `${id}.writes.json`), { force: true });
+      this.written.delete(join(dir, `${id}.writes.json`));
+    }
+    return { before, after };
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await rm(join(this.dir, safeName('thread_id', threadId)), { recursive: true, force: true });
+    const thread = join(this.dir, safeName('thread_id', threadId));
+    for (const dir of this.made) if (dir === thread || dir.startsWith(`${thread}/`)) this.made.delete(dir);
+    this.forget(threadId);
+    await rm(thread, { recursive: true, force: true });
   }
 }

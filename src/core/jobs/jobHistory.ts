@@ -7,10 +7,13 @@
  * writes the user's repository, its config, hooks or index.
  */
 import * as fs from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { AgentError } from '../errors';
+import { commitSnapshot } from './historySnapshot';
+import { settled } from './jobStore';
 import { unifiedDiff } from './lineDiff';
 
 export const HISTORY_DIR = '.history';
@@ -32,23 +35,12 @@ function repo(jobDir: string): { fs: typeof fs; dir: string; gitdir: string } {
   return { fs, dir: jobDir, gitdir: join(jobDir, HISTORY_DIR) };
 }
 
-/**
- * What a commit looks at: the folder's entries and the index's (a deleted file is only there), never the
- * history itself. statusMatrix's own ignore check reads `<dir>/.git/info/exclude`, not our gitdir's, and
- * its filter prunes no directory: without these paths every commit would walk all of .history's objects.
- */
-async function topLevelPaths(r: ReturnType<typeof repo> & { cache: object }): Promise<string[]> {
-  const names = new Set(await readdir(r.dir));
-  for (const file of await git.listFiles(r)) names.add(file.split('/')[0] ?? file);
-  names.delete(HISTORY_DIR);
-  return [...names];
-}
-
-/** Creates the history if it does not exist yet (idempotent). */
+/** Creates the history if it does not exist yet (idempotent; one stat when it does). */
 export async function initHistory(jobDir: string): Promise<void> {
   const r = repo(jobDir);
+  if (existsSync(join(r.gitdir, 'HEAD'))) return;
   await git.init({ ...r, defaultBranch: 'main' });
-  // The gitdir lives inside its own worktree: exclude it so it is never committed into itself.
+  // The gitdir lives inside its own worktree: exclude it, for anyone who runs real git in the folder.
   await mkdir(join(r.gitdir, 'info'), { recursive: true });
   await writeFile(join(r.gitdir, 'info', 'exclude'), `/${HISTORY_DIR}/\n`, 'utf8');
 }
@@ -63,25 +55,13 @@ async function headOid(jobDir: string): Promise<string | undefined> {
 }
 
 /**
- * Stages every change of the job folder (new, changed and deleted files) and commits it. When nothing
- * changed, returns the current head instead of making an empty commit.
+ * Commits the job folder as it is now (new, changed and deleted files). When nothing changed, returns
+ * the current head instead of making an empty commit. See historySnapshot.ts for why this does not go
+ * through isomorphic-git's index.
  */
-export async function commitAll(jobDir: string, message: string, options: { author?: HistoryAuthor } = {}): Promise<string> {
-  // One cache for the whole commit: isomorphic-git then reads the index and packs once, not per file.
-  const r = { ...repo(jobDir), cache: {} };
-  const head = await headOid(jobDir);
-  // No .gitignore lookups (ignored/force): the paths already leave the history out, and a job has no ignore files.
-  const matrix = await git.statusMatrix({ ...r, filepaths: await topLevelPaths(r), ignored: true });
-  const added: string[] = [];
-  const removed: string[] = [];
-  for (const [filepath, inHead, inWorkdir, inStage] of matrix) {
-    if (inHead === 1 && inWorkdir === 1 && inStage === 1) continue; // unchanged
-    (inWorkdir === 0 ? removed : added).push(filepath);
-  }
-  if (head !== undefined && added.length === 0 && removed.length === 0) return head;
-  if (added.length > 0) await git.add({ ...r, filepath: added, force: true });
-  for (const filepath of removed) await git.remove({ ...r, filepath });
-  return git.commit({ ...r, message, author: options.author ?? DEFAULT_AUTHOR });
+export function commitAll(jobDir: string, message: string, options: { author?: HistoryAuthor } = {}): Promise<string> {
+  const r = repo(jobDir);
+  return settled(() => commitSnapshot(r.dir, r.gitdir, message, options.author ?? DEFAULT_AUTHOR));
 }
 
 /** The newest commits first. */

@@ -78,6 +78,8 @@ export class JobRunner {
   private readonly leases: JobLeases;
   /** The leases this runner holds now, by job: every write of job state checks its own first. */
   private readonly held = new Map<string, JobLease>();
+  /** The checkpoint files of this workspace, when no other checkpointer (team mode) was given. */
+  private fileSaver: FileCheckpointSaver | undefined;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.planning = { ...DEFAULT_PLANNING, ...deps.planning };
@@ -100,7 +102,11 @@ export class JobRunner {
     }
   }
 
-  /** Creates the job folder (status planning), its tool docs and its first commit, without running anything. */
+  /**
+   * Creates the job folder (status planning) and its tool docs, without running anything. The job's
+   * history starts at its first phase boundary: a commit here would only hold what that one holds too,
+   * and cost the person ~10 ms before the first model call.
+   */
   async create(request: NewJobRequest): Promise<Job> {
     const task = request.task.trim();
     if (task === '') throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe what the job should do, e.g. "archive orders older than two years".');
@@ -109,9 +115,8 @@ export class JobRunner {
       task,
       connection: this.deps.connectionKey,
       ...(request.skipReview || !this.planning.interactive ? { skipReview: true } : {}),
+      files: toolDocs(),
     });
-    await Promise.all(toolDocs().map((doc) => this.deps.store.writeFile(job.id, doc.file, doc.text)));
-    await commitJob(this.deps, job.id, `Job created: ${job.title}`);
     this.deps.onEvent?.({ type: 'status', jobId: job.id, status: job.status });
     return job;
   }
@@ -345,9 +350,22 @@ export class JobRunner {
       }
     }
     const outcome = await this.outcome(jobId, failure);
+    if (failure === undefined) await this.pruneCheckpoints(jobId, outcome);
     // Only an execution that happened in this run is reported as this outcome's.
     if (outcome.execution && outcome.execution.ticketId === before.lastExecution?.ticketId) delete outcome.execution;
     return outcome;
+  }
+
+  /** Checkpoint retention (FileCheckpointSaver.prune), by the driver that still holds the lease; the team database keeps its own. */
+  private async pruneCheckpoints(jobId: string, outcome: JobOutcome): Promise<void> {
+    if (!this.fileSaver) return;
+    try {
+      await this.held.get(jobId)?.assertHeld();
+      const { before, after } = this.fileSaver.prune(jobId, { finished: isTerminal(outcome.job.status) });
+      if (after < before) this.deps.logger.debug('job checkpoints pruned', { jobId, before, after });
+    } catch (error) {
+      this.deps.logger.warn('could not prune the job checkpoints; they stay as they are', { jobId, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   private requireModel(): void {
@@ -380,7 +398,7 @@ export class JobRunner {
         signal: this.deps.signal,
         now: () => new Date(),
       },
-      guardCheckpointer(this.deps.checkpointer ?? new FileCheckpointSaver(this.deps.checkpointsDir), guard),
+      guardCheckpointer(this.deps.checkpointer ?? (this.fileSaver = new FileCheckpointSaver(this.deps.checkpointsDir)), guard),
     );
     return this.graphInstance;
   }
