@@ -102,8 +102,9 @@ export class CollabController implements vscode.Disposable {
       const runners = new JobRunners({ session: this.deps.session, review: this.deps.review, logger: this.deps.logger, rootDir: this.deps.rootDir });
       let outcome: Awaited<ReturnType<CoreServices['executeAsJob']>>['outcome'];
       try {
-        const runner = await runners.forAction(session.connection, { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() });
-        ({ outcome } = await coreServices().executeAsJob(this.store(), runner, id, actor()));
+        ({ outcome } = await runners.withAction(session.connection, { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() }, (runner) =>
+          coreServices().executeAsJob(this.store(), runner, id, actor()),
+        ));
       } finally {
         runners.dispose();
       }

@@ -12,6 +12,7 @@ import type { SchemaSnapshot } from '../shared/schema';
 import type { ConnectionState, SchemaState, TableSummary } from '../shared/protocol';
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';
 import { coreServices } from './lazyServices';
+import { RetiringHolds } from './retiringHolds';
 
 export class DatabaseSession implements vscode.Disposable {
   private db: Db | undefined;
@@ -24,6 +25,8 @@ export class DatabaseSession implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   /** One cache per sample-values setting (their snapshots differ), opened on first use. */
   private readonly schemaCaches = new Map<boolean, Promise<{ cache: SchemaCache; close(): Promise<void> }>>();
+  /** Steps running on each open database (`use`): a database replaced under one is closed when they end. */
+  private readonly holds = new RetiringHolds<Db>((db) => db.close().catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) })));
   readonly onDidChange = this.changed.event;
 
   constructor(
@@ -51,7 +54,9 @@ export class DatabaseSession implements vscode.Disposable {
     const previous = this.db;
     this.db = undefined;
     this.key = undefined;
-    await previous?.close().catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) }));
+    // A job step or an ask still working on the previous database finishes there; it closes after them.
+    const steps = previous ? await this.holds.retire(previous) : 0;
+    if (steps > 0) this.logger.info('the previous database closes when its running steps end', { db: previous?.label, steps });
 
     const kind = choice.kind === 'sample' ? 'sample' : 'server';
     const label = choice.kind === 'sample' ? 'sample (PGlite)' : choice.name;
@@ -94,6 +99,15 @@ export class DatabaseSession implements vscode.Disposable {
     if (!this.db || !this.key) await this.connect(this.store.active());
     if (!this.db || !this.key) throw new Error('The database closed while it was being opened; try again.');
     return { db: this.db, key: this.key };
+  }
+
+  /**
+   * Runs `work` on the open database, which stays open until `work` ends even if the window switches
+   * to another database meanwhile (a step is never cut off by a closed pool).
+   */
+  async use<T>(work: (open: { db: Db; key: string }) => Promise<T>): Promise<T> {
+    const open = await this.database();
+    return this.holds.use(open.db, () => work(open));
   }
 
   /** The open database's schema, from the shared cache (introspected only when it changed). */
@@ -162,6 +176,7 @@ export class DatabaseSession implements vscode.Disposable {
   dispose(): void {
     this.generation++;
     void this.db?.close();
+    void this.holds.closeAll();
     for (const opened of this.schemaCaches.values()) void opened.then((c) => c.close());
     this.changed.dispose();
   }

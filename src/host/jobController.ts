@@ -192,8 +192,7 @@ export class JobController implements vscode.Disposable {
     if (!provider) return;
     let jobId: string;
     try {
-      const runner = await this.runners.forAction(undefined, { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined });
-      const job = await runner.create({ task });
+      const job = await this.runners.withAction(undefined, { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined }, (runner) => runner.create({ task }));
       jobId = job.id;
       this.deps.logger.info('job created', { jobId, title: job.title });
     } catch (error) {

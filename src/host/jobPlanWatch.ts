@@ -7,6 +7,12 @@ import type { Logger } from '../core/logger';
 
 export class JobPlanWatch {
   private readonly watching = new Map<string, AbortController>();
+  /**
+   * Tickets already reported decided: reported once only. A job still shown at the review of a decided
+   * ticket (its resume failed, or went nowhere) waits for the person's Continue instead of being resumed
+   * again and again by every refresh of the view.
+   */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly store: () => Promise<TicketStore>,
@@ -17,13 +23,14 @@ export class JobPlanWatch {
 
   /** Watches the plan ticket of a job at review (once per ticket). */
   watch(jobId: string, ticketId: string): void {
-    if (this.watching.has(ticketId)) return;
+    if (this.watching.has(ticketId) || this.reported.has(ticketId)) return;
     const controller = new AbortController();
     this.watching.set(ticketId, controller);
     void this.store()
       .then((store) => store.waitForDecision(ticketId, controller.signal))
       .then((ticket) => {
         this.watching.delete(ticketId);
+        this.reported.add(ticketId);
         this.decided(jobId, ticket.decisions.at(-1)?.by ?? 'someone');
       })
       .catch((error: unknown) => {

@@ -88,26 +88,29 @@ export class JobRunners implements vscode.Disposable {
   }
 
   /**
-   * A runner for one action on `jobConnection`'s database: refuses when the window has another database
-   * open, since the job's tickets and plan are bound to the one it was planned on.
+   * Runs `work` with a runner for one action on `jobConnection`'s database: refuses when the window has
+   * another database open, since the job's tickets and plan are bound to the one it was planned on. The
+   * database stays open until `work` ends, even if the window switches to another one meanwhile.
    */
-  async forAction(jobConnection: string | undefined, options: ActionRunnerOptions): Promise<JobRunner> {
-    const services = coreServices();
-    const { db, key } = await this.deps.session.database();
-    if (jobConnection !== undefined && jobConnection !== key) {
-      throw new services.AgentError(
-        'BAD_INPUT',
-        `This job works on another database (${jobConnection}) than the one open in this window (${key}).`,
-        'Select the job\'s connection with "Postgres Agent: Select Connection…", then try again.',
-      );
-    }
-    return new services.JobRunner({
-      ...(await this.common(db, key)),
-      provider: options.provider ? withSignal(options.provider, options.signal) : undefined,
-      loadSnapshot: () => this.deps.session.loadSnapshot(),
-      invalidateSchema: () => this.deps.session.invalidateSchema(),
-      onEvent: (event) => options.onEvent(event),
-      signal: options.signal,
+  withAction<T>(jobConnection: string | undefined, options: ActionRunnerOptions, work: (runner: JobRunner) => Promise<T>): Promise<T> {
+    return this.deps.session.use(async ({ db, key }) => {
+      const services = coreServices();
+      if (jobConnection !== undefined && jobConnection !== key) {
+        throw new services.AgentError(
+          'BAD_INPUT',
+          `This job works on another database (${jobConnection}) than the one open in this window (${key}).`,
+          'Select the job\'s connection with "Postgres Agent: Select Connection…", then try again.',
+        );
+      }
+      const runner = new services.JobRunner({
+        ...(await this.common(db, key)),
+        provider: options.provider ? withSignal(options.provider, options.signal) : undefined,
+        loadSnapshot: () => this.deps.session.loadSnapshot(),
+        invalidateSchema: () => this.deps.session.invalidateSchema(),
+        onEvent: (event) => options.onEvent(event),
+        signal: options.signal,
+      });
+      return work(runner);
     });
   }
 

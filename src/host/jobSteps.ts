@@ -72,7 +72,7 @@ export class JobSteps {
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
           progress.report({ message });
-          const runner = await this.deps.runners.forAction(job.connection, {
+          return this.deps.runners.withAction(job.connection, {
             provider,
             signal: abort.signal,
             onEvent: (event) => {
@@ -84,8 +84,7 @@ export class JobSteps {
                 this.deps.filesChanged();
               }
             },
-          });
-          return step(runner);
+          }, step);
         },
       ));
       slot.done = work;
