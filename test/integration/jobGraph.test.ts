@@ -412,6 +412,45 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     expect(server.requests[2]?.text.split('Not run: this is not a read')).toHaveLength(2);
   });
 
+  it('the model timing out, then answering garbage, mid-tactical-phase: each time the job stays where it was, says why, holds nothing; Continue completes it', async () => {
+    server.script(planTurn(PLAN_V1));
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const jobId = review.job.id;
+    const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    const impatient = () => runner({ modelTimeoutMs: 300 });
+
+    // The first tactical call answers after the runner gave up on it.
+    server.script([inTactical({ delayMs: 5_000, then: { functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) } })]);
+    const timedOut = await impatient().approvePlan(jobId, { by: 'reviewer' });
+    expect(timedOut.stop.kind).toBe('interrupted');
+    if (timedOut.stop.kind === 'interrupted') expect(timedOut.stop.error?.message).toMatch(/time|300 ms/i);
+    expect(timedOut.job.status).toBe('running');
+
+    // The next answer is not JSON at all.
+    server.script([inTactical({ raw: '<html>502 Bad Gateway</html>' })]);
+    const garbage = await impatient().continue(jobId);
+    expect(garbage.stop.kind).toBe('interrupted');
+    if (garbage.stop.kind === 'interrupted') expect(garbage.stop.error?.message).toMatch(/returned output that does not match what was asked for: its answer is not JSON/);
+    expect(garbage.job.status).toBe('running');
+
+    // Nothing was proposed or changed meanwhile, and the model is asked the same question again.
+    expect((await tickets.list()).filter((t) => t.kind === 'write')).toEqual([]);
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+    const tacticalAsks = server.requests.filter(tactical);
+    expect(tacticalAsks.at(-1)?.text).toBe(tacticalAsks.at(-2)?.text);
+
+    server.script([
+      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
+      inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'done' }), call('finish_phase', { summary: 'archived 2 orders' })] }),
+      inStrategic({ functionCall: call('job_complete', { summary: 'done' }) }),
+    ]);
+    const held = await runner().continue(jobId);
+    if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
+    const done = await runner().decideWrite(jobId, { approve: true, by: 'reviewer' });
+    expect(done.stop.kind).toBe('completed');
+    expect(await archived()).toBe(2);
+  });
+
   it('a pause from another runner stops the job at its next step; Continue thaws it and goes on', async () => {
     server.script([
       inStrategic({ delayMs: 300, then: { functionCall: call('list_tables') } }),

@@ -57,6 +57,8 @@ export function mapTransportFailure(provider: LlmProviderName, error: unknown, s
   if (scope.cancelled()) return llmErrors.cancelled(provider, error);
   if (scope.timedOut()) return llmErrors.timeout(provider, scope.timeoutMs, error);
   const message = error instanceof Error ? describeCause(error) : String(error);
+  // It answered, but not with JSON (an HTML error page of a proxy, a truncated body): not the network.
+  if (error instanceof Error && error.name === 'SyntaxError') return llmErrors.invalidOutput(provider, `its answer is not JSON (${message}).`, error);
   return llmErrors.network(provider, message, error);
 }
 
