@@ -17,6 +17,7 @@ import { coreServices } from './lazyServices';
 import { configuredProvider, withSignal } from './modelProvider';
 import { safetySettings } from './settings';
 import type { HeldWriteOwner } from './sqlReview';
+import { throttle } from './throttle';
 
 const RECENT_KEY = 'postgresAgent.recentQuestions';
 const RECENT_KEPT = 10;
@@ -36,6 +37,8 @@ export type AskControllerDeps = FeatureDeps;
 
 export class AskController {
   private answer: AnswerView | null = null;
+  /** Pushes to the panel, at most every 100 ms while a summary streams in (like a job's pushes). */
+  private readonly push = throttle(() => this.deps.onChange(), 100);
   private restored: Promise<void> | undefined;
 
   constructor(private readonly deps: AskControllerDeps) {}
@@ -258,6 +261,6 @@ export class AskController {
 
   private setAnswer(answer: AnswerView): void {
     this.answer = answer;
-    this.deps.onChange();
+    this.push.request();
   }
 }

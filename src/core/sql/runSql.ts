@@ -14,7 +14,7 @@ import { loadParser } from './parse';
 import type { ReadResult } from './runRead';
 import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
-import type { ExecutionResult } from './executeApproved';
+import type { ExecutionResult } from './approvedTicket';
 import { executeApproved } from './executeApproved';
 import { workspaceUndoSink } from './writeArtifacts';
 import type { Logger } from '../logger';

@@ -2,7 +2,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket } from '../approvals/ticket';
-import type { UndoSink } from './executeApproved';
+import type { UndoSink } from './approvedTicket';
 import type { UndoScript } from './undoCapture';
 
 export async function saveImpactReport(impactDir: string, ticket: Ticket): Promise<string> {

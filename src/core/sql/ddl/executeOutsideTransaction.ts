@@ -11,8 +11,8 @@ import { AgentError, toAgentError } from '../../errors';
 import type { StatementClassification } from '../classification';
 import { authorizeBy, NO_APPROVAL_RULES } from '../../approvals/approvalPolicy';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
-import type { ExecuteOptions, ExecutionResult } from '../executeApproved';
-import { invalidateAfterDdl, parseTicket } from '../executeApproved';
+import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
+import { invalidateAfterDdl, parseTicket } from '../approvedTicket';
 import { planStatement } from './lockModel';
 
 export interface OutsideTransactionOptions {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { toAgentError } from '../../../errors';
 import type { ChatMessage } from '../../../llm/provider';
-import type { UndoSink } from '../../../sql/executeApproved';
+import type { UndoSink } from '../../../sql/approvedTicket';
 import { executeApproved } from '../../../sql/executeApproved';
 import { undoFileText, voidedUndoText } from '../../../sql/writeArtifacts';
 import type { JobGraphDeps } from '../jobGraphDeps';

@@ -1,0 +1,74 @@
+/**
+ * What executing an approved ticket takes and gives (shared by the transactional path, executeApproved.ts,
+ * and the one for statements PostgreSQL runs only outside a transaction, ddl/executeOutsideTransaction.ts),
+ * and the ticket's own SQL parsed again at execution: what runs is what was approved.
+ */
+import type { ApprovalRules } from '../approvals/approvalPolicy';
+import type { Ticket } from '../approvals/ticket';
+import { AgentError } from '../errors';
+import type { Logger } from '../logger';
+import type { Classification } from './classification';
+import { classifySql } from './classify';
+import type { TableEffect } from './impactReport';
+import type { UndoScript } from './undoCapture';
+
+/** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */
+export interface UndoSink {
+  /** Writes the script; returns where it is (recorded on the ticket). */
+  save(undo: UndoScript, header: string): Promise<string>;
+  /** The transaction did not commit: the file says so, so nobody "undoes" a write that never happened. */
+  markVoid(file: string, reason: string): Promise<void>;
+}
+
+export interface ExecuteOptions {
+  /** Password-free key of `db` (the ticket must be for this database). */
+  connection: string;
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  /** Extra share of the approved count allowed per table and kind of change (0.1 = 10 %). */
+  tolerance: number;
+  /** Signatures and approval.policy the approvals must satisfy (default: none configured). */
+  approvalRules?: ApprovalRules;
+  /** Who runs it (recorded in the ticket's history). */
+  by: string;
+  undo: UndoSink;
+  logger: Logger;
+  /** Empties the schema cache after a committed schema change, so the next question sees it at once. */
+  invalidateSchema?: () => Promise<void>;
+}
+
+export interface ExecutionResult {
+  ticket: Ticket;
+  tables: TableEffect[];
+  rows: number;
+  undo: UndoScript;
+  undoFile: string;
+  elapsedMs: number;
+  /**
+   * The write committed but its outcome could not be recorded on the ticket (the store failed): it still
+   * counts as executed, and the ticket is resolved to EXECUTED from pg_xact_status() when next read.
+   */
+  outcomeNotRecorded?: string;
+}
+
+/** The ticket's statements, as parsed from the ticket itself: what runs is what was approved. */
+export interface TicketStatements {
+  classification: Classification;
+}
+
+/** After a committed schema change: the cache is emptied; a failure to do so is logged (the cache's own freshness check still notices). */
+export async function invalidateAfterDdl(options: Pick<ExecuteOptions, 'invalidateSchema' | 'logger'>, log: Record<string, unknown>): Promise<void> {
+  await options.invalidateSchema?.().catch((error: unknown) => options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }));
+}
+
+/** The ticket's own SQL, parsed again here: a ticket whose SQL is not a single write the path allows is refused. */
+export function parseTicket(ticket: Ticket): TicketStatements {
+  if (ticket.kind !== 'write') {
+    throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, 'Plan tickets move their job on; see `pg-agent job show`.');
+  }
+  const classification = classifySql(ticket.sql);
+  if (classification.decision === 'refuse') {
+    throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
+  }
+  return { classification };
+}
