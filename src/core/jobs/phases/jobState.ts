@@ -53,11 +53,31 @@ export interface ExecutedWrite {
 
 const replace = <T>(fallback: () => T) => Annotation<T>({ reducer: (_old, next) => next, default: fallback });
 
+/** What is left of a long tool result when its phase ends (rows kept out of later checkpoints). */
+export const SPENT_RESULT_CHARS = 600;
+
+/**
+ * An update of the conversation: new messages (appended), or, at a phase boundary, `compact`: every tool
+ * result so far longer than twice SPENT_RESULT_CHARS is cut to SPENT_RESULT_CHARS with a note (a result
+ * cut once stays below that, so a later boundary leaves it alone). The rows a phase read
+ * served that phase; carried on, they would be copied into every later checkpoint of the job (each holds
+ * the whole conversation) and sent with every later model call. What is worth keeping is in workspace.md.
+ */
+export type MessagesUpdate = ChatMessage[] | { compact: true };
+
+export function compactToolResults(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((message) => {
+    if (message.role !== 'tool' || message.content.length <= 2 * SPENT_RESULT_CHARS) return message;
+    const dropped = message.content.length - SPENT_RESULT_CHARS;
+    return { ...message, content: `${message.content.slice(0, SPENT_RESULT_CHARS)}\n… (${dropped} more characters of this result were dropped from the job's memory when its phase ended; workspace.md holds what was worth keeping)` };
+  });
+}
+
 export const JobState = Annotation.Root({
   /** The job (and thread) id. */
   jobId: Annotation<string>,
   /** The agent's conversation across phases (system prompts are rebuilt per call from the job files). */
-  messages: Annotation<ChatMessage[]>({ reducer: (old, added) => [...old, ...added], default: () => [] }),
+  messages: Annotation<ChatMessage[], MessagesUpdate>({ reducer: (old, update) => (Array.isArray(update) ? [...old, ...update] : compactToolResults(old)), default: () => [] }),
   phase: replace<'strategic' | 'tactical'>(() => 'strategic'),
   /** Strategic phases run so far (the current one included). */
   strategicIterations: replace(() => 0),

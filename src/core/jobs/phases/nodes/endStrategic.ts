@@ -26,11 +26,11 @@ export function makeEndStrategicNode(deps: JobGraphDeps): JobNode {
     await deps.audit(state.jobId, { type: 'phase', phase: 'strategic', event: 'end', iteration: state.strategicIterations, summary });
     const message = review ? `Review cycle ${job.reviewCycles + 1}: plan ready for review — ${summary}` : `Strategic phase ${state.strategicIterations}: ${summary}`;
     await commitJob(deps, state.jobId, message);
-    if (!review) return { phaseEnd: end, reviewRequired: review, planTicket: undefined };
+    if (!review) return { phaseEnd: end, reviewRequired: review, planTicket: undefined, messages: { compact: true } };
     // The review stop waits on a plan ticket for exactly these files (a node that runs once per pass, so one ticket).
     const files = await readPlanFiles(deps.store, state.jobId);
     const ticket = await createPlanTicket(deps.ticketStore, { ...files, cycle: job.reviewCycles + 1, title: job.title, connection: deps.connectionKey, requestedBy: deps.requestedBy });
     await deps.audit(state.jobId, { type: 'approval', ticketId: ticket.id, approve: false, by: deps.requestedBy, comment: `plan ticket for review cycle ${job.reviewCycles + 1}`, recorded: false });
-    return { phaseEnd: end, reviewRequired: review, planTicket: { id: ticket.id, hash: ticket.sqlHash } };
+    return { phaseEnd: end, reviewRequired: review, planTicket: { id: ticket.id, hash: ticket.sqlHash }, messages: { compact: true } };
   };
 }

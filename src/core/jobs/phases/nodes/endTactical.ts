@@ -9,6 +9,6 @@ export function makeEndTacticalNode(deps: JobGraphDeps): JobNode {
     const summary = end.kind === 'job_failed' ? end.reason : end.summary;
     await deps.audit(state.jobId, { type: 'phase', phase: 'tactical', event: 'end', iteration: state.tacticalPhases, summary });
     await commitJob(deps, state.jobId, `Tactical phase ${state.tacticalPhases}: ${summary}`);
-    return { phaseEnd: end };
+    return { phaseEnd: end, messages: { compact: true } };
   };
 }
