@@ -41,8 +41,33 @@ export interface ScriptedModelServer {
   /** Appends rules; they are consumed in order (first matching rule with times left). */
   script(rules: Rule[]): void;
   requests: RecordedRequest[];
+  /** How embedding requests are answered from now on (default: bagOfWordsVector for every text). */
+  embeddings(script: EmbeddingScript): void;
+  /** Embedding requests (Gemini batchEmbedContents / embedContent, OpenAI /v1/embeddings), apart from `requests`. */
+  embedRequests: { provider: 'gemini' | 'openai'; model: string; texts: string[] }[];
   close(): Promise<void>;
 }
+
+export interface EmbeddingScript {
+  /** The vector of a text (deterministic); default bagOfWordsVector. */
+  vectorOf?: (text: string) => number[];
+  /** Answer every embedding request with this failure instead. */
+  failure?: { status: number; message: string } | { garbage: true } | { delayMs: number };
+}
+
+/** A deterministic embedding: words hashed into 64 buckets (texts sharing words are similar, others are not). */
+export function bagOfWordsVector(text: string): number[] {
+  const vector = new Array<number>(64).fill(0);
+  for (const word of text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2)) {
+    let h = 2166136261;
+    for (const ch of word.replace(/s$/, '')) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
+    const bucket = (h >>> 0) % 64;
+    vector[bucket] = (vector[bucket] ?? 0) + 1;
+  }
+  return vector;
+}
+
+const GEMINI_EMBED_PATH = /^\/v1beta\/models\/([^/:]+):(batchEmbedContents|embedContent)$/;
 
 /** Token counts every scripted reply reports, so tests can assert usage and cost exactly. */
 export const SCRIPTED_USAGE = { inputTokens: 1000, outputTokens: 200 } as const;
@@ -66,9 +91,44 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
     });
   });
 
+  let embedScript: EmbeddingScript = {};
+  const embedRequests: ScriptedModelServer['embedRequests'] = [];
+
+  /** Embedding requests: answered from `embedScript`, recorded apart from the chat requests. */
+  async function embed(url: URL, raw: string, res: ServerResponse): Promise<boolean> {
+    const gemini = GEMINI_EMBED_PATH.exec(url.pathname);
+    if (!gemini && url.pathname !== '/v1/embeddings') return false;
+    const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
+    const textsOf = (content: unknown): string => (isRecord(content) && Array.isArray(content.parts) ? content.parts.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('') : '');
+    const texts = gemini
+      ? gemini[2] === 'batchEmbedContents'
+        ? (Array.isArray(body.requests) ? body.requests : []).map((r) => textsOf(isRecord(r) ? r.content : undefined))
+        : [textsOf(body.content)]
+      : (Array.isArray(body.input) ? body.input : [body.input]).map((t) => String(t));
+    embedRequests.push({ provider: gemini ? 'gemini' : 'openai', model: gemini ? (gemini[1] ?? '') : typeof body.model === 'string' ? body.model : '', texts });
+    const failure = embedScript.failure;
+    if (failure && 'delayMs' in failure) await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
+    else if (failure && 'garbage' in failure) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>502 Bad Gateway</html>');
+      return true;
+    } else if (failure) {
+      res.writeHead(failure.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: failure.status, message: failure.message, status: defaultGeminiStatus(failure.status) } }));
+      return true;
+    }
+    const vectors = texts.map(embedScript.vectorOf ?? bagOfWordsVector);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (!gemini) res.end(JSON.stringify({ object: 'list', model: body.model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) }));
+    else if (gemini[2] === 'batchEmbedContents') res.end(JSON.stringify({ embeddings: vectors.map((values) => ({ values })) }));
+    else res.end(JSON.stringify({ embedding: { values: vectors[0] } }));
+    return true;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'POST' && (await embed(url, raw, res))) return;
     const recorded = recordRequest(req, url, raw);
     if (!recorded) {
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -142,6 +202,10 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
       for (const rule of newRules) rules.push({ rule, left: rule.times ?? 1 });
     },
     requests,
+    embeddings(script) {
+      embedScript = script;
+    },
+    embedRequests,
     close() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

@@ -44,6 +44,11 @@ export interface SchemaContextOptions {
    * first, and the tables joining them are pulled in. Unknown names are ignored.
    */
   pinned?: readonly string[];
+  /**
+   * Similarity of each entry ("schema.table" of the entry's table) to the question by meaning (cosine
+   * of embeddings, semanticSignal.ts), when an embedding model is configured: one more signal, see below.
+   */
+  semantic?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -54,6 +59,10 @@ export interface SchemaContextOptions {
  * its name terms (exact ≫ token match). Adjacent question words also count joined ("high school" →
  * highschooler), and money words (revenue, sales, spend) match money-typed columns. Tables the model
  * picked (`pinned`) start above the best match.
+ * With embeddings (`semantic`), the tables standing out by meaning count as one more question term: those
+ * at least 2 standard deviations above the schema's mean similarity score like a column-name match (2) of
+ * a term found in just them (idf log(1 + tables / how many)), scaled by how far above they are (the
+ * farthest 1); the most similar one is a seed of its own (a concept named in no table's words).
  * Then the FK graph. Seeds are the best direct matches (up to 32, each at least a quarter of the best),
  * the best table of each question term (a value-only word like "jazz" is a concept too) and the pinned
  * tables. Each pair of seeds joined by a path of at most 4 FKs adds 0.5 × the weaker score / path length
@@ -187,6 +196,7 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
     }
     direct[i] = (direct[i] ?? 0) + EXACT_NAME_BONUS * exact;
   }
+  if (options.semantic) addSemantic(index, options.semantic, direct, termSeeds);
   const pinned = pinnedEntries(index, options.pinned ?? []);
   if (pinned.size > 0) {
     const top = Math.max(1, ...direct);
@@ -207,6 +217,27 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
   if (everything) return candidates;
   const floor = (candidates[0]?.score ?? 0) * MIN_RELATIVE_SCORE;
   return candidates.filter((c) => c.score >= floor);
+}
+
+const SEMANTIC_Z = 2;
+const SEMANTIC_MIN_TABLES = 5;
+
+/** The embedding signal (see Scoring): tables far above the schema's usual similarity to the question. */
+function addSemantic(index: SchemaIndex, semantic: ReadonlyMap<string, number>, direct: Float64Array, termSeeds: Set<number>): void {
+  const sims = index.entries.map((e) => semantic.get(e.key));
+  const known = sims.filter((x): x is number => x !== undefined);
+  if (known.length < SEMANTIC_MIN_TABLES) return;
+  const mean = known.reduce((a, b) => a + b, 0) / known.length;
+  const sd = Math.sqrt(known.reduce((a, b) => a + (b - mean) ** 2, 0) / known.length);
+  if (sd === 0) return;
+  const standing = sims.map((x) => (x === undefined ? 0 : (x - mean) / sd));
+  const above = standing.flatMap((z, i) => (z >= SEMANTIC_Z ? [i] : []));
+  if (above.length === 0) return;
+  const top = Math.max(...above.map((i) => standing[i] ?? 0));
+  const weight = WEIGHT.column * Math.log(1 + index.entries.length / above.length);
+  for (const i of above) direct[i] = (direct[i] ?? 0) + (weight * (standing[i] ?? 0)) / top;
+  const best = above.reduce((a, b) => ((standing[b] ?? 0) > (standing[a] ?? 0) ? b : a));
+  termSeeds.add(best);
 }
 
 /** Seeds (the best direct matches and the pinned tables) joined to each other along shortest FK paths. */

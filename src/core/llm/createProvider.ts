@@ -1,6 +1,8 @@
 /** Builds the configured model provider from settings (VS Code) or config/env (CLI). */
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
+import type { Embedder } from './embeddings';
+import { createGeminiEmbedder, createOpenAiEmbedder } from './embeddings';
 import { createGeminiProvider } from './gemini';
 import { createOpenAiCompatibleProvider } from './openaiCompatible';
 import type { LlmProvider, ModelPrices } from './provider';
@@ -52,4 +54,20 @@ export function createProvider(config: ProviderConfig, logger: Logger): LlmProvi
       throw new AgentError('CONFIG_INVALID', `Unknown model provider ${String(unexpected)}.`, 'Use gemini or openai-compatible.');
     }
   }
+}
+
+/**
+ * The embedding model of the configured provider, when one is named (postgresAgent.model.embeddingModel,
+ * PGAGENT_EMBEDDING_MODEL; e.g. gemini-embedding-001, or nomic-embed-text on Ollama); undefined otherwise.
+ * Off unless named: it sends every table's description to the provider once, and a call per question.
+ */
+export function createEmbedder(config: Pick<ProviderConfig, 'provider' | 'apiKey' | 'baseUrl'> & { embeddingModel?: string }, logger: Logger): Embedder | undefined {
+  const model = config.embeddingModel?.trim();
+  if (!model) return undefined;
+  if (config.provider === 'gemini') {
+    if (!config.apiKey) return undefined;
+    return createGeminiEmbedder({ apiKey: config.apiKey, model, ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}), logger });
+  }
+  if (!config.baseUrl?.trim()) return undefined;
+  return createOpenAiEmbedder({ baseUrl: config.baseUrl.trim(), model, ...(config.apiKey ? { apiKey: config.apiKey } : {}), logger });
 }

@@ -3,6 +3,7 @@
  * model picked from the compact list (extractIntent) come first, with the tables that join them.
  */
 import { buildSchemaContext } from '../schemaContext';
+import { semanticScores } from '../semanticSignal';
 import type { AskDeps } from '../deps';
 import type { AskNode } from '../nodeTypes';
 
@@ -12,7 +13,8 @@ export function makeGatherContextNode(deps: AskDeps): AskNode {
   return async (state) => {
     const snapshot = await deps.loadSnapshot();
     const pinned = state.intent?.source === 'model' ? state.intent.tables : [];
-    const context = buildSchemaContext(snapshot, state.question, { budgetTokens: deps.contextBudgetTokens ?? DEFAULT_BUDGET, pinned });
+    const semantic = deps.embeddings ? await semanticScores(snapshot, state.question, deps.embeddings, deps.logger) : undefined;
+    const context = buildSchemaContext(snapshot, state.question, { budgetTokens: deps.contextBudgetTokens ?? DEFAULT_BUDGET, pinned, ...(semantic ? { semantic } : {}) });
     return { schemaContext: { text: context.text, tables: context.tables.map((t) => `${t.schema}.${t.name}`) } };
   };
 }
