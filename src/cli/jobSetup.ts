@@ -13,7 +13,7 @@ import type { LlmProvider } from '../core/llm/provider';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
 import { resolvePlanning } from '../core/workspacePolicy';
 import type { CommandContext } from './command';
-import { providerFromEnv } from './commands/askCommand';
+import { embedderFromEnv, providerFromEnv } from './commands/askCommand';
 import { requesterOf } from './decider';
 import { cliSafety } from './sqlInput';
 
@@ -77,6 +77,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
   }
   const key = await context.connectionKey();
   if (options.job && options.job.connection !== key) throw otherDatabase(options.job, key);
+  const embedder = embedderFromEnv(context.io.env, context.logger);
   return new JobRunner({
     ...common,
     db: await context.openDb(),
@@ -85,6 +86,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     loadSnapshot: () => context.loadSchema(),
     invalidateSchema: () => context.invalidateSchema(),
     settings: await cliSafety(context),
+    ...(embedder ? { embedder } : {}),
   });
 }
 

@@ -14,7 +14,7 @@ import type { LlmProvider } from '../core/llm/provider';
 import type { AnswerStatus, AnswerView } from '../shared/protocol';
 import type { FeatureDeps } from './featureDeps';
 import { coreServices } from './lazyServices';
-import { configuredProvider, withSignal } from './modelProvider';
+import { configuredEmbedder, configuredProvider, withSignal } from './modelProvider';
 import { safetySettings } from './settings';
 import type { HeldWriteOwner } from './sqlReview';
 import { throttle } from './throttle';
@@ -180,6 +180,7 @@ export class AskController {
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const paths = services.workspacePaths(this.deps.rootDir);
+    const embedder = provider ? await configuredEmbedder(this.deps) : undefined;
     const askDeps: AskDeps = {
       db,
       connectionKey: key,
@@ -195,6 +196,7 @@ export class AskController {
       contextBudgetTokens: config.get<number>('context.tokenBudget') ?? 6000,
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
       ...(onSummaryText ? { onSummaryText } : {}),
+      ...(embedder ? { embeddings: services.sharedEmbeddingCache(join(paths.schemaCache, 'embeddings.json'), embedder, this.deps.logger) } : {}),
     };
     return services.buildAskGraph(askDeps, new services.FileCheckpointSaver(paths.checkpoints));
   }

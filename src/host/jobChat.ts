@@ -10,7 +10,7 @@ import { actor } from './jobRunners';
 import type { JobRunners } from './jobRunners';
 import type { JobLocalState } from './jobView';
 import { coreServices } from './lazyServices';
-import { configuredProvider } from './modelProvider';
+import { configuredEmbedder, configuredProvider } from './modelProvider';
 
 export interface JobChatDeps {
   runners: JobRunners;
@@ -62,8 +62,9 @@ export class JobChat implements vscode.Disposable {
       const loadSnapshot = this.deps.session.connection.status === 'connected'
         ? () => this.deps.session.loadSnapshot()
         : undefined;
+      const embedder = await configuredEmbedder(this.deps);
       const turn = await services.sendReviewMessage(
-        { store: this.deps.runners.store(), provider, ...(loadSnapshot ? { loadSnapshot } : {}), logger: this.deps.logger, modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000 },
+        { store: this.deps.runners.store(), provider, ...(loadSnapshot ? { loadSnapshot } : {}), ...(embedder ? { embedder } : {}), logger: this.deps.logger, modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000 },
         jobId,
         text,
         {

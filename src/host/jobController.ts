@@ -125,7 +125,7 @@ export class JobController implements vscode.Disposable {
       this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/jobs/**'));
       // The history's own objects change with every commit, which also changes the job's files.
       const changed = (uri: vscode.Uri) => {
-        if (!uri.path.includes('/.history/')) this.reload.request();
+        if (!uri.path.includes('/.history/') && !uri.path.includes('/.index/')) this.reload.request();
       };
       this.watcher.onDidCreate(changed);
       this.watcher.onDidChange(changed);

@@ -11,6 +11,7 @@ import type { JobLeases } from '../core/jobs/jobLease';
 import type { JobRunner, JobRunnerDeps } from '../core/jobs/jobRunner';
 import type { JobStore } from '../core/jobs/jobStore';
 import type { JobEvent } from '../core/jobs/jobOutcome';
+import type { Embedder } from '../core/llm/embeddings';
 import type { LlmProvider } from '../core/llm/provider';
 import type { Logger } from '../core/logger';
 import type { DatabaseSession } from './databaseSession';
@@ -29,6 +30,8 @@ export interface JobRunnersDeps {
 
 export interface ActionRunnerOptions {
   provider: LlmProvider | undefined;
+  /** The embedding model, when configured (the job is indexed for vector_search at phase boundaries). */
+  embedder?: Embedder;
   signal: AbortSignal;
   onEvent(event: JobEvent): void;
 }
@@ -109,6 +112,7 @@ export class JobRunners implements vscode.Disposable {
         invalidateSchema: () => this.deps.session.invalidateSchema(),
         onEvent: (event) => options.onEvent(event),
         signal: options.signal,
+        ...(options.embedder ? { embedder: options.embedder } : {}),
       });
       return work(runner);
     });

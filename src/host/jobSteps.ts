@@ -9,7 +9,7 @@ import type { Logger } from '../core/logger';
 import type { JobBusyView } from '../shared/protocol';
 import type { JobRunners } from './jobRunners';
 import type { JobLocalState } from './jobView';
-import { configuredProvider } from './modelProvider';
+import { configuredEmbedder, configuredProvider } from './modelProvider';
 
 export type Step = (runner: JobRunner) => Promise<JobOutcome>;
 
@@ -66,6 +66,7 @@ export class JobSteps {
     try {
       const provider = needsModel ? await configuredProvider(this.deps, 'A job') : undefined;
       if (needsModel && !provider) return undefined;
+      const embedder = provider ? await configuredEmbedder(this.deps) : undefined;
       const job = await this.deps.runners.store().get(jobId);
       const work = Promise.resolve(vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `Job: ${job.title}`, cancellable: true },
@@ -74,6 +75,7 @@ export class JobSteps {
           progress.report({ message });
           return this.deps.runners.withAction(job.connection, {
             provider,
+            ...(embedder ? { embedder } : {}),
             signal: abort.signal,
             onEvent: (event) => {
               if (event.type === 'step') {

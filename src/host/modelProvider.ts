@@ -4,6 +4,7 @@
  * test server) or an OpenAI-compatible endpoint. When none is usable, says how to fix it.
  */
 import * as vscode from 'vscode';
+import type { Embedder } from '../core/llm/embeddings';
 import type { LlmProvider, ModelPrices } from '../core/llm/provider';
 import type { Logger } from '../core/logger';
 import { coreServices } from './lazyServices';
@@ -49,6 +50,24 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
     });
     return undefined;
   }
+}
+
+/**
+ * The embedding model (postgresAgent.model.embeddingModel) of the configured provider, or undefined when
+ * none is named or the provider is not usable; never asks the person anything (words are the fallback).
+ */
+export async function configuredEmbedder(deps: ModelProviderDeps): Promise<Embedder | undefined> {
+  const config = vscode.workspace.getConfiguration('postgresAgent');
+  const embeddingModel = config.get<string>('model.embeddingModel')?.trim();
+  if (!embeddingModel) return undefined;
+  const services = coreServices();
+  if (config.get<string>('model.provider') === 'openai-compatible') {
+    const apiKey = process.env.OPENAI_API_KEY?.trim();
+    return services.createEmbedder({ provider: 'openai-compatible', baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '', ...(apiKey ? { apiKey } : {}), embeddingModel }, deps.logger);
+  }
+  const apiKey = (await deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
+  const baseUrl = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
+  return services.createEmbedder({ provider: 'gemini', ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), embeddingModel }, deps.logger);
 }
 
 /** The provider with a Cancel button's signal on every call (an aborted call is never retried). */

@@ -28,7 +28,8 @@ export { addApprover, checkNewApprover } from '../core/approvals/approverConfig'
 export { publicKeyText } from '../core/approvals/decisionSignature';
 export { signatureState } from '../core/approvals/approvalPolicy';
 export { databaseResolver } from '../core/approvals/executionResolver';
-export { createProvider } from '../core/llm/createProvider';
+export { createEmbedder, createProvider } from '../core/llm/createProvider';
+export { sharedEmbeddingCache } from '../core/llm/embeddingCache';
 export { DEFAULT_PLANNING, JobRunner } from '../core/jobs/jobRunner';
 export { JobStore } from '../core/jobs/jobStore';
 export { JobLeases } from '../core/jobs/jobLease';

@@ -17,7 +17,9 @@ import { assertThreadId, newThreadId } from '../../core/agent/threadId';
 import type { Ticket } from '../../core/approvals/ticket';
 import { AgentError } from '../../core/errors';
 import type { Env } from '../../core/db/connectionTarget';
-import { createProvider } from '../../core/llm/createProvider';
+import { createEmbedder, createProvider } from '../../core/llm/createProvider';
+import { sharedEmbeddingCache } from '../../core/llm/embeddingCache';
+import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider } from '../../core/llm/provider';
 import type { Logger } from '../../core/logger';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
@@ -73,6 +75,8 @@ export const askCommand: CliCommand = {
       audit: fileAuditLog(join(paths.root, 'runs')),
       undoDir: paths.undo,
     };
+    const embedder = embedderFromEnv(io.env, context.logger);
+    if (embedder) deps.embeddings = sharedEmbeddingCache(join(paths.schemaCache, 'embeddings.json'), embedder, context.logger);
     const graph = buildAskGraph(deps, new FileCheckpointSaver(paths.checkpoints));
     let outcome = resume === undefined ? await startAsk(graph, newThreadId(), question) : await resumeAsk(graph, store, resume);
     if (outcome.status === 'held') outcome = await askOnTerminal(context, graph, store, outcome);
@@ -93,6 +97,19 @@ export function providerFromEnv(env: Env, model: string | undefined, logger: Log
     return createProvider({ provider: 'openai-compatible', model: model ?? '', baseUrl: openAiUrl, ...(apiKey ? { apiKey } : {}), maxRetries: 1 }, logger);
   }
   return undefined;
+}
+
+/** The embedding model named by PGAGENT_EMBEDDING_MODEL, of the same provider as providerFromEnv; else undefined. */
+export function embedderFromEnv(env: Env, logger: Logger): Embedder | undefined {
+  const embeddingModel = env.PGAGENT_EMBEDDING_MODEL?.trim();
+  if (!embeddingModel) return undefined;
+  const geminiKey = env.GEMINI_API_KEY?.trim();
+  if (geminiKey) {
+    const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
+    return createEmbedder({ provider: 'gemini', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), embeddingModel }, logger);
+  }
+  const apiKey = env.OPENAI_API_KEY?.trim();
+  return createEmbedder({ provider: 'openai-compatible', baseUrl: env.OPENAI_BASE_URL?.trim() ?? '', ...(apiKey ? { apiKey } : {}), embeddingModel }, logger);
 }
 
 /** On a terminal the person decides here (y/N; HIGH and CRITICAL need "yes") and the run goes on. */

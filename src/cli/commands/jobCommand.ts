@@ -22,6 +22,7 @@ import { oneLine, renderUsage, reportOutcome } from '../jobReport';
 import type { ReportMode } from '../jobReport';
 import { deciderOf } from '../decider';
 import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE } from '../jobSetup';
+import { embedderFromEnv } from './askCommand';
 
 const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'pause', 'cancel', 'continue'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
@@ -183,11 +184,13 @@ const ACTIONS: Record<Subcommand, Action> = {
     // The schema (research tools) only when the flags name the job's own database; it is loaded on first use.
     const sameDatabase = (await context.connectionKey()) === job.connection;
     let streamed = '';
+    const embedder = embedderFromEnv(io.env, context.logger);
     const turn = await sendReviewMessage(
       {
         store: new JobStore(args.flags.workspace, { logger: context.logger }),
         provider,
         ...(sameDatabase ? { loadSnapshot: () => context.loadSchema() } : {}),
+        ...(embedder ? { embedder } : {}),
         logger: context.logger,
       },
       job.id,

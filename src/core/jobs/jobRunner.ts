@@ -9,6 +9,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { FileCheckpointSaver } from '../agent/fileCheckpointer';
 import type { RunDeps } from '../agent/runDeps';
 import { AgentError, toAgentError } from '../errors';
+import type { Embedder } from '../llm/embeddings';
 import type { Job } from './job';
 import { isTerminal } from './job';
 import { jobAuditLog } from './jobAudit';
@@ -59,6 +60,8 @@ export interface JobRunnerDeps extends RunDeps {
   leases?: JobLeases;
   /** Team mode's PostgreSQL checkpointer (jobCheckpointer.ts); default: files in checkpointsDir. */
   checkpointer?: BaseCheckpointSaver;
+  /** The embedding model, when configured (vector_search in the review chat). */
+  embedder?: Embedder;
 }
 
 export interface NewJobRequest {
@@ -387,6 +390,7 @@ export class JobRunner {
         provider: this.deps.provider,
         loadSnapshot: this.deps.loadSnapshot,
         ...(this.deps.invalidateSchema ? { invalidateSchema: this.deps.invalidateSchema } : {}),
+        ...(this.deps.embedder ? { embedder: this.deps.embedder } : {}),
         settings: this.deps.settings,
         logger: this.deps.logger,
         requestedBy: this.deps.requestedBy,

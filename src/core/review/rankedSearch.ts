@@ -1,10 +1,13 @@
 /**
  * Ranked search for the review chat's research tier: BM25 over chunks of the job's text files (markdown
  * sections, YAML list items, line windows of SQL and other text) and of the database schema (one chunk
- * per table). No embedding model is available offline, so words are matched after a light normalisation:
- * snake_case and camelCase split, lower case, English plurals folded ("order_items" finds "order item").
+ * per table). Words are matched after a light normalisation: snake_case and camelCase split, lower case,
+ * English plurals folded ("order_items" finds "order item"); with an embedding model, vector_search ranks
+ * the same chunks by meaning (rankByMeaning).
  */
 import type { SchemaSnapshot } from '../../shared/schema';
+import type { EmbeddingCache } from '../llm/embeddingCache';
+import { cosine } from '../llm/embeddings';
 
 export interface SearchChunk {
   /** Where the chunk comes from, for the model to cite: "plan.md § Steps (lines 5-12)", "schema: public.orders". */
@@ -148,6 +151,23 @@ export function rankChunks(chunks: readonly SearchChunk[], query: string, limit:
     return { chunk: doc.chunk, score };
   });
   return scored
+    .filter((hit) => hit.score > 0)
+    .sort((x, y) => y.score - x.score || x.chunk.source.localeCompare(y.chunk.source))
+    .slice(0, limit);
+}
+
+/** The text a chunk is embedded by: where it comes from, its title and its text. */
+export function chunkDocument(chunk: SearchChunk): string {
+  return `${chunk.source}\n${chunk.title}\n${chunk.text}`.slice(0, 4000);
+}
+
+/** The chunks closest in meaning to the query (cosine of embeddings), best first; only new chunks are embedded. */
+export async function rankByMeaning(cache: EmbeddingCache, chunks: readonly SearchChunk[], query: string, limit: number): Promise<RankedHit[]> {
+  if (chunks.length === 0) return [];
+  const [vectors, [asked]] = await Promise.all([cache.vectorsFor(chunks.map(chunkDocument), 'document'), cache.vectorsFor([query], 'query')]);
+  if (!asked) return [];
+  return chunks
+    .map((chunk, i) => ({ chunk, score: cosine(asked, vectors[i] ?? new Float32Array(0)) }))
     .filter((hit) => hit.score > 0)
     .sort((x, y) => y.score - x.score || x.chunk.source.localeCompare(y.chunk.source))
     .slice(0, limit);

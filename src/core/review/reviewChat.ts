@@ -20,6 +20,8 @@ import type { ReviewTier } from './reviewTiers';
 import { activeTiers, asksForDebugging, hasResearchFiles } from './reviewTiers';
 import { reviewToolSpecs } from './reviewToolSpecs';
 import type { ReviewToolContext } from './reviewTools';
+import { jobEmbeddings } from './jobSearchIndex';
+import type { Embedder } from '../llm/embeddings';
 import { runReviewTool } from './reviewTools';
 
 export interface ReviewChatDeps {
@@ -27,6 +29,8 @@ export interface ReviewChatDeps {
   provider: LlmProvider;
   /** The database schema, for the research tier's ranked search; absent when no database is open. */
   loadSnapshot?: () => Promise<SchemaSnapshot>;
+  /** The embedding model, when one is configured: vector_search ranks by meaning (else by words). */
+  embedder?: Embedder;
   logger: Logger;
   modelTimeoutMs?: number;
   now?: () => Date;
@@ -101,6 +105,7 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
     logger,
     now,
     schema: loadSnapshot ? () => (snapshot ??= loadSnapshot()) : undefined,
+    ...(deps.embedder ? { embeddings: jobEmbeddings(store, jobId, deps.embedder, logger) } : {}),
   };
   const audit = jobAuditLog(store, now);
   const tools = reviewToolSpecs(tiers);

@@ -60,7 +60,10 @@ async function folderOf(store: JobStore, jobId: string, path: string): Promise<s
   return absolute;
 }
 
-/** Files and folders under `path` (default: the whole job), sorted, skipping `.history` and temp files. */
+/** The job's embeddings for vector_search (`.index/vectors.json`): a cache, not a file of the job. */
+export const SEARCH_INDEX_DIR = '.index';
+
+/** Files and folders under `path` (default: the whole job), sorted, skipping `.history`, `.index` and temp files. */
 export async function listJobFiles(store: JobStore, jobId: string, path = ''): Promise<{ entries: JobFileEntry[]; truncated: boolean }> {
   const start = await folderOf(store, jobId, path);
   const base = checkJobPath(path);
@@ -80,7 +83,7 @@ export async function listJobFiles(store: JobStore, jobId: string, path = ''): P
         return;
       }
       const childRel = rel === '' ? child.name : `${rel}/${child.name}`;
-      if (childRel === HISTORY_DIR) continue;
+      if (childRel === HISTORY_DIR || childRel === SEARCH_INDEX_DIR) continue;
       if (child.name.startsWith('.') && child.name.endsWith('.tmp')) continue; // an atomic write in progress
       const absolute = join(dir, child.name);
       // Dirent types come from the directory itself (lstat semantics): a symlink is never followed here.

@@ -21,6 +21,10 @@ export const REVIEW_TOOL_ARGS = {
     query: queryArg.describe('words describing what you look for'),
     limit: z.number().int().min(1).max(20).optional().describe('how many chunks (default 8)'),
   }),
+  vector_search: z.strictObject({
+    query: queryArg.describe('what you look for, in your own words (it need not share words with the files)'),
+    limit: z.number().int().min(1).max(20).optional().describe('how many chunks (default 8)'),
+  }),
   git_log: z.strictObject({ limit: z.number().int().min(1).max(100).optional().describe('commits, newest first (default 20)') }),
   git_diff: z.strictObject({ from: commitArg, to: commitArg, path: pathArg.describe('file relative to the job folder, e.g. plan.md') }),
   git_show: z.strictObject({ commit: commitArg, path: pathArg.describe('file relative to the job folder, e.g. plan.md') }),
@@ -56,6 +60,11 @@ export const REVIEW_TOOLS: Readonly<Record<ReviewToolName, { group: ToolGroup; d
   ranked_search: {
     group: 'research',
     description: 'Search the job files (plan sections, todos, SQL) and the database schema (tables, columns, comments) by relevance, when you do not know the exact words.',
+  },
+  vector_search: {
+    group: 'research',
+    description:
+      'Search the job files and the database schema by meaning (embeddings), for when the words differ: "who may approve" finds a section about sign-off. Without an embedding model it ranks by words, like ranked_search, and says so.',
   },
   git_log: { group: 'history', description: "The commits of this job's own history (a commit per phase boundary, per completed todo and per applied plan edit), newest first." },
   git_diff: { group: 'history', description: 'A unified diff of one file between two commits of the job history, e.g. how plan.md changed between reviews.' },

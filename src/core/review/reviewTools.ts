@@ -6,6 +6,7 @@
 import { toAgentError, AgentError } from '../errors';
 import { diff as historyDiff, log as historyLog, show as historyShow } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';
+import type { EmbeddingCache } from '../llm/embeddingCache';
 import type { ToolCall } from '../llm/provider';
 import type { Logger } from '../logger';
 import type { SchemaSnapshot } from '../../shared/schema';
@@ -13,7 +14,8 @@ import { appendChatRecord } from './chatLog';
 import { getAgentConversation, getAuditTrail, getJob, getLlmRequest, getTodos, searchAudit } from './debugTools';
 import type { ProposedPlanEdit } from './planEdit';
 import { proposePlanEdit } from './planEdit';
-import { chunkFile, chunkSchema, rankChunks } from './rankedSearch';
+import type { RankedHit, SearchChunk } from './rankedSearch';
+import { chunkFile, chunkSchema, rankByMeaning, rankChunks } from './rankedSearch';
 import { LOG_FILES, checkJobPath, listJobFiles, readJobFile, searchJobFiles, searchableFiles } from './reviewFiles';
 import type { ReviewTier } from './reviewTiers';
 import type { ReviewToolArgs, ReviewToolName } from './reviewToolSpecs';
@@ -31,6 +33,8 @@ export interface ReviewToolContext {
   now: () => Date;
   /** The schema for ranked_search; undefined when no database is open. Rejects when it cannot be loaded. */
   schema: (() => Promise<SchemaSnapshot>) | undefined;
+  /** The job's embeddings (`<job>/.index/vectors.json`) when an embedding model is configured, for vector_search. */
+  embeddings?: EmbeddingCache;
 }
 
 export type ToolEffect = { kind: 'draft_feedback'; text: string } | { kind: 'plan_edit'; edit: ProposedPlanEdit };
@@ -59,6 +63,7 @@ function summaryOf(name: ReviewToolName, args: Record<string, unknown>): string 
     case 'list_workspace_files': return `listed ${s('path') || 'the job folder'}`;
     case 'search_workspace': return `searched the job for "${s('query')}"`;
     case 'ranked_search': return `ranked search for "${s('query')}"`;
+    case 'vector_search': return `searched by meaning for "${s('query')}"`;
     case 'git_log': return 'git log';
     case 'git_diff': return `git diff ${short(s('from'), 10)}..${short(s('to'), 10)} ${s('path')}`;
     case 'git_show': return `git show ${short(s('commit'), 10)}:${s('path')}`;
@@ -119,6 +124,8 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
       const lines = hits.map((h) => `${h.path}:${h.line}: ${h.text}`);
       return { text: clip([...lines, ...(more > 0 ? [`(${more} more hit(s) not shown; search for something more precise)`] : [])].join('\n')) };
     }
+    case 'vector_search':
+      return { text: await vectorSearchTool(ctx, argsOf(name)) };
     case 'ranked_search':
       return { text: await rankedSearchTool(ctx, argsOf(name)) };
     case 'git_log': {
@@ -188,22 +195,45 @@ async function readTool(ctx: ReviewToolContext, args: ReviewToolArgs<'read_works
   return page(text, args.offset ?? 0, `call read_workspace_file with path ${path} and offset`);
 }
 
-async function rankedSearchTool(ctx: ReviewToolContext, args: ReviewToolArgs<'ranked_search'>): Promise<string> {
+/** What the research tier searches: the job's text files (not its logs) and, when a database is open, the schema. */
+export async function researchChunks(ctx: Pick<ReviewToolContext, 'store' | 'jobId' | 'schema'>): Promise<{ chunks: SearchChunk[]; note: string }> {
   const chunks = (await searchableFiles(ctx.store, ctx.jobId)).filter((f) => !LOG_FILES.has(f.path)).flatMap((f) => chunkFile(f.path, f.text));
-  let schemaNote = 'no database is open, so the schema was not searched';
+  let note = 'no database is open, so the schema was not searched';
   if (ctx.schema) {
     try {
       chunks.push(...chunkSchema(await ctx.schema()));
-      schemaNote = '';
+      note = '';
     } catch (error) {
-      schemaNote = `the schema could not be loaded (${toAgentError(error).message}), so only the job files were searched`;
+      note = `the schema could not be loaded (${toAgentError(error).message}), so only the job files were searched`;
     }
   }
-  const hits = rankChunks(chunks, args.query, args.limit ?? 8);
-  const note = schemaNote ? `\n(${schemaNote})` : '';
-  if (hits.length === 0) return `Nothing matches "${args.query}".${note}`;
+  return { chunks, note };
+}
+
+function renderHits(hits: readonly RankedHit[], query: string, notes: readonly string[]): string {
+  const note = notes.filter(Boolean).map((n) => `\n(${n})`).join('');
+  if (hits.length === 0) return `Nothing matches "${query}".${note}`;
   const blocks = hits.map((hit, i) => `[${i + 1}] ${hit.chunk.source} (score ${hit.score.toFixed(2)})\n${clip(hit.chunk.text, 1200, '; read the file for the rest')}`);
   return clip(`${blocks.join('\n\n')}${note}`);
+}
+
+async function rankedSearchTool(ctx: ReviewToolContext, args: ReviewToolArgs<'ranked_search'>): Promise<string> {
+  const { chunks, note } = await researchChunks(ctx);
+  return renderHits(rankChunks(chunks, args.query, args.limit ?? 8), args.query, [note]);
+}
+
+/** By meaning when the job has embeddings; by words (BM25, as ranked_search) otherwise or when they fail. */
+async function vectorSearchTool(ctx: ReviewToolContext, args: ReviewToolArgs<'vector_search'>): Promise<string> {
+  const { chunks, note } = await researchChunks(ctx);
+  const limit = args.limit ?? 8;
+  if (!ctx.embeddings) return renderHits(rankChunks(chunks, args.query, limit), args.query, [note, 'no embedding model is configured, so this ranked by words (BM25)']);
+  try {
+    const hits = await rankByMeaning(ctx.embeddings, chunks, args.query, limit);
+    return renderHits(hits, args.query, [note, `ranked by meaning with ${ctx.embeddings.embedder.model}`]);
+  } catch (error) {
+    ctx.logger.warn('vector_search fell back to words', { jobId: ctx.jobId, error: toAgentError(error).message });
+    return renderHits(rankChunks(chunks, args.query, limit), args.query, [note, `the embedding model failed (${toAgentError(error).message}), so this ranked by words (BM25)`]);
+  }
 }
 
 function historyPath(path: string): string {

@@ -1,5 +1,6 @@
 /** What the nodes of a job's phases graph are given from outside. */
 import type { RunDeps } from '../../agent/runDeps';
+import type { Embedder } from '../../llm/embeddings';
 import type { JobAuditEvent } from '../jobAudit';
 import type { JobEvent } from '../jobOutcome';
 import type { JobStore } from '../jobStore';
@@ -14,4 +15,6 @@ export interface JobGraphDeps extends RunDeps {
   emit: (event: JobEvent) => void;
   signal: AbortSignal | undefined;
   now: () => Date;
+  /** The embedding model, when configured: the job is indexed for the review chat's vector_search at each phase boundary. */
+  embedder?: Embedder;
 }
