@@ -9,7 +9,7 @@ import type { Db } from '../../src/core/db/db';
 import { AgentError } from '../../src/core/errors';
 import type { LogFields, Logger } from '../../src/core/logger';
 import { silentLogger } from '../../src/core/logger';
-import { SAMPLE_DB_LABEL, openSampleDb } from '../../src/core/db/sample/openSampleDb';
+import { SAMPLE_DB_LABEL, buildSampleImage, openSampleDb } from '../../src/core/db/sample/openSampleDb';
 import { SAMPLE_ROW_COUNTS } from '../../src/core/db/sample/sampleData';
 
 const SLOW = { timeout: 120_000 };
@@ -173,6 +173,27 @@ describe('the embedded sample database', () => {
     expect(a.orders).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('restores the image the build ships, with the very content a generation makes; a damaged image is generated over', SLOW, async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pgagent-sample-image-'));
+    tempRoots.push(root);
+    const imageFile = path.join(root, 'sample-db.tar.gz');
+    fs.writeFileSync(imageFile, await buildSampleImage());
+    const logger = recordingLogger();
+    const restored = await openSampleDb({ dataDir: freshDataDir(), logger, imageFile });
+    openDbs.push(restored);
+    expect(logger.lines.map((l) => l.message)).toContain('sample database: restored from the shipped image');
+    const generated = await open(freshDataDir());
+    expect(await fingerprints(restored)).toEqual(await fingerprints(generated));
+    expect(await rowCounts(restored)).toEqual(SAMPLE_ROW_COUNTS);
+
+    fs.writeFileSync(imageFile, Buffer.from('not a tarball'));
+    const fallback = recordingLogger();
+    const regenerated = await openSampleDb({ dataDir: freshDataDir(), logger: fallback, imageFile });
+    openDbs.push(regenerated);
+    expect(fallback.lines.map((l) => l.message)).toEqual(expect.arrayContaining(['sample database: the shipped image could not be restored; generating instead', 'sample database: generated']));
+    expect(await rowCounts(regenerated)).toEqual(SAMPLE_ROW_COUNTS);
+  });
+
   it('is kept between sessions, with the changes made to it', SLOW, async () => {
     const dataDir = freshDataDir();
     const first = await open(dataDir);
@@ -189,7 +210,7 @@ describe('the embedded sample database', () => {
     const progress: string[] = [];
     const second = await open(dataDir, logger, (m) => progress.push(m));
     expect(progress).toEqual([]);
-    expect(logger.lines.some((l) => l.fields?.generated === false)).toBe(true);
+    expect(logger.lines.some((l) => l.fields?.created === false)).toBe(true);
     expect(await scalar<number>(second, "SELECT count(*)::int AS v FROM public.customers WHERE email = 'kept@example.com'")).toBe(1);
     expect((await fingerprints(second)).orders).toBe(ordersBefore);
   });

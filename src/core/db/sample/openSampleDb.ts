@@ -28,7 +28,16 @@ export interface OpenSampleDbOptions {
   logger: Logger;
   /** Short messages while the database is generated, for a progress notification. */
   onProgress?: (message: string) => void;
+  /**
+   * The generated database as a PGlite data-directory tarball (made at build time, shipped beside the
+   * bundles): a first open restores it instead of running initdb and generating ~61k rows. Default:
+   * `sample-db.tar.gz` beside this code (dist/ in the extension and the CLI); when it is missing or of
+   * another version, the database is generated as before.
+   */
+  imageFile?: string;
 }
+
+export const SAMPLE_IMAGE_FILE = 'sample-db.tar.gz';
 
 export async function openSampleDb(options: OpenSampleDbOptions): Promise<Db> {
   const { logger } = options;
@@ -38,13 +47,13 @@ export async function openSampleDb(options: OpenSampleDbOptions): Promise<Db> {
   try {
     const found = await openIfComplete(dataDir, logger);
     if (found instanceof PGlite) {
-      logger.info('sample database: ready', { dataDir, generated: false, ms: Math.round(performance.now() - started) });
+      logger.info('sample database: ready', { dataDir, created: false, ms: Math.round(performance.now() - started) });
       return new PgliteDb(found, SAMPLE_DB_LABEL);
     }
     await buildInto(dataDir, options, found === 'stale');
     const built = await openIfComplete(dataDir, logger);
     if (!(built instanceof PGlite)) throw new Error('the generated database has no completion marker');
-    logger.info('sample database: ready', { dataDir, generated: true, ms: Math.round(performance.now() - started) });
+    logger.info('sample database: ready', { dataDir, created: true, ms: Math.round(performance.now() - started) });
     return new PgliteDb(built, SAMPLE_DB_LABEL);
   } catch (error) {
     logger.error('sample database: failed', { dataDir, error: error instanceof Error ? error.message : String(error) });
@@ -121,14 +130,17 @@ async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace:
   const started = performance.now();
   try {
     report('Creating the sample database…');
-    const pglite = new PGlite(staging);
-    try {
-      await pglite.waitReady;
-      await generate(pglite, report);
-    } finally {
-      await closeQuietly(pglite);
+    const restored = await restoreImage(staging, options);
+    if (!restored) {
+      const pglite = new PGlite(staging);
+      try {
+        await pglite.waitReady;
+        await generate(pglite, report);
+      } finally {
+        await closeQuietly(pglite);
+      }
     }
-    logger.info('sample database: generated', { ms: Math.round(performance.now() - started) });
+    logger.info(restored ? 'sample database: restored from the shipped image' : 'sample database: generated', { ms: Math.round(performance.now() - started) });
     if (!replace && fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
       logger.info('sample database: another process generated it meanwhile; using that one', { dataDir });
       fs.rmSync(staging, { recursive: true, force: true });
@@ -139,6 +151,44 @@ async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace:
   } catch (error) {
     fs.rmSync(staging, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/**
+ * Restores the shipped image into `staging` when there is one of this version; false (nothing left in
+ * `staging`) when there is none or it does not hold this version's marker, so the caller generates.
+ */
+async function restoreImage(staging: string, options: OpenSampleDbOptions): Promise<boolean> {
+  const imageFile = options.imageFile ?? path.join(__dirname, SAMPLE_IMAGE_FILE);
+  if (!fs.existsSync(imageFile)) {
+    options.logger.info('sample database: no shipped image, generating it', { imageFile });
+    return false;
+  }
+  const pglite = new PGlite(staging, { loadDataDir: new Blob([fs.readFileSync(imageFile)]) });
+  try {
+    await pglite.waitReady;
+    const version = await markerVersion(pglite);
+    if (version === SAMPLE_DB_VERSION) return true;
+    options.logger.warn('sample database: the shipped image is of another version; generating instead', { imageFile, version: version ?? 'none' });
+  } catch (error) {
+    options.logger.warn('sample database: the shipped image could not be restored; generating instead', { imageFile, error: error instanceof Error ? error.message : String(error) });
+  } finally {
+    await closeQuietly(pglite);
+  }
+  fs.rmSync(staging, { recursive: true, force: true });
+  return false;
+}
+
+/** The sample database as a gzipped PGlite data-directory tarball (the build ships it as SAMPLE_IMAGE_FILE). */
+export async function buildSampleImage(): Promise<Uint8Array> {
+  const pglite = new PGlite();
+  try {
+    await pglite.waitReady;
+    await generate(pglite, () => undefined);
+    const dump = await pglite.dumpDataDir('gzip');
+    return new Uint8Array(await dump.arrayBuffer());
+  } finally {
+    await closeQuietly(pglite);
   }
 }
 
