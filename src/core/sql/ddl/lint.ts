@@ -3,6 +3,7 @@
  * where one exists): each finding says what goes wrong on a live table, what to do, and where one exists a
  * safer statement the person can pick instead (`saferSql`, checked to parse as the intended statement).
  */
+import { quoteIdent } from '../../../shared/sqlNames';
 import { parseSql } from '../parse';
 import { rec } from '../parseTree';
 import type { DdlChange, LockWork, PlannedLock } from './lockModel';
@@ -248,10 +249,6 @@ function notValidCheck(n: Record<string, unknown>): boolean {
 /** PostgreSQL's naming of an unnamed constraint: table_suffix (truncation to 63 bytes ignored). */
 function defaultName(table: string, suffix: string): string {
   return `${table.split('.').pop() ?? table}_${suffix}`;
-}
-
-function quoteIdent(name: string): string {
-  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }
 
 /** Lint findings in a line each, for the model that wrote the SQL (a job's held write): what, and the safer form. */
