@@ -19,6 +19,7 @@ import { OutsideProposals } from './host/outsideProposals';
 import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
+import { SchemaTreeView } from './host/schemaTreeView';
 import type { PanelHost } from './host/reviewPanelProvider';
 import { showError } from './host/showError';
 import { SqlReview } from './host/sqlReview';
@@ -111,6 +112,7 @@ export function activate(context: vscode.ExtensionContext): void {
     store.onDidChange(() => void refreshFlags()),
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
+    new SchemaTreeView(session, logger),
     jobs,
     proposals,
     ...agentSurfaces,

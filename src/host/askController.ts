@@ -48,8 +48,9 @@ export class AskController {
   }
 
   /** The palette command: pick or type a question, then run it with progress and Cancel. */
-  async ask(): Promise<void> {
-    const question = await this.pickQuestion();
+  /** `prefill`: the start of a question (the schema explorer's "Ask about this table"). */
+  async ask(prefill?: string): Promise<void> {
+    const question = await this.pickQuestion(prefill);
     if (!question) return;
     const provider = await configuredProvider(this.deps, 'Ask…');
     if (!provider) return;
@@ -202,7 +203,7 @@ export class AskController {
   }
 
   /** A QuickPick of recent questions where typing a new one works: the typed text is the first item. */
-  private pickQuestion(): Promise<string | undefined> {
+  private pickQuestion(prefill?: string): Promise<string | undefined> {
     const recent = this.deps.workspaceState.get<string[]>(RECENT_KEY, []);
     const recentItems = recent.map((q): vscode.QuickPickItem => ({ label: q, description: 'recent' }));
     const pick = vscode.window.createQuickPick();
@@ -210,6 +211,10 @@ export class AskController {
     pick.placeholder = recent.length > 0 ? 'Ask about the database in plain words, or pick a recent question' : 'Ask about the database in plain words, e.g. how many orders were placed last week?';
     pick.ignoreFocusOut = true;
     pick.items = recentItems;
+    if (prefill) {
+      pick.value = prefill;
+      pick.items = [{ label: prefill, description: 'ask' }, ...recentItems];
+    }
     return new Promise((resolve) => {
       let done = false;
       const finish = (value: string | undefined) => {

@@ -127,7 +127,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         await showError(error, output);
       }
     },
-    [COMMAND_IDS.ask]: () => deps.ask.ask(),
+    [COMMAND_IDS.ask]: (prefill?: unknown) => deps.ask.ask(typeof prefill === 'string' ? prefill : undefined),
     [COMMAND_IDS.copyAnswerSql]: () => deps.ask.copySql(),
     [COMMAND_IDS.openAnswerSql]: () => deps.ask.openSql(),
     [COMMAND_IDS.exportResultsCsv]: () => exportCsv(deps.review.view().results, deps.store.workspaceDir),

@@ -4,6 +4,8 @@
  */
 export { openDatabase } from '../core/db/openDatabase';
 export { introspectSchema } from '../core/db/introspect';
+export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
+export { tableDdlText } from '../core/db/tableDdl';
 export { openSchemaCache } from '../core/db/schemaCache';
 export { connectionKey, resolveTarget } from '../core/db/connectionTarget';
 export { openTicketStore } from '../core/approvals/openTicketStore';

@@ -1,0 +1,126 @@
+// The schema explorer in a real VS Code (code-server + Chromium), as a person uses it: the native tree
+// under the Postgres Agent icon on the sample database — schema → table → columns, keys, indexes — a
+// filter, Show DDL, Select First 100 Rows, Copy Table Name; readable in light, dark and high contrast.
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { workbenchSuite } from './harness/suite';
+import { pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+
+const SUITE = 'schema-tree';
+const UI_TIMEOUT_MS = 30_000;
+const SAMPLE_DB_TIMEOUT_MS = 60_000;
+const THEMES = [
+  { name: 'Light Modern', workbench: 'vs', file: 'light' },
+  { name: 'Dark High Contrast', workbench: 'hc-black', file: 'high-contrast' },
+  { name: 'Dark Modern', workbench: 'vs-dark', file: 'dark' },
+] as const;
+
+/** The Schema view's tree rows. */
+function rows(p: Page): Locator {
+  return p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .monaco-list-row');
+}
+
+function row(p: Page, label: string): Locator {
+  return rows(p).filter({ has: p.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) }).first();
+}
+
+async function labels(p: Page): Promise<string[]> {
+  return rows(p).locator('.label-name').allInnerTexts();
+}
+
+/** Right-clicks a row and picks a context-menu item. */
+async function contextMenu(p: Page, label: string, item: string): Promise<void> {
+  await row(p, label).click({ button: 'right' });
+  const entry = p.locator('.context-view .action-menu-item', { hasText: item }).first();
+  await entry.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  // The menu acts on the item under the pointer when Enter is pressed (a synthetic click can land as the
+  // menu settles and be taken for a click outside it).
+  await entry.hover();
+  await p.keyboard.press('Enter');
+  await p.locator('.context-view .monaco-menu').first().waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+}
+
+/** Takes the keyboard away from a webview (the Review panel keeps F1 to itself): a click on the editor area. */
+async function focusWorkbench(p: Page): Promise<void> {
+  await p.locator('.part.editor').first().click({ position: { x: 40, y: 200 } });
+}
+
+/** The visible lines of the active editor (Monaco draws spaces as no-break spaces). */
+async function editorText(p: Page): Promise<string> {
+  return (await p.locator('.part.editor .editor-instance.active .view-lines, .part.editor .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+}
+
+describe('the schema explorer', () => {
+  const suite = workbenchSuite(SUITE);
+  const workbench = () => suite.page();
+  const explained = (check: () => Promise<void>) => suite.explained(check);
+
+  it('browses schema → table → columns and keys of the sample database', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    await runCommand(p, 'Postgres Agent: Open Sample Database');
+    // Opening the database shows the Postgres Agent side bar, the Schema view under Review.
+    await focusWorkbench(p);
+    await runCommand(p, 'Postgres Agent: Focus on Schema View');
+    // The Review view above it collapsed, so the tree has the side bar's height.
+    const review = p.locator('.pane-header[aria-label^="Review"]').first();
+    if ((await review.getAttribute('aria-expanded')) === 'true') await review.click();
+    await explained(() => expect.poll(() => labels(p), { timeout: SAMPLE_DB_TIMEOUT_MS, message: 'the public schema in the tree' }).toContain('public'));
+    await row(p, 'public').click();
+    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toEqual(expect.arrayContaining(['customers', 'orders', 'order_items'])));
+    await row(p, 'orders').click();
+    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toEqual(expect.arrayContaining(['customer_id', 'Keys', 'Indexes'])));
+    const customerId = await row(p, 'customer_id').locator('.label-description').innerText();
+    expect(customerId).toMatch(/→ customers\.id/);
+    await row(p, 'Keys').click();
+    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toContain('PRIMARY KEY'));
+    await screenshot(p, 'tree-orders-expanded', SUITE);
+  });
+
+  it('filters the tables by name, and clears the filter', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    await focusWorkbench(p);
+    await pickCommand(p, 'Postgres Agent: Filter Tables…');
+    await typeInQuickInput(p, 'order_it');
+    await p.keyboard.press('Enter');
+    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS, message: 'only order_items left' }).toEqual(['public', 'order_items']));
+    expect(await p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .pane-body').innerText()).toContain('Filter: "order_it"');
+    await screenshot(p, 'tree-filtered', SUITE);
+    await focusWorkbench(p);
+    await runCommand(p, 'Postgres Agent: Clear Table Filter');
+    await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toContain('customers'));
+  });
+
+  it('Show DDL opens the table as CREATE TABLE; Copy Table Name says what it copied', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    await contextMenu(p, 'orders', 'Show DDL');
+    await explained(() => expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: 'the DDL in an editor' }).toContain('CREATE TABLE public.orders'));
+    expect(await editorText(p)).toMatch(/FOREIGN KEY \(customer_id\) REFERENCES public\.customers/);
+    await screenshot(p, 'show-ddl', SUITE);
+    await contextMenu(p, 'orders', 'Copy Table Name');
+    await explained(() => expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('copied public.orders'));
+  });
+
+  it('Select First 100 Rows runs the read and shows its rows', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    await contextMenu(p, 'customers', 'Select First 100 Rows');
+    await explained(() => expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: 'the query in an editor' }).toContain('SELECT * FROM public.customers LIMIT 100;'));
+    const grid = p.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame').locator('[data-testid="results-table"]');
+    await explained(() => expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: UI_TIMEOUT_MS, message: 'the rows in the panel' }).toBe('101'));
+    await screenshot(p, 'first-100-rows', SUITE);
+  });
+
+  it('stays readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    for (const theme of THEMES) {
+      await focusWorkbench(p);
+      await pickCommand(p, 'Preferences: Color Theme');
+      await typeInQuickInput(p, theme.name);
+      await p.locator('.quick-input-widget .monaco-list-row.focused', { hasText: theme.name }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await p.keyboard.press('Enter');
+      await p.locator(`.monaco-workbench.${theme.workbench}`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
+      await row(p, 'orders').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await screenshot(p, `tree-${theme.file}`, SUITE);
+    }
+  });
+});
