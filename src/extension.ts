@@ -19,6 +19,7 @@ import { OutsideProposals } from './host/outsideProposals';
 import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
+import { QueryPlanView } from './host/queryPlanView';
 import { SchemaTreeView } from './host/schemaTreeView';
 import type { PanelHost } from './host/reviewPanelProvider';
 import { showError } from './host/showError';
@@ -113,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): void {
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
     new SchemaTreeView(session, logger),
+    new QueryPlanView(session, featureDeps.rootDir, logger, output),
     jobs,
     proposals,
     ...agentSurfaces,

@@ -6,6 +6,7 @@ export { openDatabase } from '../core/db/openDatabase';
 export { introspectSchema } from '../core/db/introspect';
 export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
 export { tableDdlText } from '../core/db/tableDdl';
+export { explainRead } from '../core/sql/explainPlan';
 export { openSchemaCache } from '../core/db/schemaCache';
 export { connectionKey, resolveTarget } from '../core/db/connectionTarget';
 export { openTicketStore } from '../core/approvals/openTicketStore';

@@ -1,6 +1,7 @@
 // The schema explorer in a real VS Code (code-server + Chromium), as a person uses it: the native tree
 // under the Postgres Agent icon on the sample database — schema → table → columns, keys, indexes — a
-// filter, Show DDL, Select First 100 Rows, Copy Table Name; readable in light, dark and high contrast.
+// filter, Show DDL, Select First 100 Rows, Copy Table Name; Explain Query's plan tree in the bottom
+// panel; readable in light, dark and high contrast.
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
@@ -40,9 +41,14 @@ async function contextMenu(p: Page, label: string, item: string): Promise<void> 
   await p.locator('.context-view .monaco-menu').first().waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
-/** Takes the keyboard away from a webview (the Review panel keeps F1 to itself): a click on the editor area. */
+/**
+ * Takes the keyboard away from a webview (the Review panel keeps F1 to itself): a click on the active
+ * editor's tab, or on the empty editor area when no editor is open (never into a text: that would select).
+ */
 async function focusWorkbench(p: Page): Promise<void> {
-  await p.locator('.part.editor').first().click({ position: { x: 40, y: 200 } });
+  const tab = p.locator('.tabs-container .tab.active').first();
+  if ((await tab.count()) > 0) await tab.click();
+  else await p.locator('.part.editor').first().click({ position: { x: 40, y: 200 } });
 }
 
 /** The visible lines of the active editor (Monaco draws spaces as no-break spaces). */
@@ -50,7 +56,7 @@ async function editorText(p: Page): Promise<string> {
   return (await p.locator('.part.editor .editor-instance.active .view-lines, .part.editor .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
 }
 
-describe('the schema explorer', () => {
+describe('the schema explorer, and Explain Query', () => {
   const suite = workbenchSuite(SUITE);
   const workbench = () => suite.page();
   const explained = (check: () => Promise<void>) => suite.explained(check);
@@ -108,6 +114,26 @@ describe('the schema explorer', () => {
     const grid = p.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame').locator('[data-testid="results-table"]');
     await explained(() => expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: UI_TIMEOUT_MS, message: 'the rows in the panel' }).toBe('101'));
     await screenshot(p, 'first-100-rows', SUITE);
+  });
+
+  it('Explain Query shows the plan of the read as a tree, the most expensive node marked; more than one statement is refused', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    // The active editor holds "SELECT * FROM public.customers LIMIT 100;" (the test before).
+    await focusWorkbench(p);
+    await runCommand(p, 'Postgres Agent: Explain Query');
+    const plan = p.locator('.pane:has(.pane-header[aria-label^="Query Plan"]) .monaco-list-row');
+    await explained(() => expect.poll(() => plan.locator('.label-name').allInnerTexts(), { timeout: UI_TIMEOUT_MS, message: 'the plan tree' }).toEqual(['Limit', 'Seq Scan on customers']));
+    expect(await plan.locator('.label-description').allInnerTexts()).toEqual([expect.stringMatching(/cost [\d.]+ · ~100 rows/), expect.stringMatching(/^most expensive · cost [\d.,]+ · ~[\d,]+ rows · 100 % of the plan$/)]);
+    await screenshot(p, 'explain-plan', SUITE);
+
+    // The DDL editor of the earlier test holds many statements: refused, with why.
+    await p.locator('.tabs-container .tab', { hasText: 'public.orders' }).first().click();
+    const before = await p.locator('.notifications-toasts .notification-toast').count();
+    await focusWorkbench(p);
+    await runCommand(p, 'Postgres Agent: Explain Query');
+    await explained(() => expect.poll(() => p.locator('.notifications-toasts .notification-toast').allInnerTexts(), { timeout: UI_TIMEOUT_MS }).toContainEqual(expect.stringMatching(/Explain takes one statement; this text has \d+/)));
+    expect(await p.locator('.notifications-toasts .notification-toast').count()).toBeGreaterThan(before);
+    await screenshot(p, 'explain-refused', SUITE);
   });
 
   it('stays readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {

@@ -12,7 +12,8 @@ import type { Classification } from '../../sql/classification';
 import { classifySql } from '../../sql/classify';
 import { loadParser } from '../../sql/parse';
 import type { ReadResult } from '../../sql/runRead';
-import { runRead, setLocalTimeouts } from '../../sql/runRead';
+import { explainReadOnly } from '../../sql/explainPlan';
+import { runRead } from '../../sql/runRead';
 import type { SafetySettings } from '../../sql/safetySettings';
 import type { SchemaSnapshot, TableInfo } from '../../../shared/schema';
 
@@ -139,17 +140,7 @@ export async function explainSql(context: ReadToolContext, sql: string): Promise
   if (statement.sideEffects.length > 0) {
     throw new AgentError('SQL_REFUSED', `Not explained: the statement calls ${statement.sideEffects.join(', ')}, whose effects survive a rollback.`);
   }
-  return context.db.withSession(async (session) => {
-    // READ ONLY: EXPLAIN without ANALYZE executes nothing, and this makes sure of it.
-    await session.query('BEGIN READ ONLY');
-    try {
-      await setLocalTimeouts(session, context.settings.statementTimeoutMs, context.settings.lockTimeoutMs);
-      const result = await session.queryText(`EXPLAIN ${statement.sql}`);
-      return result.rows.map((row) => row[0] ?? '').join('\n');
-    } finally {
-      await session.query('ROLLBACK');
-    }
-  });
+  return explainReadOnly(context.db, statement.sql, 'text', context.settings);
 }
 
 async function classify(sql: string): Promise<Classification> {
