@@ -5,10 +5,11 @@
  * Packs are written whole (pack first, then its index, each by rename), never changed, and read back here
  * only for the objects this project writes (no deltas); git and isomorphic-git read them as any pack.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
+import { writeFileAtomicSync } from './jobStore';
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -43,17 +44,6 @@ function u32(value: number): Buffer {
   const b = Buffer.alloc(4);
   b.writeUInt32BE(value >>> 0);
   return b;
-}
-
-function writeAtomically(path: string, data: Buffer): void {
-  const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temp, data);
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }
 
 /** Writes `objects` (distinct ids) as one pack with its index. */
@@ -93,8 +83,8 @@ export function writePack(gitdir: string, objects: HistoryObject[]): void {
   mkdirSync(dir, { recursive: true });
   const name = `pack-${packSum.toString('hex')}`;
   // The pack before its index: a reader only looks at packs through their index.
-  writeAtomically(join(dir, `${name}.pack`), pack);
-  writeAtomically(join(dir, `${name}.idx`), idx);
+  writeFileAtomicSync(join(dir, `${name}.pack`), pack);
+  writeFileAtomicSync(join(dir, `${name}.idx`), idx);
 }
 
 interface PackIndex {

@@ -9,12 +9,13 @@
  * Hidden entries (`.history`, an in-flight `.<hex>.tmp` of an atomic write, caches such as `.index`) and
  * symbolic links are not versioned; empty folders are not either (git has no empty trees inside a tree).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { HistoryObject, ObjectType } from './historyPack';
 import { readPacked, writePack } from './historyPack';
+import { writeFileAtomicSync } from './jobStore';
 import type { HistoryAuthor } from './jobHistory';
 
 interface TreeEntry {
@@ -39,18 +40,6 @@ class NewObjects {
 
   list(): HistoryObject[] {
     return [...this.byId.values()];
-  }
-}
-
-function writeAtomically(path: string, data: string): void {
-  mkdirSync(join(path, '..'), { recursive: true });
-  const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temp, data);
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
   }
 }
 
@@ -173,6 +162,7 @@ export function commitSnapshot(dir: string, gitdir: string, message: string, aut
   const commit = added.add('commit', Buffer.from(body, 'utf8'));
   // Objects first, the branch last: a reader (or a kill -9 in between) never finds a commit without its objects.
   writePack(gitdir, added.list());
-  writeAtomically(join(gitdir, ref), `${commit}\n`);
+  mkdirSync(join(gitdir, ref, '..'), { recursive: true });
+  writeFileAtomicSync(join(gitdir, ref), `${commit}\n`);
   return commit;
 }

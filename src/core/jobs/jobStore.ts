@@ -46,16 +46,19 @@ export interface NewJob {
  * what it commits anyway.
  */
 export function writeFileAtomic(path: string, text: string): Promise<void> {
-  return settled(() => {
-    const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      writeFileSync(temp, text, 'utf8');
-      renameSync(temp, path);
-    } catch (error) {
-      rmSync(temp, { force: true });
-      throw error;
-    }
-  });
+  return settled(() => writeFileAtomicSync(path, text));
+}
+
+/** writeFileAtomic for code that is synchronous throughout (the job history's commits). */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temp, data);
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 /** The result of synchronous work behind an async signature: a throw becomes a rejection, as callers expect. */
