@@ -4,6 +4,7 @@
  * dist/services.js and are required on first use.
  */
 import * as vscode from 'vscode';
+import { join } from 'node:path';
 import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
@@ -21,6 +22,7 @@ import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
 import { QueryPlanView } from './host/queryPlanView';
 import { SchemaTreeView } from './host/schemaTreeView';
+import { ApprovalsBadge } from './host/approvalsBadge';
 import type { PanelHost } from './host/reviewPanelProvider';
 import { showError } from './host/showError';
 import { SqlReview } from './host/sqlReview';
@@ -68,10 +70,14 @@ export function activate(context: vscode.ExtensionContext): void {
       logger.warn('reading connection profiles failed', { error: String(error) });
     }
   };
+  const schemaTree = new SchemaTreeView(session, logger);
+  // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
+  const badge = new ApprovalsBadge(review, join(featureDeps.rootDir, '.pgagent', 'approvals'), { webview: () => panel.webviewView, tree: schemaTree.treeView }, logger);
   const panelHost: PanelHost = {
     state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), answer: ask.view(), hasProfiles, hasApiKey, ...jobs.state() }),
     onDidChange: changed.event,
     panelShown: () => {
+      badge.refresh();
       void refreshFlags();
       // Jobs are read from their folders (no database needed to review a plan).
       void jobs.panelShown();
@@ -113,7 +119,8 @@ export function activate(context: vscode.ExtensionContext): void {
     store.onDidChange(() => void refreshFlags()),
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
-    new SchemaTreeView(session, logger),
+    schemaTree,
+    badge,
     new QueryPlanView(session, featureDeps.rootDir, logger, output),
     jobs,
     proposals,

@@ -10,6 +10,7 @@ import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import type { AnswerView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary } from '../src/shared/protocol';
 import { approvalCard } from './approvalCard';
 import { button, commandButton, el, fmt } from './dom';
+import { showGettingStarted } from './gettingStarted';
 import { jobsSection } from './jobs/jobsSection';
 import { onRedraw } from './jobs/jobUi';
 import { memo, patchChildren } from './patch';
@@ -41,7 +42,7 @@ function render(state: PanelState): void {
     ...(state.answer ? [memo('answer', state.answer, () => answerSection(state.answer as AnswerView))] : []),
     ...state.approvals.filter((a) => a.ticketId !== jobTicket).map((a) => memo(`approval-${a.ticketId}`, a, () => approvalCard(a))),
     ...(state.results ? [memo('results', state.results, () => resultsSection(state.results as ResultsView, 'exportResultsCsv'))] : []),
-    ...(state.hasProfiles && state.hasApiKey ? [] : [memo('getting-started', null, gettingStarted)]),
+    ...(showGettingStarted(state) ? [memo('getting-started', null, gettingStarted)] : []),
     memo('schema', state.schema, () => schemaSection(state)),
   ]);
 }
@@ -64,7 +65,7 @@ function connectionSection(state: PanelState): HTMLElement {
   );
 }
 
-/** UX "first minute": the three ways in, until the user has a connection and a key. */
+/** The three ways in (see showGettingStarted for when). */
 function gettingStarted(): HTMLElement {
   return el(
     'section',

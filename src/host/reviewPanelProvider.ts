@@ -28,6 +28,11 @@ export interface PanelHost {
 
 export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
+
+  /** The panel once VS Code has shown it (undefined before). */
+  get webviewView(): vscode.WebviewView | undefined {
+    return this.view;
+  }
   private version = 0;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly viewListeners: vscode.Disposable[] = [];

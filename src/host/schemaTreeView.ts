@@ -51,6 +51,11 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     this.updateMessage();
   }
 
+  /** The tree view itself (the approvals badge shows on it until the Review panel has been shown). */
+  get treeView(): vscode.TreeView<SchemaTreeNode> {
+    return this.view;
+  }
+
   getTreeItem(node: SchemaTreeNode): vscode.TreeItem {
     const collapsed = vscode.TreeItemCollapsibleState.Collapsed;
     switch (node.kind) {

@@ -2,8 +2,12 @@
 // under the Postgres Agent icon on the sample database — schema → table → columns, keys, indexes — a
 // filter, Show DDL, Select First 100 Rows, Copy Table Name; Explain Query's plan tree in the bottom
 // panel; readable in light, dark and high contrast.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { createScratchDatabase, execSql } from '../support/services';
+import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
 import { pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 
@@ -134,6 +138,32 @@ describe('the schema explorer, and Explain Query', () => {
     await explained(() => expect.poll(() => p.locator('.notifications-toasts .notification-toast').allInnerTexts(), { timeout: UI_TIMEOUT_MS }).toContainEqual(expect.stringMatching(/Explain takes one statement; this text has \d+/)));
     expect(await p.locator('.notifications-toasts .notification-toast').count()).toBeGreaterThan(before);
     await screenshot(p, 'explain-refused', SUITE);
+  });
+
+  it("counts a teammate's pending write on the activity-bar icon, and drops it once decided", { timeout: 300_000 }, async () => {
+    const p = workbench();
+    const scratch = await createScratchDatabase('pgagent_e2e_badge');
+    try {
+      await execSql(scratch.url, SHOP_SCHEMA);
+      const cli = (argv: string[]) =>
+        new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+          execFile(process.execPath, [join(process.cwd(), 'dist', 'cli.js'), ...argv], { cwd: suite.workspace(), env: { ...process.env, USER: 'teammate' } }, (error, stdout, stderr) =>
+            resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+          );
+        });
+      // A teammate holds a write from a terminal in this workspace: exit 3, a ticket waits.
+      const held = await cli(['sql', '--db', scratch.url, '--workspace', suite.workspace(), '--no-input', '--json', '--', "DELETE FROM orders WHERE status = 'cancelled' AND id <= 5"]);
+      expect(held.code, held.stderr).toBe(3);
+      const ticket = (JSON.parse(held.stdout) as { ticket: { id: string } }).ticket.id;
+      const badge = p.locator('.activitybar .action-item:has(.action-label[aria-label^="Postgres Agent"]) .badge-content');
+      await explained(() => expect.poll(() => badge.innerText().catch(() => ''), { timeout: UI_TIMEOUT_MS, message: 'the approvals badge' }).toBe('1'));
+      await screenshot(p, 'approvals-badge', SUITE);
+      const rejected = await cli(['approvals', 'reject', ticket, '--workspace', suite.workspace()]);
+      expect(rejected.code, rejected.stderr).toBe(0);
+      await explained(() => expect.poll(() => badge.isVisible(), { timeout: UI_TIMEOUT_MS, message: 'no badge once decided' }).toBe(false));
+    } finally {
+      await scratch.drop();
+    }
   });
 
   it('stays readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {
