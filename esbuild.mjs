@@ -47,7 +47,7 @@ const builds = [
   },
   {
     // The review panel, and the collaborative planning session view (an editor panel with its own protocol).
-    entryPoints: { webview: 'webview/main.ts', collab: 'webview/collab/main.ts' },
+    entryPoints: { webview: 'webview/main.ts', collab: 'webview/collab/main.ts', results: 'webview/results/main.ts' },
     outdir,
     bundle: true,
     platform: 'browser',

@@ -22,6 +22,7 @@ import { outputLogger } from './host/outputLogger';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
 import { QueryPlanView } from './host/queryPlanView';
 import { SchemaTreeView } from './host/schemaTreeView';
+import { ResultsPanel } from './host/resultsPanel';
 import { ApprovalsBadge } from './host/approvalsBadge';
 import type { PanelHost } from './host/reviewPanelProvider';
 import { showError } from './host/showError';
@@ -71,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const schemaTree = new SchemaTreeView(session, logger);
+  const results = new ResultsPanel(context.extensionUri, session, featureDeps.rootDir, workspaceDir, logger);
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
   const badge = new ApprovalsBadge(review, join(featureDeps.rootDir, '.pgagent', 'approvals'), { webview: () => panel.webviewView, tree: schemaTree.treeView }, logger);
   const panelHost: PanelHost = {
@@ -122,6 +124,9 @@ export function activate(context: vscode.ExtensionContext): void {
     schemaTree,
     badge,
     new QueryPlanView(session, featureDeps.rootDir, logger, output),
+    results,
+    review.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
+    ask.onDidShowRows(({ question, results: rows }) => results.show(rows, question.slice(0, 40))),
     jobs,
     proposals,
     ...agentSurfaces,

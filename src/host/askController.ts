@@ -11,7 +11,7 @@ import type { AskOutcome } from '../core/agent/askRun';
 import type { AskDeps } from '../core/agent/deps';
 import type { AskGraph } from '../core/agent/graph';
 import type { LlmProvider } from '../core/llm/provider';
-import type { AnswerStatus, AnswerView } from '../shared/protocol';
+import type { AnswerStatus, AnswerView, ResultsView } from '../shared/protocol';
 import type { FeatureDeps } from './featureDeps';
 import { coreServices } from './lazyServices';
 import { configuredEmbedder, configuredProvider, withSignal } from './modelProvider';
@@ -37,6 +37,9 @@ export type AskControllerDeps = FeatureDeps;
 
 export class AskController {
   private answer: AnswerView | null = null;
+  private readonly rowsShown = new vscode.EventEmitter<{ question: string; results: ResultsView }>();
+  /** An answer's rows (the results view opens them). */
+  readonly onDidShowRows = this.rowsShown.event;
   /** Pushes to the panel, at most every 100 ms while a summary streams in (like a job's pushes). */
   private readonly push = throttle(() => this.deps.onChange(), 100);
   private restored: Promise<void> | undefined;
@@ -267,7 +270,9 @@ export class AskController {
   }
 
   private setAnswer(answer: AnswerView): void {
+    const newRows = answer.results !== null && answer.results !== this.answer?.results;
     this.answer = answer;
     this.push.request();
+    if (newRows && answer.results) this.rowsShown.fire({ question: answer.question, results: answer.results });
   }
 }

@@ -63,6 +63,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
   private store: Promise<TicketStore> | undefined;
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('postgresAgent');
   private readonly changed = new vscode.EventEmitter<void>();
+  private readonly readDone = new vscode.EventEmitter<ResultsView>();
+  /** A read of Run SQL with Review has rows (the results view opens them). */
+  readonly onDidRead = this.readDone.event;
   private readonly lensesChanged = new vscode.EventEmitter<void>();
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
   private readonly disposables: vscode.Disposable[];
@@ -145,6 +148,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       switch (o.status) {
         case 'executed':
           this.results = { sql, fields: o.result.fields, rows: o.result.rows, rowCount: o.result.rowCount, truncated: o.result.truncated, elapsedMs: o.result.elapsedMs };
+          this.readDone.fire(this.results);
           this.changed.fire();
           await this.showPanel();
           return;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { pickCommand, runCommand, screenshot, seenNotifications, typeInQuickInput } from './harness/workbench';
+import { openFile, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'ddlImpact';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
@@ -73,22 +73,6 @@ async function frameWithCard(page: Page, sql: string): Promise<Frame> {
     }
   }
   throw new Error(`No webview shows a card for ${sql}`);
-}
-
-/** Quick Open, the file's name, Enter; waits for its tab. */
-async function openFile(page: Page, name: string): Promise<void> {
-  if (await page.evaluate(() => document.activeElement?.tagName === 'IFRAME')) await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
-  const widget = page.locator('.quick-input-widget');
-  await page.keyboard.press('Control+P');
-  try {
-    await widget.waitFor({ state: 'visible', timeout: 5_000 });
-  } catch {
-    await pickCommand(page, 'Go to File...');
-  }
-  await typeInQuickInput(page, name);
-  await widget.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: name }) }).first().click();
-  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
-  await page.locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
 }
 
 describe('Schema changes in VS Code: locks, lint and the safer statement', () => {

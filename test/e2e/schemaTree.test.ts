@@ -3,13 +3,14 @@
 // filter, Show DDL, Select First 100 Rows, Copy Table Name; Explain Query's plan tree in the bottom
 // panel; readable in light, dark and high contrast.
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { findWebviewFrame, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 
 const SUITE = 'schema-tree';
 const UI_TIMEOUT_MS = 30_000;
@@ -61,7 +62,7 @@ async function editorText(p: Page): Promise<string> {
 }
 
 describe('the schema explorer, and Explain Query', () => {
-  const suite = workbenchSuite(SUITE);
+  const suite = workbenchSuite(SUITE, { prepare: (workspace) => writeFileSync(join(workspace, 'first.sql'), 'SELECT * FROM public.customers LIMIT 100;\n') });
   const workbench = () => suite.page();
   const explained = (check: () => Promise<void>) => suite.explained(check);
 
@@ -111,19 +112,35 @@ describe('the schema explorer, and Explain Query', () => {
     await explained(() => expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('copied public.orders'));
   });
 
-  it('Select First 100 Rows runs the read and shows its rows', { timeout: 300_000 }, async () => {
+  it('Select First 100 Rows opens the rows in the results view: a grid that draws what is in view, sorts, copies', { timeout: 300_000 }, async () => {
     const p = workbench();
     await contextMenu(p, 'customers', 'Select First 100 Rows');
-    await explained(() => expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: 'the query in an editor' }).toContain('SELECT * FROM public.customers LIMIT 100;'));
-    const grid = p.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame').locator('[data-testid="results-table"]');
-    await explained(() => expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: UI_TIMEOUT_MS, message: 'the rows in the panel' }).toBe('101'));
-    await screenshot(p, 'first-100-rows', SUITE);
+    const frame = await findWebviewFrame(p, '[data-testid="results-grid"]');
+    const grid = frame.locator('[data-testid="results-grid"]');
+    await explained(() => expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: UI_TIMEOUT_MS, message: 'the rows in the results view' }).toBe('101'));
+    await expect.poll(() => frame.locator('[data-testid="result-row"]').count(), { timeout: UI_TIMEOUT_MS }).toBeGreaterThan(0);
+    expect(await frame.locator('[data-testid="result-row"]').count(), 'rows in the DOM (virtualized)').toBeLessThan(100);
+    expect(await frame.locator('[data-testid="results-summary"]').innerText()).toMatch(/^100 rows · \d+ ms$/);
+    expect(await p.locator('.tabs-container .tab', { hasText: 'Results: customers: first 100 rows' }).count()).toBe(1);
+    await screenshot(p, 'results-view', SUITE);
+
+    // Sort by email: the first row becomes the alphabetically first email.
+    const header = frame.locator('[data-testid="column-header"]', { hasText: 'email' }).first();
+    await header.click();
+    await expect.poll(() => header.getAttribute('aria-sort'), { timeout: UI_TIMEOUT_MS }).toBe('ascending');
+    const emails = await frame.locator('[data-testid="result-row"]').evaluateAll((rows) => rows.map((r) => (r.children[1] as HTMLElement | undefined)?.innerText ?? ''));
+    expect(emails.slice(0, 5)).toEqual([...emails.slice(0, 5)].sort((a, b) => a.localeCompare(b)));
+    await screenshot(p, 'results-sorted', SUITE);
+
+    // Copy a cell: the host copies its own value and says so.
+    await frame.locator('[data-testid="result-row"] .cell').nth(1).click();
+    await frame.locator('[data-testid="copy-cell"]').click();
+    await explained(() => expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('copied the cell'));
   });
 
   it('Explain Query shows the plan of the read as a tree, the most expensive node marked; more than one statement is refused', { timeout: 300_000 }, async () => {
     const p = workbench();
-    // The active editor holds "SELECT * FROM public.customers LIMIT 100;" (the test before).
-    await focusWorkbench(p);
+    await openFile(p, 'first.sql'); // leaves the keyboard in first.sql, the active editor
     await runCommand(p, 'Postgres Agent: Explain Query');
     const plan = p.locator('.pane:has(.pane-header[aria-label^="Query Plan"]) .monaco-list-row');
     await explained(() => expect.poll(() => plan.locator('.label-name').allInnerTexts(), { timeout: UI_TIMEOUT_MS, message: 'the plan tree' }).toEqual(['Limit', 'Seq Scan on customers']));

@@ -240,3 +240,19 @@ function currentSuite(): string {
   const testPath = expect.getState().testPath;
   return testPath === undefined ? 'e2e' : basename(testPath).replace(/\.test\.ts$/, '');
 }
+
+/** Quick Open, the file's name, Enter; waits for its tab. */
+export async function openFile(page: Page, name: string): Promise<void> {
+  if (await page.evaluate(() => document.activeElement?.tagName === 'IFRAME')) await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+  const widget = page.locator('.quick-input-widget');
+  await page.keyboard.press('Control+P');
+  try {
+    await widget.waitFor({ state: 'visible', timeout: 5_000 });
+  } catch {
+    await pickCommand(page, 'Go to File...');
+  }
+  await typeInQuickInput(page, name);
+  await widget.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: name }) }).first().click();
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  await page.locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+}
