@@ -1,5 +1,6 @@
-// Review panel first paint (SPEC: < 300 ms): the production webview bundle in headless Chromium, in a page
-// like the one the host serves, with a plan review (or the empty first-minute state) pushed on 'ready';
+// Webview first paint (SPEC: < 300 ms): the production webview bundles in headless Chromium, in a page
+// like the one the host serves, with a plan review (or the empty first-minute state, or a 10,000-row
+// result for the results view) pushed on 'ready';
 // first-contentful-paint and "panel rendered" (the view in #app and the frame after it), from navigation start.
 import * as esbuild from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import type { ChatEntryView, JobListItem, JobView, PanelState, TableSummary, TodoView } from '../src/shared/protocol';
 import { panelPage } from '../src/host/panelPage';
+import type { ResultsHostMessage } from '../src/shared/resultsProtocol';
 import { percentile, report } from './stats';
 
 const RUNS = 20;
@@ -20,7 +22,10 @@ interface Scenario {
   /** Names the page's file. */
   key: string;
   label: string;
-  state: PanelState;
+  /** Which webview: the side panel (default) or the results view. */
+  view?: 'panel' | 'results';
+  /** What the host posts on 'ready': the panel's state, or (results) the whole message. */
+  state: PanelState | ResultsHostMessage;
   /** Selectors the rendered panel must hold; the first one marks "rendered". */
   expect: string[];
 }
@@ -193,10 +198,32 @@ const FIRST_MINUTE: Scenario = {
   expect: ['.getting-started', '[data-testid="job-list"]', '[data-testid="connection-label"]'],
 };
 
+/** The results view with a 10,000-row result: the grid draws only the rows in view. */
+const RESULTS: Scenario = {
+  key: 'results',
+  label: 'results view (10,000 rows × 6 columns)',
+  view: 'results',
+  state: {
+    type: 'results',
+    version: 1,
+    tabs: [{ id: 'r1', title: 'orders: first 10,000 rows' }],
+    active: 'r1',
+    result: {
+      sql: 'SELECT * FROM orders LIMIT 10000',
+      fields: [{ name: 'id', type: 'bigint' }, { name: 'customer_id', type: 'bigint' }, { name: 'status', type: 'text' }, { name: 'total', type: 'numeric' }, { name: 'note', type: 'text' }, { name: 'created_at', type: 'timestamp with time zone' }],
+      rows: Array.from({ length: 10_000 }, (_, i) => [i + 1, (i * 7) % 2000, ['paid', 'shipped', 'cancelled'][i % 3], ((i * 37) % 50000) / 100, i % 5 === 0 ? null : `note ${i}`, new Date(Date.parse(AT) - i * 60_000).toISOString()]),
+      rowCount: 10_000,
+      truncated: false,
+      elapsedMs: 42,
+    },
+  },
+  expect: ['[data-testid="result-row"]', '[data-testid="results-grid"]', '[data-testid="column-header"]'],
+};
+
 // ---- the page -------------------------------------------------------------------------------------
 
-function bundleWebview(): string {
-  const result = esbuild.buildSync({ entryPoints: ['webview/main.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: true, write: false, logLevel: 'error' });
+function bundleWebview(entry: string): string {
+  const result = esbuild.buildSync({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: true, write: false, logLevel: 'error' });
   const js = result.outputFiles[0]?.text ?? '';
   // Inlined, the bundle must not end (or re-open) its <script> element early.
   if (/<\/?script/i.test(js)) throw new Error('the webview bundle contains "<script" or "</script": it cannot be inlined');
@@ -212,7 +239,7 @@ function hostScript(scenario: Scenario): string {
   return `
 const STATE = ${state};
 window.acquireVsCodeApi = () => ({
-  postMessage: (message) => { if (message.type === 'ready') window.postMessage({ type: 'state', version: 1, state: STATE }, '*'); },
+  postMessage: (message) => { if (message.type === 'ready') window.postMessage(${scenario.view === 'results' ? 'STATE' : "{ type: 'state', version: 1, state: STATE }"}, '*'); },
   getState: () => undefined,
   setState: () => undefined,
 });
@@ -297,9 +324,12 @@ function reportTimings(scenario: Scenario, timings: Timing[]): void {
 }
 
 async function main(): Promise<void> {
-  const bundle = bundleWebview();
+  const bundle = bundleWebview('webview/main.ts');
   const css = readFileSync(join('media', 'panel.css'), 'utf8');
+  const resultsBundle = bundleWebview('webview/results/main.ts');
+  const resultsCss = readFileSync(join('media', 'results.css'), 'utf8');
   report('webview bundle (minified IIFE, es2022)', `${(Buffer.byteLength(bundle) / 1024).toFixed(1)} KB`);
+  report('results view bundle', `${(Buffer.byteLength(resultsBundle) / 1024).toFixed(1)} KB`);
   const dir = mkdtempSync(join(tmpdir(), 'pgagent-webview-bench-'));
   // The flags of the E2E harness's launchBrowser (test/e2e/harness/workbench.ts).
   const browser = await chromium.launch({
@@ -310,6 +340,7 @@ async function main(): Promise<void> {
   try {
     const consoleLines = new Set<string>();
     for (const scenario of [PLAN_REVIEW, FIRST_MINUTE]) reportTimings(scenario, await measure(browser, dir, css, bundle, scenario, consoleLines));
+    reportTimings(RESULTS, await measure(browser, dir, resultsCss, resultsBundle, RESULTS, consoleLines));
     report('webview console errors / warnings', consoleLines.size === 0 ? 'none' : [...consoleLines].join(' | '));
   } finally {
     await browser.close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cellText, RESULTS_WEBVIEW_MESSAGE, sortedOrder, visibleWindow } from '../../src/shared/resultsProtocol';
+import { cellText, sortedOrder, visibleWindow } from '../../src/shared/resultsGrid';
+import { RESULTS_WEBVIEW_MESSAGE } from '../../src/shared/resultsProtocol';
 
 const result = {
   fields: [{ name: 'id', type: 'bigint' }, { name: 'email', type: 'text' }, { name: 'total', type: 'numeric' }],

@@ -7,7 +7,7 @@
  */
 import type { ResultsView } from '../../src/shared/protocol';
 import type { ResultsHostMessage, ResultsWebviewMessage, ResultTabInfo } from '../../src/shared/resultsProtocol';
-import { cellText, isNumericType, sortedOrder, visibleWindow } from '../../src/shared/resultsProtocol';
+import { cellText, isNumericType, sortedOrder, visibleWindow } from '../../src/shared/resultsGrid';
 
 interface VsCodeApi {
   postMessage(message: ResultsWebviewMessage): void;
