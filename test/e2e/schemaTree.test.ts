@@ -47,12 +47,13 @@ async function contextMenu(p: Page, label: string, item: string): Promise<void> 
 }
 
 /**
- * Takes the keyboard away from a webview (the Review panel keeps F1 to itself): a click on the active
- * editor's tab, or on the empty editor area when no editor is open (never into a text: that would select).
+ * Takes the keyboard away from a webview (the Review panel and the results view keep F1 to themselves):
+ * a click on the Show DDL editor's tab once it exists (a text editor: the keyboard stays in the
+ * workbench), before that on the empty editor area (no editor open, nothing to select).
  */
 async function focusWorkbench(p: Page): Promise<void> {
-  const tab = p.locator('.tabs-container .tab.active').first();
-  if ((await tab.count()) > 0) await tab.click();
+  const ddl = p.locator('.tabs-container .tab', { hasText: 'public.orders' }).first();
+  if ((await ddl.count()) > 0) await ddl.click();
   else await p.locator('.part.editor').first().click({ position: { x: 40, y: 200 } });
 }
 
@@ -140,6 +141,7 @@ describe('the schema explorer, and Explain Query', () => {
 
   it('Explain Query shows the plan of the read as a tree, the most expensive node marked; more than one statement is refused', { timeout: 300_000 }, async () => {
     const p = workbench();
+    await focusWorkbench(p); // the test before clicked in the results webview
     await openFile(p, 'first.sql'); // leaves the keyboard in first.sql, the active editor
     await runCommand(p, 'Postgres Agent: Explain Query');
     const plan = p.locator('.pane:has(.pane-header[aria-label^="Query Plan"]) .monaco-list-row');
