@@ -73,8 +73,11 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       await vscode.commands.executeCommand(`${QUERY_PLAN_VIEW_ID}.focus`);
       this.logger.info('query explained', { nodes: count(plan), totalCost: plan.totalCost });
     } catch (error) {
-      this.logger.warn('explain refused or failed', { error: coreServices().toAgentError(error).message });
-      await showError(error, this.output);
+      const e = coreServices().toAgentError(error);
+      this.logger.warn('explain refused or failed', { code: e.code, error: e.message });
+      // The SQL itself is the problem (not a read, several statements, a syntax error): no connection advice.
+      if (e.code === 'SQL_REFUSED' || e.code === 'BAD_INPUT' || e.code === 'SQL_SYNTAX') void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      else await showError(error, this.output);
     }
   }
 

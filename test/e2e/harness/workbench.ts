@@ -63,10 +63,15 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
  * before its box takes the focus, and keys typed then land in the editor (seen as "ount3.sql" in a file).
  */
 export async function typeInQuickInput(page: Page, text: string): Promise<void> {
-  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await expect
-    .poll(() => page.evaluate(() => document.activeElement?.closest('.quick-input-widget') !== null), { timeout: UI_TIMEOUT_MS, message: 'the keyboard in the quick input' })
-    .toBe(true);
+  const widget = page.locator('.quick-input-widget');
+  await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  const focused = () => page.evaluate(() => document.activeElement?.closest('.quick-input-widget') !== null);
+  // A webview that had the keyboard sometimes keeps it while the widget shows: a click on the widget's
+  // own input box then gives the keyboard to it.
+  const deadline = Date.now() + 2_000;
+  while (!(await focused()) && Date.now() < deadline) await page.waitForTimeout(100);
+  if (!(await focused())) await widget.locator('input').first().click();
+  await expect.poll(focused, { timeout: UI_TIMEOUT_MS, message: 'the keyboard in the quick input' }).toBe(true);
   await page.keyboard.type(text);
 }
 
