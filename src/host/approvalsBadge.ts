@@ -26,7 +26,7 @@ export interface BadgeTargets {
 export class ApprovalsBadge implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly recount = throttle(() => void this.count(), 300);
-  private count_ = 0;
+  private lastCount = 0;
 
   constructor(
     private readonly review: SqlReview,
@@ -50,7 +50,7 @@ export class ApprovalsBadge implements vscode.Disposable {
 
   /** Shows the count again on whichever view can carry it now (call when the Review panel appears). */
   refresh(): void {
-    this.apply(this.count_);
+    this.apply(this.lastCount);
   }
 
   private async count(): Promise<void> {
@@ -65,7 +65,7 @@ export class ApprovalsBadge implements vscode.Disposable {
   }
 
   private apply(count: number): void {
-    this.count_ = count;
+    this.lastCount = count;
     const badge = count > 0 ? { value: count, tooltip: `${count} waiting for your approval` } : undefined;
     const webview = this.targets.webview();
     if (webview) {

@@ -50,10 +50,6 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
     return node.children;
   }
 
-  getParent(): undefined {
-    return undefined;
-  }
-
   /** The selection of the active SQL editor (or its whole text), explained on the open database. */
   private async explain(): Promise<void> {
     const editor = vscode.window.activeTextEditor;

@@ -23,6 +23,15 @@ export function tableDescription(entry: TableEntry): string {
   return `${words(displayName(table.schema, table.name))}${table.comment ? `: ${table.comment.replace(/\s+/g, ' ').slice(0, 200)}` : ''}; columns: ${columns.join(', ')}`;
 }
 
+/** Snapshots are immutable: their tables are described once, not at every question. */
+const descriptions = new WeakMap<SchemaSnapshot, string[]>();
+
+function descriptionsOf(snapshot: SchemaSnapshot): string[] {
+  let texts = descriptions.get(snapshot);
+  if (!texts) descriptions.set(snapshot, (texts = indexOf(snapshot).entries.map(tableDescription)));
+  return texts;
+}
+
 /** Entry key ("schema.table") → cosine similarity to the question; undefined when embeddings failed. */
 export async function semanticScores(
   snapshot: SchemaSnapshot,
@@ -33,7 +42,7 @@ export async function semanticScores(
 ): Promise<ReadonlyMap<string, number> | undefined> {
   const { entries } = indexOf(snapshot);
   try {
-    const [tables, [asked]] = await Promise.all([cache.vectorsFor(entries.map(tableDescription), 'document', signal), cache.vectorsFor([question], 'query', signal)]);
+    const [tables, [asked]] = await Promise.all([cache.vectorsFor(descriptionsOf(snapshot), 'document', signal), cache.vectorsFor([question], 'query', signal)]);
     if (!asked) return undefined;
     const scores = new Map<string, number>();
     entries.forEach((entry, i) => {

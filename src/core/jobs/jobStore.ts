@@ -61,6 +61,34 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
   }
 }
 
+/**
+ * Small files read again only when their identity changed: files written through writeFileAtomic are
+ * replaced whole (a rename: a new inode), so a file with the same inode, size and times holds what was
+ * read last time, and a check costs one stat instead of open, read and close. Used for job.json and leases.
+ */
+export class ReadByIdentity<T> {
+  private readonly seen = new Map<string, { stamp: string; value: T }>();
+
+  /** The parsed file, or undefined when it does not exist. */
+  read(path: string, parse: (text: string) => T): T | undefined {
+    const now = statSync(path, { bigint: true, throwIfNoEntry: false });
+    if (now === undefined) return undefined;
+    const stamp = `${now.ino}:${now.size}:${now.mtimeNs}:${now.ctimeNs}`;
+    const known = this.seen.get(path);
+    if (known?.stamp === stamp) return known.value;
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined; // removed between the stat and the read
+      throw error;
+    }
+    const value = parse(text);
+    this.seen.set(path, { stamp, value });
+    return value;
+  }
+}
+
 /** The result of synchronous work behind an async signature: a throw becomes a rejection, as callers expect. */
 export function settled<T>(work: () => T): Promise<T> {
   try {
@@ -90,8 +118,8 @@ export class JobStore {
   private readonly now: () => Date;
   /** Real paths of job folders already resolved: a job folder is never moved while its job exists. */
   private readonly realDirs = new Map<string, string>();
-  /** The last job.json read per job, with the identity of the file it came from. */
-  private readonly jobs = new Map<string, { stamp: string; job: Job }>();
+  /** job.json of each job, read again only when it changed. */
+  private readonly jobs = new ReadByIdentity<Job>();
 
   constructor(workspaceDir: string, options: JobStoreOptions = {}) {
     this.root = workspacePaths(workspaceDir).jobs;
@@ -153,22 +181,9 @@ export class JobStore {
 
   private readJob(id: string): Job {
     const path = join(this.jobDir(id), 'job.json');
-    try {
-      // job.json is only ever replaced whole (a rename: a new inode), so a file with the same identity
-      // holds the job last read: one stat instead of open, read and close at every step boundary.
-      const now = statSync(path, { bigint: true });
-      const stamp = `${now.ino}:${now.size}:${now.mtimeNs}:${now.ctimeNs}`;
-      const known = this.jobs.get(id);
-      if (known?.stamp === stamp) return { ...known.job };
-      const job = this.checkedJob(id, readFileSync(path, 'utf8'), path);
-      this.jobs.set(id, { stamp, job });
-      return { ...job };
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) {
-        throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.', { cause: error });
-      }
-      throw error;
-    }
+    const job = this.jobs.read(path, (text) => this.checkedJob(id, text, path));
+    if (!job) throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.');
+    return { ...job };
   }
 
   private checkedJob(id: string, text: string, path: string): Job {

@@ -3,7 +3,6 @@
  * `.pgagent/leases/<job>.json`, each read-compare-write done under a mkdir mutex (atomic on every file
  * system) so that two processes never both see the same lease free.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -11,7 +10,7 @@ import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { connectRedis } from '../redisClient';
-import { settled, writeFileAtomic } from './jobStore';
+import { ReadByIdentity, settled, writeFileAtomic } from './jobStore';
 import type { LeaseBackend, LeaseHolder } from './jobLease';
 
 const holderSchema = z.object({
@@ -43,34 +42,14 @@ const STALE_MUTEX_MS = 5_000;
 
 export class FileLeaseBackend implements LeaseBackend {
   readonly kind = 'file' as const;
-  /**
-   * The last lease read per job with the identity of its file: every write of a lease replaces the file
-   * (a new inode by rename), so a file with the same inode, size and change time holds the same lease,
-   * and the check before each job write costs one stat instead of a read.
-   */
-  private readonly seen = new Map<string, { stamp: string; holder: LeaseHolder }>();
+  /** Each job's lease, read again only when its file changed: the check before every job write is one stat. */
+  private readonly leases = new ReadByIdentity<LeaseHolder>();
 
   constructor(private readonly dir: string) {}
 
   read(jobId: string): Promise<LeaseHolder | undefined> {
-    return settled(() => {
-      const path = this.path(jobId);
-      const now = statSync(path, { bigint: true, throwIfNoEntry: false });
-      if (now === undefined) return undefined;
-      const stamp = `${now.ino}:${now.size}:${now.ctimeNs}:${now.mtimeNs}`;
-      const cached = this.seen.get(jobId);
-      if (cached?.stamp === stamp) return cached.holder;
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
-      }
-      const holder = parseHolder(text, path);
-      this.seen.set(jobId, { stamp, holder });
-      return holder;
-    });
+    const path = this.path(jobId);
+    return settled(() => this.leases.read(path, (text) => parseHolder(text, path)));
   }
 
   create(jobId: string, next: LeaseHolder): Promise<boolean> {
