@@ -1,8 +1,10 @@
-// Builds the four bundles of the product and copies the WASM assets they load beside them.
+// Builds the bundles of the product and copies the WASM assets they load beside them.
 //   dist/extension.js  VS Code entry (CJS, small: no database or parser code)
 //   dist/services.js   the core, required lazily by the extension on first use
 //   dist/cli.js        `pg-agent` (CJS, executable)
-//   dist/webview.js    the panel UI (browser IIFE); dist/collab.js the planning session view
+//   dist/sampleDbWorker.js  the worker thread that owns the sample database in the extension host
+//   dist/webview.js    the panel UI (browser IIFE); dist/collab.js the planning session view; dist/cockpit.js a job's cockpit
+//                      (and dist/cockpitMarkdown.js, the markdown renderer it loads after its first paint)
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import * as esbuild from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -39,6 +41,8 @@ const nodeCommon = {
 const builds = [
   { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', 'pg-native'] },
   { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', 'pg-native'] },
+  // The sample database's worker thread (the extension host opens PGlite there, off the thread that draws the editor).
+  { ...nodeCommon, entryPoints: { sampleDbWorker: 'src/core/db/sample/sampleDbWorker.ts' }, outdir },
   {
     ...nodeCommon,
     entryPoints: { cli: 'src/cli/main.ts' },
@@ -47,7 +51,7 @@ const builds = [
   },
   {
     // The review panel, and the collaborative planning session view (an editor panel with its own protocol).
-    entryPoints: { webview: 'webview/main.ts', collab: 'webview/collab/main.ts', results: 'webview/results/main.ts' },
+    entryPoints: { webview: 'webview/main.ts', collab: 'webview/collab/main.ts', results: 'webview/results/main.ts', cockpit: 'webview/cockpit/main.ts', cockpitMarkdown: 'webview/cockpit/markdownChunk.ts' },
     outdir,
     bundle: true,
     platform: 'browser',

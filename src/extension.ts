@@ -9,6 +9,8 @@ import { ConnectionStore } from './host/connectionStore';
 import { DatabaseSession } from './host/databaseSession';
 import { AskController } from './host/askController';
 import { COLLAB_COMMAND_ID, CollabController } from './host/collabController';
+import { CockpitPanels } from './host/cockpitPanels';
+import type { CockpitState } from './shared/cockpitProtocol';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import { ApprovalKeyStore } from './host/approvalKey';
 import type { FeatureDeps } from './host/featureDeps';
@@ -23,7 +25,10 @@ import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelPro
 import { QueryPlanView } from './host/queryPlanView';
 import { SchemaTreeView } from './host/schemaTreeView';
 import { ResultsPanel } from './host/resultsPanel';
+import { panelAnswer, rowsSummary, waitingView } from './host/navigatorView';
+import { RecentAsks } from './host/recentAsks';
 import { ApprovalsBadge } from './host/approvalsBadge';
+import { askResultKey, OPEN_ASK_RESULT_COMMAND, registerOpenAskResult } from './host/openAskResult';
 import type { PanelHost } from './host/reviewPanelProvider';
 import { showError } from './host/showError';
 import { SqlReview } from './host/sqlReview';
@@ -58,7 +63,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const ask = new AskController(featureDeps);
   // Writes proposed by agents outside this window (pg-agent mcp, the language-model tools) come to the inline approval.
   const proposals = new OutsideProposals({ rootDir: featureDeps.rootDir, review, logger, showPanel: () => panel.reveal() });
-  const jobs = new JobController({ ...featureDeps, showJobInStatusBar: (job) => statusBar.showJob(job) });
+  const jobs: JobController = new JobController({
+    ...featureDeps,
+    showJobInStatusBar: (job) => statusBar.showJob(job),
+    // The cockpits are created below (only called after activation).
+    showJob: (jobId): Promise<void> => cockpits.open(jobId),
+    isShown: (jobId) => cockpits.isShown(jobId),
+  });
   let hasProfiles = false;
   let hasApiKey = false;
   /** Re-reads what the first-minute buttons depend on; failures only cost the buttons, so they are logged. */
@@ -75,8 +86,27 @@ export function activate(context: vscode.ExtensionContext): void {
   const results = new ResultsPanel(context.extensionUri, session, featureDeps.rootDir, workspaceDir, logger);
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
   const badge = new ApprovalsBadge(review, join(featureDeps.rootDir, '.pgagent', 'approvals'), { webview: () => panel.webviewView, tree: schemaTree.treeView }, logger);
+  const recentAsks = new RecentAsks(context.workspaceState);
+  // Before the panel's own listener: the recent asks are current when it pushes.
+  const askSeen = changed.event(() => recentAsks.observe(ask.view()));
   const panelHost: PanelHost = {
-    state: () => ({ connection: session.connection, schema: session.schema, ...review.view(), answer: ask.view(), hasProfiles, hasApiKey, ...jobs.state() }),
+    state: () => {
+      const reviewed = review.view();
+      const pendingHere = new Set(reviewed.approvals.filter((a) => a.status === 'pending' || a.status === 'stale').map((a) => a.ticketId));
+      return {
+        connection: session.connection,
+        schema: session.schema,
+        results: rowsSummary(reviewed.results),
+        // A job's write is decided in its cockpit: the navigator lists it under "Waiting for you".
+        approvals: reviewed.approvals.filter((a) => jobs.jobOfTicket(a.ticketId) === undefined),
+        answer: panelAnswer(ask.view()),
+        hasProfiles,
+        hasApiKey,
+        ...jobs.state(),
+        recentAsks: recentAsks.list(),
+        waiting: waitingView(badge.waiting(), pendingHere, (ticketId) => jobs.jobOfTicket(ticketId)),
+      };
+    },
     onDidChange: changed.event,
     panelShown: () => {
       badge.refresh();
@@ -96,15 +126,40 @@ export function activate(context: vscode.ExtensionContext): void {
     openUndo: (ticketId) => review.openUndo(ticketId),
     openSql: (ticketId) => review.openSql(ticketId),
     useSaferSql: (ticketId, rule) => review.useSaferSql(ticketId, rule),
-    job: (intent) => jobs.handle(intent),
+    // The navigator's job list opens the job's cockpit.
+    job: (intent) => (intent.type === 'selectJob' ? jobs.select(intent.jobId).then(() => cockpits.open(intent.jobId)) : jobs.handle(intent)),
+    openAsk: async (threadId) => {
+      await vscode.commands.executeCommand(OPEN_ASK_RESULT_COMMAND, threadId);
+    },
   };
   const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+  const cockpits: CockpitPanels = new CockpitPanels(
+    context.extensionUri,
+    {
+      state: (jobId): CockpitState => jobs.cockpitState(jobId),
+      onDidChange: changed.event,
+      // A cockpit restored after a reload may be the first view shown: it starts what the side panel starts.
+      watch: (jobId) => {
+        void jobs.watch(jobId);
+        panelHost.panelShown();
+      },
+      unwatch: (jobId) => jobs.unwatch(jobId),
+      focused: (jobId) => void jobs.select(jobId),
+      title: (jobId) => jobs.list().find((j) => j.id === jobId)?.title,
+      job: (intent) => jobs.handle(intent),
+      decide: (ticketId, approve) => review.decide(ticketId, approve),
+      openSql: (ticketId) => review.openSql(ticketId),
+      openUndo: (ticketId) => review.openUndo(ticketId),
+      useSaferSql: (ticketId, rule) => review.useSaferSql(ticketId, rule),
+    },
+    logger,
+  );
   const collab = new CollabController({
     ...featureDeps,
     extensionUri: context.extensionUri,
     openJob: async (jobId) => {
       await jobs.select(jobId);
-      await panel.reveal();
+      await cockpits.open(jobId);
     },
   });
   const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
@@ -118,6 +173,8 @@ export function activate(context: vscode.ExtensionContext): void {
     session.onDidChange(() => changed.fire()),
     review,
     review.onDidChange(() => changed.fire()),
+    askSeen,
+    badge.onDidChange(() => changed.fire()),
     store.onDidChange(() => void refreshFlags()),
     panel,
     vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
@@ -126,13 +183,15 @@ export function activate(context: vscode.ExtensionContext): void {
     new QueryPlanView(session, featureDeps.rootDir, logger, output),
     results,
     review.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
-    ask.onDidShowRows(({ question, results: rows }) => results.show(rows, question.slice(0, 40))),
+    ask.onDidShowRows(({ threadId, question, results: rows }) => results.show(rows, question.slice(0, 40), askResultKey(threadId))),
+    registerOpenAskResult({ results, recentAsks, shownThreadId: () => ask.view()?.threadId }),
     jobs,
+    cockpits,
     proposals,
     ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
-    ...registerJobCommands(jobs, () => panel.reveal()),
+    ...registerJobCommands(jobs, (jobId) => cockpits.open(jobId), (ticketId, approve) => review.decide(ticketId, approve)),
     collab,
     vscode.commands.registerCommand(COLLAB_COMMAND_ID, () => collab.command()),
   ];

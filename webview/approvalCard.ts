@@ -65,7 +65,8 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export function approvalCard(a: ApprovalView): HTMLElement {
+/** `readOnly`: a record of a write (a job's earlier writes in its cockpit), without its buttons. */
+export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = {}): HTMLElement {
   const i = a.impact;
   const max = Math.max(1, ...i.tables.map((t) => t.inserted + t.updated + t.deleted));
   const bars = el(
@@ -115,6 +116,6 @@ export function approvalCard(a: ApprovalView): HTMLElement {
     ...i.warnings.filter((w) => !w.startsWith(CANNOT_ROLL_BACK)).map((w) => el('p', { class: 'warning-text' }, w)),
     ...(a.executed ? [el('p', {}, `Executed ${clock(a.executed.at)} · ${fmt(a.executed.rows)} rows`)] : []),
     ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
-    el('div', { class: 'buttons' }, ...actions),
+    ...(options.readOnly === true ? [] : [el('div', { class: 'buttons' }, ...actions)]),
   );
 }

@@ -1,47 +1,44 @@
 /**
- * The review panel's browser code: renders the snapshots the host pushes and sends intents back.
- * It holds no state of its own beyond the last snapshot and UI choices (open tab, text being typed);
+ * The side panel's browser code, a navigator (issue 15): the connection, what waits for a person, the jobs
+ * (each opens its cockpit), the recent asks, the latest answer, this window's writes and the tables.
+ * Renders the snapshots the host pushes and sends intents back.
+ * It holds no state of its own beyond the last version seen;
  * text is set with textContent, and model markdown goes through marked + DOMPurify (webview/jobs/markdown.ts).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import type { AnswerView, HostMessage, PanelCommand, PanelState, ResultsView, TableSummary } from '../src/shared/protocol';
+import type { HostMessage, PanelAnswerView, PanelState, RowsSummary, TableSummary } from '../src/shared/protocol';
 import { approvalCard } from './approvalCard';
 import { button, commandButton, el, fmt } from './dom';
 import { showGettingStarted } from './gettingStarted';
-import { jobsSection } from './jobs/jobsSection';
-import { onRedraw } from './jobs/jobUi';
+import { jobList } from './jobs/jobList';
+import { recentAsksSection, waitingSection } from './navigator';
 import { memo, patchChildren } from './patch';
 import { post } from './vscodeApi';
 
 const app = document.getElementById('app') as HTMLElement;
 let lastVersion = 0;
-let last: PanelState | undefined;
 
 window.addEventListener('message', (event: MessageEvent<HostMessage>) => {
   const message = event.data;
   if (message?.type !== 'state' || message.version <= lastVersion) return;
   lastVersion = message.version;
-  last = message.state;
   render(message.state);
-});
-onRedraw(() => {
-  if (last) render(last);
 });
 post({ type: 'ready' });
 
 /** Sections whose data did not change keep their DOM (focus, scroll, typed text); the rest is rebuilt. */
 function render(state: PanelState): void {
-  // The selected job's write is drawn in its Impact tab, not twice.
-  const jobTicket = state.job?.approval?.ticketId;
   patchChildren(app, [
     memo('connection', state.connection, () => connectionSection(state)),
-    ...jobsSection(state),
-    ...(state.answer ? [memo('answer', state.answer, () => answerSection(state.answer as AnswerView))] : []),
-    ...state.approvals.filter((a) => a.ticketId !== jobTicket).map((a) => memo(`approval-${a.ticketId}`, a, () => approvalCard(a))),
-    ...(state.results ? [memo('results', state.results, () => resultsSection(state.results as ResultsView, 'exportResultsCsv'))] : []),
+    ...(state.waiting.length > 0 ? [memo('waiting', state.waiting, () => waitingSection(state.waiting))] : []),
+    memo('job-list', { jobs: state.jobs, selected: state.selectedJobId }, () => jobList(state.jobs, state.selectedJobId)),
+    ...(state.recentAsks.length > 0 ? [memo('recent-asks', state.recentAsks, () => recentAsksSection(state.recentAsks))] : []),
+    ...(state.answer ? [memo('answer', state.answer, () => answerSection(state.answer as PanelAnswerView))] : []),
+    ...state.approvals.map((a) => memo(`approval-${a.ticketId}`, a, () => approvalCard(a))),
+    ...(state.results ? [memo('results', state.results, () => readSection(state.results as RowsSummary))] : []),
     ...(showGettingStarted(state) ? [memo('getting-started', null, gettingStarted)] : []),
     memo('schema', state.schema, () => schemaSection(state)),
   ]);
@@ -119,56 +116,26 @@ function tableItem(t: TableSummary): HTMLElement {
   return item;
 }
 
-/** Fixed row height (media/panel.css) lets the grid draw only the rows in view: 10,000 rows stay smooth. */
-const ROW_HEIGHT_PX = 22;
-const ROWS_DRAWN = 80;
-const ROWS_ABOVE = 20;
+/** "100 rows · 3 columns · 12 ms": a result's size; its rows are in the Results view (editor area). */
+function rowsLine(r: RowsSummary): string {
+  return `${fmt(r.rowCount)} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (row cap reached)' : ''} · ${fmt(r.columns)} column${r.columns === 1 ? '' : 's'} · ${fmt(r.elapsedMs)} ms`;
+}
 
-function resultsSection(r: ResultsView, exportCommand: PanelCommand, showSql = true): HTMLElement {
+function rowsSection(r: RowsSummary, show: () => void): HTMLElement {
   return el(
-    'section',
-    { class: 'results-section' },
-    el('p', { class: 'muted' }, `${fmt(r.rowCount)} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (row cap reached)' : ''} · ${fmt(r.elapsedMs)} ms`),
-    ...(showSql ? [el('pre', { class: 'sql' }, r.sql.trim())] : []),
-    resultsGrid(r),
-    el('div', { class: 'buttons' }, button('Export CSV', 'export-csv-button', () => post({ type: 'runCommand', command: exportCommand }), true)),
+    'div',
+    { class: 'rows-summary', 'data-testid': 'rows-summary' },
+    el('span', { class: 'muted', 'data-testid': 'rows-count' }, rowsLine(r)),
+    button('Show rows', 'show-rows-button', show, true),
   );
 }
 
-function resultsGrid(r: ResultsView): HTMLElement {
-  const cell = (v: unknown) => (v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v));
-  const row = (values: unknown[]) => el('tr', {}, ...values.map((v) => el('td', { class: v === null ? 'null' : '', title: cell(v) }, cell(v))));
-  const spacer = (rows: number) => {
-    const tr = el('tr', { class: 'spacer', 'aria-hidden': 'true' });
-    tr.style.height = `${rows * ROW_HEIGHT_PX}px`;
-    return tr;
-  };
-  const body = el('tbody');
-  const table = el(
-    'table',
-    { class: 'results', 'data-testid': 'results-table', 'aria-rowcount': String(r.rows.length + 1) },
-    el('thead', {}, el('tr', {}, ...r.fields.map((f) => el('th', { title: f.type }, f.name)))),
-    body,
-  );
-  const scroll = el('div', { class: 'results-scroll', tabindex: '0', role: 'region', 'aria-label': 'Results' }, table);
-  let drawnFrom = -1;
-  const draw = () => {
-    const from = Math.max(0, Math.floor(scroll.scrollTop / ROW_HEIGHT_PX) - ROWS_ABOVE);
-    if (from === drawnFrom) return;
-    drawnFrom = from;
-    const to = Math.min(r.rows.length, from + ROWS_DRAWN);
-    body.replaceChildren(
-      ...(from > 0 ? [spacer(from)] : []),
-      ...r.rows.slice(from, to).map(row),
-      ...(to < r.rows.length ? [spacer(r.rows.length - to)] : []),
-    );
-  };
-  scroll.addEventListener('scroll', () => requestAnimationFrame(draw));
-  draw();
-  return scroll;
+/** The latest read of Run SQL with Review: its SQL and size (the rows opened in the Results view). */
+function readSection(r: RowsSummary): HTMLElement {
+  return el('section', { class: 'results-section', 'data-testid': 'read' }, el('pre', { class: 'sql' }, r.sql.trim()), rowsSection(r, () => post({ type: 'runCommand', command: 'showResults' })));
 }
 
-const ANSWER_STATUS_TEXT: Record<AnswerView['status'], string> = {
+const ANSWER_STATUS_TEXT: Record<PanelAnswerView['status'], string> = {
   running: 'working on it…',
   answered: 'answered',
   held: 'write waiting for your approval in the editor',
@@ -179,8 +146,8 @@ const ANSWER_STATUS_TEXT: Record<AnswerView['status'], string> = {
   cancelled: 'cancelled',
 };
 
-/** UX "Ask": the question, the SQL (copy / open in editor), the rows, the summary, tokens and cost. */
-function answerSection(a: AnswerView): HTMLElement {
+/** UX "Ask": the question, the SQL (copy / open in editor), how many rows (shown in the Results view), the summary, tokens and cost. */
+function answerSection(a: PanelAnswerView): HTMLElement {
   const u = a.usage;
   const cost = u.costUsd === null ? 'cost unknown' : `~$${u.costUsd.toFixed(4)}`;
   const usage = `${fmt(u.calls)} model call${u.calls === 1 ? '' : 's'} · ${fmt(u.inputTokens)} in / ${fmt(u.outputTokens)} out tokens · ${cost}`;
@@ -200,7 +167,7 @@ function answerSection(a: AnswerView): HTMLElement {
             button('Open in editor', 'open-answer-sql-button', () => post({ type: 'runCommand', command: 'openAnswerSql' }), true),
           ),
         ]),
-    ...(a.results ? [resultsSection(a.results, 'exportAnswerCsv', false)] : []),
+    ...(a.results ? [rowsSection(a.results, () => post({ type: 'openAsk', threadId: a.threadId }))] : []),
     ...(a.summary ? [el('p', { class: 'summary', 'data-testid': 'answer-summary' }, a.summary)] : []),
     ...(a.executedRows === null ? [] : [el('p', { 'data-testid': 'answer-executed' }, `Executed: ${fmt(a.executedRows)} rows changed.`)]),
     ...(a.error ? [el('p', { class: 'error-text', role: 'alert', 'data-testid': 'answer-error' }, a.error.advice ? `${a.error.message} ${a.error.advice}` : a.error.message)] : []),

@@ -3,7 +3,8 @@ import type { WebviewMessage } from '../src/shared/protocol';
 
 /** What the panel keeps across a hide/show of the view: UI choices only, never data (the host owns that). */
 export interface UiState {
-  jobTab?: string;
+  /** A cockpit's job: what VS Code hands back to restore the cockpit after a window reload. */
+  jobId?: string;
 }
 
 interface VsCodeApi {

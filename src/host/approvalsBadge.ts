@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { existsSync, readdirSync } from 'node:fs';
+import type { Ticket } from '../core/approvals/ticket';
 import type { Logger } from '../core/logger';
 import { coreServices } from './lazyServices';
 import { redisUrl } from './settings';
@@ -23,10 +24,19 @@ export interface BadgeTargets {
   tree: vscode.TreeView<unknown>;
 }
 
+/** A pending ticket as the navigator lists it (the SQL cut to its start). */
+export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & { sqlStart: string };
+
+const SQL_START = 200;
+
 export class ApprovalsBadge implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly recount = throttle(() => void this.count(), 300);
   private lastCount = 0;
+  private pending: PendingTicket[] = [];
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** The list of pending tickets changed (the navigator shows it). */
+  readonly onDidChange = this.changed.event;
 
   constructor(
     private readonly review: SqlReview,
@@ -53,12 +63,22 @@ export class ApprovalsBadge implements vscode.Disposable {
     this.apply(this.lastCount);
   }
 
+  /** Pending, unexpired tickets as last read, newest first. */
+  waiting(): readonly PendingTicket[] {
+    return this.pending;
+  }
+
   private async count(): Promise<void> {
     try {
       const store = await this.review.ticketStore();
       const pending = await store.list({ status: ['PENDING_APPROVAL'] });
       const now = Date.now();
-      this.apply(pending.filter((t) => Date.parse(t.expiresAt) > now).length);
+      const live = pending.filter((t) => Date.parse(t.expiresAt) > now).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      const listed = live.map((t): PendingTicket => ({ id: t.id, kind: t.kind, risk: t.risk, createdBy: t.createdBy, createdAt: t.createdAt, ...(t.plan ? { plan: t.plan } : {}), sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '' }));
+      const same = listed.length === this.pending.length && listed.every((t, i) => t.id === this.pending[i]?.id);
+      this.pending = listed;
+      if (!same) this.changed.fire();
+      this.apply(live.length);
     } catch (error) {
       this.logger.warn('could not count the approvals waiting', { error: coreServices().toAgentError(error).message });
     }
@@ -77,6 +97,7 @@ export class ApprovalsBadge implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.changed.dispose();
     this.recount.dispose();
     for (const d of this.disposables.reverse()) d.dispose();
   }

@@ -37,7 +37,7 @@ export type AskControllerDeps = FeatureDeps;
 
 export class AskController {
   private answer: AnswerView | null = null;
-  private readonly rowsShown = new vscode.EventEmitter<{ question: string; results: ResultsView }>();
+  private readonly rowsShown = new vscode.EventEmitter<{ threadId: string; question: string; results: ResultsView }>();
   /** An answer's rows (the results view opens them). */
   readonly onDidShowRows = this.rowsShown.event;
   /** Pushes to the panel, at most every 100 ms while a summary streams in (like a job's pushes). */
@@ -273,6 +273,6 @@ export class AskController {
     const newRows = answer.results !== null && answer.results !== this.answer?.results;
     this.answer = answer;
     this.push.request();
-    if (newRows && answer.results) this.rowsShown.fire({ question: answer.question, results: answer.results });
+    if (newRows && answer.results) this.rowsShown.fire({ threadId: answer.threadId, question: answer.question, results: answer.results });
   }
 }

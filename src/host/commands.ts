@@ -4,7 +4,6 @@ import type { ConnectionProfile, SslMode } from '../core/db/connectionTarget';
 import type { Logger } from '../core/logger';
 import type { PanelCommand } from '../shared/protocol';
 import type { AskController } from './askController';
-import { exportCsv } from './exportCsv';
 import { JOB_COMMAND_IDS } from './jobCommands';
 import type { ConnectionStore } from './connectionStore';
 import type { DatabaseSession } from './databaseSession';
@@ -33,8 +32,7 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
   // Panel-only (the answer's buttons): registered, not contributed to the palette.
   copyAnswerSql: 'postgresAgent.copyAnswerSql',
   openAnswerSql: 'postgresAgent.openAnswerSql',
-  exportResultsCsv: 'postgresAgent.exportResultsCsv',
-  exportAnswerCsv: 'postgresAgent.exportAnswerCsv',
+  showResults: 'postgresAgent.showResults',
   newJob: JOB_COMMAND_IDS.newJob,
   openJob: JOB_COMMAND_IDS.openJob,
 };
@@ -130,8 +128,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.ask]: (prefill?: unknown) => deps.ask.ask(typeof prefill === 'string' ? prefill : undefined),
     [COMMAND_IDS.copyAnswerSql]: () => deps.ask.copySql(),
     [COMMAND_IDS.openAnswerSql]: () => deps.ask.openSql(),
-    [COMMAND_IDS.exportResultsCsv]: () => exportCsv(deps.review.view().results, deps.store.workspaceDir),
-    [COMMAND_IDS.exportAnswerCsv]: () => exportCsv(deps.ask.view()?.results, deps.store.workspaceDir),
     'postgresAgent.runSqlWithReview': () => deps.review.runFromEditor(vscode.window.activeTextEditor),
     'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, true) : undefined),
     'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, false) : undefined),

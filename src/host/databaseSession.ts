@@ -20,6 +20,8 @@ export class DatabaseSession implements vscode.Disposable {
   private key: string | undefined;
   /** Bumped on every (re)connect so a slow, superseded open cannot overwrite a newer one. */
   private generation = 0;
+  /** The open under way, by its choice. */
+  private opening: { key: string; done: Promise<void> } | undefined;
   private connectionState: ConnectionState = { status: 'none' };
   private schemaState: SchemaState = { status: 'idle' };
   private readonly changed = new vscode.EventEmitter<void>();
@@ -48,8 +50,22 @@ export class DatabaseSession implements vscode.Disposable {
     if (this.connectionState.status === 'none') await this.connect(this.store.active());
   }
 
-  /** Opens `choice`, replacing the current database, then loads its schema. Failures end in the state. */
-  async connect(choice: ConnectionChoice): Promise<void> {
+  /**
+   * Opens `choice`, replacing the current database, then loads its schema. Failures end in the state. A
+   * second call for the choice being opened joins it (Open Sample Database and the panel appearing at the
+   * same moment opened it twice, two restores racing).
+   */
+  connect(choice: ConnectionChoice): Promise<void> {
+    const key = JSON.stringify(choice);
+    if (this.opening?.key === key) return this.opening.done;
+    const done = this.open(choice).finally(() => {
+      if (this.opening?.done === done) this.opening = undefined;
+    });
+    this.opening = { key, done };
+    return done;
+  }
+
+  private async open(choice: ConnectionChoice): Promise<void> {
     const generation = ++this.generation;
     const previous = this.db;
     this.db = undefined;
@@ -70,6 +86,7 @@ export class DatabaseSession implements vscode.Disposable {
           sampleDbDir: this.sampleDbDir(),
           logger: this.logger,
           onProgress: (message) => progress.report({ message }),
+          sampleDbInWorker: true,
         }),
       );
       if (generation !== this.generation) {

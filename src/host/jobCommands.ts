@@ -1,11 +1,13 @@
 /**
- * The jobs' palette commands (category "Postgres Agent"): each acts on the job selected in the panel when
- * it applies there, else asks which job; the panel's buttons send the same intents.
+ * The jobs' palette commands (category "Postgres Agent"): each acts on the selected job (the cockpit in
+ * front, else the last one opened) when it applies there, else asks which job; the cockpit's buttons send
+ * the same intents.
  */
 import * as vscode from 'vscode';
 import { JOB_STATUS_TEXT, jobActions, mayAccept } from '../shared/jobActions';
 import type { JobActionName } from '../shared/jobActions';
-import { MAX_MESSAGE_CHARS } from '../shared/limits';
+import { JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from '../shared/limits';
+import { SHOW_JOB_COCKPIT_COMMAND } from './statusBar';
 import type { JobController } from './jobController';
 
 export const JOB_COMMAND_IDS = {
@@ -17,6 +19,12 @@ export const JOB_COMMAND_IDS = {
   pauseJob: 'postgresAgent.pauseJob',
   cancelJob: 'postgresAgent.cancelJob',
   continueJob: 'postgresAgent.continueJob',
+  showJobCockpit: SHOW_JOB_COCKPIT_COMMAND,
+  sendReviewChat: 'postgresAgent.sendReviewChat',
+  applyPlanEdit: 'postgresAgent.applyPlanEdit',
+  discardPlanEdit: 'postgresAgent.discardPlanEdit',
+  approveJobWrite: 'postgresAgent.approveJobWrite',
+  rejectJobWrite: 'postgresAgent.rejectJobWrite',
 } as const;
 
 const NONE_FOR: Record<JobActionName, string> = {
@@ -34,7 +42,10 @@ function checkText(value: string): string | undefined {
   return undefined;
 }
 
-export function registerJobCommands(jobs: JobController, showPanel: () => Thenable<unknown>): vscode.Disposable[] {
+/**
+ * `decide`: the one approval path of a held write (SqlReview.decide), which the cockpit's Approve & run uses too.
+ */
+export function registerJobCommands(jobs: JobController, showJob: (jobId: string) => Thenable<unknown>, decide: (ticketId: string, approve: boolean) => Promise<void>): vscode.Disposable[] {
   /** The selected job when the action applies to it, else the person's pick among jobs that may accept it. */
   const target = async (action: JobActionName): Promise<string | undefined> => {
     await jobs.refresh();
@@ -60,7 +71,7 @@ export function registerJobCommands(jobs: JobController, showPanel: () => Thenab
     return picked?.id;
   };
 
-  const commands: Record<string, () => Promise<unknown>> = {
+  const commands: Record<string, (...args: unknown[]) => Promise<unknown>> = {
     [JOB_COMMAND_IDS.newJob]: async () => {
       const task = await vscode.window.showInputBox({
         title: 'Postgres Agent: New Job',
@@ -80,11 +91,60 @@ export function registerJobCommands(jobs: JobController, showPanel: () => Thenab
         if (choice) await vscode.commands.executeCommand(JOB_COMMAND_IDS.newJob);
         return;
       }
-      const id = await pickJob(all, 'Pick a job to show in the panel');
+      const id = await pickJob(all, 'Pick a job to open in its cockpit');
       if (id === undefined) return;
       await jobs.select(id);
-      await showPanel();
+      await showJob(id);
     },
+    // The status bar passes its job; from the palette or the keybinding: the selected job, else a pick.
+    [JOB_COMMAND_IDS.showJobCockpit]: async (jobId?: unknown) => {
+      const id = typeof jobId === 'string' && JOB_ID_PATTERN.test(jobId) ? jobId : jobs.selected()?.id;
+      if (id === undefined) return vscode.commands.executeCommand(JOB_COMMAND_IDS.openJob);
+      await jobs.select(id);
+      return showJob(id);
+    },
+    [JOB_COMMAND_IDS.sendReviewChat]: async () => {
+      const job = jobs.selected();
+      if (!job || job.busy !== null || job.chat.pending !== null) {
+        void vscode.window.showInformationMessage(job ? 'The job is busy; ask the review chat once it is done.' : 'Open a job first (Open Job…).');
+        return;
+      }
+      const text = await vscode.window.showInputBox({
+        title: `Postgres Agent: Review Chat — ${job.title}`,
+        prompt: 'Ask about the plan; the chat reads the job\'s files and history, and cannot run or approve anything.',
+        ignoreFocusOut: true,
+        validateInput: checkText,
+      });
+      if (text === undefined || text.trim() === '') return;
+      await jobs.handle({ type: 'sendChat', jobId: job.id, text: text.trim(), debug: false });
+    },
+    ...Object.fromEntries(
+      ([['approveJobWrite', true], ['rejectJobWrite', false]] as const).map(([command, approve]) => [
+        JOB_COMMAND_IDS[command],
+        async () => {
+          const approval = jobs.selected()?.approval;
+          if (approval?.status !== 'pending') {
+            void vscode.window.showInformationMessage('No write of the selected job is waiting for your approval.');
+            return;
+          }
+          await decide(approval.ticketId, approve);
+        },
+      ]),
+    ),
+    ...Object.fromEntries(
+      (['applyPlanEdit', 'discardPlanEdit'] as const).map((type) => [
+        JOB_COMMAND_IDS[type],
+        async () => {
+          const job = jobs.selected();
+          const edit = job?.chat.openPlanEdit;
+          if (!job || !edit) {
+            void vscode.window.showInformationMessage('The review chat has proposed no edit of the plan that waits for a decision.');
+            return;
+          }
+          await jobs.handle({ type, jobId: job.id, editId: edit.id });
+        },
+      ]),
+    ),
     [JOB_COMMAND_IDS.requestChanges]: async () => {
       const id = await target('requestChanges');
       if (id === undefined) return;

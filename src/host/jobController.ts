@@ -12,7 +12,9 @@ import type { ErrorInfo } from '../shared/errorCodes';
 import { isFinalStatus, jobActions } from '../shared/jobActions';
 import type { JobActionName } from '../shared/jobActions';
 import { assertNever } from '../shared/protocol';
-import type { JobBusyView, JobIntent, JobListItem, JobView } from '../shared/protocol';
+import type { ApprovalView, JobBusyView, JobIntent, JobListItem, JobView } from '../shared/protocol';
+import type { CockpitState, TimelineView } from '../shared/cockpitProtocol';
+import { readJobWrites } from './jobWrites';
 import { JobChat } from './jobChat';
 import { readSqlFiles, resolveJobFile } from './jobFiles';
 import { JobHeldWrites } from './jobHeldWrites';
@@ -34,23 +36,37 @@ const RELOAD_INTERVAL_MS = 250;
 
 export interface JobControllerDeps extends FeatureDeps {
   showJobInStatusBar(job: JobBarState | undefined): void;
+  /** Opens (or reveals) the job's cockpit. */
+  showJob(jobId: string): Thenable<unknown>;
+  /** Whether the job's cockpit is the editor the person is looking at (no notification needed then). */
+  isShown(jobId: string): boolean;
 }
+
+/** What a job's view is built from, the view itself, and its activity: for the selected job and each open cockpit. */
+interface JobEntry {
+  inputs: Omit<Parameters<typeof toJobView>[0], 'local'> | undefined;
+  view: JobView | null;
+  timeline: TimelineView;
+  /** The job's writes (cockpits only). */
+  writes: ApprovalView[];
+  error: ErrorInfo | null;
+}
+
+const NO_TIMELINE: TimelineView = { steps: [], marks: [] };
 
 export interface JobsPanelState {
   jobs: JobListItem[];
   selectedJobId: string | null;
-  job: JobView | null;
-  jobError: ErrorInfo | null;
 }
 
 export class JobController implements vscode.Disposable {
   private readonly runners: JobRunners;
   private jobs: JobListItem[] = [];
   private selectedId: string | null;
-  private view: JobView | null = null;
-  /** What the selected job's view was built from, to rebuild it when only this window's state changes. */
-  private viewInputs: Omit<Parameters<typeof toJobView>[0], 'local'> | undefined;
-  private loadError: ErrorInfo | null = null;
+  /** Jobs read in full: the selected one and those with an open cockpit (rebuilt when only this window's state changes). */
+  private readonly entries = new Map<string, JobEntry>();
+  /** Jobs with an open cockpit. */
+  private readonly watched = new Set<string>();
   private readonly local = new Map<string, JobLocalState>();
   private readonly steps: JobSteps;
   private readonly writes: JobHeldWrites;
@@ -101,10 +117,39 @@ export class JobController implements vscode.Disposable {
   }
 
   state(): JobsPanelState {
-    const v = this.view;
-    // The held write's card as SqlReview tracks it right now (pending → running → executed).
-    const job = v && v.stop.kind === 'approval' ? { ...v, approval: this.writes.card(v.stop.ticketId) ?? v.approval } : v;
-    return { jobs: this.jobs, selectedJobId: this.selectedId, job, jobError: this.loadError };
+    return { jobs: this.jobs, selectedJobId: this.selectedId };
+  }
+
+  /** The job whose held write `ticketId` is, when this window knows it. */
+  jobOfTicket(ticketId: string): string | undefined {
+    const handed = this.writes.jobOfTicket(ticketId);
+    if (handed !== undefined) return handed;
+    for (const [id, entry] of this.entries) if (entry.view?.stop.kind === 'approval' && entry.view.stop.ticketId === ticketId) return id;
+    return undefined;
+  }
+
+  /** One job's snapshot for its cockpit. */
+  cockpitState(jobId: string): CockpitState {
+    const entry = this.entries.get(jobId);
+    return { jobId, job: this.viewOf(jobId), timeline: entry?.timeline ?? NO_TIMELINE, writes: entry?.writes ?? [], error: entry?.error ?? null };
+  }
+
+  /** The job's view with its held write's card as SqlReview tracks it right now (pending → running → executed). */
+  private viewOf(jobId: string): JobView | null {
+    const v = this.entries.get(jobId)?.view ?? null;
+    return v && v.stop.kind === 'approval' ? { ...v, approval: this.writes.card(v.stop.ticketId) ?? v.approval } : v;
+  }
+
+  /** A cockpit opened on the job: keep its view read and current. */
+  watch(jobId: string): Promise<void> {
+    this.watched.add(jobId);
+    return this.refresh();
+  }
+
+  /** Its cockpit closed. */
+  unwatch(jobId: string): void {
+    this.watched.delete(jobId);
+    if (jobId !== this.selectedId) this.entries.delete(jobId);
   }
 
   /** Jobs known to this window (for the palette's pickers). */
@@ -113,7 +158,7 @@ export class JobController implements vscode.Disposable {
   }
 
   selected(): JobView | null {
-    return this.view;
+    return this.selectedId === null ? null : this.viewOf(this.selectedId);
   }
 
   /**
@@ -145,9 +190,6 @@ export class JobController implements vscode.Disposable {
   async select(jobId: string): Promise<void> {
     if (this.selectedId !== jobId) {
       this.selectedId = jobId;
-      this.view = null;
-      this.viewInputs = undefined;
-      this.loadError = null;
       this.push.request();
       await this.deps.workspaceState.update(SELECTED_KEY, jobId);
     }
@@ -200,7 +242,7 @@ export class JobController implements vscode.Disposable {
       return;
     }
     await this.select(jobId);
-    await this.deps.showPanel();
+    await this.deps.showJob(jobId);
     await this.perform(jobId, 'plan', 'Planning…', (runner) => runner.continue(jobId));
   }
 
@@ -231,8 +273,9 @@ export class JobController implements vscode.Disposable {
    * next step boundary, so the model call in flight is not wasted; Continue picks it up.
    */
   async pauseJob(jobId: string): Promise<void> {
-    if (this.view?.id === jobId && !jobActions(this.view).includes('pauseJob')) {
-      void vscode.window.showWarningMessage(`Only a job that is planning or running can be paused (this one is ${this.view.status}).`);
+    const view = this.viewOf(jobId);
+    if (view && !jobActions(view).includes('pauseJob')) {
+      void vscode.window.showWarningMessage(`Only a job that is planning or running can be paused (this one is ${view.status}).`);
       return;
     }
     try {
@@ -275,8 +318,9 @@ export class JobController implements vscode.Disposable {
 
   /** Runs one step with progress; errors are shown (the job stays where it was) and kept in the panel. */
   private async perform(jobId: string, action: JobBusyView['action'], message: string, step: Step, requires?: JobActionName, needsModel = true): Promise<void> {
-    if (requires && this.view?.id === jobId && !jobActions(this.view).includes(requires)) {
-      void vscode.window.showWarningMessage(`That does not apply to the job right now (${this.view.busy ? this.view.busy.message : this.view.status}).`);
+    const view = this.viewOf(jobId);
+    if (requires && view && !jobActions(view).includes(requires)) {
+      void vscode.window.showWarningMessage(`That does not apply to the job right now (${view.busy ? view.busy.message : view.status}).`);
       return;
     }
     try {
@@ -295,11 +339,11 @@ export class JobController implements vscode.Disposable {
         await this.writes.handOver(outcome, open);
         return;
       case 'completed':
-        void vscode.window.showInformationMessage(`Job "${job.title}" completed. ${stop.summary}`.trim());
+        this.notify('info', `Job "${job.title}" completed. ${stop.summary}`.trim(), job.id);
         return;
       case 'failed':
         this.setLocal(job.id, { error: stop.error });
-        void vscode.window.showErrorMessage(`Job "${job.title}" failed: ${stop.error.message}${stop.error.advice ? ` ${stop.error.advice}` : ''}`);
+        this.notify('error', `Job "${job.title}" failed: ${stop.error.message}${stop.error.advice ? ` ${stop.error.advice}` : ''}`, job.id, true);
         return;
       case 'interrupted':
         // A failed step: the job stays where it was, the error goes to the panel and a notification.
@@ -309,9 +353,20 @@ export class JobController implements vscode.Disposable {
         void vscode.window.showInformationMessage(`Job "${job.title}" paused. Continue picks it up where it stopped.`);
         return;
       case 'review':
+        this.notify('info', `Job "${job.title}": plan ready for review (cycle ${stop.cycle}).`, job.id);
+        return;
       case 'cancelled':
         return;
     }
+  }
+
+  /** A notification with Open (the job's cockpit), unless the person is looking at that cockpit already. */
+  private notify(severity: 'info' | 'error', message: string, jobId: string, always = false): void {
+    if (!always && this.deps.isShown(jobId)) return;
+    const shown = severity === 'error' ? vscode.window.showErrorMessage(message, 'Open') : vscode.window.showInformationMessage(message, 'Open');
+    void shown.then((choice) => {
+      if (choice === 'Open') void this.select(jobId).then(() => this.deps.showJob(jobId));
+    });
   }
 
   // ---- state -----------------------------------------------------------------------------------
@@ -330,44 +385,66 @@ export class JobController implements vscode.Disposable {
   }
 
   private async load(): Promise<void> {
-    const services = coreServices();
     const store = this.runners.store();
     const jobs = await store.list();
     this.jobs = jobs.map((job) => toListItem(job, this.steps.isRunning(job.id) || this.chat.answering(job.id)));
     if (this.selectedId !== null && !jobs.some((j) => j.id === this.selectedId)) this.selectedId = null;
     this.selectedId ??= jobs[0]?.id ?? null;
-    const id = this.selectedId;
-    if (id === null) {
-      this.view = null;
-      this.viewInputs = undefined;
-      this.loadError = null;
-    } else {
-      try {
-        const outcome = await (await this.runners.viewer()).outcome(id);
-        const detail = await services.readJobDetail(store, outcome);
-        // The plan stays reviewable when the chat log cannot be read (the chat then starts empty).
-        const chat = await services.readChat(store, id).catch((error: unknown) => {
-          this.deps.logger.warn('reading the review chat failed', { jobId: id, error: String(error) });
-          return [];
-        });
-        const sqlFiles = await readSqlFiles(store.jobDir(id));
-        // A job held at a write shown before restoreAll ran (no database yet) gets its lens now.
-        await this.writes.restore(outcome);
-        const approval = outcome.stop.kind === 'approval' ? this.writes.card(outcome.stop.ticketId) : null;
-        if (outcome.stop.kind === 'review' && outcome.stop.ticketId !== undefined) this.planWatch.watch(id, outcome.stop.ticketId);
-        if (this.selectedId === id) {
-          this.viewInputs = { detail, chat, approval, sqlFiles };
-          this.view = toJobView({ ...this.viewInputs, local: this.localOf(id) });
-          this.loadError = null;
-        }
-      } catch (error) {
-        const info = services.toAgentError(error).toInfo();
-        this.deps.logger.warn('reading a job failed', { jobId: id, code: info.code, error: info.message });
-        if (this.selectedId === id) this.loadError = info;
+    const ids = new Set([...(this.selectedId === null ? [] : [this.selectedId]), ...this.watched]);
+    for (const id of this.entries.keys()) if (!ids.has(id)) this.entries.delete(id);
+    for (const id of ids) {
+      if (!jobs.some((j) => j.id === id)) {
+        // A cockpit of a job deleted since (or never there): it says so.
+        this.entries.set(id, { inputs: undefined, view: null, timeline: NO_TIMELINE, writes: [], error: { code: 'BAD_INPUT', message: `There is no job ${id} in this workspace (any more).`, advice: 'Close this tab; Open Job… lists the jobs there are.' } });
+        continue;
       }
+      await this.loadOne(id);
     }
     this.updateStatusBar();
     this.push.request();
+  }
+
+  private async loadOne(id: string): Promise<void> {
+    const services = coreServices();
+    const store = this.runners.store();
+    try {
+      const outcome = await (await this.runners.viewer()).outcome(id);
+      const detail = await services.readJobDetail(store, outcome);
+      // The plan stays reviewable when the chat log cannot be read (the chat then starts empty).
+      const chat = await services.readChat(store, id).catch((error: unknown) => {
+        this.deps.logger.warn('reading the review chat failed', { jobId: id, error: String(error) });
+        return [];
+      });
+      const sqlFiles = await readSqlFiles(store.jobDir(id));
+      // A job held at a write shown before restoreAll ran (no database yet) gets its lens now.
+      await this.writes.restore(outcome);
+      const approval = outcome.stop.kind === 'approval' ? this.writes.card(outcome.stop.ticketId) : null;
+      if (outcome.stop.kind === 'review' && outcome.stop.ticketId !== undefined) this.planWatch.watch(id, outcome.stop.ticketId);
+      const cockpit = this.watched.has(id);
+      const timeline = cockpit ? await services.readJobTimeline(store.jobDir(id)) : NO_TIMELINE;
+      const writes = cockpit ? await this.writesOf(id) : [];
+      const inputs = { detail, chat, approval, sqlFiles };
+      this.entries.set(id, { inputs, view: toJobView({ ...inputs, local: this.localOf(id) }), timeline, writes, error: null });
+    } catch (error) {
+      const info = services.toAgentError(error).toInfo();
+      this.deps.logger.warn('reading a job failed', { jobId: id, code: info.code, error: info.message });
+      const previous = this.entries.get(id);
+      this.entries.set(id, { inputs: previous?.inputs, view: previous?.view ?? null, timeline: previous?.timeline ?? NO_TIMELINE, writes: previous?.writes ?? [], error: info });
+    }
+  }
+
+  /** The job's writes with their tickets as the store has them now (a store that cannot be read: none shown). */
+  private async writesOf(jobId: string): Promise<ApprovalView[]> {
+    try {
+      const store = await this.deps.review.ticketStore();
+      return await readJobWrites(this.runners.store().jobDir(jobId), async (ticketId) => {
+        const ticket = await store.get(ticketId);
+        return ticket ? { status: ticket.status, decisions: ticket.decisions } : undefined;
+      });
+    } catch (error) {
+      this.deps.logger.warn('reading the job\'s writes failed', { jobId, error: String(error) });
+      return [];
+    }
   }
 
   private localOf(jobId: string): JobLocalState {
@@ -381,7 +458,8 @@ export class JobController implements vscode.Disposable {
     const keepPause = current.busy?.action === 'pause' && change.busy != null;
     const next = { ...current, ...change, ...(keepPause ? { busy: current.busy } : {}) };
     this.local.set(jobId, next);
-    if (this.viewInputs?.detail.job.id === jobId && this.selectedId === jobId) this.view = toJobView({ ...this.viewInputs, local: next });
+    const entry = this.entries.get(jobId);
+    if (entry?.inputs) entry.view = toJobView({ ...entry.inputs, local: next });
     this.jobs = this.jobs.map((j) => (j.id === jobId ? { ...j, busy: next.busy !== null || next.pendingChat !== null } : j));
     this.updateStatusBar();
     this.push.request();
@@ -394,11 +472,11 @@ export class JobController implements vscode.Disposable {
     if (notify && info.code === 'JOB_BUSY') {
       // Another window, a CLI or a teammate drives the job: nothing failed here; watch it move in the panel.
       void vscode.window.showWarningMessage(info.message, 'Watch').then((choice) => {
-        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showPanel());
+        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showJob(jobId));
       });
     } else if (notify) {
       void vscode.window.showErrorMessage(`${info.message}${info.advice ? ` ${info.advice}` : ''}`, 'Show Job').then((choice) => {
-        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showPanel());
+        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showJob(jobId));
       });
     }
   }
@@ -406,7 +484,7 @@ export class JobController implements vscode.Disposable {
   private updateStatusBar(): void {
     const busyId = this.steps.anyRunning();
     const busy = busyId === undefined ? undefined : this.jobs.find((j) => j.id === busyId);
-    this.deps.showJobInStatusBar(statusBarJob(busy ? { title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.view));
+    this.deps.showJobInStatusBar(statusBarJob(busy ? { id: busy.id, title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.selected()));
   }
 
   /** The person at this window deciding (signing with the window's approval key, if any), on the plan they saw. */

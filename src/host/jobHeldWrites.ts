@@ -38,7 +38,14 @@ export interface JobHeldWritesDeps {
 }
 
 export class JobHeldWrites {
+  /** The job of each write handed over (for the navigator: a job's write opens its cockpit). */
+  private readonly jobOf = new Map<string, string>();
+
   constructor(private readonly deps: JobHeldWritesDeps) {}
+
+  jobOfTicket(ticketId: string): string | undefined {
+    return this.jobOf.get(ticketId);
+  }
 
   /** The inline approval's card of a ticket, or null when SqlReview does not track it. */
   card(ticketId: string): ReturnType<SqlReview['view']>['approvals'][number] | null {
@@ -52,6 +59,7 @@ export class JobHeldWrites {
     const check = await resolveJobFile(this.deps.runners.store().jobDir(job.id), stop.sqlFile);
     if (!check.ok) throw new (coreServices().AgentError)('INTERNAL', `The job's SQL file ${stop.sqlFile} cannot be opened: ${check.reason}.`, 'Continue the job to have the write prepared again.');
     const uri = vscode.Uri.file(check.path);
+    this.jobOf.set(stop.ticketId, job.id);
     const owner: HeldWriteOwner = {
       execute: () => this.execute(job.id, stop.ticketId),
       rejected: () => this.rejected(job.id),

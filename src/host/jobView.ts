@@ -136,9 +136,9 @@ export function toJobView(input: {
  * The job the status bar shows: the one this window runs a step of, else the selected job while it
  * waits for the person; undefined gives the bar back to the connection.
  */
-export function statusBarJob(busy: { title: string; action: JobBusyView['action'] | undefined } | undefined, selected: Pick<JobView, 'title' | 'stop'> | null): JobBarState | undefined {
-  if (busy) return { title: busy.title, state: busy.action === 'plan' || busy.action === 'requestChanges' ? 'planning…' : 'running…' };
-  if (selected?.stop.kind === 'review') return { title: selected.title, state: 'waiting for review' };
-  if (selected?.stop.kind === 'approval') return { title: selected.title, state: 'waiting for approval' };
+export function statusBarJob(busy: { id: string; title: string; action: JobBusyView['action'] | undefined } | undefined, selected: Pick<JobView, 'id' | 'title' | 'stop'> | null): JobBarState | undefined {
+  if (busy) return { jobId: busy.id, title: busy.title, state: busy.action === 'plan' || busy.action === 'requestChanges' ? 'planning…' : 'running…' };
+  if (selected?.stop.kind === 'review') return { jobId: selected.id, title: selected.title, state: 'waiting for review' };
+  if (selected?.stop.kind === 'approval') return { jobId: selected.id, title: selected.title, state: 'waiting for approval' };
   return undefined;
 }

@@ -26,6 +26,8 @@ interface Tab {
   id: string;
   title: string;
   result: ResultsView;
+  /** What the rows are of, when a later showing of the same thing replaces the tab (`ask:<threadId>`). */
+  key?: string;
 }
 
 export class ResultsPanel implements vscode.Disposable {
@@ -45,18 +47,43 @@ export class ResultsPanel implements vscode.Disposable {
   ) {
     this.disposables.push(
       vscode.commands.registerCommand('postgresAgent.showQueryResults', (arg?: unknown) => this.runAndShow(arg)),
+      vscode.commands.registerCommand('postgresAgent.showResults', () => this.showLatest()),
       vscode.commands.registerCommand('postgresAgent.exportResultCsv', () => this.export('csv')),
       vscode.commands.registerCommand('postgresAgent.exportResultJson', () => this.export('json')),
     );
   }
 
-  /** Opens `result` in a new tab and shows the panel (beside the SQL, not over it). */
-  show(result: ResultsView, title: string): void {
+  /**
+   * Opens `result` in a new tab and shows the panel (beside the SQL, not over it); a tab of the same `key`
+   * (an ask shown again) is replaced rather than kept twice.
+   */
+  show(result: ResultsView, title: string, key?: string): void {
     const id = `r${++this.counter}`;
-    this.tabs = [...this.tabs, { id, title, result }].slice(-KEPT);
+    this.tabs = [...this.tabs.filter((t) => key === undefined || t.key !== key), { id, title, result, ...(key !== undefined ? { key } : {}) }].slice(-KEPT);
     this.active = id;
     this.ensurePanel();
     this.post();
+  }
+
+  /** Shows the panel with the tab last active (the side panel's "Show rows" of a read). */
+  private showLatest(): void {
+    if (this.tabs.length === 0) {
+      void vscode.window.showInformationMessage('No results yet: run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.');
+      return;
+    }
+    this.active ??= this.tabs.at(-1)?.id ?? null;
+    this.ensurePanel();
+    this.post();
+  }
+
+  /** Shows the kept tab of `key` again; false when it is not kept (closed, or dropped as older than the last 20). */
+  reveal(key: string): boolean {
+    const tab = this.tabs.find((t) => t.key === key);
+    if (!tab) return false;
+    this.active = tab.id;
+    this.ensurePanel();
+    this.post();
+    return true;
   }
 
   /** `{ sql, title? }`: one plain SELECT, run READ ONLY with the read limits, shown in a new tab. */

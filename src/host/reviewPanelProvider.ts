@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/logger';
 import type { HostMessage, JobIntent, PanelCommand, PanelState } from '../shared/protocol';
+import { isJobIntent } from '../shared/protocol';
 import { webviewPage } from './webviewPage';
 import { assertNever, parseWebviewMessage } from '../shared/protocol';
 
@@ -24,6 +25,8 @@ export interface PanelHost {
   useSaferSql(ticketId: string, rule: string): Promise<void>;
   /** A job intent, already parsed; the host checks it applies to the job as it stands. */
   job(intent: JobIntent): Promise<void>;
+  /** A recent ask's result. */
+  openAsk(threadId: string): Promise<void>;
 }
 
 export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -92,6 +95,10 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
       return;
     }
     const message = parsed.message;
+    if (isJobIntent(message)) {
+      void this.host.job(message);
+      return;
+    }
     switch (message.type) {
       case 'ready':
         this.post();
@@ -111,18 +118,8 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
       case 'useSaferSql':
         void this.host.useSaferSql(message.ticketId, message.rule);
         return;
-      case 'selectJob':
-      case 'approvePlan':
-      case 'requestChanges':
-      case 'skipReview':
-      case 'pauseJob':
-      case 'cancelJob':
-      case 'continueJob':
-      case 'sendChat':
-      case 'applyPlanEdit':
-      case 'discardPlanEdit':
-      case 'openJobFile':
-        void this.host.job(message);
+      case 'openAsk':
+        void this.host.openAsk(message.threadId);
         return;
       default:
         assertNever(message);

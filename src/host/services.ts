@@ -40,6 +40,7 @@ export { JobLeases } from '../core/jobs/jobLease';
 export { openLeaseBackend } from '../core/jobs/leaseBackends';
 export { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
 export { readJobDetail } from '../core/jobs/jobDetail';
+export { readJobTimeline } from '../core/jobs/jobTimeline';
 export { sendReviewMessage } from '../core/review/reviewChat';
 export { readChat } from '../core/review/chatLog';
 export { applyPlanEdit, discardPlanEdit } from '../core/review/planEdit';

@@ -1,13 +1,17 @@
 /**
  * The status bar item: which database this window works on (a click picks another), or, while a job
- * plans, runs or waits for the person, that job (a click shows the panel).
+ * plans, runs or waits for the person, that job (a click opens its cockpit).
  */
 import * as vscode from 'vscode';
 import type { DatabaseSession } from './databaseSession';
 import type { ConnectionStore } from './connectionStore';
 
+/** Opens the cockpit of a job (its id as the argument); defined here so the status bar needs no import of the cockpit. */
+export const SHOW_JOB_COCKPIT_COMMAND = 'postgresAgent.showJobCockpit';
+
 /** A job the status bar shows instead of the connection: `$(sync~spin) job: <title> — <state>`. */
 export interface JobBarState {
+  jobId: string;
   title: string;
   state: 'planning…' | 'running…' | 'waiting for review' | 'waiting for approval';
 }
@@ -32,7 +36,7 @@ export class ConnectionStatusBar implements vscode.Disposable {
 
   /** Shows a job (or, with undefined, the connection again). */
   showJob(job: JobBarState | undefined): void {
-    if (job?.title === this.job?.title && job?.state === this.job?.state) return;
+    if (job?.jobId === this.job?.jobId && job?.title === this.job?.title && job?.state === this.job?.state) return;
     this.job = job;
     this.render();
   }
@@ -41,8 +45,8 @@ export class ConnectionStatusBar implements vscode.Disposable {
     if (this.job) {
       const title = this.job.title.length > TITLE_SHOWN ? `${this.job.title.slice(0, TITLE_SHOWN - 1)}…` : this.job.title;
       this.item.text = `$(sync~spin) job: ${title} — ${this.job.state}`;
-      this.item.tooltip = `Postgres Agent: job "${this.job.title}" — ${this.job.state} (click to show the panel)`;
-      this.item.command = 'postgresAgent.showReviewPanel';
+      this.item.tooltip = `Postgres Agent: job "${this.job.title}" — ${this.job.state} (click to open its cockpit)`;
+      this.item.command = { command: SHOW_JOB_COCKPIT_COMMAND, title: 'Open Job Cockpit', arguments: [this.job.jobId] };
       this.item.backgroundColor = undefined;
       return;
     }

@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import type { LockPhraseInput } from './lockPhrases';
 import type { ErrorInfo } from './errorCodes';
-import { JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from './limits';
+import { ASK_ID_PATTERN, JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from './limits';
 import type { RelationKind } from './schema';
 
 // ---- host → webview --------------------------------------------------------------------------
@@ -78,6 +78,18 @@ export interface ImpactView {
   transactional: boolean;
 }
 
+/**
+ * What the side panel shows of a result: its size and SQL, not its rows. The rows are in the Results view
+ * (an editor-area grid), so no copy of 10,000 rows is pushed to the narrow panel at each state change.
+ */
+export interface RowsSummary {
+  sql: string;
+  rowCount: number;
+  columns: number;
+  truncated: boolean;
+  elapsedMs: number;
+}
+
 export type AnswerStatus = 'running' | 'answered' | 'held' | 'executed' | 'rejected' | 'refused' | 'failed' | 'cancelled';
 
 /** The latest Ask…: the question, the SQL the model wrote, and what came of it. */
@@ -94,6 +106,9 @@ export interface AnswerView {
   usage: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
   error: ErrorInfo | null;
 }
+
+/** The latest answer as the side panel shows it: its rows as a summary (they open in the Results view). */
+export type PanelAnswerView = Omit<AnswerView, 'results'> & { results: RowsSummary | null };
 
 // ---- jobs (mirrors of core's job types: the webview may import only src/shared) ----------------
 
@@ -218,22 +233,53 @@ export interface JobView {
   error: ErrorInfo | null;
 }
 
+/** A recent Ask…, newest first in the navigator: a click opens its result. */
+export interface RecentAskView {
+  threadId: string;
+  question: string;
+  status: AnswerStatus;
+  /** When it was asked (ISO-8601). */
+  at: string;
+  /** The SQL it ran, once there is one: a read's rows no longer kept are fetched again with it. */
+  sql?: string;
+}
+
+/**
+ * Something waiting for a person's decision, from the ticket store: a write or a plan, asked for by this
+ * window, a job, an agent, a terminal or a teammate.
+ */
+export interface WaitingView {
+  ticketId: string;
+  kind: 'write' | 'plan';
+  /** The job's title for a plan; the statement's first line for a write. */
+  title: string;
+  risk: ImpactView['risk'];
+  createdBy: string;
+  createdAt: string;
+  /** The job it belongs to (its cockpit decides it), when known. */
+  jobId: string | null;
+  /** This window tracks the write (its CodeLens and card are here). */
+  here: boolean;
+}
+
 export interface PanelState {
   connection: ConnectionState;
   schema: SchemaState;
-  results: ResultsView | null;
-  answer: AnswerView | null;
+  /** The latest read of Run SQL with Review (its rows are in the Results view). */
+  results: RowsSummary | null;
+  answer: PanelAnswerView | null;
   approvals: ApprovalView[];
   /** Whether the user has saved connection profiles (the first-minute buttons hide once they have). */
   hasProfiles: boolean;
   hasApiKey: boolean;
-  /** Jobs of the workspace, newest first. */
+  /** Jobs of the workspace, newest first (each opens in its cockpit). */
   jobs: JobListItem[];
+  /** The job last opened or focused (palette commands act on it). */
   selectedJobId: string | null;
-  /** The selected job, once read (null while it loads or when none is selected). */
-  job: JobView | null;
-  /** Why the selected job could not be read (a damaged job.json, an unreadable folder). */
-  jobError: ErrorInfo | null;
+  /** Recent Ask… runs, newest first. */
+  recentAsks: RecentAskView[];
+  /** Pending, unexpired tickets of the workspace's store, newest first. */
+  waiting: WaitingView[];
 }
 
 export type HostMessage = { type: 'state'; version: number; state: PanelState };
@@ -251,9 +297,8 @@ export const PANEL_COMMANDS = [
   /** The latest answer's SQL to the clipboard / into an untitled SQL editor (the host uses its own copy). */
   'copyAnswerSql',
   'openAnswerSql',
-  /** The rows of the results grid / of the answer as CSV, written by the host from its own copy. */
-  'exportResultsCsv',
-  'exportAnswerCsv',
+  /** The Results view, where the rows of reads and answers are. */
+  'showResults',
   /** Jobs: start one (input box for the task), pick one from a list. */
   'newJob',
   'openJob',
@@ -299,12 +344,19 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('applyPlanEdit'), jobId, editId }),
   z.strictObject({ type: z.literal('discardPlanEdit'), jobId, editId }),
   z.strictObject({ type: z.literal('openJobFile'), jobId, path: jobFilePath }),
+  /** A recent ask of the navigator: its result (postgresAgent.openAskResult). */
+  z.strictObject({ type: z.literal('openAsk'), threadId: z.string().check(z.regex(ASK_ID_PATTERN)) }),
 ]);
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 /** The panel's intents about one job (every one names its job). */
 export type JobIntent = Extract<WebviewMessage, { jobId: string }>;
+
+/** A message about a job (it names one): the side panel and the cockpit hand these to the one job path. */
+export function isJobIntent<M extends object>(message: M): message is Extract<M, { jobId: string }> {
+  return 'jobId' in message && typeof message.jobId === 'string';
+}
 
 export type ParsedWebviewMessage =
   | { ok: true; message: WebviewMessage }

@@ -1,10 +1,11 @@
 // "Ask…" in a real VS Code (code-server + Chromium) against the scripted Gemini server: a read question
-// lands in the panel with its rows and summary; a write question goes to the inline approval and runs
+// lands in the panel with its summary, its rows in the Results view; a write question goes to the inline approval and runs
 // once approved; a write still waiting survives a window reload and can be approved after it.
 // Screenshots of each step: test-artifacts/e2e/ask/ (VS Code's logs under logs/).
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/scriptedModelServer';
+import { shownResult, type ShownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
 import { ACTIVITY_ITEM, CODELENS_LINK, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
@@ -27,8 +28,8 @@ interface Answer {
   status: string;
   question: string;
   sql: string;
-  headers: string[];
-  firstRow: string[];
+  /** "1 row · 1 column · 12 ms": the rows themselves open in the Results view. */
+  rows: string;
   summary: string;
   executed: string;
   error: string;
@@ -54,8 +55,7 @@ async function answer(p: Page): Promise<Answer | undefined> {
             status: section.getAttribute('data-status') ?? '',
             question: text('[data-testid="answer-question"]'),
             sql: text('[data-testid="answer-sql"]'),
-            headers: [...section.querySelectorAll('[data-testid="results-table"] thead th')].map((th) => th.textContent?.trim() ?? ''),
-            firstRow: [...section.querySelectorAll('[data-testid="results-table"] tbody tr:first-child td')].map((td) => td.textContent?.trim() ?? ''),
+            rows: text('[data-testid="rows-count"]'),
             summary: text('[data-testid="answer-summary"]'),
             executed: text('[data-testid="answer-executed"]'),
             error: text('[data-testid="answer-error"]'),
@@ -69,6 +69,34 @@ async function answer(p: Page): Promise<Answer | undefined> {
     }
   }
   return undefined;
+}
+
+/** The headers and first row of the question's rows in the Results view (its tab is titled by the question). */
+async function resultOf(p: Page, question: string): Promise<{ headers: string[]; firstRow: string[] }> {
+  let shown: ShownResult | undefined;
+  await expect
+    .poll(async () => (shown = await shownResult(p))?.title, { timeout: UI_TIMEOUT_MS, message: `the rows of "${question}" in the Results view` })
+    .toBe(question.slice(0, 40));
+  return { headers: shown?.headers ?? [], firstRow: shown?.firstRow ?? [] };
+}
+
+/** Clicks a recent ask in the navigator (the side panel). */
+async function openRecentAsk(p: Page, question: string): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        for (const frame of webviewFrames(p)) {
+          const item = frame.locator('[data-testid="recent-ask"]', { hasText: question }).first();
+          if ((await item.count().catch(() => 0)) > 0) {
+            await item.click();
+            return true;
+          }
+        }
+        return false;
+      },
+      { timeout: UI_TIMEOUT_MS, message: `"${question}" among the recent asks` },
+    )
+    .toBe(true);
 }
 
 async function cardStatus(p: Page, sql: string): Promise<string | undefined> {
@@ -157,7 +185,7 @@ async function approveAndWait(p: Page, sql: string, click: () => Promise<void>):
 }
 
 describe('Ask… in VS Code', () => {
-  it('answers a read question in the panel with its rows, summary and usage', async () => {
+  it('answers a read question in the panel with its summary and usage, its rows in the Results view', async () => {
     const p = workbench();
     const before = (await seenNotifications(p)).length;
     const question = 'how many orders are there';
@@ -167,8 +195,8 @@ describe('Ask… in VS Code', () => {
     const a = await waitForAnswer(p, question, 'answered', SAMPLE_DB_TIMEOUT_MS);
     await screenshot(p, 'read-answered', SUITE);
     expect(a.sql).toBe('SELECT count(*) AS n FROM orders');
-    expect(a.headers).toEqual(['n']);
-    expect(a.firstRow).toEqual(['10000']);
+    expect(a.rows).toMatch(/^1 row · 1 column · [\d,]+ ms$/);
+    expect(await resultOf(p, question)).toEqual({ headers: ['n'], firstRow: ['10000'] });
     expect(a.summary).toBe(summary);
     expect(a.usage, 'tokens of the three scripted calls').toMatch(/^3 model calls · 3,000 in \/ 600 out tokens/);
     const sqlRequest = model().requests.find((r) => r.text.includes(SQL_PROMPT) && r.text.includes(question));
@@ -202,9 +230,14 @@ describe('Ask… in VS Code', () => {
     await screenshot(p, 'write-executed', SUITE);
 
     await ask(p, count);
-    const after = await waitForAnswer(p, count, 'answered');
-    expect(after.firstRow, 'orders with id 5 after the approved delete').toEqual(['0']);
+    await waitForAnswer(p, count, 'answered');
+    expect((await resultOf(p, count)).firstRow, 'orders with id 5 after the approved delete').toEqual(['0']);
     await screenshot(p, 'count-after-delete', SUITE);
+
+    // The first question's rows are still kept: a click on it among the recent asks shows them as they were.
+    await openRecentAsk(p, 'how many orders are there');
+    expect(await resultOf(p, 'how many orders are there')).toEqual({ headers: ['n'], firstRow: ['10000'] });
+    await screenshot(p, 'recent-ask-reopened', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 
@@ -241,8 +274,13 @@ describe('Ask… in VS Code', () => {
     await waitForAnswer(p, question, 'executed');
     await screenshot(p, 'reload-approved-executed', SUITE);
     await ask(p, count);
-    const after = await waitForAnswer(p, count, 'answered');
-    expect(after.firstRow, 'orders with id 6 after approving across the reload').toEqual(['0']);
+    await waitForAnswer(p, count, 'answered');
+    expect((await resultOf(p, count)).firstRow, 'orders with id 6 after approving across the reload').toEqual(['0']);
+
+    // Rows from before the reload are not kept: a recent ask's read runs again (READ ONLY), in a tab saying so.
+    await openRecentAsk(p, 'how many orders are there');
+    expect(await resultOf(p, 'how many orders are there (run again)'), 'orders 5 and 6 deleted since').toEqual({ headers: ['n'], firstRow: ['9998'] });
+    await screenshot(p, 'recent-ask-run-again', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 // Jobs in a real VS Code (code-server + Chromium) against the scripted Gemini server, clicked the way a
-// person clicks: New Job… → the plan and todos in the panel → feedback and Request changes → the revised
+// person clicks: New Job… → the plan and todos in the job's cockpit → feedback and Request changes → the revised
 // plan with its diff → a review chat reply streamed in (tools folded, Use as feedback, a plan edit
 // applied) → Approve plan → the job's write held with its CodeLens in the editor → Approve & run → the
 // job completes. A job waiting for review stays reviewable across a window reload; a job paused while
@@ -9,27 +9,25 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
 import { reviewChat, strategic, tactical } from '../support/jobScript';
 import { workbenchSuite } from './harness/suite';
-import { ACTIVITY_ITEM, CODELENS_LINK, findWebviewFrame, pickCommand, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import type { CockpitJobState } from './harness/cockpit';
+import { cockpit, cockpitState, frameTexts, navigator, newJob, waitForCockpitStop } from './harness/cockpit';
+import { readableInEveryTheme } from './harness/themes';
+import { ACTIVITY_ITEM, CODELENS_LINK, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import { CHAT_QUESTION, FEEDBACK, TASK, TODOS_V1, TODOS_V2, WRITE_SQL } from './harness/restockJob';
 
 const SUITE = 'jobs';
-const NEW_JOB = 'Postgres Agent: New Job…';
-const JOB_LIST = '[data-testid="job-list"]';
 
 // The first job also generates the sample database.
 const SAMPLE_DB_TIMEOUT_MS = 150_000;
 const STEP_TIMEOUT_MS = 90_000;
 const UI_TIMEOUT_MS = 30_000;
 
-// ---- the job the model plans: restock three products of the sample shop (3 rows: LOW, no modal) ----
-// Under 60 characters: the job's title is the task's first line, cut at 60.
-const TASK = 'Restock products 1, 2 and 3 for the week';
-const WRITE_SQL = 'UPDATE products SET stock_quantity = stock_quantity + 10 WHERE id IN (1, 2, 3)';
-const READ_SQL = 'SELECT id, name, stock_quantity FROM products WHERE id IN (1, 2, 3) ORDER BY id';
+// ---- the job the model plans (harness/restockJob.ts): what this suite scripts around it ----
 const WORKSPACE_MD = `# Restock products 1, 2 and 3\n\n## Findings\n\n- products.stock_quantity holds the stock; products 1–3 exist.\n`;
 // Markup a model could write: it must be rendered harmless (no script, no image, no javascript: link).
 const PLAN_V1 = [
@@ -50,16 +48,6 @@ const PLAN_V2 = [
   '3. Check the new stock.',
   '',
 ].join('\n');
-const TODOS_V1 = [
-  { id: 'read-stock', title: 'Read the current stock', sql: READ_SQL },
-  { id: 'restock', title: 'Add 5 units to products 1, 2 and 3', sql: 'UPDATE products SET stock_quantity = stock_quantity + 5 WHERE id IN (1, 2, 3)', depends_on: ['read-stock'] },
-];
-const TODOS_V2 = [
-  { id: 'read-stock', title: 'Read the current stock', sql: READ_SQL },
-  { id: 'restock', title: 'Add 10 units to products 1, 2 and 3', sql: WRITE_SQL, depends_on: ['read-stock'] },
-];
-const FEEDBACK = 'Add 10 units instead of 5, and check the stock afterwards.';
-const CHAT_QUESTION = 'Why only products 1, 2 and 3?';
 const CHAT_REPLY = 'Because the task names exactly those three products; the plan reads their stock first, then adds 10 units to each in one UPDATE of 3 rows.';
 const DRAFT = 'Keep the restock to products 1, 2 and 3 and report their new stock.';
 const EDIT_QUESTION = 'Add a last step that reports the new stock.';
@@ -86,56 +74,14 @@ function strategicTurn(title: string, calls: { name: string; args: object }[]): 
   return { match: of(title, strategic), reply: { functionCalls: calls } };
 }
 
-/** The panel's frame (found again each time: a reload or a re-render replaces it). */
-function panel(p: Page): Promise<Frame> {
-  return findWebviewFrame(p, JOB_LIST, UI_TIMEOUT_MS);
+/** A job's state as its cockpit shows it. */
+function jobState(p: Page, title: string): Promise<CockpitJobState | undefined> {
+  return cockpitState(p, title);
 }
 
-interface JobState {
-  stop: string;
-  status: string;
-  busy: string;
-  text: string;
-  title: string;
-}
-
-async function jobState(p: Page): Promise<JobState | undefined> {
-  for (const frame of p.frames()) {
-    if (frame === p.mainFrame() || frame.isDetached()) continue;
-    try {
-      const state = frame.locator('[data-testid="job-state"]');
-      if ((await state.count()) === 0) continue;
-      return {
-        stop: (await state.getAttribute('data-stop')) ?? '',
-        status: (await state.getAttribute('data-status')) ?? '',
-        busy: (await state.getAttribute('data-busy')) ?? '',
-        text: (await state.innerText()).trim(),
-        title: (await frame.locator('[data-testid="job-title"]').innerText()).trim(),
-      };
-    } catch {
-      // The frame went away while we read it.
-    }
-  }
-  return undefined;
-}
-
-/** Waits until the selected job has `title` and stopped at `stop` (this window no longer busy with it). */
-async function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOUT_MS, text?: RegExp): Promise<JobState> {
-  await expect
-    .poll(
-      async () => {
-        const s = await jobState(p);
-        if (s?.title !== title) return `(selected: ${s?.title ?? 'none'})`;
-        if (s.busy === 'true') return `(busy: ${s.text})`;
-        if (text && !text.test(s.text)) return `(${s.stop}: ${s.text})`;
-        return s.stop;
-      },
-      { timeout, interval: 250, message: `job "${title}" stopping at ${stop}` },
-    )
-    .toBe(stop);
-  const s = await jobState(p);
-  if (s === undefined) throw new Error('The job view went away');
-  return s;
+/** Waits until the job's cockpit shows it stopped at `stop` (this window no longer busy with it). */
+function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOUT_MS, text?: RegExp): Promise<CockpitJobState> {
+  return waitForCockpitStop(p, title, stop, timeout, text);
 }
 
 /** The folder of the workspace's job titled `title`. */
@@ -161,101 +107,31 @@ function auditedToolCalls(jobDir: string): string[] {
     .map((r) => r.name ?? '');
 }
 
-async function click(p: Page, testId: string): Promise<void> {
-  const frame = await panel(p);
+/** Clicks `testId` in the cockpit of the job titled `title`. */
+async function click(p: Page, title: string, testId: string): Promise<void> {
+  const frame = await cockpit(p, title, UI_TIMEOUT_MS);
   const target = frame.locator(`[data-testid="${testId}"]`).first();
   await target.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await target.click();
 }
 
-async function texts(p: Page, selector: string): Promise<string[]> {
-  const frame = await panel(p);
-  return (await frame.locator(selector).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+/** Texts of `selector` in the job's cockpit. */
+async function texts(p: Page, title: string, selector: string): Promise<string[]> {
+  return frameTexts(await cockpit(p, title, UI_TIMEOUT_MS), selector);
+}
+
+/** Texts of `selector` in the side panel (the navigator). */
+async function navTexts(p: Page, selector: string): Promise<string[]> {
+  return frameTexts(await navigator(p, UI_TIMEOUT_MS), selector);
 }
 
 async function lensTexts(p: Page): Promise<string[]> {
   return (await p.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
 }
 
-/** Palette → New Job… → types the task into the input box → Enter (the palette's widget is reused). */
-async function newJob(p: Page, task: string): Promise<void> {
-  const widget = p.locator('.quick-input-widget');
-  await pickCommand(p, NEW_JOB);
-  await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await p.keyboard.type(task);
-  await p.keyboard.press('Enter');
-  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
-}
-
-/** The workbench's theme classes: light, dark, high contrast dark and light. */
-const THEMES = [
-  { name: 'Light Modern', workbench: 'vs', webview: 'vscode-light' },
-  { name: 'Dark High Contrast', workbench: 'hc-black', webview: 'vscode-high-contrast' },
-  { name: 'Light High Contrast', workbench: 'hc-light', webview: 'vscode-high-contrast-light' },
-  { name: 'Dark Modern', workbench: 'vs-dark', webview: 'vscode-dark' },
-] as const;
-
-/** Text of the job view that must stay readable in every theme (WCAG AA: 4.5:1 for normal text). */
-const READABLE = ['.job-item .job-title', '.job-item .badge', '.job-item .cycles', '[data-testid="job-title"]', '[data-testid="job-state"]', '.usage', '.tab', '[data-testid="plan-diff"] .diff-line'];
-const MIN_CONTRAST = 4.5;
-
-/** Opens "Preferences: Color Theme", picks `name`, and waits for the workbench and the panel to wear it. */
-async function useTheme(p: Page, theme: (typeof THEMES)[number]): Promise<void> {
-  const widget = p.locator('.quick-input-widget');
-  await pickCommand(p, 'Preferences: Color Theme');
-  // The theme picker replaces the palette's rows in the same widget.
-  await widget.locator('.monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await p.keyboard.type(theme.name);
-  await widget.locator('.monaco-list-row.focused', { hasText: theme.name }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await p.keyboard.press('Enter');
-  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
-  await p.locator(`.monaco-workbench.${theme.workbench}`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
-  const frame = await panel(p);
-  await expect.poll(() => frame.evaluate(() => document.body.className), { timeout: UI_TIMEOUT_MS }).toContain(theme.webview);
-}
-
-/**
- * The contrast of each visible text matched by `selectors` against the colour behind it: the element's
- * own and its ancestors' backgrounds composited (alpha included) over the side bar's background.
- */
-async function contrasts(frame: Frame, selectors: readonly string[]): Promise<{ selector: string; text: string; ratio: number }[]> {
-  return frame.evaluate((list) => {
-    const probe = document.createElement('span');
-    document.body.append(probe);
-    /** Any CSS colour as [r, g, b, a] in 0..1, by letting the browser compute it. */
-    const rgba = (css: string): number[] => {
-      probe.style.color = '';
-      probe.style.color = css;
-      const m = /rgba?\(([^)]+)\)/.exec(getComputedStyle(probe).color);
-      const [r = 0, g = 0, b = 0, a = 1] = (m?.[1] ?? '0, 0, 0').split(/[\s,/]+/).filter(Boolean).map(Number);
-      return [r / 255, g / 255, b / 255, a];
-    };
-    const over = (top: number[], bottom: number[]): number[] => {
-      const a = top[3] ?? 1;
-      return [0, 1, 2].map((i) => (top[i] ?? 0) * a + (bottom[i] ?? 0) * (1 - a)).concat(1);
-    };
-    const luminance = (c: number[]): number => {
-      const [r = 0, g = 0, b = 0] = c.map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
-      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    };
-    const root = getComputedStyle(document.documentElement);
-    const base = rgba(root.getPropertyValue('--vscode-sideBar-background').trim() || root.getPropertyValue('--vscode-editor-background').trim());
-    const results: { selector: string; text: string; ratio: number }[] = [];
-    for (const selector of list) {
-      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
-        if (element.offsetParent === null || (element.innerText ?? '').trim() === '') continue;
-        const layers: number[][] = [];
-        for (let e: HTMLElement | null = element; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
-        const background = layers.reduceRight((below, layer) => over(layer, below), base);
-        const foreground = over(rgba(getComputedStyle(element).color), background);
-        const [hi, lo] = [luminance(foreground), luminance(background)].sort((x, y) => y - x);
-        results.push({ selector, text: element.innerText.trim().slice(0, 40), ratio: Math.round((((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05)) * 100) / 100 });
-      }
-    }
-    probe.remove();
-    return results;
-  }, selectors);
-}
+/** Text of the job's views that must stay readable in every theme (WCAG AA): the navigator's list, the cockpit. */
+const NAVIGATOR_READABLE = ['.job-item .job-title', '.job-item .badge', '.job-item .cycles'];
+const COCKPIT_READABLE = ['[data-testid="job-title"]', '[data-testid="job-state"]', '.usage', '[data-testid="plan-diff"] .diff-line'];
 
 describe('Jobs in VS Code', () => {
   it('plans, revises on feedback, discusses, runs the approved write and completes', { timeout: 600_000 }, async () => {
@@ -270,12 +146,13 @@ describe('Jobs in VS Code', () => {
       strategicTurn(TASK, [{ name: 'plan_ready', args: { summary: 'Restock products 1–3 by 5 units.' } }]),
     ]);
 
-    // 1. New Job (palette) → the plan and the todos in the panel, waiting for review.
+    // 1. New Job (palette) → the plan and the todos in the job's cockpit, waiting for review; the job in the side panel.
+    await runCommand(p, 'Postgres Agent: Show Review Panel');
     await newJob(p, TASK);
     const first = await waitForStop(p, TASK, 'review', SAMPLE_DB_TIMEOUT_MS, /cycle 1/);
     expect(first.status).toBe('pending_review');
-    const frame = await panel(p);
-    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual([
+    const frame = await cockpit(p, TASK);
+    await expect.poll(() => texts(p, TASK, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual([
       'Read the current stock of products 1, 2 and 3.',
       'Add 5 units to each of them.',
     ]);
@@ -285,16 +162,15 @@ describe('Jobs in VS Code', () => {
       pwned: Reflect.get(window, '__pwned') as unknown,
     }));
     expect(injected, 'markup in the plan rendered harmless').toEqual({ scripts: 0, jsLinks: 0, pwned: undefined });
-    expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK)]);
-    expect(await texts(p, '[data-testid="job-status-badge"]')).toEqual(['pending review']);
+    expect(await navTexts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK)]);
+    expect(await navTexts(p, '[data-testid="job-status-badge"]')).toEqual(['pending review']);
     await expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('— waiting for review');
     await screenshot(p, 'plan-for-review', SUITE);
-    await click(p, 'job-tab-todos');
-    await expect.poll(() => texts(p, '[data-testid="todo-item"]'), { timeout: UI_TIMEOUT_MS }).toEqual([
+    await expect.poll(() => texts(p, TASK, '[data-testid="todo-item"]'), { timeout: UI_TIMEOUT_MS }).toEqual([
       expect.stringContaining('Read the current stock'),
       expect.stringContaining('Add 5 units to products 1, 2 and 3'),
     ]);
-    expect(await (await panel(p)).locator('[data-testid="todo-item"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-status')))).toEqual(['pending', 'pending']);
+    expect(await (await cockpit(p, TASK)).locator('[data-testid="todo-item"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-status')))).toEqual(['pending', 'pending']);
     await screenshot(p, 'todos-for-review', SUITE);
 
     // 2. Feedback → Request changes → another planning round → review 2 with the plan's diff.
@@ -305,24 +181,23 @@ describe('Jobs in VS Code', () => {
       ]),
       strategicTurn(TASK, [{ name: 'plan_ready', args: { summary: 'Restock by 10 units, then check.' } }]),
     ]);
-    await click(p, 'job-tab-plan');
-    const requestButton = (await panel(p)).locator('[data-testid="request-changes-button"]');
+    const requestButton = (await cockpit(p, TASK)).locator('[data-testid="request-changes-button"]');
     expect(await requestButton.getAttribute('disabled'), 'Request changes needs feedback first').not.toBeNull();
-    await (await panel(p)).locator('[data-testid="feedback-input"]').fill(FEEDBACK);
-    await click(p, 'request-changes-button');
+    await (await cockpit(p, TASK)).locator('[data-testid="feedback-input"]').fill(FEEDBACK);
+    await click(p, TASK, 'request-changes-button');
     const second = await waitForStop(p, TASK, 'review', STEP_TIMEOUT_MS, /cycle 2/);
     expect(second.status).toBe('pending_review');
-    await expect.poll(async () => (await panel(p)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the sent feedback leaves the box' }).toBe('');
+    await expect.poll(async () => (await cockpit(p, TASK)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the sent feedback leaves the box' }).toBe('');
     const revision = model().requests.filter(strategic).at(2);
     expect(revision?.text, 'the feedback reaches the agent').toContain(FEEDBACK);
-    await click(p, 'plan-diff-toggle');
-    await expect.poll(() => texts(p, '[data-testid="plan-diff"] .diff-add'), { timeout: UI_TIMEOUT_MS }).toEqual(
+    await click(p, TASK, 'plan-diff-toggle');
+    await expect.poll(() => texts(p, TASK, '[data-testid="plan-diff"] .diff-add'), { timeout: UI_TIMEOUT_MS }).toEqual(
       expect.arrayContaining([expect.stringContaining('Add **10** units to each of them, as the reviewer asked.'), expect.stringContaining('Check the new stock.')]),
     );
-    expect(await texts(p, '[data-testid="plan-diff"] .diff-del')).toEqual(expect.arrayContaining([expect.stringContaining('Add **5** units to each of them.')]));
-    expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringMatching(/2 cycles/)]);
+    expect(await texts(p, TASK, '[data-testid="plan-diff"] .diff-del')).toEqual(expect.arrayContaining([expect.stringContaining('Add **5** units to each of them.')]));
+    expect(await navTexts(p, '[data-testid="job-item"]')).toEqual([expect.stringMatching(/2 cycles/)]);
     await screenshot(p, 'plan-changed-since-last-review', SUITE);
-    await click(p, 'plan-diff-toggle');
+    await click(p, TASK, 'plan-diff-toggle');
 
     // 3. A review chat message: tools folded, a drafted feedback, the reply streamed in; then a plan edit applied.
     model().script([
@@ -330,44 +205,42 @@ describe('Jobs in VS Code', () => {
       // Pieces 150 ms apart: the panel shows the reply growing.
       { match: reviewChat, reply: { text: CHAT_REPLY, chunkDelayMs: 150 } },
     ]);
-    await click(p, 'job-tab-chat');
-    await (await panel(p)).locator('[data-testid="chat-input"]').fill(CHAT_QUESTION);
-    await click(p, 'chat-send');
+    await (await cockpit(p, TASK)).locator('[data-testid="chat-input"]').fill(CHAT_QUESTION);
+    await click(p, TASK, 'chat-send');
     await expect
       .poll(
         async () => {
-          const partial = (await texts(p, '[data-testid="chat-streaming"] .markdown'))[0] ?? '';
+          const partial = (await texts(p, TASK, '[data-testid="chat-streaming"] .markdown'))[0] ?? '';
           return partial !== '' && partial !== CHAT_REPLY && CHAT_REPLY.startsWith(partial.replace(/…$/, ''));
         },
         { timeout: STEP_TIMEOUT_MS, interval: 100, message: 'part of the reply shown while it streams' },
       )
       .toBe(true);
     await screenshot(p, 'review-chat-streaming', SUITE);
-    await expect.poll(() => texts(p, '[data-testid="chat-reply"] .markdown'), { timeout: STEP_TIMEOUT_MS, message: 'the chat reply' }).toEqual([CHAT_REPLY]);
-    expect(await texts(p, '[data-testid="chat-user"]')).toEqual([expect.stringContaining(CHAT_QUESTION)]);
-    expect(await texts(p, '[data-testid="chat-tools"] summary')).toEqual(['2 tool calls: read_workspace_file, draft_feedback']);
+    await expect.poll(() => texts(p, TASK, '[data-testid="chat-reply"] .markdown'), { timeout: STEP_TIMEOUT_MS, message: 'the chat reply' }).toEqual([CHAT_REPLY]);
+    expect(await texts(p, TASK, '[data-testid="chat-user"]')).toEqual([expect.stringContaining(CHAT_QUESTION)]);
+    expect(await texts(p, TASK, '[data-testid="chat-tools"] summary')).toEqual(['2 tool calls: read_workspace_file, draft_feedback']);
     const chatRequests = model().requests.filter(reviewChat);
     expect(chatRequests.map((r) => r.stream), 'the chat replies were requested as streams').toEqual([true, true]);
     expect(chatRequests[0]?.text).toContain(CHAT_QUESTION);
     await screenshot(p, 'review-chat-reply', SUITE);
-    await click(p, 'use-as-feedback-button');
-    await expect.poll(async () => (await panel(p)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the draft in the feedback box' }).toBe(DRAFT);
-    await (await panel(p)).locator('[data-testid="feedback-input"]').fill('');
+    await click(p, TASK, 'use-as-feedback-button');
+    await expect.poll(async () => (await cockpit(p, TASK)).locator('[data-testid="feedback-input"]').inputValue(), { timeout: UI_TIMEOUT_MS, message: 'the draft in the feedback box' }).toBe(DRAFT);
+    await (await cockpit(p, TASK)).locator('[data-testid="feedback-input"]').fill('');
 
     model().script([
       { match: reviewChat, reply: { functionCall: { name: 'propose_plan_edit', args: { new_plan: PLAN_V3, summary: 'Add a step that reports the new stock' } } } },
       { match: reviewChat, reply: { text: 'I proposed the edit; apply it if it looks right.' } },
     ]);
-    await (await panel(p)).locator('[data-testid="chat-input"]').fill(EDIT_QUESTION);
-    await click(p, 'chat-send');
-    const edit = (await panel(p)).locator('[data-testid="chat-plan-edit"]');
+    await (await cockpit(p, TASK)).locator('[data-testid="chat-input"]').fill(EDIT_QUESTION);
+    await click(p, TASK, 'chat-send');
+    const edit = (await cockpit(p, TASK)).locator('[data-testid="chat-plan-edit"]');
     await expect.poll(() => edit.getAttribute('data-status'), { timeout: STEP_TIMEOUT_MS, message: 'the proposed plan edit' }).toBe('proposed');
-    expect(await texts(p, '[data-testid="chat-plan-edit"] .diff-add')).toEqual([expect.stringContaining('4. Report the new stock in the job summary.')]);
+    expect(await texts(p, TASK, '[data-testid="chat-plan-edit"] .diff-add')).toEqual([expect.stringContaining('4. Report the new stock in the job summary.')]);
     await screenshot(p, 'review-chat-plan-edit', SUITE);
-    await click(p, 'apply-plan-edit-button');
+    await click(p, TASK, 'apply-plan-edit-button');
     await expect.poll(() => edit.getAttribute('data-status'), { timeout: STEP_TIMEOUT_MS, message: 'the plan edit applied' }).toBe('applied');
-    await click(p, 'job-tab-plan');
-    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual([
+    await expect.poll(() => texts(p, TASK, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual([
       'Read the current stock of products 1, 2 and 3.',
       'Add 10 units to each of them, as the reviewer asked.',
       'Check the new stock.',
@@ -389,7 +262,7 @@ describe('Jobs in VS Code', () => {
       },
       strategicTurn(TASK, [{ name: 'job_complete', args: { summary: 'Products 1, 2 and 3 each have 10 more units in stock.' } }]),
     ]);
-    await click(p, 'approve-plan-button');
+    await click(p, TASK, 'approve-plan-button');
     await waitForStop(p, TASK, 'approval');
     await expect
       .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the job\'s write' })
@@ -398,7 +271,7 @@ describe('Jobs in VS Code', () => {
     await expect
       .poll(async () => (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the write in its editor' })
       .toContain(WRITE_SQL);
-    const card = (await panel(p)).locator('#job-tabpanel [data-testid="approval-card"]');
+    const card = (await cockpit(p, TASK)).locator('[data-testid="cockpit-impact"] [data-testid="approval-card"]');
     await expect.poll(() => card.getAttribute('data-status'), { timeout: UI_TIMEOUT_MS, message: 'the write in the Impact tab' }).toBe('pending');
     await expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('— waiting for approval');
     await screenshot(p, 'write-held-codelens', SUITE);
@@ -409,14 +282,12 @@ describe('Jobs in VS Code', () => {
     expect(done.status).toBe('completed');
     expect(done.text).toContain('Products 1, 2 and 3 each have 10 more units in stock.');
     await expect.poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the executed lens' }).toEqual(expect.arrayContaining([expect.stringMatching(/^Executed \d{2}:\d{2} · 3 rows$/)]));
-    await click(p, 'job-tab-todos');
     await expect
-      .poll(async () => (await panel(p)).locator('[data-testid="todo-item"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-status'))), { timeout: UI_TIMEOUT_MS })
+      .poll(async () => (await cockpit(p, TASK)).locator('[data-testid="todo-item"]').evaluateAll((items) => items.map((i) => i.getAttribute('data-status'))), { timeout: UI_TIMEOUT_MS })
       .toEqual(['done', 'done']);
-    await click(p, 'job-tab-activity');
-    await expect.poll(() => texts(p, '[data-testid="job-usage"]'), { timeout: UI_TIMEOUT_MS }).toEqual([expect.stringMatching(/^\d+ model calls · [\d,]+ in \/ [\d,]+ out tokens/)]);
-    expect(await texts(p, '[data-testid="job-status-badge"]')).toEqual(['completed']);
-    expect(await (await panel(p)).locator('[data-testid="approve-plan-button"], [data-testid="cancel-job-button"]').count(), 'no actions on a finished job').toBe(0);
+    await expect.poll(() => texts(p, TASK, '[data-testid="job-usage"]'), { timeout: UI_TIMEOUT_MS }).toEqual([expect.stringMatching(/^\d+ model calls · [\d,]+ in \/ [\d,]+ out tokens/)]);
+    expect(await navTexts(p, '[data-testid="job-status-badge"]')).toEqual(['completed']);
+    expect(await (await cockpit(p, TASK)).locator('[data-testid="approve-plan-button"], [data-testid="cancel-job-button"]').count(), 'no actions on a finished job').toBe(0);
     await screenshot(p, 'job-completed', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
@@ -441,12 +312,14 @@ describe('Jobs in VS Code', () => {
     await p.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
     const before = (await seenNotifications(p)).length;
     await runCommand(p, 'Postgres Agent: Show Review Panel');
+    // The job from the side panel: its cockpit (the tab kept by the reload, not a second one).
+    await (await navigator(p)).locator('[data-testid="job-item"]', { hasText: TASK_2 }).click();
     const after = await waitForStop(p, TASK_2, 'review', STEP_TIMEOUT_MS, /cycle 1/);
+    await expect.poll(() => p.locator('.part.editor .tabs-container .tab', { hasText: TASK_2.slice(0, 20) }).count(), { timeout: UI_TIMEOUT_MS, message: 'one tab of the job' }).toBe(1);
     expect(after.status).toBe('pending_review');
-    await click(p, 'job-tab-plan');
-    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['List customers that have no orders.']);
-    expect(await texts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK_2), expect.stringContaining(TASK)]);
-    const actions = (await panel(p)).locator('[data-testid="approve-plan-button"], [data-testid="request-changes-button"], [data-testid="skip-review-button"], [data-testid="cancel-job-button"]');
+    await expect.poll(() => texts(p, TASK_2, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['List customers that have no orders.']);
+    expect(await navTexts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK_2), expect.stringContaining(TASK)]);
+    const actions = (await cockpit(p, TASK_2)).locator('[data-testid="approve-plan-button"], [data-testid="request-changes-button"], [data-testid="skip-review-button"], [data-testid="cancel-job-button"]');
     expect(await actions.count(), 'the review actions after the reload').toBe(4);
     expect(model().requests.length, 'a reload spends no tokens').toBe(requestsBefore);
     await screenshot(p, 'reload-after-still-reviewable', SUITE);
@@ -468,8 +341,8 @@ describe('Jobs in VS Code', () => {
     const asked = () => model().requests.filter(of(TASK_3, strategic)).length;
     await newJob(p, TASK_3);
     await expect.poll(asked, { timeout: STEP_TIMEOUT_MS, message: 'the first planning request' }).toBe(1);
-    await click(p, 'pause-job-button');
-    await expect.poll(async () => (await jobState(p))?.text ?? '', { timeout: UI_TIMEOUT_MS }).toContain('Pausing after the current step');
+    await click(p, TASK_3, 'pause-job-button');
+    await expect.poll(async () => (await jobState(p, TASK_3))?.text ?? '', { timeout: UI_TIMEOUT_MS }).toContain('Pausing after the current step');
     await screenshot(p, 'pause-asked', SUITE);
 
     // The model's answer is kept; the job stops at the next step boundary.
@@ -480,15 +353,14 @@ describe('Jobs in VS Code', () => {
     const jobDir = jobFolder(suite.workspace(), TASK_3);
     expect(auditedToolCalls(jobDir), 'tool calls run after the pause').toEqual([]);
     expect(existsSync(join(jobDir, 'plan.md')) ? readFileSync(join(jobDir, 'plan.md'), 'utf8') : '').not.toContain('Count orders grouped by status.');
-    const pausedActions = await texts(p, '[data-testid="continue-job-button"], [data-testid="pause-job-button"], [data-testid="cancel-job-button"]');
+    const pausedActions = await texts(p, TASK_3, '[data-testid="continue-job-button"], [data-testid="pause-job-button"], [data-testid="cancel-job-button"]');
     expect(pausedActions).toEqual(['Continue', 'Cancel job']);
     await screenshot(p, 'paused', SUITE);
 
-    await click(p, 'continue-job-button');
+    await click(p, TASK_3, 'continue-job-button');
     await waitForStop(p, TASK_3, 'review', STEP_TIMEOUT_MS, /cycle 1/);
     expect(asked(), 'the answer given before the pause is not asked for again').toBe(2);
-    await click(p, 'job-tab-plan');
-    await expect.poll(() => texts(p, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['Count orders grouped by status.']);
+    await expect.poll(() => texts(p, TASK_3, '[data-testid="plan-md"] li'), { timeout: UI_TIMEOUT_MS }).toEqual(['Count orders grouped by status.']);
     await screenshot(p, 'paused-then-continued-to-review', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
@@ -507,14 +379,14 @@ describe('Jobs in VS Code', () => {
     writeFileSync(join(leases, `${jobId}.json`), JSON.stringify({ host: hostname(), pid: cli.pid, by: 'pg-agent job approve', since, expiresAt: Date.now() + 600_000, token: 1, nonce: 'cli' }));
     try {
       const requests = model().requests.length;
-      await (await panel(p)).locator('[data-testid="job-item"]', { hasText: TASK_2 }).first().click();
+      await (await navigator(p)).locator('[data-testid="job-item"]', { hasText: TASK_2 }).first().click();
       await waitForStop(p, TASK_2, 'review', STEP_TIMEOUT_MS, /cycle 1/);
-      await click(p, 'approve-plan-button');
-      const busy = (await panel(p)).locator('[data-testid="job-error"]');
+      await click(p, TASK_2, 'approve-plan-button');
+      const busy = (await cockpit(p, TASK_2)).locator('[data-testid="job-error"]');
       await expect.poll(async () => ((await busy.count()) > 0 ? busy.innerText() : ''), { timeout: UI_TIMEOUT_MS }).toContain(`is running in ${hostname()}:${cli.pid} (pg-agent job approve) since ${since.slice(11, 19)} UTC`);
       await p.locator('.notifications-toasts .notification-toast', { hasText: 'is running in' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
       await screenshot(p, 'running-elsewhere', SUITE);
-      const after = await jobState(p);
+      const after = await jobState(p, TASK_2);
       expect(after?.status, 'not started again').toBe('pending_review');
       expect(model().requests.length, 'no model call').toBe(requests);
       expect(await suite.errorsSince(before), 'a job busy elsewhere is no error').toEqual([]);
@@ -526,18 +398,13 @@ describe('Jobs in VS Code', () => {
   it('keeps the job view readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {
     const p = workbench();
     // The first job: a completed job with two review cycles, its plan diff shown.
-    await (await panel(p)).locator('[data-testid="job-item"]', { hasText: TASK }).click();
+    await (await navigator(p)).locator('[data-testid="job-item"]', { hasText: TASK }).click();
     await waitForStop(p, TASK, 'completed');
-    await click(p, 'job-tab-plan');
-    await click(p, 'plan-diff-toggle');
-    await (await panel(p)).locator('[data-testid="plan-diff"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    for (const theme of THEMES) {
-      await useTheme(p, theme);
-      const measured = await contrasts(await panel(p), READABLE);
-      await screenshot(p, `theme-${theme.workbench}`, SUITE);
-      // Every kind of text was found, so a renamed class cannot make this pass by measuring nothing.
-      expect(new Set(measured.map((m) => m.selector)), theme.name).toEqual(new Set(READABLE));
-      expect(measured.filter((m) => m.ratio < MIN_CONTRAST), `text under ${MIN_CONTRAST}:1 in ${theme.name}`).toEqual([]);
-    }
+    await click(p, TASK, 'plan-diff-toggle');
+    await (await cockpit(p, TASK)).locator('[data-testid="plan-diff"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await readableInEveryTheme(p, suite.workspace(), SUITE, [
+      { frame: () => cockpit(p, TASK), readable: COCKPIT_READABLE },
+      { frame: () => navigator(p), readable: NAVIGATOR_READABLE },
+    ]);
   });
 });

@@ -1,21 +1,21 @@
 // Plan tickets in a real VS Code (code-server + Chromium), against the scripted Gemini server: the plan
-// review's Approve decides the job's plan ticket (bound to the hash of the plan shown), and a plan approved
+// review's Approve (in the job's cockpit) decides the job's plan ticket (bound to the hash of the plan shown), and a plan approved
 // from a terminal (`pg-agent approvals approve`, as a teammate would over a shared store) moves the window's
 // waiting job on by itself; with an approval key made in VS Code (SecretStorage), the panel's Approve is a
 // signed decision that the CLI verifies against .pgagent/config.json. Screenshots: test-artifacts/e2e/planTicket/.
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { call, strategic, tactical } from '../support/jobScript';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
 import { repoRoot } from './harness/codeServer';
 import { workbenchSuite } from './harness/suite';
-import { findWebviewFrame, pickCommand, screenshot } from './harness/workbench';
+import { cockpit, newJob, waitForCockpitStop } from './harness/cockpit';
+import { pickCommand, screenshot } from './harness/workbench';
 
 const SUITE = 'planTicket';
-const JOB_LIST = '[data-testid="job-list"]';
 const SAMPLE_DB_TIMEOUT_MS = 150_000;
 const STEP_TIMEOUT_MS = 90_000;
 const UI_TIMEOUT_MS = 30_000;
@@ -39,48 +39,9 @@ function script(title: string, what: string): Rule[] {
   ];
 }
 
-function panel(p: Page): Promise<Frame> {
-  return findWebviewFrame(p, JOB_LIST, UI_TIMEOUT_MS);
-}
-
-async function jobState(p: Page): Promise<{ stop: string; busy: string; title: string } | undefined> {
-  for (const frame of p.frames()) {
-    if (frame === p.mainFrame() || frame.isDetached()) continue;
-    try {
-      const state = frame.locator('[data-testid="job-state"]');
-      if ((await state.count()) === 0) continue;
-      return {
-        stop: (await state.getAttribute('data-stop')) ?? '',
-        busy: (await state.getAttribute('data-busy')) ?? '',
-        title: (await frame.locator('[data-testid="job-title"]').innerText()).trim(),
-      };
-    } catch {
-      // The frame went away while we read it.
-    }
-  }
-  return undefined;
-}
-
-async function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOUT_MS): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        const s = await jobState(p);
-        if (s?.title !== title) return `(selected: ${s?.title ?? 'none'})`;
-        return s.busy === 'true' ? '(busy)' : s.stop;
-      },
-      { timeout, interval: 250, message: `job "${title}" stopping at ${stop}` },
-    )
-    .toBe(stop);
-}
-
-async function newJob(p: Page, task: string): Promise<void> {
-  const widget = p.locator('.quick-input-widget');
-  await pickCommand(p, 'Postgres Agent: New Job…');
-  await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await p.keyboard.type(task);
-  await p.keyboard.press('Enter');
-  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+/** Waits until the job's cockpit shows it stopped at `stop`. */
+function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOUT_MS): Promise<unknown> {
+  return waitForCockpitStop(p, title, stop, timeout);
 }
 
 /** `pg-agent` in a terminal of this workspace, as another person. */
@@ -113,21 +74,21 @@ describe('Plan tickets in VS Code', () => {
     suite.model().script([...script(TASK_1, 'Count products per category'), ...script(TASK_2, 'Count customers per country'), ...script(TASK_3, 'Count orders per status')]);
 
     // 1. The review waits on a plan ticket, listed with the others in a terminal.
-    await newJob(p, TASK_1);
+    await newJob(p, TASK_1, { afterDatabaseOpen: false });
     await waitForStop(p, TASK_1, 'review', SAMPLE_DB_TIMEOUT_MS);
     const [pending] = await planTickets();
     expect(pending).toMatchObject({ kind: 'plan', status: 'PENDING_APPROVAL' });
     await screenshot(p, 'plan-review-with-ticket', SUITE);
 
     // 2. Approve plan in the panel: the plan ticket is decided (and used) by this window's person.
-    await (await panel(p)).locator('[data-testid="approve-plan-button"]').click();
+    await (await cockpit(p, TASK_1)).locator('[data-testid="approve-plan-button"]').click();
     await waitForStop(p, TASK_1, 'completed');
     const [decided] = (await planTickets()).filter((t) => t.id === pending?.id);
     expect(decided).toMatchObject({ status: 'EXECUTED', decisions: [{ approve: true }] });
     await screenshot(p, 'approved-in-panel-completed', SUITE);
 
     // 3. A second job waits for review; a teammate approves its plan ticket from a terminal.
-    await newJob(p, TASK_2);
+    await newJob(p, TASK_2, { afterDatabaseOpen: false });
     await waitForStop(p, TASK_2, 'review');
     const second = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
     if (!second) throw new Error('the second job has no pending plan ticket');
@@ -157,11 +118,11 @@ describe('Plan tickets in VS Code', () => {
     await expect
       .poll(() => readFile(join(suite.workspace(), '.pgagent', 'config.json'), 'utf8').catch(() => ''), { timeout: UI_TIMEOUT_MS, message: 'the approver in config.json' })
       .toContain('"window-reviewer"');
-    await newJob(p, TASK_3);
+    await newJob(p, TASK_3, { afterDatabaseOpen: false });
     await waitForStop(p, TASK_3, 'review');
     const third = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
     if (!third) throw new Error('the third job has no pending plan ticket');
-    await (await panel(p)).locator('[data-testid="approve-plan-button"]').click();
+    await (await cockpit(p, TASK_3)).locator('[data-testid="approve-plan-button"]').click();
     await waitForStop(p, TASK_3, 'completed');
     const shown = await pgAgent(['approvals', 'show', third.id, '--json'], 'observer');
     expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'plan', status: 'EXECUTED', decisions: [{ by: 'window-reviewer', approve: true, signed: true }] });

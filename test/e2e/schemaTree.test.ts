@@ -1,19 +1,25 @@
 // The schema explorer in a real VS Code (code-server + Chromium), as a person uses it: the native tree
 // under the Postgres Agent icon on the sample database — schema → table → columns, keys, indexes — a
-// filter, Show DDL, Select First 100 Rows into the results view, Copy Table Name; the approvals badge.
-// (Explain Query is tested on PostgreSQL in test/integration/explainPlan.test.ts.)
+// filter, Show DDL, Select First 100 Rows into the results view, Copy Table Name; the approvals badge;
+// Explain Query's plan tree in the bottom panel; all of it readable in light, dark and high contrast.
+// Everything after the first command is done with the mouse (and Enter in menus), so no webview can keep
+// the keyboard from a step.
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { findWebviewFrame, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { readableInEveryTheme } from './harness/themes';
+import { findWebviewFrame, notificationTexts, openFile, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 
 const SUITE = 'schema-tree';
 const UI_TIMEOUT_MS = 30_000;
 const SAMPLE_DB_TIMEOUT_MS = 60_000;
+/** The results view's texts whose contrast is measured in each theme. */
+const RESULTS_READABLE = ['[data-testid="column-header"] .name', '[data-testid="column-header"] .type', '[data-testid="result-row"] .cell', '[data-testid="results-summary"]', '[data-testid="result-tab"]'] as const;
 
 /** The Schema view's tree rows. */
 function rows(p: Page): Locator {
@@ -37,7 +43,12 @@ async function titleAction(p: Page, label: string): Promise<void> {
 
 /** Right-clicks a row and picks a context-menu item. */
 async function contextMenu(p: Page, label: string, item: string): Promise<void> {
-  await row(p, label).click({ button: 'right' });
+  await pickFromContextMenu(p, row(p, label), item);
+}
+
+/** Right-clicks `target` and picks a context-menu item. */
+async function pickFromContextMenu(p: Page, target: Locator, item: string): Promise<void> {
+  await target.click({ button: 'right' });
   const entry = p.locator('.context-view .action-menu-item', { hasText: item }).first();
   await entry.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   // The menu acts on the item under the pointer when Enter is pressed (a synthetic click can land as the
@@ -47,13 +58,26 @@ async function contextMenu(p: Page, label: string, item: string): Promise<void> 
   await p.locator('.context-view .monaco-menu').first().waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
-/** The visible lines of the active editor (Monaco draws spaces as no-break spaces). */
-async function editorText(p: Page): Promise<string> {
-  return (await p.locator('.part.editor .editor-instance.active .view-lines, .part.editor .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+/** Shows a view container by its activity-bar icon (the item, not its label: a badge on the label takes the click). */
+async function showActivity(p: Page, label: string): Promise<void> {
+  const item = p.locator(`.activitybar .action-item:has(.action-label[aria-label^="${label}"])`).first();
+  // A click on the icon of the container already shown would hide the side bar.
+  if (await item.evaluate((e) => e.classList.contains('checked') || e.querySelector('.checked') !== null)) return;
+  await item.click();
 }
 
-describe('the schema explorer, the results view and the approvals badge', () => {
-  const suite = workbenchSuite(SUITE);
+/** The text editor of the active editor group (the results view may have opened a second group). */
+function activeEditorLines(p: Page): Locator {
+  return p.locator('.part.editor .editor-group-container.active .monaco-editor .view-lines').first();
+}
+
+/** The visible lines of the active editor (Monaco draws spaces as no-break spaces). */
+async function editorText(p: Page): Promise<string> {
+  return (await activeEditorLines(p).innerText()).replace(/\u00a0/g, ' ');
+}
+
+describe('the schema explorer, the results view, the approvals badge and Explain Query', () => {
+  const suite = workbenchSuite(SUITE, { prepare: (workspace) => writeFileSync(join(workspace, 'first.sql'), 'SELECT * FROM public.customers LIMIT 100;\n') });
   const workbench = () => suite.page();
   const explained = (check: () => Promise<void>) => suite.explained(check);
 
@@ -124,6 +148,18 @@ describe('the schema explorer, the results view and the approvals badge', () => 
     await frame.locator('[data-testid="result-row"] .cell').nth(1).click();
     await frame.locator('[data-testid="copy-cell"]').click();
     await explained(() => expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('copied the cell'));
+
+    // Export CSV: the save dialog proposes results.csv in the workspace; the file holds the header and the 100 rows.
+    await frame.locator('[data-testid="export-csv"]').click();
+    await typeInQuickInput(p, '');
+    await screenshot(p, 'results-export-dialog', SUITE);
+    await p.keyboard.press('Enter');
+    const exported = join(suite.workspace(), 'results.csv');
+    await explained(() => expect.poll(() => existsSync(exported), { timeout: UI_TIMEOUT_MS, message: 'results.csv written' }).toBe(true));
+    const lines = readFileSync(exported, 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id,email,/);
+    expect(lines).toHaveLength(101);
+    await explained(() => expect.poll(() => notificationTexts(p), { timeout: UI_TIMEOUT_MS }).toContainEqual(expect.stringContaining('Exported 100 rows to')));
   });
 
   it("counts a teammate's pending write on the activity-bar icon, and drops it once decided", { timeout: 300_000 }, async () => {
@@ -150,5 +186,28 @@ describe('the schema explorer, the results view and the approvals badge', () => 
     } finally {
       await scratch.drop();
     }
+  });
+
+  it('Explain Query shows the plan of a read as a tree in the bottom panel, the most expensive node marked', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    // The file opened with Quick Open, Explain Query from the editor's context menu.
+    await openFile(p, 'first.sql');
+    await explained(() => expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS }).toContain('SELECT * FROM public.customers'));
+    await pickFromContextMenu(p, activeEditorLines(p), 'Explain Query');
+    const plan = p.locator('.pane:has(.pane-header[aria-label^="Query Plan"]) .monaco-list-row');
+    await explained(() => expect.poll(() => plan.locator('.label-name').allInnerTexts(), { timeout: UI_TIMEOUT_MS, message: 'the plan tree' }).toEqual(['Limit', 'Seq Scan on customers']));
+    expect(await plan.locator('.label-description').allInnerTexts()).toEqual([expect.stringMatching(/cost [\d.]+ · ~100 rows/), expect.stringMatching(/^most expensive · cost [\d.,]+ · ~[\d,]+ rows · 100 % of the plan$/)]);
+    await screenshot(p, 'explain-plan', SUITE);
+  });
+
+  it('the tree, the results and the plan stay readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {
+    const p = workbench();
+    // The tree in the side bar, the results in the editor area, the plan in the panel: one picture each theme.
+    await showActivity(p, 'Postgres Agent');
+    await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await p.locator('.tabs-container .tab', { hasText: 'Results' }).first().click();
+    const results = () => findWebviewFrame(p, '[data-testid="results-grid"]');
+    await (await results()).locator('[data-testid="result-row"]').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await readableInEveryTheme(p, suite.workspace(), SUITE, [{ frame: results, readable: RESULTS_READABLE }]);
   });
 });

@@ -1,5 +1,5 @@
 // "Run SQL with Review" in a real VS Code (code-server + Chromium), clicked the way a person clicks it: a read
-// shows its rows in the panel; a write is held with CodeLens actions in the editor and an impact card in
+// shows its rows in the Results view; a write is held with CodeLens actions in the editor and an impact card in
 // the panel, runs only after "Approve & run" (and leaves an undo script; HIGH asks once more in a modal),
 // runs nothing when rejected, and is re-checked when its text is edited after the impact was measured.
 // Screenshots of each step: test-artifacts/e2e/sqlReview/ (VS Code's logs under logs/).
@@ -8,8 +8,9 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { shownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, seenNotifications, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, openFile as openFileByName, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'sqlReview';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
@@ -39,7 +40,6 @@ const FILES: Record<string, string> = {
   'count3.sql': COUNT3_SQL,
 };
 
-const RESULTS_TABLE = '[data-testid="results-table"]';
 const APPROVAL_CARD = '[data-testid="approval-card"]';
 // CodeLens titles render as links in a content widget of the visible editor, `$(icon)` as a codicon span.
 const EXECUTED_LENS = /Executed \d{2}:\d{2} · ([\d,]+) rows?/;
@@ -50,13 +50,6 @@ const STALE_LENS = 'Changed — re-check impact';
 const SAMPLE_DB_TIMEOUT_MS = 90_000;
 const WRITE_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 30_000;
-
-interface ResultsTable {
-  /** Set on tables that were already shown before the last command (see markResultsSeen). */
-  seen: boolean;
-  headers: string[];
-  rows: string[][];
-}
 
 interface ApprovalCard {
   status: string;
@@ -72,51 +65,19 @@ function webviewFrames(page: Page): Frame[] {
   return page.frames().filter((frame) => frame !== page.mainFrame() && !frame.isDetached());
 }
 
-async function resultsTables(page: Page): Promise<ResultsTable[]> {
-  const tables: ResultsTable[] = [];
-  for (const frame of webviewFrames(page)) {
-    try {
-      tables.push(
-        ...(await frame.locator(RESULTS_TABLE).evaluateAll((elements) =>
-          elements.map((table) => ({
-            seen: table.hasAttribute('data-e2e-seen'),
-            headers: [...table.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? ''),
-            rows: [...table.querySelectorAll('tbody tr')].map((tr) =>
-              [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? ''),
-            ),
-          })),
-        )),
-      );
-    } catch {
-      // The frame navigated or went away while we read it.
-    }
-  }
-  return tables;
-}
+/** The Results view's active tab before the last command (see markResultsSeen). */
+let seenTabId: string | undefined;
 
-/**
- * Marks the results table shown now, so a wait for "the next result" cannot be satisfied by it: the panel
- * re-renders from scratch on every state change, so a new result is an unmarked table.
- */
+/** Remembers the result shown now, so a wait for "the next result" cannot be satisfied by it (each read opens a new tab). */
 async function markResultsSeen(page: Page): Promise<void> {
-  for (const frame of webviewFrames(page)) {
-    try {
-      await frame.locator(RESULTS_TABLE).evaluateAll((elements) => {
-        for (const table of elements) table.setAttribute('data-e2e-seen', '');
-      });
-    } catch {
-      // Detached; its replacement renders afresh anyway.
-    }
-  }
+  seenTabId = (await shownResult(page))?.tabId;
 }
 
-/** The fresh results table as "header=value" cells of its first row, e.g. ["n=3"]; [] while none is shown. */
+/** The fresh result as "header=value" cells of its first row, e.g. ["n=3"]; [] while none is shown. */
 async function freshFirstRow(page: Page): Promise<string[]> {
-  const fresh = (await resultsTables(page)).filter((table) => !table.seen);
-  const table = fresh.at(-1);
-  if (table === undefined) return [];
-  const first = table.rows[0] ?? [];
-  return table.headers.map((header, index) => `${header}=${first[index] ?? '(none)'}`);
+  const shown = await shownResult(page);
+  if (shown === undefined || shown.tabId === seenTabId) return [];
+  return shown.headers.map((header, index) => `${header}=${shown.firstRow[index] ?? '(none)'}`);
 }
 
 async function approvalCards(page: Page): Promise<ApprovalCard[]> {
@@ -173,50 +134,9 @@ async function clickCodeLens(page: Page, text: string): Promise<void> {
   await link.click();
 }
 
-/**
- * Keyboard shortcuts typed while a webview has focus land in its iframe; the panel takes focus after each
- * Run SQL with Review. Clicking the active editor tab (or the status bar) gives the focus back to the workbench.
- */
-async function focusWorkbench(page: Page): Promise<void> {
-  const inFrame = await page.evaluate(() => document.activeElement?.tagName === 'IFRAME');
-  if (!inFrame) return;
-  const tab = page.locator('.part.editor .tabs-container .tab.active').first();
-  if ((await tab.count()) > 0 && (await tab.isVisible())) await tab.click();
-  else await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Quick Open (Ctrl+P), the file's name, Enter; waits until its text is on screen in the active editor. */
+/** Opens `name` (harness openFile) and waits until its text is on screen in the active editor. */
 async function openFile(page: Page, name: string): Promise<void> {
-  await focusWorkbench(page);
-  const widget = page.locator('.quick-input-widget');
-  const exact = new RegExp(`^${escapeRegExp(name)}$`);
-  await page.keyboard.press('Control+P');
-  try {
-    await widget.waitFor({ state: 'visible', timeout: 5_000 });
-  } catch {
-    // Ctrl+P did not reach the workbench: the palette's "Go to File..." opens the same picker.
-    await pickCommand(page, 'Go to File...');
-  }
-  await typeInQuickInput(page, name);
-  // Results arrive in stages (recently opened, then the file search), re-ordering the rows under the mouse:
-  // Enter on the focused row once it is our file, which the picker ranks first for an exact name.
-  const ours = { has: page.locator('.label-name', { hasText: exact }) };
-  const focused = widget.locator('.monaco-list-row.focused', ours);
-  try {
-    await focused.waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
-  } catch {
-    await widget.locator('.monaco-list-row', ours).first().click();
-  }
-  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
-  // The tab's label splits the name ("count" + ".sql"); its data-resource-name holds it whole.
-  await page
-    .locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`)
-    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await openFileByName(page, name);
   const firstWords = (FILES[name] ?? '').slice(0, 20);
   await expect
     .poll(async () => (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), {
@@ -314,7 +234,7 @@ describe('Run SQL with Review in VS Code', () => {
         .poll(() => freshFirstRow(p), {
           timeout: timeoutMs,
           interval: 250,
-          message: `a fresh ${RESULTS_TABLE} in the panel for ${file}`,
+          message: `a fresh result in the Results view for ${file}`,
         })
         .toEqual(expected),
     );
@@ -596,16 +516,15 @@ describe('Run SQL with Review in VS Code', () => {
     await runCommand(p, RUN_SQL);
     await explained(() => expect.poll(() => freshFirstRow(p), { timeout: UI_TIMEOUT_MS, message: 'the first row of big.sql' }).toEqual(['n=1', `h=${'c4ca4238a0b923820dcc509a6f75849b'}`]));
     const grids = [];
-    for (const f of webviewFrames(p)) grids.push(...(await f.locator('[data-testid="results-table"][aria-rowcount="10001"]').all()));
+    for (const f of webviewFrames(p)) grids.push(...(await f.locator('[data-testid="results-grid"][aria-rowcount="10001"]').all()));
     const grid = grids.at(-1);
     expect(grid, 'a grid of 10,000 rows (+ header)').toBeDefined();
     if (!grid) return;
-    expect(await grid.locator('tbody tr:not(.spacer)').count(), 'rows drawn at once').toBeLessThan(200);
-    await grid.evaluate((table) => {
-      const scroll = table.closest('.results-scroll');
-      if (scroll) scroll.scrollTop = scroll.scrollHeight;
+    expect(await grid.locator('[data-testid="result-row"]').count(), 'rows drawn at once').toBeLessThan(200);
+    await grid.evaluate((viewport) => {
+      viewport.scrollTop = viewport.scrollHeight;
     });
-    await expect.poll(() => grid.locator('tbody tr:not(.spacer)').last().locator('td').first().innerText(), { timeout: UI_TIMEOUT_MS }).toBe('10000');
+    await expect.poll(() => grid.locator('[data-testid="result-row"]').last().locator('.cell').first().innerText(), { timeout: UI_TIMEOUT_MS }).toBe('10000');
     await screenshot(p, 'big-read-scrolled-to-the-end', SUITE);
   });
 

@@ -120,13 +120,15 @@ describe('chatView', () => {
 });
 
 describe('statusBarJob', () => {
-  it('shows the job being worked on, else the selected job waiting for the person', () => {
-    const review = { title: 'A', stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null } };
-    expect(statusBarJob({ title: 'B', action: 'plan' }, review)).toEqual({ title: 'B', state: 'planning…' });
-    expect(statusBarJob({ title: 'B', action: 'approvePlan' }, review)).toEqual({ title: 'B', state: 'running…' });
-    expect(statusBarJob(undefined, review)).toEqual({ title: 'A', state: 'waiting for review' });
-    expect(statusBarJob(undefined, { title: 'A', stop: { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: null } })).toEqual({ title: 'A', state: 'waiting for approval' });
-    expect(statusBarJob(undefined, { title: 'A', stop: { kind: 'completed', summary: '' } })).toBeUndefined();
+  it('shows the job being worked on, else the selected job waiting for the person, with the id its click opens', () => {
+    const a = 'job_000000000000000a';
+    const b = 'job_000000000000000b';
+    const review = { id: a, title: 'A', stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null } };
+    expect(statusBarJob({ id: b, title: 'B', action: 'plan' }, review)).toEqual({ jobId: b, title: 'B', state: 'planning…' });
+    expect(statusBarJob({ id: b, title: 'B', action: 'approvePlan' }, review)).toEqual({ jobId: b, title: 'B', state: 'running…' });
+    expect(statusBarJob(undefined, review)).toEqual({ jobId: a, title: 'A', state: 'waiting for review' });
+    expect(statusBarJob(undefined, { id: a, title: 'A', stop: { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: null } })).toEqual({ jobId: a, title: 'A', state: 'waiting for approval' });
+    expect(statusBarJob(undefined, { id: a, title: 'A', stop: { kind: 'completed', summary: '' } })).toBeUndefined();
     expect(statusBarJob(undefined, null)).toBeUndefined();
   });
 });

@@ -47,6 +47,7 @@ describe('parseWebviewMessage', () => {
       { type: 'applyPlanEdit', jobId, editId: 'edit_1' },
       { type: 'discardPlanEdit', jobId, editId: 'edit_1' },
       { type: 'openJobFile', jobId, path: 'sql/001-archive-orders.sql' },
+      { type: 'openAsk', threadId: 'ask_0123456789abcdef' },
       { type: 'runCommand', command: 'newJob' },
       { type: 'runCommand', command: 'openJob' },
     ];

@@ -7,11 +7,15 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import type { CollabHostMessage, CollabSessionView, CollabViewState } from '../../src/shared/collabProtocol';
 import { MAX_COLLAB_TEXT } from '../../src/shared/collabProtocol';
-import { markdownBlock } from '../jobs/markdown';
+import { markdownBlock, useMarkdownRenderer } from '../jobs/markdown';
+import { renderMarkdown } from '../jobs/markdownRenderer';
 import { post } from './api';
 import { action, fmt, h, usd } from './h';
 import { optionCards } from './optionsView';
 import { convergenceChart, roundDetails } from './roundView';
+
+// The planning session renders markdown from its first paint (its bundle carries the renderer).
+useMarkdownRenderer(renderMarkdown);
 
 const app = document.getElementById('app') as HTMLElement;
 let lastVersion = 0;

@@ -1,32 +1,23 @@
 /**
- * Markdown written by the model (plan.md, workspace.md, chat replies) to DOM: `marked` turns it into
- * HTML, DOMPurify removes anything active, and the result is a DocumentFragment, never an HTML string
- * assigned to the page. Neither library evaluates code, so the panel's CSP (no unsafe-eval) holds.
+ * Blocks of model markdown (plan.md, workspace.md, chat replies), drawn by the renderer once a view has
+ * one (markdownRenderer.ts: marked + DOMPurify). A view that loads the renderer later (the cockpit, for a
+ * fast first paint) gets the text as plain text first — set as text, never parsed — and each such block
+ * is rendered in place when the renderer arrives (its node stays, so memoized sections stay valid).
  */
-import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
 
-const marked = new Marked({ gfm: true, breaks: false, async: false });
+export type MarkdownRenderer = (markdown: string) => DocumentFragment;
 
-// Only links a browser would open outside the panel; relative ones would navigate the webview itself.
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.tagName !== 'A') return;
-  const href = node.getAttribute('href') ?? '';
-  if (!/^(https?:|mailto:)/i.test(href)) node.removeAttribute('href');
-  else node.setAttribute('title', href);
-  node.removeAttribute('target');
-});
+let renderer: MarkdownRenderer | undefined;
+const waiting = new Map<HTMLElement, string>();
 
-const PURIFY = {
-  RETURN_DOM_FRAGMENT: true as const,
-  // Remote images are blocked by the CSP anyway; forms and styles have no place in a plan.
-  FORBID_TAGS: ['img', 'style', 'form', 'button', 'textarea', 'select', 'iframe', 'svg', 'math'],
-  FORBID_ATTR: ['style', 'id', 'class'],
-};
-
-export function renderMarkdown(markdown: string): DocumentFragment {
-  const html = marked.parse(markdown, { async: false });
-  return DOMPurify.sanitize(html, PURIFY);
+/** Installs the renderer and renders the blocks drawn as plain text so far. */
+export function useMarkdownRenderer(render: MarkdownRenderer): void {
+  renderer = render;
+  for (const [block, markdown] of waiting) {
+    block.classList.remove('markdown-plain');
+    block.replaceChildren(render(markdown));
+  }
+  waiting.clear();
 }
 
 /** A container of rendered markdown (class `markdown` for styling). */
@@ -34,6 +25,12 @@ export function markdownBlock(markdown: string, attrs: Record<string, string> = 
   const block = document.createElement('div');
   block.className = 'markdown';
   for (const [name, value] of Object.entries(attrs)) block.setAttribute(name, value);
-  block.append(renderMarkdown(markdown));
+  if (renderer) {
+    block.append(renderer(markdown));
+  } else {
+    block.classList.add('markdown-plain');
+    block.textContent = markdown;
+    waiting.set(block, markdown);
+  }
   return block;
 }

@@ -68,7 +68,7 @@ function tabBar(): HTMLElement {
     'div',
     { class: 'tabs', role: 'tablist' },
     ...tabs.map((tab) => {
-      const select = h('button', { class: 'tab-title', role: 'tab', 'aria-selected': String(tab.id === active), 'data-testid': 'result-tab' }, tab.title);
+      const select = h('button', { class: 'tab-title', role: 'tab', 'aria-selected': String(tab.id === active), 'data-testid': 'result-tab', 'data-tab-id': tab.id }, tab.title);
       select.addEventListener('click', () => post({ type: 'selectTab', id: tab.id }));
       const close = h('button', { class: 'tab-close', 'aria-label': `Close ${tab.title}`, title: 'Close' }, '×');
       close.addEventListener('click', () => post({ type: 'closeTab', id: tab.id }));

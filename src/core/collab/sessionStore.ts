@@ -7,7 +7,8 @@ import { appendFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'n
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../errors';
-import { isInside, writeFileAtomic } from '../jobs/jobStore';
+import { isInside } from '../isInside';
+import { writeFileAtomic } from '../jobs/jobStore';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 import type { SessionState, Synthesis } from './sessionTypes';

@@ -1,5 +1,6 @@
 /** The Db interface over PGlite (PostgreSQL compiled to WASM, in this process). */
 import type { PGlite, Results } from '@electric-sql/pglite';
+import { OneAtATime } from './oneAtATime';
 import type { Db, DbResult, DbSession, DbTextResult } from './db';
 import { queryError } from './dbErrors';
 
@@ -7,8 +8,7 @@ type Parsers = Record<number, (value: string) => string>;
 
 export class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
-  /** Settles when the work queued so far has finished; never rejects. */
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queue = new OneAtATime();
   /** An identity parser for every type OID, so text mode gets PostgreSQL's text form (built once). */
   private textParsers: Parsers | undefined;
   private readonly session: DbSession = {
@@ -22,11 +22,11 @@ export class PgliteDb implements Db {
   ) {}
 
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<DbResult<Row>> {
-    return this.exclusive(() => this.run<Row>(sql, params));
+    return this.queue.run(() => this.run<Row>(sql, params));
   }
 
   queryText(sql: string, params?: readonly unknown[]): Promise<DbTextResult> {
-    return this.exclusive(() => this.runText(sql, params));
+    return this.queue.run(() => this.runText(sql, params));
   }
 
   /**
@@ -34,18 +34,12 @@ export class PgliteDb implements Db {
    * inside its transaction.
    */
   withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    return this.exclusive(() => work(this.session));
+    return this.queue.run(() => work(this.session));
   }
 
   async close(): Promise<void> {
-    await this.tail;
+    await this.queue.idle();
     if (!this.pglite.closed) await this.pglite.close();
-  }
-
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work);
-    this.tail = run.catch(() => undefined);
-    return run;
   }
 
   private async run<Row>(sql: string, params: readonly unknown[] | undefined): Promise<DbResult<Row>> {

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { isInside } from '../isInside';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -98,11 +99,6 @@ export function settled<T>(work: () => T): Promise<T> {
   }
 }
 
-/** Whether `path` is `root` or below it (both absolute, already resolved). */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
 
 function outside(relativePath: string, why: string): AgentError {
   return new AgentError('BAD_INPUT', `"${relativePath.slice(0, 120)}" is not a file of this job: ${why}.`, 'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.');

@@ -246,18 +246,50 @@ function currentSuite(): string {
   return testPath === undefined ? 'e2e' : basename(testPath).replace(/\.test\.ts$/, '');
 }
 
-/** Quick Open, the file's name, Enter; waits for its tab. */
+/**
+ * Takes the keyboard out of a webview (a review panel or results view that took it keeps Ctrl+P and F1):
+ * a click on the active editor's tab when there is one (a text editor keeps the keyboard in the
+ * workbench), else on the status bar's empty left corner.
+ */
+export async function keyboardToWorkbench(page: Page): Promise<void> {
+  if (!(await page.evaluate(() => document.activeElement?.tagName === 'IFRAME'))) return;
+  const tab = page.locator('.part.editor .tabs-container .tab.active').first();
+  if ((await tab.count()) > 0 && (await tab.isVisible())) await tab.click();
+  else await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+}
+
+/** Quick Open (Ctrl+P), the file's name, Enter on it; waits for its tab to be the active one. */
 export async function openFile(page: Page, name: string): Promise<void> {
-  if (await page.evaluate(() => document.activeElement?.tagName === 'IFRAME')) await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+  await keyboardToWorkbench(page);
   const widget = page.locator('.quick-input-widget');
   await page.keyboard.press('Control+P');
   try {
     await widget.waitFor({ state: 'visible', timeout: 5_000 });
   } catch {
+    // Ctrl+P did not reach the workbench: the palette's "Go to File..." opens the same picker.
     await pickCommand(page, 'Go to File...');
   }
   await typeInQuickInput(page, name);
-  await widget.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: name }) }).first().click();
+  // Results arrive in stages (recently opened, then the file search), re-ordering the rows under the mouse:
+  // Enter on the focused row once it is our file, which the picker ranks first for an exact name.
+  const ours = { has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) };
+  try {
+    await widget.locator('.monaco-list-row.focused', ours).waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+  } catch {
+    await widget.locator('.monaco-list-row', ours).first().click();
+  }
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  // The tab's label splits the name ("count" + ".sql"); its data-resource-name holds it whole.
   await page.locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+}
+
+/**
+ * Waits until the window's database is open (the side panel's connection line shows its database): the
+ * sample database opens in a worker while the workbench stays usable, and a palette typed into meanwhile
+ * can lose its keyboard when the views redraw as the connection completes.
+ */
+export async function databaseOpen(page: Page, timeoutMs = 150_000): Promise<void> {
+  const panel = await findWebviewFrame(page, '[data-testid="connection-label"]', timeoutMs);
+  await panel.locator('.connection .status.ok').waitFor({ state: 'visible', timeout: timeoutMs });
 }

@@ -2,8 +2,10 @@
 // first use, and regenerating it when it is incomplete or from another version of the generator.
 import fs from 'node:fs';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db } from '../db';
+import { extractImage } from './extractImage';
 import { PgliteDb } from '../pgliteDb';
 import { AgentError } from '../../errors';
 import type { Logger } from '../../logger';
@@ -50,13 +52,19 @@ export async function openSampleDb(options: OpenSampleDbOptions): Promise<Db> {
       logger.info('sample database: ready', { dataDir, created: false, ms: Math.round(performance.now() - started) });
       return new PgliteDb(found, SAMPLE_DB_LABEL);
     }
-    await buildInto(dataDir, options, found === 'stale');
-    const built = await openIfComplete(dataDir, logger);
+    const restored = await buildInto(dataDir, options, found === 'stale', true);
+    let built = await openIfComplete(dataDir, logger);
+    if (!(built instanceof PGlite) && restored) {
+      // The image holds another version's database (its marker says so): generate this version over it.
+      logger.warn('sample database: the shipped image is of another version; generating instead', { imageFile: imageFileOf(options) });
+      await buildInto(dataDir, options, true, false);
+      built = await openIfComplete(dataDir, logger);
+    }
     if (!(built instanceof PGlite)) throw new Error('the generated database has no completion marker');
     logger.info('sample database: ready', { dataDir, created: true, ms: Math.round(performance.now() - started) });
     return new PgliteDb(built, SAMPLE_DB_LABEL);
   } catch (error) {
-    logger.error('sample database: failed', { dataDir, error: error instanceof Error ? error.message : String(error) });
+    logger.error('sample database: failed', { dataDir, error: errorText(error) });
     throw sampleDbError(error, dataDir);
   }
 }
@@ -114,7 +122,7 @@ let stagingCounter = 0;
  * `replace` says the database found at `dataDir` is stale; otherwise one appearing there meanwhile was
  * built by another process (the extension and the CLI share the folder) and is kept.
  */
-async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace: boolean): Promise<void> {
+async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace: boolean, useImage: boolean): Promise<boolean> {
   const { logger } = options;
   const report = (message: string): void => {
     logger.debug(`sample database: ${message}`);
@@ -124,13 +132,14 @@ async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace:
   fs.mkdirSync(parent, { recursive: true });
   removeAbandonedStaging(dataDir, logger);
   stagingCounter += 1;
-  const staging = `${dataDir}${STAGING_INFIX}${process.pid}-${stagingCounter}`;
+  // Unique per open even when two threads of one process (two worker-held opens) build at once.
+  const staging = `${dataDir}${STAGING_INFIX}${process.pid}-${threadId}-${stagingCounter}`;
   fs.rmSync(staging, { recursive: true, force: true });
 
   const started = performance.now();
   try {
     report('Creating the sample database…');
-    const restored = await restoreImage(staging, options);
+    const restored = useImage && restoreImage(staging, options);
     if (!restored) {
       const pglite = new PGlite(staging);
       try {
@@ -144,10 +153,11 @@ async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace:
     if (!replace && fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
       logger.info('sample database: another process generated it meanwhile; using that one', { dataDir });
       fs.rmSync(staging, { recursive: true, force: true });
-      return;
+      return false;
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.renameSync(staging, dataDir);
+    return restored;
   } catch (error) {
     fs.rmSync(staging, { recursive: true, force: true });
     throw error;
@@ -155,28 +165,27 @@ async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace:
 }
 
 /**
- * Restores the shipped image into `staging` when there is one of this version; false (nothing left in
- * `staging`) when there is none or it does not hold this version's marker, so the caller generates.
+ * Writes the shipped image into `staging` when there is one; false (nothing left in `staging`) when there is
+ * none or it cannot be read, so the caller generates. Its version is checked when the database is opened.
  */
-async function restoreImage(staging: string, options: OpenSampleDbOptions): Promise<boolean> {
-  const imageFile = options.imageFile ?? path.join(__dirname, SAMPLE_IMAGE_FILE);
+function restoreImage(staging: string, options: OpenSampleDbOptions): boolean {
+  const imageFile = imageFileOf(options);
   if (!fs.existsSync(imageFile)) {
     options.logger.info('sample database: no shipped image, generating it', { imageFile });
     return false;
   }
-  const pglite = new PGlite(staging, { loadDataDir: new Blob([fs.readFileSync(imageFile)]) });
   try {
-    await pglite.waitReady;
-    const version = await markerVersion(pglite);
-    if (version === SAMPLE_DB_VERSION) return true;
-    options.logger.warn('sample database: the shipped image is of another version; generating instead', { imageFile, version: version ?? 'none' });
+    extractImage(fs.readFileSync(imageFile), staging);
+    return true;
   } catch (error) {
-    options.logger.warn('sample database: the shipped image could not be restored; generating instead', { imageFile, error: error instanceof Error ? error.message : String(error) });
-  } finally {
-    await closeQuietly(pglite);
+    options.logger.warn('sample database: the shipped image could not be restored; generating instead', { imageFile, error: errorText(error) });
+    fs.rmSync(staging, { recursive: true, force: true });
+    return false;
   }
-  fs.rmSync(staging, { recursive: true, force: true });
-  return false;
+}
+
+function imageFileOf(options: OpenSampleDbOptions): string {
+  return options.imageFile ?? path.join(__dirname, SAMPLE_IMAGE_FILE);
 }
 
 /** The sample database as a gzipped PGlite data-directory tarball (the build ships it as SAMPLE_IMAGE_FILE). */
@@ -210,7 +219,7 @@ async function runStep(work: () => Promise<unknown>, label: string, sql: string)
   try {
     await work();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     const firstLine = sql.trim().split('\n', 1)[0] ?? '';
     throw new Error(`generating "${label}" failed: ${message} (in: ${firstLine.slice(0, 120)})`, { cause: error });
   }
@@ -255,11 +264,30 @@ async function closeQuietly(pglite: PGlite): Promise<void> {
 
 function sampleDbError(error: unknown, dataDir: string): AgentError {
   if (error instanceof AgentError && error.code === 'SAMPLE_DB_FAILED') return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return new AgentError(
     'SAMPLE_DB_FAILED',
     `The sample database in ${dataDir} could not be opened: ${message}`,
     `Delete the folder ${dataDir} (it is .pgagent/sample-db/ in the workspace) to have it generated again; changes made to the sample data are lost.`,
     { cause: error },
   );
+}
+
+/**
+ * What went wrong, in words: PGlite's file-system failures are plain objects (Emscripten's ErrnoError,
+ * with an errno and no message), which String() turns into "[object Object]".
+ */
+function errorText(error: unknown): string {
+  if (error instanceof Error && error.message !== '') return error.message;
+  if (typeof error === 'object' && error !== null) {
+    const { errno, code, message } = error as { errno?: unknown; code?: unknown; message?: unknown };
+    if (typeof message === 'string' && message !== '') return message;
+    if (typeof errno === 'number' || typeof code === 'string') return `file system error${typeof code === 'string' ? ` ${code}` : ''}${typeof errno === 'number' ? ` (errno ${errno})` : ''}`;
+    try {
+      return JSON.stringify(error);
+    } catch {
+      // Circular: fall through to String().
+    }
+  }
+  return String(error);
 }
