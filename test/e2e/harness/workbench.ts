@@ -59,20 +59,42 @@ export async function runCommand(page: Page, title: string, timeoutMs = 30_000):
 }
 
 /**
- * Types into the quick input (palette, Quick Open) once it has the keyboard: the widget shows a moment
- * before its box takes the focus, and keys typed then land in the editor (seen as "ount3.sql" in a file).
+ * Whether the quick input has the keyboard, giving it a moment: the widget shows a moment before its box
+ * takes the focus, and keys typed then land in the editor (seen as "ount3.sql" in a file). A webview that
+ * had the keyboard sometimes keeps it while the widget shows: a click on the widget's own box then gives
+ * the keyboard to it. The box may itself be hidden while the widget redraws (seen right after another
+ * input box closed), so the click may not happen; the caller then starts over.
  */
-export async function typeInQuickInput(page: Page, text: string): Promise<void> {
+async function quickInputHasKeyboard(page: Page): Promise<boolean> {
   const widget = page.locator('.quick-input-widget');
-  await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   const focused = () => page.evaluate(() => document.activeElement?.closest('.quick-input-widget') !== null);
-  // A webview that had the keyboard sometimes keeps it while the widget shows: a click on the widget's
-  // own input box then gives the keyboard to it.
-  const deadline = Date.now() + 2_000;
-  while (!(await focused()) && Date.now() < deadline) await page.waitForTimeout(100);
-  if (!(await focused())) await widget.locator('input').first().click();
-  await expect.poll(focused, { timeout: UI_TIMEOUT_MS, message: 'the keyboard in the quick input' }).toBe(true);
+  const settle = async (ms: number): Promise<boolean> => {
+    const deadline = Date.now() + ms;
+    while (!(await focused()) && Date.now() < deadline) await page.waitForTimeout(100);
+    return focused();
+  };
+  if (await settle(2_000)) return true;
+  await widget
+    .locator('input')
+    .first()
+    .click({ timeout: 3_000 })
+    .catch(() => undefined);
+  return settle(2_000);
+}
+
+/** Types into the quick input (palette, Quick Open) once it has the keyboard. */
+export async function typeInQuickInput(page: Page, text: string): Promise<void> {
+  await page.locator('.quick-input-widget').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  if (!(await quickInputHasKeyboard(page))) throw new Error('The quick input did not get the keyboard');
   await page.keyboard.type(text);
+}
+
+/** Closes the quick input if it shows (a leftover box, or a palette that did not get the keyboard). */
+async function closeQuickInput(page: Page): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  if (!(await widget.isVisible())) return;
+  await page.keyboard.press('Escape');
+  await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
 /** Like runCommand, but leaves the palette's widget to the command's own input box or pick. */
@@ -81,22 +103,26 @@ export async function pickCommand(page: Page, title: string, timeoutMs = 30_000)
   const row = widget.locator('.monaco-list-row', { hasText: title }).first();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    await closeQuickInput(page);
     await page.keyboard.press('F1');
-    // F1 leaves ">" in the box; typing appends to it.
-    await typeInQuickInput(page, title);
+    let failure: unknown;
     try {
+      await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      if (!(await quickInputHasKeyboard(page))) throw new Error('The palette did not get the keyboard');
+      // F1 leaves ">" in the box; typing appends to it.
+      await page.keyboard.type(title);
       await row.waitFor({ state: 'visible', timeout: PALETTE_ATTEMPT_MS });
       break;
     } catch (error) {
-      const shown = await widget.locator('.monaco-list-row').allInnerTexts();
-      await page.keyboard.press('Escape');
-      await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
-      if (Date.now() > deadline) {
-        const rows = shown.map((text) => text.replace(/\s+/g, ' ').trim()).join(' | ') || 'none';
-        throw new Error(`The command palette has no "${title}" after ${timeoutMs / 1000} s (rows shown: ${rows})`, {
-          cause: error,
-        });
-      }
+      failure = error;
+    }
+    const shown = await widget.locator('.monaco-list-row').allInnerTexts();
+    await closeQuickInput(page);
+    if (Date.now() > deadline) {
+      const rows = shown.map((text) => text.replace(/\s+/g, ' ').trim()).join(' | ') || 'none';
+      throw new Error(`The command palette has no "${title}" after ${timeoutMs / 1000} s (rows shown: ${rows})`, {
+        cause: failure,
+      });
     }
   }
   const focused = widget.locator('.monaco-list-row.focused', { hasText: title });
