@@ -98,13 +98,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       sampleDbDir: paths.sampleDb,
       logger,
       onProgress: (message) => io.stderr(`${message}\n`),
+      sampleDbHeldBy: `pg-agent ${command.name}`,
     });
     return db;
   };
   // Other databases a ticket left EXECUTING names, opened only to read its transaction's fate.
   const ticketDbs = new Map<string, Promise<Db | undefined>>();
   const databaseFor = async (connection: string): Promise<Db | undefined> => {
-    if (connection === connectionKey(await resolve(), paths.sampleDb)) return openDb();
+    if (connection === connectionKey(await resolve(), paths.sampleDb)) {
+      // The sample database held by another process (a VS Code window) cannot be reached from here.
+      return openDb().catch((error: unknown) => {
+        logger.debug('cannot open the sample database for a ticket', { error: String(error) });
+        return undefined;
+      });
+    }
     let opened = ticketDbs.get(connection);
     if (!opened) {
       opened = (async () => {

@@ -87,6 +87,9 @@ export class DatabaseSession implements vscode.Disposable {
           logger: this.logger,
           onProgress: (message) => progress.report({ message }),
           sampleDbInWorker: true,
+          sampleDbHeldBy: 'VS Code',
+          // Long enough for a reloading window's previous extension host to close it.
+          sampleDbWaitMs: 20_000,
         }),
       );
       if (generation !== this.generation) {

@@ -31,9 +31,9 @@ export function registerMcpServerDefinition(context: vscode.ExtensionContext, st
       ...(config.get<number>('query.maxRows') !== undefined ? { maxRows: config.get<number>('query.maxRows') } : {}),
       ...(config.get<number>('query.statementTimeoutMs') !== undefined ? { timeoutMs: config.get<number>('query.statementTimeoutMs') } : {}),
     };
-    // The embedded sample database is one PGlite data folder that this window's extension host opens; a
-    // second process on the same folder could corrupt it (PGlite has no cross-process lock). On it, Copilot
-    // gets the same operations in-process as language-model tools instead.
+    // The embedded sample database is one PGlite data folder that this window's extension host holds; a
+    // second process on it is refused (sampleDbHold). On it, Copilot gets the same operations in-process as
+    // language-model tools instead.
     if (choice.kind === 'sample') return undefined;
     const profile = (await store.profiles()).find((p) => p.name === choice.name);
     if (!profile) return undefined;

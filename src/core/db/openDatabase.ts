@@ -4,6 +4,7 @@ import type { Db } from './db';
 import type { ConnectionTarget } from './connectionTarget';
 import { openPostgres } from './postgresDb';
 import { openSampleDb } from './sample/openSampleDb';
+import { holdSampleDb, releasedOnClose } from './sample/sampleDbHold';
 import { openSampleDbInWorker } from './sample/sampleDbInWorker';
 
 export interface OpenOptions {
@@ -16,16 +17,32 @@ export interface OpenOptions {
    * CLI keeps it in its own thread, which has nothing else to do.
    */
   sampleDbInWorker?: boolean;
+  /** Who holds the sample database while it is open, shown to a second opener: "VS Code", "pg-agent sql". */
+  sampleDbHeldBy?: string;
+  /** How long to wait for another process to close the sample database (default 5 s). */
+  sampleDbWaitMs?: number;
 }
 
 export function openDatabase(target: ConnectionTarget, options: OpenOptions): Promise<Db> {
-  if (target.kind === 'sample') {
-    const sample = {
-      dataDir: options.sampleDbDir,
-      logger: options.logger,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    };
-    return options.sampleDbInWorker ? openSampleDbInWorker(sample) : openSampleDb(sample);
+  return target.kind === 'sample' ? openSample(options) : openPostgres(target, { logger: options.logger });
+}
+
+/** The sample database, held by this process from before it is opened until it is closed. */
+async function openSample(options: OpenOptions): Promise<Db> {
+  const hold = await holdSampleDb(options.sampleDbDir, {
+    by: options.sampleDbHeldBy ?? 'pg-agent',
+    logger: options.logger,
+    ...(options.sampleDbWaitMs !== undefined ? { waitMs: options.sampleDbWaitMs } : {}),
+  });
+  const sample = {
+    dataDir: options.sampleDbDir,
+    logger: options.logger,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  };
+  try {
+    return releasedOnClose(await (options.sampleDbInWorker ? openSampleDbInWorker(sample) : openSampleDb(sample)), hold);
+  } catch (error) {
+    await hold.release();
+    throw error;
   }
-  return openPostgres(target, { logger: options.logger });
 }

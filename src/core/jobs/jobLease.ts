@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
+import { processAlive } from '../processAlive';
 import { assertJobId } from './job';
 
 /** Who drives a job, as stored in the lease (JSON) and shown to a second would-be driver. */
@@ -190,14 +191,4 @@ function busy(jobId: string, holder: LeaseHolder): AgentError {
     `Job ${jobId} is running in ${describeHolder(holder)}.`,
     'Watch it with pg-agent job show, or wait until it stops; a driver whose process is gone is taken over at once, one on another machine once its lease goes stale (30 s without a heartbeat).',
   );
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

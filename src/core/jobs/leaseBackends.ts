@@ -1,14 +1,15 @@
 /**
  * Where job leases live. Redis: SET NX PX and compare-and-swap scripts, expiry by Redis itself. Files:
- * `.pgagent/leases/<job>.json`, each read-compare-write done under a mkdir mutex (atomic on every file
- * system) so that two processes never both see the same lease free.
+ * `.pgagent/leases/<job>.json`, each read-compare-write done under a file mutex so that two processes never
+ * both see the same lease free.
  */
-import { mkdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
+import { withFileMutex } from '../fileMutex';
 import { connectRedis } from '../redisClient';
 import { ReadByIdentity, settled, writeFileAtomic } from './jobStore';
 import type { LeaseBackend, LeaseHolder } from './jobLease';
@@ -36,9 +37,6 @@ function parseHolder(text: string, where: string): LeaseHolder {
   }
   return parsed.data;
 }
-
-/** A mutex directory older than this belonged to a process that died inside the few lines it guards. */
-const STALE_MUTEX_MS = 5_000;
 
 export class FileLeaseBackend implements LeaseBackend {
   readonly kind = 'file' as const;
@@ -91,23 +89,7 @@ export class FileLeaseBackend implements LeaseBackend {
   private async locked<T>(jobId: string, body: () => Promise<T>): Promise<T> {
     await mkdir(this.dir, { recursive: true });
     const mutex = join(this.dir, `${jobId}.mutex`);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await mkdir(mutex);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const age = await stat(mutex).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if (age > STALE_MUTEX_MS) await rmdir(mutex).catch(() => undefined);
-        if (attempt > 400) throw new AgentError('JOB_BUSY', `The lease of job ${jobId} stays locked (${mutex}).`, `Delete ${mutex} if no pg-agent or VS Code is running.`);
-        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 10));
-      }
-    }
-    try {
-      return await body();
-    } finally {
-      await rmdir(mutex).catch(() => undefined);
-    }
+    return withFileMutex(mutex, body, () => new AgentError('JOB_BUSY', `The lease of job ${jobId} stays locked (${mutex}).`, `Delete ${mutex} if no pg-agent or VS Code is running.`));
   }
 }
 
