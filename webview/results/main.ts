@@ -44,6 +44,7 @@ window.addEventListener('message', (event: MessageEvent<ResultsHostMessage>) => 
   const message = event.data;
   if (message?.type !== 'results' || message.version <= version) return;
   version = message.version;
+  clearInterval(greeting);
   const changedTab = message.active !== active || message.result?.sql !== result?.sql || message.result?.rowCount !== result?.rowCount;
   tabs = message.tabs;
   active = message.active;
@@ -57,6 +58,9 @@ window.addEventListener('message', (event: MessageEvent<ResultsHostMessage>) => 
   order = result ? sortedOrder(result, sort.column, sort.descending) : [];
   render();
 });
+// A view once stayed at "Loading…" for a whole E2E suite: the first 'ready' (or the host's answer) was lost
+// while the panel was being made. It is said again each second until the host's first push arrives.
+const greeting = setInterval(() => post({ type: 'ready' }), 1_000);
 post({ type: 'ready' });
 
 function render(): void {
