@@ -57,7 +57,7 @@ describe('the sample database, held by one process at a time', () => {
       const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string; advice: string } }).error;
       expect(error.code).toBe('SAMPLE_DB_FAILED');
       expect(error.message).toContain(`is open in VS Code (${os.hostname()}:${process.pid})`);
-      expect(error.advice).toContain('--db');
+      expect(error.advice).toContain('Connect that window to another database');
       expect((await db.query<{ email: string }>('SELECT email FROM customers WHERE id = 1')).rows[0]?.email).toBe('held@example.com');
     } finally {
       await db.close();

@@ -33,6 +33,7 @@ async function openSample(options: OpenOptions): Promise<Db> {
     by: options.sampleDbHeldBy ?? 'pg-agent',
     logger: options.logger,
     ...(options.sampleDbWaitMs !== undefined ? { waitMs: options.sampleDbWaitMs } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
   const sample = {
     dataDir: options.sampleDbDir,

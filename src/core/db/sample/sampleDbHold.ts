@@ -27,6 +27,8 @@ export interface HoldOptions {
   logger: Logger;
   /** How long a second opener waits for the holder to close it (a window reloading) before giving up. */
   waitMs?: number;
+  /** Says who it waits for, for a progress notification. */
+  onProgress?: (message: string) => void;
 }
 
 const DEFAULT_WAIT_MS = 5_000;
@@ -54,8 +56,11 @@ export async function holdSampleDb(dataDir: string, options: HoldOptions): Promi
     });
     if (!other) return new SampleDbHold(lockFile, me);
     if (Date.now() >= deadline) throw inUse(dataDir, lockFile, other);
-    if (!logged) options.logger.info('sample database: waiting for another process to close it', { holder: describe(other) });
-    logged = true;
+    if (!logged) {
+      options.logger.info('sample database: waiting for another process to close it', { holder: describe(other) });
+      options.onProgress?.(`Waiting for ${other.by} (pid ${other.pid}) to close the sample database…`);
+      logged = true;
+    }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -127,8 +132,8 @@ function inUse(dataDir: string, lockFile: string, holder: SampleDbHolder): Agent
   return new AgentError(
     'SAMPLE_DB_FAILED',
     `The sample database in ${dataDir} is open in ${describe(holder)}. It serves one process at a time: two would each lose the other's writes.`,
-    holder.host === hostname()
-      ? 'Close it there (in VS Code, connect to another database or close the window), or use a PostgreSQL database with --db.'
-      : `It is held from another machine; if that process is gone, delete ${lockFile}.`,
+    holder.host !== hostname()
+      ? `It is held from another machine; if that process is gone, delete ${lockFile}.`
+      : `${holder.by === 'VS Code' ? 'Connect that window to another database, or close it' : `Let ${holder.by} finish, or stop it`}, then open the sample database again. A PostgreSQL database has no such limit.`,
   );
 }
