@@ -7,10 +7,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/core/db/db';
 import { AgentError } from '../../src/core/errors';
-import type { LogFields, Logger } from '../../src/core/logger';
+import type { Logger } from '../../src/core/logger';
 import { silentLogger } from '../../src/core/logger';
 import { SAMPLE_DB_LABEL, buildSampleImage, openSampleDb } from '../../src/core/db/sample/openSampleDb';
 import { SAMPLE_ROW_COUNTS } from '../../src/core/db/sample/sampleData';
+import { recordingLogger } from '../support/recordingLogger';
 
 const SLOW = { timeout: 120_000 };
 const TABLES = Object.keys(SAMPLE_ROW_COUNTS).sort();
@@ -39,14 +40,6 @@ async function open(dataDir: string, logger: Logger = silentLogger, onProgress?:
 async function close(db: Db): Promise<void> {
   openDbs.splice(openDbs.indexOf(db), 1);
   await db.close();
-}
-
-function recordingLogger(): Logger & { lines: { message: string; fields?: LogFields }[] } {
-  const lines: { message: string; fields?: LogFields }[] = [];
-  const record = (message: string, fields?: LogFields): void => {
-    lines.push({ message, fields });
-  };
-  return { lines, trace: record, debug: record, info: record, warn: record, error: record };
 }
 
 async function scalar<T>(db: Db, sql: string): Promise<T> {

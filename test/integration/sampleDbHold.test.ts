@@ -12,16 +12,11 @@ import { openDatabase } from '../../src/core/db/openDatabase';
 import { SAMPLE_ROW_COUNTS } from '../../src/core/db/sample/sampleData';
 import { sampleDbLockFile } from '../../src/core/db/sample/sampleDbHold';
 import { AgentError } from '../../src/core/errors';
-import type { LogFields, Logger } from '../../src/core/logger';
+import type { Logger } from '../../src/core/logger';
+import { recordingLogger } from '../support/recordingLogger';
 
 const SLOW = { timeout: 120_000 };
 const CLI = path.join(process.cwd(), 'dist', 'cli.js');
-
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const log = (message: string, _fields?: LogFields) => void lines.push(message);
-  return { lines, debug: log, info: log, warn: log, error: log };
-}
 
 function pgAgent(workspace: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -87,7 +82,7 @@ describe('the sample database, held by one process at a time', () => {
     const logger = recordingLogger();
     const db = await open(logger, 0);
     try {
-      expect(logger.lines).toContain('sample database: taking over from a process that is gone');
+      expect(logger.messages()).toContain('sample database: taking over from a process that is gone');
       expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders')).rows[0]?.n).toBe(SAMPLE_ROW_COUNTS.orders);
     } finally {
       await db.close();
@@ -103,7 +98,7 @@ describe('the sample database, held by one process at a time', () => {
     const logger = recordingLogger();
     const second = open(logger, 60_000);
     // The second is waiting (it logs so once) before the first closes.
-    for (let waited = 0; !logger.lines.includes('sample database: waiting for another process to close it'); waited += 20) {
+    for (let waited = 0; !logger.messages().includes('sample database: waiting for another process to close it'); waited += 20) {
       if (waited > 10_000) throw new Error('the second open never waited');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

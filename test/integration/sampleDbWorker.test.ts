@@ -12,8 +12,9 @@ import { openSampleDb, SAMPLE_DB_LABEL } from '../../src/core/db/sample/openSamp
 import { SAMPLE_ROW_COUNTS } from '../../src/core/db/sample/sampleData';
 import { openSampleDbInWorker } from '../../src/core/db/sample/sampleDbInWorker';
 import { AgentError } from '../../src/core/errors';
-import type { LogFields, Logger } from '../../src/core/logger';
+import type { Logger } from '../../src/core/logger';
 import { silentLogger } from '../../src/core/logger';
+import { recordingLogger } from '../support/recordingLogger';
 
 const SLOW = { timeout: 120_000 };
 const WORKER = path.resolve('dist', 'sampleDbWorker.js');
@@ -39,14 +40,6 @@ function tempDir(): string {
   return root;
 }
 
-function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const record = (message: string, _fields?: LogFields): void => {
-    lines.push(message);
-  };
-  return { lines, trace: record, debug: record, info: record, warn: record, error: record };
-}
-
 async function inWorker(dataDir: string, logger: Logger = silentLogger, onProgress?: (m: string) => void): Promise<Db> {
   const db = await openSampleDbInWorker({ dataDir, logger, imageFile: IMAGE, workerScript: WORKER, ...(onProgress ? { onProgress } : {}) });
   openDbs.push(db);
@@ -69,7 +62,7 @@ describe('the sample database in a worker thread', () => {
     expect(db.label).toBe(SAMPLE_DB_LABEL);
     expect(db.kind).toBe('pglite');
     expect(progress).toContain('Creating the sample database…');
-    expect(logger.lines).toEqual(expect.arrayContaining(['sample database: restored from the shipped image', 'sample database: ready']));
+    expect(logger.messages()).toEqual(expect.arrayContaining(['sample database: restored from the shipped image', 'sample database: ready']));
 
     const counts = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders');
     expect(counts.rows[0]?.n).toBe(SAMPLE_ROW_COUNTS.orders);
