@@ -5,6 +5,7 @@
  * chat streams into the same state (jobChat.ts).
  */
 import type { SigningKey } from '../core/approvals/approvalPath';
+import type { Ticket } from '../core/approvals/ticket';
 import { JobPlanWatch } from './jobPlanWatch';
 import * as vscode from 'vscode';
 import type { JobOutcome } from '../core/jobs/jobOutcome';
@@ -111,7 +112,7 @@ export class JobController implements vscode.Disposable {
       refresh: () => this.refresh(),
       fail: (jobId, error) => this.report(jobId, 'planEdit', error),
     });
-    this.planWatch = new JobPlanWatch(() => deps.review.ticketStore(), deps.logger, (jobId, by) => this.planDecided(jobId, by));
+    this.planWatch = new JobPlanWatch(() => deps.review.ticketStore(), deps.logger, (jobId, ticket) => this.planDecided(jobId, ticket));
     const saved = deps.workspaceState.get<string>(SELECTED_KEY);
     this.selectedId = typeof saved === 'string' ? saved : null;
   }
@@ -493,10 +494,23 @@ export class JobController implements vscode.Disposable {
     return { ...(key ? { key } : { by: actor() }), ...(seenHash !== undefined ? { seenHash } : {}) };
   }
 
-  /** A plan ticket decided elsewhere (a terminal, a teammate): the job goes on as it says, unless this window is already on it. */
-  private planDecided(jobId: string, by: string): void {
-    if (this.steps.isRunning(jobId)) return;
-    void this.perform(jobId, 'continue', `Plan decided by ${by}: going on…`, (runner) => runner.resumeFromTicket(jobId));
+  /**
+   * A plan ticket decided elsewhere (a terminal, a teammate): the job goes on as it says, unless a step of
+   * this window is already on it. Resolves whether the job has left the review of that ticket: a step that
+   * read the ticket just before the decision stays at the review, and the watch then tries again.
+   */
+  private async planDecided(jobId: string, ticket: Ticket): Promise<boolean> {
+    const atThisReview = async () => {
+      const { stop } = await (await this.runners.viewer()).outcome(jobId);
+      return stop.kind === 'review' && stop.ticketId === ticket.id;
+    };
+    // Decided here (the cockpit's Approve), or moved on already.
+    if (!(await atThisReview())) return true;
+    if (this.steps.isRunning(jobId)) return false;
+    const by = ticket.decisions.at(-1)?.by ?? 'someone';
+    this.deps.logger.info('plan ticket decided elsewhere: resuming the job', { jobId, ticket: ticket.id, status: ticket.status, by });
+    await this.perform(jobId, 'continue', `Plan decided by ${by}: going on…`, (runner) => runner.resumeFromTicket(jobId));
+    return !(await atThisReview());
   }
 
   dispose(): void {
