@@ -64,7 +64,7 @@ export class JobPlanWatch {
       return;
     }
     this.retries.set(ticketId, attempt + 1);
-    this.logger.info('a decided plan ticket did not move its job on yet; trying again', { jobId, ticket: ticketId, inMs: delay });
+    this.logger.debug('a decided plan ticket did not move its job on yet; trying again', { jobId, ticket: ticketId, inMs: delay });
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.reported.delete(ticketId);
