@@ -127,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): void {
     openSql: (ticketId) => review.openSql(ticketId),
     useSaferSql: (ticketId, rule) => review.useSaferSql(ticketId, rule),
     // The navigator's job list opens the job's cockpit.
-    job: (intent) => (intent.type === 'selectJob' ? jobs.select(intent.jobId).then(() => cockpits.open(intent.jobId)) : jobs.handle(intent)),
+    job: (intent) => (intent.type === 'selectJob' ? jobs.open(intent.jobId) : jobs.handle(intent)),
     openAsk: async (threadId) => {
       await vscode.commands.executeCommand(OPEN_ASK_RESULT_COMMAND, threadId);
     },
@@ -157,10 +157,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const collab = new CollabController({
     ...featureDeps,
     extensionUri: context.extensionUri,
-    openJob: async (jobId) => {
-      await jobs.select(jobId);
-      await cockpits.open(jobId);
-    },
+    openJob: (jobId) => jobs.open(jobId),
   });
   const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
   logAgentSurfaces(logger);
@@ -191,7 +188,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
-    ...registerJobCommands(jobs, (jobId) => cockpits.open(jobId), (ticketId, approve) => review.decide(ticketId, approve)),
+    ...registerJobCommands(jobs, (ticketId, approve) => review.decide(ticketId, approve)),
     collab,
     vscode.commands.registerCommand(COLLAB_COMMAND_ID, () => collab.command()),
   ];

@@ -45,7 +45,7 @@ function checkText(value: string): string | undefined {
 /**
  * `decide`: the one approval path of a held write (SqlReview.decide), which the cockpit's Approve & run uses too.
  */
-export function registerJobCommands(jobs: JobController, showJob: (jobId: string) => Thenable<unknown>, decide: (ticketId: string, approve: boolean) => Promise<void>): vscode.Disposable[] {
+export function registerJobCommands(jobs: JobController, decide: (ticketId: string, approve: boolean) => Promise<void>): vscode.Disposable[] {
   /** The selected job when the action applies to it, else the person's pick among jobs that may accept it. */
   const target = async (action: JobActionName): Promise<string | undefined> => {
     await jobs.refresh();
@@ -93,15 +93,13 @@ export function registerJobCommands(jobs: JobController, showJob: (jobId: string
       }
       const id = await pickJob(all, 'Pick a job to open in its cockpit');
       if (id === undefined) return;
-      await jobs.select(id);
-      await showJob(id);
+      await jobs.open(id);
     },
     // The status bar passes its job; from the palette or the keybinding: the selected job, else a pick.
     [JOB_COMMAND_IDS.showJobCockpit]: async (jobId?: unknown) => {
       const id = typeof jobId === 'string' && JOB_ID_PATTERN.test(jobId) ? jobId : jobs.selected()?.id;
       if (id === undefined) return vscode.commands.executeCommand(JOB_COMMAND_IDS.openJob);
-      await jobs.select(id);
-      return showJob(id);
+      return jobs.open(id);
     },
     [JOB_COMMAND_IDS.sendReviewChat]: async () => {
       const job = jobs.selected();

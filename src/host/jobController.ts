@@ -141,6 +141,12 @@ export class JobController implements vscode.Disposable {
     return v && v.stop.kind === 'approval' ? { ...v, approval: this.writes.card(v.stop.ticketId) ?? v.approval } : v;
   }
 
+  /** Selects the job and opens (or reveals) its cockpit: what every "open this job" does. */
+  async open(jobId: string): Promise<void> {
+    await this.select(jobId);
+    await this.deps.showJob(jobId);
+  }
+
   /** A cockpit opened on the job: keep its view read and current. */
   watch(jobId: string): Promise<void> {
     this.watched.add(jobId);
@@ -242,8 +248,7 @@ export class JobController implements vscode.Disposable {
       this.report(undefined, 'plan', error);
       return;
     }
-    await this.select(jobId);
-    await this.deps.showJob(jobId);
+    await this.open(jobId);
     await this.perform(jobId, 'plan', 'Planning…', (runner) => runner.continue(jobId));
   }
 
@@ -366,7 +371,7 @@ export class JobController implements vscode.Disposable {
     if (!always && this.deps.isShown(jobId)) return;
     const shown = severity === 'error' ? vscode.window.showErrorMessage(message, 'Open') : vscode.window.showInformationMessage(message, 'Open');
     void shown.then((choice) => {
-      if (choice === 'Open') void this.select(jobId).then(() => this.deps.showJob(jobId));
+      if (choice === 'Open') void this.open(jobId);
     });
   }
 
@@ -473,11 +478,11 @@ export class JobController implements vscode.Disposable {
     if (notify && info.code === 'JOB_BUSY') {
       // Another window, a CLI or a teammate drives the job: nothing failed here; watch it move in the panel.
       void vscode.window.showWarningMessage(info.message, 'Watch').then((choice) => {
-        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showJob(jobId));
+        if (choice && jobId !== undefined) void this.open(jobId);
       });
     } else if (notify) {
       void vscode.window.showErrorMessage(`${info.message}${info.advice ? ` ${info.advice}` : ''}`, 'Show Job').then((choice) => {
-        if (choice && jobId !== undefined) void this.select(jobId).then(() => this.deps.showJob(jobId));
+        if (choice && jobId !== undefined) void this.open(jobId);
       });
     }
   }

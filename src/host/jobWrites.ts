@@ -5,6 +5,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Ticket, TicketStatus } from '../core/approvals/ticket';
+import { RISK_ORDER } from '../core/sql/impactReport';
 import type { ApprovalStatus, ApprovalView, ImpactView } from '../shared/protocol';
 
 /** The writes kept in a cockpit's snapshot (the newest). */
@@ -13,8 +15,8 @@ const MAX_FILE_BYTES = 1_000_000;
 
 /** What the ticket store says of a write's ticket (undefined: not found, e.g. another store). */
 export interface WriteTicketState {
-  status: 'PENDING_APPROVAL' | 'APPROVED' | 'REJECTED' | 'EXPIRED' | 'EXECUTING' | 'EXECUTED' | 'FAILED';
-  decisions: { by: string; approve: boolean }[];
+  status: TicketStatus;
+  decisions: Pick<Ticket['decisions'][number], 'by' | 'approve'>[];
 }
 
 export interface JobWriteView extends ApprovalView {
@@ -22,7 +24,7 @@ export interface JobWriteView extends ApprovalView {
   todoId: string | null;
 }
 
-const STATUS: Record<WriteTicketState['status'], ApprovalStatus> = {
+const STATUS: Record<TicketStatus, ApprovalStatus> = {
   PENDING_APPROVAL: 'pending',
   APPROVED: 'running',
   EXECUTING: 'running',
@@ -44,7 +46,7 @@ export function writeFromImpactFile(text: string, ticket: WriteTicketState | und
   }
   const { ticket: ticketId, sql, sqlFile, todo, ...impact } = json;
   if (typeof ticketId !== 'string' || typeof sql !== 'string' || typeof sqlFile !== 'string') return undefined;
-  if (!['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].includes(impact.risk as string) || !Array.isArray(impact.tables) || !Array.isArray(impact.warnings)) return undefined;
+  if (!(RISK_ORDER as readonly unknown[]).includes(impact.risk) || !Array.isArray(impact.tables) || !Array.isArray(impact.warnings)) return undefined;
   return {
     ticketId,
     sql,

@@ -60,9 +60,7 @@ export class ResultsPanel implements vscode.Disposable {
   show(result: ResultsView, title: string, key?: string): void {
     const id = `r${++this.counter}`;
     this.tabs = [...this.tabs.filter((t) => key === undefined || t.key !== key), { id, title, result, ...(key !== undefined ? { key } : {}) }].slice(-KEPT);
-    this.active = id;
-    this.ensurePanel();
-    this.post();
+    this.display(id);
   }
 
   /** Shows the panel with the tab last active (the side panel's "Show rows" of a read). */
@@ -71,19 +69,22 @@ export class ResultsPanel implements vscode.Disposable {
       void vscode.window.showInformationMessage('No results yet: run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.');
       return;
     }
-    this.active ??= this.tabs.at(-1)?.id ?? null;
-    this.ensurePanel();
-    this.post();
+    this.display(this.active ?? this.tabs.at(-1)?.id ?? null);
   }
 
   /** Shows the kept tab of `key` again; false when it is not kept (closed, or dropped as older than the last 20). */
   reveal(key: string): boolean {
     const tab = this.tabs.find((t) => t.key === key);
     if (!tab) return false;
-    this.active = tab.id;
+    this.display(tab.id);
+    return true;
+  }
+
+  /** Shows the panel with tab `id` active. */
+  private display(id: string | null): void {
+    this.active = id;
     this.ensurePanel();
     this.post();
-    return true;
   }
 
   /** `{ sql, title? }`: one plain SELECT, run READ ONLY with the read limits, shown in a new tab. */

@@ -99,7 +99,6 @@ export function settled<T>(work: () => T): Promise<T> {
   }
 }
 
-
 function outside(relativePath: string, why: string): AgentError {
   return new AgentError('BAD_INPUT', `"${relativePath.slice(0, 120)}" is not a file of this job: ${why}.`, 'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.');
 }

@@ -3,9 +3,9 @@
  * of review-chat turns) with their model calls, tokens, cost and model time, and the moments between them
  * (review decisions, status changes, write decisions, errors). Pure over the file's text.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TimelineMarkView, TimelineStepView, TimelineView } from '../../shared/cockpitProtocol';
+import { ReadByIdentity, settled } from './jobStore';
 
 /** The steps kept (the newest): a long job's chart stays readable and its snapshot small. */
 export const TIMELINE_STEPS_KEPT = 60;
@@ -137,6 +137,12 @@ export function timelineFromAudit(auditText: string): TimelineView {
   };
 }
 
-export async function readJobTimeline(jobDir: string): Promise<TimelineView> {
-  return timelineFromAudit(await readFile(join(jobDir, 'audit.jsonl'), 'utf8').catch(() => ''));
+/**
+ * Each job's audit.jsonl, read and folded again only when the file changed: an open cockpit refreshes on
+ * every change of the job's files, and the audit log (every prompt and reply) is its largest.
+ */
+const audits = new ReadByIdentity<TimelineView>();
+
+export function readJobTimeline(jobDir: string): Promise<TimelineView> {
+  return settled(() => audits.read(join(jobDir, 'audit.jsonl'), timelineFromAudit) ?? timelineFromAudit('')).catch(() => timelineFromAudit(''));
 }

@@ -2,7 +2,7 @@
 // openSampleDb (restore or generate, in this thread) and then answers the host's statements in order.
 // Logs and progress go to the host, which writes them where it writes its own.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Logger } from '../../logger';
+import type { LogFields, Logger } from '../../logger';
 import type { Db } from '../db';
 import { openSampleDb } from './openSampleDb';
 import { toWorkerError, type HostToWorker, type SampleWorkerData, type WorkerToHost } from './sampleDbWorkerProtocol';
@@ -11,13 +11,11 @@ if (!parentPort) throw new Error('sampleDbWorker runs only as a worker thread');
 const port = parentPort;
 const post = (message: WorkerToHost): void => port.postMessage(message);
 
-const logger: Logger = {
-  trace: (message, fields) => post({ op: 'log', level: 'trace', message, ...(fields ? { fields } : {}) }),
-  debug: (message, fields) => post({ op: 'log', level: 'debug', message, ...(fields ? { fields } : {}) }),
-  info: (message, fields) => post({ op: 'log', level: 'info', message, ...(fields ? { fields } : {}) }),
-  warn: (message, fields) => post({ op: 'log', level: 'warn', message, ...(fields ? { fields } : {}) }),
-  error: (message, fields) => post({ op: 'log', level: 'error', message, ...(fields ? { fields } : {}) }),
-};
+const at =
+  (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
+  (message: string, fields?: LogFields): void =>
+    post({ op: 'log', level, message, ...(fields ? { fields } : {}) });
+const logger: Logger = { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 
 async function main(): Promise<void> {
   const data = workerData as SampleWorkerData;

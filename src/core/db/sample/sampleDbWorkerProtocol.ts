@@ -1,7 +1,7 @@
 /**
  * The messages between the extension host and the worker thread that owns the sample database (PGlite),
  * so a long statement or a first open never holds the host's event loop (sampleDbWorker.ts is the
- * worker, workerDb.ts the host's Db over it).
+ * worker, sampleDbInWorker.ts the host's Db over it).
  */
 import type { ErrorInfo } from '../../../shared/errorCodes';
 import { AgentError } from '../../errors';
