@@ -2,7 +2,7 @@
 // each cockpit's frame is found by its job's title (several cockpits may be open, hidden ones included).
 import type { Frame, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { databaseOpen, findWebviewFrame, pickCommand } from './workbench';
+import { databaseOpen, findWebviewFrame, pickCommand, typeInQuickInput } from './workbench';
 
 const UI_TIMEOUT_MS = 30_000;
 
@@ -105,7 +105,8 @@ export async function newJob(p: Page, task: string, options: { afterDatabaseOpen
   const widget = p.locator('.quick-input-widget');
   await pickCommand(p, 'Postgres Agent: New Job…');
   await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await p.keyboard.type(task);
+  // The box replacing the palette does not always get the keyboard (a cockpit kept it): typed only once it has.
+  await typeInQuickInput(p, task);
   await p.keyboard.press('Enter');
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
