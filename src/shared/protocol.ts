@@ -76,6 +76,8 @@ export interface ImpactView {
   lint: { rule: string; severity: 'error' | 'warning' | 'info'; message: string; advice: string; saferSql?: string }[];
   /** False: runs outside a transaction and cannot be rolled back. */
   transactional: boolean;
+  /** The database's own code the write runs (functions, triggers, rules…), each with its verdict. */
+  reach: { function: string; via: string; verdict: 'safe' | 'side-effect' | 'unknown'; effect?: string }[];
 }
 
 /**

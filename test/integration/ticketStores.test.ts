@@ -56,6 +56,7 @@ function impact(overrides: Partial<ImpactReport> = {}): ImpactReport {
     dependents: [],
     lint: [],
     transactional: true,
+    reach: [],
     ...overrides,
   };
 }

@@ -19,7 +19,7 @@ function ticket(risk: Risk, decisions: TicketDecision[], createdBy = 'requester'
     sql: 'x',
     sqlHash: HASH,
     connection: 'postgres://app@db:5432/shop',
-    impact: { statements: [], estimatedRows: 0, exactRows: 0, tables: [], risk, requiresApproval: true, wouldFail: null, previewMs: 0, warnings: [], foreignKeyActions: [], triggers: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true },
+    impact: { statements: [], estimatedRows: 0, exactRows: 0, tables: [], risk, requiresApproval: true, wouldFail: null, previewMs: 0, warnings: [], foreignKeyActions: [], triggers: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] },
     risk,
     createdBy,
     createdAt: '2026-01-01T00:00:00.000Z',

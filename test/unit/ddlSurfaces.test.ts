@@ -77,7 +77,7 @@ describe('renderImpact of DDL', () => {
     statements: ['CREATE INDEX CONCURRENTLY ON t (a)'], estimatedRows: null, exactRows: null, tables: [], risk: 'MEDIUM', requiresApproval: true,
     wouldFail: null, previewMs: 12, warnings: ['Cannot be rolled back: it runs outside a transaction, alone, once approved.'], foreignKeyActions: [], triggers: [],
     previewed: false, locks: [{ table: 'public.t', mode: 'SHARE UPDATE EXCLUSIVE', blocks: 'nothing', work: 'scan', rows: 2_000_000, bytes: 100 * 1024 * 1024, waitsBehind: 0, why: '' }],
-    rewrites: [], dependents: [], lint: [], transactional: false,
+    rewrites: [], dependents: [], lint: [], transactional: false, reach: [],
   };
 
   it('says once that it cannot be rolled back, that it was analysed, and what it locks', () => {

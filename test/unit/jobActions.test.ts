@@ -11,7 +11,7 @@ function card(status: ApprovalView['status']): ApprovalView {
     ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
     sql: 'UPDATE products SET stock_quantity = 0 WHERE id = 1',
     status,
-    impact: { risk: 'LOW', estimatedRows: 1, exactRows: 1, previewMs: 3, tables: [], wouldFail: null, warnings: [], triggers: [], foreignKeyActions: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true },
+    impact: { risk: 'LOW', estimatedRows: 1, exactRows: 1, previewMs: 3, tables: [], wouldFail: null, warnings: [], triggers: [], foreignKeyActions: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] },
   };
 }
 

@@ -15,7 +15,7 @@ const job: Job = {
   connection: 'sample:/tmp/sample-db',
 };
 
-const impact = { statements: ['UPDATE'], estimatedRows: 3, exactRows: 3, tables: [{ schema: 'public', name: 'products', via: 'direct' as const, inserted: 0, updated: 3, deleted: 0 }], risk: 'LOW' as const, requiresApproval: true, wouldFail: null, previewMs: 4, warnings: [], foreignKeyActions: [], triggers: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true };
+const impact = { statements: ['UPDATE'], estimatedRows: 3, exactRows: 3, tables: [{ schema: 'public', name: 'products', via: 'direct' as const, inserted: 0, updated: 3, deleted: 0 }], risk: 'LOW' as const, requiresApproval: true, wouldFail: null, previewMs: 4, warnings: [], foreignKeyActions: [], triggers: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] };
 
 function detail(change: Partial<JobDetail> = {}): JobDetail {
   return {

@@ -28,6 +28,7 @@ export function planImpact(): ImpactReport {
     dependents: [],
     lint: [],
     transactional: true,
+    reach: [],
   };
 }
 

@@ -174,6 +174,9 @@ const impactSchema = z.looseObject({
     )
     .default([]),
   transactional: z.boolean().default(true),
+  reach: z
+    .array(z.object({ function: z.string(), via: z.string(), verdict: z.enum(['safe', 'side-effect', 'unknown']), effect: z.string().optional() }))
+    .default([]),
 });
 
 const decisionSchema = z.object({

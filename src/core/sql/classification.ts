@@ -3,6 +3,8 @@
  * consumed by the read path, impact analysis, risk and the CLI's `classify` command.
  */
 
+import type { ReachEntry } from './reach/reachTypes';
+
 /** SPEC §6 classes, from harmless to dangerous. */
 export type SqlClass = 'read' | 'write' | 'ddl' | 'session' | 'admin' | 'unknown';
 
@@ -47,6 +49,11 @@ export interface StatementClassification {
    * approval, never previewed, run alone and cannot be rolled back (SPEC §5.4a).
    */
   transactional: boolean;
+  /**
+   * The database's own code the statement runs (SPEC §5 1a), once checked against a database (checkSql);
+   * absent from a parse-only classification, which has not looked.
+   */
+  reach?: ReachEntry[];
 }
 
 export interface Classification {

@@ -106,6 +106,7 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
     dependents: ddl.dependents,
     lint: ddl.lint,
     transactional: ddl.transactional,
+    reach: [],
   };
 }
 

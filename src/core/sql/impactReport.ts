@@ -4,6 +4,7 @@
  * maintenance the locks, rewrites, dependents and lint found without blocking anyone.
  */
 import type { LockPhraseInput } from '../../shared/lockPhrases';
+import type { ReachEntry } from './reach/reachTypes';
 
 export type Risk = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 
@@ -61,6 +62,8 @@ export interface ImpactReport {
   lint: LintFindingView[];
   /** False: runs outside a transaction (CREATE INDEX CONCURRENTLY, VACUUM…) and cannot be rolled back. */
   transactional: boolean;
+  /** The database's own code the statements run (SPEC §5 1a, §6): functions, triggers, rules, … with verdicts. */
+  reach: ReachEntry[];
 }
 
 export type LockModeName =
