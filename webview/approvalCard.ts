@@ -1,6 +1,7 @@
 /** UX "Impact" view of one write: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
 import { clock } from '../src/shared/clock';
 import { describeLock } from '../src/shared/lockPhrases';
+import { describeReach, reachToShow } from '../src/shared/reachPhrases';
 import type { ApprovalView, ImpactView } from '../src/shared/protocol';
 import { button, el, fmt } from './dom';
 import { post } from './vscodeApi';
@@ -61,6 +62,23 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
 
 const CANNOT_ROLL_BACK = 'Cannot be rolled back';
 
+/** The database's own code the write runs (SPEC §5 1a): what does something first; empty for older impacts. */
+function reachSection(a: ApprovalView): HTMLElement[] {
+  const { shown, safeLeftOut } = reachToShow((a.impact as Partial<ImpactView>).reach ?? []);
+  if (shown.length === 0) return [];
+  return [
+    el(
+      'div',
+      { class: 'reach', 'data-testid': 'reach' },
+      el('p', { class: 'muted' }, "Runs the database's own code:"),
+      ...shown.map((entry) =>
+        el('p', { class: entry.verdict === 'safe' ? 'muted' : 'warning-text', 'data-testid': 'reach-entry', 'data-verdict': entry.verdict }, describeReach(entry)),
+      ),
+      ...(safeLeftOut > 0 ? [el('p', { class: 'muted' }, `and ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute`)] : []),
+    ),
+  ];
+}
+
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -111,6 +129,7 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
     ...ddlSection(a),
     ...i.foreignKeyActions.map((f) => el('p', { class: 'muted' }, `foreign key ${f.constraint}: ${f.action} → ${f.table}`)),
     ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
+    ...reachSection(a),
     ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
     // "Cannot be rolled back" has its own line above (ddlSection).
     ...i.warnings.filter((w) => !w.startsWith(CANNOT_ROLL_BACK)).map((w) => el('p', { class: 'warning-text' }, w)),

@@ -1,6 +1,7 @@
 /** Impact reports and read results as a person reads them in a terminal. */
 import type { ImpactReport } from '../core/sql/impactReport';
 import { describeLock } from '../shared/lockPhrases';
+import { describeReach, reachToShow } from '../shared/reachPhrases';
 import type { ReadResult } from '../core/sql/runRead';
 import type { JsonValue } from '../core/sql/valueEncoding';
 import { columns, formatCount } from './format';
@@ -38,10 +39,20 @@ export function renderImpact(impact: ImpactReport): string {
   }
   for (const fk of impact.foreignKeyActions) lines.push(`  foreign key ${fk.constraint}: ${fk.action} from ${fk.references} to ${fk.table}`);
   for (const t of impact.triggers) lines.push(`  trigger ${t.name} fires on ${t.table}`);
+  lines.push(...renderReach(impact));
   if (impact.wouldFail) lines.push(`  WOULD FAIL: ${impact.wouldFail.message} (SQLSTATE ${impact.wouldFail.code})`);
   // "Cannot be rolled back" has its own line at the top.
   for (const w of impact.warnings.filter((x) => !x.startsWith('Cannot be rolled back'))) lines.push(`  ! ${w}`);
   return lines.join('\n');
+}
+
+/** The database's own code the statements run (SPEC §5 1a): what does something, then a count of the rest. */
+function renderReach(report: ImpactReport): string[] {
+  // Impacts stored before reach existed (tickets, job checkpoints) have none.
+  const { shown, safeLeftOut } = reachToShow((report as Partial<ImpactReport>).reach ?? []);
+  const lines = shown.map((entry) => `  ${entry.verdict === 'safe' ? 'runs' : entry.verdict === 'unknown' ? 'RUNS UNKNOWN CODE' : 'RUNS'}: ${describeReach(entry)}`);
+  if (safeLeftOut > 0) lines.push(`  runs ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute`);
+  return lines;
 }
 
 /** Locks, rewrites, dependents and lint of DDL and maintenance (SPEC §5.4a). */

@@ -2,8 +2,7 @@
 import type { Ticket } from '../core/approvals/ticket';
 import { AgentError } from '../core/errors';
 import type { Classification } from '../core/sql/classification';
-import { classifySql } from '../core/sql/classify';
-import { loadParser } from '../core/sql/parse';
+import { checkSql } from '../core/sql/reach/checkSql';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
@@ -28,11 +27,10 @@ export function checkSqlText(sql: string): string {
   return sql;
 }
 
-/** The input, parsed and classified (the parser's WASM loaded on first use). */
+/** The input, parsed, classified and checked against the database's own code (reach) on the command's database. */
 export async function classifyInput(context: CommandContext): Promise<{ sql: string; classification: Classification }> {
   const sql = await readSqlInput(context);
-  await loadParser();
-  return { sql, classification: classifySql(sql) };
+  return { sql, classification: await checkSql(await context.openDb(), sql) };
 }
 
 /** Limits from the flags, under the workspace's policy from .pgagent/config.json (default: every write asks). */

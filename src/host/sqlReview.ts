@@ -398,6 +398,10 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
           // Impacts stored before these fields existed (job checkpoints) have none.
           for (const l of ((t.impact as Partial<ImpactView>).locks ?? []).filter((x) => x.blocks !== 'nothing')) lens(`$(lock) ${describeLock(l)}`, 'postgresAgent.showImpact', t.ticketId);
           if ((t.impact as Partial<ImpactView>).transactional === false) lens('$(alert) Cannot be rolled back', 'postgresAgent.showImpact', t.ticketId);
+          // SPEC §5 1a: the database's own code that does something is named where the statement is approved.
+          for (const r of ((t.impact as Partial<ImpactView>).reach ?? []).filter((x) => x.verdict !== 'safe').slice(0, 3)) {
+            lens(`$(alert) Runs ${r.function}: ${r.effect ?? (r.verdict === 'unknown' ? 'unknown code' : 'a side effect')}`, 'postgresAgent.showImpact', t.ticketId);
+          }
           break;
         case 'stale':
           lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);

@@ -1,14 +1,14 @@
-/** An MCP tool's `sql` argument, checked like the CLI's input and classified by the parser. */
+/** An MCP tool's `sql` argument, checked like the CLI's input, classified, and its reach checked. */
 import { AgentError } from '../core/errors';
 import type { Classification } from '../core/sql/classification';
-import { classifySql } from '../core/sql/classify';
-import { loadParser } from '../core/sql/parse';
+import type { Db } from '../core/db/db';
+import { checkSql } from '../core/sql/reach/checkSql';
 import { checkSqlText } from '../cli/sqlInput';
 
-export async function classifySqlArg(sql: string): Promise<Classification> {
+/** Classified by the parser and checked against the database's own code (reach), as every path does. */
+export async function classifySqlArg(sql: string, db: Db): Promise<Classification> {
   checkSqlText(sql);
-  await loadParser();
-  return classifySql(sql);
+  return checkSql(db, sql);
 }
 
 /** A statement the safety policy refuses: it never runs through Postgres Agent, approved or not. */

@@ -10,6 +10,8 @@ export const IMPACT_SCHEMA = z.looseObject({
   requiresApproval: z.boolean(),
   wouldFail: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   warnings: z.array(z.string()),
+  previewed: z.boolean(),
+  reach: z.array(z.looseObject({ function: z.string(), via: z.string(), verdict: z.enum(['safe', 'side-effect', 'unknown']), effect: z.string().optional() })),
 });
 
 export const IMPACT_OUTPUT = IMPACT_SCHEMA.shape;

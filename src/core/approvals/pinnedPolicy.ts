@@ -19,8 +19,8 @@ export interface PinnedPolicy {
  * The verified policy pinned for this database, or undefined when none is pinned. Throws AgentError
  * (APPROVAL_POLICY) when a pin exists but the document is missing, altered or not signed by the pinned key.
  */
-export async function readPinnedPolicy(session: DbSession, identity: DatabaseIdentity): Promise<PinnedPolicy | undefined> {
+export function readPinnedPolicy(session: DbSession, identity: DatabaseIdentity): Promise<PinnedPolicy | undefined> {
   void session;
   void identity;
-  return undefined;
+  return Promise.resolve(undefined);
 }

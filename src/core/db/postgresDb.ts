@@ -7,6 +7,7 @@ import type { ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
 import { connectionError, queryError } from './dbErrors';
 import { AgentError } from '../errors';
+import { resetSession } from './sessionReset';
 
 export interface PostgresOptions {
   connectTimeoutMs?: number;
@@ -110,16 +111,19 @@ class PostgresDb implements Db {
       broken = error;
     };
     client.on('error', onError);
+    const noteBroken = (error: unknown): never => {
+      if (error instanceof AgentError && error.code === 'DB_UNREACHABLE') broken ??= error;
+      throw error;
+    };
+    const session: DbSession = {
+      query: <Row>(sql: string, params?: readonly unknown[]) => runQuery<Row>(client, sql, params, this.label).catch(noteBroken),
+      queryText: (sql: string, params?: readonly unknown[]) => runTextQuery(client, sql, params, this.label).catch(noteBroken),
+    };
     try {
-      const noteBroken = (error: unknown): never => {
-        if (error instanceof AgentError && error.code === 'DB_UNREACHABLE') broken ??= error;
-        throw error;
-      };
-      return await work({
-        query: <Row>(sql: string, params?: readonly unknown[]) => runQuery<Row>(client, sql, params, this.label).catch(noteBroken),
-        queryText: (sql: string, params?: readonly unknown[]) => runTextQuery(client, sql, params, this.label).catch(noteBroken),
-      });
+      return await work(session);
     } finally {
+      // Nothing the session's SQL (or the database code it ran) did may reach the next user of the connection.
+      if (!broken) broken = await resetSession(session);
       client.off('error', onError);
       // A session whose connection died is destroyed rather than returned to the pool.
       client.release(broken);

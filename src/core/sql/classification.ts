@@ -3,7 +3,7 @@
  * consumed by the read path, impact analysis, risk and the CLI's `classify` command.
  */
 
-import type { ReachEntry } from './reach/reachTypes';
+import type { ReachEffect, ReachEntry } from './reach/reachTypes';
 
 /** SPEC §6 classes, from harmless to dangerous. */
 export type SqlClass = 'read' | 'write' | 'ddl' | 'session' | 'admin' | 'unknown';
@@ -54,6 +54,10 @@ export interface StatementClassification {
    * absent from a parse-only classification, which has not looked.
    */
   reach?: ReachEntry[];
+  /** What the reach does that matters (absent or empty: nothing), worst first; see reachTypes.ts. */
+  reachEffects?: ReachEffect[];
+  /** Sequences the reach advances (a trigger's nextval, a serial default), disclosed like a direct nextval. */
+  reachSequences?: string[];
 }
 
 export interface Classification {

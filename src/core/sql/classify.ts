@@ -168,7 +168,7 @@ function walk(stmt: ParsedStatement, st: State): void {
   }
 }
 
-function maxClass(classes: SqlClass[]): SqlClass {
+export function maxClass(classes: SqlClass[]): SqlClass {
   return classes.reduce<SqlClass>((a, b) => (CLASS_ORDER.indexOf(b) > CLASS_ORDER.indexOf(a) ? b : a), 'read');
 }
 

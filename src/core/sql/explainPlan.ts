@@ -11,6 +11,7 @@ import type { StatementClassification } from './classification';
 import { classifySql } from './classify';
 import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';
+import { assertReachAllows } from './reach/checkSql';
 
 export interface ExplainLimits {
   statementTimeoutMs: number;
@@ -19,6 +20,8 @@ export interface ExplainLimits {
 
 /** EXPLAIN (FORMAT …) of one statement in a READ ONLY transaction that is rolled back. */
 export async function explainReadOnly(db: Db, statementSql: string, format: 'text' | 'json', limits: ExplainLimits): Promise<string> {
+  // Planning evaluates functions (an IMMUTABLE label can lie): nothing whose reach acts beyond READ ONLY.
+  await assertReachAllows(db, statementSql, 'explain');
   return db.withSession(async (session) => {
     await session.query('BEGIN READ ONLY');
     try {

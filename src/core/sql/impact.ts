@@ -8,6 +8,7 @@ import { DbQueryError } from '../db/dbErrors';
 import { AgentError } from '../errors';
 import type { Classification, StatementClassification } from './classification';
 import type { ImpactReport } from './impactReport';
+import type { Risk } from './impactReport';
 import { RISK_ORDER } from './impactReport';
 import { setLocalTimeouts } from './runRead';
 import type { RiskPolicy } from './risk';
@@ -19,6 +20,9 @@ import { analyseDdl } from './ddl/ddlAnalysis';
 import { blockersOf, PREVIEW_BLOCKING_BUDGET_MS, PREVIEW_LOCK_WAIT_MS } from './ddl/ddlPreview';
 import { relfilenodes } from './ddl/tableSize';
 import { predictFailure } from './ddl/wouldFail';
+import { withReach } from './reach/checkSql';
+import type { ReachEntry } from './reach/reachTypes';
+import { blockingEffects, reachRiskFloor } from './reach/reachVerdicts';
 
 export interface ImpactOptions {
   previewTimeoutMs: number;
@@ -34,7 +38,9 @@ export interface ImpactOptions {
 /** A planner estimate this many times off the exact count earns a warning. */
 const ESTIMATE_WARNING_RATIO = 10;
 
-export async function analyzeImpact(db: Db, classification: Classification, options: ImpactOptions): Promise<ImpactReport> {
+export async function analyzeImpact(db: Db, given: Classification, options: ImpactOptions): Promise<ImpactReport> {
+  // What the database's own code would do decides whether a preview may run at all (SPEC §5 1a).
+  const classification = await withReach(db, given);
   const refused = classification.statements.find((s) => s.decision === 'refuse');
   if (refused) {
     throw new AgentError('SQL_REFUSED', `Refused: ${refused.reasons.join('; ')}.`, 'This statement never runs through Postgres Agent; run it yourself outside the agent if you must.');
@@ -75,12 +81,21 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
   const locks = ddl.locks.map((l) => (rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const }));
   const assessed = assessRisk({ classification, rows, tables: touched, ddl: { locks, rewrites } }, options.policy);
   // What cannot be previewed cannot be measured: never rate it below HIGH (DDL the lock model knows is
-  // measured by lock × size × rewrite instead).
+  // measured by lock × size × rewrite instead). Code we only cannot see into (and that is all) is at least
+  // MEDIUM; code that does what ROLLBACK cannot undo will do it again at execution: at least HIGH.
+  const floor = unpreviewedFloor(classification.statements, (s, i) => whyNotPreviewable(s, ddl.plans[i]?.known === true));
   const { risk, reasons } =
-    unsafe.length > 0 && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf('HIGH')
-      ? { risk: 'HIGH' as const, reasons: [...assessed.reasons, 'its effect could not be measured beforehand, so it is at least HIGH'] }
+    floor !== undefined && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf(floor)
+      ? {
+          risk: floor,
+          reasons: [...assessed.reasons, floor === 'HIGH' ? 'its effect could not be measured beforehand, so it is at least HIGH' : 'it runs code that could not be looked into, so it is at least MEDIUM'],
+        }
       : assessed;
   const warnings = [...ddl.warnings, ...preview.warnings, ...predictionWarnings, ...reasons.map((r) => `Risk: ${r}.`)];
+  const reachSequences = [...new Set(classification.statements.flatMap((s) => s.reachSequences ?? []))];
+  if (!previewed && reachSequences.length > 0) {
+    warnings.push(`It advances the sequence${reachSequences.length === 1 ? '' : 's'} ${reachSequences.join(', ')} (through the database's own code): values it uses are never given back, also when it fails or is rolled back.`);
+  }
   if (!ddl.transactional) warnings.unshift('Cannot be rolled back: it runs outside a transaction, alone, once approved.');
   if (preview.exactRows !== null && preview.estimatedRows !== null) {
     const [low, high] = [Math.min(preview.exactRows, preview.estimatedRows), Math.max(preview.exactRows, preview.estimatedRows)];
@@ -106,8 +121,17 @@ export async function analyzeImpact(db: Db, classification: Classification, opti
     dependents: ddl.dependents,
     lint: ddl.lint,
     transactional: ddl.transactional,
-    reach: [],
+    reach: reachEntries(classification.statements),
   };
+}
+
+/** The least risk of statements that were not previewed: MEDIUM when all that stopped them is unknown code. */
+function unpreviewedFloor(statements: readonly StatementClassification[], why: (s: StatementClassification, i: number) => string | undefined): Risk | undefined {
+  const stopped = statements.filter((s, i) => why(s, i) !== undefined);
+  if (stopped.length === 0) return undefined;
+  // Stopped by something besides the reach (a DO block, a side-effect call, a session change): HIGH as before.
+  if (statements.some((s, i) => why({ ...s, reachEffects: [] }, i) !== undefined)) return 'HIGH';
+  return reachRiskFloor(stopped);
 }
 
 /** Statement kinds whose code or data flow the preview cannot contain (procedural code, server files, prepared text). */
@@ -125,6 +149,8 @@ const NEVER_PREVIEWED: Record<string, string> = {
 export function whyNotPreviewable(statement: StatementClassification, lockModelKnows = false): string | undefined {
   const never = NEVER_PREVIEWED[statement.kind];
   if (never) return never;
+  const reach = blockingEffects(statement);
+  if (reach.length > 0) return reach.map((e) => e.reason).join('; ');
   if (statement.sideEffects.length > 0) return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
   // Maintenance the lock model knows (REINDEX, CLUSTER, ANALYZE) is previewed under the DDL rules.
   if (lockModelKnows && statement.class === 'admin') return undefined;
@@ -152,7 +178,9 @@ async function previewInTransaction(
 ): Promise<PreviewOutcome> {
   const warnings: string[] = [];
   let estimatedRows: number | null = 0;
-  const sequenced = await tablesUsingSequences(session, statements);
+  // Inserted tables with serial or identity columns, and sequences the reach advances (a trigger's nextval,
+  // `SET id = DEFAULT`): the same disclosure either way (SPEC §5 1a).
+  const sequenced = [...new Set([...(await tablesUsingSequences(session, statements)), ...statements.flatMap((s) => s.reachSequences ?? [])])];
   const sequenceWarning = (failed: boolean) =>
     failed
       ? `The failed preview may still have used sequence values of ${sequenced.join(', ')}: they are not given back (ids may have gaps).`
@@ -222,6 +250,13 @@ async function previewInTransaction(
   } finally {
     await session.query('ROLLBACK');
   }
+}
+
+/** Every statement's reach in one list, each function and way in once. */
+function reachEntries(statements: readonly StatementClassification[]): ReachEntry[] {
+  const seen = new Map<string, ReachEntry>();
+  for (const entry of statements.flatMap((s) => s.reach ?? [])) seen.set(`${entry.function}\u0000${entry.via}`, entry);
+  return [...seen.values()];
 }
 
 /** Tables an INSERT or MERGE of the input fills whose columns draw from a sequence (serial or identity). */

@@ -8,6 +8,7 @@ import type { TypeInfo } from '../db/typeInfo';
 import { lookupTypes } from '../db/typeInfo';
 import type { JsonValue } from './valueEncoding';
 import { encodeValue } from './valueEncoding';
+import { assertReachAllows } from './reach/checkSql';
 
 export interface ReadLimits {
   maxRows: number;
@@ -34,6 +35,8 @@ const typeCaches = new WeakMap<Db, Map<number, TypeInfo>>();
  */
 export async function runRead(db: Db, statement: string, useCursor: boolean, limits: ReadLimits): Promise<ReadResult> {
   const started = performance.now();
+  // Whoever called: a read runs none of the database's code that does more than read (SPEC §5 1a).
+  await assertReachAllows(db, statement, 'read');
   let typeCache = typeCaches.get(db);
   if (!typeCache) {
     typeCache = new Map();

@@ -1,16 +1,15 @@
 /**
  * The safety path every SQL goes through, whoever wrote it (a person, the CLI, the model):
- * parse and classify → a read runs read-only → anything else gets its impact and an approval ticket,
+ * parse and classify, then what the database's own code would do (reach) → a read runs read-only → anything else gets its impact and an approval ticket,
  * or is refused. Nothing here can approve: approvals come only from a person (SPEC §5.7).
  */
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db } from '../db/db';
 import type { Classification } from './classification';
-import { classifySql } from './classify';
 import { analyzeImpact } from './impact';
 import type { ImpactReport } from './impactReport';
-import { loadParser } from './parse';
+import { checkSql } from './reach/checkSql';
 import type { ReadResult } from './runRead';
 import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
@@ -46,8 +45,7 @@ export interface RunSqlRequest {
 
 /** Throws AgentError for bad input (SQL_EMPTY, SQL_SYNTAX, SQL_PLACEHOLDERS, BAD_INPUT) and database failures. */
 export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest): Promise<SqlOutcome> {
-  await loadParser();
-  const classification = classifySql(request.sql);
+  const classification = await checkSql(db, request.sql);
   if (classification.decision === 'refuse') return { status: 'refused', classification };
   if (classification.decision === 'run') {
     const statement = classification.statements[0];

@@ -7,6 +7,8 @@ import type { Db } from '../db/db';
 import { DbQueryError } from '../db/dbErrors';
 import type { Classification } from './classification';
 import { setLocalTimeouts } from './runRead';
+import { withReach } from './reach/checkSql';
+import { blockingEffects } from './reach/reachVerdicts';
 
 /** Statement kinds EXPLAIN accepts; others (DDL, utility statements) are checked by the parser only. */
 const EXPLAINABLE = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CreateTableAsStmt', 'DeclareCursorStmt', 'ExecuteStmt']);
@@ -20,14 +22,17 @@ export type Validation =
       error: { sqlState: string; message: string; position?: number; hint?: string };
     };
 
-export async function validateSql(db: Db, classification: Classification, timeoutMs: number): Promise<Validation> {
+export async function validateSql(db: Db, given: Classification, timeoutMs: number): Promise<Validation> {
+  // Planning runs the database's code too: a statement whose reach acts beyond READ ONLY is not explained
+  // (it is held, not previewed, further on); the parser's check is all it gets here.
+  const classification = await withReach(db, given);
   return db.withSession(async (session) => {
     // READ ONLY: EXPLAIN without ANALYZE executes nothing, and this makes sure of it.
     await session.query('BEGIN READ ONLY');
     try {
       await setLocalTimeouts(session, timeoutMs, timeoutMs);
       for (const [i, statement] of classification.statements.entries()) {
-        if (!EXPLAINABLE.has(statement.kind)) continue;
+        if (!EXPLAINABLE.has(statement.kind) || blockingEffects(statement).length > 0) continue;
         try {
           await session.query(`EXPLAIN ${statement.sql}`);
         } catch (error) {

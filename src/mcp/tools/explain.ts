@@ -16,7 +16,7 @@ export const explainTool = defineTool({
   input: { sql: z.string().max(100_000).describe('One statement, without EXPLAIN.') },
   output: READ_OUTPUT,
   async run(context, { sql }) {
-    const classification = await classifySqlArg(sql);
+    const classification = await classifySqlArg(sql, await context.openDb());
     if (classification.decision === 'refuse') throw refusedError(classification);
     const plan = await explainSql(await readToolContext(context), sql);
     const lines = plan.split('\n');

@@ -18,7 +18,7 @@ export const impactTool = defineTool({
   input: { sql: z.string().max(100_000).describe('The write to analyse.') },
   output: IMPACT_OUTPUT,
   async run(context, { sql }) {
-    const classification = await classifySqlArg(sql);
+    const classification = await classifySqlArg(sql, await context.openDb());
     if (classification.decision === 'refuse') throw refusedError(classification);
     const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
     return { structured: { ...impact }, text: renderImpact(impact) };

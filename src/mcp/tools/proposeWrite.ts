@@ -33,7 +33,7 @@ export const proposeWriteTool = defineTool({
   output: { impact: IMPACT_SCHEMA, ticket: TICKET_SUMMARY_SCHEMA },
   async run(context, { sql, reason }) {
     if (reason.trim() === '') throw new AgentError('BAD_INPUT', 'The reason is empty.', 'Say why this change is needed: the person approving it reads it.');
-    const classification = await classifySqlArg(sql);
+    const classification = await classifySqlArg(sql, await context.openDb());
     if (classification.decision === 'refuse') throw refusedError(classification);
     if (classification.decision === 'run') {
       throw new AgentError('BAD_INPUT', 'This is a read: it needs no approval.', 'Call run_read with it instead.');

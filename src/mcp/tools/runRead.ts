@@ -18,7 +18,7 @@ export const runReadTool = defineTool({
   input: { sql: z.string().max(100_000).describe('Exactly one read statement.') },
   output: READ_OUTPUT,
   async run(context, { sql }) {
-    const classification = await classifySqlArg(sql);
+    const classification = await classifySqlArg(sql, await context.openDb());
     if (classification.decision === 'refuse') throw refusedError(classification);
     const statement = classification.statements[0];
     if (classification.decision !== 'run' || !statement) {

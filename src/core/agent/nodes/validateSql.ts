@@ -1,7 +1,6 @@
-/** Parse + classify + EXPLAIN (nothing executed): an objection becomes `validationError` for the repair step. */
+/** Parse + classify + reach + EXPLAIN (nothing executed): an objection becomes `validationError` for the repair step. */
 import { AgentError } from '../../errors';
-import { classifySql } from '../../sql/classify';
-import { loadParser } from '../../sql/parse';
+import { checkSql } from '../../sql/reach/checkSql';
 import { validateSql } from '../../sql/validate';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
@@ -16,10 +15,9 @@ export function makeValidateSqlNode(deps: AskDeps): AskNode {
     const threadId = threadIdOf(config);
     const sql = state.sql ?? '';
     try {
-      await loadParser();
       let classification;
       try {
-        classification = classifySql(sql);
+        classification = await checkSql(deps.db, sql);
       } catch (error) {
         if (error instanceof AgentError && REPAIRABLE.has(error.code)) {
           const position = 'position' in error && typeof error.position === 'number' ? { position: error.position } : {};

@@ -8,9 +8,8 @@ import { untrustedData } from '../../agent/modelCall';
 import { findTablesText } from '../../agent/schemaLinking';
 import type { Db } from '../../db/db';
 import { AgentError } from '../../errors';
-import type { Classification } from '../../sql/classification';
-import { classifySql } from '../../sql/classify';
-import { loadParser } from '../../sql/parse';
+import { checkSql, reachRefusal } from '../../sql/reach/checkSql';
+import { blockingEffects } from '../../sql/reach/reachVerdicts';
 import type { ReadResult } from '../../sql/runRead';
 import { explainReadOnly } from '../../sql/explainPlan';
 import { runRead } from '../../sql/runRead';
@@ -116,7 +115,7 @@ export async function countRows(context: ReadToolContext, table: string, where: 
 
 /** One read, classified by the parser first: anything else is refused with the parser's reasons. */
 export async function runReadSql(context: ReadToolContext, sql: string): Promise<string> {
-  const classification = await classify(sql);
+  const classification = await checkSql(context.db, sql);
   const statement = classification.statements[0];
   if (classification.decision !== 'run' || !statement) {
     throw new AgentError(
@@ -131,7 +130,7 @@ export async function runReadSql(context: ReadToolContext, sql: string): Promise
 
 /** The planner's plan (EXPLAIN without ANALYZE, inside READ ONLY): of a read, or of one data write that is not run. */
 export async function explainSql(context: ReadToolContext, sql: string): Promise<string> {
-  const classification = await classify(sql);
+  const classification = await checkSql(context.db, sql);
   const statement = classification.statements[0];
   if (classification.statements.length !== 1 || !statement) throw new AgentError('BAD_INPUT', 'explain_sql takes exactly one statement.');
   if (!['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt'].includes(statement.kind)) {
@@ -140,13 +139,11 @@ export async function explainSql(context: ReadToolContext, sql: string): Promise
   if (statement.sideEffects.length > 0) {
     throw new AgentError('SQL_REFUSED', `Not explained: the statement calls ${statement.sideEffects.join(', ')}, whose effects survive a rollback.`);
   }
+  const blocking = blockingEffects(statement);
+  if (blocking.length > 0) throw reachRefusal(blocking, 'explain');
   return explainReadOnly(context.db, statement.sql, 'text', context.settings);
 }
 
-async function classify(sql: string): Promise<Classification> {
-  await loadParser();
-  return classifySql(sql);
-}
 
 /** Rows as compact JSON lines inside the untrusted-data delimiters, with the count and truncation stated outside them. */
 export function rowsForModel(result: ReadResult): string {

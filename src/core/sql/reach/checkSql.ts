@@ -4,15 +4,62 @@
  * has an effect is no longer a read; a write whose reach ROLLBACK cannot undo is not previewed.
  */
 import type { Db } from '../../db/db';
+import { AgentError } from '../../errors';
 import type { Classification } from '../classification';
 import { classifyParsed } from '../classify';
 import { loadParser, parseSql } from '../parse';
+import type { ParsedStatement } from '../parse';
+import { reachOf } from './reachOf';
+import { blockingEffects, mergeReach } from './reachVerdicts';
+import type { ReachEffect } from './reachTypes';
 
-/** Classifies `sql` and checks its reach on `db`. Throws like classifySql. (Reach wiring in progress.) */
+/** Classifies `sql` and checks its reach on `db`. Throws like classifySql, and like the database. */
 export async function checkSql(db: Db, sql: string): Promise<Classification> {
-  void db;
   await loadParser();
-  const classification = classifyParsed(parseSql(sql));
-  for (const statement of classification.statements) statement.reach = [];
-  return classification;
+  const parsed = parseSql(sql);
+  const classification = classifyParsed(parsed);
+  // A refused input never runs anywhere: nothing of the database's code to look at.
+  if (classification.decision === 'refuse') return classification;
+  return mergeReach(classification, await reachOf(db, parsed.statements));
+}
+
+/**
+ * The classification with reach, computed when a caller classified with the parser alone (an older path, a
+ * test): each statement is parsed again on its own, so nothing runs unchecked.
+ */
+export async function withReach(db: Db, classification: Classification): Promise<Classification> {
+  if (classification.decision === 'refuse' || classification.statements.every((s) => s.reach !== undefined)) return classification;
+  await loadParser();
+  const parsed: ParsedStatement[] = classification.statements.map((s) => {
+    const [only] = parseSql(s.sql).statements;
+    if (!only) throw new Error(`A classified statement no longer parses alone: ${s.sql.slice(0, 80)}`);
+    return only;
+  });
+  return mergeReach(classification, await reachOf(db, parsed));
+}
+
+/**
+ * Refuses (SQL_REFUSED) to run `statementSql` as a read or to EXPLAIN it when its reach does anything:
+ * the guard inside runRead, EXPLAIN and validation, whoever called them (SPEC §5 1a).
+ */
+export async function assertReachAllows(db: Db, statementSql: string, purpose: 'read' | 'explain'): Promise<void> {
+  await loadParser();
+  const [reach] = await reachOf(db, parseSql(statementSql).statements.slice(0, 1));
+  const effects = purpose === 'read' ? (reach?.effects ?? []) : blockingEffects({ reachEffects: reach?.effects ?? [] });
+  if (effects.length > 0) throw reachRefusal(effects, purpose);
+}
+
+export function reachRefusal(effects: readonly ReachEffect[], purpose: 'read' | 'explain'): AgentError {
+  const what = effects.map((e) => e.reason).join('; ');
+  return purpose === 'read'
+    ? new AgentError(
+        'SQL_REFUSED',
+        `Not run as a read: ${what}.`,
+        'The database\'s own code makes this more than a read. Send it as a write (Run SQL with Review, pg-agent sql, propose_write): it is then held for approval with its impact.',
+      )
+    : new AgentError(
+        'SQL_REFUSED',
+        `Not explained: planning may run the database's own code, and ${what}.`,
+        'EXPLAIN evaluates functions while planning (labels such as IMMUTABLE can lie). Look at the functions named above, or send the statement for review to see its predicted impact.',
+      );
 }

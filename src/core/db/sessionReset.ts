@@ -1,0 +1,25 @@
+/**
+ * A session leaves nothing behind (SPEC §5 4): before its connection serves anyone else, DISCARD ALL releases
+ * session-level advisory locks, resets every setting, drops temporary objects, closes cursors and forgets
+ * prepared statements — whatever the database's own code did during a read or a preview. A transaction the
+ * work left open is rolled back first. A connection that cannot be reset is not reused (the caller's cue).
+ */
+import type { DbSession } from './db';
+import { DbQueryError } from './dbErrors';
+
+/** Resets the session; returns the error when the connection could not be reset (it must then be dropped). */
+export async function resetSession(session: DbSession): Promise<Error | undefined> {
+  try {
+    try {
+      await session.query('DISCARD ALL');
+    } catch (error) {
+      // 25001: the work left its transaction open (or aborted); end it, then reset.
+      if (!(error instanceof DbQueryError) || error.sqlState !== '25001') throw error;
+      await session.query('ROLLBACK');
+      await session.query('DISCARD ALL');
+    }
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
