@@ -3,6 +3,7 @@ import type { Classification } from './classification';
 import type { Risk, TableLock } from './impactReport';
 import { sizeClass } from './ddl/tableSize';
 import { RISK_ORDER } from './impactReport';
+import { blockingEffects } from './reach/reachVerdicts';
 
 export interface RiskPolicy {
   /**
@@ -94,5 +95,7 @@ export function requiresApproval(classification: Classification, risk: Risk, pol
   if (policy.autoApproveMaxRisk === 'none') return true;
   // Only plain data changes may skip a person; DDL, session, admin and unknown statements always ask.
   if (classification.statements.some((s) => s.class !== 'write')) return true;
+  // Code that was not previewed (it does what ROLLBACK cannot undo, or cannot be looked into) always asks.
+  if (classification.statements.some((s) => blockingEffects(s).length > 0)) return true;
   return RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(policy.autoApproveMaxRisk);
 }
