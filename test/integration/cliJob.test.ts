@@ -1,7 +1,7 @@
 // `pg-agent job` on real PostgreSQL with the scripted Gemini server as the only fake: plan → review →
 // revise → approve → held write (exit 3) → approvals approve → continue in a new Node process → completed.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -149,6 +149,14 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect(done.execution).toMatchObject({ ticketId: ticket, rows: 4 });
     expect(done.todos).toEqual([expect.objectContaining({ id: 't1', status: 'done' })]);
     expect(server.requests.some((r) => r.text.includes('Executed after approval by teammate'))).toBe(true);
+    // Retention for a real CLI job (the CLI passes its checkpointer in): a finished job keeps its three stops
+    // (two plan reviews, one held write) and its newest checkpoint, nothing else.
+    const checkpoints = join(workspace, '.pgagent', 'checkpoints', id);
+    const kept = readdirSync(checkpoints).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json'));
+    const writesOf = (f: string) => join(checkpoints, f.replace(/\.json$/, '.writes.json'));
+    const stops = kept.filter((f) => existsSync(writesOf(f)) && readFileSync(writesOf(f), 'utf8').includes('"__interrupt__"'));
+    expect(stops, 'stops kept').toHaveLength(3);
+    expect(kept, 'checkpoints kept').toHaveLength(4);
 
     // Changed exactly once: two orders archived, two audit rows from the trigger; a second continue runs nothing.
     const archivedOnce = async () => {

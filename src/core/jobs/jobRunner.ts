@@ -359,6 +359,16 @@ export class JobRunner {
     return outcome;
   }
 
+  /**
+   * The jobs' checkpointer, remembered when it is the file one — whether the CLI or VS Code passed it in or it is
+   * made here — so that its retention runs for every real job (the team database keeps its own).
+   */
+  private fileCheckpointer(): BaseCheckpointSaver {
+    const saver = this.deps.checkpointer ?? new FileCheckpointSaver(this.deps.checkpointsDir);
+    this.fileSaver = saver instanceof FileCheckpointSaver ? saver : undefined;
+    return saver;
+  }
+
   /** Checkpoint retention (FileCheckpointSaver.prune), by the driver that still holds the lease; the team database keeps its own. */
   private async pruneCheckpoints(jobId: string, outcome: JobOutcome): Promise<void> {
     if (!this.fileSaver) return;
@@ -402,7 +412,7 @@ export class JobRunner {
         signal: this.deps.signal,
         now: () => new Date(),
       },
-      guardCheckpointer(this.deps.checkpointer ?? (this.fileSaver = new FileCheckpointSaver(this.deps.checkpointsDir)), guard),
+      guardCheckpointer(this.fileCheckpointer(), guard),
     );
     return this.graphInstance;
   }
