@@ -98,6 +98,17 @@ function jobFolder(workspace: string, title: string): string {
   return join(jobs, id);
 }
 
+/** The job's checkpoints: how many stops are kept, and how many others besides the newest. */
+function checkpointsBeyondRetention(workspace: string, title: string): { stops: number; extra: number } {
+  const dir = join(workspace, '.pgagent', 'checkpoints', basename(jobFolder(workspace, title)));
+  const kept = readdirSync(dir).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json')).sort();
+  const writesOf = (f: string) => join(dir, f.replace(/\.json$/, '.writes.json'));
+  const stops = kept.filter((f) => existsSync(writesOf(f)) && readFileSync(writesOf(f), 'utf8').includes('"__interrupt__"'));
+  const newest = kept[kept.length - 1];
+  return { stops: stops.length, extra: kept.filter((f) => f !== newest && !stops.includes(f)).length };
+}
+
+
 function auditedToolCalls(jobDir: string): string[] {
   return readFileSync(join(jobDir, 'audit.jsonl'), 'utf8')
     .trim()
@@ -289,6 +300,9 @@ describe('Jobs in VS Code', () => {
     expect(await navTexts(p, '[data-testid="job-status-badge"]')).toEqual(['completed']);
     expect(await (await cockpit(p, TASK)).locator('[data-testid="approve-plan-button"], [data-testid="cancel-job-button"]').count(), 'no actions on a finished job').toBe(0);
     await screenshot(p, 'job-completed', SUITE);
+    // Retention for a real VS Code job (the window passes its checkpointer in): a finished job keeps its stops
+    // (plan reviews, the held write) and its newest checkpoint, nothing in between.
+    await expect.poll(() => checkpointsBeyondRetention(suite.workspace(), TASK), { timeout: UI_TIMEOUT_MS, message: 'checkpoints kept beyond the stops and the newest' }).toEqual({ stops: expect.any(Number) as number, extra: 0 });
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
 
