@@ -70,6 +70,22 @@ ${triggerFn('rt_p_deep_dblink', dblinkBody(w, 'rt_p_deep_dblink'))}CREATE TRIGGE
     triggered('rt_p_set', 'rt_p_set_config', "PERFORM set_config('work_mem', '77MB', false)", 'BEFORE UPDATE'),
     `CREATE FUNCTION rt_p_c_lock(bigint) RETURNS void LANGUAGE internal STRICT AS 'pg_advisory_lock_int8';\n`,
     triggered('rt_p_unk', 'rt_p_unknown_call', `PERFORM rt_p_c_lock(${w.key(21)})`, 'BEFORE DELETE'),
+    // A constraint trigger (not deferred: it fires at the end of the statement).
+    `CREATE TABLE rt_p_cons (id int PRIMARY KEY, v int); INSERT INTO rt_p_cons VALUES (1, 1);
+${triggerFn('rt_p_constraint_shell', shell('rt_p_constraint_shell'))}CREATE CONSTRAINT TRIGGER rt_p_constraint_shell_trg AFTER UPDATE ON rt_p_cons FOR EACH ROW EXECUTE FUNCTION rt_p_constraint_shell();\n`,
+    // INSERT … ON CONFLICT DO UPDATE fires the table's UPDATE triggers.
+    triggered('rt_p_upsert', 'rt_p_upsert_shell', shell('rt_p_upsert_shell'), 'BEFORE UPDATE'),
+    triggered('rt_p_merge', 'rt_p_merge_shell', shell('rt_p_merge_shell'), 'BEFORE DELETE'),
+    // A trigger whose WHEN condition calls the shell function (the trigger function itself is harmless).
+    `CREATE FUNCTION rt_p_when_shell(x int) RETURNS bool LANGUAGE plpgsql AS $f$ BEGIN ${shell('rt_p_when_shell')}; RETURN x > 0; END $f$;
+CREATE TABLE rt_p_when (id int PRIMARY KEY, v int); INSERT INTO rt_p_when VALUES (1, 1);
+${triggerFn('rt_p_when_noop', 'NULL')}CREATE TRIGGER rt_p_when_trg BEFORE UPDATE ON rt_p_when FOR EACH ROW WHEN (rt_p_when_shell(NEW.v)) EXECUTE FUNCTION rt_p_when_noop();\n`,
+    `CREATE FUNCTION rt_p_domain_shell(x int) RETURNS bool LANGUAGE plpgsql AS $f$ BEGIN ${shell('rt_p_domain_shell')}; RETURN true; END $f$;
+CREATE DOMAIN rt_p_checked AS int CHECK (rt_p_domain_shell(VALUE)); CREATE TABLE rt_p_dom (id int, c rt_p_checked);\n`,
+    // A row trigger on a partition, reached by an insert into the partitioned parent.
+    `CREATE TABLE rt_p_parted (id int, kind text) PARTITION BY LIST (kind); CREATE TABLE rt_p_part_a PARTITION OF rt_p_parted FOR VALUES IN ('a');
+${triggerFn('rt_p_partition_shell', shell('rt_p_partition_shell'))}CREATE TRIGGER rt_p_partition_shell_trg BEFORE INSERT ON rt_p_part_a FOR EACH ROW EXECUTE FUNCTION rt_p_partition_shell();\n`,
+    triggered('rt_p_stmt', 'rt_p_stmt_dblink', dblinkBody(w, 'rt_p_stmt_dblink'), 'BEFORE INSERT', 'STATEMENT'),
     triggered('rt_p_dyn', 'rt_p_dynamic', `EXECUTE 'COPY (SELECT 1) TO PROGRAM ' || quote_literal('touch ${w.file('rt_p_dynamic')}')`, 'BEFORE DELETE'),
   ].join('');
 }
@@ -114,6 +130,12 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
     ['a generated column on a lying IMMUTABLE function (lo_export)', 'INSERT INTO rt_p_gen (id) VALUES (1)', 'rt_p_gen_file', 'rt_p_gen', /rt_p_gen_file/],
     ['an index expression on a lying IMMUTABLE function (lo_export)', 'INSERT INTO rt_p_idx VALUES (1)', 'rt_p_index_file', 'rt_p_idx', /rt_p_index_file/],
     ['the shell function in the WHERE clause of a DELETE', 'DELETE FROM rt_p_plain WHERE id = rt_p_where_shell()', 'rt_p_where_shell', 'rt_p_plain', /rt_p_where_shell/],
+    ['a constraint trigger running the shell', 'UPDATE rt_p_cons SET v = 2 WHERE id = 1', 'rt_p_constraint_shell', 'rt_p_cons', /rt_p_constraint_shell/],
+    ['INSERT … ON CONFLICT DO UPDATE firing a BEFORE UPDATE trigger', 'INSERT INTO rt_p_upsert (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET v = 7', 'rt_p_upsert_shell', 'rt_p_upsert', /rt_p_upsert_shell/],
+    ['MERGE … WHEN MATCHED THEN DELETE firing a BEFORE DELETE trigger', 'MERGE INTO rt_p_merge t USING (VALUES (1)) s(id) ON t.id = s.id WHEN MATCHED THEN DELETE', 'rt_p_merge_shell', 'rt_p_merge', /rt_p_merge_shell/],
+    ["a trigger's WHEN condition calling the shell function", 'UPDATE rt_p_when SET v = 2 WHERE id = 1', 'rt_p_when_shell', 'rt_p_when', /rt_p_when_shell/],
+    ["a column's domain CHECK calling the shell function", 'INSERT INTO rt_p_dom VALUES (1, 1)', 'rt_p_domain_shell', 'rt_p_dom', /rt_p_domain_shell/],
+    ['a row trigger on the partition an insert is routed to', "INSERT INTO rt_p_parted VALUES (1, 'a')", 'rt_p_partition_shell', 'rt_p_parted', /rt_p_partition_shell/],
     ['an INSERT … SELECT from a view calling the shell function', 'INSERT INTO rt_p_plain SELECT 100, x FROM rt_p_v_shell', 'rt_p_view_shell', 'rt_p_plain', /rt_p_view_shell/],
   ];
 
@@ -157,6 +179,12 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
     const report = await impact('UPDATE rt_p_dbl SET v = 5 WHERE id = 1');
     expect(await ledgerRows(world.url, 'rt_p_dbl_link'), 'dblink committed a row during the preview').toBe(0);
     expectNotPreviewed(report, /rt_p_dbl_link/, 'HIGH');
+  });
+
+  it('does not preview a BEFORE INSERT statement trigger committing through dblink; the row is not in the table', async () => {
+    const report = await impact('INSERT INTO rt_p_stmt (id) VALUES (9)');
+    expect(await ledgerRows(world.url, 'rt_p_stmt_dblink'), 'dblink committed a row during the preview').toBe(0);
+    expectNotPreviewed(report, /rt_p_stmt_dblink/, 'HIGH');
   });
 
   it('does not preview a dblink trigger two cascades deep; the row is not in the table', async () => {
