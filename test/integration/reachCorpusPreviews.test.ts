@@ -12,7 +12,7 @@ import { loadParser } from '../../src/core/sql/parse';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, dblinkBody, expectNoLockLeft, expectNotPreviewed, fileBody, installAttacks, ledgerRows, openAs, openVictim, plpgsql,
+  attackWorld, dblinkBody, dblinkConninfo, expectNoLockLeft, expectNotPreviewed, fileBody, installAttacks, ledgerRows, openAs, openVictim, plpgsql,
   probeWhile, removeServerFiles, scalar, serverFileExists, settle, shellBody, tableExists, triggerFn, withClient,
 } from '../support/reachAttacks';
 import type { ScratchDatabase } from '../support/services';
@@ -29,8 +29,6 @@ function previewAttacksSql(w: AttackWorld): string {
   // A non-volatile function may not run COPY, but it may call lo_export: a lying IMMUTABLE label writing a file.
   const immutableFile = (name: string) =>
     `CREATE FUNCTION ${name}(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $f$ BEGIN ${fileBody(w, name)}; RETURN x; END $f$;\n`;
-  const url = new URL(w.url);
-  const conninfo = `host=${url.hostname} port=${url.port || 5432} dbname=${url.pathname.slice(1)} user=${decodeURIComponent(url.username || 'postgres')}`;
   return [
     triggered('rt_p_before', 'rt_p_before_shell', shell('rt_p_before_shell'), 'BEFORE DELETE'),
     triggered('rt_p_after', 'rt_p_after_kill', 'PERFORM pg_terminate_backend(pid) FROM rt_victims', 'AFTER UPDATE', 'STATEMENT'),
@@ -59,7 +57,7 @@ ${triggerFn('rt_p_deep_dblink', dblinkBody(w, 'rt_p_deep_dblink'))}CREATE TRIGGE
     `CREATE MATERIALIZED VIEW rt_p_mv AS SELECT rt_lock(${w.key(15)}) AS x WITH NO DATA;\n`,
     `CREATE FUNCTION rt_p_evt_fn() RETURNS event_trigger LANGUAGE plpgsql AS $f$ BEGIN
        IF EXISTS (SELECT 1 FROM pg_event_trigger_ddl_commands() WHERE object_identity = 'public.rt_p_evt_target') THEN
-         PERFORM dblink_exec('${conninfo}', 'CREATE TABLE rt_p_outside (id int)');
+         PERFORM dblink_exec('${dblinkConninfo(w)}', 'CREATE TABLE rt_p_outside (id int)');
        END IF; END $f$;
      CREATE EVENT TRIGGER rt_p_evt ON ddl_command_end WHEN TAG IN ('CREATE TABLE') EXECUTE FUNCTION rt_p_evt_fn();\n`,
     `CREATE TABLE rt_p_other (id int); INSERT INTO rt_p_other VALUES (1);\n`,

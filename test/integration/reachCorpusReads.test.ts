@@ -14,8 +14,8 @@ import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, dblinkBody, expectHeldRead, expectNoLockLeft, expectNotExecuted, fileBody, installAttacks, ledgerRows, openAs, openVictim,
-  plpgsql, removeServerFiles, sequencePosition, serverFileExists, settle, shellBody,
+  attackWorld, dblinkBody, dblinkConninfo, expectHeldRead, expectNoLockLeft, expectNotExecuted, fileBody, installAttacks, ledgerRows, openAs, openVictim,
+  plpgsql, removeServerFiles, scalar, sequencePosition, serverFileExists, settle, shellBody,
 } from '../support/reachAttacks';
 import { ADMIN_DATABASE_URL, execSql } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
@@ -55,6 +55,8 @@ function readAttacksSql(w: AttackWorld): string {
     `CREATE VIEW rt_v_kill AS SELECT pg_terminate_backend(pid) AS killed FROM rt_victims;\n`,
     plpgsql('rt_r_dblink', dblinkBody(w, 'rt_r_dblink')),
     plpgsql('rt_r_file', fileBody(w, 'rt_r_file')),
+    // A named dblink connection outlives the transaction: another backend left open behind the pooled session.
+    plpgsql('rt_r_dblink_open', `PERFORM dblink_connect('rt_conn', '${dblinkConninfo(w)} application_name=rt_dblink_${w.token}')`),
     `CREATE FUNCTION rt_r_kill(p int) RETURNS bool LANGUAGE sql AS 'SELECT pg_terminate_backend(p)';\n`,
     plpgsql('rt_r_setting', "PERFORM set_config('work_mem', '77MB', false)"),
     shell('rt_r_where'),
@@ -182,6 +184,13 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
     const outcome = await read('SELECT rt_r_dblink()');
     expect(await ledgerRows(world.url, 'rt_r_dblink'), 'dblink committed a row during a read').toBe(0);
     expectHeldRead(outcome, /rt_r_dblink/);
+  });
+
+  it('holds a function opening a named dblink connection; no other backend is left connected', async () => {
+    const outcome = await read('SELECT rt_r_dblink_open()');
+    const left = await scalar(world.url, 'SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1', [`rt_dblink_${world.token}`]);
+    expect(left, 'a dblink connection opened by a read is still connected').toBe(0);
+    expectHeldRead(outcome, /rt_r_dblink_open/);
   });
 
   it('holds a function writing a server file with lo_export; the file does not exist', async () => {

@@ -69,11 +69,15 @@ export function fileBody(world: AttackWorld, name: string): string {
   return `PERFORM lo_export(${LARGE_OBJECT}, '${world.file(name)}')`;
 }
 
+/** libpq connection text the server's dblink uses to reach this same database as another connection. */
+export function dblinkConninfo(world: AttackWorld): string {
+  const url = new URL(world.url);
+  return `host=${url.hostname} port=${url.port || 5432} dbname=${url.pathname.slice(1)} user=${decodeURIComponent(url.username || 'postgres')}`;
+}
+
 /** Static text committing a ledger note through another connection (dblink) to this same database. */
 export function dblinkBody(world: AttackWorld, note: string): string {
-  const url = new URL(world.url);
-  const conninfo = `host=${url.hostname} port=${url.port || 5432} dbname=${url.pathname.slice(1)} user=${decodeURIComponent(url.username || 'postgres')}`;
-  return `PERFORM dblink_exec('${conninfo}', 'INSERT INTO rt_ledger VALUES (''${note}'')')`;
+  return `PERFORM dblink_exec('${dblinkConninfo(world)}', 'INSERT INTO rt_ledger VALUES (''${note}'')')`;
 }
 
 /** What every corpus file needs: dblink, the ledger, the victims' table, a large object. */
