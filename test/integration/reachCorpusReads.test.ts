@@ -36,6 +36,7 @@ function readAttacksSql(w: AttackWorld): string {
     `CREATE FUNCTION rt_r_exec(cmd text) RETURNS int LANGUAGE plpgsql AS $f$ BEGIN EXECUTE cmd; RETURN 1; END $f$;\n`,
     // A user-named wrapper of a built-in with a side effect: no name list can see it (LANGUAGE internal).
     `CREATE FUNCTION rt_r_c_lock(bigint) RETURNS void LANGUAGE internal STRICT AS 'pg_advisory_lock_int8';\n`,
+    `CREATE FUNCTION rt_r_imm_lock(k bigint) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $f$ BEGIN PERFORM pg_advisory_lock(k); RETURN 1; END $f$;\n`,
     `CREATE FUNCTION rt_r_sql_lock(k bigint) RETURNS void LANGUAGE sql AS 'SELECT pg_advisory_lock(k)';\n`,
     `CREATE FUNCTION rt_r_op_lock(a int, b bigint) RETURNS bool LANGUAGE plpgsql AS $f$ BEGIN PERFORM pg_advisory_lock(b); RETURN true; END $f$;\n`,
     `CREATE OPERATOR === (LEFTARG = int, RIGHTARG = bigint, FUNCTION = rt_r_op_lock);\n`,
@@ -178,6 +179,13 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
     const outcome = await read(`SELECT rt_r_sql_lock(${key})`);
     await expectNoLockLeft(world.url, key);
     expectHeldRead(outcome, /rt_r_sql_lock/);
+  });
+
+  it('holds EXPLAIN (a read on the allow-list) of a lying IMMUTABLE function that planning folds; no lock left', async () => {
+    const key = world.key(6);
+    const outcome = await read(`EXPLAIN SELECT rt_r_imm_lock(${key})`);
+    await expectNoLockLeft(world.url, key);
+    expectHeldRead(outcome, /rt_r_imm_lock/);
   });
 
   it('holds a function committing a row through dblink; the row is not in the table', async () => {

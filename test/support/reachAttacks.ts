@@ -238,10 +238,12 @@ function describeSettled(settled: Settled<unknown>): string {
 export function expectHeldRead(outcome: Settled<SqlOutcome>, names: RegExp): void {
   expect(outcome.ok && outcome.value.status, describeSettled(outcome)).toBe('held');
   if (!outcome.ok) return;
-  const [statement] = outcome.value.classification.statements;
+  const { classification } = outcome.value;
+  const [statement] = classification.statements;
   expect(statement?.class).not.toBe('read');
-  expect(statement?.reasons.join(' ')).toMatch(names);
+  expect([...(statement?.reasons ?? []), ...classification.reasons].join(' ')).toMatch(names);
   expect('result' in outcome.value).toBe(false);
+  if (outcome.value.status === 'held') expect(outcome.value.ticket.status).toBe('PENDING_APPROVAL');
 }
 
 /** A read that must not have run, whatever stopped it (held, or refused by the READ ONLY transaction). */
