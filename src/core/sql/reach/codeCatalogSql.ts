@@ -18,7 +18,7 @@ WITH rels AS (
   FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
   WHERE ${USER_NS} AND t.typtype IN ('b', 'd') AND t.typelem = 0
 ), ops AS (
-  SELECT o.oid, n.nspname, o.oprname, o.oprleft, o.oprright, o.oprcode
+  SELECT o.oid, n.nspname, o.oprname, o.oprleft, o.oprright, o.oprcode::oid AS oprcode
   FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace WHERE ${USER_NS}
 ), casts AS (
   SELECT c.castsource, c.casttarget, c.castfunc, c.castcontext FROM pg_cast c WHERE c.oid >= 16384 AND c.castfunc <> 0

@@ -16,7 +16,8 @@ const DYNAMIC = 'runs SQL built at run time (dynamic EXECUTE)';
 /** Walks the tree of parsePlPgSqlFunction (any PL/pgSQL node), adding what it finds to ctx.found. */
 export function walkPlpgsql(engine: ReachEngine, tree: unknown, ctx: WalkCtx): void {
   const stack: unknown[] = [tree];
-  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+  while (stack.length > 0) {
+    const value = stack.pop();
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
       continue;

@@ -38,7 +38,8 @@ const NODE_NAME = /^[A-Z]/;
 /** Walks a tree (any node or list), without recursion: statements can nest thousands of levels. */
 export function walkTree(engine: ReachEngine, root: unknown, ctx: WalkCtx): void {
   const stack: unknown[] = [root];
-  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+  while (stack.length > 0) {
+    const value = stack.pop();
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
       continue;

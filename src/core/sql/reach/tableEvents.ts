@@ -56,7 +56,7 @@ export function applyWrite(engine: ReachEngine, rel: CodeRelation, event: WriteE
   const ruleEvent = RULE_EVENT[event];
   for (const rule of rel.rules) {
     if (rule.event !== ruleEvent) continue;
-    const via = chain(ctx.via, `rule ${rule.name} on ${label} (ON ${event})`);
+    const via = chain(ctx.via, `ON ${event}`);
     ctx.found.reach(`rule ${rule.name} on ${label}`, via, judgeRule(engine, rule.def), { builtin: false, isFunction: false });
   }
   if (rel.kind === 'v') {
