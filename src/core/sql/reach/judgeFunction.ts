@@ -31,7 +31,10 @@ export function judgeFunction(engine: ReachEngine, fn: CodeFunction): Judgement 
   const found = ctx.found;
   if (fn.builtin) {
     const file = FILE_FUNCTIONS.get(fn.name);
-    if (file !== undefined) found.problem('privileged', `reads the server's ${file}`);
+    if (file !== undefined) {
+      found.problem('privileged', `reads the server's ${file}`);
+      return found.judgement();
+    }
     const effect = sideEffectOf([fn.schema, fn.name]);
     const problem = effect && builtinProblem(effect);
     if (problem) found.problem(problem.kind, problem.what);
