@@ -5,6 +5,11 @@
  * such a row in its own transaction, so the very next check sees a new version. xmin, not statistics
  * counters: those reach other sessions up to seconds late, and an attacker's CREATE OR REPLACE FUNCTION must
  * be seen at once. Style of src/core/db/schemaVersion.ts.
+ *
+ * pg_class rows of every user relation kind stand in for two larger catalogs: a new or dropped index, an
+ * identity's sequence, a partition attached (relpartbound) or RLS turned on all write the pg_class row, and a
+ * column changed to a domain with checks or to another base type is a table rewrite (a new relfilenode), so
+ * pg_index and pg_attribute (tens of thousands of rows on a big schema) need not be scanned.
  */
 import type { DbSession } from '../../db/db';
 
@@ -26,10 +31,8 @@ export const CODE_VERSION_SQL = `SELECT concat_ws(':',
   ${part('pg_cast', USER)},
   ${part('pg_type', USER)},
   ${part('pg_constraint', USER)},
-  ${part('pg_index', 'indexrelid >= 16384')},
   ${part('pg_inherits')},
-  ${part('pg_class', `${USER} AND relkind IN ('r', 'p', 'v', 'm', 'f')`)},
-  ${part('pg_attribute', 'attrelid >= 16384 AND atttypid >= 16384')},
+  ${part('pg_class', USER)},
   ${part('pg_extension')}
 ) AS version`;
 
