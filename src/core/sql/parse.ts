@@ -74,6 +74,17 @@ export function isParserLoaded(): boolean {
   return pgQuery !== undefined;
 }
 
+/**
+ * Parses a whole `CREATE FUNCTION … LANGUAGE plpgsql` statement into PL/pgSQL's own tree (libpg-query's
+ * plpgsql_funcs JSON), with the module loadParser() loaded. Throws the parser's error for a body that does
+ * not parse (the reach engine turns that into unknown code).
+ */
+export function parsePlPgSqlFunction(createFunctionSql: string): unknown {
+  const pg = pgQuery;
+  if (!pg) throw new Error('The SQL parser is not loaded: await loadParser() before parsePlPgSqlFunction().');
+  return pg.parsePlPgSQLSync(createFunctionSql);
+}
+
 const PG_BLANK = /^[ \t\n\r\f\v]*/;
 const PG_BLANK_END = /[ \t\n\r\f\v]*$/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

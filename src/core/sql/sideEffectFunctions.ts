@@ -81,6 +81,11 @@ const EXACT = new Map<string, Entry>([
   ['pg_restore_attribute_stats', PLANNER_STATS],
   ['pg_clear_attribute_stats', PLANNER_STATS],
   ['pg_stat_file', SERVER_FILE_READ],
+  // Behind the catalog views pg_hba_file_rules, pg_ident_file_mappings and pg_file_settings: the server's
+  // auth and configuration files (the reach engine also flags the views, reachWalk.ts).
+  ['pg_hba_file_rules', SERVER_FILE_READ],
+  ['pg_ident_file_mappings', SERVER_FILE_READ],
+  ['pg_show_all_file_settings', SERVER_FILE_READ],
   ['pg_logdir_ls', SERVER_FILE_READ],
   ['lo_import', ['admin', 'reads a file on the server into a large object']],
   ['lo_export', ['admin', 'writes a large object to a file on the server']],

@@ -1,9 +1,50 @@
-/** Placeholder until the reach engine lands: nothing reached. */
+/**
+ * The reach of statements into the database's own code (SPEC §5 1a), the engine's public entry point. The
+ * code version (codeVersion.ts, one small query) is checked on every call; the catalog and every verdict are
+ * kept in memory per Db and reused while it is unchanged, so a warm check costs one query and map lookups.
+ */
 import type { Db } from '../../db/db';
+import { describeError } from '../../errors';
 import type { ParsedStatement } from '../parse';
+import { loadParser } from '../parse';
+import { loadCodeCatalog } from './codeCatalog';
+import { codeVersion } from './codeVersion';
+import { ReachEngine } from './reachEngine';
 import type { StatementReach } from './reachTypes';
 
-export function reachOf(db: Db, statements: readonly ParsedStatement[]): Promise<StatementReach[]> {
-  void db;
-  return Promise.resolve(statements.map(() => ({ entries: [], effects: [], sequences: [] })));
+interface Cached {
+  version: string;
+  engine: Promise<ReachEngine>;
+}
+
+const engines = new WeakMap<Db, Cached>();
+
+/** The reach of each statement into the database's own code; cached per code version of `db`. */
+export async function reachOf(db: Db, statements: readonly ParsedStatement[]): Promise<StatementReach[]> {
+  await loadParser();
+  let engine: ReachEngine;
+  try {
+    const version = await codeVersion(db);
+    let cached = engines.get(db);
+    if (cached?.version !== version) {
+      cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)) };
+      engines.set(db, cached);
+      // A failed load is not kept: the next call tries again.
+      const failed = cached;
+      failed.engine.catch(() => {
+        if (engines.get(db) === failed) engines.delete(db);
+      });
+    }
+    engine = await cached.engine;
+  } catch (error) {
+    // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
+    const reason = `the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`;
+    return statements.map(() => ({ entries: [], effects: [{ kind: 'unknown', reason }], sequences: [] }));
+  }
+  return statements.map((statement) => engine.statementReach(statement));
+}
+
+/** Forgets what was cached for `db` (tests; a connection whose rights changed). */
+export function forgetReach(db: Db): void {
+  engines.delete(db);
 }
