@@ -151,6 +151,10 @@ export function whyNotPreviewable(statement: StatementClassification, lockModelK
   if (never) return never;
   const reach = blockingEffects(statement);
   if (reach.length > 0) return reach.map((e) => e.reason).join('; ');
+  // A query that only calls functions has no rows to measure: its preview would spend sequence values for
+  // nothing, as a direct nextval() would (which is not previewed either).
+  const sequences = (statement.reachEffects ?? []).filter((e) => e.kind === 'sequence');
+  if (statement.kind === 'SelectStmt' && sequences.length > 0) return sequences.map((e) => e.reason).join('; ');
   if (statement.sideEffects.length > 0) return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
   // Maintenance the lock model knows (REINDEX, CLUSTER, ANALYZE) is previewed under the DDL rules.
   if (lockModelKnows && statement.class === 'admin') return undefined;
