@@ -177,8 +177,10 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     const write = errorOf(await mcp.call('run_read', { sql: 'DELETE FROM orders' }));
     expect(write.code).toBe('SQL_REFUSED');
     expect(write.advice).toContain('propose_write');
-    // A function that writes passes the parser; the READ ONLY transaction stops it.
-    expect(errorOf(await mcp.call('run_read', { sql: 'SELECT sneaky_write()' }))).toMatchObject({ code: 'DB_QUERY_FAILED', sqlState: '25006' });
+    // A function that writes passes the parser; its reach (the INSERT in its body) makes it no read (SPEC §5 1a).
+    const sneaky = errorOf(await mcp.call('run_read', { sql: 'SELECT sneaky_write()' }));
+    expect(sneaky.code).toBe('SQL_REFUSED');
+    expect(sneaky.message).toMatch(/sneaky_write\(\) runs INSERT INTO audit_log/);
     expect(errorOf(await mcp.call('propose_write', { sql: 'SELECT 1', reason: 'read' })).code).toBe('BAD_INPUT');
     expect(errorOf(await mcp.call('ticket_status', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe('APPROVAL_NOT_FOUND');
     expect(errorOf(await mcp.call('execute_approved', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe('APPROVAL_NOT_FOUND');

@@ -15,6 +15,7 @@ import { classifySql } from '../../src/core/sql/classify';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import { analyzeImpact } from '../../src/core/sql/impact';
 import { loadParser } from '../../src/core/sql/parse';
+import { runRead } from '../../src/core/sql/runRead';
 import { runSql } from '../../src/core/sql/runSql';
 import type { SafetySettings } from '../../src/core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
@@ -99,7 +100,7 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(await count('SELECT count(*) FROM audit_log')).toBeGreaterThanOrEqual(0);
   });
 
-  it('runs a read read-only with a row cap, and the READ ONLY transaction stops a function that writes', async () => {
+  it('runs a read read-only with a row cap, and holds a "read" whose function writes (its reach), running nothing', async () => {
     const read = await runSql(db, store, { sql: 'SELECT id, total, created_at FROM orders ORDER BY id', connection: CONNECTION, requestedBy: 't', settings: { ...settings, maxRows: 5 } });
     expect(read.status).toBe('executed');
     if (read.status !== 'executed') return;
@@ -109,8 +110,12 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(read.result.rows[0]).toEqual([1, '7.00', '2024-01-02 00:00:00+00']);
 
     const before = await fingerprint();
-    const sneaky = runSql(db, store, { sql: 'SELECT sneaky_write()', connection: CONNECTION, requestedBy: 't', settings });
-    await expect(sneaky).rejects.toMatchObject({ sqlState: '25006' });
+    const sneaky = await runSql(db, store, { sql: 'SELECT sneaky_write()', connection: CONNECTION, requestedBy: 't', settings });
+    expect(sneaky.status).toBe('held');
+    expect(sneaky.classification.reasons.join('\n')).toMatch(/sneaky_write\(\) runs INSERT INTO audit_log/);
+    expect(await fingerprint()).toBe(before);
+    // The guard inside the read path refuses it too, whoever calls it directly.
+    await expect(runRead(db, 'SELECT sneaky_write()', true, settings)).rejects.toMatchObject({ code: 'SQL_REFUSED' });
     expect(await fingerprint()).toBe(before);
   });
 

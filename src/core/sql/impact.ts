@@ -182,9 +182,10 @@ async function previewInTransaction(
 ): Promise<PreviewOutcome> {
   const warnings: string[] = [];
   let estimatedRows: number | null = 0;
-  // Inserted tables with serial or identity columns, and sequences the reach advances (a trigger's nextval,
-  // `SET id = DEFAULT`): the same disclosure either way (SPEC §5 1a).
-  const sequenced = [...new Set([...(await tablesUsingSequences(session, statements)), ...statements.flatMap((s) => s.reachSequences ?? [])])];
+  // The sequences the reach advances (serial and identity columns, a trigger's nextval, `SET id = DEFAULT`),
+  // named; without a reach, the inserted tables that have one (SPEC §5 1a: the same disclosure either way).
+  const reachSequences = [...new Set(statements.flatMap((s) => s.reachSequences ?? []))];
+  const sequenced = reachSequences.length > 0 ? reachSequences : await tablesUsingSequences(session, statements);
   const sequenceWarning = (failed: boolean) =>
     failed
       ? `The failed preview may still have used sequence values of ${sequenced.join(', ')}: they are not given back (ids may have gaps).`
