@@ -112,6 +112,16 @@ export function hiddenWarning(hidden: readonly HiddenCharacter[], listed = 4): s
   return `contains ${hidden.length} hidden character${hidden.length === 1 ? '' : 's'}: ${where.join(', ')} — shown as ${shownList}`;
 }
 
+/**
+ * A statement as a card draws it (the side panel, the job cockpit): its visible text and, when it holds
+ * hidden characters, a short badge and the sentence that says which.
+ */
+export function statementView(sql: string): { text: string; flag: { badge: string; sentence: string } | null } {
+  const { text, hidden } = visibleSql(sql);
+  if (hidden.length === 0) return { text, flag: null };
+  return { text, flag: { badge: `⚠ ${hidden.length} hidden character${hidden.length === 1 ? '' : 's'}`, sentence: `This statement ${hiddenWarning(hidden)}. It runs with them, exactly as shown.` } };
+}
+
 /** Text from the database or an agent (a table name, a reason, a message) made safe to show, without a report. */
 export function visibleText(text: string): string {
   return visibleSql(text).text;

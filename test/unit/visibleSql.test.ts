@@ -1,6 +1,6 @@
 /** What a person is shown is what runs: every hidden character of SQL shown visibly and reported (SPEC §5 3a). */
 import { describe, expect, it } from 'vitest';
-import { hiddenWarning, visibleSql, visibleText } from '../../src/shared/visibleSql';
+import { hiddenWarning, statementView, visibleSql, visibleText } from '../../src/shared/visibleSql';
 
 const ESC = '\u001b';
 
@@ -132,5 +132,19 @@ describe('visibleSql', () => {
 
   it('visibleText is the same text without the report', () => {
     expect(visibleText(`tab${ESC}le`)).toBe('tab␛le');
+  });
+});
+
+describe('statementView (the card of a write, the panel, the cockpit)', () => {
+  it('a plain statement: its text, no flag', () => {
+    expect(statementView('DELETE FROM t WHERE id = 1')).toEqual({ text: 'DELETE FROM t WHERE id = 1', flag: null });
+  });
+
+  it('a statement with hidden characters: visible text, a badge and the sentence naming them', () => {
+    expect(statementView(`DELETE FROM t -- ${ESC}[2K\rSELECT 1`)).toEqual({
+      text: 'DELETE FROM t -- ␛[2K␍SELECT 1',
+      flag: { badge: '⚠ 2 hidden characters', sentence: 'This statement contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍. It runs with them, exactly as shown.' },
+    });
+    expect(statementView('a\u200bb').flag?.badge).toBe('⚠ 1 hidden character');
   });
 });
