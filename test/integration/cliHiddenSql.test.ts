@@ -72,6 +72,22 @@ describe.runIf(postgresAvailable)('SQL with hidden characters on a real terminal
     expect(await tag()).toBe('new');
   });
 
+  it('exec of an approved ticket draws the statement that ran, with its stand-ins, and the database holds that one', async () => {
+    const held = await runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--json', '--', SPOOF], { cwd: workspace, env: { USER: 'agent' } });
+    const ticket = (JSON.parse(held.stdout) as { ticket: { id: string } }).ticket.id;
+    expect((await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate' } })).code).toBe(0);
+    const run = await runOnTerminal(`"$NODE" "$CLI" exec --ticket ${ticket} --db "$DB" --workspace "$WS"`, {
+      cwd: workspace,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, USER: 'teammate', TERM: 'xterm', NODE: process.execPath, CLI, DB: scratch.url, WS: workspace },
+    });
+    expect(run.code, run.raw).toBe(0);
+    expect(run.raw).not.toContain('\u001b');
+    const screen = screenOf(run.raw);
+    expect(screen, run.raw).toContain(`${REAL} /*␛[2K␍${DECOY} */`);
+    expect(screen.some((l) => l.startsWith('! HIDDEN CHARACTERS'))).toBe(true);
+    expect(await tag()).toBe('owned-by-agent');
+  });
+
   it('the sql prompt shows the real statement and a reflexive "y" does not approve it: nothing runs', async () => {
     const run = await onTerminal('sql', 'y');
     const screen = screenOf(run.raw);
