@@ -1,6 +1,7 @@
 /** The terminal's side of issue 22 item 6: the approval question, impact text, list lines and the syntax caret. */
 import { describe, expect, it } from 'vitest';
 import { promptApproval } from '../../src/cli/approvalPrompt';
+import { renderTodos } from '../../src/cli/jobReport';
 import { caretAt, renderImpact } from '../../src/cli/renderImpact';
 import { shownOneLine, shownStatement } from '../../src/cli/shownSql';
 import type { ImpactReport } from '../../src/core/sql/impactReport';
@@ -81,5 +82,11 @@ describe('terminal texts', () => {
   it('the syntax caret stands under the drawn column when hidden characters precede it', () => {
     const sql = `SELECT ${ESC}x FROM`;
     expect(caretAt(sql, sql.indexOf('x'))).toBe('  SELECT ␛x FROM\n          ^');
+  });
+
+  it("job show's todo lines show a todo's SQL with its stand-ins, flagged", () => {
+    const text = renderTodos({ ok: true, items: [{ id: 't1', title: 'tag it', status: 'pending', sql: `UPDATE t SET tag = 'x' /*${ESC}[2K\r*/` }] });
+    expect(text).toContain("[hidden chars] UPDATE t SET tag = 'x' /*␛[2K␍*/");
+    expect(text).not.toContain(ESC);
   });
 });
