@@ -37,11 +37,12 @@ export interface VisibleSql {
 /**
  * Candidates: controls but TAB and LF, format characters (bidi, zero-width, tags, BOM), line/paragraph
  * separators, every space but U+0020 (the Zs set), lone surrogates, and the invisible letters and marks that
- * render as nothing (combining grapheme joiner, Hangul fillers, Mongolian and other variation selectors).
+ * render as nothing (combining grapheme joiner, Hangul fillers, Khmer inherent vowels, the blank Braille
+ * pattern, Mongolian and other variation selectors).
  * Spelled out rather than \p{Cc}/\p{Zs}, so plain text (spaces, newlines) never reaches the callback.
  */
 // eslint-disable-next-line no-control-regex, no-misleading-character-class -- control characters are what this finds; each invisible mark is listed alone, on purpose
-const CANDIDATE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\p{Cs}\u034F\u115F\u1160\u3164\uFFA0\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+const CANDIDATE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\p{Cs}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
 
 const C0_NAMES = [
   'NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'TAB', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI',

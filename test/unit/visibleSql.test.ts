@@ -66,7 +66,7 @@ describe('visibleSql', () => {
   });
 
   it('shows zero-width and other invisible characters, in comments and string literals alike', () => {
-    const invisible = [0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e, 0x034f, 0x115f, 0x3164, 0xfe00, 0xe0041, 0xe0100];
+    const invisible = [0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e, 0x034f, 0x115f, 0x17b4, 0x2800, 0x3164, 0xfe00, 0xe0041, 0xe0100];
     for (const cp of invisible) {
       const v = visibleSql(`'a${String.fromCodePoint(cp)}b' -- c${String.fromCodePoint(cp)}d`);
       const stand = `⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩`;
