@@ -16,7 +16,8 @@ import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
 import { approvalConfirmation, hiddenCharacterMarks, pendingLenses } from './reviewTexts';
 import { redisUrl, safetySettings } from './settings';
-import { hiddenWarning, visibleSql } from '../shared/visibleSql';
+import { hiddenWarning, visibleSql, visibleText } from '../shared/visibleSql';
+import { fenced } from './lmToolMessages';
 
 /**
  * A write held by someone else (an ask run): SqlReview shows it and takes the decision, but the owner
@@ -419,12 +420,11 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     const md = new vscode.MarkdownString(`**${t.impact.risk}** · estimate ${t.impact.estimatedRows ?? 'n/a'} · exact ${t.impact.exactRows ?? 'n/a'} · preview ${t.impact.previewMs} ms\n\n`);
     const shown = visibleSql(t.sql);
     if (shown.hidden.length > 0) {
-      md.appendMarkdown(`**$(eye) This statement ${hiddenWarning(shown.hidden)}.** What runs, every character shown:\n\n`);
-      md.appendCodeblock(shown.text, 'sql');
+      md.appendMarkdown(`**⚠ This statement ${hiddenWarning(shown.hidden)}.** What runs, every character shown:\n\n${fenced(shown.text, 'sql')}\n\n`);
     }
     md.appendMarkdown('| table | via | inserted | updated | deleted |\n|---|---|---:|---:|---:|\n');
-    for (const x of t.impact.tables) md.appendMarkdown(`| ${x.schema}.${x.name} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`);
-    if (t.impact.wouldFail) md.appendMarkdown(`\n**Would fail:** ${t.impact.wouldFail.message} (${t.impact.wouldFail.code})\n`);
+    for (const x of t.impact.tables) md.appendMarkdown(`| ${visibleText(`${x.schema}.${x.name}`)} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`);
+    if (t.impact.wouldFail) md.appendMarkdown(`\n**Would fail:** ${visibleText(t.impact.wouldFail.message)} (${t.impact.wouldFail.code})\n`);
     return new vscode.Hover(md);
   }
 
