@@ -3,6 +3,7 @@ import { clock } from '../src/shared/clock';
 import { describeLock } from '../src/shared/lockPhrases';
 import { describeReach, reachToShow } from '../src/shared/reachPhrases';
 import type { ApprovalView, ImpactView } from '../src/shared/protocol';
+import { statementView, visibleText } from '../src/shared/visibleSql';
 import { button, el, fmt } from './dom';
 import { post } from './vscodeApi';
 
@@ -38,11 +39,11 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
   }
   const unlocked = (i.rewrites ?? []).filter((t) => !(i.locks ?? []).some((l) => l.table === t && l.work === 'rewrite'));
   if (unlocked.length > 0) parts.push(el('p', { class: 'warning-text' }, `Rewrites ${unlocked.join(', ')}`));
-  for (const d of i.dependents ?? []) parts.push(el('p', { class: 'muted', 'data-testid': 'dependent-line' }, `${d.kind} ${d.name}: ${d.effect}`));
+  for (const d of i.dependents ?? []) parts.push(el('p', { class: 'muted', 'data-testid': 'dependent-line' }, visibleText(`${d.kind} ${d.name}: ${d.effect}`)));
   for (const finding of i.lint ?? []) {
     const safer: HTMLElement[] = [];
     if (finding.saferSql !== undefined) {
-      safer.push(el('pre', { class: 'safer-sql', 'data-testid': 'safer-sql' }, finding.saferSql));
+      safer.push(el('pre', { class: 'safer-sql', 'data-testid': 'safer-sql' }, visibleText(finding.saferSql)));
       if (a.status === 'pending' || a.status === 'stale') {
         safer.push(el('div', { class: 'buttons' }, button('Use the safer statement', 'use-safer-button', () => post({ type: 'useSaferSql', ticketId: a.ticketId, rule: finding.rule }), true)));
       }
@@ -98,7 +99,7 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
       return el(
         'div',
         { class: 'bar-row', role: 'row', 'data-testid': 'impact-row' },
-        el('span', { class: 'table-name', role: 'cell' }, t.name),
+        el('span', { class: 'table-name', role: 'cell' }, visibleText(t.name)),
         el('span', { class: 'muted', role: 'cell' }, `${what} (${t.via})`),
         el('span', { class: 'bar-track', role: 'cell' }, bar),
       );
@@ -109,6 +110,10 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
     `exact ${i.exactRows === null ? 'not previewed' : `${fmt(i.exactRows)} in ${i.tables.length} table${i.tables.length === 1 ? '' : 's'}`}`,
     (i as Partial<ImpactView>).previewed === false ? `analysed without running in ${fmt(i.previewMs)} ms` : `preview ${fmt(i.previewMs)} ms`,
   ].join(' · ');
+  // What runs, every hidden character shown; flagged in the head and above the statement (SPEC §5 3a). The
+  // host asks once more in a modal before running a flagged statement, whichever button approved it.
+  const statement = statementView(a.sql.trim());
+  const flag = statement.flag;
   const actions: HTMLElement[] = [];
   if (a.status === 'pending') {
     actions.push(
@@ -121,18 +126,25 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
   return el(
     'section',
     { class: `approval status-${a.status}`, 'data-testid': 'approval-card', 'data-status': a.status },
-    el('div', { class: 'approval-head' }, el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk), el('span', {}, STATUS_TEXT[a.status])),
+    el(
+      'div',
+      { class: 'approval-head' },
+      el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk),
+      ...(flag ? [el('span', { class: 'badge hidden-badge', 'data-testid': 'hidden-badge', title: flag.sentence }, flag.badge)] : []),
+      el('span', {}, STATUS_TEXT[a.status]),
+    ),
     ...decidedBy(a),
-    el('pre', { class: 'sql' }, a.sql.trim()),
+    ...(flag ? [el('p', { class: 'warning-text', role: 'alert', 'data-testid': 'hidden-chars' }, flag.sentence)] : []),
+    el('pre', { class: 'sql' }, statement.text),
     bars,
     el('p', { class: 'muted' }, facts),
     ...ddlSection(a),
     ...i.foreignKeyActions.map((f) => el('p', { class: 'muted' }, `foreign key ${f.constraint}: ${f.action} → ${f.table}`)),
-    ...i.triggers.map((t) => el('p', { class: 'muted' }, `trigger ${t.name} on ${t.table}`)),
+    ...i.triggers.map((t) => el('p', { class: 'muted' }, visibleText(`trigger ${t.name} on ${t.table}`))),
     ...reachSection(a),
-    ...(i.wouldFail ? [el('p', { class: 'error-text' }, `Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`)] : []),
+    ...(i.wouldFail ? [el('p', { class: 'error-text' }, visibleText(`Would fail: ${i.wouldFail.message} (${i.wouldFail.code})`))] : []),
     // "Cannot be rolled back" has its own line above (ddlSection).
-    ...i.warnings.filter((w) => !w.startsWith(CANNOT_ROLL_BACK)).map((w) => el('p', { class: 'warning-text' }, w)),
+    ...i.warnings.filter((w) => !w.startsWith(CANNOT_ROLL_BACK)).map((w) => el('p', { class: 'warning-text' }, visibleText(w))),
     ...(a.executed ? [el('p', {}, `Executed ${clock(a.executed.at)} · ${fmt(a.executed.rows)} rows`)] : []),
     ...(a.error ? [el('p', { class: 'error-text' }, a.error.message)] : []),
     ...(options.readOnly === true ? [] : [el('div', { class: 'buttons' }, ...actions)]),

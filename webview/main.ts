@@ -10,6 +10,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 import type { HostMessage, PanelAnswerView, PanelState, RowsSummary, TableSummary } from '../src/shared/protocol';
+import { statementView } from '../src/shared/visibleSql';
 import { approvalCard } from './approvalCard';
 import { button, commandButton, el, fmt } from './dom';
 import { showGettingStarted } from './gettingStarted';
@@ -130,9 +131,15 @@ function rowsSection(r: RowsSummary, show: () => void): HTMLElement {
   );
 }
 
+/** SQL as it runs: hidden characters shown as stand-ins, and flagged when there are any. */
+function sqlBlock(sql: string, testId?: string): HTMLElement[] {
+  const { text, flag } = statementView(sql.trim());
+  return [el('pre', { class: 'sql', ...(testId ? { 'data-testid': testId } : {}) }, text), ...(flag ? [el('p', { class: 'warning-text', 'data-testid': 'hidden-chars' }, flag.sentence)] : [])];
+}
+
 /** The latest read of Run SQL with Review: its SQL and size (the rows opened in the Results view). */
 function readSection(r: RowsSummary): HTMLElement {
-  return el('section', { class: 'results-section', 'data-testid': 'read' }, el('pre', { class: 'sql' }, r.sql.trim()), rowsSection(r, () => post({ type: 'runCommand', command: 'showResults' })));
+  return el('section', { class: 'results-section', 'data-testid': 'read' }, ...sqlBlock(r.sql), rowsSection(r, () => post({ type: 'runCommand', command: 'showResults' })));
 }
 
 const ANSWER_STATUS_TEXT: Record<PanelAnswerView['status'], string> = {
@@ -159,7 +166,7 @@ function answerSection(a: PanelAnswerView): HTMLElement {
     ...(a.sql === null
       ? []
       : [
-          el('pre', { class: 'sql', 'data-testid': 'answer-sql' }, a.sql.trim()),
+          ...sqlBlock(a.sql, 'answer-sql'),
           el(
             'div',
             { class: 'buttons' },

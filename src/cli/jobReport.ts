@@ -15,7 +15,9 @@ import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
 import { formatCount } from './format';
 import { renderImpact } from './renderImpact';
+import { shownOneLine, shownStatement } from './shownSql';
 import { ticketSummary } from './sqlInput';
+import { visibleText } from '../shared/visibleSql';
 
 /** `viewed`: show/cancel (exit 0 whatever the stop); `ran`: the action ran the job, the stop decides the code. */
 export type ReportMode = 'viewed' | 'ran';
@@ -32,7 +34,8 @@ export async function reportOutcome(
   if (args.flags.json) {
     io.stdout(`${JSON.stringify(jobJson(detail, outcome, ticket))}\n`);
   } else {
-    io.stdout(`${renderJob(detail, outcome, ticket, mode)}\n`);
+    // plan.md, titles and todos are the model's writing: shown, never obeyed by the terminal.
+    io.stdout(`${visibleText(renderJob(detail, outcome, ticket, mode))}\n`);
   }
   const error = outcome.stop.kind === 'failed' ? outcome.stop.error : outcome.stop.kind === 'interrupted' ? outcome.stop.error : undefined;
   if (error && mode === 'ran') io.stderr(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`);
@@ -82,7 +85,7 @@ export function renderTodos(todos: JobDetail['todos']): string {
   const width = Math.max(...todos.items.map((t) => t.id.length));
   const line = (t: Todo) => {
     const deps = t.depends_on?.length ? ` (after ${t.depends_on.join(', ')})` : '';
-    const sql = t.sql ? `\n      ${oneLine(t.sql, 100)}` : '';
+    const sql = t.sql ? `\n      ${shownOneLine(t.sql, 100)}` : '';
     return `  ${MARKS[t.status]} ${t.id.padEnd(width)}  ${t.title}${deps}${sql}`;
   };
   return ['Todos:', ...todos.items.map(line)].join('\n');
@@ -132,7 +135,8 @@ function renderJob(detail: JobDetail, outcome: JobOutcome, ticket: Ticket | unde
       out.push(
         `Held for approval${stop.todoId ? ` (todo ${stop.todoId})` : ''}: .pgagent/jobs/${id}/${stop.sqlFile}`,
         '',
-        stop.sql.trimEnd(),
+        // What runs is the ticket's own SQL, shown with every hidden character visible and flagged.
+        shownStatement((ticket?.sql ?? stop.sql).trimEnd()).text,
         '',
         renderImpact(stop.impact),
         '',

@@ -4,6 +4,7 @@ import { describeLock } from '../shared/lockPhrases';
 import { describeReach, reachToShow } from '../shared/reachPhrases';
 import type { ReadResult } from '../core/sql/runRead';
 import type { JsonValue } from '../core/sql/valueEncoding';
+import { visibleText } from '../shared/visibleSql';
 import { columns, formatCount } from './format';
 
 const BAR_WIDTH = 24;
@@ -43,7 +44,8 @@ export function renderImpact(impact: ImpactReport): string {
   if (impact.wouldFail) lines.push(`  WOULD FAIL: ${impact.wouldFail.message} (SQLSTATE ${impact.wouldFail.code})`);
   // "Cannot be rolled back" has its own line at the top.
   for (const w of impact.warnings.filter((x) => !x.startsWith('Cannot be rolled back'))) lines.push(`  ! ${w}`);
-  return lines.join('\n');
+  // Names, messages and safer SQL come from the database and the statement: shown, never obeyed by the terminal.
+  return visibleText(lines.join('\n'));
 }
 
 /** The database's own code the statements run (SPEC §5 1a): what does something, then a count of the rest. */
@@ -80,10 +82,11 @@ const MAX_CELL = 60;
 export function renderRows(result: ReadResult): string {
   const cell = (v: JsonValue): string => {
     const text = v === null ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v);
-    const oneLine = text.replace(/\s+/g, ' ');
+    // Values are the database's: hidden characters shown, not obeyed by the terminal.
+    const oneLine = visibleText(text).replace(/[ \t\r\n]+/g, ' ');
     return oneLine.length > MAX_CELL ? `${oneLine.slice(0, MAX_CELL - 1)}…` : oneLine;
   };
-  const header = result.fields.map((f) => f.name);
+  const header = result.fields.map((f) => visibleText(f.name));
   const body = result.rows.map((row) => row.map(cell));
   const table = result.fields.length > 0 ? columns([header, header.map((h) => '-'.repeat(Math.max(h.length, 3))), ...body]) : '';
   const footer = `(${formatCount(result.rowCount)} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? `, truncated at the row cap; use --max-rows to see more` : ''}; ${formatCount(result.elapsedMs)} ms)`;
@@ -95,5 +98,7 @@ export function caretAt(input: string, position: number): string {
   const lineStart = input.lastIndexOf('\n', Math.max(0, position - 1)) + 1;
   const lineEnd = input.indexOf('\n', position);
   const line = input.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
-  return `  ${line}\n  ${' '.repeat(Math.max(0, position - lineStart))}^`;
+  // The caret counts what is drawn: stand-ins for hidden characters, one column per code point.
+  const before = [...visibleText(input.slice(lineStart, Math.max(lineStart, position)))].length;
+  return `  ${visibleText(line)}\n  ${' '.repeat(before)}^`;
 }

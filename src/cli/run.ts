@@ -36,6 +36,7 @@ import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
 import { VERSION } from './version';
+import { visibleText } from '../shared/visibleSql';
 
 export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand];
 
@@ -205,7 +206,8 @@ function reportError(error: AgentError, args: ParsedArgs, io: CliIo): void {
     // The SPEC §6 result shape, empty, so scripts can read every command's failure the same way.
     io.stdout(`${JSON.stringify({ status, statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: { ...error.toInfo(), ...position } })}\n`);
   }
-  io.stderr(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`);
+  // Messages can quote the statement or the database: shown, never obeyed by the terminal.
+  io.stderr(visibleText(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`));
 }
 
 function mainHelp(): string {

@@ -13,6 +13,7 @@ import { coreServices } from './lazyServices';
 import { redisUrl } from './settings';
 import type { SqlReview } from './sqlReview';
 import { throttle } from './throttle';
+import { visibleSql } from '../shared/visibleSql';
 
 const START_DELAY_MS = 2_000;
 const REDIS_POLL_MS = 15_000;
@@ -25,7 +26,8 @@ export interface BadgeTargets {
 }
 
 /** A pending ticket as the navigator lists it (the SQL cut to its start). */
-export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & { sqlStart: string };
+/** `hiddenChars`: how many hidden characters the whole SQL holds (the navigator flags it; sqlStart is only its start). */
+export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & { sqlStart: string; hiddenChars?: number };
 
 const SQL_START = 200;
 
@@ -74,7 +76,7 @@ export class ApprovalsBadge implements vscode.Disposable {
       const pending = await store.list({ status: ['PENDING_APPROVAL'] });
       const now = Date.now();
       const live = pending.filter((t) => Date.parse(t.expiresAt) > now).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-      const listed = live.map((t): PendingTicket => ({ id: t.id, kind: t.kind, risk: t.risk, createdBy: t.createdBy, createdAt: t.createdAt, ...(t.plan ? { plan: t.plan } : {}), sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '' }));
+      const listed = live.map((t): PendingTicket => ({ id: t.id, kind: t.kind, risk: t.risk, createdBy: t.createdBy, createdAt: t.createdAt, ...(t.plan ? { plan: t.plan } : {}), sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '', hiddenChars: t.kind === 'write' ? visibleSql(t.sql).hidden.length : 0 }));
       const same = listed.length === this.pending.length && listed.every((t, i) => t.id === this.pending[i]?.id);
       this.pending = listed;
       if (!same) this.changed.fire();

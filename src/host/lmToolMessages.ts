@@ -3,6 +3,7 @@
  * confirmation with the statement and (for a proposed write) its measured impact. Plain text and markdown,
  * no `vscode` import, so it is unit-tested; languageModelTools.ts wraps it in VS Code's types.
  */
+import { hiddenWarning, visibleSql, visibleText } from '../shared/visibleSql';
 import type { LmToolName } from './lmToolNames';
 
 export interface ToolMessage {
@@ -32,19 +33,19 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
     case 'run_read':
       return {
         invocation: 'Postgres Agent: running a read',
-        confirmation: { title: 'Run this read?', markdown: `${fenced(sql, 'sql')}\n\nRuns READ ONLY with a row cap and timeouts; its rows go to the model.` },
+        confirmation: { title: 'Run this read?', markdown: `${statement(sql)}\n\nRuns READ ONLY with a row cap and timeouts; its rows go to the model.` },
       };
     case 'explain':
       return {
         invocation: 'Postgres Agent: explaining',
-        confirmation: { title: 'Explain this statement?', markdown: `${fenced(sql, 'sql')}\n\nEXPLAIN without ANALYZE: nothing is executed.` },
+        confirmation: { title: 'Explain this statement?', markdown: `${statement(sql)}\n\nEXPLAIN without ANALYZE: nothing is executed.` },
       };
     case 'impact':
       return {
         invocation: 'Postgres Agent: previewing the impact',
         confirmation: {
           title: 'Preview this write?',
-          markdown: `${fenced(sql, 'sql')}\n\nRuns inside BEGIN … ROLLBACK to count the rows it would change; nothing stays (sequence values it draws are not given back).`,
+          markdown: `${statement(sql)}\n\nRuns inside BEGIN … ROLLBACK to count the rows it would change; nothing stays (sequence values it draws are not given back).`,
         },
       };
     case 'propose_write': {
@@ -59,7 +60,7 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
         invocation: 'Postgres Agent: proposing a write for your approval',
         confirmation: {
           title: 'Let the agent propose this write?',
-          markdown: `${fenced(sql, 'sql')}\n\n${reason}${impact}\n\nAllowing this creates an approval ticket only: **nothing runs** until you approve it at the CodeLens or in the Postgres Agent panel.`,
+          markdown: `${statement(sql)}\n\n${reason}${impact}\n\nAllowing this creates an approval ticket only: **nothing runs** until you approve it at the CodeLens or in the Postgres Agent panel.`,
         },
       };
     }
@@ -68,7 +69,7 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
       try {
         const ticket = await facts.ticket(ticketId);
         markdown = ticket
-          ? `${fenced(ticket.sql, 'sql')}\n\nTicket ${plain(ticketId)} is **${ticket.status}** · ${ticket.risk} · ${ticket.rows.toLocaleString('en-US')} rows approved. Runs exactly this SQL once.`
+          ? `${statement(ticket.sql)}\n\nTicket ${plain(ticketId)} is **${ticket.status}** · ${ticket.risk} · ${ticket.rows.toLocaleString('en-US')} rows approved. Runs exactly this SQL once.`
           : `There is no ticket ${plain(ticketId)}; the call will fail.`;
       } catch (error) {
         markdown = `Ticket ${plain(ticketId)} cannot be read: ${plain(error instanceof Error ? error.message : String(error))}`;
@@ -78,6 +79,15 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
   }
 }
 
+/**
+ * The statement as it runs: every hidden character shown (raw, a bidi override would reorder the text drawn),
+ * and a flag when it holds any (SPEC §5 3a).
+ */
+function statement(sql: string): string {
+  const { text, hidden } = visibleSql(sql);
+  return hidden.length === 0 ? fenced(text, 'sql') : `${fenced(text, 'sql')}\n\n**⚠ This statement ${plain(hiddenWarning(hidden))}.** It runs with them, exactly as shown.`;
+}
+
 /** A code block whose fence is longer than any run of backticks inside (the text cannot close it early). */
 export function fenced(text: string, language: string): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -85,7 +95,7 @@ export function fenced(text: string, language: string): string {
   return `${fence}${language}\n${text}\n${fence}`;
 }
 
-/** Model- or database-written text shown as text: markdown's special characters escaped. */
+/** Model- or database-written text shown as text: hidden characters shown, markdown's special characters escaped. */
 function plain(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&');
+  return visibleText(text).replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, '\\$&');
 }

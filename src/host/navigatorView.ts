@@ -4,13 +4,19 @@
  */
 import type { AnswerView, PanelAnswerView, RecentAskView, ResultsView, RowsSummary, WaitingView } from '../shared/protocol';
 import type { PendingTicket } from './approvalsBadge';
+import { visibleSql, visibleText } from '../shared/visibleSql';
 
 /** The recent asks kept (and shown). */
 export const RECENT_ASKS_KEPT = 8;
 
-/** The first line of a statement, for a one-line item (the whole SQL is on the card or in the editor). */
-export function firstLine(sql: string, max = 80): string {
-  const line = sql.trim().split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--'))?.trim() ?? sql.trim();
+/**
+ * The first line of a statement, for a one-line item (the whole SQL is on the card or in the editor); its
+ * hidden characters shown as stand-ins, and the line starts with "⚠ hidden characters ·" when it has any.
+ */
+export function firstLine(sql: string, max = 80, flagged = false): string {
+  const { text, hidden } = visibleSql(sql.trim());
+  const first = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--'))?.trim() ?? text;
+  const line = hidden.length > 0 || flagged ? `⚠ hidden characters · ${first}` : first;
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -22,7 +28,7 @@ export function waitingView(pending: readonly PendingTicket[], trackedHere: Read
   return pending.map((t) => ({
     ticketId: t.id,
     kind: t.kind,
-    title: t.kind === 'plan' ? (t.plan?.title ?? 'a job\'s plan') : firstLine(t.sqlStart),
+    title: t.kind === 'plan' ? visibleText(t.plan?.title ?? 'a job\'s plan') : firstLine(t.sqlStart, 80, (t.hiddenChars ?? 0) > 0),
     risk: t.risk,
     createdBy: t.createdBy,
     createdAt: t.createdAt,

@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 import type { Logger } from '../core/logger';
 import { proposalsDir, sqlOffset } from '../mcp/proposalFiles';
 import type { SqlReview } from './sqlReview';
+import { visibleSql, visibleText } from '../shared/visibleSql';
 
 export interface OutsideProposalsDeps {
   /** The folder holding .pgagent/ (the workspace folder, or the extension's storage). */
@@ -76,8 +77,11 @@ export class OutsideProposals implements vscode.Disposable {
       this.deps.logger.info('outside write proposed', { ticket: ticketId, by: ticket.createdBy, risk: ticket.risk });
       if (!notify) return;
       const rows = ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0;
+      // The editor shows the file's raw SQL: say here already when it holds hidden characters (they are marked there too).
+      const hidden = visibleSql(ticket.sql).hidden.length;
+      const flag = hidden > 0 ? ` Its SQL holds ${hidden} hidden character${hidden === 1 ? '' : 's'}: review it with care.` : '';
       const choice = await vscode.window.showInformationMessage(
-        `${ticket.createdBy} proposes a write (${ticket.risk} · ${rows.toLocaleString('en-US')} rows). Nothing runs until you approve it.`,
+        `${visibleText(ticket.createdBy)} proposes a write (${ticket.risk} · ${rows.toLocaleString('en-US')} rows). Nothing runs until you approve it.${flag}`,
         'Review',
       );
       if (choice === 'Review') {

@@ -11,11 +11,13 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
 import { clock } from '../shared/clock';
 import type { ErrorInfo } from '../shared/errorCodes';
-import { describeLock } from '../shared/lockPhrases';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../shared/protocol';
 import type { DatabaseSession } from './databaseSession';
 import { coreServices } from './lazyServices';
+import { approvalConfirmation, hiddenCharacterMarks, pendingLenses } from './reviewTexts';
 import { redisUrl, safetySettings } from './settings';
+import { hiddenWarning, visibleSql, visibleText } from '../shared/visibleSql';
+import { fenced } from './lmToolMessages';
 
 /**
  * A write held by someone else (an ask run): SqlReview shows it and takes the decision, but the owner
@@ -197,6 +199,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     this.watchForDecision(tracked);
     this.logger.info('write held elsewhere tracked for approval', { ticket: held.ticketId, risk: held.impact.risk });
     this.refresh();
+    void this.markHidden(tracked.uri);
   }
 
   /** Records a write's card and lens (replacing the one it was re-checked from) and keeps its impact report. */
@@ -210,6 +213,7 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     const tracked: Tracked = { ...entry, watch: new AbortController() };
     this.tracked.set(tracked.ticketId, tracked);
     this.refresh();
+    void this.markHidden(tracked.uri);
     return tracked;
   }
 
@@ -220,14 +224,10 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       void vscode.window.showWarningMessage(t?.status === 'stale' ? 'The SQL changed since this impact was measured; re-check it first.' : 'This approval is no longer pending.');
       return;
     }
-    if (approve && (t.impact.risk === 'HIGH' || t.impact.risk === 'CRITICAL')) {
-      const rows = t.impact.exactRows ?? t.impact.estimatedRows ?? 0;
-      const tables = t.impact.tables.map((x) => `${x.name} (${x.inserted + x.updated + x.deleted})`).join(', ') || 'no rows measured';
-      const confirm = await vscode.window.showWarningMessage(
-        `${t.impact.risk} risk: this changes ${rows.toLocaleString('en-US')} rows: ${tables}. Run it?`,
-        { modal: true, detail: t.sql },
-        'Approve & run',
-      );
+    // HIGH and CRITICAL, and a statement holding hidden characters, ask once more in a modal that says why.
+    const confirmation = approve ? approvalConfirmation(t.impact, t.sql) : undefined;
+    if (confirmation) {
+      const confirm = await vscode.window.showWarningMessage(confirmation.message, { modal: true, detail: confirmation.detail }, 'Approve & run');
       if (confirm !== 'Approve & run') return;
     }
     const store = await this.ticketStore();
@@ -381,27 +381,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       const range = new vscode.Range(document.positionAt(t.start), document.positionAt(t.start));
       const lens = (title: string, command: string, ...args: unknown[]) =>
         lenses.push(new vscode.CodeLens(range, { title, command, arguments: args }));
-      const rows = t.impact.exactRows ?? t.impact.estimatedRows ?? 0;
       switch (t.status) {
         case 'pending':
-          lens(
-            t.impact.wouldFail
-              ? `$(error) Would fail: ${t.impact.wouldFail.message}`
-              : `$(warning) ${t.impact.risk} · ${rows.toLocaleString('en-US')} rows in ${t.impact.tables.length} table${t.impact.tables.length === 1 ? '' : 's'}`,
-            'postgresAgent.showImpact',
-            t.ticketId,
-          );
-          lens('$(check) Approve & run', 'postgresAgent.approveTicket', t.ticketId);
-          lens('$(x) Reject', 'postgresAgent.rejectTicket', t.ticketId);
-          lens('Show impact', 'postgresAgent.showImpact', t.ticketId);
-          // Issue 10: a schema change says what it locks (and that it cannot be rolled back) where it is approved.
-          // Impacts stored before these fields existed (job checkpoints) have none.
-          for (const l of ((t.impact as Partial<ImpactView>).locks ?? []).filter((x) => x.blocks !== 'nothing')) lens(`$(lock) ${describeLock(l)}`, 'postgresAgent.showImpact', t.ticketId);
-          if ((t.impact as Partial<ImpactView>).transactional === false) lens('$(alert) Cannot be rolled back', 'postgresAgent.showImpact', t.ticketId);
-          // SPEC §5 1a: the database's own code that does something is named where the statement is approved.
-          for (const r of ((t.impact as Partial<ImpactView>).reach ?? []).filter((x) => x.verdict !== 'safe').slice(0, 3)) {
-            lens(`$(alert) Runs ${r.function}: ${r.effect ?? (r.verdict === 'unknown' ? 'unknown code' : 'a side effect')}`, 'postgresAgent.showImpact', t.ticketId);
-          }
+          for (const l of pendingLenses(t.impact, t.sql)) lens(l.title, l.command, t.ticketId);
           break;
         case 'stale':
           lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
@@ -436,10 +418,37 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     const t = [...this.tracked.values()].find((x) => x.uri.toString() === document.uri.toString() && offset >= x.start && offset <= x.end);
     if (!t) return undefined;
     const md = new vscode.MarkdownString(`**${t.impact.risk}** · estimate ${t.impact.estimatedRows ?? 'n/a'} · exact ${t.impact.exactRows ?? 'n/a'} · preview ${t.impact.previewMs} ms\n\n`);
+    const shown = visibleSql(t.sql);
+    if (shown.hidden.length > 0) {
+      md.appendMarkdown(`**⚠ This statement ${hiddenWarning(shown.hidden)}.** What runs, every character shown:\n\n${fenced(shown.text, 'sql')}\n\n`);
+    }
     md.appendMarkdown('| table | via | inserted | updated | deleted |\n|---|---|---:|---:|---:|\n');
-    for (const x of t.impact.tables) md.appendMarkdown(`| ${x.schema}.${x.name} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`);
-    if (t.impact.wouldFail) md.appendMarkdown(`\n**Would fail:** ${t.impact.wouldFail.message} (${t.impact.wouldFail.code})\n`);
+    for (const x of t.impact.tables) md.appendMarkdown(`| ${visibleText(`${x.schema}.${x.name}`)} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`);
+    if (t.impact.wouldFail) md.appendMarkdown(`\n**Would fail:** ${visibleText(t.impact.wouldFail.message)} (${t.impact.wouldFail.code})\n`);
     return new vscode.Hover(md);
+  }
+
+  /**
+   * A warning on each hidden character of the writes waiting in a document (an outside agent's proposal file
+   * shows its raw SQL): the editor may draw them as nothing, but they run.
+   */
+  private async markHidden(uri: vscode.Uri): Promise<void> {
+    const waiting = [...this.tracked.values()].filter((t) => t.uri.toString() === uri.toString() && (t.status === 'pending' || t.status === 'running'));
+    const marks = waiting.flatMap((t) => hiddenCharacterMarks(t.sql, t.start));
+    if (marks.length === 0) return;
+    try {
+      const document = await vscode.workspace.openTextDocument(uri);
+      this.diagnostics.set(
+        uri,
+        marks.map((m) => {
+          const diagnostic = new vscode.Diagnostic(new vscode.Range(document.positionAt(m.offset), document.positionAt(m.offset + m.length)), m.message, vscode.DiagnosticSeverity.Warning);
+          diagnostic.source = 'Postgres Agent';
+          return diagnostic;
+        }),
+      );
+    } catch (error) {
+      this.logger.warn('could not mark hidden characters', { file: uri.toString(), error: String(error) });
+    }
   }
 
   /** Keeps offsets in step with edits around a statement; an edit inside it voids its ticket. */

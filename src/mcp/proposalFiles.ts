@@ -5,17 +5,24 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hiddenWarning, visibleSql, visibleText } from '../shared/visibleSql';
 
 export function proposalsDir(workspaceDir: string): string {
   return join(workspaceDir, '.pgagent', 'proposals');
 }
 
-/** The header comment: one line each, whatever the model wrote (a newline cannot end the comment early). */
+/**
+ * The header comment: one line each, whatever the model wrote (a newline cannot end the comment early, a hidden
+ * character is shown as its stand-in); a statement holding hidden characters is flagged in the header, since an
+ * editor draws some of them as nothing. The SQL itself stays exact: it is what the ticket runs.
+ */
 export function proposalText(ticketId: string, sql: string, proposedBy: string, reason: string): string {
-  const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ').trim();
+  const oneLine = (text: string) => visibleText(text).replace(/[\r\n]+/g, ' ').trim();
+  const hidden = visibleSql(sql).hidden;
   return (
     `-- Proposed by ${oneLine(proposedBy)}: ${oneLine(reason)}\n` +
     `-- Ticket ${ticketId}. Nothing runs until a person approves it (CodeLens above the SQL, or pg-agent approvals approve ${ticketId}).\n` +
+    (hidden.length > 0 ? `-- WARNING: the SQL below ${hiddenWarning(hidden)}; the editor may draw them as nothing. It runs with them.\n` : '') +
     `${sql}\n`
   );
 }

@@ -4,9 +4,14 @@
  * and the VS Code language-model tools.
  */
 import { z } from 'zod';
+import { visibleText } from '../shared/visibleSql';
 import type { McpToolContext } from './toolContext';
 
-/** What a tool returns: `structured` is the JSON of the matching CLI --json output; `text` is for the model. */
+/**
+ * What a tool returns: `structured` is the JSON of the matching CLI --json output (exact data); `text` is for the
+ * model and for the person reading the agent's transcript, often in a terminal: every hidden character in it is
+ * shown as a stand-in (defineTool does it for every tool).
+ */
 export interface ToolResult {
   structured: Record<string, unknown>;
   text: string;
@@ -50,6 +55,9 @@ export function defineTool<Shape extends z.ZodRawShape>(spec: {
     annotations: spec.annotations,
     input,
     output: z.looseObject(spec.output),
-    run: (context, args) => spec.run(context, input.parse(args ?? {})),
+    run: async (context, args) => {
+      const result = await spec.run(context, input.parse(args ?? {}));
+      return { structured: result.structured, text: visibleText(result.text) };
+    },
   };
 }

@@ -2,6 +2,7 @@
  * How the database's own code a statement runs (SPEC §5 1a) reads for a person, the same in the terminal, the
  * approval card and the Impact tab: what does something first, then how many pieces only compute.
  */
+import { visibleText } from './visibleSql';
 
 export interface ReachPhraseInput {
   function: string;
@@ -10,10 +11,13 @@ export interface ReachPhraseInput {
   effect?: string;
 }
 
-/** "public.rt_shell() — trigger t_del on public.t (BEFORE DELETE, row): runs COPY … TO PROGRAM" */
+/**
+ * "public.rt_shell() — trigger t_del on public.t (BEFORE DELETE, row): runs COPY … TO PROGRAM". Names come
+ * from the database's catalog (anyone who can create a function names it): hidden characters shown.
+ */
 export function describeReach(entry: ReachPhraseInput): string {
   const what = entry.verdict === 'safe' ? 'only computes' : entry.verdict === 'unknown' ? `unknown code${entry.effect ? `: ${entry.effect}` : ''}` : (entry.effect ?? 'has a side effect');
-  return `${entry.function} — ${entry.via}: ${what}`;
+  return visibleText(`${entry.function} — ${entry.via}: ${what}`);
 }
 
 /** The entries a person must see (side effects and unknown code first), and how many safe ones are left out. */

@@ -59,3 +59,25 @@ describe('language-model tool messages', () => {
     expect(fenced('SELECT 1', 'sql')).toBe('```sql\nSELECT 1\n```');
   });
 });
+
+describe('language-model tool messages: hidden characters (issue 22, item 6)', () => {
+  const spoof = "UPDATE items SET tag = 'owned-by-agent' /*\u001b[2K\rUPDATE items SET tag = 'reviewed' */";
+  const shown = "UPDATE items SET tag = 'owned-by-agent' /*␛[2K␍UPDATE items SET tag = 'reviewed' */";
+
+  it('shows the statement that runs, every hidden character as a stand-in, and flags it', async () => {
+    const message = await toolMessage('propose_write', { sql: spoof, reason: 'tag \u202eit' }, { impact: () => Promise.resolve('LOW · 1 row'), ticket: () => Promise.reject(new Error('none')) });
+    const markdown = message.confirmation?.markdown ?? '';
+    expect(markdown).toContain(`\`\`\`sql\n${shown}\n\`\`\``);
+    expect(markdown).toContain('**⚠ This statement contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍.** It runs with them');
+    expect(markdown).toContain('tag ⟨U\\+202E⟩it');
+    for (const hidden of ['\u001b', '\r', '\u202e']) expect(markdown).not.toContain(hidden);
+  });
+
+  it("execute_approved shows the ticket's own SQL the same way; a plain statement has no flag", async () => {
+    const message = await toolMessage('execute_approved', { ticket_id: 'tkt_1' }, { impact: () => Promise.reject(new Error('none')), ticket: () => Promise.resolve({ sql: spoof, status: 'APPROVED', risk: 'LOW', rows: 1 }) });
+    expect(message.confirmation?.markdown).toContain(shown);
+    expect(message.confirmation?.markdown).toContain('hidden characters');
+    const plain = await toolMessage('run_read', { sql: 'SELECT 1' }, noFacts);
+    expect(plain.confirmation?.markdown).not.toContain('hidden');
+  });
+});

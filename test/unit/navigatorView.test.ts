@@ -26,6 +26,15 @@ describe('waitingView', () => {
     expect(firstLine(`SELECT ${'x, '.repeat(60)}y`, 20)).toBe('SELECT x, x, x, x, …');
     expect(firstLine('  one line  ')).toBe('one line');
   });
+
+  it('shows hidden characters as stand-ins and flags the item (issue 22, item 6)', () => {
+    expect(firstLine("UPDATE t SET tag = 'x' /*\u001b[2K\rUPDATE t SET tag = 'y' */")).toBe("⚠ hidden characters · UPDATE t SET tag = 'x' /*␛[2K␍UPDATE t SET tag = 'y' */");
+    expect(firstLine('DELETE FROM t\u202e')).toBe('⚠ hidden characters · DELETE FROM t⟨U+202E⟩');
+    // Past the start the navigator is given: flagged by the ticket's count.
+    expect(firstLine('DELETE FROM t', 80, true)).toBe('⚠ hidden characters · DELETE FROM t');
+    const [item] = waitingView([{ id: 'tkt_h', kind: 'write', risk: 'LOW', createdBy: 'agent', createdAt: AT, sqlStart: 'DELETE FROM t', hiddenChars: 1 }], new Set(), () => undefined);
+    expect(item?.title).toBe('⚠ hidden characters · DELETE FROM t');
+  });
 });
 
 describe('withAnswer (recent asks)', () => {

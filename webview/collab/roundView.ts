@@ -1,5 +1,6 @@
 /** One round of the session: each analysis side by side, the cross-verification, what the database refuted. */
 import type { CollabAnalysisView, CollabRoundView } from '../../src/shared/collabProtocol';
+import { visibleText } from '../../src/shared/visibleSql';
 import { fmt, h, list, usd } from './h';
 
 export function roundDetails(round: CollabRoundView): HTMLElement {
@@ -18,7 +19,7 @@ export function roundDetails(round: CollabRoundView): HTMLElement {
           'div',
           { class: 'refuted', 'data-testid': 'refuted' },
           h('h3', {}, 'Refuted by the database'),
-          ...round.refuted.map((r) => h('div', { class: 'refuted-item' }, h('code', {}, `${r.approachId}: ${r.sql}`), list(r.refuted))),
+          ...round.refuted.map((r) => h('div', { class: 'refuted-item' }, h('code', {}, visibleText(`${r.approachId}: ${r.sql}`)), list(r.refuted))),
         )
       : null,
   );

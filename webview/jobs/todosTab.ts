@@ -1,5 +1,6 @@
 /** Todos tab: ☐/◐/☑ per todo with its SQL (a link opens the job's .sql file) and a progress bar. */
 import type { JobView, TodoView } from '../../src/shared/protocol';
+import { statementView } from '../../src/shared/visibleSql';
 import { el, fmt } from '../dom';
 import { post } from '../vscodeApi';
 
@@ -10,6 +11,11 @@ function openFile(jobId: string, path: string, label: string): HTMLElement {
   const link = el('button', { type: 'button', class: 'link', 'data-testid': 'todo-sql-link', title: `Open ${path}` }, label);
   link.addEventListener('click', () => post({ type: 'openJobFile', jobId, path }));
   return link;
+}
+
+function todoSql(sql: string): HTMLElement[] {
+  const { text, flag } = statementView(sql.trim());
+  return [el('pre', { class: 'sql' }, text), ...(flag ? [el('p', { class: 'warning-text', 'data-testid': 'hidden-chars' }, flag.sentence)] : [])];
 }
 
 export function todosTab(job: JobView): HTMLElement {
@@ -39,7 +45,8 @@ export function todosTab(job: JobView): HTMLElement {
         { class: 'todo-body' },
         el('span', { class: 'todo-title' }, t.title),
         ...(t.dependsOn.length > 0 ? [el('span', { class: 'muted' }, ` after ${t.dependsOn.join(', ')}`)] : []),
-        ...(t.sql !== null ? [el('pre', { class: 'sql' }, t.sql.trim())] : []),
+        // A todo's SQL as it runs: hidden characters shown and flagged (its write is approved on the card).
+        ...(t.sql !== null ? todoSql(t.sql) : []),
         ...(t.sqlFile !== null ? [openFile(job.id, t.sqlFile, t.sqlFile)] : []),
       ),
     ),

@@ -14,6 +14,8 @@ import { deciderOf } from '../decider';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
+import { shownOneLine, shownStatement } from '../shownSql';
+import { visibleText } from '../../shared/visibleSql';
 
 const STATUSES: readonly TicketStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTING', 'EXECUTED', 'FAILED'];
 
@@ -57,7 +59,7 @@ export const approvalsCommand: CliCommand = {
         } else if (tickets.length === 0) {
           io.stdout('No tickets.\n');
         } else {
-          io.stdout(`${columns(tickets.map((t) => [t.id, t.kind, t.status, t.risk, t.kind === 'plan' ? `job ${t.plan?.jobId ?? '?'}` : `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)]))}\n`);
+          io.stdout(`${visibleText(columns(tickets.map((t) => [t.id, t.kind, t.status, t.risk, t.kind === 'plan' ? `job ${t.plan?.jobId ?? '?'}` : `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)])))}\n`);
         }
         return EXIT.ok;
       }
@@ -74,10 +76,12 @@ export const approvalsCommand: CliCommand = {
           io.stdout(`${JSON.stringify(ticketJson(ticket, rules), null, 2)}\n`);
           return EXIT.ok;
         }
-        io.stdout(`${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n${ticket.sql}\n\n`);
+        // What runs is the ticket's SQL: shown with every hidden character visible, and flagged (SPEC §5 3a).
+        io.stdout(visibleText(`${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n`));
+        io.stdout(`${shownStatement(ticket.sql).text}\n\n`);
         if (ticket.kind === 'write') io.stdout(`${renderImpact(ticket.impact)}\n\n`);
-        for (const h of ticket.history) io.stdout(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`);
-        for (const d of ticket.decisions) io.stdout(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}\n`);
+        for (const h of ticket.history) io.stdout(visibleText(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`));
+        for (const d of ticket.decisions) io.stdout(visibleText(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}\n`));
         if (ticket.status === 'EXECUTING') io.stdout(`\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`);
         const missing = ticket.status === 'APPROVED' && rules ? missingApprovals(ticket, rules) : [];
         if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
@@ -120,8 +124,7 @@ function signedWord(ticket: Ticket, decision: Ticket['decisions'][number], rules
   }
 }
 
+/** The statement (or plan title) in one line; a statement with hidden characters starts with "[hidden chars]". */
 function oneLine(ticket: Ticket): string {
-  const text = ticket.kind === 'plan' ? (ticket.plan?.title ?? 'plan') : ticket.sql;
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+  return shownOneLine(ticket.kind === 'plan' ? (ticket.plan?.title ?? 'plan') : ticket.sql);
 }

@@ -26,6 +26,7 @@ import { saveImpactReport } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
+import { shownStatement } from '../shownSql';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { formatCount } from '../format';
@@ -120,8 +121,10 @@ async function askOnTerminal(context: CommandContext, graph: AskGraph, store: As
   if (!io.isTTY || args.flags.noInput || args.flags.json || !io.prompt || !impact || !ticketId) return held;
   const ticket = await store.get(ticketId);
   if (ticket?.status !== 'PENDING_APPROVAL') return held;
-  io.stdout(`${held.state.sql ?? ''}\n\n${renderImpact(impact)}\n\n`);
-  const approve = await promptApproval(io.prompt, impact);
+  // The ticket's own SQL is what runs: that is what is shown, every hidden character visible.
+  const shown = shownStatement(ticket.sql);
+  io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\n`);
+  const approve = await promptApproval(io.prompt, impact, shown.hidden);
   const { key } = await deciderOf(context);
   await decideTicket(store, ticketId, { approve, ...(key ? { key } : { by: await requesterOf(context) }), seenHash: ticket.sqlHash, comment: 'answered at the pg-agent ask prompt' });
   return resumeAsk(graph, store, held.threadId);
@@ -159,7 +162,7 @@ async function report(context: CommandContext, outcome: AskOutcome): Promise<Exi
       })}\n`,
     );
   } else {
-    if (state.sql) io.stdout(`${state.sql}\n\n`);
+    if (state.sql) io.stdout(`${shownStatement(state.sql).text}\n\n`);
     if (state.result) io.stdout(`${renderRows(state.result)}\n`);
     if (state.summary) io.stdout(`\n${state.summary}\n`);
     if (state.execution) io.stdout(`Executed: ${formatCount(state.execution.rows)} rows changed. Undo script: ${undoFile ?? '(none)'}\n`);

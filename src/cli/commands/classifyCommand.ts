@@ -8,6 +8,8 @@ import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { columns } from '../format';
 import { readSqlInput } from '../sqlInput';
+import { shownStatement } from '../shownSql';
+import { visibleText } from '../../shared/visibleSql';
 
 export const classifyCommand: CliCommand = {
   name: 'classify',
@@ -35,14 +37,14 @@ export const classifyCommand: CliCommand = {
     }
     io.stdout(`class ${classification.class} · ${classification.decision === 'run' ? 'runs read-only' : classification.decision === 'approve' ? 'needs approval' : 'refused'}\n`);
     for (const [i, s] of classification.statements.entries()) {
-      io.stdout(`\n${i + 1}. ${s.sql}\n`);
+      io.stdout(`\n${i + 1}. ${shownStatement(s.sql).text}\n`);
       io.stdout(`${columns([
         ['kind', s.kind],
         ['class', `${s.class} (${s.decision})`],
         ['nodes', s.nodeKinds.join(', ')],
         ...(s.writesTo.length > 0 ? [['writes', s.writesTo.join(', ')]] : []),
       ], '   ')}\n`);
-      for (const r of s.reasons) io.stdout(`   - ${r}\n`);
+      for (const r of s.reasons) io.stdout(visibleText(`   - ${r}\n`));
       const { shown, safeLeftOut } = reachToShow(s.reach ?? []);
       for (const entry of shown) io.stdout(`   runs ${describeReach(entry)}\n`);
       if (safeLeftOut > 0) io.stdout(`   runs ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute\n`);

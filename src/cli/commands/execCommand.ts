@@ -7,6 +7,7 @@ import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
+import { shownStatement } from '../shownSql';
 import { cliSafety } from '../sqlInput';
 
 export const execCommand: CliCommand = {
@@ -41,7 +42,8 @@ export const execCommand: CliCommand = {
     if (args.flags.json) {
       io.stdout(`${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs })}\n`);
     } else {
-      io.stdout(`${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`);
+      // The ticket's own SQL, as it ran: hidden characters shown and flagged.
+      io.stdout(`${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`);
       io.stdout(`Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${result.undoFile}\n`);
     }
     return EXIT.ok;

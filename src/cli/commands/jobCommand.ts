@@ -14,6 +14,7 @@ import { applyPlanEdit, discardPlanEdit } from '../../core/review/planEdit';
 import { sendReviewMessage } from '../../core/review/reviewChat';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
+import { shownStatement } from '../shownSql';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { columns, formatCount } from '../format';
@@ -293,8 +294,10 @@ async function decideOnTerminal(context: CommandContext, runner: JobRunner, tick
     const ticket = await tickets.get(stop.ticketId);
     if (ticket?.status !== 'PENDING_APPROVAL') return current;
     if (current.execution) io.stdout(`Executed (ticket ${current.execution.ticketId}): ${formatCount(current.execution.rows)} row(s) changed. Undo script: ${current.execution.undoFile}\n\n`);
-    io.stdout(`Job ${current.job.id} wants to run${stop.todoId ? ` (todo ${stop.todoId})` : ''}:\n\n${stop.sql.trimEnd()}\n\n${renderImpact(stop.impact)}\n\n`);
-    const approve = await promptApproval(io.prompt, stop.impact);
+    // The ticket's own SQL is what runs: that is what is shown, every hidden character visible.
+    const shown = shownStatement(ticket.sql.trimEnd());
+    io.stdout(`Job ${current.job.id} wants to run${stop.todoId ? ` (todo ${stop.todoId})` : ''}:\n\n${shown.text}\n\n${renderImpact(stop.impact)}\n\n`);
+    const approve = await promptApproval(io.prompt, stop.impact, shown.hidden);
     const { key } = await deciderOf(context);
     current = await runner.decideWrite(current.job.id, { approve, ...(key ? { key } : { by: actorOf(context) }), comment: 'answered at the pg-agent job prompt' });
   }

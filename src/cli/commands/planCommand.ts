@@ -26,6 +26,7 @@ import { actorOf, buildRunner } from '../jobSetup';
 import { renderSession, sessionJson } from '../planReport';
 import { safetySettings } from '../sqlInput';
 import { providerFromEnv } from './askCommand';
+import { visibleText } from '../../shared/visibleSql';
 
 const SUBCOMMANDS = ['new', 'list', 'show', 'decide', 'execute'] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
@@ -111,7 +112,7 @@ const ACTIONS: Record<Subcommand, Action> = {
     if (context.args.flags.json) {
       io.stdout(`${JSON.stringify({ sessions: sessions.map((s) => ({ id: s.id, phase: s.phase, task: s.task, currentRound: s.currentRound, models: s.models, jobId: s.jobId, createdAt: s.createdAt, updatedAt: s.updatedAt })) })}\n`);
     } else if (sessions.length === 0) io.stdout('No planning sessions. Start one with: pg-agent plan new -- "<task>"\n');
-    else io.stdout(`${columns(sessions.map((s) => [s.id, s.phase, `round ${s.currentRound}`, s.updatedAt, s.task.split('\n')[0]?.slice(0, 60) ?? '']))}\n`);
+    else io.stdout(`${visibleText(columns(sessions.map((s) => [s.id, s.phase, `round ${s.currentRound}`, s.updatedAt, s.task.split('\n')[0]?.slice(0, 60) ?? ''])))}\n`);
     return EXIT.ok;
   },
 
@@ -155,7 +156,7 @@ async function finish(context: CommandContext, runner: CollabSessionRunner, firs
   const collab = store(context);
   let view = await readSessionView(collab, first.id);
   while (view.state.phase === 'awaiting-decision' && canPrompt(context) && context.io.prompt) {
-    context.io.stdout(`${renderSession(view)}\n\n`);
+    context.io.stdout(`${visibleText(renderSession(view))}\n\n`);
     const decision = await promptDecision(context.io.prompt, view.state.awaiting?.options ?? 0);
     if (decision === null) break;
     await runner.decide(view.state.id, decision, actorOf(context));
@@ -184,7 +185,7 @@ async function promptDecision(prompt: (q: string) => Promise<string>, options: n
 
 function print(context: CommandContext, view: Awaited<ReturnType<typeof readSessionView>>, job?: JobOutcome): void {
   if (context.args.flags.json) context.io.stdout(`${JSON.stringify(sessionJson(view, job ? { job } : {}))}\n`);
-  else context.io.stdout(`${renderSession(view)}\n`);
+  else context.io.stdout(`${visibleText(renderSession(view))}\n`);
 }
 
 async function sessionRunner(context: CommandContext, sessionModels?: readonly string[], onCreated?: (id: string) => void): Promise<CollabSessionRunner> {

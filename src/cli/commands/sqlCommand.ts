@@ -20,7 +20,9 @@ import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { formatCount } from '../format';
+import { visibleText } from '../../shared/visibleSql';
 import { promptApproval } from '../approvalPrompt';
+import { shownStatement } from '../shownSql';
 import { caretAt, renderImpact, renderRows } from '../renderImpact';
 import { readSqlInput, cliSafety, statementsJson, ticketSummary } from '../sqlInput';
 
@@ -58,7 +60,7 @@ export const sqlCommand: CliCommand = {
         return printRead(context, outcome.classification, outcome.result);
       case 'refused':
         if (args.flags.json) io.stdout(`${json({ status: 'refused', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: 0, truncated: false, error: { code: 'SQL_REFUSED', message: outcome.classification.reasons.join('; ') } })}\n`);
-        else io.stderr(`Refused: ${outcome.classification.reasons.join('; ')}.\nThis never runs through Postgres Agent.\n`);
+        else io.stderr(`Refused: ${visibleText(outcome.classification.reasons.join('; '))}.\nThis never runs through Postgres Agent.\n`);
         return EXIT.refused;
       case 'written': {
         const undoFile = outcome.execution.undoFile;
@@ -97,17 +99,19 @@ async function holdOrAsk(
 ): Promise<ExitCode> {
   const { io, args } = context;
   const canAsk = io.isTTY && !args.flags.noInput && !args.flags.json && io.prompt !== undefined;
+  // The ticket's own SQL is what runs: that is what the person is shown, every hidden character visible.
+  const shown = shownStatement(ticket.sql);
   if (!canAsk || !io.prompt) {
     if (args.flags.json) {
       io.stdout(`${json({ status: 'held', statements: statementsJson(classification), fields: [], rows: [], rowCount: 0, truncated: false, impact, ticket: ticketSummary(ticket) })}\n`);
     } else {
-      io.stdout(`${renderImpact(impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}).\n`);
+      io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}).\n`);
       io.stdout(`  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  run:     pg-agent exec --ticket ${ticket.id}\n`);
     }
     return EXIT.held;
   }
-  io.stdout(`${renderImpact(impact)}\n\n`);
-  const approved = await promptApproval(io.prompt, impact);
+  io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\n`);
+  const approved = await promptApproval(io.prompt, impact, shown.hidden);
   const { key } = await deciderOf(context);
   const decided = await decideTicket(store, ticket.id, { approve: approved, ...(key ? { key } : { by: await requesterOf(context) }), seenHash: ticket.sqlHash, comment: 'answered at the pg-agent prompt' });
   if (!approved) {

@@ -9,6 +9,7 @@ import { runSql } from '../../core/sql/runSql';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import { renderImpact } from '../../cli/renderImpact';
+import { shownStatement } from '../../cli/shownSql';
 import { ticketSummary } from '../../cli/sqlInput';
 import { classifySqlArg, refusedError } from '../classifySqlArg';
 import { IMPACT_SCHEMA } from '../impactOutput';
@@ -53,7 +54,11 @@ export const proposeWriteTool = defineTool({
     await saveImpactReport(workspacePaths(context.workspaceDir).impact, ticket);
     await writeProposal(context.workspaceDir, ticket.id, ticket.sql, ticket.createdBy, reason);
     context.logger.info('write proposed over MCP', { ticket: ticket.id, risk: impact.risk, by: ticket.createdBy });
+    // The statement as the person approving it will see it: hidden characters shown and flagged.
+    const shown = shownStatement(ticket.sql);
     const text =
+      `Proposed statement (as the person approving it sees it):\n${shown.text}\n\n` +
+      (shown.hidden.length > 0 ? 'It is flagged to the person: it holds hidden characters, and approving it takes an explicit confirmation.\n\n' : '') +
       `${renderImpact(impact)}\n\n` +
       `Held for approval: ticket ${ticket.id} (risk ${impact.risk}, expires ${ticket.expiresAt}). NOTHING HAS RUN.\n` +
       'A person must approve it: in VS Code (the CodeLens "Approve & run" above the SQL, or the Postgres Agent panel), ' +

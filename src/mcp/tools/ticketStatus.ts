@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Ticket } from '../../core/approvals/ticket';
 import { AgentError } from '../../core/errors';
+import { shownStatement } from '../../cli/shownSql';
 import { TICKET_OUTPUT } from '../ticketOutput';
 import { defineTool, READ_HINTS } from '../toolSpec';
 
@@ -28,6 +29,8 @@ export const ticketStatusTool = defineTool({
     const ticket = await (await context.openTicketStore()).get(id);
     if (!ticket) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'Use the ticket id propose_write returned.');
     const history = ticket.history.map((h) => `  ${h.at} ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}`).join('\n');
-    return { structured: { ...ticket }, text: `Ticket ${ticket.id}: ${ticket.status}. ${NEXT[ticket.status]}\nHistory:\n${history}` };
+    // The statement as a person sees it (hidden characters shown and flagged); `structured.sql` stays exact.
+    const statement = ticket.kind === 'plan' ? `Plan: ${ticket.plan?.title ?? ''}` : `SQL:\n${shownStatement(ticket.sql).text}`;
+    return { structured: { ...ticket }, text: `Ticket ${ticket.id}: ${ticket.status}. ${NEXT[ticket.status]}\n${statement}\nHistory:\n${history}` };
   },
 });
