@@ -2,6 +2,7 @@
 import type { Ticket } from '../core/approvals/ticket';
 import { AgentError } from '../core/errors';
 import type { Classification } from '../core/sql/classification';
+import type { ImpactReport } from '../core/sql/impactReport';
 import { classifySql } from '../core/sql/classify';
 import { loadParser } from '../core/sql/parse';
 import type { SafetySettings } from '../core/sql/safetySettings';
@@ -70,6 +71,11 @@ export async function cliPolicy(context: CommandContext): Promise<Resolved<Safet
 /** The safety settings of this command (warnings go to stderr, once per run). */
 export async function cliSafety(context: CommandContext): Promise<SafetySettings> {
   return (await cliPolicy(context)).settings;
+}
+
+/** An impact report as JSON output shows it: the workspace's ignored loosenings first among its `warnings`. */
+export function withPolicyWarnings(impact: ImpactReport, warnings: readonly PolicyWarning[]): ImpactReport {
+  return warnings.length === 0 ? impact : { ...impact, warnings: [...warnings.map((w) => w.message), ...impact.warnings] };
 }
 
 const printed = new WeakMap<CliIo, Set<string>>();
