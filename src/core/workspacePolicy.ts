@@ -42,7 +42,7 @@ const THRESHOLD_KEYS = ['low', 'medium', 'high', 'smallTableRows', 'bigTableRows
 const AUTO_ORDER: readonly RiskPolicy['autoApproveMaxRisk'][] = ['none', ...RISK_ORDER];
 
 function definedThresholds(given: NonNullable<NonNullable<WorkspaceConfig['safety']>['riskThresholds']> | undefined): Partial<Thresholds> {
-  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)) as Partial<Thresholds>;
+  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined));
 }
 
 /** The person's own config file applied over their base settings: it may set anything, loosening included. */

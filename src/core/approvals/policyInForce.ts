@@ -143,7 +143,7 @@ async function configLayers(file: string, config: WorkspaceConfig, here: Here): 
   const byIdentity = config.approval?.databases ?? {};
   const matched: [string, ApprovalPolicy][] = [];
   for (const [key, policy] of Object.entries(rules?.connections ?? {})) {
-    if (await governs(key, here)) matched.push([`${file} approval.connections["${key}"]`, policy as ApprovalPolicy]);
+    if (await governs(key, here)) matched.push([`${file} approval.connections["${key}"]`, policy]);
   }
   for (const [key, policy] of Object.entries(byIdentity)) {
     if (!here.identity || key === here.identity.key) matched.push([`${file} approval.databases["${key}"]`, JSON.parse(JSON.stringify(policy)) as ApprovalPolicy]);
