@@ -13,6 +13,7 @@ import type { PolicyWarning } from '../core/workspacePolicy';
 import { coreServices } from './lazyServices';
 import type { SettingsGetter } from './policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from './policyFromSettings';
+import { untrustedRefusal } from './workspaceTrust';
 
 const OWN = 'your VS Code user settings (postgresAgent.*) or ~/.config/pg-agent/config.json';
 const WORKSPACE_SETTINGS = 'the workspace settings (.vscode/settings.json)';
@@ -37,12 +38,12 @@ export async function safetySettings(rootDir: string): Promise<SafetySettings> {
   const services = coreServices();
   const ownFile = services.ownConfigFile(process.env);
   const own = services.applyOwnSafety(await services.readOwnConfig(process.env), userSafety(ownSettings(), services.DEFAULT_SAFETY));
-  if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile } };
+  if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked: untrustedRefusal } };
   const paths = services.workspacePaths(rootDir);
   const fromFile = services.resolveSafety(await services.readWorkspaceConfig(paths), own, { workspace: paths.config, own: OWN });
   const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
-  return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir } };
+  return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked: untrustedRefusal } };
 }
 
 export async function planningSettings(rootDir: string): Promise<PlanningSettings> {

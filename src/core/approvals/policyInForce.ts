@@ -41,6 +41,11 @@ export interface PolicySources {
   /** Password for connecting to other URL or profile keys to learn their identity (PGPASSWORD). */
   password?: string;
   logger?: Logger;
+  /**
+   * Asked at every claim: a reason nothing may execute here now (VS Code: a workspace it does not trust),
+   * or undefined. Evaluated at that moment, so every executor that claims a ticket honours it.
+   */
+  blocked?: () => AgentError | undefined;
 }
 
 /** One source's requirement, checked against that source's own approvers only. */
@@ -124,6 +129,8 @@ export interface ClaimPolicyOptions {
 
 /** The authorize callback of a ticket claim, with the policy read at this moment. */
 export async function authorizeAtClaim(session: DbSession, options: ClaimPolicyOptions): Promise<(ticket: Ticket) => AgentError | undefined> {
+  const blocked = options.policySources?.blocked?.();
+  if (blocked) return () => blocked;
   const policy = await policyInForce(session, options.connection, options.policySources ?? {});
   const given = options.approvalRules;
   if (!options.policySources && given) policy.layers.push({ source: 'the approval rules given', approvers: given.approvers, policy: policyFor(given, options.connection) });
