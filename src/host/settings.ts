@@ -18,10 +18,16 @@ import { untrustedRefusal } from './workspaceTrust';
 const OWN = 'your VS Code user settings (postgresAgent.*) or ~/.config/pg-agent/config.json';
 const WORKSPACE_SETTINGS = 'the workspace settings (.vscode/settings.json)';
 
-/** The person's own values only: a workspace's or folder's settings.json is the workspace's, never the person's. */
+/** Settings that loosen or tighten the approval rules: only the person's own value is theirs. */
+const POLICY_KEYS = new Set(['approval.autoApproveMaxRisk', 'safety.criticalTables', 'safety.riskThresholds', 'planning.interactive', 'planning.maxReviewCycles']);
+
+/**
+ * The person's own values of the policy settings (a workspace's or folder's settings.json is the workspace's,
+ * never the person's); limits such as query.maxRows loosen no rule and keep VS Code's usual precedence.
+ */
 function ownSettings(): SettingsGetter {
   const c = vscode.workspace.getConfiguration('postgresAgent');
-  return <T>(key: string) => c.inspect<T>(key)?.globalValue;
+  return <T>(key: string) => (POLICY_KEYS.has(key) ? c.inspect<T>(key)?.globalValue : c.get<T>(key));
 }
 
 /** What this workspace's settings.json says (folder over workspace), to be applied as a tightening only. */
