@@ -139,7 +139,9 @@ export async function readConfigFile(file: string): Promise<WorkspaceConfig> {
   const parsed = workspaceConfigSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    const where = first ? `${first.path.join('.') || '(root)'}: ${first.message}` : parsed.error.message;
+    // A bad record key says why through its own issue ("a database identity …"), not zod's "Invalid key in record".
+    const message = first?.code === 'invalid_key' ? (first.issues[0]?.message ?? first.message) : first?.message;
+    const where = first ? `${first.path.join('.') || '(root)'}: ${message}` : parsed.error.message;
     throw new AgentError(
       'CONFIG_INVALID',
       `${paths.config} is not a valid Postgres Agent config (${where}).`,

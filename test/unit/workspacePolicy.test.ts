@@ -12,7 +12,7 @@ import { strictestPolicy } from '../../src/core/approvals/strictestPolicy';
 import { DEFAULT_PLANNING } from '../../src/core/jobs/jobRunner';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { WorkspaceConfig } from '../../src/core/workspace';
-import { readWorkspaceConfig, workspacePaths } from '../../src/core/workspace';
+import { readConfigFile, readWorkspaceConfig, workspacePaths } from '../../src/core/workspace';
 import { resolvePlanning, resolveSafety } from '../../src/core/workspacePolicy';
 import type { SettingsGetter } from '../../src/host/policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from '../../src/host/policyFromSettings';
@@ -100,6 +100,17 @@ describe('the policy in force: the person\'s own settings, tightened by the work
     const resolved = await readPlanningSettings(dir, { XDG_CONFIG_HOME: join(dir, 'no-such-home') });
     expect(resolved.settings).toEqual({ interactive: true, maxReviewCycles: 2 });
     expect(resolved.warnings[0]?.file).toBe(join(dir, '.pgagent', 'config.json'));
+  });
+
+  it('refuses a database key that is not an identity, and a malformed own config, with the file named', async () => {
+    const own = join(dir, 'own.json');
+    writeFileSync(own, JSON.stringify({ approval: { databases: { 'postgres://db/shop': { requireSignature: true } } } }));
+    await expect(readConfigFile(own)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining(own) as unknown });
+    await expect(readConfigFile(own)).rejects.toThrow(/approval\.databases.*system_identifier/);
+    writeFileSync(own, '{"approval": ');
+    await expect(readConfigFile(own)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: `${own} is not valid JSON.` });
+    writeFileSync(own, JSON.stringify({ approval: { databases: { '7712163443514398832/shop': { requireSignature: true } } } }));
+    expect((await readConfigFile(own)).approval?.databases).toEqual({ '7712163443514398832/shop': { requireSignature: true } });
   });
 
   it('keeps the stricter approval policy and warns when the workspace asks for less than the person', () => {
