@@ -139,6 +139,18 @@ describe.runIf(postgresAvailable)('the policy of a database, however it is reach
     await expectRefused(id, direct);
   });
 
+  it('applies to a statement that runs outside a transaction too (CREATE INDEX CONCURRENTLY): refused, no index', async () => {
+    ownConfig({ approval: { databases: { [identity]: { requireSignature: true } } } });
+    const viaLocalhost = ['--db', urlAt('localhost', port)];
+    const held = await pgAgent(['sql', ...viaLocalhost, '--no-input', '--json', '--', 'CREATE INDEX CONCURRENTLY items_policy_idx ON items (id)']);
+    expect(held.code, held.stderr).toBe(3);
+    const id = (JSON.parse(held.stdout) as { ticket: { id: string } }).ticket.id;
+    expect((await pgAgent(['approvals', 'approve', id])).code).toBe(0);
+    const exec = await pgAgent(['exec', '--ticket', id, ...viaLocalhost]);
+    expect(exec.code, exec.stderr).toBe(4);
+    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM pg_class WHERE relname = 'items_policy_idx'"))).toBe(0);
+  });
+
   it('does not apply the policy of another database on the same server: the ticket runs', async () => {
     ownConfig({ approval: { connections: { [urlAt('127.0.0.1', port, other.name)]: { requireSignature: true } }, databases: { [`${identity.split('/')[0] ?? ''}/${other.name}`]: { requireSignature: true } } } });
     const direct = ['--db', scratch.url];
