@@ -21,6 +21,7 @@ import { registerMcpServerDefinition } from './host/mcpServerDefinition';
 import { OutsideProposals } from './host/outsideProposals';
 import { registerJobCommands } from './host/jobCommands';
 import { outputLogger } from './host/outputLogger';
+import { logPolicyWarningsTo } from './host/settings';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/reviewPanelProvider';
 import { QueryPlanView } from './host/queryPlanView';
 import { SchemaTreeView } from './host/schemaTreeView';
@@ -39,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel('Postgres Agent', { log: true });
   context.subscriptions.push(output);
   const logger = outputLogger(output);
+  logPolicyWarningsTo(logger);
 
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const store = new ConnectionStore(context, workspaceDir);

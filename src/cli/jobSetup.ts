@@ -11,15 +11,23 @@ import { DEFAULT_PLANNING, JobRunner } from '../core/jobs/jobRunner';
 import { JobStore } from '../core/jobs/jobStore';
 import type { LlmProvider } from '../core/llm/provider';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
-import { resolvePlanning } from '../core/workspacePolicy';
+import type { Resolved } from '../core/workspacePolicy';
+import { applyOwnPlanning, resolvePlanning } from '../core/workspacePolicy';
+import type { Env } from '../core/db/connectionTarget';
+import { ownConfigFile, readOwnConfig } from '../core/ownConfig';
 import type { CommandContext } from './command';
 import { embedderFromEnv, providerFromEnv } from './commands/askCommand';
 import { requesterOf } from './decider';
-import { cliSafety } from './sqlInput';
+import { cliSafety, printWarnings } from './sqlInput';
 
-/** `planning` of .pgagent/config.json (the CLI's counterpart of postgresAgent.planning.*); defaults when absent. */
-export async function readPlanningSettings(workspaceDir: string): Promise<PlanningSettings> {
-  return resolvePlanning(await readWorkspaceConfig(workspacePaths(workspaceDir)), DEFAULT_PLANNING);
+/**
+ * `planning` of the person's own config, tightened by .pgagent/config.json (the CLI's counterpart of
+ * postgresAgent.planning.*); defaults when absent. A workspace cannot turn the plan review off.
+ */
+export async function readPlanningSettings(workspaceDir: string, env: Env): Promise<Resolved<PlanningSettings>> {
+  const own = applyOwnPlanning(await readOwnConfig(env), DEFAULT_PLANNING);
+  const paths = workspacePaths(workspaceDir);
+  return resolvePlanning(await readWorkspaceConfig(paths), own, { workspace: paths.config, own: ownConfigFile(env) });
 }
 
 /** The person acting (tickets, reviews, cancellations). */
@@ -53,7 +61,9 @@ export interface RunnerOptions {
 export async function buildRunner(context: CommandContext, options: RunnerOptions): Promise<JobRunner> {
   const { args } = context;
   const workspace = args.flags.workspace;
-  const planning = await readPlanningSettings(workspace);
+  const resolved = await readPlanningSettings(workspace, context.io.env);
+  printWarnings(context.io, resolved.warnings);
+  const planning = resolved.settings;
   const common = {
     store: new JobStore(workspace, { logger: context.logger }),
     checkpointsDir: workspacePaths(workspace).checkpoints,

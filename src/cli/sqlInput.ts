@@ -3,13 +3,17 @@ import type { Ticket } from '../core/approvals/ticket';
 import { AgentError } from '../core/errors';
 import type { Classification } from '../core/sql/classification';
 import { checkSql } from '../core/sql/reach/checkSql';
+import type { ImpactReport } from '../core/sql/impactReport';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
+import type { Env } from '../core/db/connectionTarget';
+import { ownConfigFile, readOwnConfig } from '../core/ownConfig';
 import type { WorkspaceConfig } from '../core/workspace';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
-import { resolveSafety } from '../core/workspacePolicy';
-import type { CommandContext } from './command';
+import type { PolicyWarning, Resolved } from '../core/workspacePolicy';
+import { applyOwnSafety, resolveSafety } from '../core/workspacePolicy';
+import type { CliIo, CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
 export async function readSqlInput(context: CommandContext): Promise<string> {
@@ -33,18 +37,56 @@ export async function classifyInput(context: CommandContext): Promise<{ sql: str
   return { sql, classification: await checkSql(await context.openDb(), sql) };
 }
 
-/** Limits from the flags, under the workspace's policy from .pgagent/config.json (default: every write asks). */
-export function safetySettings(flags: CommonFlags, config: WorkspaceConfig): SafetySettings {
-  return resolveSafety(config, {
+/**
+ * Limits from the flags and the person's own config ($XDG_CONFIG_HOME/pg-agent/config.json, which may loosen),
+ * tightened by the workspace's .pgagent/config.json (which may not loosen: each attempt is a warning).
+ * Executors read the policy again when they claim a ticket (policySources).
+ */
+export function safetySettings(flags: CommonFlags, workspace: WorkspaceConfig, own: WorkspaceConfig, env: Env): Resolved<SafetySettings> {
+  const base: SafetySettings = {
     ...DEFAULT_SAFETY,
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
     ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
-  });
+  };
+  const resolved = resolveSafety(workspace, applyOwnSafety(own, base), { workspace: workspacePaths(flags.workspace).config, own: ownConfigFile(env) });
+  const policySources = {
+    ownConfigFile: ownConfigFile(env),
+    workspaceDir: flags.workspace,
+    ...(flags.connection !== undefined ? { profile: flags.connection } : {}),
+    ...(env.PGPASSWORD !== undefined ? { password: env.PGPASSWORD } : {}),
+  };
+  return { settings: { ...resolved.settings, policySources }, warnings: resolved.warnings };
 }
 
-/** The safety settings of this command: its flags under its workspace's policy. */
+/** The safety settings of this command and the loosenings its workspace asked for and did not get. */
+export async function cliPolicy(context: CommandContext): Promise<Resolved<SafetySettings>> {
+  const { flags } = context.args;
+  const resolved = safetySettings(flags, await readWorkspaceConfig(workspacePaths(flags.workspace)), await readOwnConfig(context.io.env), context.io.env);
+  printWarnings(context.io, resolved.warnings);
+  return { settings: { ...resolved.settings, policySources: { ...resolved.settings.policySources, logger: context.logger } }, warnings: resolved.warnings };
+}
+
+/** The safety settings of this command (warnings go to stderr, once per run). */
 export async function cliSafety(context: CommandContext): Promise<SafetySettings> {
-  return safetySettings(context.args.flags, await readWorkspaceConfig(workspacePaths(context.args.flags.workspace)));
+  return (await cliPolicy(context)).settings;
+}
+
+/** An impact report as JSON output shows it: the workspace's ignored loosenings first among its `warnings`. */
+export function withPolicyWarnings(impact: ImpactReport, warnings: readonly PolicyWarning[]): ImpactReport {
+  return warnings.length === 0 ? impact : { ...impact, warnings: [...warnings.map((w) => w.message), ...impact.warnings] };
+}
+
+const printed = new WeakMap<CliIo, Set<string>>();
+
+/** Each ignored loosening, once per run, on stderr: "warning: <file>: <setting> … is ignored: …". */
+export function printWarnings(io: CliIo, warnings: readonly PolicyWarning[]): void {
+  const seen = printed.get(io) ?? new Set<string>();
+  printed.set(io, seen);
+  for (const w of warnings) {
+    if (seen.has(w.message)) continue;
+    seen.add(w.message);
+    io.stderr(`warning: ${w.message}\n`);
+  }
 }
 
 /** SPEC §6 `statements` of the JSON output: each statement with its class and what happens to it. */

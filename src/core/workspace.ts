@@ -70,6 +70,8 @@ const workspaceConfigSchema = z.object({
       policy: approvalPolicySchema.optional(),
       /** approval.policy per connection (ticket connection key or profile name). */
       connections: z.record(z.string(), approvalPolicySchema).optional(),
+      /** approval.policy per database identity, "<system_identifier>/<database>" (policyInForce.ts). */
+      databases: z.record(z.string().regex(/^[0-9]+\/.+$/, 'a database identity "<system_identifier>/<database>"'), approvalPolicySchema).optional(),
     })
     .optional(),
   safety: z
@@ -95,6 +97,7 @@ export interface WorkspaceConfig {
         approvers?: Approver[] | undefined;
         policy?: z.infer<typeof approvalPolicySchema> | undefined;
         connections?: Record<string, z.infer<typeof approvalPolicySchema>> | undefined;
+        databases?: Record<string, z.infer<typeof approvalPolicySchema>> | undefined;
       }
     | undefined;
   safety?:
@@ -110,7 +113,16 @@ export interface WorkspaceConfig {
 }
 
 /** Reads .pgagent/config.json; a missing file is an empty config, a malformed one a clear error. */
-export async function readWorkspaceConfig(paths: WorkspacePaths): Promise<WorkspaceConfig> {
+export function readWorkspaceConfig(paths: WorkspacePaths): Promise<WorkspaceConfig> {
+  return readConfigFile(paths.config);
+}
+
+/**
+ * Reads a config file of this shape (the workspace's .pgagent/config.json, or the person's own
+ * $XDG_CONFIG_HOME/pg-agent/config.json): a missing file is an empty config, a malformed one a clear error.
+ */
+export async function readConfigFile(file: string): Promise<WorkspaceConfig> {
+  const paths = { config: file };
   let text: string;
   try {
     text = await readFile(paths.config, 'utf8');
@@ -127,7 +139,9 @@ export async function readWorkspaceConfig(paths: WorkspacePaths): Promise<Worksp
   const parsed = workspaceConfigSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    const where = first ? `${first.path.join('.') || '(root)'}: ${first.message}` : parsed.error.message;
+    // A bad record key says why through its own issue ("a database identity …"), not zod's "Invalid key in record".
+    const message = first?.code === 'invalid_key' ? (first.issues[0]?.message ?? first.message) : first?.message;
+    const where = first ? `${first.path.join('.') || '(root)'}: ${message}` : parsed.error.message;
     throw new AgentError(
       'CONFIG_INVALID',
       `${paths.config} is not a valid Postgres Agent config (${where}).`,

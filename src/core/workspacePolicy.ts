@@ -1,38 +1,144 @@
 /**
- * One policy per workspace (issue 12): the approval, risk and planning policy of `.pgagent/config.json`
- * applies to every tool that works on the workspace — the CLI, the extension, jobs, teammates. What a person
- * set for themselves (VS Code settings, CLI flags) is the base underneath; the workspace file wins where it
- * speaks, so the same SQL gets the same risk and the same approval rule wherever it was typed.
+ * The settings in force for a workspace (SPEC §5 3a): the person's own configuration
+ * ($XDG_CONFIG_HOME/pg-agent/config.json for the CLI and MCP, VS Code user settings for the extension) is
+ * the floor; the workspace's .pgagent/config.json may tighten it, never loosen it. A cloned repository can
+ * ship that file, so every setting is resolved as the stricter of the two, and every loosening the
+ * workspace asked for is ignored with a warning naming the file and the setting.
  */
+import type { ApprovalPolicy, ApprovalRules, Approver } from './approvals/approvalPolicy';
+import { looserFields, strictestPolicy } from './approvals/strictestPolicy';
 import type { PlanningSettings } from './jobs/jobRunner';
+import { RISK_ORDER } from './sql/impactReport';
 import type { RiskPolicy } from './sql/risk';
-import { DEFAULT_RISK_POLICY } from './sql/risk';
 import type { SafetySettings } from './sql/safetySettings';
 import type { WorkspaceConfig } from './workspace';
 import { approvalRulesOf } from './workspace';
 
-export function resolveSafety(config: WorkspaceConfig, base: SafetySettings): SafetySettings {
-  const { approval, safety } = config;
-  const given = safety?.riskThresholds;
-  // Thresholds the workspace sets are completed with the defaults, not the person's own: one policy.
-  const thresholds = given
-    ? { ...DEFAULT_RISK_POLICY.thresholds, ...(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<RiskPolicy['thresholds']>) }
-    : base.policy.thresholds;
-  const approvalRules = approvalRulesOf(config);
+/** A loosening the workspace asked for and did not get. */
+export interface PolicyWarning {
+  /** The workspace file that asked for it. */
+  file: string;
+  /** "approval.autoApproveMaxRisk", "safety.riskThresholds.high", ... */
+  setting: string;
+  /** The whole sentence, as shown on stderr, in JSON `warnings` and in VS Code. */
+  message: string;
+}
+
+export interface Resolved<T> {
+  settings: T;
+  warnings: PolicyWarning[];
+}
+
+/** Where the workspace's settings come from and where the person would loosen them (for the warnings). */
+export interface PolicyFiles {
+  /** The workspace's config (.pgagent/config.json, or "workspace settings" in VS Code). */
+  workspace: string;
+  /** Where the person's own value lives ("~/.config/pg-agent/config.json", "your VS Code user settings"). */
+  own: string;
+}
+
+type Thresholds = RiskPolicy['thresholds'];
+const THRESHOLD_KEYS = ['low', 'medium', 'high', 'smallTableRows', 'bigTableRows'] as const satisfies readonly (keyof Thresholds)[];
+const AUTO_ORDER: readonly RiskPolicy['autoApproveMaxRisk'][] = ['none', ...RISK_ORDER];
+
+function definedThresholds(given: NonNullable<NonNullable<WorkspaceConfig['safety']>['riskThresholds']> | undefined): Partial<Thresholds> {
+  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined));
+}
+
+/** The person's own config file applied over their base settings: it may set anything, loosening included. */
+export function applyOwnSafety(own: WorkspaceConfig, base: SafetySettings): SafetySettings {
+  const rules = approvalRulesOf(own);
   return {
     ...base,
-    ...(approvalRules ? { approvalRules } : {}),
+    ...(rules ? { approvalRules: rules } : {}),
     policy: {
-      thresholds,
-      criticalTables: safety?.criticalTables ?? base.policy.criticalTables,
-      autoApproveMaxRisk: approval?.autoApproveMaxRisk ?? base.policy.autoApproveMaxRisk,
+      thresholds: { ...base.policy.thresholds, ...definedThresholds(own.safety?.riskThresholds) },
+      criticalTables: own.safety?.criticalTables ?? base.policy.criticalTables,
+      autoApproveMaxRisk: own.approval?.autoApproveMaxRisk ?? base.policy.autoApproveMaxRisk,
     },
   };
 }
 
-export function resolvePlanning(config: WorkspaceConfig, base: PlanningSettings): PlanningSettings {
+export function applyOwnPlanning(own: WorkspaceConfig, base: PlanningSettings): PlanningSettings {
   return {
-    interactive: config.planning?.interactive ?? base.interactive,
-    maxReviewCycles: config.planning?.maxReviewCycles ?? base.maxReviewCycles,
+    interactive: own.planning?.interactive ?? base.interactive,
+    maxReviewCycles: own.planning?.maxReviewCycles ?? base.maxReviewCycles,
   };
+}
+
+/** The stricter of the person's own settings and the workspace's, with a warning for each loosening ignored. */
+export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, files: PolicyFiles): Resolved<SafetySettings> {
+  const warnings: PolicyWarning[] = [];
+  const ignore = (setting: string, asked: unknown, kept: unknown) =>
+    warnings.push({
+      file: files.workspace,
+      setting,
+      message: `${files.workspace}: ${setting} ${JSON.stringify(asked)} is ignored: a workspace file may only tighten the rules, and this would loosen them (in force: ${JSON.stringify(kept)}). If you mean it, set it in ${files.own}.`,
+    });
+
+  let autoApproveMaxRisk = own.policy.autoApproveMaxRisk;
+  const askedAuto = workspace.approval?.autoApproveMaxRisk;
+  if (askedAuto !== undefined) {
+    if (AUTO_ORDER.indexOf(askedAuto) <= AUTO_ORDER.indexOf(autoApproveMaxRisk)) autoApproveMaxRisk = askedAuto;
+    else ignore('approval.autoApproveMaxRisk', askedAuto, autoApproveMaxRisk);
+  }
+
+  // A higher threshold lets more rows count as a lower risk (and more tables as small): lower is stricter.
+  const thresholds = { ...own.policy.thresholds };
+  for (const [key, asked] of Object.entries(definedThresholds(workspace.safety?.riskThresholds)) as [keyof Thresholds, number][]) {
+    if (!THRESHOLD_KEYS.includes(key)) continue;
+    if (asked <= thresholds[key]) thresholds[key] = asked;
+    else ignore(`safety.riskThresholds.${key}`, asked, thresholds[key]);
+  }
+
+  // The workspace may add critical tables; the person's own stay critical whatever the file lists.
+  const criticalTables = [...new Set([...own.policy.criticalTables, ...(workspace.safety?.criticalTables ?? [])])];
+
+  const approvalRules = combinedRules(own.approvalRules, approvalRulesOf(workspace), (setting, asked, kept) => ignore(setting, asked, kept));
+  return {
+    settings: {
+      ...own,
+      ...(approvalRules ? { approvalRules } : {}),
+      policy: { thresholds, criticalTables, autoApproveMaxRisk },
+    },
+    warnings,
+  };
+}
+
+/**
+ * The approval rules shown as one (approvers of both; each policy the stricter of the two). The executor
+ * does not rely on this merge: policyInForce checks each source against its own approvers, so an approver
+ * listed only by the workspace never satisfies the person's own requirement.
+ */
+function combinedRules(own: ApprovalRules | undefined, workspace: ApprovalRules | undefined, ignore: (setting: string, asked: unknown, kept: unknown) => void): ApprovalRules | undefined {
+  if (!workspace) return own;
+  if (!own) return workspace;
+  for (const field of looserFields(workspace.policy, own.policy)) ignore(`approval.policy.${field}`, workspace.policy[field], own.policy[field]);
+  const approvers: Approver[] = [...own.approvers, ...workspace.approvers.filter((a) => !own.approvers.some((o) => o.name === a.name))];
+  const connections: Record<string, ApprovalPolicy> = { ...own.connections };
+  for (const [key, policy] of Object.entries(workspace.connections ?? {})) {
+    const mine = own.connections?.[key];
+    connections[key] = mine ? strictestPolicy(mine, policy) : policy;
+  }
+  return { approvers, policy: strictestPolicy(own.policy, workspace.policy), ...(Object.keys(connections).length > 0 ? { connections } : {}) };
+}
+
+/**
+ * Planning: skipping the plan review (`interactive: false`) is a loosening, so only the person's own
+ * setting can do it. `maxReviewCycles` is a soft limit that only changes a hint, never what runs: the
+ * workspace may set it either way.
+ */
+export function resolvePlanning(workspace: WorkspaceConfig, own: PlanningSettings, files: PolicyFiles): Resolved<PlanningSettings> {
+  const warnings: PolicyWarning[] = [];
+  let interactive = own.interactive;
+  const asked = workspace.planning?.interactive;
+  if (asked === true) interactive = true;
+  else if (asked === false && own.interactive) {
+    warnings.push({
+      file: files.workspace,
+      setting: 'planning.interactive',
+      message: `${files.workspace}: planning.interactive false is ignored: a workspace file may not skip the plan review (in force: true). If you mean it, set it in ${files.own}.`,
+    });
+  }
+  return { settings: { interactive, maxReviewCycles: workspace.planning?.maxReviewCycles ?? own.maxReviewCycles }, warnings };
 }

@@ -36,8 +36,11 @@ export class ConnectionStore {
   }
 
   async profiles(): Promise<ConnectionProfile[]> {
-    const fromSettings = vscode.workspace.getConfiguration('postgresAgent').get<ConnectionProfile[]>('connections') ?? [];
-    const fromWorkspace = this.workspaceDir
+    // An untrusted workspace names no connection: only the person's own (user settings) are offered (workspaceTrust.ts).
+    const trusted = vscode.workspace.isTrusted;
+    const setting = vscode.workspace.getConfiguration('postgresAgent');
+    const fromSettings = (trusted ? setting.get<ConnectionProfile[]>('connections') : setting.inspect<ConnectionProfile[]>('connections')?.globalValue) ?? [];
+    const fromWorkspace = this.workspaceDir && trusted
       ? (await coreServices().readWorkspaceConfig(coreServices().workspacePaths(this.workspaceDir))).connections
       : [];
     const byName = new Map<string, ConnectionProfile>();

@@ -35,6 +35,8 @@ export function registerMcpServerDefinition(context: vscode.ExtensionContext, st
     // second process on it is refused (sampleDbHold). On it, Copilot gets the same operations in-process as
     // language-model tools instead.
     if (choice.kind === 'sample') return undefined;
+    // pg-agent mcp would work on this workspace's files and execute approved tickets: not in an untrusted one.
+    if (!vscode.workspace.isTrusted) return undefined;
     const profile = (await store.profiles()).find((p) => p.name === choice.name);
     if (!profile) return undefined;
     const password = withPassword ? await store.password(profile.name) : undefined;
@@ -50,6 +52,7 @@ export function registerMcpServerDefinition(context: vscode.ExtensionContext, st
   return [
     changed,
     store.onDidChange(() => changed.fire()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => changed.fire()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('postgresAgent')) changed.fire();
     }),

@@ -18,6 +18,7 @@ import { approvalConfirmation, hiddenCharacterMarks, pendingLenses } from './rev
 import { redisUrl, safetySettings } from './settings';
 import { hiddenWarning, visibleSql, visibleText } from '../shared/visibleSql';
 import { fenced } from './lmToolMessages';
+import { untrustedRefusal, workspaceTrusted } from './workspaceTrust';
 
 /**
  * A write held by someone else (an ask run): SqlReview shows it and takes the decision, but the owner
@@ -139,7 +140,8 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
               requestedBy: userInfo().username,
               settings: await safetySettings(this.workspaceDir ?? this.storageDir),
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
-              autoApprove: true,
+              // Never in a workspace VS Code does not trust: there every write waits (and does not run).
+              autoApprove: workspaceTrusted(),
               undoDir: services.workspacePaths(this.workspaceDir ?? this.storageDir).undo,
               logger: this.logger,
             }),
@@ -275,6 +277,9 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
 
   private async execute(t: Tracked): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }> {
     const services = coreServices();
+    // Said before connecting; the executor checks it again when it claims the ticket (policySources.blocked).
+    const untrusted = untrustedRefusal();
+    if (untrusted) throw untrusted;
     const { db, key } = await this.session.database();
     const undoDir = services.workspacePaths(this.workspaceDir ?? this.storageDir).undo;
     // The ticket's own SQL runs (parsed from the ticket), never this window's copy of it.

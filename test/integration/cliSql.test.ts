@@ -155,15 +155,16 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
   });
 });
 
-describe.runIf(postgresAvailable)('pg-agent sql with an approval policy in .pgagent/config.json', () => {
+// Auto-approval loosens the rules, so it is read from the person's own config only (SPEC §5 3a).
+describe.runIf(postgresAvailable)('pg-agent sql with autoApproveMaxRisk in the person\'s own config', () => {
   let scratch: ScratchDatabase;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-policy-'));
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
     await execSql(scratch.url, SHOP_SCHEMA);
-    mkdirSync(join(workspace, '.pgagent'), { recursive: true });
-    writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify({ approval: { autoApproveMaxRisk: 'LOW' } }));
+    mkdirSync(join(workspace, 'home', 'pg-agent'), { recursive: true });
+    writeFileSync(join(workspace, 'home', 'pg-agent', 'config.json'), JSON.stringify({ approval: { autoApproveMaxRisk: 'LOW' } }));
   });
 
   afterAll(async () => {
@@ -172,7 +173,7 @@ describe.runIf(postgresAvailable)('pg-agent sql with an approval policy in .pgag
   });
 
   it('runs a LOW write without asking, and still holds a MEDIUM one', async () => {
-    const sql = (text: string) => runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--', text], { cwd: workspace, env: { USER: 'tester' } });
+    const sql = (text: string) => runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--', text], { cwd: workspace, env: { USER: 'tester', XDG_CONFIG_HOME: join(workspace, 'home') } });
     const low = await sql('DELETE FROM order_items WHERE id = 3');
     expect(low.code, low.stderr).toBe(0);
     expect(low.stdout).toContain('Auto-approved by policy (LOW');

@@ -126,7 +126,7 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     expect(ticket.createdBy).toBe('agent via MCP (pgagent-test-client)');
     expect(impact.exactRows).toBeGreaterThan(3);
     expect(textOf(proposed)).toContain(`pg-agent approvals approve ${ticket.id}`);
-    expect(textOf(proposed)).toContain('You cannot approve it');
+    expect(textOf(proposed)).toContain('No tool of yours can approve it');
     expect(await fingerprint()).toBe(before);
 
     // The ticket is in the workspace's store like any other, with its impact report and a file for VS Code.

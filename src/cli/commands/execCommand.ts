@@ -17,9 +17,10 @@ export const execCommand: CliCommand = {
   options: { ticket: { type: 'string' } },
   optionsHelp: '  --ticket ID         the approved ticket to run',
   description:
-    'Runs exactly the SQL stored in the ticket, on the database the ticket names, once. With approval.approvers /\n' +
-    'approval.policy in .pgagent/config.json the approvals must satisfy them (signatures, two persons, roles):\n' +
-    'otherwise exit 4 with what is missing, and the ticket stays approved.',
+    'Runs exactly the SQL stored in the ticket, on the database the ticket names, once. The approvals must satisfy\n' +
+    'every approval policy in force for that database, read now (signatures, two persons, roles): the one pinned in\n' +
+    'it, your own ~/.config/pg-agent/config.json (by database identity, URL or profile) and .pgagent/config.json\n' +
+    '(which can only tighten): otherwise exit 4 with what is missing, and the ticket stays approved.',
   async run(context) {
     const { args, io } = context;
     const id = args.options.ticket;

@@ -3,7 +3,7 @@ import { analyzeImpact } from '../../core/sql/impact';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { renderImpact } from '../renderImpact';
-import { classifyInput, cliSafety } from '../sqlInput';
+import { classifyInput, cliPolicy, withPolicyWarnings } from '../sqlInput';
 
 export const impactCommand: CliCommand = {
   name: 'impact',
@@ -18,9 +18,10 @@ export const impactCommand: CliCommand = {
       if (args.flags.json) io.stdout(`${JSON.stringify({ status: 'refused', error: { code: 'SQL_REFUSED', message: classification.reasons.join('; ') } })}\n`);
       return EXIT.refused;
     }
-    const impact = await analyzeImpact(await context.openDb(), classification, await cliSafety(context));
+    const { settings, warnings } = await cliPolicy(context);
+    const impact = await analyzeImpact(await context.openDb(), classification, settings);
     if (args.flags.json) {
-      io.stdout(`${JSON.stringify(impact, null, 2)}\n`);
+      io.stdout(`${JSON.stringify(withPolicyWarnings(impact, warnings), null, 2)}\n`);
     } else {
       io.stdout(`${renderImpact(impact)}\n`);
     }

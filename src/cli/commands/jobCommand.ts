@@ -83,7 +83,8 @@ A held write prompts on a terminal as pg-agent ask does (y/N; HIGH and CRITICAL 
 --json or no terminal the job stops with the impact and the ticket (exit 3). Actions that run the job use the
 database of --db/--connection, which must be the one the job was created on. The model is Gemini when
 GEMINI_API_KEY is set, else the OpenAI-compatible endpoint at OPENAI_BASE_URL. planning.interactive and
-planning.maxReviewCycles (default true, 5) are read from .pgagent/config.json.
+planning.maxReviewCycles (default true, 5) are read from ~/.config/pg-agent/config.json; .pgagent/config.json
+may only tighten them (it cannot turn the plan review off).
 
 Exit codes: 0 at the plan review, completed, cancelled or paused, and always for list/show/chat/pause/cancel ·
 1 the job stopped on a run-time error (model, database; printed with advice; pg-agent job continue <id> goes on),

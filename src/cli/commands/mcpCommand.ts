@@ -6,12 +6,11 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { AgentError } from '../../core/errors';
-import { readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import { createMcpServer } from '../../mcp/server';
 import type { McpToolContext } from '../../mcp/toolContext';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
-import { safetySettings } from '../sqlInput';
+import { cliSafety } from '../sqlInput';
 import { VERSION } from '../version';
 import { DEFAULT_CONTEXT_BUDGET, parseBudget } from './contextCommand';
 
@@ -61,7 +60,8 @@ export const mcpCommand: CliCommand = {
 /** The command's lazily opened database, store and schema, shared by every tool call (each opened once). */
 async function buildToolContext(context: CommandContext, budget: number): Promise<McpToolContext> {
   const { args, io } = context;
-  const config = await readWorkspaceConfig(workspacePaths(args.flags.workspace));
+  // Warnings (a workspace asking to loosen) go to stderr now; executions read the policy again each time.
+  const settings = await cliSafety(context);
   const openDb = once(context.openDb);
   let schemaCacheOpened: Promise<unknown> | undefined;
   return {
@@ -81,7 +81,7 @@ async function buildToolContext(context: CommandContext, budget: number): Promis
       await schemaCacheOpened;
       return context.loadSchema();
     },
-    settings: safetySettings(args.flags, config),
+    settings,
     workspaceDir: args.flags.workspace,
     contextBudget: budget,
     proposedBy: () => 'agent via MCP',

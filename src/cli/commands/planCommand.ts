@@ -17,14 +17,13 @@ import { AgentError, toAgentError } from '../../core/errors';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import { createProvider } from '../../core/llm/createProvider';
 import type { LlmProvider } from '../../core/llm/provider';
-import { readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { columns } from '../format';
 import { actorOf, buildRunner } from '../jobSetup';
 import { renderSession, sessionJson } from '../planReport';
-import { safetySettings } from '../sqlInput';
+import { cliSafety } from '../sqlInput';
 import { providerFromEnv } from './askCommand';
 import { visibleText } from '../../shared/visibleSql';
 
@@ -191,14 +190,13 @@ function print(context: CommandContext, view: Awaited<ReturnType<typeof readSess
 async function sessionRunner(context: CommandContext, sessionModels?: readonly string[], onCreated?: (id: string) => void): Promise<CollabSessionRunner> {
   const { args, io } = context;
   const providers = providersOf(context, sessionModels);
-  const config = await readWorkspaceConfig(workspacePaths(args.flags.workspace));
   return new CollabSessionRunner({
     store: store(context),
     db: await context.openDb(),
     connectionKey: await context.connectionKey(),
     providers,
     loadSnapshot: () => context.loadSchema(),
-    settings: safetySettings(args.flags, config),
+    settings: await cliSafety(context),
     logger: context.logger,
     ...(args.flags.timeoutMs ? { modelTimeoutMs: Math.max(args.flags.timeoutMs, 60_000) } : {}),
     progress: (message) => io.stderr(`${message}\n`),

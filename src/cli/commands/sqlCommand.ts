@@ -24,7 +24,8 @@ import { visibleText } from '../../shared/visibleSql';
 import { promptApproval } from '../approvalPrompt';
 import { shownStatement } from '../shownSql';
 import { caretAt, renderImpact, renderRows } from '../renderImpact';
-import { readSqlInput, cliSafety, statementsJson, ticketSummary } from '../sqlInput';
+import { readSqlInput, cliPolicy, statementsJson, ticketSummary, withPolicyWarnings } from '../sqlInput';
+import type { PolicyWarning } from '../../core/workspacePolicy';
 
 export const sqlCommand: CliCommand = {
   name: 'sql',
@@ -43,7 +44,7 @@ export const sqlCommand: CliCommand = {
     const sql = await readSqlInput(context);
     const db = await context.openDb();
     const store = await context.openTicketStore();
-    const settings = await cliSafety(context);
+    const { settings, warnings } = await cliPolicy(context);
     const outcome = await runSql(db, store, {
       sql,
       connection: await context.connectionKey(),
@@ -65,7 +66,7 @@ export const sqlCommand: CliCommand = {
       case 'written': {
         const undoFile = outcome.execution.undoFile;
         if (args.flags.json) {
-          io.stdout(`${json({ status: 'executed', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: outcome.execution.rows, truncated: false, impact: outcome.impact, ticket: ticketSummary(outcome.ticket) })}\n`);
+          io.stdout(`${json({ status: 'executed', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: outcome.execution.rows, truncated: false, impact: withPolicyWarnings(outcome.impact, warnings), ticket: ticketSummary(outcome.ticket) })}\n`);
         } else {
           io.stdout(`${renderImpact(outcome.impact)}\n\nAuto-approved by policy (${outcome.impact.risk} is within approval.autoApproveMaxRisk): ${formatCount(outcome.execution.rows)} rows changed. Undo script: ${undoFile}\n`);
         }
@@ -73,7 +74,7 @@ export const sqlCommand: CliCommand = {
       }
       case 'held':
         await saveImpactReport(workspacePaths(args.flags.workspace).impact, outcome.ticket);
-        return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket, settings);
+        return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket, settings, warnings);
     }
   },
 };
@@ -96,6 +97,7 @@ async function holdOrAsk(
   impact: ImpactReport,
   ticket: Ticket,
   settings: SafetySettings,
+  warnings: readonly PolicyWarning[],
 ): Promise<ExitCode> {
   const { io, args } = context;
   const canAsk = io.isTTY && !args.flags.noInput && !args.flags.json && io.prompt !== undefined;
@@ -103,7 +105,7 @@ async function holdOrAsk(
   const shown = shownStatement(ticket.sql);
   if (!canAsk || !io.prompt) {
     if (args.flags.json) {
-      io.stdout(`${json({ status: 'held', statements: statementsJson(classification), fields: [], rows: [], rowCount: 0, truncated: false, impact, ticket: ticketSummary(ticket) })}\n`);
+      io.stdout(`${json({ status: 'held', statements: statementsJson(classification), fields: [], rows: [], rowCount: 0, truncated: false, impact: withPolicyWarnings(impact, warnings), ticket: ticketSummary(ticket) })}\n`);
     } else {
       io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}).\n`);
       io.stdout(`  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  run:     pg-agent exec --ticket ${ticket.id}\n`);

@@ -29,7 +29,7 @@ import { JobHaltedError } from './phases/jobStatusSync';
 import { toolDocs } from './phases/jobTools';
 import type { DecisionRequest } from '../approvals/approvalPath';
 import { decideTicket, resumeWhenDecided } from '../approvals/approvalPath';
-import { authorizeBy, NO_APPROVAL_RULES } from '../approvals/approvalPolicy';
+import { authorizeAtClaim } from '../approvals/policyInForce';
 import { createPlanTicket, planHash } from '../approvals/planTicket';
 import { SYSTEM_ACTOR } from '../approvals/ticketStore';
 import { readPlanFiles } from './planFiles';
@@ -234,7 +234,8 @@ export class JobRunner {
         if (decision.approve) {
           // Approved, but not (yet) as the team's policy wants: exit 4 naming what is missing; the job stays at its stop.
           const ticket = await this.deps.ticketStore.get(ticketId);
-          const refusal = ticket ? authorizeBy(this.deps.settings.approvalRules ?? NO_APPROVAL_RULES)(ticket) : undefined;
+          const authorize = await this.deps.db.withSession((session) => authorizeAtClaim(session, { ...this.deps.settings, connection: this.deps.connectionKey }));
+          const refusal = ticket ? authorize(ticket) : undefined;
           if (refusal) throw refusal;
         }
         if (decision.approve || current.stop.kind === 'review') this.requireModel();

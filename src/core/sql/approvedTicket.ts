@@ -4,6 +4,7 @@
  * and the ticket's own SQL parsed again at execution: what runs is what was approved.
  */
 import type { ApprovalRules } from '../approvals/approvalPolicy';
+import type { PolicySources } from '../approvals/policyInForce';
 import type { Ticket } from '../approvals/ticket';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
@@ -29,6 +30,8 @@ export interface ExecuteOptions {
   tolerance: number;
   /** Signatures and approval.policy the approvals must satisfy (default: none configured). */
   approvalRules?: ApprovalRules;
+  /** Where the policy in force is read, afresh, when the ticket is claimed (policyInForce.ts). */
+  policySources?: PolicySources;
   /** Who runs it (recorded in the ticket's history). */
   by: string;
   undo: UndoSink;

@@ -9,7 +9,7 @@
  * claimed, so if this process dies anywhere after that, any later read of the ticket resolves it from
  * pg_xact_status() to what really happened (see resolveExecuting.ts); it is never run twice.
  */
-import { authorizeBy, NO_APPROVAL_RULES } from '../approvals/approvalPolicy';
+import { authorizeAtClaim } from '../approvals/policyInForce';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
@@ -35,6 +35,8 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   }
   const log = { ticket: ticketId, db: db.label };
   const outcome = await db.withSession(async (session) => {
+    // The policy in force is read now, for this database (SPEC §5 3a), not taken from start-up.
+    const authorize = await authorizeAtClaim(session, options);
     await session.query('BEGIN');
     let ticket: Ticket | undefined;
     let undoFile: string | undefined;
@@ -46,7 +48,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
         connection: options.connection,
         xid,
         by: options.by,
-        authorize: authorizeBy(options.approvalRules ?? NO_APPROVAL_RULES),
+        authorize,
       });
       options.logger.info('executing approved write', { ...log, xid });
       const statements = parseTicket(ticket);

@@ -3,6 +3,7 @@
  * parse and classify, then what the database's own code would do (reach) → a read runs read-only → anything else gets its impact and an approval ticket,
  * or is refused. Nothing here can approve: approvals come only from a person (SPEC §5.7).
  */
+import { policyInForce, requiresPeople } from '../approvals/policyInForce';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db } from '../db/db';
@@ -58,8 +59,12 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
   const impact = await analyzeImpact(db, classification, request.settings);
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
-  const teamPolicy = Object.keys(request.settings.approvalRules?.policy ?? {}).length > 0;
-  if (request.autoApprove && !teamPolicy && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null) {
+  // The policy in force for this database (wherever it is set: pinned, the person's own config, the workspace).
+  const teamPolicy = async () =>
+    request.settings.policySources
+      ? requiresPeople(await db.withSession((session) => policyInForce(session, request.connection, request.settings.policySources ?? {})))
+      : Object.keys(request.settings.approvalRules?.policy ?? {}).length > 0;
+  if (request.autoApprove && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null && !(await teamPolicy())) {
     const limit = request.settings.policy.autoApproveMaxRisk;
     // The ticket's history says who let it through: the policy, on behalf of the person who sent it.
     await store.decide(ticket.id, { approve: true, by: `policy (autoApproveMaxRisk=${limit})`, comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}` });

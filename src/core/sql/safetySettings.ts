@@ -1,5 +1,6 @@
 /** The limits and policy the safety path applies, with the defaults a new user gets. */
 import type { ApprovalRules } from '../approvals/approvalPolicy';
+import type { PolicySources } from '../approvals/policyInForce';
 import type { RiskPolicy } from './risk';
 import { DEFAULT_RISK_POLICY } from './risk';
 
@@ -13,6 +14,8 @@ export interface SafetySettings {
   policy: RiskPolicy;
   /** Who may approve (approval.approvers / approval.policy in .pgagent/config.json); absent: any approval counts. */
   approvalRules?: ApprovalRules;
+  /** Where executors read the policy in force at claim time (policyInForce.ts); without it, approvalRules. */
+  policySources?: PolicySources;
 }
 
 export const DEFAULT_SAFETY: SafetySettings = {

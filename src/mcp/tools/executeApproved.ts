@@ -7,9 +7,11 @@ export const executeApprovedTool = defineTool({
   name: 'execute_approved',
   title: 'Execute an approved write',
   description:
-    'Runs the SQL of a ticket a person has approved: exactly the ticket\'s own SQL, once, in one transaction, on the database it ' +
-    'was approved for; rolled back when it would change more rows than were approved. Refused for a ticket that is pending, ' +
-    'rejected, expired or already used. Returns the rows changed per table and the path of an undo script.',
+    'Runs the SQL of an approved ticket: exactly the ticket\'s own SQL, once, in one transaction, on the database it was ' +
+    'approved for; rolled back when it would change more rows than were approved. Refused for a ticket that is pending, ' +
+    'rejected, expired or already used, and when the approval policy in force for this database (read again now; a workspace ' +
+    'file can only tighten it) wants more: signatures, a second person, a role. Without signed mode it checks that an ' +
+    'approval was recorded, not that a person made it. Returns the rows changed per table and the path of an undo script.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: { ticket_id: z.string().max(100).describe('An APPROVED ticket id (tkt_…).') },
   output: {

@@ -21,7 +21,9 @@ export const ticketStatusTool = defineTool({
   title: 'Status of an approval ticket',
   description:
     'The status of a ticket from propose_write (PENDING_APPROVAL, APPROVED, REJECTED, EXPIRED, EXECUTING, EXECUTED, FAILED), ' +
-    'its SQL, impact and history (who decided, when, with what comment).',
+    'its SQL, impact and history (who decided, when, with what comment). A decision\'s name is what was recorded: by default ' +
+    'any process running as the person\'s OS user can record one; only a verified signature (signed mode) shows a person ' +
+    'decided.',
   annotations: { ...READ_HINTS, idempotentHint: false },
   input: { ticket_id: z.string().max(100).describe('The ticket id, tkt_… as returned by propose_write.') },
   output: TICKET_OUTPUT,

@@ -9,7 +9,7 @@ import type { Db, DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
 import { AgentError, toAgentError } from '../../errors';
 import type { StatementClassification } from '../classification';
-import { authorizeBy, NO_APPROVAL_RULES } from '../../approvals/approvalPolicy';
+import { authorizeAtClaim } from '../../approvals/policyInForce';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
 import { invalidateAfterDdl, parseTicket } from '../approvedTicket';
@@ -59,12 +59,8 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
  */
 export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
   const log = { ticket: ticketId, db: db.label };
-  const ticket = await store.claim(ticketId, {
-    connection: options.connection,
-    xid: OUTSIDE_TRANSACTION_XID,
-    by: options.by,
-    authorize: authorizeBy(options.approvalRules ?? NO_APPROVAL_RULES),
-  });
+  const authorize = await db.withSession((session) => authorizeAtClaim(session, options));
+  const ticket = await store.claim(ticketId, { connection: options.connection, xid: OUTSIDE_TRANSACTION_XID, by: options.by, authorize });
   const finish = (outcome: { ok: boolean; comment: string }) => store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
   let statement: StatementClassification | undefined;
   try {
