@@ -232,7 +232,10 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
   });
 
   it('sees a CREATE OR REPLACE FUNCTION at the very next call, and other installed languages as unknown', async () => {
-    expect((await reach('SELECT add_one(1)')).effects).toEqual([]);
+    const first = await reach('SELECT add_one(1)');
+    expect(first.effects).toEqual([]);
+    // Nothing changed: the cached verdict is given again (the same object).
+    expect(await reach('SELECT add_one(1)')).toBe(first);
     await execSql(scratch.url, "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'true'; RETURN x + 1; END $$");
     expect(kinds(await reach('SELECT add_one(1)'))).toEqual(['irreversible']);
     await execSql(scratch.url, "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'");

@@ -9,11 +9,12 @@ import type { ParsedStatement } from '../parse';
 import { loadParser } from '../parse';
 import { loadCodeCatalog } from './codeCatalog';
 import { codeVersion } from './codeVersion';
+import type { CodeVersion } from './codeVersion';
 import { ReachEngine } from './reachEngine';
 import type { StatementReach } from './reachTypes';
 
 interface Cached {
-  version: string;
+  version: CodeVersion;
   engine: Promise<ReachEngine>;
 }
 
@@ -24,9 +25,9 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[]): P
   await loadParser();
   let engine: ReachEngine;
   try {
-    const version = await codeVersion(db);
     let cached = engines.get(db);
-    if (cached?.version !== version) {
+    const version = await codeVersion(db, cached?.version);
+    if (cached?.version.version !== version.version) {
       cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)) };
       engines.set(db, cached);
       // A failed load is not kept: the next call tries again.
@@ -35,6 +36,7 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[]): P
         if (engines.get(db) === failed) engines.delete(db);
       });
     }
+    cached.version = version;
     engine = await cached.engine;
   } catch (error) {
     // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
