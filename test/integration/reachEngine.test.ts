@@ -44,6 +44,8 @@ CREATE DOMAIN locked_int AS int CHECK (dom_check(VALUE));
 CREATE TYPE pair AS (a int, b int);
 CREATE FUNCTION pair_to_int(p pair) RETURNS int LANGUAGE plpgsql AS $$ BEGIN PERFORM rt_shell(); RETURN p.a; END $$;
 CREATE CAST (pair AS int) WITH FUNCTION pair_to_int(pair);
+CREATE FUNCTION evil_diff(a int, b int) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_advisory_lock(6); RETURN b - a; END $$;
+CREATE TYPE evil_range AS RANGE (SUBTYPE = int4, SUBTYPE_DIFF = evil_diff);
 -- views
 CREATE VIEW v_lock AS SELECT rt_lock(1) AS locked;
 CREATE VIEW v_of_v AS SELECT * FROM v_lock;
@@ -169,6 +171,10 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       ['REFRESH MATERIALIZED VIEW mv', 'irreversible', /refresh of materialized view public\.mv/],
       ['CREATE TABLE copy_of AS SELECT * FROM v_lock', 'irreversible', /view public\.v_lock/],
       ['SELECT * FROM secret', 'irreversible', /\(policy p_read on public\.secret\)/],
+      ['SELECT 1 WHERE 1 === ANY (SELECT 2)', 'irreversible', /operator public\.===/],
+      ["SELECT '[1,5)'::evil_range", 'irreversible', /evil_diff\(a integer, b integer\) \(input\/output of type public\.evil_range\)/],
+      ["DO $$ BEGIN PERFORM rt_shell(); END $$", 'irreversible', /^DO block calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
+      ["DO LANGUAGE plperl $$ 1 $$", 'unknown', /runs a plperl block we cannot see into/],
     ];
     for (const [sql, kind, reason] of cases) {
       const r = await reach(sql);
@@ -187,8 +193,8 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect(reasons(await reach('UPDATE gen SET id = 2'))).toMatch(/generated column public\.gen\.g/);
     expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(/idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/);
     const serial = await reach("INSERT INTO t (b) VALUES ('x')");
-    expect(serial.sequences).toEqual(['t_id_seq']);
-    expect(serial.effects).toEqual([{ kind: 'sequence', reason: "pg_catalog.nextval(…) (default of public.t.id) advances the sequence t_id_seq" }]);
+    expect(serial.sequences).toEqual(['public.t_id_seq']);
+    expect(serial.effects).toEqual([{ kind: 'sequence', reason: 'pg_catalog.nextval(…) (default of public.t.id) advances the sequence public.t_id_seq' }]);
     const identity = await reach("INSERT INTO log (msg) VALUES ('x')");
     expect(identity.sequences).toEqual(['public.log_id_seq']);
     expect(reasons(identity)).toMatch(/identity column public\.log\.id/);

@@ -52,9 +52,9 @@ export interface CodeType {
   oid: number;
   schema: string;
   name: string;
-  /** b base, d domain. */
+  /** b base, d domain, r range. */
   type: string;
-  /** Input, output, receive and send functions. */
+  /** Input, output, receive and send functions (and a range's canonical and subtype_diff functions). */
   io: number[];
   baseType: number | null;
   /** A domain's CHECK expressions (VALUE is the value checked). */
@@ -68,6 +68,8 @@ export interface CodeColumn {
   typeOid: number;
   /** The sequence an identity column advances. */
   identitySequence: string | null;
+  /** Sequences the default depends on, qualified ("public.t_id_seq"): how its nextval('t_id_seq') is named. */
+  defaultSequences: string[];
 }
 
 export interface CodeForeignKey {
@@ -241,6 +243,7 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   for (const r of rows.columns) {
     rel(r[0])?.columns.push({
       name: s(r[1]), defaultExpr: sn(r[2]), generated: r[3] === 's', typeOid: n(r[4]), identitySequence: sn(r[5]),
+      defaultSequences: strings(r[6]),
     });
   }
   for (const r of rows.constraints) {

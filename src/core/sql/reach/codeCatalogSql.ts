@@ -14,9 +14,10 @@ WITH rels AS (
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND ${USER_NS}
 ), types AS (
-  SELECT t.oid, n.nspname, t.typname, t.typtype, t.typinput, t.typoutput, t.typreceive, t.typsend, t.typbasetype
-  FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
-  WHERE ${USER_NS} AND t.typtype IN ('b', 'd') AND t.typelem = 0
+  SELECT t.oid, n.nspname, t.typname, t.typtype, t.typbasetype,
+    ARRAY[t.typinput, t.typoutput, t.typreceive, t.typsend, coalesce(r.rngcanonical, 0), coalesce(r.rngsubdiff, 0)]::oid[] AS fns
+  FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace LEFT JOIN pg_range r ON r.rngtypid = t.oid
+  WHERE ${USER_NS} AND t.typtype IN ('b', 'd', 'r') AND t.typelem = 0
 ), ops AS (
   SELECT o.oid, n.nspname, o.oprname, o.oprleft, o.oprright, o.oprcode::oid AS oprcode
   FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace WHERE ${USER_NS}
@@ -36,7 +37,7 @@ WITH rels AS (
 ), refs AS (
   SELECT oprcode AS oid FROM ops UNION SELECT castfunc FROM casts UNION SELECT tgfoid FROM trigs
   UNION SELECT evtfoid FROM evts UNION SELECT unnest(fns) FROM aggs
-  UNION SELECT unnest(ARRAY[typinput, typoutput, typreceive, typsend]::oid[]) FROM types
+  UNION SELECT unnest(fns) FROM types
 ), funcs AS (
   SELECT p.oid, n.nspname, p.proname, p.prokind, p.provolatile, p.proconfig, p.prosecdef, l.lanname,
     (n.nspname IN ('pg_catalog', 'information_schema')) AS builtin
@@ -58,13 +59,15 @@ SELECT
   (SELECT json_agg(json_build_array(c.castsource, c.casttarget, c.castfunc, c.castcontext, ty.typname))
    FROM casts c JOIN pg_type ty ON ty.oid = c.casttarget) AS casts,
   (SELECT json_agg(json_build_array(t.oid, t.nspname, t.typname, t.typtype,
-      ARRAY_REMOVE(ARRAY[t.typinput, t.typoutput, t.typreceive, t.typsend]::oid[], 0::oid), NULLIF(t.typbasetype, 0),
+      ARRAY_REMOVE(t.fns, 0::oid), NULLIF(t.typbasetype, 0),
       (SELECT json_agg(pg_get_expr(k.conbin, 0)) FROM pg_constraint k WHERE k.contypid = t.oid AND k.contype = 'c')))
    FROM types t) AS types,
   (SELECT json_agg(json_build_array(r.oid, r.nspname, r.relname, r.relkind, r.relrowsecurity,
       CASE WHEN r.relkind IN ('v', 'm') THEN pg_get_viewdef(r.oid) END)) FROM rels r) AS relations,
   (SELECT json_agg(json_build_array(a.attrelid, a.attname, pg_get_expr(ad.adbin, ad.adrelid), a.attgenerated, a.atttypid,
-      CASE WHEN a.attidentity <> '' THEN pg_get_serial_sequence(format('%I.%I', r.nspname, r.relname), a.attname) END))
+      CASE WHEN a.attidentity <> '' THEN pg_get_serial_sequence(format('%I.%I', r.nspname, r.relname), a.attname) END,
+      (SELECT json_agg(format('%s.%s', sn.nspname, s.relname)) FROM pg_depend dp JOIN pg_class s ON s.oid = dp.refobjid AND s.relkind = 'S'
+       JOIN pg_namespace sn ON sn.oid = s.relnamespace WHERE dp.classid = 'pg_attrdef'::regclass AND dp.objid = ad.oid)))
    FROM pg_attribute a JOIN rels r ON r.oid = a.attrelid LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
    WHERE a.attnum > 0 AND NOT a.attisdropped
      AND (a.atthasdef OR a.attidentity <> '' OR a.atttypid IN (SELECT oid FROM types) OR a.atttypid IN (SELECT castsource FROM casts))) AS columns,

@@ -4,7 +4,7 @@
  * Everything here is synchronous: the catalog is loaded before (reachOf.ts).
  */
 import type { CodeCatalog, CodeFunction } from './codeCatalog';
-import { judgeFunction } from './judgeFunction';
+import { bodyCtx, judgeFunction, judgePlpgsqlText } from './judgeFunction';
 import { Found } from './reachFound';
 import type { Judgement } from './reachFound';
 import type { StatementReach } from './reachTypes';
@@ -74,6 +74,13 @@ export class ReachEngine {
     }
     if (this.bounds === boundsBefore) this.judgements.set(fn.oid, judgement);
     return judgement;
+  }
+
+  /** A PL/pgSQL block (a DO statement wrapped as CREATE FUNCTION text), judged like a function body. */
+  judgeBlock(createFunctionSql: string): Judgement {
+    const ctx = bodyCtx('a DO block');
+    judgePlpgsqlText(this, createFunctionSql, ctx);
+    return ctx.found.judgement();
   }
 
   /** Notes that a bound cut a walk short, so that what contains it is not memoized as complete. */

@@ -50,12 +50,11 @@ const BODY_IRREVERSIBLE: Record<string, string> = {
 };
 const BODY_UNKNOWN: Record<string, string> = {
   ExecuteStmt: 'runs a prepared statement it cannot see (EXECUTE)',
-  DoStmt: 'runs an anonymous code block (DO)',
 };
 /** In a body: harmless to run (reads, cursors, local settings are handled below). */
 const BODY_HARMLESS = new Set([
   'SelectStmt', 'VariableShowStmt', 'ExplainStmt', 'CallStmt', 'DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt',
-  'ConstraintsSetStmt', 'ReturnStmt', 'PLAssignStmt',
+  'ConstraintsSetStmt', 'ReturnStmt', 'PLAssignStmt', 'DoStmt',
 ]);
 
 export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): void {

@@ -90,7 +90,9 @@ function writeRow(engine: ReachEngine, rel: CodeRelation, event: 'INSERT' | 'UPD
       ? !(options.givenColumns?.has(column.name) ?? false)
       : options.defaultColumns?.has(column.name) ?? false;
     const via = chain(ctx.via, `${column.generated ? 'generated column' : 'default of'} ${label}.${column.name}`);
-    if (column.defaultExpr !== null && (column.generated || runsDefault)) walkExpression(engine, column.defaultExpr, { ...ctx, via });
+    if (column.defaultExpr !== null && (column.generated || runsDefault)) {
+      walkExpression(engine, column.defaultExpr, { ...ctx, via, sequences: column.defaultSequences });
+    }
     if (column.identitySequence !== null && runsDefault) {
       ctx.found.sequence(column.identitySequence, chain(ctx.via, `identity column ${label}.${column.name}`));
     }
