@@ -11,6 +11,7 @@ import { reachOf } from '../../src/core/sql/reach/reachOf';
 import type { StatementReach } from '../../src/core/sql/reach/reachTypes';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+import { queryValue } from '../support/scratchDatabase';
 
 const SCHEMA = `
 CREATE EXTENSION dblink;
@@ -248,6 +249,35 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect((await reach('SELECT add_one(1)')).effects).toEqual([]);
     await execSql(scratch.url, "CREATE FUNCTION c_fn(int) RETURNS int LANGUAGE internal AS 'int4abs'");
     expect(reasons(await reach('SELECT c_fn(1)'))).toMatch(/c_fn\(integer\) is written in internal, code we cannot see into/);
+  });
+
+  it('runs none of the code it judges', async () => {
+    const marker = `/tmp/pgagent_reach_${scratch.name}`;
+    await execSql(scratch.url, `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`);
+    const before = await queryValue(scratch.url, "SELECT last_value FROM t_id_seq");
+    for (const sql of ['SELECT rt_touch()', 'SELECT * FROM v_lock', 'DELETE FROM trg', "INSERT INTO t (b) VALUES ('x')", 'REFRESH MATERIALIZED VIEW mv']) {
+      expect((await reach(sql)).effects.length, sql).toBeGreaterThan(0);
+    }
+    // The server's view: no file written, no advisory lock held by anyone, the sequence where it was.
+    expect(await queryValue(scratch.url, `SELECT pg_stat_file('${marker}', true) IS NULL`)).toBe(true);
+    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'")).toBe(0);
+    expect(await queryValue(scratch.url, 'SELECT last_value FROM t_id_seq')).toBe(before);
+  });
+
+  it('judges through a role that may read no table: a trigger on a table it cannot read is still seen', async () => {
+    const role = `reach_${scratch.name}`;
+    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN`);
+    const url = new URL(scratch.url);
+    url.username = role;
+    const weak = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
+    try {
+      expect(await queryValue(url.toString(), "SELECT has_table_privilege('trg', 'SELECT')")).toBe(false);
+      const [r] = await reachOf(weak, parseSql('DELETE FROM trg').statements);
+      expect(r?.effects[0]?.reason).toMatch(/trg_shell\(\) \(trigger trg_before_delete on public\.trg \(BEFORE DELETE, row\)\) runs COPY … PROGRAM/);
+    } finally {
+      await weak.close();
+      await execSql(scratch.url, `DROP ROLE ${role}`);
+    }
   });
 
   it('says unknown, never safe, when the catalog cannot be read', async () => {
