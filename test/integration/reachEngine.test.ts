@@ -193,6 +193,8 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect(reasons(await reach('UPDATE d SET k = DEFAULT'))).toMatch(/default of public\.d\.k/);
     expect(reasons(await reach('UPDATE gen SET id = 2'))).toMatch(/generated column public\.gen\.g/);
     expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(/idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/);
+    for (const sql of ['ANALYZE idx', 'REINDEX TABLE idx', 'VACUUM ANALYZE']) expect(reasons(await reach(sql)), sql).toMatch(/index on public\.idx/);
+    expect((await reach('ANALYZE t')).effects).toEqual([]);
     const serial = await reach("INSERT INTO t (b) VALUES ('x')");
     expect(serial.sequences).toEqual(['public.t_id_seq']);
     expect(serial.effects).toEqual([{ kind: 'sequence', reason: 'pg_catalog.nextval(…) (default of public.t.id) advances the sequence public.t_id_seq' }]);

@@ -8,7 +8,7 @@ import { chain } from './reachFound';
 import type { WalkCtx } from './reachWalk';
 import { readRelation, reachFunctionOid, relationsNamed } from './reachWalk';
 import type { WriteEvent, WriteOptions } from './tableEvents';
-import { applyWrite } from './tableEvents';
+import { applyWrite, reachIndexes } from './tableEvents';
 import type { Rec } from '../parseTree';
 import { arr, isRec, objectLabel, rec, str } from '../parseTree';
 
@@ -85,6 +85,20 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
         for (const rel of relationsNamed(engine, node.relation)) applyWrite(engine, rel, 'INSERT', ctx, {});
       }
       break;
+    case 'VacuumStmt':
+    case 'ReindexStmt':
+    case 'ClusterStmt': {
+      // They evaluate index expressions (ANALYZE samples them, REINDEX and CLUSTER rebuild): of the tables
+      // named, or of every table when none is.
+      const named = kind === 'VacuumStmt'
+        ? arr(node, 'rels').map((r) => rec(rec(r, 'VacuumRelation'), 'relation'))
+        : [rec(node, 'relation')];
+      const rels = named.some((r) => r !== undefined)
+        ? named.flatMap((r) => (r ? relationsNamed(engine, r) : []))
+        : [...engine.catalog.relations.values()];
+      for (const rel of rels) reachIndexes(engine, rel, ctx);
+      break;
+    }
     case 'RefreshMatViewStmt':
       if (isRec(node.relation)) {
         for (const rel of relationsNamed(engine, node.relation)) {

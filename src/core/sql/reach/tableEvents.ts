@@ -99,6 +99,12 @@ function writeRow(engine: ReachEngine, rel: CodeRelation, event: 'INSERT' | 'UPD
   }
   for (const check of rel.checks) walkExpression(engine, check, { ...ctx, via: chain(ctx.via, `check constraint on ${label}`) });
   reachColumnTypes(engine, rel, ctx, true);
+  reachIndexes(engine, rel, ctx);
+}
+
+/** Index expressions and predicates of a relation: evaluated for rows written, and by REINDEX, CLUSTER, ANALYZE. */
+export function reachIndexes(engine: ReachEngine, rel: CodeRelation, ctx: WalkCtx): void {
+  const label = relationLabel(rel);
   for (const def of rel.indexDefs) {
     const trees = engine.parseStatements(def);
     const index = trees instanceof Error ? undefined : rec(trees[0], 'IndexStmt');
