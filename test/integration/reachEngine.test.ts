@@ -253,6 +253,25 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect(reasons(await reach('SELECT c_fn(1)'))).toMatch(/c_fn\(integer\) is written in internal, code we cannot see into/);
   });
 
+  it('bounds depth and size, and follows cycles to the effect inside them', async () => {
+    // deep0 → deep1 → … → deep14: more than 12 levels of calls.
+    const deep = Array.from({ length: 15 }, (_, i) =>
+      `CREATE FUNCTION deep${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT ${i < 14 ? `deep${i + 1}(x)` : 'x'}';`);
+    // wide calls 410 different functions in one body.
+    const wide = Array.from({ length: 410 }, (_, i) => `CREATE FUNCTION w${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT x';`);
+    const calls = Array.from({ length: 410 }, (_, i) => `w${i}(1)`).join(' + ');
+    await execSql(scratch.url, [...deep.reverse(), ...wide, `CREATE FUNCTION wide() RETURNS int LANGUAGE sql AS 'SELECT ${calls}';`,
+      "CREATE FUNCTION cyc_a(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN cyc_b(n); END $$;",
+      "CREATE FUNCTION cyc_b(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n > 0 THEN RETURN cyc_a(n - 1); END IF; PERFORM pg_advisory_lock(n); RETURN 0; END $$;"].join('\n'));
+    expect(reasons(await reach('SELECT deep0(1)'))).toMatch(/^public\.deep0\(x integer\) calls public\.deep1\(x integer\), which calls .* calls functions nested deeper than 12 levels$/);
+    expect((await reach('SELECT deep5(1)')).effects).toEqual([]);
+    expect(reasons(await reach('SELECT wide()'))).toMatch(/reaches more than 400 functions/);
+    expect((await reach('SELECT w1(1), w2(2)')).effects).toEqual([]);
+    const cycle = await reach('SELECT cyc_a(1)');
+    expect(reasons(cycle)).toMatch(/^public\.cyc_a\(n integer\) calls public\.cyc_b\(n integer\), which calls pg_catalog\.pg_advisory_lock/);
+    expect(kinds(await reach('SELECT cyc_b(1)'))).toEqual(['irreversible']);
+  });
+
   it('runs none of the code it judges', async () => {
     const marker = `/tmp/pgagent_reach_${scratch.name}`;
     await execSql(scratch.url, `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`);
