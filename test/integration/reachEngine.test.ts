@@ -272,6 +272,28 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect(kinds(await reach('SELECT cyc_b(1)'))).toEqual(['irreversible']);
   });
 
+  it('trusts the allow-listed contrib extensions, the side-effect list first, and no other C code', async () => {
+    // evt_create would fire for CREATE TABLE below (and again for the table it creates): a disabled event
+    // trigger is not reached.
+    await execSql(scratch.url, 'ALTER EVENT TRIGGER evt_create DISABLE');
+    expect((await reach('CREATE TABLE newt (id int)')).effects).toEqual([]);
+    await execSql(scratch.url, `CREATE EXTENSION citext; CREATE EXTENSION moddatetime; CREATE EXTENSION pgcrypto;
+      CREATE EXTENSION pg_stat_statements; CREATE EXTENSION tablefunc; CREATE EXTENSION pgrowlocks;
+      CREATE TABLE people (id int, email citext, changed timestamp);
+      CREATE TRIGGER people_changed BEFORE UPDATE ON people FOR EACH ROW EXECUTE FUNCTION moddatetime(changed);`);
+    for (const sql of [
+      "SELECT * FROM people WHERE email = 'A@B.C'", "UPDATE people SET email = 'x' WHERE id = 1",
+      "SELECT crypt('pw', gen_salt('bf')), digest('x', 'sha256')", 'SELECT query, calls FROM pg_stat_statements',
+      'SELECT * FROM normal_rand(3, 0, 1)',
+    ]) expect((await reach(sql)).effects, sql).toEqual([]);
+    expect((await reach("UPDATE people SET email = 'x'")).entries).toContainEqual({
+      function: 'public.moddatetime()', via: 'trigger people_changed on public.people (BEFORE UPDATE, row)', verdict: 'safe',
+    });
+    expect(reasons(await reach('SELECT pg_stat_statements_reset()'))).toMatch(/resets server statistics/);
+    expect(kinds(await reach("SELECT * FROM crosstab('SELECT 1') AS t(a int)"))).toEqual(['unknown']);
+    expect(reasons(await reach("SELECT * FROM pgrowlocks('people')"))).toMatch(/pgrowlocks\(relname text[^)]*\) is written in c \(extension pgrowlocks\), code we cannot see into/);
+  });
+
   it('runs none of the code it judges', async () => {
     const marker = `/tmp/pgagent_reach_${scratch.name}`;
     await execSql(scratch.url, `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`);
