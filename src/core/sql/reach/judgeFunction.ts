@@ -104,14 +104,12 @@ export function judgePlpgsqlText(engine: ReachEngine, def: string | null, ctx: W
 
 /** What a rule's condition and actions run (pg_get_ruledef text), walked as a body of the rule. */
 export function judgeRule(engine: ReachEngine, def: string): Judgement {
-  const cached = engine.ruleJudgements.get(def);
-  if (cached) return cached;
-  const ctx = bodyCtx('');
-  const trees = engine.parseStatements(def);
-  const rule = trees instanceof Error ? undefined : rec(trees[0], 'RuleStmt');
-  if (!rule) ctx.found.problem('unknown', 'has a definition that does not parse');
-  else walkTree(engine, [rule.whereClause, rule.actions], ctx);
-  const judgement = ctx.found.judgement();
-  engine.ruleJudgements.set(def, judgement);
-  return judgement;
+  return engine.ruleJudgement(def, () => {
+    const ctx = bodyCtx('');
+    const trees = engine.parseStatements(def);
+    const rule = trees instanceof Error ? undefined : rec(trees[0], 'RuleStmt');
+    if (!rule) ctx.found.problem('unknown', 'has a definition that does not parse');
+    else walkTree(engine, [rule.whereClause, rule.actions], ctx);
+    return ctx.found.judgement();
+  });
 }

@@ -19,7 +19,7 @@ export const MAX_FUNCTIONS = 400;
 const STATEMENT_CACHE = 500;
 
 export class ReachEngine {
-  readonly ruleJudgements = new Map<string, Judgement>();
+  private readonly ruleJudgements = new Map<string, Judgement>();
   private readonly judgements = new Map<number, Judgement>();
   private readonly statements = new Map<string, Node[] | Error>();
   private readonly expressions = new Map<string, Node[] | Error>();
@@ -73,6 +73,16 @@ export class ReachEngine {
       this.stack.pop();
     }
     if (this.bounds === boundsBefore) this.judgements.set(fn.oid, judgement);
+    return judgement;
+  }
+
+  /** A rule's judgement by its definition, memoized like a function's (not when a bound or cycle cut it). */
+  ruleJudgement(def: string, compute: () => Judgement): Judgement {
+    const cached = this.ruleJudgements.get(def);
+    if (cached) return cached;
+    const boundsBefore = this.bounds;
+    const judgement = compute();
+    if (this.bounds === boundsBefore) this.ruleJudgements.set(def, judgement);
     return judgement;
   }
 

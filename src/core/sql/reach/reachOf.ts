@@ -20,7 +20,10 @@ interface Cached {
 
 const engines = new WeakMap<Db, Cached>();
 
-/** The reach of each statement into the database's own code; cached per code version of `db`. */
+/**
+ * The reach of each statement into the database's own code; cached per code version of `db`. It queries
+ * `db` itself (db.query): never call it from inside db.withSession, which PGlite serializes (a deadlock).
+ */
 export async function reachOf(db: Db, statements: readonly ParsedStatement[]): Promise<StatementReach[]> {
   await loadParser();
   let engine: ReachEngine;
