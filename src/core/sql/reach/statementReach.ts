@@ -109,7 +109,8 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
       break;
   }
   if (ctx.found.body) bodyProblem(kind, node, ctx);
-  if (!NOT_DDL.has(kind) && !(kind === 'SelectStmt')) eventTriggers(engine, kind, node, ctx);
+  // SELECT … INTO creates a table: DDL for event triggers (tag SELECT INTO).
+  if (!NOT_DDL.has(kind) || (kind === 'SelectStmt' && isRec(node.intoClause))) eventTriggers(engine, kind, node, ctx);
 }
 
 function write(engine: ReachEngine, node: Rec, events: WriteEvent[], ctx: WalkCtx, options: WriteOptions): void {
@@ -207,6 +208,8 @@ export function commandTag(kind: string, node: Rec): string | undefined {
   const simple = SIMPLE_TAGS[kind];
   if (simple !== undefined) return simple;
   switch (kind) {
+    case 'SelectStmt':
+      return isRec(node.intoClause) ? 'SELECT INTO' : undefined;
     case 'CreateFunctionStmt':
       return node.is_procedure === true ? 'CREATE PROCEDURE' : 'CREATE FUNCTION';
     case 'CreateTableAsStmt':
