@@ -43,10 +43,20 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[]): P
     engine = await cached.engine;
   } catch (error) {
     // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
-    const reason = `the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`;
-    return statements.map(() => ({ entries: [], effects: [{ kind: 'unknown', reason }], sequences: [] }));
+    return statements.map(() => unknownReach(`the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`));
   }
-  return statements.map((statement) => engine.statementReach(statement));
+  return statements.map((statement) => {
+    try {
+      return engine.statementReach(statement);
+    } catch (error) {
+      // A tree or catalog the walker did not expect: unknown code, held, never a crash or a silent "safe".
+      return unknownReach(`what this statement runs could not be worked out: ${describeError(error)}`);
+    }
+  });
+}
+
+function unknownReach(reason: string): StatementReach {
+  return { entries: [], effects: [{ kind: 'unknown', reason }], sequences: [] };
 }
 
 /** Forgets what was cached for `db` (tests; a connection whose rights changed). */
