@@ -1,6 +1,7 @@
 // The reach engine (SPEC §5 1a, issue 21) on a real PostgreSQL: what each statement makes the database's own
 // code do, for every category — functions, operators, casts, domains, views, matviews, defaults, generated
 // columns, RLS, indexes, triggers, rules, FK chains, event triggers, sequences, extensions — and the cache.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
@@ -292,6 +293,21 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect(reasons(await reach('SELECT pg_stat_statements_reset()'))).toMatch(/resets server statistics/);
     expect(kinds(await reach("SELECT * FROM crosstab('SELECT 1') AS t(a int)"))).toEqual(['unknown']);
     expect(reasons(await reach("SELECT * FROM pgrowlocks('people')"))).toMatch(/pgrowlocks\(relname text[^)]*\) is written in c \(extension pgrowlocks\), code we cannot see into/);
+  });
+
+  it('sees a change committed by a transaction that was open during the previous check', async () => {
+    const other = new pg.Client({ connectionString: scratch.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("CREATE OR REPLACE FUNCTION shout(x text) RETURNS text LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(1); RETURN x; END $$");
+      expect((await reach("SELECT shout('a')")).effects).toEqual([]); // not committed: not what would run
+      expect((await reach("SELECT shout('b')")).effects).toEqual([]);
+      await other.query('COMMIT');
+      expect(kinds(await reach("SELECT shout('c')"))).toEqual(['irreversible']);
+    } finally {
+      await other.end();
+    }
   });
 
   it('runs none of the code it judges', async () => {
