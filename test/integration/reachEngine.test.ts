@@ -57,6 +57,7 @@ CREATE VIEW v_hba AS SELECT * FROM pg_hba_file_rules;
 -- defaults, generated, index, RLS
 CREATE TABLE d (id int, k bigint DEFAULT (rt_lock(3))::int, g int GENERATED ALWAYS AS (add_one(id)) STORED);
 CREATE TABLE gen (id int, g bool GENERATED ALWAYS AS (op_lock(id, id)) STORED);
+CREATE TABLE dom_col (id int, v locked_int);
 CREATE TABLE idx (id int);
 CREATE FUNCTION idx_fn(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_notify('c', 'x'); RETURN x; END $$;
 CREATE INDEX ON idx (idx_fn(id));
@@ -193,6 +194,9 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect((await reach('INSERT INTO d (id, k) VALUES (1, 2)')).effects).toEqual([]);
     expect(reasons(await reach('UPDATE d SET k = DEFAULT'))).toMatch(/default of public\.d\.k/);
     expect(reasons(await reach('UPDATE gen SET id = 2'))).toMatch(/generated column public\.gen\.g/);
+    expect(reasons(await reach('INSERT INTO dom_col (id) VALUES (1)'))).toMatch(/dom_check\(x integer\) \(column public\.dom_col\.v → check of domain public\.locked_int\)/);
+    // Reading a domain-typed column runs no check.
+    expect((await reach('SELECT v FROM dom_col')).effects).toEqual([]);
     expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(/idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/);
     for (const sql of ['ANALYZE idx', 'REINDEX TABLE idx', 'VACUUM ANALYZE']) expect(reasons(await reach(sql)), sql).toMatch(/index on public\.idx/);
     expect((await reach('ANALYZE t')).effects).toEqual([]);
