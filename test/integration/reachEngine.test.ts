@@ -343,6 +343,18 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     }
   });
 
+  it('answers concurrent calls on a fresh connection with the same verdicts', async () => {
+    const fresh = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    try {
+      const statements = parseSql('SELECT rt_shell(); SELECT add_one(1)').statements;
+      const [a, b] = await Promise.all([reachOf(fresh, statements), reachOf(fresh, statements)]);
+      expect(a?.map((r) => r.effects.length)).toEqual([1, 0]);
+      expect(b).toEqual(a);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('says unknown, never safe, when the catalog cannot be read', async () => {
     // A connection that can no longer query stands for any catalog we may not read.
     const broken = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });

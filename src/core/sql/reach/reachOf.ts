@@ -28,8 +28,9 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[]): P
   await loadParser();
   let engine: ReachEngine;
   try {
+    const version = await codeVersion(db, engines.get(db)?.version);
+    // Read again after the await: a concurrent call may have started loading this very version.
     let cached = engines.get(db);
-    const version = await codeVersion(db, cached?.version);
     if (cached?.version.version !== version.version) {
       cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)) };
       engines.set(db, cached);
