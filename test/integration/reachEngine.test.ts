@@ -175,6 +175,7 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       ['CREATE TABLE copy_of AS SELECT * FROM v_lock', 'irreversible', /view public\.v_lock/],
       ['SELECT * FROM secret', 'irreversible', /\(policy p_read on public\.secret\)/],
       ['SELECT 1 WHERE 1 === ANY (SELECT 2)', 'irreversible', /operator public\.===/],
+      ['SELECT id FROM t ORDER BY id USING ===', 'irreversible', /operator public\.===/],
       ["SELECT '[1,5)'::evil_range", 'irreversible', /evil_diff\(a integer, b integer\) \(input\/output of type public\.evil_range\)/],
       ["DO $$ BEGIN PERFORM rt_shell(); END $$", 'irreversible', /^DO block calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
       ["DO LANGUAGE plperl $$ 1 $$", 'unknown', /runs a plperl block we cannot see into/],

@@ -79,6 +79,10 @@ function visit(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): bool
       // x = ANY (SELECT …), (a, b) < ALL (…): the operator is named on the SubLink.
       onOperator(engine, arr(node, 'operName'), '', ctx);
       return false;
+    case 'SortBy':
+      // ORDER BY x USING <<<
+      onOperator(engine, arr(node, 'useOp'), '', ctx);
+      return false;
     case 'DoStmt':
       onDoBlock(engine, node, ctx);
       return true;
