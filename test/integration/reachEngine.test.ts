@@ -33,6 +33,7 @@ CREATE FUNCTION rt_path() RETURNS int LANGUAGE sql SET search_path = public AS '
 CREATE FUNCTION rt_outer() RETURNS int LANGUAGE sql AS 'SELECT rt_shell()';
 CREATE FUNCTION ping(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n > 0 THEN RETURN pong(n - 1); END IF; RETURN 0; END $$;
 CREATE FUNCTION pong(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN ping(n); END $$;
+CREATE FUNCTION rt_default_arg(a int, k bigint DEFAULT rt_lock(8)::int) RETURNS int LANGUAGE sql AS 'SELECT a';
 CREATE FUNCTION rt_writer() RETURNS int LANGUAGE sql AS $$ INSERT INTO log (msg) VALUES ('x') RETURNING 1 $$;
 CREATE FUNCTION rt_next() RETURNS bigint LANGUAGE sql AS $$ SELECT nextval('t_id_seq') $$;
 SET check_function_bodies = off;
@@ -148,6 +149,7 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       ['SELECT rt_outer()', 'irreversible', /rt_outer\(\) calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
       ['SELECT rt_broken()', 'unknown', /rt_broken\(\) has a body that does not parse: syntax error at or near "RETRUN"/],
       ['SELECT rt_writer()', 'write', /runs INSERT INTO log/],
+      ['SELECT rt_default_arg(1)', 'irreversible', /rt_default_arg\(a integer, k bigint\) reaches public\.rt_lock\(k bigint\) \(default argument\), which calls pg_catalog\.pg_advisory_lock/],
       ['SELECT pg_terminate_backend(1)', 'irreversible', /pg_terminate_backend\(…\) signals another server process/],
       ['SELECT pg_advisory_lock(1)', 'irreversible', /takes an advisory lock/],
       ['SELECT * FROM pg_hba_file_rules', 'privileged', /reads the server's pg_hba\.conf/],

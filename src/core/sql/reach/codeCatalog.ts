@@ -28,6 +28,8 @@ export interface CodeFunction {
   builtin: boolean;
   /** An aggregate's support functions (transition, final, combine, …). */
   aggregateParts: number[];
+  /** Default values of its arguments ("evil(), 1"): they run when a call leaves them out. */
+  argumentDefaults: string | null;
 }
 
 export interface CodeOperator {
@@ -210,6 +212,7 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
       oid: n(r[0]), schema: s(r[1]), name: s(r[2]), args: s(r[3]), language: s(r[4]), kind: s(r[5]),
       volatility: s(r[6]), src: sn(r[7]), def: sn(r[8]), config: strings(r[9]), securityDefiner: r[10] === true,
       extension: sn(r[11]), builtin: r[12] === true, aggregateParts: Array.isArray(r[13]) ? r[13].map(n) : [],
+      argumentDefaults: sn(r[14]),
     };
     catalog.functions.set(fn.oid, fn);
     if (!fn.builtin) push(catalog.functionsByName, fn.name.toLowerCase(), fn);

@@ -54,7 +54,8 @@ SELECT
       f.prokind, f.provolatile, CASE WHEN f.lanname = 'sql' AND NOT f.builtin THEN p.prosrc END,
       CASE WHEN NOT f.builtin AND f.prokind IN ('f', 'p') AND (f.lanname = 'plpgsql' OR (f.lanname = 'sql' AND p.prosqlbody IS NOT NULL))
         THEN pg_get_functiondef(f.oid) END,
-      f.proconfig, f.prosecdef, x.extname, f.builtin, ag.fns))
+      f.proconfig, f.prosecdef, x.extname, f.builtin, ag.fns,
+      CASE WHEN p.pronargdefaults > 0 AND NOT f.builtin THEN pg_get_expr(p.proargdefaults, 0) END))
    FROM funcs f JOIN pg_proc p ON p.oid = f.oid
    LEFT JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = f.oid AND d.deptype = 'e'
    LEFT JOIN pg_extension x ON x.oid = d.refobjid

@@ -11,7 +11,7 @@ import type { ReachEngine } from './reachEngine';
 import { Found, builtinProblem } from './reachFound';
 import type { Judgement } from './reachFound';
 import type { WalkCtx } from './reachWalk';
-import { FILE_FUNCTIONS, reachFunctionOid, walkTree } from './reachWalk';
+import { FILE_FUNCTIONS, reachFunctionOid, walkExpression, walkTree } from './reachWalk';
 import { trustedExtensionCode } from './trustedExtensionCode';
 import { parsePlPgSqlFunction } from '../parse';
 import { rec } from '../parseTree';
@@ -44,6 +44,7 @@ export function judgeFunction(engine: ReachEngine, fn: CodeFunction): Judgement 
     const name = setting.split('=')[0]?.trim().toLowerCase() ?? '';
     if (TIME_LIMITS.has(name)) found.problem('irreversible', `overrides the preview's time limits for its body (SET ${setting})`);
   }
+  if (fn.argumentDefaults !== null) walkExpression(engine, fn.argumentDefaults, { ...ctx, via: 'default argument' });
   if (fn.kind === 'a') {
     for (const part of fn.aggregateParts) reachFunctionOid(engine, part, `support function of aggregate ${label}`, ctx);
     return found.judgement();
