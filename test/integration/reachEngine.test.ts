@@ -62,6 +62,10 @@ CREATE TABLE dom_col (id int, v locked_int);
 CREATE TABLE idx (id int);
 CREATE FUNCTION idx_fn(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_notify('c', 'x'); RETURN x; END $$;
 CREATE INDEX ON idx (idx_fn(id));
+CREATE FUNCTION evil_cmp(a int, b int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_advisory_lock(11); RETURN btint4cmp(a, b); END $$;
+CREATE OPERATOR CLASS evil_ops FOR TYPE int USING btree AS OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 evil_cmp(int, int);
+CREATE TABLE opc (id int);
+CREATE INDEX ON opc (id evil_ops);
 CREATE TABLE secret (id int, owner text);
 ALTER TABLE secret ENABLE ROW LEVEL SECURITY;
 CREATE POLICY p_read ON secret FOR SELECT USING (rt_lock(4));
@@ -201,6 +205,8 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     // Reading a domain-typed column runs no check.
     expect((await reach('SELECT v FROM dom_col')).effects).toEqual([]);
     expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(/idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/);
+    expect(reasons(await reach('INSERT INTO opc VALUES (1)'))).toMatch(/evil_cmp\(a integer, b integer\) \(operator class public\.evil_ops of an index on public\.opc\) calls pg_catalog\.pg_advisory_lock/);
+    expect((await reach('SELECT * FROM opc')).effects).toEqual([]);
     for (const sql of ['ANALYZE idx', 'REINDEX TABLE idx', 'VACUUM ANALYZE']) expect(reasons(await reach(sql)), sql).toMatch(/index on public\.idx/);
     expect((await reach('ANALYZE t')).effects).toEqual([]);
     const serial = await reach("INSERT INTO t (b) VALUES ('x')");

@@ -34,10 +34,16 @@ WITH rels AS (
   SELECT a.aggfnoid, ARRAY_REMOVE(ARRAY[a.aggtransfn, a.aggfinalfn, a.aggcombinefn, a.aggserialfn, a.aggdeserialfn,
     a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn]::oid[], 0::oid) AS fns
   FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid JOIN pg_namespace n ON n.oid = p.pronamespace WHERE ${USER_NS}
+), opclasses AS (
+  -- User operator classes: their support functions and operators run when their indexes are maintained.
+  SELECT oc.oid, n.nspname, oc.opcname, ARRAY(
+    SELECT p.amproc::oid FROM pg_amproc p WHERE p.amprocfamily = oc.opcfamily
+    UNION SELECT o.oprcode::oid FROM pg_amop a JOIN pg_operator o ON o.oid = a.amopopr WHERE a.amopfamily = oc.opcfamily) AS fns
+  FROM pg_opclass oc JOIN pg_namespace n ON n.oid = oc.opcnamespace WHERE ${USER_NS}
 ), refs AS (
   SELECT oprcode AS oid FROM ops UNION SELECT castfunc FROM casts UNION SELECT tgfoid FROM trigs
   UNION SELECT evtfoid FROM evts UNION SELECT unnest(fns) FROM aggs
-  UNION SELECT unnest(fns) FROM types
+  UNION SELECT unnest(fns) FROM types UNION SELECT unnest(fns) FROM opclasses
 ), seqdeps AS (
   -- The sequences each default depends on (serial's nextval('s')), qualified.
   SELECT d.objid AS attrdef, json_agg(format('%s.%s', sn.nspname, sq.relname)) AS seqs
@@ -83,8 +89,12 @@ SELECT
    FROM pg_constraint k JOIN rels r ON r.oid = k.conrelid WHERE k.contype = 'f' OR (k.contype = 'c' AND k.conbin IS NOT NULL)) AS constraints,
   (SELECT json_agg(json_build_array(p.polrelid, p.polname, p.polcmd, pg_get_expr(p.polqual, p.polrelid),
       pg_get_expr(p.polwithcheck, p.polrelid))) FROM pg_policy p JOIN rels r ON r.oid = p.polrelid) AS policies,
-  (SELECT json_agg(json_build_array(i.indrelid, pg_get_indexdef(i.indexrelid)))
-   FROM pg_index i JOIN rels r ON r.oid = i.indrelid WHERE i.indexprs IS NOT NULL OR i.indpred IS NOT NULL) AS indexes,
+  (SELECT json_agg(json_build_array(i.indrelid,
+      CASE WHEN i.indexprs IS NOT NULL OR i.indpred IS NOT NULL THEN pg_get_indexdef(i.indexrelid) END, x.user_opclasses))
+   FROM pg_index i JOIN rels r ON r.oid = i.indrelid
+   CROSS JOIN LATERAL (SELECT ARRAY(SELECT c FROM unnest(i.indclass::oid[]) c WHERE c IN (SELECT oid FROM opclasses)) AS user_opclasses) x
+   WHERE i.indexprs IS NOT NULL OR i.indpred IS NOT NULL OR cardinality(x.user_opclasses) > 0) AS indexes,
+  (SELECT json_agg(json_build_array(o.oid, o.nspname, o.opcname, o.fns)) FROM opclasses o) AS opclasses,
   (SELECT json_agg(json_build_array(t.tgrelid, t.tgname, t.tgfoid, t.tgtype, CASE WHEN t.hasqual THEN pg_get_triggerdef(t.oid) END))
    FROM trigs t) AS triggers,
   (SELECT json_agg(json_build_array(w.ev_class, w.rulename, w.ev_type, pg_get_ruledef(w.oid)))

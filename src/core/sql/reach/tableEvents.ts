@@ -102,10 +102,19 @@ function writeRow(engine: ReachEngine, rel: CodeRelation, event: 'INSERT' | 'UPD
   reachIndexes(engine, rel, ctx);
 }
 
-/** Index expressions and predicates of a relation: evaluated for rows written, and by REINDEX, CLUSTER, ANALYZE. */
+/**
+ * Index expressions and predicates of a relation, and the functions of user operator classes its indexes use:
+ * evaluated for rows written, and by REINDEX, CLUSTER, ANALYZE.
+ */
 export function reachIndexes(engine: ReachEngine, rel: CodeRelation, ctx: WalkCtx): void {
   const label = relationLabel(rel);
-  for (const def of rel.indexDefs) {
+  for (const { def, opclasses } of rel.indexes) {
+    for (const oid of opclasses) {
+      const opclass = engine.catalog.opclasses.get(oid);
+      const via = chain(ctx.via, `operator class ${opclass?.schema ?? '?'}.${opclass?.name ?? oid} of an index on ${label}`);
+      for (const fn of opclass?.functions ?? []) reachFunctionOid(engine, fn, via, ctx, true);
+    }
+    if (def === null) continue;
     const trees = engine.parseStatements(def);
     const index = trees instanceof Error ? undefined : rec(trees[0], 'IndexStmt');
     if (!index) {
