@@ -2,9 +2,9 @@
  * An exact fingerprint of the database's code (SPEC §5 1a): count and sum of xmin of every catalog row the
  * code catalog (codeCatalogSql.ts) is read from. Any CREATE, ALTER, CREATE OR REPLACE or DROP of a function,
  * trigger, rule, policy, event trigger, default, operator, cast, type, operator class member, constraint,
- * index or relation writes such a row in its own transaction, so the very next check sees a new version. xmin, not statistics
- * counters: those reach other sessions up to seconds late, and an attacker's CREATE OR REPLACE FUNCTION must
- * be seen at once. Style of src/core/db/schemaVersion.ts.
+ * index or relation writes such a row in its own transaction, so the very next check sees a new version.
+ * xmin, not statistics counters: those reach other sessions up to seconds late, and an attacker's
+ * CREATE OR REPLACE FUNCTION must be seen at once. Style of src/core/db/schemaVersion.ts.
  *
  * pg_class rows of every user relation kind stand in for two larger catalogs: a new or dropped index, an
  * identity's sequence, a partition attached (relpartbound) or RLS turned on all write the pg_class row, and a
