@@ -1,6 +1,7 @@
 // The reach engine (SPEC §5 1a, issue 21) on a real PostgreSQL: what each statement makes the database's own
 // code do, for every category — functions, operators, casts, domains, views, matviews, defaults, generated
 // columns, RLS, indexes, triggers, rules, FK chains, event triggers, sequences, extensions — and the cache.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
@@ -11,6 +12,7 @@ import { reachOf } from '../../src/core/sql/reach/reachOf';
 import type { StatementReach } from '../../src/core/sql/reach/reachTypes';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+import { queryValue } from '../support/scratchDatabase';
 
 const SCHEMA = `
 CREATE EXTENSION dblink;
@@ -31,6 +33,7 @@ CREATE FUNCTION rt_path() RETURNS int LANGUAGE sql SET search_path = public AS '
 CREATE FUNCTION rt_outer() RETURNS int LANGUAGE sql AS 'SELECT rt_shell()';
 CREATE FUNCTION ping(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n > 0 THEN RETURN pong(n - 1); END IF; RETURN 0; END $$;
 CREATE FUNCTION pong(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN ping(n); END $$;
+CREATE FUNCTION rt_default_arg(a int, k bigint DEFAULT rt_lock(8)::int) RETURNS int LANGUAGE sql AS 'SELECT a';
 CREATE FUNCTION rt_writer() RETURNS int LANGUAGE sql AS $$ INSERT INTO log (msg) VALUES ('x') RETURNING 1 $$;
 CREATE FUNCTION rt_next() RETURNS bigint LANGUAGE sql AS $$ SELECT nextval('t_id_seq') $$;
 SET check_function_bodies = off;
@@ -44,6 +47,8 @@ CREATE DOMAIN locked_int AS int CHECK (dom_check(VALUE));
 CREATE TYPE pair AS (a int, b int);
 CREATE FUNCTION pair_to_int(p pair) RETURNS int LANGUAGE plpgsql AS $$ BEGIN PERFORM rt_shell(); RETURN p.a; END $$;
 CREATE CAST (pair AS int) WITH FUNCTION pair_to_int(pair);
+CREATE FUNCTION evil_diff(a int, b int) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_advisory_lock(6); RETURN b - a; END $$;
+CREATE TYPE evil_range AS RANGE (SUBTYPE = int4, SUBTYPE_DIFF = evil_diff);
 -- views
 CREATE VIEW v_lock AS SELECT rt_lock(1) AS locked;
 CREATE VIEW v_of_v AS SELECT * FROM v_lock;
@@ -53,9 +58,14 @@ CREATE VIEW v_hba AS SELECT * FROM pg_hba_file_rules;
 -- defaults, generated, index, RLS
 CREATE TABLE d (id int, k bigint DEFAULT (rt_lock(3))::int, g int GENERATED ALWAYS AS (add_one(id)) STORED);
 CREATE TABLE gen (id int, g bool GENERATED ALWAYS AS (op_lock(id, id)) STORED);
+CREATE TABLE dom_col (id int, v locked_int);
 CREATE TABLE idx (id int);
 CREATE FUNCTION idx_fn(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_notify('c', 'x'); RETURN x; END $$;
 CREATE INDEX ON idx (idx_fn(id));
+CREATE FUNCTION evil_cmp(a int, b int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM pg_advisory_lock(11); RETURN btint4cmp(a, b); END $$;
+CREATE OPERATOR CLASS evil_ops FOR TYPE int USING btree AS OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >, FUNCTION 1 evil_cmp(int, int);
+CREATE TABLE opc (id int);
+CREATE INDEX ON opc (id evil_ops);
 CREATE TABLE secret (id int, owner text);
 ALTER TABLE secret ENABLE ROW LEVEL SECURITY;
 CREATE POLICY p_read ON secret FOR SELECT USING (rt_lock(4));
@@ -143,6 +153,7 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       ['SELECT rt_outer()', 'irreversible', /rt_outer\(\) calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
       ['SELECT rt_broken()', 'unknown', /rt_broken\(\) has a body that does not parse: syntax error at or near "RETRUN"/],
       ['SELECT rt_writer()', 'write', /runs INSERT INTO log/],
+      ['SELECT rt_default_arg(1)', 'irreversible', /rt_default_arg\(a integer, k bigint\) reaches public\.rt_lock\(k bigint\) \(default argument\), which calls pg_catalog\.pg_advisory_lock/],
       ['SELECT pg_terminate_backend(1)', 'irreversible', /pg_terminate_backend\(…\) signals another server process/],
       ['SELECT pg_advisory_lock(1)', 'irreversible', /takes an advisory lock/],
       ['SELECT * FROM pg_hba_file_rules', 'privileged', /reads the server's pg_hba\.conf/],
@@ -169,6 +180,11 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       ['REFRESH MATERIALIZED VIEW mv', 'irreversible', /refresh of materialized view public\.mv/],
       ['CREATE TABLE copy_of AS SELECT * FROM v_lock', 'irreversible', /view public\.v_lock/],
       ['SELECT * FROM secret', 'irreversible', /\(policy p_read on public\.secret\)/],
+      ['SELECT 1 WHERE 1 === ANY (SELECT 2)', 'irreversible', /operator public\.===/],
+      ['SELECT id FROM t ORDER BY id USING ===', 'irreversible', /operator public\.===/],
+      ["SELECT '[1,5)'::evil_range", 'irreversible', /evil_diff\(a integer, b integer\) \(input\/output of type public\.evil_range\)/],
+      ["DO $$ BEGIN PERFORM rt_shell(); END $$", 'irreversible', /^DO block calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
+      ["DO LANGUAGE plperl $$ 1 $$", 'unknown', /runs a plperl block we cannot see into/],
     ];
     for (const [sql, kind, reason] of cases) {
       const r = await reach(sql);
@@ -185,10 +201,17 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect((await reach('INSERT INTO d (id, k) VALUES (1, 2)')).effects).toEqual([]);
     expect(reasons(await reach('UPDATE d SET k = DEFAULT'))).toMatch(/default of public\.d\.k/);
     expect(reasons(await reach('UPDATE gen SET id = 2'))).toMatch(/generated column public\.gen\.g/);
+    expect(reasons(await reach('INSERT INTO dom_col (id) VALUES (1)'))).toMatch(/dom_check\(x integer\) \(column public\.dom_col\.v → check of domain public\.locked_int\)/);
+    // Reading a domain-typed column runs no check.
+    expect((await reach('SELECT v FROM dom_col')).effects).toEqual([]);
     expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(/idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/);
+    expect(reasons(await reach('INSERT INTO opc VALUES (1)'))).toMatch(/evil_cmp\(a integer, b integer\) \(operator class public\.evil_ops of an index on public\.opc\) calls pg_catalog\.pg_advisory_lock/);
+    expect((await reach('SELECT * FROM opc')).effects).toEqual([]);
+    for (const sql of ['ANALYZE idx', 'REINDEX TABLE idx', 'VACUUM ANALYZE']) expect(reasons(await reach(sql)), sql).toMatch(/index on public\.idx/);
+    expect((await reach('ANALYZE t')).effects).toEqual([]);
     const serial = await reach("INSERT INTO t (b) VALUES ('x')");
-    expect(serial.sequences).toEqual(['t_id_seq']);
-    expect(serial.effects).toEqual([{ kind: 'sequence', reason: "pg_catalog.nextval(…) (default of public.t.id) advances the sequence t_id_seq" }]);
+    expect(serial.sequences).toEqual(['public.t_id_seq']);
+    expect(serial.effects).toEqual([{ kind: 'sequence', reason: 'pg_catalog.nextval(…) (default of public.t.id) advances the sequence public.t_id_seq' }]);
     const identity = await reach("INSERT INTO log (msg) VALUES ('x')");
     expect(identity.sequences).toEqual(['public.log_id_seq']);
     expect(reasons(identity)).toMatch(/identity column public\.log\.id/);
@@ -232,13 +255,113 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
   });
 
   it('sees a CREATE OR REPLACE FUNCTION at the very next call, and other installed languages as unknown', async () => {
-    expect((await reach('SELECT add_one(1)')).effects).toEqual([]);
+    const first = await reach('SELECT add_one(1)');
+    expect(first.effects).toEqual([]);
+    // Nothing changed: the cached verdict is given again (the same object).
+    expect(await reach('SELECT add_one(1)')).toBe(first);
     await execSql(scratch.url, "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'true'; RETURN x + 1; END $$");
     expect(kinds(await reach('SELECT add_one(1)'))).toEqual(['irreversible']);
     await execSql(scratch.url, "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'");
     expect((await reach('SELECT add_one(1)')).effects).toEqual([]);
     await execSql(scratch.url, "CREATE FUNCTION c_fn(int) RETURNS int LANGUAGE internal AS 'int4abs'");
     expect(reasons(await reach('SELECT c_fn(1)'))).toMatch(/c_fn\(integer\) is written in internal, code we cannot see into/);
+  });
+
+  it('bounds depth and size, and follows cycles to the effect inside them', async () => {
+    // deep0 → deep1 → … → deep14: more than 12 levels of calls.
+    const deep = Array.from({ length: 15 }, (_, i) =>
+      `CREATE FUNCTION deep${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT ${i < 14 ? `deep${i + 1}(x)` : 'x'}';`);
+    // wide calls 410 different functions in one body.
+    const wide = Array.from({ length: 410 }, (_, i) => `CREATE FUNCTION w${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT x';`);
+    const calls = Array.from({ length: 410 }, (_, i) => `w${i}(1)`).join(' + ');
+    await execSql(scratch.url, [...deep.reverse(), ...wide, `CREATE FUNCTION wide() RETURNS int LANGUAGE sql AS 'SELECT ${calls}';`,
+      "CREATE FUNCTION cyc_a(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN cyc_b(n); END $$;",
+      "CREATE FUNCTION cyc_b(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n > 0 THEN RETURN cyc_a(n - 1); END IF; PERFORM pg_advisory_lock(n); RETURN 0; END $$;"].join('\n'));
+    expect(reasons(await reach('SELECT deep0(1)'))).toMatch(/^public\.deep0\(x integer\) calls public\.deep1\(x integer\), which calls .* calls functions nested deeper than 12 levels$/);
+    expect((await reach('SELECT deep5(1)')).effects).toEqual([]);
+    expect(reasons(await reach('SELECT wide()'))).toMatch(/reaches more than 400 functions/);
+    expect((await reach('SELECT w1(1), w2(2)')).effects).toEqual([]);
+    const cycle = await reach('SELECT cyc_a(1)');
+    expect(reasons(cycle)).toMatch(/^public\.cyc_a\(n integer\) calls public\.cyc_b\(n integer\), which calls pg_catalog\.pg_advisory_lock/);
+    expect(kinds(await reach('SELECT cyc_b(1)'))).toEqual(['irreversible']);
+  });
+
+  it('trusts the allow-listed contrib extensions, the side-effect list first, and no other C code', async () => {
+    // evt_create would fire for CREATE TABLE below (and again for the table it creates): a disabled event
+    // trigger is not reached.
+    await execSql(scratch.url, 'ALTER EVENT TRIGGER evt_create DISABLE');
+    expect((await reach('CREATE TABLE newt (id int)')).effects).toEqual([]);
+    await execSql(scratch.url, `CREATE EXTENSION citext; CREATE EXTENSION moddatetime; CREATE EXTENSION pgcrypto;
+      CREATE EXTENSION pg_stat_statements; CREATE EXTENSION tablefunc; CREATE EXTENSION pgrowlocks;
+      CREATE TABLE people (id int, email citext, changed timestamp);
+      CREATE TRIGGER people_changed BEFORE UPDATE ON people FOR EACH ROW EXECUTE FUNCTION moddatetime(changed);`);
+    for (const sql of [
+      "SELECT * FROM people WHERE email = 'A@B.C'", "UPDATE people SET email = 'x' WHERE id = 1",
+      "SELECT crypt('pw', gen_salt('bf')), digest('x', 'sha256')", 'SELECT query, calls FROM pg_stat_statements',
+      'SELECT * FROM normal_rand(3, 0, 1)',
+    ]) expect((await reach(sql)).effects, sql).toEqual([]);
+    expect((await reach("UPDATE people SET email = 'x'")).entries).toContainEqual({
+      function: 'public.moddatetime()', via: 'trigger people_changed on public.people (BEFORE UPDATE, row)', verdict: 'safe',
+    });
+    expect(reasons(await reach('SELECT pg_stat_statements_reset()'))).toMatch(/resets server statistics/);
+    expect(kinds(await reach("SELECT * FROM crosstab('SELECT 1') AS t(a int)"))).toEqual(['unknown']);
+    expect(reasons(await reach("SELECT * FROM pgrowlocks('people')"))).toMatch(/pgrowlocks\(relname text[^)]*\) is written in c \(extension pgrowlocks\), code we cannot see into/);
+  });
+
+  it('sees a change committed by a transaction that was open during the previous check', async () => {
+    const other = new pg.Client({ connectionString: scratch.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("CREATE OR REPLACE FUNCTION shout(x text) RETURNS text LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(1); RETURN x; END $$");
+      expect((await reach("SELECT shout('a')")).effects).toEqual([]); // not committed: not what would run
+      expect((await reach("SELECT shout('b')")).effects).toEqual([]);
+      await other.query('COMMIT');
+      expect(kinds(await reach("SELECT shout('c')"))).toEqual(['irreversible']);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('runs none of the code it judges', async () => {
+    const marker = `/tmp/pgagent_reach_${scratch.name}`;
+    await execSql(scratch.url, `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`);
+    const before = await queryValue(scratch.url, "SELECT last_value FROM t_id_seq");
+    for (const sql of ['SELECT rt_touch()', 'SELECT * FROM v_lock', 'DELETE FROM trg', "INSERT INTO t (b) VALUES ('x')", 'REFRESH MATERIALIZED VIEW mv']) {
+      expect((await reach(sql)).effects.length, sql).toBeGreaterThan(0);
+    }
+    // The server's view: no file written, no advisory lock held by anyone, the sequence where it was.
+    expect(await queryValue(scratch.url, `SELECT pg_stat_file('${marker}', true) IS NULL`)).toBe(true);
+    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'")).toBe(0);
+    expect(await queryValue(scratch.url, 'SELECT last_value FROM t_id_seq')).toBe(before);
+  });
+
+  it('judges through a role that may read no table: a trigger on a table it cannot read is still seen', async () => {
+    const role = `reach_${scratch.name}`;
+    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN`);
+    const url = new URL(scratch.url);
+    url.username = role;
+    const weak = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
+    try {
+      expect(await queryValue(url.toString(), "SELECT has_table_privilege('trg', 'SELECT')")).toBe(false);
+      const [r] = await reachOf(weak, parseSql('DELETE FROM trg').statements);
+      expect(r?.effects[0]?.reason).toMatch(/trg_shell\(\) \(trigger trg_before_delete on public\.trg \(BEFORE DELETE, row\)\) runs COPY … PROGRAM/);
+    } finally {
+      await weak.close();
+      await execSql(scratch.url, `DROP ROLE ${role}`);
+    }
+  });
+
+  it('answers concurrent calls on a fresh connection with the same verdicts', async () => {
+    const fresh = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    try {
+      const statements = parseSql('SELECT rt_shell(); SELECT add_one(1)').statements;
+      const [a, b] = await Promise.all([reachOf(fresh, statements), reachOf(fresh, statements)]);
+      expect(a?.map((r) => r.effects.length)).toEqual([1, 0]);
+      expect(b).toEqual(a);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('says unknown, never safe, when the catalog cannot be read', async () => {

@@ -60,6 +60,6 @@ describe('the reach engine on the sample database (PGlite)', () => {
       'public.audit_row_change() (trigger orders_audit on public.orders (AFTER DELETE, row)) runs INSERT INTO public.audit_log',
     );
     const [insert] = await reachOf(db, parseSql("INSERT INTO categories (name) VALUES ('x')").statements);
-    expect(insert?.sequences).toEqual(['categories_id_seq']);
+    expect(insert?.sequences).toEqual(['public.categories_id_seq']);
   });
 });

@@ -28,6 +28,8 @@ export interface CodeFunction {
   builtin: boolean;
   /** An aggregate's support functions (transition, final, combine, …). */
   aggregateParts: number[];
+  /** Default values of its arguments ("evil(), 1"): they run when a call leaves them out. */
+  argumentDefaults: string | null;
 }
 
 export interface CodeOperator {
@@ -52,9 +54,9 @@ export interface CodeType {
   oid: number;
   schema: string;
   name: string;
-  /** b base, d domain. */
+  /** b base, d domain, r range. */
   type: string;
-  /** Input, output, receive and send functions. */
+  /** Input, output, receive and send functions (and a range's canonical and subtype_diff functions). */
   io: number[];
   baseType: number | null;
   /** A domain's CHECK expressions (VALUE is the value checked). */
@@ -68,6 +70,8 @@ export interface CodeColumn {
   typeOid: number;
   /** The sequence an identity column advances. */
   identitySequence: string | null;
+  /** Sequences the default depends on, qualified ("public.t_id_seq"): how its nextval('t_id_seq') is named. */
+  defaultSequences: string[];
 }
 
 export interface CodeForeignKey {
@@ -116,11 +120,25 @@ export interface CodeRelation {
   /** FKs of other tables that reference this one. */
   referencedBy: CodeForeignKey[];
   policies: CodePolicy[];
-  indexDefs: string[];
+  indexes: CodeIndex[];
   triggers: CodeTrigger[];
   rules: CodeRule[];
   /** Partitions and inheritance children: writes to this table reach theirs. */
   children: CodeRelation[];
+}
+
+export interface CodeIndex {
+  /** pg_get_indexdef, when the index has expressions or a predicate. */
+  def: string | null;
+  /** User operator classes it uses (oids into CodeCatalog.opclasses). */
+  opclasses: number[];
+}
+
+export interface CodeOpclass {
+  schema: string;
+  name: string;
+  /** Support functions and operator functions of its family. */
+  functions: number[];
 }
 
 export interface CodeEventTrigger {
@@ -142,6 +160,7 @@ export interface CodeCatalog {
   relations: Map<number, CodeRelation>;
   relationsByName: Map<string, CodeRelation[]>;
   eventTriggers: CodeEventTrigger[];
+  opclasses: Map<number, CodeOpclass>;
 }
 
 type Row = unknown[];
@@ -159,6 +178,7 @@ interface CatalogRow {
   rules: Row[] | null;
   event_triggers: Row[] | null;
   inherits: Row[] | null;
+  opclasses: Row[] | null;
 }
 
 /** Reads the catalog in one query. Throws what the query throws (the caller turns it into an unknown verdict). */
@@ -175,14 +195,14 @@ export async function loadCodeCatalog(session: DbSession): Promise<CodeCatalog> 
     functions: json('functions'), operators: json('operators'), casts: json('casts'), types: json('types'),
     relations: json('relations'), columns: json('columns'), constraints: json('constraints'),
     policies: json('policies'), indexes: json('indexes'), triggers: json('triggers'), rules: json('rules'),
-    event_triggers: json('event_triggers'), inherits: json('inherits'),
+    event_triggers: json('event_triggers'), inherits: json('inherits'), opclasses: json('opclasses'),
   });
 }
 
 export function emptyCatalog(): CodeCatalog {
   return buildCatalog({
     functions: [], operators: [], casts: [], types: [], relations: [], columns: [], constraints: [], policies: [],
-    indexes: [], triggers: [], rules: [], event_triggers: [], inherits: [],
+    indexes: [], triggers: [], rules: [], event_triggers: [], inherits: [], opclasses: [],
   });
 }
 
@@ -201,13 +221,14 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   const catalog: CodeCatalog = {
     functions: new Map(), functionsByName: new Map(), operatorsByName: new Map(), castsByTargetName: new Map(),
     castsBySource: new Map(), types: new Map(), typesByName: new Map(), relations: new Map(),
-    relationsByName: new Map(), eventTriggers: [],
+    relationsByName: new Map(), eventTriggers: [], opclasses: new Map(),
   };
   for (const r of rows.functions) {
     const fn: CodeFunction = {
       oid: n(r[0]), schema: s(r[1]), name: s(r[2]), args: s(r[3]), language: s(r[4]), kind: s(r[5]),
       volatility: s(r[6]), src: sn(r[7]), def: sn(r[8]), config: strings(r[9]), securityDefiner: r[10] === true,
       extension: sn(r[11]), builtin: r[12] === true, aggregateParts: Array.isArray(r[13]) ? r[13].map(n) : [],
+      argumentDefaults: sn(r[14]),
     };
     catalog.functions.set(fn.oid, fn);
     if (!fn.builtin) push(catalog.functionsByName, fn.name.toLowerCase(), fn);
@@ -232,7 +253,7 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   for (const r of rows.relations) {
     const rel: CodeRelation = {
       oid: n(r[0]), schema: s(r[1]), name: s(r[2]), kind: s(r[3]), rowSecurity: r[4] === true, viewDef: sn(r[5]),
-      columns: [], checks: [], referencedBy: [], policies: [], indexDefs: [], triggers: [], rules: [], children: [],
+      columns: [], checks: [], referencedBy: [], policies: [], indexes: [], triggers: [], rules: [], children: [],
     };
     catalog.relations.set(rel.oid, rel);
     push(catalog.relationsByName, rel.name.toLowerCase(), rel);
@@ -241,6 +262,7 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   for (const r of rows.columns) {
     rel(r[0])?.columns.push({
       name: s(r[1]), defaultExpr: sn(r[2]), generated: r[3] === 's', typeOid: n(r[4]), identitySequence: sn(r[5]),
+      defaultSequences: strings(r[6]),
     });
   }
   for (const r of rows.constraints) {
@@ -252,7 +274,10 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   for (const r of rows.policies) {
     rel(r[0])?.policies.push({ name: s(r[1]), command: s(r[2]), using: sn(r[3]), withCheck: sn(r[4]) });
   }
-  for (const r of rows.indexes) rel(r[0])?.indexDefs.push(s(r[1]));
+  for (const r of rows.indexes) rel(r[0])?.indexes.push({ def: sn(r[1]), opclasses: Array.isArray(r[2]) ? r[2].map(n) : [] });
+  for (const r of rows.opclasses) {
+    catalog.opclasses.set(n(r[0]), { schema: s(r[1]), name: s(r[2]), functions: Array.isArray(r[3]) ? r[3].map(n) : [] });
+  }
   for (const r of rows.triggers) rel(r[0])?.triggers.push({ name: s(r[1]), func: n(r[2]), type: n(r[3]), def: sn(r[4]) });
   for (const r of rows.rules) rel(r[0])?.rules.push({ name: s(r[1]), event: s(r[2]), def: s(r[3]) });
   for (const r of rows.event_triggers) {

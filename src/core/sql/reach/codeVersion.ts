@@ -1,10 +1,10 @@
 /**
  * An exact fingerprint of the database's code (SPEC §5 1a): count and sum of xmin of every catalog row the
  * code catalog (codeCatalogSql.ts) is read from. Any CREATE, ALTER, CREATE OR REPLACE or DROP of a function,
- * trigger, rule, policy, event trigger, default, operator, cast, type, constraint, index or relation writes
- * such a row in its own transaction, so the very next check sees a new version. xmin, not statistics
- * counters: those reach other sessions up to seconds late, and an attacker's CREATE OR REPLACE FUNCTION must
- * be seen at once. Style of src/core/db/schemaVersion.ts.
+ * trigger, rule, policy, event trigger, default, operator, cast, type, operator class member, constraint,
+ * index or relation writes such a row in its own transaction, so the very next check sees a new version.
+ * xmin, not statistics counters: those reach other sessions up to seconds late, and an attacker's
+ * CREATE OR REPLACE FUNCTION must be seen at once. Style of src/core/db/schemaVersion.ts.
  *
  * pg_class rows of every user relation kind stand in for two larger catalogs: a new or dropped index, an
  * identity's sequence, a partition attached (relpartbound) or RLS turned on all write the pg_class row, and a
@@ -20,7 +20,7 @@ const part = (table: string, where = 'true'): string =>
 // Objects created after initdb have oids >= 16384 (FirstNormalObjectId): every user and extension object.
 const USER = 'oid >= 16384';
 
-export const CODE_VERSION_SQL = `SELECT concat_ws(':',
+const FINGERPRINT_SQL = `SELECT concat_ws(':',
   ${part('pg_proc', USER)},
   ${part('pg_trigger')},
   ${part('pg_rewrite', USER)},
@@ -32,11 +32,31 @@ export const CODE_VERSION_SQL = `SELECT concat_ws(':',
   ${part('pg_type', USER)},
   ${part('pg_constraint', USER)},
   ${part('pg_inherits')},
+  ${part('pg_amproc', USER)},
+  ${part('pg_amop', USER)},
   ${part('pg_class', USER)},
   ${part('pg_extension')}
-) AS version`;
+)`;
 
-export async function codeVersion(session: DbSession): Promise<string> {
-  const result = await session.query<{ version: string }>(CODE_VERSION_SQL);
-  return result.rows[0]?.version ?? '';
+/**
+ * The fingerprint is skipped when the server's transaction snapshot (xmin:xmax:in-progress xids) is the one
+ * seen last time: then no transaction has ended since, so no catalog row can have changed (every catalog
+ * change needs a transaction id, and one ending either leaves the in-progress list or moves xmax). Exact,
+ * and nearly free on a quiet database; on a busy one the snapshot moves and the fingerprint is read.
+ */
+export const CODE_VERSION_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
+  CASE WHEN pg_current_snapshot()::text = $1 THEN NULL ELSE (${FINGERPRINT_SQL}) END AS version`;
+
+export interface CodeVersion {
+  snapshot: string;
+  version: string;
+}
+
+/** The code version, one small query; `previous` lets an unchanged snapshot skip the fingerprint. */
+export async function codeVersion(session: DbSession, previous?: CodeVersion): Promise<CodeVersion> {
+  const result = await session.query<{ snapshot: string; version: string | null }>(CODE_VERSION_SQL, [previous?.snapshot ?? '']);
+  const row = result.rows[0];
+  const snapshot = row?.snapshot ?? '';
+  if (row?.version === null && previous) return { snapshot, version: previous.version };
+  return { snapshot, version: row?.version ?? '' };
 }

@@ -11,7 +11,7 @@ import type { ReachEngine } from './reachEngine';
 import { Found, builtinProblem } from './reachFound';
 import type { Judgement } from './reachFound';
 import type { WalkCtx } from './reachWalk';
-import { FILE_FUNCTIONS, reachFunctionOid, walkTree } from './reachWalk';
+import { FILE_FUNCTIONS, reachFunctionOid, walkExpression, walkTree } from './reachWalk';
 import { trustedExtensionCode } from './trustedExtensionCode';
 import { parsePlPgSqlFunction } from '../parse';
 import { rec } from '../parseTree';
@@ -44,6 +44,7 @@ export function judgeFunction(engine: ReachEngine, fn: CodeFunction): Judgement 
     const name = setting.split('=')[0]?.trim().toLowerCase() ?? '';
     if (TIME_LIMITS.has(name)) found.problem('irreversible', `overrides the preview's time limits for its body (SET ${setting})`);
   }
+  if (fn.argumentDefaults !== null) walkExpression(engine, fn.argumentDefaults, { ...ctx, via: 'default argument' });
   if (fn.kind === 'a') {
     for (const part of fn.aggregateParts) reachFunctionOid(engine, part, `support function of aggregate ${label}`, ctx);
     return found.judgement();
@@ -104,14 +105,12 @@ export function judgePlpgsqlText(engine: ReachEngine, def: string | null, ctx: W
 
 /** What a rule's condition and actions run (pg_get_ruledef text), walked as a body of the rule. */
 export function judgeRule(engine: ReachEngine, def: string): Judgement {
-  const cached = engine.ruleJudgements.get(def);
-  if (cached) return cached;
-  const ctx = bodyCtx('');
-  const trees = engine.parseStatements(def);
-  const rule = trees instanceof Error ? undefined : rec(trees[0], 'RuleStmt');
-  if (!rule) ctx.found.problem('unknown', 'has a definition that does not parse');
-  else walkTree(engine, [rule.whereClause, rule.actions], ctx);
-  const judgement = ctx.found.judgement();
-  engine.ruleJudgements.set(def, judgement);
-  return judgement;
+  return engine.ruleJudgement(def, () => {
+    const ctx = bodyCtx('');
+    const trees = engine.parseStatements(def);
+    const rule = trees instanceof Error ? undefined : rec(trees[0], 'RuleStmt');
+    if (!rule) ctx.found.problem('unknown', 'has a definition that does not parse');
+    else walkTree(engine, [rule.whereClause, rule.actions], ctx);
+    return ctx.found.judgement();
+  });
 }

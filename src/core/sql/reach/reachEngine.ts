@@ -4,7 +4,7 @@
  * Everything here is synchronous: the catalog is loaded before (reachOf.ts).
  */
 import type { CodeCatalog, CodeFunction } from './codeCatalog';
-import { judgeFunction } from './judgeFunction';
+import { bodyCtx, judgeFunction, judgePlpgsqlText } from './judgeFunction';
 import { Found } from './reachFound';
 import type { Judgement } from './reachFound';
 import type { StatementReach } from './reachTypes';
@@ -19,7 +19,7 @@ export const MAX_FUNCTIONS = 400;
 const STATEMENT_CACHE = 500;
 
 export class ReachEngine {
-  readonly ruleJudgements = new Map<string, Judgement>();
+  private readonly ruleJudgements = new Map<string, Judgement>();
   private readonly judgements = new Map<number, Judgement>();
   private readonly statements = new Map<string, Node[] | Error>();
   private readonly expressions = new Map<string, Node[] | Error>();
@@ -74,6 +74,23 @@ export class ReachEngine {
     }
     if (this.bounds === boundsBefore) this.judgements.set(fn.oid, judgement);
     return judgement;
+  }
+
+  /** A rule's judgement by its definition, memoized like a function's (not when a bound or cycle cut it). */
+  ruleJudgement(def: string, compute: () => Judgement): Judgement {
+    const cached = this.ruleJudgements.get(def);
+    if (cached) return cached;
+    const boundsBefore = this.bounds;
+    const judgement = compute();
+    if (this.bounds === boundsBefore) this.ruleJudgements.set(def, judgement);
+    return judgement;
+  }
+
+  /** A PL/pgSQL block (a DO statement wrapped as CREATE FUNCTION text), judged like a function body. */
+  judgeBlock(createFunctionSql: string): Judgement {
+    const ctx = bodyCtx('a DO block');
+    judgePlpgsqlText(this, createFunctionSql, ctx);
+    return ctx.found.judgement();
   }
 
   /** Notes that a bound cut a walk short, so that what contains it is not memoized as complete. */

@@ -9,24 +9,29 @@ import type { ParsedStatement } from '../parse';
 import { loadParser } from '../parse';
 import { loadCodeCatalog } from './codeCatalog';
 import { codeVersion } from './codeVersion';
+import type { CodeVersion } from './codeVersion';
 import { ReachEngine } from './reachEngine';
 import type { StatementReach } from './reachTypes';
 
 interface Cached {
-  version: string;
+  version: CodeVersion;
   engine: Promise<ReachEngine>;
 }
 
 const engines = new WeakMap<Db, Cached>();
 
-/** The reach of each statement into the database's own code; cached per code version of `db`. */
+/**
+ * The reach of each statement into the database's own code; cached per code version of `db`. It queries
+ * `db` itself (db.query): never call it from inside db.withSession, which PGlite serializes (a deadlock).
+ */
 export async function reachOf(db: Db, statements: readonly ParsedStatement[]): Promise<StatementReach[]> {
   await loadParser();
   let engine: ReachEngine;
   try {
-    const version = await codeVersion(db);
+    const version = await codeVersion(db, engines.get(db)?.version);
+    // Read again after the await: a concurrent call may have started loading this very version.
     let cached = engines.get(db);
-    if (cached?.version !== version) {
+    if (cached?.version.version !== version.version) {
       cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)) };
       engines.set(db, cached);
       // A failed load is not kept: the next call tries again.
@@ -35,13 +40,24 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[]): P
         if (engines.get(db) === failed) engines.delete(db);
       });
     }
+    cached.version = version;
     engine = await cached.engine;
   } catch (error) {
     // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
-    const reason = `the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`;
-    return statements.map(() => ({ entries: [], effects: [{ kind: 'unknown', reason }], sequences: [] }));
+    return statements.map(() => unknownReach(`the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`));
   }
-  return statements.map((statement) => engine.statementReach(statement));
+  return statements.map((statement) => {
+    try {
+      return engine.statementReach(statement);
+    } catch (error) {
+      // A tree or catalog the walker did not expect: unknown code, held, never a crash or a silent "safe".
+      return unknownReach(`what this statement runs could not be worked out: ${describeError(error)}`);
+    }
+  });
+}
+
+function unknownReach(reason: string): StatementReach {
+  return { entries: [], effects: [{ kind: 'unknown', reason }], sequences: [] };
 }
 
 /** Forgets what was cached for `db` (tests; a connection whose rights changed). */

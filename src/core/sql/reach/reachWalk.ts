@@ -21,6 +21,8 @@ export interface WalkCtx {
   depth: number;
   /** Relations and writes already expanded in this walk ("r:oid:via", "w:oid:event"). */
   seen: Set<string>;
+  /** Qualified names of the sequences a column default depends on, to name its nextval('s') exactly. */
+  sequences?: readonly string[];
 }
 
 export const MAX_DEPTH = 12;
@@ -71,8 +73,19 @@ function visit(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): bool
       onFuncCall(engine, node, ctx);
       return false;
     case 'A_Expr':
-      onOperator(engine, node, ctx);
+      onOperator(engine, arr(node, 'name'), str(node, 'kind') ?? '', ctx);
       return false;
+    case 'SubLink':
+      // x = ANY (SELECT …), (a, b) < ALL (…): the operator is named on the SubLink.
+      onOperator(engine, arr(node, 'operName'), '', ctx);
+      return false;
+    case 'SortBy':
+      // ORDER BY x USING <<<
+      onOperator(engine, arr(node, 'useOp'), '', ctx);
+      return false;
+    case 'DoStmt':
+      onDoBlock(engine, node, ctx);
+      return true;
     case 'TypeCast':
       onTypeName(engine, rec(node, 'typeName'), ctx);
       return false;
@@ -134,7 +147,10 @@ function reachBuiltinByName(parts: string[], args: unknown[], ctx: WalkCtx): voi
   const effect = sideEffectOf(parts);
   if (!effect) return;
   if ((name === 'nextval' || name === 'setval') && args.length > 0) {
-    const sequence = constantText(args[0]);
+    const written = constantText(args[0]);
+    const sequence = written !== undefined && !written.includes('.')
+      ? ctx.sequences?.find((q) => q.endsWith(`.${written}`)) ?? written
+      : written;
     if (sequence !== undefined) {
       const what = name === 'nextval' ? `advances the sequence ${sequence}` : `sets the sequence ${sequence}`;
       ctx.found.reach(label, ctx.via, { problems: [{ kind: 'sequence', what }], entries: [], sequences: [sequence] }, { builtin: true, isFunction: true });
@@ -163,9 +179,9 @@ function isTrue(node: unknown): boolean {
   return ['true', 't', 'on', 'yes'].includes((constantText(node) ?? '').toLowerCase());
 }
 
-function onOperator(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
-  const parts = arr(node, 'name').map((p) => sval(p) ?? '');
-  const kind = str(node, 'kind') ?? '';
+function onOperator(engine: ReachEngine, name: unknown[], kind: string, ctx: WalkCtx): void {
+  const parts = name.map((p) => sval(p) ?? '');
+  if (parts.length === 0) return;
   const symbols = kind.startsWith('AEXPR_BETWEEN') || kind.startsWith('AEXPR_NOT_BETWEEN') ? ['>=', '<='] : [parts[parts.length - 1] ?? ''];
   const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
   for (const symbol of symbols) {
@@ -176,6 +192,19 @@ function onOperator(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
       reachFunctionOid(engine, op.code, via, ctx, true);
     }
   }
+}
+
+const DO_TAG = '$reach_do$';
+
+/** An anonymous code block (DO): a PL/pgSQL one is judged like a function body; any other language is unknown. */
+function onDoBlock(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
+  const option = (name: string): unknown => arr(node, 'args').map((a) => rec(a, 'DefElem')).find((d) => str(d, 'defname') === name)?.arg;
+  const body = sval(option('as'));
+  const language = (sval(option('language')) ?? 'plpgsql').toLowerCase();
+  const judgement = body === undefined || language !== 'plpgsql' || body.includes(DO_TAG)
+    ? { problems: [{ kind: 'unknown' as const, what: `runs a ${language} block we cannot see into` }], entries: [], sequences: [] }
+    : engine.judgeBlock(`CREATE FUNCTION pg_temp.do_block() RETURNS void LANGUAGE plpgsql AS ${DO_TAG}${body}${DO_TAG}`);
+  ctx.found.reach('DO block', ctx.via, judgement, { builtin: false, isFunction: false });
 }
 
 /** A cast to a type or a value of a type: the type's I/O functions, its domain checks, user casts to it. */

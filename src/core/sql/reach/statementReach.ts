@@ -8,7 +8,7 @@ import { chain } from './reachFound';
 import type { WalkCtx } from './reachWalk';
 import { readRelation, reachFunctionOid, relationsNamed } from './reachWalk';
 import type { WriteEvent, WriteOptions } from './tableEvents';
-import { applyWrite } from './tableEvents';
+import { applyWrite, reachIndexes } from './tableEvents';
 import type { Rec } from '../parseTree';
 import { arr, isRec, objectLabel, rec, str } from '../parseTree';
 
@@ -50,12 +50,11 @@ const BODY_IRREVERSIBLE: Record<string, string> = {
 };
 const BODY_UNKNOWN: Record<string, string> = {
   ExecuteStmt: 'runs a prepared statement it cannot see (EXECUTE)',
-  DoStmt: 'runs an anonymous code block (DO)',
 };
 /** In a body: harmless to run (reads, cursors, local settings are handled below). */
 const BODY_HARMLESS = new Set([
   'SelectStmt', 'VariableShowStmt', 'ExplainStmt', 'CallStmt', 'DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt',
-  'ConstraintsSetStmt', 'ReturnStmt', 'PLAssignStmt',
+  'ConstraintsSetStmt', 'ReturnStmt', 'PLAssignStmt', 'DoStmt',
 ]);
 
 export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): void {
@@ -86,6 +85,20 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
         for (const rel of relationsNamed(engine, node.relation)) applyWrite(engine, rel, 'INSERT', ctx, {});
       }
       break;
+    case 'VacuumStmt':
+    case 'ReindexStmt':
+    case 'ClusterStmt': {
+      // They evaluate index expressions (ANALYZE samples them, REINDEX and CLUSTER rebuild): of the tables
+      // named, or of every table when none is.
+      const named = kind === 'VacuumStmt'
+        ? arr(node, 'rels').map((r) => rec(rec(r, 'VacuumRelation'), 'relation'))
+        : [rec(node, 'relation')];
+      const rels = named.some((r) => r !== undefined)
+        ? named.flatMap((r) => (r ? relationsNamed(engine, r) : []))
+        : [...engine.catalog.relations.values()];
+      for (const rel of rels) reachIndexes(engine, rel, ctx);
+      break;
+    }
     case 'RefreshMatViewStmt':
       if (isRec(node.relation)) {
         for (const rel of relationsNamed(engine, node.relation)) {
@@ -96,7 +109,8 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
       break;
   }
   if (ctx.found.body) bodyProblem(kind, node, ctx);
-  if (!NOT_DDL.has(kind) && !(kind === 'SelectStmt')) eventTriggers(engine, kind, node, ctx);
+  // SELECT … INTO creates a table: DDL for event triggers (tag SELECT INTO).
+  if (!NOT_DDL.has(kind) || (kind === 'SelectStmt' && isRec(node.intoClause))) eventTriggers(engine, kind, node, ctx);
 }
 
 function write(engine: ReachEngine, node: Rec, events: WriteEvent[], ctx: WalkCtx, options: WriteOptions): void {
@@ -194,6 +208,8 @@ export function commandTag(kind: string, node: Rec): string | undefined {
   const simple = SIMPLE_TAGS[kind];
   if (simple !== undefined) return simple;
   switch (kind) {
+    case 'SelectStmt':
+      return isRec(node.intoClause) ? 'SELECT INTO' : undefined;
     case 'CreateFunctionStmt':
       return node.is_procedure === true ? 'CREATE PROCEDURE' : 'CREATE FUNCTION';
     case 'CreateTableAsStmt':

@@ -90,14 +90,31 @@ function writeRow(engine: ReachEngine, rel: CodeRelation, event: 'INSERT' | 'UPD
       ? !(options.givenColumns?.has(column.name) ?? false)
       : options.defaultColumns?.has(column.name) ?? false;
     const via = chain(ctx.via, `${column.generated ? 'generated column' : 'default of'} ${label}.${column.name}`);
-    if (column.defaultExpr !== null && (column.generated || runsDefault)) walkExpression(engine, column.defaultExpr, { ...ctx, via });
+    if (column.defaultExpr !== null && (column.generated || runsDefault)) {
+      walkExpression(engine, column.defaultExpr, { ...ctx, via, sequences: column.defaultSequences });
+    }
     if (column.identitySequence !== null && runsDefault) {
       ctx.found.sequence(column.identitySequence, chain(ctx.via, `identity column ${label}.${column.name}`));
     }
   }
   for (const check of rel.checks) walkExpression(engine, check, { ...ctx, via: chain(ctx.via, `check constraint on ${label}`) });
   reachColumnTypes(engine, rel, ctx, true);
-  for (const def of rel.indexDefs) {
+  reachIndexes(engine, rel, ctx);
+}
+
+/**
+ * Index expressions and predicates of a relation, and the functions of user operator classes its indexes use:
+ * evaluated for rows written, and by REINDEX, CLUSTER, ANALYZE.
+ */
+export function reachIndexes(engine: ReachEngine, rel: CodeRelation, ctx: WalkCtx): void {
+  const label = relationLabel(rel);
+  for (const { def, opclasses } of rel.indexes) {
+    for (const oid of opclasses) {
+      const opclass = engine.catalog.opclasses.get(oid);
+      const via = chain(ctx.via, `operator class ${opclass?.schema ?? '?'}.${opclass?.name ?? oid} of an index on ${label}`);
+      for (const fn of opclass?.functions ?? []) reachFunctionOid(engine, fn, via, ctx, true);
+    }
+    if (def === null) continue;
     const trees = engine.parseStatements(def);
     const index = trees instanceof Error ? undefined : rec(trees[0], 'IndexStmt');
     if (!index) {

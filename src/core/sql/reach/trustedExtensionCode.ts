@@ -38,6 +38,11 @@ const TRUSTED: ReadonlyMap<string, { why: string; only?: readonly string[] }> = 
   ['isn', { why: 'reads and checks product numbers' }],
   // Line-segment type with its operators.
   ['seg', { why: 'computes with line segments' }],
+  // Reads the statement statistics in shared memory (its view is read on most servers); the reset functions
+  // are on the side-effect list and win.
+  ['pg_stat_statements', { why: 'reads statement statistics' }],
+  // Reads the shared buffer headers (what is cached); changes nothing.
+  ['pg_buffercache', { why: 'reads what the buffer cache holds' }],
   // Only normal_rand (random numbers); crosstab and connectby run SQL text and are on the side-effect list.
   ['tablefunc', { why: 'generates normally distributed random numbers', only: ['normal_rand'] }],
 ]);
