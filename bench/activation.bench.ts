@@ -2,18 +2,23 @@
 // stand-in `vscode` module (every API a no-op), repeated in child processes; also checks that
 // activation loads none of the heavy modules (dist/services.js: pg, PGlite, libpg-query).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import Module from 'node:module';
 import { join, resolve } from 'node:path';
 import { percentile, report } from './stats';
 
 const extension = resolve('dist', 'extension.js');
 
+/** Where a path is asked for (extensionPath, globalStorageUri.fsPath, …): a real folder, as VS Code gives one. */
+const STAND_IN_DIR = mkdtempSync(join(tmpdir(), 'pgagent-activation-'));
+const isPathKey = (key: string | symbol) => typeof key === 'string' && (key === 'fsPath' || key === 'path' || key.endsWith('Path'));
+
 /** Any property, call or construction gives another stand-in, so the extension's calls all succeed. */
 function standIn(): unknown {
   const target = function () {} as unknown as object;
   return new Proxy(target, {
-    get: (_t, key) => (key === Symbol.toPrimitive ? () => 'stub' : key === 'then' ? undefined : standIn()),
+    get: (_t, key) => (key === Symbol.toPrimitive ? () => 'stub' : key === 'then' ? undefined : isPathKey(key) ? STAND_IN_DIR : standIn()),
     apply: () => standIn(),
     construct: () => standIn() as object,
     set: () => true,
@@ -39,6 +44,8 @@ function measureOnce(): void {
   ext.activate(standIn());
   const ms = performance.now() - start;
   process.stdout.write(JSON.stringify({ ms, services: loaded.some((r) => r.includes('services')) }));
+  // activate() starts timers (the approvals badge, watchers) that keep a real window's host alive: measured, done.
+  process.exit(0);
 }
 
 if (process.argv[2] === 'once') {
