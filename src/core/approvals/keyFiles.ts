@@ -62,7 +62,14 @@ async function writeNew(file: string, text: string, name: string): Promise<void>
 async function assertNameFree(env: Env, name: string): Promise<void> {
   for (const ext of [ENCRYPTED, LEGACY]) {
     const file = join(keysDir(env), `${name}${ext}`);
-    if (await stat(file).then(() => true, (error: unknown) => (isMissing(error) ? false : Promise.reject(error)))) {
+    let exists = true;
+    try {
+      await stat(file);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      exists = false;
+    }
+    if (exists) {
       throw new AgentError('BAD_INPUT', `You already have a key named "${name}" (${file}).`, 'Pick another --name, or use the key you have.');
     }
   }

@@ -9,7 +9,8 @@
  * claimed, so if this process dies anywhere after that, any later read of the ticket resolves it from
  * pg_xact_status() to what really happened (see resolveExecuting.ts); it is never run twice.
  */
-import { authorizeBy, NO_APPROVAL_RULES } from '../approvals/approvalPolicy';
+import { assertNotInLedger, recordExecution } from '../approvals/executionLedger';
+import { authorizeExecution, executionGuards } from '../approvals/signedMode';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
@@ -40,14 +41,19 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
     let undoFile: string | undefined;
     let schemaChanged = false;
     try {
+      // Signed mode and the ledger are read from this database, now: never from the ticket or the workspace.
+      const guards = await executionGuards(session);
+      if (guards.ledger) await assertNotInLedger(session, ticketId);
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
       const xid = await currentXid(session);
       ticket = await store.claim(ticketId, {
         connection: options.connection,
         xid,
         by: options.by,
-        authorize: authorizeBy(options.approvalRules ?? NO_APPROVAL_RULES),
+        authorize: authorizeExecution(options.approvalRules, guards.signed),
       });
+      // In the write's own transaction: it commits with the write, or neither happens.
+      if (guards.ledger) await recordExecution(session, ticket, { xid, by: options.by, status: 'done' });
       options.logger.info('executing approved write', { ...log, xid });
       const statements = parseTicket(ticket);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');

@@ -9,7 +9,8 @@ import type { Db, DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
 import { AgentError, toAgentError } from '../../errors';
 import type { StatementClassification } from '../classification';
-import { authorizeBy, NO_APPROVAL_RULES } from '../../approvals/approvalPolicy';
+import { assertNotInLedger, finishLedgerRow, recordExecution } from '../../approvals/executionLedger';
+import { authorizeExecution, executionGuards } from '../../approvals/signedMode';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
 import { invalidateAfterDdl, parseTicket } from '../approvedTicket';
@@ -59,15 +60,25 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
  */
 export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
   const log = { ticket: ticketId, db: db.label };
+  const guards = await db.withSession(async (session) => {
+    const read = await executionGuards(session);
+    if (read.ledger) await assertNotInLedger(session, ticketId);
+    return read;
+  });
   const ticket = await store.claim(ticketId, {
     connection: options.connection,
     xid: OUTSIDE_TRANSACTION_XID,
     by: options.by,
-    authorize: authorizeBy(options.approvalRules ?? NO_APPROVAL_RULES),
+    authorize: authorizeExecution(options.approvalRules, guards.signed),
   });
-  const finish = (outcome: { ok: boolean; comment: string }) => store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
+  const finish = async (outcome: { ok: boolean; comment: string }) => {
+    // No transaction to tie it to: the ledger row says running before the statement, then done or failed.
+    if (guards.ledger) await db.withSession((session) => finishLedgerRow(session, ticket.id, outcome.ok ? 'done' : 'failed'));
+    return store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
+  };
   let statement: StatementClassification | undefined;
   try {
+    if (guards.ledger) await db.withSession((session) => recordExecution(session, ticket, { xid: null, by: options.by, status: 'running' }));
     const { classification } = parseTicket(ticket);
     statement = classification.statements[0];
     if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
