@@ -32,8 +32,9 @@ export async function askPassphraseOnTty(question: string): Promise<string> {
   const input = new ReadStream(inFd);
   const output = new WriteStream(outFd);
   try {
-    output.write(question);
+    // Echo off before the question appears, so nothing typed after it is ever shown.
     input.setRawMode(true);
+    output.write(question);
     return await new Promise<string>((resolve, reject) => {
       let typed = '';
       input.on('error', reject);

@@ -46,14 +46,17 @@ BEGIN
   IF TG_OP = 'DELETE' OR TG_OP = 'TRUNCATE' THEN
     RAISE EXCEPTION 'pgagent.%: rows are never removed (signed mode)', TG_TABLE_NAME;
   END IF;
-  IF TG_TABLE_NAME = 'policy_pin' AND (NEW.version <= OLD.version OR NEW.admin_key <> OLD.admin_key) THEN
-    RAISE EXCEPTION 'pgagent.policy_pin: the pinned version only goes up and the admin key never changes';
-  END IF;
-  IF TG_TABLE_NAME = 'policy' THEN
+  -- Nested, not AND-ed: a record field is looked up only on the table that has it.
+  IF TG_TABLE_NAME = 'policy_pin' THEN
+    IF NEW.version <= OLD.version OR NEW.admin_key <> OLD.admin_key THEN
+      RAISE EXCEPTION 'pgagent.policy_pin: the pinned version only goes up and the admin key never changes';
+    END IF;
+  ELSIF TG_TABLE_NAME = 'policy' THEN
     RAISE EXCEPTION 'pgagent.policy: a signed version is never changed; sign a new one';
-  END IF;
-  IF TG_TABLE_NAME = 'executions' AND (OLD.status <> 'running' OR NEW.ticket_id <> OLD.ticket_id OR NEW.sql_hash <> OLD.sql_hash) THEN
-    RAISE EXCEPTION 'pgagent.executions: only a running execution is finished';
+  ELSIF TG_TABLE_NAME = 'executions' THEN
+    IF OLD.status <> 'running' OR NEW.ticket_id <> OLD.ticket_id OR NEW.sql_hash <> OLD.sql_hash THEN
+      RAISE EXCEPTION 'pgagent.executions: only a running execution is finished';
+    END IF;
   END IF;
   RETURN NEW;
 END

@@ -14,7 +14,7 @@ import { SCHEMA_PRESENCE_SQL } from './pgagentSchema';
 import type { PinnedPolicy } from './pinnedPolicy';
 import { readPinnedPolicy } from './pinnedPolicy';
 import { keyFingerprint } from './policyDocument';
-import type { Ticket, TicketDecision } from './ticket';
+import type { DecisionScope, Ticket, TicketDecision } from './ticket';
 import { TICKET_TTL_MS } from './ticket';
 
 export interface SignedMode {
@@ -86,4 +86,20 @@ export function authorizeExecution(rules: ApprovalRules | undefined, signed: Sig
   if (!signed) return workspace;
   const pinned = authorizeSigned(signed);
   return (ticket) => pinned(ticket) ?? workspace(ticket);
+}
+
+/**
+ * What a signer binds into a decision's signature (read from the database the signer reaches): its identity and
+ * the pinned policy version (0 when none is pinned). Undefined when the database cannot say who it is (the
+ * embedded sample database): the signature then covers the ticket alone, which signed mode does not count.
+ */
+export async function decisionScope(session: DbSession): Promise<DecisionScope | undefined> {
+  let identity: DatabaseIdentity;
+  try {
+    identity = await databaseIdentity(session);
+  } catch {
+    return undefined;
+  }
+  const pinned = await readPinnedPolicy(session, identity);
+  return { database: identity.key, policyVersion: pinned?.version ?? 0 };
 }
