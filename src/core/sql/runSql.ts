@@ -6,6 +6,7 @@
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db } from '../db/db';
+import { executionGuards } from '../approvals/signedMode';
 import type { Classification } from './classification';
 import { classifySql } from './classify';
 import { analyzeImpact } from './impact';
@@ -61,7 +62,8 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   const teamPolicy = Object.keys(request.settings.approvalRules?.policy ?? {}).length > 0;
-  if (request.autoApprove && !teamPolicy && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null) {
+  // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.
+  if (request.autoApprove && !teamPolicy && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null && !(await pinsSignedPolicy(db))) {
     const limit = request.settings.policy.autoApproveMaxRisk;
     // The ticket's history says who let it through: the policy, on behalf of the person who sent it.
     await store.decide(ticket.id, { approve: true, by: `policy (autoApproveMaxRisk=${limit})`, comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}` });
@@ -75,4 +77,8 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
     return { status: 'written', classification, impact, ticket: execution.ticket, execution };
   }
   return { status: 'held', classification, impact, ticket };
+}
+
+async function pinsSignedPolicy(db: Db): Promise<boolean> {
+  return (await db.withSession((session) => executionGuards(session))).signed !== undefined;
 }
