@@ -232,10 +232,18 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     }
     const store = await this.ticketStore();
     const services = coreServices();
+    let key: SigningKey | undefined;
+    try {
+      key = await this.signingKey();
+    } catch (error) {
+      // No passphrase, a wrong one, an unusable key: nothing was decided, the write stays pending here.
+      const e = services.toAgentError(error);
+      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      return;
+    }
     t.decidedHere = true;
     try {
       // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
-      const key = await this.signingKey();
       // Signed mode: the signature also binds this database's identity and pinned policy version.
       const scope = key ? await this.signingScope(t.connection) : undefined;
       await services.decideTicket(store, ticketId, {
