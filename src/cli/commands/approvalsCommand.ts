@@ -11,7 +11,7 @@ import { AgentError } from '../../core/errors';
 import { approvalRulesOf, readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import type { CliCommand } from '../command';
 import { deciderOf } from '../decider';
-import { signingScopeFor } from '../signingScope';
+import { pinnedRulesFor, signingScopeFor } from '../signingScope';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
@@ -81,16 +81,18 @@ export const approvalsCommand: CliCommand = {
             ...(seenHash !== undefined ? { seenHash } : {}),
           });
         }
+        // On a database that pins a signed policy, its approvers say which signatures count (not the workspace's).
+        const shownRules = (await pinnedRulesFor(context, ticket)) ?? rules;
         if (args.flags.json) {
-          io.stdout(`${JSON.stringify(ticketJson(ticket, rules), null, 2)}\n`);
+          io.stdout(`${JSON.stringify(ticketJson(ticket, shownRules), null, 2)}\n`);
           return EXIT.ok;
         }
         io.stdout(`${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n${ticket.sql}\n\n`);
         if (ticket.kind === 'write') io.stdout(`${renderImpact(ticket.impact)}\n\n`);
         for (const h of ticket.history) io.stdout(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`);
-        for (const d of ticket.decisions) io.stdout(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}${d.signature?.scope ? ` · for database ${d.signature.scope.database}, policy version ${d.signature.scope.policyVersion}` : ''}\n`);
+        for (const d of ticket.decisions) io.stdout(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, shownRules)}${d.signature?.scope ? ` · for database ${d.signature.scope.database}, policy version ${d.signature.scope.policyVersion}` : ''}\n`);
         if (ticket.status === 'EXECUTING') io.stdout(`\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`);
-        const missing = ticket.status === 'APPROVED' && rules ? missingApprovals(ticket, rules) : [];
+        const missing = ticket.status === 'APPROVED' && shownRules ? missingApprovals(ticket, shownRules) : [];
         if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
         else if (action === 'approve' && ticket.kind === 'write') io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
         else if (action !== 'show' && ticket.kind === 'plan') io.stdout(`\nThe job moves on when its window or \`pg-agent job continue ${ticket.plan?.jobId ?? ''}\` sees the decision.\n`);
