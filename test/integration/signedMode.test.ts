@@ -133,7 +133,7 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
     expect((await show(id)).decisions).toEqual([]);
     await signedBy('alice', id);
     const decision = (await show(id)).decisions[0];
-    expect(decision).toMatchObject({ by: 'alice', approve: true, scope: { policyVersion: 3 } });
+    expect(decision).toMatchObject({ by: 'alice', approve: true, signed: true, scope: { policyVersion: 3 } });
     expect(decision?.scope?.database).toMatch(/^\d+\/pgagent_test/);
     const ran = await agent(['exec', '--ticket', id]);
     expect(ran.code, ran.stderr).toBe(0);
