@@ -275,6 +275,12 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
     await execSql(scratch.url, 'DROP INDEX items_n');
     refused(await agent(['exec', '--ticket', id]), 'execution ledger');
     expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexname = 'items_n'")).toBe(0);
+    // Left EXECUTING (as by a crash after it ran): with no transaction id, only the ledger can tell what happened.
+    editTicket(id, (ticket) => {
+      ticket.status = 'EXECUTING';
+      ticket.execution = { xid: 'outside-transaction', by: 'agent', startedAt: new Date().toISOString() };
+    });
+    expect((await show(id)).status).toBe('EXECUTED');
   });
 
   describe.runIf(redisAvailable)('tickets in Redis', () => {
