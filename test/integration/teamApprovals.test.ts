@@ -2,6 +2,7 @@
 // their own $XDG_CONFIG_HOME), approval.policy in the shared .pgagent/config.json, and `pg-agent exec`
 // verifying signatures and policy at execution time (exit 4 naming what is missing; the ticket unspent).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +98,24 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     expect((await as('alice', ['keys', 'new', '--name', '../evil'])).code).toBe(2);
     expect((await as('alice', ['keys', 'new'])).code).toBe(2);
     expect(existsSync(join(root, 'home-alice', 'pg-agent', 'keys', 'evil.key'))).toBe(false);
+  });
+
+  it('a key made before passphrases signs nothing until `keys protect` encrypts it', async () => {
+    const dir = join(root, 'home-alice', 'pg-agent', 'keys');
+    mkdirSync(dir, { recursive: true });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    writeFileSync(join(dir, 'alice.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
+    const id = await heldBy('bob');
+    const refused = await as('alice', ['approvals', 'approve', id]);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('stored without a passphrase');
+    expect((await show(id)).decisions).toEqual([]);
+    const protectedKey = await as('alice', ['keys', 'protect', 'alice', '--json']);
+    expect(protectedKey.code, protectedKey.stderr).toBe(0);
+    expect(existsSync(join(dir, 'alice.pem'))).toBe(false);
+    expect(readFileSync(join(dir, 'alice.key'), 'utf8')).not.toContain('PRIVATE KEY');
+    expect((await as('alice', ['approvals', 'approve', id])).code).toBe(0);
+    expect((await show(id)).decisions).toMatchObject([{ by: 'alice', approve: true }]);
   });
 
   it('with nothing configured, approvals work as before and are recorded unsigned', async () => {
