@@ -70,7 +70,10 @@ export function authorizeSigned(mode: SignedMode, now: () => Date = () => new Da
       if (problem) notCounted.push(`${d.by}'s approval (${problem})`);
       return problem === undefined;
     });
-    const missing = missingApprovals({ ...ticket, decisions: counted }, mode.pinned.rules);
+    // The rules' words name the workspace's settings; here they come from the pinned document.
+    const missing = missingApprovals({ ...ticket, decisions: counted }, mode.pinned.rules).map((m) =>
+      m.replaceAll('approval.approvers', 'the approvers the admin enrolled').replaceAll('approval.policy.', 'the pinned policy\'s '),
+    );
     if (missing.length === 0) return undefined;
     return new AgentError(
       'APPROVAL_POLICY',
