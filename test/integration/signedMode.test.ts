@@ -84,7 +84,14 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
   beforeAll(async () => {
     expect(existsSync(CLI), 'dist/cli.js (npm test builds it; run npm run build first)').toBe(true);
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, 'CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0)');
+    await execSql(
+      scratch.url,
+      `CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0);
+       CREATE TABLE control (sleep float8 NOT NULL); INSERT INTO control VALUES (0);
+       CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep((SELECT sleep FROM control)); RETURN NULL; END $$;
+       -- Deferred: it sleeps inside COMMIT, after the executor has done everything else.
+       CREATE CONSTRAINT TRIGGER slow_commit AFTER UPDATE ON items DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();`,
+    );
     root = mkdtempSync(join(tmpdir(), 'pgagent-signed-'));
     workspace = join(root, 'setup');
     // The admin: a key, the pin (a held write the admin approves and executes), then two approvers enrolled.
@@ -112,7 +119,7 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
 
   beforeEach(async () => {
     workspace = mkdtempSync(join(root, 'ws-'));
-    await execSql(scratch.url, 'UPDATE items SET n = 0');
+    await execSql(scratch.url, 'UPDATE control SET sleep = 0; UPDATE items SET n = 0');
   });
 
   it('no passphrase on a terminal, no approval: the agent running `approvals approve` (passphrase piped on stdin) is refused', async () => {
@@ -211,6 +218,27 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
     expect(await n()).toBe(1);
     // Nor can the ledger row be removed through SQL: only a superuser dropping the trigger could (the broker's job).
     await expect(execSql(scratch.url, `DELETE FROM pgagent.executions WHERE ticket_id = '${id}'`)).rejects.toThrow('never removed');
+  });
+
+  it('a reset while the first execution is committing: the second waits on the ledger and is refused; the write happens once', async () => {
+    const id = await held();
+    await signedBy('alice', id);
+    // The first execution sleeps inside its COMMIT: its ledger row exists but is not committed yet.
+    await execSql(scratch.url, 'UPDATE control SET sleep = 3');
+    const first = agent(['exec', '--ticket', id]);
+    const committing = () => (JSON.parse(readFileSync(ticketFile(id), 'utf8')) as { execution?: { undoFile?: string } }).execution?.undoFile !== undefined;
+    await expect.poll(committing, { timeout: 20_000, interval: 50 }).toBe(true);
+    editTicket(id, (ticket) => {
+      ticket.status = 'APPROVED';
+      delete ticket.execution;
+    });
+    // Without the ledger the second would wait for the first's row lock, then update the row a second time.
+    refused(await agent(['exec', '--ticket', id]), 'execution ledger');
+    expect((await first).code).toBe(0);
+    expect(await n()).toBe(1);
+    expect(await queryValue(scratch.url, `SELECT count(*)::int FROM pgagent.executions WHERE ticket_id = '${id}'`)).toBe(1);
+    // The refused one recorded nothing: the ticket reads as what happened, from the ledger.
+    expect((await show(id)).status).toBe('EXECUTED');
   });
 
   it('hand-written, rewritten and widened tickets are refused: signatures cover the SQL, the impact bounds and the decision', async () => {

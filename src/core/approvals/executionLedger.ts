@@ -35,8 +35,14 @@ export async function ledgerRow(session: DbSession, ticketId: string): Promise<L
   return row ? { ticketId: row.ticket_id, sqlHash: row.sql_hash, executedAt: row.executed_at, xid: row.xid, by: row.by, status: row.status } : undefined;
 }
 
+/**
+ * The ledger's refusal. An executor that gets it after claiming a (reset) ticket records nothing on the ticket:
+ * the execution that owns the ledger row did run, and the ticket is resolved from that row when next read.
+ */
+export class LedgerRefusal extends AgentError {}
+
 export function alreadyExecuted(ticketId: string, row: Pick<LedgerRow, 'executedAt' | 'status'> | undefined): AgentError {
-  return new AgentError(
+  return new LedgerRefusal(
     'APPROVAL_POLICY',
     `Ticket ${ticketId} was already executed on this database${row ? ` (${row.status} at ${row.executedAt})` : ''}: the execution ledger (pgagent.executions) refuses to run it again, whatever the ticket's status says.`,
     'A ticket runs once. To make the same change again, send the SQL again for a new ticket and approval.',

@@ -9,7 +9,7 @@
  * claimed, so if this process dies anywhere after that, any later read of the ticket resolves it from
  * pg_xact_status() to what really happened (see resolveExecuting.ts); it is never run twice.
  */
-import { assertNotInLedger, recordExecution } from '../approvals/executionLedger';
+import { assertNotInLedger, LedgerRefusal, recordExecution } from '../approvals/executionLedger';
 import { authorizeExecution, executionGuards } from '../approvals/signedMode';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
@@ -91,6 +91,8 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       const e = toAgentError(error);
       // Not claimed (refused by policy, already used, ...): nothing ran and nothing is ours to record.
       if (ticket?.status !== 'EXECUTING' || !ticket.execution) throw e;
+      // Claimed only because the ticket was reset: its ledger row belongs to the execution that ran it.
+      if (error instanceof LedgerRefusal) throw e;
       if (undoFile !== undefined) {
         await options.undo.markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`).catch((voidError: unknown) =>
           options.logger.error('could not mark an undo script void', { ...log, file: undoFile, error: String(voidError) }),
