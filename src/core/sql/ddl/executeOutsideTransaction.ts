@@ -9,7 +9,7 @@ import type { Db, DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
 import { AgentError, toAgentError } from '../../errors';
 import type { StatementClassification } from '../classification';
-import { assertNotInLedger, finishLedgerRow, recordExecution } from '../../approvals/executionLedger';
+import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } from '../../approvals/executionLedger';
 import { authorizeExecution, executionGuards } from '../../approvals/signedMode';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
@@ -76,9 +76,17 @@ export async function executeTicketOutsideTransaction(db: Db, store: TicketStore
     if (guards.ledger) await db.withSession((session) => finishLedgerRow(session, ticket.id, outcome.ok ? 'done' : 'failed'));
     return store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
   };
+  if (guards.ledger) {
+    try {
+      await db.withSession((session) => recordExecution(session, ticket, { xid: null, by: options.by, status: 'running' }));
+    } catch (error) {
+      // A reset ticket racing the execution that owns the row: that row and the ticket are not ours to touch.
+      if (!(error instanceof LedgerRefusal)) await store.finish(ticket.id, { ok: false, by: options.by, xid: OUTSIDE_TRANSACTION_XID, comment: toAgentError(error).message }).catch(() => undefined);
+      throw error;
+    }
+  }
   let statement: StatementClassification | undefined;
   try {
-    if (guards.ledger) await db.withSession((session) => recordExecution(session, ticket, { xid: null, by: options.by, status: 'running' }));
     const { classification } = parseTicket(ticket);
     statement = classification.statements[0];
     if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
