@@ -16,6 +16,11 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** Asks a person a question on the terminal; only present when one can answer. */
   prompt?: (question: string) => Promise<string>;
+  /**
+   * Asks for a signing key's passphrase on the controlling terminal (/dev/tty), never stdin; refuses when
+   * there is none. Left out (in-process runs), signing is refused.
+   */
+  passphrase?: (question: string) => Promise<string>;
   /** Whether a person can answer prompts (stdin and stdout are terminals). */
   isTTY: boolean;
   env: Env;

@@ -17,7 +17,7 @@ export function requesterOf(context: CommandContext): Promise<string> {
 
 /** The decider: their key (signs) and/or --by; decideTicket refuses a --by that is not the key's name. */
 export async function deciderOf(context: CommandContext): Promise<{ by?: string; key?: SigningKey }> {
-  const key = await callerKey(context.io.env, option(context, 'key'));
+  const key = await callerKey(context.io.env, option(context, 'key'), context.io.passphrase);
   const by = option(context, 'by');
   if (key) return { key, ...(by !== undefined ? { by } : {}) };
   return { by: by ?? (context.io.env.USER?.trim() || 'cli-user') };

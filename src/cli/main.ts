@@ -1,6 +1,7 @@
 /** `pg-agent` entry point: wires the real terminal and environment to the runner. */
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './run';
+import { askPassphraseOnTty } from './ttyPassphrase';
 
 /** One question on the terminal; the interface is closed again so stdin does not keep the process alive. */
 async function prompt(question: string): Promise<string> {
@@ -23,6 +24,7 @@ runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   readStdin,
   prompt,
+  passphrase: askPassphraseOnTty,
   isTTY: Boolean(process.stdin.isTTY && process.stdout.isTTY),
   env: process.env,
   cwd: process.cwd(),

@@ -30,6 +30,7 @@ import { jobCommand } from './commands/jobCommand';
 import { mcpCommand } from './commands/mcpCommand';
 import { planCommand } from './commands/planCommand';
 import { keysCommand } from './commands/keysCommand';
+import { policyCommand } from './commands/policyCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
 import type { ExitCode } from './exitCodes';
@@ -38,7 +39,7 @@ import { stderrLogger } from './stderrLogger';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { SigningKey } from '../core/approvals/approvalPath';
-import type { Ticket } from '../core/approvals/ticket';
+import type { DecisionScope, Ticket } from '../core/approvals/ticket';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Logger } from '../core/logger';
 import { clock } from '../shared/clock';
@@ -234,11 +234,27 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     }
     const store = await this.ticketStore();
     const services = coreServices();
+    let key: SigningKey | undefined;
+    try {
+      key = await this.signingKey();
+    } catch (error) {
+      // No passphrase, a wrong one, an unusable key: nothing was decided, the write stays pending here.
+      const e = services.toAgentError(error);
+      void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      return;
+    }
     t.decidedHere = true;
     try {
       // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
-      const key = await this.signingKey();
-      await services.decideTicket(store, ticketId, { approve, ...(key ? { key } : { by: userInfo().username }), seenHash: services.sqlHash(t.sql), comment: approve ? 'approved in VS Code' : 'rejected in VS Code' });
+      // Signed mode: the signature also binds this database's identity and pinned policy version.
+      const scope = key ? await this.signingScope(t.connection) : undefined;
+      await services.decideTicket(store, ticketId, {
+        approve,
+        ...(key ? { key } : { by: userInfo().username }),
+        ...(scope ? { scope } : {}),
+        seenHash: services.sqlHash(t.sql),
+        comment: approve ? 'approved in VS Code' : 'rejected in VS Code',
+      });
     } catch (error) {
       this.fail(t, error);
       return;
@@ -249,6 +265,13 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
       this.refresh();
       this.tellOwnerRejected(t);
     }
+  }
+
+  /** The database identity and pinned policy version, read from this window's database when it is the ticket's. */
+  private async signingScope(connection: string): Promise<DecisionScope | undefined> {
+    const { db, key } = await this.session.database();
+    if (key !== connection) return undefined;
+    return db.withSession((session) => coreServices().decisionScope(session));
   }
 
   private tellOwnerRejected(t: Tracked): void {

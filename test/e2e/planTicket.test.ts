@@ -1,10 +1,10 @@
 // Plan tickets in a real VS Code (code-server + Chromium), against the scripted Gemini server: the plan
 // review's Approve (in the job's cockpit) decides the job's plan ticket (bound to the hash of the plan shown), and a plan approved
 // from a terminal (`pg-agent approvals approve`, as a teammate would over a shared store) moves the window's
-// waiting job on by itself; with an approval key made in VS Code (SecretStorage), the panel's Approve is a
-// signed decision that the CLI verifies against .pgagent/config.json. Screenshots: test-artifacts/e2e/planTicket/.
+// waiting job on by itself; with an approval key made in VS Code (SecretStorage, passphrase-protected), the panel's
+// Approve asks its passphrase and is a signed decision that the CLI verifies against .pgagent/config.json. Screenshots: test-artifacts/e2e/planTicket/.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -13,13 +13,14 @@ import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
 import { repoRoot } from './harness/codeServer';
 import { workbenchSuite } from './harness/suite';
 import { cockpit, newJob, waitForCockpitStop } from './harness/cockpit';
-import { pickCommand, screenshot } from './harness/workbench';
+import { answerPasswordBox, pickCommand, screenshot, seenNotifications } from './harness/workbench';
 
 const SUITE = 'planTicket';
 const SAMPLE_DB_TIMEOUT_MS = 150_000;
 const STEP_TIMEOUT_MS = 90_000;
 const UI_TIMEOUT_MS = 30_000;
 const CLI = join(repoRoot, 'dist', 'cli.js');
+const REVIEWER_PASSPHRASE = 'reviewer passphrase';
 
 const TASK_1 = 'Count the products of each category';
 const TASK_2 = 'Count the customers of each country';
@@ -105,24 +106,29 @@ describe('Plan tickets in VS Code', () => {
     expect(done).toMatchObject({ status: 'EXECUTED', decisions: [{ by: 'teammate', approve: true }] });
     await screenshot(p, 'teammate-approval-moved-job-on', SUITE);
 
-    // 5. An approval key in VS Code's secret storage: the panel's Approve is then signed, and verifies.
+    // 5. An approval key in VS Code's secret storage (encrypted with a passphrase): it enrols nobody, so the team
+    // lists its public key; the panel's Approve then asks the passphrase and is a signed decision that verifies.
     const widget = p.locator('.quick-input-widget');
     await pickCommand(p, 'Postgres Agent: Create Approval Key…');
     await widget.locator('.quick-input-message', { hasText: 'Your name as an approver' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await p.keyboard.type('window-reviewer');
     await p.keyboard.press('Enter');
-    // The second box (roles) replaces the first in the same widget: type only once it asks for roles.
-    await widget.locator('.quick-input-message', { hasText: 'Your roles' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await p.keyboard.type('dba');
-    await p.keyboard.press('Enter');
+    await answerPasswordBox(p, 'A passphrase for this key', REVIEWER_PASSPHRASE);
+    await answerPasswordBox(p, 'The same passphrase again', REVIEWER_PASSPHRASE);
+    let enroll = '';
     await expect
-      .poll(() => readFile(join(suite.workspace(), '.pgagent', 'config.json'), 'utf8').catch(() => ''), { timeout: UI_TIMEOUT_MS, message: 'the approver in config.json' })
-      .toContain('"window-reviewer"');
+      .poll(async () => (enroll = (await seenNotifications(p)).map((n) => n.text).find((t) => t.includes('pg-agent policy enroll window-reviewer')) ?? ''), { timeout: UI_TIMEOUT_MS })
+      .not.toBe('');
+    const publicKey = /--key ([A-Za-z0-9_-]{43})/.exec(enroll)?.[1] ?? '';
+    const configFile = join(suite.workspace(), '.pgagent', 'config.json');
+    const config = JSON.parse(await readFile(configFile, 'utf8').catch(() => '{}')) as Record<string, unknown>;
+    await writeFile(configFile, JSON.stringify({ ...config, approval: { approvers: [{ name: 'window-reviewer', publicKey, roles: ['dba'] }] } }));
     await newJob(p, TASK_3, { afterDatabaseOpen: false });
     await waitForStop(p, TASK_3, 'review');
     const third = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
     if (!third) throw new Error('the third job has no pending plan ticket');
     await (await cockpit(p, TASK_3)).locator('[data-testid="approve-plan-button"]').click();
+    await answerPasswordBox(p, 'Passphrase of your approval key', REVIEWER_PASSPHRASE);
     await waitForStop(p, TASK_3, 'completed');
     const shown = await pgAgent(['approvals', 'show', third.id, '--json'], 'observer');
     expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'plan', status: 'EXECUTED', decisions: [{ by: 'window-reviewer', approve: true, signed: true }] });

@@ -1,7 +1,8 @@
 // Who may approve (SPEC §5.3), through the CLI as a team uses it: `pg-agent keys new` per person (each with
 // their own $XDG_CONFIG_HOME), approval.policy in the shared .pgagent/config.json, and `pg-agent exec`
 // verifying signatures and policy at execution time (exit 4 naming what is missing; the ticket unspent).
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -47,8 +48,21 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     runPgAgent([command ?? '', '--db', scratch.url, '--workspace', workspace, ...args], {
       cwd: root,
       env: { USER: person, XDG_CONFIG_HOME: join(root, `home-${person}`) },
+      passphrase: `${person}-passphrase`,
     });
   const n = async () => Number(await queryValue(scratch.url, 'SELECT n FROM items WHERE id = 1'));
+
+  /** A key, and its public half listed in the team's config (what a team commits; `keys new` itself enrols nobody). */
+  async function enrolled(person: string, roles: string[] = []): Promise<void> {
+    const made = await as(person, ['keys', 'new', '--name', person, '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    const { publicKey } = JSON.parse(made.stdout) as { publicKey: string };
+    const file = join(workspace, '.pgagent', 'config.json');
+    const config = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as { approval?: { approvers?: unknown[] } };
+    mkdirSync(join(workspace, '.pgagent'), { recursive: true });
+    const approval = config.approval ?? {};
+    writeFileSync(file, JSON.stringify({ ...config, approval: { ...approval, approvers: [...(approval.approvers ?? []), { name: person, publicKey, roles }] } }, null, 2));
+  }
 
   function policy(value: Record<string, unknown>): void {
     const file = join(workspace, '.pgagent', 'config.json');
@@ -68,22 +82,40 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     return JSON.parse(shown.stdout) as ShownTicket;
   }
 
-  it('makes a key pair: private key 0600 outside the workspace, public key in the config; names are checked', async () => {
+  it('makes a key pair: private key encrypted, 0600, outside the workspace; no approver is enrolled; names are checked', async () => {
     const made = await as('alice', ['keys', 'new', '--name', 'alice', '--roles', 'dba,ops', '--json']);
     expect(made.code, made.stderr).toBe(0);
-    const key = JSON.parse(made.stdout) as { name: string; publicKey: string };
-    expect(Object.keys(key).sort()).toEqual(['name', 'publicKey']);
+    const key = JSON.parse(made.stdout) as { name: string; publicKey: string; enroll: string };
+    expect(Object.keys(key).sort()).toEqual(['enroll', 'name', 'publicKey']);
     expect(key.publicKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const file = join(root, 'home-alice', 'pg-agent', 'keys', 'alice.pem');
+    expect(key.enroll).toBe(`pg-agent policy enroll alice --key ${key.publicKey} --roles dba,ops`);
+    const file = join(root, 'home-alice', 'pg-agent', 'keys', 'alice.key');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const config = JSON.parse(readFileSync(join(workspace, '.pgagent', 'config.json'), 'utf8')) as { approval: { approvers: unknown[] } };
-    expect(config.approval.approvers).toEqual([{ name: 'alice', publicKey: key.publicKey, roles: ['dba', 'ops'] }]);
+    expect(readFileSync(file, 'utf8')).not.toContain('PRIVATE KEY');
+    // Making a key enrols nobody: the workspace config is not written.
+    expect(existsSync(join(workspace, '.pgagent', 'config.json'))).toBe(false);
     expect((await as('alice', ['keys', 'new', '--name', 'alice'])).code).toBe(2);
     expect((await as('alice', ['keys', 'new', '--name', '../evil'])).code).toBe(2);
     expect((await as('alice', ['keys', 'new'])).code).toBe(2);
-    // Another person under a name already listed: refused before any key is made.
-    expect((await as('mallory', ['keys', 'new', '--name', 'alice'])).code).toBe(2);
-    expect(existsSync(join(root, 'home-mallory', 'pg-agent', 'keys', 'alice.pem'))).toBe(false);
+    expect(existsSync(join(root, 'home-alice', 'pg-agent', 'keys', 'evil.key'))).toBe(false);
+  });
+
+  it('a key made before passphrases signs nothing until `keys protect` encrypts it', async () => {
+    const dir = join(root, 'home-alice', 'pg-agent', 'keys');
+    mkdirSync(dir, { recursive: true });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    writeFileSync(join(dir, 'alice.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
+    const id = await heldBy('bob');
+    const refused = await as('alice', ['approvals', 'approve', id]);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('stored without a passphrase');
+    expect((await show(id)).decisions).toEqual([]);
+    const protectedKey = await as('alice', ['keys', 'protect', 'alice', '--json']);
+    expect(protectedKey.code, protectedKey.stderr).toBe(0);
+    expect(existsSync(join(dir, 'alice.pem'))).toBe(false);
+    expect(readFileSync(join(dir, 'alice.key'), 'utf8')).not.toContain('PRIVATE KEY');
+    expect((await as('alice', ['approvals', 'approve', id])).code).toBe(0);
+    expect((await show(id)).decisions).toMatchObject([{ by: 'alice', approve: true }]);
   });
 
   it('with nothing configured, approvals work as before and are recorded unsigned', async () => {
@@ -95,7 +127,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
   });
 
   it('requireSignature: an unsigned approval is refused at execution (exit 4, ticket unspent); a signed one runs', async () => {
-    expect((await as('bob', ['keys', 'new', '--name', 'bob'])).code).toBe(0);
+    await enrolled('bob');
     policy({ requireSignature: true });
     const id = await heldBy('alice');
     expect((await as('carol', ['approvals', 'approve', id])).code).toBe(0);
@@ -115,7 +147,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
   });
 
   it('a forged or altered signature is refused, whatever the policy', async () => {
-    expect((await as('bob', ['keys', 'new', '--name', 'bob'])).code).toBe(0);
+    await enrolled('bob');
     const id = await heldBy('alice');
     expect((await as('bob', ['approvals', 'approve', id])).code).toBe(0);
     // Someone with write access to the tickets moves the decision's time: the signature no longer covers it.
@@ -132,7 +164,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
   });
 
   it('noSelfApprovalAbove and twoPersonAbove: the requester does not count, two other people must approve', async () => {
-    for (const person of ['alice', 'bob', 'carol']) expect((await as(person, ['keys', 'new', '--name', person])).code).toBe(0);
+    for (const person of ['alice', 'bob', 'carol']) await enrolled(person);
     policy({ requireSignature: true, noSelfApprovalAbove: 'none', twoPersonAbove: 'none' });
     const id = await heldBy('alice');
     expect((await show(id)).requestedBy).toBe('alice');
@@ -151,8 +183,8 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
   });
 
   it('rolesFor: a ticket of that risk needs an approver with the role', async () => {
-    expect((await as('bob', ['keys', 'new', '--name', 'bob'])).code).toBe(0);
-    expect((await as('dora', ['keys', 'new', '--name', 'dora', '--roles', 'dba'])).code).toBe(0);
+    await enrolled('bob');
+    await enrolled('dora', ['dba']);
     policy({ rolesFor: { LOW: ['dba'] } });
     const id = await heldBy('alice');
     expect((await as('bob', ['approvals', 'approve', id])).code).toBe(0);

@@ -8,10 +8,13 @@ export interface CliRun {
   stderr: string;
 }
 
-/** `answers` makes it a terminal: each prompt takes the next answer (and is recorded in `prompts`). */
+/**
+ * `answers` makes it a terminal: each prompt takes the next answer (and is recorded in `prompts`); `passphrase`
+ * answers every passphrase question (a key's, asked on the controlling terminal by the real CLI).
+ */
 export async function runPgAgent(
   argv: string[],
-  options: { env?: Env; cwd: string; stdin?: string; answers?: string[] },
+  options: { env?: Env; cwd: string; stdin?: string; answers?: string[]; passphrase?: string },
 ): Promise<CliRun & { prompts: string[] }> {
   const prompts: string[] = [];
   const answers = [...(options.answers ?? [])];
@@ -34,6 +37,8 @@ export async function runPgAgent(
           },
         }
       : {}),
+    // In-process, the person at the terminal typing their key's passphrase (the real CLI reads /dev/tty).
+    ...(options.passphrase !== undefined ? { passphrase: () => Promise.resolve(options.passphrase ?? '') } : {}),
     env: options.env ?? {},
     cwd: options.cwd,
   });

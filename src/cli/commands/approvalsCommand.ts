@@ -11,6 +11,7 @@ import { AgentError } from '../../core/errors';
 import { approvalRulesOf, readWorkspaceConfig, workspacePaths } from '../../core/workspace';
 import type { CliCommand } from '../command';
 import { deciderOf } from '../decider';
+import { pinnedRulesFor, signingScopeFor } from '../signingScope';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount } from '../format';
 import { renderImpact } from '../renderImpact';
@@ -67,13 +68,25 @@ export const approvalsCommand: CliCommand = {
       case 'approve':
       case 'reject': {
         if (!id) throw new AgentError('BAD_INPUT', `approvals ${action} needs a ticket id.`, 'List them with `pg-agent approvals list`.');
-        const ticket =
-          action === 'show'
-            ? await store.get(id)
-            : await decideTicket(store, id, { approve: action === 'approve', ...(await deciderOf(context)), ...(comment !== undefined ? { comment } : {}), ...(seenHash !== undefined ? { seenHash } : {}) });
-        if (!ticket) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list`.');
+        const found = await store.get(id);
+        if (!found) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list`.');
+        let ticket = found;
+        if (action !== 'show') {
+          const decider = await deciderOf(context);
+          // With a key, the signature also binds the database's identity and pinned policy version (signed mode).
+          const scope = decider.key ? await signingScopeFor(context, found) : undefined;
+          ticket = await decideTicket(store, id, {
+            approve: action === 'approve',
+            ...decider,
+            ...(scope ? { scope } : {}),
+            ...(comment !== undefined ? { comment } : {}),
+            ...(seenHash !== undefined ? { seenHash } : {}),
+          });
+        }
+        // On a database that pins a signed policy, its approvers say which signatures count (not the workspace's).
+        const shownRules = (await pinnedRulesFor(context, ticket)) ?? rules;
         if (args.flags.json) {
-          io.stdout(`${JSON.stringify(ticketJson(ticket, rules), null, 2)}\n`);
+          io.stdout(`${JSON.stringify(ticketJson(ticket, shownRules), null, 2)}\n`);
           return EXIT.ok;
         }
         // What runs is the ticket's SQL: shown with every hidden character visible, and flagged (SPEC §5 3a).
@@ -81,9 +94,9 @@ export const approvalsCommand: CliCommand = {
         io.stdout(`${shownStatement(ticket.sql).text}\n\n`);
         if (ticket.kind === 'write') io.stdout(`${renderImpact(ticket.impact)}\n\n`);
         for (const h of ticket.history) io.stdout(visibleText(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`));
-        for (const d of ticket.decisions) io.stdout(visibleText(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}\n`));
+        for (const d of ticket.decisions) io.stdout(visibleText(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, shownRules)}${d.signature?.scope ? ` · for database ${d.signature.scope.database}, policy version ${d.signature.scope.policyVersion}` : ''}\n`));
         if (ticket.status === 'EXECUTING') io.stdout(`\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`);
-        const missing = ticket.status === 'APPROVED' && rules ? missingApprovals(ticket, rules) : [];
+        const missing = ticket.status === 'APPROVED' && shownRules ? missingApprovals(ticket, shownRules) : [];
         if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
         else if (action === 'approve' && ticket.kind === 'write') io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
         else if (action !== 'show' && ticket.kind === 'plan') io.stdout(`\nThe job moves on when its window or \`pg-agent job continue ${ticket.plan?.jobId ?? ''}\` sees the decision.\n`);
@@ -105,6 +118,7 @@ function ticketJson(ticket: Ticket, rules: ApprovalRules | undefined) {
       approve: d.approve,
       signed: rules !== undefined && signatureState(ticket, d, rules.approvers) === 'verified',
       at: d.at,
+      ...(d.signature?.scope ? { scope: d.signature.scope } : {}),
       ...(d.comment !== undefined ? { comment: d.comment } : {}),
     })),
   };

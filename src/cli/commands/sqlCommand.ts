@@ -15,6 +15,7 @@ import { saveImpactReport, workspaceUndoSink } from '../../core/sql/writeArtifac
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import { decideTicket } from '../../core/approvals/approvalPath';
 import { deciderOf, requesterOf } from '../decider';
+import { signingScopeFor } from '../signingScope';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
@@ -115,7 +116,14 @@ async function holdOrAsk(
   io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\n`);
   const approved = await promptApproval(io.prompt, impact, shown.hidden);
   const { key } = await deciderOf(context);
-  const decided = await decideTicket(store, ticket.id, { approve: approved, ...(key ? { key } : { by: await requesterOf(context) }), seenHash: ticket.sqlHash, comment: 'answered at the pg-agent prompt' });
+  const scope = key ? await signingScopeFor(context, ticket) : undefined;
+  const decided = await decideTicket(store, ticket.id, {
+    approve: approved,
+    ...(key ? { key } : { by: await requesterOf(context) }),
+    ...(scope ? { scope } : {}),
+    seenHash: ticket.sqlHash,
+    comment: 'answered at the pg-agent prompt',
+  });
   if (!approved) {
     io.stdout(`Rejected: nothing was run (ticket ${ticket.id}).\n`);
     return EXIT.held;

@@ -5,8 +5,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { AgentError } from '../errors';
-import { signDecision } from './decisionSignature';
-import type { Ticket } from './ticket';
+import { signDecision, signScopedDecision } from './decisionSignature';
+import type { DecisionScope, Ticket } from './ticket';
 import { ticketNotFound } from './ticketRules';
 import type { TicketStore } from './ticketStore';
 
@@ -31,6 +31,8 @@ export interface DecisionRequest {
   /** The hash of the SQL or plan the person looked at: a ticket for another version refuses the decision. */
   seenHash?: string;
   key?: SigningKey;
+  /** Signed mode: the database identity and policy version the signature also binds (read by the signer). */
+  scope?: DecisionScope;
   now?: Date;
 }
 
@@ -54,8 +56,11 @@ export async function decideTicket(store: TicketStore, ticketId: string, request
   // What is signed is the hash the person saw, which the store then insists is still the ticket's.
   const hash = request.seenHash ?? ticket.sqlHash;
   const now = request.now ?? new Date();
-  const value = signDecision(request.key.privateKey, ticketId, hash, request.approve, now.toISOString());
-  return store.decide(ticketId, { approve: request.approve, by, ...comment, seenHash: hash, now, signature: { keyName: request.key.name, value } });
+  const at = now.toISOString();
+  const signature = request.scope
+    ? { keyName: request.key.name, value: signScopedDecision(request.key.privateKey, ticket, hash, request.approve, at, request.scope), scope: request.scope }
+    : { keyName: request.key.name, value: signDecision(request.key.privateKey, ticketId, hash, request.approve, at) };
+  return store.decide(ticketId, { approve: request.approve, by, ...comment, seenHash: hash, now, signature });
 }
 
 /**

@@ -6,7 +6,7 @@
 import { AgentError } from '../errors';
 import type { Risk } from '../sql/impactReport';
 import { RISK_ORDER } from '../sql/impactReport';
-import { verifyDecision } from './decisionSignature';
+import { verifyDecision, verifyScopedDecision } from './decisionSignature';
 import type { Ticket, TicketDecision } from './ticket';
 
 export interface Approver {
@@ -46,7 +46,10 @@ export function signatureState(ticket: Ticket, decision: TicketDecision, approve
   if (!approver) return 'unknown-key';
   // A key signs for its own name only: a decision recorded under another name is not this key's.
   if (signature.keyName !== decision.by) return 'forged';
-  return verifyDecision(approver.publicKey, ticket.id, decision.hash, decision.approve, decision.at, signature.value) ? 'verified' : 'forged';
+  const valid = signature.scope
+    ? verifyScopedDecision(approver.publicKey, ticket, decision.hash, decision.approve, decision.at, signature.scope, signature.value)
+    : verifyDecision(approver.publicKey, ticket.id, decision.hash, decision.approve, decision.at, signature.value);
+  return valid ? 'verified' : 'forged';
 }
 
 function above(risk: Risk, level: Risk | 'none' | undefined): boolean {

@@ -1,10 +1,50 @@
 /**
  * Signed decisions (SPEC §5.3): an Ed25519 signature (node:crypto) over the ticket id, the hash of what
- * was decided, the decision and its time. Public keys travel as the 32 raw bytes in base64url (JWK "x").
+ * was decided, the decision and its time; a scoped signature (signed mode, SPEC §5 3a) covers also the
+ * ticket's kind, the database's identity, the approved impact bounds and the policy version. Public keys
+ * travel as the 32 raw bytes in base64url (JWK "x").
  */
 import type { KeyObject } from 'node:crypto';
 import { createPublicKey, sign, verify } from 'node:crypto';
+import type { DecisionScope, Ticket } from './ticket';
 import { decisionPayload } from './ticket';
+
+/**
+ * The bytes a scoped signature covers. The impact bounds are the ones the executor enforces (risk, exact
+ * rows, every table's counts): an agent that edits them on the ticket to let a bigger write through breaks
+ * the signature.
+ */
+export function scopedDecisionPayload(ticket: Pick<Ticket, 'id' | 'kind' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): Buffer {
+  const tables = ticket.impact.tables.map((t) => [t.schema, t.name, t.via, t.inserted, t.updated, t.deleted]);
+  return Buffer.from(
+    JSON.stringify({
+      v: 2,
+      ticket: ticket.id,
+      kind: ticket.kind,
+      hash,
+      database: scope.database,
+      risk: ticket.risk,
+      exactRows: ticket.impact.exactRows,
+      tables,
+      policyVersion: scope.policyVersion,
+      decision: approve ? 'approve' : 'reject',
+      at,
+    }),
+    'utf8',
+  );
+}
+
+export function signScopedDecision(privateKey: KeyObject, ticket: Pick<Ticket, 'id' | 'kind' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): string {
+  return sign(null, scopedDecisionPayload(ticket, hash, approve, at, scope), privateKey).toString('base64url');
+}
+
+export function verifyScopedDecision(publicKey: string, ticket: Pick<Ticket, 'id' | 'kind' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope, signature: string): boolean {
+  try {
+    return verify(null, scopedDecisionPayload(ticket, hash, approve, at, scope), publicKeyFrom(publicKey), Buffer.from(signature, 'base64url'));
+  } catch {
+    return false;
+  }
+}
 
 export function signDecision(privateKey: KeyObject, ticketId: string, hash: string, approve: boolean, at: string): string {
   return sign(null, decisionPayload(ticketId, hash, approve, at), privateKey).toString('base64url');

@@ -1,11 +1,13 @@
 /**
  * The one way a ticket left EXECUTING is resolved (SPEC §5.6): ask the ticket's own database what became
- * of the transaction recorded on it, with pg_xact_status(); and when it did not commit, void the undo
+ * of the transaction recorded on it, from the execution ledger when the database keeps one, else with
+ * pg_xact_status(); and when it did not commit, void the undo
  * script that was written before COMMIT, where this machine can reach it.
  */
 import type { Db } from '../db/db';
 import type { Logger } from '../logger';
 import { voidUndoFile } from '../sql/writeArtifacts';
+import { ledgerPresent, ledgerRow } from './executionLedger';
 import type { Ticket } from './ticket';
 import { OUTSIDE_TRANSACTION_XID } from './ticket';
 import type { ExecutionResolver, XactStatus } from './ticketStore';
@@ -20,18 +22,36 @@ export async function xactStatus(db: Db, xid: string): Promise<XactStatus | unde
 }
 
 /**
+ * What the execution ledger (pgagent.executions, signed mode) says: a row written in the write's transaction
+ * exists only if it committed; a statement run outside a transaction has its row marked done or failed after it
+ * ran. Undefined when the database keeps no ledger or it holds nothing about this ticket.
+ */
+async function ledgerStatus(db: Db, ticket: Ticket): Promise<XactStatus | undefined> {
+  return db.withSession(async (session) => {
+    if (!(await ledgerPresent(session))) return undefined;
+    const row = await ledgerRow(session, ticket.id);
+    if (!row) return undefined;
+    if (row.status === 'done') return 'committed';
+    if (row.status === 'failed') return 'aborted';
+    return 'in progress';
+  });
+}
+
+/**
  * A resolver over the databases this process can open: `databaseFor` gives the Db of a ticket's connection
  * key, or undefined when it cannot be reached from here (another machine's sample database, no password).
  */
 export function databaseResolver(databaseFor: (connection: string) => Promise<Db | undefined>, logger: Logger): ExecutionResolver {
   return {
     async status(ticket: Ticket) {
-      if (!ticket.execution || ticket.execution.xid === OUTSIDE_TRANSACTION_XID) return undefined;
+      if (!ticket.execution) return undefined;
       const db = await databaseFor(ticket.connection);
       if (!db) {
         logger.debug('cannot reach the database of an executing ticket', { ticket: ticket.id, connection: ticket.connection });
         return undefined;
       }
+      const fromLedger = await ledgerStatus(db, ticket);
+      if (fromLedger !== undefined || ticket.execution.xid === OUTSIDE_TRANSACTION_XID) return fromLedger;
       return xactStatus(db, ticket.execution.xid);
     },
     async resolved(ticket: Ticket) {

@@ -31,8 +31,25 @@ export interface TicketDecision {
   /** The hash of the SQL or plan the person decided on; a decision on another hash is void. */
   hash: string;
   comment?: string;
-  /** Ed25519 signature (base64url) over decisionPayload(ticket id, hash, approve, at), by the key `keyName`. */
-  signature?: { keyName: string; value: string };
+  /**
+   * Ed25519 signature (base64url) by the key `keyName`: over decisionPayload(ticket id, hash, approve, at), or,
+   * with a scope, over scopedDecisionPayload (kind, database identity, impact bounds, policy version too).
+   */
+  signature?: DecisionSignature;
+}
+
+/** What a signed-mode signature binds besides the ticket's own fields (SPEC §5 3a). */
+export interface DecisionScope {
+  /** The database identity key ("system identifier/database") the signer's database reported. */
+  database: string;
+  /** The pinned policy version the decision was made under (0: none pinned). */
+  policyVersion: number;
+}
+
+export interface DecisionSignature {
+  keyName: string;
+  value: string;
+  scope?: DecisionScope;
 }
 
 /** What a plan ticket is bound to, besides the hash of the plan's text. */

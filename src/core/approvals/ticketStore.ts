@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { ImpactReport } from '../sql/impactReport';
-import type { PlanBinding, Ticket, TicketStatus } from './ticket';
+import type { DecisionSignature, PlanBinding, Ticket, TicketStatus } from './ticket';
 
 export interface NewTicket {
   /** Default "write". */
@@ -29,7 +29,7 @@ export interface Decision {
   seenHash?: string;
   /** When the decision was made (what is signed); default now. */
   now?: Date;
-  signature?: { keyName: string; value: string };
+  signature?: DecisionSignature;
 }
 
 /** What an execution claims a ticket with. */
@@ -185,7 +185,9 @@ const decisionSchema = z.object({
   at: isoTime,
   hash: z.string(),
   comment: z.string().optional(),
-  signature: z.object({ keyName: z.string(), value: z.string() }).optional(),
+  signature: z
+    .object({ keyName: z.string(), value: z.string(), scope: z.object({ database: z.string(), policyVersion: z.number().int().nonnegative() }).optional() })
+    .optional(),
 });
 
 const ticketSchema = z.object({

@@ -10,6 +10,8 @@
  * pg_xact_status() to what really happened (see resolveExecuting.ts); it is never run twice.
  */
 import { authorizeAtClaim } from '../approvals/policyInForce';
+import { assertNotInLedger, LedgerRefusal, recordExecution } from '../approvals/executionLedger';
+import { authorizeExecution, executionGuards } from '../approvals/signedMode';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
@@ -42,14 +44,20 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
     let undoFile: string | undefined;
     let schemaChanged = false;
     try {
+      // Signed mode and the ledger are read from this database, now: never from the ticket or the workspace.
+      const guards = await executionGuards(session);
+      if (guards.ledger) await assertNotInLedger(session, ticketId);
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
       const xid = await currentXid(session);
       ticket = await store.claim(ticketId, {
         connection: options.connection,
         xid,
         by: options.by,
-        authorize,
+        // Both: the policy in force (every layer, read now) and, in signed mode, only signatures the pinned policy counts.
+        authorize: (claimed) => authorize(claimed) ?? authorizeExecution(undefined, guards.signed)(claimed),
       });
+      // In the write's own transaction: it commits with the write, or neither happens.
+      if (guards.ledger) await recordExecution(session, ticket, { xid, by: options.by, status: 'done' });
       options.logger.info('executing approved write', { ...log, xid });
       const statements = parseTicket(ticket);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
@@ -87,6 +95,8 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       const e = toAgentError(error);
       // Not claimed (refused by policy, already used, ...): nothing ran and nothing is ours to record.
       if (ticket?.status !== 'EXECUTING' || !ticket.execution) throw e;
+      // Claimed only because the ticket was reset: its ledger row belongs to the execution that ran it.
+      if (error instanceof LedgerRefusal) throw e;
       if (undoFile !== undefined) {
         await options.undo.markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`).catch((voidError: unknown) =>
           options.logger.error('could not mark an undo script void', { ...log, file: undoFile, error: String(voidError) }),

@@ -7,6 +7,7 @@ import { policyInForce, requiresPeople } from '../approvals/policyInForce';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db } from '../db/db';
+import { executionGuards } from '../approvals/signedMode';
 import type { Classification } from './classification';
 import { analyzeImpact } from './impact';
 import type { ImpactReport } from './impactReport';
@@ -59,12 +60,13 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
   const impact = await analyzeImpact(db, classification, request.settings);
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
+  // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.
   // The policy in force for this database (wherever it is set: pinned, the person's own config, the workspace).
   const teamPolicy = async () =>
     request.settings.policySources
       ? requiresPeople(await db.withSession((session) => policyInForce(session, request.connection, request.settings.policySources ?? {})))
       : Object.keys(request.settings.approvalRules?.policy ?? {}).length > 0;
-  if (request.autoApprove && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null && !(await teamPolicy())) {
+  if (request.autoApprove && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null && !(await teamPolicy()) && !(await pinsSignedPolicy(db))) {
     const limit = request.settings.policy.autoApproveMaxRisk;
     // The ticket's history says who let it through: the policy, on behalf of the person who sent it.
     await store.decide(ticket.id, { approve: true, by: `policy (autoApproveMaxRisk=${limit})`, comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}` });
@@ -78,4 +80,8 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
     return { status: 'written', classification, impact, ticket: execution.ticket, execution };
   }
   return { status: 'held', classification, impact, ticket };
+}
+
+async function pinsSignedPolicy(db: Db): Promise<boolean> {
+  return (await db.withSession((session) => executionGuards(session))).signed !== undefined;
 }

@@ -319,3 +319,13 @@ export async function databaseOpen(page: Page, timeoutMs = 150_000): Promise<voi
   const panel = await findWebviewFrame(page, '[data-testid="connection-label"]', timeoutMs);
   await panel.locator('.connection .status.ok').waitFor({ state: 'visible', timeout: timeoutMs });
 }
+
+/** Answers the password input box (showInputBox({ password: true })) that asks `prompt`; checks it hides what is typed. */
+export async function answerPasswordBox(page: Page, prompt: string, text: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  await widget.locator('.quick-input-message', { hasText: prompt }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  const type = await widget.locator('input').first().getAttribute('type');
+  if (type !== 'password') throw new Error(`The box asking "${prompt}" shows what is typed (input type ${String(type)})`);
+  await typeInQuickInput(page, text);
+  await page.keyboard.press('Enter');
+}

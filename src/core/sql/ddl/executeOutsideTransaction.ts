@@ -10,6 +10,8 @@ import { DbQueryError } from '../../db/dbErrors';
 import { AgentError, toAgentError } from '../../errors';
 import type { StatementClassification } from '../classification';
 import { authorizeAtClaim } from '../../approvals/policyInForce';
+import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } from '../../approvals/executionLedger';
+import { authorizeExecution, executionGuards } from '../../approvals/signedMode';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
 import { invalidateAfterDdl, parseTicket } from '../approvedTicket';
@@ -60,8 +62,32 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
 export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
   const log = { ticket: ticketId, db: db.label };
   const authorize = await db.withSession((session) => authorizeAtClaim(session, options));
-  const ticket = await store.claim(ticketId, { connection: options.connection, xid: OUTSIDE_TRANSACTION_XID, by: options.by, authorize });
-  const finish = (outcome: { ok: boolean; comment: string }) => store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
+  const guards = await db.withSession(async (session) => {
+    const read = await executionGuards(session);
+    if (read.ledger) await assertNotInLedger(session, ticketId);
+    return read;
+  });
+  const ticket = await store.claim(ticketId, {
+    connection: options.connection,
+    xid: OUTSIDE_TRANSACTION_XID,
+    by: options.by,
+    // Both: the policy in force (every layer, read now) and, in signed mode, only signatures the pinned policy counts.
+    authorize: (claimed) => authorize(claimed) ?? authorizeExecution(undefined, guards.signed)(claimed),
+  });
+  const finish = async (outcome: { ok: boolean; comment: string }) => {
+    // No transaction to tie it to: the ledger row says running before the statement, then done or failed.
+    if (guards.ledger) await db.withSession((session) => finishLedgerRow(session, ticket.id, outcome.ok ? 'done' : 'failed'));
+    return store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
+  };
+  if (guards.ledger) {
+    try {
+      await db.withSession((session) => recordExecution(session, ticket, { xid: null, by: options.by, status: 'running' }));
+    } catch (error) {
+      // A reset ticket racing the execution that owns the row: that row and the ticket are not ours to touch.
+      if (!(error instanceof LedgerRefusal)) await store.finish(ticket.id, { ok: false, by: options.by, xid: OUTSIDE_TRANSACTION_XID, comment: toAgentError(error).message }).catch(() => undefined);
+      throw error;
+    }
+  }
   let statement: StatementClassification | undefined;
   try {
     const { classification } = parseTicket(ticket);
