@@ -25,7 +25,9 @@ export function pendingLenses(impact: ImpactView, sql: string): LensSpec[] {
     {
       title: impact.wouldFail
         ? `$(error) Would fail: ${impact.wouldFail.message}`
-        : `$(warning) ${impact.risk} · ${rows.toLocaleString('en-US')} rows in ${impact.tables.length} table${impact.tables.length === 1 ? '' : 's'}`,
+        : impact.previewed === false && impact.exactRows === null
+          ? `$(warning) ${impact.risk} · not previewed${impact.estimatedRows === null ? '' : ` · ~${impact.estimatedRows.toLocaleString('en-US')} rows estimated`}`
+          : `$(warning) ${impact.risk} · ${rows.toLocaleString('en-US')} rows in ${impact.tables.length} table${impact.tables.length === 1 ? '' : 's'}`,
       command: 'postgresAgent.showImpact',
     },
     { title: hidden.length > 0 ? '$(check) Approve & run (hidden characters: asks again)' : '$(check) Approve & run', command: 'postgresAgent.approveTicket' },

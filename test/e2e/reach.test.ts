@@ -60,6 +60,18 @@ async function cards(page: Page): Promise<ReachCard[]> {
 
 const cardFor = async (page: Page, sql: string) => (await cards(page)).find((c) => c.sql === sql);
 
+/** Scrolls the card of `sql` in the side panel so its reach and warnings are in the picture. */
+async function showCardReach(page: Page, sql: string): Promise<void> {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.isDetached()) continue;
+    const reach = frame.locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${sql}")) [data-testid="reach"]`).first();
+    if ((await reach.count().catch(() => 0)) > 0) {
+      await reach.scrollIntoViewIfNeeded().catch(() => undefined);
+      return;
+    }
+  }
+}
+
 describe("The database's own code in VS Code: held reads and previews that do not run", () => {
   let scratch: ScratchDatabase;
 
@@ -107,7 +119,11 @@ describe("The database's own code in VS Code: held reads and previews that do no
       expect.poll(async () => (await cardFor(p, READ_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${READ_SQL}` }).toBe('pending'),
     );
     const card = await cardFor(p, READ_SQL);
+    // VS Code refreshes the CodeLenses of the editor that has the keyboard; the card took it: click the statement.
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'SELECT shell_read' }).first().click();
     await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(/Runs public\.shell_read\(\)/);
+    expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toMatch(/HIGH · not previewed/);
+    await showCardReach(p, READ_SQL);
     await screenshot(p, 'read-held-with-function-named', SUITE);
     expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(expect.stringMatching(/^public\.shell_read\(\) — .*PROGRAM/));
     expect(card?.warnings.join('\n')).toMatch(/Not previewed: .*shell_read.*PROGRAM/);
@@ -124,6 +140,9 @@ describe("The database's own code in VS Code: held reads and previews that do no
       expect.poll(async () => (await cardFor(p, DELETE_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${DELETE_SQL}` }).toBe('pending'),
     );
     const card = await cardFor(p, DELETE_SQL);
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'DELETE FROM notes' }).first().click();
+    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(/Runs public\.rt_shell\(\)/);
+    await showCardReach(p, DELETE_SQL);
     await screenshot(p, 'delete-not-previewed-trigger-named', SUITE);
     expect(card?.warnings.join('\n')).toMatch(/Not previewed: .*rt_shell.*rt_before_delete.*PROGRAM/);
     expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(expect.stringMatching(/^public\.rt_shell\(\) — .*rt_before_delete/));
