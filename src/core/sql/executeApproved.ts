@@ -53,8 +53,9 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
         connection: options.connection,
         xid,
         by: options.by,
-        // Both: the policy in force (every layer, read now) and, in signed mode, only signatures the pinned policy counts.
-        authorize: (claimed) => authorize(claimed) ?? authorizeExecution(undefined, guards.signed)(claimed),
+        // Both: in signed mode only the signatures the pinned policy counts (its refusal is the precise one), and
+        // the policy in force (every layer, read now).
+        authorize: (claimed) => authorizeExecution(undefined, guards.signed)(claimed) ?? authorize(claimed),
       });
       // In the write's own transaction: it commits with the write, or neither happens.
       if (guards.ledger) await recordExecution(session, ticket, { xid, by: options.by, status: 'done' });

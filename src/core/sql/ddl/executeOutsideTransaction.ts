@@ -71,8 +71,9 @@ export async function executeTicketOutsideTransaction(db: Db, store: TicketStore
     connection: options.connection,
     xid: OUTSIDE_TRANSACTION_XID,
     by: options.by,
-    // Both: the policy in force (every layer, read now) and, in signed mode, only signatures the pinned policy counts.
-    authorize: (claimed) => authorize(claimed) ?? authorizeExecution(undefined, guards.signed)(claimed),
+    // Both: in signed mode only the signatures the pinned policy counts (its refusal is the precise one), and
+    // the policy in force (every layer, read now).
+    authorize: (claimed) => authorizeExecution(undefined, guards.signed)(claimed) ?? authorize(claimed),
   });
   const finish = async (outcome: { ok: boolean; comment: string }) => {
     // No transaction to tie it to: the ledger row says running before the statement, then done or failed.
