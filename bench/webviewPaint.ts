@@ -1,6 +1,6 @@
 /**
  * Webview first paint, shared by the webview benches: a production bundle in headless Chromium, in the
- * page the host serves (src/host/panelPage.ts, its CSP), with the host's message posted on 'ready';
+ * page the host serves (src/host/ui/panelPage.ts, its CSP), with the host's message posted on 'ready';
  * first-contentful-paint and "rendered" (the first expected selector in #app and the frame after it),
  * from navigation start.
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
-import { panelPage } from '../src/host/panelPage';
+import { panelPage } from '../src/host/ui/panelPage';
 import { percentile, report } from './stats';
 
 export const RUNS = 20;

@@ -3,13 +3,13 @@ import * as vscode from 'vscode';
 import type { ConnectionProfile, SslMode } from '../core/db/connectionTarget';
 import type { Logger } from '../core/logger';
 import type { PanelCommand } from '../shared/protocol';
-import type { AskController } from './askController';
-import { JOB_COMMAND_IDS } from './jobCommands';
-import type { ConnectionStore } from './connectionStore';
-import type { DatabaseSession } from './databaseSession';
-import type { SqlReview } from './sqlReview';
-import { REVIEW_PANEL_VIEW_ID } from './reviewPanelProvider';
-import { showError } from './showError';
+import type { AskController } from './ask/askController';
+import { JOB_COMMAND_IDS } from './jobs/jobCommands';
+import type { ConnectionStore } from './connection/connectionStore';
+import type { DatabaseSession } from './connection/databaseSession';
+import type { SqlReview } from './sqlApproval/sqlReview';
+import { REVIEW_PANEL_VIEW_ID } from './ui/panelProvider';
+import { showError } from './ui/showError';
 
 export const GEMINI_KEY_SECRET = 'postgresAgent.geminiApiKey';
 

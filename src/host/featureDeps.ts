@@ -1,7 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Logger } from '../core/logger';
-import type { DatabaseSession } from './databaseSession';
-import type { SqlReview } from './sqlReview';
+import type { DatabaseSession } from './connection/databaseSession';
+import type { SqlReview } from './sqlApproval/sqlReview';
 
 /** What Ask… and jobs both need from the extension: the database, the inline approval, the model key, the panel. */
 export interface FeatureDeps {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMcpLaunch } from '../../src/host/mcpLaunch';
+import { buildMcpLaunch } from '../../src/host/agents/mcpLaunch';
 import { runPgAgent } from '../support/cliHarness';
 import type { McpSession } from '../support/mcpClient';
 import { errorOf, startMcp, textOf } from '../support/mcpClient';

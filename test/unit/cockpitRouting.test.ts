@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CockpitRoutes } from '../../src/host/cockpitRouting';
-import { routeCockpitMessage } from '../../src/host/cockpitRouting';
+import type { CockpitRoutes } from '../../src/host/jobs/cockpitRouting';
+import { routeCockpitMessage } from '../../src/host/jobs/cockpitRouting';
 
 const jobId = 'job_0123456789abcdef';
 const shown = 'tkt_aaaaaaaaaaaaaaaaaaaa';

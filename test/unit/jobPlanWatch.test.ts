@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ticket } from '../../src/core/approvals/ticket';
 import type { TicketStore } from '../../src/core/approvals/ticketStore';
 import { silentLogger } from '../../src/core/logger';
-import { JobPlanWatch } from '../../src/host/jobPlanWatch';
+import { JobPlanWatch } from '../../src/host/jobs/jobPlanWatch';
 
 /** A ticket store whose tickets are all decided already: waitForDecision answers at once. */
 function decidedStore(): { store: TicketStore; waits: string[] } {

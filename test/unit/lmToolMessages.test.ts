@@ -1,8 +1,8 @@
 /** What VS Code shows before our language-model tools run: the SQL, a write's impact, the approved ticket. */
 import { describe, expect, it } from 'vitest';
-import { LM_TOOL_NAMES } from '../../src/host/lmToolNames';
-import { fenced, toolMessage } from '../../src/host/lmToolMessages';
-import type { ToolMessageFacts } from '../../src/host/lmToolMessages';
+import { LM_TOOL_NAMES } from '../../src/host/agents/lmToolNames';
+import { fenced, toolMessage } from '../../src/host/agents/lmToolMessages';
+import type { ToolMessageFacts } from '../../src/host/agents/lmToolMessages';
 
 const noFacts: ToolMessageFacts = {
   impact: () => Promise.reject(new Error('no impact expected')),

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { LM_TOOL_NAMES, LM_TOOL_PREFIX, MCP_PROVIDER_ID } from '../../src/host/lmToolNames';
-import { buildMcpLaunch } from '../../src/host/mcpLaunch';
+import { LM_TOOL_NAMES, LM_TOOL_PREFIX, MCP_PROVIDER_ID } from '../../src/host/agents/lmToolNames';
+import { buildMcpLaunch } from '../../src/host/agents/mcpLaunch';
 import { proposalText, sqlOffset } from '../../src/mcp/proposalFiles';
 import { MCP_TOOLS } from '../../src/mcp/toolList';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingTicket } from '../../src/host/approvalsBadge';
-import { firstLine, RECENT_ASKS_KEPT, waitingView, withAnswer } from '../../src/host/navigatorView';
-import { RecentAsks } from '../../src/host/recentAsks';
+import type { PendingTicket } from '../../src/host/sqlApproval/approvalsBadge';
+import { firstLine, RECENT_ASKS_KEPT, waitingView, withAnswer } from '../../src/host/ui/navigatorView';
+import { RecentAsks } from '../../src/host/ask/recentAsks';
 import type { AnswerView, RecentAskView } from '../../src/shared/protocol';
 
 const AT = '2025-06-12T14:02:00.000Z';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RetiringHolds } from '../../src/host/retiringHolds';
+import { RetiringHolds } from '../../src/host/connection/retiringHolds';
 
 describe('RetiringHolds (a database switched while a job step runs on it)', () => {
   it('closes a resource retired under running work only when the last work on it ends', async () => {

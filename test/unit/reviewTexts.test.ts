@@ -1,6 +1,6 @@
 /** The inline approval's words for a statement holding hidden characters: CodeLens, modal, editor warnings. */
 import { describe, expect, it } from 'vitest';
-import { approvalConfirmation, hiddenCharacterMarks, pendingLenses } from '../../src/host/reviewTexts';
+import { approvalConfirmation, hiddenCharacterMarks, pendingLenses } from '../../src/host/sqlApproval/approvalTexts';
 import type { ImpactView } from '../../src/shared/protocol';
 
 const ESC = '\u001b';

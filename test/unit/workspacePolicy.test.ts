@@ -14,12 +14,12 @@ import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { WorkspaceConfig } from '../../src/core/workspace';
 import { readConfigFile, readWorkspaceConfig, workspacePaths } from '../../src/core/workspace';
 import { resolvePlanning, resolveSafety } from '../../src/core/workspacePolicy';
-import type { SettingsGetter } from '../../src/host/policyFromSettings';
-import { userPlanning, userSafety, workspaceSettingsConfig } from '../../src/host/policyFromSettings';
+import type { SettingsGetter } from '../../src/host/settings/policyFromSettings';
+import { userPlanning, userSafety, workspaceSettingsConfig } from '../../src/host/settings/policyFromSettings';
 
 const FILES = { workspace: '/ws/.pgagent/config.json', own: '~/.config/pg-agent/config.json' };
 
-/** What the extension computes (src/host/settings.ts) with these VS Code user settings. */
+/** What the extension computes (src/host/settings/settings.ts) with these VS Code user settings. */
 function extensionPolicy(config: WorkspaceConfig, settings: Record<string, unknown>) {
   const get: SettingsGetter = <T>(key: string) => settings[key] as T | undefined;
   return { safety: resolveSafety(config, userSafety(get, DEFAULT_SAFETY), FILES), planning: resolvePlanning(config, userPlanning(get, DEFAULT_PLANNING), FILES) };

@@ -1,0 +1,86 @@
+/**
+ * The settings the extension works with (SPEC §5 3a): the person's own VS Code *user* settings
+ * (postgresAgent.*) and own config file are the floor; the workspace — its .pgagent/config.json and its
+ * workspace/folder settings — may only tighten them, and in a workspace VS Code does not trust it is not
+ * read at all. Every loosening a workspace asks for is ignored with a warning (once per window, and in
+ * the output channel).
+ */
+import * as vscode from 'vscode';
+import type { PlanningSettings } from '../../core/jobs/jobRunner';
+import type { Logger } from '../../core/logger';
+import type { SafetySettings } from '../../core/sql/safetySettings';
+import type { PolicyWarning } from '../../core/workspacePolicy';
+import { coreServices } from '../lazyServices';
+import type { SettingsGetter } from './policyFromSettings';
+import { userPlanning, userSafety, workspaceSettingsConfig } from './policyFromSettings';
+import { untrustedRefusal } from './workspaceTrust';
+
+const OWN = 'your VS Code user settings (postgresAgent.*) or ~/.config/pg-agent/config.json';
+const WORKSPACE_SETTINGS = 'the workspace settings (.vscode/settings.json)';
+
+/** Settings that loosen or tighten the approval rules: only the person's own value is theirs. */
+const POLICY_KEYS = new Set(['approval.autoApproveMaxRisk', 'safety.criticalTables', 'safety.riskThresholds', 'planning.interactive', 'planning.maxReviewCycles']);
+
+/**
+ * The person's own values of the policy settings (a workspace's or folder's settings.json is the workspace's,
+ * never the person's); limits such as query.maxRows loosen no rule and keep VS Code's usual precedence.
+ */
+function ownSettings(): SettingsGetter {
+  const c = vscode.workspace.getConfiguration('postgresAgent');
+  return <T>(key: string) => (POLICY_KEYS.has(key) ? c.inspect<T>(key)?.globalValue : c.get<T>(key));
+}
+
+/** What this workspace's settings.json says (folder over workspace), to be applied as a tightening only. */
+function workspaceSettings(): SettingsGetter {
+  const c = vscode.workspace.getConfiguration('postgresAgent');
+  return <T>(key: string) => {
+    const i = c.inspect<T>(key);
+    return i?.workspaceFolderValue ?? i?.workspaceValue;
+  };
+}
+
+/** Safety settings for an action in the workspace at `rootDir`: the stricter of the person's own and the workspace's. */
+export async function safetySettings(rootDir: string): Promise<SafetySettings> {
+  const services = coreServices();
+  const ownFile = services.ownConfigFile(process.env);
+  const own = services.applyOwnSafety(await services.readOwnConfig(process.env), userSafety(ownSettings(), services.DEFAULT_SAFETY));
+  if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked: untrustedRefusal } };
+  const paths = services.workspacePaths(rootDir);
+  const fromFile = services.resolveSafety(await services.readWorkspaceConfig(paths), own, { workspace: paths.config, own: OWN });
+  const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
+  warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
+  return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked: untrustedRefusal } };
+}
+
+export async function planningSettings(rootDir: string): Promise<PlanningSettings> {
+  const services = coreServices();
+  const own = services.applyOwnPlanning(await services.readOwnConfig(process.env), userPlanning(ownSettings(), services.DEFAULT_PLANNING));
+  if (!vscode.workspace.isTrusted) return own;
+  const paths = services.workspacePaths(rootDir);
+  const fromFile = services.resolvePlanning(await services.readWorkspaceConfig(paths), own, { workspace: paths.config, own: OWN });
+  const fromSettings = services.resolvePlanning(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
+  warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
+  return fromSettings.settings;
+}
+
+export function redisUrl(): string | undefined {
+  return vscode.workspace.getConfiguration('postgresAgent').get<string>('redisUrl')?.trim() || undefined;
+}
+
+let warningLog: Logger | undefined;
+const warned = new Set<string>();
+
+/** Where policy warnings are logged besides the notification (the output channel); set at activation. */
+export function logPolicyWarningsTo(logger: Logger): void {
+  warningLog = logger;
+}
+
+/** Each ignored loosening once per window: a warning notification and a line in the output channel. */
+function warnOnce(warnings: readonly PolicyWarning[]): void {
+  for (const w of warnings) {
+    if (warned.has(w.message)) continue;
+    warned.add(w.message);
+    warningLog?.warn(w.message, { file: w.file, setting: w.setting });
+    void vscode.window.showWarningMessage(`Postgres Agent: ${w.message}`);
+  }
+}
