@@ -544,7 +544,10 @@ describe('Run SQL with Review in VS Code', () => {
         .poll(async () => (await cardFor(p, TEAM_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, interval: 250, message: 'the team.sql card executed' })
         .toBe('executed'),
     );
-    expect((await seenNotifications(p)).map(({ text }) => text)).toContainEqual(expect.stringContaining('Approved by teammate'));
+    // The toast is shown without waiting for it (a decision seen from afar): it may land just after the card.
+    await expect
+      .poll(async () => (await seenNotifications(p)).map(({ text }) => text), { timeout: UI_TIMEOUT_MS, message: 'the "Approved by teammate" toast' })
+      .toContainEqual(expect.stringContaining('Approved by teammate'));
     // The card says who approved (no key configured: not signed).
     const decided = (await frameWithCard(p, TEAM_SQL)).locator(APPROVAL_CARD, { hasText: TEAM_SQL }).locator('[data-testid="decided-by"]');
     await expect.poll(async () => ((await decided.count()) > 0 ? (await decided.first().innerText()).trim() : ''), { timeout: UI_TIMEOUT_MS }).toBe('Approved by teammate');
