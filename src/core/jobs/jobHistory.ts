@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { AgentError } from '../errors';
 import { commitSnapshot } from './historySnapshot';
-import { settled } from './jobStore';
+import { settled } from '../fs/atomicWrite';
 import { unifiedDiff } from './lineDiff';
 
 export const HISTORY_DIR = '.history';
