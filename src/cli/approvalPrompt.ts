@@ -4,7 +4,7 @@
  */
 import type { ImpactReport } from '../core/sql/impactReport';
 import type { HiddenCharacter } from '../shared/visibleSql';
-import { formatCount } from './format';
+import { formatCount } from '../core/present/format';
 
 export async function promptApproval(prompt: (question: string) => Promise<string>, impact: ImpactReport, hidden: readonly HiddenCharacter[] = []): Promise<boolean> {
   const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { promptApproval } from '../../src/cli/approvalPrompt';
 import { renderTodos } from '../../src/cli/jobReport';
-import { caretAt, renderImpact } from '../../src/cli/renderImpact';
-import { shownOneLine, shownStatement } from '../../src/cli/shownSql';
+import { caretAt, renderImpact } from '../../src/core/present/renderImpact';
+import { shownOneLine, shownStatement } from '../../src/core/present/shownSql';
 import type { ImpactReport } from '../../src/core/sql/impactReport';
 import { visibleSql } from '../../src/shared/visibleSql';
 

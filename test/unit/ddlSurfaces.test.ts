@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderImpact } from '../../src/cli/renderImpact';
+import { renderImpact } from '../../src/core/present/renderImpact';
 import type { ImpactReport } from '../../src/core/sql/impactReport';
 import { lintForModel, lintStatement } from '../../src/core/sql/ddl/lint';
 import { planStatement } from '../../src/core/sql/ddl/lockModel';

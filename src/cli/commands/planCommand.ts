@@ -20,7 +20,7 @@ import type { LlmProvider } from '../../core/llm/provider';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { columns } from '../format';
+import { columns } from '../../core/present/format';
 import { actorOf, buildRunner } from '../jobSetup';
 import { renderSession, sessionJson } from '../planReport';
 import { cliSafety } from '../sqlInput';
