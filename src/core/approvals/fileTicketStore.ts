@@ -8,6 +8,7 @@ import { link, mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/pr
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TICKET_ID_SOURCE } from '../../shared/ids';
 import { AgentError } from '../errors';
 import { createFileWhole, writeFileAtomicDurable } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
@@ -39,7 +40,7 @@ export interface FileTicketStoreOptions {
   pollMs?: number;
 }
 
-const TICKET_FILE = /^(tkt_[a-z2-7]{20})\.json$/;
+const TICKET_FILE = new RegExp(`^(${TICKET_ID_SOURCE})\\.json$`);
 
 /** Thrown inside a transition when its lock was broken as stale: the transition starts over. */
 class LockLost extends Error {}

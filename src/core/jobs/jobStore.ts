@@ -5,6 +5,7 @@
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { JOB_ID_PATTERN } from '../../shared/ids';
 import { settled, writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
 import { isInside } from '../fs/isInside';
@@ -160,7 +161,7 @@ export class JobStore {
     }
     const jobs: Job[] = [];
     for (const name of names) {
-      if (!/^job_[0-9a-f]{16}$/.test(name)) continue;
+      if (!JOB_ID_PATTERN.test(name)) continue;
       try {
         jobs.push(await this.get(name));
       } catch (error) {
