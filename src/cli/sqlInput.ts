@@ -2,7 +2,7 @@
 import type { Classification } from '../core/sql/classification';
 import { checkSql } from '../core/sql/reach/checkSql';
 import { checkSqlText } from '../core/sql/sqlText';
-import type { ImpactReport } from '../core/sql/impactReport';
+import type { ImpactReport } from '../shared/impactReport';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';

@@ -7,7 +7,7 @@ import { TICKET_ID_SOURCE } from '../shared/ids';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket, TicketStatus } from '../core/approvals/ticket';
-import { RISK_ORDER } from '../core/sql/impactReport';
+import { RISK_ORDER } from '../shared/impactReport';
 import type { ApprovalStatus, ApprovalView, ImpactView } from '../shared/protocol';
 
 /** The writes kept in a cockpit's snapshot (the newest). */

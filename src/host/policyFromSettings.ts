@@ -3,7 +3,7 @@
  * check that the extension and the CLI compute the same policy for one workspace (core/workspacePolicy.ts).
  */
 import type { PlanningSettings } from '../core/jobs/planningSettings';
-import type { Risk } from '../core/sql/impactReport';
+import type { Risk } from '../shared/impactReport';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import type { WorkspaceConfig } from '../core/workspace';
 

@@ -34,7 +34,7 @@ export { publicKeyText } from '../core/approvals/decisionSignature';
 export { assertPassphrase, openPrivateKey, parseEnvelope, sealPrivateKey, MIN_PASSPHRASE_LENGTH } from '../core/approvals/keyEnvelope';
 export { decisionScope } from '../core/approvals/signedMode';
 export { signatureState } from '../core/approvals/approvalPolicy';
-export { databaseResolver } from '../core/approvals/executionResolver';
+export { databaseResolver } from '../core/sql/executionResolver';
 export { createEmbedder, createProvider } from '../core/llm/createProvider';
 export { sharedEmbeddingCache } from '../core/llm/embeddingCache';
 export { JobRunner } from '../core/jobs/jobRunner';

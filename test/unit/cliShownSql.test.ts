@@ -4,7 +4,7 @@ import { promptApproval } from '../../src/cli/approvalPrompt';
 import { renderTodos } from '../../src/cli/jobReport';
 import { caretAt, renderImpact } from '../../src/core/present/renderImpact';
 import { shownOneLine, shownStatement } from '../../src/core/present/shownSql';
-import type { ImpactReport } from '../../src/core/sql/impactReport';
+import type { ImpactReport } from '../../src/shared/impactReport';
 import { visibleSql } from '../../src/shared/visibleSql';
 
 const ESC = '\u001b';

@@ -8,7 +8,7 @@ import type { Db } from '../../core/db/db';
 import { AgentError, toAgentError } from '../../core/errors';
 import type { Classification } from '../../core/sql/classification';
 import { executeApproved } from '../../core/sql/executeApproved';
-import type { ImpactReport } from '../../core/sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import type { ReadResult } from '../../core/sql/runRead';
 import { runSql } from '../../core/sql/runSql';
 import { saveImpactReport, workspaceUndoSink } from '../../core/sql/writeArtifacts';

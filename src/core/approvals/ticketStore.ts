@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AgentError } from '../errors';
 import { TICKET_ID_PATTERN } from '../../shared/ids';
-import type { ImpactReport } from '../sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import type { DecisionSignature, PlanBinding, Ticket, TicketStatus } from './ticket';
 
 export interface NewTicket {

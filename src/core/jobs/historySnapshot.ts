@@ -16,7 +16,6 @@ import { inflateSync } from 'node:zlib';
 import type { HistoryObject, ObjectType } from './historyPack';
 import { readPacked, writePack } from './historyPack';
 import { writeFileAtomicSync } from '../fs/atomicWrite';
-import type { HistoryAuthor } from './jobHistory';
 import { isErrno } from '../fs/errno';
 
 interface TreeEntry {
@@ -151,6 +150,12 @@ function headRef(gitdir: string): string {
  * since HEAD, returns HEAD without a new commit. Synchronous file calls, for the reason given at
  * writeFileAtomic (fs/atomicWrite.ts): a commit of a new job is ~80 small-file calls.
  */
+/** Who a history commit names as its author (jobHistory.ts passes its default). */
+export interface HistoryAuthor {
+  name: string;
+  email: string;
+}
+
 export function commitSnapshot(dir: string, gitdir: string, message: string, author: HistoryAuthor, now: Date = new Date()): string {
   const ref = headRef(gitdir);
   const parent = readRef(gitdir, ref);

@@ -1,9 +1,9 @@
 /** Impact reports and read results as a person reads them in a terminal. */
-import type { ImpactReport } from '../sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import { describeLock } from '../../shared/lockPhrases';
 import { describeReach, reachToShow } from '../../shared/reachPhrases';
 import type { ReadResult } from '../sql/runRead';
-import type { JsonValue } from '../sql/valueEncoding';
+import type { JsonValue } from '../db/valueEncoding';
 import { visibleText } from '../../shared/visibleSql';
 import { columns, formatCount } from './format';
 
