@@ -67,8 +67,9 @@ export const planCommand: CliCommand = {
 
 Every proposed SQL is parsed, EXPLAINed read-only or previewed (rolled back) — never committed.
 Exit codes: 0 done (planned, executed, show, list) · 1 run-time failure (model, database; the session keeps
-its state, pg-agent plan decide <id> --more goes on; or no model is configured, as pg-agent ask) · 2 bad input · 3 a decision is needed and nobody can
-answer here (--no-input, --json or no terminal): the output names the session and what is asked.
+its state, pg-agent plan decide <id> --more goes on), or no model configured (as pg-agent ask and job) ·
+2 bad input · 3 a decision is needed and nobody can answer here (--no-input, --json or no terminal): the output
+names the session and what is asked.
 --json prints one object with id, phase, asked, rounds, latest (analyses, cross_verification, refuted,
 solutions, convergence, clarification_questions), plan, implPlan, jobId, usage; list: {sessions}.`,
   async run(context) {
