@@ -2,9 +2,9 @@
  * The terminal's approval question: y/N, or typing "yes" for a HIGH or CRITICAL write (it names rows and
  * tables) and for a statement holding hidden characters (it says so: a reflexive "y" must not approve it).
  */
-import type { ImpactReport } from '../core/sql/impactReport';
+import type { ImpactReport } from '../shared/impactReport';
 import type { HiddenCharacter } from '../shared/visibleSql';
-import { formatCount } from './format';
+import { formatCount } from '../core/present/format';
 
 export async function promptApproval(prompt: (question: string) => Promise<string>, impact: ImpactReport, hidden: readonly HiddenCharacter[] = []): Promise<boolean> {
   const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';

@@ -13,10 +13,10 @@ import type { Usage } from '../core/agent/state';
 import type { CommandContext } from './command';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
-import { formatCount } from './format';
-import { renderImpact } from './renderImpact';
-import { shownOneLine, shownStatement } from './shownSql';
-import { ticketSummary } from './sqlInput';
+import { formatCount } from '../core/present/format';
+import { renderImpact } from '../core/present/renderImpact';
+import { shownOneLine, shownStatement } from '../core/present/shownSql';
+import { ticketSummary } from '../core/present/outputJson';
 import { visibleText } from '../shared/visibleSql';
 
 /** `viewed`: show/cancel (exit 0 whatever the stop); `ran`: the action ran the job, the stop decides the code. */

@@ -6,8 +6,9 @@ import type { Db } from '../core/db/db';
 import { AgentError } from '../core/errors';
 import type { Job } from '../core/jobs/job';
 import type { JobEvent } from '../core/jobs/jobOutcome';
-import type { PlanningSettings } from '../core/jobs/jobRunner';
-import { DEFAULT_PLANNING, JobRunner } from '../core/jobs/jobRunner';
+import type { PlanningSettings } from '../core/jobs/planningSettings';
+import { JobRunner } from '../core/jobs/jobRunner';
+import { DEFAULT_PLANNING } from '../core/jobs/planningSettings';
 import { JobStore } from '../core/jobs/jobStore';
 import type { LlmProvider } from '../core/llm/provider';
 import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
@@ -16,6 +17,8 @@ import { applyOwnPlanning, resolvePlanning } from '../core/workspacePolicy';
 import type { Env } from '../core/db/connectionTarget';
 import { ownConfigFile, readOwnConfig } from '../core/ownConfig';
 import type { CommandContext } from './command';
+import { EXIT } from './exitCodes';
+import type { ExitCode } from './exitCodes';
 import { embedderFromEnv, providerFromEnv } from './commands/askCommand';
 import { requesterOf } from './decider';
 import { cliSafety, printWarnings } from './sqlInput';
@@ -134,4 +137,16 @@ function offline(): AgentError {
 function offlineDb(): Db {
   const refuse = () => Promise.reject(offline());
   return { kind: 'postgres', label: 'none (reading job files only)', query: refuse, queryText: refuse, withSession: refuse, close: () => Promise.resolve() };
+}
+
+/**
+ * "No model configured" for pg-agent job and plan: exit 1 with advice, as pg-agent ask does (the person's
+ * setup, not their input); with --json also the error object scripts read.
+ */
+export function noModel(context: CommandContext, error: AgentError): ExitCode {
+  if (context.args.flags.json) {
+    context.io.stdout(`${JSON.stringify({ status: 'error', statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: error.toInfo() })}\n`);
+  }
+  context.io.stderr(`error: ${error.message}\n  ${error.advice ?? ''}\n`);
+  return EXIT.failed;
 }

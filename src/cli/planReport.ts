@@ -2,7 +2,7 @@
 import type { JobOutcome } from '../core/jobs/jobOutcome';
 import type { SessionView } from '../core/collab/sessionView';
 import type { Synthesis } from '../core/collab/sessionTypes';
-import { columns, formatCount } from './format';
+import { columns, formatCount } from '../core/present/format';
 
 /** Every step's --json: always `id` and `phase`; `jobId` once executed. */
 export function sessionJson(view: SessionView, extra: { job?: JobOutcome } = {}) {

@@ -1,7 +1,7 @@
 /** The CLI runner: picks the command, parses its flags, opens the database, maps errors to exit codes. */
 import type { ConnectionTarget } from '../core/db/connectionTarget';
 import { connectionKey, parseConnectionUrl, resolveTarget } from '../core/db/connectionTarget';
-import { databaseResolver } from '../core/approvals/executionResolver';
+import { databaseResolver } from '../core/sql/executionResolver';
 import { openTicketStore } from '../core/approvals/openTicketStore';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';

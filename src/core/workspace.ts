@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { AgentError } from './errors';
 import type { ConnectionProfile } from './db/connectionTarget';
 import type { Approver, ApprovalPolicy, ApprovalRules } from './approvals/approvalPolicy';
+import { isErrno } from './fs/errno';
 
 export interface WorkspacePaths {
   root: string;
@@ -127,7 +128,7 @@ export async function readConfigFile(file: string): Promise<WorkspaceConfig> {
   try {
     text = await readFile(paths.config, 'utf8');
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return { connections: [] };
+    if (isErrno(error, 'ENOENT')) return { connections: [] };
     throw error;
   }
   let json: unknown;

@@ -7,8 +7,8 @@
  */
 import type { ApprovalPolicy, ApprovalRules, Approver } from './approvals/approvalPolicy';
 import { looserFields, strictestPolicy } from './approvals/strictestPolicy';
-import type { PlanningSettings } from './jobs/jobRunner';
-import { RISK_ORDER } from './sql/impactReport';
+import type { PlanningSettings } from './jobs/planningSettings';
+import { RISK_ORDER } from '../shared/impactReport';
 import type { RiskPolicy } from './sql/risk';
 import type { SafetySettings } from './sql/safetySettings';
 import type { WorkspaceConfig } from './workspace';

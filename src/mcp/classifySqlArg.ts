@@ -3,7 +3,7 @@ import { AgentError } from '../core/errors';
 import type { Classification } from '../core/sql/classification';
 import type { Db } from '../core/db/db';
 import { checkSql } from '../core/sql/reach/checkSql';
-import { checkSqlText } from '../cli/sqlInput';
+import { checkSqlText } from '../core/sql/sqlText';
 
 /** Classified by the parser and checked against the database's own code (reach), as every path does. */
 export async function classifySqlArg(sql: string, db: Db): Promise<Classification> {

@@ -4,7 +4,7 @@
  * re-checked against the database it was approved for; the undo script saved beside the others.
  */
 import { AgentError } from '../core/errors';
-import type { TableEffect } from '../core/sql/impactReport';
+import type { TableEffect } from '../shared/impactReport';
 import { executeApproved } from '../core/sql/executeApproved';
 import { workspaceUndoSink } from '../core/sql/writeArtifacts';
 import { workspacePaths } from '../core/workspace';

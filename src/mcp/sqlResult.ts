@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Classification } from '../core/sql/classification';
 import type { ReadResult } from '../core/sql/runRead';
-import { statementsJson } from '../cli/sqlInput';
+import { statementsJson } from '../core/present/outputJson';
 
 export const READ_OUTPUT = {
   status: z.literal('executed'),

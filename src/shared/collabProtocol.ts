@@ -4,6 +4,7 @@
  * with zod before acting (a webview is untrusted input). Plain data only: the webview imports this file.
  */
 import * as z from 'zod/mini';
+import { JOB_ID_PATTERN } from './ids';
 
 export type CollabPhase = 'analysis' | 'awaiting-decision' | 'planning' | 'planned' | 'executed';
 
@@ -103,7 +104,7 @@ const collabMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('redirect'), sessionId: z.string(), text }),
   z.strictObject({ type: z.literal('more'), sessionId: z.string() }),
   z.strictObject({ type: z.literal('execute'), sessionId: z.string() }),
-  z.strictObject({ type: z.literal('openJob'), jobId: z.string().check(z.regex(/^job_[0-9a-f]{16}$/)) }),
+  z.strictObject({ type: z.literal('openJob'), jobId: z.string().check(z.regex(JOB_ID_PATTERN)) }),
 ]);
 
 export type CollabWebviewMessage = z.infer<typeof collabMessageSchema>;

@@ -6,7 +6,8 @@
 import * as z from 'zod/mini';
 import type { LockPhraseInput } from './lockPhrases';
 import type { ErrorInfo } from './errorCodes';
-import { ASK_ID_PATTERN, JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from './limits';
+import { ASK_ID_PATTERN, JOB_ID_PATTERN, TICKET_ID_PATTERN } from './ids';
+import { MAX_MESSAGE_CHARS } from './limits';
 import type { RelationKind } from './schema';
 
 // ---- host → webview --------------------------------------------------------------------------
@@ -308,7 +309,7 @@ export const PANEL_COMMANDS = [
 
 export type PanelCommand = (typeof PANEL_COMMANDS)[number];
 
-const ticketId = z.string().check(z.regex(/^tkt_[a-z2-7]{20}$/));
+const ticketId = z.string().check(z.regex(TICKET_ID_PATTERN));
 const jobId = z.string().check(z.regex(JOB_ID_PATTERN));
 const planHash = z.string().check(z.regex(/^[0-9a-f]{64}$/));
 

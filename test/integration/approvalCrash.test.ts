@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
-import { databaseResolver } from '../../src/core/approvals/executionResolver';
+import { databaseResolver } from '../../src/core/sql/executionResolver';
 import type { TicketStore } from '../../src/core/approvals/ticketStore';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';

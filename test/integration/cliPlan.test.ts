@@ -2,7 +2,7 @@
 // an OpenAI-compatible one for analyst B): convergence, questions → clarify, refuted SQL, fallback,
 // a degraded round, resumes in new processes, and execute → a job at its plan review.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -344,6 +344,26 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     expect(typo.stderr).toContain('Unknown plan subcommand "shwo"');
     const notPlanned = await plan(['list', '--json']);
     expect(JSON.parse(notPlanned.stdout)).toEqual({ sessions: [] });
+  });
+
+  it('no model configured: plan new exits 1 as job and ask do, with the same JSON error, and starts no session', async () => {
+    const bare = { USER: 'tester' };
+    const run = (argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: bare });
+    const planned = await run(['plan', 'new', '--json', '--', 'Archive cancelled orders']);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toContain('pg-agent plan needs a language model');
+    expect(planned.stderr).toContain('GEMINI_API_KEY');
+    const planError = JSON.parse(planned.stdout) as Record<string, unknown>;
+    expect(planError).toMatchObject({ status: 'error', error: { code: 'CONFIG_INVALID' } });
+    const job = await run(['job', 'new', '--json', '--', 'Archive cancelled orders']);
+    expect(job.code).toBe(1);
+    const jobError = JSON.parse(job.stdout) as Record<string, unknown>;
+    // The same shape: the same keys, the error object carrying the same fields.
+    expect(Object.keys(planError).sort()).toEqual(Object.keys(jobError).sort());
+    expect(Object.keys(planError.error as object).sort()).toEqual(Object.keys(jobError.error as object).sort());
+    expect((await run(['ask', '--', 'how many orders?'])).code).toBe(1);
+    // Nothing was started: no session folder on disk.
+    expect(existsSync(join(workspace, '.pgagent', 'collab')) ? readdirSync(join(workspace, '.pgagent', 'collab')) : []).toEqual([]);
   });
 });
 

@@ -9,7 +9,7 @@ import { openPostgres } from '../../src/core/db/postgresDb';
 import { silentLogger } from '../../src/core/logger';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
 import { reachOf } from '../../src/core/sql/reach/reachOf';
-import type { StatementReach } from '../../src/core/sql/reach/reachTypes';
+import type { StatementReach } from '../../src/shared/reachTypes';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';

@@ -20,10 +20,10 @@ import type { NewTicket, TicketStore } from '../../src/core/approvals/ticketStor
 import { openTicketStore } from '../../src/core/approvals/openTicketStore';
 import { AgentError } from '../../src/core/errors';
 import { silentLogger } from '../../src/core/logger';
-import type { ImpactReport } from '../../src/core/sql/impactReport';
+import type { ImpactReport } from '../../src/shared/impactReport';
 import type { ErrorCode } from '../../src/shared/errorCodes';
 import pg from 'pg';
-import { databaseResolver } from '../../src/core/approvals/executionResolver';
+import { databaseResolver } from '../../src/core/sql/executionResolver';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import { openDatabase } from '../../src/core/db/openDatabase';
 import { DATABASE_URL, REDIS_URL, redisAvailable } from '../support/services';

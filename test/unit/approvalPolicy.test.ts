@@ -6,7 +6,7 @@ import type { ApprovalRules } from '../../src/core/approvals/approvalPolicy';
 import { missingApprovals, signatureState } from '../../src/core/approvals/approvalPolicy';
 import { publicKeyText, signDecision, verifyDecision } from '../../src/core/approvals/decisionSignature';
 import type { Ticket, TicketDecision } from '../../src/core/approvals/ticket';
-import type { Risk } from '../../src/core/sql/impactReport';
+import type { Risk } from '../../src/shared/impactReport';
 
 const alice = generateKeyPairSync('ed25519');
 const bob = generateKeyPairSync('ed25519');

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { promptApproval } from '../../src/cli/approvalPrompt';
 import { renderTodos } from '../../src/cli/jobReport';
-import { caretAt, renderImpact } from '../../src/cli/renderImpact';
-import { shownOneLine, shownStatement } from '../../src/cli/shownSql';
-import type { ImpactReport } from '../../src/core/sql/impactReport';
+import { caretAt, renderImpact } from '../../src/core/present/renderImpact';
+import { shownOneLine, shownStatement } from '../../src/core/present/shownSql';
+import type { ImpactReport } from '../../src/shared/impactReport';
 import { visibleSql } from '../../src/shared/visibleSql';
 
 const ESC = '\u001b';

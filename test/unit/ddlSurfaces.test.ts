@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderImpact } from '../../src/cli/renderImpact';
-import type { ImpactReport } from '../../src/core/sql/impactReport';
+import { renderImpact } from '../../src/core/present/renderImpact';
+import type { ImpactReport } from '../../src/shared/impactReport';
 import { lintForModel, lintStatement } from '../../src/core/sql/ddl/lint';
 import { planStatement } from '../../src/core/sql/ddl/lockModel';
 import { loadParser } from '../../src/core/sql/parse';

@@ -5,7 +5,7 @@ import type { JobStateValue } from '../../src/core/jobs/phases/jobState';
 import { toolDocs, toolsFor } from '../../src/core/jobs/phases/jobTools';
 import { reviewRequired } from '../../src/core/jobs/phases/nodes/endStrategic';
 import { mergeWorkspace } from '../../src/core/jobs/phases/workspaceTools';
-import { DEFAULT_PLANNING } from '../../src/core/jobs/jobRunner';
+import { DEFAULT_PLANNING } from '../../src/core/jobs/planningSettings';
 
 type S = Pick<JobStateValue, 'phaseEnd' | 'pendingWrite' | 'reviewRequired' | 'review'>;
 const base: S = { phaseEnd: undefined, pendingWrite: undefined, reviewRequired: false, review: undefined };

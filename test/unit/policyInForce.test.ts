@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyInForce } from '../../src/core/approvals/policyInForce';
 import { authorizeInForce, requiresPeople } from '../../src/core/approvals/policyInForce';
 import type { Ticket, TicketDecision } from '../../src/core/approvals/ticket';
-import type { Risk } from '../../src/core/sql/impactReport';
+import type { Risk } from '../../src/shared/impactReport';
 
 const HASH = 'c'.repeat(64);
 const at = '2026-01-01T00:01:00.000Z';

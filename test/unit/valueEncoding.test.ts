@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TypeInfo } from '../../src/core/db/typeInfo';
-import { encodeValue, parseArrayLiteral } from '../../src/core/sql/valueEncoding';
+import { encodeValue, parseArrayLiteral } from '../../src/core/db/valueEncoding';
 
 const types = new Map<number, TypeInfo>([
   [1007, { oid: 1007, name: 'integer[]', category: 'A', elem: 23, delim: ',' }],

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readPlanningSettings } from '../../src/cli/jobSetup';
 import { safetySettings as cliSafety } from '../../src/cli/sqlInput';
 import { strictestPolicy } from '../../src/core/approvals/strictestPolicy';
-import { DEFAULT_PLANNING } from '../../src/core/jobs/jobRunner';
+import { DEFAULT_PLANNING } from '../../src/core/jobs/planningSettings';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { WorkspaceConfig } from '../../src/core/workspace';
 import { readConfigFile, readWorkspaceConfig, workspacePaths } from '../../src/core/workspace';

@@ -13,9 +13,9 @@ import type { CliCommand } from '../command';
 import { deciderOf } from '../decider';
 import { pinnedRulesFor, signingScopeFor } from '../signingScope';
 import { EXIT } from '../exitCodes';
-import { columns, formatCount } from '../format';
-import { renderImpact } from '../renderImpact';
-import { shownOneLine, shownStatement } from '../shownSql';
+import { columns, formatCount } from '../../core/present/format';
+import { renderImpact } from '../../core/present/renderImpact';
+import { shownOneLine, shownStatement } from '../../core/present/shownSql';
 import { visibleText } from '../../shared/visibleSql';
 
 const STATUSES: readonly TicketStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTING', 'EXECUTED', 'FAILED'];

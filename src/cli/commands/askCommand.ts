@@ -26,12 +26,13 @@ import { saveImpactReport } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
-import { shownStatement } from '../shownSql';
+import { shownStatement } from '../../core/present/shownSql';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { formatCount } from '../format';
-import { renderImpact, renderRows } from '../renderImpact';
-import { cliSafety, statementsJson, ticketSummary } from '../sqlInput';
+import { formatCount } from '../../core/present/format';
+import { renderImpact, renderRows } from '../../core/present/renderImpact';
+import { cliSafety } from '../sqlInput';
+import { statementsJson, ticketSummary } from '../../core/present/outputJson';
 
 export const askCommand: CliCommand = {
   name: 'ask',

@@ -6,9 +6,9 @@ import { describeError } from '../../core/errors';
 import { describeReach, reachToShow } from '../../shared/reachPhrases';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
-import { columns } from '../format';
+import { columns } from '../../core/present/format';
 import { readSqlInput } from '../sqlInput';
-import { shownStatement } from '../shownSql';
+import { shownStatement } from '../../core/present/shownSql';
 import { visibleText } from '../../shared/visibleSql';
 
 export const classifyCommand: CliCommand = {

@@ -4,7 +4,8 @@ import type { SchemaContext } from '../../core/agent/schemaContext';
 import { AgentError } from '../../core/errors';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
-import { columns, formatCount } from '../format';
+import { columns, formatCount } from '../../core/present/format';
+import { contextJson } from '../../core/present/outputJson';
 
 /** The same default as the extension setting `postgresAgent.context.tokenBudget`. */
 export const DEFAULT_CONTEXT_BUDGET = 6000;
@@ -43,29 +44,6 @@ export function parseBudget(value: string | boolean | undefined): number {
     throw new AgentError('BAD_INPUT', `--budget needs a positive whole number of tokens, got "${String(value)}".`);
   }
   return Number(value);
-}
-
-/** SPEC §6: exactly these keys, tables best first, scores to 3 decimals; a collapsed family adds `members`. */
-export type ContextJson = {
-  tables: { schema: string; name: string; score: number; columns: string[]; members?: string[] }[];
-  tokens: number;
-  budget: number;
-  schemaTokens: number;
-};
-
-export function contextJson(context: SchemaContext): ContextJson {
-  return {
-    tables: context.tables.map((t) => ({
-      schema: t.schema,
-      name: t.name,
-      score: Math.round(t.score * 1000) / 1000,
-      columns: t.columns,
-      ...(t.members ? { members: t.members } : {}),
-    })),
-    tokens: context.tokens,
-    budget: context.budget,
-    schemaTokens: context.schemaTokens,
-  };
 }
 
 function renderContext(context: SchemaContext, showText: boolean): string {

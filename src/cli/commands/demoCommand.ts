@@ -7,7 +7,7 @@
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { formatCount } from '../format';
+import { formatCount } from '../../core/present/format';
 import { renderSchema } from './schemaCommand';
 import { sqlCommand } from './sqlCommand';
 

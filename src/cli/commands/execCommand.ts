@@ -5,9 +5,9 @@ import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/workspace';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
-import { formatCount } from '../format';
-import { renderImpact } from '../renderImpact';
-import { shownStatement } from '../shownSql';
+import { formatCount } from '../../core/present/format';
+import { renderImpact } from '../../core/present/renderImpact';
+import { shownStatement } from '../../core/present/shownSql';
 import { cliSafety } from '../sqlInput';
 
 export const execCommand: CliCommand = {

@@ -2,7 +2,7 @@
 import { analyzeImpact } from '../../core/sql/impact';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
-import { renderImpact } from '../renderImpact';
+import { renderImpact } from '../../core/present/renderImpact';
 import { classifyInput, cliPolicy, withPolicyWarnings } from '../sqlInput';
 
 export const impactCommand: CliCommand = {

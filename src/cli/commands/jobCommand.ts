@@ -14,15 +14,15 @@ import { applyPlanEdit, discardPlanEdit } from '../../core/review/planEdit';
 import { sendReviewMessage } from '../../core/review/reviewChat';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
-import { shownStatement } from '../shownSql';
+import { shownStatement } from '../../core/present/shownSql';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { columns, formatCount } from '../format';
-import { renderImpact } from '../renderImpact';
+import { columns, formatCount } from '../../core/present/format';
+import { renderImpact } from '../../core/present/renderImpact';
 import { oneLine, renderUsage, reportOutcome } from '../jobReport';
 import type { ReportMode } from '../jobReport';
 import { deciderOf } from '../decider';
-import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE } from '../jobSetup';
+import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE, noModel } from '../jobSetup';
 import { embedderFromEnv } from './askCommand';
 
 const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'pause', 'cancel', 'continue'] as const;
@@ -114,7 +114,7 @@ const ACTIONS: Record<Subcommand, Action> = {
     }
     rejectNul(task, 'task');
     const provider = jobProvider(context);
-    if (!provider) return noModel(context);
+    if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
     const runner = await buildRunner(context, { runs: true, provider });
     const title = stringOption(context, 'title');
     const outcome = await runner.start({ task, ...(title !== undefined ? { title } : {}), ...(context.args.options['no-review'] === true ? { skipReview: true } : {}) });
@@ -181,7 +181,7 @@ const ACTIONS: Record<Subcommand, Action> = {
     if (message === '') throw new AgentError('BAD_INPUT', 'The message is empty.', `e.g. pg-agent job chat ${job.id} -- "why this order of todos?", or "-" to read stdin.`);
     rejectNul(message, 'message');
     const provider = jobProvider(context);
-    if (!provider) return noModel(context);
+    if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
     const { io, args } = context;
     // The schema (research tools) only when the flags name the job's own database; it is loaded on first use.
     const sameDatabase = (await context.connectionKey()) === job.connection;
@@ -277,7 +277,7 @@ async function planEditAction(context: CommandContext, rest: string[], act: type
 /** Runs one step of the job with the model and the job's database, then asks about held writes on a terminal. */
 async function runJob(context: CommandContext, job: Job, step: (runner: JobRunner) => Promise<JobOutcome>): Promise<ExitCode> {
   const provider = jobProvider(context);
-  if (!provider) return noModel(context);
+  if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
   const runner = await buildRunner(context, { runs: true, provider, job });
   return finish(context, runner, await step(runner));
 }
@@ -354,16 +354,6 @@ async function textOrStdin(context: CommandContext, text: string): Promise<strin
 function stringOption(context: CommandContext, name: string): string | undefined {
   const value = context.args.options[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-/** Exit 1 with advice, as pg-agent ask does; with --json also the error object scripts read. */
-function noModel(context: CommandContext): ExitCode {
-  const error = new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE);
-  if (context.args.flags.json) {
-    context.io.stdout(`${JSON.stringify({ status: 'error', statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: error.toInfo() })}\n`);
-  }
-  context.io.stderr(`error: ${error.message}\n  ${NO_MODEL_ADVICE}\n`);
-  return EXIT.failed;
 }
 
 /** Single quotes for a POSIX shell, so a printed command can be pasted as is. */

@@ -20,8 +20,8 @@ import type { LlmProvider } from '../../core/llm/provider';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { columns } from '../format';
-import { actorOf, buildRunner } from '../jobSetup';
+import { columns } from '../../core/present/format';
+import { actorOf, buildRunner, noModel } from '../jobSetup';
 import { renderSession, sessionJson } from '../planReport';
 import { cliSafety } from '../sqlInput';
 import { providerFromEnv } from './askCommand';
@@ -67,8 +67,9 @@ export const planCommand: CliCommand = {
 
 Every proposed SQL is parsed, EXPLAINed read-only or previewed (rolled back) — never committed.
 Exit codes: 0 done (planned, executed, show, list) · 1 run-time failure (model, database; the session keeps
-its state, pg-agent plan decide <id> --more goes on) · 2 bad input · 3 a decision is needed and nobody can
-answer here (--no-input, --json or no terminal): the output names the session and what is asked.
+its state, pg-agent plan decide <id> --more goes on), or no model configured (as pg-agent ask and job) ·
+2 bad input · 3 a decision is needed and nobody can answer here (--no-input, --json or no terminal): the output
+names the session and what is asked.
 --json prints one object with id, phase, asked, rounds, latest (analyses, cross_verification, refuted,
 solutions, convergence, clarification_questions), plan, implPlan, jobId, usage; list: {sessions}.`,
   async run(context) {
@@ -96,6 +97,7 @@ const ACTIONS: Record<Subcommand, Action> = {
     const runner = await sessionRunner(context, undefined, (id) => {
       created = id;
     });
+    if (!runner) return noModel(context, planNoModel());
     try {
       const state = await runner.start({ task, by: actorOf(context), ...(maxRounds !== undefined ? { maxRounds } : {}) });
       return await finish(context, runner, state);
@@ -127,6 +129,7 @@ const ACTIONS: Record<Subcommand, Action> = {
     const decision = await decisionOf(context);
     // The session's own models unless --models names others.
     const runner = await sessionRunner(context, (await store(context).get(id)).models);
+    if (!runner) return noModel(context, planNoModel());
     try {
       const state = await runner.decide(id, decision, actorOf(context));
       return await finish(context, runner, state);
@@ -187,9 +190,15 @@ function print(context: CommandContext, view: Awaited<ReturnType<typeof readSess
   else context.io.stdout(`${visibleText(renderSession(view))}\n`);
 }
 
-async function sessionRunner(context: CommandContext, sessionModels?: readonly string[], onCreated?: (id: string) => void): Promise<CollabSessionRunner> {
+/** The session's runner, or undefined when no model is configured at all. */
+function planNoModel(): AgentError {
+  return new AgentError('CONFIG_INVALID', 'pg-agent plan needs a language model and none is configured.', 'Pass --models gemini:NAME,openai:NAME with GEMINI_API_KEY / OPENAI_BASE_URL set, or set GEMINI_API_KEY (or OPENAI_BASE_URL with --model).');
+}
+
+async function sessionRunner(context: CommandContext, sessionModels?: readonly string[], onCreated?: (id: string) => void): Promise<CollabSessionRunner | undefined> {
   const { args, io } = context;
   const providers = providersOf(context, sessionModels);
+  if (!providers) return undefined;
   return new CollabSessionRunner({
     store: store(context),
     db: await context.openDb(),
@@ -219,18 +228,15 @@ async function failed(context: CommandContext, id: string | undefined, error: un
 
 /**
  * The models of --models (each needs its provider's environment), else those the session was started with,
- * else the one model of pg-agent ask.
+ * else the one model of pg-agent ask; undefined when none is configured.
  */
-export function providersOf(context: CommandContext, sessionModels?: readonly string[]): LlmProvider[] {
+export function providersOf(context: CommandContext, sessionModels?: readonly string[]): LlmProvider[] | undefined {
   const { env } = context.io;
   const listed = context.args.options.models ?? sessionModels?.join(',');
   if (typeof listed !== 'string') {
     const model = context.args.options.model;
     const single = providerFromEnv(env, typeof model === 'string' ? model : undefined, context.logger);
-    if (!single) {
-      throw new AgentError('CONFIG_INVALID', 'pg-agent plan needs a language model and none is configured.', 'Pass --models gemini:NAME,openai:NAME with GEMINI_API_KEY / OPENAI_BASE_URL set, or set GEMINI_API_KEY (or OPENAI_BASE_URL with --model).');
-    }
-    return [single];
+    return single ? [single] : undefined;
   }
   return parseModelList(listed).map((spec) => providerFor(spec, env, context));
 }

@@ -14,8 +14,9 @@ import { runSql } from '../../core/sql/runSql';
 import type { CliCommand, CommandContext } from '../command';
 import { requesterOf } from '../decider';
 import { EXIT } from '../exitCodes';
-import { renderImpact } from '../renderImpact';
-import { cliSafety, ticketSummary } from '../sqlInput';
+import { renderImpact } from '../../core/present/renderImpact';
+import { cliSafety } from '../sqlInput';
+import { ticketSummary } from '../../core/present/outputJson';
 
 function option(context: CommandContext, name: string): string | undefined {
   const value = context.args.options[name];

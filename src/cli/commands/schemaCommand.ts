@@ -2,7 +2,7 @@
 import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
-import { columns, formatCount, plural } from '../format';
+import { columns, formatCount, plural } from '../../core/present/format';
 
 export const schemaCommand: CliCommand = {
   name: 'schema',

@@ -8,7 +8,7 @@ import type { Db } from '../../core/db/db';
 import { AgentError, toAgentError } from '../../core/errors';
 import type { Classification } from '../../core/sql/classification';
 import { executeApproved } from '../../core/sql/executeApproved';
-import type { ImpactReport } from '../../core/sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import type { ReadResult } from '../../core/sql/runRead';
 import { runSql } from '../../core/sql/runSql';
 import { saveImpactReport, workspaceUndoSink } from '../../core/sql/writeArtifacts';
@@ -20,12 +20,13 @@ import { workspacePaths } from '../../core/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { formatCount } from '../format';
+import { formatCount } from '../../core/present/format';
 import { visibleText } from '../../shared/visibleSql';
 import { promptApproval } from '../approvalPrompt';
-import { shownStatement } from '../shownSql';
-import { caretAt, renderImpact, renderRows } from '../renderImpact';
-import { readSqlInput, cliPolicy, statementsJson, ticketSummary, withPolicyWarnings } from '../sqlInput';
+import { shownStatement } from '../../core/present/shownSql';
+import { caretAt, renderImpact, renderRows } from '../../core/present/renderImpact';
+import { readSqlInput, cliPolicy, withPolicyWarnings } from '../sqlInput';
+import { statementsJson, ticketSummary } from '../../core/present/outputJson';
 import type { PolicyWarning } from '../../core/workspacePolicy';
 
 export const sqlCommand: CliCommand = {

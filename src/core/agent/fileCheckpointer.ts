@@ -4,11 +4,12 @@
  * tasks go to `<checkpoint id>.writes.json`. Every file is written to a temp name and renamed (atomic).
  * Only the root namespace is used by the ask graph; other namespaces get their own subfolder.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AgentError } from '../errors';
+import { writeFileAtomicSync } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type {
   ChannelVersions,
@@ -74,7 +75,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     try {
       names = readdirSync(dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if (isErrno(error, 'ENOENT')) return [];
       throw error;
     }
     // uuid6 ids sort by time: newest first.
@@ -90,7 +91,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (isErrno(error, 'ENOENT')) return undefined;
       throw error;
     }
     try {
@@ -109,23 +110,21 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
   /** Folders this saver has made (or found): a thread's folder is made once, not before every write. */
   private readonly made = new Set<string>();
 
-  /** Synchronous small-file writes, for the reason given at writeFileAtomic (jobs/jobStore.ts). */
+  /** Synchronous small-file writes, for the reason given in fs/atomicWrite.ts. */
   private writeJson(file: string, dir: string, value: unknown): void {
     if (!this.made.has(dir)) {
       mkdirSync(dir, { recursive: true });
       this.made.add(dir);
     }
-    const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     const text = JSON.stringify(value);
     try {
-      writeFileSync(temp, text);
+      writeFileAtomicSync(file, text);
     } catch (error) {
       // The folder was removed behind this saver's back (another process deleted the thread): make it again.
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!isErrno(error, 'ENOENT')) throw error;
       mkdirSync(dir, { recursive: true });
-      writeFileSync(temp, text);
+      writeFileAtomicSync(file, text);
     }
-    renameSync(temp, file);
   }
 
   private async tuple(threadId: string, ns: string, id: string): Promise<CheckpointTuple | undefined> {

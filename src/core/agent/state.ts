@@ -3,8 +3,8 @@ import type { ApprovalDecision } from '../approvals/approvalPath';
 import { Annotation } from '@langchain/langgraph';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { Classification } from '../sql/classification';
-import type { ImpactReport } from '../sql/impactReport';
-import type { TableEffect } from '../sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
+import type { TableEffect } from '../../shared/impactReport';
 import type { ReadResult } from '../sql/runRead';
 
 export interface Intent {

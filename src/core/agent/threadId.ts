@@ -1,15 +1,14 @@
 /** Run (thread) ids: they name checkpoint and audit folders, so only a safe shape is accepted. */
 import { randomBytes } from 'node:crypto';
+import { ASK_ID_PATTERN } from '../../shared/ids';
 import { AgentError } from '../errors';
-
-export const THREAD_ID_PATTERN = /^ask_[a-z0-9]{16}$/;
 
 export function newThreadId(): string {
   return `ask_${randomBytes(8).toString('hex')}`;
 }
 
 export function assertThreadId(id: string): void {
-  if (!THREAD_ID_PATTERN.test(id)) {
+  if (!ASK_ID_PATTERN.test(id)) {
     throw new AgentError('BAD_INPUT', `"${id.slice(0, 60)}" is not an ask run id.`, 'Run ids look like ask_ followed by 16 letters and digits; copy it from the output of pg-agent ask.');
   }
 }

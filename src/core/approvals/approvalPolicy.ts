@@ -4,8 +4,8 @@
  * policy configured every approval counts, as before.
  */
 import { AgentError } from '../errors';
-import type { Risk } from '../sql/impactReport';
-import { RISK_ORDER } from '../sql/impactReport';
+import type { Risk } from '../../shared/impactReport';
+import { RISK_ORDER } from '../../shared/impactReport';
 import { verifyDecision, verifyScopedDecision } from './decisionSignature';
 import type { Ticket, TicketDecision } from './ticket';
 

@@ -4,11 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TICKET_ID_SOURCE } from '../../shared/ids';
 import { AgentError } from '../errors';
+import { createFileWhole, writeFileAtomicDurable } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 import type { Ticket, TicketStatus } from './ticket';
@@ -37,11 +40,7 @@ export interface FileTicketStoreOptions {
   pollMs?: number;
 }
 
-const TICKET_FILE = /^(tkt_[a-z2-7]{20})\.json$/;
-
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && 'code' in error && error.code === code;
-}
+const TICKET_FILE = new RegExp(`^(${TICKET_ID_SOURCE})\\.json$`);
 
 /** Thrown inside a transition when its lock was broken as stale: the transition starts over. */
 class LockLost extends Error {}
@@ -72,16 +71,10 @@ export class FileTicketStore implements TicketStore {
     await mkdir(this.dir, { recursive: true });
     for (;;) {
       const ticket = buildTicket(input, newTicketId());
-      const temp = await this.writeTemp(ticket);
-      try {
-        // link() never replaces an existing file: the ticket appears whole, and an id collision is noticed.
-        await link(temp, this.path(ticket.id));
+      // Never replaces an existing file: the ticket appears whole, and an id collision is noticed.
+      if (await createFileWhole(this.path(ticket.id), `${JSON.stringify(ticket, null, 2)}\n`, { durable: true })) {
         this.logger.info('approval ticket created', { ticket: ticket.id, risk: ticket.risk, by: ticket.createdBy });
         return ticket;
-      } catch (error) {
-        if (!isErrno(error, 'EEXIST')) throw error;
-      } finally {
-        await unlink(temp).catch(() => undefined);
       }
     }
   }
@@ -187,18 +180,6 @@ export class FileTicketStore implements TicketStore {
     return parseTicket(text, id, this.dir);
   }
 
-  private async writeTemp(ticket: Ticket): Promise<string> {
-    const temp = join(this.dir, `${ticket.id}.json.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(`${JSON.stringify(ticket, null, 2)}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    return temp;
-  }
-
   /** Read, apply a rule and write back under the ticket's lock; starts over if the lock was lost. */
   private async transition(id: string, rule: (ticket: Ticket) => TransitionResult): Promise<Ticket> {
     for (;;) {
@@ -208,14 +189,8 @@ export class FileTicketStore implements TicketStore {
         if (!current) throw ticketNotFound(id, this.dir);
         const result = rule(current);
         if (result.changed) {
-          const temp = await this.writeTemp(result.ticket);
-          try {
-            await lock.verify();
-            await rename(temp, this.path(id));
-          } catch (error) {
-            await unlink(temp).catch(() => undefined);
-            throw error;
-          }
+          // Committed only while the lock is still ours (verified right before the rename).
+          await writeFileAtomicDurable(this.path(id), `${JSON.stringify(result.ticket, null, 2)}\n`, () => lock.verify());
         }
         if (result.error) throw result.error;
         return result.ticket;
@@ -240,16 +215,7 @@ export class FileTicketStore implements TicketStore {
     const giveUpAt = Date.now() + this.staleLockMs * 4;
     for (;;) {
       // Written afresh each attempt: the time inside is when the lock was taken, which is what ages.
-      const temp = `${lockPath}.${token}.tmp`;
-      await writeWhole(temp, JSON.stringify({ token, pid: process.pid, host: hostname(), at: new Date().toISOString() }));
-      try {
-        await link(temp, lockPath);
-        break;
-      } catch (error) {
-        if (!isErrno(error, 'EEXIST')) throw error;
-      } finally {
-        await unlink(temp).catch(() => undefined);
-      }
+      if (await createFileWhole(lockPath, JSON.stringify({ token, pid: process.pid, host: hostname(), at: new Date().toISOString() }))) break;
       await this.breakIfStale(lockPath);
       if (Date.now() > giveUpAt) {
         throw new AgentError(
@@ -299,15 +265,6 @@ export class FileTicketStore implements TicketStore {
     });
     watcher.on('error', (error) => this.logger.warn('watching approvals failed; polling', { error: String(error) }));
     return () => watcher.close();
-  }
-}
-
-async function writeWhole(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'wx');
-  try {
-    await handle.writeFile(text, 'utf8');
-  } finally {
-    await handle.close();
   }
 }
 

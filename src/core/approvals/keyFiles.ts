@@ -14,6 +14,7 @@ import { AgentError } from '../errors';
 import type { SigningKey } from './approvalPath';
 import { publicKeyText } from './decisionSignature';
 import { assertPassphrase, openPrivateKey, parseEnvelope, sealPrivateKey } from './keyEnvelope';
+import { isErrno } from '../fs/errno';
 
 export const KEY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -36,7 +37,7 @@ const ENCRYPTED = '.key';
 const LEGACY = '.pem';
 
 function isMissing(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && error.code === 'ENOENT';
+  return isErrno(error, 'ENOENT');
 }
 
 /** Writes a file once (never over an existing key), mode 0600. */
@@ -45,7 +46,7 @@ async function writeNew(file: string, text: string, name: string): Promise<void>
   try {
     handle = await open(file, 'wx', 0o600);
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'EEXIST') {
+    if (isErrno(error, 'EEXIST')) {
       throw new AgentError('BAD_INPUT', `You already have a key named "${name}" (${file}).`, 'Pick another --name, or use the key you have.');
     }
     throw error;

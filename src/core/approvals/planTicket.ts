@@ -3,7 +3,7 @@
  * plan.md + todos.yaml of that review cycle and the job id, so approving what you saw can never approve a
  * plan that changed since, and a teammate can approve it from anywhere the tickets are.
  */
-import type { ImpactReport } from '../sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import type { Ticket } from './ticket';
 import { planText, sqlHash } from './ticket';
 import type { TicketStore } from './ticketStore';

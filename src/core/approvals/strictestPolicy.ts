@@ -3,8 +3,8 @@
  * show the policy in force as one and to name what a workspace tried to loosen; the executor itself checks
  * every source's policy against that source's own approvers (policyInForce.ts), so nothing is lost here.
  */
-import type { Risk } from '../sql/impactReport';
-import { RISK_ORDER } from '../sql/impactReport';
+import type { Risk } from '../../shared/impactReport';
+import { RISK_ORDER } from '../../shared/impactReport';
 import type { ApprovalPolicy } from './approvalPolicy';
 
 type Level = Risk | 'none' | undefined;

@@ -4,7 +4,7 @@
  * and verified again when it is executed.
  */
 import { createHash } from 'node:crypto';
-import type { ImpactReport, Risk } from '../sql/impactReport';
+import type { ImpactReport, Risk } from '../../shared/impactReport';
 
 export type TicketStatus =
   | 'PENDING_APPROVAL'

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AgentError } from '../errors';
-import type { ImpactReport } from '../sql/impactReport';
+import { TICKET_ID_PATTERN } from '../../shared/ids';
+import type { ImpactReport } from '../../shared/impactReport';
 import type { DecisionSignature, PlanBinding, Ticket, TicketStatus } from './ticket';
 
 export interface NewTicket {
@@ -95,7 +96,6 @@ export interface TicketStore {
 /** Who system events (claims, expiries) are recorded as. */
 export const SYSTEM_ACTOR = 'pg-agent';
 
-export const TICKET_ID_PATTERN = /^tkt_[a-z2-7]{20}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 export function newTicketId(): string {

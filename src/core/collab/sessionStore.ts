@@ -7,8 +7,10 @@ import { appendFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'n
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../errors';
-import { isInside } from '../isInside';
-import { writeFileAtomic } from '../jobs/jobStore';
+import { isInside } from '../fs/isInside';
+import { writeFileAtomic } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
+import { processAlive } from '../fs/processAlive';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 import type { SessionState, Synthesis } from './sessionTypes';
@@ -16,10 +18,6 @@ import { assertSessionId, parseSessionFile, SESSION_ID_PATTERN, sessionStateSche
 
 /** The files a session may hold besides its rounds. */
 export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';
-
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
-}
 
 export class CollabStore {
   readonly root: string;
@@ -148,7 +146,7 @@ export class CollabStore {
         });
         if (text === null) continue;
         const holder = lockHolder(text);
-        if (holder.host === hostname() && typeof holder.pid === 'number' && !alive(holder.pid)) {
+        if (holder.host === hostname() && typeof holder.pid === 'number' && !processAlive(holder.pid)) {
           this.logger.warn('taking over the lock of a process that ended', { sessionId: id, pid: holder.pid });
           await rm(path, { force: true });
           continue;
@@ -198,16 +196,6 @@ function lockHolder(text: string): LockHolder {
     return parsed !== null && typeof parsed === 'object' ? parsed : {};
   } catch {
     return {};
-  }
-}
-
-/** Whether a process of this machine exists (signal 0 checks without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, 'EPERM');
   }
 }
 

@@ -9,7 +9,7 @@ import { toAgentError } from '../errors';
 import type { Classification } from '../sql/classification';
 import { classifySql } from '../sql/classify';
 import { analyzeImpact } from '../sql/impact';
-import type { ImpactReport } from '../sql/impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import type { SafetySettings } from '../sql/safetySettings';
 import type { ProposedSql } from './analystSchemas';
 import { explainRead } from './gatherContext';

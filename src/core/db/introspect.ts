@@ -9,7 +9,7 @@ import type {
   SchemaSnapshot,
   TableInfo,
 } from '../../shared/schema';
-import { parseArrayLiteral } from '../sql/valueEncoding';
+import { parseArrayLiteral } from './valueEncoding';
 import type { DbSession } from './db';
 import type { StatsRow } from './valueWords';
 import { attachValueWords, VALUE_STATS_SQL } from './valueWords';

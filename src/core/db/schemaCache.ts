@@ -7,10 +7,11 @@
  * Redis failing never fails the request: the fallback serves it and a warning is logged.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { SchemaSnapshot } from '../../shared/schema';
+import { writeFileAtomic } from '../fs/atomicWrite';
 import type { Logger } from '../logger';
 import { connectRedis } from '../redisClient';
 import type { Db } from './db';
@@ -150,9 +151,7 @@ export class SchemaCache {
     if (file && this.options.dir) {
       try {
         await mkdir(this.options.dir, { recursive: true });
-        const tmp = `${file}.${process.pid}.tmp`;
-        await writeFile(tmp, text);
-        await rename(tmp, file);
+        await writeFileAtomic(file, text);
       } catch (error) {
         this.options.logger.warn('schema cache: could not write the cache file', { error: String(error) });
       }

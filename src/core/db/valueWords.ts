@@ -4,7 +4,7 @@
  * They let "jazz" find genre.name; they are never shown to a model.
  */
 import type { TableInfo } from '../../shared/schema';
-import { parseArrayLiteral } from '../sql/valueEncoding';
+import { parseArrayLiteral } from './valueEncoding';
 
 /** Above this many distinct values a column is free text: its histogram bounds are not read. */
 const MAX_HISTOGRAM_DISTINCT = 500;

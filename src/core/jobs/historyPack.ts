@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
-import { writeFileAtomicSync } from './jobStore';
+import { writeFileAtomicSync } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -137,7 +138,7 @@ export function readPacked(gitdir: string, oid: string): { type: ObjectType; bod
   try {
     names = readdirSync(packDir(gitdir));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isErrno(error, 'ENOENT')) return undefined;
     throw error;
   }
   const wanted = Buffer.from(oid, 'hex');

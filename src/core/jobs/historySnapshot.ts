@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { HistoryObject, ObjectType } from './historyPack';
 import { readPacked, writePack } from './historyPack';
-import { writeFileAtomicSync } from './jobStore';
-import type { HistoryAuthor } from './jobHistory';
+import { writeFileAtomicSync } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
 
 interface TreeEntry {
   name: string;
@@ -57,7 +57,7 @@ function readObject(gitdir: string, oid: string, type: ObjectType): Buffer {
     const nul = raw.indexOf(0);
     found = { type: raw.subarray(0, nul).toString('latin1').split(' ')[0] ?? '', body: raw.subarray(nul + 1) };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!isErrno(error, 'ENOENT')) throw error;
     found = readPacked(gitdir, oid);
   }
   if (found === undefined) throw new Error(`the job history has no object ${oid}`);
@@ -103,7 +103,7 @@ function writeTree(gitdir: string, dir: string, previous: string | undefined, ad
       text = readFileSync(path);
     } catch (error) {
       // Deleted between the listing and the read: it is simply not in this snapshot.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      if (isErrno(error, 'ENOENT')) continue;
       throw error;
     }
     const oid = objectId('blob', text);
@@ -123,7 +123,7 @@ function readRef(gitdir: string, ref: string): string | undefined {
   try {
     text = readFileSync(join(gitdir, ref), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (isErrno(error, 'ENOENT')) return undefined;
     throw error;
   }
   const oid = text.trim();
@@ -148,8 +148,14 @@ function headRef(gitdir: string): string {
 /**
  * Commits the folder's current content on HEAD's branch and returns the commit; when nothing changed
  * since HEAD, returns HEAD without a new commit. Synchronous file calls, for the reason given at
- * writeFileAtomic (jobStore.ts): a commit of a new job is ~80 small-file calls.
+ * writeFileAtomic (fs/atomicWrite.ts): a commit of a new job is ~80 small-file calls.
  */
+/** Who a history commit names as its author (jobHistory.ts passes its default). */
+export interface HistoryAuthor {
+  name: string;
+  email: string;
+}
+
 export function commitSnapshot(dir: string, gitdir: string, message: string, author: HistoryAuthor, now: Date = new Date()): string {
   const ref = headRef(gitdir);
   const parent = readRef(gitdir, ref);

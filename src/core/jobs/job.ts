@@ -4,9 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { JOB_ID_PATTERN } from '../../shared/ids';
 import { AgentError } from '../errors';
-
-export const JOB_ID_PATTERN = /^job_[0-9a-f]{16}$/;
 
 export const JOB_STATUSES = ['planning', 'pending_review', 'running', 'completed', 'failed', 'cancelled', 'frozen'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];

@@ -7,6 +7,7 @@ import { join, relative, sep } from 'node:path';
 import type { Usage } from '../agent/state';
 import { NO_USAGE, addUsage } from '../agent/state';
 import { toAgentError } from '../errors';
+import { isAtomicWriteTemp } from '../fs/atomicWrite';
 import type { Job } from './job';
 import type { JobOutcome, JobStop } from './jobOutcome';
 import type { JobStore } from './jobStore';
@@ -93,6 +94,6 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .filter((path) => path !== HISTORY_DIR && !path.startsWith(`${HISTORY_DIR}/`) && !path.split('/').some((part) => part.startsWith('.') && part.endsWith('.tmp')))
+    .filter((path) => path !== HISTORY_DIR && !path.startsWith(`${HISTORY_DIR}/`) && !path.split('/').some(isAtomicWriteTemp))
     .sort();
 }

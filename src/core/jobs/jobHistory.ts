@@ -12,16 +12,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { AgentError } from '../errors';
+import type { HistoryAuthor } from './historySnapshot';
 import { commitSnapshot } from './historySnapshot';
-import { settled } from './jobStore';
+import { settled } from '../fs/atomicWrite';
 import { unifiedDiff } from './lineDiff';
 
 export const HISTORY_DIR = '.history';
-
-export interface HistoryAuthor {
-  name: string;
-  email: string;
-}
 
 export interface HistoryEntry {
   oid: string;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
-import { processAlive } from '../processAlive';
+import { processAlive } from '../fs/processAlive';
 import { assertJobId } from './job';
 
 /** Who drives a job, as stored in the lease (JSON) and shown to a second would-be driver. */

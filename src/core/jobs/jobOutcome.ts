@@ -3,7 +3,7 @@
  * (waiting for the plan review, waiting for a write's approval, finished, or stopped half-way).
  */
 import type { ErrorInfo } from '../../shared/errorCodes';
-import type { ImpactReport, TableEffect } from '../sql/impactReport';
+import type { ImpactReport, TableEffect } from '../../shared/impactReport';
 import type { Job, JobPhase, JobStatus } from './job';
 
 export type JobStop =

@@ -33,15 +33,8 @@ import { authorizeAtClaim } from '../approvals/policyInForce';
 import { createPlanTicket, planHash } from '../approvals/planTicket';
 import { SYSTEM_ACTOR } from '../approvals/ticketStore';
 import { readPlanFiles } from './planFiles';
-
-export interface PlanningSettings {
-  /** Stop for the person's review after the first strategic phase (default true). */
-  interactive: boolean;
-  /** Soft limit of review cycles: past it the review offers "run as is" (default 5). */
-  maxReviewCycles: number;
-}
-
-export const DEFAULT_PLANNING: PlanningSettings = { interactive: true, maxReviewCycles: 5 };
+import type { PlanningSettings } from './planningSettings';
+import { DEFAULT_PLANNING } from './planningSettings';
 
 /** Without a provider, starting or continuing a job fails with a clear error. */
 export interface JobRunnerDeps extends RunDeps {

@@ -2,11 +2,13 @@
  * The job folders under `.pgagent/jobs/` (SPEC §4): creating a job, reading and moving its status, and
  * reading and writing the files inside it without ever touching a path outside the job folder.
  */
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { isInside } from '../isInside';
+import { JOB_ID_PATTERN } from '../../shared/ids';
+import { settled, writeFileAtomic } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
+import { isInside } from '../fs/isInside';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
@@ -37,32 +39,6 @@ export interface NewJob {
 }
 
 /**
- * Writes through a temp file in the same folder and a rename, so readers never see half a file.
- *
- * The small files of jobs, leases and checkpoints are read and written with synchronous calls, behind
- * async signatures: each such call blocks for ~10-30 µs, while the same call through the thread pool
- * costs 0.1-0.3 ms of waiting, and a job's step boundary makes dozens of them one after the other
- * (`node bench/run.mjs job`: with the one-pack history commits, overhead p50 117-123 -> 52-56 ms on a
- * loaded machine). Nothing here reads a large file synchronously except the job history, which hashes
- * what it commits anyway.
- */
-export function writeFileAtomic(path: string, text: string): Promise<void> {
-  return settled(() => writeFileAtomicSync(path, text));
-}
-
-/** writeFileAtomic for code that is synchronous throughout (the job history's commits). */
-export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
-  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temp, data);
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
-/**
  * Small files read again only when their identity changed: files written through writeFileAtomic are
  * replaced whole (a rename: a new inode), so a file with the same inode, size and times holds what was
  * read last time, and a check costs one stat instead of open, read and close. Used for job.json and leases.
@@ -90,21 +66,8 @@ export class ReadByIdentity<T> {
   }
 }
 
-/** The result of synchronous work behind an async signature: a throw becomes a rejection, as callers expect. */
-export function settled<T>(work: () => T): Promise<T> {
-  try {
-    return Promise.resolve(work());
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
 function outside(relativePath: string, why: string): AgentError {
   return new AgentError('BAD_INPUT', `"${relativePath.slice(0, 120)}" is not a file of this job: ${why}.`, 'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.');
-}
-
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === code;
 }
 
 export class JobStore {
@@ -198,7 +161,7 @@ export class JobStore {
     }
     const jobs: Job[] = [];
     for (const name of names) {
-      if (!/^job_[0-9a-f]{16}$/.test(name)) continue;
+      if (!JOB_ID_PATTERN.test(name)) continue;
       try {
         jobs.push(await this.get(name));
       } catch (error) {

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import type { TimelineMarkView, TimelineStepView, TimelineView } from '../../shared/cockpitProtocol';
-import { ReadByIdentity, settled } from './jobStore';
+import { settled } from '../fs/atomicWrite';
+import { ReadByIdentity } from './jobStore';
 
 /** The steps kept (the newest): a long job's chart stays readable and its snapshot small. */
 export const TIMELINE_STEPS_KEPT = 60;

@@ -9,9 +9,10 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AgentError } from '../errors';
 import type { Logger } from '../logger';
-import { withFileMutex } from '../fileMutex';
+import { withFileMutex } from '../fs/fileMutex';
 import { connectRedis } from '../redisClient';
-import { ReadByIdentity, settled, writeFileAtomic } from './jobStore';
+import { settled, writeFileAtomic } from '../fs/atomicWrite';
+import { ReadByIdentity } from './jobStore';
 import type { LeaseBackend, LeaseHolder } from './jobLease';
 
 const holderSchema = z.object({

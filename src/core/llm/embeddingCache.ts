@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../jobs/jobStore';
+import { writeFileAtomic } from '../fs/atomicWrite';
 import type { Logger } from '../logger';
 import type { EmbedKind, Embedder } from './embeddings';
+import { isErrno } from '../fs/errno';
 
 interface StoredVectors {
   model: string;
@@ -69,7 +70,7 @@ export class EmbeddingCache {
       const stored = JSON.parse(readFileSync(this.file, 'utf8')) as StoredVectors;
       return stored.model === this.embedder.model && typeof stored.vectors === 'object' ? stored : undefined;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.logger.warn('the embedding cache could not be read; it is rebuilt', { file: this.file, error: String(error) });
+      if (!isErrno(error, 'ENOENT')) this.logger.warn('the embedding cache could not be read; it is rebuilt', { file: this.file, error: String(error) });
       return undefined;
     }
   }

@@ -7,6 +7,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { AgentError } from '../errors';
+import { isAtomicWriteTemp } from '../fs/atomicWrite';
 import { HISTORY_DIR } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';
 
@@ -84,7 +85,7 @@ export async function listJobFiles(store: JobStore, jobId: string, path = ''): P
       }
       const childRel = rel === '' ? child.name : `${rel}/${child.name}`;
       if (childRel === HISTORY_DIR || childRel === SEARCH_INDEX_DIR) continue;
-      if (child.name.startsWith('.') && child.name.endsWith('.tmp')) continue; // an atomic write in progress
+      if (isAtomicWriteTemp(child.name)) continue; // an atomic write in progress
       const absolute = join(dir, child.name);
       // Dirent types come from the directory itself (lstat semantics): a symlink is never followed here.
       if (child.isSymbolicLink()) entries.push({ path: childRel, kind: 'link', size: 0 });

@@ -10,7 +10,7 @@ import { AgentError } from '../errors';
 import type { Logger } from '../logger';
 import type { Classification } from './classification';
 import { classifySql } from './classify';
-import type { TableEffect } from './impactReport';
+import type { TableEffect } from '../../shared/impactReport';
 import type { UndoScript } from './undoCapture';
 
 /** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */

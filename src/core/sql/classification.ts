@@ -3,7 +3,7 @@
  * consumed by the read path, impact analysis, risk and the CLI's `classify` command.
  */
 
-import type { ReachEffect, ReachEntry } from './reach/reachTypes';
+import type { ReachEffect, ReachEntry } from '../../shared/reachTypes';
 
 /** SPEC §6 classes, from harmless to dangerous. */
 export type SqlClass = 'read' | 'write' | 'ddl' | 'session' | 'admin' | 'unknown';

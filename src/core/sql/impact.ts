@@ -7,9 +7,9 @@ import type { Db, DbSession } from '../db/db';
 import { DbQueryError } from '../db/dbErrors';
 import { AgentError } from '../errors';
 import type { Classification, StatementClassification } from './classification';
-import type { ImpactReport } from './impactReport';
-import type { Risk } from './impactReport';
-import { RISK_ORDER } from './impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
+import type { Risk } from '../../shared/impactReport';
+import { RISK_ORDER } from '../../shared/impactReport';
 import { setLocalTimeouts } from './runRead';
 import type { RiskPolicy } from './risk';
 import { assessRisk, requiresApproval } from './risk';
@@ -21,7 +21,7 @@ import { blockersOf, PREVIEW_BLOCKING_BUDGET_MS, PREVIEW_LOCK_WAIT_MS } from './
 import { relfilenodes } from './ddl/tableSize';
 import { predictFailure } from './ddl/wouldFail';
 import { withReach } from './reach/checkSql';
-import type { ReachEntry } from './reach/reachTypes';
+import type { ReachEntry } from '../../shared/reachTypes';
 import { blockingEffects, reachRiskFloor } from './reach/reachVerdicts';
 
 export interface ImpactOptions {

@@ -1,8 +1,8 @@
 /** Risk of a write (SPEC §5.5), from the rows it touches in all tables and what kind of statement it is. */
 import type { Classification } from './classification';
-import type { Risk, TableLock } from './impactReport';
+import type { Risk, TableLock } from '../../shared/impactReport';
 import { sizeClass } from './ddl/tableSize';
-import { RISK_ORDER } from './impactReport';
+import { RISK_ORDER } from '../../shared/impactReport';
 import { blockingEffects } from './reach/reachVerdicts';
 
 export interface RiskPolicy {

@@ -6,8 +6,8 @@
 import type { Db, DbSession } from '../db/db';
 import type { TypeInfo } from '../db/typeInfo';
 import { lookupTypes } from '../db/typeInfo';
-import type { JsonValue } from './valueEncoding';
-import { encodeValue } from './valueEncoding';
+import type { JsonValue } from '../db/valueEncoding';
+import { encodeValue } from '../db/valueEncoding';
 import { assertReachAllows } from './reach/checkSql';
 
 export interface ReadLimits {

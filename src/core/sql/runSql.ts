@@ -10,7 +10,7 @@ import type { Db } from '../db/db';
 import { executionGuards } from '../approvals/signedMode';
 import type { Classification } from './classification';
 import { analyzeImpact } from './impact';
-import type { ImpactReport } from './impactReport';
+import type { ImpactReport } from '../../shared/impactReport';
 import { checkSql } from './reach/checkSql';
 import type { ReadResult } from './runRead';
 import { runRead } from './runRead';

@@ -4,7 +4,7 @@
  * itself, a foreign key action, or a trigger.
  */
 import type { DbSession } from '../db/db';
-import type { ForeignKeyActionFired, TableEffect, TriggerFired } from './impactReport';
+import type { ForeignKeyActionFired, TableEffect, TriggerFired } from '../../shared/impactReport';
 
 interface Counters {
   schema: string;

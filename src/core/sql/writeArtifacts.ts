@@ -1,6 +1,8 @@
 /** Readable files a reviewed write leaves in the workspace: its impact report and its undo script. */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
 import type { Ticket } from '../approvals/ticket';
 import type { UndoSink } from './approvedTicket';
 import type { UndoScript } from './undoCapture';
@@ -22,8 +24,7 @@ export async function saveUndoScript(undoDir: string, ticketId: string, undo: Un
   await mkdir(undoDir, { recursive: true });
   const file = join(undoDir, `${ticketId}.sql`);
   // Written whole and renamed into place: a crash never leaves half an undo script.
-  await writeFile(`${file}.tmp`, undoFileText(header, undo));
-  await rename(`${file}.tmp`, file);
+  await writeFileAtomic(file, undoFileText(header, undo));
   return file;
 }
 
@@ -45,12 +46,11 @@ export async function voidUndoFile(file: string, reason: string): Promise<boolea
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return false;
+    if (isErrno(error, 'ENOENT')) return false;
     throw error;
   }
   if (text.startsWith(VOID_MARK)) return false;
-  await writeFile(`${file}.tmp`, voidedUndoText(text, reason));
-  await rename(`${file}.tmp`, file);
+  await writeFileAtomic(file, voidedUndoText(text, reason));
   return true;
 }
 

@@ -1,6 +1,6 @@
 /** The navigator's recent asks: each Ask… run as it was last shown, kept in the workspace's state. */
 import type * as vscode from 'vscode';
-import { ASK_ID_PATTERN } from '../../shared/limits';
+import { ASK_ID_PATTERN } from '../../shared/ids';
 import type { AnswerView, RecentAskView } from '../../shared/protocol';
 import { RECENT_ASKS_KEPT, withAnswer } from '../ui/navigatorView';
 

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/logger';
 import type { CockpitHostMessage, CockpitState } from '../../shared/cockpitProtocol';
-import { JOB_ID_PATTERN } from '../../shared/limits';
+import { JOB_ID_PATTERN } from '../../shared/ids';
 import type { JobIntent } from '../../shared/protocol';
 import type { CockpitRoutes } from './cockpitRouting';
 import { routeCockpitMessage } from './cockpitRouting';

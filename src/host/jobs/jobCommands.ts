@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { JOB_STATUS_TEXT, jobActions, mayAccept } from '../../shared/jobActions';
 import type { JobActionName } from '../../shared/jobActions';
-import { JOB_ID_PATTERN, MAX_MESSAGE_CHARS } from '../../shared/limits';
+import { JOB_ID_PATTERN } from '../../shared/ids';
+import { MAX_MESSAGE_CHARS } from '../../shared/limits';
 import { SHOW_JOB_COCKPIT_COMMAND } from '../ui/statusBar';
 import type { JobController } from './jobController';
 

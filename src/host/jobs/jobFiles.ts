@@ -4,12 +4,13 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { isInside } from '../../core/fs/isInside';
 
 export type JobFileCheck = { ok: true; path: string } | { ok: false; reason: string };
 
+/** Strictly below `root`: the job folder itself is not a file to open. */
 function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+  return relative(root, path) !== '' && isInside(root, path);
 }
 
 /** The absolute path of an existing regular file inside `jobDir` (symlinks resolved), or why not. */

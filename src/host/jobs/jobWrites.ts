@@ -3,10 +3,11 @@
  * when the write was held (its ticket, SQL, file, todo and impact report), with where its ticket stands now.
  * Read-only views: the write waiting now is decided on its own card, through the one approval path.
  */
+import { TICKET_ID_SOURCE } from '../../shared/ids';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ticket, TicketStatus } from '../../core/approvals/ticket';
-import { RISK_ORDER } from '../../core/sql/impactReport';
+import { RISK_ORDER } from '../../shared/impactReport';
 import type { ApprovalStatus, ApprovalView, ImpactView } from '../../shared/protocol';
 
 /** The writes kept in a cockpit's snapshot (the newest). */
@@ -67,7 +68,7 @@ export async function readJobWrites(jobDir: string, ticketState: (ticketId: stri
   for (const name of names) {
     const text = await readFile(join(jobDir, 'impact', name), 'utf8').catch(() => undefined);
     if (text === undefined || text.length > MAX_FILE_BYTES) continue;
-    const ticketId = /"ticket"\s*:\s*"(tkt_[a-z2-7]{20})"/.exec(text)?.[1];
+    const ticketId = new RegExp(`"ticket"\\s*:\\s*"(${TICKET_ID_SOURCE})"`).exec(text)?.[1];
     const ticket = ticketId === undefined ? undefined : await ticketState(ticketId).catch(() => undefined);
     const write = writeFromImpactFile(text, ticket);
     if (write) writes.push(write);

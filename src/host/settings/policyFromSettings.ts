@@ -2,8 +2,8 @@
  * A person's own defaults from VS Code settings (postgresAgent.*), without importing vscode, so a test can
  * check that the extension and the CLI compute the same policy for one workspace (core/workspacePolicy.ts).
  */
-import type { PlanningSettings } from '../../core/jobs/jobRunner';
-import type { Risk } from '../../core/sql/impactReport';
+import type { PlanningSettings } from '../../core/jobs/planningSettings';
+import type { Risk } from '../../shared/impactReport';
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { WorkspaceConfig } from '../../core/workspace';
 

@@ -6,7 +6,7 @@
  * the output channel).
  */
 import * as vscode from 'vscode';
-import type { PlanningSettings } from '../../core/jobs/jobRunner';
+import type { PlanningSettings } from '../../core/jobs/planningSettings';
 import type { Logger } from '../../core/logger';
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { PolicyWarning } from '../../core/workspacePolicy';

@@ -1,7 +1,7 @@
 /** `impact(sql)`: the planner's estimate and the exact preview (BEGIN … ROLLBACK) of SQL, as `pg-agent impact --json`. */
 import { z } from 'zod';
 import { analyzeImpact } from '../../core/sql/impact';
-import { renderImpact } from '../../cli/renderImpact';
+import { renderImpact } from '../../core/present/renderImpact';
 import { classifySqlArg, refusedError } from '../classifySqlArg';
 import { IMPACT_OUTPUT } from '../impactOutput';
 import { defineTool } from '../toolSpec';

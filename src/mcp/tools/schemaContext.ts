@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { untrustedData } from '../../core/agent/modelCall';
 import { buildSchemaContext } from '../../core/agent/schemaContext';
 import { AgentError } from '../../core/errors';
-import { contextJson } from '../../cli/commands/contextCommand';
+import { contextJson } from '../../core/present/outputJson';
 import { defineTool, READ_HINTS } from '../toolSpec';
 
 export const schemaContextTool = defineTool({

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Ticket } from '../../core/approvals/ticket';
 import { AgentError } from '../../core/errors';
-import { shownStatement } from '../../cli/shownSql';
+import { shownStatement } from '../../core/present/shownSql';
 import { TICKET_OUTPUT } from '../ticketOutput';
 import { defineTool, READ_HINTS } from '../toolSpec';
 

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { isInside } from '../../isInside';
+import { isInside } from '../../fs/isInside';
 
 const BLOCK = 512;
 

@@ -8,6 +8,7 @@ import type { Db } from '../db';
 import { extractImage } from './extractImage';
 import { PgliteDb } from '../pgliteDb';
 import { AgentError } from '../../errors';
+import { processAlive } from '../../fs/processAlive';
 import type { Logger } from '../../logger';
 import { SAMPLE_SCHEMA_STATEMENTS } from './sampleSchema';
 import { SAMPLE_DATA_STEPS } from './sampleData';
@@ -238,19 +239,9 @@ function removeAbandonedStaging(dataDir: string, logger: Logger): void {
   for (const name of fs.readdirSync(parent)) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number.parseInt(name.slice(prefix.length), 10);
-    if (Number.isInteger(pid) && (pid === process.pid || isProcessAlive(pid))) continue;
+    if (Number.isInteger(pid) && (pid === process.pid || processAlive(pid))) continue;
     logger.info('sample database: removing an abandoned generation', { dir: name });
     fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -12,10 +12,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { AgentError } from '../../errors';
-import { withFileMutex } from '../../fileMutex';
-import { writeFileAtomic } from '../../jobs/jobStore';
+import { withFileMutex } from '../../fs/fileMutex';
+import { writeFileAtomic } from '../../fs/atomicWrite';
 import type { Logger } from '../../logger';
-import { processAlive } from '../../processAlive';
+import { processAlive } from '../../fs/processAlive';
 import type { Db } from '../db';
 
 const holderSchema = z.object({ host: z.string(), pid: z.number().int(), by: z.string(), since: z.string(), nonce: z.string() });

@@ -4,7 +4,7 @@ import type { Embedder } from '../../llm/embeddings';
 import type { JobAuditEvent } from '../jobAudit';
 import type { JobEvent } from '../jobOutcome';
 import type { JobStore } from '../jobStore';
-import type { PlanningSettings } from '../jobRunner';
+import type { PlanningSettings } from '../planningSettings';
 
 export interface JobGraphDeps extends RunDeps {
   store: JobStore;

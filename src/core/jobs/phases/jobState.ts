@@ -3,7 +3,7 @@ import type { ApprovalDecision } from '../../approvals/approvalPath';
 import { Annotation } from '@langchain/langgraph';
 import type { ErrorInfo } from '../../../shared/errorCodes';
 import type { ChatMessage } from '../../llm/provider';
-import type { ImpactReport, TableEffect } from '../../sql/impactReport';
+import type { ImpactReport, TableEffect } from '../../../shared/impactReport';
 import type { Usage } from '../../agent/state';
 import { NO_USAGE, addUsage } from '../../agent/state';
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Ticket } from '../../approvals/ticket';
 import { SYSTEM_ACTOR } from '../../approvals/ticketStore';
 import type { JobGraphDeps } from './jobGraphDeps';
+import { isErrno } from '../../fs/errno';
 
 interface HeldRecord {
   ticket: string;
@@ -23,7 +24,7 @@ const LIVE = new Set<Ticket['status']>(['PENDING_APPROVAL', 'APPROVED']);
 /** The job's earlier held writes, from impact/NNN.json (written when each was held). */
 async function heldRecords(deps: JobGraphDeps, jobId: string): Promise<HeldRecord[]> {
   const names = await readdir(join(deps.store.jobDir(jobId), 'impact')).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [] as string[];
+    if (isErrno(error, 'ENOENT')) return [] as string[];
     throw error;
   });
   const records: HeldRecord[] = [];

@@ -11,7 +11,7 @@ import { loadParser, parseSql } from '../parse';
 import type { ParsedStatement } from '../parse';
 import { reachOf } from './reachOf';
 import { blockingEffects, mergeReach } from './reachVerdicts';
-import type { ReachEffect } from './reachTypes';
+import type { ReachEffect } from '../../../shared/reachTypes';
 
 /** Classifies `sql` and checks its reach on `db`. Throws like classifySql, and like the database. */
 export async function checkSql(db: Db, sql: string): Promise<Classification> {

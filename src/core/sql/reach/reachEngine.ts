@@ -7,7 +7,7 @@ import type { CodeCatalog, CodeFunction } from './codeCatalog';
 import { bodyCtx, judgeFunction, judgePlpgsqlText } from './judgeFunction';
 import { Found } from './reachFound';
 import type { Judgement } from './reachFound';
-import type { StatementReach } from './reachTypes';
+import type { StatementReach } from '../../../shared/reachTypes';
 import { MAX_DEPTH, walkTree } from './reachWalk';
 import { AgentError } from '../../errors';
 import type { ParsedStatement } from '../parse';

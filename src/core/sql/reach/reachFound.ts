@@ -4,7 +4,7 @@
  * with the way it was reached, so every reason names the function and how the statement got to it.
  */
 import type { SideEffect } from '../sideEffectFunctions';
-import type { ReachEffect, ReachEffectKind, ReachEntry, ReachVerdict, StatementReach } from './reachTypes';
+import type { ReachEffect, ReachEffectKind, ReachEntry, ReachVerdict, StatementReach } from '../../../shared/reachTypes';
 
 /** Worst first (reachTypes.ts: what each kind means on each path). */
 export const EFFECT_ORDER: readonly ReachEffectKind[] = ['irreversible', 'unknown', 'privileged', 'ddl', 'write', 'sequence'];

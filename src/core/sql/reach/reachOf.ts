@@ -11,7 +11,7 @@ import { loadCodeCatalog } from './codeCatalog';
 import { codeVersion } from './codeVersion';
 import type { CodeVersion } from './codeVersion';
 import { ReachEngine } from './reachEngine';
-import type { StatementReach } from './reachTypes';
+import type { StatementReach } from '../../../shared/reachTypes';
 
 interface Cached {
   version: CodeVersion;

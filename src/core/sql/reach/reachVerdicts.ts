@@ -5,8 +5,8 @@
  */
 import type { Classification, SqlClass, StatementClassification } from '../classification';
 import { maxClass } from '../classify';
-import type { Risk } from '../impactReport';
-import type { ReachEffect, ReachEffectKind, StatementReach } from './reachTypes';
+import type { Risk } from '../../../shared/impactReport';
+import type { ReachEffect, ReachEffectKind, StatementReach } from '../../../shared/reachTypes';
 
 /** The class a read becomes when its reach does this. */
 const CLASS_OF: Record<ReachEffectKind, SqlClass> = {

@@ -3,7 +3,7 @@
  * job either stops for review (interactive, no tactical work yet, review not skipped), goes on to the
  * tactical phase, or ends.
  */
-import type { PlanningSettings } from '../../jobRunner';
+import type { PlanningSettings } from '../../planningSettings';
 import type { Job } from '../../job';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { commitJob } from '../jobHistoryCommit';

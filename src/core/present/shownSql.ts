@@ -3,8 +3,8 @@
  * (shared/visibleSql) and, when there was any, a flag line under it. Terminals obey ESC, CR and friends,
  * so raw SQL printed here could show one statement while another runs (issue 22).
  */
-import type { HiddenCharacter } from '../shared/visibleSql';
-import { hiddenWarning, visibleSql } from '../shared/visibleSql';
+import type { HiddenCharacter } from '../../shared/visibleSql';
+import { hiddenWarning, visibleSql } from '../../shared/visibleSql';
 
 export interface ShownStatement {
   /** The visible statement, followed by its flag line when it is flagged. */

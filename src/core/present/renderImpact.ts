@@ -1,10 +1,10 @@
 /** Impact reports and read results as a person reads them in a terminal. */
-import type { ImpactReport } from '../core/sql/impactReport';
-import { describeLock } from '../shared/lockPhrases';
-import { describeReach, reachToShow } from '../shared/reachPhrases';
-import type { ReadResult } from '../core/sql/runRead';
-import type { JsonValue } from '../core/sql/valueEncoding';
-import { visibleText } from '../shared/visibleSql';
+import type { ImpactReport } from '../../shared/impactReport';
+import { describeLock } from '../../shared/lockPhrases';
+import { describeReach, reachToShow } from '../../shared/reachPhrases';
+import type { ReadResult } from '../sql/runRead';
+import type { JsonValue } from '../db/valueEncoding';
+import { visibleText } from '../../shared/visibleSql';
 import { columns, formatCount } from './format';
 
 const BAR_WIDTH = 24;

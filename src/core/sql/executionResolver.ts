@@ -6,11 +6,11 @@
  */
 import type { Db } from '../db/db';
 import type { Logger } from '../logger';
-import { voidUndoFile } from '../sql/writeArtifacts';
-import { ledgerPresent, ledgerRow } from './executionLedger';
-import type { Ticket } from './ticket';
-import { OUTSIDE_TRANSACTION_XID } from './ticket';
-import type { ExecutionResolver, XactStatus } from './ticketStore';
+import { voidUndoFile } from './writeArtifacts';
+import { ledgerPresent, ledgerRow } from '../approvals/executionLedger';
+import type { Ticket } from '../approvals/ticket';
+import { OUTSIDE_TRANSACTION_XID } from '../approvals/ticket';
+import type { ExecutionResolver, XactStatus } from '../approvals/ticketStore';
 
 /** Reads the fate of transaction `xid` (cluster-wide ids, so any database of the cluster can answer). */
 export async function xactStatus(db: Db, xid: string): Promise<XactStatus | undefined> {

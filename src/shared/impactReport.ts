@@ -3,8 +3,8 @@
  * effects of a preview run in BEGIN … ROLLBACK, the risk, whether the preview failed, and for DDL and
  * maintenance the locks, rewrites, dependents and lint found without blocking anyone.
  */
-import type { LockPhraseInput } from '../../shared/lockPhrases';
-import type { ReachEntry } from './reach/reachTypes';
+import type { LockPhraseInput } from './lockPhrases';
+import type { ReachEntry } from './reachTypes';
 
 export type Risk = 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
 

@@ -4,6 +4,7 @@
  * that died inside the lines it guards, and is taken over.
  */
 import { mkdir, rmdir, stat } from 'node:fs/promises';
+import { isErrno } from './errno';
 
 const STALE_MUTEX_MS = 5_000;
 const MAX_ATTEMPTS = 400;
@@ -15,7 +16,7 @@ export async function withFileMutex<T>(dir: string, body: () => Promise<T>, stuc
       await mkdir(dir);
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (!isErrno(error, 'EEXIST')) throw error;
       const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
       if (age > STALE_MUTEX_MS) await rmdir(dir).catch(() => undefined);
       if (attempt > MAX_ATTEMPTS) throw stuck();

@@ -3,7 +3,7 @@
  * float4/8, bool), JSON for json/jsonb, arrays for arrays, and PostgreSQL's own text form for the rest
  * (numeric, int8, dates, intervals, bytea, money, inet, ...), so nothing is rounded or reformatted.
  */
-import type { TypeInfo } from '../db/typeInfo';
+import type { TypeInfo } from './typeInfo';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
