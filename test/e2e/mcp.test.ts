@@ -102,7 +102,8 @@ describe('pg-agent mcp with VS Code open', () => {
     );
     expect(registered?.[2]).toBe('true');
 
-    await runCommand(p, 'Postgres Agent: Select Connection…');
+    // The command opens its own pick: the palette's widget stays up for it (runCommand would wait for it to hide).
+    await pickCommand(p, 'Postgres Agent: Select Connection…');
     await typeInQuickInput(p, 'scratch');
     await p.keyboard.press('Enter');
     await screenshot(p, 'connected-to-scratch', SUITE);

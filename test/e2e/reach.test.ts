@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, openFile, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
@@ -110,7 +110,8 @@ describe("The database's own code in VS Code: held reads and previews that do no
 
   it('holds a "read" whose function runs a shell command, naming the function, and runs nothing', async () => {
     const p = suite.page();
-    await runCommand(p, 'Postgres Agent: Select Connection…');
+    // The command opens its own pick: the palette's widget stays up for it (runCommand would wait for it to hide).
+    await pickCommand(p, 'Postgres Agent: Select Connection…');
     await typeInQuickInput(p, 'scratch');
     await p.keyboard.press('Enter');
     await openFile(p, 'read.sql');
