@@ -17,7 +17,7 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
 
 const SUITE = 'mcp';
 const PROPOSED_SQL = 'DELETE FROM orders WHERE id = 1';
@@ -155,6 +155,9 @@ describe('pg-agent mcp with VS Code open', () => {
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
     await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the proposal' }).toBe('pending'));
+    // VS Code refreshes the CodeLenses of the editor that has the keyboard, and the card may have taken it:
+    // click the proposed statement, as a person reading it would.
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: PROPOSED_SQL }).first().click();
     await suite.explained(() =>
       expect
         .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the proposed SQL' })
