@@ -120,4 +120,10 @@ describe.runIf(postgresAvailable)('reach corpus: EXPLAIN and direct reads never 
       await victim.close();
     }
   });
+
+  it('runRead refuses text holding a second statement after a plain read (simple query text would run both); no file', async () => {
+    const outcome = await settle(runRead(db, 'SELECT 1; SELECT rt_e_shell()', false, LIMITS));
+    expect(serverFileExists(world, 'rt_e_shell'), 'the second statement ran the shell command').toBe(false);
+    expectRefused(outcome);
+  });
 });

@@ -8,7 +8,8 @@ import type { TypeInfo } from '../db/typeInfo';
 import { lookupTypes } from '../db/typeInfo';
 import type { JsonValue } from '../db/valueEncoding';
 import { encodeValue } from '../db/valueEncoding';
-import { assertReachAllows } from './reach/checkSql';
+import type { StatementClassification } from './classification';
+import { assertReachAllows, refuseEffects } from './reach/checkSql';
 
 export interface ReadLimits {
   maxRows: number;
@@ -30,13 +31,17 @@ export interface ReadResult {
 const typeCaches = new WeakMap<Db, Map<number, TypeInfo>>();
 
 /**
- * `statement` is one statement the classifier called a read, without a trailing semicolon;
+ * `read` is one statement the classifier called a read (its text, or its classification from checkSql), without a
+ * trailing semicolon;
  * `useCursor` is true for SELECT/VALUES/TABLE (SHOW and EXPLAIN cannot be declared as cursors).
  */
-export async function runRead(db: Db, statement: string, useCursor: boolean, limits: ReadLimits): Promise<ReadResult> {
+export async function runRead(db: Db, read: string | StatementClassification, useCursor: boolean, limits: ReadLimits): Promise<ReadResult> {
   const started = performance.now();
-  // Whoever called: a read runs none of the database's code that does more than read (SPEC §5 1a).
-  await assertReachAllows(db, statement, 'read');
+  const statement = typeof read === 'string' ? read : read.sql;
+  // Whoever called: a read runs none of the database's code that does more than read (SPEC §5 1a). A statement
+  // checkSql already looked at carries its reach (not looked up twice); any other text is checked now.
+  if (typeof read !== 'string' && read.reach !== undefined) refuseEffects(read.reachEffects ?? [], 'read');
+  else await assertReachAllows(db, statement, 'read');
   let typeCache = typeCaches.get(db);
   if (!typeCache) {
     typeCache = new Map();

@@ -53,7 +53,7 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
     const statement = classification.statements[0];
     if (statement) {
       const { settings } = request;
-      const result = await runRead(db, statement.sql, statement.kind === 'SelectStmt', settings);
+      const result = await runRead(db, statement, statement.kind === 'SelectStmt', settings);
       return { status: 'executed', classification, result };
     }
   }

@@ -28,7 +28,7 @@ export const runReadTool = defineTool({
         'run_read only runs reads. To change data or schema, call propose_write: a person approves it, then execute_approved runs it.',
       );
     }
-    const result = await runRead(await context.openDb(), statement.sql, statement.kind === 'SelectStmt', context.settings);
+    const result = await runRead(await context.openDb(), statement, statement.kind === 'SelectStmt', context.settings);
     return { structured: readJson(classification, result), text: rowsForModel(result) };
   },
 });

@@ -124,7 +124,7 @@ export async function runReadSql(context: ReadToolContext, sql: string): Promise
       'Read tools only run reads. Put writes into todos (strategic phase) or run them with run_sql in the tactical phase, where a person approves them.',
     );
   }
-  const result = await runRead(context.db, statement.sql, statement.kind === 'SelectStmt', { ...context.settings, maxRows: Math.min(context.settings.maxRows, TOOL_ROW_CAP) });
+  const result = await runRead(context.db, statement, statement.kind === 'SelectStmt', { ...context.settings, maxRows: Math.min(context.settings.maxRows, TOOL_ROW_CAP) });
   return rowsForModel(result);
 }
 

@@ -44,9 +44,19 @@ export async function withReach(db: Db, classification: Classification): Promise
  */
 export async function assertReachAllows(db: Db, statementSql: string, purpose: 'read' | 'explain'): Promise<void> {
   await loadParser();
-  const [reach] = await reachOf(db, parseSql(statementSql).statements.slice(0, 1));
-  const effects = purpose === 'read' ? (reach?.effects ?? []) : blockingEffects({ reachEffects: reach?.effects ?? [] });
-  if (effects.length > 0) throw reachRefusal(effects, purpose);
+  const { statements } = parseSql(statementSql);
+  // Sent as simple query text, a second statement would run too: the guard looks at one, so it takes one.
+  if (statements.length !== 1) {
+    throw new AgentError('SQL_REFUSED', `Not run: a read or an EXPLAIN takes one statement; this text has ${statements.length}.`, 'Send each statement on its own.');
+  }
+  const [reach] = await reachOf(db, statements);
+  refuseEffects(reach?.effects ?? [], purpose);
+}
+
+/** Throws the refusal when `effects` stop a read (any effect) or an EXPLAIN (those blocking a preview). */
+export function refuseEffects(effects: readonly ReachEffect[], purpose: 'read' | 'explain'): void {
+  const stopping = purpose === 'read' ? effects : blockingEffects({ reachEffects: [...effects] });
+  if (stopping.length > 0) throw reachRefusal(stopping, purpose);
 }
 
 export function reachRefusal(effects: readonly ReachEffect[], purpose: 'read' | 'explain'): AgentError {
