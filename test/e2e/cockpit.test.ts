@@ -16,7 +16,7 @@ import { SHOP_SCHEMA } from '../support/shopSchema';
 import { cockpit, cockpitTitles, frameTexts, navigator, newJob, waitForCockpitStop } from './harness/cockpit';
 import { workbenchSuite } from './harness/suite';
 import { readableInEveryTheme } from './harness/themes';
-import { ACTIVITY_ITEM, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import { ACTIVITY_ITEM, pickCommand, runCommand, screenshot, seenNotifications } from './harness/workbench';
 import { CHAT_QUESTION, FEEDBACK, TASK, TODOS_V1, TODOS_V2, WRITE_SQL } from './harness/restockJob';
 
 const SUITE = 'cockpit';
@@ -245,7 +245,11 @@ describe('The job cockpit', () => {
   it('finds the cockpit restored after a window reload', { timeout: 300_000 }, async () => {
     const p = suite.page();
     const requests = suite.model().requests.length;
-    await p.reload();
+    // Reload Window as a person does: VS Code shuts the window down (its editor state saved) before reloading;
+    // a bare page reload can beat that save, and the cockpit's tab then is not given back (seen once in CI).
+    const reloaded = p.waitForEvent('load', { timeout: 60_000 });
+    await pickCommand(p, 'Developer: Reload Window');
+    await reloaded;
     await p.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
     await p.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
     // VS Code gives the cockpit's tab back; shown (it may not be the active tab), it reads its job again.
