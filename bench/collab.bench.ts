@@ -15,7 +15,7 @@ import { openPostgres } from '../src/core/db/postgresDb';
 import { createGeminiProvider } from '../src/core/llm/gemini';
 import { createOpenAiCompatibleProvider } from '../src/core/llm/openaiCompatible';
 import type { LlmProvider } from '../src/core/llm/provider';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../src/core/sql/safetySettings';
 import { analysis, GOOD_SQL, isAnalysis, isPlan, isReviewOf, isSynthesis, PLAN, review, synthesis } from '../test/support/collabScript';
 import { createScratchDatabase, execSql } from '../test/support/scratchDatabase';

@@ -1,7 +1,7 @@
 // Schema context on a 2,000-table / 40,000-column schema (synthetic, no database): time to rank and fit
 // per question — cold (term index built for a snapshot seen for the first time) and warm (the index of
 // the same snapshot reused, as for every further question) — and tokens in the context vs the whole schema.
-import { buildSchemaContext } from '../src/core/agent/schemaContext';
+import { buildSchemaContext } from '../src/core/ask/schemaContext';
 import { bigSnapshot } from '../test/fixtures/bigSchema';
 import { percentile, report } from './stats';
 

@@ -5,7 +5,7 @@ import type { Client } from 'pg';
 import pg from 'pg';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { classifySql } from '../src/core/sql/classify';
 import { analyzeImpact } from '../src/core/sql/impact';
 import { loadParser } from '../src/core/sql/parse';

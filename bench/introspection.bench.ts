@@ -10,7 +10,7 @@ import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { introspectSchema } from '../src/core/db/introspect';
 import { openPostgres } from '../src/core/db/postgresDb';
 import { SchemaCache } from '../src/core/db/schemaCache';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { percentile, report, timeRuns } from './stats';
 

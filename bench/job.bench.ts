@@ -13,7 +13,7 @@ import { openPostgres } from '../src/core/db/postgresDb';
 import { JobRunner } from '../src/core/jobs/jobRunner';
 import { JobStore } from '../src/core/jobs/jobStore';
 import { createGeminiProvider } from '../src/core/llm/gemini';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../src/core/sql/safetySettings';
 import { createScratchDatabase, execSql } from '../test/support/scratchDatabase';
 import type { Rule } from '../test/support/scriptedModelServer';

@@ -4,11 +4,11 @@
 // between them). The questions are ours (a development set, not a held-out one). Prints recall@5, recall@15,
 // all needed tables in the top 15, and context tokens.
 import pg from 'pg';
-import { buildSchemaContext } from '../src/core/agent/schemaContext';
+import { buildSchemaContext } from '../src/core/ask/schemaContext';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { introspectSchema } from '../src/core/db/introspect';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { MUSIC_STORE_QUESTIONS, musicStoreSql } from '../test/fixtures/musicStoreSchema';
 import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { report } from './stats';

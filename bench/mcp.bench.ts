@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { runRead } from '../src/core/sql/runRead';
 import { DEFAULT_SAFETY } from '../src/core/sql/safetySettings';
 import { pgAgentMcp } from '../test/support/mcpClient';

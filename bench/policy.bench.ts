@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { policyInForce } from '../src/core/approvals/policyInForce';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { percentile, report, timeRuns } from './stats';
 

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { loadParser, parseSql } from '../src/core/sql/parse';
 import { loadCodeCatalog } from '../src/core/sql/reach/codeCatalog';
 import { codeVersion } from '../src/core/sql/reach/codeVersion';

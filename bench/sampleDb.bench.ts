@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { openSampleDb } from '../src/core/db/sample/openSampleDb';
 import { openSampleDbInWorker } from '../src/core/db/sample/sampleDbInWorker';
 import { mib, report } from './stats';

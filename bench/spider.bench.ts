@@ -3,12 +3,12 @@
 // SQL's tables among the first 5/15 context entries, averaged over questions), the share of questions with
 // every needed table in the top 15, and context tokens. A family entry counts for each of its members.
 import pg from 'pg';
-import { buildSchemaContext, rankedEntries } from '../src/core/agent/schemaContext';
-import { compactSchemaList } from '../src/core/agent/schemaLinking';
+import { buildSchemaContext, rankedEntries } from '../src/core/ask/schemaContext';
+import { compactSchemaList } from '../src/core/ask/schemaLinking';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { introspectSchema } from '../src/core/db/introspect';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { loadSpider, readSpider, SPIDER_DIR, spiderAvailable } from './spiderData';
 import { percentile, report } from './stats';

@@ -3,7 +3,7 @@
 // with the row cap (the cursor fetches only cap + 1 rows).
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { openPostgres } from '../src/core/db/postgresDb';
-import { silentLogger } from '../src/core/logger';
+import { silentLogger } from '../src/core/platform/logger';
 import { classifySql } from '../src/core/sql/classify';
 import { analyzeImpact } from '../src/core/sql/impact';
 import { loadParser } from '../src/core/sql/parse';

@@ -5,7 +5,7 @@ import type { SchemaSnapshot } from '../shared/schema';
 import type { Env } from '../core/db/connectionTarget';
 import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
 import type { JobLeases } from '../core/jobs/jobLease';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/platform/logger';
 import type { OptionSpec, ParsedArgs } from './args';
 import type { ExitCode } from './exitCodes';
 

@@ -9,7 +9,7 @@ import { readJobDetail } from '../core/jobs/jobDetail';
 import type { JobOutcome } from '../core/jobs/jobOutcome';
 import type { JobStore } from '../core/jobs/jobStore';
 import type { Todo, TodoStatus } from '../core/jobs/todos';
-import type { Usage } from '../core/agent/state';
+import type { Usage } from '../core/ask/state';
 import type { CommandContext } from './command';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';

@@ -3,7 +3,7 @@
  * the model from the environment, a runner that touches the database only when the action runs the job.
  */
 import type { Db } from '../core/db/db';
-import { AgentError } from '../core/errors';
+import { AgentError } from '../core/platform/errors';
 import type { Job } from '../core/jobs/job';
 import type { JobEvent } from '../core/jobs/jobOutcome';
 import type { PlanningSettings } from '../core/jobs/planningSettings';
@@ -11,11 +11,11 @@ import { JobRunner } from '../core/jobs/jobRunner';
 import { DEFAULT_PLANNING } from '../core/jobs/planningSettings';
 import { JobStore } from '../core/jobs/jobStore';
 import type { LlmProvider } from '../core/llm/provider';
-import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
-import type { Resolved } from '../core/workspacePolicy';
-import { applyOwnPlanning, resolvePlanning } from '../core/workspacePolicy';
+import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
+import type { Resolved } from '../core/settings/workspacePolicy';
+import { applyOwnPlanning, resolvePlanning } from '../core/settings/workspacePolicy';
 import type { Env } from '../core/db/connectionTarget';
-import { ownConfigFile, readOwnConfig } from '../core/ownConfig';
+import { ownConfigFile, readOwnConfig } from '../core/config/ownConfig';
 import type { CommandContext } from './command';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';

@@ -7,11 +7,11 @@ import type { SafetySettings } from '../core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 import type { CommonFlags } from './args';
 import type { Env } from '../core/db/connectionTarget';
-import { ownConfigFile, readOwnConfig } from '../core/ownConfig';
-import type { WorkspaceConfig } from '../core/workspace';
-import { readWorkspaceConfig, workspacePaths } from '../core/workspace';
-import type { PolicyWarning, Resolved } from '../core/workspacePolicy';
-import { applyOwnSafety, resolveSafety } from '../core/workspacePolicy';
+import { ownConfigFile, readOwnConfig } from '../core/config/ownConfig';
+import type { WorkspaceConfig } from '../core/config/workspace';
+import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
+import type { PolicyWarning, Resolved } from '../core/settings/workspacePolicy';
+import { applyOwnSafety, resolveSafety } from '../core/settings/workspacePolicy';
 import type { CliIo, CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */

@@ -1,6 +1,6 @@
 /** The CLI's Logger: lines on stderr, debug and info only with --verbose so stdout stays clean. */
-import type { Logger, LogFields } from '../core/logger';
-import { formatLogLine } from '../core/logger';
+import type { Logger, LogFields } from '../core/platform/logger';
+import { formatLogLine } from '../core/platform/logger';
 
 export function stderrLogger(write: (text: string) => void, verbose: boolean): Logger {
   const line = (level: string) => (message: string, fields?: LogFields) =>

@@ -5,7 +5,7 @@
  */
 import { openSync } from 'node:fs';
 import { ReadStream, WriteStream } from 'node:tty';
-import { AgentError } from '../core/errors';
+import { AgentError } from '../core/platform/errors';
 
 const CONTROLLING_TERMINAL = '/dev/tty';
 

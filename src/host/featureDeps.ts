@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/platform/logger';
 import type { DatabaseSession } from './connection/databaseSession';
 import type { SqlReview } from './sqlApproval/sqlReview';
 

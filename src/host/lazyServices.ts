@@ -13,3 +13,9 @@ export function coreServices(): CoreServices {
   loaded ??= require(path.join(__dirname, 'services.js')) as CoreServices;
   return loaded;
 }
+
+/**
+ * The core as constructors receive it (issue 23: no module-level locator): `activate` makes one loader and
+ * passes it, or a narrower port, to what needs the core; the first call loads dist/services.js.
+ */
+export type CoreLoader = () => CoreServices;

@@ -1,5 +1,5 @@
 /** An MCP tool's `sql` argument, checked like the CLI's input, classified, and its reach checked. */
-import { AgentError } from '../core/errors';
+import { AgentError } from '../core/platform/errors';
 import type { Classification } from '../core/sql/classification';
 import type { Db } from '../core/db/db';
 import { checkSql } from '../core/sql/reach/checkSql';

@@ -3,11 +3,11 @@
  * what `pg-agent exec --ticket` does: the ticket's own SQL, parsed again from the ticket, claimed once,
  * re-checked against the database it was approved for; the undo script saved beside the others.
  */
-import { AgentError } from '../core/errors';
+import { AgentError } from '../core/platform/errors';
 import type { TableEffect } from '../shared/impactReport';
 import { executeApproved } from '../core/sql/executeApproved';
 import { workspaceUndoSink } from '../core/sql/writeArtifacts';
-import { workspacePaths } from '../core/workspace';
+import { workspacePaths } from '../core/config/workspace';
 import type { McpToolContext } from './toolContext';
 
 /** `pg-agent exec --ticket <id> --json`. */

@@ -1,6 +1,6 @@
 /** The job agent's read tools (core) take a smaller context; this builds it from an MCP tool's. */
 import type { ReadToolContext } from '../core/jobs/phases/readTools';
-import { untrustedData } from '../core/agent/modelCall';
+import { untrustedData } from '../core/ask/modelCall';
 import type { McpToolContext } from './toolContext';
 
 export async function readToolContext(context: McpToolContext): Promise<ReadToolContext> {

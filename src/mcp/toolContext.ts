@@ -5,7 +5,7 @@
  */
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../core/platform/logger';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import type { SchemaSnapshot } from '../shared/schema';
 

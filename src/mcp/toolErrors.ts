@@ -1,7 +1,7 @@
 /** Failures of a tool as the client sees them: an MCP tool error (isError) with our code, message and advice. */
 import { ZodError } from 'zod';
 import { DbQueryError } from '../core/db/dbErrors';
-import { AgentError, toAgentError } from '../core/errors';
+import { AgentError, toAgentError } from '../core/platform/errors';
 import type { ErrorInfo } from '../shared/errorCodes';
 
 export type ToolErrorInfo = ErrorInfo & { position?: number; sqlState?: string };

@@ -11,5 +11,5 @@ export const JOB_ID_PATTERN = new RegExp(`^${JOB_ID_SOURCE}$`);
 export const TICKET_ID_SOURCE = 'tkt_[a-z2-7]{20}';
 export const TICKET_ID_PATTERN = new RegExp(`^${TICKET_ID_SOURCE}$`);
 
-/** An Ask run (its graph thread): `ask_` and 16 of [a-z0-9] (core/agent/threadId.ts). */
+/** An Ask run (its graph thread): `ask_` and 16 of [a-z0-9] (core/ask/threadId.ts). */
 export const ASK_ID_PATTERN = /^ask_[a-z0-9]{16}$/;

@@ -19,7 +19,7 @@ const SAMPLE_DB_TIMEOUT_MS = 120_000;
 const WRITE_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 30_000;
 
-// What each node of the ask graph tells the model first (src/core/agent): stable text to match on.
+// What each node of the ask graph tells the model first (src/core/ask): stable text to match on.
 const INTENT_PROMPT = 'Classify a question about a PostgreSQL database';
 const SQL_PROMPT = 'You write one PostgreSQL statement';
 const SUMMARY_PROMPT = 'Answer the question in one or two plain sentences';

@@ -17,7 +17,7 @@ import type { TicketStore } from '../../src/core/approvals/ticketStore';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { VOID_MARK, workspaceUndoSink } from '../../src/core/sql/writeArtifacts';

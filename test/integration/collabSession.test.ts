@@ -14,7 +14,7 @@ import type { Db } from '../../src/core/db/db';
 import { introspectSchema } from '../../src/core/db/introspect';
 import { openPostgres } from '../../src/core/db/postgresDb';
 import { createGeminiProvider } from '../../src/core/llm/gemini';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { analysis, GOOD_SQL, isAnalysis, isReviewOf, isSynthesis, review, synthesis } from '../support/collabScript';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';

@@ -21,7 +21,7 @@ import { JobStore } from '../../src/core/jobs/jobStore';
 import type { JobGraphDeps } from '../../src/core/jobs/phases/jobGraphDeps';
 import { ensureStatus, JobHaltedError } from '../../src/core/jobs/phases/jobStatusSync';
 import { createGeminiProvider } from '../../src/core/llm/gemini';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, tactical } from '../support/jobScript';

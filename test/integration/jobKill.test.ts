@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { runPgAgent } from '../support/cliHarness';
 import { ARCHIVE, call, inStrategic, inTactical, PLAN_V1, planTurn, strategic, tactical } from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';

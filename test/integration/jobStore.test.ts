@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as fs from 'node:fs';
 import git from 'isomorphic-git';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/core/errors';
+import { AgentError } from '../../src/core/platform/errors';
 import { assertTransition, jobSchema } from '../../src/core/jobs/job';
 import { JOB_ID_PATTERN } from '../../src/shared/ids';
 import { commitAll, diff, initHistory, log, show } from '../../src/core/jobs/jobHistory';

@@ -2,7 +2,7 @@
 // speak the real wire formats; only the model's answers are scripted.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { createGeminiProvider } from '../../src/core/llm/gemini';
 import { LlmError } from '../../src/core/llm/llmError';
 import type { LlmErrorKind } from '../../src/core/llm/llmError';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import type { Db } from '../../src/core/db/db';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { loadParser } from '../../src/core/sql/parse';
 import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import type { Db } from '../../src/core/db/db';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { classifySql } from '../../src/core/sql/classify';
 import { explainRead } from '../../src/core/sql/explainPlan';
 import { analyzeImpact } from '../../src/core/sql/impact';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
 import { reachOf } from '../../src/core/sql/reach/reachOf';
 import type { StatementReach } from '../../src/shared/reachTypes';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/core/db/db';
 import { openSampleDb } from '../../src/core/db/sample/openSampleDb';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
 import { reachOf } from '../../src/core/sql/reach/reachOf';
 

@@ -11,8 +11,8 @@ import type { Db } from '../../src/core/db/db';
 import { openDatabase } from '../../src/core/db/openDatabase';
 import { SAMPLE_ROW_COUNTS } from '../../src/core/db/sample/sampleData';
 import { sampleDbLockFile } from '../../src/core/db/sample/sampleDbHold';
-import { AgentError } from '../../src/core/errors';
-import type { Logger } from '../../src/core/logger';
+import { AgentError } from '../../src/core/platform/errors';
+import type { Logger } from '../../src/core/platform/logger';
 import { recordingLogger } from '../support/recordingLogger';
 
 const SLOW = { timeout: 120_000 };

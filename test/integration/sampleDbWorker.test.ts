@@ -11,9 +11,9 @@ import { DbQueryError } from '../../src/core/db/dbErrors';
 import { openSampleDb, SAMPLE_DB_LABEL } from '../../src/core/db/sample/openSampleDb';
 import { SAMPLE_ROW_COUNTS } from '../../src/core/db/sample/sampleData';
 import { openSampleDbInWorker } from '../../src/core/db/sample/sampleDbInWorker';
-import { AgentError } from '../../src/core/errors';
-import type { Logger } from '../../src/core/logger';
-import { silentLogger } from '../../src/core/logger';
+import { AgentError } from '../../src/core/platform/errors';
+import type { Logger } from '../../src/core/platform/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { recordingLogger } from '../support/recordingLogger';
 
 const SLOW = { timeout: 120_000 };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import type { Db } from '../../src/core/db/db';
 import { openSampleDb } from '../../src/core/db/sample/openSampleDb';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import { loadParser } from '../../src/core/sql/parse';
 import { runSql } from '../../src/core/sql/runSql';

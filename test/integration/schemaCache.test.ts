@@ -8,8 +8,8 @@ import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
 import { SchemaCache } from '../../src/core/db/schemaCache';
-import type { Logger } from '../../src/core/logger';
-import { silentLogger } from '../../src/core/logger';
+import type { Logger } from '../../src/core/platform/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable, REDIS_URL, redisAvailable } from '../support/services';
 

@@ -5,7 +5,7 @@ import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import { introspectSchema } from '../../src/core/db/introspect';
 import { openPostgres } from '../../src/core/db/postgresDb';
 import { tableDdl, tableDdlText } from '../../src/core/db/tableDdl';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import type { SchemaSnapshot, TableInfo } from '../../src/shared/schema';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';

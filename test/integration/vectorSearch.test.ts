@@ -10,7 +10,7 @@ import { JobStore } from '../../src/core/jobs/jobStore';
 import { createEmbedder } from '../../src/core/llm/createProvider';
 import type { Embedder } from '../../src/core/llm/embeddings';
 import { createGeminiProvider } from '../../src/core/llm/gemini';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { indexJobForSearch } from '../../src/core/review/jobSearchIndex';
 import { sendReviewMessage } from '../../src/core/review/reviewChat';
 import { listJobFiles } from '../../src/core/review/reviewFiles';

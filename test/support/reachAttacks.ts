@@ -14,7 +14,7 @@ import { expect } from 'vitest';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import type { ImpactReport } from '../../src/shared/impactReport';
 import { RISK_ORDER } from '../../src/shared/impactReport';
 import type { ReachVerdict } from '../../src/shared/reachTypes';

@@ -1,5 +1,5 @@
 /** A Logger that keeps every line it is given (any level), for a test to read back. */
-import type { LogFields, Logger } from '../../src/core/logger';
+import type { LogFields, Logger } from '../../src/core/platform/logger';
 
 export interface RecordingLogger extends Logger {
   lines: { message: string; fields?: LogFields }[];

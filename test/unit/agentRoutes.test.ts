@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REPAIRS, routeAfterApproval, routeAfterValidation } from '../../src/core/agent/routes';
-import type { AskStateValue } from '../../src/core/agent/state';
-import { NO_USAGE } from '../../src/core/agent/state';
+import { MAX_REPAIRS, routeAfterApproval, routeAfterValidation } from '../../src/core/ask/routes';
+import type { AskStateValue } from '../../src/core/ask/state';
+import { NO_USAGE } from '../../src/core/ask/state';
 import type { Classification } from '../../src/core/sql/classification';
 
 function state(overrides: Partial<AskStateValue>): AskStateValue {

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Node } from 'libpg-query';
-import { AgentError } from '../../src/core/errors';
+import { AgentError } from '../../src/core/platform/errors';
 import { classifyParsed, classifySql } from '../../src/core/sql/classify';
 import type { Classification, StatementClassification } from '../../src/core/sql/classification';
 import { loadParser, parseSql, SqlSyntaxError } from '../../src/core/sql/parse';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeTarget, parseConnectionUrl, resolveTarget } from '../../src/core/db/connectionTarget';
-import { AgentError } from '../../src/core/errors';
+import { AgentError } from '../../src/core/platform/errors';
 
 const profiles = [{ name: 'staging', host: 'db.internal', port: 6543, database: 'shop', user: 'app', sslmode: 'require' as const }];
 

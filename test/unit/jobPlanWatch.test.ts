@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ticket } from '../../src/core/approvals/ticket';
 import type { TicketStore } from '../../src/core/approvals/ticketStore';
-import { silentLogger } from '../../src/core/logger';
+import { silentLogger } from '../../src/core/platform/logger';
 import { JobPlanWatch } from '../../src/host/jobs/jobPlanWatch';
 
 /** A ticket store whose tickets are all decided already: waitForDecision answers at once. */

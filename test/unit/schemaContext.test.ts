@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildSchemaContext } from '../../src/core/agent/schemaContext';
-import { estimateTokens, termsOf } from '../../src/core/agent/tokens';
+import { buildSchemaContext } from '../../src/core/ask/schemaContext';
+import { estimateTokens, termsOf } from '../../src/core/ask/tokens';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import { bigSnapshot, col, domainTables, table } from '../fixtures/bigSchema';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FkGraph } from '../../src/core/agent/fkGraph';
-import { buildSchemaContext } from '../../src/core/agent/schemaContext';
-import { compactSchemaList, describeTablesText, findTablesText } from '../../src/core/agent/schemaLinking';
-import { baseName, tableFamilies } from '../../src/core/agent/tableFamilies';
-import { termsOf } from '../../src/core/agent/tokens';
+import { FkGraph } from '../../src/core/ask/fkGraph';
+import { buildSchemaContext } from '../../src/core/ask/schemaContext';
+import { compactSchemaList, describeTablesText, findTablesText } from '../../src/core/ask/schemaLinking';
+import { baseName, tableFamilies } from '../../src/core/ask/tableFamilies';
+import { termsOf } from '../../src/core/ask/tokens';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import { col, fk, table } from '../fixtures/bigSchema';
 

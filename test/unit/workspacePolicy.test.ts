@@ -11,9 +11,9 @@ import { safetySettings as cliSafety } from '../../src/cli/sqlInput';
 import { strictestPolicy } from '../../src/core/approvals/strictestPolicy';
 import { DEFAULT_PLANNING } from '../../src/core/jobs/planningSettings';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
-import type { WorkspaceConfig } from '../../src/core/workspace';
-import { readConfigFile, readWorkspaceConfig, workspacePaths } from '../../src/core/workspace';
-import { resolvePlanning, resolveSafety } from '../../src/core/workspacePolicy';
+import type { WorkspaceConfig } from '../../src/core/config/workspace';
+import { readConfigFile, readWorkspaceConfig, workspacePaths } from '../../src/core/config/workspace';
+import { resolvePlanning, resolveSafety } from '../../src/core/settings/workspacePolicy';
 import type { SettingsGetter } from '../../src/host/settings/policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from '../../src/host/settings/policyFromSettings';
 

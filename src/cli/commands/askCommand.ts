@@ -4,26 +4,26 @@
  * once the ticket has been decided (`pg-agent approvals approve <ticket>`).
  */
 import { join } from 'node:path';
-import { fileAuditLog } from '../../core/agent/audit';
-import type { AskOutcome } from '../../core/agent/askRun';
-import { resumeAsk, startAsk } from '../../core/agent/askRun';
+import { fileAuditLog } from '../../core/ask/audit';
+import type { AskOutcome } from '../../core/ask/askRun';
+import { resumeAsk, startAsk } from '../../core/ask/askRun';
 import { decideTicket } from '../../core/approvals/approvalPath';
 import { deciderOf, requesterOf } from '../decider';
-import type { AskDeps } from '../../core/agent/deps';
-import { FileCheckpointSaver } from '../../core/agent/fileCheckpointer';
-import { buildAskGraph } from '../../core/agent/graph';
-import type { AskGraph } from '../../core/agent/graph';
-import { assertThreadId, newThreadId } from '../../core/agent/threadId';
+import type { AskDeps } from '../../core/ask/deps';
+import { FileCheckpointSaver } from '../../core/ask/fileCheckpointer';
+import { buildAskGraph } from '../../core/ask/graph';
+import type { AskGraph } from '../../core/ask/graph';
+import { assertThreadId, newThreadId } from '../../core/ask/threadId';
 import type { Ticket } from '../../core/approvals/ticket';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import type { Env } from '../../core/db/connectionTarget';
 import { createEmbedder, createProvider } from '../../core/llm/createProvider';
 import { sharedEmbeddingCache } from '../../core/llm/embeddingCache';
 import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider } from '../../core/llm/provider';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
-import { workspacePaths } from '../../core/workspace';
+import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { promptApproval } from '../approvalPrompt';
 import { shownStatement } from '../../core/present/shownSql';

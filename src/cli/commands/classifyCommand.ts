@@ -2,7 +2,7 @@
 import { classifySql } from '../../core/sql/classify';
 import { loadParser } from '../../core/sql/parse';
 import { checkSql } from '../../core/sql/reach/checkSql';
-import { describeError } from '../../core/errors';
+import { describeError } from '../../core/platform/errors';
 import { describeReach, reachToShow } from '../../shared/reachPhrases';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';

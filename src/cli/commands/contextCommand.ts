@@ -1,7 +1,7 @@
 /** `pg-agent context`: the tables and columns the agent would give the model for a question, ranked, with token count. */
-import { buildSchemaContext } from '../../core/agent/schemaContext';
-import type { SchemaContext } from '../../core/agent/schemaContext';
-import { AgentError } from '../../core/errors';
+import { buildSchemaContext } from '../../core/ask/schemaContext';
+import type { SchemaContext } from '../../core/ask/schemaContext';
+import { AgentError } from '../../core/platform/errors';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount } from '../../core/present/format';

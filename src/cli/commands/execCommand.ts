@@ -1,8 +1,8 @@
 /** `pg-agent exec --ticket <id>`: runs an approved ticket's own SQL, once, and saves its undo script. */
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import { executeApproved } from '../../core/sql/executeApproved';
 import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
-import { workspacePaths } from '../../core/workspace';
+import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { formatCount } from '../../core/present/format';

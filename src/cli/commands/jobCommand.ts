@@ -4,7 +4,7 @@
  * every write waits for a person's approval. Each call works from the files, so any step can be a new process.
  */
 import type { TicketStore } from '../../core/approvals/ticketStore';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import type { Job, JobStatus } from '../../core/jobs/job';
 import { assertJobId, isTerminal, JOB_STATUSES } from '../../core/jobs/job';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';

@@ -5,7 +5,7 @@
  * an approver (SPEC §5 3a): it prints the public key and the command an admin runs to enrol it.
  */
 import { createKey, keysDir, listKeys, protectKey } from '../../core/approvals/keyFiles';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { newPassphrase } from '../ttyPassphrase';

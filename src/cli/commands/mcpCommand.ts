@@ -5,7 +5,7 @@
  * stdout belongs to the protocol.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import { createMcpServer } from '../../mcp/server';
 import type { McpToolContext } from '../../mcp/toolContext';
 import type { CliCommand, CommandContext } from '../command';

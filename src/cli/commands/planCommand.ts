@@ -13,7 +13,7 @@ import { CollabStore } from '../../core/collab/sessionStore';
 import { assertSessionId } from '../../core/collab/sessionTypes';
 import type { SessionState } from '../../core/collab/sessionTypes';
 import { readSessionView } from '../../core/collab/sessionView';
-import { AgentError, toAgentError } from '../../core/errors';
+import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import { createProvider } from '../../core/llm/createProvider';
 import type { LlmProvider } from '../../core/llm/provider';

@@ -9,7 +9,7 @@ import type { PinnedPolicy } from '../../core/approvals/pinnedPolicy';
 import { currentPinned, initPolicySql, writeNextPolicy } from '../../core/approvals/policyAdmin';
 import { keyFingerprint, parsePolicyJson, withApprover, withPolicy } from '../../core/approvals/policyDocument';
 import { publicKeyFrom } from '../../core/approvals/decisionSignature';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import { runSql } from '../../core/sql/runSql';
 import type { CliCommand, CommandContext } from '../command';
 import { requesterOf } from '../decider';

@@ -5,7 +5,7 @@
 import type { Ticket } from '../../core/approvals/ticket';
 import type { TicketStore } from '../../core/approvals/ticketStore';
 import type { Db } from '../../core/db/db';
-import { AgentError, toAgentError } from '../../core/errors';
+import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { Classification } from '../../core/sql/classification';
 import { executeApproved } from '../../core/sql/executeApproved';
 import type { ImpactReport } from '../../shared/impactReport';
@@ -16,7 +16,7 @@ import type { SafetySettings } from '../../core/sql/safetySettings';
 import { decideTicket } from '../../core/approvals/approvalPath';
 import { deciderOf, requesterOf } from '../decider';
 import { signingScopeFor } from '../signingScope';
-import { workspacePaths } from '../../core/workspace';
+import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
@@ -27,7 +27,7 @@ import { shownStatement } from '../../core/present/shownSql';
 import { caretAt, renderImpact, renderRows } from '../../core/present/renderImpact';
 import { readSqlInput, cliPolicy, withPolicyWarnings } from '../sqlInput';
 import { statementsJson, ticketSummary } from '../../core/present/outputJson';
-import type { PolicyWarning } from '../../core/workspacePolicy';
+import type { PolicyWarning } from '../../core/settings/workspacePolicy';
 
 export const sqlCommand: CliCommand = {
   name: 'sql',

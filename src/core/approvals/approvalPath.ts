@@ -4,7 +4,7 @@
  * ticket goes on from the ticket's state alone; the VS Code host and the CLI only call these functions.
  */
 import type { KeyObject } from 'node:crypto';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { signDecision, signScopedDecision } from './decisionSignature';
 import type { DecisionScope, Ticket } from './ticket';
 import { ticketNotFound } from './ticketRules';

@@ -3,7 +3,7 @@
  * approvers' public keys in .pgagent/config.json, and approval.policy. Opt-in: with no approvers and no
  * policy configured every approval counts, as before.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { Risk } from '../../shared/impactReport';
 import { RISK_ORDER } from '../../shared/impactReport';
 import { verifyDecision, verifyScopedDecision } from './decisionSignature';

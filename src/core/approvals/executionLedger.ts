@@ -6,7 +6,7 @@
  */
 import type { DbSession } from '../db/db';
 import { DbQueryError } from '../db/dbErrors';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { SCHEMA_PRESENCE_SQL } from './pgagentSchema';
 import type { Ticket } from './ticket';
 

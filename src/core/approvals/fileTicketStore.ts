@@ -9,11 +9,11 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TICKET_ID_SOURCE } from '../../shared/ids';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { createFileWhole, writeFileAtomicDurable } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
+import type { Logger } from '../platform/logger';
+import { silentLogger } from '../platform/logger';
 import type { Ticket, TicketStatus } from './ticket';
 import type { TransitionResult } from './ticketRules';
 import {

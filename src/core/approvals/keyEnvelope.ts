@@ -7,7 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, scrypt } from 'node:crypto';
 import { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { publicKeyText } from './decisionSignature';
 
 export const KEY_ENVELOPE_FORMAT = 'pg-agent-key/1' as const;

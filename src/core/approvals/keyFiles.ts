@@ -10,7 +10,7 @@ import { chmod, mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/pro
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../db/connectionTarget';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { SigningKey } from './approvalPath';
 import { publicKeyText } from './decisionSignature';
 import { assertPassphrase, openPrivateKey, parseEnvelope, sealPrivateKey } from './keyEnvelope';

@@ -2,7 +2,7 @@
  * Picks where approval tickets live: the team's Redis when one is configured, else the workspace's
  * `.pgagent/approvals/` folder.
  */
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import { FileTicketStore } from './fileTicketStore';
 import { openRedisTicketStore } from './redisTicketStore';
 import type { TicketStore } from './ticketStore';

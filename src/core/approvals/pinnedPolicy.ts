@@ -6,7 +6,7 @@
  */
 import type { DbSession } from '../db/db';
 import type { DatabaseIdentity } from '../db/databaseIdentity';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { ApprovalRules } from './approvalPolicy';
 import { SCHEMA_PRESENCE_SQL } from './pgagentSchema';
 import type { PolicyDocument } from './policyDocument';

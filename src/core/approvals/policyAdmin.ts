@@ -7,7 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Db } from '../db/db';
 import { databaseIdentity } from '../db/databaseIdentity';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { ApprovalPolicy } from './approvalPolicy';
 import { publicKeyText } from './decisionSignature';
 import { initSchemaSql } from './pgagentSchema';

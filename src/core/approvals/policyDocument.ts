@@ -7,7 +7,7 @@
 import { createHash, sign, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { ApprovalPolicy, Approver } from './approvalPolicy';
 import { publicKeyFrom } from './decisionSignature';
 import { KEY_NAME_PATTERN } from './keyFiles';

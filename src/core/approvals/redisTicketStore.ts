@@ -3,9 +3,9 @@
  * ticket is single use across machines, and each is published so a teammate's decision resumes a wait.
  */
 import type { Redis } from 'ioredis';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
-import { connectRedis, redactRedisUrl, redisUnreachable } from '../redisClient';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
+import { connectRedis, redactRedisUrl, redisUnreachable } from '../platform/redisClient';
 import type { Ticket, TicketStatus } from './ticket';
 import type { TransitionResult } from './ticketRules';
 import {

@@ -2,7 +2,7 @@
  * Exactly once under crashes (SPEC §5.6): a ticket read while EXECUTING is resolved from its transaction's
  * fate in the database, so every store tells what really happened to a write whose executor died.
  */
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { Ticket } from './ticket';
 import type { TransitionResult } from './ticketRules';
 import { resolveRule } from './ticketRules';

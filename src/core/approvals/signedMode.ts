@@ -7,7 +7,7 @@
 import type { DbSession } from '../db/db';
 import type { DatabaseIdentity } from '../db/databaseIdentity';
 import { databaseIdentity } from '../db/databaseIdentity';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { ApprovalRules } from './approvalPolicy';
 import { authorizeBy, missingApprovals, NO_APPROVAL_RULES } from './approvalPolicy';
 import { SCHEMA_PRESENCE_SQL } from './pgagentSchema';

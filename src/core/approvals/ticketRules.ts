@@ -2,7 +2,7 @@
  * The rules every ticket store enforces the same way: how a ticket is made, which transitions are
  * allowed, and the errors a person sees when a ticket cannot be used.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { Ticket, TicketDecision, TicketEvent, TicketStatus } from './ticket';
 import { sqlHash, TICKET_TTL_MS } from './ticket';
 import type { ClaimRequest, Decision, ExecutionOutcome, NewTicket } from './ticketStore';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { TICKET_ID_PATTERN } from '../../shared/ids';
 import type { ImpactReport } from '../../shared/impactReport';
 import type { DecisionSignature, PlanBinding, Ticket, TicketStatus } from './ticket';

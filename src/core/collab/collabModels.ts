@@ -3,7 +3,7 @@
  * built from them (A = data/architecture, B = implementation/SQL), each with a fallback chain over the
  * other configured models. With one model, both perspectives come from it and are shown as such.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { LlmProvider } from '../llm/provider';
 import type { Perspective } from './sessionTypes';
 

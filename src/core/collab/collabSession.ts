@@ -6,9 +6,9 @@
  */
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { Db } from '../db/db';
-import { AgentError, toAgentError } from '../errors';
+import { AgentError, toAgentError } from '../platform/errors';
 import type { LlmProvider } from '../llm/provider';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import { loadParser } from '../sql/parse';
 import type { SafetySettings } from '../sql/safetySettings';
 import { buildAnalysts, providerLabel } from './collabModels';

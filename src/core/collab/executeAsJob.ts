@@ -8,7 +8,7 @@
  * bound to the exact plan.md + todos.yaml a person saw (SPEC §5.3), so it stays a person's act in the job
  * review. Either way, every write of the job still waits for its own ticket.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { JobOutcome } from '../jobs/jobOutcome';
 import type { JobRunner } from '../jobs/jobRunner';
 import type { Todo } from '../jobs/todos';

@@ -4,7 +4,7 @@
  * hand-over is recorded. Every call made, repairs included, goes to the session's audit.jsonl and usage.
  */
 import type { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { LlmError } from '../llm/llmError';
 import type { ChatMessage, LlmProvider, LlmRequest, LlmResponse } from '../llm/provider';
 import { completeStructured } from '../llm/structured';

@@ -5,7 +5,7 @@
  * READ ONLY transaction; the result is context.json.
  */
 import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
-import { buildSchemaContext } from '../agent/schemaContext';
+import { buildSchemaContext } from '../ask/schemaContext';
 import type { Db } from '../db/db';
 import { classifySql } from '../sql/classify';
 import { runRead } from '../sql/runRead';

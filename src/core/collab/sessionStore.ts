@@ -6,13 +6,13 @@
 import { appendFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { isInside } from '../fs/isInside';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
 import { processAlive } from '../fs/processAlive';
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
+import type { Logger } from '../platform/logger';
+import { silentLogger } from '../platform/logger';
 import type { SessionState, Synthesis } from './sessionTypes';
 import { assertSessionId, parseSessionFile, SESSION_ID_PATTERN, sessionStateSchema, synthesisSchema } from './sessionTypes';
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 export const SESSION_ID_PATTERN = /^collab_[0-9a-f]{16}$/;
 

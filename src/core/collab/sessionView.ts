@@ -3,7 +3,7 @@
  * synthesis, the plan files when written, and what the person is asked. Used by `plan show`, `plan list`
  * and the VS Code session view.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { PlanJson } from './planSchema';
 import { planJsonSchema } from './planSchema';
 import type { CollabStore } from './sessionStore';

@@ -5,7 +5,7 @@
  * contradicts is listed as refuted. Feasibility = the share of SQL that parses, explains and stays in scope.
  */
 import type { Db } from '../db/db';
-import { toAgentError } from '../errors';
+import { toAgentError } from '../platform/errors';
 import type { Classification } from '../sql/classification';
 import { classifySql } from '../sql/classify';
 import { analyzeImpact } from '../sql/impact';

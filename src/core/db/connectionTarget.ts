@@ -2,7 +2,7 @@
  * Where to connect: a PostgreSQL server (from a URL, the libpq PG* environment or a named profile) or
  * the embedded sample database. Pure: resolving touches no network and no disk.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 /** A saved connection: everything but the password, which lives in SecretStorage or the environment. */
 export interface ConnectionProfile {

@@ -2,7 +2,7 @@
  * Turns driver errors into AgentErrors a person can act on: one code and one piece of advice for each
  * way a connection fails, and PostgreSQL's own SQLSTATE, message and position for a failed query.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
 

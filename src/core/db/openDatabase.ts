@@ -1,5 +1,5 @@
 /** Opens the Db a target names: a server through `pg`, or the embedded sample database. */
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { Db } from './db';
 import type { ConnectionTarget } from './connectionTarget';
 import { openPostgres } from './postgresDb';

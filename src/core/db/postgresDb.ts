@@ -1,12 +1,12 @@
 /** The Db interface over a PostgreSQL server, with a small `pg` pool. */
 import pg from 'pg';
 import type { ConnectionOptions } from 'node:tls';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { Db, DbResult, DbSession, DbTextResult } from './db';
 import type { ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
 import { connectionError, queryError } from './dbErrors';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { resetSession } from './sessionReset';
 
 export interface PostgresOptions {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { JOB_ID_PATTERN } from '../../shared/ids';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 export const JOB_STATUSES = ['planning', 'pending_review', 'running', 'completed', 'failed', 'cancelled', 'frozen'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];

@@ -2,7 +2,7 @@
  * audit.jsonl of a job (SPEC §4): append-only, one JSON record per line with `at`. The phases graph, the
  * runner and the review chat write it; the review chat's debug tools and the usage totals read it.
  */
-import type { AuditEvent, AuditLog } from '../agent/audit';
+import type { AuditEvent, AuditLog } from '../ask/audit';
 import type { ChatMessage, LlmResponse, ToolCall } from '../llm/provider';
 import type { JobStore } from './jobStore';
 

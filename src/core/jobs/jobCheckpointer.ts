@@ -7,10 +7,10 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import pg from 'pg';
-import { FileCheckpointSaver } from '../agent/fileCheckpointer';
+import { FileCheckpointSaver } from '../ask/fileCheckpointer';
 import { parseConnectionUrl } from '../db/connectionTarget';
 import { connectionError } from '../db/dbErrors';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 
 export const TEAM_SCHEMA = 'pgagent';
 

@@ -4,9 +4,9 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import type { Usage } from '../agent/state';
-import { NO_USAGE, addUsage } from '../agent/state';
-import { toAgentError } from '../errors';
+import type { Usage } from '../ask/state';
+import { NO_USAGE, addUsage } from '../ask/state';
+import { toAgentError } from '../platform/errors';
 import { isAtomicWriteTemp } from '../fs/atomicWrite';
 import type { Job } from './job';
 import type { JobOutcome, JobStop } from './jobOutcome';

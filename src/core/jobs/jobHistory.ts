@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { HistoryAuthor } from './historySnapshot';
 import { commitSnapshot } from './historySnapshot';
 import { settled } from '../fs/atomicWrite';

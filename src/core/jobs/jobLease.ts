@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import { processAlive } from '../fs/processAlive';
 import { assertJobId } from './job';
 

@@ -6,9 +6,9 @@
 import { dirname, join } from 'node:path';
 import { Command } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { FileCheckpointSaver } from '../agent/fileCheckpointer';
-import type { RunDeps } from '../agent/runDeps';
-import { AgentError, toAgentError } from '../errors';
+import { FileCheckpointSaver } from '../ask/fileCheckpointer';
+import type { RunDeps } from '../ask/runDeps';
+import { AgentError, toAgentError } from '../platform/errors';
 import type { Embedder } from '../llm/embeddings';
 import type { Job } from './job';
 import { isTerminal } from './job';

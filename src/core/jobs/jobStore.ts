@@ -9,10 +9,10 @@ import { JOB_ID_PATTERN } from '../../shared/ids';
 import { settled, writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
 import { isInside } from '../fs/isInside';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
-import { workspacePaths } from '../workspace';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
+import { silentLogger } from '../platform/logger';
+import { workspacePaths } from '../config/workspace';
 import type { Job, JobStatus } from './job';
 import { assertJobId, newJobId, parseJob, transitionJob } from './job';
 

@@ -1,6 +1,6 @@
 /** The files a job's plan ticket is bound to (plan.md and todos.yaml), as they are now. */
 import type { PlanFiles } from '../approvals/planTicket';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { JobStore } from './jobStore';
 
 export async function readPlanFiles(store: JobStore, jobId: string): Promise<PlanFiles> {

@@ -4,7 +4,7 @@
  */
 import { isNode, LineCounter, parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 export const TODO_STATUSES = ['pending', 'in_progress', 'done', 'skipped', 'failed'] as const;
 export type TodoStatus = (typeof TODO_STATUSES)[number];

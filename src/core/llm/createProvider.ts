@@ -1,6 +1,6 @@
 /** Builds the configured model provider from settings (VS Code) or config/env (CLI). */
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import type { Embedder } from './embeddings';
 import { createGeminiEmbedder, createOpenAiEmbedder } from './embeddings';
 import { createGeminiProvider } from './gemini';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../fs/atomicWrite';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { EmbedKind, Embedder } from './embeddings';
 import { isErrno } from '../fs/errno';
 

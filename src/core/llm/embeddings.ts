@@ -6,8 +6,8 @@
  * failure here is reported to the caller, which goes on without them.
  */
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import { openCallScope } from './callScope';
 import { mapHttpFailure, mapTransportFailure } from './httpErrors';
 import { llmErrors } from './llmError';

@@ -1,8 +1,8 @@
 /** The Gemini provider, through @google/genai (the successor of the deprecated @google/generative-ai). */
 import { ApiError, GoogleGenAI } from '@google/genai';
 import type { Content, FunctionCall, GenerateContentConfig, GenerateContentResponse, Part } from '@google/genai';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import { openCallScope } from './callScope';
 import type { CallScope } from './callScope';
 import type { CollectedReply } from './response';

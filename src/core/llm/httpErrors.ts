@@ -1,5 +1,5 @@
 /** HTTP failures of either provider mapped to LlmErrors, so both speak the same error language. */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { LlmError, LlmProviderName } from './llmError';
 import { llmErrors, providerLabel } from './llmError';
 import type { CallScope } from './callScope';

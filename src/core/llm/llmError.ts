@@ -1,5 +1,5 @@
 /** Failures of a model call, told apart so callers can retry the right ones and people know what to do. */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 export type LlmProviderName = 'gemini' | 'openai-compatible';
 

@@ -1,7 +1,7 @@
 /** Any OpenAI-compatible chat completions endpoint (Ollama, llama.cpp server, vLLM) over plain fetch. */
 import { z } from 'zod';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import { openCallScope } from './callScope';
 import type { CollectedReply } from './response';
 import { toLlmResponse } from './response';

@@ -1,5 +1,5 @@
 /** What both providers collect from one call, and the LlmResponse (usage, latency, cost) made from it. */
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import { estimateCost } from './cost';
 import type { LlmResponse, ModelPrices, ToolCall } from './provider';
 

@@ -1,5 +1,5 @@
 /** Retries of model calls: exponential backoff with jitter, Retry-After honoured, abortable waits. */
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import { LlmError, llmErrors } from './llmError';
 
 export interface RetryOptions {

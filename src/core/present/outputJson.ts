@@ -2,7 +2,7 @@
  * JSON shapes of SPEC §6 that more than one surface prints: the CLI's --json output and the MCP tools'
  * structured results are the same objects, built here once.
  */
-import type { SchemaContext } from '../agent/schemaContext';
+import type { SchemaContext } from '../ask/schemaContext';
 import type { Ticket } from '../approvals/ticket';
 import type { Classification } from '../sql/classification';
 

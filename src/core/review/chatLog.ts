@@ -1,9 +1,9 @@
 /** chat.jsonl of a job: the review chat's history, one record per line, folded into entries for display. */
 import { z } from 'zod';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { JobStore } from '../jobs/jobStore';
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
+import type { Logger } from '../platform/logger';
+import { silentLogger } from '../platform/logger';
 
 export interface ChatToolUse {
   name: string;

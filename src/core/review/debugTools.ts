@@ -2,9 +2,9 @@
  * The review chat's debug tier: the job's record, audit trail, the planning agent's model calls and its
  * todos, read from the job folder and summarised so a person can ask "why did it fail?" in plain words.
  */
-import type { Usage } from '../agent/state';
-import { NO_USAGE, addUsage } from '../agent/state';
-import { AgentError, toAgentError } from '../errors';
+import type { Usage } from '../ask/state';
+import { NO_USAGE, addUsage } from '../ask/state';
+import { AgentError, toAgentError } from '../platform/errors';
 import type { JobStore } from '../jobs/jobStore';
 import type { Todo } from '../jobs/todos';
 import { parseTodos } from '../jobs/todos';

@@ -6,12 +6,12 @@
  */
 import { join } from 'node:path';
 import type { SchemaSnapshot } from '../../shared/schema';
-import { toAgentError } from '../errors';
+import { toAgentError } from '../platform/errors';
 import type { JobStore } from '../jobs/jobStore';
 import type { EmbeddingCache } from '../llm/embeddingCache';
 import { sharedEmbeddingCache } from '../llm/embeddingCache';
 import type { Embedder } from '../llm/embeddings';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import { chunkDocument } from './rankedSearch';
 import { SEARCH_INDEX_DIR } from './reviewFiles';
 import { researchChunks } from './reviewTools';

@@ -1,11 +1,11 @@
 /** Edits of plan.md proposed by the review chat: kept in chat.jsonl until the person applies or discards them. */
 import { createHash, randomBytes } from 'node:crypto';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { commitAll, initHistory } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';
 import { unifiedDiff } from '../jobs/lineDiff';
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
+import type { Logger } from '../platform/logger';
+import { silentLogger } from '../platform/logger';
 import type { PlanEditRecord, PlanEditStatus } from './chatLog';
 import { appendChatRecord, readChatRecords } from './chatLog';
 

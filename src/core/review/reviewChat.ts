@@ -2,15 +2,15 @@
  * The review chat of a job: the person's companion for reviewing it, with tools scoped to the job folder
  * in tiers switched on by the job's state. History in chat.jsonl, model calls in audit.jsonl.
  */
-import type { Usage } from '../agent/state';
-import { NO_USAGE, addUsage } from '../agent/state';
-import { AgentError, toAgentError } from '../errors';
+import type { Usage } from '../ask/state';
+import { NO_USAGE, addUsage } from '../ask/state';
+import { AgentError, toAgentError } from '../platform/errors';
 import type { JobStatus } from '../jobs/job';
 import { jobAuditLog, modelCallEvent } from '../jobs/jobAudit';
 import { log as historyLog } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';
 import type { ChatMessage, LlmProvider, LlmRequest } from '../llm/provider';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { ChatRecord, ChatToolUse } from './chatLog';
 import { appendChatRecord, readChatRecords } from './chatLog';

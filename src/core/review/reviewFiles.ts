@@ -6,7 +6,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { isAtomicWriteTemp } from '../fs/atomicWrite';
 import { HISTORY_DIR } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';

@@ -3,12 +3,12 @@
  * inside the job folder, and any failure comes back to the model as a tool error it can act on: a tool
  * never ends the turn. Results are cut to what a model turn can hold, with a note saying so.
  */
-import { toAgentError, AgentError } from '../errors';
+import { toAgentError, AgentError } from '../platform/errors';
 import { diff as historyDiff, log as historyLog, show as historyShow } from '../jobs/jobHistory';
 import type { JobStore } from '../jobs/jobStore';
 import type { EmbeddingCache } from '../llm/embeddingCache';
 import type { ToolCall } from '../llm/provider';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import { appendChatRecord } from './chatLog';
 import { getAgentConversation, getAuditTrail, getJob, getLlmRequest, getTodos, searchAudit } from './debugTools';

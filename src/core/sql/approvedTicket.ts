@@ -6,8 +6,8 @@
 import type { ApprovalRules } from '../approvals/approvalPolicy';
 import type { PolicySources } from '../approvals/policyInForce';
 import type { Ticket } from '../approvals/ticket';
-import { AgentError } from '../errors';
-import type { Logger } from '../logger';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
 import type { Classification } from './classification';
 import { classifySql } from './classify';
 import type { TableEffect } from '../../shared/impactReport';

@@ -2,7 +2,7 @@
  * Says what SQL does (SPEC §5.1) from PostgreSQL's own parse tree: every node of every statement is visited,
  * a read is an allow-list, and anything not recognised is held for approval. Needs loadParser() first.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { Classification, SqlClass, SqlDecision, StatementClassification } from './classification';
 import { parseSql } from './parse';
 import type { ParsedInput, ParsedStatement } from './parse';

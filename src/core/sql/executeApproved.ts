@@ -15,7 +15,7 @@ import { authorizeExecution, executionGuards } from '../approvals/signedMode';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
-import { AgentError, toAgentError } from '../errors';
+import { AgentError, toAgentError } from '../platform/errors';
 import { classifySql } from './classify';
 import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';

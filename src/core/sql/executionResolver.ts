@@ -5,7 +5,7 @@
  * script that was written before COMMIT, where this machine can reach it.
  */
 import type { Db } from '../db/db';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import { voidUndoFile } from './writeArtifacts';
 import { ledgerPresent, ledgerRow } from '../approvals/executionLedger';
 import type { Ticket } from '../approvals/ticket';

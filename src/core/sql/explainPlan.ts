@@ -6,7 +6,7 @@
  * explain_sql tool also takes a data write, which is planned, never run.
  */
 import type { Db } from '../db/db';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { StatementClassification } from './classification';
 import { classifySql } from './classify';
 import { loadParser } from './parse';

@@ -5,7 +5,7 @@
  */
 import type { Db, DbSession } from '../db/db';
 import { DbQueryError } from '../db/dbErrors';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { Classification, StatementClassification } from './classification';
 import type { ImpactReport } from '../../shared/impactReport';
 import type { Risk } from '../../shared/impactReport';

@@ -4,7 +4,7 @@
  */
 import type * as PgQuery from 'libpg-query';
 import type { Node } from 'libpg-query';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { SqlSyntaxProblem } from './classification';
 
 export interface ParsedStatement {

@@ -18,8 +18,8 @@ import type { SafetySettings } from './safetySettings';
 import type { ExecutionResult } from './approvedTicket';
 import { executeApproved } from './executeApproved';
 import { workspaceUndoSink } from './writeArtifacts';
-import type { Logger } from '../logger';
-import { silentLogger } from '../logger';
+import type { Logger } from '../platform/logger';
+import { silentLogger } from '../platform/logger';
 
 export type SqlOutcome =
   | { status: 'executed'; classification: Classification; result: ReadResult }

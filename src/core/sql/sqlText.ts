@@ -1,5 +1,5 @@
 /** SQL text as it arrives from a person or an agent (a CLI argument, stdin, an MCP tool's argument). */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 /** Empty or NUL-containing SQL is bad input (the CLI exits 2); anything else is returned as it came. */
 export function checkSqlText(sql: string): string {

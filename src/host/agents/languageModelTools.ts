@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { McpToolContext } from '../../mcp/toolContext';
 import type { McpTool } from '../../mcp/toolSpec';
 import type { DatabaseSession } from '../connection/databaseSession';

@@ -4,7 +4,7 @@
  * inbound message parsed with collabProtocol's zod schema before the host acts on it.
  */
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { CollabHostMessage, CollabIntent, CollabViewState } from '../../shared/collabProtocol';
 import { parseCollabMessage } from '../../shared/collabProtocol';
 import { webviewPage } from '../ui/webviewPage';

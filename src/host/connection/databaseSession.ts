@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { ConnectionTarget } from '../../core/db/connectionTarget';
 import type { Db } from '../../core/db/db';
 import type { SchemaCache } from '../../core/db/schemaCache';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { ConnectionState, SchemaState, TableSummary } from '../../shared/protocol';
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';

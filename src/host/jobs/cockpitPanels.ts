@@ -6,7 +6,7 @@
  * own job and its own held write, through the same host paths as the side panel (one approval path).
  */
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { CockpitHostMessage, CockpitState } from '../../shared/cockpitProtocol';
 import { JOB_ID_PATTERN } from '../../shared/ids';
 import type { JobIntent } from '../../shared/protocol';

@@ -4,7 +4,7 @@
  * chat proposes are applied or discarded on the person's click. A failed message comes back to its box.
  */
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import { actor } from './jobRunners';
 import type { JobRunners } from './jobRunners';

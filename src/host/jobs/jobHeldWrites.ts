@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { join } from 'node:path';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { JobRunner } from '../../core/jobs/jobRunner';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import { isFinalStatus } from '../../shared/jobActions';
 import type { JobBusyView } from '../../shared/protocol';
 import { resolveJobFile } from './jobFiles';

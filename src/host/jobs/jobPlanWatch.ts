@@ -4,7 +4,7 @@
  */
 import type { Ticket } from '../../core/approvals/ticket';
 import type { TicketStore } from '../../core/approvals/ticketStore';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 
 /** After a resume that left the job at the review of its decided ticket: wait this long, then try again. */
 const RETRY_DELAYS_MS = [1_000, 3_000, 9_000];

@@ -13,7 +13,7 @@ import type { JobStore } from '../../core/jobs/jobStore';
 import type { JobEvent } from '../../core/jobs/jobOutcome';
 import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider } from '../../core/llm/provider';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreServices } from '../lazyServices';
 import { coreServices } from '../lazyServices';

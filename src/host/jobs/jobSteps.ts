@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { JobRunner } from '../../core/jobs/jobRunner';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { JobBusyView } from '../../shared/protocol';
 import type { JobRunners } from './jobRunners';
 import type { JobLocalState } from './jobView';

@@ -5,7 +5,7 @@
  * is refused with what to do instead (core/sql/explainPlan.ts).
  */
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { PlanNode } from '../../core/sql/explainPlan';
 import type { DatabaseSession } from '../connection/databaseSession';
 import { coreServices } from '../lazyServices';

@@ -13,7 +13,7 @@ import type { ResultsView } from '../../shared/protocol';
 import type { ResultsHostMessage, ResultsWebviewMessage } from '../../shared/resultsProtocol';
 import { cellText } from '../../shared/resultsGrid';
 import { RESULTS_WEBVIEW_MESSAGE } from '../../shared/resultsProtocol';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import { coreServices } from '../lazyServices';
 import { safetySettings } from '../settings/settings';

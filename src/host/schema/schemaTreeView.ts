@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { SchemaTreeNode } from '../../core/db/schemaTree';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import { qualifiedName } from '../../shared/sqlNames';
 import type { DatabaseSession } from '../connection/databaseSession';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider, ModelPrices } from '../../core/llm/provider';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import { coreServices } from '../lazyServices';
 
 export interface ModelProviderDeps {

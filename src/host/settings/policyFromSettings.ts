@@ -1,11 +1,11 @@
 /**
  * A person's own defaults from VS Code settings (postgresAgent.*), without importing vscode, so a test can
- * check that the extension and the CLI compute the same policy for one workspace (core/workspacePolicy.ts).
+ * check that the extension and the CLI compute the same policy for one workspace (core/settings/workspacePolicy.ts).
  */
 import type { PlanningSettings } from '../../core/jobs/planningSettings';
 import type { Risk } from '../../shared/impactReport';
 import type { SafetySettings } from '../../core/sql/safetySettings';
-import type { WorkspaceConfig } from '../../core/workspace';
+import type { WorkspaceConfig } from '../../core/config/workspace';
 
 /** `WorkspaceConfiguration.get` of the postgresAgent section. */
 export type SettingsGetter = <T>(key: string) => T | undefined;

@@ -7,9 +7,9 @@
  */
 import * as vscode from 'vscode';
 import type { PlanningSettings } from '../../core/jobs/planningSettings';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { SafetySettings } from '../../core/sql/safetySettings';
-import type { PolicyWarning } from '../../core/workspacePolicy';
+import type { PolicyWarning } from '../../core/settings/workspacePolicy';
 import { coreServices } from '../lazyServices';
 import type { SettingsGetter } from './policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from './policyFromSettings';

@@ -6,7 +6,7 @@
  * rolled back, on a database the person chose, not one the workspace named.
  */
 import * as vscode from 'vscode';
-import type { AgentError } from '../../core/errors';
+import type { AgentError } from '../../core/platform/errors';
 import { coreServices } from '../lazyServices';
 
 export function workspaceTrusted(): boolean {

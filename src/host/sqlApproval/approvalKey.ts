@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { generateKeyPairSync } from 'node:crypto';
 import type { SigningKey } from '../../core/approvals/approvalPath';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import { coreServices } from '../lazyServices';
 
 export const APPROVAL_KEY_SECRET = 'postgresAgent.approvalKey';

@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { existsSync, readdirSync } from 'node:fs';
 import type { Ticket } from '../../core/approvals/ticket';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import { coreServices } from '../lazyServices';
 import { redisUrl } from '../settings/settings';
 import type { SqlReview } from './sqlReview';

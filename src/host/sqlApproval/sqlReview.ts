@@ -8,7 +8,7 @@ import { userInfo } from 'node:os';
 import type { SigningKey } from '../../core/approvals/approvalPath';
 import type { DecisionScope, Ticket } from '../../core/approvals/ticket';
 import type { TicketStore } from '../../core/approvals/ticketStore';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import { clock } from '../../shared/clock';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';

@@ -1,7 +1,7 @@
 /** The core Logger on VS Code's LogOutputChannel (levels, timestamps and "Set Log Level" for free). */
 import type * as vscode from 'vscode';
-import type { Logger } from '../../core/logger';
-import { formatLogLine } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
+import { formatLogLine } from '../../core/platform/logger';
 
 export function outputLogger(channel: vscode.LogOutputChannel): Logger {
   return {

@@ -3,7 +3,7 @@
  * assets only through asWebviewUri from dist/ and media/, every inbound message parsed before use.
  */
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/platform/logger';
 import type { HostMessage, JobIntent, PanelCommand, PanelState } from '../../shared/protocol';
 import { isJobIntent } from '../../shared/protocol';
 import { webviewPage } from './webviewPage';

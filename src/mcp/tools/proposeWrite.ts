@@ -4,10 +4,10 @@
  * VS Code or with `pg-agent approvals approve`; no argument of any tool can approve it.
  */
 import { z } from 'zod';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import { runSql } from '../../core/sql/runSql';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
-import { workspacePaths } from '../../core/workspace';
+import { workspacePaths } from '../../core/config/workspace';
 import { renderImpact } from '../../core/present/renderImpact';
 import { shownStatement } from '../../core/present/shownSql';
 import { ticketSummary } from '../../core/present/outputJson';

@@ -1,6 +1,6 @@
 /** `run_read(sql)`: one read through our read path (parsed, READ ONLY, timeouts, row cap); rows as untrusted data. */
 import { z } from 'zod';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import { rowsForModel } from '../../core/jobs/phases/readTools';
 import { runRead } from '../../core/sql/runRead';
 import { classifySqlArg, refusedError } from '../classifySqlArg';

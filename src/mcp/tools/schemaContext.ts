@@ -1,8 +1,8 @@
 /** `schema_context(question)`: the tables and columns our own agent would show its model for a question. */
 import { z } from 'zod';
-import { untrustedData } from '../../core/agent/modelCall';
-import { buildSchemaContext } from '../../core/agent/schemaContext';
-import { AgentError } from '../../core/errors';
+import { untrustedData } from '../../core/ask/modelCall';
+import { buildSchemaContext } from '../../core/ask/schemaContext';
+import { AgentError } from '../../core/platform/errors';
 import { contextJson } from '../../core/present/outputJson';
 import { defineTool, READ_HINTS } from '../toolSpec';
 

@@ -1,7 +1,7 @@
 /** `ticket_status(ticket_id)`: where a proposed write stands, as `pg-agent approvals show <id> --json`. */
 import { z } from 'zod';
 import type { Ticket } from '../../core/approvals/ticket';
-import { AgentError } from '../../core/errors';
+import { AgentError } from '../../core/platform/errors';
 import { shownStatement } from '../../core/present/shownSql';
 import { TICKET_OUTPUT } from '../ticketOutput';
 import { defineTool, READ_HINTS } from '../toolSpec';

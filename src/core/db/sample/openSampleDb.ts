@@ -7,9 +7,9 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Db } from '../db';
 import { extractImage } from './extractImage';
 import { PgliteDb } from '../pgliteDb';
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { processAlive } from '../../fs/processAlive';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../platform/logger';
 import { SAMPLE_SCHEMA_STATEMENTS } from './sampleSchema';
 import { SAMPLE_DATA_STEPS } from './sampleData';
 

@@ -11,10 +11,10 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { withFileMutex } from '../../fs/fileMutex';
 import { writeFileAtomic } from '../../fs/atomicWrite';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../platform/logger';
 import { processAlive } from '../../fs/processAlive';
 import type { Db } from '../db';
 

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { OneAtATime } from '../oneAtATime';
 import type { Db, DbResult, DbSession, DbTextResult } from '../db';
 import { resetSession } from '../sessionReset';

@@ -2,7 +2,7 @@
 // openSampleDb (restore or generate, in this thread) and then answers the host's statements in order.
 // Logs and progress go to the host, which writes them where it writes its own.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { LogFields, Logger } from '../../logger';
+import type { LogFields, Logger } from '../../platform/logger';
 import type { Db } from '../db';
 import { openSampleDb } from './openSampleDb';
 import { toWorkerError, type HostToWorker, type SampleWorkerData, type WorkerToHost } from './sampleDbWorkerProtocol';

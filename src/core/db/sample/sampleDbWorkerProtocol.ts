@@ -4,8 +4,8 @@
  * worker, sampleDbInWorker.ts the host's Db over it).
  */
 import type { ErrorInfo } from '../../../shared/errorCodes';
-import { AgentError } from '../../errors';
-import type { LogFields } from '../../logger';
+import { AgentError } from '../../platform/errors';
+import type { LogFields } from '../../platform/logger';
 import type { DbResult, DbTextResult } from '../db';
 import { DbQueryError } from '../dbErrors';
 

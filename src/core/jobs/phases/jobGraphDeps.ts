@@ -1,5 +1,5 @@
 /** What the nodes of a job's phases graph are given from outside. */
-import type { RunDeps } from '../../agent/runDeps';
+import type { RunDeps } from '../../ask/runDeps';
 import type { Embedder } from '../../llm/embeddings';
 import type { JobAuditEvent } from '../jobAudit';
 import type { JobEvent } from '../jobOutcome';

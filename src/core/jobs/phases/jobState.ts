@@ -4,8 +4,8 @@ import { Annotation } from '@langchain/langgraph';
 import type { ErrorInfo } from '../../../shared/errorCodes';
 import type { ChatMessage } from '../../llm/provider';
 import type { ImpactReport, TableEffect } from '../../../shared/impactReport';
-import type { Usage } from '../../agent/state';
-import { NO_USAGE, addUsage } from '../../agent/state';
+import type { Usage } from '../../ask/state';
+import { NO_USAGE, addUsage } from '../../ask/state';
 
 /** How a phase ended, as the model said (or the cap decided). */
 export type PhaseEnd =

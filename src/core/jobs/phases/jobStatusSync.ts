@@ -1,5 +1,5 @@
 /** Keeps job.json's status in step with the graph; nodes may run twice, so every move is idempotent. */
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import type { Job, JobStatus } from '../job';
 import type { JobGraphDeps } from './jobGraphDeps';
 

@@ -4,10 +4,10 @@
  * anything that is not a read is answered with an error, never run. Database content reaches the model
  * as untrusted data.
  */
-import { untrustedData } from '../../agent/modelCall';
-import { findTablesText } from '../../agent/schemaLinking';
+import { untrustedData } from '../../ask/modelCall';
+import { findTablesText } from '../../ask/schemaLinking';
 import type { Db } from '../../db/db';
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { checkSql, reachRefusal } from '../../sql/reach/checkSql';
 import { blockingEffects } from '../../sql/reach/reachVerdicts';
 import type { ReadResult } from '../../sql/runRead';

@@ -3,7 +3,7 @@
  * back as a tool error the model can act on; a write asked for with run_sql is not run but held.
  */
 import { lintForModel } from '../../sql/ddl/lint';
-import { toAgentError } from '../../errors';
+import { toAgentError } from '../../platform/errors';
 import type { ToolCall } from '../../llm/provider';
 import { runSql } from '../../sql/runSql';
 import type { JobGraphDeps } from './jobGraphDeps';

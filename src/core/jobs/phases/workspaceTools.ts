@@ -2,7 +2,7 @@
  * The agent's tools on its own job files: workspace.md (long-term memory), plan.md, todos.yaml. The
  * person's "## Review Feedback" in workspace.md is theirs: the agent rewriting the file cannot drop it.
  */
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import type { JobStore } from '../jobStore';
 import type { Todo, TodoStatus } from '../todos';
 import { TODO_STATUSES, parseTodos, renderTodos } from '../todos';

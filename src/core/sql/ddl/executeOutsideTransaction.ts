@@ -7,7 +7,7 @@
 import type { TicketStore } from '../../approvals/ticketStore';
 import type { Db, DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
-import { AgentError, toAgentError } from '../../errors';
+import { AgentError, toAgentError } from '../../platform/errors';
 import type { StatementClassification } from '../classification';
 import { authorizeAtClaim } from '../../approvals/policyInForce';
 import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } from '../../approvals/executionLedger';

@@ -4,7 +4,7 @@
  * has an effect is no longer a read; a write whose reach ROLLBACK cannot undo is not previewed.
  */
 import type { Db } from '../../db/db';
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import type { Classification } from '../classification';
 import { classifyParsed } from '../classify';
 import { loadParser, parseSql } from '../parse';

@@ -9,7 +9,7 @@ import { Found } from './reachFound';
 import type { Judgement } from './reachFound';
 import type { StatementReach } from '../../../shared/reachTypes';
 import { MAX_DEPTH, walkTree } from './reachWalk';
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import type { ParsedStatement } from '../parse';
 import { parseSql } from '../parse';
 import type { Node } from 'libpg-query';

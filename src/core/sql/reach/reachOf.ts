@@ -4,7 +4,7 @@
  * kept in memory per Db and reused while it is unchanged, so a warm check costs one query and map lookups.
  */
 import type { Db } from '../../db/db';
-import { describeError } from '../../errors';
+import { describeError } from '../../platform/errors';
 import type { ParsedStatement } from '../parse';
 import { loadParser } from '../parse';
 import { loadCodeCatalog } from './codeCatalog';

@@ -4,7 +4,7 @@
  * A failed execution commits nothing and is reported to the model, which decides what comes next.
  */
 import { join } from 'node:path';
-import { toAgentError } from '../../../errors';
+import { toAgentError } from '../../../platform/errors';
 import type { ChatMessage } from '../../../llm/provider';
 import type { UndoSink } from '../../../sql/approvedTicket';
 import { executeApproved } from '../../../sql/executeApproved';

@@ -3,7 +3,7 @@
  * A reply without tool calls ends the phase; so does the per-phase cap on model calls (the job then fails
  * rather than spending without end).
  */
-import { AgentError } from '../../../errors';
+import { AgentError } from '../../../platform/errors';
 import type { ChatMessage } from '../../../llm/provider';
 import { modelCallEvent } from '../../jobAudit';
 import type { JobGraphDeps } from '../jobGraphDeps';

@@ -10,7 +10,7 @@ import { interrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 import { ticketDecision } from '../../../approvals/approvalPath';
 import { authorizeAtClaim } from '../../../approvals/policyInForce';
-import { toAgentError } from '../../../errors';
+import { toAgentError } from '../../../platform/errors';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { commitJob } from '../jobHistoryCommit';
 import type { ReviewDecision } from '../jobState';

@@ -2,7 +2,7 @@
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db } from '../db/db';
 import type { LlmProvider } from '../llm/provider';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/logger';
 import type { SafetySettings } from '../sql/safetySettings';
 import type { SchemaSnapshot } from '../../shared/schema';
 

@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { Env } from './db/connectionTarget';
+import type { Env } from '../db/connectionTarget';
 import type { WorkspaceConfig } from './workspace';
 import { readConfigFile } from './workspace';
 

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import { writeFileAtomicSync } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
 import type { RunnableConfig } from '@langchain/core/runnables';

@@ -2,7 +2,7 @@
 import { Command } from '@langchain/langgraph';
 import { resumeWhenDecided } from '../approvals/approvalPath';
 import type { TicketStore } from '../approvals/ticketStore';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { AskGraph } from './graph';
 import type { AskStateValue } from './state';
 import { assertThreadId } from './threadId';

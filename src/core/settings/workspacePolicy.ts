@@ -5,14 +5,14 @@
  * ship that file, so every setting is resolved as the stricter of the two, and every loosening the
  * workspace asked for is ignored with a warning naming the file and the setting.
  */
-import type { ApprovalPolicy, ApprovalRules, Approver } from './approvals/approvalPolicy';
-import { looserFields, strictestPolicy } from './approvals/strictestPolicy';
-import type { PlanningSettings } from './jobs/planningSettings';
-import { RISK_ORDER } from '../shared/impactReport';
-import type { RiskPolicy } from './sql/risk';
-import type { SafetySettings } from './sql/safetySettings';
-import type { WorkspaceConfig } from './workspace';
-import { approvalRulesOf } from './workspace';
+import type { ApprovalPolicy, ApprovalRules, Approver } from '../approvals/approvalPolicy';
+import { looserFields, strictestPolicy } from '../approvals/strictestPolicy';
+import type { PlanningSettings } from '../jobs/planningSettings';
+import { RISK_ORDER } from '../../shared/impactReport';
+import type { RiskPolicy } from '../sql/risk';
+import type { SafetySettings } from '../sql/safetySettings';
+import type { WorkspaceConfig } from '../config/workspace';
+import { approvalRulesOf } from '../config/workspace';
 
 /** A loosening the workspace asked for and did not get. */
 export interface PolicyWarning {

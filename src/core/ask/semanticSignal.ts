@@ -8,8 +8,8 @@
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { EmbeddingCache } from '../llm/embeddingCache';
 import { cosine } from '../llm/embeddings';
-import type { Logger } from '../logger';
-import { toAgentError } from '../errors';
+import type { Logger } from '../platform/logger';
+import { toAgentError } from '../platform/errors';
 import type { TableEntry } from './schemaIndex';
 import { displayName, indexOf } from './schemaIndex';
 

@@ -1,7 +1,7 @@
 /** Run (thread) ids: they name checkpoint and audit folders, so only a safe shape is accepted. */
 import { randomBytes } from 'node:crypto';
 import { ASK_ID_PATTERN } from '../../shared/ids';
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 
 export function newThreadId(): string {
   return `ask_${randomBytes(8).toString('hex')}`;

@@ -1,5 +1,5 @@
 /** Parse + classify + reach + EXPLAIN (nothing executed): an objection becomes `validationError` for the repair step. */
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { checkSql } from '../../sql/reach/checkSql';
 import { validateSql } from '../../sql/validate';
 import type { AskDeps } from '../deps';

@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AgentError } from './errors';
-import type { ConnectionProfile } from './db/connectionTarget';
-import type { Approver, ApprovalPolicy, ApprovalRules } from './approvals/approvalPolicy';
-import { isErrno } from './fs/errno';
+import { AgentError } from '../platform/errors';
+import type { ConnectionProfile } from '../db/connectionTarget';
+import type { Approver, ApprovalPolicy, ApprovalRules } from '../approvals/approvalPolicy';
+import { isErrno } from '../fs/errno';
 
 export interface WorkspacePaths {
   root: string;

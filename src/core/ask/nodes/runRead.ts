@@ -1,5 +1,5 @@
 /** A read the parser allowed runs through the safety path: READ ONLY transaction, timeouts, row cap. */
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { runSql } from '../../sql/runSql';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';

@@ -1,5 +1,5 @@
 /** Turning a failure inside a node into the state's `error` (with an audit record), so the run ends cleanly. */
-import { toAgentError } from '../errors';
+import { toAgentError } from '../platform/errors';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { AskDeps } from './deps';
 

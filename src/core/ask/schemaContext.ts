@@ -2,7 +2,7 @@
  * The schema context of a question: the tables and columns a language model is shown, ranked by
  * relevance to the question and cut to a token budget, so that context stays bounded on any schema size.
  */
-import { AgentError } from '../errors';
+import { AgentError } from '../platform/errors';
 import type { ColumnInfo, SchemaSnapshot } from '../../shared/schema';
 import { MONEY_TERM, MONEY_WORDS } from './identifierWords';
 import type { Field, Posting, SchemaIndex, TableEntry } from './schemaIndex';

@@ -1,5 +1,5 @@
 /** The one error type of core: a code a program can act on, a message and advice a person can act on. */
-import type { ErrorCode, ErrorInfo } from '../shared/errorCodes';
+import type { ErrorCode, ErrorInfo } from '../../shared/errorCodes';
 
 export class AgentError extends Error {
   override readonly name = 'AgentError';

@@ -2,7 +2,7 @@
  * A write gets its impact preview and an approval ticket. Idempotent: when the state already holds a
  * ticket for this exact SQL, no second ticket is created (a re-run must not multiply tickets).
  */
-import { AgentError } from '../../errors';
+import { AgentError } from '../../platform/errors';
 import { runSql } from '../../sql/runSql';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
