@@ -23,6 +23,7 @@ const CORE_RANK: Record<string, number> = {
   approvals: 2,
   config: 2,
   sql: 3,
+  dba: 4,
   ask: 4,
   jobs: 5,
   review: 6,
