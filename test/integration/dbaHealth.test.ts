@@ -90,7 +90,7 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
   });
 
   it('finds the idle-in-transaction session by its pid, application and query', async () => {
-    const pid = Number(await idle.query('SELECT pg_backend_pid() AS pid').then((r) => r.rows[0].pid));
+    const pid = Number((await idle.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
     const finding = findingsOf(report, 'idle_in_transaction').find((f) => f.evidence.pid === pid);
     expect(finding?.evidence).toMatchObject({ application: 'forgotten-tx', state: 'idle in transaction', query: 'SELECT count(*) FROM orders' });
     expect(finding?.fixSql).toBe(`SELECT pg_terminate_backend(${pid})`);

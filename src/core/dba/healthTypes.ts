@@ -92,7 +92,7 @@ export interface HealthCheck {
 }
 
 export interface CheckContext {
-  read<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  read: <Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]) => Promise<Row[]>;
   thresholds: HealthThresholds;
   /** server_version_num. */
   serverVersion: number;

@@ -22,7 +22,7 @@ export const tableBloat: HealthCheck = {
     const rows = await read<TableBloatRow>(
       `WITH t AS (
          SELECT c.oid, format('%I.%I', n.nspname, c.relname) AS "table", c.relpages::bigint * current_setting('block_size')::bigint AS bytes,
-                greatest(c.reltuples, 0) AS tuples, coalesce(s.n_live_tup, 0) AS live, coalesce(s.n_dead_tup, 0) AS dead,
+                greatest(c.reltuples, 0) AS tuples, greatest(c.reltuples, 0)::bigint AS live, coalesce(s.n_dead_tup, 0) AS dead,
                 coalesce((SELECT substring(o FROM 'fillfactor=([0-9]+)')::int FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%'), 100) AS fillfactor,
                 (SELECT sum(st.avg_width) FROM pg_stats st WHERE st.schemaname = n.nspname AND st.tablename = c.relname) AS width,
                 (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analyzed

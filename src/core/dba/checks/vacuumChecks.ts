@@ -18,17 +18,17 @@ export const staleMaintenance: HealthCheck = {
   thresholdKeys: ['vacuumStaleDays', 'vacuumMinRows'],
   async run({ read, thresholds }: CheckContext): Promise<Finding[]> {
     const rows = await read<StaleRow>(
-      `SELECT format('%I.%I', schemaname, relname) AS "table", (n_live_tup + n_dead_tup)::text AS rows, n_dead_tup::text AS dead,
+      `SELECT format('%I.%I', s.schemaname, s.relname) AS "table", (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE n_live_tup END)::bigint::text AS rows, n_dead_tup::text AS dead,
               n_mod_since_analyze::text AS modified,
               greatest(last_vacuum, last_autovacuum)::text AS last_vacuum, greatest(last_analyze, last_autoanalyze)::text AS last_analyze,
               floor(extract(epoch FROM now() - greatest(last_vacuum, last_autovacuum)) / 86400)::text AS vacuum_days,
               floor(extract(epoch FROM now() - greatest(last_analyze, last_autoanalyze)) / 86400)::text AS analyze_days
-         FROM pg_stat_user_tables
-        WHERE n_live_tup + n_dead_tup >= $1
+         FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+        WHERE (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE n_live_tup END) + n_dead_tup >= $1
           AND (greatest(last_vacuum, last_autovacuum) IS NULL OR greatest(last_analyze, last_autoanalyze) IS NULL
                OR greatest(last_vacuum, last_autovacuum) < now() - make_interval(days => $2)
                OR greatest(last_analyze, last_autoanalyze) < now() - make_interval(days => $2))
-        ORDER BY n_live_tup + n_dead_tup DESC, 1`,
+        ORDER BY (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE s.n_live_tup END) DESC, 1`,
       [thresholds.vacuumMinRows, thresholds.vacuumStaleDays],
     );
     return rows.map((r) => {
