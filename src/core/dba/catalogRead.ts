@@ -17,7 +17,7 @@ export const DEFAULT_CATALOG_LIMITS: CatalogLimits = { statementTimeoutMs: 5000,
 
 /** Runs reads of ours on one connection; `queries` counts what was sent (for the bench). */
 export interface CatalogReader {
-  read<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  read: <Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]) => Promise<Row[]>;
   readonly queries: number;
 }
 
