@@ -35,7 +35,7 @@ export type TopReport =
   | { available: true; by: TopOrder; database: string; statsSince: string | null; queries: TopQuery[]; note?: string }
   | { available: false; by: TopOrder; database: string; reason: string; setup: string[] };
 
-const SKIP_OUR_BOOKKEEPING = String.raw`query !~* '^\s*(BEGIN|START TRANSACTION|ROLLBACK|COMMIT|END|SET|RESET|DISCARD|SHOW|DEALLOCATE)\b'`;
+const SKIP_OUR_BOOKKEEPING = String.raw`query !~* '^\s*(BEGIN|START TRANSACTION|ROLLBACK|COMMIT|END|SET|RESET|DISCARD|SHOW|DEALLOCATE)\y'`;
 
 const ORDER_SQL: Record<TopOrder, string> = {
   total: 'total_ms DESC',

@@ -57,7 +57,7 @@ export async function buildCandidates(reader: CatalogReader, usages: readonly { 
   if (names.length === 0) return { candidates: [], queryTables };
   // to_regclass resolves each name through search_path exactly as the query would.
   const rows = await reader.read<TableRow>(
-    `SELECT n.name, c.oid::int AS oid, format('%I.%I', ns.nspname, c.relname) AS "table",
+    `SELECT n.name, c.oid::int AS oid, CASE WHEN c.oid IS NOT NULL THEN format('%I.%I', ns.nspname, c.relname) END AS "table",
             (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
             (SELECT array_agg(quote_ident(a.attname) ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS quoted,
             greatest(c.reltuples, 0)::bigint::text AS rows,
@@ -65,8 +65,9 @@ export async function buildCandidates(reader: CatalogReader, usages: readonly { 
                                  JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum WHERE k.i <= x.indnkeyatts))
                FROM pg_index x WHERE x.indrelid = c.oid AND x.indisvalid AND x.indpred IS NULL AND x.indexprs IS NULL) AS indexes
        FROM unnest($1::text[]) n(name)
-       LEFT JOIN pg_class c ON c.oid = to_regclass(n.name) AND c.relkind IN ('r', 'm', 'p')
-       LEFT JOIN pg_namespace ns ON ns.oid = c.relnamespace`,
+       LEFT JOIN (pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+                  AND ns.nspname NOT IN ('pg_catalog', 'information_schema') AND ns.nspname NOT LIKE 'pg_toast%')
+              ON c.oid = to_regclass(n.name) AND c.relkind IN ('r', 'm', 'p')`,
     [names],
   );
   const byName = new Map(rows.filter((r) => r.oid !== null).map((r) => [r.name, r]));

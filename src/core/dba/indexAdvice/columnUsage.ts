@@ -7,7 +7,7 @@ import type { Node } from 'libpg-query';
 export type ColumnRole = 'eq' | 'range' | 'join' | 'order' | 'group';
 
 export interface TableRef {
-  /** As written: "orders" or "sales.orders". */
+  /** As PostgreSQL reads it, quoted for to_regclass: "orders" or "sales"."orders" (search_path applies to a bare name). */
   name: string;
   /** The alias, or the bare table name when there is none. */
   alias: string;
@@ -78,7 +78,8 @@ function readFrom(node: unknown, usage: QueryUsage, visitSelect: (s: Rec) => voi
     if (!relname) return;
     const schema = typeof rv.schemaname === 'string' ? rv.schemaname : undefined;
     const alias = isRec(rv.alias) && typeof rv.alias.aliasname === 'string' ? rv.alias.aliasname : relname;
-    usage.tables.push({ name: schema ? `${schema}.${relname}` : relname, alias });
+    const quote = (part: string) => `"${part.replaceAll('"', '""')}"`;
+    usage.tables.push({ name: schema ? `${quote(schema)}.${quote(relname)}` : quote(relname), alias });
   } else if (isRec(node.JoinExpr)) {
     readFrom(node.JoinExpr.larg, usage, visitSelect);
     readFrom(node.JoinExpr.rarg, usage, visitSelect);
