@@ -24,6 +24,9 @@ import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
+import { HealthView } from './host/dba/healthView';
+import { coreServices } from './host/lazyServices';
+import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { panelAnswer, rowsSummary, waitingView } from './host/ui/navigatorView';
@@ -180,6 +183,8 @@ export function activate(context: vscode.ExtensionContext): void {
     schemaTree,
     badge,
     new QueryPlanView(session, featureDeps.rootDir, logger, output),
+    new HealthView(session, coreServices, logger, output),
+    registerAdviseIndexes(session, coreServices, logger, output),
     results,
     review.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
     ask.onDidShowRows(({ threadId, question, results: rows }) => results.show(rows, question.slice(0, 40), askResultKey(threadId))),

@@ -8,6 +8,8 @@ export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
 export { tableDdlText } from '../core/db/tableDdl';
 export { explainRead, readToExplain } from '../core/sql/explainPlan';
 export { runRead } from '../core/sql/runRead';
+export { runHealth } from '../core/dba/runHealth';
+export { adviseIndexes } from '../core/dba/indexAdvice/adviseIndexes';
 export { openSchemaCache } from '../core/db/schemaCache';
 export { connectionKey, resolveTarget } from '../core/db/connectionTarget';
 export { openTicketStore } from '../core/approvals/openTicketStore';
