@@ -22,6 +22,13 @@ const SEVERITY_ICON: Record<Finding['severity'], vscode.ThemeIcon> = {
   info: new vscode.ThemeIcon('info'),
 };
 
+const SEVERITY_RANK: Record<Finding['severity'], number> = { critical: 0, warning: 1, info: 2 };
+
+function rank(check: CheckResult): number {
+  if (check.findings.length > 0) return Math.min(...check.findings.map((f) => SEVERITY_RANK[f.severity]));
+  return check.status === 'ok' ? 5 : 4;
+}
+
 export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -77,7 +84,8 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
   }
 
   getChildren(node?: Node): Node[] {
-    if (!node) return (this.report?.checks ?? []).map((check) => ({ kind: 'check', check }));
+    // What needs attention first: checks with findings (the most severe first), then those that could not run, then ok.
+    if (!node) return [...(this.report?.checks ?? [])].sort((a, b) => rank(a) - rank(b)).map((check) => ({ kind: 'check', check }));
     if (node.kind === 'check') return node.check.findings.map((finding) => ({ kind: 'finding', finding }));
     if (node.kind === 'finding' && node.finding.fixSql) return [{ kind: 'fix', sql: node.finding.fixSql, finding: node.finding }];
     return [];
