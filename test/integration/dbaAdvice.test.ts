@@ -111,6 +111,27 @@ describe.runIf(dbaClusterAvailable)('index advice with hypopg, built through the
     expect(await queryValue(scratch.url, "SELECT last_value::int FROM ticket_no")).toBe(95);
   });
 
+  it('a non-superuser role gets measured advice for a table it may read, and a reason for one it may not', async () => {
+    const role = `dba_advice_${scratch.name.slice(-6)}`;
+    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}; GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON orders TO ${role}`);
+    const url = new URL(scratch.url);
+    url.username = role;
+    const weak = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
+    try {
+      const report = await adviseIndexes(weak, [
+        { sql: 'SELECT id FROM orders WHERE total > 400 ORDER BY total', calls: 1, source: 'given' },
+        { sql: "SELECT id FROM customers WHERE email = 'x'", calls: 1, source: 'given' },
+      ]);
+      expect(report.measured).toBe(true);
+      expect(report.queries[0]?.skipped).toBeUndefined();
+      expect(report.recommendations[0]?.columns[0]).toBe('total');
+      expect(report.queries[1]?.skipped).toMatch(/could not plan it|permission denied/);
+    } finally {
+      await weak.close();
+      await execSql(scratch.url, `REVOKE ALL ON orders FROM ${role}; REVOKE ALL ON SCHEMA public FROM ${role}; REVOKE CONNECT ON DATABASE ${scratch.name} FROM ${role}; DROP ROLE ${role}`);
+    }
+  });
+
   it('without hypopg: ranked by heuristics and marked not measured, with the setup step', async () => {
     await execSql(scratch.url, 'DROP EXTENSION hypopg');
     try {

@@ -70,7 +70,7 @@ export async function adviseIndexes(db: Db, inputs: readonly AdviceQueryInput[],
       if (hypopg !== 'installed') {
         const note = hypopg === 'available'
           ? 'Not measured: hypopg is available on this server but not created in this database (CREATE EXTENSION hypopg; as a superuser or the database owner). Candidates are ranked by heuristics.'
-          : 'Not measured: the hypopg extension is not installed on this server (Debian/Ubuntu: apt-get install postgresql-15-hypopg, then CREATE EXTENSION hypopg). Candidates are ranked by heuristics.';
+          : 'Not measured: the hypopg extension is not installed on this server (Debian/Ubuntu: apt-get install postgresql-NN-hypopg for server major version NN, then CREATE EXTENSION hypopg). Candidates are ranked by heuristics.';
         return { ...base, measured: false, note, recommendations: heuristicPicks(candidates, maxIndexes, tableBytes), explains: 0, elapsedMs: Math.round(performance.now() - started) };
       }
       hypopgUsed = true;
