@@ -8,7 +8,6 @@
 import { Command } from '@langchain/langgraph';
 import type { Ticket } from '../approvals/ticket';
 import { decideTicket, decisionOf } from '../approvals/approvalPath';
-import { authorizeAtClaim } from '../approvals/policyInForce';
 import { createPlanTicket } from '../approvals/planTicket';
 import { SYSTEM_ACTOR } from '../approvals/ticketStore';
 import { AgentError, toAgentError } from '../platform/errors';
@@ -27,7 +26,7 @@ import { toolDocs } from './phases/jobTools';
 import type { PlanningSettings } from './planningSettings';
 import { DEFAULT_PLANNING } from './planningSettings';
 import type { StepScope } from './sharedJobGraph';
-import { SharedJobGraph } from './sharedJobGraph';
+import { readClaimAuthorizer, SharedJobGraph } from './sharedJobGraph';
 import type { Todo } from './todos';
 import { renderTodos } from './todos';
 
@@ -207,12 +206,18 @@ export class JobRunner {
     if (!decision) return at.stop.kind === 'review' ? this.outcome(at.job.id) : at;
     if (decision.approve && ticket) {
       // Approved, but not (yet) as the team's policy wants: exit 4 naming what is missing; the job stays at its stop.
-      const authorize = await this.deps.db.withSession((session) => authorizeAtClaim(session, { ...this.deps.settings, connection: this.deps.connectionKey }));
+      const authorize = await readClaimAuthorizer(this.deps);
       const refusal = authorize(ticket);
       if (refusal) throw refusal;
+      // The plan's claim in this step uses the policy just read (a write's claim is executeApproved's own).
+      this.scope.authorized = { ticketId, authorize };
     }
     if (decision.approve || at.stop.kind === 'review') this.requireModel();
-    return this.drive(at.job.id, new Command({ resume: { ticketId, ...(hint ?? {}) } }), at.execution?.ticketId);
+    try {
+      return await this.drive(at.job.id, new Command({ resume: { ticketId, ...(hint ?? {}) } }), at.execution?.ticketId);
+    } finally {
+      this.scope.authorized = undefined;
+    }
   }
 
   /**

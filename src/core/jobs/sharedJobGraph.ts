@@ -16,7 +16,8 @@ import { FileLeaseBackend } from './leaseBackends';
 import { guardCheckpointer, guardJobStore } from './leaseGuards';
 import type { JobGraph } from './phases/jobGraph';
 import { buildJobGraph } from './phases/jobGraph';
-import type { JobGraphDeps } from './phases/jobGraphDeps';
+import type { ClaimAuthorizer, JobGraphDeps } from './phases/jobGraphDeps';
+import { authorizeAtClaim } from '../approvals/policyInForce';
 import type { PlanningSettings } from './planningSettings';
 
 /** A step in flight: its deps (the runner's, with the step's own database, model and progress) and the leases it holds. */
@@ -24,6 +25,13 @@ export interface StepScope {
   deps: JobRunnerDeps;
   /** The leases this step holds now, by job: every write of job state checks its own first. */
   held: Map<string, JobLease>;
+  /** The policy in force the runner read for this step's claim of `ticketId`: the graph's claim uses it (read once). */
+  authorized?: { ticketId: string; authorize: ClaimAuthorizer };
+}
+
+/** The policy in force for a claim by `deps`' database, read now. */
+export function readClaimAuthorizer(deps: JobRunnerDeps): Promise<ClaimAuthorizer> {
+  return deps.db.withSession((session) => authorizeAtClaim(session, { ...deps.settings, connection: deps.connectionKey }));
 }
 
 const inStep = new AsyncLocalStorage<StepScope>();
@@ -103,6 +111,15 @@ export class SharedJobGraph {
         return step().indexForSearch;
       },
       emit: (event) => step().onEvent?.(event),
+      authorizeClaim: (ticketId) => {
+        const scope = inStep.getStore();
+        const carried = scope?.authorized;
+        if (scope && carried?.ticketId === ticketId) {
+          scope.authorized = undefined;
+          return Promise.resolve(carried.authorize);
+        }
+        return readClaimAuthorizer(step());
+      },
     };
     return buildJobGraph(deps, guardCheckpointer(this.checkpointer(), guard));
   }
