@@ -252,7 +252,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     window.planWatch.dispose();
   });
 
-  it('rebuilds the window runner only when a setting changes, and its reads then follow the new settings', async () => {
+  it('rebuilds the window runner only when a setting changes (read at each step, or at a settings change event), and the view follows', async () => {
     const window = windowOf(tickets);
     server.script(planTurn(PLAN_V1));
     const jobId = await window.newJob('Archive cancelled orders');
@@ -266,6 +266,18 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     await window.steps.run(jobId, 'continue', 'Continuing…', (runner) => runner.outcome(jobId), true);
     expect(window.runners.buildCount()).toBe(2);
     expect(window.entries.get(jobId)?.view?.stop).toMatchObject({ kind: 'review', maxReviewCycles: 2 });
+    // Reading where the job stands (the view's refresh) reads no settings…
+    writeFileSync(configFile(), `${JSON.stringify({ connections: [], planning: { maxReviewCycles: 3 } })}\n`);
+    counted.files.length = 0;
+    await window.refresh(jobId);
+    expect(readsOf((p) => p === configFile())).toBe(0);
+    expect(window.entries.get(jobId)?.view?.stop).toMatchObject({ maxReviewCycles: 2 });
+    // …until a settings change event (VS Code settings, the watcher of .pgagent/config.json) says they changed.
+    window.runners.settingsChanged();
+    await window.refresh(jobId);
+    expect(readsOf((p) => p === configFile())).toBe(1);
+    expect(window.runners.buildCount()).toBe(3);
+    expect(window.entries.get(jobId)?.view?.stop).toMatchObject({ maxReviewCycles: 3 });
     window.planWatch.dispose();
   });
 

@@ -57,6 +57,7 @@ export class JobController implements vscode.Disposable {
   private readonly notices: JobNotices;
   private readonly reload = throttle(() => void this.board.refresh(), RELOAD_INTERVAL_MS);
   private watcher: vscode.FileSystemWatcher | undefined;
+  private readonly settingsEvents: vscode.Disposable[];
   private restored: Promise<void> | undefined;
 
   constructor(private readonly deps: JobControllerDeps) {
@@ -70,6 +71,12 @@ export class JobController implements vscode.Disposable {
       settings: () => jobRunnerSettings(core, rootDir),
       driverName: `VS Code (${vscode.env.appName})`,
     });
+    // VS Code's settings changed: the window's runner reads its settings again (.pgagent/config.json: panelShown's watcher).
+    this.settingsEvents = [
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('postgresAgent')) this.settingsChanged();
+      }),
+    ];
     this.steps = new JobSteps({
       runners: this.runners,
       logger,
@@ -181,16 +188,23 @@ export class JobController implements vscode.Disposable {
    */
   panelShown(): Promise<void> {
     if (!this.watcher) {
-      this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/jobs/**'));
+      this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/{jobs/**,config.json}'));
       // The history's own objects change with every commit, which also changes the job's files.
       const changed = (uri: vscode.Uri) => {
-        if (!uri.path.includes('/.history/') && !uri.path.includes('/.index/')) this.reload.request();
+        if (uri.path.endsWith('/.pgagent/config.json')) this.settingsChanged();
+        else if (!uri.path.includes('/.history/') && !uri.path.includes('/.index/')) this.reload.request();
       };
       this.watcher.onDidCreate(changed);
       this.watcher.onDidChange(changed);
       this.watcher.onDidDelete(changed);
     }
     return this.refresh();
+  }
+
+  /** A settings change event: the window's runner reads its settings on its next use, and the views are read again. */
+  private settingsChanged(): void {
+    this.runners.settingsChanged();
+    this.reload.request();
   }
 
   /** After the database is open: jobs waiting at a write get their CodeLens and card again. */
@@ -378,5 +392,6 @@ export class JobController implements vscode.Disposable {
     this.reload.dispose();
     this.board.dispose();
     this.watcher?.dispose();
+    for (const d of this.settingsEvents) d.dispose();
   }
 }

@@ -83,11 +83,18 @@ export class JobRunners {
   private built: Promise<Built> | undefined;
   /** How many times the window's runner was built (for the log and the tests: once until the settings change). */
   private builds = 0;
+  /** A settings change event came (VS Code settings, a config file): the next read of where jobs stand checks too. */
+  private stale = false;
 
   constructor(private readonly deps: JobRunnersDeps) {}
 
   buildCount(): number {
     return this.builds;
+  }
+
+  /** The settings may have changed (a settings change event): the next use reads them (a step always does). */
+  settingsChanged(): void {
+    this.stale = true;
   }
 
   /** The workspace's job folders (created on first use: activation loads no core). */
@@ -129,7 +136,7 @@ export class JobRunners {
 
   /**
    * The window's runner as it is, for reading where jobs stand (outcome) and pausing: no model, and a database
-   * that refuses every query. Built (reading the settings) only when no step built it yet.
+   * that refuses every query. Reads the settings only when no step built it yet or a settings change event came.
    */
   viewer(): Promise<JobRunner> {
     return this.current(false);
@@ -138,7 +145,7 @@ export class JobRunners {
   /** The runner; `check`: read the settings now (once) and rebuild it when they or its stores changed. */
   private async current(check: boolean): Promise<JobRunner> {
     const previous = this.built;
-    if (previous && !check) {
+    if (previous && !check && !this.stale) {
       const ready = await previous.catch(() => undefined);
       if (ready) return ready.runner;
     }
@@ -153,6 +160,7 @@ export class JobRunners {
   }
 
   private async rebuildIfChanged(previous: Promise<Built> | undefined): Promise<Built> {
+    this.stale = false;
     const settings = await this.deps.settings();
     const [ticketStore, checkpointer, leases] = await Promise.all([this.deps.ticketStore(), this.jobCheckpointer(settings.teamDatabaseUrl), this.leases(settings.redisUrl)]);
     const key = JSON.stringify({ safety: settings.safety, planning: settings.planning, modelTimeoutMs: settings.modelTimeoutMs });
