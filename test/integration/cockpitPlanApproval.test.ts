@@ -156,7 +156,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
       session: { use: (work) => work({ db, key: scratch.url }), loadSnapshot: () => Promise.resolve(snapshot), invalidateSchema: () => Promise.resolve() },
       ticketStore: () => Promise.resolve(store),
       settings: () => jobRunnerSettings(coreServices, workspace),
-      driverName: 'test window',
+      driverName: () => 'test window',
     });
     // eslint-disable-next-line prefer-const -- the watch and the steps refer to each other, as in JobController
     let steps: JobSteps;

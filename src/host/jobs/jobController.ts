@@ -69,7 +69,7 @@ export class JobController implements vscode.Disposable {
       session: deps.session,
       ticketStore: () => deps.review.ticketStore(),
       settings: () => jobRunnerSettings(core, rootDir),
-      driverName: `VS Code (${vscode.env.appName})`,
+      driverName: () => `VS Code (${vscode.env.appName})`,
     });
     // VS Code's settings changed: the window's runner reads its settings again (.pgagent/config.json: panelShown's watcher).
     this.settingsEvents = [

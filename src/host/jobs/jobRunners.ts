@@ -49,8 +49,8 @@ export interface JobRunnersDeps {
   ticketStore(): Promise<TicketStore>;
   /** The settings in force now (VS Code: host/jobs/jobSettings.ts). */
   settings(): Promise<JobRunnerSettings>;
-  /** Who holds a job's lease, as another driver is told ("VS Code (Visual Studio Code)"). */
-  driverName: string;
+  /** Who holds a job's lease, as another driver is told ("VS Code (Visual Studio Code)"); asked on first use. */
+  driverName(): string;
 }
 
 export interface ActionRunnerOptions {
@@ -200,7 +200,7 @@ export class JobRunners {
       if (this.leaseBackend === current) this.leaseBackend = undefined; // Redis down now: try again on the next action
       throw error;
     });
-    current.leases ??= new core.JobLeases(opened.backend, { by: this.deps.driverName, logger: this.deps.logger });
+    current.leases ??= new core.JobLeases(opened.backend, { by: this.deps.driverName(), logger: this.deps.logger });
     return current.leases;
   }
 
