@@ -26,7 +26,6 @@ import { logPolicyWarningsTo } from './host/settings/settings';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
 import { HealthView } from './host/dba/healthView';
-import { coreServices } from './host/lazyServices';
 import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
