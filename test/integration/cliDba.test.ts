@@ -8,6 +8,7 @@ import type { HealthReport } from '../../src/core/dba/healthTypes';
 import type { TopReport } from '../../src/core/dba/topQueries';
 import type { AdviceReport } from '../../src/core/dba/indexAdvice/adviceTypes';
 import { runPgAgent } from '../support/cliHarness';
+import { createScratchDatabase, postgresAvailable } from '../support/services';
 import type { ScratchDatabase } from '../support/scratchDatabase';
 import { execSql, queryValue } from '../support/scratchDatabase';
 import { createDbaScratch, dbaClusterAvailable } from '../support/dbaCluster';
@@ -59,6 +60,25 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
     expect((await cli('top', '--by', 'fastest')).code).toBe(2);
   });
 
+  it('top as a non-superuser: its own statements in full, other roles\' texts hidden and said so', async () => {
+    const role = `dba_top_${scratch.name.slice(-6)}`;
+    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}`);
+    const url = new URL(scratch.url);
+    url.username = role;
+    try {
+      await execSql(url.toString(), 'SELECT 41 + 1');
+      const run = await runPgAgent(['top', '--db', url.toString(), '--workspace', workspace, '--json', '--by', 'calls', '--limit', '500'], { cwd: workspace, env: { USER: 'tester' } });
+      expect(run.code, run.stderr).toBe(0);
+      const report = JSON.parse(run.stdout) as TopReport;
+      if (!report.available) throw new Error(`expected pg_stat_statements to be readable: ${report.reason}`);
+      expect(report.queries.map((q) => q.query)).toContain('SELECT $1 + $2');
+      expect(report.queries.some((q) => q.query === '<insufficient privilege>')).toBe(true);
+      expect(report.note).toMatch(/other roles' statements, whose text PostgreSQL hides/);
+    } finally {
+      await execSql(scratch.url, `REVOKE CONNECT ON DATABASE ${scratch.name} FROM ${role}; DROP ROLE ${role}`);
+    }
+  });
+
   it('indexes advise --query holds the recommended index as a ticket on disk (exit 3), builds nothing', async () => {
     await execSql(scratch.url, 'CREATE EXTENSION hypopg');
     const run = await cli('indexes', 'advise', '--json', '--query', 'SELECT id, total FROM orders WHERE customer_id = 17;');
@@ -91,5 +111,24 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
     expect(write.code).toBe(4);
     expect(write.stderr).toMatch(/not a SELECT \(DeleteStmt\)/);
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders')).toBe(20000);
+  });
+});
+
+describe.runIf(postgresAvailable)('pg-agent top on a server that does not preload pg_stat_statements', () => {
+  it('says the extension is created but not loaded, and the step that fixes it (exit 1)', async () => {
+    const scratch = await createScratchDatabase('pgagent_top_unloaded');
+    const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-top-'));
+    try {
+      await execSql(scratch.url, 'CREATE EXTENSION pg_stat_statements');
+      const run = await runPgAgent(['top', '--db', scratch.url, '--workspace', workspace], { cwd: workspace, env: { USER: 'tester' } });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/not loaded: it must be in shared_preload_libraries[\s\S]*1\. Add pg_stat_statements to shared_preload_libraries/);
+      const advise = await runPgAgent(['indexes', 'advise', '--top', '5', '--db', scratch.url, '--workspace', workspace], { cwd: workspace, env: { USER: 'tester' } });
+      expect(advise.code).toBe(1);
+      expect(advise.stderr).toMatch(/shared_preload_libraries/);
+    } finally {
+      await scratch.drop();
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 });

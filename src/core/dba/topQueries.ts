@@ -47,11 +47,13 @@ const ORDER_SQL: Record<TopOrder, string> = {
 
 /** Whether pg_stat_statements can be read here, and if not, why and what to do. */
 export async function statementsAvailability(reader: CatalogReader): Promise<{ ok: true; database: string } | { ok: false; database: string; reason: string; setup: string[] }> {
-  const [state] = await reader.read<{ database: string; installed: string | null; schema: string | null; preloaded: boolean; available: boolean }>(
+  // shared_preload_libraries is readable by superusers and pg_read_all_settings only: through pg_settings it is
+  // simply absent for others (null: unknown), where current_setting() would fail.
+  const [state] = await reader.read<{ database: string; installed: string | null; schema: string | null; preloaded: boolean | null; available: boolean }>(
     `SELECT current_database() AS database,
             (SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements') AS installed,
             (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements') AS schema,
-            'pg_stat_statements' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ',')) AS preloaded,
+            (SELECT 'pg_stat_statements' = ANY (string_to_array(replace(setting, ' ', ''), ',')) FROM pg_settings WHERE name = 'shared_preload_libraries') AS preloaded,
             EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements') AS available`,
   );
   const database = state?.database ?? '';
@@ -60,10 +62,14 @@ export async function statementsAvailability(reader: CatalogReader): Promise<{ o
   if (!state?.available) {
     return { ok: false, database, reason: 'pg_stat_statements is not available on this server (the contrib package is not installed).', setup: ['Install the contrib package (Debian/Ubuntu: apt-get install postgresql-contrib; it ships with PostgreSQL on most managed services).', preload, create] };
   }
-  if (!state.preloaded) {
+  if (state.preloaded === false) {
     return { ok: false, database, reason: 'pg_stat_statements is not loaded: it must be in shared_preload_libraries.', setup: state.installed ? [preload] : [preload, create] };
   }
-  if (!state.installed) return { ok: false, database, reason: `pg_stat_statements is loaded but the extension is not created in database ${database}.`, setup: [create] };
+  if (!state.installed) {
+    return state.preloaded
+      ? { ok: false, database, reason: `pg_stat_statements is loaded but the extension is not created in database ${database}.`, setup: [create] }
+      : { ok: false, database, reason: `the pg_stat_statements extension is not created in database ${database} (this role cannot see whether the server loads it).`, setup: [`If it is not in shared_preload_libraries: ${preload}`, create] };
+  }
   return { ok: true, database };
 }
 
@@ -86,6 +92,10 @@ export async function topQueries(db: Db, options: { by?: TopOrder; limit?: numbe
         ...(hidden > 0 ? { note: `${hidden} of these are other roles' statements, whose text PostgreSQL hides from this role (grant it pg_read_all_stats to see them).` } : {}),
       };
     } catch (error) {
+      if (error instanceof DbQueryError && error.sqlState === '55000') {
+        const preload = "Add pg_stat_statements to shared_preload_libraries in postgresql.conf (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; keep what is there already), then restart PostgreSQL.";
+        return { available: false, by, database: availability.database, reason: `pg_stat_statements is created but not loaded: ${error.message}`, setup: [preload] };
+      }
       if (error instanceof DbQueryError && error.sqlState === '42501') {
         return { available: false, by, database: availability.database, reason: `This role may not read pg_stat_statements: ${error.message}`, setup: ['GRANT pg_read_all_stats TO <this role>;  -- as a superuser'] };
       }

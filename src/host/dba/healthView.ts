@@ -8,6 +8,7 @@ import type { CheckResult, Finding, HealthReport } from '../../core/dba/healthTy
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
+import { visibleText } from '../../shared/visibleSql';
 import { showError } from '../ui/showError';
 
 export const HEALTH_VIEW_ID = 'postgresAgent.health';
@@ -64,17 +65,18 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       }
       case 'finding': {
         const { finding } = node;
-        const item = new vscode.TreeItem(finding.object, finding.fixSql ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-        item.description = finding.message;
+        // Names, application names and query texts come from the database: hidden characters are shown, never rendered.
+        const item = new vscode.TreeItem(visibleText(finding.object), finding.fixSql ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.description = visibleText(finding.message);
         item.iconPath = SEVERITY_ICON[finding.severity];
-        item.tooltip = new vscode.MarkdownString().appendText(`${finding.severity.toUpperCase()}: ${finding.message}\n\n`).appendCodeblock(JSON.stringify(finding.evidence, null, 1), 'json').appendText(finding.advice ?? '');
+        item.tooltip = new vscode.MarkdownString().appendText(`${finding.severity.toUpperCase()}: ${visibleText(finding.message)}\n\n`).appendCodeblock(visibleText(JSON.stringify(finding.evidence, null, 1)), 'json').appendText(finding.advice ?? '');
         item.contextValue = 'healthFinding';
         return item;
       }
       case 'fix': {
         const item = new vscode.TreeItem('Fix as SQL', vscode.TreeItemCollapsibleState.None);
-        item.description = node.sql;
-        item.tooltip = new vscode.MarkdownString().appendCodeblock(node.sql, 'sql').appendText(`\n${node.finding.advice ?? ''}\n\nOpens in an editor and waits for your approval with its impact.`);
+        item.description = visibleText(node.sql);
+        item.tooltip = new vscode.MarkdownString().appendCodeblock(visibleText(node.sql), 'sql').appendText(`\n${node.finding.advice ?? ''}\n\nOpens in an editor and waits for your approval with its impact.`);
         item.iconPath = new vscode.ThemeIcon('wrench');
         item.command = { command: FIX_FINDING_COMMAND, title: 'Fix as SQL', arguments: [node.sql] };
         item.contextValue = 'healthFix';
