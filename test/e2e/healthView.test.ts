@@ -1,12 +1,13 @@
 // The Health view in a real VS Code (issue 26): Run Health Checks on a server database shows check → findings
 // with evidence; "Fix as SQL" on the foreign key without an index opens its CREATE INDEX CONCURRENTLY in an
 // editor, held with the usual CodeLens approval; Approve & run builds the index (asserted on the server).
+// "Advise Indexes for This Query" on a SQL file offers the measured index (hypopg) and holds the one picked.
 // Screenshots of each step: test-artifacts/e2e/healthView/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
@@ -14,6 +15,7 @@ import { queryValue } from '../support/scratchDatabase';
 const SUITE = 'healthView';
 const UI_TIMEOUT_MS = 60_000;
 const FIX_SQL = 'CREATE INDEX CONCURRENTLY ON public.orders (customer_id)';
+const ADVISED_QUERY = 'SELECT id FROM orders WHERE total = 150';
 const INDEXED = "SELECT count(*)::int FROM pg_index x WHERE x.indrelid = 'orders'::regclass AND x.indisvalid AND pg_get_indexdef(x.indexrelid) LIKE '%(customer_id)%'";
 
 describe('The Health view: a finding fixed through the CodeLens approval', () => {
@@ -26,15 +28,18 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
       `CREATE TABLE customers (id int PRIMARY KEY, email text);
        INSERT INTO customers SELECT g, 'c' || g FROM generate_series(1, 50) g;
        CREATE TABLE orders (id int PRIMARY KEY, customer_id int REFERENCES customers, total numeric);
-       INSERT INTO orders SELECT g, 1 + g % 50, g FROM generate_series(1, 200) g;
+       INSERT INTO orders SELECT g, 1 + g % 50, g % 1000 FROM generate_series(1, 20000) g;
        ANALYZE;`,
     );
+    // Installed on the machine by .ci/dba-cluster.sh (postgresql-15-hypopg serves every cluster of the version).
+    await execSql(scratch.url, 'CREATE EXTENSION IF NOT EXISTS hypopg');
   });
 
   const suite = workbenchSuite(SUITE, {
     prepare: (dir) => {
       const url = new URL(scratch.url);
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
+      writeFileSync(join(dir, 'query.sql'), `${ADVISED_QUERY}\n`);
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
         JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
@@ -84,5 +89,27 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
     await suite.explained(() => expect.poll(() => queryValue(scratch.url, INDEXED), { timeout: UI_TIMEOUT_MS, interval: 500, message: 'the index built on the server' }).toBe(1));
     await screenshot(p, 'fix-approved-index-built', SUITE);
+  });
+
+  it('Advise Indexes for This Query offers the measured index and holds the one picked', async () => {
+    const p = suite.page();
+    await openFile(p, 'query.sql');
+    await pickCommand(p, 'Postgres Agent: Advise Indexes for This Query');
+    const offer = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'CREATE INDEX CONCURRENTLY ON public.orders (total' }).first();
+    await suite.explained(() => offer.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    // Measured with hypothetical indexes: the planner cost before and after is in the pick.
+    expect(await offer.innerText()).toMatch(/cost [\d.]+ → [\d.]+/);
+    await screenshot(p, 'advise-indexes-measured-pick', SUITE);
+    await offer.click();
+    await expect
+      .poll(async () => (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the advised index in an editor' })
+      .toContain('CREATE INDEX CONCURRENTLY ON public.orders (total');
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'CREATE INDEX CONCURRENTLY' }).first().click();
+    await suite.explained(() =>
+      expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS, message: 'the approval CodeLens' }).toMatch(/Approve & run/),
+    );
+    await screenshot(p, 'advised-index-held-with-codelens', SUITE);
+    // Held, not built: nothing on orders(total) until a person approves.
+    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%(total%'")).toBe(0);
   });
 });
