@@ -64,6 +64,30 @@ export interface ImpactReport {
   transactional: boolean;
   /** The database's own code the statements run (SPEC §5 1a, §6): functions, triggers, rules, … with verdicts. */
   reach: ReachEntry[];
+  /**
+   * Additive (issue 25): the sessions that held or awaited a lock conflicting with the DDL's own when the
+   * impact was computed; absent when none did (and for writes that are not DDL or maintenance).
+   */
+  lockHolders?: LockHolderView[];
+}
+
+/** A session in the way of a DDL statement's lock: what a DBA asks first about it. */
+export interface LockHolderView {
+  /** null for a prepared transaction (it has no session). */
+  pid: number | null;
+  table: string;
+  /** The conflicting lock it holds (granted) or awaits. */
+  mode: LockModeName;
+  granted: boolean;
+  user: string | null;
+  application: string | null;
+  /** pg_stat_activity.state ("idle in transaction", "active", ...). */
+  state: string | null;
+  /** How long it has been in that state, and its transaction open, in seconds. */
+  stateSeconds: number | null;
+  transactionSeconds: number | null;
+  /** Its current or last query, whitespace folded, cut to 160 characters. */
+  query: string | null;
 }
 
 export type LockModeName =

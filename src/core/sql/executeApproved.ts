@@ -24,7 +24,8 @@ import { attributeEffects, diffStats, readXactStats, resolveTables } from './tab
 import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
 import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
-import { invalidateAfterDdl, parseTicket } from './approvedTicket';
+import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from './approvedTicket';
+import { lockedStatements, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
 
 export async function executeApproved(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions): Promise<ExecutionResult> {
   const started = performance.now();
@@ -47,6 +48,13 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       // Signed mode and the ledger are read from this database, now: never from the ticket or the workspace.
       const guards = await executionGuards(session);
       if (guards.ledger) await assertNotInLedger(session, ticketId);
+      // Issue 25: approved DDL takes its table locks first, in short tries, before the ticket is claimed: when
+      // others hold them, it stops here with the ticket unspent, and no one ever queued behind it for long.
+      const ddlAhead = peeked?.kind === 'write' && peeked.status === 'APPROVED' ? lockedStatements(classifySql(peeked.sql).statements) : [];
+      if (ddlAhead.length > 0) {
+        const waited = await takeLocksBriefly(session, await lockTargetsOf(session, ddlAhead), lockWaitPolicyOf(options), { logger: options.logger, ticketId });
+        if (waited.attempts > 1) options.logger.info('approved DDL got its locks after retries', { ...log, ...waited });
+      }
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
       const xid = await currentXid(session);
       ticket = await store.claim(ticketId, {
@@ -62,7 +70,8 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       options.logger.info('executing approved write', { ...log, xid });
       const statements = parseTicket(ticket);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
-      await setLocalTimeouts(session, options.statementTimeoutMs, options.lockTimeoutMs);
+      // A lock the model did not foresee is not waited for long either: approved DDL never queues others for seconds.
+      await setLocalTimeouts(session, options.statementTimeoutMs, ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs);
       const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
       const before = await readXactStats(session);
       const directRelids = await runTicketStatements(session, statements);

@@ -122,6 +122,7 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     lint: ddl.lint,
     transactional: ddl.transactional,
     reach: reachEntries(classification.statements),
+    ...(ddl.lockHolders.length > 0 ? { lockHolders: ddl.lockHolders } : {}),
   };
 }
 

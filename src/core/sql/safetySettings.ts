@@ -9,6 +9,13 @@ export interface SafetySettings {
   statementTimeoutMs: number;
   lockTimeoutMs: number;
   previewTimeoutMs: number;
+  /**
+   * Approved DDL and maintenance (SPEC §5.6, issue 25): how long one try waits for its table locks, and how
+   * many tries (with growing pauses between them) before it stops without running. Short, because while a
+   * lock request waits, every later reader or writer of the table waits behind it.
+   */
+  ddlLockTimeoutMs: number;
+  ddlLockAttempts: number;
   /** Extra share of approved rows an execution may change before it is rolled back (data changed since review). */
   tolerance: number;
   policy: RiskPolicy;
@@ -23,6 +30,8 @@ export const DEFAULT_SAFETY: SafetySettings = {
   statementTimeoutMs: 30_000,
   lockTimeoutMs: 5_000,
   previewTimeoutMs: 10_000,
+  ddlLockTimeoutMs: 100,
+  ddlLockAttempts: 10,
   tolerance: 0.1,
   policy: DEFAULT_RISK_POLICY,
 };
