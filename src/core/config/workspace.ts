@@ -82,6 +82,9 @@ const workspaceConfigSchema = z.object({
         .object({ low: z.number(), medium: z.number(), high: z.number(), smallTableRows: z.number(), bigTableRows: z.number() })
         .partial()
         .optional(),
+      /** Approved DDL's lock tries (issue 25): the wait of one try, in ms, and how many tries. */
+      ddlLockTimeoutMs: z.number().int().min(1).max(60_000).optional(),
+      ddlLockAttempts: z.number().int().min(1).max(100).optional(),
     })
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
@@ -107,6 +110,8 @@ export interface WorkspaceConfig {
         riskThresholds?:
           | { low?: number | undefined; medium?: number | undefined; high?: number | undefined; smallTableRows?: number | undefined; bigTableRows?: number | undefined }
           | undefined;
+        ddlLockTimeoutMs?: number | undefined;
+        ddlLockAttempts?: number | undefined;
       }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;

@@ -51,6 +51,8 @@ export function applyOwnSafety(own: WorkspaceConfig, base: SafetySettings): Safe
   return {
     ...base,
     ...(rules ? { approvalRules: rules } : {}),
+    ddlLockTimeoutMs: own.safety?.ddlLockTimeoutMs ?? base.ddlLockTimeoutMs,
+    ddlLockAttempts: own.safety?.ddlLockAttempts ?? base.ddlLockAttempts,
     policy: {
       thresholds: { ...base.policy.thresholds, ...definedThresholds(own.safety?.riskThresholds) },
       criticalTables: own.safety?.criticalTables ?? base.policy.criticalTables,
@@ -94,10 +96,20 @@ export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, f
   // The workspace may add critical tables; the person's own stay critical whatever the file lists.
   const criticalTables = [...new Set([...own.policy.criticalTables, ...(workspace.safety?.criticalTables ?? [])])];
 
+  // Approved DDL's lock tries: a shorter wait and fewer tries hold other sessions up less, so lower is stricter.
+  const ddlLocks = { ddlLockTimeoutMs: own.ddlLockTimeoutMs, ddlLockAttempts: own.ddlLockAttempts };
+  for (const key of ['ddlLockTimeoutMs', 'ddlLockAttempts'] as const) {
+    const asked = workspace.safety?.[key];
+    if (asked === undefined) continue;
+    if (asked <= ddlLocks[key]) ddlLocks[key] = asked;
+    else ignore(`safety.${key}`, asked, ddlLocks[key]);
+  }
+
   const approvalRules = combinedRules(own.approvalRules, approvalRulesOf(workspace), (setting, asked, kept) => ignore(setting, asked, kept));
   return {
     settings: {
       ...own,
+      ...ddlLocks,
       ...(approvalRules ? { approvalRules } : {}),
       policy: { thresholds, criticalTables, autoApproveMaxRisk },
     },
