@@ -81,6 +81,14 @@ describe('the policy in force: the person\'s own settings, tightened by the work
     expect(workspaceSettingsConfig(get).safety).toEqual({ ddlLockTimeoutMs: 300 });
   });
 
+  it('lets the workspace flag more sweeping writes (a lower share or factor), never fewer (issue 25)', async () => {
+    const own: WorkspaceConfig = { connections: [], safety: { sweepingWrites: { matchesAllShare: 0.9 } } };
+    write({ safety: { sweepingWrites: { matchesAllShare: 0.99, estimateFactor: 20 } } });
+    const resolved = cliSafety({ workspace: dir } as Parameters<typeof cliSafety>[0], await readWorkspaceConfig(workspacePaths(dir)), own, {});
+    expect(resolved.settings.policy.sweepingWrites).toEqual({ matchesAllShare: 0.9, estimateFactor: 20 });
+    expect(resolved.warnings.map((w) => w.setting)).toEqual(['safety.sweepingWrites.matchesAllShare']);
+  });
+
   it('keeps the person\'s critical tables: a workspace may add to the list, never remove from it', () => {
     const get: SettingsGetter = <T>(key: string) => ({ 'safety.criticalTables': ['public.payments'] })[key] as T | undefined;
     const resolved = resolveSafety({ connections: [], safety: { criticalTables: ['public.audit'] } }, userSafety(get, DEFAULT_SAFETY), FILES);

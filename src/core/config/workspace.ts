@@ -85,6 +85,8 @@ const workspaceConfigSchema = z.object({
       /** Approved DDL's lock tries (issue 25): the wait of one try, in ms, and how many tries. */
       ddlLockTimeoutMs: z.number().int().min(1).max(60_000).optional(),
       ddlLockAttempts: z.number().int().min(1).max(100).optional(),
+      /** Filtered writes that sweep their table (issue 25): the share of rows, and the factor over the estimate. */
+      sweepingWrites: z.object({ matchesAllShare: z.number().gt(0).max(1), estimateFactor: z.number().min(1) }).partial().optional(),
     })
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
@@ -112,6 +114,7 @@ export interface WorkspaceConfig {
           | undefined;
         ddlLockTimeoutMs?: number | undefined;
         ddlLockAttempts?: number | undefined;
+        sweepingWrites?: { matchesAllShare?: number | undefined; estimateFactor?: number | undefined } | undefined;
       }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;
