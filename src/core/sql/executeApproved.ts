@@ -26,6 +26,8 @@ import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/e
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
 import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from './approvedTicket';
 import { lockedStatements, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
+import { isQuarantineSchema } from './recovery/quarantineStore';
+import { runWithRecovery } from './recovery/runWithRecovery';
 
 export async function executeApproved(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions): Promise<ExecutionResult> {
   const started = performance.now();
@@ -74,8 +76,9 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       await setLocalTimeouts(session, options.statementTimeoutMs, ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs);
       const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
       const before = await readXactStats(session);
-      const directRelids = await runTicketStatements(session, statements);
-      const changed = diffStats(before, await readXactStats(session));
+      const directRelids = await runTicketStatements(session, statements, ticket);
+      // What the way back keeps (issue 25) is not a change of the data that was approved.
+      const changed = diffStats(before, await readXactStats(session)).filter((t) => !isQuarantineSchema(t.schema));
       const exceeded = compareWithApproved(changed, ticket, options.tolerance);
       if (exceeded.length > 0) {
         throw new AgentError(
@@ -147,11 +150,14 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
  * Runs the ticket's statements inside the open transaction and returns the tables they write directly.
  * One step on its own, so statements that must run outside a transaction can get their own branch here.
  */
-async function runTicketStatements(session: DbSession, statements: TicketStatements): Promise<number[]> {
+async function runTicketStatements(session: DbSession, statements: TicketStatements, ticket: Ticket): Promise<number[]> {
   const directRelids: number[] = [];
-  for (const statement of statements.classification.statements) {
+  for (const [index, statement] of statements.classification.statements.entries()) {
     directRelids.push(...(await resolveTables(session, statement.writesTo)));
-    await session.query(statement.sql);
+    // A destructive statement approved with a way back runs with it (quarantine or copy first); issue 25.
+    const recovery = ticket.impact.recovery?.find((r) => r.statement === index);
+    if (recovery) await runWithRecovery(session, ticket, statement, index, recovery);
+    else await session.query(statement.sql);
   }
   return directRelids;
 }

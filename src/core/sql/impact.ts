@@ -24,6 +24,9 @@ import { withReach } from './reach/checkSql';
 import type { ReachEntry } from '../../shared/reachTypes';
 import { blockingEffects, reachRiskFloor } from './reach/reachVerdicts';
 import { liftForSweepingWrites, sweepingWriteFindings } from './sweepingWrites';
+import { planRecovery } from './recovery/recoveryPlan';
+import type { RecoverySettings } from './safetySettings';
+import { DEFAULT_RECOVERY } from './safetySettings';
 
 export interface ImpactOptions {
   previewTimeoutMs: number;
@@ -34,6 +37,8 @@ export interface ImpactOptions {
    * benchmark observe what the open preview blocks (SPEC §5.4a is asserted by observation, not timing).
    */
   whilePreviewOpen?: () => Promise<void>;
+  /** The way back from destructive DDL (issue 25); default DEFAULT_RECOVERY. */
+  recovery?: RecoverySettings;
 }
 
 /** A planner estimate this many times off the exact count earns a warning. */
@@ -74,6 +79,9 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     }
     if (wouldFail !== null) predictionWarnings.push('Would fail: predicted from the catalog and a read-only query, without running the statement.');
   }
+  const recovery = classification.statements.some((s) => s.destructive)
+    ? await db.withSession((session) => planRecovery(session, classification.statements, options.recovery ?? DEFAULT_RECOVERY))
+    : [];
   const previewMs = Math.round(performance.now() - started);
 
   const touched = preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
@@ -129,6 +137,7 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     transactional: ddl.transactional,
     reach: reachEntries(classification.statements),
     ...(ddl.lockHolders.length > 0 ? { lockHolders: ddl.lockHolders } : {}),
+    ...(recovery.length > 0 ? { recovery } : {}),
   };
 }
 
