@@ -69,7 +69,8 @@ function renderDdl(report: ImpactReport): string[] {
   }
   // Issue 25: who held or awaited a conflicting lock when the impact was computed (the executor checks again).
   for (const holder of stored.lockHolders ?? []) lines.push(`  in the way: ${describeLockHolder(holder)}`);
-  for (const way of stored.recovery ?? []) lines.push(`  ${way.way === 'none' ? 'NO WAY BACK' : 'way back'}: ${way.summary}`);
+  // The summary starts with "Way back:" or "No way back:"; the latter in capitals, like other points of no return.
+  for (const way of stored.recovery ?? []) lines.push(`  ${way.way === 'none' ? way.summary.replace(/^No way back:/, 'NO WAY BACK:') : way.summary}`);
   if (impact.rewrites.length > 0) lines.push(`  rewrites: ${impact.rewrites.join(', ')}${impact.previewed ? ' (seen by the preview)' : ' (predicted)'}`);
   for (const d of impact.dependents) lines.push(`  depends: ${d.kind} ${d.name} — ${d.effect}`);
   for (const l of impact.lint) {
