@@ -81,6 +81,13 @@ describe('the policy in force: the person\'s own settings, tightened by the work
     expect(workspaceSettingsConfig(get).safety).toEqual({ ddlLockTimeoutMs: 300 });
   });
 
+  it('reads the recovery window from the person\'s own config only (issue 25)', async () => {
+    const own: WorkspaceConfig = { connections: [], safety: { recovery: { maxCopyBytes: 1024 } } };
+    write({ safety: { recovery: { enabled: false } } });
+    const resolved = cliSafety({ workspace: dir } as Parameters<typeof cliSafety>[0], await readWorkspaceConfig(workspacePaths(dir)), own, {});
+    expect(resolved.settings.recovery).toEqual({ enabled: true, maxCopyBytes: 1024, retentionDays: 7 });
+  });
+
   it('lets the workspace flag more sweeping writes (a lower share or factor), never fewer (issue 25)', async () => {
     const own: WorkspaceConfig = { connections: [], safety: { sweepingWrites: { matchesAllShare: 0.9 } } };
     write({ safety: { sweepingWrites: { matchesAllShare: 0.99, estimateFactor: 20 } } });

@@ -87,6 +87,8 @@ const workspaceConfigSchema = z.object({
       ddlLockAttempts: z.number().int().min(1).max(100).optional(),
       /** Filtered writes that sweep their table (issue 25): the share of rows, and the factor over the estimate. */
       sweepingWrites: z.object({ matchesAllShare: z.number().gt(0).max(1), estimateFactor: z.number().min(1) }).partial().optional(),
+      /** The way back from destructive DDL (issue 25); read from the person's own config only (turning it off loosens). */
+      recovery: z.object({ enabled: z.boolean(), maxCopyBytes: z.number().int().min(0), retentionDays: z.number().int().min(0).max(3650) }).partial().optional(),
     })
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
@@ -115,6 +117,7 @@ export interface WorkspaceConfig {
         ddlLockTimeoutMs?: number | undefined;
         ddlLockAttempts?: number | undefined;
         sweepingWrites?: { matchesAllShare?: number | undefined; estimateFactor?: number | undefined } | undefined;
+        recovery?: { enabled?: boolean | undefined; maxCopyBytes?: number | undefined; retentionDays?: number | undefined } | undefined;
       }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;

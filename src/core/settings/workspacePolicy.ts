@@ -11,6 +11,7 @@ import type { PlanningSettings } from '../jobs/planningSettings';
 import { RISK_ORDER } from '../../shared/impactReport';
 import type { RiskPolicy } from '../sql/risk';
 import type { SafetySettings } from '../sql/safetySettings';
+import { DEFAULT_RECOVERY } from '../sql/safetySettings';
 import { DEFAULT_SWEEPING_RULES } from '../sql/sweepingWrites';
 import type { WorkspaceConfig } from '../config/workspace';
 import { approvalRulesOf } from '../config/workspace';
@@ -54,6 +55,8 @@ export function applyOwnSafety(own: WorkspaceConfig, base: SafetySettings): Safe
     ...(rules ? { approvalRules: rules } : {}),
     ddlLockTimeoutMs: own.safety?.ddlLockTimeoutMs ?? base.ddlLockTimeoutMs,
     ddlLockAttempts: own.safety?.ddlLockAttempts ?? base.ddlLockAttempts,
+    // The way back from destructive DDL: only the person's own config changes it (a workspace's is not read).
+    ...(own.safety?.recovery ? { recovery: { ...(base.recovery ?? DEFAULT_RECOVERY), ...definedThresholds(own.safety.recovery) } } : {}),
     policy: {
       thresholds: { ...base.policy.thresholds, ...definedThresholds(own.safety?.riskThresholds) },
       criticalTables: own.safety?.criticalTables ?? base.policy.criticalTables,

@@ -133,12 +133,19 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     locks: locks.map((l) => ({ table: l.table, mode: l.mode, blocks: l.blocks, work: l.work, rows: l.rows, bytes: l.bytes, waitsBehind: l.waitsBehind, why: l.why })),
     rewrites,
     dependents: ddl.dependents,
-    lint: [...ddl.lint, ...sweeping],
+    lint: [...withWayBack(ddl.lint, recovery), ...sweeping],
     transactional: ddl.transactional,
     reach: reachEntries(classification.statements),
     ...(ddl.lockHolders.length > 0 ? { lockHolders: ddl.lockHolders } : {}),
     ...(recovery.length > 0 ? { recovery } : {}),
   };
+}
+
+/** The lint against destroying data, told that this approval keeps a way back (issue 25). */
+function withWayBack(lint: ImpactReport['lint'], recovery: readonly NonNullable<ImpactReport['recovery']>[number][]): ImpactReport['lint'] {
+  if (!recovery.some((r) => r.way !== 'none')) return lint;
+  const destroying = new Set(['ban-drop-table', 'ban-drop-column', 'ban-truncate-cascade']);
+  return lint.map((l) => (destroying.has(l.rule) ? { ...l, advice: `${l.advice} Here the recovery window keeps a way back (see "Way back"): \`pg-agent undo <ticket>\` once it ran.` } : l));
 }
 
 /** The least risk of statements that were not previewed: MEDIUM when all that stopped them is unknown code. */
