@@ -139,6 +139,30 @@ describe.runIf(postgresAvailable)('approved DDL behind a held lock (issue 25)', 
     expect(await columns()).toContain('d');
   });
 
+  it('a lock the model did not take ahead (the parent of a dropped child): rolled back, the claim released, the ticket runs later', async () => {
+    await execSql(scratch.url, 'CREATE TABLE parent (id int PRIMARY KEY); CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent (id));');
+    const noRecovery = { ...settings, recovery: { enabled: false, maxCopyBytes: 0, retentionDays: 0 } };
+    const outcome = await runSql(db, store, { sql: 'DROP TABLE child', connection: 'c', requestedBy: 'tester', settings: noRecovery });
+    if (outcome.status !== 'held') throw new Error(`expected held, got ${outcome.status}`);
+    await store.decide(outcome.ticket.id, { approve: true, by: 'reviewer' });
+    // Dropping child drops its foreign key, which locks parent: not a lock the model takes ahead for DROP TABLE.
+    const holder = await idleHolder('SELECT count(*) FROM parent');
+    const failure = await executeApproved(db, store, outcome.ticket.id, { ...exec(), ...noRecovery }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AgentError);
+    expect((failure as AgentError).code).toBe('LOCK_UNAVAILABLE');
+    expect((failure as AgentError).message).toContain(`pid ${holder.pid} (user postgres, idle in transaction`);
+    expect((failure as AgentError).message).toContain('the ticket is still approved');
+    const stored = await store.get(outcome.ticket.id);
+    expect(stored?.status).toBe('APPROVED');
+    expect(stored?.history.map((h) => h.action)).toEqual(['created', 'approved', 'claimed', 'released']);
+    expect((await db.query("SELECT to_regclass('child') IS NOT NULL AS here")).rows).toEqual([{ here: true }]);
+
+    await holder.end();
+    const done = await executeApproved(db, store, outcome.ticket.id, { ...exec(), ...noRecovery });
+    expect(done.ticket.status).toBe('EXECUTED');
+    expect((await db.query("SELECT to_regclass('child') IS NOT NULL AS here")).rows).toEqual([{ here: false }]);
+  });
+
   it('outside a transaction (CREATE INDEX CONCURRENTLY) it waits without queueing, stops unspent, and runs once the holder is gone', async () => {
     const holder = await idleHolder('LOCK TABLE t IN SHARE MODE');
     const held = await approved('CREATE INDEX CONCURRENTLY t_a_idx ON t (a)');

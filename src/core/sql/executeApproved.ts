@@ -25,7 +25,7 @@ import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
 import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
 import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from './approvedTicket';
-import { lockedStatements, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
+import { isLockTimeout, lockedStatements, lockNotForeseen, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
 import { isQuarantineSchema } from './recovery/quarantineStore';
 import { runWithRecovery } from './recovery/runWithRecovery';
 
@@ -104,12 +104,24 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       }
       return done;
     } catch (error) {
-      await session.query('ROLLBACK').catch(() => undefined);
+      const rolledBack = await session.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
       const e = toAgentError(error);
       // Not claimed (refused by policy, already used, ...): nothing ran and nothing is ours to record.
       if (ticket?.status !== 'EXECUTING' || !ticket.execution) throw e;
       // Claimed only because the ticket was reset: its ledger row belongs to the execution that ran it.
       if (error instanceof LedgerRefusal) throw e;
+      // Issue 25: a lock the model did not foresee, not free within the short wait. The rollback is confirmed and
+      // nothing committed, so the approval is not spent: the ticket goes back to APPROVED (if the store can).
+      if (rolledBack && undoFile === undefined && isLockTimeout(error) && store.release) {
+        const released = await store.release(ticket.id, { ok: false, by: options.by, xid: ticket.execution.xid, comment: e.message }).catch((releaseError: unknown) => {
+          options.logger.error('could not release the claim of a ticket whose lock was not free', { ...log, error: String(releaseError) });
+          return undefined;
+        });
+        if (released) throw await lockNotForeseen(session, parseTicket(released).classification.statements, lockWaitPolicyOf(options), ticket.id, e);
+      }
       if (undoFile !== undefined) {
         await options.undo.markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`).catch((voidError: unknown) =>
           options.logger.error('could not mark an undo script void', { ...log, file: undoFile, error: String(voidError) }),

@@ -160,3 +160,32 @@ async function quotedNames(session: DbSession, targets: readonly LockTarget[]): 
   }
   return names;
 }
+
+/** lock_not_available: a statement's lock_timeout ran out. */
+export function isLockTimeout(error: unknown): boolean {
+  return error instanceof DbQueryError && error.sqlState === '55P03';
+}
+
+/**
+ * The error for a statement that ran into its short lock_timeout on a lock the model did not take ahead (after
+ * the claim, which was released): the sessions holding any lock on its tables and on the tables they reference
+ * or are referenced by (where such locks hide), named as for locks taken ahead.
+ */
+export async function lockNotForeseen(session: DbSession, statements: readonly StatementClassification[], policy: LockWaitPolicy, ticketId: string, cause: AgentError): Promise<AgentError> {
+  const targets = await lockTargetsOf(session, statements.map((s) => ({ ...s, class: s.class === 'write' ? ('ddl' as const) : s.class })));
+  const related = await session.query<{ oid: number; name: string }>(
+    `SELECT DISTINCT c.oid::int8::float8 AS oid, n.nspname || '.' || c.relname AS name
+     FROM pg_constraint k JOIN pg_class c ON c.oid IN (k.conrelid, k.confrelid) JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE k.contype = 'f' AND (k.conrelid = ANY($1::int8[]::oid[]) OR k.confrelid = ANY($1::int8[]::oid[]))`,
+    [targets.map((t) => t.oid)],
+  );
+  const all: LockTarget[] = [...targets.map((t) => ({ ...t, mode: 'ACCESS EXCLUSIVE' as const })), ...related.rows.filter((r) => !targets.some((t) => t.oid === r.oid)).map((r) => ({ oid: r.oid, table: r.name, mode: 'ACCESS EXCLUSIVE' as const }))];
+  const inTheWay = await sessionsInTheWay(session, all);
+  const behind = inTheWay.length === 0 ? 'the sessions holding it were gone by the time they were looked up' : `sessions holding locks on those tables: ${inTheWay.map(describeLockHolder).join('; ')}`;
+  return new AgentError(
+    'LOCK_UNAVAILABLE',
+    `Did not run: a lock it needed beyond those taken ahead was not free within ${Math.round(policy.timeoutMs)} ms (${cause.message}); ${behind}. It was rolled back before doing anything and no one queued behind it for longer; the ticket is still approved.`,
+    `Run it again once they have finished (pg-agent exec --ticket ${ticketId}).`,
+    { cause },
+  );
+}
