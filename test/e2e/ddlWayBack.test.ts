@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
@@ -120,6 +120,42 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     const card = await cardFor(p, ALTER_SQL);
     expect(card?.holders).toContainEqual(expect.stringMatching(new RegExp(`^In the way: pid ${holderPid} \\(user postgres, idle in transaction for \\d+ (s|min), holds ACCESS SHARE on public\\.notes; query: SELECT count\\(\\*\\) FROM notes\\)$`)));
     expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(0);
+  });
+
+  it('approved while the lock is held, it does not run, says who holds it, and runs on "Run again" once they are gone', async () => {
+    const p = suite.page();
+    await openFile(p, 'alter.sql');
+    for (const frame of p.frames()) {
+      if (frame === p.mainFrame() || frame.isDetached()) continue;
+      const approve = frame.locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${ALTER_SQL}")) [data-testid="approve-button"]`).first();
+      if ((await approve.count().catch(() => 0)) > 0) {
+        await approve.click();
+        break;
+      }
+    }
+    // HIGH and above ask once more in a modal.
+    const dialog = p.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 3_000 }).then(
+      () => dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click(),
+      () => undefined,
+    );
+    // Ten short tries with pauses between them: about 5 to 11 s.
+    await suite.explained(() =>
+      expect.poll(async () => (await cardFor(p, ALTER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `the card of ${ALTER_SQL} after its tries` }).toBe('failed'),
+    );
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'ALTER TABLE notes' }).first().click();
+    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(new RegExp(`Not run yet: Did not run: waited 10 × 100 ms .* behind pid ${holderPid} `));
+    expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toContain('Run again');
+    await screenshot(p, 'alter-not-run-yet-lock-held', SUITE);
+    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(0);
+
+    await holder?.query('COMMIT');
+    await p.locator(CODELENS_LINK, { hasText: 'Run again' }).first().click();
+    await suite.explained(() =>
+      expect.poll(async () => (await cardFor(p, ALTER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `the card of ${ALTER_SQL} after Run again` }).toBe('executed'),
+    );
+    await screenshot(p, 'alter-ran-once-the-holder-was-gone', SUITE);
+    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(1);
   });
 
   it('the DROP TABLE card says the table is moved to a quarantine schema and how to bring it back', async () => {
