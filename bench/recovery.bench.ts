@@ -9,7 +9,6 @@ import type { Client } from 'pg';
 import pg from 'pg';
 import { FileTicketStore } from '../src/core/approvals/fileTicketStore';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
-import type { Db } from '../src/core/db/db';
 import { openPostgres } from '../src/core/db/postgresDb';
 import { silentLogger } from '../src/core/platform/logger';
 import { classifySql } from '../src/core/sql/classify';
