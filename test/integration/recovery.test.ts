@@ -153,6 +153,21 @@ describe.runIf(postgresAvailable)('a way back from destructive DDL (issue 25)', 
     await expect(proposeUndo(db, store, emptied.ticket.id, request)).rejects.toThrow(/has no way back: a copy of public\.archive would take/);
   });
 
+  it('says before approval when there is no way back: a column of a table without a primary key, a partition, DROP SCHEMA', async () => {
+    await execSql(scratch.url, `CREATE TABLE loose (a int, b text); INSERT INTO loose VALUES (1, 'x');
+      CREATE TABLE measures (at date NOT NULL, v int) PARTITION BY RANGE (at);
+      CREATE TABLE measures_2026 PARTITION OF measures FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');
+      CREATE SCHEMA scratchpad2;`);
+    const impactOf = async (sql: string) => {
+      const outcome = await runSql(db, store, { ...request, sql });
+      if (outcome.status !== 'held') throw new Error(`expected held, got ${outcome.status}`);
+      return outcome.impact.recovery;
+    };
+    expect(await impactOf('ALTER TABLE loose DROP COLUMN b')).toEqual([expect.objectContaining({ way: 'none', summary: 'No way back: public.loose has no primary key to key the copy of b by.' })]);
+    expect(await impactOf('DROP TABLE measures_2026')).toEqual([expect.objectContaining({ way: 'none', summary: 'No way back: public.measures_2026 is a partition, partitioned or inherited table, which pg-agent does not quarantine.' })]);
+    expect((await impactOf('DROP SCHEMA scratchpad2'))?.[0]?.summary).toBe('No way back: DROP SCHEMA has no recovery in pg-agent (only DROP TABLE, DROP COLUMN and TRUNCATE have one).');
+  });
+
   it('purge is a held write: the quarantined table stays until a person approves dropping it', async () => {
     await execSql(scratch.url, 'CREATE TABLE scratchpad (id int PRIMARY KEY); INSERT INTO scratchpad VALUES (1)');
     const dropped = await approveAndRun('DROP TABLE scratchpad');
