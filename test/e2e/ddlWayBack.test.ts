@@ -88,6 +88,8 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
   });
 
   const suite = workbenchSuite(SUITE, {
+    // The person's own setting (user settings): three short tries instead of ten, so the test waits less.
+    settings: { 'postgresAgent.query.ddlLockAttempts': 3 },
     prepare: (dir) => {
       const url = new URL(scratch.url);
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
@@ -139,12 +141,12 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
       () => dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click(),
       () => undefined,
     );
-    // Ten short tries with pauses between them: about 5 to 11 s.
+    // Three short tries (the user setting) with pauses between them: under a second.
     await suite.explained(() =>
       expect.poll(async () => (await cardFor(p, ALTER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `the card of ${ALTER_SQL} after its tries` }).toBe('failed'),
     );
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'ALTER TABLE notes' }).first().click();
-    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(new RegExp(`Not run yet: Did not run: waited 10 × 100 ms .* behind pid ${holderPid} `));
+    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(new RegExp(`Not run yet: Did not run: waited 3 × 100 ms .* behind pid ${holderPid} `));
     expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toContain('Run again');
     await screenshot(p, 'alter-not-run-yet-lock-held', SUITE);
     expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(0);
