@@ -1,6 +1,6 @@
 /** UX "Impact" view of one write: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
 import { clock } from '../src/shared/clock';
-import { describeLock } from '../src/shared/lockPhrases';
+import { describeLock, describeLockHolder } from '../src/shared/lockPhrases';
 import { describeReach, reachToShow } from '../src/shared/reachPhrases';
 import type { ApprovalView, ImpactView } from '../src/shared/protocol';
 import { statementView, visibleText } from '../src/shared/visibleSql';
@@ -36,6 +36,14 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
   for (const lock of (i.locks ?? []).filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
     const waits = lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : '';
     parts.push(el('p', { class: lock.blocks === 'nothing' ? 'muted' : 'warning-text', 'data-testid': 'lock-line' }, `${capitalise(describeLock(lock))}${waits}`));
+  }
+  // Issue 25: who held or awaited a conflicting lock when the impact was computed (the executor checks again
+  // and waits only briefly), and the way back from what the statement destroys.
+  for (const holder of i.lockHolders ?? []) {
+    parts.push(el('p', { class: 'warning-text', 'data-testid': 'lock-holder' }, visibleText(`In the way: ${describeLockHolder(holder)}`)));
+  }
+  for (const way of i.recovery ?? []) {
+    parts.push(el('p', { class: way.way === 'none' ? 'error-text' : 'muted', 'data-testid': 'way-back', 'data-way': way.way }, visibleText(way.summary)));
   }
   const unlocked = (i.rewrites ?? []).filter((t) => !(i.locks ?? []).some((l) => l.table === t && l.work === 'rewrite'));
   if (unlocked.length > 0) parts.push(el('p', { class: 'warning-text' }, `Rewrites ${unlocked.join(', ')}`));

@@ -133,6 +133,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, false) : undefined),
     'postgresAgent.recheckImpact': (id: unknown) => (typeof id === 'string' ? deps.review.recheck(id) : undefined),
     'postgresAgent.openUndoScript': (id: unknown) => (typeof id === 'string' ? deps.review.openUndo(id) : undefined),
+    'postgresAgent.runApprovedAgain': (id: unknown) => (typeof id === 'string' ? deps.review.runAgain(id) : undefined),
     'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));

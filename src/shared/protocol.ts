@@ -4,7 +4,7 @@
  * acting on them (a webview is untrusted input).
  */
 import * as z from 'zod/mini';
-import type { LockPhraseInput } from './lockPhrases';
+import type { LockHolderPhraseInput, LockPhraseInput } from './lockPhrases';
 import type { ErrorInfo } from './errorCodes';
 import { ASK_ID_PATTERN, JOB_ID_PATTERN, TICKET_ID_PATTERN } from './ids';
 import { MAX_MESSAGE_CHARS } from './limits';
@@ -79,6 +79,10 @@ export interface ImpactView {
   transactional: boolean;
   /** The database's own code the write runs (functions, triggers, rules…), each with its verdict. */
   reach: { function: string; via: string; verdict: 'safe' | 'side-effect' | 'unknown'; effect?: string }[];
+  /** Issue 25: sessions holding or awaiting a conflicting lock when the impact was computed (absent: none). */
+  lockHolders?: LockHolderPhraseInput[];
+  /** Issue 25: the way back from each destructive statement, or why there is none (absent: nothing destroyed). */
+  recovery?: { way: 'quarantine' | 'copy' | 'none'; summary: string }[];
 }
 
 /**

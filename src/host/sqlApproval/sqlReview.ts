@@ -57,6 +57,8 @@ const RECHECK_DELAY_MS = 1000;
 
 /** Decided approvals stay in the panel for reference, the newest few only. */
 const FINISHED_SHOWN = 3;
+/** Errors after which nothing ran and the ticket is still approved: the write can be run again as it is. */
+const NOT_RUN_YET: readonly string[] = ['APPROVAL_POLICY', 'LOCK_UNAVAILABLE'];
 
 export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
   /** The key this window's decisions are signed with (SecretStorage); none: unsigned, under the OS user name. */
@@ -322,6 +324,20 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
     return { rows: result.rows, tables: result.tables, undoFile: result.undoFile };
   }
 
+  /**
+   * Issue 25: a write that did not run because its lock was held by others (or the team's policy was not yet
+   * met) is still approved: run it again, the executor re-checks everything as the first time.
+   */
+  async runAgain(ticketId: string): Promise<void> {
+    const t = this.tracked.get(ticketId);
+    if (!t || t.status !== 'failed' || !NOT_RUN_YET.includes(t.error?.code ?? '')) {
+      void vscode.window.showWarningMessage('Only an approved write that did not run yet can be run again.');
+      return;
+    }
+    t.error = undefined;
+    await this.run(t);
+  }
+
   /** Who decided a ticket, each with whether their signature verifies (the card's "Approved by alice ✓ signed"). */
   private async decisionsView(ticket: Ticket): Promise<NonNullable<ApprovalView['decisions']>> {
     const approvers = (await safetySettings(this.workspaceDir ?? this.storageDir)).approvalRules?.approvers ?? [];
@@ -433,7 +449,10 @@ export class SqlReview implements vscode.CodeLensProvider, vscode.HoverProvider,
         case 'failed':
           // Refused by the team's approval policy: nothing ran and the ticket is still approved.
           if (t.error?.code === 'APPROVAL_POLICY') lens(`$(shield) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
+          // Issue 25: its lock was held by others; nothing ran and the ticket is still approved.
+          else if (t.error?.code === 'LOCK_UNAVAILABLE') lens(`$(lock) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
           else lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
+          if (NOT_RUN_YET.includes(t.error?.code ?? '')) lens('$(play) Run again', 'postgresAgent.runApprovedAgain', t.ticketId);
           lens('Re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
           break;
       }
