@@ -10,6 +10,7 @@ import { post } from './vscodeApi';
 const STATUS_TEXT: Record<ApprovalView['status'], string> = {
   pending: 'waiting for your approval',
   stale: 'SQL changed — re-checking the impact',
+  approved: 'approved — waiting for the agent to run it',
   running: 'running…',
   executed: 'executed',
   rejected: 'rejected — nothing ran',
@@ -117,7 +118,8 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
   const actions: HTMLElement[] = [];
   if (a.status === 'pending') {
     actions.push(
-      button('Approve & run', 'approve-button', () => post({ type: 'decide', ticketId: a.ticketId, approve: true })),
+      // An outside agent's proposal: approving only decides it, the agent that proposed it runs it.
+      button(a.proposedBy === undefined ? 'Approve & run' : 'Approve for the agent', 'approve-button', () => post({ type: 'decide', ticketId: a.ticketId, approve: true })),
       button('Reject', 'reject-button', () => post({ type: 'decide', ticketId: a.ticketId, approve: false }), true),
     );
   }
@@ -134,6 +136,7 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
       el('span', {}, STATUS_TEXT[a.status]),
     ),
     ...decidedBy(a),
+    ...(a.proposedBy === undefined ? [] : [el('p', { class: 'muted', 'data-testid': 'proposed-by' }, visibleText(`Proposed by ${a.proposedBy}. Approving records your decision; the agent runs it (execute_approved), not this window.`))]),
     ...(flag ? [el('p', { class: 'warning-text', role: 'alert', 'data-testid': 'hidden-chars' }, flag.sentence)] : []),
     el('pre', { class: 'sql' }, statement.text),
     bars,
