@@ -1,9 +1,9 @@
 /** UX "Impact" view of one write: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
-import { clock } from '../src/shared/clock';
-import { describeLock } from '../src/shared/lockPhrases';
-import { describeReach, reachToShow } from '../src/shared/reachPhrases';
-import type { ApprovalView, ImpactView } from '../src/shared/protocol';
-import { statementView, visibleText } from '../src/shared/visibleSql';
+import { clock } from '../../src/shared/clock';
+import { describeLock } from '../../src/shared/lockPhrases';
+import { describeReach, reachToShow } from '../../src/shared/reachPhrases';
+import type { ApprovalView, ImpactView } from '../../src/shared/protocol';
+import { statementView, visibleText } from '../../src/shared/visibleSql';
 import { button, el, fmt } from './dom';
 import { post } from './vscodeApi';
 
