@@ -22,7 +22,7 @@ import { OutsideProposals } from './host/agents/outsideProposals';
 import { registerJobCommands } from './host/jobs/jobCommands';
 import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
-import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/ui/panelProvider';
+import { SIDE_PANEL_VIEW_ID, SidePanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
@@ -143,7 +143,7 @@ export function activate(context: vscode.ExtensionContext): void {
       await vscode.commands.executeCommand(OPEN_ASK_RESULT_COMMAND, threadId);
     },
   };
-  const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+  const panel = new SidePanelProvider(context.extensionUri, panelHost, logger);
   const cockpits: CockpitPanels = new CockpitPanels(
     context.extensionUri,
     {
@@ -186,7 +186,7 @@ export function activate(context: vscode.ExtensionContext): void {
     badge.onDidChange(() => changed.fire()),
     store.onDidChange(() => void refreshFlags()),
     panel,
-    vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
+    vscode.window.registerWebviewViewProvider(SIDE_PANEL_VIEW_ID, panel),
     schemaTree,
     badge,
     new QueryPlanView(core, session, rootDir, logger, output),

@@ -9,7 +9,7 @@ import type { ConnectionStore } from './connection/connectionStore';
 import type { DatabaseSession } from './connection/databaseSession';
 import type { CoreLoader } from './lazyServices';
 import type { InlineApproval } from './sqlApproval/inlineApproval';
-import { REVIEW_PANEL_VIEW_ID } from './ui/panelProvider';
+import { SIDE_PANEL_VIEW_ID } from './ui/panelProvider';
 import { showError } from './ui/showError';
 
 export const GEMINI_KEY_SECRET = 'postgresAgent.geminiApiKey';
@@ -61,9 +61,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   };
   const commands: Record<string, (...args: unknown[]) => unknown> = {
-    'postgresAgent.showReviewPanel': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
+    'postgresAgent.showReviewPanel': () => vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`),
     [COMMAND_IDS.openSampleDatabase]: async () => {
-      await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+      await vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`);
       await connect({ kind: 'sample' });
     },
     [COMMAND_IDS.selectConnection]: async () => {
@@ -135,7 +135,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.approval.decide(id, false) : undefined),
     'postgresAgent.recheckImpact': (id: unknown) => (typeof id === 'string' ? deps.approval.recheck(id) : undefined),
     'postgresAgent.openUndoScript': (id: unknown) => (typeof id === 'string' ? deps.approval.openUndo(id) : undefined),
-    'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
+    'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }
