@@ -163,9 +163,11 @@ export class HeldWriteDecisions {
   private awaitAgent(t: ApprovalEntry): void {
     t.status = 'approved';
     this.deps.entries.refresh();
+    this.deps.logger.info('outside proposal approved; waiting for its agent to run it', { ticket: t.ticketId, by: t.proposedBy ?? '' });
     void followAgentRun(() => this.deps.tickets.ticketStore(), t.ticketId, t.watch.signal)
       .then((ticket) => {
         if (!this.deps.entries.isCurrent(t) || t.status !== 'approved') return;
+        this.deps.logger.info('outside proposal settled', { ticket: t.ticketId, status: ticket.status });
         if (ticket.status === 'EXECUTED') t.status = 'executed';
         else {
           t.status = ticket.status === 'FAILED' ? 'failed' : 'rejected';
