@@ -179,7 +179,7 @@ export class CollabController implements vscode.Disposable {
       connectionKey: key,
       providers,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.rootDir, this.deps.core),
+      settings: await safetySettings(this.deps.rootDir, undefined, this.deps.core),
       logger: this.deps.logger,
       signal,
       modelTimeoutMs: vscode.workspace.getConfiguration('postgresAgent').get<number>('model.timeoutMs') ?? 60_000,
