@@ -40,7 +40,7 @@ export class OutsideProposals implements vscode.Disposable {
     this.disposables = [this.watcher, this.watcher.onDidCreate(onFile), this.watcher.onDidChange(onFile)];
   }
 
-  /** Proposals still pending from before this window opened get their lens and card back. */
+  /** Proposals still pending (or approved and not yet run by their agent) from before this window opened get their lens and card back. */
   restoreAll(): Promise<void> {
     return this.scan(false);
   }
@@ -66,7 +66,7 @@ export class OutsideProposals implements vscode.Disposable {
     this.handled.add(ticketId);
     try {
       const ticket = await (await this.deps.tickets.ticketStore()).get(ticketId);
-      if (ticket?.status !== 'PENDING_APPROVAL') {
+      if (ticket?.status !== 'PENDING_APPROVAL' && ticket?.status !== 'APPROVED') {
         this.deps.logger.info('proposal no longer pending; not shown', { ticket: ticketId, status: ticket?.status ?? 'missing' });
         return;
       }
@@ -77,7 +77,14 @@ export class OutsideProposals implements vscode.Disposable {
         return;
       }
       // The executor rule: an outside agent's proposal is run only by that agent (execute_approved); here it is decided.
-      this.deps.approval.track({ ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy });
+      const held = { ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy };
+      if (ticket.status === 'APPROVED') {
+        // Approved before this window saw it (a terminal, a reload): shown waiting for its agent, nothing to decide.
+        this.deps.approval.trackApproved(held);
+        this.deps.logger.info('outside proposal already approved; waiting for its agent', { ticket: ticketId, by: ticket.createdBy });
+        return;
+      }
+      this.deps.approval.track(held);
       this.deps.logger.info('outside write proposed', { ticket: ticketId, by: ticket.createdBy, risk: ticket.risk });
       if (!notify) return;
       const rows = ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0;

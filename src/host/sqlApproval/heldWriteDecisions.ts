@@ -160,7 +160,7 @@ export class HeldWriteDecisions {
   }
 
   /** An agent's approved proposal: shown as approved until its ticket says the agent ran it (or it failed or expired). */
-  private awaitAgent(t: ApprovalEntry): void {
+  awaitAgent(t: ApprovalEntry): void {
     t.status = 'approved';
     this.deps.entries.refresh();
     this.deps.logger.info('outside proposal approved; waiting for its agent to run it', { ticket: t.ticketId, by: t.proposedBy ?? '' });

@@ -150,6 +150,14 @@ export class InlineApproval implements vscode.Disposable {
     void this.decorations.markHidden(entry.uri);
   }
 
+  /** An outside agent's proposal approved before this window saw it (a reload, a terminal): shown waiting for its agent. */
+  trackApproved(held: HeldWrite & { proposedBy: string }): void {
+    if (this.entries.get(held.ticketId)) return;
+    const entry: ApprovalEntry = { ...held, status: 'approved', decidedHere: true, watch: new AbortController() };
+    this.entries.add(entry);
+    this.decisions.awaitAgent(entry);
+  }
+
   /** Records a write's card and lens (replacing the one it was re-checked from) and keeps its impact report. */
   private async keep(entry: ApprovalEntry, ticket: Ticket, replacing: ApprovalEntry | undefined): Promise<ApprovalEntry> {
     const services = this.deps.core();
