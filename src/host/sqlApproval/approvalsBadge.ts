@@ -19,7 +19,7 @@ const START_DELAY_MS = 2_000;
 const REDIS_POLL_MS = 15_000;
 
 export interface BadgeTargets {
-  /** The Review panel, once VS Code has shown it (its badge shows on the icon). */
+  /** The side panel, once VS Code has shown it (its badge shows on the icon). */
   webview(): vscode.WebviewView | undefined;
   /** A view that exists from activation on (its badge shows on the icon while the panel was never shown). */
   tree: vscode.TreeView<unknown>;
@@ -63,7 +63,7 @@ export class ApprovalsBadge implements vscode.Disposable {
     }
   }
 
-  /** Shows the count again on whichever view can carry it now (call when the Review panel appears). */
+  /** Shows the count again on whichever view can carry it now (call when the side panel appears). */
   refresh(): void {
     this.apply(this.lastCount);
   }
