@@ -52,7 +52,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     this.updateMessage();
   }
 
-  /** The tree view itself (the approvals badge shows on it until the Review panel has been shown). */
+  /** The tree view itself (the approvals badge shows on it until the side panel has been shown). */
   get treeView(): vscode.TreeView<SchemaTreeNode> {
     return this.view;
   }
