@@ -11,6 +11,7 @@ import { hiddenWarning, visibleSql, visibleText } from '../../shared/visibleSql'
 import { fenced } from '../agents/lmToolMessages';
 import type { ApprovalEntries, ApprovalEntry } from './approvalEntries';
 import { hiddenCharacterMarks, pendingLenses } from './approvalTexts';
+import { runsInThisWindow } from './executorRule';
 
 export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('postgresAgent');
@@ -40,7 +41,7 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
       const lens = (title: string, command: string, ...args: unknown[]) => lenses.push(new vscode.CodeLens(range, { title, command, arguments: args }));
       switch (t.status) {
         case 'pending':
-          for (const l of pendingLenses(t.impact, t.sql, t.proposedBy === undefined)) lens(l.title, l.command, t.ticketId);
+          for (const l of pendingLenses(t.impact, t.sql, runsInThisWindow(t))) lens(l.title, l.command, t.ticketId);
           break;
         case 'stale':
           lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);

@@ -19,6 +19,7 @@ import { untrustedRefusal } from '../settings/workspaceTrust';
 import type { ApprovalEntries, ApprovalEntry } from './approvalEntries';
 import { followAgentRun } from './agentRunFollower';
 import { approvalConfirmation } from './approvalTexts';
+import { runsInThisWindow } from './executorRule';
 import type { WindowTickets } from './windowTickets';
 
 type Execution = Awaited<ReturnType<NonNullable<ApprovalEntry['owner']>['execute']>>;
@@ -44,7 +45,7 @@ export class HeldWriteDecisions {
       void vscode.window.showWarningMessage(t?.status === 'stale' ? 'The SQL changed since this impact was measured; re-check it first.' : 'This approval is no longer pending.');
       return;
     }
-    const runsHere = t.proposedBy === undefined;
+    const runsHere = runsInThisWindow(t);
     // HIGH and CRITICAL, and a statement holding hidden characters, ask once more in a modal that says why.
     const confirmation = approve ? approvalConfirmation(t.impact, t.sql, runsHere) : undefined;
     if (confirmation) {
@@ -198,7 +199,7 @@ export class HeldWriteDecisions {
         t.decisions = await this.decisionsView(ticket);
         const signed = decision && rules && this.deps.core().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
         const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
-        if (ticket.status === 'APPROVED' && t.proposedBy !== undefined) {
+        if (ticket.status === 'APPROVED' && !runsInThisWindow(t)) {
           void vscode.window.showInformationMessage(`Approved by ${who}: ${t.proposedBy} runs it with execute_approved; nothing runs here.`);
           this.awaitAgent(t);
         } else if (ticket.status === 'APPROVED') {
