@@ -9,7 +9,7 @@ import { ConnectionStore } from './host/connection/connectionStore';
 import { DatabaseSession } from './host/connection/databaseSession';
 import { AskController } from './host/ask/askController';
 import { COLLAB_COMMAND_ID, CollabController } from './host/collab/collabController';
-import { CockpitPanels } from './host/jobs/cockpitPanels';
+import { CockpitPanels } from './host/jobs/cockpit/cockpitPanels';
 import type { CockpitState } from './shared/cockpitProtocol';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import { ApprovalKeyStore } from './host/sqlApproval/approvalKey';
@@ -169,6 +169,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...featureDeps,
     extensionUri: context.extensionUri,
     openJob: (jobId) => jobs.open(jobId),
+    jobRunners: jobs.runners,
   });
   const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ core, session, tickets, rootDir, logger })];
   logAgentSurfaces(logger);

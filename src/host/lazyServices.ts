@@ -18,10 +18,3 @@ export function coreOnFirstUse(dir: string = __dirname): CoreLoader {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return () => (loaded ??= require(path.join(dir, 'services.js')) as CoreServices);
 }
-
-/**
- * TRANSITIONAL (issue 23): the old module-level locator, kept only for src/host/jobs (converted by its own
- * helper) and the defaults of `safetySettings`/`planningSettings`/`configuredProvider` that its calls rely on.
- * Nothing else may call it; it goes when host/jobs takes the window's `CoreLoader`.
- */
-export const coreServices: CoreLoader = coreOnFirstUse();

@@ -55,3 +55,4 @@ export { CollabStore } from '../core/collab/sessionStore';
 export { readSessionView } from '../core/collab/sessionView';
 export { executeAsJob } from '../core/collab/executeAsJob';
 export { parseModelList } from '../core/collab/collabModels';
+export { jobSearchIndexer } from '../core/review/jobSearchIndex';

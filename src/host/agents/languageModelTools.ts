@@ -87,7 +87,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
       connectionKey: () => Promise.resolve(key),
       openTicketStore: () => this.deps.tickets.ticketStore(),
       loadSchema: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.rootDir, undefined, this.deps.core),
+      settings: await safetySettings(this.deps.core, this.deps.rootDir),
       workspaceDir: this.deps.rootDir,
       contextBudget: config.get<number>('context.tokenBudget') ?? 6000,
       proposedBy: () => 'agent in VS Code chat',

@@ -191,7 +191,7 @@ export class AskController {
       provider,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
       invalidateSchema: () => this.deps.session.invalidateSchema(),
-      settings: await safetySettings(this.deps.rootDir, undefined, this.deps.core),
+      settings: await safetySettings(this.deps.core, this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
       audit: services.fileAuditLog(join(paths.root, 'runs')),

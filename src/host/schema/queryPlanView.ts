@@ -60,7 +60,7 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       return;
     }
     try {
-      const settings = await safetySettings(this.rootDir, undefined, this.core);
+      const settings = await safetySettings(this.core, this.rootDir);
       const plan = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Postgres Agent: explaining…' }, () =>
         this.session.use(({ db }) => this.core().explainRead(db, sql, settings)),
       );

@@ -96,7 +96,7 @@ export class ResultsPanel implements vscode.Disposable {
     const services = this.core();
     try {
       const statement = await services.readToExplain(sql); // the same check as Explain: one plain SELECT
-      const settings = await safetySettings(this.rootDir, undefined, this.core);
+      const settings = await safetySettings(this.core, this.rootDir);
       const result = await this.session.use(({ db }) =>
         services.runRead(db, statement.sql, true, { maxRows: settings.maxRows, statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs }),
       );

@@ -8,14 +8,13 @@ import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider, ModelPrices } from '../../core/llm/provider';
 import type { Logger } from '../../core/platform/logger';
 import type { CoreLoader } from '../lazyServices';
-import { coreServices } from '../lazyServices';
 
 export interface ModelProviderDeps {
   /** The Gemini key from SecretStorage. */
   geminiKey(): Promise<string | undefined>;
   logger: Logger;
-  /** The window's loader; absent only for host/jobs callers not converted yet (TRANSITIONAL, issue 23). */
-  core?: CoreLoader;
+  /** The window's core loader. */
+  core: CoreLoader;
 }
 
 /**
@@ -23,7 +22,7 @@ export interface ModelProviderDeps {
  * needs the model in the message ("Ask…", "Jobs").
  */
 export async function configuredProvider(deps: ModelProviderDeps, feature: string): Promise<LlmProvider | undefined> {
-  const services = (deps.core ?? coreServices)();
+  const services = deps.core();
   const config = vscode.workspace.getConfiguration('postgresAgent');
   const prices = config.get<ModelPrices>('model.prices');
   const common = { maxRetries: 1, ...(prices && Object.keys(prices).length > 0 ? { prices } : {}) };
@@ -63,7 +62,7 @@ export async function configuredEmbedder(deps: ModelProviderDeps): Promise<Embed
   const config = vscode.workspace.getConfiguration('postgresAgent');
   const embeddingModel = config.get<string>('model.embeddingModel')?.trim();
   if (!embeddingModel) return undefined;
-  const services = (deps.core ?? coreServices)();
+  const services = deps.core();
   if (config.get<string>('model.provider') === 'openai-compatible') {
     const apiKey = process.env.OPENAI_API_KEY?.trim();
     return services.createEmbedder({ provider: 'openai-compatible', baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '', ...(apiKey ? { apiKey } : {}), embeddingModel }, deps.logger);

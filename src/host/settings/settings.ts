@@ -12,7 +12,6 @@ import type { Logger } from '../../core/platform/logger';
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { PolicyWarning } from '../../core/settings/workspacePolicy';
 import type { CoreLoader } from '../lazyServices';
-import { coreServices } from '../lazyServices';
 import type { SettingsGetter } from './policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from './policyFromSettings';
 import { untrustedRefusal } from './workspaceTrust';
@@ -49,10 +48,9 @@ export interface ConfigFiles {
 
 /**
  * Safety settings for an action in the workspace at `rootDir`: the stricter of the person's own and the workspace's.
- * `read`: the config files when the caller already read them. `core`: the window's loader; the default is
- * TRANSITIONAL, for host/jobs callers until they pass theirs (issue 23).
+ * `read`: the config files when the caller already read them (a job's step reads them once).
  */
-export async function safetySettings(rootDir: string, read?: ConfigFiles, core: CoreLoader = coreServices): Promise<SafetySettings> {
+export async function safetySettings(core: CoreLoader, rootDir: string, read?: ConfigFiles): Promise<SafetySettings> {
   const services = core();
   const blocked = () => untrustedRefusal(core);
   const ownFile = services.ownConfigFile(process.env);
@@ -65,8 +63,8 @@ export async function safetySettings(rootDir: string, read?: ConfigFiles, core: 
   return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked } };
 }
 
-/** Planning settings, resolved like the safety settings (`core`: as there). */
-export async function planningSettings(rootDir: string, read?: ConfigFiles, core: CoreLoader = coreServices): Promise<PlanningSettings> {
+/** Planning settings, resolved like the safety settings. */
+export async function planningSettings(core: CoreLoader, rootDir: string, read?: ConfigFiles): Promise<PlanningSettings> {
   const services = core();
   const own = services.applyOwnPlanning(read?.own ?? (await services.readOwnConfig(process.env)), userPlanning(ownSettings(), services.DEFAULT_PLANNING));
   if (!vscode.workspace.isTrusted) return own;

@@ -131,7 +131,7 @@ export class HeldWriteDecisions {
     const undoDir = services.workspacePaths(this.deps.rootDir).undo;
     // The ticket's own SQL runs (parsed from the ticket), never this window's copy of it.
     const result = await services.executeApproved(db, await this.deps.tickets.ticketStore(), t.ticketId, {
-      ...(await safetySettings(this.deps.rootDir, undefined, this.deps.core)),
+      ...(await safetySettings(this.deps.core, this.deps.rootDir)),
       connection: key,
       by: userInfo().username,
       undo: services.workspaceUndoSink(undoDir, t.ticketId),
@@ -148,7 +148,7 @@ export class HeldWriteDecisions {
 
   /** Who decided a ticket, each with whether their signature verifies (the card's "Approved by alice ✓ signed"). */
   private async decisionsView(ticket: Ticket): Promise<NonNullable<ApprovalView['decisions']>> {
-    const approvers = (await safetySettings(this.deps.rootDir, undefined, this.deps.core)).approvalRules?.approvers ?? [];
+    const approvers = (await safetySettings(this.deps.core, this.deps.rootDir)).approvalRules?.approvers ?? [];
     return ticket.decisions.map((d) => ({ by: d.by, approve: d.approve, signed: this.deps.core().signatureState(ticket, d, approvers) === 'verified' }));
   }
 
@@ -195,7 +195,7 @@ export class HeldWriteDecisions {
         const last = ticket.history.at(-1);
         // Whether the decision carries a signature that verifies against approval.approvers: the person reading this can tell.
         const decision = ticket.decisions.at(-1);
-        const rules = (await safetySettings(this.deps.rootDir, undefined, this.deps.core)).approvalRules;
+        const rules = (await safetySettings(this.deps.core, this.deps.rootDir)).approvalRules;
         t.decisions = await this.decisionsView(ticket);
         const signed = decision && rules && this.deps.core().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
         const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';

@@ -91,7 +91,7 @@ export class InlineApproval implements vscode.Disposable {
               sql,
               connection: key,
               requestedBy: userInfo().username,
-              settings: await safetySettings(this.deps.rootDir, undefined, this.deps.core),
+              settings: await safetySettings(this.deps.core, this.deps.rootDir),
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               // Never in a workspace VS Code does not trust: there every write waits (and does not run).
               autoApprove: workspaceTrusted(),
