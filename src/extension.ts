@@ -33,7 +33,6 @@ import { askResultKey, OPEN_ASK_RESULT_COMMAND, registerOpenAskResult } from './
 import type { PanelHost } from './host/ui/panelProvider';
 import { showError } from './host/ui/showError';
 import { InlineApproval } from './host/sqlApproval/inlineApproval';
-import { legacyReviewPort } from './host/sqlApproval/sqlReview';
 import { WindowTickets } from './host/sqlApproval/windowTickets';
 import { coreOnFirstUse } from './host/lazyServices';
 import { ConnectionStatusBar } from './host/ui/statusBar';
@@ -64,7 +63,6 @@ export function activate(context: vscode.ExtensionContext): void {
     session,
     tickets,
     approval,
-    review: legacyReviewPort(tickets, approval),
     logger,
     rootDir,
     geminiKey: () => Promise.resolve(context.secrets.get(GEMINI_KEY_SECRET)),

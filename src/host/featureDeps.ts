@@ -3,7 +3,6 @@ import type { Logger } from '../core/platform/logger';
 import type { DatabaseSession } from './connection/databaseSession';
 import type { CoreLoader } from './lazyServices';
 import type { InlineApproval } from './sqlApproval/inlineApproval';
-import type { SqlReview } from './sqlApproval/sqlReview';
 import type { WindowTickets } from './sqlApproval/windowTickets';
 
 /** What Ask… and jobs both need from the extension: the core, the database, the tickets, the inline approval, the model key, the panel. */
@@ -16,8 +15,6 @@ export interface FeatureDeps {
   tickets: WindowTickets;
   /** The inline approval: held writes shown with their CodeLens and card, decided there. */
   approval: InlineApproval;
-  /** TRANSITIONAL: host/jobs' port to the two above (sqlApproval/sqlReview.ts); goes when host/jobs uses them. */
-  review: SqlReview;
   logger: Logger;
   /** Where .pgagent/ lives: the workspace folder, else the extension's storage. */
   rootDir: string;
