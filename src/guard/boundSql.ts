@@ -15,7 +15,15 @@ export interface BoundParameters {
   typeNames: (string | undefined)[];
 }
 
-export async function bindSql(sql: string, bound: BoundParameters): Promise<string> {
+/**
+ * The statement with every `$n` as a NULL of its declared type: judged once at Parse, it says what the
+ * statement is for any values (values cannot change what a statement does, only which rows it touches).
+ */
+export function nullBoundSql(sql: string, typeNames: readonly (string | undefined)[]): Promise<string> {
+  return bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true);
+}
+
+export async function bindSql(sql: string, bound: BoundParameters, allNull = false): Promise<string> {
   await loadParser();
   const parsed = parseSql(sql);
   const places: { start: number; end: number; number: number }[] = [];
@@ -40,7 +48,10 @@ export async function bindSql(sql: string, bound: BoundParameters): Promise<stri
   for (const statement of parsed.statements) walk(statement.tree);
   places.sort((a, b) => b.start - a.start);
   let text = sql;
-  for (const place of places) text = text.slice(0, place.start) + literal(place.number, bound) + text.slice(place.end);
+  for (const place of places) {
+    const value = allNull ? nullOf(bound.typeNames[place.number - 1]) : literal(place.number, bound);
+    text = text.slice(0, place.start) + value + text.slice(place.end);
+  }
   return text;
 }
 
@@ -57,4 +68,8 @@ function literal(number: number, bound: BoundParameters): string {
   const type = bound.typeNames[index];
   const body = value === null || value === undefined ? 'NULL' : `'${value.toString('utf8').replace(/'/g, "''")}'`;
   return type ? `${body}::${type}` : body;
+}
+
+function nullOf(type: string | undefined): string {
+  return type ? `NULL::${type}` : 'NULL';
 }

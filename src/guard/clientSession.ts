@@ -14,7 +14,7 @@ import { loadParser, parseSql } from '../core/sql/parse';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
-import { bindSql } from './boundSql';
+import { bindSql, nullBoundSql } from './boundSql';
 import type { GuardContext } from './guardContext';
 import { failedError, heldError, refusedError } from './heldMessages';
 import { holdOrRun } from './heldStatement';
@@ -61,8 +61,8 @@ export class ClientSession {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
   }
 
-  /** One whole client message; 'close' ends the connection. */
-  async handle(raw: Uint8Array): Promise<'close' | undefined> {
+  /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
+  async handle(raw: Uint8Array): Promise<'close' | 'terminate' | undefined> {
     let message: FrontendMessage;
     try {
       message = readFrontendMessage(raw);
@@ -99,7 +99,7 @@ export class ClientSession {
         this.upstream.send(raw);
         return undefined;
       case 'terminate':
-        return 'close';
+        return 'terminate';
       case 'functionCall':
         await this.fail(refusedError('the fast-path function call does not pass through the guard', 'Call the function in a SELECT: it is then judged like any statement.'), true);
         return undefined;
@@ -171,7 +171,13 @@ export class ClientSession {
       } else await this.fail(ABORTED, false);
       return;
     }
-    const verdict = await this.judge(sql);
+    let verdict: Verdict | { kind: 'failed'; error: unknown };
+    try {
+      verdict = await this.judge(await nullBoundSql(sql, await this.typeNames(paramTypes)));
+    } catch (error) {
+      verdict = { kind: 'failed', error };
+    }
+    if (verdict.kind === 'syntax') verdict = await this.judge(sql);
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning), so a held statement is parsed upstream too: Describe answers for it.
       this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass' } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
@@ -197,7 +203,10 @@ export class ClientSession {
       try {
         const typeNames = await this.typeNames(statement.paramTypes);
         const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
-        this.portals.set(message.portal, { kind: 'hold', sql, classification: statement.classification });
+        // The ticket shows and runs the statement with its values: judged again as such, for its impact.
+        const verdict = await this.judge(sql);
+        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : this.verdictError(verdict), false);
+        this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification });
       } catch (error) {
         return this.fail(failedError(error), false);
       }

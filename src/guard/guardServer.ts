@@ -140,7 +140,13 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           return undefined;
         }
         if (!session) return undefined;
-        if ((await session.handle(data)) === 'close') socket.end();
+        const outcome = await session.handle(data);
+        if (outcome === 'terminate') return undefined; // pg-gateway's own Terminate handling closes the connection
+        if (outcome === 'close') {
+          await holder.connection?.detach();
+          socket.end();
+          return undefined;
+        }
         return HANDLED;
       },
     });
