@@ -4,6 +4,7 @@
  * Every assertion reads the database itself: rows, tickets, and the sessions pg_stat_activity still shows.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
@@ -103,7 +104,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
   it('closes a client that sends a malformed message with 08P01, and stays up for the others', async () => {
     const client = await connect(guard.url, 'guard-pg-malformed');
     const failed = new Promise<Error>((resolve) => client.once('error', resolve));
-    const socket = (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream;
+    const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
     // A Query whose length claims more than its bytes hold, then a Sync: the message ends inside the Sync.
     socket.write(Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 9]), Buffer.from('SEL\0'), Buffer.from('S'), Buffer.from([0, 0, 0, 4])]));
     socket.write(Buffer.from([0x51, 0, 0, 0, 6, 0x41, 0x00]));
@@ -120,7 +121,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
     await client.query('BEGIN');
     await client.query('SELECT * FROM t');
     expect(await sessionsOf(db.url, 'guard-pg-gone', false)).toBe(1);
-    (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream.destroy();
+    (client as unknown as { connection: { stream: Socket } }).connection.stream.destroy();
     expect(await sessionsOf(db.url, 'guard-pg-gone')).toBe(0);
   });
 
