@@ -112,6 +112,8 @@ function setNode(statement: ParsedStatement): Rec | undefined {
 
 /** `SET x = …` / `RESET x` of a harmless setting: runs in the client's own upstream session. */
 function isHarmlessSet(statement: ParsedStatement): boolean {
+  // Forgetting a prepared statement changes nothing but the client's own list (pools send DEALLOCATE ALL).
+  if (statement.kind === 'DeallocateStmt') return true;
   const node = setNode(statement);
   if (!node) return false;
   const kind = text(node.kind);
@@ -124,7 +126,7 @@ function isHarmlessSet(statement: ParsedStatement): boolean {
  */
 function sessionChangeProblem(statement: ParsedStatement): string | undefined {
   if (isHarmlessSet(statement)) return undefined;
-  if (['VariableSetStmt', 'DiscardStmt', 'ListenStmt', 'UnlistenStmt'].includes(statement.kind)) {
+  if (['VariableSetStmt', 'DiscardStmt', 'ListenStmt', 'UnlistenStmt', 'PrepareStmt', 'ExecuteStmt'].includes(statement.kind)) {
     return `${statement.sql.slice(0, 60)} would change this session's settings or state, which the guard does not let a client change (an approval would run it on another connection)`;
   }
   return undefined;
