@@ -128,10 +128,11 @@ export class ClientSession {
       this.pending.observe(message);
       if (message.name === 'readyForQuery') {
         const status = (message as BackendMessage & { status: string }).status;
+        if (status === 'I' || status === 'T' || status === 'E') this.status = status;
         if (this.swallow > 0) {
           this.swallow--;
           swallowed = true;
-        } else if (status === 'I' || status === 'T' || status === 'E') this.status = status;
+        }
       }
     }
     if (swallowed) return;
