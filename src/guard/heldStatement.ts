@@ -12,6 +12,7 @@ import type { Classification, StatementClassification } from '../core/sql/classi
 import { executeApproved } from '../core/sql/executeApproved';
 import type { ExecutionResult } from '../core/sql/approvedTicket';
 import { analyzeImpact } from '../core/sql/impact';
+import { forgetReach } from '../core/sql/reach/reachOf';
 import { workspaceUndoSink } from '../core/sql/writeArtifacts';
 import type { GuardContext } from './guardContext';
 
@@ -36,6 +37,8 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
         logger: context.logger,
         ...(context.invalidateSchema ? { invalidateSchema: context.invalidateSchema } : {}),
       });
+      // It may have changed the database's code: the next check asks for the version again.
+      forgetReach(await context.openDb());
       context.logger.info('guard ran an approved statement', { ticket: live.id, rows: result.rows, by: requestedBy });
       return { kind: 'executed', ticket: result.ticket, tags: commandTags(classification.statements, result) };
     } catch (error) {

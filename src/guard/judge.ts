@@ -21,6 +21,16 @@ export type Verdict =
   /** PostgreSQL's grammar does not accept it: answered here, never sent (a server that parsed it differently could run it). */
   | { kind: 'syntax'; message: string; position: number };
 
+/**
+ * How long a checked code version is trusted before it is asked again (core/sql/reach/codeVersion.ts asks
+ * the catalog, about a millisecond, which would be most of a read's cost through the guard). A function
+ * replaced directly in the database (never through the guard: DDL through it is held, and the guard forgets
+ * the version after running an approved statement) may be judged by its old body for this long; the
+ * client's upstream session is read-only all the same.
+ */
+export const VERSION_MAX_AGE_MS = 100;
+const REACH = { versionMaxAgeMs: VERSION_MAX_AGE_MS };
+
 export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   await loadParser();
   let statements: ParsedStatement[];
@@ -34,12 +44,12 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   const sessionProblem = statements.map(sessionChangeProblem).find((p) => p !== undefined);
   if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
   const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
-  if (control.length === 0) return verdictOf(await checkSql(db, sql));
+  if (control.length === 0) return verdictOf(await checkSql(db, sql, REACH));
   const refused = control.filter((s) => s.kind === 'TransactionStmt').map(transactionControlProblem).filter((p): p is string => p !== undefined);
   if (refused.length > 0) return { kind: 'refuse', reasons: refused };
   const others = statements.filter((s) => !control.includes(s));
   for (const statement of others) {
-    const verdict = verdictOf(await checkSql(db, statement.sql));
+    const verdict = verdictOf(await checkSql(db, statement.sql, REACH));
     if (verdict.kind === 'refuse') return verdict;
     if (verdict.kind === 'hold') {
       return {
