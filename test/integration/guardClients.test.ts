@@ -125,6 +125,30 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
     expect(await sessionsOf(db.url, 'guard-pg-gone')).toBe(0);
   });
 
+  it('serves many clients at once (each its own upstream session), and ends every session when they leave', async () => {
+    // 30, not 100: the machine's server allows 100 connections in all and other tests share it (pooling is not built).
+    const clients = await Promise.all(Array.from({ length: 30 }, () => connect(guard.url, 'guard-pg-many')));
+    const counts = await Promise.all(clients.map((c) => c.query<{ n: number }>('SELECT count(*)::int AS n FROM t')));
+    expect(new Set(counts.map((r) => r.rows[0]?.n))).toEqual(new Set([4]));
+    expect(await sessionsOf(db.url, 'guard-pg-many', false)).toBe(30);
+    await Promise.all(clients.map((c) => c.end()));
+    expect(await sessionsOf(db.url, 'guard-pg-many')).toBe(0);
+  });
+
+  it('reads a 10 MB statement through, and holds a 10 MB write without running it', async () => {
+    const client = await connect(guard.url, 'guard-pg-big');
+    try {
+      const big = 'x'.repeat(10 * 1024 * 1024);
+      const read = await client.query<{ n: number }>(`SELECT length('${big}') AS n`);
+      expect(read.rows).toEqual([{ n: big.length }]);
+      const held = await client.query(`UPDATE t SET v = '${big}' WHERE id = 5`).catch((error: pg.DatabaseError) => error);
+      expect((held as pg.DatabaseError).code).toBe('PA001');
+      expect(await queryValue(db.url, 'SELECT v FROM t WHERE id = 5')).toBe('v5');
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
   it('commits nothing and leaves no session when the guard is killed while a write waits', async () => {
     const second = await startGuardProcess(db.url, { user: 'bob' });
     const client = await connect(second.url, 'guard-pg-killed');
