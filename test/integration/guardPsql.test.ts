@@ -20,13 +20,20 @@ interface PsqlRun {
   stderr: string;
 }
 
-function psql(url: string, commands: string[], options: { signalAfterMs?: number } = {}): Promise<PsqlRun> {
+function psql(url: string, commands: string[], options: { interruptWhen?: () => Promise<boolean> } = {}): Promise<PsqlRun> {
   const args = ['-X', '-q', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])];
   return new Promise((resolve) => {
     const child = execFile('psql', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'guard-psql-test' } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
-    if (options.signalAfterMs !== undefined) setTimeout(() => child.kill('SIGINT'), options.signalAfterMs);
+    const { interruptWhen } = options;
+    if (interruptWhen) {
+      // Ctrl-C once the statement runs upstream (polled, bounded), as a person would press it.
+      void (async () => {
+        for (let i = 0; i < 200 && !(await interruptWhen()); i++) await new Promise((r) => setTimeout(r, 50));
+        child.kill('SIGINT');
+      })();
+    }
   });
 }
 
@@ -116,7 +123,8 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
   });
 
   it('cancels a running read when psql gets Ctrl-C', async () => {
-    const run = await psql(guard.url, ['SELECT pg_sleep(20)'], { signalAfterMs: 1500 });
+    const running = async () => Number(await queryValue(db.url, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'")) === 1;
+    const run = await psql(guard.url, ['SELECT pg_sleep(20)'], { interruptWhen: running });
     expect(run.stderr).toContain('57014');
   });
 
