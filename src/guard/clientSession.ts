@@ -18,6 +18,7 @@ import { bindSql, nullBoundSql } from './boundSql';
 import type { GuardContext } from './guardContext';
 import { failedError, heldError, refusedError } from './heldMessages';
 import { holdOrRun } from './heldStatement';
+import type { AwaitingClients } from './heldStatement';
 import type { Verdict } from './judge';
 import { judgeSql } from './judge';
 import type { UpstreamSession } from './upstream';
@@ -33,6 +34,8 @@ type Portal = { kind: 'pass' } | { kind: 'hold'; sql: string; classification: Cl
 export interface SessionEvents {
   /** A statement was held (or found still waiting) on this ticket. */
   held(ticketId: string): void;
+  /** Shared by the guard's clients: tickets held for a client that has not been told of their run. */
+  awaiting: AwaitingClients;
 }
 
 export class ClientSession {
@@ -296,7 +299,7 @@ export class ClientSession {
       ];
     }
     try {
-      const outcome = await holdOrRun(this.context, sql, classification, `guard user ${this.user}`);
+      const outcome = await holdOrRun(this.context, sql, classification, `guard user ${this.user}`, this.events.awaiting);
       if (outcome.kind === 'executed') return outcome.tags.map(commandComplete);
       if (outcome.kind === 'held') {
         this.events.held(outcome.ticket.id);

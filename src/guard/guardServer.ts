@@ -55,6 +55,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   const { context } = options;
   const clients = new Map<number, { info: GuardClientInfo; upstream?: UpstreamSession; socket: net.Socket; keys: { processId: number; secretKey: number } }>();
   let nextId = 1;
+  const awaiting = new Set<string>();
   let listener: () => void = () => undefined;
   const changed = () => listener();
 
@@ -120,6 +121,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         await write(backendKeyData(keys.processId, keys.secretKey));
         entry.info = { ...entry.info, user, application: forwarded.application_name ?? '' };
         session = new ClientSession(context, options.db, upstream, user, write, {
+          awaiting,
           held: (ticket) => {
             if (!entry.info.held.includes(ticket)) entry.info.held.push(ticket);
             changed();

@@ -3,9 +3,12 @@
  * same impact preview and the same ticket store as every other path; once a person approved the ticket,
  * the identical text sent again (by any guard client) runs once through core/sql/executeApproved.ts
  * (claim, re-check, impact drift guard, ledger, undo script). A retry before the decision finds the same
- * ticket instead of opening another.
+ * ticket instead of opening another. Each new ticket is also left as a proposal file, so VS Code shows it
+ * with its CodeLens like an MCP agent's; approved there, VS Code runs it, and the client's next identical
+ * statement is told it ran (CommandComplete) instead of opening a new ticket.
  */
 import type { Ticket } from '../core/approvals/ticket';
+import { writeProposal } from '../core/approvals/proposalFiles';
 import { workspacePaths } from '../core/config/workspace';
 import { toAgentError } from '../core/platform/errors';
 import type { Classification, StatementClassification } from '../core/sql/classification';
@@ -21,8 +24,14 @@ export type HoldOutcome =
   | { kind: 'executed'; ticket: Ticket; tags: string[] }
   | { kind: 'refused'; message: string; hint?: string };
 
+/**
+ * Tickets this guard held for a client whose run that client has not been told of yet (kept in memory: after
+ * a restart the identical text is a new write, the safe side).
+ */
+export type AwaitingClients = Set<string>;
+
 /** Holds `sql` on a ticket, or runs it when its identical text's ticket is approved. */
-export async function holdOrRun(context: GuardContext, sql: string, classification: Classification, requestedBy: string): Promise<HoldOutcome> {
+export async function holdOrRun(context: GuardContext, sql: string, classification: Classification, requestedBy: string, awaiting: AwaitingClients): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
   const same = (await store.list()).filter((t) => t.kind === 'write' && t.sql === sql && t.connection === connection);
@@ -39,6 +48,7 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
       });
       // It may have changed the database's code: the next check asks for the version again.
       forgetReach(await context.openDb());
+      awaiting.delete(live.id);
       context.logger.info('guard ran an approved statement', { ticket: live.id, rows: result.rows, by: requestedBy });
       return { kind: 'executed', ticket: result.ticket, tags: commandTags(classification.statements, result) };
     } catch (error) {
@@ -47,6 +57,13 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
     }
   }
   if (live) return { kind: 'held', ticket: live, reused: true };
+  // Approved and run elsewhere (VS Code runs what it approves) since this guard held it: that was this retry's run.
+  const ranElsewhere = same[0]?.status === 'EXECUTED' && awaiting.has(same[0].id) ? same[0] : undefined;
+  if (ranElsewhere) {
+    awaiting.delete(ranElsewhere.id);
+    context.logger.info('guard reports a statement run elsewhere', { ticket: ranElsewhere.id, by: requestedBy });
+    return { kind: 'executed', ticket: ranElsewhere, tags: commandTags(classification.statements, { tables: ranElsewhere.impact.tables }) };
+  }
   const rejected = same.find((t) => t.status === 'REJECTED');
   if (rejected && same.indexOf(rejected) === 0) {
     const decision = rejected.decisions.at(-1);
@@ -58,6 +75,10 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
   }
   const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
   const ticket = await store.create({ sql, connection, impact, createdBy: requestedBy });
+  awaiting.add(ticket.id);
+  await writeProposal(context.workspaceDir, ticket.id, sql, requestedBy, 'sent through pg-agent guard; the client gets its result when it sends the identical statement again').catch((error: unknown) =>
+    context.logger.warn('could not write the proposal file of a held statement', { ticket: ticket.id, error: String(error) }),
+  );
   context.logger.info('guard held a statement', { ticket: ticket.id, risk: impact.risk, by: requestedBy });
   return { kind: 'held', ticket, reused: false };
 }

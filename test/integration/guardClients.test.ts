@@ -101,6 +101,28 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
     }
   });
 
+  it('leaves a proposal file for VS Code, and tells the retry of a statement run there (approved and run elsewhere) that it ran', async () => {
+    const client = await connect(guard.url, 'guard-pg-elsewhere');
+    try {
+      const held = (await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4").catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
+      const ticket = ticketIn(held.message);
+      const proposal = readFileSync(join(guard.workspace, '.pgagent', 'proposals', `${ticket}.sql`), 'utf8');
+      expect(proposal).toContain("UPDATE t SET v = 'elsewhere' WHERE id = 4");
+      // What VS Code does when a person approves it there: the decision, then the run.
+      expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+      expect((await guard.pgAgent(['exec', '--ticket', ticket])).code).toBe(0);
+      expect(await queryValue(db.url, "SELECT count(*) FROM t WHERE v = 'elsewhere'")).toBe('1');
+      const retry = await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4");
+      expect(retry.rowCount).toBe(1);
+      // Told once: the same text again is a new write, held.
+      const again = (await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4").catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
+      expect(again.code).toBe('PA001');
+      expect(ticketIn(again.message)).not.toBe(ticket);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('closes a client that sends a malformed message with 08P01, and stays up for the others', async () => {
     const client = await connect(guard.url, 'guard-pg-malformed');
     const failed = new Promise<Error>((resolve) => client.once('error', resolve));

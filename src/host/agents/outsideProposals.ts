@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import type { Logger } from '../../core/platform/logger';
-import { proposalsDir, sqlOffset } from '../../mcp/proposalFiles';
+import { proposalsDir, sqlOffset } from '../../core/approvals/proposalFiles';
 import type { SqlReview } from '../sqlApproval/sqlReview';
 import { visibleSql, visibleText } from '../../shared/visibleSql';
 
