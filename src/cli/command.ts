@@ -2,7 +2,7 @@
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import type { SchemaSnapshot } from '../shared/schema';
-import type { Env } from '../core/db/connectionTarget';
+import type { ConnectionTarget, Env } from '../core/db/connectionTarget';
 import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
 import type { JobLeases } from '../core/jobs/jobLease';
 import type { Logger } from '../core/platform/logger';
@@ -35,6 +35,8 @@ export interface CommandContext {
   openDb: () => Promise<Db>;
   /** Password-free key of that database (tickets are bound to it). */
   connectionKey: () => Promise<string>;
+  /** Where the flags point (with the password, when one was given): what `pg-agent guard` connects its clients' sessions to. */
+  target: () => Promise<ConnectionTarget>;
   /** The approval ticket store: Redis when REDIS_URL is set, else .pgagent/approvals/. Closed by the runner. */
   openTicketStore: () => Promise<TicketStore>;
   /** The database's schema through the schema cache (Redis when REDIS_URL is set, else .pgagent/). */

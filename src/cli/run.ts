@@ -31,6 +31,7 @@ import { indexesCommand } from './commands/indexesCommand';
 import { impactCommand } from './commands/impactCommand';
 import { jobCommand } from './commands/jobCommand';
 import { mcpCommand } from './commands/mcpCommand';
+import { guardCommand } from './commands/guardCommand';
 import { planCommand } from './commands/planCommand';
 import { keysCommand } from './commands/keysCommand';
 import { policyCommand } from './commands/policyCommand';
@@ -44,7 +45,7 @@ import { stderrLogger } from './stderrLogger';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, guardCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
@@ -181,6 +182,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       logger,
       openDb,
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
+      target: resolve,
       openTicketStore: openStore,
       loadSchema,
       invalidateSchema: async () => {

@@ -67,7 +67,8 @@ async function openWithSsl(
   return new PostgresDb(pool, label);
 }
 
-function sslOption(target: ServerTarget): boolean | ConnectionOptions {
+/** libpq's sslmode as `pg`'s ssl option (also used by the guard's own upstream sessions). */
+export function sslOption(target: ServerTarget): boolean | ConnectionOptions {
   switch (target.sslmode) {
     case 'disable':
       return false;
