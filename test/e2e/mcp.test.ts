@@ -99,7 +99,7 @@ describe('pg-agent mcp with VS Code open', () => {
     await expect.poll(() => windowLog(suite.workspace()), { timeout: UI_TIMEOUT_MS, message: 'the window log line on agent tools' }).toMatch(/agent tools registered/);
     const registered = /agent tools registered languageModelTools=(\S*) mcpServerProvider=(\w+)/.exec(windowLog(suite.workspace()));
     expect(registered?.[1]?.split(',').sort()).toEqual(
-      ['describe_table', 'execute_approved', 'explain', 'impact', 'list_tables', 'propose_write', 'run_read', 'schema_context', 'ticket_status'].map((n) => `pgagent_${n}`),
+      ['advise_indexes', 'describe_table', 'execute_approved', 'explain', 'health', 'impact', 'list_tables', 'propose_write', 'run_read', 'schema_context', 'ticket_status', 'top_queries'].map((n) => `pgagent_${n}`),
     );
     expect(registered?.[2]).toBe('true');
 
@@ -140,7 +140,7 @@ describe('pg-agent mcp with VS Code open', () => {
     await suite.explained(() =>
       expect
         .poll(async () => (await p.locator('.part.panel .view-lines').allInnerTexts()).join('\n').replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the server output' })
-        .toMatch(/serving 0\.1\.0 on stdio[\s\S]*Discovered 9 tools/),
+        .toMatch(/serving 0\.1\.0 on stdio[\s\S]*Discovered 12 tools/),
     );
     await screenshot(p, 'mcp-server-output', SUITE);
 
