@@ -99,6 +99,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     db ??= await openDatabase(await resolve(), {
       sampleDbDir: paths.sampleDb,
       logger,
+      env: io.env,
       onProgress: (message) => io.stderr(`${message}\n`),
       sampleDbHeldBy: `pg-agent ${command.name}`,
     });
@@ -120,7 +121,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
         if (!connection.startsWith('postgres://')) return undefined;
         const target = parseConnectionUrl(connection);
         const password = io.env.PGPASSWORD;
-        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger });
+        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger, env: io.env });
       })().catch((error: unknown) => {
         logger.debug('cannot open the database of a ticket', { connection, error: String(error) });
         return undefined;

@@ -1,9 +1,11 @@
 /** The Db interface over a PostgreSQL server, with a small `pg` pool. */
 import pg from 'pg';
-import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../platform/logger';
 import type { Db, DbResult, DbSession, DbTextResult } from './db';
-import type { ServerTarget } from './connectionTarget';
+import type { Env, ServerTarget } from './connectionTarget';
+import { lookupPgpass } from './pgpass';
+import type { TlsSetting } from './tlsOptions';
+import { tlsOptions } from './tlsOptions';
 import { describeTarget } from './connectionTarget';
 import { connectionError, queryError } from './dbErrors';
 import { AgentError } from '../platform/errors';
@@ -13,18 +15,22 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
   maxConnections?: number;
   logger: Logger;
+  /** Where libpq's files are found (HOME, PGPASSFILE, ...); process.env when absent. */
+  env?: Env;
 }
 
 /** Connects (checking the server answers) and returns a Db; connection failures are typed AgentErrors. */
-export async function openPostgres(target: ServerTarget, options: PostgresOptions): Promise<Db> {
+export async function openPostgres(given: ServerTarget, options: PostgresOptions): Promise<Db> {
+  const env = options.env ?? process.env;
+  const target = withPasswordFile(given, env, options.logger);
   try {
-    return await openWithSsl(target, options, sslOption(target));
+    return await openWithSsl(target, options, tlsOptions(target, env));
   } catch (error) {
-    const mapped = connectionError(error, target);
+    const mapped = connectionError(error, target, env);
     // libpq's "prefer": SSL when the server has it, plain otherwise.
     if (target.sslmode === 'prefer' && mapped.code === 'DB_SSL_UNSUPPORTED') {
       return openWithSsl(target, options, false).catch((e: unknown) => {
-        throw connectionError(e, target);
+        throw connectionError(e, target, env);
       });
     }
     throw mapped;
@@ -34,7 +40,7 @@ export async function openPostgres(target: ServerTarget, options: PostgresOption
 async function openWithSsl(
   target: ServerTarget,
   options: PostgresOptions,
-  ssl: boolean | ConnectionOptions,
+  ssl: TlsSetting,
 ): Promise<Db> {
   const pool = new pg.Pool({
     host: target.host,
@@ -67,18 +73,16 @@ async function openWithSsl(
   return new PostgresDb(pool, label);
 }
 
-function sslOption(target: ServerTarget): boolean | ConnectionOptions {
-  switch (target.sslmode) {
-    case 'disable':
-      return false;
-    case 'prefer':
-    case 'require':
-      return { rejectUnauthorized: false };
-    case 'verify-ca':
-      return { rejectUnauthorized: true, checkServerIdentity: () => undefined };
-    case 'verify-full':
-      return { rejectUnauthorized: true };
+/** libpq's order: a password given (URL, profile, PGPASSWORD) wins; else the password file's matching line. */
+function withPasswordFile(target: ServerTarget, env: Env, logger: Logger): ServerTarget {
+  if (target.password !== undefined) return target;
+  const lookup = lookupPgpass(target, env, target.passfile);
+  if (lookup.found) {
+    logger.debug('password from the password file', { db: describeTarget(target), file: lookup.file });
+    return { ...target, password: lookup.password };
   }
+  if (lookup.warning) logger.warn(`WARNING: ${lookup.warning}`, { db: describeTarget(target) });
+  return target;
 }
 
 class PostgresDb implements Db {
