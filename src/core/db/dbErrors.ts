@@ -118,6 +118,16 @@ export function connectionError(error: unknown, target: ServerTarget, env: Env =
     default:
       break;
   }
+  if (/client password must be a (non-empty )?string/i.test(message) && !target.password) {
+    return new AgentError(
+      'DB_AUTH_FAILED',
+      `${where} wants a password for user "${target.user}", and none was given.`,
+      target.profile
+        ? 'Set the password with "Postgres Agent: Add Connection…", or put it in ~/.pgpass (mode 0600).'
+        : 'Give it in the URL, PGPASSWORD, or a line of ~/.pgpass (mode 0600; PGPASSFILE names another file).',
+      options,
+    );
+  }
   if (/does not support SSL/i.test(message)) {
     return new AgentError(
       'DB_SSL_UNSUPPORTED',
