@@ -7,6 +7,8 @@ import { AgentError } from '../platform/errors';
 import type { ConnParams, Env } from './conninfo';
 import { isKeywordValueString, parseKeywordValue, parseUrlParams } from './conninfo';
 import { readService } from './serviceFile';
+import type { SshTunnelConfig } from './tunnel/sshConfig';
+import { describeHop, hopsOf } from './tunnel/sshConfig';
 
 /** A saved connection: everything but the password, which lives in SecretStorage or the environment. */
 export interface ConnectionProfile {
@@ -21,6 +23,8 @@ export interface ConnectionProfile {
   sslrootcert?: string;
   sslcert?: string;
   sslkey?: string;
+  /** Reach the server through this SSH tunnel (host and port are then as the SSH host sees them). */
+  ssh?: SshTunnelConfig;
 }
 
 export type SslMode = 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
@@ -40,6 +44,7 @@ export interface ServerTarget {
   passfile?: string;
   /** The pg_service.conf service it came from, when one was named. */
   service?: string;
+  ssh?: SshTunnelConfig;
   /** Profile name when it came from one; shown instead of the address. */
   profile?: string;
 }
@@ -114,6 +119,7 @@ export function profileTarget(profile: ConnectionProfile, password?: string): Se
     ...(password ? { password } : {}),
     sslmode: profile.sslmode ?? 'disable',
     ...tlsFiles(profile),
+    ...(profile.ssh ? { ssh: profile.ssh } : {}),
     profile: profile.name,
   };
 }
@@ -168,7 +174,8 @@ function tlsFiles(p: { sslrootcert?: string | undefined; sslcert?: string | unde
 /** How a target is shown to a person; never includes the password. */
 export function describeTarget(target: ConnectionTarget): string {
   if (target.kind === 'sample') return 'sample (PGlite)';
-  const address = `${target.user}@${target.host}:${target.port}/${target.database}`;
+  const tunnel = target.ssh ? ` via ssh ${hopsOf(target.ssh).map(describeHop).join(' → ')}` : '';
+  const address = `${target.user}@${target.host}:${target.port}/${target.database}${tunnel}`;
   const name = target.profile ?? (target.service ? `service ${target.service}` : undefined);
   return name ? `${name} (${address})` : address;
 }
@@ -202,5 +209,8 @@ function parseSslMode(value: string, source: string): SslMode {
  */
 export function connectionKey(target: ConnectionTarget, sampleDbDir: string): string {
   if (target.kind === 'sample') return `sample:${sampleDbDir}`;
-  return `postgres://${encodeURIComponent(target.user)}@${target.host}:${target.port}/${encodeURIComponent(target.database)}`;
+  const key = `postgres://${encodeURIComponent(target.user)}@${target.host}:${target.port}/${encodeURIComponent(target.database)}`;
+  // 127.0.0.1:5432 behind one bastion is not 127.0.0.1:5432 behind another, nor this machine's: the route is
+  // part of the key, as an option no URL parser here accepts, so nothing connects to such a key directly.
+  return target.ssh ? `${key}?ssh=${encodeURIComponent(hopsOf(target.ssh).map(describeHop).join(','))}` : key;
 }

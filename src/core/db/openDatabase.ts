@@ -2,6 +2,7 @@
 import type { Logger } from '../platform/logger';
 import type { Db } from './db';
 import type { ConnectionTarget, Env } from './connectionTarget';
+import type { SshOptions } from './postgresDb';
 import { openPostgres } from './postgresDb';
 import { openSampleDb } from './sample/openSampleDb';
 import { holdSampleDb, releasedOnClose } from './sample/sampleDbHold';
@@ -23,10 +24,16 @@ export interface OpenOptions {
   sampleDbWaitMs?: number;
   /** Where libpq's files are found (HOME, PGPASSFILE, ...); process.env when absent. */
   env?: Env;
+  /** How an SSH tunnel asks for a host key's acceptance and for secrets, and where keys are pinned. */
+  ssh?: SshOptions;
 }
 
 export function openDatabase(target: ConnectionTarget, options: OpenOptions): Promise<Db> {
-  return target.kind === 'sample' ? openSample(options) : openPostgres(target, { logger: options.logger, ...(options.env ? { env: options.env } : {}) });
+  return target.kind === 'sample' ? openSample(options) : openPostgres(target, {
+        logger: options.logger,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.ssh ? { ssh: options.ssh } : {}),
+      });
 }
 
 /** The sample database, held by this process from before it is opened until it is closed. */

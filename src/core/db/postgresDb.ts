@@ -1,11 +1,17 @@
 /** The Db interface over a PostgreSQL server, with a small `pg` pool. */
 import pg from 'pg';
 import type { Logger } from '../platform/logger';
-import type { Db, DbResult, DbSession, DbTextResult } from './db';
+import type { Db, DbResult, DbSession, DbTextResult, TunnelStatus } from './db';
 import type { Env, ServerTarget } from './connectionTarget';
 import { lookupPgpass } from './pgpass';
 import type { TlsSetting } from './tlsOptions';
 import { tlsOptions } from './tlsOptions';
+import type { TunnelDeps } from './tunnel/sshHop';
+import { acquireTunnel } from './tunnel/sshTunnel';
+import { TunnelSocket } from './tunnel/tunnelSocket';
+
+/** What an SSH tunnel needs from the caller (CLI: the terminal; VS Code: its prompts and SecretStorage). */
+export type SshOptions = Pick<TunnelDeps, 'knownHostsFile' | 'confirmHostKey' | 'secret' | 'readyTimeoutMs'>;
 import { describeTarget } from './connectionTarget';
 import { connectionError, queryError } from './dbErrors';
 import { AgentError } from '../platform/errors';
@@ -17,6 +23,8 @@ export interface PostgresOptions {
   logger: Logger;
   /** Where libpq's files are found (HOME, PGPASSFILE, ...); process.env when absent. */
   env?: Env;
+  /** Needed when the target has an SSH tunnel. */
+  ssh?: SshOptions;
 }
 
 /** Connects (checking the server answers) and returns a Db; connection failures are typed AgentErrors. */
@@ -42,6 +50,8 @@ async function openWithSsl(
   options: PostgresOptions,
   ssl: TlsSetting,
 ): Promise<Db> {
+  const label = describeTarget(target);
+  const lease = target.ssh ? await openTunnel(target, options, label) : undefined;
   const pool = new pg.Pool({
     host: target.host,
     port: target.port,
@@ -58,8 +68,9 @@ async function openWithSsl(
     // backslash in a string would end it elsewhere and let text we saw as a literal run as statements.
     // Startup options take precedence over ALTER DATABASE/ROLE ... SET defaults.
     options: '-c standard_conforming_strings=on -c client_encoding=UTF8',
+    // Through a tunnel, each connection is an SSH channel to host:port as the SSH host sees it.
+    ...(lease ? { stream: () => new TunnelSocket(lease.tunnel, label) } : {}),
   });
-  const label = describeTarget(target);
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', (error) => options.logger.warn('idle database connection failed', { db: label, error: error.message }));
   try {
@@ -67,11 +78,34 @@ async function openWithSsl(
     client.release();
   } catch (error) {
     await pool.end().catch(() => undefined);
+    lease?.release();
     throw error;
   }
   options.logger.info('connected', { db: label });
-  return new PostgresDb(pool, label);
+  return new PostgresDb(pool, label, lease);
 }
+
+/**
+ * The shared tunnel of the target's route, opened before the pool: a host key to accept or a passphrase to
+ * type waits for the person, not for the pool's connect timeout.
+ */
+async function openTunnel(target: ServerTarget, options: PostgresOptions, label: string): Promise<TunnelLease> {
+  const ssh = target.ssh;
+  if (!ssh) throw new AgentError('INTERNAL', 'openTunnel without ssh settings');
+  if (!options.ssh) {
+    throw new AgentError('CONFIG_INVALID', `${label} goes through an SSH tunnel, and this caller cannot open one (no known_hosts file given).`, 'Open it from pg-agent or VS Code.');
+  }
+  const lease = acquireTunnel(ssh, { ...options.ssh, env: options.env ?? process.env, logger: options.logger, ...(ssh.keepAliveSeconds ? { keepAliveSeconds: ssh.keepAliveSeconds } : {}) });
+  try {
+    await lease.tunnel.open();
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  return lease;
+}
+
+type TunnelLease = ReturnType<typeof acquireTunnel>;
 
 /** libpq's order: a password given (URL, profile, PGPASSWORD) wins; else the password file's matching line. */
 function withPasswordFile(target: ServerTarget, env: Env, logger: Logger): ServerTarget {
@@ -88,10 +122,15 @@ function withPasswordFile(target: ServerTarget, env: Env, logger: Logger): Serve
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
 
+  readonly tunnel?: TunnelStatus;
+
   constructor(
     private readonly pool: pg.Pool,
     readonly label: string,
-  ) {}
+    private readonly lease?: TunnelLease,
+  ) {
+    if (lease) this.tunnel = lease.tunnel;
+  }
 
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<DbResult<Row>> {
     return runQuery<Row>(this.pool, sql, params, this.label);
@@ -116,7 +155,7 @@ class PostgresDb implements Db {
     };
     client.on('error', onError);
     const noteBroken = (error: unknown): never => {
-      if (error instanceof AgentError && error.code === 'DB_UNREACHABLE') broken ??= error;
+      if (error instanceof AgentError && (error.code === 'DB_UNREACHABLE' || error.code.startsWith('SSH_'))) broken ??= error;
       throw error;
     };
     const session: DbSession = {
@@ -135,7 +174,11 @@ class PostgresDb implements Db {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    try {
+      await this.pool.end();
+    } finally {
+      this.lease?.release();
+    }
   }
 }
 
