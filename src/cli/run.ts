@@ -36,6 +36,7 @@ import { schemaCommand } from './commands/schemaCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
+import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
@@ -100,6 +101,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       sampleDbDir: paths.sampleDb,
       logger,
       env: io.env,
+      ssh: cliSshOptions(io, args.flags.noInput),
       onProgress: (message) => io.stderr(`${message}\n`),
       sampleDbHeldBy: `pg-agent ${command.name}`,
     });
@@ -121,7 +123,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
         if (!connection.startsWith('postgres://')) return undefined;
         const target = parseConnectionUrl(connection);
         const password = io.env.PGPASSWORD;
-        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger, env: io.env });
+        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) });
       })().catch((error: unknown) => {
         logger.debug('cannot open the database of a ticket', { connection, error: String(error) });
         return undefined;

@@ -21,6 +21,7 @@ import { createScratchDatabase, postgresAvailable } from '../support/services';
 import type { TestSshd } from '../support/testSshd';
 import { makeKey, sshdAvailable, sshKeygenFingerprint, startTestSshd } from '../support/testSshd';
 import { freePort } from '../support/testCluster';
+import { runPgAgent } from '../support/cliHarness';
 
 const sshd = sshdAvailable();
 if (!sshd.available) {
@@ -215,5 +216,28 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(db.tunnel?.state).toBe('up');
     const [again] = server.sessions();
     expect(again).not.toBe(session);
+  });
+
+  it('pg-agent --connection NAME goes through the profile\'s tunnel: the host key is asked on the terminal once, --no-input refuses an unknown one', async () => {
+    const ws = fs.mkdtempSync(path.join(server.dir, 'ws-'));
+    const url = new URL(scratch.url);
+    const profile = { name: 'behind-bastion', host: '127.0.0.1', port: 5432, database: scratch.name, user: decodeURIComponent(url.username) || 'postgres', ssh: tunnel() };
+    fs.mkdirSync(path.join(ws, '.pgagent'));
+    fs.writeFileSync(path.join(ws, '.pgagent', 'config.json'), JSON.stringify({ connections: [profile] }));
+    const env = { XDG_CONFIG_HOME: path.join(ws, 'xdg') };
+    const argv = ['sql', '--connection', 'behind-bastion', '--json', '--', 'SELECT current_database() AS db'];
+    const refused = await runPgAgent([...argv.slice(0, 3), '--no-input', ...argv.slice(3)], { env, cwd: ws, answers: [] });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr + refused.stdout).toContain('is not known yet');
+    const first = await runPgAgent(argv, { env, cwd: ws, answers: ['y'] });
+    expect(first.stderr).toContain(sshKeygenFingerprint(server.hostKey.publicKey));
+    expect(first.prompts).toHaveLength(1);
+    expect(first.code).toBe(0);
+    expect((JSON.parse(first.stdout) as { rows: unknown[][] }).rows).toEqual([[scratch.name]]);
+    expect(fs.readFileSync(path.join(ws, 'xdg', 'pg-agent', 'known_hosts'), 'utf8')).toContain(`127.0.0.1:${server.port} ssh-ed25519`);
+    const again = await runPgAgent(argv, { env, cwd: ws, answers: [] });
+    expect(again.prompts).toEqual([]);
+    expect(again.code).toBe(0);
+    expect(openTunnelCount()).toBe(0);
   });
 });
