@@ -44,7 +44,7 @@ describe.skipIf(!tools.available)('libpq files and TLS against a test-started cl
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'pgagent-home-'));
     const admin = new pg.Client({ host: 'localhost', port: cluster.port, user: 'postgres', password: cluster.superPassword, database: 'postgres' });
     await admin.connect();
-    await admin.query(`CREATE ROLE app LOGIN PASSWORD 'app-pass'; CREATE ROLE certuser LOGIN; CREATE TABLE marker (v text); INSERT INTO marker VALUES ('from the test cluster'); GRANT SELECT ON marker TO app, certuser`);
+    await admin.query(`CREATE ROLE app LOGIN PASSWORD 'app-pass'; CREATE ROLE certuser LOGIN; CREATE ROLE iamuser LOGIN PASSWORD 'signed-token-for-iamuser'; CREATE TABLE marker (v text); INSERT INTO marker VALUES ('from the test cluster'); GRANT SELECT ON marker TO app, certuser, iamuser`);
     await admin.end();
   }, 60_000);
 
@@ -149,5 +149,34 @@ describe.skipIf(!tools.available)('libpq files and TLS against a test-started cl
 
   it('resolveTarget carries sslrootcert from PGSSLROOTCERT into a keyword string', () => {
     expect(resolveTarget({ db: `host=localhost sslmode=verify-full`, env: { PGSSLROOTCERT: cluster.ca.caCert } })).toMatchObject({ sslrootcert: cluster.ca.caCert, sslmode: 'verify-full' });
+  });
+
+  it('an AWS RDS IAM profile logs in with the signer\'s token as its password; a refused token is named as such', async () => {
+    const signed: Record<string, unknown>[] = [];
+    let token = 'signed-token-for-iamuser';
+    const signer = {
+      Signer: class {
+        constructor(private readonly options: Record<string, unknown>) {}
+        getAuthToken(): Promise<string> {
+          signed.push(this.options);
+          return Promise.resolve(token);
+        }
+      },
+    };
+    const iamTarget: ServerTarget = { ...base(), user: 'iamuser', sslmode: 'verify-full', sslrootcert: cluster.ca.caCert, iam: { provider: 'aws-rds', region: 'eu-west-1' } };
+    const iam = { loadModule: () => Promise.resolve(signer) };
+    const db = await openPostgres(iamTarget, { logger: silentLogger, env: { HOME: home }, iam });
+    try {
+      const { rows } = await db.query<{ who: string }>('SELECT current_user AS who');
+      expect(rows).toEqual([{ who: 'iamuser' }]);
+    } finally {
+      await db.close();
+    }
+    expect(signed).toEqual([{ hostname: 'localhost', port: cluster.port, username: 'iamuser', region: 'eu-west-1' }]);
+    token = 'an-expired-token';
+    const refused = await openPostgres(iamTarget, { logger: silentLogger, env: { HOME: home }, iam, connectTimeoutMs: 5000 }).then(() => undefined, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(AgentError);
+    expect((refused as AgentError).code).toBe('DB_TOKEN_FAILED');
+    expect((refused as AgentError).message).toContain('refused the AWS RDS IAM (eu-west-1) token of user "iamuser"');
   });
 });

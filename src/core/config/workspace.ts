@@ -66,6 +66,13 @@ export const connectionProfileSchema = z.strictObject({
     .extend({ jumpHosts: z.array(sshHopSchema).optional(), keepAliveSeconds: z.number().int().min(1).max(3600).optional() })
     .strict()
     .optional(),
+  /** A cloud IAM login (issue 27): the password is a short-lived token; the SDK is an optional package. */
+  iam: z
+    .discriminatedUnion('provider', [
+      z.strictObject({ provider: z.literal('aws-rds'), region: z.string().min(1), awsProfile: z.string().min(1).optional() }),
+      z.strictObject({ provider: z.literal('azure'), scope: z.string().min(1).optional() }),
+    ])
+    .optional(),
 });
 
 const riskLevel = z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);

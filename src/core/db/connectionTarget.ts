@@ -8,6 +8,7 @@ import type { ConnParams, Env } from './conninfo';
 import { isKeywordValueString, parseKeywordValue, parseUrlParams } from './conninfo';
 import { readService } from './serviceFile';
 import type { SshTunnelConfig } from './tunnel/sshConfig';
+import type { IamAuth } from './iam/iamConfig';
 import { describeHop, hopsOf } from './tunnel/sshConfig';
 
 /** A saved connection: everything but the password, which lives in SecretStorage or the environment. */
@@ -25,6 +26,8 @@ export interface ConnectionProfile {
   sslkey?: string;
   /** Reach the server through this SSH tunnel (host and port are then as the SSH host sees them). */
   ssh?: SshTunnelConfig;
+  /** Log in with a cloud IAM token instead of a password. */
+  iam?: IamAuth;
 }
 
 export type SslMode = 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
@@ -45,6 +48,7 @@ export interface ServerTarget {
   /** The pg_service.conf service it came from, when one was named. */
   service?: string;
   ssh?: SshTunnelConfig;
+  iam?: IamAuth;
   /** Profile name when it came from one; shown instead of the address. */
   profile?: string;
 }
@@ -120,6 +124,7 @@ export function profileTarget(profile: ConnectionProfile, password?: string): Se
     sslmode: profile.sslmode ?? 'disable',
     ...tlsFiles(profile),
     ...(profile.ssh ? { ssh: profile.ssh } : {}),
+    ...(profile.iam ? { iam: profile.iam } : {}),
     profile: profile.name,
   };
 }

@@ -6,6 +6,7 @@ import { AgentError } from '../platform/errors';
 import type { Env, ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
 import { describeRootCert } from './tlsOptions';
+import { describeIam } from './iam/iamConfig';
 
 /** A query PostgreSQL refused; `sqlState` is its five-character code (42P01, 23503, ...). */
 export class DbQueryError extends AgentError {
@@ -77,6 +78,16 @@ export function connectionError(error: unknown, target: ServerTarget, env: Env =
         options,
       );
     case '28P01':
+      if (target.iam) {
+        return new AgentError(
+          'DB_TOKEN_FAILED',
+          `${where} refused the ${describeIam(target.iam)} token of user "${target.user}".`,
+          target.iam.provider === 'aws-rds'
+            ? 'The token may have expired, or the user lacks the rds_iam role, or IAM authentication is off on the instance; check the region and host too (the token is signed for them).'
+            : 'The token may have expired, or the user is not an Entra ID principal of the server (pgaadauth_create_principal).',
+          options,
+        );
+      }
       return new AgentError(
         'DB_AUTH_FAILED',
         `The server refused the password of user "${target.user}" on ${where}.`,

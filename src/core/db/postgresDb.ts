@@ -9,6 +9,8 @@ import { tlsOptions } from './tlsOptions';
 import type { TunnelDeps } from './tunnel/sshHop';
 import { acquireTunnel } from './tunnel/sshTunnel';
 import { TunnelSocket } from './tunnel/tunnelSocket';
+import type { IamTokenDeps } from './iam/iamToken';
+import { iamPasswordSource } from './iam/iamToken';
 
 /** What an SSH tunnel needs from the caller (CLI: the terminal; VS Code: its prompts and SecretStorage). */
 export type SshOptions = Pick<TunnelDeps, 'knownHostsFile' | 'confirmHostKey' | 'secret' | 'readyTimeoutMs'>;
@@ -25,6 +27,8 @@ export interface PostgresOptions {
   env?: Env;
   /** Needed when the target has an SSH tunnel. */
   ssh?: SshOptions;
+  /** How IAM tokens are made (tests give a stand-in SDK and clock). */
+  iam?: IamTokenDeps;
 }
 
 /** Connects (checking the server answers) and returns a Db; connection failures are typed AgentErrors. */
@@ -57,8 +61,9 @@ async function openWithSsl(
     port: target.port,
     database: target.database,
     user: target.user,
-    // An explicit empty password keeps `pg` from falling back to PGPASSWORD behind our back.
-    password: target.password ?? '',
+    // An explicit empty password keeps `pg` from falling back to PGPASSWORD behind our back. An IAM
+    // profile's password is a token, made (or reused while it is fresh) for each new connection.
+    password: target.iam ? iamPasswordSource(target.iam, target, options.iam) : (target.password ?? ''),
     ssl,
     max: options.maxConnections ?? 4,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
@@ -109,7 +114,7 @@ type TunnelLease = ReturnType<typeof acquireTunnel>;
 
 /** libpq's order: a password given (URL, profile, PGPASSWORD) wins; else the password file's matching line. */
 function withPasswordFile(target: ServerTarget, env: Env, logger: Logger): ServerTarget {
-  if (target.password !== undefined) return target;
+  if (target.password !== undefined || target.iam) return target;
   const lookup = lookupPgpass(target, env, target.passfile);
   if (lookup.found) {
     logger.debug('password from the password file', { db: describeTarget(target), file: lookup.file });
