@@ -4,23 +4,17 @@
  * controlling terminal with echo off, never a flag or a pipe). With --no-input, or no terminal, nothing
  * is asked: an unknown host key is refused and a missing secret is an error naming the hop.
  */
-import { join } from 'node:path';
-import { ownConfigDir } from '../core/config/ownConfig';
+import { ownKnownHostsFile } from '../core/config/ownConfig';
 import type { SshOptions } from '../core/db/postgresDb';
 import { describeHop } from '../core/db/tunnel/sshConfig';
 import { AgentError } from '../core/platform/errors';
 import type { CliIo } from './command';
 
-/** pg-agent's known_hosts: the person's own config folder, shared with VS Code. */
-export function knownHostsFile(io: Pick<CliIo, 'env'>): string {
-  return join(ownConfigDir(io.env), 'known_hosts');
-}
-
 export function cliSshOptions(io: CliIo, noInput: boolean): SshOptions {
   const prompt = !noInput && io.isTTY ? io.prompt : undefined;
   const passphrase = !noInput ? io.passphrase : undefined;
   return {
-    knownHostsFile: knownHostsFile(io),
+    knownHostsFile: ownKnownHostsFile(io.env),
     ...(prompt
       ? {
           confirmHostKey: async ({ hop, fingerprint, keyType }) => {

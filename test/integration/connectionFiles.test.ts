@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { ServerTarget } from '../../src/core/db/connectionTarget';
 import { resolveTarget } from '../../src/core/db/connectionTarget';
 import { openPostgres } from '../../src/core/db/postgresDb';
+import { testConnection } from '../../src/core/db/testConnection';
 import { AgentError } from '../../src/core/platform/errors';
 import { silentLogger } from '../../src/core/platform/logger';
 import { runPgAgent } from '../support/cliHarness';
@@ -178,5 +179,16 @@ describe.skipIf(!tools.available)('libpq files and TLS against a test-started cl
     expect(refused).toBeInstanceOf(AgentError);
     expect((refused as AgentError).code).toBe('DB_TOKEN_FAILED');
     expect((refused as AgentError).message).toContain('refused the AWS RDS IAM (eu-west-1) token of user "iamuser"');
+  });
+
+  it('Test Connection names the step that failed: TLS for another CA, the login for a wrong password', async () => {
+    const other = makeCa(path.join(home, 'other-ca-2'), 'Other CA');
+    const tls = await testConnection({ ...base(), password: 'app-pass', sslmode: 'verify-full', sslrootcert: other.caCert }, { logger: silentLogger, env: { HOME: home } });
+    expect(tls.map((s) => [s.step, s.ok, s.error?.code])).toEqual([['server', true, undefined], ['tls', false, 'DB_SSL_VERIFY_FAILED']]);
+    const login = await testConnection({ ...base(), password: 'wrong', sslmode: 'verify-full', sslrootcert: cluster.ca.caCert }, { logger: silentLogger, env: { HOME: home } });
+    expect(login.map((s) => [s.step, s.ok, s.error?.code])).toEqual([['server', true, undefined], ['tls', true, undefined], ['login', false, 'DB_AUTH_FAILED']]);
+    const good = await testConnection({ ...base(), password: 'app-pass', sslmode: 'verify-full', sslrootcert: cluster.ca.caCert }, { logger: silentLogger, env: { HOME: home } });
+    expect(good.map((s) => [s.step, s.ok])).toEqual([['server', true], ['tls', true], ['login', true], ['read', true]]);
+    expect(good[1]?.detail).toMatch(/^TLSv1\.[23], sslmode=verify-full$/);
   });
 });

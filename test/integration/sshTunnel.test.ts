@@ -22,6 +22,7 @@ import type { TestSshd } from '../support/testSshd';
 import { makeKey, sshdAvailable, sshKeygenFingerprint, startTestSshd } from '../support/testSshd';
 import { freePort } from '../support/testCluster';
 import { runPgAgent } from '../support/cliHarness';
+import { testConnection } from '../../src/core/db/testConnection';
 
 const sshd = sshdAvailable();
 if (!sshd.available) {
@@ -238,6 +239,17 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     const again = await runPgAgent(argv, { env, cwd: ws, answers: [] });
     expect(again.prompts).toEqual([]);
     expect(again.code).toBe(0);
+    expect(openTunnelCount()).toBe(0);
+  });
+
+  it('Test Connection goes step by step: the tunnel, the server, the login, a read; a bad key stops at the tunnel', async () => {
+    const steps = await testConnection(target(tunnel()), { logger: silentLogger, ssh: options() });
+    expect(steps.map((s) => [s.step, s.ok])).toEqual([['tunnel', true], ['server', true], ['login', true], ['read', true]]);
+    expect(steps[0]?.detail).toContain(`${server.user}@127.0.0.1:${server.port}`);
+    expect(steps[3]?.detail).toContain(`database ${scratch.name}`);
+    const stranger = makeKey(server.dir, 'stranger2');
+    const failed = await testConnection(target(tunnel({ keyFile: stranger.privateKey })), { logger: silentLogger, ssh: options() });
+    expect(failed.map((s) => [s.step, s.ok, s.error?.code])).toEqual([['tunnel', false, 'SSH_AUTH_FAILED']]);
     expect(openTunnelCount()).toBe(0);
   });
 });
