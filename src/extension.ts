@@ -34,6 +34,11 @@ import type { PanelHost } from './host/ui/panelProvider';
 import { showError } from './host/ui/showError';
 import { SqlReview } from './host/sqlApproval/sqlReview';
 import { ConnectionStatusBar } from './host/ui/statusBar';
+import { coreServices } from './host/lazyServices';
+import type { CoreLoader } from './host/lazyServices';
+import { hostSshOptions } from './host/connection/sshHostPrompts';
+import { TunnelStatusBar } from './host/connection/tunnelStatusBar';
+import { registerConnectionCommands } from './host/connection/connectionCommands';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
@@ -44,8 +49,11 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const store = new ConnectionStore(context, workspaceDir);
-  const session = new DatabaseSession(store, logger, context.globalStorageUri.fsPath);
+  const core: CoreLoader = coreServices;
+  const sshFor = (profile: string) => hostSshOptions(context.secrets, core, profile);
+  const session = new DatabaseSession(store, logger, context.globalStorageUri.fsPath, sshFor);
   const statusBar = new ConnectionStatusBar(session, store);
+  const tunnelStatus = new TunnelStatusBar(session);
   // The review reveals the panel, which is created below (only called after activation).
   const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
   const approvalKeys = new ApprovalKeyStore(context.secrets, workspaceDir, logger);
@@ -189,6 +197,18 @@ export function activate(context: vscode.ExtensionContext): void {
     proposals,
     ...agentSurfaces,
     ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerConnectionCommands({
+      store,
+      core,
+      logger,
+      output,
+      ssh: sshFor,
+      connect: async (name) => {
+        await store.setActive({ kind: 'profile', name });
+        await session.connect({ kind: 'profile', name }).catch((error: unknown) => showError(error, output));
+      },
+    }),
+    tunnelStatus,
     vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
     ...registerJobCommands(jobs, (ticketId, approve) => review.decide(ticketId, approve)),
     collab,

@@ -49,3 +49,12 @@ export function tunnelKey(config: SshTunnelConfig): string {
     .map((hop) => `${describeHop(hop)}[${hop.auth}${hop.keyFile ? `:${hop.keyFile}` : ''}]`)
     .join(' -> ');
 }
+
+/** "user@host", "user@host:2222" or "user@[::1]:22" as written in a form; undefined when it is not one. */
+export function parseHopAddress(text: string): { user: string; host: string; port?: number } | undefined {
+  const match = /^([^@\s]+)@(\[[^\]]+\]|[^:@\s]+)(?::(\d{1,5}))?$/.exec(text.trim());
+  if (!match?.[1] || !match[2]) return undefined;
+  const port = match[3] ? Number(match[3]) : undefined;
+  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
+  return { user: match[1], host: match[2].replace(/^\[(.*)\]$/, '$1'), ...(port !== undefined ? { port } : {}) };
+}
