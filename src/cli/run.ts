@@ -33,6 +33,7 @@ import { keysCommand } from './commands/keysCommand';
 import { policyCommand } from './commands/policyCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
+import { connectCommand } from './commands/connectCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
@@ -40,7 +41,7 @@ import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand, connectCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
@@ -178,6 +179,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       io,
       logger,
       openDb,
+      target: resolve,
+      connectOptions: () => ({ logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) }),
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
       openTicketStore: openStore,
       loadSchema,

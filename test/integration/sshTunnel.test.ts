@@ -239,6 +239,16 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     const again = await runPgAgent(argv, { env, cwd: ws, answers: [] });
     expect(again.prompts).toEqual([]);
     expect(again.code).toBe(0);
+    // pg-agent connect: Test Connection in the terminal, step by step.
+    const check = await runPgAgent(['connect', '--connection', 'behind-bastion'], { env, cwd: ws });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain(`✓ SSH tunnel: up through ${server.user}@127.0.0.1:${server.port}`);
+    expect(check.stdout).toContain(`✓ Read: database ${scratch.name}`);
+    fs.writeFileSync(path.join(ws, '.pgagent', 'config.json'), JSON.stringify({ connections: [{ ...profile, ssh: tunnel({ keyFile: makeKey(server.dir, 'stranger3').privateKey }) }] }));
+    const bad = await runPgAgent(['connect', '--connection', 'behind-bastion', '--json'], { env, cwd: ws });
+    expect(bad.code).toBe(1);
+    const report = JSON.parse(bad.stdout) as { ok: boolean; steps: { step: string; ok: boolean; error?: { code: string } }[] };
+    expect(report).toMatchObject({ ok: false, steps: [{ step: 'tunnel', ok: false, error: { code: 'SSH_AUTH_FAILED' } }] });
     expect(openTunnelCount()).toBe(0);
   });
 
