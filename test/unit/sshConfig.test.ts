@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkHostKey, fingerprintOf, keyTypeOf, pinHostKey } from '../../src/core/db/tunnel/knownHosts';
 import { hopsOf, nameHop, parseHopAddress, tunnelKey } from '../../src/core/db/tunnel/sshConfig';
-import { connectionKey, describeTarget, profileTarget } from '../../src/core/db/connectionTarget';
+import { connectionKey, describeTarget, parseConnectionUrl, profileTarget } from '../../src/core/db/connectionTarget';
 
 /** An SSH key blob: string "ssh-ed25519", then 32 key bytes. */
 function blob(fill: number): Buffer {
@@ -44,6 +44,8 @@ describe('SSH settings', () => {
     expect(a).not.toBe(b);
     expect(connectionKey(profileTarget({ ...profile, ssh: undefined }), '')).toBe('postgres://app@127.0.0.1:5432/shop');
     expect(describeTarget(profileTarget(profile))).toBe('p (app@127.0.0.1:5432/shop via ssh u@bastion-a:22)');
+    // Nothing connects to such a key directly (it would reach this machine's 127.0.0.1, another database).
+    expect(() => parseConnectionUrl(a)).toThrow(/Unknown connection option "ssh"/);
   });
 });
 
