@@ -67,6 +67,8 @@ export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, so
     };
     const onReady = () => {
       client.removeListener('error', onError);
+      // Small query messages must not wait for Nagle's algorithm (a 40 ms stall per round trip, measured).
+      client.setNoDelay(true);
       deps.logger.info('ssh hop connected', { hop: name });
       resolve(client);
     };
