@@ -17,6 +17,7 @@ import { runPgAgent } from '../support/cliHarness';
 import { recordingLogger } from '../support/recordingLogger';
 import type { TestCluster } from '../support/testCluster';
 import { clusterToolsAvailable, issueCert, makeCa, startTestCluster } from '../support/testCluster';
+import { sshdAvailable, startTestSshd } from '../support/testSshd';
 
 const tools = clusterToolsAvailable();
 if (!tools.available) {
@@ -190,5 +191,27 @@ describe.skipIf(!tools.available)('libpq files and TLS against a test-started cl
     const good = await testConnection({ ...base(), password: 'app-pass', sslmode: 'verify-full', sslrootcert: cluster.ca.caCert }, { logger: silentLogger, env: { HOME: home } });
     expect(good.map((s) => [s.step, s.ok])).toEqual([['server', true], ['tls', true], ['login', true], ['read', true]]);
     expect(good[1]?.detail).toMatch(/^TLSv1\.[23], sslmode=verify-full$/);
+  });
+
+  it.skipIf(!sshdAvailable().available)('TLS runs inside an SSH tunnel, verify-full checking the database\'s own name', async () => {
+    const sshd = await startTestSshd();
+    try {
+      const knownHostsFile = path.join(home, 'tls-known-hosts');
+      const ssh = { knownHostsFile, confirmHostKey: () => Promise.resolve(true) };
+      const tunnel = { host: '127.0.0.1', port: sshd.port, user: sshd.user, auth: 'key' as const, keyFile: sshd.clientKey.privateKey };
+      const target: ServerTarget = { ...base(), password: 'app-pass', sslmode: 'verify-full', sslrootcert: cluster.ca.caCert, ssh: tunnel };
+      const db = await openPostgres(target, { logger: silentLogger, env: { HOME: home }, ssh });
+      try {
+        const { rows } = await db.query<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
+        expect(rows).toEqual([{ ssl: true }]);
+      } finally {
+        await db.close();
+      }
+      const wrongName = await openPostgres({ ...target, host: '127.0.0.1' }, { logger: silentLogger, env: { HOME: home }, ssh, connectTimeoutMs: 5000 }).then(() => undefined, (e: unknown) => e);
+      expect((wrongName as AgentError).code).toBe('DB_SSL_VERIFY_FAILED');
+      expect((wrongName as AgentError).message).toContain('not for "127.0.0.1"');
+    } finally {
+      await sshd.stop();
+    }
   });
 });

@@ -14,7 +14,10 @@ export class TunnelSocket extends Duplex {
     private readonly tunnel: SshTunnel,
     private readonly label: string,
   ) {
-    super();
+    // 'close' is emitted by _destroy one turn later: when TLS inside the channel fails (a certificate
+    // refused), TLS destroys this socket first and reports its error after; `pg` must see that error,
+    // not "Connection terminated unexpectedly" from a close that came first.
+    super({ emitClose: false });
   }
 
   connect(port: number, host: string): this {
@@ -71,6 +74,7 @@ export class TunnelSocket extends Duplex {
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.channel?.destroy();
     callback(error);
+    setImmediate(() => this.emit('close'));
   }
 
   // What `pg` calls on a net.Socket; meaningless on a channel (SSH keep-alive watches the tunnel).
