@@ -200,6 +200,14 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(server.sessions()).toEqual([]);
   });
 
+  it('a database the SSH host cannot reach: the tunnel is up, the error names the SSH host and the address', async () => {
+    const closed = await freePort();
+    const error = await failure(() => openPostgres({ ...target(tunnel()), port: closed }, { logger: silentLogger, ssh: options(), connectTimeoutMs: 10_000 }));
+    expect(error.code).toBe('SSH_TUNNEL_FAILED');
+    expect(error.message).toContain(`the SSH host ${server.user}@127.0.0.1:${server.port} could not open a connection to the database at 127.0.0.1:${closed}`);
+    expect(openTunnelCount()).toBe(0);
+  });
+
   it('a tunnel dropped mid-query fails that query clearly; the next query opens the tunnel again', async () => {
     const db = await open(tunnel());
     await db.query('SELECT 1');
