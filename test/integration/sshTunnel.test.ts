@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerTarget } from '../../src/core/db/connectionTarget';
@@ -198,6 +199,27 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(openTunnelCount()).toBe(0);
     await until(() => server.sessions().length === 0);
     expect(server.sessions()).toEqual([]);
+  });
+
+  it('a host that accepts TCP and never speaks SSH times out, named; a person looking at a host key is not timed', async () => {
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as net.AddressInfo).port;
+    try {
+      const error = await failure(() => open(tunnel({ port: silentPort }), { readyTimeoutMs: 300 }));
+      expect(error.code).toBe('SSH_UNREACHABLE');
+      expect(error.message).toContain(`the SSH host ${server.user}@127.0.0.1:${silentPort} did not answer in time`);
+    } finally {
+      silent.close();
+    }
+    const slowPerson = {
+      knownHostsFile: path.join(server.dir, 'pins', 'slow_known_hosts'),
+      // The person takes longer than the whole timeout; what comes after the answer has the timeout again.
+      readyTimeoutMs: 2000,
+      confirmHostKey: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 2500)),
+    };
+    const db = await open(tunnel(), slowPerson);
+    expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 
   it('a database the SSH host cannot reach: the tunnel is up, the error names the SSH host and the address', async () => {

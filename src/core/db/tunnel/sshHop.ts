@@ -36,10 +36,28 @@ export interface TunnelDeps {
 export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, sock?: Duplex): Promise<Client> {
   const auth = await authConfig(hop, name, deps);
   const port = hop.port ?? 22;
+  const client = new Client();
+  // The hop must answer and log in within the ready timeout, except while a person looks at its host key
+  // (ssh2's own readyTimeout would run through that wait, so ours stops while the question is open).
+  const readyMs = deps.readyTimeoutMs ?? 15_000;
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const startTimer = () => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      client.end();
+      client.emit('error', Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }));
+    }, readyMs);
+  };
+  const stopTimer = () => clearTimeout(timer);
   let hostKeyRefusal: AgentError | undefined;
   const hostVerifier = (key: Buffer, verify: (valid: boolean) => void): undefined => {
+    stopTimer();
     verifyHostKey(hop, port, name, key, deps).then(
-      () => verify(true),
+      () => {
+        startTimer();
+        verify(true);
+      },
       (error: unknown) => {
         hostKeyRefusal = error instanceof AgentError ? error : new AgentError('SSH_HOST_KEY_UNKNOWN', `${name}: ${String(error)}`);
         verify(false);
@@ -51,21 +69,25 @@ export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, so
     host: hop.host,
     port,
     username: hop.user,
-    readyTimeout: deps.readyTimeoutMs ?? 15_000,
+    // Ours (above) measures the wait; ssh2's would also count the person's.
+    readyTimeout: 0x7fffffff,
     keepaliveInterval: (deps.keepAliveSeconds ?? 15) * 1000,
     keepaliveCountMax: 3,
     hostVerifier,
     ...(sock ? { sock } : {}),
     ...auth,
   };
-  const client = new Client();
   return new Promise<Client>((resolve, reject) => {
     const onError = (error: Error & { level?: string; code?: string }) => {
+      stopTimer();
       client.removeListener('ready', onReady);
+      // A discarded client may still report its socket closing: never an unhandled 'error'.
+      client.on('error', () => undefined);
       client.end();
-      reject(hostKeyRefusal ?? hopError(error, hop, name));
+      reject(hostKeyRefusal ?? hopError(timedOut ? Object.assign(new Error('timed out'), { level: 'client-timeout' }) : error, hop, name));
     };
     const onReady = () => {
+      stopTimer();
       client.removeListener('error', onError);
       // Small query messages must not wait for Nagle's algorithm (a 40 ms stall per round trip, measured).
       client.setNoDelay(true);
@@ -74,6 +96,7 @@ export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, so
     };
     client.once('ready', onReady);
     client.once('error', onError);
+    startTimer();
     client.connect(config);
   });
 }
