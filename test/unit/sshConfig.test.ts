@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkHostKey, fingerprintOf, keyTypeOf, pinHostKey } from '../../src/core/db/tunnel/knownHosts';
 import { hopsOf, nameHop, parseHopAddress, tunnelKey } from '../../src/core/db/tunnel/sshConfig';
 import { connectionKey, describeTarget, parseConnectionUrl, profileTarget } from '../../src/core/db/connectionTarget';
+import { readConfigFile } from '../../src/core/config/workspace';
 
 /** An SSH key blob: string "ssh-ed25519", then 32 key bytes. */
 function blob(fill: number): Buffer {
@@ -65,6 +66,28 @@ describe("pg-agent's known_hosts", () => {
       await pinHostKey(file, 'bastion', 22, other);
       expect(checkHostKey(file, 'bastion', 22, key)).toEqual({ kind: 'pinned' });
       expect(fingerprintOf(key)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('profiles in .pgagent/config.json', () => {
+  it('take ssh, iam and TLS files, and refuse a secret written into them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'profiles-'));
+    try {
+      const file = path.join(dir, 'config.json');
+      const profile = {
+        name: 'prod', host: '127.0.0.1', database: 'shop', user: 'app', sslmode: 'verify-full', sslrootcert: '/ca.crt',
+        ssh: { host: 'bastion', user: 'deploy', auth: 'key', keyFile: '/k', jumpHosts: [{ host: 'edge', user: 'me', auth: 'agent' }], keepAliveSeconds: 30 },
+        iam: { provider: 'aws-rds', region: 'eu-west-1' },
+      };
+      fs.writeFileSync(file, JSON.stringify({ connections: [profile] }));
+      expect((await readConfigFile(file)).connections).toEqual([profile]);
+      for (const secret of [{ ...profile, password: 'x' }, { ...profile, ssh: { ...profile.ssh, passphrase: 'x' } }, { ...profile, ssh: { ...profile.ssh, password: 'x' } }]) {
+        fs.writeFileSync(file, JSON.stringify({ connections: [secret] }));
+        await expect(readConfigFile(file)).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
