@@ -25,6 +25,9 @@ import { classifyCommand } from './commands/classifyCommand';
 import { contextCommand } from './commands/contextCommand';
 import { demoCommand } from './commands/demoCommand';
 import { execCommand } from './commands/execCommand';
+import { healthCommand } from './commands/healthCommand';
+import { topCommand } from './commands/topCommand';
+import { indexesCommand } from './commands/indexesCommand';
 import { impactCommand } from './commands/impactCommand';
 import { jobCommand } from './commands/jobCommand';
 import { mcpCommand } from './commands/mcpCommand';
@@ -34,6 +37,8 @@ import { policyCommand } from './commands/policyCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
 import { connectCommand } from './commands/connectCommand';
+import { quarantineCommand } from './commands/quarantineCommand';
+import { undoCommand } from './commands/undoCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
@@ -41,7 +46,7 @@ import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand, connectCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand, connectCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];

@@ -4,7 +4,7 @@
  * acting on them (a webview is untrusted input).
  */
 import * as z from 'zod/mini';
-import type { LockPhraseInput } from './lockPhrases';
+import type { LockHolderPhraseInput, LockPhraseInput } from './lockPhrases';
 import type { ErrorInfo } from './errorCodes';
 import { ASK_ID_PATTERN, JOB_ID_PATTERN, TICKET_ID_PATTERN } from './ids';
 import { MAX_MESSAGE_CHARS } from './limits';
@@ -43,7 +43,8 @@ export interface ResultsView {
   elapsedMs: number;
 }
 
-export type ApprovalStatus = 'pending' | 'stale' | 'running' | 'executed' | 'rejected' | 'failed';
+/** `approved`: decided, waiting for the outside agent that proposed it to run it (execute_approved). */
+export type ApprovalStatus = 'pending' | 'stale' | 'approved' | 'running' | 'executed' | 'rejected' | 'failed';
 
 /** A write waiting for (or past) a person's decision, with everything needed to decide. */
 export interface ApprovalView {
@@ -56,6 +57,8 @@ export interface ApprovalView {
   error?: ErrorInfo;
   /** Who decided, once someone did; `signed`: a signature that verifies against approval.approvers. */
   decisions?: { by: string; approve: boolean; signed: boolean }[];
+  /** An outside agent's proposal: who proposed it. Approving only decides it; that agent runs it (execute_approved). */
+  proposedBy?: string;
 }
 
 /** The parts of the impact report the panel draws (mirrors core's ImpactReport). */
@@ -79,6 +82,10 @@ export interface ImpactView {
   transactional: boolean;
   /** The database's own code the write runs (functions, triggers, rules…), each with its verdict. */
   reach: { function: string; via: string; verdict: 'safe' | 'side-effect' | 'unknown'; effect?: string }[];
+  /** Issue 25: sessions holding or awaiting a conflicting lock when the impact was computed (absent: none). */
+  lockHolders?: LockHolderPhraseInput[];
+  /** Issue 25: the way back from each destructive statement, or why there is none (absent: nothing destroyed). */
+  recovery?: { way: 'quarantine' | 'copy' | 'none'; summary: string }[];
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   finishRule,
   isExpiredAt,
   noteUndoRule,
+  releaseRule,
   newestFirst,
   ticketNotFound,
 } from './ticketRules';
@@ -141,6 +142,11 @@ export class FileTicketStore implements TicketStore {
   async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
     assertTicketId(id);
     return this.transition(id, finishRule(outcome));
+  }
+
+  async release(id: string, outcome: ExecutionOutcome & { xid: string }): Promise<Ticket> {
+    assertTicketId(id);
+    return this.transition(id, releaseRule(outcome));
   }
 
   async waitForDecision(id: string, signal?: AbortSignal): Promise<Ticket> {

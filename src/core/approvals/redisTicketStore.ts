@@ -16,6 +16,7 @@ import {
   finishRule,
   isExpiredAt,
   noteUndoRule,
+  releaseRule,
   newestFirst,
   ticketNotFound,
 } from './ticketRules';
@@ -48,7 +49,7 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1`;
 
 /**
- * Every transition (decide, claim, note the undo file, finish, resolve, expire). The rules are checked in TypeScript against the exact
+ * Every transition (decide, claim, note the undo file, finish, resolve, expire, release). The rules are checked in TypeScript against the exact
  * JSON read (ARGV[1]); the script writes only if the key still holds those bytes, so check and write are
  * one atomic step and of two racing transitions exactly one lands. As a second line it refuses any move
  * the state machine does not have. Returns 1 written, 0 changed meanwhile, -1 gone, -2 illegal move.
@@ -61,7 +62,7 @@ if current ~= ARGV[1] then return 0 end
 local moves = {
   PENDING_APPROVAL = { APPROVED = true, REJECTED = true, EXPIRED = true },
   APPROVED = { APPROVED = true, EXECUTING = true, EXPIRED = true },
-  EXECUTING = { EXECUTING = true, EXECUTED = true, FAILED = true },
+  EXECUTING = { EXECUTING = true, EXECUTED = true, FAILED = true, APPROVED = true },
 }
 local from = cjson.decode(current).status
 local to = cjson.decode(ARGV[2]).status
@@ -226,6 +227,11 @@ export class RedisTicketStore implements TicketStore {
   async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
     assertTicketId(id);
     return this.run(() => this.transition(id, finishRule(outcome)));
+  }
+
+  async release(id: string, outcome: ExecutionOutcome & { xid: string }): Promise<Ticket> {
+    assertTicketId(id);
+    return this.run(() => this.transition(id, releaseRule(outcome)));
   }
 
   /**

@@ -12,6 +12,8 @@ import type { Classification } from './classification';
 import { classifySql } from './classify';
 import type { TableEffect } from '../../shared/impactReport';
 import type { UndoScript } from './undoCapture';
+import type { LockWaitPolicy } from './ddl/lockWait';
+import { DEFAULT_SAFETY } from './safetySettings';
 
 /** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */
 export interface UndoSink {
@@ -26,6 +28,9 @@ export interface ExecuteOptions {
   connection: string;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
+  /** Approved DDL: one lock try's wait and the number of tries (safetySettings.ts; default 100 ms × 10). */
+  ddlLockTimeoutMs?: number;
+  ddlLockAttempts?: number;
   /** Extra share of the approved count allowed per table and kind of change (0.1 = 10 %). */
   tolerance: number;
   /** Signatures and approval.policy the approvals must satisfy (default: none configured). */
@@ -74,4 +79,9 @@ export function parseTicket(ticket: Ticket): TicketStatements {
     throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
   }
   return { classification };
+}
+
+/** How approved DDL waits for its locks: the options' short waits, else the defaults (100 ms × 10). */
+export function lockWaitPolicyOf(options: Pick<ExecuteOptions, 'ddlLockTimeoutMs' | 'ddlLockAttempts'>): LockWaitPolicy {
+  return { timeoutMs: options.ddlLockTimeoutMs ?? DEFAULT_SAFETY.ddlLockTimeoutMs, attempts: options.ddlLockAttempts ?? DEFAULT_SAFETY.ddlLockAttempts };
 }

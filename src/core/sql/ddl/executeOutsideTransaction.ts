@@ -14,8 +14,11 @@ import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } fr
 import { authorizeExecution, executionGuards } from '../../approvals/signedMode';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
 import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
-import { invalidateAfterDdl, parseTicket } from '../approvedTicket';
+import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from '../approvedTicket';
+import { classifySql } from '../classify';
 import { planStatement } from './lockModel';
+import { blocksOf } from './lockModes';
+import { lockedStatements, lockTargetsOf, waitUntilLocksFree } from './lockWait';
 
 export interface OutsideTransactionOptions {
   statementTimeoutMs: number;
@@ -61,6 +64,13 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
  */
 export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
   const log = { ticket: ticketId, db: db.label };
+  // Issue 25: no lock can be taken ahead outside a transaction, so it waits (polling pg_locks, requesting
+  // nothing) until no session is in the way, before the ticket is claimed: if they stay, it stays unspent.
+  const peeked = await store.get(ticketId);
+  if (peeked?.kind === 'write' && peeked.status === 'APPROVED') {
+    const statements = lockedStatements(classifySql(peeked.sql).statements);
+    await db.withSession(async (session) => waitUntilLocksFree(session, await lockTargetsOf(session, statements), lockWaitPolicyOf(options), { ticketId, logger: options.logger }));
+  }
   const authorize = await db.withSession((session) => authorizeAtClaim(session, options));
   const guards = await db.withSession(async (session) => {
     const read = await executionGuards(session);
@@ -96,7 +106,11 @@ export async function executeTicketOutsideTransaction(db: Db, store: TicketStore
     if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
     options.logger.info('executing approved statement outside a transaction', log);
     const alone = statement;
-    await db.withSession((session) => executeOutsideTransaction(session, alone, options));
+    // A lock that blocks reads or writes (VACUUM FULL) is waited for briefly; the others keep the usual wait,
+    // since CREATE INDEX CONCURRENTLY also waits, under lock_timeout, for older transactions mid-build.
+    const blocksTraffic = planStatement(alone.sql).locks.some((l) => blocksOf(l.mode) !== 'nothing');
+    const lockTimeoutMs = blocksTraffic ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs;
+    await db.withSession((session) => executeOutsideTransaction(session, alone, { ...options, lockTimeoutMs }));
   } catch (error) {
     const e = toAgentError(error);
     await finish({ ok: false, comment: `${e.message}${e.advice ? ` ${e.advice}` : ''}` }).catch((finishError: unknown) =>
