@@ -18,6 +18,7 @@ import { JobController } from './host/jobs/jobController';
 import { registerLanguageModelTools } from './host/agents/languageModelTools';
 import { LM_TOOL_PREFIX } from './host/agents/lmToolNames';
 import { registerMcpServerDefinition } from './host/agents/mcpServerDefinition';
+import { registerGuardEndpoint } from './host/agents/guardEndpoint';
 import { OutsideProposals } from './host/agents/outsideProposals';
 import { registerJobCommands } from './host/jobs/jobCommands';
 import { outputLogger } from './host/ui/outputLogger';
@@ -176,7 +177,7 @@ export function activate(context: vscode.ExtensionContext): void {
     openJob: (jobId) => jobs.open(jobId),
     jobRunners: jobs.runners,
   });
-  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ core, session, tickets, rootDir, logger })];
+  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerGuardEndpoint(context, store, logger), ...registerLanguageModelTools({ core, session, tickets, rootDir, logger })];
   logAgentSurfaces(logger);
 
   const disposables: vscode.Disposable[] = [

@@ -32,14 +32,14 @@ export interface CommandContext {
   args: ParsedArgs;
   io: CliIo;
   logger: Logger;
-  /** The database the flags name, resolved (no connection made). */
-  target: () => Promise<ConnectionTarget>;
   /** How this run opens a server: its logger, environment and what an SSH tunnel may ask on the terminal. */
   connectOptions: () => PostgresOptions;
   /** Opens the database the flags name; the caller's runner closes it after the command. */
   openDb: () => Promise<Db>;
   /** Password-free key of that database (tickets are bound to it). */
   connectionKey: () => Promise<string>;
+  /** Where the flags point (with the password, when one was given): what `pg-agent guard` connects its clients' sessions to. */
+  target: () => Promise<ConnectionTarget>;
   /** The approval ticket store: Redis when REDIS_URL is set, else .pgagent/approvals/. Closed by the runner. */
   openTicketStore: () => Promise<TicketStore>;
   /** The database's schema through the schema cache (Redis when REDIS_URL is set, else .pgagent/). */

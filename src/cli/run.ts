@@ -31,6 +31,7 @@ import { indexesCommand } from './commands/indexesCommand';
 import { impactCommand } from './commands/impactCommand';
 import { jobCommand } from './commands/jobCommand';
 import { mcpCommand } from './commands/mcpCommand';
+import { guardCommand } from './commands/guardCommand';
 import { planCommand } from './commands/planCommand';
 import { keysCommand } from './commands/keysCommand';
 import { policyCommand } from './commands/policyCommand';
@@ -46,7 +47,7 @@ import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand, connectCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, guardCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand, connectCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
@@ -184,9 +185,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       io,
       logger,
       openDb,
-      target: resolve,
       connectOptions: () => ({ logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) }),
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
+      target: resolve,
       openTicketStore: openStore,
       loadSchema,
       invalidateSchema: async () => {

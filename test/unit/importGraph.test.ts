@@ -38,6 +38,11 @@ const KNOWN_ARROWS: Record<string, string> = {
   // of both until an entry point above them exists.
   'src/cli/commands/mcpCommand.ts -> src/mcp/server.ts': 'pg-agent mcp starts the server',
   'src/cli/commands/mcpCommand.ts -> src/mcp/toolContext.ts': 'pg-agent mcp builds the tools context',
+  // `pg-agent guard` likewise starts the guard's endpoint (SPEC §6), and its users/status subcommands read its files.
+  'src/cli/commands/guardCommand.ts -> src/guard/guardContext.ts': 'pg-agent guard builds the guard context',
+  'src/cli/commands/guardCommand.ts -> src/guard/guardServer.ts': 'pg-agent guard starts the endpoint',
+  'src/cli/commands/guardCommand.ts -> src/guard/guardStatus.ts': 'pg-agent guard status reads the status file',
+  'src/cli/commands/guardCommand.ts -> src/guard/guardUsers.ts': 'pg-agent guard users add writes a verifier',
 };
 
 /**
@@ -56,7 +61,7 @@ const KNOWN_CYCLES: string[][] = [
   ],
 ];
 
-type Place = { layer: 'shared' | 'webview' | 'core' | 'host' | 'cli' | 'mcp' | 'extension' | 'vscode' | 'package'; room?: string };
+type Place = { layer: 'shared' | 'webview' | 'core' | 'host' | 'cli' | 'mcp' | 'guard' | 'extension' | 'vscode' | 'package'; room?: string };
 
 function placeOf(file: string): Place {
   if (file === 'vscode') return { layer: 'vscode' };
@@ -65,7 +70,7 @@ function placeOf(file: string): Place {
   const parts = file.split('/');
   if (parts[0] !== 'src') return { layer: 'package' };
   if (parts[1] === 'core') return { layer: 'core', room: parts[2] };
-  if (parts[1] === 'shared' || parts[1] === 'host' || parts[1] === 'cli' || parts[1] === 'mcp') return { layer: parts[1] };
+  if (parts[1] === 'shared' || parts[1] === 'host' || parts[1] === 'cli' || parts[1] === 'mcp' || parts[1] === 'guard') return { layer: parts[1] };
   return { layer: 'package' };
 }
 
@@ -89,11 +94,13 @@ export function arrowViolation(from: string, to: string): string | undefined {
       return rankB > rankA ? `core/${a.room} (rank ${rankA}) imports core/${b.room} (rank ${rankB}), a higher room` : undefined;
     }
     case 'cli':
-      return b.layer === 'host' || b.layer === 'mcp' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/cli never imports ${b.layer}` : undefined;
+      return b.layer === 'host' || b.layer === 'mcp' || b.layer === 'guard' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/cli never imports ${b.layer}` : undefined;
     case 'mcp':
       return b.layer === 'host' || b.layer === 'cli' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/mcp never imports ${b.layer}` : undefined;
+    case 'guard':
+      return b.layer === 'host' || b.layer === 'cli' || b.layer === 'mcp' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/guard never imports ${b.layer}` : undefined;
     case 'host':
-      return b.layer === 'cli' || b.layer === 'extension' || b.layer === 'webview' ? `src/host never imports ${b.layer}` : undefined;
+      return b.layer === 'cli' || b.layer === 'guard' || b.layer === 'extension' || b.layer === 'webview' ? `src/host never imports ${b.layer}` : undefined;
     default:
       return undefined;
   }
@@ -164,6 +171,9 @@ describe('the checks themselves', () => {
 
   it('refuses arrows up the layers and up the core rooms', () => {
     expect(arrowViolation('src/mcp/tools/impact.ts', 'src/cli/format.ts')).toMatch(/src\/mcp never imports cli/);
+    expect(arrowViolation('src/guard/clientSession.ts', 'src/cli/sqlInput.ts')).toMatch(/src\/guard never imports cli/);
+    expect(arrowViolation('src/guard/clientSession.ts', 'src/mcp/toolContext.ts')).toMatch(/src\/guard never imports mcp/);
+    expect(arrowViolation('src/guard/clientSession.ts', 'src/core/sql/reach/checkSql.ts')).toBeUndefined();
     expect(arrowViolation('src/core/sql/runSql.ts', 'vscode')).toMatch(/never imports vscode/);
     expect(arrowViolation('src/core/db/introspect.ts', 'src/core/sql/parse.ts')).toMatch(/higher room/);
     expect(arrowViolation('src/core/jobs/jobRunner.ts', 'src/core/review/reviewChat.ts')).toMatch(/higher room/);

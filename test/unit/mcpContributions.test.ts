@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { LM_TOOL_NAMES, LM_TOOL_PREFIX, MCP_PROVIDER_ID } from '../../src/host/agents/lmToolNames';
 import { buildMcpLaunch } from '../../src/host/agents/mcpLaunch';
-import { proposalText, sqlOffset } from '../../src/mcp/proposalFiles';
+import { proposalText, sqlOffset } from '../../src/core/approvals/proposalFiles';
 import { MCP_TOOLS } from '../../src/mcp/toolList';
 
 interface LmToolContribution {

@@ -112,6 +112,14 @@ async function openTunnel(target: ServerTarget, options: PostgresOptions, label:
 
 type TunnelLease = ReturnType<typeof acquireTunnel>;
 
+/**
+ * libpq's sslmode and certificate files as `pg`'s ssl option, for a connection made elsewhere (the
+ * guard's own upstream sessions): the same rules as every pool here (tlsOptions.ts).
+ */
+export function sslOption(target: ServerTarget, env: Env = process.env): TlsSetting {
+  return tlsOptions(target, env);
+}
+
 /** libpq's order: a password given (URL, profile, PGPASSWORD) wins; else the password file's matching line. */
 function withPasswordFile(target: ServerTarget, env: Env, logger: Logger): ServerTarget {
   if (target.password !== undefined || target.iam) return target;

@@ -65,7 +65,7 @@ export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
 }
 
 /** A password-free URL for the profile; the server reads the password from PGPASSWORD. */
-function profileUrl(profile: ConnectionProfile): string {
+export function profileUrl(profile: ConnectionProfile): string {
   const url = new URL('postgres://localhost');
   url.hostname = profile.host;
   url.port = String(profile.port ?? 5432);

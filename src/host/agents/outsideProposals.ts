@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import type { Logger } from '../../core/platform/logger';
-import { proposalsDir, sqlOffset } from '../../mcp/proposalFiles';
+import { proposalsDir, sqlOffset } from '../../core/approvals/proposalFiles';
 import type { InlineApproval } from '../sqlApproval/inlineApproval';
 import type { WindowTickets } from '../sqlApproval/windowTickets';
 import { visibleSql, visibleText } from '../../shared/visibleSql';

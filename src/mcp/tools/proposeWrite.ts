@@ -13,7 +13,7 @@ import { shownStatement } from '../../core/present/shownSql';
 import { ticketSummary } from '../../core/present/outputJson';
 import { classifySqlArg, refusedError } from '../classifySqlArg';
 import { IMPACT_SCHEMA } from '../impactOutput';
-import { writeProposal } from '../proposalFiles';
+import { writeProposal } from '../../core/approvals/proposalFiles';
 import { TICKET_SUMMARY_SCHEMA } from '../ticketOutput';
 import { defineTool } from '../toolSpec';
 

@@ -10,17 +10,18 @@ import { classifyParsed } from '../classify';
 import { loadParser, parseSql } from '../parse';
 import type { ParsedStatement } from '../parse';
 import { reachOf } from './reachOf';
+import type { ReachOptions } from './reachOf';
 import { blockingEffects, mergeReach } from './reachVerdicts';
 import type { ReachEffect } from '../../../shared/reachTypes';
 
 /** Classifies `sql` and checks its reach on `db`. Throws like classifySql, and like the database. */
-export async function checkSql(db: Db, sql: string): Promise<Classification> {
+export async function checkSql(db: Db, sql: string, options: ReachOptions = {}): Promise<Classification> {
   await loadParser();
   const parsed = parseSql(sql);
   const classification = classifyParsed(parsed);
   // A refused input never runs anywhere: nothing of the database's code to look at.
   if (classification.decision === 'refuse') return classification;
-  return mergeReach(classification, await reachOf(db, parsed.statements));
+  return mergeReach(classification, await reachOf(db, parsed.statements, options));
 }
 
 /**

@@ -16,6 +16,16 @@ import type { StatementReach } from '../../../shared/reachTypes';
 interface Cached {
   version: CodeVersion;
   engine: Promise<ReachEngine>;
+  /** performance.now() of the last version check that found this version current. */
+  checkedAt: number;
+}
+
+export interface ReachOptions {
+  /**
+   * Reuse a version checked less than this long ago instead of asking again (default 0: ask every time).
+   * Only for a caller whose reads also run read-only and who accepts that window (`pg-agent guard`).
+   */
+  versionMaxAgeMs?: number;
 }
 
 const engines = new WeakMap<Db, Cached>();
@@ -24,15 +34,20 @@ const engines = new WeakMap<Db, Cached>();
  * The reach of each statement into the database's own code; cached per code version of `db`. It queries
  * `db` itself (db.query): never call it from inside db.withSession, which PGlite serializes (a deadlock).
  */
-export async function reachOf(db: Db, statements: readonly ParsedStatement[]): Promise<StatementReach[]> {
+export async function reachOf(db: Db, statements: readonly ParsedStatement[], options: ReachOptions = {}): Promise<StatementReach[]> {
   await loadParser();
   let engine: ReachEngine;
   try {
+    const recent = engines.get(db);
+    if (recent && options.versionMaxAgeMs && performance.now() - recent.checkedAt < options.versionMaxAgeMs) {
+      engine = await recent.engine;
+      return statements.map((statement) => statementReachOf(engine, statement));
+    }
     const version = await codeVersion(db, engines.get(db)?.version);
     // Read again after the await: a concurrent call may have started loading this very version.
     let cached = engines.get(db);
     if (cached?.version.version !== version.version) {
-      cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)) };
+      cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)), checkedAt: performance.now() };
       engines.set(db, cached);
       // A failed load is not kept: the next call tries again.
       const failed = cached;
@@ -41,19 +56,22 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[]): P
       });
     }
     cached.version = version;
+    cached.checkedAt = performance.now();
     engine = await cached.engine;
   } catch (error) {
     // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
     return statements.map(() => unknownReach(`the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`));
   }
-  return statements.map((statement) => {
-    try {
-      return engine.statementReach(statement);
-    } catch (error) {
-      // A tree or catalog the walker did not expect: unknown code, held, never a crash or a silent "safe".
-      return unknownReach(`what this statement runs could not be worked out: ${describeError(error)}`);
-    }
-  });
+  return statements.map((statement) => statementReachOf(engine, statement));
+}
+
+function statementReachOf(engine: ReachEngine, statement: ParsedStatement): StatementReach {
+  try {
+    return engine.statementReach(statement);
+  } catch (error) {
+    // A tree or catalog the walker did not expect: unknown code, held, never a crash or a silent "safe".
+    return unknownReach(`what this statement runs could not be worked out: ${describeError(error)}`);
+  }
 }
 
 function unknownReach(reason: string): StatementReach {

@@ -1,11 +1,11 @@
 /**
- * A write an outside agent proposes is left as `.pgagent/proposals/<ticket>.sql`: a short header (who,
+ * A write an outside agent (MCP) or a guard client proposes is left as `.pgagent/proposals/<ticket>.sql`: a short header (who,
  * why) and the ticket's exact SQL. VS Code watches the folder and shows the file with the same CodeLens
  * and approval card as any held write. The file is for people; the ticket alone decides what may run.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { hiddenWarning, visibleSql, visibleText } from '../shared/visibleSql';
+import { hiddenWarning, visibleSql, visibleText } from '../../shared/visibleSql';
 
 export function proposalsDir(workspaceDir: string): string {
   return join(workspaceDir, '.pgagent', 'proposals');

@@ -1,0 +1,148 @@
+/**
+ * `pg-agent guard`: a PostgreSQL endpoint in front of one database (SPEC §5 8, §6). Any client (psql, an
+ * ORM, a migration tool, an agent's shell) connects to it with guard credentials; reads pass, everything
+ * else waits on a ticket for a person. `guard users add NAME` makes a guard user and prints its connection
+ * URL once; `guard status` shows the running guard's clients and what they wait for.
+ */
+import { readFile } from 'node:fs/promises';
+import type { ServerTarget } from '../../core/db/connectionTarget';
+import { describeTarget } from '../../core/db/connectionTarget';
+import { AgentError } from '../../core/platform/errors';
+import type { GuardContext } from '../../guard/guardContext';
+import { startGuard } from '../../guard/guardServer';
+import { readGuardStatus, removeGuardStatus, writeGuardStatus } from '../../guard/guardStatus';
+import { GuardUsers } from '../../guard/guardUsers';
+import type { CliCommand, CommandContext } from '../command';
+import { EXIT } from '../exitCodes';
+import type { ExitCode } from '../exitCodes';
+import { cliSafety } from '../sqlInput';
+
+const DEFAULT_LISTEN = '127.0.0.1:6433';
+
+export const guardCommand: CliCommand = {
+  name: 'guard',
+  summary: 'a PostgreSQL endpoint in front of one database: reads pass, writes wait for an approved ticket',
+  usage: 'pg-agent guard [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME | guard users list | guard status',
+  options: { listen: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
+  optionsHelp: `  --listen HOST:PORT  where clients connect (default ${DEFAULT_LISTEN})
+  --tls-cert FILE     PEM certificate for clients that ask for TLS (with --tls-key)
+  --tls-key FILE      PEM private key of --tls-cert`,
+  description:
+    'Clients authenticate with guard users (SCRAM-SHA-256); the database credentials (--db, DATABASE_URL, PG*) stay in the guard.\n' +
+    'A statement that is not a read gets ErrorResponse SQLSTATE PA001 naming its ticket; approve it\n' +
+    '(pg-agent approvals approve <id>, or VS Code) and send the identical statement again: it runs once.\n' +
+    'PA002: refused by the guard; PA003: the guard could not judge or run it. Nothing ran in any of them.',
+  async run(context) {
+    const [action, sub, name, ...extra] = context.args.positionals;
+    if (action === undefined) return serve(context);
+    if (action === 'status' && sub === undefined) return status(context);
+    if (action === 'users' && sub === 'add' && name !== undefined && extra.length === 0) return addUser(context, name);
+    if (action === 'users' && sub === 'list' && name === undefined) {
+      const names = await GuardUsers.inWorkspace(context.args.flags.workspace).names();
+      context.io.stdout(context.args.flags.json ? `${JSON.stringify(names)}\n` : names.length ? `${names.join('\n')}\n` : 'No guard users yet: pg-agent guard users add NAME\n');
+      return EXIT.ok;
+    }
+    throw new AgentError('BAD_INPUT', `pg-agent guard: unknown action "${context.args.positionals.join(' ')}".`, 'Use: guard, guard users add NAME, guard users list, guard status.');
+  },
+};
+
+function listenAddress(value: string | boolean | undefined): { host: string; port: number } {
+  const text = typeof value === 'string' ? value : DEFAULT_LISTEN;
+  const match = /^(?:\[?([^\]]*)\]?:)?(\d{1,5})$/.exec(text);
+  const port = Number(match?.[2]);
+  if (!match || port < 0 || port > 65535) throw new AgentError('BAD_INPUT', `--listen "${text}" is not HOST:PORT.`, `For example ${DEFAULT_LISTEN}.`);
+  return { host: match[1] || '127.0.0.1', port };
+}
+
+async function serverTarget(context: CommandContext): Promise<ServerTarget> {
+  const target = await context.target();
+  if (target.kind !== 'server') {
+    throw new AgentError('BAD_INPUT', 'The guard stands in front of a PostgreSQL server, not the embedded sample database.', 'Give it one with --db postgres://… (or DATABASE_URL / PG* variables).');
+  }
+  return target;
+}
+
+async function addUser(context: CommandContext, name: string): Promise<ExitCode> {
+  const { args, io } = context;
+  const password = await GuardUsers.inWorkspace(args.flags.workspace).add(name);
+  const target = await serverTarget(context).catch(() => undefined);
+  const { host, port } = listenAddress(args.options.listen);
+  const url = `postgresql://${name}:${password}@${host.includes(':') ? `[${host}]` : host}:${port}/${encodeURIComponent(target?.database ?? 'DATABASE')}`;
+  if (args.flags.json) io.stdout(`${JSON.stringify({ user: name, url })}\n`);
+  else io.stdout(`Guard user ${name} added. Its connection URL (shown once; the guard keeps only a SCRAM verifier):\n${url}\n`);
+  return EXIT.ok;
+}
+
+async function status(context: CommandContext): Promise<ExitCode> {
+  const { args, io } = context;
+  const found = await readGuardStatus(args.flags.workspace);
+  if (args.flags.json) {
+    io.stdout(`${JSON.stringify(found ? { running: found.running, ...found.status } : { running: false })}\n`);
+    return found?.running ? EXIT.ok : EXIT.failed;
+  }
+  if (!found || !found.running) {
+    io.stdout(found ? `No guard runs (the last one, pid ${found.status.pid}, stopped without cleaning up).\n` : 'No guard runs for this workspace.\n');
+    return EXIT.failed;
+  }
+  const s = found.status;
+  const lines = [`Guard pid ${s.pid} on ${s.listen} in front of ${s.upstream}, since ${s.startedAt}`, `${s.clients.length} client(s)`];
+  for (const c of s.clients) {
+    lines.push(`  #${c.id} ${c.user}${c.application ? ` (${c.application})` : ''} since ${c.since}${c.held.length ? `; waiting on ${c.held.join(', ')}` : ''}`);
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+async function serve(context: CommandContext): Promise<ExitCode> {
+  const { args, io } = context;
+  const upstream = await serverTarget(context);
+  const { host, port } = listenAddress(args.options.listen);
+  const certFile = args.options['tls-cert'];
+  const keyFile = args.options['tls-key'];
+  if ((typeof certFile === 'string') !== (typeof keyFile === 'string')) throw new AgentError('BAD_INPUT', '--tls-cert and --tls-key go together.');
+  const tls =
+    typeof certFile === 'string' && typeof keyFile === 'string'
+      ? { cert: toArrayBuffer(await readFile(certFile)), key: toArrayBuffer(await readFile(keyFile)) }
+      : undefined;
+  const settings = await cliSafety(context);
+  const db = await context.openDb();
+  const workspaceDir = args.flags.workspace;
+  const guardContext: GuardContext = {
+    upstream,
+    openDb: () => Promise.resolve(db),
+    connectionKey: context.connectionKey,
+    openTicketStore: context.openTicketStore,
+    settings,
+    workspaceDir,
+    executedBy: `pg-agent guard (${io.env.USER ?? 'guard'})`,
+    logger: context.logger,
+    invalidateSchema: () => context.invalidateSchema(),
+  };
+  // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.
+  await context.openTicketStore();
+  const guard = await startGuard({ context: guardContext, db, users: GuardUsers.inWorkspace(workspaceDir), host, port, ...(tls ? { tls } : {}) });
+  const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
+  const startedAt = new Date().toISOString();
+  let writing = Promise.resolve();
+  const publish = () => {
+    writing = writing
+      .then(() => writeGuardStatus(workspaceDir, { pid: process.pid, listen, upstream: describeTarget(upstream), startedAt, clients: guard.clients() }))
+      .catch((error: unknown) => context.logger.warn('could not write the guard status file', { error: String(error) }));
+  };
+  guard.onChange(publish);
+  publish();
+  io.stderr(`pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}; stop with Ctrl+C\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  io.stderr('pg-agent guard: stopping\n');
+  await guard.close();
+  await writing;
+  await removeGuardStatus(workspaceDir);
+  return EXIT.ok;
+}
+
+function toArrayBuffer(buffer: Buffer): ArrayBuffer {
+  return buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer;
+}

@@ -1,0 +1,75 @@
+/**
+ * A statement of the extended protocol with its bound parameters, as one SQL text a person reads and the
+ * executor runs: each `$n` replaced by its value as a quoted literal (cast to the type the client declared
+ * in Parse; without one, an untyped literal takes its type from the context, as the parameter would have).
+ * The places of `$n` come from PostgreSQL's grammar (ParamRef locations), never from a text search.
+ */
+import { AgentError } from '../core/platform/errors';
+import { loadParser, parseSql } from '../core/sql/parse';
+
+export interface BoundParameters {
+  values: (Buffer | null)[];
+  /** Bind's format codes: none (all text), one (for all) or one per parameter; 1 is binary. */
+  formats: number[];
+  /** Type names of Parse's declared types, per parameter; undefined where the client left the type open. */
+  typeNames: (string | undefined)[];
+}
+
+/**
+ * The statement with every `$n` as a NULL of its declared type: judged once at Parse, it says what the
+ * statement is for any values (values cannot change what a statement does, only which rows it touches).
+ */
+export function nullBoundSql(sql: string, typeNames: readonly (string | undefined)[]): Promise<string> {
+  return bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true);
+}
+
+export async function bindSql(sql: string, bound: BoundParameters, allNull = false): Promise<string> {
+  await loadParser();
+  const parsed = parseSql(sql);
+  const places: { start: number; end: number; number: number }[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(walk);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'ParamRef' && value !== null && typeof value === 'object') {
+        const ref = value as { number?: number; location?: number };
+        if (typeof ref.number === 'number' && typeof ref.location === 'number') {
+          const start = parsed.indexOfByte(ref.location);
+          const digits = /^\$\d+/.exec(sql.slice(start))?.[0];
+          if (digits) places.push({ start, end: start + digits.length, number: ref.number });
+        }
+      }
+      walk(value);
+    }
+  };
+  for (const statement of parsed.statements) walk(statement.tree);
+  places.sort((a, b) => b.start - a.start);
+  let text = sql;
+  for (const place of places) {
+    const value = allNull ? nullOf(bound.typeNames[place.number - 1]) : literal(place.number, bound);
+    text = text.slice(0, place.start) + value + text.slice(place.end);
+  }
+  return text;
+}
+
+function literal(number: number, bound: BoundParameters): string {
+  const index = number - 1;
+  if (index < 0 || index >= bound.values.length) {
+    throw new AgentError('SQL_PLACEHOLDERS', `$${number} has no value: the client bound ${bound.values.length} parameter(s).`);
+  }
+  const format = bound.formats.length === 1 ? bound.formats[0] : bound.formats[index] ?? 0;
+  if (format !== 0) {
+    throw new AgentError('BAD_INPUT', `Parameter $${number} is sent in binary: the guard shows a held statement's values as text and cannot read it.`, 'Send parameters in text format (the default of psql, node-postgres, psycopg2).');
+  }
+  const value = bound.values[index];
+  const type = bound.typeNames[index];
+  const body = value === null || value === undefined ? 'NULL' : `'${value.toString('utf8').replace(/'/g, "''")}'`;
+  return type ? `${body}::${type}` : body;
+}
+
+function nullOf(type: string | undefined): string {
+  return type ? `NULL::${type}` : 'NULL';
+}

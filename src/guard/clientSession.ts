@@ -1,0 +1,390 @@
+/**
+ * One client of the guard, after start-up: every message it sends is judged before anything reaches the
+ * upstream (SPEC §5 8). Reads go upstream as the client's own bytes and their answers come back as the
+ * upstream's bytes; a statement that is not a read never reaches the upstream session: it is held on a
+ * ticket (or, approved, run once by the core's executor) and the guard answers in its place, in order
+ * (wire/pendingResponses.ts).
+ *
+ * Inside an explicit transaction (which the read-only upstream session keeps to reads), a statement that
+ * is not a read ends the transaction: the guard rolls it back upstream at once, so no lock is held while a
+ * person decides, and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
+ */
+import type { Db } from '../core/db/db';
+import { loadParser, parseSql } from '../core/sql/parse';
+import { serialize } from 'pg-protocol';
+import type { BackendMessage } from 'pg-protocol/dist/messages';
+import type { Classification } from '../core/sql/classification';
+import { bindSql, nullBoundSql } from './boundSql';
+import type { GuardContext } from './guardContext';
+import { failedError, heldError, refusedError } from './heldMessages';
+import { holdOrRun } from './heldStatement';
+import type { AwaitingClients } from './heldStatement';
+import type { Verdict } from './judge';
+import { judgeSql } from './judge';
+import type { UpstreamSession } from './upstream';
+import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
+import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
+import type { FrontendMessage } from './wire/frontendMessages';
+import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
+import { PendingResponses } from './wire/pendingResponses';
+
+type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass' } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
+type Portal = { kind: 'pass' } | { kind: 'hold'; sql: string; classification: Classification } | { kind: 'endTransaction' };
+
+export interface SessionEvents {
+  /** A statement was held (or found still waiting) on this ticket. */
+  held(ticketId: string): void;
+  /** Shared by the guard's clients: tickets held for a client that has not been told of their run. */
+  awaiting: AwaitingClients;
+}
+
+export class ClientSession {
+  private readonly pending = new PendingResponses();
+  private status: TransactionStatus = 'I';
+  /** The guard rolled back the client's transaction; the client has not ended it yet. */
+  private aborted = false;
+  /** After the guard's own error in the extended protocol, messages up to Sync are skipped (as the server does). */
+  private skipping = false;
+  /** ReadyForQuery answers of the guard's own upstream commands, not the client's. */
+  private swallow = 0;
+  private readonly statements = new Map<string, Statement>();
+  private readonly portals = new Map<string, Portal>();
+  /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
+  private inBatch = false;
+  private closed = false;
+
+  constructor(
+    private readonly context: GuardContext,
+    private readonly db: Db,
+    private readonly upstream: UpstreamSession,
+    private readonly user: string,
+    private readonly toClient: (bytes: Uint8Array) => Promise<void>,
+    private readonly events: SessionEvents,
+  ) {
+    upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
+  }
+
+  /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
+  async handle(raw: Uint8Array): Promise<'close' | 'terminate' | undefined> {
+    let message: FrontendMessage;
+    try {
+      message = readFrontendMessage(raw);
+    } catch (error) {
+      if (!(error instanceof MalformedMessage)) throw error;
+      await this.settle();
+      await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }));
+      return 'close';
+    }
+    if (this.skipping && message.type !== 'sync') return undefined;
+    switch (message.type) {
+      case 'query':
+        await this.query(raw, message.sql);
+        return undefined;
+      case 'parse':
+        await this.parse(raw, message.name, message.sql, message.paramTypes);
+        return undefined;
+      case 'bind':
+        await this.bind(raw, message);
+        return undefined;
+      case 'describe':
+        await this.describe(raw, message.target, message.name);
+        return undefined;
+      case 'execute':
+        await this.execute(raw, message.portal);
+        return undefined;
+      case 'close':
+        await this.close(raw, message.target, message.name);
+        return undefined;
+      case 'sync':
+        await this.sync(raw);
+        return undefined;
+      case 'flush':
+        this.upstream.send(raw);
+        return undefined;
+      case 'terminate':
+        return 'terminate';
+      case 'functionCall':
+        await this.fail(refusedError('the fast-path function call does not pass through the guard', 'Call the function in a SELECT: it is then judged like any statement.'), true);
+        return undefined;
+      case 'copyData':
+      case 'copyDone':
+      case 'copyFail':
+        // No COPY ever starts through the guard (COPY is never a read); the server ignores these too.
+        return undefined;
+      case 'other':
+        await this.settle();
+        await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid frontend message type ${message.code}` }));
+        return 'close';
+    }
+  }
+
+  /** The client is gone (or the guard stops): the upstream session ends, rolling back whatever it had open. */
+  end(): void {
+    this.closed = true;
+    this.pending.abandon();
+    this.upstream.close();
+  }
+
+  private fromUpstream(chunk: Buffer, messages: BackendMessage[]): void {
+    let swallowed = this.swallow > 0;
+    for (const message of messages) {
+      this.pending.observe(message);
+      if (message.name === 'readyForQuery') {
+        const status = (message as BackendMessage & { status: string }).status;
+        if (status === 'I' || status === 'T' || status === 'E') this.status = status;
+        if (this.swallow > 0) {
+          this.swallow--;
+          swallowed = true;
+        }
+      }
+    }
+    if (swallowed) return;
+    void this.answer(chunk);
+  }
+
+  private async query(raw: Uint8Array, sql: string): Promise<void> {
+    if (this.aborted) {
+      await this.settle();
+      if (await this.endsTransaction(sql)) {
+        this.aborted = false;
+        await this.answer(Buffer.concat([commandComplete('ROLLBACK'), readyForQuery('I')]));
+      } else await this.answer(Buffer.concat([errorResponse(ABORTED), readyForQuery('E')]));
+      return;
+    }
+    const verdict = await this.judge(sql);
+    if (verdict.kind === 'pass') {
+      this.pending.expect('query');
+      this.upstream.send(raw);
+      return;
+    }
+    await this.settle();
+    if (verdict.kind === 'hold') {
+      const done = await this.holdOrRun(sql, verdict.classification);
+      await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
+      return;
+    }
+    await this.answer(Buffer.concat([errorResponse(this.verdictError(verdict)), readyForQuery(this.clientStatus())]));
+  }
+
+  private async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
+    if (this.aborted) {
+      if (await this.endsTransaction(sql)) {
+        this.statements.set(name, { sql, paramTypes, kind: 'endTransaction' });
+        await this.settle();
+        await this.answer(parseComplete());
+      } else await this.fail(ABORTED, false);
+      return;
+    }
+    let verdict: Verdict | { kind: 'failed'; error: unknown };
+    try {
+      verdict = await this.judge(await nullBoundSql(sql, await this.typeNames(paramTypes)));
+    } catch (error) {
+      verdict = { kind: 'failed', error };
+    }
+    if (verdict.kind === 'syntax') verdict = await this.judge(sql);
+    if (verdict.kind === 'pass' || verdict.kind === 'hold') {
+      // Parsing runs nothing (no planning), so a held statement is parsed upstream too: Describe answers for it.
+      this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass' } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
+      this.pending.expect('parse');
+    this.inBatch = true;
+      this.upstream.send(raw);
+      return;
+    }
+    await this.fail(this.verdictError(verdict), false);
+  }
+
+  private async bind(raw: Uint8Array, message: Extract<FrontendMessage, { type: 'bind' }>): Promise<void> {
+    const statement = this.statements.get(message.statement);
+    if (statement?.kind === 'endTransaction') {
+      this.portals.set(message.portal, { kind: 'endTransaction' });
+      await this.settle();
+      await this.answer(bindComplete());
+      return;
+    }
+    if (this.aborted) return this.fail(ABORTED, false);
+    if (statement?.kind === 'hold') {
+      // Binding plans the statement (planning can run functions), so a held statement is never bound upstream.
+      try {
+        const typeNames = await this.typeNames(statement.paramTypes);
+        const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
+        // The ticket shows and runs the statement with its values: judged again as such, for its impact.
+        const verdict = await this.judge(sql);
+        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : this.verdictError(verdict), false);
+        this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification });
+      } catch (error) {
+        return this.fail(failedError(error), false);
+      }
+      await this.settle();
+      await this.answer(bindComplete());
+      return;
+    }
+    this.portals.set(message.portal, { kind: 'pass' });
+    this.pending.expect('bind');
+    this.inBatch = true;
+    this.upstream.send(raw);
+  }
+
+  private async describe(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
+    const synthesized = target === 'S' ? this.statements.get(name)?.kind === 'endTransaction' : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
+    if (synthesized) {
+      await this.settle();
+      await this.answer(target === 'S' ? Buffer.concat([parameterDescription([]), noData()]) : noData());
+      return;
+    }
+    if (this.aborted) return this.fail(ABORTED, false);
+    this.pending.expect(target === 'S' ? 'describeStatement' : 'describePortal');
+    this.inBatch = true;
+    this.upstream.send(raw);
+  }
+
+  private async execute(raw: Uint8Array, name: string): Promise<void> {
+    const portal = this.portals.get(name);
+    if (portal?.kind === 'endTransaction') {
+      this.aborted = false;
+      await this.settle();
+      await this.answer(commandComplete('ROLLBACK'));
+      return;
+    }
+    if (this.aborted) return this.fail(ABORTED, false);
+    if (portal?.kind === 'hold') {
+      await this.settle();
+      const done = await this.holdOrRun(portal.sql, portal.classification);
+      await this.answer(Buffer.concat(done));
+      if (done.some((b) => b[0] === 0x45)) this.skipping = true;
+      return;
+    }
+    this.pending.expect('execute');
+    this.inBatch = true;
+    this.upstream.send(raw);
+  }
+
+  private async close(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
+    const upstreamKnows = target === 'S' ? this.statements.get(name)?.kind !== 'endTransaction' : this.portals.get(name)?.kind === 'pass' || !this.portals.has(name);
+    if (target === 'S') this.statements.delete(name);
+    else this.portals.delete(name);
+    if (!upstreamKnows) {
+      await this.settle();
+      await this.answer(closeComplete());
+      return;
+    }
+    this.pending.expect('close');
+    this.inBatch = true;
+    this.upstream.send(raw);
+  }
+
+  private async sync(raw: Uint8Array): Promise<void> {
+    this.skipping = false;
+    // The unnamed portal does not outlive the transaction; named ones the client closes itself.
+    if (this.aborted) {
+      await this.settle();
+      await this.answer(readyForQuery('E'));
+      return;
+    }
+    this.pending.expect('sync');
+    this.inBatch = false;
+    this.upstream.send(raw);
+  }
+
+  /** Held or run: the guard's answer (ErrorResponse, or CommandComplete tags) for a statement that is not a read. */
+  private async holdOrRun(sql: string, classification: Classification): Promise<Buffer[]> {
+    if (this.status !== 'I') {
+      await this.rollbackUpstream();
+      return [
+        errorResponse(
+          refusedError(
+            'not run: inside a transaction the guard passes reads only, and this statement is not a read; the transaction was rolled back (nothing it did is kept, no lock is held)',
+            'Send the write on its own, outside BEGIN … COMMIT: it is then held on a ticket with its impact, and runs once approved.',
+          ),
+        ),
+      ];
+    }
+    try {
+      const outcome = await holdOrRun(this.context, sql, classification, `guard user ${this.user}`, this.events.awaiting);
+      if (outcome.kind === 'executed') return outcome.tags.map(commandComplete);
+      if (outcome.kind === 'held') {
+        this.events.held(outcome.ticket.id);
+        return [errorResponse(heldError(outcome.ticket, outcome.reused))];
+      }
+      return [errorResponse(refusedError(outcome.message, outcome.hint))];
+    } catch (error) {
+      this.context.logger.warn('guard could not hold a statement', { error: String(error) });
+      return [errorResponse(failedError(error))];
+    }
+  }
+
+  /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
+  private async rollbackUpstream(): Promise<void> {
+    if (this.inBatch) {
+      this.inBatch = false;
+      // An extended batch in progress: Sync first, so the ROLLBACK is not inside its implicit transaction.
+      this.swallow++;
+      this.pending.expect('sync');
+      this.upstream.send(serialize.sync());
+    }
+    this.swallow++;
+    this.pending.expect('query');
+    this.upstream.send(serialize.query('ROLLBACK'));
+    await this.pending.settled();
+    this.aborted = true;
+  }
+
+  private clientStatus(): TransactionStatus {
+    return this.aborted ? 'E' : this.status;
+  }
+
+  private async judge(sql: string): Promise<Verdict | { kind: 'failed'; error: unknown }> {
+    try {
+      return await judgeSql(this.db, sql);
+    } catch (error) {
+      return { kind: 'failed', error };
+    }
+  }
+
+  private verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }> | { kind: 'failed'; error: unknown }): ErrorFields {
+    switch (verdict.kind) {
+      case 'syntax':
+        return { code: '42601', message: verdict.message, position: verdict.position + 1 };
+      case 'refuse':
+        return refusedError(`refused by the guard: ${verdict.reasons.join('; ')}`);
+      case 'failed':
+        return failedError(verdict.error);
+    }
+  }
+
+  /** The guard's own error in the extended protocol: messages up to Sync are skipped, as the server would. */
+  private async fail(fields: ErrorFields, withReady: boolean): Promise<void> {
+    await this.settle();
+    await this.answer(withReady ? Buffer.concat([errorResponse(fields), readyForQuery(this.clientStatus())]) : errorResponse(fields));
+    if (!withReady) this.skipping = true;
+  }
+
+  private async endsTransaction(sql: string): Promise<boolean> {
+    await loadParser();
+    try {
+      const statements = parseSql(sql).statements;
+      return statements.length === 1 && /^TRANS_STMT_(COMMIT|ROLLBACK)$/.test(String((statements[0]!.tree as { TransactionStmt?: { kind?: string } }).TransactionStmt?.kind));
+    } catch {
+      return false;
+    }
+  }
+
+  private async typeNames(oids: readonly number[]): Promise<(string | undefined)[]> {
+    if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
+    const result = await this.db.query<{ name: string | null }>('SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [oids]);
+    return result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
+  }
+
+  /** Waits until the upstream answered everything forwarded so far (flushing what it buffers). */
+  private async settle(): Promise<void> {
+    if (this.pending.size === 0) return;
+    this.upstream.send(serialize.flush());
+    await this.pending.settled();
+  }
+
+  private async answer(bytes: Uint8Array): Promise<void> {
+    if (this.closed) return;
+    await this.toClient(bytes).catch(() => undefined);
+  }
+}
+
+const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };

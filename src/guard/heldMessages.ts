@@ -1,0 +1,37 @@
+/**
+ * How the guard tells a client what happened to a statement it did not pass: the held ticket (SQLSTATE
+ * PA001) with its risk, rows per table and the approve command, a refusal (PA002) or a failure (PA003).
+ */
+import type { Ticket } from '../core/approvals/ticket';
+import { toAgentError } from '../core/platform/errors';
+import type { ErrorFields } from './wire/backendMessages';
+import { GUARD_SQLSTATE } from './sqlstates';
+
+export function heldError(ticket: Ticket, reused: boolean): ErrorFields {
+  const impact = ticket.impact;
+  const tables = impact.tables.map((t) => {
+    const parts = [t.inserted ? `${t.inserted} inserted` : '', t.updated ? `${t.updated} updated` : '', t.deleted ? `${t.deleted} deleted` : ''].filter(Boolean);
+    return `${t.schema}.${t.name}: ${parts.join(', ') || 'no rows'}${t.via === 'direct' ? '' : ` (${t.via})`}`;
+  });
+  const rows = impact.exactRows === null ? 'rows not previewed' : `${impact.exactRows} row(s)`;
+  const detail = [
+    tables.length > 0 ? `Rows per table: ${tables.join('; ')}.` : '',
+    impact.wouldFail ? `It would fail: ${impact.wouldFail.code} ${impact.wouldFail.message}.` : '',
+    impact.warnings.length > 0 ? `Warnings: ${impact.warnings.join(' ')}` : '',
+  ].filter(Boolean);
+  return {
+    code: GUARD_SQLSTATE.held,
+    message: `held for approval: ticket ${ticket.id} (risk ${impact.risk}, ${rows}${reused ? ', still waiting' : ''}); nothing ran`,
+    ...(detail.length > 0 ? { detail: detail.join('\n') } : {}),
+    hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then send the identical statement again: it runs once.`,
+  };
+}
+
+export function refusedError(message: string, hint?: string): ErrorFields {
+  return { code: GUARD_SQLSTATE.refused, message, ...(hint ? { hint } : {}) };
+}
+
+export function failedError(error: unknown): ErrorFields {
+  const e = toAgentError(error);
+  return { code: GUARD_SQLSTATE.failed, message: `the guard could not judge or run this statement; nothing ran: ${e.message}`, ...(e.advice ? { hint: e.advice } : {}) };
+}

@@ -1,0 +1,100 @@
+/**
+ * A statement that is not a read, sent through the guard outside a transaction (SPEC §5 3, 6, 8): the
+ * same impact preview and the same ticket store as every other path; once a person approved the ticket,
+ * the identical text sent again (by any guard client) runs once through core/sql/executeApproved.ts
+ * (claim, re-check, impact drift guard, ledger, undo script). A retry before the decision finds the same
+ * ticket instead of opening another. Each new ticket is also left as a proposal file, so VS Code shows it
+ * with its CodeLens like an MCP agent's; approved there, VS Code runs it, and the client's next identical
+ * statement is told it ran (CommandComplete) instead of opening a new ticket.
+ */
+import type { Ticket } from '../core/approvals/ticket';
+import { writeProposal } from '../core/approvals/proposalFiles';
+import { workspacePaths } from '../core/config/workspace';
+import { toAgentError } from '../core/platform/errors';
+import type { Classification, StatementClassification } from '../core/sql/classification';
+import { executeApproved } from '../core/sql/executeApproved';
+import type { ExecutionResult } from '../core/sql/approvedTicket';
+import { analyzeImpact } from '../core/sql/impact';
+import { forgetReach } from '../core/sql/reach/reachOf';
+import { workspaceUndoSink } from '../core/sql/writeArtifacts';
+import type { GuardContext } from './guardContext';
+
+export type HoldOutcome =
+  | { kind: 'held'; ticket: Ticket; reused: boolean }
+  | { kind: 'executed'; ticket: Ticket; tags: string[] }
+  | { kind: 'refused'; message: string; hint?: string };
+
+/**
+ * Tickets this guard held for a client whose run that client has not been told of yet (kept in memory: after
+ * a restart the identical text is a new write, the safe side).
+ */
+export type AwaitingClients = Set<string>;
+
+/** Holds `sql` on a ticket, or runs it when its identical text's ticket is approved. */
+export async function holdOrRun(context: GuardContext, sql: string, classification: Classification, requestedBy: string, awaiting: AwaitingClients): Promise<HoldOutcome> {
+  const store = await context.openTicketStore();
+  const connection = await context.connectionKey();
+  const same = (await store.list()).filter((t) => t.kind === 'write' && t.sql === sql && t.connection === connection);
+  const live = same.find((t) => t.status === 'APPROVED' || t.status === 'PENDING_APPROVAL');
+  if (live?.status === 'APPROVED') {
+    try {
+      const result = await executeApproved(await context.openDb(), store, live.id, {
+        ...context.settings,
+        connection,
+        by: `${context.executedBy} for ${requestedBy}`,
+        undo: workspaceUndoSink(workspacePaths(context.workspaceDir).undo, live.id),
+        logger: context.logger,
+        ...(context.invalidateSchema ? { invalidateSchema: context.invalidateSchema } : {}),
+      });
+      // It may have changed the database's code: the next check asks for the version again.
+      forgetReach(await context.openDb());
+      awaiting.delete(live.id);
+      context.logger.info('guard ran an approved statement', { ticket: live.id, rows: result.rows, by: requestedBy });
+      return { kind: 'executed', ticket: result.ticket, tags: commandTags(classification.statements, result) };
+    } catch (error) {
+      const e = toAgentError(error);
+      return { kind: 'refused', message: `Ticket ${live.id} was approved but did not run: ${e.message}`, ...(e.advice ? { hint: e.advice } : {}) };
+    }
+  }
+  if (live) return { kind: 'held', ticket: live, reused: true };
+  // Approved and run elsewhere (VS Code runs what it approves) since this guard held it: that was this retry's run.
+  const ranElsewhere = same[0]?.status === 'EXECUTED' && awaiting.has(same[0].id) ? same[0] : undefined;
+  if (ranElsewhere) {
+    awaiting.delete(ranElsewhere.id);
+    context.logger.info('guard reports a statement run elsewhere', { ticket: ranElsewhere.id, by: requestedBy });
+    return { kind: 'executed', ticket: ranElsewhere, tags: commandTags(classification.statements, { tables: ranElsewhere.impact.tables }) };
+  }
+  const rejected = same.find((t) => t.status === 'REJECTED');
+  if (rejected && same.indexOf(rejected) === 0) {
+    const decision = rejected.decisions.at(-1);
+    return {
+      kind: 'refused',
+      message: `Rejected: ticket ${rejected.id} for this statement was rejected${decision ? ` by ${decision.by}${decision.comment ? ` ("${decision.comment}")` : ''}` : ''}.`,
+      hint: 'Change the statement to get a new review, or ask the person who rejected it.',
+    };
+  }
+  const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
+  const ticket = await store.create({ sql, connection, impact, createdBy: requestedBy });
+  awaiting.add(ticket.id);
+  await writeProposal(context.workspaceDir, ticket.id, sql, requestedBy, 'sent through pg-agent guard; the client gets its result when it sends the identical statement again').catch((error: unknown) =>
+    context.logger.warn('could not write the proposal file of a held statement', { ticket: ticket.id, error: String(error) }),
+  );
+  context.logger.info('guard held a statement', { ticket: ticket.id, risk: impact.risk, by: requestedBy });
+  return { kind: 'held', ticket, reused: false };
+}
+
+const DML_VERB: Record<string, string> = { InsertStmt: 'INSERT 0', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE' };
+
+/**
+ * One CommandComplete tag per statement, as PostgreSQL would send: a DML statement's count is the rows its
+ * own target table changed (cascades and triggers elsewhere are not in PostgreSQL's count either).
+ */
+export function commandTags(statements: readonly StatementClassification[], result: Pick<ExecutionResult, 'tables'>): string[] {
+  return statements.map((statement) => {
+    const verb = DML_VERB[statement.kind];
+    if (verb === undefined) return statement.sql.split(/\s+/).slice(0, statement.kind.startsWith('Create') || statement.kind.startsWith('Drop') || statement.kind.startsWith('Alter') ? 2 : 1).join(' ').toUpperCase();
+    const direct = result.tables.filter((t) => t.via === 'direct' && statement.writesTo.some((w) => w === t.name || w === `${t.schema}.${t.name}`));
+    const rows = direct.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
+    return `${verb} ${rows}`;
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * What the guard does with one client message's SQL (SPEC §5 1, 1a, 8): THE one check every path runs
+ * (core/sql/reach/checkSql.ts) decides reads from the rest; transaction control, which the safety path
+ * refuses because it owns its transactions, follows the guard's own rule here, since the client owns its
+ * session: BEGIN/COMMIT/ROLLBACK/SAVEPOINT pass (the upstream session is read-only by default, so a
+ * transaction the client opens can only read), anything that would make a transaction writable is held.
+ */
+import type { Db } from '../core/db/db';
+import type { Classification } from '../core/sql/classification';
+import { loadParser, parseSql, SqlSyntaxError } from '../core/sql/parse';
+import type { ParsedStatement } from '../core/sql/parse';
+import { checkSql } from '../core/sql/reach/checkSql';
+
+export type Verdict =
+  /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */
+  | { kind: 'pass' }
+  /** Not a read: a ticket, and the identical text runs once approved. */
+  | { kind: 'hold'; classification: Classification }
+  /** Never runs through the guard. */
+  | { kind: 'refuse'; reasons: string[] }
+  /** PostgreSQL's grammar does not accept it: answered here, never sent (a server that parsed it differently could run it). */
+  | { kind: 'syntax'; message: string; position: number };
+
+/**
+ * How long a checked code version is trusted before it is asked again (core/sql/reach/codeVersion.ts asks
+ * the catalog, about a millisecond, which would be most of a read's cost through the guard). A function
+ * replaced directly in the database (never through the guard: DDL through it is held, and the guard forgets
+ * the version after running an approved statement) may be judged by its old body for this long; the
+ * client's upstream session is read-only all the same.
+ */
+export const VERSION_MAX_AGE_MS = 100;
+const REACH = { versionMaxAgeMs: VERSION_MAX_AGE_MS };
+
+export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
+  await loadParser();
+  let statements: ParsedStatement[];
+  try {
+    statements = parseSql(sql).statements;
+  } catch (error) {
+    if (error instanceof SqlSyntaxError) return { kind: 'syntax', message: error.message, position: error.position };
+    throw error;
+  }
+  if (statements.length === 0) return { kind: 'pass' };
+  const sessionProblem = statements.map(sessionChangeProblem).find((p) => p !== undefined);
+  if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
+  const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
+  if (control.length === 0) return verdictOf(await checkSql(db, sql, REACH));
+  const refused = control.filter((s) => s.kind === 'TransactionStmt').map(transactionControlProblem).filter((p): p is string => p !== undefined);
+  if (refused.length > 0) return { kind: 'refuse', reasons: refused };
+  const others = statements.filter((s) => !control.includes(s));
+  for (const statement of others) {
+    const verdict = verdictOf(await checkSql(db, statement.sql, REACH));
+    if (verdict.kind === 'refuse') return verdict;
+    if (verdict.kind === 'hold') {
+      return {
+        kind: 'refuse',
+        reasons: [
+          `this message mixes transaction control (${control.map((s) => s.sql.split(/\s/)[0]!.toUpperCase()).join(', ')}) with a statement that is not a read (${verdict.classification.reasons[0] ?? statement.kind})`,
+        ],
+      };
+    }
+  }
+  return { kind: 'pass' };
+}
+
+function verdictOf(classification: Classification): Verdict {
+  if (classification.statements.some((s) => s.decision === 'refuse')) return { kind: 'refuse', reasons: classification.reasons };
+  if (classification.statements.every((s) => s.decision === 'run')) return { kind: 'pass' };
+  return { kind: 'hold', classification };
+}
+
+type Rec = Record<string, unknown>;
+const rec = (value: unknown): Rec => (value !== null && typeof value === 'object' ? (value as Rec) : {});
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** Why a transaction control statement may not pass, or undefined when it may. */
+export function transactionControlProblem(statement: ParsedStatement): string | undefined {
+  const node = rec(rec(statement.tree).TransactionStmt);
+  const kind = text(node.kind).replace('TRANS_STMT_', '');
+  switch (kind) {
+    case 'BEGIN':
+    case 'START': {
+      const options = Array.isArray(node.options) ? node.options : [];
+      for (const option of options) {
+        const def = rec(rec(option).DefElem);
+        if (def.defname === 'transaction_read_only' && !readOnlyArg(def.arg)) {
+          return `${statement.sql.split(/\s/)[0]!.toUpperCase()} READ WRITE would let the transaction write: the guard's sessions only read (send writes on their own, they are held for approval)`;
+        }
+      }
+      return undefined;
+    }
+    case 'COMMIT':
+    case 'ROLLBACK':
+    case 'SAVEPOINT':
+    case 'RELEASE':
+    case 'ROLLBACK_TO':
+      return undefined;
+    default:
+      return `${statement.sql.slice(0, 40)} (two-phase commit) does not pass through the guard`;
+  }
+}
+
+/** transaction_read_only's argument: `READ ONLY` is 1 (true), `READ WRITE` 0. */
+function readOnlyArg(arg: unknown): boolean {
+  const constant = rec(rec(arg).A_Const);
+  const ival = rec(constant.ival);
+  return ival.ival === 1;
+}
+
+/**
+ * Settings a client may change in its own session: they shape output, messages and timeouts, never how
+ * the server reads SQL or which objects a name resolves to (search_path, role, session_replication_role…).
+ */
+const HARMLESS_SETTINGS = new Set([
+  'application_name', 'client_min_messages', 'timezone', 'datestyle', 'intervalstyle', 'extra_float_digits',
+  'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'bytea_output', 'time zone',
+]);
+
+function setNode(statement: ParsedStatement): Rec | undefined {
+  return statement.kind === 'VariableSetStmt' ? rec(rec(statement.tree).VariableSetStmt) : undefined;
+}
+
+/** `SET x = …` / `RESET x` of a harmless setting: runs in the client's own upstream session. */
+function isHarmlessSet(statement: ParsedStatement): boolean {
+  // Forgetting a prepared statement changes nothing but the client's own list (pools send DEALLOCATE ALL).
+  if (statement.kind === 'DeallocateStmt') return true;
+  const node = setNode(statement);
+  if (!node) return false;
+  const kind = text(node.kind);
+  return HARMLESS_SETTINGS.has(text(node.name).toLowerCase()) && ['VAR_SET_VALUE', 'VAR_SET_DEFAULT', 'VAR_RESET', 'VAR_SET_CURRENT'].includes(kind);
+}
+
+/**
+ * Any other session change (SET, RESET, DISCARD, LISTEN…) cannot be approved through the guard: an
+ * approved statement runs on the guard's executor connection, never in the client's session.
+ */
+function sessionChangeProblem(statement: ParsedStatement): string | undefined {
+  if (isHarmlessSet(statement)) return undefined;
+  if (['VariableSetStmt', 'DiscardStmt', 'ListenStmt', 'UnlistenStmt', 'PrepareStmt', 'ExecuteStmt'].includes(statement.kind)) {
+    return `${statement.sql.slice(0, 60)} would change this session's settings or state, which the guard does not let a client change (an approval would run it on another connection)`;
+  }
+  return undefined;
+}

@@ -1,0 +1,107 @@
+/**
+ * One client session's own connection to the upstream database. `pg` does the start-up (TLS per libpq's
+ * sslmode, SCRAM or whatever the server asks) with the credentials only the guard holds; the guard then
+ * takes over its socket: the upstream's bytes are relayed to the client as they come (rows are never
+ * decoded and encoded again) while pg-protocol's Parser reads them alongside for what the guard must know
+ * (ReadyForQuery and its transaction status).
+ *
+ * The session is read-only by default (`default_transaction_read_only=on`): the guard only ever sends it
+ * statements it judged reads, and should the judgement miss a write, PostgreSQL itself refuses it.
+ */
+import type { Socket } from 'node:net';
+import pg from 'pg';
+import { serialize } from 'pg-protocol';
+import type { BackendMessage } from 'pg-protocol/dist/messages';
+import { Parser } from 'pg-protocol/dist/parser';
+import type { ServerTarget } from '../core/db/connectionTarget';
+import { sslOption } from '../core/db/postgresDb';
+import { AgentError } from '../core/platform/errors';
+
+export interface UpstreamSession {
+  /** ParameterStatus values the server sent at start-up, in order. */
+  parameters: [string, string][];
+  processId: number;
+  secretKey: number;
+  send(bytes: Uint8Array): void;
+  /** Each chunk the server sends, with the messages it completes (read by pg-protocol's Parser). */
+  onChunk(handler: (chunk: Buffer, messages: BackendMessage[]) => void): void;
+  onClose(handler: (error?: Error) => void): void;
+  pause(): void;
+  resume(): void;
+  close(): void;
+}
+
+/** Start-up parameters a client may choose (output format and its own name); everything else is the guard's. */
+export const FORWARDED_PARAMETERS = ['application_name', 'DateStyle', 'TimeZone', 'IntervalStyle', 'extra_float_digits'] as const;
+
+export async function openUpstream(target: ServerTarget, clientParameters: Readonly<Record<string, string>>): Promise<UpstreamSession> {
+  // Its host:port is the database as an SSH host sees it, and an IAM login needs a token: connecting
+  // straight there would reach another database, or fail to log in. Not supported here yet: refused.
+  if (target.ssh || target.iam) {
+    throw new AgentError('CONFIG_INVALID', `The guard cannot reach ${target.profile ?? target.host} yet: it goes through an SSH tunnel or logs in with an IAM token.`, 'Point the guard at a database it reaches directly (--db URL), e.g. through your own ssh -L tunnel.');
+  }
+  const settings = [
+    // The server must read SQL text exactly as the guard's parser did (see core/db/postgresDb.ts).
+    'standard_conforming_strings=on',
+    'client_encoding=UTF8',
+    'default_transaction_read_only=on',
+    ...FORWARDED_PARAMETERS.filter((name) => name !== 'application_name' && clientParameters[name] !== undefined).map((name) => `${name}=${clientParameters[name]!}`),
+  ];
+  const parameters: [string, string][] = [];
+  const client = new pg.Client({
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user: target.user,
+    password: target.password ?? '',
+    ssl: sslOption(target),
+    application_name: clientParameters.application_name ?? 'pg-agent guard',
+    // libpq's options syntax: backslash escapes a space or a backslash inside a value.
+    options: settings.map((s) => `-c ${s.replace(/[\\ ]/g, (c) => `\\${c}`)}`).join(' '),
+    connectionTimeoutMillis: 10_000,
+  });
+  const connection = (client as unknown as { connection: { stream: Socket; on(event: string, handler: (message: { parameterName: string; parameterValue: string }) => void): void } }).connection;
+  connection.on('parameterStatus', (message) => parameters.push([message.parameterName, message.parameterValue]));
+  // A failure after the take-over arrives through the socket's own listeners below.
+  client.on('error', () => undefined);
+  await client.connect();
+  const keys = client as unknown as { processID: number; secretKey: number };
+  const socket = connection.stream;
+  // pg's own parser stops here: from now on the bytes are the guard's to relay.
+  socket.removeAllListeners('data');
+  const parser = new Parser();
+  let chunkHandler: (chunk: Buffer, messages: BackendMessage[]) => void = () => undefined;
+  let closeHandler: (error?: Error) => void = () => undefined;
+  let closed = false;
+  let failure: Error | undefined;
+  socket.on('data', (chunk: Buffer) => {
+    const messages: BackendMessage[] = [];
+    parser.parse(chunk, (message) => messages.push(message));
+    chunkHandler(chunk, messages);
+  });
+  socket.on('error', (error) => (failure = error));
+  socket.on('close', () => {
+    closed = true;
+    closeHandler(failure);
+  });
+  return {
+    parameters,
+    processId: keys.processID,
+    secretKey: keys.secretKey,
+    send: (bytes) => {
+      if (!closed) socket.write(bytes);
+    },
+    onChunk: (handler) => (chunkHandler = handler),
+    onClose: (handler) => {
+      closeHandler = handler;
+      if (closed) handler(failure);
+    },
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
+    close: () => {
+      if (closed) return;
+      // Terminate, then close: the server ends the session (and rolls back anything open) at once.
+      socket.end(serialize.end());
+    },
+  };
+}

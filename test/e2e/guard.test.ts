@@ -1,0 +1,118 @@
+// A guarded endpoint with VS Code open (code-server + Chromium): psql (Debian's) sends a DELETE through
+// `pg-agent guard` running on the window's workspace; the window shows the held statement with its CodeLens
+// and impact card like any held write; the person clicks "Approve for the agent", which only decides it (the one
+// executor rule: whoever proposed a write runs it — here the guard, on psql's retry of the identical statement);
+// the retry runs it (exit 0), the row is gone exactly once, and the card follows the ticket to executed.
+// Screenshots: test-artifacts/e2e/guard/.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuardProcess } from '../support/guardProcess';
+import { startGuardProcess } from '../support/guardProcess';
+import { queryValue } from '../support/scratchDatabase';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql } from '../support/services';
+import { SHOP_SCHEMA } from '../support/shopSchema';
+import { workbenchSuite } from './harness/suite';
+import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
+
+const SUITE = 'guard';
+const HELD_SQL = 'DELETE FROM orders WHERE id = 1';
+const UI_TIMEOUT_MS = 30_000;
+const LENS_TIMEOUT_MS = 45_000;
+
+function psql(url: string, sql: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('psql', ['-X', '-q', url, '-c', sql], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (error, _stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+    );
+  });
+}
+
+async function lensTexts(page: Page): Promise<string[]> {
+  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+}
+
+async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.isDetached()) continue;
+    try {
+      const statuses = await frame.locator('[data-testid="approval-card"]').evaluateAll(
+        (cards, wanted) => cards.filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted).map((c) => c.getAttribute('data-status') ?? ''),
+        sql,
+      );
+      if (statuses.length > 0) return statuses.at(-1);
+    } catch {
+      // Detached while we read it.
+    }
+  }
+  return undefined;
+}
+
+describe('pg-agent guard with VS Code open', () => {
+  let scratch: ScratchDatabase;
+  let guard: GuardProcess | undefined;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('pgagent_e2e_guard');
+    await execSql(scratch.url, SHOP_SCHEMA);
+  });
+
+  const suite = workbenchSuite(SUITE, {
+    prepare: (dir) => {
+      const url = new URL(scratch.url);
+      mkdirSync(join(dir, '.pgagent'), { recursive: true });
+      writeFileSync(
+        join(dir, '.pgagent', 'config.json'),
+        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+      );
+    },
+  });
+
+  afterAll(async () => {
+    await guard?.stop();
+    await scratch?.drop();
+  });
+
+  it('shows a DELETE psql sent through the guard; approving only decides it; psql\'s retry runs it once', async () => {
+    const p = suite.page();
+    await pickCommand(p, 'Postgres Agent: Select Connection…');
+    await typeInQuickInput(p, 'scratch');
+    await p.keyboard.press('Enter');
+
+    guard = await startGuardProcess(scratch.url, { workspace: suite.workspace() });
+    const held = await psql(guard.url, HELD_SQL);
+    expect(held.code).not.toBe(0);
+    expect(held.stderr).toContain('held for approval: ticket');
+
+    const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a write' });
+    await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    expect(await toast.innerText()).toContain('guard user alice proposes a write');
+    await screenshot(p, 'guard-proposal-notification', SUITE);
+    await toast.locator('.monaco-button', { hasText: 'Review' }).click();
+
+    await suite.explained(() => expect.poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the held statement' }).toBe('pending'));
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: HELD_SQL }).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the held SQL' })
+        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
+    );
+    await screenshot(p, 'guard-held-with-codelens-and-card', SUITE);
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
+
+    await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
+    await suite.explained(() => expect.poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the client' }).toBe('approved'));
+    await screenshot(p, 'guard-approved-waiting-for-the-client', SUITE);
+    // Approving ran nothing: the guard's client runs it.
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
+
+    const retry = await psql(guard.url, HELD_SQL);
+    expect(retry).toEqual({ code: 0, stderr: '' });
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
+    await suite.explained(() => expect.poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card followed the ticket to executed' }).toBe('executed'));
+    await screenshot(p, 'guard-run-by-the-client', SUITE);
+  });
+});

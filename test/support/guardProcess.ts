@@ -1,0 +1,74 @@
+/**
+ * A real `pg-agent guard` process (dist/cli.js) in front of a scratch database, for the guard's
+ * integration tests: started on a free loopback port, with a guard user, stopped (or killed) by the test.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_PATH } from './mcpClient';
+import { pgAgentProcess } from './cliProcess';
+
+export interface GuardProcess {
+  child: ChildProcess;
+  workspace: string;
+  port: number;
+  /** postgresql://alice:…@127.0.0.1:PORT/DB */
+  url: string;
+  env: Record<string, string>;
+  stderr(): string;
+  /** Ctrl+C, and waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL, and waits for the exit. */
+  kill(): Promise<void>;
+  /** `pg-agent <argv>` in the guard's workspace, against the same database. */
+  pgAgent(argv: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+export async function startGuardProcess(databaseUrl: string, options: { user?: string; workspace?: string } = {}): Promise<GuardProcess> {
+  if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
+  const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'pgagent-guard-'));
+  const home = join(workspace, 'home');
+  mkdirSync(home, { recursive: true });
+  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), USER: 'guard-test' };
+  const pgAgent = (argv: readonly string[]) => pgAgentProcess([...argv, '--workspace', workspace, '--db', databaseUrl], { cwd: workspace, env });
+  const user = options.user ?? 'alice';
+  const added = await pgAgent(['guard', 'users', 'add', user, '--json']);
+  if (added.code !== 0) throw new Error(`guard users add failed: ${added.stderr}`);
+  const { url: template } = JSON.parse(added.stdout) as { url: string };
+  const child = spawn(process.execPath, [CLI_PATH, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl], {
+    cwd: workspace,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const match = /pg-agent guard: postgresql:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`the guard exited (${code}) before listening: ${stderr}`)));
+  });
+  const url = new URL(template);
+  url.port = String(port);
+  return {
+    child,
+    workspace,
+    port,
+    url: url.toString(),
+    env,
+    stderr: () => stderr,
+    stop: async () => {
+      child.kill('SIGINT');
+      await exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    pgAgent,
+  };
+}
