@@ -34,13 +34,14 @@ const nodeCommon = {
   logLevel: 'info',
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: importMetaUrlBanner },
-  // Optional native accelerators of `pg`; the pure-JS path is used (no native addons in the host).
-  external: ['pg-native'],
+  // Optional native accelerators of `pg` and `ssh2` (cpu-features, required in a try by ssh2); the pure-JS
+  // path is used (no native addons in the host).
+  external: ['pg-native', 'cpu-features'],
 };
 
 const builds = [
-  { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', 'pg-native'] },
-  { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', 'pg-native'] },
+  { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', 'pg-native', 'cpu-features'] },
+  { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', 'pg-native', 'cpu-features'] },
   // The sample database's worker thread (the extension host opens PGlite there, off the thread that draws the editor).
   { ...nodeCommon, entryPoints: { sampleDbWorker: 'src/core/db/sample/sampleDbWorker.ts' }, outdir },
   {

@@ -39,6 +39,9 @@ import { InlineApproval } from './host/sqlApproval/inlineApproval';
 import { WindowTickets } from './host/sqlApproval/windowTickets';
 import { coreOnFirstUse } from './host/lazyServices';
 import { ConnectionStatusBar } from './host/ui/statusBar';
+import { hostSshOptions } from './host/connection/sshHostPrompts';
+import { TunnelStatusBar } from './host/connection/tunnelStatusBar';
+import { registerConnectionCommands } from './host/connection/connectionCommands';
 
 export function activate(context: vscode.ExtensionContext): void {
   const started = performance.now();
@@ -52,8 +55,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const rootDir = workspaceDir ?? context.globalStorageUri.fsPath;
   const store = new ConnectionStore(core, context, workspaceDir);
-  const session = new DatabaseSession(core, store, logger, context.globalStorageUri.fsPath);
+  const sshFor = (profile: string) => hostSshOptions(context.secrets, core, profile);
+  const session = new DatabaseSession(core, store, logger, context.globalStorageUri.fsPath, sshFor);
   const statusBar = new ConnectionStatusBar(session, store);
+  const tunnelStatus = new TunnelStatusBar(session);
   const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
   const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
   // The inline approval reveals the panel, which is created below (only called after activation).
@@ -203,6 +208,18 @@ export function activate(context: vscode.ExtensionContext): void {
     proposals,
     ...agentSurfaces,
     ...registerCommands({ core, context, store, session, approval, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerConnectionCommands({
+      store,
+      core,
+      logger,
+      output,
+      ssh: sshFor,
+      connect: async (name) => {
+        await store.setActive({ kind: 'profile', name });
+        await session.connect({ kind: 'profile', name }).catch((error: unknown) => showError(core, error, output));
+      },
+    }),
+    tunnelStatus,
     vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
     ...registerJobCommands(jobs, (ticketId, approve) => approval.decide(ticketId, approve)),
     collab,

@@ -21,8 +21,10 @@ export const COMMON_OPTIONS = {
 } as const satisfies OptionSpec;
 
 export const COMMON_HELP = `Common flags:
-  --db URL            postgres://… URL, or "sample" (default: DATABASE_URL, libpq PG* variables, else the sample database)
-  --connection NAME   a connection profile from .pgagent/config.json (password from PGPASSWORD)
+  --db URL            postgres://… URL, a libpq string ("service=prod", "host=h dbname=d"), or "sample"
+                      (default: DATABASE_URL, libpq PG* variables and PGSERVICE, else the sample database);
+                      a missing password comes from ~/.pgpass (or PGPASSFILE), services from pg_service.conf
+  --connection NAME   a connection profile from .pgagent/config.json (password from PGPASSWORD or ~/.pgpass)
   --workspace DIR     folder holding .pgagent/ (default: current directory)
   --json              machine-readable output on stdout
   --no-input          never prompt (writes exit 3 with a ticket)

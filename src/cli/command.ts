@@ -3,6 +3,7 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import type { SchemaSnapshot } from '../shared/schema';
 import type { ConnectionTarget, Env } from '../core/db/connectionTarget';
+import type { PostgresOptions } from '../core/db/postgresDb';
 import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
 import type { JobLeases } from '../core/jobs/jobLease';
 import type { Logger } from '../core/platform/logger';
@@ -31,6 +32,8 @@ export interface CommandContext {
   args: ParsedArgs;
   io: CliIo;
   logger: Logger;
+  /** How this run opens a server: its logger, environment and what an SSH tunnel may ask on the terminal. */
+  connectOptions: () => PostgresOptions;
   /** Opens the database the flags name; the caller's runner closes it after the command. */
   openDb: () => Promise<Db>;
   /** Password-free key of that database (tickets are bound to it). */

@@ -37,15 +37,17 @@ import { keysCommand } from './commands/keysCommand';
 import { policyCommand } from './commands/policyCommand';
 import { sqlCommand } from './commands/sqlCommand';
 import { schemaCommand } from './commands/schemaCommand';
+import { connectCommand } from './commands/connectCommand';
 import { quarantineCommand } from './commands/quarantineCommand';
 import { undoCommand } from './commands/undoCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
+import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, guardCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, guardCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand, connectCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
@@ -105,6 +107,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     db ??= await openDatabase(await resolve(), {
       sampleDbDir: paths.sampleDb,
       logger,
+      env: io.env,
+      ssh: cliSshOptions(io, args.flags.noInput),
       onProgress: (message) => io.stderr(`${message}\n`),
       sampleDbHeldBy: `pg-agent ${command.name}`,
     });
@@ -126,7 +130,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
         if (!connection.startsWith('postgres://')) return undefined;
         const target = parseConnectionUrl(connection);
         const password = io.env.PGPASSWORD;
-        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger });
+        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) });
       })().catch((error: unknown) => {
         logger.debug('cannot open the database of a ticket', { connection, error: String(error) });
         return undefined;
@@ -181,6 +185,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       io,
       logger,
       openDb,
+      connectOptions: () => ({ logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) }),
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
       target: resolve,
       openTicketStore: openStore,

@@ -15,6 +15,7 @@ import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
 import type { ServerTarget } from '../core/db/connectionTarget';
 import { sslOption } from '../core/db/postgresDb';
+import { AgentError } from '../core/platform/errors';
 
 export interface UpstreamSession {
   /** ParameterStatus values the server sent at start-up, in order. */
@@ -34,6 +35,11 @@ export interface UpstreamSession {
 export const FORWARDED_PARAMETERS = ['application_name', 'DateStyle', 'TimeZone', 'IntervalStyle', 'extra_float_digits'] as const;
 
 export async function openUpstream(target: ServerTarget, clientParameters: Readonly<Record<string, string>>): Promise<UpstreamSession> {
+  // Its host:port is the database as an SSH host sees it, and an IAM login needs a token: connecting
+  // straight there would reach another database, or fail to log in. Not supported here yet: refused.
+  if (target.ssh || target.iam) {
+    throw new AgentError('CONFIG_INVALID', `The guard cannot reach ${target.profile ?? target.host} yet: it goes through an SSH tunnel or logs in with an IAM token.`, 'Point the guard at a database it reaches directly (--db URL), e.g. through your own ssh -L tunnel.');
+  }
   const settings = [
     // The server must read SQL text exactly as the guard's parser did (see core/db/postgresDb.ts).
     'standard_conforming_strings=on',

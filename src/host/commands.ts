@@ -1,12 +1,13 @@
 /** The palette commands (category "Postgres Agent"); the panel's buttons run the same ones. */
 import * as vscode from 'vscode';
-import type { ConnectionProfile, SslMode } from '../core/db/connectionTarget';
 import type { Logger } from '../core/platform/logger';
 import type { PanelCommand } from '../shared/protocol';
 import type { AskController } from './ask/askController';
 import { JOB_COMMAND_IDS } from './jobs/jobCommands';
 import type { ConnectionStore } from './connection/connectionStore';
 import type { DatabaseSession } from './connection/databaseSession';
+import { promptForProfile } from './connection/connectionForm';
+import { saveAnswer } from './connection/connectionCommands';
 import type { CoreLoader } from './lazyServices';
 import type { InlineApproval } from './sqlApproval/inlineApproval';
 import { SIDE_PANEL_VIEW_ID } from './ui/panelProvider';
@@ -94,7 +95,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.addConnection]: async () => {
       const added = await promptForProfile();
       if (!added) return;
-      await store.saveProfile(added.profile, added.password);
+      await saveAnswer(store, added);
       logger.info('connection profile saved', { profile: added.profile.name });
       await connect({ kind: 'profile', name: added.profile.name });
     },
@@ -139,46 +140,4 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
-}
-
-async function promptForProfile(): Promise<{ profile: ConnectionProfile; password: string | undefined } | undefined> {
-  const title = (step: number) => `Postgres Agent: Add Connection (${step}/6)`;
-  const required = (what: string) => (value: string) => (value.trim() === '' ? `Enter a ${what}.` : undefined);
-  const name = await vscode.window.showInputBox({ title: title(1), prompt: 'A name for this connection', placeHolder: 'shop-staging', validateInput: required('name'), ignoreFocusOut: true });
-  if (name === undefined) return undefined;
-  const host = await vscode.window.showInputBox({ title: title(2), prompt: 'Host', value: 'localhost', validateInput: required('host'), ignoreFocusOut: true });
-  if (host === undefined) return undefined;
-  const port = await vscode.window.showInputBox({
-    title: title(3),
-    prompt: 'Port',
-    value: '5432',
-    ignoreFocusOut: true,
-    validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 65535 ? undefined : 'A port is a number from 1 to 65535.'),
-  });
-  if (port === undefined) return undefined;
-  const database = await vscode.window.showInputBox({ title: title(4), prompt: 'Database', value: 'postgres', validateInput: required('database'), ignoreFocusOut: true });
-  if (database === undefined) return undefined;
-  const user = await vscode.window.showInputBox({ title: title(5), prompt: 'User', value: 'postgres', validateInput: required('user'), ignoreFocusOut: true });
-  if (user === undefined) return undefined;
-  const password = await vscode.window.showInputBox({
-    title: title(6),
-    prompt: 'Password (kept in VS Code\'s secret storage; leave empty for none)',
-    password: true,
-    ignoreFocusOut: true,
-  });
-  if (password === undefined) return undefined;
-  const ssl = await vscode.window.showQuickPick(
-    [
-      { label: 'disable', description: 'no encryption (local servers)' },
-      { label: 'prefer', description: 'encrypt when the server offers it' },
-      { label: 'require', description: 'always encrypt, do not verify the certificate' },
-      { label: 'verify-full', description: 'encrypt and verify the certificate and host name' },
-    ],
-    { title: 'Postgres Agent: Add Connection — SSL', ignoreFocusOut: true },
-  );
-  if (!ssl) return undefined;
-  return {
-    profile: { name: name.trim(), host: host.trim(), port: Number(port), database: database.trim(), user: user.trim(), sslmode: ssl.label as SslMode },
-    password: password === '' ? undefined : password,
-  };
 }

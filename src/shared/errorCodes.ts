@@ -7,7 +7,18 @@ export const ERROR_CODES = [
   'DB_NOT_FOUND',
   'DB_SSL_REQUIRED',
   'DB_SSL_UNSUPPORTED',
+  /** The server's TLS certificate failed verify-ca / verify-full (wrong CA, wrong name, expired). */
+  'DB_SSL_VERIFY_FAILED',
   'DB_CONNECT_FAILED',
+  /** An SSH hop of a connection's tunnel failed: unreachable, refused the key or password, changed host key. */
+  'SSH_UNREACHABLE',
+  'SSH_AUTH_FAILED',
+  'SSH_HOST_KEY_CHANGED',
+  /** A host key seen for the first time that nobody accepted (no prompt could be shown). */
+  'SSH_HOST_KEY_UNKNOWN',
+  'SSH_TUNNEL_FAILED',
+  /** A cloud IAM token could not be made (SDK missing, no credentials) or has expired. */
+  'DB_TOKEN_FAILED',
   'DB_QUERY_FAILED',
   'SAMPLE_DB_FAILED',
   'REDIS_UNREACHABLE',

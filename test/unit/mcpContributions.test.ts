@@ -66,6 +66,16 @@ describe('buildMcpLaunch', () => {
     expect(launch.label).toBe('Postgres Agent (prod)');
   });
 
+  it('names a tunnelled or IAM profile instead of a URL (the URL\'s host:port would be another database from here); TLS files ride in the URL', () => {
+    const ssh = { host: 'bastion', user: 'deploy', auth: 'agent' as const };
+    const tunnelled = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'behind', host: '127.0.0.1', database: 'shop', user: 'app', ssh } } });
+    expect(tunnelled.args.slice(1, 4)).toEqual(['mcp', '--connection', 'behind']);
+    const iam = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'rds', host: 'db', database: 'shop', user: 'app', iam: { provider: 'aws-rds', region: 'eu-west-1' } } } });
+    expect(iam.args.slice(1, 4)).toEqual(['mcp', '--connection', 'rds']);
+    const tls = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'v', host: 'db', database: 'shop', user: 'app', sslmode: 'verify-full', sslrootcert: '/ca.crt' } } });
+    expect(tls.args[3]).toBe('postgres://app@db:5432/shop?sslmode=verify-full&sslrootcert=%2Fca.crt');
+  });
+
   it('changes its version when the connection changes (VS Code restarts the server)', () => {
     const sample = buildMcpLaunch({ ...base, connection: { kind: 'sample' } });
     const other = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'x', host: 'h', database: 'd', user: 'u' } } });

@@ -23,3 +23,8 @@ export function ownConfigFile(env: Env): string {
 export function readOwnConfig(env: Env): Promise<WorkspaceConfig> {
   return readConfigFile(ownConfigFile(env));
 }
+
+/** pg-agent's own known_hosts for SSH tunnels: host keys a person accepted, shared by the CLI and VS Code. */
+export function ownKnownHostsFile(env: Env): string {
+  return join(ownConfigDir(env), 'known_hosts');
+}

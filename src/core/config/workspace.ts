@@ -43,6 +43,14 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
   };
 }
 
+const sshHopSchema = z.strictObject({
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535).optional(),
+  user: z.string().min(1),
+  auth: z.enum(['agent', 'key', 'password']),
+  keyFile: z.string().min(1).optional(),
+});
+
 export const connectionProfileSchema = z.strictObject({
   name: z.string().min(1),
   host: z.string().min(1),
@@ -50,6 +58,21 @@ export const connectionProfileSchema = z.strictObject({
   database: z.string().min(1),
   user: z.string().min(1),
   sslmode: z.enum(['disable', 'prefer', 'require', 'verify-ca', 'verify-full']).optional(),
+  sslrootcert: z.string().min(1).optional(),
+  sslcert: z.string().min(1).optional(),
+  sslkey: z.string().min(1).optional(),
+  /** An SSH tunnel (issue 27): no secret here; passphrases and passwords are asked or kept in SecretStorage. */
+  ssh: sshHopSchema
+    .extend({ jumpHosts: z.array(sshHopSchema).optional(), keepAliveSeconds: z.number().int().min(1).max(3600).optional() })
+    .strict()
+    .optional(),
+  /** A cloud IAM login (issue 27): the password is a short-lived token; the SDK is an optional package. */
+  iam: z
+    .discriminatedUnion('provider', [
+      z.strictObject({ provider: z.literal('aws-rds'), region: z.string().min(1), awsProfile: z.string().min(1).optional() }),
+      z.strictObject({ provider: z.literal('azure'), scope: z.string().min(1).optional() }),
+    ])
+    .optional(),
 });
 
 const riskLevel = z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);

@@ -1,8 +1,15 @@
 /**
- * Where to connect: a PostgreSQL server (from a URL, the libpq PG* environment or a named profile) or
- * the embedded sample database. Pure: resolving touches no network and no disk.
+ * Where to connect: a PostgreSQL server (from a URL, a libpq keyword/value string, the libpq PG*
+ * environment, a pg_service.conf service or a named profile) or the embedded sample database. Resolving
+ * touches no network; the only file it reads is libpq's service file, when a service is named.
  */
 import { AgentError } from '../platform/errors';
+import type { ConnParams, Env } from './conninfo';
+import { isKeywordValueString, parseKeywordValue, parseUrlParams } from './conninfo';
+import { readService } from './serviceFile';
+import type { SshTunnelConfig } from './tunnel/sshConfig';
+import type { IamAuth } from './iam/iamConfig';
+import { describeHop, hopsOf } from './tunnel/sshConfig';
 
 /** A saved connection: everything but the password, which lives in SecretStorage or the environment. */
 export interface ConnectionProfile {
@@ -13,6 +20,14 @@ export interface ConnectionProfile {
   user: string;
   /** libpq sslmode; "disable" when absent. */
   sslmode?: SslMode;
+  /** Files of libpq's TLS options: the CA that signs the server's certificate, a client certificate and its key. */
+  sslrootcert?: string;
+  sslcert?: string;
+  sslkey?: string;
+  /** Reach the server through this SSH tunnel (host and port are then as the SSH host sees them). */
+  ssh?: SshTunnelConfig;
+  /** Log in with a cloud IAM token instead of a password. */
+  iam?: IamAuth;
 }
 
 export type SslMode = 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
@@ -25,6 +40,15 @@ export interface ServerTarget {
   user: string;
   password?: string;
   sslmode: SslMode;
+  sslrootcert?: string;
+  sslcert?: string;
+  sslkey?: string;
+  /** libpq's password file to look the password up in when none is given (else PGPASSFILE, else ~/.pgpass). */
+  passfile?: string;
+  /** The pg_service.conf service it came from, when one was named. */
+  service?: string;
+  ssh?: SshTunnelConfig;
+  iam?: IamAuth;
   /** Profile name when it came from one; shown instead of the address. */
   profile?: string;
 }
@@ -35,7 +59,7 @@ export interface SampleTarget {
 
 export type ConnectionTarget = ServerTarget | SampleTarget;
 
-export type Env = Readonly<Record<string, string | undefined>>;
+export type { Env } from './conninfo';
 
 export interface ResolveOptions {
   /** `--db`: a postgres:// URL, or "sample". */
@@ -48,13 +72,28 @@ export interface ResolveOptions {
   env: Env;
 }
 
-const LIBPQ_VARS = ['PGHOST', 'PGPORT', 'PGDATABASE', 'PGUSER', 'PGPASSWORD', 'PGSSLMODE'] as const;
+const LIBPQ_VARS = {
+  PGHOST: 'host',
+  PGPORT: 'port',
+  PGDATABASE: 'dbname',
+  PGUSER: 'user',
+  PGPASSWORD: 'password',
+  PGPASSFILE: 'passfile',
+  PGSSLMODE: 'sslmode',
+  PGSSLROOTCERT: 'sslrootcert',
+  PGSSLCERT: 'sslcert',
+  PGSSLKEY: 'sslkey',
+  PGSERVICE: 'service',
+} as const;
 
 /** SPEC §6: --db, else DATABASE_URL, else libpq variables, else the embedded sample database. */
 export function resolveTarget(options: ResolveOptions): ConnectionTarget {
   const { env } = options;
   if (options.db !== undefined && options.db !== '') {
-    return options.db === 'sample' ? { kind: 'sample' } : parseConnectionUrl(options.db);
+    if (options.db === 'sample') return { kind: 'sample' };
+    // A keyword/value string is libpq's own form: the environment fills what it leaves out, as in psql.
+    if (isKeywordValueString(options.db)) return targetFromParams(parseKeywordValue(options.db), env, true);
+    return parseConnectionUrl(options.db, env);
   }
   if (options.profile !== undefined) {
     const profile = options.profiles?.find((p) => p.name === options.profile);
@@ -68,8 +107,9 @@ export function resolveTarget(options: ResolveOptions): ConnectionTarget {
     }
     return profileTarget(profile, options.profilePassword ?? env.PGPASSWORD);
   }
-  if (env.DATABASE_URL) return parseConnectionUrl(env.DATABASE_URL);
-  if (LIBPQ_VARS.some((name) => env[name] !== undefined && name !== 'PGPASSWORD')) return libpqTarget(env);
+  if (env.DATABASE_URL) return parseConnectionUrl(env.DATABASE_URL, env);
+  const named = Object.keys(LIBPQ_VARS).filter((name) => env[name] !== undefined && name !== 'PGPASSWORD' && name !== 'PGPASSFILE');
+  if (named.length > 0) return targetFromParams({}, env, true);
   return { kind: 'sample' };
 }
 
@@ -82,52 +122,67 @@ export function profileTarget(profile: ConnectionProfile, password?: string): Se
     user: profile.user,
     ...(password ? { password } : {}),
     sslmode: profile.sslmode ?? 'disable',
+    ...tlsFiles(profile),
+    ...(profile.ssh ? { ssh: profile.ssh } : {}),
+    ...(profile.iam ? { iam: profile.iam } : {}),
     profile: profile.name,
   };
 }
 
-function libpqTarget(env: Env): ServerTarget {
-  const user = env.PGUSER ?? env.USER ?? 'postgres';
+/**
+ * A URL names its database whole: the environment does not fill its gaps (a URL means the same on every
+ * machine), except a `?service=` it names, read from the service files the environment points at.
+ */
+export function parseConnectionUrl(url: string, env: Env = {}): ServerTarget {
+  return targetFromParams(parseUrlParams(url), env, false);
+}
+
+/**
+ * libpq's order: what was written explicitly, then the service it names (or PGSERVICE), then the PG*
+ * environment (when `envDefaults`), then the defaults.
+ */
+function targetFromParams(explicit: ConnParams, env: Env, envDefaults: boolean): ServerTarget {
+  const fromEnv: ConnParams = {};
+  if (envDefaults) {
+    for (const [name, keyword] of Object.entries(LIBPQ_VARS)) {
+      const value = env[name];
+      if (value !== undefined && value !== '') fromEnv[keyword] = value;
+    }
+  }
+  const serviceName = explicit.service ?? fromEnv.service;
+  const fromService = serviceName ? readService(serviceName, env) : {};
+  const p: ConnParams = { ...fromEnv, ...fromService, ...explicit };
+  const user = p.user ?? (envDefaults ? env.USER : undefined) ?? 'postgres';
+  const source = serviceName ? `service "${serviceName}"` : 'the connection settings';
   return {
     kind: 'server',
-    host: env.PGHOST ?? 'localhost',
-    port: parsePort(env.PGPORT ?? '5432', 'PGPORT'),
-    database: env.PGDATABASE ?? user,
+    host: p.host || 'localhost',
+    port: parsePort(p.port ?? '5432', source),
+    database: p.dbname || user,
     user,
-    ...(env.PGPASSWORD ? { password: env.PGPASSWORD } : {}),
-    sslmode: parseSslMode(env.PGSSLMODE ?? 'disable', 'PGSSLMODE'),
+    ...(p.password ? { password: p.password } : {}),
+    sslmode: parseSslMode(p.sslmode ?? 'disable', source),
+    ...tlsFiles(p),
+    ...(p.passfile ? { passfile: p.passfile } : {}),
+    ...(serviceName ? { service: serviceName } : {}),
   };
 }
 
-export function parseConnectionUrl(url: string): ServerTarget {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalidUrl(url, 'it is not a URL');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw invalidUrl(url, `the scheme is "${parsed.protocol}", not postgres:`);
-  }
-  const user = decodeURIComponent(parsed.username) || 'postgres';
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
-  const password = decodeURIComponent(parsed.password);
+function tlsFiles(p: { sslrootcert?: string | undefined; sslcert?: string | undefined; sslkey?: string | undefined }): Pick<ServerTarget, 'sslrootcert' | 'sslcert' | 'sslkey'> {
   return {
-    kind: 'server',
-    host: parsed.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost',
-    port: parsed.port ? parsePort(parsed.port, 'the URL port') : 5432,
-    database,
-    user,
-    ...(password ? { password } : {}),
-    sslmode: parseSslMode(parsed.searchParams.get('sslmode') ?? 'disable', 'sslmode'),
+    ...(p.sslrootcert ? { sslrootcert: p.sslrootcert } : {}),
+    ...(p.sslcert ? { sslcert: p.sslcert } : {}),
+    ...(p.sslkey ? { sslkey: p.sslkey } : {}),
   };
 }
 
 /** How a target is shown to a person; never includes the password. */
 export function describeTarget(target: ConnectionTarget): string {
   if (target.kind === 'sample') return 'sample (PGlite)';
-  const address = `${target.user}@${target.host}:${target.port}/${target.database}`;
-  return target.profile ? `${target.profile} (${address})` : address;
+  const tunnel = target.ssh ? ` via ssh ${hopsOf(target.ssh).map(describeHop).join(' → ')}` : '';
+  const address = `${target.user}@${target.host}:${target.port}/${target.database}${tunnel}`;
+  const name = target.profile ?? (target.service ? `service ${target.service}` : undefined);
+  return name ? `${name} (${address})` : address;
 }
 
 function parsePort(value: string, source: string): number {
@@ -153,20 +208,14 @@ function parseSslMode(value: string, source: string): SslMode {
   return mode;
 }
 
-function invalidUrl(url: string, why: string): AgentError {
-  const shown = url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  return new AgentError(
-    'CONFIG_INVALID',
-    `Cannot use "${shown}" as a database URL: ${why}.`,
-    'Write it as postgres://user:password@host:5432/database.',
-  );
-}
-
 /**
  * A stable, password-free key for the database a target names: approval tickets are bound to it, so
  * a ticket approved for one database is never executed on another.
  */
 export function connectionKey(target: ConnectionTarget, sampleDbDir: string): string {
   if (target.kind === 'sample') return `sample:${sampleDbDir}`;
-  return `postgres://${encodeURIComponent(target.user)}@${target.host}:${target.port}/${encodeURIComponent(target.database)}`;
+  const key = `postgres://${encodeURIComponent(target.user)}@${target.host}:${target.port}/${encodeURIComponent(target.database)}`;
+  // 127.0.0.1:5432 behind one bastion is not 127.0.0.1:5432 behind another, nor this machine's: the route is
+  // part of the key, as an option no URL parser here accepts, so nothing connects to such a key directly.
+  return target.ssh ? `${key}?ssh=${encodeURIComponent(hopsOf(target.ssh).map(describeHop).join(','))}` : key;
 }

@@ -36,7 +36,17 @@ export interface Db extends DbSession {
   readonly kind: DbKind;
   /** How the connection is shown to a person: "sample (PGlite)", "app@db.example.com:5432/shop". */
   readonly label: string;
+  /** The SSH tunnel the connection goes through, when it has one (a status bar shows whether it is up). */
+  readonly tunnel?: TunnelStatus;
   /** Runs `work` on one connection held for its whole duration, then gives the connection back. */
   withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+export interface TunnelStatus {
+  /** "deploy@bastion.example.com:22", jump hosts first. */
+  readonly route: string;
+  readonly state: 'down' | 'connecting' | 'up';
+  /** Called on every change of state; returns the unsubscribe. */
+  onState(listener: (state: 'down' | 'connecting' | 'up') => void): () => void;
 }

@@ -3,8 +3,10 @@
  * way a connection fails, and PostgreSQL's own SQLSTATE, message and position for a failed query.
  */
 import { AgentError } from '../platform/errors';
-import type { ServerTarget } from './connectionTarget';
+import type { Env, ServerTarget } from './connectionTarget';
 import { describeTarget } from './connectionTarget';
+import { describeRootCert } from './tlsOptions';
+import { describeIam } from './iam/iamConfig';
 
 /** A query PostgreSQL refused; `sqlState` is its five-character code (42P01, 23503, ...). */
 export class DbQueryError extends AgentError {
@@ -40,8 +42,10 @@ function text(value: unknown): string | undefined {
 const EDIT_HINT = 'Check it in "Postgres Agent: Add Connection…" or the --db URL.';
 
 /** A failure to open a connection to a server, as one of the DB_* connection codes. */
-export function connectionError(error: unknown, target: ServerTarget): AgentError {
+export function connectionError(error: unknown, target: ServerTarget, env: Env = process.env): AgentError {
   if (error instanceof AgentError) return error;
+  const verify = tlsVerifyError(error, target, env);
+  if (verify) return verify;
   const { code, message: rawMessage } = shape(error);
   const message = text(rawMessage) ?? String(error);
   const where = `${target.host}:${target.port}`;
@@ -74,6 +78,16 @@ export function connectionError(error: unknown, target: ServerTarget): AgentErro
         options,
       );
     case '28P01':
+      if (target.iam) {
+        return new AgentError(
+          'DB_TOKEN_FAILED',
+          `${where} refused the ${describeIam(target.iam)} token of user "${target.user}".`,
+          target.iam.provider === 'aws-rds'
+            ? 'The token may have expired, or the user lacks the rds_iam role, or IAM authentication is off on the instance; check the region and host too (the token is signed for them).'
+            : 'The token may have expired, or the user is not an Entra ID principal of the server (pgaadauth_create_principal).',
+          options,
+        );
+      }
       return new AgentError(
         'DB_AUTH_FAILED',
         `The server refused the password of user "${target.user}" on ${where}.`,
@@ -115,6 +129,16 @@ export function connectionError(error: unknown, target: ServerTarget): AgentErro
     default:
       break;
   }
+  if (/client password must be a (non-empty )?string/i.test(message) && !target.password) {
+    return new AgentError(
+      'DB_AUTH_FAILED',
+      `${where} wants a password for user "${target.user}", and none was given.`,
+      target.profile
+        ? 'Set the password with "Postgres Agent: Add Connection…", or put it in ~/.pgpass (mode 0600).'
+        : 'Give it in the URL, PGPASSWORD, or a line of ~/.pgpass (mode 0600; PGPASSFILE names another file).',
+      options,
+    );
+  }
   if (/does not support SSL/i.test(message)) {
     return new AgentError(
       'DB_SSL_UNSUPPORTED',
@@ -132,6 +156,44 @@ export function connectionError(error: unknown, target: ServerTarget): AgentErro
     );
   }
   return new AgentError('DB_CONNECT_FAILED', `Cannot connect to ${who}: ${message}`, EDIT_HINT, options);
+}
+
+/** Node's codes for a server certificate that verify-ca / verify-full rejected. */
+const CHAIN_CODES = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED']);
+
+/** A certificate verification failure, naming the host, the names the certificate has and the CA it was checked against. */
+function tlsVerifyError(error: unknown, target: ServerTarget, env: Env): AgentError | undefined {
+  const { code } = shape(error);
+  if (typeof code !== 'string') return undefined;
+  const where = `${target.host}:${target.port}`;
+  const options = { cause: error };
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
+    const names = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname : typeof cert?.subject?.CN === 'string' ? `CN=${cert.subject.CN}` : 'other names';
+    return new AgentError(
+      'DB_SSL_VERIFY_FAILED',
+      `The server's certificate is not for "${target.host}": it names ${names} (sslmode=verify-full checks the host name).`,
+      `Connect with a host name the certificate names, or, if you trust this server's CA (${describeRootCert(target, env)}) but not its names, use sslmode=verify-ca.`,
+      options,
+    );
+  }
+  if (CHAIN_CODES.has(code)) {
+    return new AgentError(
+      'DB_SSL_VERIFY_FAILED',
+      `The certificate of ${where} is not signed by the CA in ${describeRootCert(target, env)} (${code}).`,
+      'Point sslrootcert (or PGSSLROOTCERT) at the CA that signed the server\'s certificate; ask the server\'s administrator which one that is.',
+      options,
+    );
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return new AgentError(
+      'DB_SSL_VERIFY_FAILED',
+      `The certificate of ${where} is ${code === 'CERT_HAS_EXPIRED' ? 'expired' : 'not valid yet'}.`,
+      'The server\'s administrator must renew it (or check this machine\'s clock).',
+      options,
+    );
+  }
+  return undefined;
 }
 
 /** A failed query: PostgreSQL's error with its SQLSTATE, or a lost connection. */

@@ -1,7 +1,8 @@
 /** Opens the Db a target names: a server through `pg`, or the embedded sample database. */
 import type { Logger } from '../platform/logger';
 import type { Db } from './db';
-import type { ConnectionTarget } from './connectionTarget';
+import type { ConnectionTarget, Env } from './connectionTarget';
+import type { SshOptions } from './postgresDb';
 import { openPostgres } from './postgresDb';
 import { openSampleDb } from './sample/openSampleDb';
 import { holdSampleDb, releasedOnClose } from './sample/sampleDbHold';
@@ -21,10 +22,18 @@ export interface OpenOptions {
   sampleDbHeldBy?: string;
   /** How long to wait for another process to close the sample database (default 5 s). */
   sampleDbWaitMs?: number;
+  /** Where libpq's files are found (HOME, PGPASSFILE, ...); process.env when absent. */
+  env?: Env;
+  /** How an SSH tunnel asks for a host key's acceptance and for secrets, and where keys are pinned. */
+  ssh?: SshOptions;
 }
 
 export function openDatabase(target: ConnectionTarget, options: OpenOptions): Promise<Db> {
-  return target.kind === 'sample' ? openSample(options) : openPostgres(target, { logger: options.logger });
+  return target.kind === 'sample' ? openSample(options) : openPostgres(target, {
+        logger: options.logger,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.ssh ? { ssh: options.ssh } : {}),
+      });
 }
 
 /** The sample database, held by this process from before it is opened until it is closed. */

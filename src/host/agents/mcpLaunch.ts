@@ -35,7 +35,10 @@ export interface McpLaunch {
 
 export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
   const { connection } = input;
-  const db = connection.kind === 'sample' ? 'sample' : profileUrl(connection.profile);
+  // A tunnel or an IAM login cannot be said in a URL (and the URL's host:port would be another database,
+  // seen from here): the server resolves such a profile by name from the workspace's .pgagent/config.json.
+  const byName = connection.kind === 'profile' && (connection.profile.ssh !== undefined || connection.profile.iam !== undefined);
+  const db = connection.kind === 'sample' ? 'sample' : byName ? connection.profile.name : profileUrl(connection.profile);
   const label = connection.kind === 'sample' ? 'Postgres Agent (sample)' : `Postgres Agent (${connection.profile.name})`;
   return {
     label,
@@ -43,7 +46,7 @@ export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
     args: [
       join(input.extensionPath, 'dist', 'cli.js'),
       'mcp',
-      '--db',
+      byName ? '--connection' : '--db',
       db,
       '--workspace',
       input.workspaceDir,
@@ -69,5 +72,9 @@ export function profileUrl(profile: ConnectionProfile): string {
   url.username = profile.user;
   url.pathname = `/${encodeURIComponent(profile.database)}`;
   if (profile.sslmode) url.searchParams.set('sslmode', profile.sslmode);
+  for (const key of ['sslrootcert', 'sslcert', 'sslkey'] as const) {
+    const file = profile[key];
+    if (file) url.searchParams.set(key, file);
+  }
   return url.toString();
 }

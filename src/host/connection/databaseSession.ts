@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { ConnectionTarget } from '../../core/db/connectionTarget';
-import type { Db } from '../../core/db/db';
+import type { Db, TunnelStatus } from '../../core/db/db';
 import type { SchemaCache } from '../../core/db/schemaCache';
 import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
@@ -13,6 +13,7 @@ import type { ConnectionState, SchemaState, TableSummary } from '../../shared/pr
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';
 import type { CoreLoader } from '../lazyServices';
 import { RetiringHolds } from './retiringHolds';
+import type { HostSsh } from './sshHostPrompts';
 
 export class DatabaseSession implements vscode.Disposable {
   private db: Db | undefined;
@@ -30,13 +31,21 @@ export class DatabaseSession implements vscode.Disposable {
   /** Steps running on each open database (`use`): a database replaced under one is closed when they end. */
   private readonly holds = new RetiringHolds<Db>((db) => db.close().catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) })));
   readonly onDidChange = this.changed.event;
+  private tunnelWatch: (() => void) | undefined;
 
   constructor(
     private readonly core: CoreLoader,
     private readonly store: ConnectionStore,
     private readonly logger: Logger,
     private readonly globalStorageDir: string,
+    /** What an SSH tunnel of a profile asks of the person (sshHostPrompts.ts); without it, tunnels cannot open. */
+    private readonly ssh?: (profile: string) => HostSsh,
   ) {}
+
+  /** The open database's SSH tunnel, when it has one (the status bar says whether it is up). */
+  get tunnel(): TunnelStatus | undefined {
+    return this.db?.tunnel;
+  }
 
   get connection(): ConnectionState {
     return this.connectionState;
@@ -79,6 +88,7 @@ export class DatabaseSession implements vscode.Disposable {
     const label = choice.kind === 'sample' ? 'sample (PGlite)' : choice.name;
     this.update({ status: 'connecting', label, kind }, { status: 'loading' });
     const services = this.core();
+    const ssh = choice.kind === 'profile' ? this.ssh?.(choice.name) : undefined;
     try {
       const target = await this.target(choice);
       const db = await vscode.window.withProgress(
@@ -91,6 +101,7 @@ export class DatabaseSession implements vscode.Disposable {
           sampleDbHeldBy: 'VS Code',
           // Long enough for a reloading window's previous extension host to close it.
           sampleDbWaitMs: 20_000,
+          ...(ssh ? { ssh: ssh.options } : {}),
         }),
       );
       if (generation !== this.generation) {
@@ -98,6 +109,11 @@ export class DatabaseSession implements vscode.Disposable {
         return;
       }
       this.db = db;
+      this.tunnelWatch?.();
+      this.tunnelWatch = db.tunnel?.onState((state) => {
+        this.logger.info('ssh tunnel', { route: db.tunnel?.route, state });
+        this.changed.fire();
+      });
       this.key = services.connectionKey(target, this.sampleDbDir());
       const snapshot = await this.snapshotOf(db, this.key);
       if (generation !== this.generation) return;
@@ -109,6 +125,8 @@ export class DatabaseSession implements vscode.Disposable {
     } catch (error) {
       if (generation !== this.generation) return;
       const info = services.toAgentError(error).toInfo();
+      // A passphrase or password that did not log in is forgotten: the next try asks again.
+      if (info.code === 'SSH_AUTH_FAILED') await ssh?.forget();
       this.logger.error('connection failed', { db: label, code: info.code, error: info.message });
       this.update({ status: 'failed', label, kind, error: info }, { status: 'failed', error: info });
       throw error;
@@ -196,6 +214,7 @@ export class DatabaseSession implements vscode.Disposable {
 
   dispose(): void {
     this.generation++;
+    this.tunnelWatch?.();
     void this.db?.close();
     void this.holds.closeAll();
     for (const opened of this.schemaCaches.values()) void opened.then((c) => c.close());
