@@ -65,3 +65,13 @@ export function arr(value: Rec | undefined, key: string): unknown[] {
 export function sval(node: unknown): string | undefined {
   return str(rec(node, 'String'), 'sval') ?? str(rec(rec(node, 'A_Const'), 'sval'), 'sval');
 }
+
+/** A boolean option that is certainly false, as PostgreSQL's defGetBoolean reads it (no argument = true). */
+export function isFalseOption(arg: unknown): boolean {
+  if (arg === undefined) return false;
+  const integer = rec(arg, 'Integer');
+  if (integer) return (integer.ival ?? 0) === 0;
+  // The grammar gives an option's word as a String node (never an A_Const): only that is read as false.
+  const text = str(rec(arg, 'String'), 'sval')?.toLowerCase();
+  return text === 'false' || text === 'off';
+}

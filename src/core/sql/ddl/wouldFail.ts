@@ -8,7 +8,7 @@ import type { DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
 import { classifySql } from '../classify';
 import { quoteQualified } from '../tableEffects';
-import type { DdlChange } from './lockModel';
+import type { DdlChange } from './ddlPlan';
 
 export interface Prediction {
   wouldFail: null | { code: string; message: string };
