@@ -64,12 +64,16 @@ export async function invalidateAfterDdl(options: Pick<ExecuteOptions, 'invalida
   await options.invalidateSchema?.().catch((error: unknown) => options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }));
 }
 
-/** The ticket's own SQL, parsed again here: a ticket whose SQL is not a single write the path allows is refused. */
-export function parseTicket(ticket: Ticket): TicketStatements {
+/**
+ * The ticket's own SQL, parsed here: a ticket whose SQL is not a single write the path allows is refused.
+ * `peeked` is the parse of the same ticket read just before its claim (to pick the execution path): it is
+ * used only when the claimed ticket's SQL is exactly the text it was made from, so the SQL is parsed once.
+ */
+export function parseTicket(ticket: Ticket, peeked?: { sql: string; classification: Classification }): TicketStatements {
   if (ticket.kind !== 'write') {
     throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, 'Plan tickets move their job on; see `pg-agent job show`.');
   }
-  const classification = classifySql(ticket.sql);
+  const classification = peeked !== undefined && peeked.sql === ticket.sql ? peeked.classification : classifySql(ticket.sql);
   if (classification.decision === 'refuse') {
     throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
   }

@@ -30,10 +30,12 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   const started = performance.now();
   await loadParser();
   // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
-  // The peek only picks the path; that path claims the ticket and parses the claimed ticket's SQL again.
-  const peeked = await store.get(ticketId);
-  if (peeked?.kind === 'write' && runsOutsideTransaction(classifySql(peeked.sql).statements)) {
-    return executeTicketOutsideTransaction(db, store, ticketId, options, started);
+  // The peek only picks the path; that path claims the ticket and runs the claimed ticket's SQL, whose parse
+  // is the peek's only when it is the same text (parseTicket).
+  const ticketRead = await store.get(ticketId);
+  const peeked = ticketRead?.kind === 'write' ? { sql: ticketRead.sql, classification: classifySql(ticketRead.sql) } : undefined;
+  if (peeked && runsOutsideTransaction(peeked.classification.statements)) {
+    return executeTicketOutsideTransaction(db, store, ticketId, options, started, peeked);
   }
   const log = { ticket: ticketId, db: db.label };
   const outcome = await db.withSession(async (session) => {
@@ -60,7 +62,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       // In the write's own transaction: it commits with the write, or neither happens.
       if (guards.ledger) await recordExecution(session, ticket, { xid, by: options.by, status: 'done' });
       options.logger.info('executing approved write', { ...log, xid });
-      const statements = parseTicket(ticket);
+      const statements = parseTicket(ticket, peeked);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
       await setLocalTimeouts(session, options.statementTimeoutMs, options.lockTimeoutMs);
       const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));

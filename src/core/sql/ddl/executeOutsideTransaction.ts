@@ -59,7 +59,14 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
  * returns an execution with no undo (none is possible). With no transaction there is no id to resolve a
  * crash from: such a ticket left EXECUTING says so (OUTSIDE_TRANSACTION_XID) instead of being guessed.
  */
-export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
+export async function executeTicketOutsideTransaction(
+  db: Db,
+  store: TicketStore,
+  ticketId: string,
+  options: ExecuteOptions,
+  started: number,
+  peeked?: Parameters<typeof parseTicket>[1],
+): Promise<ExecutionResult> {
   const log = { ticket: ticketId, db: db.label };
   const authorize = await db.withSession((session) => authorizeAtClaim(session, options));
   const guards = await db.withSession(async (session) => {
@@ -91,7 +98,7 @@ export async function executeTicketOutsideTransaction(db: Db, store: TicketStore
   }
   let statement: StatementClassification | undefined;
   try {
-    const { classification } = parseTicket(ticket);
+    const { classification } = parseTicket(ticket, peeked);
     statement = classification.statements[0];
     if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
     options.logger.info('executing approved statement outside a transaction', log);
