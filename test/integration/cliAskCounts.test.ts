@@ -15,12 +15,13 @@ import { startScriptedModelServer } from '../support/scriptedModelServer';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
+import type * as Parse from '../../src/core/sql/parse';
 
 /** Every input the parser was given, in order, by whoever called it. */
 const parsed = vi.hoisted(() => [] as string[]);
 
 vi.mock('../../src/core/sql/parse', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/core/sql/parse')>();
+  const real = await importOriginal<typeof Parse>();
   return {
     ...real,
     parseSql: (input: string) => {
@@ -35,11 +36,14 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
   let server: ScriptedModelServer;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-ask-counts-'));
   const env = () => ({ USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url });
-  /** Texts sent to PostgreSQL by this process since the test began. */
-  let sent: string[] = [];
+  /** The driver's query method, watched (it still runs): what this process sent to PostgreSQL. */
+  let driver: ReturnType<typeof watchDriver>;
+  const watchDriver = () => vi.spyOn(pg.Client.prototype, 'query');
+  const sentTexts = (): string[] =>
+    driver.mock.calls.map(([first]: unknown[]) => (typeof first === 'string' ? first : isRecord(first) && typeof first.text === 'string' ? first.text : ''));
 
   const parsesOf = (sql: string) => parsed.filter((input) => input.trim() === sql).length;
-  const explainsOf = (sql: string) => sent.filter((text) => /^\s*EXPLAIN\b/i.test(text) && text.includes(sql)).length;
+  const explainsOf = (sql: string) => sentTexts().filter((text) => /^\s*EXPLAIN\b/i.test(text) && text.includes(sql)).length;
   const modelWrites = (sql: string, operation: 'read' | 'write', table: string) =>
     server.script([
       { reply: { json: { operation, tables: [table], confidence: 0.9 } } },
@@ -60,13 +64,7 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
   beforeEach(async () => {
     server = await startScriptedModelServer();
     parsed.length = 0;
-    sent = [];
-    const query = pg.Client.prototype.query;
-    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      const first = args[0];
-      sent.push(typeof first === 'string' ? first : typeof (first as { text?: unknown } | undefined)?.text === 'string' ? (first as { text: string }).text : '');
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query);
+    driver = watchDriver();
   });
 
   afterEach(async () => {
@@ -82,7 +80,7 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'executed', rows: [['c2@example.com']] });
     expect(parsesOf(sql)).toBe(1);
     // The read itself reached the server once (through its cursor), and its validation EXPLAINed it once.
-    expect(sent.filter((text) => text.includes(sql) && !/^\s*EXPLAIN\b/i.test(text))).toHaveLength(1);
+    expect(sentTexts().filter((text) => text.includes(sql) && !/^\s*EXPLAIN\b/i.test(text))).toHaveLength(1);
     expect(explainsOf(sql)).toBe(1);
   });
 
@@ -99,7 +97,7 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
     expect(out.impact.exactRows).toBeGreaterThanOrEqual(3);
     expect(out.impact.estimatedRows).toBeGreaterThan(0);
     // The preview ran it once, inside a transaction it rolled back: the rows are all still there.
-    expect(sent.filter((text) => text.trim() === sql)).toHaveLength(1);
+    expect(sentTexts().filter((text) => text.trim() === sql)).toHaveLength(1);
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders WHERE id BETWEEN 10 AND 12'))).toBe(3);
   });
 
@@ -124,3 +122,7 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
     expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_total_idx'"))).toBe(0);
   });
 });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
