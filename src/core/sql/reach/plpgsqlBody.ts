@@ -5,8 +5,7 @@
  * top-level statement; EXECUTE of a string constant is parsed too; EXECUTE of anything else is unknown code;
  * COMMIT/ROLLBACK in a procedure is what ROLLBACK cannot undo.
  */
-import type { ReachEngine } from './reachEngine';
-import type { WalkCtx } from './reachWalk';
+import type { WalkCtx, WalkEngine } from './walkPort';
 import { constantText, walkTree } from './reachWalk';
 import { isRec, rec, str } from '../parseTree';
 import type { Rec } from '../parseTree';
@@ -14,7 +13,7 @@ import type { Rec } from '../parseTree';
 const DYNAMIC = 'runs SQL built at run time (dynamic EXECUTE)';
 
 /** Walks the tree of parsePlPgSqlFunction (any PL/pgSQL node), adding what it finds to ctx.found. */
-export function walkPlpgsql(engine: ReachEngine, tree: unknown, ctx: WalkCtx): void {
+export function walkPlpgsql(engine: WalkEngine, tree: unknown, ctx: WalkCtx): void {
   const stack: unknown[] = [tree];
   while (stack.length > 0) {
     const value = stack.pop();
@@ -57,7 +56,7 @@ export function embeddedSql(expr: Rec): string {
   return `SELECT ${query.slice(at)}`;
 }
 
-function staticSql(engine: ReachEngine, expr: Rec, ctx: WalkCtx): void {
+function staticSql(engine: WalkEngine, expr: Rec, ctx: WalkCtx): void {
   const sql = embeddedSql(expr);
   const trees = engine.parseStatements(sql);
   if (trees instanceof Error) ctx.found.problem('unknown', `has SQL that does not parse (${abbreviate(sql)}): ${trees.message}`);
@@ -65,7 +64,7 @@ function staticSql(engine: ReachEngine, expr: Rec, ctx: WalkCtx): void {
 }
 
 /** EXECUTE of a string constant is parsed and walked; of anything else it is unknown code. */
-function dynamicSql(engine: ReachEngine, query: unknown, ctx: WalkCtx): void {
+function dynamicSql(engine: WalkEngine, query: unknown, ctx: WalkCtx): void {
   const expr = rec(query, 'PLpgSQL_expr');
   if (!expr) return;
   const trees = engine.parseStatements(embeddedSql(expr));
