@@ -14,7 +14,8 @@ import { processAlive } from '../fs/processAlive';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { SessionState, Synthesis } from './sessionTypes';
-import { assertSessionId, parseSessionFile, SESSION_ID_PATTERN, sessionStateSchema, synthesisSchema } from './sessionTypes';
+import { assertSessionId, parseSessionFile, sessionStateSchema, synthesisSchema } from './sessionTypes';
+import { SESSION_ID_PATTERN } from '../../shared/ids';
 
 /** The files a session may hold besides its rounds. */
 export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';

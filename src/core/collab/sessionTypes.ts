@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AgentError } from '../platform/errors';
-
-export const SESSION_ID_PATTERN = /^collab_[0-9a-f]{16}$/;
+import { SESSION_ID_PATTERN } from '../../shared/ids';
 
 export function newSessionId(): string {
   return `collab_${randomBytes(8).toString('hex')}`;
