@@ -28,7 +28,7 @@ import {
   ticketNotFound,
 } from './ticketRules';
 import { resolveIfExecuting } from './resolveExecuting';
-import type { ClaimRequest, Decision, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
+import type { ClaimRequest, TicketDecisionRequest, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import { waitForDecision } from './waitForDecision';
 
@@ -111,7 +111,7 @@ export class FileTicketStore implements TicketStore {
     return tickets.sort(newestFirst);
   }
 
-  async decide(id: string, decision: Decision): Promise<Ticket> {
+  async decide(id: string, decision: TicketDecisionRequest): Promise<Ticket> {
     assertTicketId(id);
     const ticket = await this.transition(id, decideRule(decision));
     this.logger.info(`approval ticket ${ticket.status.toLowerCase()}`, { ticket: id, by: decision.by });

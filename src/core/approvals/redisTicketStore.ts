@@ -20,7 +20,7 @@ import {
   ticketNotFound,
 } from './ticketRules';
 import { resolveIfExecuting } from './resolveExecuting';
-import type { ClaimRequest, Decision, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
+import type { ClaimRequest, TicketDecisionRequest, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import { waitForDecision } from './waitForDecision';
 
@@ -196,7 +196,7 @@ export class RedisTicketStore implements TicketStore {
     });
   }
 
-  async decide(id: string, decision: Decision): Promise<Ticket> {
+  async decide(id: string, decision: TicketDecisionRequest): Promise<Ticket> {
     assertTicketId(id);
     const ticket = await this.run(() => this.transition(id, decideRule(decision)));
     this.logger.info(`approval ticket ${ticket.status.toLowerCase()}`, { ticket: id, by: decision.by });

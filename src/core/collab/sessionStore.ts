@@ -16,6 +16,7 @@ import { silentLogger } from '../platform/logger';
 import type { SessionState, Synthesis } from './sessionTypes';
 import { assertSessionId, parseSessionFile, sessionStateSchema, synthesisSchema } from './sessionTypes';
 import { SESSION_ID_PATTERN } from '../../shared/ids';
+import { workspacePaths } from '../config/workspace';
 
 /** The files a session may hold besides its rounds. */
 export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';
@@ -25,7 +26,7 @@ export class CollabStore {
   private readonly logger: Logger;
 
   constructor(workspaceDir: string, options: { logger?: Logger } = {}) {
-    this.root = join(workspaceDir, '.pgagent', 'collab');
+    this.root = workspacePaths(workspaceDir).collab;
     this.logger = options.logger ?? silentLogger;
   }
 

@@ -139,7 +139,8 @@ const decisionSchema = z.strictObject({
   text: z.string().optional(),
   jobId: z.string().optional(),
 });
-export type Decision = z.infer<typeof decisionSchema>;
+/** A person's choice at the end of a planning round (an option, a clarification, …), as session-state.json keeps it. */
+export type SessionDecisionRecord = z.infer<typeof decisionSchema>;
 
 const roundSummarySchema = z.strictObject({
   number: z.number().int().min(1),
