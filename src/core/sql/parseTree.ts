@@ -75,3 +75,19 @@ export function isFalseOption(arg: unknown): boolean {
   const text = str(rec(arg, 'String'), 'sval')?.toLowerCase();
   return text === 'false' || text === 'off';
 }
+
+/**
+ * Depth-first over a JSON tree without recursion (trees can nest thousands of levels): arrays are expanded in
+ * order, `visit` gets each object and returns the children to walk next (none: its children are skipped).
+ */
+export function walkObjects(root: unknown, visit: (value: Rec) => readonly unknown[]): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+      continue;
+    }
+    if (isRec(value)) for (const child of visit(value)) stack.push(child);
+  }
+}

@@ -7,25 +7,18 @@
  */
 import type { WalkCtx, WalkEngine } from './walkPort';
 import { constantText, walkTree } from './reachWalk';
-import { isRec, rec, str } from '../parseTree';
+import { rec, str, walkObjects } from '../parseTree';
 import type { Rec } from '../parseTree';
 
 const DYNAMIC = 'runs SQL built at run time (dynamic EXECUTE)';
 
 /** Walks the tree of parsePlPgSqlFunction (any PL/pgSQL node), adding what it finds to ctx.found. */
 export function walkPlpgsql(engine: WalkEngine, tree: unknown, ctx: WalkCtx): void {
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-      continue;
-    }
-    if (!isRec(value)) continue;
+  walkObjects(tree, (value) => {
     const expr = rec(value, 'PLpgSQL_expr');
     if (expr) {
       staticSql(engine, expr, ctx);
-      continue;
+      return [];
     }
     let node: Rec = value;
     const dynexecute = rec(value, 'PLpgSQL_stmt_dynexecute') ?? rec(value, 'PLpgSQL_stmt_dynfors');
@@ -40,8 +33,8 @@ export function walkPlpgsql(engine: WalkEngine, tree: unknown, ctx: WalkCtx): vo
     }
     if (rec(value, 'PLpgSQL_stmt_commit')) ctx.found.problem('irreversible', 'commits the transaction (COMMIT in a procedure)');
     if (rec(value, 'PLpgSQL_stmt_rollback')) ctx.found.problem('irreversible', 'ends the transaction (ROLLBACK in a procedure)');
-    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) stack.push(child);
-  }
+    return Object.values(node).filter((child) => typeof child === 'object' && child !== null);
+  });
 }
 
 /** The SQL text of an embedded expression, as a statement libpg-query can parse. */

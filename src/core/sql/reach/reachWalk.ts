@@ -11,7 +11,7 @@ import type { Judgement } from './reachFound';
 import { onStatement, SKIP_CHILDREN } from './statementReach';
 import { sideEffectOf } from '../sideEffectFunctions';
 import type { Rec } from '../parseTree';
-import { arr, isRec, rec, str, sval } from '../parseTree';
+import { arr, isRec, rec, str, sval, walkObjects } from '../parseTree';
 
 export const MAX_DEPTH = 12;
 const BUILTIN_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
@@ -27,14 +27,7 @@ const NODE_NAME = /^[A-Z]/;
 
 /** Walks a tree (any node or list), without recursion: statements can nest thousands of levels. */
 export function walkTree(engine: WalkEngine, root: unknown, ctx: WalkCtx): void {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-      continue;
-    }
-    if (!isRec(value)) continue;
+  walkObjects(root, (value) => {
     const keys = Object.keys(value);
     const only = keys.length === 1 ? keys[0] : undefined;
     let kind: string | undefined;
@@ -45,13 +38,15 @@ export function walkTree(engine: WalkEngine, root: unknown, ctx: WalkCtx): void 
     } else if (typeof value.relname === 'string') {
       kind = 'RangeVar';
     }
-    if (kind !== undefined && visit(engine, kind, body, ctx)) continue;
+    if (kind !== undefined && visit(engine, kind, body, ctx)) return [];
+    const children: unknown[] = [];
     for (const [field, child] of Object.entries(body)) {
       if (typeof child !== 'object' || child === null) continue;
       // CallStmt keeps its FuncCall unwrapped.
-      stack.push(field === 'funccall' && isRec(child) ? { FuncCall: child } : child);
+      children.push(field === 'funccall' && isRec(child) ? { FuncCall: child } : child);
     }
-  }
+    return children;
+  });
 }
 
 /** Handles one node; true when its children must not be walked (they do not run). */
