@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
-import { link, mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +12,7 @@ import { TICKET_ID_SOURCE } from '../../shared/ids';
 import { AgentError } from '../platform/errors';
 import { createFileWhole, writeFileAtomicDurable } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
+import { namesIn } from '../fs/listDir';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { Ticket, TicketStatus } from './ticket';
@@ -85,13 +86,7 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
 
   async list(options: { status?: TicketStatus[]; now?: Date } = {}): Promise<Ticket[]> {
     const now = options.now ?? new Date();
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return [];
-      throw error;
-    }
+    const names = await namesIn(this.dir);
     const tickets: Ticket[] = [];
     for (const name of names) {
       const id = TICKET_FILE.exec(name)?.[1];

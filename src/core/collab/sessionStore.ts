@@ -3,13 +3,14 @@
  * rounds/N/synthesis.json, IMPL_PLAN.md, plan.json and audit.jsonl. Every write is atomic (the jobs'
  * writeFileAtomic) and every path is built from a checked id and a fixed name, inside the session folder.
  */
-import { appendFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../platform/errors';
 import { isInside } from '../fs/isInside';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
+import { namesIn } from '../fs/listDir';
 import { processAlive } from '../fs/processAlive';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
@@ -61,13 +62,7 @@ export class CollabStore {
 
   /** Every readable session, newest first; unreadable folders are skipped with a warning. */
   async list(): Promise<SessionState[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.root);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return [];
-      throw error;
-    }
+    const names = await namesIn(this.root);
     const sessions: SessionState[] = [];
     for (const name of names.filter((n) => SESSION_ID_PATTERN.test(n))) {
       try {
