@@ -1,6 +1,6 @@
 /** What the SQL commands share: reading the input, the safety settings from flags, ticket summaries. */
-import type { Classification } from '../core/sql/classification';
-import { checkSql } from '../core/sql/reach/checkSql';
+import type { CheckedSql } from '../core/sql/reach/checkSql';
+import { checkSqlParsed } from '../core/sql/reach/checkSql';
 import { checkSqlText } from '../core/sql/sqlText';
 import type { ImpactReport } from '../shared/impactReport';
 import type { SafetySettings } from '../core/sql/safetySettings';
@@ -20,9 +20,9 @@ export async function readSqlInput(context: CommandContext): Promise<string> {
 }
 
 /** The input, parsed, classified and checked against the database's own code (reach) on the command's database. */
-export async function classifyInput(context: CommandContext): Promise<{ sql: string; classification: Classification }> {
+export async function classifyInput(context: CommandContext): Promise<CheckedSql> {
   const sql = await readSqlInput(context);
-  return { sql, classification: await checkSql(await context.openDb(), sql) };
+  return checkSqlParsed(await context.openDb(), sql);
 }
 
 /**

@@ -111,6 +111,15 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
     expect(explainsOf(sql)).toBe(1);
   });
 
+  it('pg-agent impact: its input parsed once, for the check and the lock model', async () => {
+    const sql = 'ALTER TABLE orders ADD COLUMN note text';
+    const run = await runPgAgent(['impact', '--db', scratch.url, '--workspace', workspace, '--json', '--', sql], { cwd: workspace, env: { USER: 'tester' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { locks: { mode: string }[] }).locks).toEqual([expect.objectContaining({ mode: 'ACCESS EXCLUSIVE' })]);
+    expect(parsesOf(sql)).toBe(1);
+    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'note'"))).toBe(0);
+  });
+
   it('DDL: the lock model reads the validation\'s parse instead of parsing again', async () => {
     const sql = 'CREATE INDEX orders_total_idx ON orders (total)';
     modelWrites(sql, 'write', 'orders');
