@@ -9,12 +9,13 @@ import { ConnectionStore } from './host/connection/connectionStore';
 import { DatabaseSession } from './host/connection/databaseSession';
 import { AskController } from './host/ask/askController';
 import { COLLAB_COMMAND_ID, CollabController } from './host/collab/collabController';
-import { CockpitPanels } from './host/jobs/cockpitPanels';
+import { CockpitPanels } from './host/jobs/cockpit/cockpitPanels';
 import type { CockpitState } from './shared/cockpitProtocol';
 import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/commands';
 import { ApprovalKeyStore } from './host/sqlApproval/approvalKey';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobs/jobController';
+import { coreServices } from './host/lazyServices';
 import { registerLanguageModelTools } from './host/agents/languageModelTools';
 import { LM_TOOL_PREFIX } from './host/agents/lmToolNames';
 import { registerMcpServerDefinition } from './host/agents/mcpServerDefinition';
@@ -24,6 +25,8 @@ import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
 import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
+import { HealthView } from './host/dba/healthView';
+import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { panelAnswer, rowsSummary, waitingView } from './host/ui/navigatorView';
@@ -67,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const proposals = new OutsideProposals({ rootDir: featureDeps.rootDir, review, logger, showPanel: () => panel.reveal() });
   const jobs: JobController = new JobController({
     ...featureDeps,
+    core: coreServices,
     showJobInStatusBar: (job) => statusBar.showJob(job),
     // The cockpits are created below (only called after activation).
     showJob: (jobId): Promise<void> => cockpits.open(jobId),
@@ -160,6 +164,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...featureDeps,
     extensionUri: context.extensionUri,
     openJob: (jobId) => jobs.open(jobId),
+    jobRunners: jobs.runners,
   });
   const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
   logAgentSurfaces(logger);
@@ -180,6 +185,8 @@ export function activate(context: vscode.ExtensionContext): void {
     schemaTree,
     badge,
     new QueryPlanView(session, featureDeps.rootDir, logger, output),
+    new HealthView(session, coreServices, logger, output),
+    registerAdviseIndexes(session, coreServices, logger, output),
     results,
     review.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
     ask.onDidShowRows(({ threadId, question, results: rows }) => results.show(rows, question.slice(0, 40), askResultKey(threadId))),

@@ -8,6 +8,7 @@ import type { Job } from '../core/jobs/job';
 import type { JobEvent } from '../core/jobs/jobOutcome';
 import type { PlanningSettings } from '../core/jobs/planningSettings';
 import { JobRunner } from '../core/jobs/jobRunner';
+import { jobSearchIndexer } from '../core/review/jobSearchIndex';
 import { DEFAULT_PLANNING } from '../core/jobs/planningSettings';
 import { JobStore } from '../core/jobs/jobStore';
 import type { LlmProvider } from '../core/llm/provider';
@@ -99,7 +100,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     loadSnapshot: () => context.loadSchema(),
     invalidateSchema: () => context.invalidateSchema(),
     settings: await cliSafety(context),
-    ...(embedder ? { embedder } : {}),
+    ...(embedder ? { indexForSearch: jobSearchIndexer(embedder, context.logger) } : {}),
   });
 }
 

@@ -25,6 +25,9 @@ import { classifyCommand } from './commands/classifyCommand';
 import { contextCommand } from './commands/contextCommand';
 import { demoCommand } from './commands/demoCommand';
 import { execCommand } from './commands/execCommand';
+import { healthCommand } from './commands/healthCommand';
+import { topCommand } from './commands/topCommand';
+import { indexesCommand } from './commands/indexesCommand';
 import { impactCommand } from './commands/impactCommand';
 import { jobCommand } from './commands/jobCommand';
 import { mcpCommand } from './commands/mcpCommand';
@@ -39,7 +42,7 @@ import { stderrLogger } from './stderrLogger';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand];
+export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
 const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];

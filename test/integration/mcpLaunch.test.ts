@@ -34,7 +34,7 @@ describe('pg-agent mcp as VS Code launches it, on the sample database', () => {
 
   it('lists its tools and explores the sample shop', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_tables', 'describe_table', 'schema_context', 'run_read', 'explain', 'impact', 'propose_write', 'ticket_status', 'execute_approved']);
+    expect(tools.map((t) => t.name)).toEqual(['list_tables', 'describe_table', 'schema_context', 'run_read', 'explain', 'impact', 'propose_write', 'ticket_status', 'execute_approved', 'health', 'top_queries', 'advise_indexes']);
     const list = await mcp.call('list_tables');
     expect(list.isError, textOf(list)).toBeFalsy();
     expect((list.structuredContent as { tables: { table: string }[] }).tables.map((t) => t.table)).toEqual(expect.arrayContaining(['public.orders', 'public.reviews']));

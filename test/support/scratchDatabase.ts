@@ -13,22 +13,23 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createScratchDatabase(prefix = 'pgagent_test'): Promise<ScratchDatabase> {
+/** `adminUrl`: the server's maintenance database (default DATABASE_URL; the DBA tools' own cluster passes its own). */
+export async function createScratchDatabase(prefix = 'pgagent_test', adminUrl = DATABASE_URL): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(DATABASE_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

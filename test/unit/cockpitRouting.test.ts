@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CockpitRoutes } from '../../src/host/jobs/cockpitRouting';
-import { routeCockpitMessage } from '../../src/host/jobs/cockpitRouting';
+import type { CockpitRoutes } from '../../src/host/jobs/cockpit/cockpitRouting';
+import { routeCockpitMessage } from '../../src/host/jobs/cockpit/cockpitRouting';
 
 const jobId = 'job_0123456789abcdef';
 const shown = 'tkt_aaaaaaaaaaaaaaaaaaaa';

@@ -23,6 +23,7 @@ const CORE_RANK: Record<string, number> = {
   approvals: 2,
   config: 2,
   sql: 3,
+  dba: 4,
   ask: 4,
   jobs: 5,
   review: 6,
@@ -37,10 +38,6 @@ const KNOWN_ARROWS: Record<string, string> = {
   // of both until an entry point above them exists.
   'src/cli/commands/mcpCommand.ts -> src/mcp/server.ts': 'pg-agent mcp starts the server',
   'src/cli/commands/mcpCommand.ts -> src/mcp/toolContext.ts': 'pg-agent mcp builds the tools context',
-  // The end-of-phase nodes refresh the review chat's search index, which is built from review's search tools;
-  // it moves with the split of "review" into its meanings (issue 23, one meaning per word).
-  'src/core/jobs/phases/nodes/endStrategic.ts -> src/core/review/jobSearchIndex.ts': 'phase end refreshes the chat index',
-  'src/core/jobs/phases/nodes/endTactical.ts -> src/core/review/jobSearchIndex.ts': 'phase end refreshes the chat index',
 };
 
 /** Cycles not broken yet (none: the reach walk's parts meet through sql/reach/walkPort.ts). */
@@ -105,7 +102,7 @@ describe('the import graph of src/ and webview/', () => {
 
   it('reads the whole tree, type-only imports included', () => {
     expect(graph.size).toBeGreaterThan(300);
-    const jobRunner = graph.get('src/core/jobs/jobRunner.ts')!.map((i) => i.file);
+    const jobRunner = graph.get('src/core/jobs/jobRunnerDeps.ts')!.map((i) => i.file);
     // A type-only import (`import type { JobStore }`) is an arrow like any other.
     expect(jobRunner).toContain('src/core/jobs/jobStore.ts');
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSqlFiles, resolveJobFile } from '../../src/host/jobs/jobFiles';
+import { readSqlFiles, resolveJobFile } from '../../src/host/jobs/cockpit/jobFiles';
 
 let root: string;
 let jobDir: string;

@@ -16,15 +16,33 @@ function decidedStore(): { store: TicketStore; waits: string[] } {
   return { store, waits };
 }
 
+/** A ticket store whose tickets stay pending until the watch is stopped. */
+function pendingStore(): { store: TicketStore; waits: string[]; stopped: string[] } {
+  const waits: string[] = [];
+  const stopped: string[] = [];
+  const store = {
+    waitForDecision: (id: string, signal?: AbortSignal) => {
+      waits.push(id);
+      return new Promise<Ticket>((_resolve, reject) => {
+        signal?.addEventListener('abort', () => {
+          stopped.push(id);
+          reject(new DOMException('stopped', 'AbortError'));
+        });
+      });
+    },
+  } as unknown as TicketStore;
+  return { store, waits, stopped };
+}
+
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('JobPlanWatch (a plan decided in a terminal or by a teammate)', () => {
-  it('reports a decided plan ticket once, however often the view watches it again', async () => {
+  it('reports a decided plan ticket once, however often the view watches it again; no retries', async () => {
     const { store, waits } = decidedStore();
     const decided: string[] = [];
     const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, (jobId, ticket) => {
       decided.push(`${jobId} by ${ticket.decisions.at(-1)?.by ?? '?'}`);
-      return Promise.resolve(true);
+      return Promise.resolve();
     });
     watch.watch('job_1', 'ticket_a');
     await settle();
@@ -33,6 +51,7 @@ describe('JobPlanWatch (a plan decided in a terminal or by a teammate)', () => {
       watch.watch('job_1', 'ticket_a');
       await settle();
     }
+    await new Promise((resolve) => setTimeout(resolve, 20));
     expect(decided).toEqual(['job_1 by teammate']);
     expect(waits).toEqual(['ticket_a']);
     // A new plan ticket (the next review) is watched as usual.
@@ -42,48 +61,39 @@ describe('JobPlanWatch (a plan decided in a terminal or by a teammate)', () => {
     watch.dispose();
   });
 
-  it('tries again, a few times and spaced out, when the resume left the job at the review of its decided ticket', async () => {
-    const { store, waits } = decidedStore();
-    // The first resume read the ticket just before the decision and stayed; the second went on.
-    const movedOn = [false, true];
+  it('stops watching a ticket this window decides, and never reports it: the deciding step resumes the job itself', async () => {
+    const { store, waits, stopped } = pendingStore();
     const decided: string[] = [];
-    const watch = new JobPlanWatch(
-      () => Promise.resolve(store),
-      silentLogger,
-      (jobId) => {
-        decided.push(jobId);
-        return Promise.resolve(movedOn.shift() ?? true);
-      },
-      [5, 5, 5],
-    );
+    const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, (jobId) => {
+      decided.push(jobId);
+      return Promise.resolve();
+    });
     watch.watch('job_1', 'ticket_a');
-    await expect.poll(() => decided.length).toBe(2);
-    expect(decided).toEqual(['job_1', 'job_1']);
-    expect(waits).toEqual(['ticket_a', 'ticket_a']);
+    await settle();
+    expect(waits).toEqual(['ticket_a']);
+    const settled = watch.decidingHere('ticket_a');
+    await settle();
+    expect(stopped).toEqual(['ticket_a']);
+    // While the step runs, and after it decided the ticket, refreshes do not watch it again.
+    watch.watch('job_1', 'ticket_a');
+    settled(true);
+    watch.watch('job_1', 'ticket_a');
+    await settle();
+    expect(waits).toEqual(['ticket_a']);
+    expect(decided).toEqual([]);
     watch.dispose();
   });
 
-  it('gives up after its retries (the person\'s Continue is left), so a resume that goes nowhere does not loop', async () => {
-    const { store } = decidedStore();
-    let resumes = 0;
-    const watch = new JobPlanWatch(
-      () => Promise.resolve(store),
-      silentLogger,
-      () => {
-        resumes += 1;
-        return Promise.resolve(false);
-      },
-      [5, 5],
-    );
+  it('watches a ticket again when this window\'s step ended before deciding it (a stale click, no model)', async () => {
+    const { store, waits } = pendingStore();
+    const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, () => Promise.resolve());
     watch.watch('job_1', 'ticket_a');
-    await expect.poll(() => resumes).toBe(3);
-    // Past the last retry, the view watching it again changes nothing.
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    for (let i = 0; i < 5; i++) {
-      watch.watch('job_1', 'ticket_a');
-      await settle();
-    }
-    expect(resumes).toBe(3);
+    await settle();
+    const settled = watch.decidingHere('ticket_a');
+    settled(false);
+    watch.watch('job_1', 'ticket_a');
+    await settle();
+    expect(waits).toEqual(['ticket_a', 'ticket_a']);
     watch.dispose();
   });
 });

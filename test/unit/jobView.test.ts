@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/jobs/job';
 import type { JobDetail } from '../../src/core/jobs/jobDetail';
 import type { ChatEntry } from '../../src/core/review/chatLog';
-import { chatView, IDLE, reviewWarning, statusBarJob, todosView, toJobView } from '../../src/host/jobs/jobView';
+import { chatView, IDLE, reviewWarning, statusBarJob, todosView, toJobView } from '../../src/host/jobs/cockpit/jobView';
 
 const job: Job = {
   id: 'job_0123456789abcdef',

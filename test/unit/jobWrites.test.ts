@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WriteTicketState } from '../../src/host/jobs/jobWrites';
-import { readJobWrites, writeFromImpactFile } from '../../src/host/jobs/jobWrites';
+import type { WriteTicketState } from '../../src/host/jobs/cockpit/jobWrites';
+import { readJobWrites, writeFromImpactFile } from '../../src/host/jobs/cockpit/jobWrites';
 
 const impact = { risk: 'LOW', estimatedRows: 3, exactRows: 3, previewMs: 12, tables: [{ schema: 'public', name: 'products', via: 'direct', inserted: 0, updated: 3, deleted: 0 }], wouldFail: null, warnings: [], triggers: [], foreignKeyActions: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] };
 const file = (n: number, extra: object = {}) => JSON.stringify({ ticket: `tkt_${String.fromCharCode(97 + n).repeat(20)}`, sql: `UPDATE products SET stock_quantity = ${n}`, sqlFile: `sql/00${n}-restock.sql`, todo: 'restock', ...impact, ...extra }, null, 2);

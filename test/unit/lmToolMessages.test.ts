@@ -20,7 +20,7 @@ describe('language-model tool messages', () => {
       expect(message.invocation, name).toMatch(/^Postgres Agent: /);
       if (message.confirmation) needConfirmation.push(name);
     }
-    expect(needConfirmation).toEqual(['run_read', 'explain', 'impact', 'propose_write', 'execute_approved']);
+    expect(needConfirmation).toEqual(['run_read', 'explain', 'impact', 'propose_write', 'execute_approved', 'advise_indexes']);
     const read = await toolMessage('run_read', { sql: 'SELECT * FROM orders' }, noFacts);
     expect(read.confirmation?.markdown).toContain('```sql\nSELECT * FROM orders\n```');
   });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { SchemaSnapshot } from '../../shared/schema';
 import { toAgentError } from '../platform/errors';
 import type { JobStore } from '../jobs/jobStore';
+import type { JobSearchIndexer } from '../jobs/phases/jobGraphDeps';
 import type { EmbeddingCache } from '../llm/embeddingCache';
 import { sharedEmbeddingCache } from '../llm/embeddingCache';
 import type { Embedder } from '../llm/embeddings';
@@ -28,4 +29,9 @@ export async function indexJobForSearch(store: JobStore, jobId: string, embedder
   } catch (error) {
     logger.warn('the job could not be indexed for vector_search; it embeds what it searches when asked', { jobId, error: toAgentError(error).message });
   }
+}
+
+/** The index refresher a job runner is given when an embedding model is configured (jobs sit below review). */
+export function jobSearchIndexer(embedder: Embedder, logger: Logger): JobSearchIndexer {
+  return (store, jobId, schema) => indexJobForSearch(store, jobId, embedder, logger, schema);
 }

@@ -30,6 +30,17 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
       return { invocation: 'Postgres Agent: reading the schema' };
     case 'ticket_status':
       return { invocation: `Postgres Agent: status of ticket ${ticketId}` };
+    case 'health':
+      return { invocation: 'Postgres Agent: running the health checks (read-only catalog queries)' };
+    case 'top_queries':
+      return { invocation: 'Postgres Agent: reading the heaviest queries (pg_stat_statements)' };
+    case 'advise_indexes':
+      return {
+        invocation: 'Postgres Agent: advising indexes',
+        ...(sql !== ''
+          ? { confirmation: { title: 'Advise indexes for this query?', markdown: `${statement(sql)}\n\nPlanned with EXPLAIN (and hypothetical indexes) in a READ ONLY transaction: nothing is executed or built.` } }
+          : {}),
+      };
     case 'run_read':
       return {
         invocation: 'Postgres Agent: running a read',

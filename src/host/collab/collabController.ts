@@ -12,8 +12,8 @@ import type { CollabIntent } from '../../shared/collabProtocol';
 import { CollabPanel } from './collabPanel';
 import { toSessionView } from './collabViewState';
 import type { FeatureDeps } from '../featureDeps';
-import { actor, JobRunners } from '../jobs/jobRunners';
-import type { CoreServices } from '../lazyServices';
+import type { JobRunners } from '../jobs/jobRunners';
+import { actor } from '../jobs/jobRunners';
 import { coreServices } from '../lazyServices';
 import { configuredProvider, withSignal } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
@@ -24,6 +24,8 @@ export interface CollabControllerDeps extends FeatureDeps {
   extensionUri: vscode.Uri;
   /** Selects the job in the side panel and shows it. */
   openJob(jobId: string): Promise<void>;
+  /** The window's job runner (host/jobs): Execute as job runs on it. */
+  jobRunners: JobRunners;
 }
 
 export class CollabController implements vscode.Disposable {
@@ -98,16 +100,10 @@ export class CollabController implements vscode.Disposable {
     this.running = true;
     try {
       const session = await this.store().get(id);
-      // A runner of its own for this one action: its lease store and team checkpointer are closed after it.
-      const runners = new JobRunners({ session: this.deps.session, review: this.deps.review, logger: this.deps.logger, rootDir: this.deps.rootDir });
-      let outcome: Awaited<ReturnType<CoreServices['executeAsJob']>>['outcome'];
-      try {
-        ({ outcome } = await runners.withAction(session.connection, { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() }, (runner) =>
-          coreServices().executeAsJob(this.store(), runner, id, actor()),
-        ));
-      } finally {
-        runners.dispose();
-      }
+      // The window's job runner, bound to this one action.
+      const { outcome } = await this.deps.jobRunners.withAction(session.connection, { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() }, (runner) =>
+        coreServices().executeAsJob(this.store(), runner, id, actor()),
+      );
       await this.refresh(id);
       this.deps.onChange();
       await this.deps.openJob(outcome.job.id);

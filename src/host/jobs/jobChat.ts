@@ -8,11 +8,12 @@ import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import { actor } from './jobRunners';
 import type { JobRunners } from './jobRunners';
-import type { JobLocalState } from './jobView';
-import { coreServices } from '../lazyServices';
+import type { JobLocalState } from './cockpit/jobView';
+import type { CoreLoader } from '../lazyServices';
 import { configuredEmbedder, configuredProvider } from '../settings/modelProvider';
 
 export interface JobChatDeps {
+  core: CoreLoader;
   runners: JobRunners;
   session: DatabaseSession;
   logger: Logger;
@@ -53,7 +54,7 @@ export class JobChat implements vscode.Disposable {
       this.turns.delete(jobId);
       return;
     }
-    const services = coreServices();
+    const services = this.deps.core();
     this.deps.setLocal(jobId, { pendingChat: { text, reply: '' }, chatError: null });
     this.deps.logger.info('review chat message', { jobId, chars: text.length, debug });
     try {
@@ -92,7 +93,7 @@ export class JobChat implements vscode.Disposable {
 
   /** Applies (writes plan.md and commits it) or discards a plan edit the chat proposed. */
   async planEdit(jobId: string, editId: string, apply: boolean): Promise<void> {
-    const services = coreServices();
+    const services = this.deps.core();
     this.deps.setLocal(jobId, { busy: { action: 'planEdit', message: apply ? 'Applying the plan edit…' : 'Discarding the plan edit…' }, error: null });
     try {
       if (apply) await services.applyPlanEdit(this.deps.runners.store(), jobId, editId, actor());

@@ -11,9 +11,9 @@ import type { JobRunner } from '../../core/jobs/jobRunner';
 import type { Logger } from '../../core/platform/logger';
 import { isFinalStatus } from '../../shared/jobActions';
 import type { JobBusyView } from '../../shared/protocol';
-import { resolveJobFile } from './jobFiles';
+import { resolveJobFile } from './cockpit/jobFiles';
 import type { JobRunners } from './jobRunners';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import type { HeldWriteOwner, SqlReview } from '../sqlApproval/sqlReview';
 
 type Execution = Awaited<ReturnType<HeldWriteOwner['execute']>>;
@@ -31,6 +31,7 @@ export interface HeldWriteHooks {
 }
 
 export interface JobHeldWritesDeps {
+  core: CoreLoader;
   review: SqlReview;
   runners: JobRunners;
   logger: Logger;
@@ -57,7 +58,7 @@ export class JobHeldWrites {
     const { job, stop } = outcome;
     if (stop.kind !== 'approval') return;
     const check = await resolveJobFile(this.deps.runners.store().jobDir(job.id), stop.sqlFile);
-    if (!check.ok) throw new (coreServices().AgentError)('INTERNAL', `The job's SQL file ${stop.sqlFile} cannot be opened: ${check.reason}.`, 'Continue the job to have the write prepared again.');
+    if (!check.ok) throw new (this.deps.core().AgentError)('INTERNAL', `The job's SQL file ${stop.sqlFile} cannot be opened: ${check.reason}.`, 'Continue the job to have the write prepared again.');
     const uri = vscode.Uri.file(check.path);
     this.jobOf.set(stop.ticketId, job.id);
     const owner: HeldWriteOwner = {
@@ -110,7 +111,7 @@ export class JobHeldWrites {
     const execution = outcome?.execution;
     if (!outcome || !execution || execution.ticketId !== ticketId) {
       const why = outcome ? `it stopped at "${outcome.stop.kind}"` : 'the step did not run';
-      throw new (coreServices().AgentError)('APPROVAL_NOT_APPROVED', `The job did not report running the write (${why}).`, 'See the job in the panel; Continue goes on from where it stopped.');
+      throw new (this.deps.core().AgentError)('APPROVAL_NOT_APPROVED', `The job did not report running the write (${why}).`, 'See the job in the panel; Continue goes on from where it stopped.');
     }
     // The job went on after the write: its next stop may be another write, or the end.
     void this.deps.hooks.ended(outcome);

@@ -1,75 +1,61 @@
 /**
  * A job waiting at its plan review moves on when its plan ticket is decided anywhere: another window,
- * `pg-agent approvals approve` in a terminal, or a teammate over a shared Redis (SPEC §5.3).
+ * `pg-agent approvals approve` in a terminal, or a teammate over a shared Redis (SPEC §5.3). One path per
+ * decision: a ticket this window decides is not watched (the deciding step resumes the job itself), and a
+ * ticket decided elsewhere is reported once — no retries; a resume that went nowhere waits for Continue.
  */
 import type { Ticket } from '../../core/approvals/ticket';
 import type { TicketStore } from '../../core/approvals/ticketStore';
 import type { Logger } from '../../core/platform/logger';
 
-/** After a resume that left the job at the review of its decided ticket: wait this long, then try again. */
-const RETRY_DELAYS_MS = [1_000, 3_000, 9_000];
-
 export class JobPlanWatch {
   private readonly watching = new Map<string, AbortController>();
-  /**
-   * Tickets already reported decided. A job still shown at the review of a decided ticket (its resume
-   * failed, or went nowhere) is resumed again only a few times, spaced out (RETRY_DELAYS_MS), and then
-   * waits for the person's Continue instead of being resumed by every refresh of the view.
-   */
-  private readonly reported = new Set<string>();
-  private readonly retries = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Tickets reported decided, or decided by this window: never watched again. */
+  private readonly done = new Set<string>();
+  /** Tickets a step of this window is deciding now: not watched while it runs. */
+  private readonly deciding = new Set<string>();
 
   constructor(
     private readonly store: () => Promise<TicketStore>,
     private readonly logger: Logger,
-    /**
-     * Called once the ticket left PENDING_APPROVAL (the caller resumes the job from the ticket); resolves
-     * whether the job has left the review of that ticket.
-     */
-    private readonly decided: (jobId: string, ticket: Ticket) => Promise<boolean>,
-    private readonly retryDelaysMs: readonly number[] = RETRY_DELAYS_MS,
+    /** Called once when the ticket left PENDING_APPROVAL elsewhere (the caller resumes the job from the ticket). */
+    private readonly decided: (jobId: string, ticket: Ticket) => Promise<void>,
   ) {}
 
   /** Watches the plan ticket of a job at review (once per ticket). */
   watch(jobId: string, ticketId: string): void {
-    if (this.watching.has(ticketId) || this.reported.has(ticketId)) return;
+    if (this.watching.has(ticketId) || this.done.has(ticketId) || this.deciding.has(ticketId)) return;
     const controller = new AbortController();
     this.watching.set(ticketId, controller);
     void this.store()
       .then((store) => store.waitForDecision(ticketId, controller.signal))
       .then(async (ticket) => {
         this.watching.delete(ticketId);
-        this.reported.add(ticketId);
-        if (!(await this.decided(jobId, ticket))) this.retryLater(jobId, ticketId);
+        this.done.add(ticketId);
+        await this.decided(jobId, ticket);
       })
       .catch((error: unknown) => {
-        this.watching.delete(ticketId);
+        if (this.watching.get(ticketId) === controller) this.watching.delete(ticketId);
         if (!controller.signal.aborted) this.logger.warn('stopped watching a plan ticket', { jobId, ticket: ticketId, error: String(error) });
       });
+  }
+
+  /**
+   * A step of this window decides `ticketId` now: its watch stops at once. `settled(true)` when the step decided it
+   * (never watched again); `settled(false)` when it ended before deciding (watched again by the next refresh).
+   */
+  decidingHere(ticketId: string): (decided: boolean) => void {
+    this.watching.get(ticketId)?.abort();
+    this.watching.delete(ticketId);
+    this.deciding.add(ticketId);
+    return (decided) => {
+      this.deciding.delete(ticketId);
+      if (decided) this.done.add(ticketId);
+    };
   }
 
   dispose(): void {
     for (const controller of this.watching.values()) controller.abort();
     this.watching.clear();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-  }
-
-  private retryLater(jobId: string, ticketId: string): void {
-    const attempt = this.retries.get(ticketId) ?? 0;
-    const delay = this.retryDelaysMs[attempt];
-    if (delay === undefined) {
-      this.logger.warn('a decided plan ticket did not move its job on; Continue in the cockpit resumes it', { jobId, ticket: ticketId, attempts: attempt + 1 });
-      return;
-    }
-    this.retries.set(ticketId, attempt + 1);
-    this.logger.debug('a decided plan ticket did not move its job on yet; trying again', { jobId, ticket: ticketId, inMs: delay });
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.reported.delete(ticketId);
-      this.watch(jobId, ticketId);
-    }, delay);
-    this.timers.add(timer);
   }
 }

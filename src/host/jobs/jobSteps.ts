@@ -1,22 +1,34 @@
 /**
  * One step of a job at a time per job (plan, revise, approve, continue, cancel), run under a cancellable
  * progress notification: its Cancel stops the model call in flight and the job stays resumable.
+ * Host-pure: the notification and the configured model come in as ports (JobStepUi, JobStepModel).
  */
-import * as vscode from 'vscode';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { JobRunner } from '../../core/jobs/jobRunner';
+import type { Embedder } from '../../core/llm/embeddings';
+import type { LlmProvider } from '../../core/llm/provider';
 import type { Logger } from '../../core/platform/logger';
 import type { JobBusyView } from '../../shared/protocol';
 import type { JobRunners } from './jobRunners';
-import type { JobLocalState } from './jobView';
-import { configuredEmbedder, configuredProvider } from '../settings/modelProvider';
+import type { JobLocalState } from './cockpit/jobView';
 
 export type Step = (runner: JobRunner) => Promise<JobOutcome>;
+
+/** The window's progress notification and messages (VS Code's withProgress in the extension). */
+export interface JobStepUi {
+  /** Runs `work` under a cancellable progress titled `title`; `report` updates its message, `onCancel` is the person's Cancel. */
+  progress<T>(title: string, work: (report: (message: string) => void, onCancel: (cancel: () => void) => void) => Promise<T>): Promise<T>;
+  info(message: string): void;
+}
+
+/** The configured model for a step, its calls bound to `signal`; undefined when none is configured (the person was told). */
+export type JobStepModel = (signal: AbortSignal) => Promise<{ provider: LlmProvider; embedder?: Embedder } | undefined>;
 
 export interface JobStepsDeps {
   runners: JobRunners;
   logger: Logger;
-  geminiKey(): Promise<string | undefined>;
+  ui: JobStepUi;
+  model: JobStepModel;
   /** This window's state of a job changed (busy, error). */
   setLocal(jobId: string, change: Partial<JobLocalState>): void;
   /** The step wrote files: re-read them soon. */
@@ -44,6 +56,11 @@ export class JobSteps {
     return [...this.running.keys()][0];
   }
 
+  /** Resolves when no step of `jobId` is in flight (at once when none is). */
+  async idle(jobId: string): Promise<void> {
+    for (let inFlight = this.running.get(jobId); inFlight; inFlight = this.running.get(jobId)) await inFlight.done.catch(() => undefined);
+  }
+
   /** Stops the step in flight of `jobId`, if any, and waits for it to end. */
   async stop(jobId: string): Promise<void> {
     const inFlight = this.running.get(jobId);
@@ -55,41 +72,37 @@ export class JobSteps {
   /** Resolves undefined when the step was not started (one in flight, no model) or was cancelled. */
   async run(jobId: string, action: JobBusyView['action'], message: string, step: Step, needsModel: boolean): Promise<JobOutcome | undefined> {
     if (this.running.has(jobId)) {
-      void vscode.window.showInformationMessage('This job is already working on something; wait for it or cancel the job.');
+      this.deps.ui.info('This job is already working on something; wait for it or cancel the job.');
       return undefined;
     }
     // Claimed before the first await: a second quick click finds the step already running.
     const abort = new AbortController();
-    const slot: Running = { abort, done: Promise.resolve() };
+    let finished: () => void = () => undefined;
+    const slot: Running = { abort, done: new Promise<void>((resolve) => (finished = resolve)) };
     this.running.set(jobId, slot);
     let started = false;
     try {
-      const provider = needsModel ? await configuredProvider(this.deps, 'A job') : undefined;
-      if (needsModel && !provider) return undefined;
-      const embedder = provider ? await configuredEmbedder(this.deps) : undefined;
+      const model = needsModel ? await this.deps.model(abort.signal) : undefined;
+      if (needsModel && !model) return undefined;
       const job = await this.deps.runners.store().get(jobId);
-      const work = Promise.resolve(vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Job: ${job.title}`, cancellable: true },
-        async (progress, token) => {
-          token.onCancellationRequested(() => abort.abort());
-          progress.report({ message });
-          return this.deps.runners.withAction(job.connection, {
-            provider,
-            ...(embedder ? { embedder } : {}),
-            signal: abort.signal,
-            onEvent: (event) => {
-              if (event.type === 'step') {
-                progress.report({ message: event.message });
-                this.deps.setLocal(jobId, { busy: { action, message: event.message } });
-                this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
-              } else {
-                this.deps.filesChanged();
-              }
-            },
-          }, step);
-        },
-      ));
-      slot.done = work;
+      const work = this.deps.ui.progress(`Job: ${job.title}`, (report, onCancel) => {
+        onCancel(() => abort.abort());
+        report(message);
+        return this.deps.runners.withAction(job.connection, {
+          provider: model?.provider,
+          ...(model?.embedder ? { embedder: model.embedder } : {}),
+          signal: abort.signal,
+          onEvent: (event) => {
+            if (event.type === 'step') {
+              report(event.message);
+              this.deps.setLocal(jobId, { busy: { action, message: event.message } });
+              this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
+            } else {
+              this.deps.filesChanged();
+            }
+          },
+        }, step);
+      });
       started = true;
       this.deps.setLocal(jobId, { busy: { action, message }, error: null });
       this.deps.logger.info('job step started', { jobId, action });
@@ -113,6 +126,7 @@ export class JobSteps {
         this.deps.setLocal(jobId, { busy: null });
         await this.deps.ended();
       }
+      finished();
     }
   }
 

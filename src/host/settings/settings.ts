@@ -6,6 +6,7 @@
  * the output channel).
  */
 import * as vscode from 'vscode';
+import type { WorkspaceConfig } from '../../core/config/workspace';
 import type { PlanningSettings } from '../../core/jobs/planningSettings';
 import type { Logger } from '../../core/platform/logger';
 import type { SafetySettings } from '../../core/sql/safetySettings';
@@ -39,25 +40,31 @@ function workspaceSettings(): SettingsGetter {
   };
 }
 
+/** The two config files as read once for a step (a job's step reads them once for safety, planning and team mode). */
+export interface ConfigFiles {
+  workspace: WorkspaceConfig;
+  own: WorkspaceConfig;
+}
+
 /** Safety settings for an action in the workspace at `rootDir`: the stricter of the person's own and the workspace's. */
-export async function safetySettings(rootDir: string): Promise<SafetySettings> {
+export async function safetySettings(rootDir: string, read?: ConfigFiles): Promise<SafetySettings> {
   const services = coreServices();
   const ownFile = services.ownConfigFile(process.env);
-  const own = services.applyOwnSafety(await services.readOwnConfig(process.env), userSafety(ownSettings(), services.DEFAULT_SAFETY));
+  const own = services.applyOwnSafety(read?.own ?? (await services.readOwnConfig(process.env)), userSafety(ownSettings(), services.DEFAULT_SAFETY));
   if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked: untrustedRefusal } };
   const paths = services.workspacePaths(rootDir);
-  const fromFile = services.resolveSafety(await services.readWorkspaceConfig(paths), own, { workspace: paths.config, own: OWN });
+  const fromFile = services.resolveSafety(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, { workspace: paths.config, own: OWN });
   const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
   return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked: untrustedRefusal } };
 }
 
-export async function planningSettings(rootDir: string): Promise<PlanningSettings> {
+export async function planningSettings(rootDir: string, read?: ConfigFiles): Promise<PlanningSettings> {
   const services = coreServices();
-  const own = services.applyOwnPlanning(await services.readOwnConfig(process.env), userPlanning(ownSettings(), services.DEFAULT_PLANNING));
+  const own = services.applyOwnPlanning(read?.own ?? (await services.readOwnConfig(process.env)), userPlanning(ownSettings(), services.DEFAULT_PLANNING));
   if (!vscode.workspace.isTrusted) return own;
   const paths = services.workspacePaths(rootDir);
-  const fromFile = services.resolvePlanning(await services.readWorkspaceConfig(paths), own, { workspace: paths.config, own: OWN });
+  const fromFile = services.resolvePlanning(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, { workspace: paths.config, own: OWN });
   const fromSettings = services.resolvePlanning(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
   return fromSettings.settings;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { ToolSpec } from '../../llm/provider';
+import { TOP_ORDERS } from '../../dba/topQueries';
 import { TODO_STATUSES } from '../todos';
 
 export type Phase = 'strategic' | 'tactical';
@@ -29,6 +30,15 @@ export const TOOL_ARGS = {
   count_rows: z.strictObject({ table: tableArg, where: z.string().max(10_000).optional().describe('a WHERE condition without the keyword') }),
   run_read_sql: z.strictObject({ sql: sqlArg.describe('one read (SELECT / VALUES / TABLE / SHOW / EXPLAIN without ANALYZE)') }),
   explain_sql: z.strictObject({ sql: sqlArg.describe('one SELECT, INSERT, UPDATE, DELETE or MERGE, without EXPLAIN') }),
+  db_health: z.strictObject({ checks: z.array(z.string().max(40)).max(20).optional().describe('only these check ids (default: all)') }),
+  top_queries: z.strictObject({
+    order: z.enum(TOP_ORDERS).optional().describe('total (default), mean, calls, rows or io'),
+    limit: z.number().int().min(1).max(50).optional().describe('statements (default 10)'),
+  }),
+  advise_indexes: z.strictObject({
+    sql: z.string().max(100_000).optional().describe('one SELECT to advise on'),
+    top: z.number().int().min(1).max(50).optional().describe('or: the N heaviest recorded statements'),
+  }),
   write_workspace: z.strictObject({ content: z.string().min(1).max(200_000).describe('the whole new workspace.md') }),
   write_plan: z.strictObject({ content: z.string().min(1).max(200_000).describe('the whole new plan.md') }),
   write_todos: z.strictObject({ todos: z.array(todoItem).max(200) }),
@@ -65,6 +75,17 @@ export const TOOLS: Readonly<Record<ToolName, ToolInfo>> = {
   count_rows: { description: 'Count the rows of a table, optionally with a WHERE condition.', phases: BOTH, notes: READ_NOTE },
   run_read_sql: { description: 'Run one read-only SQL statement and get its rows (capped).', phases: BOTH, notes: READ_NOTE },
   explain_sql: { description: "The planner's plan of a statement (EXPLAIN without ANALYZE): nothing is executed.", phases: BOTH, notes: 'Inside a READ ONLY transaction; statements calling functions with side effects are refused.' },
+  db_health: {
+    description: 'What a DBA checks first: invalid/unused/duplicate indexes, bloat, vacuum and analyze age, wraparound, sequences near max, long and idle-in-transaction sessions, connections, replication slots, FKs without an index, cache hits; each finding with evidence and a fix as SQL.',
+    phases: BOTH,
+    notes: 'Read-only catalog queries, each with a statement timeout; a check that cannot run says why. A fix runs only as a todo through run_sql, held for a person.',
+  },
+  top_queries: { description: 'The heaviest statements PostgreSQL recorded (pg_stat_statements), by total/mean time, calls, rows or I/O, with normalized text.', phases: BOTH, notes: 'Read-only; says how to set pg_stat_statements up when it is missing.' },
+  advise_indexes: {
+    description: 'Index advice for one SELECT (sql) or the heaviest recorded statements (top): candidates measured with hypothetical indexes (hypopg) when available: cost before/after, size.',
+    phases: BOTH,
+    notes: 'EXPLAIN with hypothetical indexes in a READ ONLY transaction; builds nothing. An index is built by a todo whose CREATE INDEX CONCURRENTLY goes through run_sql and waits for a person.',
+  },
   write_workspace: { description: 'Replace workspace.md, your long-term memory of the task (understanding, facts found, constraints, assumptions, open questions).', phases: ['strategic'], notes: "The person's ## Review Feedback section is kept by the system whatever you write." },
   write_plan: { description: 'Replace plan.md, the strategic plan a person reviews before anything runs.', phases: ['strategic'], notes: 'Committed to the job history at each phase boundary, so reviews can show what changed.' },
   write_todos: { description: 'Replace todos.yaml: the ordered tasks of the next tactical phase.', phases: ['strategic'], notes: 'Checked against the todos schema (unique ids, known dependencies, no cycles); a todo keeps its status under the same id.' },

@@ -14,6 +14,8 @@ import type { Phase, ToolName } from './jobTools';
 import { TOOL_ARGS, TOOLS, isToolName } from './jobTools';
 import { countRows, describeTable, explainSql, findTables, listTables, rowsForModel, runReadSql, sampleRows } from './readTools';
 import type { ReadToolContext } from './readTools';
+import { adviseIndexesText, dbHealth, topQueriesText } from './dbaTools';
+import type { TopOrder } from '../../dba/topQueries';
 import { updateTodo, writePlan, writeTodos, writeWorkspace } from './workspaceTools';
 
 export type ToolOutcome =
@@ -74,6 +76,12 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
       return ok(await runReadSql(read, str('sql')));
     case 'explain_sql':
       return ok(await explainSql(read, str('sql')));
+    case 'db_health':
+      return ok(await dbHealth(read, Array.isArray(args.checks) ? (args.checks as string[]) : undefined));
+    case 'top_queries':
+      return ok(await topQueriesText(read, typeof args.order === 'string' ? (args.order as TopOrder) : undefined, typeof args.limit === 'number' ? args.limit : undefined));
+    case 'advise_indexes':
+      return ok(await adviseIndexesText(read, typeof args.sql === 'string' ? args.sql : undefined, typeof args.top === 'number' ? args.top : undefined));
     case 'write_workspace':
       return files(await writeWorkspace(deps.store, jobId, str('content')));
     case 'write_plan':

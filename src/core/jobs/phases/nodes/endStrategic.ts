@@ -7,7 +7,6 @@ import type { PlanningSettings } from '../../planningSettings';
 import type { Job } from '../../job';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { commitJob } from '../jobHistoryCommit';
-import { indexJobForSearch } from '../../../review/jobSearchIndex';
 import type { JobStateValue } from '../jobState';
 import type { JobNode } from './nodeType';
 import { createPlanTicket } from '../../../approvals/planTicket';
@@ -27,7 +26,7 @@ export function makeEndStrategicNode(deps: JobGraphDeps): JobNode {
     await deps.audit(state.jobId, { type: 'phase', phase: 'strategic', event: 'end', iteration: state.strategicIterations, summary });
     const message = review ? `Review cycle ${job.reviewCycles + 1}: plan ready for review — ${summary}` : `Strategic phase ${state.strategicIterations}: ${summary}`;
     await commitJob(deps, state.jobId, message);
-    if (deps.embedder) await indexJobForSearch(deps.store, state.jobId, deps.embedder, deps.logger, deps.loadSnapshot);
+    await deps.indexForSearch?.(deps.store, state.jobId, deps.loadSnapshot);
     if (!review) return { phaseEnd: end, reviewRequired: review, planTicket: undefined, messages: { compact: true } };
     // The review stop waits on a plan ticket for exactly these files (a node that runs once per pass, so one ticket).
     const files = await readPlanFiles(deps.store, state.jobId);

@@ -1,7 +1,6 @@
 /** The end of a tactical phase: recorded and committed; the strategic phase re-plans next (or the job ends). */
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { commitJob } from '../jobHistoryCommit';
-import { indexJobForSearch } from '../../../review/jobSearchIndex';
 import type { JobNode } from './nodeType';
 
 export function makeEndTacticalNode(deps: JobGraphDeps): JobNode {
@@ -10,7 +9,7 @@ export function makeEndTacticalNode(deps: JobGraphDeps): JobNode {
     const summary = end.kind === 'job_failed' ? end.reason : end.summary;
     await deps.audit(state.jobId, { type: 'phase', phase: 'tactical', event: 'end', iteration: state.tacticalPhases, summary });
     await commitJob(deps, state.jobId, `Tactical phase ${state.tacticalPhases}: ${summary}`);
-    if (deps.embedder) await indexJobForSearch(deps.store, state.jobId, deps.embedder, deps.logger, deps.loadSnapshot);
+    await deps.indexForSearch?.(deps.store, state.jobId, deps.loadSnapshot);
     return { phaseEnd: end, messages: { compact: true } };
   };
 }

@@ -9,7 +9,6 @@
 import { interrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 import { ticketDecision } from '../../../approvals/approvalPath';
-import { authorizeAtClaim } from '../../../approvals/policyInForce';
 import { toAgentError } from '../../../platform/errors';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { commitJob } from '../jobHistoryCommit';
@@ -62,7 +61,7 @@ export function makeReviewGateNode(deps: JobGraphDeps): JobNode {
     // The plan ticket is used like a write's: policy and signatures checked, once; a refusal leaves it approved.
     try {
       // The policy in force for this database, read now (SPEC §5 3a), not the one captured when the job started.
-      const authorize = await deps.db.withSession((session) => authorizeAtClaim(session, { ...deps.settings, connection: deps.connectionKey }));
+      const authorize = await deps.authorizeClaim(ticketRef.id);
       const claimed = await deps.ticketStore.claim(ticketRef.id, { connection: deps.connectionKey, by: decided.by, authorize });
       await deps.ticketStore.finish(claimed.id, { ok: true, by: decided.by, comment: 'the job went on with this plan' });
     } catch (error) {

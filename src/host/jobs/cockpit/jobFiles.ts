@@ -4,7 +4,7 @@
  */
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
-import { isInside } from '../../core/fs/isInside';
+import { isInside } from '../../../core/fs/isInside';
 
 export type JobFileCheck = { ok: true; path: string } | { ok: false; reason: string };
 

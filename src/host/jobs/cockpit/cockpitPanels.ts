@@ -6,13 +6,13 @@
  * own job and its own held write, through the same host paths as the side panel (one approval path).
  */
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/platform/logger';
-import type { CockpitHostMessage, CockpitState } from '../../shared/cockpitProtocol';
-import { JOB_ID_PATTERN } from '../../shared/ids';
-import type { JobIntent } from '../../shared/protocol';
+import type { Logger } from '../../../core/platform/logger';
+import type { CockpitHostMessage, CockpitState } from '../../../shared/cockpitProtocol';
+import { JOB_ID_PATTERN } from '../../../shared/ids';
+import type { JobIntent } from '../../../shared/protocol';
 import type { CockpitRoutes } from './cockpitRouting';
 import { routeCockpitMessage } from './cockpitRouting';
-import { webviewPage } from '../ui/webviewPage';
+import { webviewPage } from '../../ui/webviewPage';
 
 export const COCKPIT_VIEW_TYPE = 'postgresAgent.cockpit';
 

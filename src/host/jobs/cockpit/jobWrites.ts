@@ -3,12 +3,12 @@
  * when the write was held (its ticket, SQL, file, todo and impact report), with where its ticket stands now.
  * Read-only views: the write waiting now is decided on its own card, through the one approval path.
  */
-import { TICKET_ID_SOURCE } from '../../shared/ids';
+import { TICKET_ID_SOURCE } from '../../../shared/ids';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Ticket, TicketStatus } from '../../core/approvals/ticket';
-import { RISK_ORDER } from '../../shared/impactReport';
-import type { ApprovalStatus, ApprovalView, ImpactView } from '../../shared/protocol';
+import type { Ticket, TicketStatus } from '../../../core/approvals/ticket';
+import { RISK_ORDER } from '../../../shared/impactReport';
+import type { ApprovalStatus, ApprovalView, ImpactView } from '../../../shared/protocol';
 
 /** The writes kept in a cockpit's snapshot (the newest). */
 export const JOB_WRITES_SHOWN = 20;

@@ -3,10 +3,10 @@
  * panel protocol's schema, narrowed to the cockpit's job); log and ignore anything malformed, foreign or
  * about a write the cockpit does not show; else hand it to the one host path for it.
  */
-import type { Logger } from '../../core/platform/logger';
-import { parseCockpitMessage } from '../../shared/cockpitProtocol';
-import type { JobIntent } from '../../shared/protocol';
-import { assertNever, isJobIntent } from '../../shared/protocol';
+import type { Logger } from '../../../core/platform/logger';
+import { parseCockpitMessage } from '../../../shared/cockpitProtocol';
+import type { JobIntent } from '../../../shared/protocol';
+import { assertNever, isJobIntent } from '../../../shared/protocol';
 
 export interface CockpitRoutes {
   /** The cockpit is ready for its first snapshot. */

@@ -2,13 +2,13 @@
  * Core's view of a job (JobDetail, chat entries, the held write) to the panel's JobView and job list.
  * Plain data in, plain data out: no VS Code here, so it is unit-tested under Node.
  */
-import type { Job } from '../../core/jobs/job';
-import type { JobDetail } from '../../core/jobs/jobDetail';
-import type { JobStop } from '../../core/jobs/jobOutcome';
-import type { ChatEntry } from '../../core/review/chatLog';
-import type { ErrorInfo } from '../../shared/errorCodes';
-import type { ApprovalView, ChatEntryView, ChatView, JobBusyView, JobListItem, JobStopView, JobView, TodosView } from '../../shared/protocol';
-import type { JobBarState } from '../ui/statusBar';
+import type { Job } from '../../../core/jobs/job';
+import type { JobDetail } from '../../../core/jobs/jobDetail';
+import type { JobStop } from '../../../core/jobs/jobOutcome';
+import type { ChatEntry } from '../../../core/review/chatLog';
+import type { ErrorInfo } from '../../../shared/errorCodes';
+import type { ApprovalView, ChatEntryView, ChatView, JobBusyView, JobListItem, JobStopView, JobView, TodosView } from '../../../shared/protocol';
+import type { JobBarState } from '../../ui/statusBar';
 
 /** What this window knows about a job beyond its files. */
 export interface JobLocalState {
