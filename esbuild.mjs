@@ -51,7 +51,7 @@ const builds = [
   },
   {
     // The review panel, and the collaborative planning session view (an editor panel with its own protocol).
-    entryPoints: { webview: 'webview/main.ts', collab: 'webview/collab/main.ts', results: 'webview/results/main.ts', cockpit: 'webview/cockpit/main.ts', cockpitMarkdown: 'webview/cockpit/markdownChunk.ts' },
+    entryPoints: { webview: 'webview/panel/main.ts', collab: 'webview/collab/main.ts', results: 'webview/results/main.ts', cockpit: 'webview/cockpit/main.ts', cockpitMarkdown: 'webview/cockpit/markdownChunk.ts' },
     outdir,
     bundle: true,
     platform: 'browser',

@@ -72,7 +72,7 @@ const RESULTS: Scenario = {
 };
 
 async function main(): Promise<void> {
-  const bundle = bundleWebview('webview/main.ts');
+  const bundle = bundleWebview('webview/panel/main.ts');
   const css = readFileSync(join('media', 'panel.css'), 'utf8');
   const resultsBundle = bundleWebview('webview/results/main.ts');
   const resultsCss = readFileSync(join('media', 'results.css'), 'utf8');

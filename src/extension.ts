@@ -15,7 +15,6 @@ import { COMMAND_IDS, GEMINI_KEY_SECRET, registerCommands } from './host/command
 import { ApprovalKeyStore } from './host/sqlApproval/approvalKey';
 import type { FeatureDeps } from './host/featureDeps';
 import { JobController } from './host/jobs/jobController';
-import { coreServices } from './host/lazyServices';
 import { registerLanguageModelTools } from './host/agents/languageModelTools';
 import { LM_TOOL_PREFIX } from './host/agents/lmToolNames';
 import { registerMcpServerDefinition } from './host/agents/mcpServerDefinition';
@@ -23,7 +22,7 @@ import { OutsideProposals } from './host/agents/outsideProposals';
 import { registerJobCommands } from './host/jobs/jobCommands';
 import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
-import { REVIEW_PANEL_VIEW_ID, ReviewPanelProvider } from './host/ui/panelProvider';
+import { SIDE_PANEL_VIEW_ID, SidePanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
 import { HealthView } from './host/dba/healthView';
 import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
@@ -35,7 +34,9 @@ import { ApprovalsBadge } from './host/sqlApproval/approvalsBadge';
 import { askResultKey, OPEN_ASK_RESULT_COMMAND, registerOpenAskResult } from './host/ask/openAskResult';
 import type { PanelHost } from './host/ui/panelProvider';
 import { showError } from './host/ui/showError';
-import { SqlReview } from './host/sqlApproval/sqlReview';
+import { InlineApproval } from './host/sqlApproval/inlineApproval';
+import { WindowTickets } from './host/sqlApproval/windowTickets';
+import { coreOnFirstUse } from './host/lazyServices';
 import { ConnectionStatusBar } from './host/ui/statusBar';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -45,32 +46,36 @@ export function activate(context: vscode.ExtensionContext): void {
   const logger = outputLogger(output);
   logPolicyWarningsTo(logger);
 
+  // The one core loader of the window, passed to everything that needs the core: dist/services.js loads on its first call.
+  const core = coreOnFirstUse();
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const store = new ConnectionStore(context, workspaceDir);
-  const session = new DatabaseSession(store, logger, context.globalStorageUri.fsPath);
+  const rootDir = workspaceDir ?? context.globalStorageUri.fsPath;
+  const store = new ConnectionStore(core, context, workspaceDir);
+  const session = new DatabaseSession(core, store, logger, context.globalStorageUri.fsPath);
   const statusBar = new ConnectionStatusBar(session, store);
-  // The review reveals the panel, which is created below (only called after activation).
-  const review = new SqlReview(session, workspaceDir, context.globalStorageUri.fsPath, logger, () => panel.reveal());
-  const approvalKeys = new ApprovalKeyStore(context.secrets, workspaceDir, logger);
-  review.signingKey = () => approvalKeys.current();
+  const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
+  const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
+  // The inline approval reveals the panel, which is created below (only called after activation).
+  const approval = new InlineApproval({ core, session, tickets, workspaceDir, rootDir, logger, showPanel: () => panel.reveal() });
 
   const changed = new vscode.EventEmitter<void>();
   const featureDeps: FeatureDeps = {
+    core,
     workspaceState: context.workspaceState,
     session,
-    review,
+    tickets,
+    approval,
     logger,
-    rootDir: workspaceDir ?? context.globalStorageUri.fsPath,
+    rootDir,
     geminiKey: () => Promise.resolve(context.secrets.get(GEMINI_KEY_SECRET)),
     showPanel: () => panel.reveal(),
     onChange: () => changed.fire(),
   };
   const ask = new AskController(featureDeps);
   // Writes proposed by agents outside this window (pg-agent mcp, the language-model tools) come to the inline approval.
-  const proposals = new OutsideProposals({ rootDir: featureDeps.rootDir, review, logger, showPanel: () => panel.reveal() });
+  const proposals = new OutsideProposals({ rootDir, tickets, approval, logger, showPanel: () => panel.reveal() });
   const jobs: JobController = new JobController({
     ...featureDeps,
-    core: coreServices,
     showJobInStatusBar: (job) => statusBar.showJob(job),
     // The cockpits are created below (only called after activation).
     showJob: (jobId): Promise<void> => cockpits.open(jobId),
@@ -88,23 +93,23 @@ export function activate(context: vscode.ExtensionContext): void {
       logger.warn('reading connection profiles failed', { error: String(error) });
     }
   };
-  const schemaTree = new SchemaTreeView(session, logger);
-  const results = new ResultsPanel(context.extensionUri, session, featureDeps.rootDir, workspaceDir, logger);
+  const schemaTree = new SchemaTreeView(core, session, logger);
+  const results = new ResultsPanel(core, context.extensionUri, session, rootDir, workspaceDir, logger);
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
-  const badge = new ApprovalsBadge(review, join(featureDeps.rootDir, '.pgagent', 'approvals'), { webview: () => panel.webviewView, tree: schemaTree.treeView }, logger);
+  const badge = new ApprovalsBadge(core, tickets, approval.onDidChange, join(rootDir, '.pgagent', 'approvals'), { webview: () => panel.webviewView, tree: schemaTree.treeView }, logger);
   const recentAsks = new RecentAsks(context.workspaceState);
   // Before the panel's own listener: the recent asks are current when it pushes.
   const askSeen = changed.event(() => recentAsks.observe(ask.view()));
   const panelHost: PanelHost = {
     state: () => {
-      const reviewed = review.view();
-      const pendingHere = new Set(reviewed.approvals.filter((a) => a.status === 'pending' || a.status === 'stale').map((a) => a.ticketId));
+      const shown = approval.view();
+      const pendingHere = new Set(shown.approvals.filter((a) => a.status === 'pending' || a.status === 'stale').map((a) => a.ticketId));
       return {
         connection: session.connection,
         schema: session.schema,
-        results: rowsSummary(reviewed.results),
+        results: rowsSummary(shown.results),
         // A job's write is decided in its cockpit: the navigator lists it under "Waiting for you".
-        approvals: reviewed.approvals.filter((a) => jobs.jobOfTicket(a.ticketId) === undefined),
+        approvals: shown.approvals.filter((a) => jobs.jobOfTicket(a.ticketId) === undefined),
         answer: panelAnswer(ask.view()),
         hasProfiles,
         hasApiKey,
@@ -123,22 +128,22 @@ export function activate(context: vscode.ExtensionContext): void {
         .ensureConnected()
         // Held ask runs and job writes come back once the database is open (not at activation: nothing heavy loads then).
         .then(() => Promise.all([ask.restoreHeld(), jobs.restoreHeld(), proposals.restoreAll()]))
-        .catch((error: unknown) => showError(error, output));
+        .catch((error: unknown) => showError(core, error, output));
     },
     runCommand: (command) => {
       void vscode.commands.executeCommand(COMMAND_IDS[command]);
     },
-    decide: (ticketId, approve) => review.decide(ticketId, approve),
-    openUndo: (ticketId) => review.openUndo(ticketId),
-    openSql: (ticketId) => review.openSql(ticketId),
-    useSaferSql: (ticketId, rule) => review.useSaferSql(ticketId, rule),
+    decide: (ticketId, approve) => approval.decide(ticketId, approve),
+    openUndo: (ticketId) => approval.openUndo(ticketId),
+    openSql: (ticketId) => approval.openSql(ticketId),
+    useSaferSql: (ticketId, rule) => approval.useSaferSql(ticketId, rule),
     // The navigator's job list opens the job's cockpit.
     job: (intent) => (intent.type === 'selectJob' ? jobs.open(intent.jobId) : jobs.handle(intent)),
     openAsk: async (threadId) => {
       await vscode.commands.executeCommand(OPEN_ASK_RESULT_COMMAND, threadId);
     },
   };
-  const panel = new ReviewPanelProvider(context.extensionUri, panelHost, logger);
+  const panel = new SidePanelProvider(context.extensionUri, panelHost, logger);
   const cockpits: CockpitPanels = new CockpitPanels(
     context.extensionUri,
     {
@@ -153,10 +158,10 @@ export function activate(context: vscode.ExtensionContext): void {
       focused: (jobId) => void jobs.select(jobId),
       title: (jobId) => jobs.list().find((j) => j.id === jobId)?.title,
       job: (intent) => jobs.handle(intent),
-      decide: (ticketId, approve) => review.decide(ticketId, approve),
-      openSql: (ticketId) => review.openSql(ticketId),
-      openUndo: (ticketId) => review.openUndo(ticketId),
-      useSaferSql: (ticketId, rule) => review.useSaferSql(ticketId, rule),
+      decide: (ticketId, approve) => approval.decide(ticketId, approve),
+      openSql: (ticketId) => approval.openSql(ticketId),
+      openUndo: (ticketId) => approval.openUndo(ticketId),
+      useSaferSql: (ticketId, rule) => approval.useSaferSql(ticketId, rule),
     },
     logger,
   );
@@ -166,7 +171,7 @@ export function activate(context: vscode.ExtensionContext): void {
     openJob: (jobId) => jobs.open(jobId),
     jobRunners: jobs.runners,
   });
-  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ session, review, rootDir: featureDeps.rootDir, logger })];
+  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerLanguageModelTools({ core, session, tickets, rootDir, logger })];
   logAgentSurfaces(logger);
 
   const disposables: vscode.Disposable[] = [
@@ -175,29 +180,30 @@ export function activate(context: vscode.ExtensionContext): void {
     statusBar,
     changed,
     session.onDidChange(() => changed.fire()),
-    review,
-    review.onDidChange(() => changed.fire()),
+    tickets,
+    approval,
+    approval.onDidChange(() => changed.fire()),
     askSeen,
     badge.onDidChange(() => changed.fire()),
     store.onDidChange(() => void refreshFlags()),
     panel,
-    vscode.window.registerWebviewViewProvider(REVIEW_PANEL_VIEW_ID, panel),
+    vscode.window.registerWebviewViewProvider(SIDE_PANEL_VIEW_ID, panel),
     schemaTree,
     badge,
-    new QueryPlanView(session, featureDeps.rootDir, logger, output),
-    new HealthView(session, coreServices, logger, output),
-    registerAdviseIndexes(session, coreServices, logger, output),
+    new QueryPlanView(core, session, rootDir, logger, output),
+    new HealthView(session, core, logger, output),
+    registerAdviseIndexes(session, core, logger, output),
     results,
-    review.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
+    approval.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
     ask.onDidShowRows(({ threadId, question, results: rows }) => results.show(rows, question.slice(0, 40), askResultKey(threadId))),
     registerOpenAskResult({ results, recentAsks, shownThreadId: () => ask.view()?.threadId }),
     jobs,
     cockpits,
     proposals,
     ...agentSurfaces,
-    ...registerCommands({ context, store, session, review, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerCommands({ core, context, store, session, approval, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
     vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
-    ...registerJobCommands(jobs, (ticketId, approve) => review.decide(ticketId, approve)),
+    ...registerJobCommands(jobs, (ticketId, approve) => approval.decide(ticketId, approve)),
     collab,
     vscode.commands.registerCommand(COLLAB_COMMAND_ID, () => collab.command()),
   ];

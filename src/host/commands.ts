@@ -7,8 +7,9 @@ import type { AskController } from './ask/askController';
 import { JOB_COMMAND_IDS } from './jobs/jobCommands';
 import type { ConnectionStore } from './connection/connectionStore';
 import type { DatabaseSession } from './connection/databaseSession';
-import type { SqlReview } from './sqlApproval/sqlReview';
-import { REVIEW_PANEL_VIEW_ID } from './ui/panelProvider';
+import type { CoreLoader } from './lazyServices';
+import type { InlineApproval } from './sqlApproval/inlineApproval';
+import { SIDE_PANEL_VIEW_ID } from './ui/panelProvider';
 import { showError } from './ui/showError';
 
 export const GEMINI_KEY_SECRET = 'postgresAgent.geminiApiKey';
@@ -38,10 +39,11 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
 };
 
 export interface CommandDeps {
+  core: CoreLoader;
   context: vscode.ExtensionContext;
   store: ConnectionStore;
   session: DatabaseSession;
-  review: SqlReview;
+  approval: InlineApproval;
   ask: AskController;
   logger: Logger;
   output: vscode.LogOutputChannel;
@@ -49,19 +51,19 @@ export interface CommandDeps {
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { store, session, logger, output } = deps;
+  const { core, store, session, logger, output } = deps;
   const connect = async (choice: Parameters<DatabaseSession['connect']>[0]) => {
     await store.setActive(choice);
     try {
       await session.connect(choice);
     } catch (error) {
-      await showError(error, output);
+      await showError(core, error, output);
     }
   };
   const commands: Record<string, (...args: unknown[]) => unknown> = {
-    'postgresAgent.showReviewPanel': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
+    'postgresAgent.showReviewPanel': () => vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`),
     [COMMAND_IDS.openSampleDatabase]: async () => {
-      await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+      await vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`);
       await connect({ kind: 'sample' });
     },
     [COMMAND_IDS.selectConnection]: async () => {
@@ -122,18 +124,19 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       try {
         await session.refreshSchema();
       } catch (error) {
-        await showError(error, output);
+        await showError(core, error, output);
       }
     },
     [COMMAND_IDS.ask]: (prefill?: unknown) => deps.ask.ask(typeof prefill === 'string' ? prefill : undefined),
     [COMMAND_IDS.copyAnswerSql]: () => deps.ask.copySql(),
     [COMMAND_IDS.openAnswerSql]: () => deps.ask.openSql(),
-    'postgresAgent.runSqlWithReview': () => deps.review.runFromEditor(vscode.window.activeTextEditor),
-    'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, true) : undefined),
-    'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.review.decide(id, false) : undefined),
-    'postgresAgent.recheckImpact': (id: unknown) => (typeof id === 'string' ? deps.review.recheck(id) : undefined),
-    'postgresAgent.openUndoScript': (id: unknown) => (typeof id === 'string' ? deps.review.openUndo(id) : undefined),
-    'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`),
+    'postgresAgent.runSqlWithReview': () => deps.approval.runFromEditor(vscode.window.activeTextEditor),
+    'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.approval.decide(id, true) : undefined),
+    'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.approval.decide(id, false) : undefined),
+    'postgresAgent.recheckImpact': (id: unknown) => (typeof id === 'string' ? deps.approval.recheck(id) : undefined),
+    'postgresAgent.openUndoScript': (id: unknown) => (typeof id === 'string' ? deps.approval.openUndo(id) : undefined),
+    'postgresAgent.runApprovedAgain': (id: unknown) => (typeof id === 'string' ? deps.approval.runAgain(id) : undefined),
+    'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));
 }

@@ -1,13 +1,20 @@
 import type * as vscode from 'vscode';
 import type { Logger } from '../core/platform/logger';
 import type { DatabaseSession } from './connection/databaseSession';
-import type { SqlReview } from './sqlApproval/sqlReview';
+import type { CoreLoader } from './lazyServices';
+import type { InlineApproval } from './sqlApproval/inlineApproval';
+import type { WindowTickets } from './sqlApproval/windowTickets';
 
-/** What Ask… and jobs both need from the extension: the database, the inline approval, the model key, the panel. */
+/** What Ask… and jobs both need from the extension: the core, the database, the tickets, the inline approval, the model key, the panel. */
 export interface FeatureDeps {
+  /** The core (dist/services.js), loaded on first call. */
+  core: CoreLoader;
   workspaceState: vscode.Memento;
   session: DatabaseSession;
-  review: SqlReview;
+  /** The window's ticket store and signing key. */
+  tickets: WindowTickets;
+  /** The inline approval: held writes shown with their CodeLens and card, decided there. */
+  approval: InlineApproval;
   logger: Logger;
   /** Where .pgagent/ lives: the workspace folder, else the extension's storage. */
   rootDir: string;

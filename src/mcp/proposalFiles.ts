@@ -22,7 +22,7 @@ export function proposalText(ticketId: string, sql: string, proposedBy: string, 
   const hidden = visibleSql(sql).hidden;
   return (
     `-- Proposed by ${oneLine(proposedBy)}: ${oneLine(reason)}\n` +
-    `-- Ticket ${ticketId}. Nothing runs until a person approves it (CodeLens above the SQL, or pg-agent approvals approve ${ticketId}).\n` +
+    `-- Ticket ${ticketId}. Nothing runs until a person approves it (CodeLens above the SQL, or pg-agent approvals approve ${ticketId}); then the agent runs it.\n` +
     (hidden.length > 0 ? `-- WARNING: the SQL below ${hiddenWarning(hidden)}; the editor may draw them as nothing. It runs with them.\n` : '') +
     `${sql}\n`
   );

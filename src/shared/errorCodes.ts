@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   /** Signatures or approval.policy do not allow this execution (yet): exit 4, the ticket is not spent. */
   'APPROVAL_POLICY',
   'IMPACT_EXCEEDED',
+  /** Approved DDL could not get its lock within its short waits (others hold it): nothing ran, the ticket is not spent. */
+  'LOCK_UNAVAILABLE',
   'CONFIG_INVALID',
   'PROFILE_NOT_FOUND',
   'BAD_INPUT',

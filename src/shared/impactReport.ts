@@ -64,6 +64,51 @@ export interface ImpactReport {
   transactional: boolean;
   /** The database's own code the statements run (SPEC §5 1a, §6): functions, triggers, rules, … with verdicts. */
   reach: ReachEntry[];
+  /**
+   * Additive (issue 25): the sessions that held or awaited a lock conflicting with the DDL's own when the
+   * impact was computed; absent when none did (and for writes that are not DDL or maintenance).
+   */
+  lockHolders?: LockHolderView[];
+  /**
+   * Additive (issue 25): the way back from each destructive statement (DROP TABLE, DROP COLUMN, TRUNCATE) when
+   * a recovery window applies, or why there is none. Absent for statements that destroy nothing.
+   */
+  recovery?: RecoveryView[];
+}
+
+/** How a destructive statement can be undone after it ran, and what that costs. */
+export interface RecoveryView {
+  /** Index of the statement in `statements`. */
+  statement: number;
+  /** quarantine: the table is moved aside, not dropped; copy: its data is copied aside first; none: no way back. */
+  way: 'quarantine' | 'copy' | 'none';
+  /** What is kept: "public.orders", "public.orders.note", or the tables a TRUNCATE empties. */
+  targets: string[];
+  /** Bytes the copy takes (0 for a move); null when there is none. */
+  bytes: number | null;
+  /** Days the quarantine keeps it before `pg-agent quarantine purge` may drop it. */
+  retentionDays: number;
+  /** The whole story in one sentence, for every surface. */
+  summary: string;
+}
+
+/** A session in the way of a DDL statement's lock: what a DBA asks first about it. */
+export interface LockHolderView {
+  /** null for a prepared transaction (it has no session). */
+  pid: number | null;
+  table: string;
+  /** The conflicting lock it holds (granted) or awaits. */
+  mode: LockModeName;
+  granted: boolean;
+  user: string | null;
+  application: string | null;
+  /** pg_stat_activity.state ("idle in transaction", "active", ...). */
+  state: string | null;
+  /** How long it has been in that state, and its transaction open, in seconds. */
+  stateSeconds: number | null;
+  transactionSeconds: number | null;
+  /** Its current or last query, whitespace folded, cut to 160 characters. */
+  query: string | null;
 }
 
 export type LockModeName =

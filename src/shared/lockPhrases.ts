@@ -43,3 +43,37 @@ function formatBytes(n: number): string {
   if (n >= 1024) return `${Math.round(n / 1024)} kB`;
   return `${n} bytes`;
 }
+
+/** What lockPhrases needs of a session in the way of a lock (LockHolderView in impactReport.ts). */
+export interface LockHolderPhraseInput {
+  pid: number | null;
+  table: string;
+  mode: string;
+  granted: boolean;
+  user: string | null;
+  state: string | null;
+  stateSeconds: number | null;
+  transactionSeconds: number | null;
+  query: string | null;
+}
+
+/** "pid 4242 (user app, idle in transaction for 12 min, holds ACCESS SHARE on public.orders; query: SELECT …)" */
+export function describeLockHolder(holder: LockHolderPhraseInput): string {
+  const who = holder.pid === null ? 'a prepared transaction' : `pid ${holder.pid}`;
+  const parts: string[] = [];
+  if (holder.user) parts.push(`user ${holder.user}`);
+  if (holder.state) parts.push(holder.stateSeconds === null ? holder.state : `${holder.state} for ${describeDuration(holder.stateSeconds)}`);
+  if (holder.transactionSeconds !== null && holder.transactionSeconds !== holder.stateSeconds) parts.push(`transaction open ${describeDuration(holder.transactionSeconds)}`);
+  parts.push(`${holder.granted ? 'holds' : 'waits for'} ${holder.mode} on ${holder.table}`);
+  const query = holder.query ? `; query: ${holder.query}` : '';
+  return `${who} (${parts.join(', ')}${query})`;
+}
+
+/** "12 min", "3 s", "2 h 5 min" */
+export function describeDuration(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.round((seconds % 3600) / 60);
+  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
+}

@@ -43,7 +43,8 @@ export interface ResultsView {
   elapsedMs: number;
 }
 
-export type ApprovalStatus = 'pending' | 'stale' | 'running' | 'executed' | 'rejected' | 'failed';
+/** `approved`: decided, waiting for the outside agent that proposed it to run it (execute_approved). */
+export type ApprovalStatus = 'pending' | 'stale' | 'approved' | 'running' | 'executed' | 'rejected' | 'failed';
 
 /** A write waiting for (or past) a person's decision, with everything needed to decide. */
 export interface ApprovalView {
@@ -56,6 +57,8 @@ export interface ApprovalView {
   error?: ErrorInfo;
   /** Who decided, once someone did; `signed`: a signature that verifies against approval.approvers. */
   decisions?: { by: string; approve: boolean; signed: boolean }[];
+  /** An outside agent's proposal: who proposed it. Approving only decides it; that agent runs it (execute_approved). */
+  proposedBy?: string;
 }
 
 /**

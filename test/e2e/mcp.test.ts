@@ -1,7 +1,8 @@
 // An outside agent's write in a real VS Code (code-server + Chromium): an MCP client (the SDK's, standing in
 // for Claude Code or Cursor) proposes a write through `pg-agent mcp`; the window shows it with its CodeLens
-// and impact card like any held write; the person clicks Approve & run; the agent's ticket then reads
-// EXECUTED and a second execute_approved is refused. Also checks that VS Code's language-model tool registry
+// and impact card like any held write; the person clicks "Approve for the agent", which only decides it (the one
+// executor rule: the agent that proposed it runs it): nothing ran, the card waits for the agent; the agent's
+// execute_approved runs it once, the card follows to executed, and a second execute_approved is refused. Also checks that VS Code's language-model tool registry
 // lists our nine tools (from the window's log), and that VS Code's MCP registry lists the server our
 // definition provider publishes for the connection, starts it and discovers its nine tools.
 // Screenshots: test-artifacts/e2e/mcp/.
@@ -92,7 +93,7 @@ describe('pg-agent mcp with VS Code open', () => {
     await scratch?.drop();
   });
 
-  it("shows an outside agent's proposed write for approval; Approve & run runs it once; the agent's ticket follows", async () => {
+  it("shows an outside agent's proposed write for approval; approving only decides it; the agent runs it once and the card follows", async () => {
     const p = suite.page();
     // The window's log says what VS Code's language-model tool registry lists from us.
     await expect.poll(() => windowLog(suite.workspace()), { timeout: UI_TIMEOUT_MS, message: 'the window log line on agent tools' }).toMatch(/agent tools registered/);
@@ -161,17 +162,26 @@ describe('pg-agent mcp with VS Code open', () => {
     await suite.explained(() =>
       expect
         .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the proposed SQL' })
-        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject'])),
+        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
     );
     await screenshot(p, 'proposal-with-codelens-and-card', SUITE);
     // Nothing ran yet, and the agent cannot run it.
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
     expect(errorOf(await agent.call('execute_approved', { ticket_id: ticketId })).code).toBe('APPROVAL_NOT_APPROVED');
 
-    await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
-    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card executed' }).toBe('executed'));
-    await screenshot(p, 'approved-and-executed-in-vscode', SUITE);
+    expect(await lensTexts(p)).not.toContain('Approve & run');
+    await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
+    // Decided, not run: the window waits for the agent, the row is still there, the ticket reads APPROVED.
+    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the agent' }).toBe('approved'));
+    await screenshot(p, 'approved-waiting-for-the-agent', SUITE);
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
+    expect((await agent.call('ticket_status', { ticket_id: ticketId })).structuredContent).toMatchObject({ status: 'APPROVED' });
+
+    const executed = await agent.call('execute_approved', { ticket_id: ticketId });
+    expect(executed.isError, textOf(executed)).toBeFalsy();
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
+    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card follows the agent to executed' }).toBe('executed'));
+    await screenshot(p, 'executed-by-the-agent', SUITE);
 
     const status = await agent.call('ticket_status', { ticket_id: ticketId });
     expect(status.structuredContent).toMatchObject({ status: 'EXECUTED' });

@@ -47,7 +47,7 @@ vi.mock('../../src/core/approvals/policyInForce', async (importOriginal) => {
 // The loader's job is to load dist/services.js on first use; here the same module from source.
 vi.mock('../../src/host/lazyServices', async () => {
   const services = await import('../../src/host/services');
-  return { coreServices: () => services };
+  return { coreOnFirstUse: () => () => services };
 });
 
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
@@ -72,13 +72,16 @@ import { JobRunners } from '../../src/host/jobs/jobRunners';
 import { jobRunnerSettings } from '../../src/host/jobs/jobSettings';
 import { JobSteps } from '../../src/host/jobs/jobSteps';
 import { decidePlanHere, resumeDecidedElsewhere } from '../../src/host/jobs/planDecisions';
-import { coreServices } from '../../src/host/lazyServices';
+import { coreOnFirstUse } from '../../src/host/lazyServices';
 import { call, inTactical, PLAN_V1, planTurn } from '../support/jobScript';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
+
+/** The window's core loader (mocked above: the services module from source). */
+const coreServices = coreOnFirstUse();
 
 /** The window's ticket store, counting the reads (get, waitForDecision) of each ticket made through it, and its transitions. */
 function countingStore(real: FileTicketStore): { store: TicketStore; reads: Map<string, number>; transitions: Map<string, number> } {

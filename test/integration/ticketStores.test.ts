@@ -317,6 +317,20 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
       expect(stored?.status).toBe('EXPIRED'); // stored as expired, even for a reader whose clock says otherwise
     });
 
+    it('releases the claim of an execution rolled back before it did anything (issue 25), only for that transaction', async () => {
+      const ticket = await approved();
+      const claimed = await store.claim(ticket.id, EXPECTED);
+      const xid = claimed.execution?.xid ?? '';
+      await expectCode(store.release?.(ticket.id, { ok: false, by: 'dev', xid: `${xid}9` }) ?? Promise.resolve(), 'APPROVAL_ALREADY_USED');
+      const released = await (await open()).release?.(ticket.id, { ok: false, by: 'dev', xid, comment: 'lock not free' });
+      expect(released?.status).toBe('APPROVED');
+      expect(released?.execution).toBeUndefined();
+      expect((await store.get(ticket.id))?.history.map((h) => h.action)).toEqual(['created', 'approved', 'claimed', 'released']);
+      // The same approval runs later, once.
+      expect((await store.claim(ticket.id, EXPECTED)).status).toBe('EXECUTING');
+      await expectCode(store.release?.(ticket.id, { ok: false, by: 'dev', xid: 'another' }) ?? Promise.resolve(), 'APPROVAL_ALREADY_USED');
+    });
+
     it('records the outcome of an execution once', async () => {
       const ok = await approved();
       await store.claim(ok.id, EXPECTED);

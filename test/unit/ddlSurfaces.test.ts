@@ -88,6 +88,11 @@ describe('renderImpact of DDL', () => {
     expect(text).not.toContain('no rows change');
   });
 
+  it('names the sessions in the way of its lock (issue 25)', () => {
+    const holder = { pid: 4242, table: 'public.t', mode: 'ACCESS SHARE' as const, granted: true, user: 'app', application: null, state: 'idle in transaction', stateSeconds: 720, transactionSeconds: 720, query: 'SELECT 1' };
+    expect(renderImpact({ ...base, lockHolders: [holder] })).toContain('in the way: pid 4242 (user app, idle in transaction for 12 min, holds ACCESS SHARE on public.t; query: SELECT 1)');
+  });
+
   it('reads an impact stored before the DDL fields existed', () => {
     const { previewed: _p, locks: _l, rewrites: _r, dependents: _d, lint: _li, transactional: _t, ...old } = base;
     expect(() => renderImpact(old as ImpactReport)).not.toThrow();

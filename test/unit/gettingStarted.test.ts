@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalView, JobListItem, RecentAskView, WaitingView } from '../../src/shared/protocol';
-import { showGettingStarted } from '../../webview/gettingStarted';
+import { showGettingStarted } from '../../webview/panel/gettingStarted';
 
 const empty = { hasProfiles: false, hasApiKey: false, jobs: [] as JobListItem[], answer: null, approvals: [] as ApprovalView[], results: null, recentAsks: [] as RecentAskView[], waiting: [] as WaitingView[] };
 

@@ -155,7 +155,7 @@ describe('the checks themselves', () => {
     expect(arrowViolation('src/core/db/introspect.ts', 'src/core/sql/parse.ts')).toMatch(/higher room/);
     expect(arrowViolation('src/core/jobs/jobRunner.ts', 'src/core/review/reviewChat.ts')).toMatch(/higher room/);
     expect(arrowViolation('src/shared/protocol.ts', 'src/core/platform/errors.ts')).toMatch(/imports nothing of ours/);
-    expect(arrowViolation('webview/main.ts', 'src/core/platform/errors.ts')).toMatch(/only src\/shared/);
+    expect(arrowViolation('webview/panel/main.ts', 'src/core/platform/errors.ts')).toMatch(/only src\/shared/);
     expect(arrowViolation('src/core/sql/runSql.ts', 'src/core/approvals/ticket.ts')).toBeUndefined();
     expect(arrowViolation('src/host/services.ts', 'src/core/jobs/jobRunner.ts')).toBeUndefined();
   });

@@ -70,6 +70,32 @@ describe('the policy in force: the person\'s own settings, tightened by the work
     expect(tightened.warnings).toEqual([]);
   });
 
+  it('lets the workspace shorten approved DDL\'s lock tries, never lengthen them (issue 25)', async () => {
+    const own: WorkspaceConfig = { connections: [], safety: { ddlLockTimeoutMs: 200, ddlLockAttempts: 5 } };
+    write({ safety: { ddlLockTimeoutMs: 50, ddlLockAttempts: 30 } });
+    const resolved = cliSafety({ workspace: dir } as Parameters<typeof cliSafety>[0], await readWorkspaceConfig(workspacePaths(dir)), own, {});
+    expect([resolved.settings.ddlLockTimeoutMs, resolved.settings.ddlLockAttempts]).toEqual([50, 5]);
+    expect(resolved.warnings.map((w) => w.setting)).toEqual(['safety.ddlLockAttempts']);
+    const get: SettingsGetter = <T>(key: string) => ({ 'query.ddlLockTimeoutMs': 300 })[key] as T | undefined;
+    expect(userSafety(get, DEFAULT_SAFETY)).toMatchObject({ ddlLockTimeoutMs: 300, ddlLockAttempts: DEFAULT_SAFETY.ddlLockAttempts });
+    expect(workspaceSettingsConfig(get).safety).toEqual({ ddlLockTimeoutMs: 300 });
+  });
+
+  it('reads the recovery window from the person\'s own config only (issue 25)', async () => {
+    const own: WorkspaceConfig = { connections: [], safety: { recovery: { maxCopyBytes: 1024 } } };
+    write({ safety: { recovery: { enabled: false } } });
+    const resolved = cliSafety({ workspace: dir } as Parameters<typeof cliSafety>[0], await readWorkspaceConfig(workspacePaths(dir)), own, {});
+    expect(resolved.settings.recovery).toEqual({ enabled: true, maxCopyBytes: 1024, retentionDays: 7 });
+  });
+
+  it('lets the workspace flag more sweeping writes (a lower share or factor), never fewer (issue 25)', async () => {
+    const own: WorkspaceConfig = { connections: [], safety: { sweepingWrites: { matchesAllShare: 0.9 } } };
+    write({ safety: { sweepingWrites: { matchesAllShare: 0.99, estimateFactor: 20 } } });
+    const resolved = cliSafety({ workspace: dir } as Parameters<typeof cliSafety>[0], await readWorkspaceConfig(workspacePaths(dir)), own, {});
+    expect(resolved.settings.policy.sweepingWrites).toEqual({ matchesAllShare: 0.9, estimateFactor: 20 });
+    expect(resolved.warnings.map((w) => w.setting)).toEqual(['safety.sweepingWrites.matchesAllShare']);
+  });
+
   it('keeps the person\'s critical tables: a workspace may add to the list, never remove from it', () => {
     const get: SettingsGetter = <T>(key: string) => ({ 'safety.criticalTables': ['public.payments'] })[key] as T | undefined;
     const resolved = resolveSafety({ connections: [], safety: { criticalTables: ['public.audit'] } }, userSafety(get, DEFAULT_SAFETY), FILES);

@@ -3,8 +3,8 @@
  * of its own once the cockpit has drawn its first screen, under the page's CSP: the same nonce as the
  * cockpit's script, from beside it (dist/). Until it is there, markdown shows as plain text.
  */
-import type { MarkdownRenderer } from '../jobs/markdown';
-import { useMarkdownRenderer } from '../jobs/markdown';
+import type { MarkdownRenderer } from '../common/markdown';
+import { useMarkdownRenderer } from '../common/markdown';
 
 /** The global the chunk calls with the renderer. */
 export const MARKDOWN_HOOK = 'pgAgentUseMarkdown';

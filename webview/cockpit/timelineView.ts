@@ -1,7 +1,7 @@
 /** The cockpit's activity chart: a bar per step (inline SVG, height by tokens), review marks, and the steps as a list. */
 import type { TimelineView } from '../../src/shared/cockpitProtocol';
 import { timelineBars, timelineTotals } from '../../src/shared/timelineChart';
-import { el } from '../dom';
+import { el } from '../common/dom';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const BAR_WIDTH = 18;

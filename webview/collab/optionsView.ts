@@ -1,22 +1,22 @@
 /** The options of the last round as cards with a trade-off table, each with its Choose button. */
 import type { CollabSolutionView } from '../../src/shared/collabProtocol';
-import { action, fmt, h, list, pct } from './h';
+import { button, el, fmt, list, pct } from '../common/dom';
 
 export function optionCards(solutions: readonly CollabSolutionView[], choose: ((option: number) => void) | null, selected: number | null): HTMLElement {
-  return h(
+  return el(
     'div',
     { class: 'options', 'data-testid': 'options' },
     ...solutions.map((s, i) =>
-      h(
+      el(
         'article',
         { class: `option${selected === i + 1 ? ' chosen' : ''}`, 'data-testid': `option-${i + 1}` },
-        h('h3', {}, `Option ${i + 1}: ${s.name}`),
-        h('p', {}, s.description),
+        el('h3', {}, `Option ${i + 1}: ${s.name}`),
+        el('p', {}, s.description),
         tradeOffs(s),
-        s.pros.length > 0 ? h('div', { class: 'pros' }, h('h4', {}, 'Pros'), list(s.pros)) : null,
-        s.cons.length > 0 ? h('div', { class: 'cons' }, h('h4', {}, 'Cons'), list(s.cons)) : null,
-        s.refuted.length > 0 ? h('div', { class: 'refuted' }, h('h4', {}, 'Refuted by the database'), list(s.refuted)) : null,
-        choose ? action(selected === i + 1 ? 'Chosen — write the plan again' : 'Choose this option', `choose-option-${i + 1}`, () => choose(i + 1), { secondary: selected !== null && selected !== i + 1 }) : null,
+        s.pros.length > 0 ? el('div', { class: 'pros' }, el('h4', {}, 'Pros'), list(s.pros)) : null,
+        s.cons.length > 0 ? el('div', { class: 'cons' }, el('h4', {}, 'Cons'), list(s.cons)) : null,
+        s.refuted.length > 0 ? el('div', { class: 'refuted' }, el('h4', {}, 'Refuted by the database'), list(s.refuted)) : null,
+        choose ? button(selected === i + 1 ? 'Chosen — write the plan again' : 'Choose this option', `choose-option-${i + 1}`, () => choose(i + 1), selected !== null && selected !== i + 1) : null,
       ),
     ),
   );
@@ -34,5 +34,5 @@ function tradeOffs(s: CollabSolutionView): HTMLElement {
     ['Objects', s.affectedObjects.join(', ') || '—'],
     ['Proposed by', s.sourceModels.join(', ') || '—'],
   ];
-  return h('table', { class: 'tradeoffs' }, h('tbody', {}, ...rows.map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, v)))));
+  return el('table', { class: 'tradeoffs' }, el('tbody', {}, ...rows.map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, v)))));
 }

@@ -9,22 +9,13 @@ import type { ResultsView } from '../../src/shared/protocol';
 import type { ResultsHostMessage, ResultsWebviewMessage, ResultTabInfo } from '../../src/shared/resultsProtocol';
 import { cellText, isNumericType, sortedOrder, visibleWindow } from '../../src/shared/resultsGrid';
 
-interface VsCodeApi {
-  postMessage(message: ResultsWebviewMessage): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-const api = acquireVsCodeApi();
-const post = (message: ResultsWebviewMessage) => api.postMessage(message);
+import { el } from '../common/dom';
+import { poster } from '../common/vscodeApi';
+
+const post = poster<ResultsWebviewMessage>();
 
 const ROW_HEIGHT = 22;
 const MIN_WIDTH = 48;
-
-function h(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  node.append(...children);
-  return node;
-}
 
 let tabs: ResultTabInfo[] = [];
 let active: string | null = null;
@@ -64,35 +55,35 @@ const greeting = setInterval(() => post({ type: 'ready' }), 1_000);
 post({ type: 'ready' });
 
 function render(): void {
-  app.replaceChildren(tabBar(), ...(result ? [toolbar(result), grid(result)] : [h('p', { class: 'muted', 'data-testid': 'results-empty' }, 'Run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.')]));
+  app.replaceChildren(tabBar(), ...(result ? [toolbar(result), grid(result)] : [el('p', { class: 'muted', 'data-testid': 'results-empty' }, 'Run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.')]));
 }
 
 function tabBar(): HTMLElement {
-  return h(
+  return el(
     'div',
     { class: 'tabs', role: 'tablist' },
     ...tabs.map((tab) => {
-      const select = h('button', { class: 'tab-title', role: 'tab', 'aria-selected': String(tab.id === active), 'data-testid': 'result-tab', 'data-tab-id': tab.id }, tab.title);
+      const select = el('button', { class: 'tab-title', role: 'tab', 'aria-selected': String(tab.id === active), 'data-testid': 'result-tab', 'data-tab-id': tab.id }, tab.title);
       select.addEventListener('click', () => post({ type: 'selectTab', id: tab.id }));
-      const close = h('button', { class: 'tab-close', 'aria-label': `Close ${tab.title}`, title: 'Close' }, '×');
+      const close = el('button', { class: 'tab-close', 'aria-label': `Close ${tab.title}`, title: 'Close' }, '×');
       close.addEventListener('click', () => post({ type: 'closeTab', id: tab.id }));
-      return h('span', { class: tab.id === active ? 'tab active' : 'tab' }, select, close);
+      return el('span', { class: tab.id === active ? 'tab active' : 'tab' }, select, close);
     }),
   );
 }
 
 function toolbar(r: ResultsView): HTMLElement {
   const action = (label: string, testId: string, run: () => void) => {
-    const b = h('button', { 'data-testid': testId }, label);
+    const b = el('button', { 'data-testid': testId }, label);
     b.addEventListener('click', run);
     return b;
   };
   const copy = (what: 'cell' | 'row' | 'column') => post({ type: 'copy', what, row: order[selected.row] ?? 0, column: selected.column });
   const summary = `${r.rowCount.toLocaleString('en-US')} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (the first ones: the query has more than the row cap)' : ''} · ${r.elapsedMs} ms`;
-  return h(
+  return el(
     'div',
     { class: 'toolbar' },
-    h('span', { class: 'summary', 'data-testid': 'results-summary' }, summary),
+    el('span', { class: 'summary', 'data-testid': 'results-summary' }, summary),
     action('Copy cell', 'copy-cell', () => copy('cell')),
     action('Copy row', 'copy-row', () => copy('row')),
     action('Copy column', 'copy-column', () => copy('column')),
@@ -106,21 +97,21 @@ function template(): string {
 }
 
 function grid(r: ResultsView): HTMLElement {
-  const header = h('div', { class: 'row header', role: 'row', style: `grid-template-columns: ${template()}` });
+  const header = el('div', { class: 'row header', role: 'row', style: `grid-template-columns: ${template()}` });
   r.fields.forEach((field, column) => {
     const arrow = sort.column === column ? (sort.descending ? ' ▼' : ' ▲') : '';
-    const button = h('button', { class: 'sort', 'data-testid': 'column-header', 'aria-sort': sort.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none' }, h('span', { class: 'name' }, `${field.name}${arrow}`), h('span', { class: 'type' }, field.type));
+    const button = el('button', { class: 'sort', 'data-testid': 'column-header', 'aria-sort': sort.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none' }, el('span', { class: 'name' }, `${field.name}${arrow}`), el('span', { class: 'type' }, field.type));
     button.addEventListener('click', () => {
       sort = sort.column === column ? { column, descending: !sort.descending } : { column, descending: false };
       order = sortedOrder(r, sort.column, sort.descending);
       render();
     });
-    const handle = h('span', { class: 'resize', 'aria-hidden': 'true' });
+    const handle = el('span', { class: 'resize', 'aria-hidden': 'true' });
     handle.addEventListener('mousedown', (event) => startResize(event, column));
-    header.append(h('div', { class: `cell head${isNumericType(field.type) ? ' num' : ''}`, role: 'columnheader' }, button, handle));
+    header.append(el('div', { class: `cell head${isNumericType(field.type) ? ' num' : ''}`, role: 'columnheader' }, button, handle));
   });
-  const body = h('div', { class: 'body', style: `height: ${order.length * ROW_HEIGHT}px` });
-  const viewport = h('div', { class: 'viewport', tabindex: '0', role: 'grid', 'aria-rowcount': String(r.rowCount + 1), 'data-testid': 'results-grid' }, header, body);
+  const body = el('div', { class: 'body', style: `height: ${order.length * ROW_HEIGHT}px` });
+  const viewport = el('div', { class: 'viewport', tabindex: '0', role: 'grid', 'aria-rowcount': String(r.rowCount + 1), 'data-testid': 'results-grid' }, header, body);
   const draw = () => {
     const { first, last } = visibleWindow(viewport.scrollTop, viewport.clientHeight || 600, ROW_HEIGHT, order.length);
     const rows: HTMLElement[] = [];
@@ -144,12 +135,12 @@ function grid(r: ResultsView): HTMLElement {
 function rowElement(r: ResultsView, position: number): HTMLElement {
   const source = order[position] ?? 0;
   const values = r.rows[source] ?? [];
-  const row = h('div', { class: 'row', role: 'row', style: `top: ${position * ROW_HEIGHT}px; grid-template-columns: ${template()}`, 'data-testid': 'result-row' });
+  const row = el('div', { class: 'row', role: 'row', style: `top: ${position * ROW_HEIGHT}px; grid-template-columns: ${template()}`, 'data-testid': 'result-row' });
   r.fields.forEach((field, column) => {
     const value = values[column];
     const isSelected = selected.row === position && selected.column === column;
-    const content = value === null || value === undefined ? h('span', { class: 'null' }, 'NULL') : document.createTextNode(cellText(value));
-    const cell = h('div', { class: `cell${isNumericType(field.type) ? ' num' : ''}${isSelected ? ' selected' : ''}`, role: 'gridcell', title: cellText(value) }, content);
+    const content = value === null || value === undefined ? el('span', { class: 'null' }, 'NULL') : document.createTextNode(cellText(value));
+    const cell = el('div', { class: `cell${isNumericType(field.type) ? ' num' : ''}${isSelected ? ' selected' : ''}`, role: 'gridcell', title: cellText(value) }, content);
     cell.addEventListener('click', () => {
       selected = { row: position, column };
       redraw();

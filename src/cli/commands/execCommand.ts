@@ -46,6 +46,9 @@ export const execCommand: CliCommand = {
       // The ticket's own SQL, as it ran: hidden characters shown and flagged.
       io.stdout(`${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`);
       io.stdout(`Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${result.undoFile}\n`);
+      // Issue 25: destructive DDL run with its way back says where that is.
+      const kept = (result.ticket.impact.recovery ?? []).filter((r) => r.way !== 'none');
+      if (kept.length > 0) io.stdout(`Way back: \`pg-agent undo ${id}\` (kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days; \`pg-agent quarantine list\`).\n`);
     }
     return EXIT.ok;
   },

@@ -43,7 +43,7 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1`;
 
 /**
- * Every transition (decide, claim, note the undo file, finish, resolve, expire). The rules are checked in TypeScript against the exact
+ * Every transition (decide, claim, note the undo file, finish, resolve, expire, release). The rules are checked in TypeScript against the exact
  * JSON read (ARGV[1]); the script writes only if the key still holds those bytes, so check and write are
  * one atomic step and of two racing transitions exactly one lands. As a second line it refuses any move
  * the state machine does not have. Returns 1 written, 0 changed meanwhile, -1 gone, -2 illegal move.
@@ -56,7 +56,7 @@ if current ~= ARGV[1] then return 0 end
 local moves = {
   PENDING_APPROVAL = { APPROVED = true, REJECTED = true, EXPIRED = true },
   APPROVED = { APPROVED = true, EXECUTING = true, EXPIRED = true },
-  EXECUTING = { EXECUTING = true, EXECUTED = true, FAILED = true },
+  EXECUTING = { EXECUTING = true, EXECUTED = true, FAILED = true, APPROVED = true },
 }
 local from = cjson.decode(current).status
 local to = cjson.decode(ARGV[2]).status

@@ -1,12 +1,12 @@
 /**
  * What both ticket stores (files, Redis) do the same way on top of their one primitive, `transition` (read
  * the ticket, apply a rule of ticketRules.ts, write it back only if nobody changed it meanwhile): decide,
- * claim, note the undo script, finish, resolve a ticket left EXECUTING, and wait for a decision.
+ * claim, note the undo script, finish, release, resolve a ticket left EXECUTING, and wait for a decision.
  */
 import type { Logger } from '../platform/logger';
 import type { Ticket } from './ticket';
 import type { TransitionResult } from './ticketRules';
-import { claimRule, decideRule, finishRule, noteUndoRule } from './ticketRules';
+import { claimRule, decideRule, finishRule, noteUndoRule, releaseRule } from './ticketRules';
 import { resolveIfExecuting } from './resolveExecuting';
 import type { ClaimRequest, ExecutionOutcome, ExecutionResolver, TicketDecisionRequest } from './ticketStore';
 import { assertTicketId } from './ticketStore';
@@ -58,6 +58,11 @@ export abstract class RuleTicketStore {
   async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
     assertTicketId(id);
     return this.applyRule(id, finishRule(outcome));
+  }
+
+  async release(id: string, outcome: ExecutionOutcome & { xid: string }): Promise<Ticket> {
+    assertTicketId(id);
+    return this.applyRule(id, releaseRule(outcome));
   }
 
   setResolver(resolver: ExecutionResolver | undefined): void {

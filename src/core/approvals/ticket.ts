@@ -17,7 +17,7 @@ export type TicketStatus =
   /** Execution was attempted and rolled back; the ticket is spent. */
   | 'FAILED';
 
-export type TicketAction = 'created' | 'approved' | 'rejected' | 'expired' | 'claimed' | 'executed' | 'failed';
+export type TicketAction = 'created' | 'approved' | 'rejected' | 'expired' | 'claimed' | 'released' | 'executed' | 'failed';
 
 /** A write runs SQL; a plan lets a job go from its reviewed plan to execution. */
 export type TicketKind = 'write' | 'plan';

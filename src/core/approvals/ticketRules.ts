@@ -212,6 +212,17 @@ export function finishRule(outcome: ExecutionOutcome): Rule {
   };
 }
 
+/** The execution `xid` was rolled back before it did anything: the ticket is APPROVED again (issue 25). */
+export function releaseRule(outcome: ExecutionOutcome & { xid: string }): Rule {
+  requirePerson(outcome.by, 'executor');
+  const now = outcome.now ?? new Date();
+  return (ticket) => {
+    if (ticket.status !== 'EXECUTING' || ticket.execution?.xid !== outcome.xid) return { ticket, changed: false, error: notUsable(ticket) };
+    const { execution: _released, ...rest } = ticket;
+    return { ticket: withEvent(rest, 'APPROVED', event('released', outcome.by, now, outcome.comment)), changed: true };
+  };
+}
+
 /**
  * A ticket left EXECUTING, resolved from its transaction's fate in the database: committed → EXECUTED,
  * aborted → FAILED. Anything else (still in progress, or no longer known) leaves it as it is.

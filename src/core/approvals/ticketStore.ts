@@ -87,6 +87,12 @@ export interface TicketStore {
   noteUndo(id: string, xid: string, undoFile: string): Promise<Ticket>;
   /** EXECUTING → EXECUTED/FAILED (a no-op when the ticket was already resolved to that outcome). */
   finish(id: string, outcome: ExecutionOutcome): Promise<Ticket>;
+  /**
+   * EXECUTING → APPROVED again, for the execution `xid` whose transaction its executor rolled back before it
+   * did anything (a lock it could not get in time, issue 25): the approval is not spent. Optional: a store
+   * without it records such an execution as FAILED.
+   */
+  release?(id: string, outcome: ExecutionOutcome & { xid: string }): Promise<Ticket>;
   /** Sets how tickets left EXECUTING are resolved on every read (get, list, waits). */
   setResolver(resolver: ExecutionResolver | undefined): void;
   /** Resolves once the ticket leaves PENDING_APPROVAL, whoever decided it and wherever; rejects when aborted. */
@@ -206,7 +212,7 @@ const ticketSchema = z.object({
   status: z.enum(['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTING', 'EXECUTED', 'FAILED']),
   history: z.array(
     z.object({
-      action: z.enum(['created', 'approved', 'rejected', 'expired', 'claimed', 'executed', 'failed']),
+      action: z.enum(['created', 'approved', 'rejected', 'expired', 'claimed', 'released', 'executed', 'failed']),
       by: z.string(),
       at: isoTime,
       comment: z.string().optional(),

@@ -91,6 +91,13 @@ const workspaceConfigSchema = z.object({
         .object({ low: z.number(), medium: z.number(), high: z.number(), smallTableRows: z.number(), bigTableRows: z.number() })
         .partial()
         .optional(),
+      /** Approved DDL's lock tries (issue 25): the wait of one try, in ms, and how many tries. */
+      ddlLockTimeoutMs: z.number().int().min(1).max(60_000).optional(),
+      ddlLockAttempts: z.number().int().min(1).max(100).optional(),
+      /** Filtered writes that sweep their table (issue 25): the share of rows, and the factor over the estimate. */
+      sweepingWrites: z.object({ matchesAllShare: z.number().gt(0).max(1), estimateFactor: z.number().min(1) }).partial().optional(),
+      /** The way back from destructive DDL (issue 25); read from the person's own config only (turning it off loosens). */
+      recovery: z.object({ enabled: z.boolean(), maxCopyBytes: z.number().int().min(0), retentionDays: z.number().int().min(0).max(3650) }).partial().optional(),
     })
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
@@ -116,6 +123,10 @@ export interface WorkspaceConfig {
         riskThresholds?:
           | { low?: number | undefined; medium?: number | undefined; high?: number | undefined; smallTableRows?: number | undefined; bigTableRows?: number | undefined }
           | undefined;
+        ddlLockTimeoutMs?: number | undefined;
+        ddlLockAttempts?: number | undefined;
+        sweepingWrites?: { matchesAllShare?: number | undefined; estimateFactor?: number | undefined } | undefined;
+        recovery?: { enabled?: boolean | undefined; maxCopyBytes?: number | undefined; retentionDays?: number | undefined } | undefined;
       }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;

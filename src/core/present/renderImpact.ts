@@ -1,6 +1,6 @@
 /** Impact reports and read results as a person reads them in a terminal. */
 import type { ImpactReport } from '../../shared/impactReport';
-import { describeLock } from '../../shared/lockPhrases';
+import { describeLock, describeLockHolder } from '../../shared/lockPhrases';
 import { describeReach, reachToShow } from '../../shared/reachPhrases';
 import type { ReadResult } from '../sql/runRead';
 import type { JsonValue } from '../db/valueEncoding';
@@ -67,6 +67,10 @@ function renderDdl(report: ImpactReport): string[] {
   for (const lock of impact.locks.filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
     lines.push(`  lock: ${describeLock(lock)}${lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : ''}`);
   }
+  // Issue 25: who held or awaited a conflicting lock when the impact was computed (the executor checks again).
+  for (const holder of stored.lockHolders ?? []) lines.push(`  in the way: ${describeLockHolder(holder)}`);
+  // The summary starts with "Way back:" or "No way back:"; the latter in capitals, like other points of no return.
+  for (const way of stored.recovery ?? []) lines.push(`  ${way.way === 'none' ? way.summary.replace(/^No way back:/, 'NO WAY BACK:') : way.summary}`);
   if (impact.rewrites.length > 0) lines.push(`  rewrites: ${impact.rewrites.join(', ')}${impact.previewed ? ' (seen by the preview)' : ' (predicted)'}`);
   for (const d of impact.dependents) lines.push(`  depends: ${d.kind} ${d.name} — ${d.effect}`);
   for (const l of impact.lint) {

@@ -11,6 +11,8 @@ import type { PlanningSettings } from '../jobs/planningSettings';
 import { RISK_ORDER } from '../../shared/impactReport';
 import type { RiskPolicy } from '../sql/risk';
 import type { SafetySettings } from '../sql/safetySettings';
+import { DEFAULT_RECOVERY } from '../sql/safetySettings';
+import { DEFAULT_SWEEPING_RULES } from '../sql/sweepingWrites';
 import type { WorkspaceConfig } from '../config/workspace';
 import { approvalRulesOf } from '../config/workspace';
 
@@ -41,8 +43,8 @@ type Thresholds = RiskPolicy['thresholds'];
 const THRESHOLD_KEYS = ['low', 'medium', 'high', 'smallTableRows', 'bigTableRows'] as const satisfies readonly (keyof Thresholds)[];
 const AUTO_ORDER: readonly RiskPolicy['autoApproveMaxRisk'][] = ['none', ...RISK_ORDER];
 
-function definedThresholds(given: NonNullable<NonNullable<WorkspaceConfig['safety']>['riskThresholds']> | undefined): Partial<Thresholds> {
-  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined));
+function definedThresholds<T extends object>(given: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 /** The person's own config file applied over their base settings: it may set anything, loosening included. */
@@ -51,10 +53,17 @@ export function applyOwnSafety(own: WorkspaceConfig, base: SafetySettings): Safe
   return {
     ...base,
     ...(rules ? { approvalRules: rules } : {}),
+    ddlLockTimeoutMs: own.safety?.ddlLockTimeoutMs ?? base.ddlLockTimeoutMs,
+    ddlLockAttempts: own.safety?.ddlLockAttempts ?? base.ddlLockAttempts,
+    // The way back from destructive DDL: only the person's own config changes it (a workspace's is not read).
+    ...(own.safety?.recovery ? { recovery: { ...(base.recovery ?? DEFAULT_RECOVERY), ...definedThresholds(own.safety.recovery) } } : {}),
     policy: {
       thresholds: { ...base.policy.thresholds, ...definedThresholds(own.safety?.riskThresholds) },
       criticalTables: own.safety?.criticalTables ?? base.policy.criticalTables,
       autoApproveMaxRisk: own.approval?.autoApproveMaxRisk ?? base.policy.autoApproveMaxRisk,
+      ...(own.safety?.sweepingWrites || base.policy.sweepingWrites
+        ? { sweepingWrites: { ...(base.policy.sweepingWrites ?? DEFAULT_SWEEPING_RULES), ...definedThresholds(own.safety?.sweepingWrites) } }
+        : {}),
     },
   };
 }
@@ -94,12 +103,30 @@ export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, f
   // The workspace may add critical tables; the person's own stay critical whatever the file lists.
   const criticalTables = [...new Set([...own.policy.criticalTables, ...(workspace.safety?.criticalTables ?? [])])];
 
+  // Approved DDL's lock tries: a shorter wait and fewer tries hold other sessions up less, so lower is stricter.
+  const ddlLocks = { ddlLockTimeoutMs: own.ddlLockTimeoutMs, ddlLockAttempts: own.ddlLockAttempts };
+  for (const key of ['ddlLockTimeoutMs', 'ddlLockAttempts'] as const) {
+    const asked = workspace.safety?.[key];
+    if (asked === undefined) continue;
+    if (asked <= ddlLocks[key]) ddlLocks[key] = asked;
+    else ignore(`safety.${key}`, asked, ddlLocks[key]);
+  }
+
+  // A smaller share and factor flag more writes: lower is stricter.
+  const sweepingWrites = { ...(own.policy.sweepingWrites ?? DEFAULT_SWEEPING_RULES) };
+  for (const [key, asked] of Object.entries(definedThresholds(workspace.safety?.sweepingWrites)) as [keyof typeof sweepingWrites, number][]) {
+    if (!(key in sweepingWrites)) continue;
+    if (asked <= sweepingWrites[key]) sweepingWrites[key] = asked;
+    else ignore(`safety.sweepingWrites.${key}`, asked, sweepingWrites[key]);
+  }
+
   const approvalRules = combinedRules(own.approvalRules, approvalRulesOf(workspace), (setting, asked, kept) => ignore(setting, asked, kept));
   return {
     settings: {
       ...own,
+      ...ddlLocks,
       ...(approvalRules ? { approvalRules } : {}),
-      policy: { thresholds, criticalTables, autoApproveMaxRisk },
+      policy: { thresholds, criticalTables, autoApproveMaxRisk, ...(own.policy.sweepingWrites || workspace.safety?.sweepingWrites ? { sweepingWrites } : {}) },
     },
     warnings,
   };

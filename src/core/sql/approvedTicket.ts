@@ -9,9 +9,13 @@ import type { Ticket } from '../approvals/ticket';
 import { AgentError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import type { Classification } from './classification';
-import { classifySql } from './classify';
+import { classifyParsed, classifySql } from './classify';
+import { parseSql } from './parse';
+import type { ParsedInput } from './parse';
 import type { TableEffect } from '../../shared/impactReport';
 import type { UndoScript } from './undoCapture';
+import type { LockWaitPolicy } from './ddl/lockWait';
+import { DEFAULT_SAFETY } from './safetySettings';
 
 /** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */
 export interface UndoSink {
@@ -26,6 +30,9 @@ export interface ExecuteOptions {
   connection: string;
   statementTimeoutMs: number;
   lockTimeoutMs: number;
+  /** Approved DDL: one lock try's wait and the number of tries (safetySettings.ts; default 100 ms × 10). */
+  ddlLockTimeoutMs?: number;
+  ddlLockAttempts?: number;
   /** Extra share of the approved count allowed per table and kind of change (0.1 = 10 %). */
   tolerance: number;
   /** Signatures and approval.policy the approvals must satisfy (default: none configured). */
@@ -64,6 +71,20 @@ export async function invalidateAfterDdl(options: Pick<ExecuteOptions, 'invalida
   await options.invalidateSchema?.().catch((error: unknown) => options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }));
 }
 
+/** A write ticket's SQL parsed once, before its claim (to pick the execution path and the locks to take first). */
+export interface PeekedTicket {
+  sql: string;
+  parsed: ParsedInput;
+  classification: Classification;
+}
+
+/** Parses and classifies a write ticket's SQL as read before its claim; throws like classifySql. */
+export function peekTicket(ticket: Ticket): PeekedTicket | undefined {
+  if (ticket.kind !== 'write') return undefined;
+  const parsed = parseSql(ticket.sql);
+  return { sql: ticket.sql, parsed, classification: classifyParsed(parsed) };
+}
+
 /**
  * The ticket's own SQL, parsed here: a ticket whose SQL is not a single write the path allows is refused.
  * `peeked` is the parse of the same ticket read just before its claim (to pick the execution path): it is
@@ -78,4 +99,9 @@ export function parseTicket(ticket: Ticket, peeked?: { sql: string; classificati
     throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
   }
   return { classification };
+}
+
+/** How approved DDL waits for its locks: the options' short waits, else the defaults (100 ms × 10). */
+export function lockWaitPolicyOf(options: Pick<ExecuteOptions, 'ddlLockTimeoutMs' | 'ddlLockAttempts'>): LockWaitPolicy {
+  return { timeoutMs: options.ddlLockTimeoutMs ?? DEFAULT_SAFETY.ddlLockTimeoutMs, attempts: options.ddlLockAttempts ?? DEFAULT_SAFETY.ddlLockAttempts };
 }

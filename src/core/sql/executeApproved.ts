@@ -16,7 +16,6 @@ import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
 import { AgentError, toAgentError } from '../platform/errors';
-import { classifySql } from './classify';
 import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';
 import type { ChangedTable } from './tableEffects';
@@ -24,7 +23,10 @@ import { attributeEffects, diffStats, readXactStats, resolveTables } from './tab
 import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
 import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
-import { invalidateAfterDdl, parseTicket } from './approvedTicket';
+import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket, peekTicket } from './approvedTicket';
+import { isLockTimeout, lockedStatements, lockNotForeseen, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
+import { isQuarantineSchema } from './recovery/quarantineStore';
+import { runWithRecovery } from './recovery/runWithRecovery';
 
 export async function executeApproved(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions): Promise<ExecutionResult> {
   const started = performance.now();
@@ -33,7 +35,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   // The peek only picks the path; that path claims the ticket and runs the claimed ticket's SQL, whose parse
   // is the peek's only when it is the same text (parseTicket).
   const ticketRead = await store.get(ticketId);
-  const peeked = ticketRead?.kind === 'write' ? { sql: ticketRead.sql, classification: classifySql(ticketRead.sql) } : undefined;
+  const peeked = ticketRead ? peekTicket(ticketRead) : undefined;
   if (peeked && runsOutsideTransaction(peeked.classification.statements)) {
     return executeTicketOutsideTransaction(db, store, ticketId, options, started, peeked);
   }
@@ -49,6 +51,13 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       // Signed mode and the ledger are read from this database, now: never from the ticket or the workspace.
       const guards = await executionGuards(session);
       if (guards.ledger) await assertNotInLedger(session, ticketId);
+      // Issue 25: approved DDL takes its table locks first, in short tries, before the ticket is claimed: when
+      // others hold them, it stops here with the ticket unspent, and no one ever queued behind it for long.
+      const ddlAhead = peeked && ticketRead?.status === 'APPROVED' ? lockedStatements(peeked.classification.statements) : [];
+      if (ddlAhead.length > 0) {
+        const waited = await takeLocksBriefly(session, await lockTargetsOf(session, ddlAhead), lockWaitPolicyOf(options), { logger: options.logger, ticketId });
+        if (waited.attempts > 1) options.logger.info('approved DDL got its locks after retries', { ...log, ...waited });
+      }
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
       const xid = await currentXid(session);
       ticket = await store.claim(ticketId, {
@@ -64,11 +73,13 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       options.logger.info('executing approved write', { ...log, xid });
       const statements = parseTicket(ticket, peeked);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
-      await setLocalTimeouts(session, options.statementTimeoutMs, options.lockTimeoutMs);
+      // A lock the model did not foresee is not waited for long either: approved DDL never queues others for seconds.
+      await setLocalTimeouts(session, options.statementTimeoutMs, ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs);
       const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
       const before = await readXactStats(session);
-      const directRelids = await runTicketStatements(session, statements);
-      const changed = diffStats(before, await readXactStats(session));
+      const directRelids = await runTicketStatements(session, statements, ticket);
+      // What the way back keeps (issue 25) is not a change of the data that was approved.
+      const changed = diffStats(before, await readXactStats(session)).filter((t) => !isQuarantineSchema(t.schema));
       const exceeded = compareWithApproved(changed, ticket, options.tolerance);
       if (exceeded.length > 0) {
         throw new AgentError(
@@ -94,12 +105,24 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       }
       return done;
     } catch (error) {
-      await session.query('ROLLBACK').catch(() => undefined);
+      const rolledBack = await session.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      );
       const e = toAgentError(error);
       // Not claimed (refused by policy, already used, ...): nothing ran and nothing is ours to record.
       if (ticket?.status !== 'EXECUTING' || !ticket.execution) throw e;
       // Claimed only because the ticket was reset: its ledger row belongs to the execution that ran it.
       if (error instanceof LedgerRefusal) throw e;
+      // Issue 25: a lock the model did not foresee, not free within the short wait. The rollback is confirmed and
+      // nothing committed, so the approval is not spent: the ticket goes back to APPROVED (if the store can).
+      if (rolledBack && undoFile === undefined && isLockTimeout(error) && store.release) {
+        const released = await store.release(ticket.id, { ok: false, by: options.by, xid: ticket.execution.xid, comment: e.message }).catch((releaseError: unknown) => {
+          options.logger.error('could not release the claim of a ticket whose lock was not free', { ...log, error: String(releaseError) });
+          return undefined;
+        });
+        if (released) throw await lockNotForeseen(session, parseTicket(released).classification.statements, lockWaitPolicyOf(options), ticket.id, e);
+      }
       if (undoFile !== undefined) {
         await options.undo.markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`).catch((voidError: unknown) =>
           options.logger.error('could not mark an undo script void', { ...log, file: undoFile, error: String(voidError) }),
@@ -140,11 +163,14 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
  * Runs the ticket's statements inside the open transaction and returns the tables they write directly.
  * One step on its own, so statements that must run outside a transaction can get their own branch here.
  */
-async function runTicketStatements(session: DbSession, statements: TicketStatements): Promise<number[]> {
+async function runTicketStatements(session: DbSession, statements: TicketStatements, ticket: Ticket): Promise<number[]> {
   const directRelids: number[] = [];
-  for (const statement of statements.classification.statements) {
+  for (const [index, statement] of statements.classification.statements.entries()) {
     directRelids.push(...(await resolveTables(session, statement.writesTo)));
-    await session.query(statement.sql);
+    // A destructive statement approved with a way back runs with it (quarantine or copy first); issue 25.
+    const recovery = ticket.impact.recovery?.find((r) => r.statement === index);
+    if (recovery) await runWithRecovery(session, ticket, statement, index, recovery);
+    else await session.query(statement.sql);
   }
   return directRelids;
 }

@@ -7,7 +7,7 @@ import type { Db, DbSession } from '../db/db';
 import { DbQueryError } from '../db/dbErrors';
 import { AgentError } from '../platform/errors';
 import type { Classification, StatementClassification } from './classification';
-import type { ImpactReport } from '../../shared/impactReport';
+import type { ImpactReport, LintFindingView } from '../../shared/impactReport';
 import type { Risk } from '../../shared/impactReport';
 import { RISK_ORDER } from '../../shared/impactReport';
 import { setLocalTimeouts } from './runRead';
@@ -25,6 +25,10 @@ import { withReach } from './reach/checkSql';
 import { plannedRowsOf } from './plannedRows';
 import type { ReachEntry } from '../../shared/reachTypes';
 import { blockingEffects, reachRiskFloor } from './reach/reachVerdicts';
+import { liftForSweepingWrites, sweepingWriteFindings } from './sweepingWrites';
+import { planRecovery } from './recovery/recoveryPlan';
+import type { RecoverySettings } from './safetySettings';
+import { DEFAULT_RECOVERY } from './safetySettings';
 
 export interface ImpactOptions {
   previewTimeoutMs: number;
@@ -35,6 +39,8 @@ export interface ImpactOptions {
    * benchmark observe what the open preview blocks (SPEC §5.4a is asserted by observation, not timing).
    */
   whilePreviewOpen?: () => Promise<void>;
+  /** The way back from destructive DDL (issue 25); default DEFAULT_RECOVERY. */
+  recovery?: RecoverySettings;
 }
 
 /** A planner estimate this many times off the exact count earns a warning. */
@@ -79,6 +85,9 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     }
     if (wouldFail !== null) predictionWarnings.push('Would fail: predicted from the catalog and a read-only query, without running the statement.');
   }
+  const recovery = classification.statements.some((s) => s.destructive)
+    ? await db.withSession((session) => planRecovery(session, classification.statements, options.recovery ?? DEFAULT_RECOVERY))
+    : [];
   const previewMs = Math.round(performance.now() - started);
 
   const touched = preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
@@ -90,13 +99,18 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
   // measured by lock × size × rewrite instead). Code we only cannot see into (and that is all) is at least
   // MEDIUM; code that does what ROLLBACK cannot undo will do it again at execution: at least HIGH.
   const floor = unpreviewedFloor(classification.statements, (s, i) => whyNotPreviewable(s, ddl.plans[i]?.known === true));
-  const { risk, reasons } =
+  const { risk: floored, reasons } =
     floor !== undefined && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf(floor)
       ? {
           risk: floor,
           reasons: [...assessed.reasons, floor === 'HIGH' ? 'its effect could not be measured beforehand, so it is at least HIGH' : 'it runs code that could not be looked into, so it is at least MEDIUM'],
         }
       : assessed;
+  // Issue 25: a filtered write that sweeps (almost) the whole table, or far beyond its estimate: one level up.
+  const sweeping = preview.lint ?? [];
+  const lifted = liftForSweepingWrites(floored, sweeping);
+  const risk = lifted.risk;
+  if (lifted.reason) reasons.push(lifted.reason);
   const warnings = [...ddl.warnings, ...preview.warnings, ...predictionWarnings, ...reasons.map((r) => `Risk: ${r}.`)];
   const reachSequences = [...new Set(classification.statements.flatMap((s) => s.reachSequences ?? []))];
   if (!previewed && reachSequences.length > 0) {
@@ -125,10 +139,19 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     locks: locks.map((l) => ({ table: l.table, mode: l.mode, blocks: l.blocks, work: l.work, rows: l.rows, bytes: l.bytes, waitsBehind: l.waitsBehind, why: l.why })),
     rewrites,
     dependents: ddl.dependents,
-    lint: ddl.lint,
+    lint: [...withWayBack(ddl.lint, recovery), ...sweeping],
     transactional: ddl.transactional,
     reach: reachEntries(classification.statements),
+    ...(ddl.lockHolders.length > 0 ? { lockHolders: ddl.lockHolders } : {}),
+    ...(recovery.length > 0 ? { recovery } : {}),
   };
+}
+
+/** The lint against destroying data, told that this approval keeps a way back (issue 25). */
+function withWayBack(lint: ImpactReport['lint'], recovery: readonly NonNullable<ImpactReport['recovery']>[number][]): ImpactReport['lint'] {
+  if (!recovery.some((r) => r.way !== 'none')) return lint;
+  const destroying = new Set(['ban-drop-table', 'ban-drop-column', 'ban-truncate-cascade']);
+  return lint.map((l) => (destroying.has(l.rule) ? { ...l, advice: `${l.advice} Here the recovery window keeps a way back (see "Way back"): \`pg-agent undo <ticket>\` once it ran.` } : l));
 }
 
 /** The least risk of statements that were not previewed: MEDIUM when all that stopped them is unknown code. */
@@ -176,6 +199,8 @@ interface PreviewOutcome {
   warnings: string[];
   /** Tables whose relfilenode the preview changed (a rewrite, seen); null when the preview did not complete. */
   rewrites: string[] | null;
+  /** Findings only a completed preview can make (writes that sweep their table: sweepingWrites.ts). */
+  lint?: LintFindingView[];
 }
 
 const DML_KINDS = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
@@ -255,11 +280,12 @@ async function previewInTransaction(
     const changed = mergeCounts(diffStats(before, await readXactStats(session)), truncated);
     const effects = await attributeEffects(session, changed, directRelids);
     const exactRows = effects.tables.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
+    const lint = await sweepingWriteFindings(session, statements, effects.tables, estimatedRows, options.policy.sweepingWrites);
     if (effects.tables.some((t) => t.inserted > 0) || sequenced.length > 0) warnings.push(sequenceWarning(false));
     if (truncated.length > 0 && statements.some((s) => s.kind === 'TruncateStmt' && /\bcascade\b/i.test(s.sql))) {
       warnings.push('TRUNCATE … CASCADE also empties every table that references these; only the named tables are counted.');
     }
-    return { estimatedRows, exactRows, effects, wouldFail: null, warnings, rewrites };
+    return { estimatedRows, exactRows, effects, wouldFail: null, warnings, rewrites, lint };
   } finally {
     await session.query('ROLLBACK');
   }

@@ -4,6 +4,7 @@ import type { Risk, TableLock } from '../../shared/impactReport';
 import { sizeClass } from './ddl/tableSize';
 import { RISK_ORDER } from '../../shared/impactReport';
 import { blockingEffects } from './reach/reachVerdicts';
+import type { SweepingWriteRules } from './sweepingWrites';
 
 export interface RiskPolicy {
   /**
@@ -15,6 +16,8 @@ export interface RiskPolicy {
   criticalTables: readonly string[];
   /** Writes (class 'write' only) up to this risk run without a person; 'none' = every write asks. */
   autoApproveMaxRisk: Risk | 'none';
+  /** Issue 25: when a filtered write matches (almost) every row, or far more than estimated (default 95 %, 100×). */
+  sweepingWrites?: SweepingWriteRules;
 }
 
 export const DEFAULT_RISK_POLICY: RiskPolicy = {

@@ -10,17 +10,17 @@ import type { Logger } from '../../core/platform/logger';
 import type { McpToolContext } from '../../mcp/toolContext';
 import type { McpTool } from '../../mcp/toolSpec';
 import type { DatabaseSession } from '../connection/databaseSession';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import type { LmToolName as ToolName } from './lmToolNames';
 import { LM_TOOL_NAMES, LM_TOOL_PREFIX } from './lmToolNames';
 import { toolMessage } from './lmToolMessages';
 import { safetySettings } from '../settings/settings';
-import type { SqlReview } from '../sqlApproval/sqlReview';
-
+import type { WindowTickets } from '../sqlApproval/windowTickets';
 
 export interface LanguageModelToolsDeps {
+  core: CoreLoader;
   session: DatabaseSession;
-  review: SqlReview;
+  tickets: WindowTickets;
   /** The folder holding .pgagent/. */
   rootDir: string;
   logger: Logger;
@@ -43,7 +43,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
     const message = await toolMessage(this.name, options.input, {
       impact: async (sql) => (await this.toolNamed('impact').run(await this.context(), { sql })).text,
       ticket: async (id) => {
-        const ticket = await (await this.deps.review.ticketStore()).get(id);
+        const ticket = await (await this.deps.tickets.ticketStore()).get(id);
         return ticket && { sql: ticket.sql, status: ticket.status, risk: ticket.risk, rows: ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0 };
       },
     });
@@ -56,7 +56,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>): Promise<vscode.LanguageModelToolResult> {
-    const services = coreServices();
+    const services = this.deps.core();
     try {
       const result = await this.tool().run(await this.context(), options.input);
       // Only the text: it carries database content inside the untrusted-data delimiters (the structured JSON,
@@ -73,7 +73,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
   }
 
   private toolNamed(name: ToolName): McpTool {
-    const tool = coreServices().MCP_TOOLS.find((t) => t.name === name);
+    const tool = this.deps.core().MCP_TOOLS.find((t) => t.name === name);
     if (!tool) throw new Error(`No tool ${name} in the services bundle.`);
     return tool;
   }
@@ -85,9 +85,9 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
     return {
       openDb: () => Promise.resolve(db),
       connectionKey: () => Promise.resolve(key),
-      openTicketStore: () => this.deps.review.ticketStore(),
+      openTicketStore: () => this.deps.tickets.ticketStore(),
       loadSchema: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.rootDir),
+      settings: await safetySettings(this.deps.core, this.deps.rootDir),
       workspaceDir: this.deps.rootDir,
       contextBudget: config.get<number>('context.tokenBudget') ?? 6000,
       proposedBy: () => 'agent in VS Code chat',

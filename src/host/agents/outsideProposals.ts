@@ -2,19 +2,22 @@
  * Writes proposed by an agent outside this window (`pg-agent mcp` for Copilot, Claude Code, Cursor, Cline,
  * or our own language-model tools) appear at the inline approval like any held write: the proposal file
  * (.pgagent/proposals/<ticket>.sql) opens with the CodeLens, the panel shows its card, and the person's
- * decision is recorded on the ticket the agent waits on. Approving here runs it here (no owner), once.
+ * decision is recorded on the ticket the agent waits on. Approving here only decides it: the agent that proposed
+ * it runs it with execute_approved (README "Outside agents"), and the window follows the ticket until it did.
  */
 import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import type { Logger } from '../../core/platform/logger';
 import { proposalsDir, sqlOffset } from '../../mcp/proposalFiles';
-import type { SqlReview } from '../sqlApproval/sqlReview';
+import type { InlineApproval } from '../sqlApproval/inlineApproval';
+import type { WindowTickets } from '../sqlApproval/windowTickets';
 import { visibleSql, visibleText } from '../../shared/visibleSql';
 
 export interface OutsideProposalsDeps {
   /** The folder holding .pgagent/ (the workspace folder, or the extension's storage). */
   rootDir: string;
-  review: SqlReview;
+  tickets: WindowTickets;
+  approval: InlineApproval;
   logger: Logger;
   showPanel: () => Thenable<unknown>;
 }
@@ -37,7 +40,7 @@ export class OutsideProposals implements vscode.Disposable {
     this.disposables = [this.watcher, this.watcher.onDidCreate(onFile), this.watcher.onDidChange(onFile)];
   }
 
-  /** Proposals still pending from before this window opened get their lens and card back. */
+  /** Proposals still pending (or approved and not yet run by their agent) from before this window opened get their lens and card back. */
   restoreAll(): Promise<void> {
     return this.scan(false);
   }
@@ -59,11 +62,11 @@ export class OutsideProposals implements vscode.Disposable {
 
   private async show(uri: vscode.Uri, notify: boolean): Promise<void> {
     const ticketId = basename(uri.fsPath, '.sql');
-    if (this.handled.has(ticketId) || this.deps.review.view().approvals.some((a) => a.ticketId === ticketId)) return;
+    if (this.handled.has(ticketId) || this.deps.approval.view().approvals.some((a) => a.ticketId === ticketId)) return;
     this.handled.add(ticketId);
     try {
-      const ticket = await (await this.deps.review.ticketStore()).get(ticketId);
-      if (ticket?.status !== 'PENDING_APPROVAL') {
+      const ticket = await (await this.deps.tickets.ticketStore()).get(ticketId);
+      if (ticket?.status !== 'PENDING_APPROVAL' && ticket?.status !== 'APPROVED') {
         this.deps.logger.info('proposal no longer pending; not shown', { ticket: ticketId, status: ticket?.status ?? 'missing' });
         return;
       }
@@ -73,7 +76,15 @@ export class OutsideProposals implements vscode.Disposable {
         this.deps.logger.warn('a proposal file does not hold its ticket\'s SQL; not shown', { ticket: ticketId, file: uri.fsPath });
         return;
       }
-      this.deps.review.track({ ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact });
+      // The executor rule: an outside agent's proposal is run only by that agent (execute_approved); here it is decided.
+      const held = { ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy };
+      if (ticket.status === 'APPROVED') {
+        // Approved before this window saw it (a terminal, a reload): shown waiting for its agent, nothing to decide.
+        this.deps.approval.trackApproved(held);
+        this.deps.logger.info('outside proposal already approved; waiting for its agent', { ticket: ticketId, by: ticket.createdBy });
+        return;
+      }
+      this.deps.approval.track(held);
       this.deps.logger.info('outside write proposed', { ticket: ticketId, by: ticket.createdBy, risk: ticket.risk });
       if (!notify) return;
       const rows = ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0;

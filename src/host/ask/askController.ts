@@ -1,6 +1,6 @@
 /**
  * "Ask…" in VS Code (UX.md "Ask"): a question in plain words runs the core's ask graph on the active
- * database; the answer goes to the panel, a write to the inline approval (SqlReview), which hands the
+ * database; the answer goes to the panel, a write to the inline approval (sqlApproval/), which hands the
  * approved ticket back to the run so that the run, and only the run, executes it.
  */
 import * as vscode from 'vscode';
@@ -13,10 +13,9 @@ import type { AskGraph } from '../../core/ask/graph';
 import type { LlmProvider } from '../../core/llm/provider';
 import type { AnswerStatus, AnswerView, ResultsView } from '../../shared/protocol';
 import type { FeatureDeps } from '../featureDeps';
-import { coreServices } from '../lazyServices';
 import { configuredEmbedder, configuredProvider, withSignal } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
-import type { HeldWriteOwner } from '../sqlApproval/sqlReview';
+import type { HeldWriteOwner } from '../sqlApproval/approvalEntries';
 import { throttle } from '../ui/throttle';
 
 const RECENT_KEY = 'postgresAgent.recentQuestions';
@@ -58,7 +57,7 @@ export class AskController {
     const provider = await configuredProvider(this.deps, 'Ask…');
     if (!provider) return;
     await this.remember(question);
-    const services = coreServices();
+    const services = this.deps.core();
     const threadId = services.newThreadId();
     this.setAnswer({ threadId, question, status: 'running', sql: null, results: null, summary: null, executedRows: null, usage: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, error: null });
     await this.deps.showPanel();
@@ -122,12 +121,12 @@ export class AskController {
   }
 
   private async findHeld(): Promise<void> {
-    const services = coreServices();
+    const services = this.deps.core();
     const dir = services.workspacePaths(this.deps.rootDir).checkpoints;
     const threads = (await readdir(dir).catch(() => [] as string[])).filter((name) => services.THREAD_ID_PATTERN.test(name));
     if (threads.length === 0) return;
     const graph = await this.graph(undefined);
-    const store = await this.deps.review.ticketStore();
+    const store = await this.deps.tickets.ticketStore();
     for (const threadId of threads) {
       const outcome = await services.readOutcome(graph, threadId).catch((error: unknown) => {
         this.deps.logger.warn('an ask run could not be read back; its write (if any) is not restored', { thread: threadId, error: services.toAgentError(error).message });
@@ -144,7 +143,7 @@ export class AskController {
 
   /** The write goes to the inline approval: its SQL in .pgagent/runs/<thread>/query.sql with the CodeLens. */
   private async handOver(outcome: AskOutcome, open = true): Promise<void> {
-    const services = coreServices();
+    const services = this.deps.core();
     const { state, threadId } = outcome;
     const sql = state.sql ?? '';
     if (!state.ticketId || !state.impact) return;
@@ -153,13 +152,13 @@ export class AskController {
     const file = join(paths.root, 'runs', threadId, 'query.sql');
     await mkdir(join(paths.root, 'runs', threadId), { recursive: true });
     await writeFile(file, `${sql}\n`);
-    const store = await this.deps.review.ticketStore();
+    const store = await this.deps.tickets.ticketStore();
     const ticket = await store.get(ticketId);
     if (ticket) await services.saveImpactReport(paths.impact, ticket);
     const { key } = await this.deps.session.database();
     const owner: HeldWriteOwner = {
       execute: async () => {
-        const done = await services.resumeAsk(await this.graph(undefined), await this.deps.review.ticketStore(), threadId);
+        const done = await services.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId);
         this.show(done);
         const execution = done.state.execution;
         if (done.state.error) throw new services.AgentError(done.state.error.code, done.state.error.message, done.state.error.advice);
@@ -167,20 +166,20 @@ export class AskController {
         return { rows: execution.rows, tables: execution.tables, undoFile: execution.undoFile };
       },
       rejected: async () => {
-        this.show(await services.resumeAsk(await this.graph(undefined), await this.deps.review.ticketStore(), threadId));
+        this.show(await services.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId));
       },
     };
     const uri = vscode.Uri.file(file);
-    this.deps.review.track({ ticketId, uri, start: 0, end: sql.length, sql, connection: key, impact: state.impact, owner });
+    this.deps.approval.track({ ticketId, uri, start: 0, end: sql.length, sql, connection: key, impact: state.impact, owner });
     if (open) {
       const document = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(document, { preview: false });
     }
   }
 
-  /** The ask graph on the active database, checkpointed in .pgagent/checkpoints, tickets in SqlReview's store. */
+  /** The ask graph on the active database, checkpointed in .pgagent/checkpoints, tickets in the window's store. */
   private async graph(provider: LlmProvider | undefined, onSummaryText?: (delta: string) => void): Promise<AskGraph> {
-    const services = coreServices();
+    const services = this.deps.core();
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const paths = services.workspacePaths(this.deps.rootDir);
@@ -188,11 +187,11 @@ export class AskController {
     const askDeps: AskDeps = {
       db,
       connectionKey: key,
-      ticketStore: await this.deps.review.ticketStore(),
+      ticketStore: await this.deps.tickets.ticketStore(),
       provider,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
       invalidateSchema: () => this.deps.session.invalidateSchema(),
-      settings: await safetySettings(this.deps.rootDir),
+      settings: await safetySettings(this.deps.core, this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
       audit: services.fileAuditLog(join(paths.root, 'runs')),

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { RecentAskView } from '../../shared/protocol';
 import type { RecentAsks } from './recentAsks';
 import type { ResultsPanel } from '../schema/resultsPanel';
-import { REVIEW_PANEL_VIEW_ID } from '../ui/panelProvider';
+import { SIDE_PANEL_VIEW_ID } from '../ui/panelProvider';
 
 export const OPEN_ASK_RESULT_COMMAND = 'postgresAgent.openAskResult';
 
@@ -35,7 +35,7 @@ export function registerOpenAskResult(deps: OpenAskResultDeps): vscode.Disposabl
 async function open(ask: RecentAskView, deps: OpenAskResultDeps): Promise<void> {
   if (deps.results.reveal(askResultKey(ask.threadId))) return;
   if (deps.shownThreadId() === ask.threadId) {
-    await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+    await vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`);
     return;
   }
   if (ask.status === 'answered' && ask.sql !== undefined) {

@@ -14,7 +14,6 @@ import { toSessionView } from './collabViewState';
 import type { FeatureDeps } from '../featureDeps';
 import type { JobRunners } from '../jobs/jobRunners';
 import { actor } from '../jobs/jobRunners';
-import { coreServices } from '../lazyServices';
 import { configuredProvider, withSignal } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
 
@@ -102,7 +101,7 @@ export class CollabController implements vscode.Disposable {
       const session = await this.store().get(id);
       // The window's job runner, bound to this one action.
       const { outcome } = await this.deps.jobRunners.withAction(session.connection, { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() }, (runner) =>
-        coreServices().executeAsJob(this.store(), runner, id, actor()),
+        this.deps.core().executeAsJob(this.store(), runner, id, actor()),
       );
       await this.refresh(id);
       this.deps.onChange();
@@ -152,7 +151,7 @@ export class CollabController implements vscode.Disposable {
   }
 
   private fail(error: unknown): void {
-    const e = coreServices().toAgentError(error);
+    const e = this.deps.core().toAgentError(error);
     const text = e.advice ? `${e.message} ${e.advice}` : e.message;
     this.panel.update({ busy: null, error: text });
     this.deps.logger.warn('planning session step failed', { code: e.code, error: e.message });
@@ -160,13 +159,13 @@ export class CollabController implements vscode.Disposable {
   }
 
   private async refresh(id: string, keepBusy = false): Promise<void> {
-    const view = await coreServices().readSessionView(this.store(), id);
+    const view = await this.deps.core().readSessionView(this.store(), id);
     this.panel.update({ session: toSessionView(view), ...(keepBusy ? {} : { busy: null }) });
   }
 
   /** The runner on the window's database with the session's models (or, for a new one, the configured ones). */
   private async runner(session: SessionState | undefined, signal: AbortSignal, hooks: Pick<CollabDeps, 'progress' | 'onSaved'>): Promise<CollabSessionRunner | undefined> {
-    const services = coreServices();
+    const services = this.deps.core();
     const providers = await this.providers(session?.models, signal);
     if (!providers) return undefined;
     const { db, key } = await this.deps.session.database();
@@ -176,7 +175,7 @@ export class CollabController implements vscode.Disposable {
       connectionKey: key,
       providers,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.rootDir),
+      settings: await safetySettings(this.deps.core, this.deps.rootDir),
       logger: this.deps.logger,
       signal,
       modelTimeoutMs: vscode.workspace.getConfiguration('postgresAgent').get<number>('model.timeoutMs') ?? 60_000,
@@ -186,7 +185,7 @@ export class CollabController implements vscode.Disposable {
 
   /** postgresAgent.collab.models (or the session's own), else the one configured model: two perspectives of it. */
   private async providers(sessionModels: readonly string[] | undefined, signal: AbortSignal): Promise<LlmProvider[] | undefined> {
-    const services = coreServices();
+    const services = this.deps.core();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const listed = sessionModels?.join(',') || config.get<string>('collab.models')?.trim();
     if (!listed) {
@@ -208,7 +207,7 @@ export class CollabController implements vscode.Disposable {
   }
 
   private store(): CollabStore {
-    this.collabStore ??= new (coreServices().CollabStore)(this.deps.rootDir, { logger: this.deps.logger });
+    this.collabStore ??= new (this.deps.core().CollabStore)(this.deps.rootDir, { logger: this.deps.logger });
     return this.collabStore;
   }
 

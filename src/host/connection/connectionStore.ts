@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ConnectionProfile } from '../../core/db/connectionTarget';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 
 export type ConnectionChoice = { kind: 'sample' } | { kind: 'profile'; name: string };
 
@@ -19,6 +19,7 @@ export class ConnectionStore {
   readonly onDidChange = this.changed.event;
 
   constructor(
+    private readonly core: CoreLoader,
     private readonly context: vscode.ExtensionContext,
     /** The first workspace folder, whose .pgagent/ holds the shared config; undefined with no folder open. */
     readonly workspaceDir: string | undefined,
@@ -41,7 +42,7 @@ export class ConnectionStore {
     const setting = vscode.workspace.getConfiguration('postgresAgent');
     const fromSettings = (trusted ? setting.get<ConnectionProfile[]>('connections') : setting.inspect<ConnectionProfile[]>('connections')?.globalValue) ?? [];
     const fromWorkspace = this.workspaceDir && trusted
-      ? (await coreServices().readWorkspaceConfig(coreServices().workspacePaths(this.workspaceDir))).connections
+      ? (await this.core().readWorkspaceConfig(this.core().workspacePaths(this.workspaceDir))).connections
       : [];
     const byName = new Map<string, ConnectionProfile>();
     for (const p of [...fromSettings, ...fromWorkspace]) byName.set(p.name, p);
@@ -60,7 +61,7 @@ export class ConnectionStore {
     if (password) await this.context.secrets.store(passwordKey(profile.name), password);
     else await this.context.secrets.delete(passwordKey(profile.name));
     if (this.workspaceDir) {
-      const file = coreServices().workspacePaths(this.workspaceDir).config;
+      const file = this.core().workspacePaths(this.workspaceDir).config;
       const config = await readJsonObject(file);
       const others = Array.isArray(config.connections)
         ? (config.connections as ConnectionProfile[]).filter((p) => p.name !== profile.name)

@@ -11,7 +11,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { ConnectionState, SchemaState, TableSummary } from '../../shared/protocol';
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import { RetiringHolds } from './retiringHolds';
 
 export class DatabaseSession implements vscode.Disposable {
@@ -32,6 +32,7 @@ export class DatabaseSession implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(
+    private readonly core: CoreLoader,
     private readonly store: ConnectionStore,
     private readonly logger: Logger,
     private readonly globalStorageDir: string,
@@ -77,7 +78,7 @@ export class DatabaseSession implements vscode.Disposable {
     const kind = choice.kind === 'sample' ? 'sample' : 'server';
     const label = choice.kind === 'sample' ? 'sample (PGlite)' : choice.name;
     this.update({ status: 'connecting', label, kind }, { status: 'loading' });
-    const services = coreServices();
+    const services = this.core();
     try {
       const target = await this.target(choice);
       const db = await vscode.window.withProgress(
@@ -146,7 +147,7 @@ export class DatabaseSession implements vscode.Disposable {
     const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
     let opened = this.schemaCaches.get(sampleValues);
     if (!opened) {
-      const services = coreServices();
+      const services = this.core();
       const url = vscode.workspace.getConfiguration('postgresAgent').get<string>('redisUrl')?.trim();
       opened = services.openSchemaCache({
         ...(url ? { redisUrl: url } : {}),
@@ -170,7 +171,7 @@ export class DatabaseSession implements vscode.Disposable {
   private async target(choice: ConnectionChoice): Promise<ConnectionTarget> {
     if (choice.kind === 'sample') return { kind: 'sample' };
     const password = await this.store.password(choice.name);
-    return coreServices().resolveTarget({
+    return this.core().resolveTarget({
       profile: choice.name,
       profiles: await this.store.profiles(),
       ...(password ? { profilePassword: password } : {}),
@@ -181,7 +182,7 @@ export class DatabaseSession implements vscode.Disposable {
 
   /** The sample database lives in the workspace's .pgagent/ (or extension storage with no folder open). */
   private sampleDbDir(): string {
-    const services = coreServices();
+    const services = this.core();
     return this.store.workspaceDir
       ? services.workspacePaths(this.store.workspaceDir).sampleDb
       : services.workspacePaths(this.globalStorageDir).sampleDb;

@@ -48,7 +48,7 @@ async function adviseFromEditor(session: DatabaseSession, core: CoreLoader, logg
     await vscode.commands.executeCommand('postgresAgent.runSqlWithReview');
   } catch (error) {
     logger.warn('index advice failed', { error: core().toAgentError(error).message });
-    await showError(error, output);
+    await showError(core, error, output);
   }
 }
 

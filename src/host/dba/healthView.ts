@@ -107,7 +107,7 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       await vscode.commands.executeCommand(`${HEALTH_VIEW_ID}.focus`);
     } catch (error) {
       this.logger.warn('health checks failed', { error: this.core().toAgentError(error).message });
-      await showError(error, this.output);
+      await showError(this.core, error, this.output);
     }
   }
 

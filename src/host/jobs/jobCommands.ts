@@ -44,7 +44,7 @@ function checkText(value: string): string | undefined {
 }
 
 /**
- * `decide`: the one approval path of a held write (SqlReview.decide), which the cockpit's Approve & run uses too.
+ * `decide`: the one approval path of a held write (InlineApproval.decide), which the cockpit's Approve & run uses too.
  */
 export function registerJobCommands(jobs: JobController, decide: (ticketId: string, approve: boolean) => Promise<void>): vscode.Disposable[] {
   /** The selected job when the action applies to it, else the person's pick among jobs that may accept it. */

@@ -67,7 +67,7 @@ export class JobController implements vscode.Disposable {
       rootDir,
       logger,
       session: deps.session,
-      ticketStore: () => deps.review.ticketStore(),
+      ticketStore: () => deps.tickets.ticketStore(),
       settings: () => jobRunnerSettings(core, rootDir),
       driverName: () => `VS Code (${vscode.env.appName})`,
     });
@@ -96,7 +96,8 @@ export class JobController implements vscode.Disposable {
     });
     this.writes = new JobHeldWrites({
       core,
-      review: deps.review,
+      tickets: deps.tickets,
+      approval: deps.approval,
       runners: this.runners,
       logger: deps.logger,
       hooks: {
@@ -118,9 +119,9 @@ export class JobController implements vscode.Disposable {
       refresh: () => this.refresh(),
       fail: (jobId, error) => this.report(jobId, 'planEdit', error),
     });
-    this.planWatch = new JobPlanWatch(() => deps.review.ticketStore(), logger, (jobId, ticket) => this.planDecided(jobId, ticket));
+    this.planWatch = new JobPlanWatch(() => deps.tickets.ticketStore(), logger, (jobId, ticket) => this.planDecided(jobId, ticket));
     const saved = deps.workspaceState.get<string>(SELECTED_KEY);
-    const entryDeps = { core, runners: this.runners, ticketStore: () => deps.review.ticketStore(), held: this.writes, planWatch: this.planWatch, logger };
+    const entryDeps = { core, runners: this.runners, ticketStore: () => deps.tickets.ticketStore(), held: this.writes, planWatch: this.planWatch, logger };
     this.board = new JobBoard({
       logger,
       listJobs: () => this.runners.store().list(),
@@ -374,7 +375,7 @@ export class JobController implements vscode.Disposable {
 
   /** The person at this window deciding (signing with the window's approval key, if any). */
   private async decider(): Promise<Omit<StopDecision, 'seenHash'>> {
-    const key = await this.deps.review.signingKey();
+    const key = await this.deps.tickets.signingKey();
     return key ? { key } : { by: actor() };
   }
 

@@ -1,5 +1,5 @@
 /**
- * A job's write at the inline approval (SqlReview), exactly like an ask run's: the job's `sql/NNN-*.sql`
+ * A job's write at the inline approval (sqlApproval/), exactly like an ask run's: the job's `sql/NNN-*.sql`
  * (the SQL and a newline) opens with the CodeLens; approving hands the ticket back to the job, which runs
  * it (resumeFromTicket) and goes on; rejecting lets the job go on without it. After a window reload the
  * jobs held at a write get their lens and card back, and nothing runs until a person decides.
@@ -14,7 +14,9 @@ import type { JobBusyView } from '../../shared/protocol';
 import { resolveJobFile } from './cockpit/jobFiles';
 import type { JobRunners } from './jobRunners';
 import type { CoreLoader } from '../lazyServices';
-import type { HeldWriteOwner, SqlReview } from '../sqlApproval/sqlReview';
+import type { HeldWriteOwner } from '../sqlApproval/approvalEntries';
+import type { InlineApproval } from '../sqlApproval/inlineApproval';
+import type { WindowTickets } from '../sqlApproval/windowTickets';
 
 type Execution = Awaited<ReturnType<HeldWriteOwner['execute']>>;
 
@@ -32,7 +34,8 @@ export interface HeldWriteHooks {
 
 export interface JobHeldWritesDeps {
   core: CoreLoader;
-  review: SqlReview;
+  tickets: WindowTickets;
+  approval: InlineApproval;
   runners: JobRunners;
   logger: Logger;
   hooks: HeldWriteHooks;
@@ -48,12 +51,12 @@ export class JobHeldWrites {
     return this.jobOf.get(ticketId);
   }
 
-  /** The inline approval's card of a ticket, or null when SqlReview does not track it. */
-  card(ticketId: string): ReturnType<SqlReview['view']>['approvals'][number] | null {
-    return this.deps.review.view().approvals.find((a) => a.ticketId === ticketId) ?? null;
+  /** The inline approval's card of a ticket, or null when the inline approval does not track it. */
+  card(ticketId: string): ReturnType<InlineApproval['view']>['approvals'][number] | null {
+    return this.deps.approval.view().approvals.find((a) => a.ticketId === ticketId) ?? null;
   }
 
-  /** Hands a job's held write to SqlReview (once per ticket); `open` shows it in an editor. */
+  /** Hands a job's held write to the inline approval (once per ticket); `open` shows it in an editor. */
   async handOver(outcome: JobOutcome, open: boolean): Promise<void> {
     const { job, stop } = outcome;
     if (stop.kind !== 'approval') return;
@@ -65,7 +68,7 @@ export class JobHeldWrites {
       execute: () => this.execute(job.id, stop.ticketId),
       rejected: () => this.rejected(job.id),
     };
-    this.deps.review.track({ ticketId: stop.ticketId, uri, start: 0, end: stop.sql.length, sql: stop.sql, connection: job.connection, impact: stop.impact, owner });
+    this.deps.approval.track({ ticketId: stop.ticketId, uri, start: 0, end: stop.sql.length, sql: stop.sql, connection: job.connection, impact: stop.impact, owner });
     this.deps.logger.info('job write held for approval', { jobId: job.id, ticket: stop.ticketId, risk: stop.impact.risk, todo: stop.todoId ?? undefined });
     if (open) {
       const document = await vscode.workspace.openTextDocument(uri);
@@ -78,7 +81,7 @@ export class JobHeldWrites {
   async restore(outcome: JobOutcome): Promise<boolean> {
     const stop = outcome.stop;
     if (stop.kind !== 'approval' || this.card(stop.ticketId) !== null) return false;
-    const ticket = await (await this.deps.review.ticketStore()).get(stop.ticketId);
+    const ticket = await (await this.deps.tickets.ticketStore()).get(stop.ticketId);
     if (ticket?.status !== 'PENDING_APPROVAL') return false;
     this.deps.logger.info('restoring a job held at a write', { jobId: outcome.job.id, ticket: ticket.id });
     await this.handOver(outcome, false);
@@ -98,13 +101,13 @@ export class JobHeldWrites {
     }
   }
 
-  /** The approved write, run by the job; what it did goes back to SqlReview's lens and card. */
+  /** The approved write, run by the job; what it did goes back to the inline approval's lens and card. */
   private async execute(jobId: string, ticketId: string): Promise<Execution> {
     let outcome: JobOutcome | undefined;
     try {
       outcome = await this.deps.hooks.run(jobId, 'write', 'Running the approved write…', (runner) => runner.resumeFromTicket(jobId));
     } catch (error) {
-      // SqlReview shows the failure on the lens and in a notification.
+      // The inline approval shows the failure on the lens and in a notification.
       this.deps.hooks.fail(jobId, error, false);
       throw error;
     }

@@ -14,8 +14,8 @@ export async function jobRunnerSettings(core: CoreLoader, rootDir: string): Prom
   const read = { workspace, own };
   const config = vscode.workspace.getConfiguration('postgresAgent');
   return {
-    safety: await safetySettings(rootDir, read),
-    planning: await planningSettings(rootDir, read),
+    safety: await safetySettings(core, rootDir, read),
+    planning: await planningSettings(core, rootDir, read),
     teamDatabaseUrl: workspace.team?.databaseUrl?.trim() || config.get<string>('team.databaseUrl')?.trim() || '',
     modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
     redisUrl: redisUrl(),

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/platform/logger';
 import type { PlanNode } from '../../core/sql/explainPlan';
 import type { DatabaseSession } from '../connection/databaseSession';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import { safetySettings } from '../settings/settings';
 import { showError } from '../ui/showError';
 
@@ -24,6 +24,7 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
+    private readonly core: CoreLoader,
     private readonly session: DatabaseSession,
     private readonly rootDir: string,
     private readonly logger: Logger,
@@ -59,9 +60,9 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       return;
     }
     try {
-      const settings = await safetySettings(this.rootDir);
+      const settings = await safetySettings(this.core, this.rootDir);
       const plan = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Postgres Agent: explaining…' }, () =>
-        this.session.use(({ db }) => coreServices().explainRead(db, sql, settings)),
+        this.session.use(({ db }) => this.core().explainRead(db, sql, settings)),
       );
       this.root = plan;
       this.view.message = `${sql.replace(/\s+/g, ' ').slice(0, 100)}${sql.length > 100 ? '…' : ''} — estimated, not run (EXPLAIN without ANALYZE)`;
@@ -69,11 +70,11 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       await vscode.commands.executeCommand(`${QUERY_PLAN_VIEW_ID}.focus`);
       this.logger.info('query explained', { nodes: count(plan), totalCost: plan.totalCost });
     } catch (error) {
-      const e = coreServices().toAgentError(error);
+      const e = this.core().toAgentError(error);
       this.logger.warn('explain refused or failed', { code: e.code, error: e.message });
       // The SQL itself is the problem (not a read, several statements, a syntax error): no connection advice.
       if (e.code === 'SQL_REFUSED' || e.code === 'BAD_INPUT' || e.code === 'SQL_SYNTAX') void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
-      else await showError(error, this.output);
+      else await showError(this.core, error, this.output);
     }
   }
 

@@ -15,7 +15,7 @@ import { cellText } from '../../shared/resultsGrid';
 import { RESULTS_WEBVIEW_MESSAGE } from '../../shared/resultsProtocol';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import { safetySettings } from '../settings/settings';
 import { webviewPage } from '../ui/webviewPage';
 
@@ -39,6 +39,7 @@ export class ResultsPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
+    private readonly core: CoreLoader,
     private readonly extensionUri: vscode.Uri,
     private readonly session: DatabaseSession,
     private readonly rootDir: string,
@@ -92,10 +93,10 @@ export class ResultsPanel implements vscode.Disposable {
     const request = typeof arg === 'object' && arg !== null ? (arg as { sql?: unknown; title?: unknown }) : {};
     const sql = typeof request.sql === 'string' ? request.sql : '';
     const title = typeof request.title === 'string' ? request.title : sql.slice(0, 40);
-    const services = coreServices();
+    const services = this.core();
     try {
       const statement = await services.readToExplain(sql); // the same check as Explain: one plain SELECT
-      const settings = await safetySettings(this.rootDir);
+      const settings = await safetySettings(this.core, this.rootDir);
       const result = await this.session.use(({ db }) =>
         services.runRead(db, statement.sql, true, { maxRows: settings.maxRows, statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs }),
       );

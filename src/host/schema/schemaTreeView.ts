@@ -10,7 +10,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import { qualifiedName } from '../../shared/sqlNames';
 import type { DatabaseSession } from '../connection/databaseSession';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 
 export const SCHEMA_TREE_VIEW_ID = 'postgresAgent.schemaTree';
 const FILTERED_CONTEXT = 'postgresAgent.schemaTreeFiltered';
@@ -29,6 +29,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
+    private readonly core: CoreLoader,
     private readonly session: DatabaseSession,
     private readonly logger: Logger,
   ) {
@@ -51,7 +52,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     this.updateMessage();
   }
 
-  /** The tree view itself (the approvals badge shows on it until the Review panel has been shown). */
+  /** The tree view itself (the approvals badge shows on it until the side panel has been shown). */
   get treeView(): vscode.TreeView<SchemaTreeNode> {
     return this.view;
   }
@@ -111,7 +112,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
 
   async getChildren(node?: SchemaTreeNode): Promise<SchemaTreeNode[]> {
     const snapshot = await this.snapshot();
-    return snapshot ? coreServices().schemaTreeChildren(snapshot, node, this.filter) : [];
+    return snapshot ? this.core().schemaTreeChildren(snapshot, node, this.filter) : [];
   }
 
   /** The snapshot when a database is open (the tree never opens one by itself). */
@@ -166,7 +167,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   private async selectFirstRows(node: SchemaTreeNode | undefined): Promise<void> {
     const table = await this.tableOf(node);
     if (!table) return;
-    const sql = coreServices().selectFirstRows(table.schema, table.name);
+    const sql = this.core().selectFirstRows(table.schema, table.name);
     const commands = await vscode.commands.getCommands(true);
     if (commands.includes(SHOW_QUERY_RESULTS)) {
       await vscode.commands.executeCommand(SHOW_QUERY_RESULTS, { sql, title: `${table.name}: first 100 rows` });
@@ -183,7 +184,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     const snapshot = table ? await this.snapshot() : undefined;
     const info = snapshot?.tables.find((t) => t.schema === table?.schema && t.name === table?.name);
     if (!info) return;
-    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: coreServices().tableDdlText(info) });
+    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: this.core().tableDdlText(info) });
     await vscode.window.showTextDocument(document, { preview: false });
   }
 

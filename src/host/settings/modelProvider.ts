@@ -7,12 +7,14 @@ import * as vscode from 'vscode';
 import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider, ModelPrices } from '../../core/llm/provider';
 import type { Logger } from '../../core/platform/logger';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 
 export interface ModelProviderDeps {
   /** The Gemini key from SecretStorage. */
   geminiKey(): Promise<string | undefined>;
   logger: Logger;
+  /** The window's core loader. */
+  core: CoreLoader;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface ModelProviderDeps {
  * needs the model in the message ("Ask…", "Jobs").
  */
 export async function configuredProvider(deps: ModelProviderDeps, feature: string): Promise<LlmProvider | undefined> {
-  const services = coreServices();
+  const services = deps.core();
   const config = vscode.workspace.getConfiguration('postgresAgent');
   const prices = config.get<ModelPrices>('model.prices');
   const common = { maxRetries: 1, ...(prices && Object.keys(prices).length > 0 ? { prices } : {}) };
@@ -60,7 +62,7 @@ export async function configuredEmbedder(deps: ModelProviderDeps): Promise<Embed
   const config = vscode.workspace.getConfiguration('postgresAgent');
   const embeddingModel = config.get<string>('model.embeddingModel')?.trim();
   if (!embeddingModel) return undefined;
-  const services = coreServices();
+  const services = deps.core();
   if (config.get<string>('model.provider') === 'openai-compatible') {
     const apiKey = process.env.OPENAI_API_KEY?.trim();
     return services.createEmbedder({ provider: 'openai-compatible', baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '', ...(apiKey ? { apiKey } : {}), embeddingModel }, deps.logger);

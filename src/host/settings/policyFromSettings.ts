@@ -17,6 +17,8 @@ export function userSafety(get: SettingsGetter, defaults: SafetySettings): Safet
     maxRows: get<number>('query.maxRows') ?? defaults.maxRows,
     statementTimeoutMs: get<number>('query.statementTimeoutMs') ?? defaults.statementTimeoutMs,
     lockTimeoutMs: get<number>('query.lockTimeoutMs') ?? defaults.lockTimeoutMs,
+    ddlLockTimeoutMs: get<number>('query.ddlLockTimeoutMs') ?? defaults.ddlLockTimeoutMs,
+    ddlLockAttempts: get<number>('query.ddlLockAttempts') ?? defaults.ddlLockAttempts,
     previewTimeoutMs: get<number>('impact.previewTimeoutMs') ?? defaults.previewTimeoutMs,
     policy: {
       thresholds: { ...defaults.policy.thresholds, ...thresholds },
@@ -43,11 +45,14 @@ export function workspaceSettingsConfig(get: SettingsGetter): WorkspaceConfig {
   const riskThresholds = get<{ low?: number; medium?: number; high?: number }>('safety.riskThresholds');
   const interactive = get<boolean>('planning.interactive');
   const maxReviewCycles = get<number>('planning.maxReviewCycles');
+  const ddlLockTimeoutMs = get<number>('query.ddlLockTimeoutMs');
+  const ddlLockAttempts = get<number>('query.ddlLockAttempts');
+  const ddlLocks = { ...(ddlLockTimeoutMs !== undefined ? { ddlLockTimeoutMs } : {}), ...(ddlLockAttempts !== undefined ? { ddlLockAttempts } : {}) };
   return {
     connections: [],
     ...(autoApproveMaxRisk !== undefined ? { approval: { autoApproveMaxRisk } } : {}),
-    ...(criticalTables !== undefined || riskThresholds !== undefined
-      ? { safety: { ...(criticalTables !== undefined ? { criticalTables } : {}), ...(riskThresholds !== undefined ? { riskThresholds } : {}) } }
+    ...(criticalTables !== undefined || riskThresholds !== undefined || Object.keys(ddlLocks).length > 0
+      ? { safety: { ...(criticalTables !== undefined ? { criticalTables } : {}), ...(riskThresholds !== undefined ? { riskThresholds } : {}), ...ddlLocks } }
       : {}),
     ...(interactive !== undefined || maxReviewCycles !== undefined
       ? { planning: { ...(interactive !== undefined ? { interactive } : {}), ...(maxReviewCycles !== undefined ? { maxReviewCycles } : {}) } }

@@ -11,7 +11,7 @@ import type { PlanningSettings } from '../../core/jobs/planningSettings';
 import type { Logger } from '../../core/platform/logger';
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { PolicyWarning } from '../../core/settings/workspacePolicy';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import type { SettingsGetter } from './policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from './policyFromSettings';
 import { untrustedRefusal } from './workspaceTrust';
@@ -46,21 +46,26 @@ export interface ConfigFiles {
   own: WorkspaceConfig;
 }
 
-/** Safety settings for an action in the workspace at `rootDir`: the stricter of the person's own and the workspace's. */
-export async function safetySettings(rootDir: string, read?: ConfigFiles): Promise<SafetySettings> {
-  const services = coreServices();
+/**
+ * Safety settings for an action in the workspace at `rootDir`: the stricter of the person's own and the workspace's.
+ * `read`: the config files when the caller already read them (a job's step reads them once).
+ */
+export async function safetySettings(core: CoreLoader, rootDir: string, read?: ConfigFiles): Promise<SafetySettings> {
+  const services = core();
+  const blocked = () => untrustedRefusal(core);
   const ownFile = services.ownConfigFile(process.env);
   const own = services.applyOwnSafety(read?.own ?? (await services.readOwnConfig(process.env)), userSafety(ownSettings(), services.DEFAULT_SAFETY));
-  if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked: untrustedRefusal } };
+  if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked } };
   const paths = services.workspacePaths(rootDir);
   const fromFile = services.resolveSafety(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, { workspace: paths.config, own: OWN });
   const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
-  return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked: untrustedRefusal } };
+  return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked } };
 }
 
-export async function planningSettings(rootDir: string, read?: ConfigFiles): Promise<PlanningSettings> {
-  const services = coreServices();
+/** Planning settings, resolved like the safety settings. */
+export async function planningSettings(core: CoreLoader, rootDir: string, read?: ConfigFiles): Promise<PlanningSettings> {
+  const services = core();
   const own = services.applyOwnPlanning(read?.own ?? (await services.readOwnConfig(process.env)), userPlanning(ownSettings(), services.DEFAULT_PLANNING));
   if (!vscode.workspace.isTrusted) return own;
   const paths = services.workspacePaths(rootDir);

@@ -7,16 +7,16 @@
  */
 import * as vscode from 'vscode';
 import type { AgentError } from '../../core/platform/errors';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 
 export function workspaceTrusted(): boolean {
   return vscode.workspace.isTrusted;
 }
 
 /** The refusal every executor raises at claim time in an untrusted workspace (undefined when trusted). */
-export function untrustedRefusal(): AgentError | undefined {
+export function untrustedRefusal(core: CoreLoader): AgentError | undefined {
   if (vscode.workspace.isTrusted) return undefined;
-  return new (coreServices().AgentError)(
+  return new (core().AgentError)(
     'APPROVAL_POLICY',
     'This workspace is not trusted, so Postgres Agent executes no write in it (the ticket stays approved and unspent).',
     'Trust the folder (Workspaces: Manage Workspace Trust) if you know where it came from, then run the ticket again; or run it with `pg-agent exec --ticket <id>` from a terminal.',

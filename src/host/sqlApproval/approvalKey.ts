@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { generateKeyPairSync } from 'node:crypto';
 import type { SigningKey } from '../../core/approvals/approvalPath';
 import type { Logger } from '../../core/platform/logger';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 
 export const APPROVAL_KEY_SECRET = 'postgresAgent.approvalKey';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -17,6 +17,7 @@ const TITLE = 'Postgres Agent: Create Approval Key';
 
 export class ApprovalKeyStore {
   constructor(
+    private readonly core: CoreLoader,
     private readonly secrets: vscode.SecretStorage,
     private readonly workspaceDir: string | undefined,
     private readonly logger: Logger,
@@ -32,7 +33,7 @@ export class ApprovalKeyStore {
       return typeof stored.envelope === 'string' ? { name: stored.name, envelope: stored.envelope } : { name: stored.name };
     } catch (error) {
       // A damaged secret must not sign anything, nor silently drop to unsigned: the decision is refused.
-      throw new (coreServices().AgentError)('CONFIG_INVALID', 'The approval key in VS Code\'s secret storage cannot be read.', `Run "${TITLE}…" to make a new one.`, { cause: error });
+      throw new (this.core().AgentError)('CONFIG_INVALID', 'The approval key in VS Code\'s secret storage cannot be read.', `Run "${TITLE}…" to make a new one.`, { cause: error });
     }
   }
 
@@ -43,7 +44,7 @@ export class ApprovalKeyStore {
   async current(): Promise<SigningKey | undefined> {
     const stored = await this.stored();
     if (!stored) return undefined;
-    const services = coreServices();
+    const services = this.core();
     if (stored.envelope === undefined) {
       throw new services.AgentError(
         'APPROVAL_POLICY',
@@ -69,7 +70,7 @@ export class ApprovalKeyStore {
       const replace = await vscode.window.showWarningMessage(`This VS Code already signs as "${existing.name}". Make a new key?`, { modal: true }, 'Make a new key');
       if (replace !== 'Make a new key') return;
     }
-    const services = coreServices();
+    const services = this.core();
     const name = await vscode.window.showInputBox({
       title: TITLE,
       prompt: 'Your name as an approver (decisions signed with this key are recorded under it)',

@@ -1,7 +1,8 @@
 /**
  * The words of the inline approval that tell a person what they approve: the CodeLens titles of a pending
  * write, the modal before "Approve & run", and the warnings on hidden characters (SPEC §5 3a: what a person
- * sees is what runs). Plain data, no `vscode` import, so it is unit-tested; sqlReview.ts wraps it.
+ * sees is what runs). Plain data, no `vscode` import, so it is unit-tested; approvalDecorations.ts and
+ * heldWriteDecisions.ts wrap it.
  */
 import { describeLock } from '../../shared/lockPhrases';
 import type { ImpactView } from '../../shared/protocol';
@@ -15,8 +16,9 @@ export interface LensSpec {
 /**
  * The lenses of a pending write: what it does, Approve & run, Reject, Show impact, and what DDL locks. A
  * statement holding hidden characters gets a first lens saying so, and its Approve says it asks once more.
+ * `runsHere` false (an outside agent's proposal: the agent runs it): the button only approves and says so.
  */
-export function pendingLenses(impact: ImpactView, sql: string): LensSpec[] {
+export function pendingLenses(impact: ImpactView, sql: string, runsHere = true): LensSpec[] {
   const hidden = visibleSql(sql).hidden;
   const rows = impact.exactRows ?? impact.estimatedRows ?? 0;
   const lenses: LensSpec[] = [];
@@ -30,7 +32,7 @@ export function pendingLenses(impact: ImpactView, sql: string): LensSpec[] {
           : `$(warning) ${impact.risk} · ${rows.toLocaleString('en-US')} rows in ${impact.tables.length} table${impact.tables.length === 1 ? '' : 's'}`,
       command: 'postgresAgent.showImpact',
     },
-    { title: hidden.length > 0 ? '$(check) Approve & run (hidden characters: asks again)' : '$(check) Approve & run', command: 'postgresAgent.approveTicket' },
+    { title: `$(check) ${approveLabel(runsHere)}${hidden.length > 0 ? ' (hidden characters: asks again)' : ''}`, command: 'postgresAgent.approveTicket' },
     { title: '$(x) Reject', command: 'postgresAgent.rejectTicket' },
     { title: 'Show impact', command: 'postgresAgent.showImpact' },
   );
@@ -47,12 +49,17 @@ export function pendingLenses(impact: ImpactView, sql: string): LensSpec[] {
   return lenses.map((l) => ({ ...l, title: visibleSql(l.title).text }));
 }
 
+/** The approve button's words: "Approve & run" where approving runs it, "Approve for the agent" where its proposer runs it. */
+export function approveLabel(runsHere: boolean): string {
+  return runsHere ? 'Approve & run' : 'Approve for the agent';
+}
+
 /**
  * The modal before "Approve & run", or undefined when a click is enough: HIGH and CRITICAL name the rows and
  * tables; a statement holding hidden characters names them. The detail is the statement with every hidden
  * character shown (raw, a bidi override would reorder the modal's text).
  */
-export function approvalConfirmation(impact: ImpactView, sql: string): { message: string; detail: string } | undefined {
+export function approvalConfirmation(impact: ImpactView, sql: string, runsHere = true): { message: string; detail: string; button: string } | undefined {
   const { text, hidden } = visibleSql(sql);
   const serious = impact.risk === 'HIGH' || impact.risk === 'CRITICAL';
   if (!serious && hidden.length === 0) return undefined;
@@ -63,7 +70,7 @@ export function approvalConfirmation(impact: ImpactView, sql: string): { message
     const tables = impact.tables.map((x) => `${x.name} (${x.inserted + x.updated + x.deleted})`).join(', ') || 'no rows measured';
     parts.push(`${impact.risk} risk: this changes ${rows.toLocaleString('en-US')} rows: ${tables}.`);
   }
-  return { message: visibleSql(`${parts.join(' ')} Run it?`).text, detail: text };
+  return { message: visibleSql(`${parts.join(' ')} ${runsHere ? 'Run it?' : 'Approve it for the agent that proposed it to run?'}`).text, detail: text, button: approveLabel(runsHere) };
 }
 
 /** A warning for each hidden character of a statement that starts at `start` in its document. */

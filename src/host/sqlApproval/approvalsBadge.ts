@@ -9,9 +9,9 @@ import * as vscode from 'vscode';
 import { existsSync, readdirSync } from 'node:fs';
 import type { Ticket } from '../../core/approvals/ticket';
 import type { Logger } from '../../core/platform/logger';
-import { coreServices } from '../lazyServices';
+import type { CoreLoader } from '../lazyServices';
 import { redisUrl } from '../settings/settings';
-import type { SqlReview } from './sqlReview';
+import type { WindowTickets } from './windowTickets';
 import { throttle } from '../ui/throttle';
 import { visibleSql } from '../../shared/visibleSql';
 
@@ -19,7 +19,7 @@ const START_DELAY_MS = 2_000;
 const REDIS_POLL_MS = 15_000;
 
 export interface BadgeTargets {
-  /** The Review panel, once VS Code has shown it (its badge shows on the icon). */
+  /** The side panel, once VS Code has shown it (its badge shows on the icon). */
   webview(): vscode.WebviewView | undefined;
   /** A view that exists from activation on (its badge shows on the icon while the panel was never shown). */
   tree: vscode.TreeView<unknown>;
@@ -41,14 +41,17 @@ export class ApprovalsBadge implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly review: SqlReview,
+    private readonly core: CoreLoader,
+    private readonly tickets: WindowTickets,
+    /** The window's own approvals changed (a write held, decided, run). */
+    approvalsChanged: vscode.Event<void>,
     private readonly approvalsDir: string,
     private readonly targets: BadgeTargets,
     private readonly logger: Logger,
   ) {
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(approvalsDir), '**'));
     const changed = () => this.recount.request();
-    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed), review.onDidChange(changed));
+    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed), approvalsChanged(changed));
     const hasTickets = existsSync(approvalsDir) && readdirSync(approvalsDir).length > 0;
     if (hasTickets || redisUrl()) {
       const start = setTimeout(changed, START_DELAY_MS);
@@ -60,7 +63,7 @@ export class ApprovalsBadge implements vscode.Disposable {
     }
   }
 
-  /** Shows the count again on whichever view can carry it now (call when the Review panel appears). */
+  /** Shows the count again on whichever view can carry it now (call when the side panel appears). */
   refresh(): void {
     this.apply(this.lastCount);
   }
@@ -72,7 +75,7 @@ export class ApprovalsBadge implements vscode.Disposable {
 
   private async count(): Promise<void> {
     try {
-      const store = await this.review.ticketStore();
+      const store = await this.tickets.ticketStore();
       const pending = await store.list({ status: ['PENDING_APPROVAL'] });
       const now = Date.now();
       const live = pending.filter((t) => Date.parse(t.expiresAt) > now).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
@@ -82,7 +85,7 @@ export class ApprovalsBadge implements vscode.Disposable {
       if (!same) this.changed.fire();
       this.apply(live.length);
     } catch (error) {
-      this.logger.warn('could not count the approvals waiting', { error: coreServices().toAgentError(error).message });
+      this.logger.warn('could not count the approvals waiting', { error: this.core().toAgentError(error).message });
     }
   }
 

@@ -9,7 +9,8 @@ import { isJobIntent } from '../../shared/protocol';
 import { webviewPage } from './webviewPage';
 import { assertNever, parseWebviewMessage } from '../../shared/protocol';
 
-export const REVIEW_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';
+/** The side panel's view id: "reviewPanel" is a contract (package.json, keybindings, E2E), not our word for it. */
+export const SIDE_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';
 
 export interface PanelHost {
   /** The current snapshot of everything the panel shows. */
@@ -29,7 +30,7 @@ export interface PanelHost {
   openAsk(threadId: string): Promise<void>;
 }
 
-export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+export class SidePanelProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
 
   /** The panel once VS Code has shown it (undefined before). */
@@ -80,7 +81,7 @@ export class ReviewPanelProvider implements vscode.WebviewViewProvider, vscode.D
       return;
     }
     // Not resolved yet: only the focus command can create it; then the keyboard goes back to the editor.
-    await vscode.commands.executeCommand(`${REVIEW_PANEL_VIEW_ID}.focus`);
+    await vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`);
     await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
   }
 

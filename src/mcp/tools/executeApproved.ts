@@ -7,7 +7,8 @@ export const executeApprovedTool = defineTool({
   name: 'execute_approved',
   title: 'Execute an approved write',
   description:
-    'Runs the SQL of an approved ticket: exactly the ticket\'s own SQL, once, in one transaction, on the database it was ' +
+    'Runs the SQL of an approved ticket you proposed with propose_write (a person approving it in VS Code or a terminal ' +
+    'only records the decision; running it is yours): exactly the ticket\'s own SQL, once, in one transaction, on the database it was ' +
     'approved for; rolled back when it would change more rows than were approved. Refused for a ticket that is pending, ' +
     'rejected, expired or already used, and when the approval policy in force for this database (read again now; a workspace ' +
     'file can only tighten it) wants more: signatures, a second person, a role. Without signed mode it checks that an ' +

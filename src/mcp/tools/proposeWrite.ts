@@ -23,8 +23,8 @@ export const proposeWriteTool = defineTool({
   description:
     'Asks a person to approve a change (INSERT, UPDATE, DELETE, MERGE, DDL, maintenance). Returns its exact impact (rows per ' +
     'table from a preview that was rolled back, cascades, triggers, risk) and an approval ticket. Nothing runs: a person must ' +
-    'approve the ticket in VS Code or with `pg-agent approvals approve <ticket>`. Poll ticket_status; once it is APPROVED ' +
-    'call execute_approved. No tool approves, and you must not approve it yourself by any other route (a shell, ticket files, ' +
+    'approve the ticket in VS Code or with `pg-agent approvals approve <ticket>`. Approving only records the decision: you, ' +
+    'the proposer, are the one who runs it. Poll ticket_status; once it is APPROVED call execute_approved. No tool approves, and you must not approve it yourself by any other route (a shell, ticket files, ' +
     'Redis): by default that is not prevented for a process running as the person\'s OS user, only signed mode or the broker ' +
     '(`pg-agent guard`) enforce it. Editing the SQL needs a new proposal.',
   // Creates a ticket and files, changes no data.
@@ -68,8 +68,9 @@ export const proposeWriteTool = defineTool({
       `Held for approval: ticket ${ticket.id} (risk ${impact.risk}, expires ${ticket.expiresAt}). NOTHING HAS RUN.\n` +
       'A person must approve it: in VS Code (the CodeLens "Approve & run" above the SQL, or the Postgres Agent panel), ' +
       `or in a terminal with \`pg-agent approvals approve ${ticket.id}\`. No tool of yours can approve it; do not approve it yourself by any other route.\n` +
-      `Check ticket_status("${ticket.id}"): APPROVED → call execute_approved("${ticket.id}"); EXECUTED → the person already ran it in VS Code; ` +
-      'REJECTED or EXPIRED → it will not run.';
+      'Approving only records the decision; VS Code and the terminal do not run it: you do, once it is approved.\n' +
+      `Check ticket_status("${ticket.id}"): APPROVED → call execute_approved("${ticket.id}"); EXECUTED → someone ran it by hand ` +
+      '(`pg-agent exec --ticket`), do not run it again; REJECTED or EXPIRED → it will not run.';
     return { structured: { impact, ticket: ticketSummary(ticket) }, text };
   },
 });

@@ -8,6 +8,8 @@ import type { StatementClassification } from '../classification';
 import type { Dependent } from './dependents';
 import { findDependents } from './dependents';
 import { conflictingSessions, describeWaiters } from './ddlPreview';
+import type { LockHolder, LockTarget } from './lockHolders';
+import { sessionsInTheWay } from './lockHolders';
 import type { LintFinding } from './lint';
 import { lintStatement } from './lint';
 import type { DdlChange, DdlPlan, LockWork } from './ddlPlan';
@@ -54,6 +56,8 @@ export interface DdlAnalysis {
   warnings: string[];
   /** The facts of every table locked, by "schema.name". */
   facts: Map<string, TableFacts>;
+  /** Sessions holding or awaiting a lock that conflicts with one the statements need (pid, user, state, query). */
+  lockHolders: LockHolder[];
 }
 
 export interface DdlAnalysisOptions {
@@ -75,6 +79,7 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
   const changes = plans.flatMap((p) => p.changes);
   const refined = await refineWork(session, changes);
   let blockingPreview = false;
+  const targets: LockTarget[] = [];
 
   for (const [i, plan] of plans.entries()) {
     const statement = statements[i];
@@ -103,6 +108,7 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
       const f = resolved[j];
       const report = f ? byTable.get(f.table) : undefined;
       if (!f || !report) continue;
+      targets.push({ oid: f.oid, table: f.table, mode: l.mode });
       const waiters = await conflictingSessions(session, f.oid, l.mode);
       if (waiters.length > 0) {
         report.waitsBehind = Math.max(report.waitsBehind, waiters.length);
@@ -155,5 +161,6 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
     plans,
     warnings,
     facts,
+    lockHolders: await sessionsInTheWay(session, targets),
   };
 }

@@ -1,8 +1,8 @@
 /** Activity tab: tokens and cost so far, the job's own history (a commit per phase and todo), its files. */
-import { clock } from '../../src/shared/clock';
-import type { JobView } from '../../src/shared/protocol';
-import { el, fmt, plural } from '../dom';
-import { post } from '../vscodeApi';
+import { clock } from '../../../src/shared/clock';
+import type { JobView } from '../../../src/shared/protocol';
+import { el, fmt, plural } from '../../common/dom';
+import { post } from '../../common/vscodeApi';
 
 export function usageText(u: JobView['usage']): string {
   const cost = u.costUsd === null ? 'cost unknown' : `~$${u.costUsd.toFixed(4)}`;

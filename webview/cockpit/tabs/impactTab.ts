@@ -1,7 +1,7 @@
 /** Impact tab: the job's write waiting for a decision, drawn by the same card as every other write. */
-import type { JobView } from '../../src/shared/protocol';
-import { approvalCard } from '../approvalCard';
-import { el } from '../dom';
+import type { JobView } from '../../../src/shared/protocol';
+import { approvalCard } from '../../common/approvalCard';
+import { el } from '../../common/dom';
 
 export function impactTab(job: JobView): HTMLElement {
   if (job.approval) {

@@ -1,8 +1,8 @@
 /** Todos tab: ☐/◐/☑ per todo with its SQL (a link opens the job's .sql file) and a progress bar. */
-import type { JobView, TodoView } from '../../src/shared/protocol';
-import { statementView } from '../../src/shared/visibleSql';
-import { el, fmt } from '../dom';
-import { post } from '../vscodeApi';
+import type { JobView, TodoView } from '../../../src/shared/protocol';
+import { statementView } from '../../../src/shared/visibleSql';
+import { el, fmt } from '../../common/dom';
+import { post } from '../../common/vscodeApi';
 
 const MARK: Record<TodoView['status'], string> = { pending: '☐', in_progress: '◐', done: '☑', skipped: '⤼', failed: '☒' };
 const SAID: Record<TodoView['status'], string> = { pending: 'to do', in_progress: 'in progress', done: 'done', skipped: 'skipped', failed: 'failed' };

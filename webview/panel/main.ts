@@ -3,21 +3,21 @@
  * (each opens its cockpit), the recent asks, the latest answer, this window's writes and the tables.
  * Renders the snapshots the host pushes and sends intents back.
  * It holds no state of its own beyond the last version seen;
- * text is set with textContent, and model markdown goes through marked + DOMPurify (webview/jobs/markdown.ts).
+ * text is set with textContent, and model markdown goes through marked + DOMPurify (webview/common/markdown.ts).
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import type { HostMessage, PanelAnswerView, PanelState, RowsSummary, TableSummary } from '../src/shared/protocol';
-import { statementView } from '../src/shared/visibleSql';
-import { approvalCard } from './approvalCard';
-import { button, commandButton, el, fmt } from './dom';
+import type { HostMessage, PanelAnswerView, PanelState, RowsSummary, TableSummary } from '../../src/shared/protocol';
+import { statementView } from '../../src/shared/visibleSql';
+import { approvalCard } from '../common/approvalCard';
+import { button, commandButton, el, fmt } from '../common/dom';
 import { showGettingStarted } from './gettingStarted';
-import { jobList } from './jobs/jobList';
+import { jobList } from './jobList';
 import { recentAsksSection, waitingSection } from './navigator';
-import { memo, patchChildren } from './patch';
-import { post } from './vscodeApi';
+import { memo, patchChildren } from '../common/patch';
+import { post } from '../common/vscodeApi';
 
 const app = document.getElementById('app') as HTMLElement;
 let lastVersion = 0;

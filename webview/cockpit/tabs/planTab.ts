@@ -1,10 +1,10 @@
 /** Plan tab: plan.md rendered, "Changed since last review" diff toggle, workspace.md collapsible below. */
-import type { JobView } from '../../src/shared/protocol';
-import { button, el } from '../dom';
-import { post } from '../vscodeApi';
+import type { JobView } from '../../../src/shared/protocol';
+import { button, el } from '../../common/dom';
+import { post } from '../../common/vscodeApi';
 import { diffView } from './diffView';
-import { jobUi, requestRedraw } from './jobUi';
-import { markdownBlock } from './markdown';
+import { jobUi, requestRedraw } from '../jobUi';
+import { markdownBlock } from '../../common/markdown';
 
 export function planTab(job: JobView): HTMLElement {
   const change = job.planChange;

@@ -2,10 +2,10 @@
  * The side panel as a navigator (issue 15): everything waiting for a person (each opens where it is
  * decided) and the recent asks (each opens its result). Jobs are listed by jobs/jobList.ts.
  */
-import { clock } from '../src/shared/clock';
-import type { AnswerStatus, RecentAskView, WaitingView } from '../src/shared/protocol';
-import { el } from './dom';
-import { post } from './vscodeApi';
+import { clock } from '../../src/shared/clock';
+import type { AnswerStatus, RecentAskView, WaitingView } from '../../src/shared/protocol';
+import { el } from '../common/dom';
+import { post } from '../common/vscodeApi';
 
 function whenBy(item: WaitingView): string {
   return `${item.createdBy} · ${clock(item.createdAt)}`;

@@ -5,9 +5,9 @@
 import { jobActions } from '../../src/shared/jobActions';
 import type { JobView } from '../../src/shared/protocol';
 import { MAX_MESSAGE_CHARS } from '../../src/shared/limits';
-import { button, el } from '../dom';
-import { memo } from '../patch';
-import { post } from '../vscodeApi';
+import { button, el } from '../common/dom';
+import { memo } from '../common/patch';
+import { post } from '../common/vscodeApi';
 
 interface FeedbackBox {
   box: HTMLElement;

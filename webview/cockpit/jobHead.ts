@@ -1,7 +1,7 @@
 /** The job's title, where it stands (data-stop / data-status / data-busy for tests and styles) and its cost so far. */
 import type { JobView } from '../../src/shared/protocol';
-import { el } from '../dom';
-import { usageText } from './activityTab';
+import { el } from '../common/dom';
+import { usageText } from './tabs/activityTab';
 
 export function stopText(job: JobView): string {
   if (job.busy) return job.busy.message;

@@ -1,5 +1,5 @@
 /** A unified diff as coloured lines (+ added, - removed, @@ hunks), text only. */
-import { el } from '../dom';
+import { el } from '../../common/dom';
 
 export function diffView(diff: string, attrs: Record<string, string> = {}): HTMLElement {
   const lines = diff.replace(/\n$/, '').split('\n');

@@ -1,4 +1,4 @@
-import type { PanelState } from '../src/shared/protocol';
+import type { PanelState } from '../../src/shared/protocol';
 
 /**
  * UX "first minute": the three ways in (Open Sample Database, Add Connection…, Set Gemini API Key…), until

@@ -3,16 +3,16 @@
  * calls are folded into one line each, drafted feedback can go to the feedback box, and plan edits show
  * as a diff with Apply / Discard.
  */
-import { clock } from '../../src/shared/clock';
-import type { ChatEntryView, JobView } from '../../src/shared/protocol';
-import { MAX_MESSAGE_CHARS } from '../../src/shared/limits';
-import { button, el } from '../dom';
-import { memo } from '../patch';
-import { post } from '../vscodeApi';
-import { useAsFeedback } from './actionBar';
+import { clock } from '../../../src/shared/clock';
+import type { ChatEntryView, JobView } from '../../../src/shared/protocol';
+import { MAX_MESSAGE_CHARS } from '../../../src/shared/limits';
+import { button, el } from '../../common/dom';
+import { memo } from '../../common/patch';
+import { post } from '../../common/vscodeApi';
+import { useAsFeedback } from '../actionBar';
 import { diffView } from './diffView';
-import { jobUi } from './jobUi';
-import { markdownBlock } from './markdown';
+import { jobUi } from '../jobUi';
+import { markdownBlock } from '../../common/markdown';
 
 function tools(entry: Extract<ChatEntryView, { kind: 'assistant' }>): HTMLElement[] {
   if (entry.tools.length === 0) return [];

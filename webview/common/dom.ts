@@ -1,11 +1,12 @@
-/** Small DOM helpers of the panel: elements from data, with text set as text (never parsed as HTML). */
-import type { PanelCommand } from '../src/shared/protocol';
+/** The one DOM helper of every page: elements from data, with text set as text (never parsed as HTML). */
+import type { PanelCommand } from '../../src/shared/protocol';
 import { post } from './vscodeApi';
 
-export function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {
+/** An element with its attributes and children (`null` children are left out). */
+export function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string | null)[]): HTMLElement {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  node.append(...children);
+  node.append(...children.filter((c): c is Node | string => c !== null));
   return node;
 }
 
@@ -29,4 +30,16 @@ export function fmt(n: number): string {
 
 export function plural(n: number, word: string): string {
   return `${fmt(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export function list(items: readonly string[], attrs: Record<string, string> = {}): HTMLElement {
+  return el('ul', attrs, ...items.map((i) => el('li', {}, i)));
+}
+
+export function pct(n: number): string {
+  return `${Math.round(n * 100)} %`;
+}
+
+export function usd(n: number | null): string {
+  return n === null ? 'cost unknown' : `$${n.toFixed(4)}`;
 }

@@ -1,15 +1,16 @@
 /** UX "Impact" view of one write: risk, rows per table as bars (direct/cascade/trigger), the SQL, the decision. */
-import { clock } from '../src/shared/clock';
-import { describeLock } from '../src/shared/lockPhrases';
-import { describeReach, reachToShow } from '../src/shared/reachPhrases';
-import type { ApprovalView, ImpactView } from '../src/shared/protocol';
-import { statementView, visibleText } from '../src/shared/visibleSql';
+import { clock } from '../../src/shared/clock';
+import { describeLock, describeLockHolder } from '../../src/shared/lockPhrases';
+import { describeReach, reachToShow } from '../../src/shared/reachPhrases';
+import type { ApprovalView, ImpactView } from '../../src/shared/protocol';
+import { statementView, visibleText } from '../../src/shared/visibleSql';
 import { button, el, fmt } from './dom';
 import { post } from './vscodeApi';
 
 const STATUS_TEXT: Record<ApprovalView['status'], string> = {
   pending: 'waiting for your approval',
   stale: 'SQL changed — re-checking the impact',
+  approved: 'approved — waiting for the agent to run it',
   running: 'running…',
   executed: 'executed',
   rejected: 'rejected — nothing ran',
@@ -36,6 +37,14 @@ function ddlSection(a: ApprovalView): HTMLElement[] {
   for (const lock of (i.locks ?? []).filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
     const waits = lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : '';
     parts.push(el('p', { class: lock.blocks === 'nothing' ? 'muted' : 'warning-text', 'data-testid': 'lock-line' }, `${capitalise(describeLock(lock))}${waits}`));
+  }
+  // Issue 25: who held or awaited a conflicting lock when the impact was computed (the executor checks again
+  // and waits only briefly), and the way back from what the statement destroys.
+  for (const holder of i.lockHolders ?? []) {
+    parts.push(el('p', { class: 'warning-text', 'data-testid': 'lock-holder' }, visibleText(`In the way: ${describeLockHolder(holder)}`)));
+  }
+  for (const way of i.recovery ?? []) {
+    parts.push(el('p', { class: way.way === 'none' ? 'error-text' : 'muted', 'data-testid': 'way-back', 'data-way': way.way }, visibleText(way.summary)));
   }
   const unlocked = (i.rewrites ?? []).filter((t) => !(i.locks ?? []).some((l) => l.table === t && l.work === 'rewrite'));
   if (unlocked.length > 0) parts.push(el('p', { class: 'warning-text' }, `Rewrites ${unlocked.join(', ')}`));
@@ -117,7 +126,8 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
   const actions: HTMLElement[] = [];
   if (a.status === 'pending') {
     actions.push(
-      button('Approve & run', 'approve-button', () => post({ type: 'decide', ticketId: a.ticketId, approve: true })),
+      // An outside agent's proposal: approving only decides it, the agent that proposed it runs it.
+      button(a.proposedBy === undefined ? 'Approve & run' : 'Approve for the agent', 'approve-button', () => post({ type: 'decide', ticketId: a.ticketId, approve: true })),
       button('Reject', 'reject-button', () => post({ type: 'decide', ticketId: a.ticketId, approve: false }), true),
     );
   }
@@ -134,6 +144,7 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
       el('span', {}, STATUS_TEXT[a.status]),
     ),
     ...decidedBy(a),
+    ...(a.proposedBy === undefined ? [] : [el('p', { class: 'muted', 'data-testid': 'proposed-by' }, visibleText(`Proposed by ${a.proposedBy}. Approving records your decision; the agent runs it (execute_approved), not this window.`))]),
     ...(flag ? [el('p', { class: 'warning-text', role: 'alert', 'data-testid': 'hidden-chars' }, flag.sentence)] : []),
     el('pre', { class: 'sql' }, statement.text),
     bars,

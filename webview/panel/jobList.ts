@@ -1,8 +1,8 @@
 /** The job list (UX "Jobs ▾"): title, status badge and review cycles; a click selects the job. */
 import { JOB_STATUS_TEXT } from '../../src/shared/jobActions';
 import type { JobListItem } from '../../src/shared/protocol';
-import { commandButton, el, plural } from '../dom';
-import { post } from '../vscodeApi';
+import { commandButton, el, plural } from '../common/dom';
+import { post } from '../common/vscodeApi';
 
 const STATUS_ICON: Record<JobListItem['status'], string> = {
   planning: '◐',
