@@ -26,8 +26,16 @@ function standIn(): unknown {
   });
 }
 
-/** The module object itself needs real keys: the bundle copies them (esbuild's __toESM). */
-const VSCODE_NAMESPACES = ['window', 'workspace', 'commands', 'languages', 'EventEmitter', 'ThemeColor', 'StatusBarAlignment', 'ProgressLocation', 'Uri', 'Range', 'Position', 'Diagnostic', 'DiagnosticSeverity', 'CodeLens', 'Hover', 'MarkdownString', 'ConfigurationTarget', 'RelativePattern', 'FileType', 'FileSystemError', 'lm', 'McpStdioServerDefinition', 'LanguageModelToolResult', 'LanguageModelTextPart'];
+/**
+ * The module object itself needs real keys: the bundle copies them (esbuild's __toESM). Every value the host
+ * reads from `vscode` (types alone need none): a module-level `new vscode.ThemeIcon(…)` crashed the bench once.
+ */
+const VSCODE_NAMESPACES = [
+  'window', 'workspace', 'commands', 'languages', 'env', 'lm', 'Disposable', 'EventEmitter', 'ThemeColor', 'ThemeIcon',
+  'TreeItem', 'TreeItemCollapsibleState', 'StatusBarAlignment', 'ProgressLocation', 'ViewColumn', 'Uri', 'Range', 'Position',
+  'Diagnostic', 'DiagnosticSeverity', 'CodeLens', 'Hover', 'MarkdownString', 'ConfigurationTarget', 'RelativePattern',
+  'FileType', 'FileSystemError', 'TabInputWebview', 'McpStdioServerDefinition', 'LanguageModelToolResult', 'LanguageModelTextPart',
+];
 const vscodeModule = Object.fromEntries(VSCODE_NAMESPACES.map((name) => [name, standIn()]));
 
 function measureOnce(): void {

@@ -59,4 +59,20 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+/** The DBA cluster answers, or the bench is skipped with a loud line (under CI=true, where .ci/run starts it: fails). */
+async function clusterAnswers(): Promise<boolean> {
+  const probe = new pg.Client({ connectionString: DBA_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await probe.connect();
+    return true;
+  } catch (error) {
+    const line = `dba: SKIPPED, the DBA cluster at ${DBA_URL} does not answer (${error instanceof Error ? error.message : String(error)}); start it with .ci/dba-cluster.sh`;
+    if (process.env.CI === 'true') throw new Error(`CI=true and ${line}`, { cause: error });
+    process.stdout.write(`${line}\n`);
+    return false;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+}
+
+void clusterAnswers().then((answers) => (answers ? main() : undefined));

@@ -7,7 +7,9 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const only = process.argv.slice(2);
-const outdir = join('node_modules', '.cache', 'pgagent-bench');
+// Inside this checkout (dist/ is ignored), so packages resolve from its node_modules and two checkouts that
+// share one node_modules (git worktrees) never overwrite each other's bundles.
+const outdir = join('dist', 'bench');
 mkdirSync(outdir, { recursive: true });
 const benches = readdirSync('bench')
   .filter((f) => f.endsWith('.bench.ts'))

@@ -1,6 +1,6 @@
 /** What the SQL commands share: reading the input, the safety settings from flags, ticket summaries. */
-import type { Classification } from '../core/sql/classification';
-import { checkSql } from '../core/sql/reach/checkSql';
+import type { CheckedSql } from '../core/sql/reach/checkSql';
+import { checkSqlParsed } from '../core/sql/reach/checkSql';
 import { checkSqlText } from '../core/sql/sqlText';
 import type { ImpactReport } from '../shared/impactReport';
 import type { SafetySettings } from '../core/sql/safetySettings';
@@ -11,7 +11,7 @@ import { ownConfigFile, readOwnConfig } from '../core/config/ownConfig';
 import type { WorkspaceConfig } from '../core/config/workspace';
 import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
 import type { PolicyWarning, Resolved } from '../core/settings/workspacePolicy';
-import { applyOwnSafety, resolveSafety } from '../core/settings/workspacePolicy';
+import { safetyInForce } from '../core/settings/workspacePolicy';
 import type { CliIo, CommandContext } from './command';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
@@ -20,9 +20,9 @@ export async function readSqlInput(context: CommandContext): Promise<string> {
 }
 
 /** The input, parsed, classified and checked against the database's own code (reach) on the command's database. */
-export async function classifyInput(context: CommandContext): Promise<{ sql: string; classification: Classification }> {
+export async function classifyInput(context: CommandContext): Promise<CheckedSql> {
   const sql = await readSqlInput(context);
-  return { sql, classification: await checkSql(await context.openDb(), sql) };
+  return checkSqlParsed(await context.openDb(), sql);
 }
 
 /**
@@ -30,13 +30,13 @@ export async function classifyInput(context: CommandContext): Promise<{ sql: str
  * tightened by the workspace's .pgagent/config.json (which may not loosen: each attempt is a warning).
  * Executors read the policy again when they claim a ticket (policySources).
  */
-export function safetySettings(flags: CommonFlags, workspace: WorkspaceConfig, own: WorkspaceConfig, env: Env): Resolved<SafetySettings> {
+export function cliSafetyInForce(flags: CommonFlags, workspace: WorkspaceConfig, own: WorkspaceConfig, env: Env): Resolved<SafetySettings> {
   const base: SafetySettings = {
     ...DEFAULT_SAFETY,
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
     ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
   };
-  const resolved = resolveSafety(workspace, applyOwnSafety(own, base), { workspace: workspacePaths(flags.workspace).config, own: ownConfigFile(env) });
+  const resolved = safetyInForce(base, own, [{ config: workspace, files: { workspace: workspacePaths(flags.workspace).config, own: ownConfigFile(env) } }]);
   const policySources = {
     ownConfigFile: ownConfigFile(env),
     workspaceDir: flags.workspace,
@@ -49,7 +49,7 @@ export function safetySettings(flags: CommonFlags, workspace: WorkspaceConfig, o
 /** The safety settings of this command and the loosenings its workspace asked for and did not get. */
 export async function cliPolicy(context: CommandContext): Promise<Resolved<SafetySettings>> {
   const { flags } = context.args;
-  const resolved = safetySettings(flags, await readWorkspaceConfig(workspacePaths(flags.workspace)), await readOwnConfig(context.io.env), context.io.env);
+  const resolved = cliSafetyInForce(flags, await readWorkspaceConfig(workspacePaths(flags.workspace)), await readOwnConfig(context.io.env), context.io.env);
   printWarnings(context.io, resolved.warnings);
   return { settings: { ...resolved.settings, policySources: { ...resolved.settings.policySources, logger: context.logger } }, warnings: resolved.warnings };
 }

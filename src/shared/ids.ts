@@ -13,3 +13,9 @@ export const TICKET_ID_PATTERN = new RegExp(`^${TICKET_ID_SOURCE}$`);
 
 /** An Ask run (its graph thread): `ask_` and 16 of [a-z0-9] (core/ask/threadId.ts). */
 export const ASK_ID_PATTERN = /^ask_[a-z0-9]{16}$/;
+
+/** A collaborative planning session: `collab_` and 16 hex digits (core/collab/sessionTypes.ts newSessionId). */
+export const SESSION_ID_PATTERN = /^collab_[0-9a-f]{16}$/;
+
+/** A plan edit the review chat proposed: `edit_` and 12 hex digits (core/review/planEdit.ts). */
+export const PLAN_EDIT_ID_PATTERN = /^edit_[0-9a-f]{12}$/;

@@ -4,8 +4,8 @@
  * acting on them (a webview is untrusted input).
  */
 import * as z from 'zod/mini';
-import type { LockHolderPhraseInput, LockPhraseInput } from './lockPhrases';
 import type { ErrorInfo } from './errorCodes';
+import type { ImpactReport } from './impactReport';
 import { ASK_ID_PATTERN, JOB_ID_PATTERN, TICKET_ID_PATTERN } from './ids';
 import { MAX_MESSAGE_CHARS } from './limits';
 import type { RelationKind } from './schema';
@@ -61,32 +61,11 @@ export interface ApprovalView {
   proposedBy?: string;
 }
 
-/** The parts of the impact report the panel draws (mirrors core's ImpactReport). */
-export interface ImpactView {
-  risk: 'LOW' | 'MEDIUM' | 'HIGH' | 'CRITICAL';
-  estimatedRows: number | null;
-  exactRows: number | null;
-  previewMs: number;
-  tables: { schema: string; name: string; via: 'direct' | 'cascade' | 'trigger'; inserted: number; updated: number; deleted: number }[];
-  wouldFail: null | { code: string; message: string };
-  warnings: string[];
-  triggers: { table: string; name: string }[];
-  foreignKeyActions: { constraint: string; table: string; references: string; action: string }[];
-  /** DDL and maintenance (SPEC §5.4a): whether a preview ran, locks with table sizes, rewrites, dependents, lint. */
-  previewed: boolean;
-  locks: (LockPhraseInput & { waitsBehind: number })[];
-  rewrites: string[];
-  dependents: { kind: string; name: string; effect: string }[];
-  lint: { rule: string; severity: 'error' | 'warning' | 'info'; message: string; advice: string; saferSql?: string }[];
-  /** False: runs outside a transaction and cannot be rolled back. */
-  transactional: boolean;
-  /** The database's own code the write runs (functions, triggers, rules…), each with its verdict. */
-  reach: { function: string; via: string; verdict: 'safe' | 'side-effect' | 'unknown'; effect?: string }[];
-  /** Issue 25: sessions holding or awaiting a conflicting lock when the impact was computed (absent: none). */
-  lockHolders?: LockHolderPhraseInput[];
-  /** Issue 25: the way back from each destructive statement, or why there is none (absent: nothing destroyed). */
-  recovery?: { way: 'quarantine' | 'copy' | 'none'; summary: string }[];
-}
+/**
+ * The impact report as the panel draws it: core's own ImpactReport (src/shared/impactReport.ts), without the
+ * statements (the approval carries its SQL) and the approval flag (the approval's status says it).
+ */
+export type ImpactView = Omit<ImpactReport, 'statements' | 'requiresApproval'>;
 
 /**
  * What the side panel shows of a result: its size and SQL, not its rows. The rows are in the Results view

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readPlanningSettings } from '../../src/cli/jobSetup';
-import { safetySettings as cliSafety } from '../../src/cli/sqlInput';
+import { cliSafetyInForce as cliSafety } from '../../src/cli/sqlInput';
 import { strictestPolicy } from '../../src/core/approvals/strictestPolicy';
 import { DEFAULT_PLANNING } from '../../src/core/jobs/planningSettings';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';

@@ -74,7 +74,7 @@ export const askCommand: CliCommand = {
       settings: await cliSafety(context),
       logger: context.logger,
       requestedBy: await requesterOf(context),
-      audit: fileAuditLog(join(paths.root, 'runs')),
+      audit: fileAuditLog(paths.runs),
       undoDir: paths.undo,
     };
     const embedder = embedderFromEnv(io.env, context.logger);

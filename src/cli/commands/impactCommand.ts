@@ -11,7 +11,8 @@ export const impactCommand: CliCommand = {
   usage: 'pg-agent impact [flags] [--] <SQL | ->',
   options: {},
   async run(context) {
-    const { classification } = await classifyInput(context);
+    const checked = await classifyInput(context);
+    const { classification } = checked;
     const { io, args } = context;
     if (classification.decision === 'refuse') {
       io.stderr(`Refused: ${classification.reasons.join('; ')}.\n`);
@@ -19,7 +20,7 @@ export const impactCommand: CliCommand = {
       return EXIT.refused;
     }
     const { settings, warnings } = await cliPolicy(context);
-    const impact = await analyzeImpact(await context.openDb(), classification, settings);
+    const impact = await analyzeImpact(await context.openDb(), classification, settings, checked);
     if (args.flags.json) {
       io.stdout(`${JSON.stringify(withPolicyWarnings(impact, warnings), null, 2)}\n`);
     } else {

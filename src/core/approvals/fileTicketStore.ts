@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
-import { link, mkdir, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,26 +12,21 @@ import { TICKET_ID_SOURCE } from '../../shared/ids';
 import { AgentError } from '../platform/errors';
 import { createFileWhole, writeFileAtomicDurable } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
+import { namesIn } from '../fs/listDir';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { Ticket, TicketStatus } from './ticket';
-import type { TransitionResult } from './ticketRules';
 import {
   buildTicket,
-  claimRule,
-  decideRule,
   expireRule,
-  finishRule,
   isExpiredAt,
-  noteUndoRule,
-  releaseRule,
   newestFirst,
   ticketNotFound,
 } from './ticketRules';
-import { resolveIfExecuting } from './resolveExecuting';
-import type { ClaimRequest, Decision, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
+import type { NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
-import { waitForDecision } from './waitForDecision';
+import type { TicketRule } from './ruleTicketStore';
+import { RuleTicketStore } from './ruleTicketStore';
 
 export interface FileTicketStoreOptions {
   logger?: Logger;
@@ -52,17 +47,18 @@ interface HeldLock {
   release(): Promise<void>;
 }
 
-export class FileTicketStore implements TicketStore {
-  private readonly logger: Logger;
+export class FileTicketStore extends RuleTicketStore implements TicketStore {
+  protected readonly logger: Logger;
   private readonly staleLockMs: number;
-  private readonly pollMs: number;
-  private readonly closing = new AbortController();
-  private resolver: ExecutionResolver | undefined;
+  protected readonly pollMs: number;
+  protected readonly where: string;
 
   constructor(
     private readonly dir: string,
     options: FileTicketStoreOptions = {},
   ) {
+    super();
+    this.where = dir;
     this.logger = options.logger ?? silentLogger;
     this.staleLockMs = options.staleLockMs ?? 5000;
     this.pollMs = options.pollMs ?? 5000;
@@ -90,13 +86,7 @@ export class FileTicketStore implements TicketStore {
 
   async list(options: { status?: TicketStatus[]; now?: Date } = {}): Promise<Ticket[]> {
     const now = options.now ?? new Date();
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return [];
-      throw error;
-    }
+    const names = await namesIn(this.dir);
     const tickets: Ticket[] = [];
     for (const name of names) {
       const id = TICKET_FILE.exec(name)?.[1];
@@ -110,59 +100,6 @@ export class FileTicketStore implements TicketStore {
       }
     }
     return tickets.sort(newestFirst);
-  }
-
-  async decide(id: string, decision: Decision): Promise<Ticket> {
-    assertTicketId(id);
-    const ticket = await this.transition(id, decideRule(decision));
-    this.logger.info(`approval ticket ${ticket.status.toLowerCase()}`, { ticket: id, by: decision.by });
-    return ticket;
-  }
-
-  async claim(id: string, request: ClaimRequest): Promise<Ticket> {
-    assertTicketId(id);
-    const ticket = await this.transition(id, claimRule(request));
-    this.logger.info('approval ticket claimed', { ticket: id, xid: request.xid });
-    return ticket;
-  }
-
-  async noteUndo(id: string, xid: string, undoFile: string): Promise<Ticket> {
-    assertTicketId(id);
-    return this.transition(id, noteUndoRule(xid, undoFile));
-  }
-
-  setResolver(resolver: ExecutionResolver | undefined): void {
-    this.resolver = resolver;
-  }
-
-  private resolve(ticket: Ticket): Promise<Ticket> {
-    return resolveIfExecuting(ticket, this.resolver, (rule) => this.transition(ticket.id, rule), this.logger);
-  }
-
-  async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
-    assertTicketId(id);
-    return this.transition(id, finishRule(outcome));
-  }
-
-  async release(id: string, outcome: ExecutionOutcome & { xid: string }): Promise<Ticket> {
-    assertTicketId(id);
-    return this.transition(id, releaseRule(outcome));
-  }
-
-  async waitForDecision(id: string, signal?: AbortSignal): Promise<Ticket> {
-    assertTicketId(id);
-    const signals = signal ? [signal, this.closing.signal] : [this.closing.signal];
-    return waitForDecision(
-      id,
-      {
-        get: (ticketId) => this.get(ticketId),
-        watch: (ticketId, onChange) => this.watchTicket(ticketId, onChange),
-        pollMs: this.pollMs,
-        where: this.dir,
-        onCheckFailed: (error) => this.logger.warn('re-reading a ticket failed', { ticket: id, error: String(error) }),
-      },
-      AbortSignal.any(signals),
-    );
   }
 
   close(): Promise<void> {
@@ -187,7 +124,7 @@ export class FileTicketStore implements TicketStore {
   }
 
   /** Read, apply a rule and write back under the ticket's lock; starts over if the lock was lost. */
-  private async transition(id: string, rule: (ticket: Ticket) => TransitionResult): Promise<Ticket> {
+  protected async transition(id: string, rule: TicketRule): Promise<Ticket> {
     for (;;) {
       const lock = await this.lock(id);
       try {
@@ -262,7 +199,7 @@ export class FileTicketStore implements TicketStore {
     await unlink(aside).catch(() => undefined);
   }
 
-  private async watchTicket(id: string, onChange: () => void): Promise<() => void> {
+  protected async watchTicket(id: string, onChange: () => void): Promise<() => void> {
     await mkdir(this.dir, { recursive: true });
     const file = `${id}.json`;
     const watcher = watch(this.dir, (_event, filename) => {

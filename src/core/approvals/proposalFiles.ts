@@ -6,9 +6,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { hiddenWarning, visibleSql, visibleText } from '../../shared/visibleSql';
+import { workspacePaths } from '../config/workspace';
 
 export function proposalsDir(workspaceDir: string): string {
-  return join(workspaceDir, '.pgagent', 'proposals');
+  return workspacePaths(workspaceDir).proposals;
 }
 
 /**

@@ -7,23 +7,17 @@ import { AgentError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import { connectRedis, redactRedisUrl, redisUnreachable } from '../platform/redisClient';
 import type { Ticket, TicketStatus } from './ticket';
-import type { TransitionResult } from './ticketRules';
 import {
   buildTicket,
-  claimRule,
-  decideRule,
   expireRule,
-  finishRule,
   isExpiredAt,
-  noteUndoRule,
-  releaseRule,
   newestFirst,
   ticketNotFound,
 } from './ticketRules';
-import { resolveIfExecuting } from './resolveExecuting';
-import type { ClaimRequest, Decision, ExecutionOutcome, ExecutionResolver, NewTicket, TicketStore } from './ticketStore';
+import type { NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
-import { waitForDecision } from './waitForDecision';
+import type { TicketRule } from './ruleTicketStore';
+import { RuleTicketStore } from './ruleTicketStore';
 
 export interface RedisTicketStoreOptions {
   /** Key prefix, so several products or test runs share one Redis without meeting (CLI: PGAGENT_REDIS_PREFIX). */
@@ -84,14 +78,12 @@ function toStoreError(where: string, error: unknown): Error {
   return redisUnreachable(where, error, 'tickets');
 }
 
-export class RedisTicketStore implements TicketStore {
+export class RedisTicketStore extends RuleTicketStore implements TicketStore {
   private readonly prefix: string;
-  private readonly logger: Logger;
+  protected readonly logger: Logger;
   private readonly retentionMs: number;
-  private readonly pollMs: number;
-  private readonly where: string;
-  private readonly closing = new AbortController();
-  private resolver: ExecutionResolver | undefined;
+  protected readonly pollMs: number;
+  protected readonly where: string;
   private readonly listeners = new Map<string, Set<() => void>>();
   private subscriber: Promise<Redis> | undefined;
 
@@ -101,6 +93,7 @@ export class RedisTicketStore implements TicketStore {
     url: string,
     options: RedisTicketStoreOptions,
   ) {
+    super();
     this.prefix = options.prefix ?? 'pgagent:';
     this.logger = options.logger;
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
@@ -197,48 +190,16 @@ export class RedisTicketStore implements TicketStore {
     });
   }
 
-  async decide(id: string, decision: Decision): Promise<Ticket> {
-    assertTicketId(id);
-    const ticket = await this.run(() => this.transition(id, decideRule(decision)));
-    this.logger.info(`approval ticket ${ticket.status.toLowerCase()}`, { ticket: id, by: decision.by });
-    return ticket;
-  }
-
-  async claim(id: string, request: ClaimRequest): Promise<Ticket> {
-    assertTicketId(id);
-    const ticket = await this.run(() => this.transition(id, claimRule(request)));
-    this.logger.info('approval ticket claimed', { ticket: id, xid: request.xid });
-    return ticket;
-  }
-
-  async noteUndo(id: string, xid: string, undoFile: string): Promise<Ticket> {
-    assertTicketId(id);
-    return this.run(() => this.transition(id, noteUndoRule(xid, undoFile)));
-  }
-
-  setResolver(resolver: ExecutionResolver | undefined): void {
-    this.resolver = resolver;
-  }
-
-  private resolve(ticket: Ticket): Promise<Ticket> {
-    return resolveIfExecuting(ticket, this.resolver, (rule) => this.transition(ticket.id, rule), this.logger);
-  }
-
-  async finish(id: string, outcome: ExecutionOutcome): Promise<Ticket> {
-    assertTicketId(id);
-    return this.run(() => this.transition(id, finishRule(outcome)));
-  }
-
-  async release(id: string, outcome: ExecutionOutcome & { xid: string }): Promise<Ticket> {
-    assertTicketId(id);
-    return this.run(() => this.transition(id, releaseRule(outcome)));
+  /** Every public transition names this store in a connection error. */
+  protected override applyRule(id: string, rule: TicketRule): Promise<Ticket> {
+    return this.run(() => this.transition(id, rule));
   }
 
   /**
    * Read, apply a rule, and let the script write it only if nothing changed since the read. A loser of a
    * race reads again and meets the winner's state, which the rule then refuses with a precise reason.
    */
-  private async transition(id: string, rule: (ticket: Ticket) => TransitionResult): Promise<Ticket> {
+  protected async transition(id: string, rule: TicketRule): Promise<Ticket> {
     for (let attempt = 0; attempt < 100; attempt++) {
       const text = await this.redis.get(this.key(id));
       if (text === null) throw ticketNotFound(id, this.where);
@@ -269,23 +230,7 @@ export class RedisTicketStore implements TicketStore {
     );
   }
 
-  async waitForDecision(id: string, signal?: AbortSignal): Promise<Ticket> {
-    assertTicketId(id);
-    const signals = signal ? [signal, this.closing.signal] : [this.closing.signal];
-    return waitForDecision(
-      id,
-      {
-        get: (ticketId) => this.get(ticketId),
-        watch: (ticketId, onChange) => this.watchTicket(ticketId, onChange),
-        pollMs: this.pollMs,
-        where: this.where,
-        onCheckFailed: (error) => this.logger.warn('re-reading a ticket failed', { ticket: id, error: String(error) }),
-      },
-      AbortSignal.any(signals),
-    );
-  }
-
-  private async watchTicket(id: string, onChange: () => void): Promise<() => void> {
+  protected async watchTicket(id: string, onChange: () => void): Promise<() => void> {
     await this.run(() => this.subscribe());
     let set = this.listeners.get(id);
     if (!set) this.listeners.set(id, (set = new Set()));

@@ -5,7 +5,7 @@
 import { AgentError } from '../platform/errors';
 import type { Ticket, TicketDecision, TicketEvent, TicketStatus } from './ticket';
 import { sqlHash, TICKET_TTL_MS } from './ticket';
-import type { ClaimRequest, Decision, ExecutionOutcome, NewTicket } from './ticketStore';
+import type { ClaimRequest, TicketDecisionRequest, ExecutionOutcome, NewTicket } from './ticketStore';
 import { SYSTEM_ACTOR } from './ticketStore';
 
 export function buildTicket(input: NewTicket, id: string): Ticket {
@@ -82,7 +82,7 @@ export function expireRule(now: Date): Rule {
   };
 }
 
-export function decideRule(decision: Decision): Rule {
+export function decideRule(decision: TicketDecisionRequest): Rule {
   requirePerson(decision.by, 'approver');
   const now = decision.now ?? new Date();
   return (current) => {

@@ -22,7 +22,8 @@ export interface NewTicket {
   ttlMs?: number;
 }
 
-export interface Decision {
+/** A person's decision on a ticket (approve or reject), as given to the store to record. */
+export interface TicketDecisionRequest {
   approve: boolean;
   by: string;
   comment?: string;
@@ -76,7 +77,7 @@ export interface TicketStore {
    * PENDING_APPROVAL → APPROVED/REJECTED, atomically: of concurrent decisions exactly one wins. A second
    * person's approval of an APPROVED ticket is added to its decisions (two-person rules).
    */
-  decide(id: string, decision: Decision): Promise<Ticket>;
+  decide(id: string, decision: TicketDecisionRequest): Promise<Ticket>;
   /**
    * APPROVED → EXECUTING with the executing transaction's id, when the ticket's SQL still matches its hash,
    * the connection is the approved one and `authorize` agrees; single use, atomically.

@@ -15,17 +15,20 @@ import { makeSummarizeNode } from './nodes/summarize';
 import { makeValidateSqlNode } from './nodes/validateSql';
 import { routeAfterApproval, routeAfterModel, routeAfterValidation, routeUnlessError } from './routes';
 import { AskState } from './state';
+import { CarriedChecks } from './carriedChecks';
 
 export function buildAskGraph(deps: AskDeps, checkpointer: BaseCheckpointSaver) {
+  // The validation's check of the SQL goes to the read or the preview in memory, not through the state.
+  const checks = new CarriedChecks();
   return new StateGraph(AskState)
     .addNode('extractIntent', makeExtractIntentNode(deps))
     .addNode('gatherContext', makeGatherContextNode(deps))
     .addNode('buildSql', makeBuildSqlNode(deps))
-    .addNode('validateSql', makeValidateSqlNode(deps))
+    .addNode('validateSql', makeValidateSqlNode(deps, checks))
     .addNode('repairSql', makeRepairSqlNode(deps))
-    .addNode('runRead', makeRunReadNode(deps))
+    .addNode('runRead', makeRunReadNode(deps, checks))
     .addNode('summarize', makeSummarizeNode(deps))
-    .addNode('previewWrite', makePreviewWriteNode(deps))
+    .addNode('previewWrite', makePreviewWriteNode(deps, checks))
     .addNode('awaitApproval', makeAwaitApprovalNode(deps))
     .addNode('executeWrite', makeExecuteWriteNode(deps))
     .addNode('reportFailure', makeReportFailureNode(deps))

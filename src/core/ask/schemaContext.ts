@@ -6,7 +6,8 @@ import { AgentError } from '../platform/errors';
 import type { ColumnInfo, SchemaSnapshot } from '../../shared/schema';
 import { MONEY_TERM, MONEY_WORDS } from './identifierWords';
 import type { Field, Posting, SchemaIndex, TableEntry } from './schemaIndex';
-import { displayName, indexOf, keyOf } from './schemaIndex';
+import { indexOf, keyOf } from './schemaIndex';
+import { fullBlockOf, renderBlock } from './tableBlocks';
 import { estimateTokens, termOf, termsOf } from './tokens';
 
 export interface RankedTable {
@@ -84,9 +85,6 @@ const MAX_HOPS = 4;
 const MAX_SEEDS_PER_TERM = 8;
 const SIZE_PRIOR = 0.05;
 const MIN_RELATIVE_SCORE = 0.1;
-const MAX_COMMENT_CHARS = 100;
-const MAX_RENDERED_VALUES = 8;
-const MAX_RENDERED_MEMBERS = 3;
 
 export function buildSchemaContext(snapshot: SchemaSnapshot, question: string, options: SchemaContextOptions): SchemaContext {
   const budget = options.budgetTokens;
@@ -349,69 +347,4 @@ function columnPriority(candidate: Candidate): { columns: ColumnInfo[]; essentia
   const essential = Math.max(1, order.length);
   table.columns.forEach((_, i) => push(i));
   return { columns: order.map((i) => table.columns[i]).filter((c): c is ColumnInfo => c !== undefined), essential };
-}
-
-function fullBlockOf(entry: TableEntry): string {
-  return (entry.fullBlock ??= renderBlock(entry, entry.table.columns, 0));
-}
-
-function renderBlock(entry: TableEntry, columns: readonly ColumnInfo[], omitted: number): string {
-  const { table } = entry;
-  const pk = new Set(table.primaryKey ?? []);
-  const parts = columns.map((c) => {
-    const target = entry.fkTargets.get(c.name);
-    return `${c.name} ${shortType(c.type)}${pk.has(c.name) ? ' pk' : ''}${target ? ` → ${target}` : ''}${allowedText(c)}${c.comment ? ` /* ${clip(c.comment)} */` : ''}`;
-  });
-  const included = new Set(columns.map((c) => c.name));
-  for (const fk of table.foreignKeys) {
-    if (fk.columns.length > 1 && fk.columns.every((c) => included.has(c))) {
-      parts.push(`(${fk.columns.join(', ')}) → ${displayName(fk.references.schema, fk.references.table)}(${fk.references.columns.join(', ')})`);
-    }
-  }
-  if (omitted > 0) parts.push(`… ${omitted} more column${omitted === 1 ? '' : 's'}`);
-  const kind = table.kind === 'table' || table.kind === 'partitioned_table' ? '' : `${table.kind.replace('_', ' ')} `;
-  return `${kind}${displayName(table.schema, table.name)}(${parts.join(', ')})${table.comment ? ` -- ${clip(table.comment)}` : ''}${familyText(entry)}`;
-}
-
-/** Enum labels and CHECK literals are schema, not data: the model needs their exact spelling in a WHERE. */
-function allowedText(column: ColumnInfo): string {
-  const values = column.allowedValues;
-  if (!values || values.length === 0) return '';
-  const shown = values.slice(0, MAX_RENDERED_VALUES).map((v) => `'${clip(v, 24).replaceAll("'", "''")}'`);
-  return ` in (${shown.join(', ')}${values.length > MAX_RENDERED_VALUES ? ', …' : ''})`;
-}
-
-/** One block for a family: its other members named (a few) and counted, so the model knows to query them. */
-function familyText(entry: TableEntry): string {
-  const others = (entry.members ?? []).slice(1);
-  if (others.length === 0) return '';
-  const kind = entry.table.kind === 'partitioned_table' ? 'partitions' : 'same columns';
-  const named = others.slice(0, MAX_RENDERED_MEMBERS).join(', ');
-  return ` -- ${kind}: ${named}${others.length > MAX_RENDERED_MEMBERS ? ` and ${others.length - MAX_RENDERED_MEMBERS} more` : ''}`;
-}
-
-const TYPE_ABBREVIATIONS: readonly [RegExp, string][] = [
-  [/^timestamp(\(\d+\))? with time zone/, 'timestamptz$1'],
-  [/^timestamp(\(\d+\))? without time zone/, 'timestamp$1'],
-  [/^time(\(\d+\))? without time zone/, 'time$1'],
-  [/^character varying/, 'varchar'],
-  [/^integer/, 'int'],
-  [/^boolean/, 'bool'],
-];
-
-const shortTypes = new Map<string, string>();
-
-function shortType(type: string): string {
-  let short = shortTypes.get(type);
-  if (short === undefined) {
-    const rule = TYPE_ABBREVIATIONS.find(([pattern]) => pattern.test(type));
-    short = rule ? type.replace(rule[0], rule[1]) : type;
-    if (shortTypes.size < 10_000) shortTypes.set(type, short);
-  }
-  return short;
-}
-
-function clip(comment: string, max = MAX_COMMENT_CHARS): string {
-  const flat = comment.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

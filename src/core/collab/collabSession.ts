@@ -22,7 +22,7 @@ import { planJsonSchema, planOutputSchema } from './planSchema';
 import type { PlanJson } from './planSchema';
 import { runRound } from './runRound';
 import type { CollabStore } from './sessionStore';
-import type { CollabUsage, Decision, SessionState, Synthesis } from './sessionTypes';
+import type { CollabUsage, SessionDecisionRecord, SessionState, Synthesis } from './sessionTypes';
 import { newSessionId } from './sessionTypes';
 
 export const DEFAULT_MAX_ROUNDS = 3;
@@ -122,7 +122,7 @@ export class CollabSessionRunner {
     if (this.deps.providers.length === 0) throw noModels();
     await loadParser();
     assertDecidable(state, decision);
-    const record: Decision = {
+    const record: SessionDecisionRecord = {
       kind: decision.kind,
       by,
       at: this.now().toISOString(),

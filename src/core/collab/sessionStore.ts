@@ -3,18 +3,21 @@
  * rounds/N/synthesis.json, IMPL_PLAN.md, plan.json and audit.jsonl. Every write is atomic (the jobs'
  * writeFileAtomic) and every path is built from a checked id and a fixed name, inside the session folder.
  */
-import { appendFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../platform/errors';
 import { isInside } from '../fs/isInside';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
+import { namesIn } from '../fs/listDir';
 import { processAlive } from '../fs/processAlive';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { SessionState, Synthesis } from './sessionTypes';
-import { assertSessionId, parseSessionFile, SESSION_ID_PATTERN, sessionStateSchema, synthesisSchema } from './sessionTypes';
+import { assertSessionId, parseSessionFile, sessionStateSchema, synthesisSchema } from './sessionTypes';
+import { SESSION_ID_PATTERN } from '../../shared/ids';
+import { workspacePaths } from '../config/workspace';
 
 /** The files a session may hold besides its rounds. */
 export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';
@@ -24,7 +27,7 @@ export class CollabStore {
   private readonly logger: Logger;
 
   constructor(workspaceDir: string, options: { logger?: Logger } = {}) {
-    this.root = join(workspaceDir, '.pgagent', 'collab');
+    this.root = workspacePaths(workspaceDir).collab;
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -59,13 +62,7 @@ export class CollabStore {
 
   /** Every readable session, newest first; unreadable folders are skipped with a warning. */
   async list(): Promise<SessionState[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.root);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return [];
-      throw error;
-    }
+    const names = await namesIn(this.root);
     const sessions: SessionState[] = [];
     for (const name of names.filter((n) => SESSION_ID_PATTERN.test(n))) {
       try {

@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AgentError } from '../platform/errors';
-
-export const SESSION_ID_PATTERN = /^collab_[0-9a-f]{16}$/;
+import { SESSION_ID_PATTERN } from '../../shared/ids';
 
 export function newSessionId(): string {
   return `collab_${randomBytes(8).toString('hex')}`;
@@ -140,7 +139,8 @@ const decisionSchema = z.strictObject({
   text: z.string().optional(),
   jobId: z.string().optional(),
 });
-export type Decision = z.infer<typeof decisionSchema>;
+/** A person's choice at the end of a planning round (an option, a clarification, …), as session-state.json keeps it. */
+export type SessionDecisionRecord = z.infer<typeof decisionSchema>;
 
 const roundSummarySchema = z.strictObject({
   number: z.number().int().min(1),

@@ -25,6 +25,12 @@ export interface WorkspacePaths {
   undo: string;
   /** Job leases (one driver per job) when no Redis is configured. */
   leases: string;
+  /** Ask runs by thread: each one's audit log (and the SQL VS Code opens). */
+  runs: string;
+  /** Collaborative planning sessions, by session id. */
+  collab: string;
+  /** Writes outside agents proposed (MCP propose_write), as `<ticket>.sql` files for people. */
+  proposals: string;
 }
 
 export function workspacePaths(workspaceDir: string): WorkspacePaths {
@@ -40,6 +46,9 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
     impact: join(root, 'impact'),
     undo: join(root, 'undo'),
     leases: join(root, 'leases'),
+    runs: join(root, 'runs'),
+    collab: join(root, 'collab'),
+    proposals: join(root, 'proposals'),
   };
 }
 

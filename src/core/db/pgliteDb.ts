@@ -3,7 +3,7 @@ import type { PGlite, Results } from '@electric-sql/pglite';
 import { OneAtATime } from './oneAtATime';
 import type { Db, DbResult, DbSession, DbTextResult } from './db';
 import { queryError } from './dbErrors';
-import { resetSession } from './sessionReset';
+import { withOnlySession } from './sessionReset';
 
 type Parsers = Record<number, (value: string) => string>;
 
@@ -35,14 +35,7 @@ export class PgliteDb implements Db {
    * inside its transaction.
    */
   withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    return this.queue.run(async () => {
-      try {
-        return await work(this.session);
-      } finally {
-        // One connection for everyone: what a read or preview left (locks, settings) must not stay.
-        await resetSession(this.session);
-      }
-    });
+    return withOnlySession(this.queue, this.session, work);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type { DbSession } from './db';
 import { DbQueryError } from './dbErrors';
+import type { OneAtATime } from './oneAtATime';
 
 /** Resets the session; returns the error when the connection could not be reset (it must then be dropped). */
 export async function resetSession(session: DbSession): Promise<Error | undefined> {
@@ -22,4 +23,19 @@ export async function resetSession(session: DbSession): Promise<Error | undefine
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/**
+ * A session of a database with one connection (PGlite, here or in a worker): it holds the connection through
+ * `queue` so no other caller's statement lands inside its transaction, and resets it after.
+ */
+export function withOnlySession<T>(queue: OneAtATime, session: DbSession, work: (session: DbSession) => Promise<T>): Promise<T> {
+  return queue.run(async () => {
+    try {
+      return await work(session);
+    } finally {
+      // One connection for everyone: what a read or preview left (locks, settings) must not stay.
+      await resetSession(session);
+    }
+  });
 }

@@ -10,6 +10,7 @@ import { toLlmResponse } from './response';
 import { mapHttpFailure, mapTransportFailure, parseRetryAfter } from './httpErrors';
 import { llmErrors } from './llmError';
 import type { ChatMessage, LlmProvider, LlmRequest, LlmResponse, ModelPrices, ToolCall } from './provider';
+import { providerOf } from './provider';
 import { retryingCall } from './retry';
 
 export interface GeminiProviderOptions {
@@ -90,12 +91,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
     }
   }
 
-  return {
-    name: PROVIDER,
-    model,
-    complete: (req) => call(req, undefined),
-    stream: (req, onText) => call(req, onText),
-  };
+  return providerOf(PROVIDER, model, call);
 }
 
 function buildConfig(req: LlmRequest, scope: CallScope, fetchFn: typeof fetch): GenerateContentConfig {

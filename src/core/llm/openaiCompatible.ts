@@ -8,6 +8,7 @@ import { toLlmResponse } from './response';
 import { mapHttpFailure, mapTransportFailure, parseRetryAfter } from './httpErrors';
 import { llmErrors } from './llmError';
 import type { ChatMessage, LlmProvider, LlmRequest, LlmResponse, ModelPrices, ToolCall } from './provider';
+import { providerOf } from './provider';
 import { retryingCall } from './retry';
 
 export interface OpenAiCompatibleProviderOptions {
@@ -117,12 +118,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
     }
   }
 
-  return {
-    name: PROVIDER,
-    model,
-    complete: (req) => call(req, undefined),
-    stream: (req, onText) => call(req, onText),
-  };
+  return providerOf(PROVIDER, model, call);
 }
 
 function buildBody(model: string, req: LlmRequest, stream: boolean): Record<string, unknown> {

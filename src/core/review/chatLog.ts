@@ -1,6 +1,7 @@
 /** chat.jsonl of a job: the review chat's history, one record per line, folded into entries for display. */
 import { z } from 'zod';
 import { AgentError } from '../platform/errors';
+import { isErrno } from '../fs/errno';
 import type { JobStore } from '../jobs/jobStore';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
@@ -61,7 +62,7 @@ export type ChatRecord = z.infer<typeof chatRecordSchema>;
 export type PlanEditRecord = Extract<ChatRecord, { type: 'plan_edit' }>;
 
 function isMissingFile(error: unknown): boolean {
-  return error instanceof AgentError && error.cause instanceof Error && (error.cause as NodeJS.ErrnoException).code === 'ENOENT';
+  return error instanceof AgentError && isErrno(error.cause, 'ENOENT');
 }
 
 /** Every well-formed record of chat.jsonl in order; malformed lines are skipped with a warning. */

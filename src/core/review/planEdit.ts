@@ -8,8 +8,8 @@ import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { PlanEditRecord, PlanEditStatus } from './chatLog';
 import { appendChatRecord, readChatRecords } from './chatLog';
+import { PLAN_EDIT_ID_PATTERN } from '../../shared/ids';
 
-export const PLAN_EDIT_ID_PATTERN = /^edit_[0-9a-f]{12}$/;
 const MAX_PLAN_CHARS = 200_000;
 
 export interface ProposedPlanEdit {

@@ -132,6 +132,28 @@ export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, f
   };
 }
 
+/** A workspace's layer of settings (its .pgagent/config.json, VS Code's workspace settings) and its files for warnings. */
+export interface WorkspaceLayer {
+  config: WorkspaceConfig;
+  files: PolicyFiles;
+}
+
+/**
+ * The one resolver of the safety settings in force, for every surface: the person's `base` (defaults with
+ * the CLI's flags, or VS Code's user settings) with their own config file applied (it may loosen), then each
+ * workspace layer in order as a tightening only, with every loosening it asked for as a warning.
+ */
+export function safetyInForce(base: SafetySettings, own: WorkspaceConfig, layers: readonly WorkspaceLayer[]): Resolved<SafetySettings> {
+  let settings = applyOwnSafety(own, base);
+  const warnings: PolicyWarning[] = [];
+  for (const layer of layers) {
+    const resolved = resolveSafety(layer.config, settings, layer.files);
+    settings = resolved.settings;
+    warnings.push(...resolved.warnings);
+  }
+  return { settings, warnings };
+}
+
 /**
  * The approval rules shown as one (approvers of both; each policy the stricter of the two). The executor
  * does not rely on this merge: policyInForce checks each source against its own approvers, so an approver

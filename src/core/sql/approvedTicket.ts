@@ -9,7 +9,9 @@ import type { Ticket } from '../approvals/ticket';
 import { AgentError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import type { Classification } from './classification';
-import { classifySql } from './classify';
+import { classifyParsed, classifySql } from './classify';
+import { parseSql } from './parse';
+import type { ParsedInput } from './parse';
 import type { TableEffect } from '../../shared/impactReport';
 import type { UndoScript } from './undoCapture';
 import type { LockWaitPolicy } from './ddl/lockWait';
@@ -69,12 +71,30 @@ export async function invalidateAfterDdl(options: Pick<ExecuteOptions, 'invalida
   await options.invalidateSchema?.().catch((error: unknown) => options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }));
 }
 
-/** The ticket's own SQL, parsed again here: a ticket whose SQL is not a single write the path allows is refused. */
-export function parseTicket(ticket: Ticket): TicketStatements {
+/** A write ticket's SQL parsed once, before its claim (to pick the execution path and the locks to take first). */
+export interface PeekedTicket {
+  sql: string;
+  parsed: ParsedInput;
+  classification: Classification;
+}
+
+/** Parses and classifies a write ticket's SQL as read before its claim; throws like classifySql. */
+export function peekTicket(ticket: Ticket): PeekedTicket | undefined {
+  if (ticket.kind !== 'write') return undefined;
+  const parsed = parseSql(ticket.sql);
+  return { sql: ticket.sql, parsed, classification: classifyParsed(parsed) };
+}
+
+/**
+ * The ticket's own SQL, parsed here: a ticket whose SQL is not a single write the path allows is refused.
+ * `peeked` is the parse of the same ticket read just before its claim (to pick the execution path): it is
+ * used only when the claimed ticket's SQL is exactly the text it was made from, so the SQL is parsed once.
+ */
+export function parseTicket(ticket: Ticket, peeked?: { sql: string; classification: Classification }): TicketStatements {
   if (ticket.kind !== 'write') {
     throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, 'Plan tickets move their job on; see `pg-agent job show`.');
   }
-  const classification = classifySql(ticket.sql);
+  const classification = peeked !== undefined && peeked.sql === ticket.sql ? peeked.classification : classifySql(ticket.sql);
   if (classification.decision === 'refuse') {
     throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
   }

@@ -8,7 +8,8 @@ import { parseSql } from './parse';
 import type { ParsedInput, ParsedStatement } from './parse';
 import { isRec, unique } from './parseTree';
 import type { Ctx, State } from './statementRules';
-import { RULES, SIMPLE, applySimple, hold } from './statementRules';
+import { RULES, hold } from './statementRules';
+import { SIMPLE, applySimple } from './simpleStatements';
 
 /**
  * From harmless to dangerous. A write changes data that outlives the session, so it ranks above a session

@@ -16,7 +16,6 @@ import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
 import { AgentError, toAgentError } from '../platform/errors';
-import { classifySql } from './classify';
 import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';
 import type { ChangedTable } from './tableEffects';
@@ -24,7 +23,7 @@ import { attributeEffects, diffStats, readXactStats, resolveTables } from './tab
 import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
 import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
-import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from './approvedTicket';
+import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket, peekTicket } from './approvedTicket';
 import { isLockTimeout, lockedStatements, lockNotForeseen, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
 import { isQuarantineSchema } from './recovery/quarantineStore';
 import { runWithRecovery } from './recovery/runWithRecovery';
@@ -33,10 +32,12 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   const started = performance.now();
   await loadParser();
   // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
-  // The peek only picks the path; that path claims the ticket and parses the claimed ticket's SQL again.
-  const peeked = await store.get(ticketId);
-  if (peeked?.kind === 'write' && runsOutsideTransaction(classifySql(peeked.sql).statements)) {
-    return executeTicketOutsideTransaction(db, store, ticketId, options, started);
+  // The peek only picks the path; that path claims the ticket and runs the claimed ticket's SQL, whose parse
+  // is the peek's only when it is the same text (parseTicket).
+  const ticketRead = await store.get(ticketId);
+  const peeked = ticketRead ? peekTicket(ticketRead) : undefined;
+  if (peeked && runsOutsideTransaction(peeked.classification.statements)) {
+    return executeTicketOutsideTransaction(db, store, ticketId, options, started, peeked);
   }
   const log = { ticket: ticketId, db: db.label };
   const outcome = await db.withSession(async (session) => {
@@ -52,7 +53,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       if (guards.ledger) await assertNotInLedger(session, ticketId);
       // Issue 25: approved DDL takes its table locks first, in short tries, before the ticket is claimed: when
       // others hold them, it stops here with the ticket unspent, and no one ever queued behind it for long.
-      const ddlAhead = peeked?.kind === 'write' && peeked.status === 'APPROVED' ? lockedStatements(classifySql(peeked.sql).statements) : [];
+      const ddlAhead = peeked && ticketRead?.status === 'APPROVED' ? lockedStatements(peeked.classification.statements) : [];
       if (ddlAhead.length > 0) {
         const waited = await takeLocksBriefly(session, await lockTargetsOf(session, ddlAhead), lockWaitPolicyOf(options), { logger: options.logger, ticketId });
         if (waited.attempts > 1) options.logger.info('approved DDL got its locks after retries', { ...log, ...waited });
@@ -70,7 +71,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       // In the write's own transaction: it commits with the write, or neither happens.
       if (guards.ledger) await recordExecution(session, ticket, { xid, by: options.by, status: 'done' });
       options.logger.info('executing approved write', { ...log, xid });
-      const statements = parseTicket(ticket);
+      const statements = parseTicket(ticket, peeked);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
       // A lock the model did not foresee is not waited for long either: approved DDL never queues others for seconds.
       await setLocalTimeouts(session, options.statementTimeoutMs, ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs);

@@ -20,7 +20,9 @@ import { analyseDdl } from './ddl/ddlAnalysis';
 import { blockersOf, PREVIEW_BLOCKING_BUDGET_MS, PREVIEW_LOCK_WAIT_MS } from './ddl/ddlPreview';
 import { relfilenodes } from './ddl/tableSize';
 import { predictFailure } from './ddl/wouldFail';
+import type { CheckedSql } from './reach/checkSql';
 import { withReach } from './reach/checkSql';
+import { plannedRowsOf } from './plannedRows';
 import type { ReachEntry } from '../../shared/reachTypes';
 import { blockingEffects, reachRiskFloor } from './reach/reachVerdicts';
 import { liftForSweepingWrites, sweepingWriteFindings } from './sweepingWrites';
@@ -44,7 +46,11 @@ export interface ImpactOptions {
 /** A planner estimate this many times off the exact count earns a warning. */
 const ESTIMATE_WARNING_RATIO = 10;
 
-export async function analyzeImpact(db: Db, given: Classification, options: ImpactOptions): Promise<ImpactReport> {
+/**
+ * `carried`: what the check of this SQL already found (its parse, the first statement's planned rows), so
+ * that the lock model does not parse it again and the first statement is not EXPLAINed twice.
+ */
+export async function analyzeImpact(db: Db, given: Classification, options: ImpactOptions, carried?: Pick<CheckedSql, 'parsed' | 'firstPlannedRows'>): Promise<ImpactReport> {
   // What the database's own code would do decides whether a preview may run at all (SPEC §5 1a).
   const classification = await withReach(db, given);
   const refused = classification.statements.find((s) => s.decision === 'refuse');
@@ -53,7 +59,7 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
   }
   const started = performance.now();
   const ddl = await db.withSession((session) =>
-    analyseDdl(session, classification.statements, { thresholds: options.policy.thresholds, lockTimeoutMs: options.lockTimeoutMs }),
+    analyseDdl(session, classification.statements, { thresholds: options.policy.thresholds, lockTimeoutMs: options.lockTimeoutMs }, carried?.parsed),
   );
   const unsafe = classification.statements
     .map((s, i) => whyNotPreviewable(s, ddl.plans[i]?.known === true))
@@ -64,7 +70,7 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
   } else if (ddl.noPreview !== null) {
     preview = { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: [`Not previewed: ${ddl.noPreview}; analysed from the catalog instead.`], rewrites: null };
   } else {
-    preview = await db.withSession((session) => previewInTransaction(session, classification.statements, options, ddl));
+    preview = await db.withSession((session) => previewInTransaction(session, classification.statements, options, ddl, carried?.firstPlannedRows));
   }
   const previewed = preview.rewrites !== null;
   let wouldFail = preview.wouldFail;
@@ -204,6 +210,7 @@ async function previewInTransaction(
   statements: readonly StatementClassification[],
   options: ImpactOptions,
   ddl: DdlAnalysis,
+  firstPlannedRows: number | null | undefined,
 ): Promise<PreviewOutcome> {
   const warnings: string[] = [];
   let estimatedRows: number | null = 0;
@@ -229,9 +236,10 @@ async function previewInTransaction(
     const directRelids: number[] = [];
     let firstLockAt: number | undefined;
     try {
-      for (const statement of statements) {
+      for (const [i, statement] of statements.entries()) {
         const dml = DML_KINDS.has(statement.kind);
-        const estimate = dml ? await planEstimate(session, statement.sql) : null;
+        // Before anything ran, the first statement's plan is the one its validation already EXPLAINed.
+        const estimate = !dml ? null : i === 0 && firstPlannedRows !== undefined ? firstPlannedRows : await planEstimate(session, statement.sql);
         estimatedRows = estimate === null || estimatedRows === null ? null : estimatedRows + estimate;
         directRelids.push(...(await resolveTables(session, statement.writesTo)));
         if (statement.kind === 'TruncateStmt') truncated.push(...(await countRows(session, statement.writesTo)));
@@ -314,33 +322,12 @@ async function planEstimate(session: DbSession, sql: string): Promise<number | n
   try {
     const result = await session.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`);
     await session.query('RELEASE SAVEPOINT pgagent_explain');
-    const raw = result.rows[0]?.['QUERY PLAN'];
-    const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan?: PlanNode }[] | undefined;
-    return plan?.[0]?.Plan ? modifyTableRows(plan[0].Plan) : null;
+    return plannedRowsOf(result.rows[0]?.['QUERY PLAN']);
   } catch (error) {
     await session.query('ROLLBACK TO SAVEPOINT pgagent_explain');
     if (error instanceof DbQueryError) return null;
     throw error;
   }
-}
-
-interface PlanNode {
-  'Node Type'?: string;
-  'Plan Rows'?: number;
-  Plans?: PlanNode[];
-}
-
-function modifyTableRows(node: PlanNode): number | null {
-  let found: number | null = null;
-  const visit = (n: PlanNode) => {
-    if (n['Node Type'] === 'ModifyTable') {
-      const child = n.Plans?.[0]?.['Plan Rows'];
-      if (typeof child === 'number') found = (found ?? 0) + child;
-    }
-    for (const c of n.Plans ?? []) visit(c);
-  };
-  visit(node);
-  return found;
 }
 
 async function countRows(session: DbSession, tables: readonly string[]): Promise<ChangedTable[]> {

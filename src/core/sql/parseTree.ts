@@ -65,3 +65,29 @@ export function arr(value: Rec | undefined, key: string): unknown[] {
 export function sval(node: unknown): string | undefined {
   return str(rec(node, 'String'), 'sval') ?? str(rec(rec(node, 'A_Const'), 'sval'), 'sval');
 }
+
+/** A boolean option that is certainly false, as PostgreSQL's defGetBoolean reads it (no argument = true). */
+export function isFalseOption(arg: unknown): boolean {
+  if (arg === undefined) return false;
+  const integer = rec(arg, 'Integer');
+  if (integer) return (integer.ival ?? 0) === 0;
+  // The grammar gives an option's word as a String node (never an A_Const): only that is read as false.
+  const text = str(rec(arg, 'String'), 'sval')?.toLowerCase();
+  return text === 'false' || text === 'off';
+}
+
+/**
+ * Depth-first over a JSON tree without recursion (trees can nest thousands of levels): arrays are expanded in
+ * order, `visit` gets each object and returns the children to walk next (none: its children are skipped).
+ */
+export function walkObjects(root: unknown, visit: (value: Rec) => readonly unknown[]): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+      continue;
+    }
+    if (isRec(value)) for (const child of visit(value)) stack.push(child);
+  }
+}

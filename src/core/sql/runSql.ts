@@ -11,7 +11,8 @@ import { executionGuards } from '../approvals/signedMode';
 import type { Classification } from './classification';
 import { analyzeImpact } from './impact';
 import type { ImpactReport } from '../../shared/impactReport';
-import { checkSql } from './reach/checkSql';
+import type { CheckedSql } from './reach/checkSql';
+import { checkedFor } from './reach/checkSql';
 import type { ReadResult } from './runRead';
 import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
@@ -43,11 +44,17 @@ export interface RunSqlRequest {
   /** Where an auto-approved write's undo script goes (`.pgagent/undo`); without it nothing is auto-approved. */
   undoDir?: string;
   logger?: Logger;
+  /**
+   * The check of exactly this `sql` on this database made just before (checkSqlParsed, e.g. by a validation
+   * step), carried in memory: it is used instead of checking again. Anything else is checked now.
+   */
+  checked?: CheckedSql;
 }
 
 /** Throws AgentError for bad input (SQL_EMPTY, SQL_SYNTAX, SQL_PLACEHOLDERS, BAD_INPUT) and database failures. */
 export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest): Promise<SqlOutcome> {
-  const classification = await checkSql(db, request.sql);
+  const checked = await checkedFor(db, request.sql, request.checked);
+  const { classification } = checked;
   if (classification.decision === 'refuse') return { status: 'refused', classification };
   if (classification.decision === 'run') {
     const statement = classification.statements[0];
@@ -57,7 +64,7 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
       return { status: 'executed', classification, result };
     }
   }
-  const impact = await analyzeImpact(db, classification, request.settings);
+  const impact = await analyzeImpact(db, classification, request.settings, checked);
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.

@@ -9,12 +9,23 @@ import type { Classification } from './classification';
 import { setLocalTimeouts } from './runRead';
 import { withReach } from './reach/checkSql';
 import { blockingEffects } from './reach/reachVerdicts';
+import { plannedRowsOf } from './plannedRows';
 
 /** Statement kinds EXPLAIN accepts; others (DDL, utility statements) are checked by the parser only. */
 const EXPLAINABLE = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CreateTableAsStmt', 'DeclareCursorStmt', 'ExecuteStmt']);
+/** Data changes: their plan is read as JSON, for the rows the planner expects them to write. */
+const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
 
 export type Validation =
-  | { ok: true }
+  | {
+      ok: true;
+      /**
+       * The rows the planner expects the first statement to write, when it is a data change that was
+       * EXPLAINed: the impact preview takes it instead of EXPLAINing the same statement again (nothing ran
+       * before the first statement, so the plan is the same).
+       */
+      firstPlannedRows?: number | null;
+    }
   | {
       ok: false;
       /** Index of the statement that failed. */
@@ -31,14 +42,17 @@ export async function validateSql(db: Db, given: Classification, timeoutMs: numb
     await session.query('BEGIN READ ONLY');
     try {
       await setLocalTimeouts(session, timeoutMs, timeoutMs);
+      let firstPlannedRows: number | null | undefined;
       for (const [i, statement] of classification.statements.entries()) {
         if (!EXPLAINABLE.has(statement.kind) || blockingEffects(statement).length > 0) continue;
+        const explain = DML.has(statement.kind) ? 'EXPLAIN (FORMAT JSON) ' : 'EXPLAIN ';
         try {
-          await session.query(`EXPLAIN ${statement.sql}`);
+          const result = await session.query<{ 'QUERY PLAN': unknown }>(`${explain}${statement.sql}`);
+          if (i === 0 && DML.has(statement.kind)) firstPlannedRows = plannedRowsOf(result.rows[0]?.['QUERY PLAN']);
         } catch (error) {
           if (!(error instanceof DbQueryError)) throw error;
           // PostgreSQL's position counts from the start of "EXPLAIN …"; point into the input instead.
-          const position = error.position === undefined ? undefined : statement.offset + error.position - 1 - 'EXPLAIN '.length;
+          const position = error.position === undefined ? undefined : statement.offset + error.position - 1 - explain.length;
           return {
             ok: false,
             statement: i,
@@ -51,7 +65,7 @@ export async function validateSql(db: Db, given: Classification, timeoutMs: numb
           };
         }
       }
-      return { ok: true };
+      return firstPlannedRows === undefined ? { ok: true } : { ok: true, firstPlannedRows };
     } finally {
       await session.query('ROLLBACK');
     }

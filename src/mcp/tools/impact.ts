@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { analyzeImpact } from '../../core/sql/impact';
 import { renderImpact } from '../../core/present/renderImpact';
-import { classifySqlArg, refusedError } from '../classifySqlArg';
+import { checkSqlArg, refusedError } from '../classifySqlArg';
 import { IMPACT_OUTPUT } from '../impactOutput';
 import { defineTool } from '../toolSpec';
 
@@ -18,9 +18,9 @@ export const impactTool = defineTool({
   input: { sql: z.string().max(100_000).describe('The write to analyse.') },
   output: IMPACT_OUTPUT,
   async run(context, { sql }) {
-    const classification = await classifySqlArg(sql, await context.openDb());
-    if (classification.decision === 'refuse') throw refusedError(classification);
-    const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
+    const checked = await checkSqlArg(sql, await context.openDb());
+    if (checked.classification.decision === 'refuse') throw refusedError(checked.classification);
+    const impact = await analyzeImpact(await context.openDb(), checked.classification, context.settings, checked);
     return { structured: { ...impact }, text: renderImpact(impact) };
   },
 });

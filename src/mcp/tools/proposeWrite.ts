@@ -11,7 +11,7 @@ import { workspacePaths } from '../../core/config/workspace';
 import { renderImpact } from '../../core/present/renderImpact';
 import { shownStatement } from '../../core/present/shownSql';
 import { ticketSummary } from '../../core/present/outputJson';
-import { classifySqlArg, refusedError } from '../classifySqlArg';
+import { checkSqlArg, refusedError } from '../classifySqlArg';
 import { IMPACT_SCHEMA } from '../impactOutput';
 import { writeProposal } from '../../core/approvals/proposalFiles';
 import { TICKET_SUMMARY_SCHEMA } from '../ticketOutput';
@@ -36,7 +36,8 @@ export const proposeWriteTool = defineTool({
   output: { impact: IMPACT_SCHEMA, ticket: TICKET_SUMMARY_SCHEMA },
   async run(context, { sql, reason }) {
     if (reason.trim() === '') throw new AgentError('BAD_INPUT', 'The reason is empty.', 'Say why this change is needed: the person approving it reads it.');
-    const classification = await classifySqlArg(sql, await context.openDb());
+    const checked = await checkSqlArg(sql, await context.openDb());
+    const { classification } = checked;
     if (classification.decision === 'refuse') throw refusedError(classification);
     if (classification.decision === 'run') {
       throw new AgentError('BAD_INPUT', 'This is a read: it needs no approval.', 'Call run_read with it instead.');
@@ -49,6 +50,8 @@ export const proposeWriteTool = defineTool({
       // An agent's write always waits for a person, whatever approval.autoApproveMaxRisk says (SPEC §5.7).
       autoApprove: false,
       logger: context.logger,
+      // Checked just above: not parsed and checked again.
+      checked,
     });
     if (outcome.status === 'refused') throw refusedError(outcome.classification);
     if (outcome.status !== 'held') throw new AgentError('INTERNAL', `An agent's write was not held for approval (${outcome.status}).`);

@@ -4,12 +4,13 @@
  */
 import { AgentError } from '../../platform/errors';
 import { runSql } from '../../sql/runSql';
+import type { CarriedChecks } from '../carriedChecks';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
 import { failureInfo } from '../nodeErrors';
 import type { AskNode } from '../nodeTypes';
 
-export function makePreviewWriteNode(deps: AskDeps): AskNode {
+export function makePreviewWriteNode(deps: AskDeps, checks: CarriedChecks): AskNode {
   return async (state, config) => {
     const threadId = threadIdOf(config);
     const sql = state.sql ?? '';
@@ -18,7 +19,9 @@ export function makePreviewWriteNode(deps: AskDeps): AskNode {
         const existing = await deps.ticketStore.get(state.ticketId);
         if (existing?.sql === sql) return { impact: existing.impact };
       }
-      const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings });
+      const checked = checks.take(sql);
+      // The validation's check of this SQL, when it was made in this process (else runSql checks it now).
+      const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, ...(checked ? { checked } : {}) });
       if (outcome.status !== 'held') {
         throw new AgentError('INTERNAL', `The write was expected to be held for approval but was ${outcome.status}.`);
       }

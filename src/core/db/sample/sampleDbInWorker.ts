@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { AgentError } from '../../platform/errors';
 import { OneAtATime } from '../oneAtATime';
 import type { Db, DbResult, DbSession, DbTextResult } from '../db';
-import { resetSession } from '../sessionReset';
+import { withOnlySession } from '../sessionReset';
 import { SAMPLE_DB_LABEL, type OpenSampleDbOptions } from './openSampleDb';
 import { fromWorkerError, type HostToWorker, type SampleWorkerData, type WorkerToHost } from './sampleDbWorkerProtocol';
 
@@ -122,14 +122,7 @@ class WorkerDb implements Db {
 
   /** One connection, as with PgliteDb: a session holds it so no other statement lands inside its transaction. */
   withSession<T>(work: (session: DbSession) => Promise<T>): Promise<T> {
-    return this.queue.run(async () => {
-      try {
-        return await work(this.session);
-      } finally {
-        // One connection for everyone: what a read or preview left (locks, settings) must not stay.
-        await resetSession(this.session);
-      }
-    });
+    return withOnlySession(this.queue, this.session, work);
   }
 
   async close(): Promise<void> {

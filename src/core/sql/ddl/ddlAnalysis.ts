@@ -12,8 +12,10 @@ import type { LockHolder, LockTarget } from './lockHolders';
 import { sessionsInTheWay } from './lockHolders';
 import type { LintFinding } from './lint';
 import { lintStatement } from './lint';
-import type { DdlChange, DdlPlan, LockWork } from './lockModel';
-import { WORK_ORDER, planStatement } from './lockModel';
+import type { DdlChange, DdlPlan, LockWork } from './ddlPlan';
+import { WORK_ORDER } from './ddlPlan';
+import { planParsed, planStatement } from './lockModel';
+import type { ParsedInput } from '../parse';
 import type { Blocks, LockMode } from './lockModes';
 import { blocksOf, strongest } from './lockModes';
 import { refineWork } from './rewrite';
@@ -63,8 +65,12 @@ export interface DdlAnalysisOptions {
   lockTimeoutMs: number;
 }
 
-export async function analyseDdl(session: DbSession, statements: readonly StatementClassification[], options: DdlAnalysisOptions): Promise<DdlAnalysis> {
-  const plans = statements.map((s) => planStatement(s.sql));
+/** `parsed`: the parse the statements were classified from, when the caller has it (not parsed again). */
+export async function analyseDdl(session: DbSession, statements: readonly StatementClassification[], options: DdlAnalysisOptions, parsed?: ParsedInput): Promise<DdlAnalysis> {
+  const plans = statements.map((s, i) => {
+    const statement = parsed?.statements[i];
+    return parsed && statement?.sql === s.sql ? planParsed({ statement, source: parsed }) : planStatement(s.sql);
+  });
   const facts = new Map<string, TableFacts>();
   const byTable = new Map<string, LockReport>();
   const warnings: string[] = [];

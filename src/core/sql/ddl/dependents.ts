@@ -6,7 +6,7 @@
  */
 import type { DbSession } from '../../db/db';
 import { quoteQualified } from '../tableEffects';
-import type { DdlChange } from './lockModel';
+import type { DdlChange } from './ddlPlan';
 
 export interface Dependent {
   kind: string;

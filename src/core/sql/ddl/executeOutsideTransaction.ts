@@ -13,10 +13,10 @@ import { authorizeAtClaim } from '../../approvals/policyInForce';
 import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } from '../../approvals/executionLedger';
 import { authorizeExecution, executionGuards } from '../../approvals/signedMode';
 import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
-import type { ExecuteOptions, ExecutionResult } from '../approvedTicket';
+import type { ExecuteOptions, ExecutionResult, PeekedTicket } from '../approvedTicket';
 import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from '../approvedTicket';
 import { classifySql } from '../classify';
-import { planStatement } from './lockModel';
+import { planParsed, planStatement } from './lockModel';
 import { blocksOf } from './lockModes';
 import { lockedStatements, lockTargetsOf, waitUntilLocksFree } from './lockWait';
 
@@ -62,13 +62,21 @@ export async function executeOutsideTransaction(session: DbSession, statement: S
  * returns an execution with no undo (none is possible). With no transaction there is no id to resolve a
  * crash from: such a ticket left EXECUTING says so (OUTSIDE_TRANSACTION_XID) instead of being guessed.
  */
-export async function executeTicketOutsideTransaction(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions, started: number): Promise<ExecutionResult> {
+export async function executeTicketOutsideTransaction(
+  db: Db,
+  store: TicketStore,
+  ticketId: string,
+  options: ExecuteOptions,
+  started: number,
+  peeked?: PeekedTicket,
+): Promise<ExecutionResult> {
   const log = { ticket: ticketId, db: db.label };
   // Issue 25: no lock can be taken ahead outside a transaction, so it waits (polling pg_locks, requesting
   // nothing) until no session is in the way, before the ticket is claimed: if they stay, it stays unspent.
-  const peeked = await store.get(ticketId);
-  if (peeked?.kind === 'write' && peeked.status === 'APPROVED') {
-    const statements = lockedStatements(classifySql(peeked.sql).statements);
+  const ticketRead = await store.get(ticketId);
+  if (ticketRead?.kind === 'write' && ticketRead.status === 'APPROVED') {
+    const classification = peeked?.sql === ticketRead.sql ? peeked.classification : classifySql(ticketRead.sql);
+    const statements = lockedStatements(classification.statements);
     await db.withSession(async (session) => waitUntilLocksFree(session, await lockTargetsOf(session, statements), lockWaitPolicyOf(options), { ticketId, logger: options.logger }));
   }
   const authorize = await db.withSession((session) => authorizeAtClaim(session, options));
@@ -101,14 +109,16 @@ export async function executeTicketOutsideTransaction(db: Db, store: TicketStore
   }
   let statement: StatementClassification | undefined;
   try {
-    const { classification } = parseTicket(ticket);
+    const { classification } = parseTicket(ticket, peeked);
     statement = classification.statements[0];
     if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
     options.logger.info('executing approved statement outside a transaction', log);
     const alone = statement;
     // A lock that blocks reads or writes (VACUUM FULL) is waited for briefly; the others keep the usual wait,
     // since CREATE INDEX CONCURRENTLY also waits, under lock_timeout, for older transactions mid-build.
-    const blocksTraffic = planStatement(alone.sql).locks.some((l) => blocksOf(l.mode) !== 'nothing');
+    const parsedAlone = peeked?.sql === ticket.sql ? peeked.parsed.statements[0] : undefined;
+    const plan = peeked && parsedAlone ? planParsed({ statement: parsedAlone, source: peeked.parsed }) : planStatement(alone.sql);
+    const blocksTraffic = plan.locks.some((l) => blocksOf(l.mode) !== 'nothing');
     const lockTimeoutMs = blocksTraffic ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs;
     await db.withSession((session) => executeOutsideTransaction(session, alone, { ...options, lockTimeoutMs }));
   } catch (error) {

@@ -6,7 +6,7 @@
 import { quoteIdent } from '../../../shared/sqlNames';
 import { parseSql } from '../parse';
 import { rec } from '../parseTree';
-import type { DdlChange, LockWork, PlannedLock } from './lockModel';
+import type { DdlChange, LockWork, PlannedLock } from './ddlPlan';
 import { blocksOf } from './lockModes';
 
 export interface LintFinding {

@@ -6,7 +6,7 @@
  */
 import type { DbSession } from '../../db/db';
 import { quoteQualified } from '../tableEffects';
-import type { DdlChange, LockWork } from './lockModel';
+import type { DdlChange, LockWork } from './ddlPlan';
 
 export interface ChangeWork {
   /** The table ("as written") whose lock's work this decides. */

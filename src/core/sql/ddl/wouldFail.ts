@@ -8,7 +8,7 @@ import type { DbSession } from '../../db/db';
 import { DbQueryError } from '../../db/dbErrors';
 import { classifySql } from '../classify';
 import { quoteQualified } from '../tableEffects';
-import type { DdlChange } from './lockModel';
+import type { DdlChange } from './ddlPlan';
 
 export interface Prediction {
   wouldFail: null | { code: string; message: string };
@@ -81,6 +81,18 @@ const q = (name: string): string => quoteQualified(name);
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 const bare = (table: string): string => table.split('.').pop() ?? table;
 
+/** A unique key over `columns` would fail when two rows with no NULL key share it (what the unique index build meets). */
+function duplicateKeyCheck(table: string, columns: readonly string[]): Check[] {
+  if (columns.length === 0) return [];
+  const cols = columns.map(ident).join(', ');
+  const notNull = columns.map((c) => `${ident(c)} IS NOT NULL`).join(' AND ');
+  return [{
+    sql: `SELECT EXISTS (SELECT 1 FROM ${q(table)} WHERE ${notNull} GROUP BY ${cols} HAVING count(*) > 1) AS hit`,
+    code: '23505',
+    message: `could not create unique index on ${bare(table)} (${columns.join(', ')}): some rows have the same key`,
+  }];
+}
+
 function checkFor(change: DdlChange): Check[] {
   switch (change.kind) {
     case 'addColumn':
@@ -103,26 +115,10 @@ function checkFor(change: DdlChange): Check[] {
         code: '23514',
         message: `check constraint ${change.name === null ? '' : `"${change.name}" `}of relation "${bare(change.table)}" is violated by some row: CHECK (${change.exprSql})`,
       }];
-    case 'addUnique': {
-      if (change.usingIndex || change.columns.length === 0) return [];
-      const cols = change.columns.map(ident).join(', ');
-      const notNull = change.columns.map((c) => `${ident(c)} IS NOT NULL`).join(' AND ');
-      return [{
-        sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} WHERE ${notNull} GROUP BY ${cols} HAVING count(*) > 1) AS hit`,
-        code: '23505',
-        message: `could not create unique index on ${bare(change.table)} (${change.columns.join(', ')}): some rows have the same key`,
-      }];
-    }
-    case 'createIndex': {
-      if (!change.unique || change.columns.length === 0) return [];
-      const cols = change.columns.map(ident).join(', ');
-      const notNull = change.columns.map((c) => `${ident(c)} IS NOT NULL`).join(' AND ');
-      return [{
-        sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} WHERE ${notNull} GROUP BY ${cols} HAVING count(*) > 1) AS hit`,
-        code: '23505',
-        message: `could not create unique index on ${bare(change.table)} (${change.columns.join(', ')}): some rows have the same key`,
-      }];
-    }
+    case 'addUnique':
+      return change.usingIndex ? [] : duplicateKeyCheck(change.table, change.columns);
+    case 'createIndex':
+      return change.unique ? duplicateKeyCheck(change.table, change.columns) : [];
     case 'addForeignKey': {
       if (change.notValid || change.refColumns.length === 0 || change.refColumns.length !== change.columns.length) return [];
       const join = change.columns.map((c, i) => `r.${ident(change.refColumns[i] ?? c)} = t.${ident(c)}`).join(' AND ');

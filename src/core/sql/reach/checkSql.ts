@@ -8,20 +8,45 @@ import { AgentError } from '../../platform/errors';
 import type { Classification } from '../classification';
 import { classifyParsed } from '../classify';
 import { loadParser, parseSql } from '../parse';
-import type { ParsedStatement } from '../parse';
+import type { ParsedInput, ParsedStatement } from '../parse';
 import { reachOf } from './reachOf';
 import type { ReachOptions } from './reachOf';
 import { blockingEffects, mergeReach } from './reachVerdicts';
 import type { ReachEffect } from '../../../shared/reachTypes';
 
+/**
+ * SQL checked once, with what the check found on the way: the parse (trees, statement by statement, in the
+ * order of `classification.statements`) and, when a validation EXPLAINed it, the planner's row estimate of
+ * its first statement. Carried in memory from the check to the step that runs or previews the SQL (runSql's
+ * `checked`), never read back from a file: whoever holds one has checked exactly `sql` on `db`.
+ */
+export interface CheckedSql {
+  db: Db;
+  sql: string;
+  parsed: ParsedInput;
+  classification: Classification;
+  /** The rows the planner expects the first statement to write (a data change), before anything ran. */
+  firstPlannedRows?: number | null;
+}
+
 /** Classifies `sql` and checks its reach on `db`. Throws like classifySql, and like the database. */
 export async function checkSql(db: Db, sql: string, options: ReachOptions = {}): Promise<Classification> {
+  return (await checkSqlParsed(db, sql, options)).classification;
+}
+
+/** checkSql, keeping the parse for the steps that follow (impact's lock model), so they do not parse again. */
+export async function checkSqlParsed(db: Db, sql: string, options: ReachOptions = {}): Promise<CheckedSql> {
   await loadParser();
   const parsed = parseSql(sql);
   const classification = classifyParsed(parsed);
   // A refused input never runs anywhere: nothing of the database's code to look at.
-  if (classification.decision === 'refuse') return classification;
-  return mergeReach(classification, await reachOf(db, parsed.statements, options));
+  if (classification.decision === 'refuse') return { db, sql, parsed, classification };
+  return { db, sql, parsed, classification: mergeReach(classification, await reachOf(db, parsed.statements, options)) };
+}
+
+/** `checked` when it is the check of exactly `sql` on `db`; else the check made now. */
+export async function checkedFor(db: Db, sql: string, checked: CheckedSql | undefined): Promise<CheckedSql> {
+  return checked !== undefined && checked.db === db && checked.sql === sql ? checked : checkSqlParsed(db, sql);
 }
 
 /**

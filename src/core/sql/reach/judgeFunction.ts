@@ -2,15 +2,14 @@
  * Judging one function (SPEC §5 1a): built-ins by the side-effect list; LANGUAGE sql and plpgsql by parsing
  * and walking their bodies; aggregates by their support functions; every other language is unknown code,
  * except contrib extensions on the allow-list. Settings that override the preview's time limits are flagged.
- * Memoized, bounded and cycle-safe in ReachEngine.judge.
+ * Memoized, bounded and cycle-safe in WalkEngine.judge.
  */
 import type { CodeFunction } from './codeCatalog';
 import { functionLabel } from './codeCatalog';
 import { walkPlpgsql } from './plpgsqlBody';
-import type { ReachEngine } from './reachEngine';
+import type { WalkCtx, WalkEngine } from './walkPort';
 import { Found, builtinProblem } from './reachFound';
 import type { Judgement } from './reachFound';
-import type { WalkCtx } from './reachWalk';
 import { FILE_FUNCTIONS, reachFunctionOid, walkExpression, walkTree } from './reachWalk';
 import { trustedExtensionCode } from './trustedExtensionCode';
 import { parsePlPgSqlFunction } from '../parse';
@@ -24,8 +23,8 @@ export function bodyCtx(owner: string): WalkCtx {
   return { found: new Found(true, owner), via: '', depth: 0, seen: new Set() };
 }
 
-/** The judgement of a function, computed (not memoized: see ReachEngine.judge). */
-export function judgeFunction(engine: ReachEngine, fn: CodeFunction): Judgement {
+/** The judgement of a function, computed (not memoized: see WalkEngine.judge). */
+export function judgeFunction(engine: WalkEngine, fn: CodeFunction): Judgement {
   const label = functionLabel(fn);
   const ctx = bodyCtx(label);
   const found = ctx.found;
@@ -63,7 +62,7 @@ export function judgeFunction(engine: ReachEngine, fn: CodeFunction): Judgement 
   return found.judgement();
 }
 
-function judgeSql(engine: ReachEngine, fn: CodeFunction, ctx: WalkCtx): void {
+function judgeSql(engine: WalkEngine, fn: CodeFunction, ctx: WalkCtx): void {
   if (fn.src !== null && fn.src.trim() !== '') {
     judgeSqlText(engine, fn.src, ctx);
     return;
@@ -80,14 +79,14 @@ function judgeSql(engine: ReachEngine, fn: CodeFunction, ctx: WalkCtx): void {
 }
 
 /** A LANGUAGE sql body (one or more statements) walked as a function body. */
-export function judgeSqlText(engine: ReachEngine, src: string, ctx: WalkCtx): void {
+export function judgeSqlText(engine: WalkEngine, src: string, ctx: WalkCtx): void {
   const trees = engine.parseStatements(src);
   if (trees instanceof Error) ctx.found.problem('unknown', `has a body that does not parse: ${trees.message}`);
   else walkTree(engine, trees, ctx);
 }
 
 /** A whole CREATE FUNCTION … LANGUAGE plpgsql text (pg_get_functiondef) walked as a function body. */
-export function judgePlpgsqlText(engine: ReachEngine, def: string | null, ctx: WalkCtx): void {
+export function judgePlpgsqlText(engine: WalkEngine, def: string | null, ctx: WalkCtx): void {
   if (def === null) {
     ctx.found.problem('unknown', 'has a body that could not be read');
     return;
@@ -104,7 +103,7 @@ export function judgePlpgsqlText(engine: ReachEngine, def: string | null, ctx: W
 }
 
 /** What a rule's condition and actions run (pg_get_ruledef text), walked as a body of the rule. */
-export function judgeRule(engine: ReachEngine, def: string): Judgement {
+export function judgeRule(engine: WalkEngine, def: string): Judgement {
   return engine.ruleJudgement(def, () => {
     const ctx = bodyCtx('');
     const trees = engine.parseStatements(def);

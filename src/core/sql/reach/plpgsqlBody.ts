@@ -5,28 +5,20 @@
  * top-level statement; EXECUTE of a string constant is parsed too; EXECUTE of anything else is unknown code;
  * COMMIT/ROLLBACK in a procedure is what ROLLBACK cannot undo.
  */
-import type { ReachEngine } from './reachEngine';
-import type { WalkCtx } from './reachWalk';
+import type { WalkCtx, WalkEngine } from './walkPort';
 import { constantText, walkTree } from './reachWalk';
-import { isRec, rec, str } from '../parseTree';
+import { rec, str, walkObjects } from '../parseTree';
 import type { Rec } from '../parseTree';
 
 const DYNAMIC = 'runs SQL built at run time (dynamic EXECUTE)';
 
 /** Walks the tree of parsePlPgSqlFunction (any PL/pgSQL node), adding what it finds to ctx.found. */
-export function walkPlpgsql(engine: ReachEngine, tree: unknown, ctx: WalkCtx): void {
-  const stack: unknown[] = [tree];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-      continue;
-    }
-    if (!isRec(value)) continue;
+export function walkPlpgsql(engine: WalkEngine, tree: unknown, ctx: WalkCtx): void {
+  walkObjects(tree, (value) => {
     const expr = rec(value, 'PLpgSQL_expr');
     if (expr) {
       staticSql(engine, expr, ctx);
-      continue;
+      return [];
     }
     let node: Rec = value;
     const dynexecute = rec(value, 'PLpgSQL_stmt_dynexecute') ?? rec(value, 'PLpgSQL_stmt_dynfors');
@@ -41,8 +33,8 @@ export function walkPlpgsql(engine: ReachEngine, tree: unknown, ctx: WalkCtx): v
     }
     if (rec(value, 'PLpgSQL_stmt_commit')) ctx.found.problem('irreversible', 'commits the transaction (COMMIT in a procedure)');
     if (rec(value, 'PLpgSQL_stmt_rollback')) ctx.found.problem('irreversible', 'ends the transaction (ROLLBACK in a procedure)');
-    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) stack.push(child);
-  }
+    return Object.values(node).filter((child) => typeof child === 'object' && child !== null);
+  });
 }
 
 /** The SQL text of an embedded expression, as a statement libpg-query can parse. */
@@ -57,7 +49,7 @@ export function embeddedSql(expr: Rec): string {
   return `SELECT ${query.slice(at)}`;
 }
 
-function staticSql(engine: ReachEngine, expr: Rec, ctx: WalkCtx): void {
+function staticSql(engine: WalkEngine, expr: Rec, ctx: WalkCtx): void {
   const sql = embeddedSql(expr);
   const trees = engine.parseStatements(sql);
   if (trees instanceof Error) ctx.found.problem('unknown', `has SQL that does not parse (${abbreviate(sql)}): ${trees.message}`);
@@ -65,7 +57,7 @@ function staticSql(engine: ReachEngine, expr: Rec, ctx: WalkCtx): void {
 }
 
 /** EXECUTE of a string constant is parsed and walked; of anything else it is unknown code. */
-function dynamicSql(engine: ReachEngine, query: unknown, ctx: WalkCtx): void {
+function dynamicSql(engine: WalkEngine, query: unknown, ctx: WalkCtx): void {
   const expr = rec(query, 'PLpgSQL_expr');
   if (!expr) return;
   const trees = engine.parseStatements(embeddedSql(expr));

@@ -8,7 +8,11 @@ import { bodyCtx, judgeFunction, judgePlpgsqlText } from './judgeFunction';
 import { Found } from './reachFound';
 import type { Judgement } from './reachFound';
 import type { StatementReach } from '../../../shared/reachTypes';
-import { MAX_DEPTH, walkTree } from './reachWalk';
+import { MAX_DEPTH, reachFunctionOid, readRelation, relationsNamed, walkTree } from './reachWalk';
+import { applyWrite, reachIndexes } from './tableEvents';
+import type { CodeRelation } from './codeCatalog';
+import type { Rec } from '../parseTree';
+import type { WalkCtx, WalkEngine, WriteEvent, WriteOptions } from './walkPort';
 import { AgentError } from '../../platform/errors';
 import type { ParsedStatement } from '../parse';
 import { parseSql } from '../parse';
@@ -18,7 +22,8 @@ import type { Node } from 'libpg-query';
 export const MAX_FUNCTIONS = 400;
 const STATEMENT_CACHE = 500;
 
-export class ReachEngine {
+/** The one engine; as a WalkEngine it wires the steps the walk's parts reach through walkPort.ts. */
+export class ReachEngine implements WalkEngine {
   private readonly ruleJudgements = new Map<string, Judgement>();
   private readonly judgements = new Map<number, Judgement>();
   private readonly statements = new Map<string, Node[] | Error>();
@@ -96,6 +101,26 @@ export class ReachEngine {
   /** Notes that a bound cut a walk short, so that what contains it is not memoized as complete. */
   boundHit(): void {
     this.bounds++;
+  }
+
+  readRelation(rel: CodeRelation, ctx: WalkCtx, viewVerb?: string): void {
+    readRelation(this, rel, ctx, viewVerb);
+  }
+
+  reachFunctionOid(oid: number, via: string, ctx: WalkCtx, quietIfSafe?: boolean): void {
+    reachFunctionOid(this, oid, via, ctx, quietIfSafe);
+  }
+
+  relationsNamed(node: Rec): CodeRelation[] {
+    return relationsNamed(this, node);
+  }
+
+  applyWrite(rel: CodeRelation, event: WriteEvent, ctx: WalkCtx, options?: WriteOptions): void {
+    applyWrite(this, rel, event, ctx, options);
+  }
+
+  reachIndexes(rel: CodeRelation, ctx: WalkCtx): void {
+    reachIndexes(this, rel, ctx);
   }
 
   /** Statements of stored SQL text (a body, a view, a rule, an index), parsed once; an Error if they do not. */

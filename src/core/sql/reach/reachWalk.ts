@@ -5,25 +5,13 @@
  */
 import type { CodeCast, CodeFunction, CodeRelation } from './codeCatalog';
 import { functionLabel, relationLabel } from './codeCatalog';
-import type { ReachEngine } from './reachEngine';
+import type { WalkCtx, WalkEngine } from './walkPort';
 import { builtinProblem, chain } from './reachFound';
-import type { Found, Judgement } from './reachFound';
+import type { Judgement } from './reachFound';
 import { onStatement, SKIP_CHILDREN } from './statementReach';
 import { sideEffectOf } from '../sideEffectFunctions';
 import type { Rec } from '../parseTree';
-import { arr, isRec, rec, str, sval } from '../parseTree';
-
-export interface WalkCtx {
-  found: Found;
-  /** How the code being walked is reached ('' = the statement itself; "view public.v", "trigger …"). */
-  via: string;
-  /** Nesting of views, policies, FK actions and rules inside this walk (bounded). */
-  depth: number;
-  /** Relations and writes already expanded in this walk ("r:oid:via", "w:oid:event"). */
-  seen: Set<string>;
-  /** Qualified names of the sequences a column default depends on, to name its nextval('s') exactly. */
-  sequences?: readonly string[];
-}
+import { arr, isRec, rec, str, sval, walkObjects } from '../parseTree';
 
 export const MAX_DEPTH = 12;
 const BUILTIN_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
@@ -38,15 +26,8 @@ export const FILE_FUNCTIONS = new Map([...FILE_VIEWS.values()].map(([fn, file]) 
 const NODE_NAME = /^[A-Z]/;
 
 /** Walks a tree (any node or list), without recursion: statements can nest thousands of levels. */
-export function walkTree(engine: ReachEngine, root: unknown, ctx: WalkCtx): void {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
-      continue;
-    }
-    if (!isRec(value)) continue;
+export function walkTree(engine: WalkEngine, root: unknown, ctx: WalkCtx): void {
+  walkObjects(root, (value) => {
     const keys = Object.keys(value);
     const only = keys.length === 1 ? keys[0] : undefined;
     let kind: string | undefined;
@@ -57,17 +38,19 @@ export function walkTree(engine: ReachEngine, root: unknown, ctx: WalkCtx): void
     } else if (typeof value.relname === 'string') {
       kind = 'RangeVar';
     }
-    if (kind !== undefined && visit(engine, kind, body, ctx)) continue;
+    if (kind !== undefined && visit(engine, kind, body, ctx)) return [];
+    const children: unknown[] = [];
     for (const [field, child] of Object.entries(body)) {
       if (typeof child !== 'object' || child === null) continue;
       // CallStmt keeps its FuncCall unwrapped.
-      stack.push(field === 'funccall' && isRec(child) ? { FuncCall: child } : child);
+      children.push(field === 'funccall' && isRec(child) ? { FuncCall: child } : child);
     }
-  }
+    return children;
+  });
 }
 
 /** Handles one node; true when its children must not be walked (they do not run). */
-function visit(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): boolean {
+function visit(engine: WalkEngine, kind: string, node: Rec, ctx: WalkCtx): boolean {
   switch (kind) {
     case 'FuncCall':
       onFuncCall(engine, node, ctx);
@@ -99,7 +82,7 @@ function visit(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): bool
 }
 
 /** The non-built-in overloads a name may call, and whether a built-in of that name may be called instead. */
-function resolveFunction(engine: ReachEngine, parts: string[], argCount: number): { user: CodeFunction[]; builtin: boolean } {
+function resolveFunction(engine: WalkEngine, parts: string[], argCount: number): { user: CodeFunction[]; builtin: boolean } {
   const name = (parts[parts.length - 1] ?? '').toLowerCase();
   const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
   if (schema !== undefined && BUILTIN_SCHEMAS.has(schema.toLowerCase())) return { user: [], builtin: true };
@@ -115,7 +98,7 @@ function argumentCount(fn: CodeFunction): number {
   return fn.args.trim() === '' ? 0 : fn.args.split(',').length;
 }
 
-function onFuncCall(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
+function onFuncCall(engine: WalkEngine, node: Rec, ctx: WalkCtx): void {
   const parts = arr(node, 'funcname').map((p) => sval(p) ?? '');
   const args = arr(node, 'args');
   const { user, builtin } = resolveFunction(engine, parts, args.length);
@@ -124,13 +107,13 @@ function onFuncCall(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
 }
 
 /** Reaches a catalog function (by oid: operators, casts, triggers…), judged and memoized by the engine. */
-export function reachFunction(engine: ReachEngine, fn: CodeFunction, via: string, ctx: WalkCtx, quietIfSafe = false): void {
+export function reachFunction(engine: WalkEngine, fn: CodeFunction, via: string, ctx: WalkCtx, quietIfSafe = false): void {
   const judgement = engine.judge(fn);
   if (quietIfSafe && judgement.problems.length === 0 && judgement.entries.length === 0) return;
   ctx.found.reach(functionLabel(fn), via, judgement, { builtin: fn.builtin, isFunction: true });
 }
 
-export function reachFunctionOid(engine: ReachEngine, oid: number, via: string, ctx: WalkCtx, quietIfSafe = false): void {
+export function reachFunctionOid(engine: WalkEngine, oid: number, via: string, ctx: WalkCtx, quietIfSafe = false): void {
   const fn = engine.catalog.functions.get(oid);
   if (fn) reachFunction(engine, fn, via, ctx, quietIfSafe);
   else ctx.found.problem('unknown', `runs function ${oid} (${via}), which the catalog does not show`);
@@ -179,7 +162,7 @@ function isTrue(node: unknown): boolean {
   return ['true', 't', 'on', 'yes'].includes((constantText(node) ?? '').toLowerCase());
 }
 
-function onOperator(engine: ReachEngine, name: unknown[], kind: string, ctx: WalkCtx): void {
+function onOperator(engine: WalkEngine, name: unknown[], kind: string, ctx: WalkCtx): void {
   const parts = name.map((p) => sval(p) ?? '');
   if (parts.length === 0) return;
   const symbols = kind.startsWith('AEXPR_BETWEEN') || kind.startsWith('AEXPR_NOT_BETWEEN') ? ['>=', '<='] : [parts[parts.length - 1] ?? ''];
@@ -197,7 +180,7 @@ function onOperator(engine: ReachEngine, name: unknown[], kind: string, ctx: Wal
 const DO_TAG = '$reach_do$';
 
 /** An anonymous code block (DO): a PL/pgSQL one is judged like a function body; any other language is unknown. */
-function onDoBlock(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
+function onDoBlock(engine: WalkEngine, node: Rec, ctx: WalkCtx): void {
   const option = (name: string): unknown => arr(node, 'args').map((a) => rec(a, 'DefElem')).find((d) => str(d, 'defname') === name)?.arg;
   const body = sval(option('as'));
   const language = (sval(option('language')) ?? 'plpgsql').toLowerCase();
@@ -208,7 +191,7 @@ function onDoBlock(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
 }
 
 /** A cast to a type or a value of a type: the type's I/O functions, its domain checks, user casts to it. */
-export function onTypeName(engine: ReachEngine, typeName: Rec | undefined, ctx: WalkCtx): void {
+export function onTypeName(engine: WalkEngine, typeName: Rec | undefined, ctx: WalkCtx): void {
   const parts = arr(typeName, 'names').map((p) => sval(p) ?? '');
   const name = (parts[parts.length - 1] ?? '').toLowerCase();
   const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
@@ -219,12 +202,12 @@ export function onTypeName(engine: ReachEngine, typeName: Rec | undefined, ctx: 
   }
 }
 
-function reachCast(engine: ReachEngine, cast: CodeCast, ctx: WalkCtx): void {
+function reachCast(engine: WalkEngine, cast: CodeCast, ctx: WalkCtx): void {
   reachFunctionOid(engine, cast.func, chain(ctx.via, `cast to ${cast.targetName}`), ctx, true);
 }
 
 /** What runs for a value of a user type: a domain's checks (and its base type's), a base type's I/O. */
-export function reachType(engine: ReachEngine, oid: number, ctx: WalkCtx, checks = true, seen = new Set<number>()): void {
+export function reachType(engine: WalkEngine, oid: number, ctx: WalkCtx, checks = true, seen = new Set<number>()): void {
   const type = engine.catalog.types.get(oid);
   if (!type || seen.has(oid)) return;
   seen.add(oid);
@@ -239,7 +222,7 @@ export function reachType(engine: ReachEngine, oid: number, ctx: WalkCtx, checks
 }
 
 /** Walks an expression stored in the catalog (default, check, policy), parsed once per code version. */
-export function walkExpression(engine: ReachEngine, expr: string, ctx: WalkCtx): void {
+export function walkExpression(engine: WalkEngine, expr: string, ctx: WalkCtx): void {
   if (ctx.depth >= MAX_DEPTH) {
     engine.boundHit();
     ctx.found.problem('unknown', `reaches code nested deeper than ${MAX_DEPTH} levels (${ctx.via})`);
@@ -251,14 +234,14 @@ export function walkExpression(engine: ReachEngine, expr: string, ctx: WalkCtx):
 }
 
 /** The relations a RangeVar may name (unqualified: any schema). */
-export function relationsNamed(engine: ReachEngine, node: Rec): CodeRelation[] {
+export function relationsNamed(engine: WalkEngine, node: Rec): CodeRelation[] {
   const name = str(node, 'relname') ?? '';
   const schema = str(node, 'schemaname');
   const all = engine.catalog.relationsByName.get(name.toLowerCase()) ?? [];
   return all.filter((r) => r.name === name && (schema === undefined || r.schema === schema));
 }
 
-function onRelationRead(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
+function onRelationRead(engine: WalkEngine, node: Rec, ctx: WalkCtx): void {
   const name = str(node, 'relname') ?? '';
   const schema = str(node, 'schemaname');
   const file = FILE_VIEWS.get(name);
@@ -270,7 +253,7 @@ function onRelationRead(engine: ReachEngine, node: Rec, ctx: WalkCtx): void {
 }
 
 /** What reading a relation runs: a view's query, RLS policies (USING), I/O and casts of user-typed columns. */
-export function readRelation(engine: ReachEngine, rel: CodeRelation, ctx: WalkCtx, viewVerb = 'view'): void {
+export function readRelation(engine: WalkEngine, rel: CodeRelation, ctx: WalkCtx, viewVerb = 'view'): void {
   const key = `r:${rel.oid}:${ctx.via}:${viewVerb}`;
   if (ctx.seen.has(key)) return;
   ctx.seen.add(key);
@@ -293,7 +276,7 @@ export function readRelation(engine: ReachEngine, rel: CodeRelation, ctx: WalkCt
  * User base types and domains of the relation's columns (I/O; domain checks when `written`), and user
  * implicit or assignment casts from those types (they run without a cast in the SQL).
  */
-export function reachColumnTypes(engine: ReachEngine, rel: CodeRelation, ctx: WalkCtx, written: boolean): void {
+export function reachColumnTypes(engine: WalkEngine, rel: CodeRelation, ctx: WalkCtx, written: boolean): void {
   for (const column of rel.columns) {
     const via = chain(ctx.via, `column ${relationLabel(rel)}.${column.name}`);
     if (engine.catalog.types.has(column.typeOid)) reachType(engine, column.typeOid, { ...ctx, via }, written);
@@ -304,7 +287,7 @@ export function reachColumnTypes(engine: ReachEngine, rel: CodeRelation, ctx: Wa
 }
 
 /** Walks stored statement text (a view's query, a rule's actions) parsed once per code version. */
-export function walkStored(engine: ReachEngine, sql: string, ctx: WalkCtx): void {
+export function walkStored(engine: WalkEngine, sql: string, ctx: WalkCtx): void {
   if (ctx.depth >= MAX_DEPTH) {
     engine.boundHit();
     ctx.found.problem('unknown', `reaches code nested deeper than ${MAX_DEPTH} levels (${ctx.via})`);

@@ -3,12 +3,8 @@
  * (tableEvents.ts), matview refreshes, event triggers for DDL; and, inside a function body, what the
  * statement itself does (a write, DDL, a lock, a session setting, COPY … PROGRAM, transaction control).
  */
-import type { ReachEngine } from './reachEngine';
 import { chain } from './reachFound';
-import type { WalkCtx } from './reachWalk';
-import { readRelation, reachFunctionOid, relationsNamed } from './reachWalk';
-import type { WriteEvent, WriteOptions } from './tableEvents';
-import { applyWrite, reachIndexes } from './tableEvents';
+import type { WalkCtx, WalkEngine, WriteEvent, WriteOptions } from './walkPort';
 import type { Rec } from '../parseTree';
 import { arr, isRec, objectLabel, rec, str } from '../parseTree';
 
@@ -57,7 +53,7 @@ const BODY_HARMLESS = new Set([
   'ConstraintsSetStmt', 'ReturnStmt', 'PLAssignStmt', 'DoStmt',
 ]);
 
-export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): void {
+export function onStatement(engine: WalkEngine, kind: string, node: Rec, ctx: WalkCtx): void {
   switch (kind) {
     case 'InsertStmt':
       write(engine, node, ['INSERT'], ctx, { givenColumns: insertColumns(node) });
@@ -76,13 +72,13 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
       const cascade = str(node, 'behavior') === 'DROP_CASCADE';
       for (const item of arr(node, 'relations')) {
         const rv = rec(item, 'RangeVar');
-        if (rv) for (const rel of relationsNamed(engine, rv)) applyWrite(engine, rel, 'TRUNCATE', ctx, { cascade });
+        if (rv) for (const rel of engine.relationsNamed(rv)) engine.applyWrite(rel, 'TRUNCATE', ctx, { cascade });
       }
       break;
     }
     case 'CopyStmt':
       if (node.is_from === true && isRec(node.relation)) {
-        for (const rel of relationsNamed(engine, node.relation)) applyWrite(engine, rel, 'INSERT', ctx, {});
+        for (const rel of engine.relationsNamed(node.relation)) engine.applyWrite(rel, 'INSERT', ctx, {});
       }
       break;
     case 'VacuumStmt':
@@ -94,16 +90,16 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
         ? arr(node, 'rels').map((r) => rec(rec(r, 'VacuumRelation'), 'relation'))
         : [rec(node, 'relation')];
       const rels = named.some((r) => r !== undefined)
-        ? named.flatMap((r) => (r ? relationsNamed(engine, r) : []))
+        ? named.flatMap((r) => (r ? engine.relationsNamed(r) : []))
         : [...engine.catalog.relations.values()];
-      for (const rel of rels) reachIndexes(engine, rel, ctx);
+      for (const rel of rels) engine.reachIndexes(rel, ctx);
       break;
     }
     case 'RefreshMatViewStmt':
       if (isRec(node.relation)) {
-        for (const rel of relationsNamed(engine, node.relation)) {
-          readRelation(engine, rel, ctx, 'refresh of materialized view');
-          applyWrite(engine, rel, 'INSERT', ctx, {});
+        for (const rel of engine.relationsNamed(node.relation)) {
+          engine.readRelation(rel, ctx, 'refresh of materialized view');
+          engine.applyWrite(rel, 'INSERT', ctx, {});
         }
       }
       break;
@@ -113,10 +109,10 @@ export function onStatement(engine: ReachEngine, kind: string, node: Rec, ctx: W
   if (!NOT_DDL.has(kind) || (kind === 'SelectStmt' && isRec(node.intoClause))) eventTriggers(engine, kind, node, ctx);
 }
 
-function write(engine: ReachEngine, node: Rec, events: WriteEvent[], ctx: WalkCtx, options: WriteOptions): void {
+function write(engine: WalkEngine, node: Rec, events: WriteEvent[], ctx: WalkCtx, options: WriteOptions): void {
   if (!isRec(node.relation)) return;
-  for (const rel of relationsNamed(engine, node.relation)) {
-    for (const event of events) applyWrite(engine, rel, event, ctx, options);
+  for (const rel of engine.relationsNamed(node.relation)) {
+    for (const event of events) engine.applyWrite(rel, event, ctx, options);
   }
 }
 
@@ -172,13 +168,13 @@ function relationText(rv: unknown): string {
 }
 
 /** Event triggers whose event and tag filter match the DDL command (when the tag is unsure, they match). */
-function eventTriggers(engine: ReachEngine, kind: string, node: Rec, ctx: WalkCtx): void {
+function eventTriggers(engine: WalkEngine, kind: string, node: Rec, ctx: WalkCtx): void {
   const tag = commandTag(kind, node);
   for (const trigger of engine.catalog.eventTriggers) {
     if (trigger.event === 'sql_drop' && !/^(Drop|Alter)/.test(kind)) continue;
     if (trigger.event === 'table_rewrite' && !/^(Alter|Cluster|Vacuum)/.test(kind)) continue;
     if (tag !== undefined && trigger.tags !== null && !trigger.tags.some((t) => t.toUpperCase() === tag)) continue;
-    reachFunctionOid(engine, trigger.func, chain(ctx.via, `event trigger ${trigger.name} (${trigger.event})`), ctx);
+    engine.reachFunctionOid(trigger.func, chain(ctx.via, `event trigger ${trigger.name} (${trigger.event})`), ctx);
   }
 }
 

@@ -6,23 +6,11 @@
  */
 import type { CodeRelation, CodeTrigger } from './codeCatalog';
 import { relationLabel } from './codeCatalog';
-import type { ReachEngine } from './reachEngine';
+import type { WalkCtx, WalkEngine, WriteEvent, WriteOptions } from './walkPort';
 import { chain } from './reachFound';
-import type { WalkCtx } from './reachWalk';
 import { MAX_DEPTH, reachColumnTypes, reachFunctionOid, walkExpression, walkTree } from './reachWalk';
 import { judgeRule } from './judgeFunction';
 import { rec } from '../parseTree';
-
-export type WriteEvent = 'INSERT' | 'UPDATE' | 'DELETE' | 'TRUNCATE';
-
-export interface WriteOptions {
-  /** INSERT: the columns given (their defaults do not run); undefined = all defaults may run. */
-  givenColumns?: ReadonlySet<string>;
-  /** UPDATE: columns set to DEFAULT. */
-  defaultColumns?: ReadonlySet<string>;
-  /** TRUNCATE … CASCADE. */
-  cascade?: boolean;
-}
 
 const EVENT_BIT: Record<WriteEvent, number> = { INSERT: 4, DELETE: 8, UPDATE: 16, TRUNCATE: 32 };
 const RULE_EVENT: Partial<Record<WriteEvent, string>> = { UPDATE: '2', INSERT: '3', DELETE: '4' };
@@ -35,7 +23,7 @@ export function triggerLabel(trigger: CodeTrigger, rel: CodeRelation, event: Wri
 }
 
 /** Everything a write of `event` to `rel` runs, reached from ctx.via. */
-export function applyWrite(engine: ReachEngine, rel: CodeRelation, event: WriteEvent, ctx: WalkCtx, options: WriteOptions = {}): void {
+export function applyWrite(engine: WalkEngine, rel: CodeRelation, event: WriteEvent, ctx: WalkCtx, options: WriteOptions = {}): void {
   const key = `w:${rel.oid}:${event}`;
   if (ctx.seen.has(key)) return;
   ctx.seen.add(key);
@@ -83,7 +71,7 @@ export function applyWrite(engine: ReachEngine, rel: CodeRelation, event: WriteE
 }
 
 /** A row inserted or updated: defaults, identity sequences, generated columns, checks, domains, indexes. */
-function writeRow(engine: ReachEngine, rel: CodeRelation, event: 'INSERT' | 'UPDATE', ctx: WalkCtx, options: WriteOptions): void {
+function writeRow(engine: WalkEngine, rel: CodeRelation, event: 'INSERT' | 'UPDATE', ctx: WalkCtx, options: WriteOptions): void {
   const label = relationLabel(rel);
   for (const column of rel.columns) {
     const runsDefault = event === 'INSERT'
@@ -106,7 +94,7 @@ function writeRow(engine: ReachEngine, rel: CodeRelation, event: 'INSERT' | 'UPD
  * Index expressions and predicates of a relation, and the functions of user operator classes its indexes use:
  * evaluated for rows written, and by REINDEX, CLUSTER, ANALYZE.
  */
-export function reachIndexes(engine: ReachEngine, rel: CodeRelation, ctx: WalkCtx): void {
+export function reachIndexes(engine: WalkEngine, rel: CodeRelation, ctx: WalkCtx): void {
   const label = relationLabel(rel);
   for (const { def, opclasses } of rel.indexes) {
     for (const oid of opclasses) {
@@ -125,7 +113,7 @@ export function reachIndexes(engine: ReachEngine, rel: CodeRelation, ctx: WalkCt
   }
 }
 
-function foreignKeyActions(engine: ReachEngine, rel: CodeRelation, event: 'DELETE' | 'UPDATE', ctx: WalkCtx): void {
+function foreignKeyActions(engine: WalkEngine, rel: CodeRelation, event: 'DELETE' | 'UPDATE', ctx: WalkCtx): void {
   for (const fk of rel.referencedBy) {
     const action = event === 'DELETE' ? fk.onDelete : fk.onUpdate;
     const name = FK_ACTION[action];
@@ -139,7 +127,7 @@ function foreignKeyActions(engine: ReachEngine, rel: CodeRelation, event: 'DELET
 }
 
 /** The relations a view reads in its top-level FROM (where an auto-updatable view's writes go). */
-function viewBaseTables(engine: ReachEngine, view: CodeRelation): CodeRelation[] {
+function viewBaseTables(engine: WalkEngine, view: CodeRelation): CodeRelation[] {
   if (view.viewDef === null) return [];
   const trees = engine.parseStatements(view.viewDef);
   if (trees instanceof Error) return [];
@@ -155,7 +143,7 @@ function viewBaseTables(engine: ReachEngine, view: CodeRelation): CodeRelation[]
 }
 
 /** A trigger's WHEN condition runs for each row too. */
-function walkTriggerCondition(engine: ReachEngine, def: string, ctx: WalkCtx): void {
+function walkTriggerCondition(engine: WalkEngine, def: string, ctx: WalkCtx): void {
   const trees = engine.parseStatements(def);
   const trigger = trees instanceof Error ? undefined : rec(trees[0], 'CreateTrigStmt');
   if (!trigger) ctx.found.problem('unknown', `has a trigger condition that does not parse (${ctx.via})`);

@@ -8,7 +8,7 @@ import type { DbSession } from '../../db/db';
 import { describeSize } from '../../../shared/lockPhrases';
 import type { RecoveryView } from '../../../shared/impactReport';
 import type { StatementClassification } from '../classification';
-import type { DdlChange } from '../ddl/lockModel';
+import type { DdlChange } from '../ddl/ddlPlan';
 import { planStatement } from '../ddl/lockModel';
 import type { RecoverySettings } from '../safetySettings';
 import { quoteQualified } from '../tableEffects';

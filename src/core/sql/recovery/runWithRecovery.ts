@@ -11,7 +11,7 @@ import type { DbSession } from '../../db/db';
 import { AgentError } from '../../platform/errors';
 import type { RecoveryView } from '../../../shared/impactReport';
 import type { StatementClassification } from '../classification';
-import type { DdlChange } from '../ddl/lockModel';
+import type { DdlChange } from '../ddl/ddlPlan';
 import { planStatement } from '../ddl/lockModel';
 import { parseSql } from '../parse';
 import { rec } from '../parseTree';
