@@ -149,8 +149,8 @@ export class AskController {
     if (!state.ticketId || !state.impact) return;
     const ticketId = state.ticketId;
     const paths = services.workspacePaths(this.deps.rootDir);
-    const file = join(paths.root, 'runs', threadId, 'query.sql');
-    await mkdir(join(paths.root, 'runs', threadId), { recursive: true });
+    const file = join(paths.runs, threadId, 'query.sql');
+    await mkdir(join(paths.runs, threadId), { recursive: true });
     await writeFile(file, `${sql}\n`);
     const store = await this.deps.tickets.ticketStore();
     const ticket = await store.get(ticketId);
@@ -194,7 +194,7 @@ export class AskController {
       settings: await safetySettings(this.deps.core, this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
-      audit: services.fileAuditLog(join(paths.root, 'runs')),
+      audit: services.fileAuditLog(paths.runs),
       undoDir: paths.undo,
       contextBudgetTokens: config.get<number>('context.tokenBudget') ?? 6000,
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
