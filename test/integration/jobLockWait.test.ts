@@ -19,6 +19,7 @@ import { silentLogger } from '../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import { call, inTactical, PLAN_V1, planTurn, tactical } from '../support/jobScript';
+import { runPgAgent } from '../support/cliHarness';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
@@ -86,6 +87,8 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
       const waiting = await runner().decideWrite(review.job.id, { approve: true, by: 'reviewer' });
       // Waiting at the same write, nothing ran, the ticket still approved and unspent, the model not asked.
       expect(waiting.stop).toMatchObject({ kind: 'approval', ticketId });
+      // The stop says who is in the way (the CLI prints it, VS Code's lens shows it as LOCK_UNAVAILABLE).
+      expect(waiting.stop.kind === 'approval' ? waiting.stop.lockWait : '').toContain(`pid ${holderPid}`);
       expect(waiting.job.status).not.toBe('failed');
       expect(await hasColumn()).toBe(false);
       const ticket = await tickets.get(ticketId);
@@ -95,6 +98,11 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
       const audit = readFileSync(join(new JobStore(workspace).jobDir(review.job.id), 'audit.jsonl'), 'utf8');
       expect(audit).toContain('LOCK_UNAVAILABLE');
       expect(audit).toContain(String(holderPid));
+      // The CLI shows the job waiting at that write, who is in the way, and how to go on.
+      const shown = await runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, 'show', review.job.id], { cwd: workspace, env: { USER: 'tester' } });
+      expect(shown.stdout).toContain(`Not run yet: `);
+      expect(shown.stdout).toContain(`pid ${holderPid}`);
+      expect(shown.stdout).toContain(`pg-agent job continue ${review.job.id}`);
       // Continue while the holder is still there: it waits again, still nothing ran.
       const again = await runner().resumeFromTicket(review.job.id);
       expect(again.stop).toMatchObject({ kind: 'approval', ticketId });
