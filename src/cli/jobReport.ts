@@ -149,9 +149,11 @@ function renderJob(detail: JobDetail, outcome: JobOutcome, ticket: Ticket | unde
               `  reject:   pg-agent approvals reject ${ticket.id} --comment "…"`,
               `  then:     pg-agent job continue ${id}   (with the same --db; on a terminal, continue asks you instead)`,
             ]
-          : ticket
-            ? [`  the ticket is decided: pg-agent job continue ${id}`]
-            : []),
+          : ticket && stop.lockWait && ticket.status === 'APPROVED'
+            ? [`Not run yet: ${stop.lockWait}`, `  the ticket is still approved; when they are done: pg-agent job continue ${id}`]
+            : ticket
+              ? [`  the ticket is decided: pg-agent job continue ${id}`]
+              : []),
       );
       break;
     case 'completed':

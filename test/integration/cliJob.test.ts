@@ -274,6 +274,20 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect((await job(['discard-edit', id])).code).toBe(2);
   });
 
+  it('chat on the job\'s own database offers the DBA read tools (issue 26) and runs them there', async () => {
+    const id = await jobAtReview();
+    server.script([
+      { match: reviewChat, reply: { functionCall: call('db_health', { checks: ['missing_fk_indexes'] }) } },
+      { match: reviewChat, reply: { text: 'Checked.' } },
+    ]);
+    const chat = await job(['chat', id, '--json', '--', 'Is an index missing?']);
+    expect(chat.code, chat.stderr).toBe(0);
+    const asked = server.requests.filter(reviewChat);
+    expect(asked.at(-2)?.text).toContain('advise_indexes');
+    expect(asked.at(-1)?.text).toContain('Health checks.');
+    expect(asked.at(-1)?.text).toContain('missing_fk_indexes');
+  });
+
   it('cancels a job held at a write: its ticket is rejected, nothing runs, and it cannot be cancelled twice', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     const id = await jobAtReview();

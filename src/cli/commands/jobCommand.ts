@@ -183,7 +183,7 @@ const ACTIONS: Record<Subcommand, Action> = {
     const provider = jobProvider(context);
     if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
     const { io, args } = context;
-    // The schema (research tools) only when the flags name the job's own database; it is loaded on first use.
+    // The schema (research tools) and the DBA read tools (dba tier) only when the flags name the job's own database; it is loaded on first use.
     const sameDatabase = (await context.connectionKey()) === job.connection;
     let streamed = '';
     const embedder = embedderFromEnv(io.env, context.logger);
@@ -191,7 +191,7 @@ const ACTIONS: Record<Subcommand, Action> = {
       {
         store: new JobStore(args.flags.workspace, { logger: context.logger }),
         provider,
-        ...(sameDatabase ? { loadSnapshot: () => context.loadSchema() } : {}),
+        ...(sameDatabase ? { loadSnapshot: () => context.loadSchema(), db: await context.openDb() } : {}),
         ...(embedder ? { embedder } : {}),
         logger: context.logger,
       },

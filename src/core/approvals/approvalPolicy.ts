@@ -25,6 +25,11 @@ export interface ApprovalPolicy {
   noSelfApprovalAbove?: Risk | 'none';
   /** A ticket of this risk needs an approver with one of these roles. */
   rolesFor?: Partial<Record<Risk, string[]>>;
+  /**
+   * The recovery window of destructive DDL (issue 25). Honoured only from the signed policy pinned in the
+   * database (signed mode); a config file's approval.policy has no such key.
+   */
+  recovery?: { enabled?: boolean; maxCopyBytes?: number; retentionDays?: number };
 }
 
 export interface ApprovalRules {

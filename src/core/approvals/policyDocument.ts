@@ -20,6 +20,8 @@ export const approvalPolicySchema = z.strictObject({
   twoPersonAbove: riskOrNone.optional(),
   noSelfApprovalAbove: riskOrNone.optional(),
   rolesFor: z.partialRecord(z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']), z.array(z.string())).optional(),
+  /** The recovery window of destructive DDL for this database (issue 25); only a signed document may turn it off. */
+  recovery: z.strictObject({ enabled: z.boolean(), maxCopyBytes: z.number().int().min(0), retentionDays: z.number().int().min(0).max(3650) }).partial().optional(),
 });
 
 const documentSchema = z.strictObject({
@@ -105,7 +107,7 @@ export function parsePolicyJson(text: string): ApprovalPolicy {
   const parsed = approvalPolicySchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentError('BAD_INPUT', `--policy: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'bad shape'}.`, 'Keys: requireSignature, twoPersonAbove, noSelfApprovalAbove, rolesFor.');
+    throw new AgentError('BAD_INPUT', `--policy: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'bad shape'}.`, 'Keys: requireSignature, twoPersonAbove, noSelfApprovalAbove, rolesFor, recovery ({"enabled":false} or {"maxCopyBytes":N}).');
   }
   return parsed.data;
 }

@@ -19,7 +19,8 @@ export type JobStop =
       planHash?: string;
     }
   /** A write of the tactical phase held for a person's approval (its ticket is PENDING_APPROVAL). */
-  | { kind: 'approval'; ticketId: string; sql: string; sqlFile: string; impact: ImpactReport; todoId: string | null }
+  /** `lockWait`: approved, but it stopped because others hold its locks (LOCK_UNAVAILABLE); Continue tries it again. */
+  | { kind: 'approval'; ticketId: string; sql: string; sqlFile: string; impact: ImpactReport; todoId: string | null; lockWait?: string }
   | { kind: 'completed'; summary: string }
   | { kind: 'failed'; error: ErrorInfo }
   | { kind: 'cancelled' }

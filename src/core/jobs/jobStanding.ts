@@ -64,7 +64,7 @@ export async function readStanding(
     }
     const pending = state.pendingWrite;
     if (snapshot.next.includes('awaitWrite') && pending) {
-      return { kind: 'approval', ticketId: pending.ticketId, sql: pending.sql, sqlFile: pending.sqlFile, impact: pending.impact, todoId: pending.todoId };
+      return { kind: 'approval', ticketId: pending.ticketId, sql: pending.sql, sqlFile: pending.sqlFile, impact: pending.impact, todoId: pending.todoId, ...(pending.lockWait ? { lockWait: pending.lockWait } : {}) };
     }
     return options.error === undefined ? { kind: 'interrupted' } : { kind: 'interrupted', error: toAgentError(options.error).toInfo() };
   })();

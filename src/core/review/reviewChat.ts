@@ -12,6 +12,9 @@ import type { JobStore } from '../jobs/jobStore';
 import type { ChatMessage, LlmProvider, LlmRequest } from '../llm/provider';
 import type { Logger } from '../platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
+import type { Db } from '../db/db';
+import type { SafetySettings } from '../sql/safetySettings';
+import { DEFAULT_SAFETY } from '../sql/safetySettings';
 import type { ChatRecord, ChatToolUse } from './chatLog';
 import { appendChatRecord, readChatRecords } from './chatLog';
 import { listJobFiles } from './reviewFiles';
@@ -29,6 +32,12 @@ export interface ReviewChatDeps {
   provider: LlmProvider;
   /** The database schema, for the research tier's ranked search; absent when no database is open. */
   loadSnapshot?: () => Promise<SchemaSnapshot>;
+  /**
+   * The job's own database, when open: the dba tier's read-only tools (db_health, top_queries,
+   * advise_indexes) run on it with these limits (statement and lock timeouts; default DEFAULT_SAFETY).
+   */
+  db?: Db;
+  settings?: SafetySettings;
   /** The embedding model, when one is configured: vector_search ranks by meaning (else by words). */
   embedder?: Embedder;
   logger: Logger;
@@ -79,7 +88,7 @@ async function tiersFor(deps: ReviewChatDeps, jobId: string, status: JobStatus, 
     },
   );
   const files = deps.loadSnapshot ? [] : (await listJobFiles(deps.store, jobId)).entries.filter((e) => e.kind === 'file').map((e) => e.path);
-  return activeTiers({ status, hasHistory, debugRequested, researchMaterial: deps.loadSnapshot !== undefined || hasResearchFiles(files) });
+  return activeTiers({ status, hasHistory, debugRequested, researchMaterial: deps.loadSnapshot !== undefined || hasResearchFiles(files), database: deps.db !== undefined });
 }
 
 export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, text: string, options: ReviewTurnOptions = {}): Promise<ReviewTurn> {
@@ -105,6 +114,7 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
     logger,
     now,
     schema: loadSnapshot ? () => (snapshot ??= loadSnapshot()) : undefined,
+    ...(deps.db ? { dba: { db: deps.db, settings: deps.settings ?? DEFAULT_SAFETY, loadSnapshot: () => (loadSnapshot ? (snapshot ??= loadSnapshot()) : Promise.reject(new AgentError('BAD_INPUT', 'No schema is loaded in this chat.'))) } } : {}),
     ...(deps.embedder ? { embeddings: jobEmbeddings(store, jobId, deps.embedder, logger) } : {}),
   };
   const audit = jobAuditLog(store, now);

@@ -26,6 +26,7 @@ const TIER_NOTES: Record<ReviewTier, string> = {
   research: 'ranked search over the job files and the database schema',
   history: "the job's own git history (how the files changed between phases and reviews)",
   debug: "the job's audit trail and the planning agent's model calls (for investigating what went wrong)",
+  dba: 'read-only DBA checks of the job\'s database: health findings, the heaviest recorded queries, index advice (nothing is built; a fix becomes feedback or a plan edit the person decides on)',
 };
 
 export function reviewSystemPrompt(job: Job, tiers: readonly ReviewTier[]): string {

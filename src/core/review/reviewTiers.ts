@@ -4,7 +4,7 @@
  */
 import type { JobStatus } from '../jobs/job';
 
-export const REVIEW_TIERS = ['basic', 'research', 'history', 'debug'] as const;
+export const REVIEW_TIERS = ['basic', 'research', 'history', 'debug', 'dba'] as const;
 export type ReviewTier = (typeof REVIEW_TIERS)[number];
 
 export interface TierInput {
@@ -18,11 +18,13 @@ export interface TierInput {
    * beyond the ones every job starts with (see `hasResearchFiles`). Absent counts as false.
    */
   researchMaterial?: boolean;
+  /** The job's own database is open for this turn (the DBA read tools need it). Absent counts as false. */
+  database?: boolean;
 }
 
 /**
  * basic: always. research: when there is research material. history: when the job history has a commit.
- * debug: when the job failed or the person asked for it.
+ * debug: when the job failed or the person asked for it. dba: when the job's database is open.
  */
 export function activeTiers(input: TierInput): ReviewTier[] {
   const on: Record<ReviewTier, boolean> = {
@@ -30,6 +32,7 @@ export function activeTiers(input: TierInput): ReviewTier[] {
     research: input.researchMaterial === true,
     history: input.hasHistory,
     debug: input.status === 'failed' || input.debugRequested,
+    dba: input.database === true,
   };
   return REVIEW_TIERS.filter((tier) => on[tier]);
 }

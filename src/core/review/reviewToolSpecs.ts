@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { ToolSpec } from '../llm/provider';
+import { TOOL_ARGS, TOOLS } from '../jobs/phases/jobTools';
 import type { ReviewTier } from './reviewTiers';
 
 const pathArg = z.string().min(1).max(500);
@@ -41,6 +42,10 @@ export const REVIEW_TOOL_ARGS = {
   }),
   search_audit: z.strictObject({ query: queryArg.describe('text to find in audit.jsonl, case-insensitive') }),
   draft_feedback: z.strictObject({ text: z.string().min(1).max(20_000).describe('the feedback for the planning agent, ready to send') }),
+  // The job agent's DBA tools (issue 26), the same arguments: one definition in jobTools.ts.
+  db_health: TOOL_ARGS.db_health,
+  top_queries: TOOL_ARGS.top_queries,
+  advise_indexes: TOOL_ARGS.advise_indexes,
   propose_plan_edit: z.strictObject({
     new_plan: z.string().min(1).max(200_000).describe('the whole new plan.md (not a diff)'),
     summary: z.string().min(1).max(300).describe('one line: what the edit changes'),
@@ -75,6 +80,9 @@ export const REVIEW_TOOLS: Readonly<Record<ReviewToolName, { group: ToolGroup; d
   get_todos: { group: 'debug', description: 'The todos of the job with their status, dependencies and SQL.' },
   get_llm_request: { group: 'debug', description: 'The full request (every message) and response of one model call, by its #N line number in the audit trail.' },
   search_audit: { group: 'debug', description: 'Find text in the audit trail (case-insensitive); returns #line type: excerpt.' },
+  db_health: { group: 'dba', description: TOOLS.db_health.description },
+  top_queries: { group: 'dba', description: TOOLS.top_queries.description },
+  advise_indexes: { group: 'dba', description: `${TOOLS.advise_indexes.description} Builds nothing.` },
   draft_feedback: {
     group: 'always',
     description: 'Put feedback for the planning agent in the Request changes box. The person reads it, may edit it and decides whether to send it; nothing is sent by this call.',

@@ -10,6 +10,8 @@ import type { EmbeddingCache } from '../llm/embeddingCache';
 import type { ToolCall } from '../llm/provider';
 import type { Logger } from '../platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
+import { adviseIndexesText, dbHealth, topQueriesText } from '../jobs/phases/dbaTools';
+import type { ReadToolContext } from '../jobs/phases/readTools';
 import { appendChatRecord } from './chatLog';
 import { getAgentConversation, getAuditTrail, getJob, getLlmRequest, getTodos, searchAudit } from './debugTools';
 import type { ProposedPlanEdit } from './planEdit';
@@ -33,6 +35,8 @@ export interface ReviewToolContext {
   now: () => Date;
   /** The schema for ranked_search; undefined when no database is open. Rejects when it cannot be loaded. */
   schema: (() => Promise<SchemaSnapshot>) | undefined;
+  /** The job's database for the DBA tools (db_health, top_queries, advise_indexes); undefined when none is open. */
+  dba?: ReadToolContext;
   /** The job's embeddings (`<job>/.index/vectors.json`) when an embedding model is configured, for vector_search. */
   embeddings?: EmbeddingCache;
 }
@@ -73,6 +77,9 @@ function summaryOf(name: ReviewToolName, args: Record<string, unknown>): string 
     case 'get_todos': return 'todos';
     case 'get_llm_request': return `model call #${typeof args.index === 'number' ? args.index : '?'}`;
     case 'search_audit': return `searched the audit trail for "${s('query')}"`;
+    case 'db_health': return 'health checks';
+    case 'top_queries': return 'the heaviest queries';
+    case 'advise_indexes': return typeof args.sql === 'string' ? `index advice for ${short(args.sql)}` : 'index advice for the heaviest queries';
     case 'draft_feedback': return 'drafted feedback';
     case 'propose_plan_edit': return `proposed a plan edit: ${s('summary')}`;
   }
@@ -103,6 +110,12 @@ export async function runReviewTool(ctx: ReviewToolContext, call: ToolCall): Pro
 }
 
 type Dispatched = { text: string; effect?: ToolEffect };
+
+/** The job's database for a DBA tool; the dba tier is on only with one, so this is a guard, not a path. */
+function dbaOf(ctx: ReviewToolContext): ReadToolContext {
+  if (!ctx.dba) throw new AgentError('BAD_INPUT', "The job's database is not open in this chat, so its DBA tools cannot run.", 'Open the review chat connected to the job\'s own database.');
+  return ctx.dba;
+}
 
 async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Record<string, unknown>): Promise<Dispatched> {
   const { store, jobId } = ctx;
@@ -161,6 +174,18 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
     }
     case 'search_audit':
       return { text: clip(await searchAudit(store, jobId, argsOf(name).query, SEARCH_HIT_LIMIT)) };
+    case 'db_health': {
+      const { checks } = argsOf(name);
+      return { text: clip(await dbHealth(dbaOf(ctx), checks)) };
+    }
+    case 'top_queries': {
+      const { order, limit } = argsOf(name);
+      return { text: clip(await topQueriesText(dbaOf(ctx), order, limit)) };
+    }
+    case 'advise_indexes': {
+      const { sql, top } = argsOf(name);
+      return { text: clip(await adviseIndexesText(dbaOf(ctx), sql, top)) };
+    }
     case 'draft_feedback': {
       const text = argsOf(name).text.trim();
       if (text === '') throw new AgentError('BAD_INPUT', 'The feedback is empty.');

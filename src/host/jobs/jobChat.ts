@@ -4,6 +4,7 @@
  * chat proposes are applied or discarded on the person's click. A failed message comes back to its box.
  */
 import * as vscode from 'vscode';
+import type { Db } from '../../core/db/db';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import { actor } from './jobRunners';
@@ -64,8 +65,9 @@ export class JobChat implements vscode.Disposable {
         ? () => this.deps.session.loadSnapshot()
         : undefined;
       const embedder = await configuredEmbedder(this.deps);
-      const turn = await services.sendReviewMessage(
-        { store: this.deps.runners.store(), provider, ...(loadSnapshot ? { loadSnapshot } : {}), ...(embedder ? { embedder } : {}), logger: this.deps.logger, modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000 },
+      const store = this.deps.runners.store();
+      const turnOn = (db: Db | undefined) => services.sendReviewMessage(
+        { store, provider, ...(loadSnapshot ? { loadSnapshot } : {}), ...(db ? { db } : {}), ...(embedder ? { embedder } : {}), logger: this.deps.logger, modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000 },
         jobId,
         text,
         {
@@ -77,6 +79,11 @@ export class JobChat implements vscode.Disposable {
           },
         },
       );
+      // The DBA tools (dba tier) run on the open database only when it is the job's own; the pool stays open for the turn.
+      const jobConnection = (await store.get(jobId)).connection;
+      const turn = loadSnapshot
+        ? await this.deps.session.use(({ db, key }) => turnOn(key === jobConnection ? db : undefined))
+        : await turnOn(undefined);
       this.deps.logger.info('review chat replied', { jobId, tools: turn.tools.length, draft: turn.draftFeedback !== null, planEdit: turn.planEdit?.id ?? null, tiers: turn.tiers.join(',') });
     } catch (error) {
       if (!abort.signal.aborted) {

@@ -112,6 +112,10 @@ export class JobHeldWrites {
       throw error;
     }
     const execution = outcome?.execution;
+    // Others held its locks (issue 25): nothing ran, the ticket is still approved; the lens says who is in the way.
+    if (outcome?.stop.kind === 'approval' && outcome.stop.ticketId === ticketId && outcome.stop.lockWait) {
+      throw new (this.deps.core().AgentError)('LOCK_UNAVAILABLE', outcome.stop.lockWait, 'The ticket is still approved: Continue the job when they are done to run it.');
+    }
     if (!outcome || !execution || execution.ticketId !== ticketId) {
       const why = outcome ? `it stopped at "${outcome.stop.kind}"` : 'the step did not run';
       throw new (this.deps.core().AgentError)('APPROVAL_NOT_APPROVED', `The job did not report running the write (${why}).`, 'See the job in the panel; Continue goes on from where it stopped.');

@@ -5,7 +5,7 @@
 import { END, START, StateGraph } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { JobGraphDeps } from './jobGraphDeps';
-import { routeAfterModel, routeAfterReview, routeAfterStrategic, routeAfterStrategicTools, routeAfterTactical, routeAfterTacticalTools } from './jobRoutes';
+import { routeAfterModel, routeAfterReview, routeAfterStrategic, routeAfterStrategicTools, routeAfterTactical, routeAfterTacticalTools, routeAfterWrite } from './jobRoutes';
 import { JobState } from './jobState';
 import { makeAwaitWriteNode } from './nodes/awaitWrite';
 import { makeBeginStrategicNode } from './nodes/beginStrategic';
@@ -44,7 +44,7 @@ export function buildJobGraph(deps: JobGraphDeps, checkpointer: BaseCheckpointSa
     .addConditionalEdges('tacticalModel', routeAfterModel, { tools: 'tacticalTools', end: 'endTactical' })
     .addConditionalEdges('tacticalTools', routeAfterTacticalTools, { approval: 'awaitWrite', model: 'tacticalModel', end: 'endTactical' })
     .addEdge('awaitWrite', 'executeWrite')
-    .addEdge('executeWrite', 'tacticalModel')
+    .addConditionalEdges('executeWrite', routeAfterWrite, { approval: 'awaitWrite', model: 'tacticalModel' })
     .addConditionalEdges('endTactical', routeAfterTactical, { strategic: 'beginStrategic', complete: 'completeJob', fail: 'failJob' })
     .addEdge('completeJob', END)
     .addEdge('failJob', END)

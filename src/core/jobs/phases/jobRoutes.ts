@@ -18,6 +18,11 @@ export function routeAfterTacticalTools(state: S): 'approval' | 'model' | 'end' 
   return state.phaseEnd ? 'end' : 'model';
 }
 
+/** After executeWrite: a write that could not get its locks waits at its stop again; otherwise the model goes on. */
+export function routeAfterWrite(state: S): 'approval' | 'model' {
+  return state.pendingWrite ? 'approval' : 'model';
+}
+
 export function routeAfterStrategic(state: S): 'review' | 'tactical' | 'complete' | 'fail' {
   if (state.phaseEnd?.kind === 'job_complete') return 'complete';
   if (state.phaseEnd?.kind === 'job_failed') return 'fail';

@@ -26,6 +26,11 @@ export interface PendingWrite {
   todoId: string | null;
   /** Calls of the same model turn after this one: answered "not run" once the write is decided. */
   laterCalls: { id: string; name: string }[];
+  /**
+   * Set when the approved write stopped because others held its locks (LOCK_UNAVAILABLE, issue 25): nothing
+   * ran, the ticket is still approved and unspent, and the job waits at this write until Continue runs it again.
+   */
+  lockWait?: string;
 }
 
 export interface ReviewDecision {

@@ -12,6 +12,7 @@ import type { DdlChange } from '../ddl/ddlPlan';
 import { planStatement } from '../ddl/lockModel';
 import type { RecoverySettings } from '../safetySettings';
 import { quoteQualified } from '../tableEffects';
+import { recoveryInForce } from './recoveryInForce';
 import { isQuarantineSchema, QUARANTINE_SCHEMA, QUARANTINE_TABLE_SCHEMA_PREFIX } from './quarantineStore';
 
 /** Bytes per second a copy into the quarantine is assumed to take (measured: bench/recovery.bench.ts). */
@@ -61,14 +62,15 @@ export async function truncatedWithCascade(session: DbSession, oids: readonly nu
 }
 
 /** The way back from each destructive statement, in statement order (statements that destroy nothing have none). */
-export async function planRecovery(session: DbSession, statements: readonly StatementClassification[], settings: RecoverySettings): Promise<RecoveryView[]> {
+export async function planRecovery(session: DbSession, statements: readonly StatementClassification[], own: RecoverySettings): Promise<RecoveryView[]> {
   const views: RecoveryView[] = [];
+  const { settings, source } = await recoveryInForce(session, own);
   for (const [index, statement] of statements.entries()) {
     if (!statement.destructive) continue;
     const changes = planStatement(statement.sql).changes;
     const base = { statement: index, retentionDays: settings.retentionDays };
     if (!settings.enabled) {
-      views.push({ ...base, way: 'none', targets: [], bytes: null, summary: 'No way back: the recovery window is off (safety.recovery.enabled in your own config).' });
+      views.push({ ...base, way: 'none', targets: [], bytes: null, summary: `No way back: the recovery window is off (${source}).` });
       continue;
     }
     const view = await planOne(session, changes, settings);
@@ -189,7 +191,7 @@ function tooBig(targets: string[], bytes: number, settings: RecoverySettings): P
     way: 'none',
     targets,
     bytes,
-    summary: `No way back: a copy of ${targets.join(', ')} would take ${describeBytes(bytes)}, above the ${describeBytes(settings.maxCopyBytes)} limit (safety.recovery.maxCopyBytes). Once it runs, it cannot be undone.`,
+    summary: `No way back: a copy of ${targets.join(', ')} would take ${describeBytes(bytes)}, above the ${describeBytes(settings.maxCopyBytes)} limit (recovery.maxCopyBytes). Once it runs, it cannot be undone.`,
   };
 }
 

@@ -21,7 +21,9 @@ export function makeAwaitWriteNode(deps: JobGraphDeps): JobNode {
   return async (state) => {
     const pending = state.pendingWrite;
     if (!pending) return { writeDecision: { approve: false, by: 'pg-agent', comment: 'no write was pending' } };
-    await ensureStatus(deps, state.jobId, 'running', 'waiting for a write approval');
+    // A write that could not get its locks waits here too (approved already): Continue resumes and it runs again.
+    const why = pending.lockWait ? `waiting: the approved write could not get its locks (${pending.lockWait}); Continue runs it again` : 'waiting for a write approval';
+    await ensureStatus(deps, state.jobId, 'running', why);
     interrupt<WriteApprovalRequest, unknown>({ kind: 'approval', jobId: state.jobId, ticketId: pending.ticketId, sql: pending.sql });
     const decided = await ticketDecision(deps.ticketStore, pending.ticketId);
     const decision = decided ?? { approve: false, by: 'pg-agent', comment: `resumed while ticket ${pending.ticketId} was still waiting for a decision` };

@@ -1,7 +1,9 @@
 /**
  * Runs an approved write of the job (ticket re-checked at this moment, effects compared with the
  * preview, undo script kept in undo/NNN.sql) or records its rejection, and answers the model's call.
- * A failed execution commits nothing and is reported to the model, which decides what comes next.
+ * A failed execution commits nothing and is reported to the model, which decides what comes next — except
+ * a write that could not get its locks (LOCK_UNAVAILABLE: others hold them; nothing ran, the ticket stays
+ * approved and unspent): the job waits at this write, saying who is in the way, and Continue runs it again.
  */
 import { join } from 'node:path';
 import { toAgentError } from '../../../platform/errors';
@@ -43,6 +45,11 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
         await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
       } catch (error) {
         const e = toAgentError(error);
+        if (e.code === 'LOCK_UNAVAILABLE') {
+          await deps.audit(state.jobId, { type: 'error', node: 'executeWrite', code: e.code, message: `${e.message} The job waits: the ticket is still approved; Continue runs it again.` });
+          deps.emit({ type: 'files', jobId: state.jobId });
+          return { pendingWrite: { ...pending, lockWait: e.message }, writeDecision: undefined };
+        }
         content = `Error (${e.code}): the approved write failed and nothing was committed: ${e.message}${e.advice ? ` ${e.advice}` : ''}`;
         await deps.audit(state.jobId, { type: 'error', node: 'executeWrite', code: e.code, message: e.message });
       }
