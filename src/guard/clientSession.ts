@@ -10,7 +10,6 @@
  * person decides, and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
  */
 import type { Db } from '../core/db/db';
-import { loadParser, parseSql } from '../core/sql/parse';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
@@ -21,6 +20,9 @@ import { holdOrRun } from './heldStatement';
 import type { AwaitingClients } from './heldStatement';
 import type { Verdict } from './judge';
 import { judgeSql } from './judge';
+import { GuardedTransaction } from './transaction/guardedTransaction';
+import type { InBand } from './transaction/guardedTransaction';
+import { endsTransaction, statementCount, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
 import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
@@ -52,6 +54,10 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
+  /** Inside an explicit transaction, writes are recorded and measured, and COMMIT is the guard's (guardedTransaction.ts). */
+  private readonly tx: GuardedTransaction;
+  /** The guard's own query in the client's upstream session: its answer is read here, never relayed. */
+  private capture: (InBandAnswer & { done: (answer: InBandAnswer) => void }) | undefined;
 
   constructor(
     private readonly context: GuardContext,
@@ -62,6 +68,8 @@ export class ClientSession {
     private readonly events: SessionEvents,
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
+    const inBand: InBand = { run: (sql) => this.runInBand(sql) };
+    this.tx = new GuardedTransaction(context, inBand, user);
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -122,6 +130,7 @@ export class ClientSession {
   end(): void {
     this.closed = true;
     this.pending.abandon();
+    this.capture?.done({ rows: [], error: 'the upstream session ended' });
     this.upstream.close();
   }
 
@@ -132,11 +141,24 @@ export class ClientSession {
       if (message.name === 'readyForQuery') {
         const status = (message as BackendMessage & { status: string }).status;
         if (status === 'I' || status === 'T' || status === 'E') this.status = status;
+        if (status === 'I') this.tx.reset();
         if (this.swallow > 0) {
           this.swallow--;
           swallowed = true;
         }
       }
+    }
+    const capture = this.capture;
+    if (capture) {
+      for (const m of messages as (BackendMessage & { fields?: (string | null)[]; message?: string })[]) {
+        if (m.name === 'dataRow' && m.fields) capture.rows.push(m.fields);
+        if (m.name === 'error') capture.error = m.message ?? 'error';
+      }
+      if (messages.some((m) => m.name === 'readyForQuery')) {
+        this.capture = undefined;
+        capture.done(capture);
+      }
+      return;
     }
     if (swallowed) return;
     void this.answer(chunk);
@@ -145,14 +167,21 @@ export class ClientSession {
   private async query(raw: Uint8Array, sql: string): Promise<void> {
     if (this.aborted) {
       await this.settle();
-      if (await this.endsTransaction(sql)) {
+      if (await endsTransaction(sql)) {
         this.aborted = false;
         await this.answer(Buffer.concat([commandComplete('ROLLBACK'), readyForQuery('I')]));
       } else await this.answer(Buffer.concat([errorResponse(ABORTED), readyForQuery('E')]));
       return;
     }
+    if (this.tx.measuring && (await transactionControlOf(sql)).length > 0) return this.endMeasured(raw, sql);
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
+      this.pending.expect('query');
+      this.upstream.send(raw);
+      return;
+    }
+    if (verdict.kind === 'hold' && (await this.measure())) {
+      await this.tx.add(sql, false);
       this.pending.expect('query');
       this.upstream.send(raw);
       return;
@@ -168,12 +197,17 @@ export class ClientSession {
 
   private async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
     if (this.aborted) {
-      if (await this.endsTransaction(sql)) {
+      if (await endsTransaction(sql)) {
         this.statements.set(name, { sql, paramTypes, kind: 'endTransaction' });
         await this.settle();
         await this.answer(parseComplete());
       } else await this.fail(ABORTED, false);
       return;
+    }
+    if (this.tx.measuring && (await transactionControlOf(sql)).length > 0) {
+      await this.tx.rollback();
+      this.aborted = true;
+      return this.fail(refusedError(`${NOT_WHOLE} (sent in the extended protocol); the transaction was rolled back`, WHOLE_HINT), false);
     }
     let verdict: Verdict | { kind: 'failed'; error: unknown };
     try {
@@ -182,6 +216,11 @@ export class ClientSession {
       verdict = { kind: 'failed', error };
     }
     if (verdict.kind === 'syntax') verdict = await this.judge(sql);
+    // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
+    if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure())) {
+      await this.rollbackUpstream();
+      return this.fail(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
+    }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning), so a held statement is parsed upstream too: Describe answers for it.
       this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass' } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
@@ -210,6 +249,15 @@ export class ClientSession {
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
         if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : this.verdictError(verdict), false);
+        if (this.tx.measuring) {
+          // Recorded with its values, run for real in the client's transaction: a portal like any other.
+          await this.tx.add(sql, false, statement.sql);
+          this.portals.set(message.portal, { kind: 'pass' });
+          this.pending.expect('bind');
+          this.inBatch = true;
+          this.upstream.send(raw);
+          return;
+        }
         this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification });
       } catch (error) {
         return this.fail(failedError(error), false);
@@ -289,14 +337,7 @@ export class ClientSession {
   private async holdOrRun(sql: string, classification: Classification): Promise<Buffer[]> {
     if (this.status !== 'I') {
       await this.rollbackUpstream();
-      return [
-        errorResponse(
-          refusedError(
-            'not run: inside a transaction the guard passes reads only, and this statement is not a read; the transaction was rolled back (nothing it did is kept, no lock is held)',
-            'Send the write on its own, outside BEGIN … COMMIT: it is then held on a ticket with its impact, and runs once approved.',
-          ),
-        ),
-      ];
+      return [errorResponse(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
     try {
       const outcome = await holdOrRun(this.context, sql, classification, `guard user ${this.user}`, this.events.awaiting);
@@ -310,6 +351,42 @@ export class ClientSession {
       this.context.logger.warn('guard could not hold a statement', { error: String(error) });
       return [errorResponse(failedError(error))];
     }
+  }
+
+  /** A write inside the client's transaction: recorded and run there (true), unless READ WRITE comes too late. */
+  private async measure(): Promise<boolean> {
+    if (this.tx.measuring) return true;
+    if (this.status !== 'T' || this.inBatch) return false;
+    return this.tx.enter();
+  }
+
+  /** Transaction control while measuring: COMMIT is the guard's (held or committed once), ROLLBACK passes. */
+  private async endMeasured(raw: Uint8Array, sql: string): Promise<void> {
+    await this.settle();
+    const control = await transactionControlOf(sql);
+    const alone = control.length === 1 && (await statementCount(sql)) === 1;
+    if (alone && (control[0] === 'rollback' || (control[0] === 'commit' && this.status === 'E'))) {
+      this.pending.expect('query');
+      this.upstream.send(raw);
+      return;
+    }
+    if (alone && control[0] === 'commit') {
+      const answer = await this.tx.commit();
+      await this.answer(Buffer.concat([answer.kind === 'committed' ? commandComplete('COMMIT') : errorResponse(answer.fields), readyForQuery('I')]));
+      return;
+    }
+    await this.tx.rollback();
+    this.aborted = true;
+    await this.answer(Buffer.concat([errorResponse(refusedError(`${NOT_WHOLE}; the transaction was rolled back`, WHOLE_HINT)), readyForQuery('E')]));
+  }
+
+  private async runInBand(sql: string): Promise<InBandAnswer> {
+    await this.settle();
+    return new Promise((resolve) => {
+      this.capture = { rows: [], done: resolve };
+      this.pending.expect('query');
+      this.upstream.send(serialize.query(sql));
+    });
   }
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
@@ -358,16 +435,6 @@ export class ClientSession {
     if (!withReady) this.skipping = true;
   }
 
-  private async endsTransaction(sql: string): Promise<boolean> {
-    await loadParser();
-    try {
-      const statements = parseSql(sql).statements;
-      return statements.length === 1 && /^TRANS_STMT_(COMMIT|ROLLBACK)$/.test(String((statements[0]!.tree as { TransactionStmt?: { kind?: string } }).TransactionStmt?.kind));
-    } catch {
-      return false;
-    }
-  }
-
   private async typeNames(oids: readonly number[]): Promise<(string | undefined)[]> {
     if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
     const result = await this.db.query<{ name: string | null }>('SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [oids]);
@@ -387,4 +454,9 @@ export class ClientSession {
   }
 }
 
+type InBandAnswer = { rows: (string | null)[][]; error?: string };
+const NOT_IN_TRANSACTION = 'not run: this write came after the transaction\'s first query, too late to measure it; the transaction was rolled back (nothing it did is kept, no lock is held)';
+const NOT_IN_TRANSACTION_HINT = 'Send the write on its own, outside BEGIN … COMMIT, or start the transaction with a write: it is then held as a whole at COMMIT.';
+const NOT_WHOLE = 'the guard approves a transaction as a whole that ends with one COMMIT or ROLLBACK on its own (no SAVEPOINT, AND CHAIN or COMMIT among other statements yet)';
+const WHOLE_HINT = 'Send COMMIT on its own; without savepoints.';
 const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };
