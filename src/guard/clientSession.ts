@@ -5,24 +5,25 @@
  * ticket (or, approved, run once by the core's executor) and the guard answers in its place, in order
  * (wire/pendingResponses.ts).
  *
- * Inside an explicit transaction (which the read-only upstream session keeps to reads), a statement that
- * is not a read ends the transaction: the guard rolls it back upstream at once, so no lock is held while a
- * person decides, and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
+ * Inside an explicit transaction, a write sent before the transaction's first query makes it measured:
+ * writes run there for real and COMMIT is the guard's (transaction/guardedTransaction.ts). A write after a
+ * read ends the transaction: rolled back upstream at once (no lock held while a person decides); the client
+ * sees an aborted transaction until it sends ROLLBACK (or COMMIT).
  */
 import type { Db } from '../core/db/db';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
-import { bindSql, nullBoundSql } from './boundSql';
+import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
 import type { GuardContext } from './guardContext';
-import { failedError, heldError, refusedError } from './heldMessages';
+import { ABORTED, failedError, heldError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
+import { InBandQuery } from './inBandQuery';
 import { holdOrRun } from './heldStatement';
 import type { AwaitingClients } from './heldStatement';
 import type { Verdict } from './judge';
 import { judgeSql } from './judge';
 import { GuardedTransaction } from './transaction/guardedTransaction';
-import type { InBand } from './transaction/guardedTransaction';
-import { endsTransaction, statementCount, transactionControlOf } from './transactionControl';
+import { endsTransaction, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
 import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
@@ -56,8 +57,13 @@ export class ClientSession {
   private closed = false;
   /** Inside an explicit transaction, writes are recorded and measured, and COMMIT is the guard's (guardedTransaction.ts). */
   private readonly tx: GuardedTransaction;
-  /** The guard's own query in the client's upstream session: its answer is read here, never relayed. */
-  private capture: (InBandAnswer & { done: (answer: InBandAnswer) => void }) | undefined;
+  private readonly inBand = new InBandQuery(
+    () => this.settle(),
+    (sql) => {
+      this.pending.expect('query');
+      this.upstream.send(serialize.query(sql));
+    },
+  );
 
   constructor(
     private readonly context: GuardContext,
@@ -68,8 +74,7 @@ export class ClientSession {
     private readonly events: SessionEvents,
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
-    const inBand: InBand = { run: (sql) => this.runInBand(sql) };
-    this.tx = new GuardedTransaction(context, inBand, user);
+    this.tx = new GuardedTransaction(context, this.inBand, user);
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -130,7 +135,7 @@ export class ClientSession {
   end(): void {
     this.closed = true;
     this.pending.abandon();
-    this.capture?.done({ rows: [], error: 'the upstream session ended' });
+    this.inBand.abandon();
     this.upstream.close();
   }
 
@@ -148,19 +153,7 @@ export class ClientSession {
         }
       }
     }
-    const capture = this.capture;
-    if (capture) {
-      for (const m of messages as (BackendMessage & { fields?: (string | null)[]; message?: string })[]) {
-        if (m.name === 'dataRow' && m.fields) capture.rows.push(m.fields);
-        if (m.name === 'error') capture.error = m.message ?? 'error';
-      }
-      if (messages.some((m) => m.name === 'readyForQuery')) {
-        this.capture = undefined;
-        capture.done(capture);
-      }
-      return;
-    }
-    if (swallowed) return;
+    if (this.inBand.take(messages) || swallowed) return;
     void this.answer(chunk);
   }
 
@@ -192,7 +185,7 @@ export class ClientSession {
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
       return;
     }
-    await this.answer(Buffer.concat([errorResponse(this.verdictError(verdict)), readyForQuery(this.clientStatus())]));
+    await this.answer(Buffer.concat([errorResponse(verdictError(verdict)), readyForQuery(this.clientStatus())]));
   }
 
   private async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
@@ -211,7 +204,7 @@ export class ClientSession {
     }
     let verdict: Verdict | { kind: 'failed'; error: unknown };
     try {
-      verdict = await this.judge(await nullBoundSql(sql, await this.typeNames(paramTypes)));
+      verdict = await this.judge(await nullBoundSql(sql, await typeNamesOf(this.db, paramTypes)));
     } catch (error) {
       verdict = { kind: 'failed', error };
     }
@@ -229,7 +222,7 @@ export class ClientSession {
       this.upstream.send(raw);
       return;
     }
-    await this.fail(this.verdictError(verdict), false);
+    await this.fail(verdictError(verdict), false);
   }
 
   private async bind(raw: Uint8Array, message: Extract<FrontendMessage, { type: 'bind' }>): Promise<void> {
@@ -244,11 +237,11 @@ export class ClientSession {
     if (statement?.kind === 'hold') {
       // Binding plans the statement (planning can run functions), so a held statement is never bound upstream.
       try {
-        const typeNames = await this.typeNames(statement.paramTypes);
+        const typeNames = await typeNamesOf(this.db, statement.paramTypes);
         const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
-        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : this.verdictError(verdict), false);
+        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
         if (this.tx.measuring) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
           await this.tx.add(sql, false, statement.sql);
@@ -363,30 +356,14 @@ export class ClientSession {
   /** Transaction control while measuring: COMMIT is the guard's (held or committed once), ROLLBACK passes. */
   private async endMeasured(raw: Uint8Array, sql: string): Promise<void> {
     await this.settle();
-    const control = await transactionControlOf(sql);
-    const alone = control.length === 1 && (await statementCount(sql)) === 1;
-    if (alone && (control[0] === 'rollback' || (control[0] === 'commit' && this.status === 'E'))) {
+    const end = await this.tx.end(sql, this.status === 'E');
+    if (end.kind === 'forward') {
       this.pending.expect('query');
       this.upstream.send(raw);
       return;
     }
-    if (alone && control[0] === 'commit') {
-      const answer = await this.tx.commit();
-      await this.answer(Buffer.concat([answer.kind === 'committed' ? commandComplete('COMMIT') : errorResponse(answer.fields), readyForQuery('I')]));
-      return;
-    }
-    await this.tx.rollback();
-    this.aborted = true;
-    await this.answer(Buffer.concat([errorResponse(refusedError(`${NOT_WHOLE}; the transaction was rolled back`, WHOLE_HINT)), readyForQuery('E')]));
-  }
-
-  private async runInBand(sql: string): Promise<InBandAnswer> {
-    await this.settle();
-    return new Promise((resolve) => {
-      this.capture = { rows: [], done: resolve };
-      this.pending.expect('query');
-      this.upstream.send(serialize.query(sql));
-    });
+    this.aborted = end.aborted;
+    await this.answer(end.bytes);
   }
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
@@ -417,28 +394,11 @@ export class ClientSession {
     }
   }
 
-  private verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }> | { kind: 'failed'; error: unknown }): ErrorFields {
-    switch (verdict.kind) {
-      case 'syntax':
-        return { code: '42601', message: verdict.message, position: verdict.position + 1 };
-      case 'refuse':
-        return refusedError(`refused by the guard: ${verdict.reasons.join('; ')}`);
-      case 'failed':
-        return failedError(verdict.error);
-    }
-  }
-
   /** The guard's own error in the extended protocol: messages up to Sync are skipped, as the server would. */
   private async fail(fields: ErrorFields, withReady: boolean): Promise<void> {
     await this.settle();
     await this.answer(withReady ? Buffer.concat([errorResponse(fields), readyForQuery(this.clientStatus())]) : errorResponse(fields));
     if (!withReady) this.skipping = true;
-  }
-
-  private async typeNames(oids: readonly number[]): Promise<(string | undefined)[]> {
-    if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
-    const result = await this.db.query<{ name: string | null }>('SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [oids]);
-    return result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
   }
 
   /** Waits until the upstream answered everything forwarded so far (flushing what it buffers). */
@@ -453,10 +413,3 @@ export class ClientSession {
     await this.toClient(bytes).catch(() => undefined);
   }
 }
-
-type InBandAnswer = { rows: (string | null)[][]; error?: string };
-const NOT_IN_TRANSACTION = 'not run: this write came after the transaction\'s first query, too late to measure it; the transaction was rolled back (nothing it did is kept, no lock is held)';
-const NOT_IN_TRANSACTION_HINT = 'Send the write on its own, outside BEGIN … COMMIT, or start the transaction with a write: it is then held as a whole at COMMIT.';
-const NOT_WHOLE = 'the guard approves a transaction as a whole that ends with one COMMIT or ROLLBACK on its own (no SAVEPOINT, AND CHAIN or COMMIT among other statements yet)';
-const WHOLE_HINT = 'Send COMMIT on its own; without savepoints.';
-const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };

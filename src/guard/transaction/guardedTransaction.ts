@@ -22,7 +22,9 @@ import { loadParser, parseSql } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
 import type { GuardContext } from '../guardContext';
-import { failedError, heldError, refusedError } from '../heldMessages';
+import { failedError, heldError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../heldMessages';
+import { statementCount, transactionControlOf } from '../transactionControl';
+import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
 import { exceededBounds } from './effectBounds';
 import { recordStatement, TransactionRecord } from './transactionRecord';
@@ -81,6 +83,23 @@ export class GuardedTransaction {
     this.reset();
   }
 
+  /**
+   * Transaction control while measuring (`upstreamAborted`: a statement of the client failed there): ROLLBACK,
+   * or COMMIT of an aborted transaction, goes upstream as sent; COMMIT alone is the guard's; anything else
+   * (SAVEPOINT, AND CHAIN, COMMIT among other statements) is rolled back and refused.
+   */
+  async end(sql: string, upstreamAborted: boolean): Promise<{ kind: 'forward' } | { kind: 'answer'; bytes: Buffer; aborted: boolean }> {
+    const control = await transactionControlOf(sql);
+    const alone = control.length === 1 && (await statementCount(sql)) === 1;
+    if (alone && (control[0] === 'rollback' || (control[0] === 'commit' && upstreamAborted))) return { kind: 'forward' };
+    if (alone && control[0] === 'commit') {
+      const answer = await this.commit();
+      return { kind: 'answer', aborted: false, bytes: Buffer.concat([answer.kind === 'committed' ? commandComplete('COMMIT') : errorResponse(answer.fields), readyForQuery('I')]) };
+    }
+    await this.rollback();
+    return { kind: 'answer', aborted: true, bytes: Buffer.concat([errorResponse(refusedError(`${NOT_WHOLE}; the transaction was rolled back`, WHOLE_HINT)), readyForQuery('E')]) };
+  }
+
   /** The client's COMMIT: held on one ticket (rolled back) or, approved and within bounds, committed once. */
   async commit(): Promise<CommitAnswer> {
     try {
@@ -114,7 +133,7 @@ export class GuardedTransaction {
     }
     await this.rollback();
     const pending = same.find((t) => t.status === 'PENDING_APPROVAL');
-    if (pending && exceeded.length === 0) return { kind: 'error', fields: heldError(pending, true) };
+    if (pending && exceeded.length === 0) return { kind: 'error', fields: heldTransaction(pending, true) };
     const body = writes.map((s) => `${s.sql.trim().replace(/;\s*$/, '')};`).join('\n');
     const impact = await analyzeImpact(db, classifySql(body), this.context.settings);
     // The rows per table are what the client's own run changed (the preview replays recorded values).
@@ -122,7 +141,7 @@ export class GuardedTransaction {
     impact.warnings.push('A transaction through the guard: it commits only as the client\'s retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.');
     const ticket = await store.create({ sql: `${HEADER}${key}\n${body}`, connection, impact, createdBy: `guard user ${this.user}` });
     this.context.logger.info('guard held a transaction', { ticket: ticket.id, statements: writes.length, exceeded: exceeded.join('; ') });
-    const fields = heldError(ticket, false);
+    const fields = heldTransaction(ticket, false);
     if (exceeded.length > 0) fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
     return { kind: 'error', fields };
   }
@@ -174,4 +193,12 @@ const store = (context: GuardContext) => context.openTicketStore();
 
 function approvedDdl(ticket: Ticket): string[] {
   return parseSql(ticket.sql).statements.map((p) => p.kind).filter((k) => !DML.has(k));
+}
+
+/** PA001 for a whole transaction: approved, the client's same transaction (its values may differ) commits once. */
+function heldTransaction(ticket: Ticket, reused: boolean): ErrorFields {
+  return {
+    ...heldError(ticket, reused),
+    hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again (same statements; values may differ): it commits once, within the approved rows per table.`,
+  };
 }
