@@ -1,14 +1,11 @@
 /**
  * One client of the guard, after start-up: every message it sends is judged before anything reaches the
- * upstream (SPEC §5 8). Reads go upstream as the client's own bytes and their answers come back as the
- * upstream's bytes; a statement that is not a read never reaches the upstream session: it is held on a
- * ticket (or, approved, run once by the core's executor) and the guard answers in its place, in order
- * (wire/pendingResponses.ts).
- *
- * Inside an explicit transaction, a write sent before the transaction's first query makes it measured:
- * writes run there for real and COMMIT is the guard's (transaction/guardedTransaction.ts). A write after a
- * read ends the transaction: rolled back upstream at once (no lock held while a person decides); the client
- * sees an aborted transaction until it sends ROLLBACK (or COMMIT).
+ * upstream (SPEC §5 8). Reads go upstream as the client's own bytes, answers come back as the upstream's
+ * bytes; a write outside a transaction never reaches the upstream session: it is held on a ticket (or,
+ * approved, run once by the core's executor) and the guard answers in its place, in order (wire/pendingResponses.ts).
+ * Inside BEGIN, a write before the transaction's first query makes it measured (transaction/guardedTransaction.ts:
+ * writes run there, COMMIT is the guard's); a write after a read rolls it back upstream at once (no lock held
+ * while a person decides) and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
  */
 import type { Db } from '../core/db/db';
 import { serialize } from 'pg-protocol';
@@ -16,10 +13,10 @@ import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
 import type { GuardContext } from './guardContext';
-import { ABORTED, failedError, heldError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
+import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
 import { InBandQuery } from './inBandQuery';
-import { holdOrRun } from './heldStatement';
-import type { AwaitingClients } from './heldStatement';
+import { holdOrRunAnswer } from './heldAnswer';
+import type { HeldEvents } from './heldAnswer';
 import type { Verdict } from './judge';
 import { judgeSql } from './judge';
 import { GuardedTransaction } from './transaction/guardedTransaction';
@@ -31,15 +28,9 @@ import type { FrontendMessage } from './wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
 import { PendingResponses } from './wire/pendingResponses';
 
-type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass' } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
-type Portal = { kind: 'pass' } | { kind: 'hold'; sql: string; classification: Classification } | { kind: 'endTransaction' };
-
-export interface SessionEvents {
-  /** A statement was held (or found still waiting) on this ticket. */
-  held(ticketId: string): void;
-  /** Shared by the guard's clients: tickets held for a client that has not been told of their run. */
-  awaiting: AwaitingClients;
-}
+type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
+/** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
+type Portal = { kind: 'pass'; control?: boolean } | { kind: 'hold'; sql: string; classification: Classification } | { kind: 'endTransaction' };
 
 export class ClientSession {
   private readonly pending = new PendingResponses();
@@ -55,7 +46,6 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
-  /** Inside an explicit transaction, writes are recorded and measured, and COMMIT is the guard's (guardedTransaction.ts). */
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
     () => this.settle(),
@@ -71,7 +61,7 @@ export class ClientSession {
     private readonly upstream: UpstreamSession,
     private readonly user: string,
     private readonly toClient: (bytes: Uint8Array) => Promise<void>,
-    private readonly events: SessionEvents,
+    private readonly events: HeldEvents,
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
     this.tx = new GuardedTransaction(context, this.inBand, user);
@@ -197,11 +187,8 @@ export class ClientSession {
       } else await this.fail(ABORTED, false);
       return;
     }
-    if (this.tx.measuring && (await transactionControlOf(sql)).length > 0) {
-      await this.tx.rollback();
-      this.aborted = true;
-      return this.fail(refusedError(`${NOT_WHOLE} (sent in the extended protocol); the transaction was rolled back`, WHOLE_HINT), false);
-    }
+    const control = (await transactionControlOf(sql)).length > 0;
+    if (this.tx.measuring && control) return this.refuseControl();
     let verdict: Verdict | { kind: 'failed'; error: unknown };
     try {
       verdict = await this.judge(await nullBoundSql(sql, await typeNamesOf(this.db, paramTypes)));
@@ -216,7 +203,7 @@ export class ClientSession {
     }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning), so a held statement is parsed upstream too: Describe answers for it.
-      this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass' } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
+      this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass', control } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
       this.pending.expect('parse');
     this.inBatch = true;
       this.upstream.send(raw);
@@ -259,7 +246,7 @@ export class ClientSession {
       await this.answer(bindComplete());
       return;
     }
-    this.portals.set(message.portal, { kind: 'pass' });
+    this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
     this.pending.expect('bind');
     this.inBatch = true;
     this.upstream.send(raw);
@@ -287,6 +274,7 @@ export class ClientSession {
       return;
     }
     if (this.aborted) return this.fail(ABORTED, false);
+    if (this.tx.measuring && portal?.kind === 'pass' && portal.control) return this.refuseControl();
     if (portal?.kind === 'hold') {
       await this.settle();
       const done = await this.holdOrRun(portal.sql, portal.classification);
@@ -332,18 +320,7 @@ export class ClientSession {
       await this.rollbackUpstream();
       return [errorResponse(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
-    try {
-      const outcome = await holdOrRun(this.context, sql, classification, `guard user ${this.user}`, this.events.awaiting);
-      if (outcome.kind === 'executed') return outcome.tags.map(commandComplete);
-      if (outcome.kind === 'held') {
-        this.events.held(outcome.ticket.id);
-        return [errorResponse(heldError(outcome.ticket, outcome.reused))];
-      }
-      return [errorResponse(refusedError(outcome.message, outcome.hint))];
-    } catch (error) {
-      this.context.logger.warn('guard could not hold a statement', { error: String(error) });
-      return [errorResponse(failedError(error))];
-    }
+    return holdOrRunAnswer(this.context, sql, classification, this.user, this.events);
   }
 
   /** A write inside the client's transaction: recorded and run there (true), unless READ WRITE comes too late. */
@@ -364,6 +341,13 @@ export class ClientSession {
     }
     this.aborted = end.aborted;
     await this.answer(end.bytes);
+  }
+
+  /** COMMIT, SAVEPOINT… in the extended protocol while measuring: rolled back (a batch's Sync first) and refused. */
+  private async refuseControl(): Promise<void> {
+    await this.rollbackUpstream();
+    this.tx.reset();
+    return this.fail(refusedError(`${NOT_WHOLE} (sent in the extended protocol); the transaction was rolled back`, WHOLE_HINT), false);
   }
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */

@@ -133,6 +133,24 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
     }
   });
 
+  it('never lets a COMMIT prepared before the transaction (extended protocol) commit its measured writes', async () => {
+    const client = await connect(guard.url);
+    try {
+      const before = await orders();
+      // node-postgres parses a named statement once, then only binds and executes it.
+      await client.query({ name: 'end-it', text: 'COMMIT' });
+      await client.query('BEGIN');
+      await client.query("INSERT INTO orders (customer) VALUES ('sneaky')");
+      const refused = await client.query({ name: 'end-it', text: 'COMMIT' }).catch((e: pg.DatabaseError) => e);
+      expect((refused as pg.DatabaseError).code).toBe('PA002');
+      await client.query('ROLLBACK');
+      expect(await orders()).toBe(before);
+      expect(Number(await queryValue(db.url, "SELECT count(*) FROM orders WHERE customer = 'sneaky'"))).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('keeps the old answer (ROLLBACK, PA002) for a write after the transaction already read', async () => {
     const client = await connect(guard.url);
     try {
