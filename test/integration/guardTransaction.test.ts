@@ -75,6 +75,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
 
       expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
       expect(await orders()).toBe(0);
+      // Not replayable with its recorded values (the UPDATE names the id of the rolled-back run): exec refuses.
+      const replay = await guard.pgAgent(['exec', '--ticket', ticket]);
+      expect(replay.code).not.toBe(0);
+      expect(replay.stderr + replay.stdout).toContain('holds a client transaction through pg-agent guard');
+      expect(await orders()).toBe(0);
       const retry = await orderTransaction(client, 'ann');
       expect(retry.error).toBeUndefined();
       expect(retry.id).not.toBe(first.id);

@@ -12,6 +12,7 @@
 import { authorizeAtClaim } from '../approvals/policyInForce';
 import { assertNotInLedger, LedgerRefusal, recordExecution } from '../approvals/executionLedger';
 import { authorizeExecution, executionGuards } from '../approvals/signedMode';
+import { GUARD_TRANSACTION_HEADER } from '../approvals/ticket';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession } from '../db/db';
@@ -35,6 +36,9 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
   // The peek only picks the path; that path claims the ticket and parses the claimed ticket's SQL again.
   const peeked = await store.get(ticketId);
+  if (peeked?.sql.startsWith(GUARD_TRANSACTION_HEADER)) {
+    throw new AgentError('SQL_REFUSED', `Ticket ${ticketId} holds a client transaction through pg-agent guard: a replay of its recorded values would be wrong (ids it returned were used later).`, 'The client runs the same transaction again through the guard: it commits once, within the approved rows.');
+  }
   if (peeked?.kind === 'write' && runsOutsideTransaction(classifySql(peeked.sql).statements)) {
     return executeTicketOutsideTransaction(db, store, ticketId, options, started);
   }

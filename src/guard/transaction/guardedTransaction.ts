@@ -12,6 +12,7 @@
  * Not built: databases with the execution ledger or a signed policy (their ledger row must be written inside
  * the client's transaction): such a COMMIT is rolled back and refused (PA002).
  */
+import { GUARD_TRANSACTION_HEADER } from '../../core/approvals/ticket';
 import type { Ticket } from '../../core/approvals/ticket';
 import { authorizeAtClaim } from '../../core/approvals/policyInForce';
 import { executionGuards } from '../../core/approvals/signedMode';
@@ -36,7 +37,7 @@ export interface InBand {
 
 export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
 
-const HEADER = '-- pg-agent guard: one client transaction, templates ';
+const HEADER = GUARD_TRANSACTION_HEADER;
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'SelectStmt']);
 
 export class GuardedTransaction {
