@@ -163,7 +163,7 @@ export class ClientSession {
       this.upstream.send(raw);
       return;
     }
-    if (verdict.kind === 'hold' && (await this.measure())) {
+    if (verdict.kind === 'hold' && (await this.measure(verdict.classification))) {
       await this.tx.add(sql, false);
       this.pending.expect('query');
       this.upstream.send(raw);
@@ -197,12 +197,12 @@ export class ClientSession {
     }
     if (verdict.kind === 'syntax') verdict = await this.judge(sql);
     // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
-    if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure())) {
+    if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure(verdict.classification))) {
       await this.rollbackUpstream();
       return this.fail(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
     }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
-      // Parsing runs nothing (no planning), so a held statement is parsed upstream too: Describe answers for it.
+      // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
       this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass', control } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
       this.pending.expect('parse');
     this.inBatch = true;
@@ -229,7 +229,7 @@ export class ClientSession {
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
         if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
-        if (this.tx.measuring) {
+        if (this.tx.measuring && !verdict.classification.statements.some((st) => st.class === 'ddl')) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
           await this.tx.add(sql, false, statement.sql);
           this.portals.set(message.portal, { kind: 'pass' });
@@ -323,8 +323,9 @@ export class ClientSession {
     return holdOrRunAnswer(this.context, sql, classification, this.user, this.events);
   }
 
-  /** A write inside the client's transaction: recorded and run there (true), unless READ WRITE comes too late. */
-  private async measure(): Promise<boolean> {
+  /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or it is DDL (§5 4a). */
+  private async measure(classification: Classification): Promise<boolean> {
+    if (classification.statements.some((st) => st.class === 'ddl')) return false;
     if (this.tx.measuring) return true;
     if (this.status !== 'T' || this.inBatch) return false;
     return this.tx.enter();
