@@ -118,6 +118,32 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
     }
   });
 
+  it('rolls back a retry with the same templates whose effects exceed the approved ones, and holds it on a new ticket', async () => {
+    const client = await connect(guard.url);
+    const batch = async (n: number) => {
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO orders (customer) SELECT 'batch' FROM generate_series(1, ${n})`);
+      return client.query('COMMIT').then(
+        () => undefined,
+        (e: pg.DatabaseError) => e,
+      );
+    };
+    try {
+      const before = await orders();
+      const ticket = ticketIn((await batch(1))?.message ?? '');
+      expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+      const bigger = await batch(5);
+      expect(bigger?.code).toBe('PA001');
+      expect(bigger?.message).toContain(`the approved ticket ${ticket} did not cover it (public.orders: 5 inserted, approved 1)`);
+      expect(await orders()).toBe(before);
+      // The approval is not spent by a retry that did not commit: the approved size still commits once.
+      expect(await batch(1)).toBeUndefined();
+      expect(await orders()).toBe(before + 1);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('rolls back and refuses a SAVEPOINT inside a measured transaction; ROLLBACK ends it cleanly', async () => {
     const client = await connect(guard.url);
     try {
