@@ -1,8 +1,7 @@
 /**
  * The statements of one client transaction through the guard, in order, as the rule "a transaction approved
  * as a whole" (README, guard section) needs them: what a person reads (each statement with its values) and
- * what a retry is matched by (each statement's template). Recording is built; measuring, the one ticket for
- * the whole transaction and the commit of an approved retry are not (see README "Not yet").
+ * what a retry is matched by (each statement's template). guardedTransaction.ts records the writes only.
  */
 import { createHash } from 'node:crypto';
 import { fingerprintSql, loadParser } from '../../core/sql/parse';
