@@ -4,6 +4,7 @@
  * in Parse; without one, an untyped literal takes its type from the context, as the parameter would have).
  * The places of `$n` come from PostgreSQL's grammar (ParamRef locations), never from a text search.
  */
+import type { Db } from '../core/db/db';
 import { AgentError } from '../core/platform/errors';
 import { loadParser, parseSql } from '../core/sql/parse';
 
@@ -72,4 +73,11 @@ function literal(number: number, bound: BoundParameters): string {
 
 function nullOf(type: string | undefined): string {
   return type ? `NULL::${type}` : 'NULL';
+}
+
+/** Type names of Parse's declared parameter types (undefined where the client left a type open). */
+export async function typeNamesOf(db: Db, oids: readonly number[]): Promise<(string | undefined)[]> {
+  if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
+  const result = await db.query<{ name: string | null }>('SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [oids]);
+  return result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
 }

@@ -1,26 +1,26 @@
 /**
  * One client of the guard, after start-up: every message it sends is judged before anything reaches the
- * upstream (SPEC §5 8). Reads go upstream as the client's own bytes and their answers come back as the
- * upstream's bytes; a statement that is not a read never reaches the upstream session: it is held on a
- * ticket (or, approved, run once by the core's executor) and the guard answers in its place, in order
- * (wire/pendingResponses.ts).
- *
- * Inside an explicit transaction (which the read-only upstream session keeps to reads), a statement that
- * is not a read ends the transaction: the guard rolls it back upstream at once, so no lock is held while a
- * person decides, and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
+ * upstream (SPEC §5 8). Reads go upstream as the client's own bytes, answers come back as the upstream's
+ * bytes; a write outside a transaction never reaches the upstream session: it is held on a ticket (or,
+ * approved, run once by the core's executor) and the guard answers in its place, in order (wire/pendingResponses.ts).
+ * Inside BEGIN, a write before the transaction's first query makes it measured (transaction/guardedTransaction.ts:
+ * writes run there, COMMIT is the guard's); a write after a read rolls it back upstream at once (no lock held
+ * while a person decides) and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
  */
 import type { Db } from '../core/db/db';
-import { loadParser, parseSql } from '../core/sql/parse';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
-import { bindSql, nullBoundSql } from './boundSql';
+import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
 import type { GuardContext } from './guardContext';
-import { failedError, heldError, refusedError } from './heldMessages';
-import { holdOrRun } from './heldStatement';
-import type { AwaitingClients } from './heldStatement';
+import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
+import { InBandQuery } from './inBandQuery';
+import { holdOrRunAnswer } from './heldAnswer';
+import type { HeldEvents } from './heldAnswer';
 import type { Verdict } from './judge';
 import { judgeSql } from './judge';
+import { GuardedTransaction } from './transaction/guardedTransaction';
+import { endsTransaction, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
 import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
@@ -28,15 +28,9 @@ import type { FrontendMessage } from './wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
 import { PendingResponses } from './wire/pendingResponses';
 
-type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass' } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
-type Portal = { kind: 'pass' } | { kind: 'hold'; sql: string; classification: Classification } | { kind: 'endTransaction' };
-
-export interface SessionEvents {
-  /** A statement was held (or found still waiting) on this ticket. */
-  held(ticketId: string): void;
-  /** Shared by the guard's clients: tickets held for a client that has not been told of their run. */
-  awaiting: AwaitingClients;
-}
+type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
+/** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
+type Portal = { kind: 'pass'; control?: boolean } | { kind: 'hold'; sql: string; classification: Classification } | { kind: 'endTransaction' };
 
 export class ClientSession {
   private readonly pending = new PendingResponses();
@@ -52,6 +46,14 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
+  private readonly tx: GuardedTransaction;
+  private readonly inBand = new InBandQuery(
+    () => this.settle(),
+    (sql) => {
+      this.pending.expect('query');
+      this.upstream.send(serialize.query(sql));
+    },
+  );
 
   constructor(
     private readonly context: GuardContext,
@@ -59,9 +61,10 @@ export class ClientSession {
     private readonly upstream: UpstreamSession,
     private readonly user: string,
     private readonly toClient: (bytes: Uint8Array) => Promise<void>,
-    private readonly events: SessionEvents,
+    private readonly events: HeldEvents,
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
+    this.tx = new GuardedTransaction(context, this.inBand, user);
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -122,6 +125,7 @@ export class ClientSession {
   end(): void {
     this.closed = true;
     this.pending.abandon();
+    this.inBand.abandon();
     this.upstream.close();
   }
 
@@ -132,27 +136,35 @@ export class ClientSession {
       if (message.name === 'readyForQuery') {
         const status = (message as BackendMessage & { status: string }).status;
         if (status === 'I' || status === 'T' || status === 'E') this.status = status;
+        if (status === 'I') this.tx.reset();
         if (this.swallow > 0) {
           this.swallow--;
           swallowed = true;
         }
       }
     }
-    if (swallowed) return;
+    if (this.inBand.take(messages) || swallowed) return;
     void this.answer(chunk);
   }
 
   private async query(raw: Uint8Array, sql: string): Promise<void> {
     if (this.aborted) {
       await this.settle();
-      if (await this.endsTransaction(sql)) {
+      if (await endsTransaction(sql)) {
         this.aborted = false;
         await this.answer(Buffer.concat([commandComplete('ROLLBACK'), readyForQuery('I')]));
       } else await this.answer(Buffer.concat([errorResponse(ABORTED), readyForQuery('E')]));
       return;
     }
+    if (this.tx.measuring && (await transactionControlOf(sql)).length > 0) return this.endMeasured(raw, sql);
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
+      this.pending.expect('query');
+      this.upstream.send(raw);
+      return;
+    }
+    if (verdict.kind === 'hold' && (await this.measure(verdict.classification))) {
+      await this.tx.add(sql, false);
       this.pending.expect('query');
       this.upstream.send(raw);
       return;
@@ -163,34 +175,41 @@ export class ClientSession {
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
       return;
     }
-    await this.answer(Buffer.concat([errorResponse(this.verdictError(verdict)), readyForQuery(this.clientStatus())]));
+    await this.answer(Buffer.concat([errorResponse(verdictError(verdict)), readyForQuery(this.clientStatus())]));
   }
 
   private async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
     if (this.aborted) {
-      if (await this.endsTransaction(sql)) {
+      if (await endsTransaction(sql)) {
         this.statements.set(name, { sql, paramTypes, kind: 'endTransaction' });
         await this.settle();
         await this.answer(parseComplete());
       } else await this.fail(ABORTED, false);
       return;
     }
+    const control = (await transactionControlOf(sql)).length > 0;
+    if (this.tx.measuring && control) return this.refuseControl();
     let verdict: Verdict | { kind: 'failed'; error: unknown };
     try {
-      verdict = await this.judge(await nullBoundSql(sql, await this.typeNames(paramTypes)));
+      verdict = await this.judge(await nullBoundSql(sql, await typeNamesOf(this.db, paramTypes)));
     } catch (error) {
       verdict = { kind: 'failed', error };
     }
     if (verdict.kind === 'syntax') verdict = await this.judge(sql);
+    // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
+    if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure(verdict.classification))) {
+      await this.rollbackUpstream();
+      return this.fail(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
+    }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
-      // Parsing runs nothing (no planning), so a held statement is parsed upstream too: Describe answers for it.
-      this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass' } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
+      // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
+      this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass', control } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
       this.pending.expect('parse');
     this.inBatch = true;
       this.upstream.send(raw);
       return;
     }
-    await this.fail(this.verdictError(verdict), false);
+    await this.fail(verdictError(verdict), false);
   }
 
   private async bind(raw: Uint8Array, message: Extract<FrontendMessage, { type: 'bind' }>): Promise<void> {
@@ -205,11 +224,20 @@ export class ClientSession {
     if (statement?.kind === 'hold') {
       // Binding plans the statement (planning can run functions), so a held statement is never bound upstream.
       try {
-        const typeNames = await this.typeNames(statement.paramTypes);
+        const typeNames = await typeNamesOf(this.db, statement.paramTypes);
         const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
-        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : this.verdictError(verdict), false);
+        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
+        if (this.tx.measuring && !verdict.classification.statements.some((st) => st.class === 'ddl')) {
+          // Recorded with its values, run for real in the client's transaction: a portal like any other.
+          await this.tx.add(sql, false, statement.sql);
+          this.portals.set(message.portal, { kind: 'pass' });
+          this.pending.expect('bind');
+          this.inBatch = true;
+          this.upstream.send(raw);
+          return;
+        }
         this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification });
       } catch (error) {
         return this.fail(failedError(error), false);
@@ -218,7 +246,7 @@ export class ClientSession {
       await this.answer(bindComplete());
       return;
     }
-    this.portals.set(message.portal, { kind: 'pass' });
+    this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
     this.pending.expect('bind');
     this.inBatch = true;
     this.upstream.send(raw);
@@ -246,6 +274,7 @@ export class ClientSession {
       return;
     }
     if (this.aborted) return this.fail(ABORTED, false);
+    if (this.tx.measuring && portal?.kind === 'pass' && portal.control) return this.refuseControl();
     if (portal?.kind === 'hold') {
       await this.settle();
       const done = await this.holdOrRun(portal.sql, portal.classification);
@@ -289,27 +318,37 @@ export class ClientSession {
   private async holdOrRun(sql: string, classification: Classification): Promise<Buffer[]> {
     if (this.status !== 'I') {
       await this.rollbackUpstream();
-      return [
-        errorResponse(
-          refusedError(
-            'not run: inside a transaction the guard passes reads only, and this statement is not a read; the transaction was rolled back (nothing it did is kept, no lock is held)',
-            'Send the write on its own, outside BEGIN … COMMIT: it is then held on a ticket with its impact, and runs once approved.',
-          ),
-        ),
-      ];
+      return [errorResponse(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
-    try {
-      const outcome = await holdOrRun(this.context, sql, classification, `guard user ${this.user}`, this.events.awaiting);
-      if (outcome.kind === 'executed') return outcome.tags.map(commandComplete);
-      if (outcome.kind === 'held') {
-        this.events.held(outcome.ticket.id);
-        return [errorResponse(heldError(outcome.ticket, outcome.reused))];
-      }
-      return [errorResponse(refusedError(outcome.message, outcome.hint))];
-    } catch (error) {
-      this.context.logger.warn('guard could not hold a statement', { error: String(error) });
-      return [errorResponse(failedError(error))];
+    return holdOrRunAnswer(this.context, sql, classification, this.user, this.events);
+  }
+
+  /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or it is DDL (§5 4a). */
+  private async measure(classification: Classification): Promise<boolean> {
+    if (classification.statements.some((st) => st.class === 'ddl')) return false;
+    if (this.tx.measuring) return true;
+    if (this.status !== 'T' || this.inBatch) return false;
+    return this.tx.enter();
+  }
+
+  /** Transaction control while measuring: COMMIT is the guard's (held or committed once), ROLLBACK passes. */
+  private async endMeasured(raw: Uint8Array, sql: string): Promise<void> {
+    await this.settle();
+    const end = await this.tx.end(sql, this.status === 'E');
+    if (end.kind === 'forward') {
+      this.pending.expect('query');
+      this.upstream.send(raw);
+      return;
     }
+    this.aborted = end.aborted;
+    await this.answer(end.bytes);
+  }
+
+  /** COMMIT, SAVEPOINT… in the extended protocol while measuring: rolled back (a batch's Sync first) and refused. */
+  private async refuseControl(): Promise<void> {
+    await this.rollbackUpstream();
+    this.tx.reset();
+    return this.fail(refusedError(`${NOT_WHOLE} (sent in the extended protocol); the transaction was rolled back`, WHOLE_HINT), false);
   }
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
@@ -340,38 +379,11 @@ export class ClientSession {
     }
   }
 
-  private verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }> | { kind: 'failed'; error: unknown }): ErrorFields {
-    switch (verdict.kind) {
-      case 'syntax':
-        return { code: '42601', message: verdict.message, position: verdict.position + 1 };
-      case 'refuse':
-        return refusedError(`refused by the guard: ${verdict.reasons.join('; ')}`);
-      case 'failed':
-        return failedError(verdict.error);
-    }
-  }
-
   /** The guard's own error in the extended protocol: messages up to Sync are skipped, as the server would. */
   private async fail(fields: ErrorFields, withReady: boolean): Promise<void> {
     await this.settle();
     await this.answer(withReady ? Buffer.concat([errorResponse(fields), readyForQuery(this.clientStatus())]) : errorResponse(fields));
     if (!withReady) this.skipping = true;
-  }
-
-  private async endsTransaction(sql: string): Promise<boolean> {
-    await loadParser();
-    try {
-      const statements = parseSql(sql).statements;
-      return statements.length === 1 && /^TRANS_STMT_(COMMIT|ROLLBACK)$/.test(String((statements[0]!.tree as { TransactionStmt?: { kind?: string } }).TransactionStmt?.kind));
-    } catch {
-      return false;
-    }
-  }
-
-  private async typeNames(oids: readonly number[]): Promise<(string | undefined)[]> {
-    if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
-    const result = await this.db.query<{ name: string | null }>('SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [oids]);
-    return result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
   }
 
   /** Waits until the upstream answered everything forwarded so far (flushing what it buffers). */
@@ -386,5 +398,3 @@ export class ClientSession {
     await this.toClient(bytes).catch(() => undefined);
   }
 }
-
-const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };

@@ -4,6 +4,7 @@
  */
 import type { Ticket } from '../core/approvals/ticket';
 import { toAgentError } from '../core/platform/errors';
+import type { Verdict } from './judge';
 import type { ErrorFields } from './wire/backendMessages';
 import { GUARD_SQLSTATE } from './sqlstates';
 
@@ -35,3 +36,21 @@ export function failedError(error: unknown): ErrorFields {
   const e = toAgentError(error);
   return { code: GUARD_SQLSTATE.failed, message: `the guard could not judge or run this statement; nothing ran: ${e.message}`, ...(e.advice ? { hint: e.advice } : {}) };
 }
+
+/** The guard's answer for a statement it neither passes nor holds: a syntax error, a refusal, or a failure to judge. */
+export function verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }> | { kind: 'failed'; error: unknown }): ErrorFields {
+  switch (verdict.kind) {
+    case 'syntax':
+      return { code: '42601', message: verdict.message, position: verdict.position + 1 };
+    case 'refuse':
+      return refusedError(`refused by the guard: ${verdict.reasons.join('; ')}`);
+    case 'failed':
+      return failedError(verdict.error);
+  }
+}
+
+export const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };
+export const NOT_IN_TRANSACTION = "not run: this write came after the transaction's first query, too late to measure it; the transaction was rolled back (nothing it did is kept, no lock is held)";
+export const NOT_IN_TRANSACTION_HINT = 'Send the write on its own, outside BEGIN … COMMIT, or start the transaction with a write: it is then held as a whole at COMMIT.';
+export const NOT_WHOLE = 'the guard approves a transaction as a whole that ends with one COMMIT or ROLLBACK on its own (no SAVEPOINT, AND CHAIN or COMMIT among other statements yet)';
+export const WHOLE_HINT = 'Send COMMIT on its own; without savepoints.';

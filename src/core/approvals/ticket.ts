@@ -135,3 +135,10 @@ export function planText(jobId: string, planMd: string, todosYaml: string): stri
 export function decisionPayload(ticketId: string, hash: string, approve: boolean, at: string): Buffer {
   return Buffer.from(JSON.stringify({ ticket: ticketId, hash, decision: approve ? 'approve' : 'reject', at }), 'utf8');
 }
+
+/**
+ * The first line of a ticket that holds a whole client transaction through `pg-agent guard` (issue 24 P4): its
+ * statements carry the values of one measured run (a RETURNING id the client used later), so only the client's
+ * own retry through the guard may commit it; the executor refuses to replay it.
+ */
+export const GUARD_TRANSACTION_HEADER = '-- pg-agent guard: one client transaction, templates ';

@@ -85,6 +85,16 @@ export function parsePlPgSqlFunction(createFunctionSql: string): unknown {
   return pg.parsePlPgSQLSync(createFunctionSql);
 }
 
+/**
+ * PostgreSQL's query fingerprint of `sql` (libpg-query): the same for texts that differ only in constants,
+ * `$n` numbers, blanks and comments; what a statement "template" is when its values may change.
+ */
+export function fingerprintSql(sql: string): string {
+  const pg = pgQuery;
+  if (!pg) throw new Error('The SQL parser is not loaded: await loadParser() before fingerprintSql().');
+  return pg.fingerprintSync(sql);
+}
+
 const PG_BLANK = /^[ \t\n\r\f\v]*/;
 const PG_BLANK_END = /[ \t\n\r\f\v]*$/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,0 +1,36 @@
+/** Which transaction control a client message holds, read by PostgreSQL's grammar (never a text search). */
+import { loadParser, parseSql } from '../core/sql/parse';
+
+type Control = 'commit' | 'rollback' | 'other';
+
+/** For each statement of `sql` that is transaction control, what it does; empty when none is (or it does not parse). */
+export async function transactionControlOf(sql: string): Promise<Control[]> {
+  await loadParser();
+  try {
+    return parseSql(sql)
+      .statements.filter((s) => s.kind === 'TransactionStmt')
+      .map((s) => {
+        const kind = String((s.tree as { TransactionStmt?: { kind?: string; chain?: boolean } }).TransactionStmt?.kind);
+        const chain = (s.tree as { TransactionStmt?: { chain?: boolean } }).TransactionStmt?.chain === true;
+        if (chain) return 'other';
+        return kind === 'TRANS_STMT_COMMIT' ? 'commit' : kind === 'TRANS_STMT_ROLLBACK' ? 'rollback' : 'other';
+      });
+  } catch {
+    return [];
+  }
+}
+
+/** The whole message is one COMMIT or one ROLLBACK (what ends the client's transaction). */
+export async function endsTransaction(sql: string): Promise<boolean> {
+  const control = await transactionControlOf(sql);
+  return control.length === 1 && control[0] !== 'other' && (await statementCount(sql)) === 1;
+}
+
+export async function statementCount(sql: string): Promise<number> {
+  await loadParser();
+  try {
+    return parseSql(sql).statements.length;
+  } catch {
+    return 0;
+  }
+}
