@@ -13,6 +13,8 @@ import { executeApproved } from '../../../sql/executeApproved';
 import { undoFileText, voidedUndoText } from '../../../sql/writeArtifacts';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import type { ExecutedWrite } from '../jobState';
+import type { ColumnSet } from '../jobWriteFindings';
+import { columnsSetBy } from '../jobWriteFindings';
 import type { JobNode } from './nodeType';
 
 export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
@@ -22,6 +24,7 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     if (!pending) return { writeDecision: undefined };
     let content: string;
     let lastExecution: ExecutedWrite | undefined;
+    let columnsSet: ColumnSet[] = [];
     // An execution of this ticket already happened (this job's process died after it, before its checkpoint):
     // what the database says happened is what the model is told; nothing runs a second time.
     const earlier = await earlierExecution(deps, pending.ticketId);
@@ -42,6 +45,7 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
         const perTable = result.tables.map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`).join('; ');
         content = `Executed after approval by ${decision.by}: ${result.rows} row(s) changed (${perTable}). Undo script: ${undoFile}.`;
         lastExecution = { ticketId: pending.ticketId, rows: result.rows, tables: result.tables, undoFile };
+        columnsSet = columnsSetBy(result.ticket.sql, pending.sqlFile);
         await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
       } catch (error) {
         const e = toAgentError(error);
@@ -61,7 +65,7 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
       { role: 'tool', name: pending.toolName, toolCallId: pending.toolCallId, content },
       ...pending.laterCalls.map((c): ChatMessage => ({ role: 'tool', name: c.name, toolCallId: c.id, content: 'Not run: it came after a write that needed a decision. Call it again if it is still needed.' })),
     ];
-    return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}) };
+    return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}), ...(columnsSet.length > 0 ? { columnsSet } : {}) };
   };
 }
 
