@@ -15,6 +15,8 @@ import { JobStore } from '../../src/core/jobs/jobStore';
 import { createGeminiProvider } from '../../src/core/llm/gemini';
 import { silentLogger } from '../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import { executeApproved } from '../../src/core/sql/executeApproved';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { COLUMN_JUST_SET_RULE, TRUNCATED_READ_RULE } from '../../src/core/sql/sweepingWrites';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from '../support/jobScript';
@@ -111,5 +113,23 @@ describe.runIf(postgresAvailable)('job write rules (issue 25) on PostgreSQL with
     expect(second?.impact.risk).toBe('MEDIUM');
     expect(second?.status).toBe('PENDING_APPROVAL');
     expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived' AND total = 0"))).toBe(0);
+  });
+
+  it('remembers the column set by a write that ran before its process died (continue reports it): the next write is flagged', async () => {
+    server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const review = await runner().start({ task: 'Archive cancelled orders' });
+    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
+    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    // No cut read in this job: the first write is not flagged.
+    expect((await tickets.get(held.stop.ticketId))?.impact.lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(false);
+    // The job's process approved and ran the write, then died before its graph recorded anything.
+    await tickets.decide(held.stop.ticketId, { approve: true, by: 'reviewer' });
+    await executeApproved(db, tickets, held.stop.ticketId, { ...DEFAULT_SAFETY, connection: scratch.url, by: 'reviewer', undo: workspaceUndoSink(join(workspace, 'undo'), held.stop.ticketId), logger: silentLogger });
+    server.script([inTactical({ functionCall: call('run_sql', { sql: ZERO_ARCHIVED, todo_id: 't1' }) })]);
+    const next = await runner().continue(review.job.id);
+    if (next.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${next.stop.kind}`);
+    const lint = (await tickets.get(next.stop.ticketId))?.impact.lint ?? [];
+    expect(lint.map((f) => f.rule)).toEqual(expect.arrayContaining([COLUMN_JUST_SET_RULE]));
+    expect(lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(false);
   });
 });

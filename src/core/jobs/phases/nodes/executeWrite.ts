@@ -29,7 +29,9 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     // what the database says happened is what the model is told; nothing runs a second time.
     const earlier = await earlierExecution(deps, pending.ticketId);
     if (earlier) {
-      content = earlier;
+      content = earlier.content;
+      // What it SET is set all the same (or may be: EXECUTING): a later write filtering on it is flagged (issue 25).
+      if (earlier.mayHaveRun) columnsSet = columnsSetBy(pending.sql, pending.sqlFile);
     } else if (decision?.approve) {
       try {
         const number = pending.sqlFile.slice('sql/'.length, pending.sqlFile.indexOf('-'));
@@ -83,18 +85,23 @@ function jobUndoSink(deps: JobGraphDeps, jobId: string, undoFile: string, sqlFil
 }
 
 /** The truth about a ticket an earlier run of this step already executed (resolved from pg_xact_status on read). */
-async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<string | undefined> {
+async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<{ content: string; mayHaveRun: boolean } | undefined> {
   const ticket = await deps.ticketStore.get(ticketId);
   const execution = ticket?.execution;
   if (!ticket || !execution) return undefined;
   const undo = execution.undoFile ? ` Undo script: ${execution.undoFile}.` : '';
-  switch (ticket.status) {
+  const told = earlierText(ticket.status, ticketId, execution.xid, undo);
+  return told === undefined ? undefined : { content: told, mayHaveRun: ticket.status !== 'FAILED' };
+}
+
+function earlierText(status: string, ticketId: string, xid: string, undo: string): string | undefined {
+  switch (status) {
     case 'EXECUTED':
-      return `Executed earlier (ticket ${ticketId}, transaction ${execution.xid}): the run stopped before recording it, and the database says it committed. Do not run it again.${undo}`;
+      return `Executed earlier (ticket ${ticketId}, transaction ${xid}): the run stopped before recording it, and the database says it committed. Do not run it again.${undo}`;
     case 'FAILED':
-      return `Not executed: an earlier attempt (ticket ${ticketId}, transaction ${execution.xid}) did not commit, so nothing changed. The ticket is spent; propose the write again if it is still needed.`;
+      return `Not executed: an earlier attempt (ticket ${ticketId}, transaction ${xid}) did not commit, so nothing changed. The ticket is spent; propose the write again if it is still needed.`;
     case 'EXECUTING':
-      return `Outcome not known yet: ticket ${ticketId} (transaction ${execution.xid}) is still executing, or its database cannot be asked now. Do not run it again; check \`pg-agent approvals show ${ticketId}\`.`;
+      return `Outcome not known yet: ticket ${ticketId} (transaction ${xid}) is still executing, or its database cannot be asked now. Do not run it again; check \`pg-agent approvals show ${ticketId}\`.`;
     default:
       return undefined;
   }
