@@ -41,6 +41,8 @@ export interface ImpactOptions {
   whilePreviewOpen?: () => Promise<void>;
   /** The way back from destructive DDL (issue 25); default DEFAULT_RECOVERY. */
   recovery?: RecoverySettings;
+  /** Findings the caller made from context the SQL does not show (a job's earlier steps, issue 25); they lift the risk too. */
+  contextLint?: LintFindingView[];
 }
 
 /** A planner estimate this many times off the exact count earns a warning. */
@@ -107,7 +109,7 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
         }
       : assessed;
   // Issue 25: a filtered write that sweeps (almost) the whole table, or far beyond its estimate: one level up.
-  const sweeping = preview.lint ?? [];
+  const sweeping = [...(preview.lint ?? []), ...(options.contextLint ?? [])];
   const lifted = liftForSweepingWrites(floored, sweeping);
   const risk = lifted.risk;
   if (lifted.reason) reasons.push(lifted.reason);

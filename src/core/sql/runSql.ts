@@ -10,7 +10,7 @@ import type { Db } from '../db/db';
 import { executionGuards } from '../approvals/signedMode';
 import type { Classification } from './classification';
 import { analyzeImpact } from './impact';
-import type { ImpactReport } from '../../shared/impactReport';
+import type { ImpactReport, LintFindingView } from '../../shared/impactReport';
 import type { CheckedSql } from './reach/checkSql';
 import { checkedFor } from './reach/checkSql';
 import type { ReadResult } from './runRead';
@@ -49,6 +49,8 @@ export interface RunSqlRequest {
    * step), carried in memory: it is used instead of checking again. Anything else is checked now.
    */
   checked?: CheckedSql;
+  /** Findings from context the SQL does not show (a job's earlier steps, issue 25): in the impact, and one risk level up. */
+  contextLint?: LintFindingView[];
 }
 
 /** Throws AgentError for bad input (SQL_EMPTY, SQL_SYNTAX, SQL_PLACEHOLDERS, BAD_INPUT) and database failures. */
@@ -64,7 +66,7 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
       return { status: 'executed', classification, result };
     }
   }
-  const impact = await analyzeImpact(db, classification, request.settings, checked);
+  const impact = await analyzeImpact(db, classification, request.contextLint?.length ? { ...request.settings, contextLint: request.contextLint } : request.settings, checked);
   const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.

@@ -24,6 +24,11 @@ export const DEFAULT_SWEEPING_RULES: SweepingWriteRules = { matchesAllShare: 0.9
 
 export const MATCHES_ALL_RULE = 'write-matches-almost-all-rows';
 export const ESTIMATE_RULE = 'write-far-above-estimate';
+/** Made by a job (core/jobs/phases/jobWriteFindings.ts) and passed in as ImpactOptions.contextLint. */
+export const TRUNCATED_READ_RULE = 'planned-from-truncated-read';
+export const COLUMN_JUST_SET_RULE = 'where-uses-column-just-set';
+/** The findings that lift a write's risk one level (once, however many there are). */
+const LIFTING_RULES = new Set([MATCHES_ALL_RULE, ESTIMATE_RULE, TRUNCATED_READ_RULE, COLUMN_JUST_SET_RULE]);
 
 /** Tables up to this many rows are not worth the warning: a WHERE that matches 4 of 4 rows is no surprise. */
 const MIN_TABLE_ROWS = 20;
@@ -112,9 +117,9 @@ function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** One risk level up when a write sweeps (almost) everything or far beyond its estimate, with the reason why. */
+/** One risk level up when a write sweeps (almost) everything or far beyond its estimate, or a job's finding says it may be planned wrong, with the reason why. */
 export function liftForSweepingWrites(risk: Risk, findings: readonly LintFindingView[]): { risk: Risk; reason?: string } {
-  const found = findings.filter((f) => f.rule === MATCHES_ALL_RULE || f.rule === ESTIMATE_RULE);
+  const found = findings.filter((f) => LIFTING_RULES.has(f.rule));
   if (found.length === 0 || risk === 'CRITICAL') return { risk };
   const lifted = RISK_ORDER[RISK_ORDER.indexOf(risk) + 1] ?? 'CRITICAL';
   return { risk: lifted, reason: `it ${found.map((f) => f.message.replace(/: its WHERE filters \(almost\) nothing$/, '')).join(' and ')}: one level up` };

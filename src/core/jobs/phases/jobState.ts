@@ -6,6 +6,7 @@ import type { ChatMessage } from '../../llm/provider';
 import type { ImpactReport, TableEffect } from '../../../shared/impactReport';
 import type { Usage } from '../../ask/state';
 import { NO_USAGE, addUsage } from '../../ask/state';
+import type { ColumnSet, TruncatedRead } from './jobWriteFindings';
 
 /** How a phase ended, as the model said (or the cap decided). */
 export type PhaseEnd =
@@ -104,6 +105,10 @@ export const JobState = Annotation.Root({
   writeDecision: replace<WriteDecisionValue | undefined>(() => undefined),
   /** The last write that ran. */
   lastExecution: replace<ExecutedWrite | undefined>(() => undefined),
+  /** Reads of this job cut at the row cap (issue 25: a later write gets a finding and one risk level up). */
+  truncatedReads: Annotation<TruncatedRead[], TruncatedRead[]>({ reducer: (old, more) => [...old, ...more], default: () => [] }),
+  /** Columns executed UPDATEs of this job SET (issue 25: a later write filtering on one is flagged). */
+  columnsSet: Annotation<ColumnSet[], ColumnSet[]>({ reducer: (old, more) => [...old, ...more], default: () => [] }),
   /** Why the job failed (final). */
   error: replace<ErrorInfo | undefined>(() => undefined),
   /** Tokens and cost of the job's phases. */

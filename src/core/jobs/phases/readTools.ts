@@ -20,6 +20,8 @@ export interface ReadToolContext {
   db: Db;
   settings: SafetySettings;
   loadSnapshot: () => Promise<SchemaSnapshot>;
+  /** Told of each read cut at the row cap (the job remembers it for its later writes, issue 25). */
+  onTruncated?: (rows: number, tables: string[]) => void;
 }
 
 /** Rows a tool shows the model at most (the row cap of reads still applies below it). */
@@ -104,6 +106,7 @@ export async function sampleRows(context: ReadToolContext, table: string, limit:
   const t = await findTable(context, table);
   const n = Math.max(1, Math.min(SAMPLE_ROW_CAP, Math.floor(limit ?? 5)));
   const result = await runRead(context.db, `SELECT * FROM ${quoteIdent(t.schema)}.${quoteIdent(t.name)} LIMIT ${n}`, true, { ...context.settings, maxRows: n });
+  if (result.truncated) context.onTruncated?.(result.rowCount, [`${t.schema}.${t.name}`]);
   return rowsForModel(result);
 }
 
@@ -125,6 +128,7 @@ export async function runReadSql(context: ReadToolContext, sql: string): Promise
     );
   }
   const result = await runRead(context.db, statement, statement.kind === 'SelectStmt', { ...context.settings, maxRows: Math.min(context.settings.maxRows, TOOL_ROW_CAP) });
+  if (result.truncated) context.onTruncated?.(result.rowCount, statement.tables);
   return rowsForModel(result);
 }
 

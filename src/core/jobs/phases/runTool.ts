@@ -17,6 +17,17 @@ import type { ReadToolContext } from './readTools';
 import { adviseIndexesText, dbHealth, topQueriesText } from './dbaTools';
 import type { TopOrder } from '../../dba/topQueries';
 import { updateTodo, writePlan, writeTodos, writeWorkspace } from './workspaceTools';
+import type { ColumnSet, TruncatedRead } from './jobWriteFindings';
+import { jobWriteFindings } from './jobWriteFindings';
+
+/** What the job did before that a write it proposes is checked against (issue 25), and where new cut reads go. */
+export interface JobMemory {
+  truncatedReads: readonly TruncatedRead[];
+  columnsSet: readonly ColumnSet[];
+  onTruncated: (read: TruncatedRead) => void;
+}
+
+const NO_MEMORY: JobMemory = { truncatedReads: [], columnsSet: [], onTruncated: () => undefined };
 
 export type ToolOutcome =
   | { kind: 'result'; ok: boolean; content: string }
@@ -32,7 +43,7 @@ export function clip(text: string, limit = RESULT_LIMIT): string {
 
 const json = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 1));
 
-export async function runTool(deps: JobGraphDeps, jobId: string, phase: Phase, call: ToolCall): Promise<ToolOutcome> {
+export async function runTool(deps: JobGraphDeps, jobId: string, phase: Phase, call: ToolCall, memory: JobMemory = NO_MEMORY): Promise<ToolOutcome> {
   if (!isToolName(call.name) || !TOOLS[call.name].phases.includes(phase)) {
     return { kind: 'result', ok: false, content: `Error: there is no tool "${call.name}" in the ${phase} phase.` };
   }
@@ -43,15 +54,16 @@ export async function runTool(deps: JobGraphDeps, jobId: string, phase: Phase, c
     return { kind: 'result', ok: false, content: `Error: bad arguments for ${name}: ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}.` };
   }
   try {
-    return await dispatch(deps, jobId, name, parsed.data);
+    return await dispatch(deps, jobId, name, parsed.data, memory);
   } catch (error) {
     const e = toAgentError(error);
     return { kind: 'result', ok: false, content: `Error (${e.code}): ${e.message}${e.advice ? ` ${e.advice}` : ''}` };
   }
 }
 
-async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args: Record<string, unknown>): Promise<ToolOutcome> {
-  const read: ReadToolContext = { db: deps.db, settings: deps.settings, loadSnapshot: deps.loadSnapshot };
+async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args: Record<string, unknown>, memory: JobMemory): Promise<ToolOutcome> {
+  const onTruncated = (rows: number, tables: string[]) => memory.onTruncated({ rows, tables });
+  const read: ReadToolContext = { db: deps.db, settings: deps.settings, loadSnapshot: deps.loadSnapshot, onTruncated };
   const ok = (value: unknown): ToolOutcome => ({ kind: 'result', ok: true, content: clip(json(value)) });
   const str = (key: string): string => {
     const value = args[key];
@@ -94,7 +106,7 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
       return files(`Todo ${todo.id} is now ${todo.status}.`);
     }
     case 'run_sql':
-      return runSqlTool(deps, jobId, str('sql'), typeof args.todo_id === 'string' ? args.todo_id : null);
+      return runSqlTool(deps, jobId, str('sql'), typeof args.todo_id === 'string' ? args.todo_id : null, memory);
     case 'plan_ready':
       return { kind: 'end', end: { kind: 'plan_ready', summary: str('summary') }, content: 'The strategic phase ends here.' };
     case 'finish_phase':
@@ -107,7 +119,7 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
 }
 
 /** The safety path for the agent's SQL: a read runs; a write gets its impact and a ticket and waits. */
-async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId: string | null): Promise<ToolOutcome> {
+async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId: string | null, memory: JobMemory): Promise<ToolOutcome> {
   // After a crash the same write may be asked for again: its pending ticket is picked up, never doubled.
   const live = await takeOverLiveTicket(deps, jobId, sql, todoId);
   if (live) {
@@ -118,13 +130,16 @@ async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId
       content: `Held for a person's approval (ticket ${live.ticket.id}, risk ${live.ticket.impact.risk}; proposed before the job was restarted).${lintForModel(live.ticket.impact.lint)}`,
     };
   }
-  const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, logger: deps.logger });
+  // Issue 25: a write planned from a cut read, or filtering on a column this job just set, says so and is one level up.
+  const contextLint = jobWriteFindings(sql, memory.truncatedReads, memory.columnsSet);
+  const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, logger: deps.logger, ...(contextLint.length > 0 ? { contextLint } : {}) });
   const sqlFile = await deps.store.nextSqlFile(jobId, todoId ?? sql.split(/\s+/).slice(0, 4).join(' '));
   await deps.store.writeFile(jobId, sqlFile, `${sql}\n`);
   const number = sqlFile.slice('sql/'.length, sqlFile.indexOf('-'));
   switch (outcome.status) {
     case 'executed':
       await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'executed', detail: `${outcome.result.rowCount} rows read (${sqlFile})` });
+      if (outcome.result.truncated) memory.onTruncated({ rows: outcome.result.rowCount, tables: outcome.classification.statements.flatMap((s) => s.tables) });
       return { kind: 'result', ok: true, content: clip(rowsForModel(outcome.result)) };
     case 'refused':
       await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'refused', detail: outcome.classification.reasons.join('; ') });

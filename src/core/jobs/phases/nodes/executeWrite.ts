@@ -13,6 +13,8 @@ import { executeApproved } from '../../../sql/executeApproved';
 import { undoFileText, voidedUndoText } from '../../../sql/writeArtifacts';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import type { ExecutedWrite } from '../jobState';
+import type { ColumnSet } from '../jobWriteFindings';
+import { columnsSetBy } from '../jobWriteFindings';
 import type { JobNode } from './nodeType';
 
 export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
@@ -22,11 +24,14 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     if (!pending) return { writeDecision: undefined };
     let content: string;
     let lastExecution: ExecutedWrite | undefined;
+    let columnsSet: ColumnSet[] = [];
     // An execution of this ticket already happened (this job's process died after it, before its checkpoint):
     // what the database says happened is what the model is told; nothing runs a second time.
     const earlier = await earlierExecution(deps, pending.ticketId);
     if (earlier) {
-      content = earlier;
+      content = earlier.content;
+      // What it SET is set all the same (or may be: EXECUTING): a later write filtering on it is flagged (issue 25).
+      if (earlier.mayHaveRun) columnsSet = columnsSetBy(pending.sql, pending.sqlFile);
     } else if (decision?.approve) {
       try {
         const number = pending.sqlFile.slice('sql/'.length, pending.sqlFile.indexOf('-'));
@@ -42,6 +47,7 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
         const perTable = result.tables.map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`).join('; ');
         content = `Executed after approval by ${decision.by}: ${result.rows} row(s) changed (${perTable}). Undo script: ${undoFile}.`;
         lastExecution = { ticketId: pending.ticketId, rows: result.rows, tables: result.tables, undoFile };
+        columnsSet = columnsSetBy(result.ticket.sql, pending.sqlFile);
         await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
       } catch (error) {
         const e = toAgentError(error);
@@ -61,7 +67,7 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
       { role: 'tool', name: pending.toolName, toolCallId: pending.toolCallId, content },
       ...pending.laterCalls.map((c): ChatMessage => ({ role: 'tool', name: c.name, toolCallId: c.id, content: 'Not run: it came after a write that needed a decision. Call it again if it is still needed.' })),
     ];
-    return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}) };
+    return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}), ...(columnsSet.length > 0 ? { columnsSet } : {}) };
   };
 }
 
@@ -79,18 +85,23 @@ function jobUndoSink(deps: JobGraphDeps, jobId: string, undoFile: string, sqlFil
 }
 
 /** The truth about a ticket an earlier run of this step already executed (resolved from pg_xact_status on read). */
-async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<string | undefined> {
+async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<{ content: string; mayHaveRun: boolean } | undefined> {
   const ticket = await deps.ticketStore.get(ticketId);
   const execution = ticket?.execution;
   if (!ticket || !execution) return undefined;
   const undo = execution.undoFile ? ` Undo script: ${execution.undoFile}.` : '';
-  switch (ticket.status) {
+  const told = earlierText(ticket.status, ticketId, execution.xid, undo);
+  return told === undefined ? undefined : { content: told, mayHaveRun: ticket.status !== 'FAILED' };
+}
+
+function earlierText(status: string, ticketId: string, xid: string, undo: string): string | undefined {
+  switch (status) {
     case 'EXECUTED':
-      return `Executed earlier (ticket ${ticketId}, transaction ${execution.xid}): the run stopped before recording it, and the database says it committed. Do not run it again.${undo}`;
+      return `Executed earlier (ticket ${ticketId}, transaction ${xid}): the run stopped before recording it, and the database says it committed. Do not run it again.${undo}`;
     case 'FAILED':
-      return `Not executed: an earlier attempt (ticket ${ticketId}, transaction ${execution.xid}) did not commit, so nothing changed. The ticket is spent; propose the write again if it is still needed.`;
+      return `Not executed: an earlier attempt (ticket ${ticketId}, transaction ${xid}) did not commit, so nothing changed. The ticket is spent; propose the write again if it is still needed.`;
     case 'EXECUTING':
-      return `Outcome not known yet: ticket ${ticketId} (transaction ${execution.xid}) is still executing, or its database cannot be asked now. Do not run it again; check \`pg-agent approvals show ${ticketId}\`.`;
+      return `Outcome not known yet: ticket ${ticketId} (transaction ${xid}) is still executing, or its database cannot be asked now. Do not run it again; check \`pg-agent approvals show ${ticketId}\`.`;
     default:
       return undefined;
   }

@@ -8,6 +8,7 @@ import type { JobGraphDeps } from '../jobGraphDeps';
 import { activeJob } from '../jobStatusSync';
 import type { PendingWrite, PhaseEnd } from '../jobState';
 import type { Phase } from '../jobTools';
+import type { TruncatedRead } from '../jobWriteFindings';
 import { clip, runTool } from '../runTool';
 import type { JobNode } from './nodeType';
 
@@ -18,11 +19,13 @@ export function makePhaseToolsNode(deps: JobGraphDeps, phase: Phase): JobNode {
     const answers: ChatMessage[] = [];
     let phaseEnd: PhaseEnd | undefined;
     let pendingWrite: PendingWrite | undefined;
+    const truncatedReads: TruncatedRead[] = [];
+    const memory = { truncatedReads: state.truncatedReads, columnsSet: state.columnsSet, onTruncated: (read: TruncatedRead) => truncatedReads.push(read) };
     for (const [index, call] of calls.entries()) {
       // A pause (or cancel) from any process holds before the next tool call, previews included: the calls
       // of a model answer that was in flight when the person paused do not run. Continue answers them anew.
       await activeJob(deps, state.jobId);
-      const outcome = await runTool(deps, state.jobId, phase, call);
+      const outcome = await runTool(deps, state.jobId, phase, call, { ...memory, truncatedReads: [...state.truncatedReads, ...truncatedReads] });
       await deps.audit(state.jobId, { type: 'tool_call', phase, name: call.name, args: call.args, ok: outcome.kind !== 'result' || outcome.ok, result: clip(outcome.content, 4000) });
       if (outcome.kind === 'held') {
         pendingWrite = { ...outcome.write, toolCallId: call.id, toolName: call.name, laterCalls: calls.slice(index + 1).map((c) => ({ id: c.id, name: c.name })) };
@@ -32,6 +35,6 @@ export function makePhaseToolsNode(deps: JobGraphDeps, phase: Phase): JobNode {
       answers.push({ role: 'tool', name: call.name, toolCallId: call.id, content: outcome.content });
       if (outcome.kind === 'end') phaseEnd ??= outcome.end;
     }
-    return { messages: answers, ...(phaseEnd ? { phaseEnd } : {}), ...(pendingWrite ? { pendingWrite } : {}) };
+    return { messages: answers, ...(phaseEnd ? { phaseEnd } : {}), ...(pendingWrite ? { pendingWrite } : {}), ...(truncatedReads.length > 0 ? { truncatedReads } : {}) };
   };
 }
