@@ -98,6 +98,18 @@ describe.skipIf(!tools.available)('libpq files and TLS against a test-started cl
     expect(bad.stderr).toContain('No definition of service "staging"');
   });
 
+  it('--db URL without a password logs in with PGPASSWORD, as libpq does (how VS Code launches pg-agent mcp and the guard); the URL\'s own password wins', async () => {
+    const cwd = fs.mkdtempSync(path.join(home, 'ws-'));
+    const env = { HOME: home, PGPASSFILE: path.join(home, 'none') };
+    const url = `postgres://app@localhost:${cluster.port}/postgres`;
+    const run = await runPgAgent(['sql', '--db', url, '--json', '--', 'SELECT current_user AS who, v FROM marker'], { env: { ...env, PGPASSWORD: 'app-pass' }, cwd });
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { rows: unknown[][] }).rows).toEqual([['app', 'from the test cluster']]);
+    const wrong = await runPgAgent(['sql', '--db', `postgres://app:wrong@localhost:${cluster.port}/postgres`, '--', 'SELECT 1'], { env: { ...env, PGPASSWORD: 'app-pass' }, cwd });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/password/i);
+  });
+
   it('verify-full passes with the test CA and the certificate\'s name; the connection is encrypted', async () => {
     const target: ServerTarget = { ...base(), password: 'app-pass', sslmode: 'verify-full', sslrootcert: cluster.ca.caCert };
     const db = await openPostgres(target, { logger: silentLogger, env: { HOME: home } });

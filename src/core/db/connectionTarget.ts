@@ -131,10 +131,13 @@ export function profileTarget(profile: ConnectionProfile, password?: string): Se
 
 /**
  * A URL names its database whole: the environment does not fill its gaps (a URL means the same on every
- * machine), except a `?service=` it names, read from the service files the environment points at.
+ * machine), except a `?service=` it names, read from the service files the environment points at, and the
+ * password: a URL without one takes PGPASSWORD, as libpq does (how VS Code hands a profile's password to the
+ * `pg-agent mcp` and `pg-agent guard` it launches: never on a command line); the URL's own password wins.
  */
 export function parseConnectionUrl(url: string, env: Env = {}): ServerTarget {
-  return targetFromParams(parseUrlParams(url), env, false);
+  const target = targetFromParams(parseUrlParams(url), env, false);
+  return target.password === undefined && env.PGPASSWORD ? { ...target, password: env.PGPASSWORD } : target;
 }
 
 /**
