@@ -23,6 +23,8 @@ const outdir = 'dist';
 const importMetaUrlBanner =
   "const __importMetaUrl = require('url').pathToFileURL(__filename).href;";
 
+const NATIVE_OPTIONAL = ['pg-native', 'cpu-features', '*.node'];
+
 /** @type {esbuild.BuildOptions} */
 const nodeCommon = {
   bundle: true,
@@ -34,14 +36,15 @@ const nodeCommon = {
   logLevel: 'info',
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: importMetaUrlBanner },
-  // Optional native accelerators of `pg` and `ssh2` (cpu-features, required in a try by ssh2); the pure-JS
+  // Optional native accelerators of `pg` and `ssh2` (cpu-features, and ssh2's own sshcrypto.node that `npm ci`
+  // builds when a compiler is there: both required in a try by ssh2); left out of the bundles, so the pure-JS
   // path is used (no native addons in the host).
-  external: ['pg-native', 'cpu-features'],
+  external: NATIVE_OPTIONAL,
 };
 
 const builds = [
-  { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', 'pg-native', 'cpu-features'] },
-  { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', 'pg-native', 'cpu-features'] },
+  { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', ...NATIVE_OPTIONAL] },
+  { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', ...NATIVE_OPTIONAL] },
   // The sample database's worker thread (the extension host opens PGlite there, off the thread that draws the editor).
   { ...nodeCommon, entryPoints: { sampleDbWorker: 'src/core/db/sample/sampleDbWorker.ts' }, outdir },
   {
