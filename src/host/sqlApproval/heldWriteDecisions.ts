@@ -89,7 +89,7 @@ export class HeldWriteDecisions {
     else {
       t.decisions = await this.decisionsView(decided);
       this.awaitAgent(t);
-      void vscode.window.showInformationMessage(`Approved. Nothing ran here: ${t.proposedBy ?? 'the agent'} runs it with execute_approved.`);
+      void vscode.window.showInformationMessage(`Approved. Nothing ran here: it runs when ${t.proposedBy ?? 'the agent'} sends it again (execute_approved, or the same statement through the guard).`);
     }
   }
 
