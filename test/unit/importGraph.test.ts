@@ -20,16 +20,16 @@ const CORE_RANK: Record<string, number> = {
   platform: 0,
   db: 1,
   llm: 1,
-  approvals: 2,
   config: 2,
-  sql: 3,
-  dba: 4,
-  ask: 4,
-  jobs: 5,
-  review: 6,
-  collab: 6,
-  present: 7,
-  settings: 7,
+  approvals: 3,
+  sql: 4,
+  dba: 5,
+  ask: 5,
+  jobs: 6,
+  review: 7,
+  collab: 7,
+  present: 8,
+  settings: 8,
 };
 
 /** Arrows not fixed yet, `from -> to`, each with the reason it stays for now (none left). */
@@ -125,6 +125,19 @@ describe('the import graph of src/ and webview/', () => {
     expect(unknown).toEqual([]);
     const stillThere = Object.keys(KNOWN_ARROWS).filter((arrow) => found.some((v) => v.startsWith(`${arrow}: `)));
     expect(stillThere).toEqual(Object.keys(KNOWN_ARROWS));
+  });
+
+  it('has no two rooms of src/core that import each other (rooms of one rank included)', () => {
+    const arrows = new Set<string>();
+    for (const [from, imports] of graph) {
+      for (const { file: to } of imports) {
+        const a = placeOf(from);
+        const b = placeOf(to);
+        if (a.layer === 'core' && b.layer === 'core' && a.room !== b.room) arrows.add(`${a.room} -> ${b.room}`);
+      }
+    }
+    const mutual = [...arrows].filter((arrow) => arrows.has(arrow.split(' -> ').reverse().join(' -> ')));
+    expect(mutual.sort()).toEqual([]);
   });
 
   it('ranks every room and loose file of src/core', () => {

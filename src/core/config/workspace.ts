@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { AgentError } from '../platform/errors';
 import type { ConnectionProfile } from '../db/connectionTarget';
-import type { Approver, ApprovalPolicy, ApprovalRules } from '../approvals/approvalPolicy';
+import type { Approver, ApprovalPolicy, ApprovalRules } from '../../shared/approvalRules';
 import { isErrno } from '../fs/errno';
 
 export interface WorkspacePaths {
