@@ -106,7 +106,7 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
     expect(await queryValue(scratch.url, 'SELECT admin_key FROM pgagent.policy_pin')).toBe(publicKeys.admin);
     for (const person of ['alice', 'bob'] as const) {
       publicKeys[person] = await makeKey(person, PASS[person]);
-      const enrolled = await onTerminal('admin', ['policy', 'enroll', person, '--key', publicKeys[person] ?? '', '--roles', 'dba'], [PASS.admin]);
+      const enrolled = await onTerminal('admin', ['policy', 'enroll', person, `--key=${publicKeys[person] ?? ''}`, '--roles', 'dba'], [PASS.admin]);
       expect(enrolled.code, enrolled.stdout).toBe(0);
     }
     expect(await queryValue(scratch.url, 'SELECT version FROM pgagent.policy_pin')).toBe(3);
@@ -184,7 +184,7 @@ describe.runIf(postgresAvailable)('signed mode: a policy pinned in the database,
     expect(await n()).toBe(0);
     // Enrolling itself: mallory holds no admin key.
     const publicKey = /public key:\s+([A-Za-z0-9_-]{43})/.exec(first.stdout)?.[1] ?? '';
-    refused(await onTerminal('mallory', ['policy', 'enroll', 'mallory', '--key', publicKey, '--roles', 'dba'], [PASS.mallory]), 'is the admin key this database pins');
+    refused(await onTerminal('mallory', ['policy', 'enroll', 'mallory', `--key=${publicKey}`, '--roles', 'dba'], [PASS.mallory]), 'is the admin key this database pins');
     expect(await queryValue(scratch.url, 'SELECT version FROM pgagent.policy_pin')).toBe(3);
   });
 
