@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { ConnectionProfile } from '../../core/db/connectionTarget';
-import { profileUrl } from './mcpLaunch';
+import { childEnv, profileUrl } from './mcpLaunch';
 
 export interface GuardLaunchInput {
   extensionPath: string;
@@ -39,11 +39,7 @@ export function buildGuardLaunch(input: GuardLaunchInput, user = `vscode_${rando
     addUserArgs: [cli, 'guard', 'users', 'add', user, '--json', ...common],
     serveArgs: [cli, 'guard', '--listen', '127.0.0.1:0', ...common],
     cwd: input.workspaceDir,
-    env: {
-      ...(input.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
-      ...(input.password ? { PGPASSWORD: input.password } : {}),
-      ...(input.redisUrl ? { REDIS_URL: input.redisUrl } : {}),
-    },
+    env: childEnv(input.electron, input.password, input.redisUrl),
     user,
   };
 }

@@ -54,13 +54,21 @@ export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
       ...(input.timeoutMs !== undefined ? ['--timeout-ms', String(input.timeoutMs)] : []),
     ],
     cwd: input.workspaceDir,
-    env: {
-      ...(input.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
-      ...(connection.kind === 'profile' && connection.password ? { PGPASSWORD: connection.password } : {}),
-      ...(input.redisUrl ? { REDIS_URL: input.redisUrl } : {}),
-    },
+    env: childEnv(input.electron, connection.kind === 'profile' ? connection.password : undefined, input.redisUrl),
     // A new version makes VS Code restart the server and list its tools again.
     version: `${input.version}+${db}+${input.workspaceDir}`,
+  };
+}
+
+/**
+ * The environment of a `pg-agent` child the editor starts (mcp, guard): Electron told to behave as Node.js,
+ * the profile's password as PGPASSWORD (never on a command line), the window's Redis.
+ */
+export function childEnv(electron: boolean, password: string | undefined, redisUrl: string | undefined): Record<string, string> {
+  return {
+    ...(electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
+    ...(password ? { PGPASSWORD: password } : {}),
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
   };
 }
 

@@ -143,15 +143,10 @@ async function planDropColumns(session: DbSession, drops: readonly Extract<DdlCh
     targets.push(target);
   }
   if (targets.length === 0) return { way: 'none', targets: [], bytes: null, summary: 'No way back: the column was not found.' };
-  if (bytes > settings.maxCopyBytes) return tooBig(targets, bytes, settings);
-  return {
-    way: 'copy',
-    targets,
-    bytes,
-    summary:
-      `Way back: the values of ${targets.join(', ')} are copied, keyed by the primary key, to ${QUARANTINE_SCHEMA} before the drop (about ${describeBytes(bytes)}, ${describeSeconds(bytes)}), ` +
-      `kept ${settings.retentionDays} days; \`pg-agent undo <ticket>\` adds the column back (at the end of the table) with its values, default, NOT NULL, indexes and constraints.`,
-  };
+  return copied(targets, bytes, settings, (kept) =>
+    `Way back: the values of ${targets.join(', ')} are copied, keyed by the primary key, to ${QUARANTINE_SCHEMA} before the drop (about ${describeBytes(bytes)}, ${describeSeconds(bytes)}), ` +
+    `${kept}; \`pg-agent undo <ticket>\` adds the column back (at the end of the table) with its values, default, NOT NULL, indexes and constraints.`,
+  );
 }
 
 async function planTruncate(session: DbSession, tables: readonly string[], cascade: boolean, settings: RecoverySettings): Promise<Planned | undefined> {
@@ -171,15 +166,16 @@ async function planTruncate(session: DbSession, tables: readonly string[], casca
   const partitioned = all.find((f) => f.inherits);
   if (partitioned) return none(targets.join(', '), `${partitioned.name} is a partition, partitioned or inherited table`);
   const bytes = all.reduce((total, f) => total + f.bytes, 0);
+  return copied(targets, bytes, settings, (kept) =>
+    `Way back: the rows of ${targets.join(', ')} (${describeSize(sum(all.map((f) => f.rows)), bytes)}) are copied to ${QUARANTINE_SCHEMA} before the TRUNCATE (${describeSeconds(bytes)}), ` +
+    `${kept}; \`pg-agent undo <ticket>\` inserts them back (their INSERT triggers fire; sequences are not reset).`,
+  );
+}
+
+/** A way back by copy into the quarantine, unless the copy would exceed recovery.maxCopyBytes. */
+function copied(targets: string[], bytes: number, settings: RecoverySettings, summary: (kept: string) => string): Planned {
   if (bytes > settings.maxCopyBytes) return tooBig(targets, bytes, settings);
-  return {
-    way: 'copy',
-    targets,
-    bytes,
-    summary:
-      `Way back: the rows of ${targets.join(', ')} (${describeSize(sum(all.map((f) => f.rows)), bytes)}) are copied to ${QUARANTINE_SCHEMA} before the TRUNCATE (${describeSeconds(bytes)}), ` +
-      `kept ${settings.retentionDays} days; \`pg-agent undo <ticket>\` inserts them back (their INSERT triggers fire; sequences are not reset).`,
-  };
+  return { way: 'copy', targets, bytes, summary: summary(`kept ${settings.retentionDays} days`) };
 }
 
 function none(target: string, why: string): Planned {
