@@ -1,0 +1,93 @@
+/**
+ * The set-up most job and agent tests share: a scratch database with the shop schema for the describe
+ * block (opened once, its schema read once), and, per test, a scripted model server and a workspace with a
+ * file ticket store. Call these inside `describe`: they register the hooks; the returned objects are filled
+ * in before the tests run.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
+import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
+import type { Db } from '../../src/core/db/db';
+import { introspectSchema } from '../../src/core/db/introspect';
+import { openPostgres } from '../../src/core/db/postgresDb';
+import type { JobRunnerDeps } from '../../src/core/jobs/jobRunner';
+import { JobRunner } from '../../src/core/jobs/jobRunner';
+import { JobStore } from '../../src/core/jobs/jobStore';
+import { createGeminiProvider } from '../../src/core/llm/gemini';
+import { silentLogger } from '../../src/core/platform/logger';
+import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import type { SchemaSnapshot } from '../../src/shared/schema';
+import type { ScratchDatabase } from './scratchDatabase';
+import { createScratchDatabase, execSql } from './scratchDatabase';
+import type { ScriptedModelServer } from './scriptedModelServer';
+import { startScriptedModelServer } from './scriptedModelServer';
+import { SHOP_SCHEMA } from './shopSchema';
+
+export interface ShopDatabase {
+  scratch: ScratchDatabase;
+  db: Db;
+  snapshot: SchemaSnapshot;
+}
+
+/** beforeAll: a scratch database with SHOP_SCHEMA, a Db on it and its schema snapshot; afterAll: closed and dropped. */
+export function useShopDatabase(): ShopDatabase {
+  const shop = {} as ShopDatabase;
+  beforeAll(async () => {
+    shop.scratch = await createScratchDatabase();
+    await execSql(shop.scratch.url, SHOP_SCHEMA);
+    shop.db = await openPostgres(parseConnectionUrl(shop.scratch.url), { logger: silentLogger });
+    shop.snapshot = await shop.db.withSession((session) => introspectSchema(session));
+  });
+  afterAll(async () => {
+    await shop.db?.close();
+    await shop.scratch?.drop();
+  });
+  return shop;
+}
+
+export interface ScriptedWorkspace {
+  server: ScriptedModelServer;
+  workspace: string;
+  /** The workspace's own store (.pgagent/approvals). */
+  tickets: FileTicketStore;
+}
+
+/**
+ * A scripted model server and a fresh workspace with its ticket store: per test (`each`, the default) or
+ * once for the describe block.
+ */
+export function useScriptedWorkspace(prefix: string, scope: 'each' | 'all' = 'each'): ScriptedWorkspace {
+  const rig = {} as ScriptedWorkspace;
+  const [before, after] = scope === 'each' ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
+    rig.server = await startScriptedModelServer();
+    rig.workspace = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    rig.tickets = new FileTicketStore(join(rig.workspace, '.pgagent', 'approvals'), { logger: silentLogger });
+  });
+  after(async () => {
+    await rig.tickets?.close();
+    await rig.server?.close();
+    if (rig.workspace) rmSync(rig.workspace, { recursive: true, force: true });
+  });
+  return rig;
+}
+
+/** A fresh job runner on the shop database with the scripted model (nothing shared in memory with the previous one). */
+export function scriptedJobRunner(shop: ShopDatabase, rig: ScriptedWorkspace, overrides: Partial<JobRunnerDeps> = {}): JobRunner {
+  return new JobRunner({
+    store: new JobStore(rig.workspace),
+    checkpointsDir: join(rig.workspace, '.pgagent', 'checkpoints'),
+    db: shop.db,
+    connectionKey: shop.scratch.url,
+    ticketStore: rig.tickets,
+    provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: rig.server.url, logger: silentLogger, maxRetries: 0 }),
+    loadSnapshot: () => Promise.resolve(shop.snapshot),
+    settings: DEFAULT_SAFETY,
+    logger: silentLogger,
+    requestedBy: 'tester',
+    ...overrides,
+  });
+}
