@@ -15,6 +15,8 @@ import { classifySql } from '../src/core/sql/classify';
 import { lockTargetsOf, takeLocksBriefly } from '../src/core/sql/ddl/lockWait';
 import { sessionsInTheWay } from '../src/core/sql/ddl/lockHolders';
 import { executeApproved } from '../src/core/sql/executeApproved';
+import { planRecovery } from '../src/core/sql/recovery/recoveryPlan';
+import { recoveryInForce } from '../src/core/sql/recovery/recoveryInForce';
 import { loadParser } from '../src/core/sql/parse';
 import { runSql } from '../src/core/sql/runSql';
 import type { SafetySettings } from '../src/core/sql/safetySettings';
@@ -78,6 +80,15 @@ async function main(): Promise<void> {
       report(`DROP TABLE ${mib(bytes).toFixed(0)} MB: moved to quarantine / dropped`, `${moved.toFixed(0)} / ${dropped.toFixed(0)}`, 'ms');
       await db.query(`DROP TABLE IF EXISTS t_on, t_off, c_on, c_off`);
     }
+
+    console.log('\n-- what the way back adds to the impact of every destructive statement (p50 of 200, one session)');
+    const own = DEFAULT_RECOVERY;
+    const inForce = await db.withSession((session) => timeRuns(200, () => recoveryInForce(session, own)));
+    report('recovery window in force (pinned policy read; none pinned here)', percentile(inForce, 50), 'ms');
+    await db.query('CREATE TABLE planned (id int PRIMARY KEY, a int)');
+    const truncate = classifySql('TRUNCATE planned').statements;
+    const plan = await db.withSession((session) => timeRuns(200, () => planRecovery(session, truncate, own)));
+    report('planRecovery of one TRUNCATE (window + relation facts)', percentile(plan, 50), 'ms');
 
     console.log(`\n-- the lock check before approved DDL (p50 of 40 runs, in a transaction rolled back each time)`);
     await db.query('CREATE TABLE target (id int PRIMARY KEY)');
