@@ -18,7 +18,8 @@ import type { GuardUsers } from './guardUsers';
 import { checkStartup } from './startupParameters';
 import type { UpstreamSession } from './upstream';
 import { openUpstream } from './upstream';
-import { backendKeyData, parameterStatus } from './wire/backendMessages';
+import { backendKeyData, errorResponse, parameterStatus } from './wire/backendMessages';
+import { boundUnreadBytes } from './wire/messageBound';
 
 export interface GuardClientInfo {
   id: number;
@@ -133,6 +134,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         context.logger.info('guard client connected', { client: id, user });
       },
       onMessage: async (data, state) => {
+        unread.handed();
         if (!state.isAuthenticated) {
           if (state.step === 'AwaitingInitialMessage' && isCancelRequest(data)) {
             cancel(data);
@@ -151,6 +153,12 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         }
         return HANDLED;
       },
+    });
+    // A declared length that lies: FATAL 08P01 and closed (the answer is given a second at most) instead of buffered.
+    const unread = boundUnreadBytes(socket, () => session !== undefined, (limit) => {
+      const close = () => socket.destroy();
+      setTimeout(close, 1000).unref();
+      write(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message length: the guard reads no message over ${limit} bytes` })).then(close, close);
     });
   };
 
