@@ -184,7 +184,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     const client = await connect(guard.url, 'guard-fault-cancel');
     try {
       const query = client.query('SELECT pg_sleep(30)');
-      const cancelled = failure(query as unknown as Promise<unknown>);
+      const cancelled = failure(query);
       const running = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'guard-fault-cancel' AND state = 'active' AND query = 'SELECT pg_sleep(30)'";
       for (let i = 0; i < 200 && Number(await queryValue(db.url, running)) === 0; i++) await new Promise((r) => setTimeout(r, 50));
       const canceller = new pg.Client({ connectionString: guard.url });
