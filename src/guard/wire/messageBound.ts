@@ -9,8 +9,8 @@ import type { Socket } from 'node:net';
 
 /** Before start-up: PostgreSQL's start-up packet bound (10,000 bytes) with room for a TLS handshake. */
 export const MAX_STARTUP_BYTES = 64 * 1024;
-/** After start-up: a 10 MB statement passes with room to spare; PostgreSQL's own 1 GB would be 1 GB of the guard's memory per client. */
-export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/** After start-up: a 10 MB statement passes; PostgreSQL's own 1 GB would be 1 GB of the guard's memory per client, and judging it (about 1 s of parsing per 10 MB, in which the guard answers no one) longer still. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export interface UnreadBytes {
   /** pg-gateway handed over a whole message. */
