@@ -180,6 +180,17 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     });
   });
 
+  it("ends a client whose upstream session an administrator terminated (57P01), and serves the others", async () => {
+    const client = await connect(guard.url, 'guard-fault-terminated');
+    const ended = new Promise<Error>((resolve) => client.once('error', resolve));
+    expect(await queryValue(db.url, "SELECT bool_and(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'guard-fault-terminated'")).toBe(true);
+    expect(((await ended) as pg.DatabaseError).code).toBe('57P01');
+    expect(await failure(client.query('SELECT 1'))).toBeDefined();
+    expect(await sessionsOf('guard-fault-terminated')).toBe(0);
+    expect(guard.child.exitCode).toBeNull();
+    await stillServes();
+  });
+
   it('cancels a read running upstream (node-postgres cancel): 57014, and the connection goes on', async () => {
     const client = await connect(guard.url, 'guard-fault-cancel');
     try {
