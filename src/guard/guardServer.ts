@@ -46,6 +46,8 @@ export interface GuardServerOptions {
   host: string;
   port: number;
   tls?: { key: ArrayBuffer; cert: ArrayBuffer };
+  /** A client not through start-up and authentication by then is closed (PostgreSQL's authentication_timeout, 1 min). */
+  startupTimeoutMs?: number;
 }
 
 const CANCEL_REQUEST_CODE = 80877102;
@@ -82,7 +84,10 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     let forwarded: Record<string, string> = {};
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
+    // A socket that never finishes start-up (sends nothing, or half a packet) holds no descriptor for ever.
+    const startupTimer = setTimeout(() => session === undefined && socket.destroy(), options.startupTimeoutMs ?? 60_000).unref();
     socket.on('close', () => {
+      clearTimeout(startupTimer);
       session?.end();
       entry.upstream?.close();
       if (clients.delete(id)) changed();

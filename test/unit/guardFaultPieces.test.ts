@@ -1,7 +1,19 @@
-/** The guard's small fault guards that need no server: the unread-bytes bound and one-at-a-time decisions. */
+/**
+ * The guard's small fault guards that need no database: the unread-bytes bound, one-at-a-time decisions,
+ * and the start-up timeout (the guard's own server on a loopback port, clients that never finish start-up).
+ */
 import { EventEmitter } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
 import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/core/db/db';
+import { silentLogger } from '../../src/core/platform/logger';
+import type { GuardContext } from '../../src/guard/guardContext';
+import { startGuard } from '../../src/guard/guardServer';
+import { GuardUsers } from '../../src/guard/guardUsers';
 import { oneAtATime } from '../../src/guard/keyedQueue';
 import { boundUnreadBytes, MAX_MESSAGE_BYTES, MAX_STARTUP_BYTES } from '../../src/guard/wire/messageBound';
 
@@ -53,4 +65,33 @@ describe('one at a time per key', () => {
     expect(order.indexOf('a2 start')).toBeGreaterThan(order.indexOf('a1 end'));
     expect(order.indexOf('b1 start')).toBeLessThan(order.indexOf('a1 end'));
   });
+});
+
+describe('the start-up timeout', () => {
+  it('closes a client that sends nothing, or a start-up packet that never ends', async () => {
+    // Nothing here reaches the database: these clients never get past start-up.
+    const context = { upstream: { host: '127.0.0.1', port: 1, database: 'none', user: 'none' }, logger: silentLogger } as unknown as GuardContext;
+    const users = GuardUsers.inWorkspace(mkdtempSync(join(tmpdir(), 'pgagent-guard-timeout-')));
+    const guard = await startGuard({ context, db: {} as Db, users, host: '127.0.0.1', port: 0, startupTimeoutMs: 200 });
+    const closedAfter = (bytes: Buffer) =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect({ host: '127.0.0.1', port: guard.port }, () => socket.write(bytes));
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve(false);
+        }, 10_000);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+    try {
+      const huge = Buffer.from([0x7f, 0xff, 0xff, 0xf0, 0, 3, 0, 0]);
+      const negative = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 3, 0, 0]);
+      expect(await Promise.all([closedAfter(Buffer.alloc(0)), closedAfter(huge), closedAfter(negative)])).toEqual([true, true, true]);
+    } finally {
+      await guard.close();
+    }
+  }, 30_000);
 });
