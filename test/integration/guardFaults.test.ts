@@ -5,7 +5,7 @@
  * itself: the rows, the locks, and that no upstream session of the client is left (pg_stat_activity, polled
  * in a bounded loop); and that the guard still serves another client.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -259,8 +259,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
       expect(held?.code).toBe('PA001');
       await doomed.kill();
       expect(await sessionsOf('guard-fault-killed-held')).toBe(0);
-      const file = join(doomed.workspace, '.pgagent', 'approvals', `${ticket}.json`);
+      const approvals = join(doomed.workspace, '.pgagent', 'approvals');
+      const file = join(approvals, `${ticket}.json`);
       expect((JSON.parse(readFileSync(file, 'utf8')) as { status: string }).status).toBe('PENDING_APPROVAL');
+      // Every ticket file the killed guard left is whole (atomic writes: no half file, no stray temp file).
+      for (const name of readdirSync(approvals).filter((n) => n.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as unknown).not.toThrow();
+      expect(readdirSync(approvals).filter((n) => n.endsWith('.tmp'))).toEqual([]);
 
       const restarted = await startGuardProcess(db.url, { user: 'erin', workspace: doomed.workspace });
       const again = await connect(restarted.url, 'guard-fault-killed-held');
