@@ -145,4 +145,24 @@ describe.skipIf(!tools.available)("pg-agent guard when its upstream fails, and u
     guardUp();
     await reads('guard-upstream-last');
   }, 120_000);
+
+  it('holds 20 identical transactions committed at once on one ticket, committing none', async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const client = await connect(guard.url, 'guard-upstream-tx');
+        try {
+          await client.query('BEGIN');
+          await client.query("INSERT INTO t (id, v) SELECT max(id) + 1, 'tx' FROM t");
+          const held = await failure(client.query('COMMIT'));
+          return { code: held?.code, ticket: /ticket (tkt_[a-z0-9]+)/.exec(held?.message ?? '')?.[1] };
+        } finally {
+          await client.end();
+        }
+      }),
+    );
+    expect(outcomes.every((o) => o.code === 'PA001')).toBe(true);
+    expect(new Set(outcomes.map((o) => o.ticket)).size).toBe(1);
+    expect(await sessionsOf('guard-upstream-tx')).toBe(0);
+    expect(Number(await queryValue(cluster.url, 'SELECT count(*) FROM t'))).toBe(3);
+  });
 });
