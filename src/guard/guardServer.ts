@@ -18,7 +18,8 @@ import type { GuardUsers } from './guardUsers';
 import { checkStartup } from './startupParameters';
 import type { UpstreamSession } from './upstream';
 import { openUpstream } from './upstream';
-import { backendKeyData, parameterStatus } from './wire/backendMessages';
+import { backendKeyData, errorResponse, parameterStatus } from './wire/backendMessages';
+import { boundUnreadBytes } from './wire/messageBound';
 
 export interface GuardClientInfo {
   id: number;
@@ -45,6 +46,8 @@ export interface GuardServerOptions {
   host: string;
   port: number;
   tls?: { key: ArrayBuffer; cert: ArrayBuffer };
+  /** A client not through start-up and authentication by then is closed (PostgreSQL's authentication_timeout, 1 min). */
+  startupTimeoutMs?: number;
 }
 
 const CANCEL_REQUEST_CODE = 80877102;
@@ -81,7 +84,10 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     let forwarded: Record<string, string> = {};
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
+    // A socket that never finishes start-up (sends nothing, or half a packet) holds no descriptor for ever.
+    const startupTimer = setTimeout(() => session === undefined && socket.destroy(), options.startupTimeoutMs ?? 60_000).unref();
     socket.on('close', () => {
+      clearTimeout(startupTimer);
       session?.end();
       entry.upstream?.close();
       if (clients.delete(id)) changed();
@@ -133,6 +139,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         context.logger.info('guard client connected', { client: id, user });
       },
       onMessage: async (data, state) => {
+        unread.handed();
         if (!state.isAuthenticated) {
           if (state.step === 'AwaitingInitialMessage' && isCancelRequest(data)) {
             cancel(data);
@@ -151,6 +158,12 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         }
         return HANDLED;
       },
+    });
+    // A declared length that lies: FATAL 08P01 and closed (the answer is given a second at most) instead of buffered.
+    const unread = boundUnreadBytes(socket, () => session !== undefined, (limit) => {
+      const close = () => socket.destroy();
+      setTimeout(close, 1000).unref();
+      write(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message length: the guard reads no message over ${limit} bytes` })).then(close, close);
     });
   };
 

@@ -4,6 +4,7 @@ import type { GuardContext } from './guardContext';
 import { failedError, heldError, refusedError } from './heldMessages';
 import type { AwaitingClients } from './heldStatement';
 import { holdOrRun } from './heldStatement';
+import { oneAtATime } from './keyedQueue';
 import { commandComplete, errorResponse } from './wire/backendMessages';
 
 export interface HeldEvents {
@@ -15,7 +16,7 @@ export interface HeldEvents {
 
 export async function holdOrRunAnswer(context: GuardContext, sql: string, classification: Classification, user: string, events: HeldEvents): Promise<Buffer[]> {
   try {
-    const outcome = await holdOrRun(context, sql, classification, `guard user ${user}`, events.awaiting);
+    const outcome = await oneAtATime(sql, () => holdOrRun(context, sql, classification, `guard user ${user}`, events.awaiting));
     if (outcome.kind === 'executed') return outcome.tags.map(commandComplete);
     if (outcome.kind === 'held') {
       events.held(outcome.ticket.id);

@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+export const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export interface TestCa {
   dir: string;
@@ -73,7 +73,8 @@ export function issueCert(ca: TestCa, name: string, cn: string, san?: string): [
 
 const asRoot = process.getuid?.() === 0;
 
-function run(cmd: string, args: string[]): string {
+/** Runs a PostgreSQL tool as the cluster's owner (the postgres OS user when the test runs as root). */
+export function runAsClusterOwner(cmd: string, args: string[]): string {
   const [file, argv] = asRoot ? ['/usr/sbin/runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
   return execFileSync(file, argv, { stdio: 'pipe', encoding: 'utf8' });
 }
@@ -92,7 +93,7 @@ export async function startTestCluster(options: { serverNames: string }): Promis
   fs.writeFileSync(pwfile, `${superPassword}\n`);
   fs.chmodSync(root, 0o755);
   if (asRoot) execFileSync('chown', ['-R', 'postgres', root]);
-  run(path.join(BIN, 'initdb'), ['-D', dir, '-U', 'postgres', '--pwfile', pwfile, '-A', 'scram-sha-256', '--no-sync', '-E', 'UTF8']);
+  runAsClusterOwner(path.join(BIN, 'initdb'), ['-D', dir, '-U', 'postgres', '--pwfile', pwfile, '-A', 'scram-sha-256', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
   fs.appendFileSync(
     path.join(dir, 'postgresql.conf'),
@@ -114,7 +115,7 @@ export async function startTestCluster(options: { serverNames: string }): Promis
     path.join(dir, 'pg_hba.conf'),
     ['local all all scram-sha-256', 'hostssl all certuser all cert', 'host all all all scram-sha-256', ''].join('\n'),
   );
-  run(path.join(BIN, 'pg_ctl'), ['-D', dir, '-l', path.join(root, 'log'), '-w', '-o', '-c log_min_messages=warning', 'start']);
+  runAsClusterOwner(path.join(BIN, 'pg_ctl'), ['-D', dir, '-l', path.join(root, 'log'), '-w', '-o', '-c log_min_messages=warning', 'start']);
   return {
     port,
     dir,
@@ -122,7 +123,7 @@ export async function startTestCluster(options: { serverNames: string }): Promis
     superPassword,
     stop() {
       try {
-        run(path.join(BIN, 'pg_ctl'), ['-D', dir, '-m', 'immediate', '-w', 'stop']);
+        runAsClusterOwner(path.join(BIN, 'pg_ctl'), ['-D', dir, '-m', 'immediate', '-w', 'stop']);
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }

@@ -23,6 +23,7 @@ import { loadParser, parseSql } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
 import type { GuardContext } from '../guardContext';
+import { oneAtATime } from '../keyedQueue';
 import { failedError, heldError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../heldMessages';
 import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
@@ -133,8 +134,18 @@ export class GuardedTransaction {
       if (exceeded.length === 0) return this.commitApproved(approved, connection);
     }
     await this.rollback();
-    const pending = same.find((t) => t.status === 'PENDING_APPROVAL');
-    if (pending && exceeded.length === 0) return { kind: 'error', fields: heldTransaction(pending, true) };
+    // Rolled back, so no lock is held upstream: identical transactions from concurrent clients are decided in
+    // turn from here (the first holds, the others find its ticket).
+    return oneAtATime(`transaction ${key}`, async () => {
+      const pending = (await store.list()).find((t) => t.kind === 'write' && t.connection === connection && t.sql.startsWith(`${HEADER}${key}\n`) && t.status === 'PENDING_APPROVAL');
+      if (pending && exceeded.length === 0) return { kind: 'error', fields: heldTransaction(pending, true) };
+      return this.holdOnTicket(key, connection, writes, changed, exceeded, approved);
+    });
+  }
+
+  private async holdOnTicket(key: string, connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined): Promise<CommitAnswer> {
+    const store = await this.context.openTicketStore();
+    const db = await this.context.openDb();
     const body = writes.map((s) => `${s.sql.trim().replace(/;\s*$/, '')};`).join('\n');
     const impact = await analyzeImpact(db, classifySql(body), this.context.settings);
     // The rows per table are what the client's own run changed (the preview replays recorded values).
