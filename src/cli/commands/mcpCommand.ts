@@ -13,13 +13,16 @@ import { EXIT } from '../exitCodes';
 import { cliSafety } from '../sqlInput';
 import { VERSION } from '../version';
 import { DEFAULT_CONTEXT_BUDGET, parseBudget } from './contextCommand';
+import { guardToolContext } from './mcpGuardContext';
 
 export const mcpCommand: CliCommand = {
   name: 'mcp',
   summary: 'an MCP server on stdio: schema, reads, impact, proposed writes on approval tickets (never runs an unapproved write)',
-  usage: 'pg-agent mcp [--budget N] [--db URL | --connection NAME] [--workspace DIR] [--timeout-ms N] [--max-rows N]',
-  options: { budget: { type: 'string' } },
-  optionsHelp: `  --budget N          token budget of schema_context (default ${DEFAULT_CONTEXT_BUDGET})`,
+  usage: 'pg-agent mcp [--budget N] [--db URL | --connection NAME | --guard URL] [--workspace DIR] [--timeout-ms N] [--max-rows N]',
+  options: { budget: { type: 'string' }, guard: { type: 'string' } },
+  optionsHelp: `  --budget N          token budget of schema_context (default ${DEFAULT_CONTEXT_BUDGET})
+  --guard URL         reach the database only through pg-agent guard (a guard user's URL): no database
+                      credential and no ticket store here; writes are held by the guard`,
   description:
     'Speaks the Model Context Protocol on stdin/stdout until stdin closes. Tools: list_tables, describe_table,\n' +
     'schema_context, run_read, explain, impact, propose_write, ticket_status, execute_approved.\n' +
@@ -29,12 +32,15 @@ export const mcpCommand: CliCommand = {
     if (args.positionals.length > 0) {
       throw new AgentError('BAD_INPUT', `pg-agent mcp takes no SQL or question (got "${args.text.slice(0, 40)}").`, 'Tools receive their SQL from the MCP client.');
     }
-    const toolContext = await buildToolContext(context, parseBudget(args.options.budget));
+    const guard = args.options.guard;
+    if (guard === true) throw new AgentError('BAD_INPUT', '--guard needs the guard user\'s URL.', 'pg-agent mcp --guard postgresql://USER:PASSWORD@127.0.0.1:6433/DB');
+    const budget = parseBudget(args.options.budget);
+    const toolContext = typeof guard === 'string' ? await guardToolContext(context, guard, budget) : await buildToolContext(context, budget);
     // A bad --db or --connection fails now (exit 2), not at the first tool call; nothing connects yet.
     const connection = await toolContext.connectionKey();
     const server = createMcpServer(toolContext, VERSION);
     // The client names itself: shown to the person who approves, one short line.
-    toolContext.proposedBy = () => `agent via MCP (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
+    toolContext.proposedBy = () => `agent via MCP${toolContext.guard ? ' through the guard' : ''} (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
     const closed = new Promise<void>((resolve) => {
       server.server.onclose = resolve;
     });
