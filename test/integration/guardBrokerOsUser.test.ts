@@ -3,7 +3,9 @@
  * runs as `nobody` with its workspace (mode 0700) and DATABASE_URL in its environment only; an "agent" process runs
  * as `daemon` with nothing but a guard user's URL. The agent's write is held; the agent cannot read the guard's
  * store or environment file, nor approve (its `approvals approve` on the guard's workspace fails); a person acting
- * as the guard's user approves, and the agent's identical retry runs once. Runs only as root (it switches users).
+ * as the guard's user approves, and the agent's identical retry runs once. Then signed mode on top: an approver's
+ * key lives (encrypted) in the broker's config; her approval typed on her terminal as the broker's user counts, the
+ * broker's user without a terminal cannot approve. Runs only as root (it switches users).
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
@@ -12,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { CLI_PATH } from '../support/mcpClient';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
@@ -21,6 +24,7 @@ const GUARD_UID = 65534; // nobody
 const AGENT_UID = 1; // daemon
 const asRoot = process.getuid?.() === 0;
 const WRITE = 'UPDATE items SET n = n + 1 WHERE id = 1';
+const PTY_RUN = fileURLToPath(new URL('../support/ptyRun.py', import.meta.url));
 
 function run(uid: number, command: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -32,6 +36,13 @@ function run(uid: number, command: string, args: string[], env: Record<string, s
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** `command` under a pseudo-terminal (its controlling terminal); each passphrase prompt gets the next answer. */
+async function onTerminal(command: string[], env: Record<string, string>, answers: string[]): Promise<{ code: number; output: string }> {
+  const ran = await run(0, 'python3', [PTY_RUN, JSON.stringify(command), JSON.stringify(answers)], env, tmpdir());
+  if (ran.code !== 0) throw new Error(`ptyRun.py failed: ${ran.stderr}`);
+  return JSON.parse(ran.stdout) as { code: number; output: string };
 }
 
 describe.skipIf(!postgresAvailable || !asRoot)('pg-agent guard as a broker under another OS user', () => {
@@ -138,5 +149,40 @@ describe.skipIf(!postgresAvailable || !asRoot)('pg-agent guard as a broker under
     expect(await n()).toBe(1);
     expect((await send(WRITE))?.code).toBe('PA001');
     expect(await n()).toBe(1);
+  });
+
+  it('signed mode on top: the approver\'s key in the broker\'s config, typed for on her terminal as the broker\'s user, counts; the broker\'s user without a terminal cannot approve', async () => {
+    // The admin (root here, its own config and workspace) pins a policy and enrols alice, whose key the broker's user keeps.
+    const admin = join(root, 'admin');
+    mkdirSync(admin);
+    const adminEnv = { HOME: admin, XDG_CONFIG_HOME: join(admin, 'config') };
+    const asAdmin = (args: string[], answers: string[]) => onTerminal([process.execPath, CLI_PATH, ...args, '--db', db.url, '--workspace', admin], adminEnv, answers);
+    expect((await asAdmin(['keys', 'new', '--name', 'admin'], ['admin-passphrase', 'admin-passphrase'])).code).toBe(0);
+    const init = await asAdmin(['policy', 'init', '--admin', 'admin', '--json'], ['admin-passphrase']);
+    const initTicket = /"id":"(tkt_[a-z2-7]{20})"/.exec(init.output)?.[1] ?? '';
+    expect((await asAdmin(['approvals', 'approve', initTicket], ['admin-passphrase'])).code).toBe(0);
+    expect((await run(0, process.execPath, [CLI_PATH, 'exec', '--ticket', initTicket, '--db', db.url, '--workspace', admin], adminEnv, admin)).code).toBe(0);
+    const asBrokerOnTerminal = (args: string[], answers: string[]) =>
+      onTerminal(['runuser', '-u', 'nobody', '--', process.execPath, CLI_PATH, ...args, '--workspace', guardWs], guardEnv, answers);
+    const key = await asBrokerOnTerminal(['keys', 'new', '--name', 'alice', '--json'], ['alice-passphrase', 'alice-passphrase']);
+    expect(key.code, key.output).toBe(0);
+    const alice = /"publicKey":"([A-Za-z0-9_-]{43})"/.exec(key.output)?.[1] ?? '';
+    expect((await asAdmin(['policy', 'enroll', 'alice', `--key=${alice}`], ['admin-passphrase'])).code).toBe(0);
+
+    const held = await send(WRITE);
+    expect(held?.code).toBe('PA001');
+    const id = /ticket (tkt_[a-z0-9]+)/.exec(held?.message ?? '')?.[1] ?? '';
+    // A process running as the broker's user, without a terminal (what an agent that became it would have): refused.
+    const unsigned = await asBroker(['approvals', 'approve', id]);
+    expect(unsigned.code).toBe(4);
+    expect(unsigned.stderr).toContain('controlling terminal');
+    expect(await send(WRITE).then((e) => e?.code)).toBe('PA001');
+    expect(await n()).toBe(1);
+    // Alice, as the broker's user on her terminal, with her passphrase: counted; the retry runs once, in the ledger.
+    const signed = await asBrokerOnTerminal(['approvals', 'approve', id], ['alice-passphrase']);
+    expect(signed.code, signed.output).toBe(0);
+    expect(await send(WRITE)).toBeUndefined();
+    expect(await n()).toBe(2);
+    expect(await queryValue(db.url, `SELECT status FROM pgagent.executions WHERE ticket_id = '${id}'`)).toBe('done');
   });
 });
