@@ -2,7 +2,7 @@
  * A client transaction through `pg-agent guard` on a database that keeps the execution ledger (SPEC §5 6,
  * issue 24 item 3): approved, the client's retry commits once WITH its ledger row (written in the client's own
  * transaction before COMMIT); the ticket file reset to APPROVED by hand, the same transaction again is refused
- * by the ledger and commits nothing. node-postgres is the client; every assertion reads the database.
+ * by the ledger and commits nothing; two clients committing the same approved transaction at once commit it once. node-postgres is the client; every assertion reads the database.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,5 +87,33 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
     // Rolled back: the client's session is usable and holds no lock.
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'guard-ledger' AND l.relation = 'orders'::regclass"))).toBe(0);
+  });
+
+  it('two clients commit the same approved transaction at once: one commits (one ledger row), the other is rolled back', async () => {
+    const before = await orders();
+    await client.query('BEGIN');
+    await client.query("INSERT INTO orders (customer) VALUES ('twice')");
+    const held = await client.query('COMMIT').catch((e: pg.DatabaseError) => e);
+    const ticket = ticketIn((held as pg.DatabaseError).message);
+    expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+    const clients = await Promise.all(
+      [1, 2].map(async () => {
+        const c = new pg.Client({ connectionString: guard.url });
+        c.on('error', () => undefined);
+        await c.connect();
+        await c.query('BEGIN');
+        await c.query("INSERT INTO orders (customer) VALUES ('twice')");
+        return c;
+      }),
+    );
+    try {
+      // Both measured and waiting at COMMIT; sent together.
+      const answers = await Promise.all(clients.map((c) => c.query('COMMIT').then(() => 'committed', (e: pg.DatabaseError) => e.code ?? 'error')));
+      expect(answers.sort()).toEqual(['PA002', 'committed']);
+      expect(await orders()).toBe(before + 1);
+      expect(Number(await queryValue(db.url, `SELECT count(*) FROM pgagent.executions WHERE ticket_id = '${ticket}'`))).toBe(1);
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
   });
 });
