@@ -4,7 +4,7 @@
  */
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 
-export type InBandAnswer = { rows: (string | null)[][]; error?: string };
+export type InBandAnswer = { rows: (string | null)[][]; error?: string; code?: string };
 
 export class InBandQuery {
   private capture: (InBandAnswer & { done: (answer: InBandAnswer) => void }) | undefined;
@@ -28,9 +28,12 @@ export class InBandQuery {
   take(messages: readonly BackendMessage[]): boolean {
     const capture = this.capture;
     if (!capture) return false;
-    for (const m of messages as (BackendMessage & { fields?: (string | null)[]; message?: string })[]) {
+    for (const m of messages as (BackendMessage & { fields?: (string | null)[]; message?: string; code?: string })[]) {
       if (m.name === 'dataRow' && m.fields) capture.rows.push(m.fields);
-      if (m.name === 'error') capture.error = m.message ?? 'error';
+      if (m.name === 'error') {
+        capture.error = m.message ?? 'error';
+        if (m.code) capture.code = m.code;
+      }
     }
     if (messages.some((m) => m.name === 'readyForQuery')) {
       this.capture = undefined;

@@ -26,13 +26,25 @@ export function checkStartup(parameters: ClientParameters, database: string): Re
       forwarded[name] = value;
     } else if (name === 'replication') {
       return fatal('0A000', 'replication connections do not pass through the guard');
-    } else if (name === 'options' && value.trim() === '') {
+    } else if (name === 'options' && pinnedAnyway(value)) {
+      // Empty, or only what the guard sets on every upstream session itself (pg-agent's own clients ask for it).
       continue;
     } else {
       return fatal('0A000', `start-up parameter "${name}" is not forwarded by the guard (it would change how the database reads SQL for this session)`);
     }
   }
   return forwarded;
+}
+
+/** `-c` settings the guard's upstream session has whatever the client asks (upstream.ts): nothing to forward. */
+const PINNED = new Set(['standard_conforming_strings=on', 'client_encoding=utf8']);
+
+function pinnedAnyway(options: string): boolean {
+  const words = options.trim().split(/\s+/).filter(Boolean);
+  for (let i = 0; i < words.length; i += 2) {
+    if (words[i] !== '-c' || !PINNED.has((words[i + 1] ?? '').toLowerCase())) return false;
+  }
+  return true;
 }
 
 function fatal(code: string, message: string): BackendError {

@@ -8,6 +8,7 @@ import type { Db } from '../core/db/db';
 import type { Logger } from '../core/platform/logger';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import type { SchemaSnapshot } from '../shared/schema';
+import type { GuardLink } from './guardMode/guardStatement';
 
 export interface McpToolContext {
   openDb: () => Promise<Db>;
@@ -27,4 +28,6 @@ export interface McpToolContext {
   logger: Logger;
   /** Empties the schema cache after an executed schema change. */
   invalidateSchema?: () => Promise<void>;
+  /** `pg-agent mcp --guard`: the database is reached through the guard only (openDb is the guard), no ticket store. */
+  guard?: GuardLink;
 }

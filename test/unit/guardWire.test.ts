@@ -84,4 +84,11 @@ describe('start-up parameters', () => {
       expect(checkStartup({ user: 'a', ...bad }, 'shop')).toBeInstanceOf(BackendError);
     }
   });
+
+  it('accepts in options only what the guard pins upstream anyway (pg-agent\'s own clients send it: mcp --guard)', () => {
+    expect(checkStartup({ user: 'a', database: 'shop', options: '-c standard_conforming_strings=on -c client_encoding=UTF8' }, 'shop')).toEqual({});
+    for (const options of ['-c standard_conforming_strings=off', '-c standard_conforming_strings=on -c search_path=evil', '-c client_encoding=UTF8 -c', '--standard_conforming_strings=on', '-c standard_conforming_strings=on\\ -c\\ search_path=evil']) {
+      expect(checkStartup({ user: 'a', options }, 'shop'), options).toBeInstanceOf(BackendError);
+    }
+  });
 });

@@ -9,13 +9,12 @@
  *   transaction (its statements with their values, in order; the measured rows per table);
  * - an approved one has them: the effects must stay within the approved ones (effectBounds.ts); then the ticket
  *   is claimed with this transaction's xid (as core/sql/executeApproved.ts claims) and the guard COMMITs, once.
- * Not built: databases with the execution ledger or a signed policy (their ledger row must be written inside
- * the client's transaction): such a COMMIT is rolled back and refused (PA002).
+ * With the execution ledger or a signed policy, the claim checks what executeApproved checks and the ledger row
+ * is written in the client's transaction before its COMMIT (ledgerInTransaction.ts).
  */
 import { GUARD_TRANSACTION_HEADER } from '../../core/approvals/ticket';
 import type { Ticket } from '../../core/approvals/ticket';
-import { authorizeAtClaim } from '../../core/approvals/policyInForce';
-import { executionGuards } from '../../core/approvals/signedMode';
+import { LedgerRefusal } from '../../core/approvals/executionLedger';
 import { toAgentError } from '../../core/platform/errors';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
@@ -29,11 +28,12 @@ import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
 import { exceededBounds } from './effectBounds';
+import { claimInClientTransaction } from './ledgerInTransaction';
 import { recordStatement, TransactionRecord } from './transactionRecord';
 
 /** A simple query run in the client's own upstream session, its answer kept from the client. */
 export interface InBand {
-  run(sql: string): Promise<{ rows: (string | null)[][]; error?: string }>;
+  run(sql: string): Promise<{ rows: (string | null)[][]; error?: string; code?: string }>;
 }
 
 export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
@@ -125,11 +125,6 @@ export class GuardedTransaction {
     const db = await this.context.openDb();
     let exceeded: string[] = [];
     if (approved) {
-      const guards = await executionGuards(db);
-      if (guards.ledger || guards.signed) {
-        await this.rollback();
-        return { kind: 'error', fields: refusedError(`ticket ${approved.id} is approved, but this database keeps an execution ledger (or a signed policy), which a transaction through the guard cannot write yet; rolled back, nothing kept`, `Run the statements with: pg-agent exec ${approved.id} is NOT equivalent (values differ); run the transaction directly against the database instead.`) };
-      }
       exceeded = exceededBounds({ changed, ddl }, approved, approvedDdl(approved), this.context.settings.tolerance);
       if (exceeded.length === 0) return this.commitApproved(approved, connection);
     }
@@ -159,16 +154,17 @@ export class GuardedTransaction {
   }
 
   private async commitApproved(approved: Ticket, connection: string): Promise<CommitAnswer> {
-    const db = await this.context.openDb();
     const xid = (await this.inBand.run('SELECT pg_current_xact_id()::text')).rows[0]?.[0];
     if (!xid) throw new Error('PostgreSQL did not give the transaction an id.');
     const by = `${this.context.executedBy} for guard user ${this.user}`;
-    const authorize = await authorizeAtClaim(db, { ...this.context.settings, connection });
     let ticket: Ticket;
     try {
-      ticket = await store(this.context).then((s) => s.claim(approved.id, { connection, xid, by, authorize }));
+      ticket = await claimInClientTransaction(this.context, this.inBand, { ticketId: approved.id, connection, xid, by });
     } catch (error) {
       await this.rollback();
+      // Claimed, then refused by the ledger (a reset ticket): the execution that owns the row is what the ticket resolves to.
+      const claimed = !(error instanceof LedgerRefusal) && (await store(this.context).then((s) => s.get(approved.id)))?.execution?.xid === xid;
+      if (claimed) await store(this.context).then((s) => s.finish(approved.id, { ok: false, by, xid, comment: toAgentError(error).message })).catch(() => undefined);
       return { kind: 'error', fields: refusedError(`ticket ${approved.id} could not be claimed; rolled back, nothing kept: ${toAgentError(error).message}`) };
     }
     const committed = await this.inBand.run('COMMIT');

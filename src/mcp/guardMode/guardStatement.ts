@@ -1,0 +1,63 @@
+/**
+ * `pg-agent mcp --guard URL` (issue 24 item 3, the broker): the MCP server holds no database credential and no
+ * ticket store; every statement goes to `pg-agent guard` as a guard client, which judges it as it judges psql's.
+ * This file sends one statement outside a transaction and reads the guard's answer: it ran (a read, or an
+ * identical statement a person approved: the guard ran it once), it is held on a ticket (PA001: the ticket id and
+ * risk are in the message, the rows per table in the detail, the approve command in the hint), or it is refused.
+ */
+import pg from 'pg';
+import { AgentError } from '../../core/platform/errors';
+import { GUARD_SQLSTATE } from '../../guard/sqlstates';
+
+/** What the guard said, in its own words (message, detail, hint) where it said something. */
+export interface GuardWords {
+  message: string;
+  detail?: string;
+  hint?: string;
+}
+
+export type GuardAnswer =
+  | { kind: 'ran'; rows: number; command: string }
+  | { kind: 'held'; ticket: string; risk: string; reused: boolean; words: GuardWords };
+
+/** The statements this MCP server sent and the guard held, by ticket: execute_approved sends the identical text again. */
+export type SentStatements = Map<string, string>;
+
+/** The link to the guard: its URL (a guard user's password only, never the database's) and what was sent through it. */
+export interface GuardLink {
+  url: string;
+  /** The guard's address without its password, as the agent and the person see it. */
+  label: string;
+  sent: SentStatements;
+}
+
+const HELD = /ticket (tkt_[a-z0-9]+) \(risk ([A-Z]+)/;
+
+/**
+ * Sends `sql` as one simple query outside a transaction, on a connection of its own (so nothing else shares its
+ * session); a held statement comes back as `held`, a refusal throws SQL_REFUSED, any other error as the guard sent it.
+ */
+export async function sendThroughGuard(link: Pick<GuardLink, 'url' | 'label'>, sql: string): Promise<GuardAnswer> {
+  const client = new pg.Client({ connectionString: link.url, application_name: 'pg-agent mcp --guard' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new AgentError('DB_CONNECT_FAILED', `Cannot reach the guard at ${link.label}: ${error instanceof Error ? error.message : String(error)}`, 'Is `pg-agent guard` running there, and is the guard user in the --guard URL right?');
+  }
+  try {
+    const result = (await client.query(sql)) as pg.QueryResult | pg.QueryResult[];
+    const results = Array.isArray(result) ? result : [result];
+    return { kind: 'ran', rows: results.reduce((sum, r) => sum + (r.rowCount ?? 0), 0), command: results.map((r) => r.command).join(', ') };
+  } catch (error) {
+    const e = error as Partial<pg.DatabaseError>;
+    if (typeof e.code !== 'string') throw error;
+    const words: GuardWords = { message: e.message ?? '', ...(e.detail ? { detail: e.detail } : {}), ...(e.hint ? { hint: e.hint } : {}) };
+    const held = HELD.exec(words.message);
+    if (e.code === GUARD_SQLSTATE.held && held) return { kind: 'held', ticket: held[1]!, risk: held[2]!, reused: words.message.includes('still waiting'), words };
+    if (e.code === GUARD_SQLSTATE.refused) throw new AgentError('SQL_REFUSED', `The guard did not run it: ${words.message}`, words.hint ?? 'Nothing ran.');
+    throw new AgentError('DB_QUERY_FAILED', `${words.message} (SQLSTATE ${e.code}, from the guard)`, words.hint);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
