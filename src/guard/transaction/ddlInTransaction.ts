@@ -1,0 +1,64 @@
+/**
+ * DDL inside a measured client transaction (README, guard section; SPEC §5 4a): it runs for real in the
+ * client's own upstream transaction only when the core's DDL analysis (core/sql/ddl/ddlAnalysis.ts, read
+ * from the guard's own session, so objects this transaction created are not there yet) says it is cheap:
+ * - it runs inside a transaction (no CONCURRENTLY, VACUUM, ALTER TYPE … ADD VALUE) and the lock model knows it
+ *   (or it only creates a new object: schema, sequence, type, domain, function);
+ * - on every table that exists outside this transaction, its lock blocks nothing, or the table is small
+ *   (SizeThresholds.smallTableRows) and it rewrites nothing.
+ * Objects the transaction created itself are invisible to other sessions: locking them blocks no one. It runs
+ * under `lock_timeout` of at most 250 ms (settings.ddlLockTimeoutMs), so waiting for its lock never queues
+ * other sessions for longer; the lock is held until the guard's ROLLBACK (or approved COMMIT) at the client's
+ * COMMIT. Anything else is analysed, not executed: the transaction is rolled back and refused (PA002) with
+ * the analysis and how to run the statement on its own (held, approved, run once by the executor, §5 6).
+ */
+import type { Db } from '../../core/db/db';
+import type { StatementClassification } from '../../core/sql/classification';
+import { analyseDdl } from '../../core/sql/ddl/ddlAnalysis';
+import { describeTableSize } from '../../core/sql/ddl/tableSize';
+import type { SafetySettings } from '../../core/sql/safetySettings';
+
+/** SPEC §5 4a: no preview blocks another session's reads or writes for more than this. */
+export const DDL_LOCK_BUDGET_MS = 250;
+
+/** Statements that only create a new object and lock no existing table, though the lock model does not list them. */
+const CREATES_ONLY = new Set(['CreateSchemaStmt', 'CreateSeqStmt', 'CreateEnumStmt', 'CompositeTypeStmt', 'CreateDomainStmt', 'CreateFunctionStmt', 'CreateRangeStmt']);
+
+export type DdlVerdict =
+  /** `notes`: each DDL statement with its 4a analysis, for the ticket. */
+  | { run: true; notes: string[] }
+  | { run: false; why: string };
+
+/** Whether the DDL among `statements` may run for real in a measured transaction (module comment). */
+export async function judgeDdlInTransaction(db: Db, statements: readonly StatementClassification[], settings: SafetySettings): Promise<DdlVerdict> {
+  const notes: string[] = [];
+  for (const statement of statements) {
+    if (statement.class !== 'ddl') continue;
+    const text = shorten(statement.sql);
+    if (!statement.transactional) return { run: false, why: `${text} runs only outside a transaction, so it cannot be measured and rolled back` };
+    const analysis = await db.withSession((session) => analyseDdl(session, [statement], { thresholds: settings.policy.thresholds, lockTimeoutMs: settings.lockTimeoutMs }));
+    const plan = analysis.plans[0];
+    if (!plan?.known && !CREATES_ONLY.has(statement.kind)) return { run: false, why: `the lock model does not know ${statement.kind} (${text})` };
+    const locks: string[] = [];
+    for (const lock of analysis.locks) {
+      const size = describeTableSize({ rows: lock.rows, bytes: lock.bytes ?? 0 });
+      const what = `${lock.mode} on ${lock.table} (${size}), blocking its ${lock.blocks}`;
+      if (lock.blocks !== 'nothing' && lock.work === 'rewrite') return { run: false, why: `${text} would rewrite ${lock.table} under ${what}` };
+      if (lock.blocks !== 'nothing' && lock.size !== 'small') return { run: false, why: `${text} would hold ${what} until the transaction ends (${lock.work === 'scan' ? 'and scan the table' : 'the table is not small'})` };
+      locks.push(`${what}${lock.blocks === 'nothing' ? '' : ' until COMMIT'}; ${lock.why}`);
+    }
+    notes.push(`DDL run in the measured transaction: ${text} — ${locks.length === 0 ? 'no lock on a table other sessions see (a new object, or one this transaction created)' : locks.join('; ')}.`);
+  }
+  return { run: true, notes };
+}
+
+/** The in-band statement before DDL runs: its lock wait is at most the budget (a lower client setting stays). */
+export function lockTimeoutSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>): string {
+  const ms = Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
+  return `SELECT set_config('lock_timeout', '${ms}ms', true) FROM pg_settings WHERE name = 'lock_timeout' AND (setting::int = 0 OR setting::int > ${ms})`;
+}
+
+function shorten(sql: string): string {
+  const oneLine = sql.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 160 ? `${oneLine.slice(0, 157)}…` : oneLine;
+}
