@@ -229,7 +229,8 @@ export class ClientSession {
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
         if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
-        if (this.tx.measuring && this.tx.admittedDdl(verdict.classification)) {
+        // DDL admitted at its Parse runs; a statement prepared earlier (only bound now) is measured and admitted here.
+        if ((this.tx.measuring && this.tx.admittedDdl(verdict.classification)) || (this.status === 'T' && (await this.measure(verdict.classification)))) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
           await this.tx.add(sql, false, statement.sql);
           this.portals.set(message.portal, { kind: 'pass' });

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessRun } from '../support/cliProcess';
 import type { GuardProcess } from '../support/guardProcess';
@@ -56,6 +57,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_mig');
     await execSql(db.url, "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob'), ('cy')");
+    await execSql(db.url, 'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 20000) g; ANALYZE big');
     await execSql(db.url, 'CREATE TABLE ledger (id serial PRIMARY KEY, amount int NOT NULL); INSERT INTO ledger (amount) SELECT g FROM generate_series(1, 50) g; ANALYZE ledger');
     guard = await startGuardProcess(db.url);
     project = mkdtempSync(join(tmpdir(), 'pgagent-knex-'));
@@ -159,7 +161,6 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     await nothingLeftOpen();
 
     // The hint's way: the statement on its own through the guard is held, approved, and run once by the executor.
-    const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: guard.url });
     await client.connect();
     try {
@@ -181,4 +182,88 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     expect(await count("SELECT count(*) FROM knex_migrations WHERE name = '003_amount_bigint.js'")).toBe(1);
     expect(await count('SELECT count(*) FROM ledger')).toBe(50);
   }, 120_000);
+
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: guard.url, application_name: 'guard-ddl' });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  };
+  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: pg.DatabaseError) => e);
+
+  it('node-postgres: new objects run while measuring (simple and extended protocol); the approved retry must carry the identical DDL text', async () => {
+    const client = await connect();
+    const made = (width: number) => async () => {
+      await client.query('BEGIN');
+      await client.query(`CREATE TABLE made_inside (id int PRIMARY KEY, label varchar(${width}))`);
+      // A named statement: Parse, then Bind (a prepared statement reused by the retry is only bound).
+      await client.query({ name: 'made-index', text: 'CREATE INDEX made_inside_label ON made_inside (label)' });
+      await client.query('INSERT INTO made_inside VALUES ($1, $2)', [1, 'one']);
+      return failure(client.query('COMMIT'));
+    };
+    try {
+      const held = await made(10)();
+      expect(held?.code).toBe('PA001');
+      const ticket = ticketIn(held?.message ?? '');
+      // The client is still connected: its upstream session rolled back, holds nothing, is not in a transaction.
+      expect(await value("SELECT to_regclass('made_inside') IS NULL")).toBe(true);
+      await nothingLeftOpen();
+      await approve(ticket);
+      // Same templates (PostgreSQL's fingerprint ignores varchar's length), other DDL: not covered, new ticket.
+      const wider = await made(1000)();
+      expect(wider?.code).toBe('PA001');
+      expect(wider?.message).toContain(`the approved ticket ${ticket} did not cover it (DDL not in the ticket: CREATE TABLE made_inside (id int PRIMARY KEY, label varchar(1000)))`);
+      expect(await value("SELECT to_regclass('made_inside') IS NULL")).toBe(true);
+      expect(await made(10)()).toBeUndefined();
+      expect(await value("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'made_inside'::regclass AND attname = 'label'")).toBe('character varying(10)');
+      expect(await count("SELECT count(*) FROM made_inside WHERE label = 'one'")).toBe(1);
+      expect(await value("SELECT to_regclass('made_inside_label') IS NOT NULL")).toBe(true);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('node-postgres: a strong lock on a table that is not small, or a statement that runs only outside a transaction, is analysed, not executed (PA002)', async () => {
+    const client = await connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("INSERT INTO accounts (name) VALUES ('dee')");
+      const strong = await failure(client.query('ALTER TABLE big ADD COLUMN note text'));
+      expect(strong?.code).toBe('PA002');
+      expect(strong?.message).toContain('would hold ACCESS EXCLUSIVE on public.big (20k rows');
+      await nothingLeftOpen();
+      await client.query('ROLLBACK');
+      await client.query('BEGIN');
+      const concurrent = await failure(client.query('CREATE INDEX CONCURRENTLY accounts_name ON accounts (name)'));
+      expect(concurrent?.code).toBe('PA002');
+      expect(concurrent?.message).toContain('runs only outside a transaction');
+      await client.query('ROLLBACK');
+      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'note'")).toBe(0);
+      expect(await count("SELECT count(*) FROM accounts WHERE name = 'dee'")).toBe(0);
+      expect(await value("SELECT to_regclass('accounts_name') IS NULL")).toBe(true);
+      await nothingLeftOpen();
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('node-postgres: cheap DDL waits for its lock at most the lock budget, so it never queues other sessions for long (55P03)', async () => {
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    const client = await connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE accounts IN ACCESS SHARE MODE');
+      await client.query('BEGIN');
+      const waited = await failure(client.query('ALTER TABLE accounts ADD COLUMN waited int'));
+      expect(waited?.code).toBe('55P03');
+      await client.query('ROLLBACK');
+      await holder.query('ROLLBACK');
+      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'waited'")).toBe(0);
+      await nothingLeftOpen();
+    } finally {
+      await client.end();
+      await holder.end();
+    }
+  });
 });
