@@ -266,4 +266,31 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       await holder.end();
     }
   });
+
+  it('node-postgres: nothing whose effect a ROLLBACK does not undo runs to be measured (pg_terminate_backend, setval, a DO block, CREATE TABLE AS with a side effect)', async () => {
+    const victim = new pg.Client({ connectionString: db.url, application_name: 'guard-victim' });
+    victim.on('error', () => undefined);
+    await victim.connect();
+    const pid = Number((await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
+    const client = await connect();
+    try {
+      for (const sql of [`SELECT pg_terminate_backend(${pid})`, `CREATE TABLE terminated AS SELECT pg_terminate_backend(${pid})`, `DO $$BEGIN PERFORM pg_terminate_backend(${pid}); END$$`, "SELECT setval('ledger_id_seq', 1)"]) {
+        await client.query('BEGIN');
+        const refused = await failure(client.query(sql));
+        expect(refused?.code, sql).toBe('PA002');
+        expect(refused?.message).toContain('cannot be run to be measured');
+        await client.query('ROLLBACK');
+      }
+      expect(await count("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'guard-victim'")).toBe(1);
+      expect(await count("SELECT last_value FROM ledger_id_seq")).toBeGreaterThan(1);
+      expect(await value("SELECT to_regclass('terminated') IS NULL")).toBe(true);
+      // Advancing a sequence is what any measured INSERT does (the ticket says those values are gone): measured.
+      await client.query('BEGIN');
+      await client.query("SELECT nextval('ledger_id_seq')");
+      expect((await failure(client.query('COMMIT')))?.code).toBe('PA001');
+    } finally {
+      await client.end();
+      await victim.end();
+    }
+  });
 });

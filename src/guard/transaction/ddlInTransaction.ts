@@ -16,7 +16,9 @@ import type { Db } from '../../core/db/db';
 import type { StatementClassification } from '../../core/sql/classification';
 import { analyseDdl } from '../../core/sql/ddl/ddlAnalysis';
 import { describeTableSize } from '../../core/sql/ddl/tableSize';
+import { whyNotPreviewable } from '../../core/sql/impact';
 import type { SafetySettings } from '../../core/sql/safetySettings';
+import { isDml } from './effectBounds';
 
 /** SPEC §5 4a: no preview blocks another session's reads or writes for more than this. */
 export const DDL_LOCK_BUDGET_MS = 250;
@@ -29,12 +31,18 @@ export type DdlVerdict =
   | { run: true; notes: string[] }
   | { run: false; why: string };
 
-/** Whether the DDL among `statements` may run for real in a measured transaction (module comment). */
+/**
+ * Whether `statements` (not reads) may run for real in a measured transaction: nothing whose effect a
+ * ROLLBACK does not undo (the core's preview rule, whyNotPreviewable; advancing a sequence excepted, as for
+ * any measured INSERT), and DDL (every statement that is not DML: maintenance, LOCK…) only when cheap.
+ */
 export async function judgeDdlInTransaction(db: Db, statements: readonly StatementClassification[], settings: SafetySettings): Promise<DdlVerdict> {
   const notes: string[] = [];
   for (const statement of statements) {
-    if (statement.class !== 'ddl') continue;
     const text = shorten(statement.sql);
+    const irreversible = whyNotPreviewable(withoutSequenceAdvance(statement), true);
+    if (irreversible !== undefined) return { run: false, why: `${text} cannot be run to be measured: ${irreversible}` };
+    if (isDml(statement.kind)) continue;
     if (!statement.transactional) return { run: false, why: `${text} runs only outside a transaction, so it cannot be measured and rolled back` };
     const analysis = await db.withSession((session) => analyseDdl(session, [statement], { thresholds: settings.policy.thresholds, lockTimeoutMs: settings.lockTimeoutMs }));
     const plan = analysis.plans[0];
@@ -56,6 +64,12 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
 export function lockTimeoutSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>): string {
   const ms = Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
   return `SELECT set_config('lock_timeout', '${ms}ms', true) FROM pg_settings WHERE name = 'lock_timeout' AND (setting::int = 0 OR setting::int > ${ms})`;
+}
+
+/** nextval() only spends values (as a measured INSERT's serial default does: the ticket says they are gone); setval() is not this. */
+function withoutSequenceAdvance(statement: StatementClassification): StatementClassification {
+  if (!statement.sideEffects.every((f) => /(^|\.)nextval$/i.test(f))) return statement;
+  return { ...statement, sideEffects: [], reachEffects: (statement.reachEffects ?? []).filter((e) => e.kind !== 'sequence') };
 }
 
 function shorten(sql: string): string {

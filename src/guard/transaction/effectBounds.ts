@@ -19,6 +19,9 @@ export interface MeasuredTransaction {
 
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'SelectStmt']);
 
+/** Data changes and queries; every other statement kind is DDL (or maintenance, LOCK…) to the guard. */
+export const isDml = (kind: string): boolean => DML.has(kind);
+
 /** Each statement of `sql` that is not DML, as its own text (the parser's slice); the parser must be loaded. */
 export function ddlStatementsOf(sql: string): string[] {
   return parseSql(sql)

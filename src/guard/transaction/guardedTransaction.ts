@@ -31,7 +31,7 @@ import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
 import { judgeDdlInTransaction, lockTimeoutSql } from './ddlInTransaction';
-import { ddlStatementsOf, exceededBounds } from './effectBounds';
+import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
 import { recordStatement, TransactionRecord } from './transactionRecord';
 
 /** A simple query run in the client's own upstream session, its answer kept from the client. */
@@ -85,15 +85,15 @@ export class GuardedTransaction {
    */
   async admit(classification: Classification, inBatch: boolean): Promise<boolean> {
     this.refusal = undefined;
-    const ddl = classification.statements.filter((s) => s.class === 'ddl');
-    if (ddl.length === 0) return true;
     const notRun = (why: string): false => {
-      this.refusal = refusedError(`DDL inside a transaction runs through the guard only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`, DDL_NOT_RUN_HINT);
+      this.refusal = refusedError(`not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`, DDL_NOT_RUN_HINT);
       return false;
     };
-    if (inBatch) return notRun('it was sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
     const verdict = await judgeDdlInTransaction(await this.context.openDb(), classification.statements, this.context.settings);
     if (!verdict.run) return notRun(verdict.why);
+    const ddl = classification.statements.filter((s) => !isDml(s.kind));
+    if (ddl.length === 0) return true;
+    if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
     const set = await this.inBand.run(lockTimeoutSql(this.context.settings));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
     this.ddlNotes.push(...verdict.notes);
@@ -103,7 +103,7 @@ export class GuardedTransaction {
 
   /** Was this DDL text admitted (its lock_timeout set) earlier in this transaction? */
   admittedDdl(classification: Classification): boolean {
-    return classification.statements.every((s) => s.class !== 'ddl' || this.admitted.has(s.sql));
+    return classification.statements.every((s) => isDml(s.kind) || this.admitted.has(s.sql));
   }
 
   /** Why the last statement was not measured, once. */
