@@ -293,4 +293,34 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       await victim.end();
     }
   });
+
+  it('node-postgres: after a blocking DDL lock, a long statement is cancelled (57014): the lock does not outlast the budget', async () => {
+    const client = await connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('ALTER TABLE accounts ADD COLUMN slow int');
+      expect((await failure(client.query('SELECT pg_sleep(5)')))?.code).toBe('57014');
+      await client.query('ROLLBACK');
+      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'slow'")).toBe(0);
+      await nothingLeftOpen();
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('node-postgres: a client that pauses inside a transaction holding a blocking DDL lock loses it (and the transaction) to the idle budget', async () => {
+    const client = await connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('ALTER TABLE accounts ADD COLUMN paused int');
+      // The client now sits idle in its transaction: PostgreSQL ends its upstream session, and the lock with it.
+      const free = async () => count("SELECT count(*) FROM pg_locks WHERE relation = 'accounts'::regclass AND pid <> pg_backend_pid()");
+      while ((await free()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'paused'")).toBe(0);
+      expect(await failure(client.query('COMMIT'))).toBeDefined();
+      await nothingLeftOpen();
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }, 30_000);
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ticket } from '../../src/core/approvals/ticket';
 import { fingerprintSql, loadParser } from '../../src/core/sql/parse';
-import { DDL_LOCK_BUDGET_MS, lockTimeoutSql } from '../../src/guard/transaction/ddlInTransaction';
+import { DDL_LOCK_BUDGET_MS, lockBudgetSql } from '../../src/guard/transaction/ddlInTransaction';
 import { ddlStatementsOf, exceededBounds } from '../../src/guard/transaction/effectBounds';
 
 const ticket = { impact: { tables: [] } } as unknown as Ticket;
@@ -29,9 +29,12 @@ describe('the DDL identity of a guarded transaction', () => {
 });
 
 describe('the lock budget before DDL runs in a measured transaction', () => {
-  it('is at most 250 ms, lowers only a longer or unset lock_timeout, and is local to the transaction', () => {
-    expect(lockTimeoutSql({ ddlLockTimeoutMs: 100 })).toContain("set_config('lock_timeout', '100ms', true)");
-    expect(lockTimeoutSql({ ddlLockTimeoutMs: 5_000 })).toContain(`'${DDL_LOCK_BUDGET_MS}ms', true`);
-    expect(lockTimeoutSql({ ddlLockTimeoutMs: 100 })).toContain('setting::int = 0 OR setting::int > 100');
+  it('is at most 250 ms, lowers only a longer or unset setting, is local to the transaction, and bounds idle pauses after a blocking lock', () => {
+    const cheap = lockBudgetSql({ ddlLockTimeoutMs: 100 }, false);
+    expect(cheap).toContain("set_config('lock_timeout', (SELECT CASE WHEN setting::int = 0 OR setting::int > 100 THEN '100ms' ELSE setting || 'ms' END FROM pg_settings WHERE name = 'lock_timeout'), true)");
+    expect(cheap).not.toContain('idle_in_transaction_session_timeout');
+    expect(lockBudgetSql({ ddlLockTimeoutMs: 5_000 }, false)).toContain(`THEN '${DDL_LOCK_BUDGET_MS}ms'`);
+    expect(lockBudgetSql({ ddlLockTimeoutMs: 100 }, true)).toContain(`set_config('statement_timeout', (SELECT CASE WHEN setting::int = 0 OR setting::int > ${DDL_LOCK_BUDGET_MS} THEN`);
+    expect(lockBudgetSql({ ddlLockTimeoutMs: 100 }, true)).toContain(`set_config('idle_in_transaction_session_timeout', (SELECT CASE WHEN setting::int = 0 OR setting::int > ${DDL_LOCK_BUDGET_MS} THEN`);
   });
 });

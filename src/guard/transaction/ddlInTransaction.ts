@@ -28,7 +28,8 @@ const CREATES_ONLY = new Set(['CreateSchemaStmt', 'CreateSeqStmt', 'CreateEnumSt
 
 export type DdlVerdict =
   /** `notes`: each DDL statement with its 4a analysis, for the ticket. */
-  | { run: true; notes: string[] }
+  /** `blocking`: a lock it takes blocks other sessions' reads or writes of a table they see. */
+  | { run: true; notes: string[]; blocking: boolean }
   | { run: false; why: string };
 
 /**
@@ -38,6 +39,7 @@ export type DdlVerdict =
  */
 export async function judgeDdlInTransaction(db: Db, statements: readonly StatementClassification[], settings: SafetySettings): Promise<DdlVerdict> {
   const notes: string[] = [];
+  let blocking = false;
   for (const statement of statements) {
     const text = shorten(statement.sql);
     const irreversible = whyNotPreviewable(withoutSequenceAdvance(statement), true);
@@ -53,17 +55,26 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
       const what = `${lock.mode} on ${lock.table} (${size}), blocking its ${lock.blocks}`;
       if (lock.blocks !== 'nothing' && lock.work === 'rewrite') return { run: false, why: `${text} would rewrite ${lock.table} under ${what}` };
       if (lock.blocks !== 'nothing' && lock.size !== 'small') return { run: false, why: `${text} would hold ${what} until the transaction ends (${lock.work === 'scan' ? 'and scan the table' : 'the table is not small'})` };
+      if (lock.blocks !== 'nothing') blocking = true;
       locks.push(`${what}${lock.blocks === 'nothing' ? '' : ' until COMMIT'}; ${lock.why}`);
     }
     notes.push(`DDL run in the measured transaction: ${text} — ${locks.length === 0 ? 'no lock on a table other sessions see (a new object, or one this transaction created)' : locks.join('; ')}.`);
   }
-  return { run: true, notes };
+  return { run: true, notes, blocking };
 }
 
-/** The in-band statement before DDL runs: its lock wait is at most the budget (a lower client setting stays). */
-export function lockTimeoutSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>): string {
+/**
+ * The in-band statement before DDL runs, local to the transaction (a lower client setting stays): its lock
+ * wait is at most the budget; after a lock that blocks others (`blocking`), so is each later statement and
+ * each idle pause of the client's transaction (PostgreSQL cancels the statement, or ends a session idle in a
+ * transaction longer: the lock goes with the transaction).
+ */
+export function lockBudgetSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>, blocking: boolean): string {
   const ms = Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
-  return `SELECT set_config('lock_timeout', '${ms}ms', true) FROM pg_settings WHERE name = 'lock_timeout' AND (setting::int = 0 OR setting::int > ${ms})`;
+  const atMost = (name: string, limit: number) =>
+    `set_config('${name}', (SELECT CASE WHEN setting::int = 0 OR setting::int > ${limit} THEN '${limit}ms' ELSE setting || 'ms' END FROM pg_settings WHERE name = '${name}'), true)`;
+  const after = blocking ? `, ${atMost('idle_in_transaction_session_timeout', DDL_LOCK_BUDGET_MS)}, ${atMost('statement_timeout', DDL_LOCK_BUDGET_MS)}` : '';
+  return `SELECT ${atMost('lock_timeout', ms)}${after}`;
 }
 
 /** nextval() only spends values (as a measured INSERT's serial default does: the ticket says they are gone); setval() is not this. */

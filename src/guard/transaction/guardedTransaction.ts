@@ -30,7 +30,7 @@ import { failedError, heldError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../
 import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
-import { judgeDdlInTransaction, lockTimeoutSql } from './ddlInTransaction';
+import { judgeDdlInTransaction, lockBudgetSql } from './ddlInTransaction';
 import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
 import { recordStatement, TransactionRecord } from './transactionRecord';
 
@@ -94,7 +94,7 @@ export class GuardedTransaction {
     const ddl = classification.statements.filter((s) => !isDml(s.kind));
     if (ddl.length === 0) return true;
     if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
-    const set = await this.inBand.run(lockTimeoutSql(this.context.settings));
+    const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
     this.ddlNotes.push(...verdict.notes);
     for (const s of ddl) this.admitted.add(s.sql);
