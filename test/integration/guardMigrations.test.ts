@@ -57,6 +57,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_mig');
     await execSql(db.url, "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob'), ('cy')");
+    await execSql(db.url, 'CREATE VIEW account_names AS SELECT name FROM accounts');
     await execSql(db.url, 'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 20000) g; ANALYZE big');
     await execSql(db.url, 'CREATE TABLE ledger (id serial PRIMARY KEY, amount int NOT NULL); INSERT INTO ledger (amount) SELECT g FROM generate_series(1, 50) g; ANALYZE ledger');
     guard = await startGuardProcess(db.url);
@@ -302,6 +303,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       expect((await failure(client.query('SELECT pg_sleep(5)')))?.code).toBe('57014');
       await client.query('ROLLBACK');
       expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'slow'")).toBe(0);
+      // Replacing a view others read takes ACCESS EXCLUSIVE on it (the lock model gives CREATE VIEW none): the same budget.
+      await client.query('BEGIN');
+      await client.query('CREATE OR REPLACE VIEW account_names AS SELECT name, id FROM accounts');
+      expect((await failure(client.query('SELECT pg_sleep(5)')))?.code).toBe('57014');
+      await client.query('ROLLBACK');
+      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'account_names'::regclass")).toBe(1);
       await nothingLeftOpen();
     } finally {
       await client.end();

@@ -15,8 +15,10 @@
 import type { Db } from '../../core/db/db';
 import type { StatementClassification } from '../../core/sql/classification';
 import { analyseDdl } from '../../core/sql/ddl/ddlAnalysis';
-import { describeTableSize } from '../../core/sql/ddl/tableSize';
+import { describeTableSize, tableFacts } from '../../core/sql/ddl/tableSize';
 import { whyNotPreviewable } from '../../core/sql/impact';
+import { parseSql } from '../../core/sql/parse';
+import { rangeVarName, rec } from '../../core/sql/parseTree';
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import { isDml } from './effectBounds';
 
@@ -50,6 +52,12 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
     const plan = analysis.plans[0];
     if (!plan?.known && !CREATES_ONLY.has(statement.kind)) return { run: false, why: `the lock model does not know ${statement.kind} (${text})` };
     const locks: string[] = [];
+    const view = await replacedView(db, statement.sql);
+    if (view !== undefined) {
+      // The lock model gives CREATE VIEW no lock; replacing a view others see takes ACCESS EXCLUSIVE on it.
+      blocking = true;
+      locks.push(`ACCESS EXCLUSIVE on the view ${view}, blocking its reads until COMMIT; CREATE OR REPLACE VIEW of an existing view`);
+    }
     for (const lock of analysis.locks) {
       const size = describeTableSize({ rows: lock.rows, bytes: lock.bytes ?? 0 });
       const what = `${lock.mode} on ${lock.table} (${size}), blocking its ${lock.blocks}`;
@@ -75,6 +83,15 @@ export function lockBudgetSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>
     `set_config('${name}', (SELECT CASE WHEN setting::int = 0 OR setting::int > ${limit} THEN '${limit}ms' ELSE setting || 'ms' END FROM pg_settings WHERE name = '${name}'), true)`;
   const after = blocking ? `, ${atMost('idle_in_transaction_session_timeout', DDL_LOCK_BUDGET_MS)}, ${atMost('statement_timeout', DDL_LOCK_BUDGET_MS)}` : '';
   return `SELECT ${atMost('lock_timeout', ms)}${after}`;
+}
+
+/** The existing view a CREATE OR REPLACE VIEW replaces ("schema.name"), if any. */
+async function replacedView(db: Db, sql: string): Promise<string | undefined> {
+  const statement = parseSql(sql).statements[0];
+  const node = rec(statement?.tree, 'ViewStmt');
+  const name = node?.replace === true ? rangeVarName(rec(node, 'view')) : undefined;
+  if (name === undefined) return undefined;
+  return (await db.withSession((session) => tableFacts(session, name, 'table')))?.table;
 }
 
 /** nextval() only spends values (as a measured INSERT's serial default does: the ticket says they are gone); setval() is not this. */
