@@ -74,6 +74,7 @@ export class GuardedTransaction {
     const answer = await this.inBand.run('SET TRANSACTION READ WRITE');
     if (answer.error !== undefined) return false;
     this.baseline = await this.counters();
+    this.refusal = undefined;
     this.active = true;
     this.record.clear();
     return true;
