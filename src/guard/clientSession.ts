@@ -199,7 +199,7 @@ export class ClientSession {
     // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
     if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure(verdict.classification))) {
       await this.rollbackUpstream();
-      return this.fail(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
+      return this.fail(this.tx.takeRefusal() ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
     }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
@@ -229,7 +229,8 @@ export class ClientSession {
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
         if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
-        if (this.tx.measuring && !verdict.classification.statements.some((st) => st.class === 'ddl')) {
+        // DDL admitted at its Parse runs; a statement prepared earlier (only bound now) is measured and admitted here.
+        if ((this.tx.measuring && this.tx.admittedDdl(verdict.classification)) || (this.status === 'T' && (await this.measure(verdict.classification)))) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
           await this.tx.add(sql, false, statement.sql);
           this.portals.set(message.portal, { kind: 'pass' });
@@ -318,17 +319,15 @@ export class ClientSession {
   private async holdOrRun(sql: string, classification: Classification): Promise<Buffer[]> {
     if (this.status !== 'I') {
       await this.rollbackUpstream();
-      return [errorResponse(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
+      return [errorResponse(this.tx.takeRefusal() ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
     return holdOrRunAnswer(this.context, sql, classification, this.user, this.events);
   }
 
-  /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or it is DDL (§5 4a). */
+  /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or its DDL is not cheap (§5 4a). */
   private async measure(classification: Classification): Promise<boolean> {
-    if (classification.statements.some((st) => st.class === 'ddl')) return false;
-    if (this.tx.measuring) return true;
-    if (this.status !== 'T' || this.inBatch) return false;
-    return this.tx.enter();
+    if (!this.tx.measuring && (this.status !== 'T' || this.inBatch || !(await this.tx.enter()))) return false;
+    return this.tx.admit(classification, this.inBatch);
   }
 
   /** Transaction control while measuring: COMMIT is the guard's (held or committed once), ROLLBACK passes. */

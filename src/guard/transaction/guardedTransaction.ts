@@ -11,14 +11,17 @@
  *   is claimed with this transaction's xid (as core/sql/executeApproved.ts claims) and the guard COMMITs, once.
  * With the execution ledger or a signed policy, the claim checks what executeApproved checks and the ledger row
  * is written in the client's transaction before its COMMIT (ledgerInTransaction.ts).
+ * DDL runs while measuring only when it is cheap (ddlInTransaction.ts, SPEC §5 4a); the approved retry must
+ * carry the identical DDL text (effectBounds.ts), not only its template.
  */
 import { GUARD_TRANSACTION_HEADER } from '../../core/approvals/ticket';
 import type { Ticket } from '../../core/approvals/ticket';
 import { LedgerRefusal } from '../../core/approvals/executionLedger';
+import type { Classification } from '../../core/sql/classification';
 import { toAgentError } from '../../core/platform/errors';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
-import { loadParser, parseSql } from '../../core/sql/parse';
+import { loadParser } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
 import type { GuardContext } from '../guardContext';
@@ -27,7 +30,8 @@ import { failedError, heldError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../
 import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
-import { exceededBounds } from './effectBounds';
+import { judgeDdlInTransaction, lockBudgetSql } from './ddlInTransaction';
+import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
 import { claimInClientTransaction } from './ledgerInTransaction';
 import { recordStatement, TransactionRecord } from './transactionRecord';
 
@@ -39,13 +43,20 @@ export interface InBand {
 export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
 
 const HEADER = GUARD_TRANSACTION_HEADER;
-const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'SelectStmt']);
+const DDL_NOT_RUN_HINT =
+  'Run that statement on its own (outside BEGIN … COMMIT) through the guard: it is held on a ticket with its lock analysis and, once approved, runs once through the executor under a short lock_timeout with retries (SPEC §5 6); then run the transaction again: that statement then has nothing heavy left to do (the column already has its type, the index exists) and is measured like the rest.';
 
 export class GuardedTransaction {
   private readonly record = new TransactionRecord();
   private active = false;
   /** The session's counters when measuring began: PostgreSQL 15 shows a session's unflushed counts of earlier transactions too. */
   private baseline: StatSnapshot = new Map();
+  /** DDL texts admitted in this transaction (a prepared statement is admitted at Parse, run at Bind). */
+  private readonly admitted = new Set<string>();
+  /** Each DDL statement run while measuring, with its 4a analysis, for the ticket. */
+  private readonly ddlNotes: string[] = [];
+  /** Why the last statement was not measured (taken by the client session's refusal). */
+  private refusal: ErrorFields | undefined;
 
   constructor(
     private readonly context: GuardContext,
@@ -64,9 +75,44 @@ export class GuardedTransaction {
     const answer = await this.inBand.run('SET TRANSACTION READ WRITE');
     if (answer.error !== undefined) return false;
     this.baseline = await this.counters();
+    this.refusal = undefined;
     this.active = true;
     this.record.clear();
     return true;
+  }
+
+  /**
+   * A statement that is not a read, while measuring: true when it may run for real. DDL only when cheap
+   * (ddlInTransaction.ts), after its lock_timeout is set in-band (so never inside a pipelined batch).
+   */
+  async admit(classification: Classification, inBatch: boolean): Promise<boolean> {
+    this.refusal = undefined;
+    const notRun = (why: string): false => {
+      this.refusal = refusedError(`not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`, DDL_NOT_RUN_HINT);
+      return false;
+    };
+    const verdict = await judgeDdlInTransaction(await this.context.openDb(), classification.statements, this.context.settings);
+    if (!verdict.run) return notRun(verdict.why);
+    const ddl = classification.statements.filter((s) => !isDml(s.kind));
+    if (ddl.length === 0) return true;
+    if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
+    const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
+    if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
+    this.ddlNotes.push(...verdict.notes);
+    for (const s of ddl) this.admitted.add(s.sql);
+    return true;
+  }
+
+  /** Was this DDL text admitted (its lock_timeout set) earlier in this transaction? */
+  admittedDdl(classification: Classification): boolean {
+    return classification.statements.every((s) => isDml(s.kind) || this.admitted.has(s.sql));
+  }
+
+  /** Why the last statement was not measured, once. */
+  takeRefusal(): ErrorFields | undefined {
+    const refusal = this.refusal;
+    this.refusal = undefined;
+    return refusal;
   }
 
   async add(sql: string, read: boolean, templateText?: string): Promise<void> {
@@ -77,6 +123,8 @@ export class GuardedTransaction {
   reset(): void {
     this.active = false;
     this.record.clear();
+    this.admitted.clear();
+    this.ddlNotes.length = 0;
   }
 
   /** Rolls back (the guard's own refusal while measuring): nothing the transaction did is kept. */
@@ -117,15 +165,15 @@ export class GuardedTransaction {
     const changed = await this.measure();
     const writes = [...this.record.statements];
     const key = this.record.templateKey();
-    const ddl = writes.filter((s) => !s.read).flatMap((s) => parseSql(s.sql).statements.map((p) => p.kind).filter((k) => !DML.has(k)));
+    const ddl = writes.filter((s) => !s.read).flatMap((s) => ddlStatementsOf(s.sql));
+    const ddlNotes = [...this.ddlNotes];
     const store = await this.context.openTicketStore();
     const connection = await this.context.connectionKey();
     const same = (await store.list()).filter((t) => t.kind === 'write' && t.connection === connection && t.sql.startsWith(`${HEADER}${key}\n`));
     const approved = same.find((t) => t.status === 'APPROVED');
-    const db = await this.context.openDb();
     let exceeded: string[] = [];
     if (approved) {
-      exceeded = exceededBounds({ changed, ddl }, approved, approvedDdl(approved), this.context.settings.tolerance);
+      exceeded = exceededBounds({ changed, ddl }, approved, ddlStatementsOf(approved.sql), this.context.settings.tolerance);
       if (exceeded.length === 0) return this.commitApproved(approved, connection);
     }
     await this.rollback();
@@ -134,17 +182,18 @@ export class GuardedTransaction {
     return oneAtATime(`transaction ${key}`, async () => {
       const pending = (await store.list()).find((t) => t.kind === 'write' && t.connection === connection && t.sql.startsWith(`${HEADER}${key}\n`) && t.status === 'PENDING_APPROVAL');
       if (pending && exceeded.length === 0) return { kind: 'error', fields: heldTransaction(pending, true) };
-      return this.holdOnTicket(key, connection, writes, changed, exceeded, approved);
+      return this.holdOnTicket(key, connection, writes, changed, exceeded, approved, ddlNotes);
     });
   }
 
-  private async holdOnTicket(key: string, connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined): Promise<CommitAnswer> {
+  private async holdOnTicket(key: string, connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined, ddlNotes: string[]): Promise<CommitAnswer> {
     const store = await this.context.openTicketStore();
     const db = await this.context.openDb();
     const body = writes.map((s) => `${s.sql.trim().replace(/;\s*$/, '')};`).join('\n');
     const impact = await analyzeImpact(db, classifySql(body), this.context.settings);
     // The rows per table are what the client's own run changed (the preview replays recorded values).
     impact.tables = changed.map((c) => ({ schema: c.schema, name: c.name, via: 'direct', inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    impact.warnings.push(...ddlNotes);
     impact.warnings.push('A transaction through the guard: it commits only as the client\'s retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.');
     const ticket = await store.create({ sql: `${HEADER}${key}\n${body}`, connection, impact, createdBy: `guard user ${this.user}` });
     this.context.logger.info('guard held a transaction', { ticket: ticket.id, statements: writes.length, exceeded: exceeded.join('; ') });
@@ -198,10 +247,6 @@ export class GuardedTransaction {
 }
 
 const store = (context: GuardContext) => context.openTicketStore();
-
-function approvedDdl(ticket: Ticket): string[] {
-  return parseSql(ticket.sql).statements.map((p) => p.kind).filter((k) => !DML.has(k));
-}
 
 /** PA001 for a whole transaction: approved, the client's same transaction (its values may differ) commits once. */
 function heldTransaction(ticket: Ticket, reused: boolean): ErrorFields {

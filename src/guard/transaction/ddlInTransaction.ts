@@ -1,0 +1,106 @@
+/**
+ * DDL inside a measured client transaction (README, guard section; SPEC §5 4a): it runs for real in the
+ * client's own upstream transaction only when the core's DDL analysis (core/sql/ddl/ddlAnalysis.ts, read
+ * from the guard's own session, so objects this transaction created are not there yet) says it is cheap:
+ * - it runs inside a transaction (no CONCURRENTLY, VACUUM, ALTER TYPE … ADD VALUE) and the lock model knows it
+ *   (or it only creates a new object: schema, sequence, type, domain, function);
+ * - on every table that exists outside this transaction, its lock blocks nothing, or the table is small
+ *   (SizeThresholds.smallTableRows) and it rewrites nothing.
+ * Objects the transaction created itself are invisible to other sessions: locking them blocks no one. It runs
+ * under `lock_timeout` of at most 250 ms (settings.ddlLockTimeoutMs), so waiting for its lock never queues
+ * other sessions for longer; the lock is held until the guard's ROLLBACK (or approved COMMIT) at the client's
+ * COMMIT. Anything else is analysed, not executed: the transaction is rolled back and refused (PA002) with
+ * the analysis and how to run the statement on its own (held, approved, run once by the executor, §5 6).
+ */
+import type { Db } from '../../core/db/db';
+import type { StatementClassification } from '../../core/sql/classification';
+import { analyseDdl } from '../../core/sql/ddl/ddlAnalysis';
+import { describeTableSize, tableFacts } from '../../core/sql/ddl/tableSize';
+import { whyNotPreviewable } from '../../core/sql/impact';
+import { parseSql } from '../../core/sql/parse';
+import { rangeVarName, rec } from '../../core/sql/parseTree';
+import type { SafetySettings } from '../../core/sql/safetySettings';
+import { isDml } from './effectBounds';
+
+/** SPEC §5 4a: no preview blocks another session's reads or writes for more than this. */
+export const DDL_LOCK_BUDGET_MS = 250;
+
+/** Statements that only create a new object and lock no existing table, though the lock model does not list them. */
+const CREATES_ONLY = new Set(['CreateSchemaStmt', 'CreateSeqStmt', 'CreateEnumStmt', 'CompositeTypeStmt', 'CreateDomainStmt', 'CreateFunctionStmt', 'CreateRangeStmt']);
+
+export type DdlVerdict =
+  /** `notes`: each DDL statement with its 4a analysis, for the ticket. */
+  /** `blocking`: a lock it takes blocks other sessions' reads or writes of a table they see. */
+  | { run: true; notes: string[]; blocking: boolean }
+  | { run: false; why: string };
+
+/**
+ * Whether `statements` (not reads) may run for real in a measured transaction: nothing whose effect a
+ * ROLLBACK does not undo (the core's preview rule, whyNotPreviewable; advancing a sequence excepted, as for
+ * any measured INSERT), and DDL (every statement that is not DML: maintenance, LOCK…) only when cheap.
+ */
+export async function judgeDdlInTransaction(db: Db, statements: readonly StatementClassification[], settings: SafetySettings): Promise<DdlVerdict> {
+  const notes: string[] = [];
+  let blocking = false;
+  for (const statement of statements) {
+    const text = shorten(statement.sql);
+    const irreversible = whyNotPreviewable(withoutSequenceAdvance(statement), true);
+    if (irreversible !== undefined) return { run: false, why: `${text} cannot be run to be measured: ${irreversible}` };
+    if (isDml(statement.kind)) continue;
+    if (!statement.transactional) return { run: false, why: `${text} runs only outside a transaction, so it cannot be measured and rolled back` };
+    const analysis = await db.withSession((session) => analyseDdl(session, [statement], { thresholds: settings.policy.thresholds, lockTimeoutMs: settings.lockTimeoutMs }));
+    const plan = analysis.plans[0];
+    if (!plan?.known && !CREATES_ONLY.has(statement.kind)) return { run: false, why: `the lock model does not know ${statement.kind} (${text})` };
+    const locks: string[] = [];
+    const view = await replacedView(db, statement.sql);
+    if (view !== undefined) {
+      // The lock model gives CREATE VIEW no lock; replacing a view others see takes ACCESS EXCLUSIVE on it.
+      blocking = true;
+      locks.push(`ACCESS EXCLUSIVE on the view ${view}, blocking its reads until COMMIT; CREATE OR REPLACE VIEW of an existing view`);
+    }
+    for (const lock of analysis.locks) {
+      const size = describeTableSize({ rows: lock.rows, bytes: lock.bytes ?? 0 });
+      const what = `${lock.mode} on ${lock.table} (${size}), blocking its ${lock.blocks}`;
+      if (lock.blocks !== 'nothing' && lock.work === 'rewrite') return { run: false, why: `${text} would rewrite ${lock.table} under ${what}` };
+      if (lock.blocks !== 'nothing' && lock.size !== 'small') return { run: false, why: `${text} would hold ${what} until the transaction ends (${lock.work === 'scan' ? 'and scan the table' : 'the table is not small'})` };
+      if (lock.blocks !== 'nothing') blocking = true;
+      locks.push(`${what}${lock.blocks === 'nothing' ? '' : ' until COMMIT'}; ${lock.why}`);
+    }
+    notes.push(`DDL run in the measured transaction: ${text} — ${locks.length === 0 ? 'no lock on a table other sessions see (a new object, or one this transaction created)' : locks.join('; ')}.`);
+  }
+  return { run: true, notes, blocking };
+}
+
+/**
+ * The in-band statement before DDL runs, local to the transaction (a lower client setting stays): its lock
+ * wait is at most the budget; after a lock that blocks others (`blocking`), so is each later statement and
+ * each idle pause of the client's transaction (PostgreSQL cancels the statement, or ends a session idle in a
+ * transaction longer: the lock goes with the transaction).
+ */
+export function lockBudgetSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>, blocking: boolean): string {
+  const ms = Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
+  const atMost = (name: string, limit: number) =>
+    `set_config('${name}', (SELECT CASE WHEN setting::int = 0 OR setting::int > ${limit} THEN '${limit}ms' ELSE setting || 'ms' END FROM pg_settings WHERE name = '${name}'), true)`;
+  const after = blocking ? `, ${atMost('idle_in_transaction_session_timeout', DDL_LOCK_BUDGET_MS)}, ${atMost('statement_timeout', DDL_LOCK_BUDGET_MS)}` : '';
+  return `SELECT ${atMost('lock_timeout', ms)}${after}`;
+}
+
+/** The existing view a CREATE OR REPLACE VIEW replaces ("schema.name"), if any. */
+async function replacedView(db: Db, sql: string): Promise<string | undefined> {
+  const statement = parseSql(sql).statements[0];
+  const node = rec(statement?.tree, 'ViewStmt');
+  const name = node?.replace === true ? rangeVarName(rec(node, 'view')) : undefined;
+  if (name === undefined) return undefined;
+  return (await db.withSession((session) => tableFacts(session, name, 'table')))?.table;
+}
+
+/** nextval() only spends values (as a measured INSERT's serial default does: the ticket says they are gone); setval() is not this. */
+function withoutSequenceAdvance(statement: StatementClassification): StatementClassification {
+  if (!statement.sideEffects.every((f) => /(^|\.)nextval$/i.test(f))) return statement;
+  return { ...statement, sideEffects: [], reachEffects: (statement.reachEffects ?? []).filter((e) => e.kind !== 'sequence') };
+}
+
+function shorten(sql: string): string {
+  const oneLine = sql.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 160 ? `${oneLine.slice(0, 157)}…` : oneLine;
+}
