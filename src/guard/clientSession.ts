@@ -50,7 +50,8 @@ export class ClientSession {
   private closed = false;
   /** The upstream answered an error since the last ReadyForQuery: it skips everything up to Sync. */
   private upstreamFailed = false;
-  private readonly held: HeldRuns;
+  /** Held statements (heldAnswer.ts); `held.cancel()` is a CancelRequest's for a held statement or its wait. */
+  readonly held: HeldRuns;
   private readonly describes = new UpstreamDescribe((bytes) => this.upstream.send(bytes));
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
@@ -138,11 +139,6 @@ export class ClientSession {
     this.upstream.close();
   }
 
-  /** A CancelRequest for this client: true when it ended a held statement's work or wait (nothing to cancel upstream). */
-  cancelHeld(): boolean {
-    return this.held.cancel();
-  }
-
   private fromUpstream(chunk: Buffer, messages: BackendMessage[]): void {
     let swallowed = this.swallow > 0;
     for (const message of messages) {
@@ -188,7 +184,6 @@ export class ClientSession {
     await this.settle();
     if (verdict.kind === 'hold') {
       const done = await this.holdOrRun(sql, verdict.classification, true);
-      if (this.closed) return;
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
       return;
     }
@@ -271,7 +266,13 @@ export class ClientSession {
 
   private async describe(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
     const portal = target === 'P' ? this.portals.get(name) : undefined;
-    if (portal?.kind === 'hold' && !this.aborted) return this.describeHeld(portal);
+    if (portal?.kind === 'hold' && !this.aborted) {
+      // Its statement's RowDescription, asked upstream (heldPortal.ts); after an upstream error it skips to Sync, as the server would.
+      await this.settle();
+      if (this.upstreamFailed) return;
+      const answer = await describeHeldPortal(this.describes, portal);
+      return Buffer.isBuffer(answer) ? this.answer(answer) : this.fail(answer, false);
+    }
     const synthesized = target === 'S' ? this.statements.get(name)?.kind === 'endTransaction' : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
     if (synthesized) {
       await this.settle();
@@ -299,7 +300,6 @@ export class ClientSession {
       const problem = await heldPortalProblem(this.describes, portal);
       if (problem) return this.fail(problem, false);
       const done = await this.holdOrRun(portal.sql, portal.classification, false);
-      if (this.closed) return;
       await this.answer(Buffer.concat(done));
       if (done.some((b) => b[0] === 0x45)) this.skipping = true;
       return;
@@ -345,15 +345,6 @@ export class ClientSession {
     return this.held.answer(sql, classification, simple);
   }
 
-  /** Describe of a held portal: its statement's RowDescription from the upstream, in text (heldPortal.ts). */
-  private async describeHeld(portal: HeldPortal): Promise<void> {
-    await this.settle();
-    // The upstream skips to Sync after an error (a Parse it refused): so does its answer here.
-    if (this.upstreamFailed) return;
-    const answer = await describeHeldPortal(this.describes, portal);
-    if (Buffer.isBuffer(answer)) await this.answer(answer);
-    else await this.fail(answer, false);
-  }
 
   /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or it is DDL (§5 4a). */
   private async measure(classification: Classification): Promise<boolean> {

@@ -67,7 +67,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     const secretKey = view.readInt32BE(12);
     const client = [...clients.values()].find((c) => c.keys.processId === processId && c.keys.secretKey === secretKey);
     // A held statement (its wait with --hold wait) never reached the upstream: the cancel ends it in the guard.
-    if (client?.session?.cancelHeld()) return;
+    if (client?.session?.held.cancel()) return;
     const target = client?.upstream;
     if (!target) return;
     const socket = net.connect({ host: context.upstream.host, port: context.upstream.port }, () => socket.end(serialize.cancel(target.processId, target.secretKey)));
