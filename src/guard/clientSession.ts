@@ -72,7 +72,7 @@ export class ClientSession {
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
     this.tx = new GuardedTransaction(context, this.inBand, user);
-    this.held = new HeldRuns(context, user, events, () => this.closeBatch());
+    this.held = new HeldRuns(context, user, events);
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -342,6 +342,9 @@ export class ClientSession {
       await this.rollbackUpstream();
       return [errorResponse(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
+    // An extended batch's implicit transaction ends upstream first, with the locks its Parse took: neither the
+    // preview, nor a --hold wait, nor the approved run on the executor meets a lock of the client's own session.
+    await this.closeBatch();
     return this.held.answer(sql, classification, simple);
   }
 

@@ -30,7 +30,7 @@ export interface HoldAnswerOptions {
   /** Simple protocol: a RowDescription before the rows. Extended: none (the client had Describe for it). */
   rowDescription: boolean;
   /** `--hold wait`: how long a held statement keeps its client waiting; the signal's reason is a WaitEnd. */
-  wait?: { seconds: number; signal: AbortSignal; before?: () => Promise<void> };
+  wait?: { seconds: number; signal: AbortSignal };
 }
 
 export async function holdOrRunAnswer(context: GuardContext, sql: string, classification: Classification, user: string, events: HeldEvents, options: HoldAnswerOptions): Promise<Buffer[]> {
@@ -40,7 +40,6 @@ export async function holdOrRunAnswer(context: GuardContext, sql: string, classi
     if (outcome.kind === 'held' && options.wait) {
       const { ticket } = outcome;
       events.held(ticket.id);
-      await options.wait.before?.();
       events.waiting?.(ticket.id);
       let ended: Awaited<ReturnType<typeof waitOn>>;
       try {
@@ -81,8 +80,7 @@ function answerOf(outcome: HoldOutcome, events: HeldEvents, options: HoldAnswerO
 
 /**
  * A client session's held statements: each one's answer, and with `--hold wait` the one wait in progress,
- * which the client's CancelRequest or departure ends. `closeBatch` ends an extended batch upstream before
- * the wait (its implicit transaction, with the locks Parse took), so nothing is held while a person decides.
+ * which the client's CancelRequest or departure ends.
  */
 export class HeldRuns {
   private waitEnd: AbortController | undefined;
@@ -91,14 +89,13 @@ export class HeldRuns {
     private readonly context: GuardContext,
     private readonly user: string,
     private readonly events: HeldEvents,
-    private readonly closeBatch: () => Promise<void>,
   ) {}
 
   async answer(sql: string, classification: Classification, rowDescription: boolean): Promise<Buffer[]> {
     const seconds = this.context.holdWaitSeconds;
     const waitEnd = (this.waitEnd = seconds === undefined ? undefined : new AbortController());
     try {
-      const wait = seconds !== undefined && waitEnd ? { seconds, signal: waitEnd.signal, before: this.closeBatch } : undefined;
+      const wait = seconds !== undefined && waitEnd ? { seconds, signal: waitEnd.signal } : undefined;
       return await holdOrRunAnswer(this.context, sql, classification, this.user, this.events, { rowDescription, ...(wait ? { wait } : {}) });
     } finally {
       this.waitEnd = undefined;

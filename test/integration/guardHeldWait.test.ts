@@ -144,9 +144,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
       const insert = 'INSERT INTO t (v) VALUES ($1) RETURNING id, v, at';
       const held = (await client.query(insert, ['param']).catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
       expect(held.code).toBe('PA001');
-      expect((await guard.pgAgent(['approvals', 'approve', ticketIn(held.message)])).code).toBe(0);
+      const ticket = ticketIn(held.message);
+      expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
       const inserted = await client.query<{ id: number; v: string; at: Date }>(insert, ['param']);
       expect(inserted.rowCount).toBe(1);
+      // Its undo script has the row: the client's own upstream session (its Parse) held no lock on t meanwhile.
+      const undo = readFileSync(join(guard.workspace, '.pgagent', 'undo', `${ticket}.sql`), 'utf8');
+      expect(undo).not.toContain('No undo for');
+      expect(undo).toContain('puts back 1 row(s)');
       const row = inserted.rows[0]!;
       // Types as the RowDescription said (int4 → number, timestamptz → Date), values as in the table.
       expect(typeof row.id).toBe('number');
