@@ -348,7 +348,6 @@ export class ClientSession {
     return this.held.answer(sql, classification, simple);
   }
 
-
   /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or it is DDL (§5 4a). */
   private async measure(classification: Classification): Promise<boolean> {
     if (classification.statements.some((st) => st.class === 'ddl')) return false;

@@ -165,6 +165,21 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
     }
   });
 
+  it('gives a client that asked for binary results (node-postgres binary: true) text rows its Describe announced', async () => {
+    const client = new pg.Client({ connectionString: guard.url, application_name: 'guard-wait-binary', binary: true } as pg.ClientConfig); // binary: pg's own option, not in its types
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const insert = 'INSERT INTO t (v) VALUES ($1) RETURNING id, v';
+      const held = (await client.query(insert, ['bin']).catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
+      expect((await guard.pgAgent(['approvals', 'approve', ticketIn(held.message)])).code).toBe(0);
+      const inserted = await client.query<{ id: number; v: string }>(insert, ['bin']);
+      expect(inserted.rows).toEqual([{ id: Number(await queryValue(db.url, "SELECT id FROM t WHERE v = 'bin'")), v: 'bin' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('--hold wait: psql DELETE waits (no upstream transaction or lock), runs once when approved by another process', async () => {
     const app = 'guard-wait-psql-approve';
     const run = psql(waiting.url, ['DELETE FROM w WHERE id <= 2'], app);
