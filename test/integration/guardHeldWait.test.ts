@@ -180,6 +180,38 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
     }
   });
 
+  it('refuses a held portal whose client asks for binary rows without describing it, before anything runs', async () => {
+    const client = await connect(guard.url, 'guard-wait-blind');
+    try {
+      // Parse, Bind (result format 1), Execute, Sync: no Describe, as a driver that trusts its own formats sends.
+      // node-postgres forgets the query at its error (its ReadyForQuery then only frees the connection).
+      const error = await new Promise<pg.DatabaseError | undefined>((resolve) => {
+        const blind = {
+          submit: (connection: { parse(q: object): void; bind(c: object): void; execute(c: object): void; sync(): void }) => {
+            connection.parse({ text: 'INSERT INTO t (v) VALUES ($1) RETURNING id' });
+            connection.bind({ values: ['blind'], binary: true });
+            connection.execute({ rows: 0 });
+            connection.sync();
+          },
+          handleError: (e: pg.DatabaseError) => resolve(e),
+          handleReadyForQuery: () => resolve(undefined),
+          handleDataRow: () => undefined,
+          handleCommandComplete: () => undefined,
+          handleRowDescription: () => undefined,
+          handleEmptyQuery: () => undefined,
+          handlePortalSuspended: () => undefined,
+        };
+        void client.query(blind as unknown as pg.QueryConfig);
+      });
+      expect(error?.code).toBe('PA002');
+      expect(error?.message).toContain('text format only');
+      expect(await queryValue(db.url, "SELECT count(*) FROM t WHERE v = 'blind'")).toBe('0');
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('--hold wait: psql DELETE waits (no upstream transaction or lock), runs once when approved by another process', async () => {
     const app = 'guard-wait-psql-approve';
     const run = psql(waiting.url, ['DELETE FROM w WHERE id <= 2'], app);
