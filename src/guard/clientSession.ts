@@ -15,8 +15,10 @@ import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
 import type { GuardContext } from './guardContext';
 import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
 import { InBandQuery } from './inBandQuery';
-import { holdOrRunAnswer } from './heldAnswer';
+import { HeldRuns } from './heldAnswer';
 import type { HeldEvents } from './heldAnswer';
+import type { HeldPortal } from './heldPortal';
+import { asksBinary, describeHeldPortal, heldPortalProblem, UpstreamDescribe } from './heldPortal';
 import type { Verdict } from './judge';
 import { judgeSql } from './judge';
 import { GuardedTransaction } from './transaction/guardedTransaction';
@@ -30,7 +32,7 @@ import { PendingResponses } from './wire/pendingResponses';
 
 type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
 /** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
-type Portal = { kind: 'pass'; control?: boolean } | { kind: 'hold'; sql: string; classification: Classification } | { kind: 'endTransaction' };
+type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
 
 export class ClientSession {
   private readonly pending = new PendingResponses();
@@ -46,6 +48,11 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
+  /** The upstream answered an error since the last ReadyForQuery: it skips everything up to Sync. */
+  private upstreamFailed = false;
+  /** Held statements (heldAnswer.ts); `held.cancel()` is a CancelRequest's for a held statement or its wait. */
+  readonly held: HeldRuns;
+  private readonly describes = new UpstreamDescribe((bytes) => this.upstream.send(bytes));
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
     () => this.settle(),
@@ -65,6 +72,7 @@ export class ClientSession {
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
     this.tx = new GuardedTransaction(context, this.inBand, user);
+    this.held = new HeldRuns(context, user, events);
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -124,8 +132,10 @@ export class ClientSession {
   /** The client is gone (or the guard stops): the upstream session ends, rolling back whatever it had open. */
   end(): void {
     this.closed = true;
+    this.held.end();
     this.pending.abandon();
     this.inBand.abandon();
+    this.describes.abandon();
     this.upstream.close();
   }
 
@@ -133,7 +143,9 @@ export class ClientSession {
     let swallowed = this.swallow > 0;
     for (const message of messages) {
       this.pending.observe(message);
+      if (message.name === 'error') this.upstreamFailed = true;
       if (message.name === 'readyForQuery') {
+        this.upstreamFailed = false;
         const status = (message as BackendMessage & { status: string }).status;
         if (status === 'I' || status === 'T' || status === 'E') this.status = status;
         if (status === 'I') this.tx.reset();
@@ -143,7 +155,7 @@ export class ClientSession {
         }
       }
     }
-    if (this.inBand.take(messages) || swallowed) return;
+    if (this.inBand.take(messages) || this.describes.take(messages) || swallowed) return;
     void this.answer(chunk);
   }
 
@@ -171,7 +183,7 @@ export class ClientSession {
     }
     await this.settle();
     if (verdict.kind === 'hold') {
-      const done = await this.holdOrRun(sql, verdict.classification);
+      const done = await this.holdOrRun(sql, verdict.classification, true);
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
       return;
     }
@@ -239,7 +251,7 @@ export class ClientSession {
           this.upstream.send(raw);
           return;
         }
-        this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification });
+        this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification, statement: message.statement, binary: asksBinary(message.resultFormats) });
       } catch (error) {
         return this.fail(failedError(error), false);
       }
@@ -254,6 +266,14 @@ export class ClientSession {
   }
 
   private async describe(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
+    const portal = target === 'P' ? this.portals.get(name) : undefined;
+    if (portal?.kind === 'hold' && !this.aborted) {
+      // Its statement's RowDescription, asked upstream (heldPortal.ts); after an upstream error it skips to Sync, as the server would.
+      await this.settle();
+      if (this.upstreamFailed) return;
+      const answer = await describeHeldPortal(this.describes, portal);
+      return Buffer.isBuffer(answer) ? this.answer(answer) : this.fail(answer, false);
+    }
     const synthesized = target === 'S' ? this.statements.get(name)?.kind === 'endTransaction' : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
     if (synthesized) {
       await this.settle();
@@ -278,7 +298,9 @@ export class ClientSession {
     if (this.tx.measuring && portal?.kind === 'pass' && portal.control) return this.refuseControl();
     if (portal?.kind === 'hold') {
       await this.settle();
-      const done = await this.holdOrRun(portal.sql, portal.classification);
+      const problem = await heldPortalProblem(this.describes, portal);
+      if (problem) return this.fail(problem, false);
+      const done = await this.holdOrRun(portal.sql, portal.classification, false);
       await this.answer(Buffer.concat(done));
       if (done.some((b) => b[0] === 0x45)) this.skipping = true;
       return;
@@ -315,13 +337,16 @@ export class ClientSession {
     this.upstream.send(raw);
   }
 
-  /** Held or run: the guard's answer (ErrorResponse, or CommandComplete tags) for a statement that is not a read. */
-  private async holdOrRun(sql: string, classification: Classification): Promise<Buffer[]> {
+  /** Held or run (heldAnswer.ts): the guard's answer (ErrorResponse, or rows and tags) for a statement that is not a read. */
+  private async holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]> {
     if (this.status !== 'I') {
       await this.rollbackUpstream();
       return [errorResponse(this.tx.takeRefusal() ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
-    return holdOrRunAnswer(this.context, sql, classification, this.user, this.events);
+    // An extended batch's implicit transaction ends upstream first, with the locks its Parse took: neither the
+    // preview, nor a --hold wait, nor the approved run on the executor meets a lock of the client's own session.
+    await this.closeBatch();
+    return this.held.answer(sql, classification, simple);
   }
 
   /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or its DDL is not cheap (§5 4a). */
@@ -352,18 +377,23 @@ export class ClientSession {
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
   private async rollbackUpstream(): Promise<void> {
-    if (this.inBatch) {
-      this.inBatch = false;
-      // An extended batch in progress: Sync first, so the ROLLBACK is not inside its implicit transaction.
-      this.swallow++;
-      this.pending.expect('sync');
-      this.upstream.send(serialize.sync());
-    }
+    // An extended batch in progress: Sync first, so the ROLLBACK is not inside its implicit transaction.
+    await this.closeBatch();
     this.swallow++;
     this.pending.expect('query');
     this.upstream.send(serialize.query('ROLLBACK'));
     await this.pending.settled();
     this.aborted = true;
+  }
+
+  /** Ends an extended batch in progress upstream with a Sync of the guard's own (its ReadyForQuery swallowed). */
+  private async closeBatch(): Promise<void> {
+    if (!this.inBatch) return;
+    this.inBatch = false;
+    this.swallow++;
+    this.pending.expect('sync');
+    this.upstream.send(serialize.sync());
+    await this.pending.settled();
   }
 
   private clientStatus(): TransactionStatus {

@@ -23,5 +23,7 @@ export interface GuardContext {
   /** Who runs approved statements, recorded on their tickets ("guard (alice)" adds the client's user). */
   executedBy: string;
   logger: Logger;
+  /** `--hold wait[=SECONDS]`: a held statement outside a transaction keeps its client waiting this long for the decision. */
+  holdWaitSeconds?: number;
   invalidateSchema?: () => Promise<void>;
 }

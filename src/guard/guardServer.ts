@@ -28,6 +28,8 @@ export interface GuardClientInfo {
   since: string;
   /** Tickets this client's statements wait on. */
   held: string[];
+  /** `--hold wait`: the client is kept waiting on this ticket's decision, since then. */
+  waiting?: { ticket: string; since: string };
 }
 
 export interface RunningGuard {
@@ -56,7 +58,7 @@ const HANDLED = new Uint8Array(0);
 
 export async function startGuard(options: GuardServerOptions): Promise<RunningGuard> {
   const { context } = options;
-  const clients = new Map<number, { info: GuardClientInfo; upstream?: UpstreamSession; socket: net.Socket; keys: { processId: number; secretKey: number } }>();
+  const clients = new Map<number, { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; socket: net.Socket; keys: { processId: number; secretKey: number } }>();
   let nextId = 1;
   const awaiting = new Set<string>();
   let listener: () => void = () => undefined;
@@ -66,7 +68,10 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     const processId = view.readInt32BE(8);
     const secretKey = view.readInt32BE(12);
-    const target = [...clients.values()].find((c) => c.keys.processId === processId && c.keys.secretKey === secretKey)?.upstream;
+    const client = [...clients.values()].find((c) => c.keys.processId === processId && c.keys.secretKey === secretKey);
+    // A held statement (its wait with --hold wait) never reached the upstream: the cancel ends it in the guard.
+    if (client?.session?.held.cancel()) return;
+    const target = client?.upstream;
     if (!target) return;
     const socket = net.connect({ host: context.upstream.host, port: context.upstream.port }, () => socket.end(serialize.cancel(target.processId, target.secretKey)));
     socket.on('error', (error) => context.logger.warn('guard could not forward a cancel request', { error: error.message }));
@@ -75,7 +80,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   const accept = async (socket: net.Socket) => {
     const id = nextId++;
     const keys = { processId: randomInt(1, 2 ** 31 - 1), secretKey: randomInt(1, 2 ** 31 - 1) };
-    const entry: { info: GuardClientInfo; upstream?: UpstreamSession; socket: net.Socket; keys: typeof keys } = {
+    const entry: { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; socket: net.Socket; keys: typeof keys } = {
       info: { id, user: '', application: '', since: new Date().toISOString(), held: [] },
       socket,
       keys,
@@ -97,6 +102,8 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       const writer = holder.connection?.streamWriter;
       if (!writer) return;
       const written = writer.write(bytes);
+      // A client gone since (its Terminate released the writer): the write fails, and so does desiredSize below.
+      written.catch(() => undefined);
       // The client reads slower than the upstream sends: stop reading the upstream until it catches up.
       if ((writer.desiredSize ?? 1) <= 0 && entry.upstream) {
         entry.upstream.pause();
@@ -132,7 +139,13 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
             if (!entry.info.held.includes(ticket)) entry.info.held.push(ticket);
             changed();
           },
+          waiting: (ticket) => {
+            if (ticket) entry.info.waiting = { ticket, since: new Date().toISOString() };
+            else delete entry.info.waiting;
+            changed();
+          },
         });
+        entry.session = session;
         upstream.onClose(() => socket.destroy());
         clients.set(id, entry);
         changed();
@@ -181,7 +194,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   return {
     host: address.address,
     port: address.port,
-    clients: () => [...clients.values()].map((c) => ({ ...c.info, held: [...c.info.held] })),
+    clients: () => [...clients.values()].map((c) => ({ ...c.info, held: [...c.info.held], ...(c.info.waiting ? { waiting: { ...c.info.waiting } } : {}) })),
     onChange: (l) => (listener = l),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

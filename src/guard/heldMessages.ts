@@ -8,7 +8,8 @@ import type { Verdict } from './judge';
 import type { ErrorFields } from './wire/backendMessages';
 import { GUARD_SQLSTATE } from './sqlstates';
 
-export function heldError(ticket: Ticket, reused: boolean): ErrorFields {
+/** `waitedSeconds`: `--hold wait` gave up after that long. */
+export function heldError(ticket: Ticket, reused: boolean, waitedSeconds?: number): ErrorFields {
   const impact = ticket.impact;
   const tables = impact.tables.map((t) => {
     const parts = [t.inserted ? `${t.inserted} inserted` : '', t.updated ? `${t.updated} updated` : '', t.deleted ? `${t.deleted} deleted` : ''].filter(Boolean);
@@ -22,7 +23,7 @@ export function heldError(ticket: Ticket, reused: boolean): ErrorFields {
   ].filter(Boolean);
   return {
     code: GUARD_SQLSTATE.held,
-    message: `held for approval: ticket ${ticket.id} (risk ${impact.risk}, ${rows}${reused ? ', still waiting' : ''}); nothing ran`,
+    message: `held for approval: ticket ${ticket.id} (risk ${impact.risk}, ${rows}${waitedSeconds !== undefined ? `, still waiting after ${waitedSeconds} s` : reused ? ', still waiting' : ''}); nothing ran`,
     ...(detail.length > 0 ? { detail: detail.join('\n') } : {}),
     hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then send the identical statement again: it runs once.`,
   };
@@ -49,6 +50,8 @@ export function verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }
   }
 }
 
+/** A CancelRequest ended the client's `--hold wait` (PostgreSQL's own message for a cancelled statement). */
+export const CANCELED: ErrorFields = { code: '57014', message: 'canceling statement due to user request' };
 export const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };
 export const NOT_IN_TRANSACTION = "not run: this write came after the transaction's first query, too late to measure it; the transaction was rolled back (nothing it did is kept, no lock is held)";
 export const NOT_IN_TRANSACTION_HINT = 'Send the write on its own, outside BEGIN … COMMIT, or start the transaction with a write: it is then held as a whole at COMMIT.';

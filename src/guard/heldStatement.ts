@@ -21,7 +21,8 @@ import type { GuardContext } from './guardContext';
 
 export type HoldOutcome =
   | { kind: 'held'; ticket: Ticket; reused: boolean }
-  | { kind: 'executed'; ticket: Ticket; tags: string[] }
+  /** `results`: what each statement returned on the executor (RETURNING rows), when it ran here. */
+  | { kind: 'executed'; ticket: Ticket; tags: string[]; results?: ExecutionResult['results'] }
   | { kind: 'refused'; message: string; hint?: string };
 
 /**
@@ -50,7 +51,7 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
       forgetReach(await context.openDb());
       awaiting.delete(live.id);
       context.logger.info('guard ran an approved statement', { ticket: live.id, rows: result.rows, by: requestedBy });
-      return { kind: 'executed', ticket: result.ticket, tags: commandTags(classification.statements, result) };
+      return { kind: 'executed', ticket: result.ticket, tags: commandTags(classification.statements, result), ...(result.results ? { results: result.results } : {}) };
     } catch (error) {
       const e = toAgentError(error);
       return { kind: 'refused', message: `Ticket ${live.id} was approved but did not run: ${e.message}`, ...(e.advice ? { hint: e.advice } : {}) };
@@ -86,12 +87,15 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
 const DML_VERB: Record<string, string> = { InsertStmt: 'INSERT 0', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE' };
 
 /**
- * One CommandComplete tag per statement, as PostgreSQL would send: a DML statement's count is the rows its
- * own target table changed (cascades and triggers elsewhere are not in PostgreSQL's count either).
+ * One CommandComplete tag per statement, as PostgreSQL would send: a DML statement's count is PostgreSQL's
+ * own when it ran here, else the rows its own target table changed (cascades and triggers elsewhere are not
+ * in PostgreSQL's count either).
  */
-export function commandTags(statements: readonly StatementClassification[], result: Pick<ExecutionResult, 'tables'>): string[] {
-  return statements.map((statement) => {
+export function commandTags(statements: readonly StatementClassification[], result: Pick<ExecutionResult, 'tables' | 'results'>): string[] {
+  return statements.map((statement, index) => {
     const verb = DML_VERB[statement.kind];
+    const counted = result.results?.[index]?.rowCount;
+    if (verb !== undefined && typeof counted === 'number') return `${verb} ${counted}`;
     if (verb === undefined) return statement.sql.split(/\s+/).slice(0, statement.kind.startsWith('Create') || statement.kind.startsWith('Drop') || statement.kind.startsWith('Alter') ? 2 : 1).join(' ').toUpperCase();
     const direct = result.tables.filter((t) => t.via === 'direct' && statement.writesTo.some((w) => w === t.name || w === `${t.schema}.${t.name}`));
     const rows = direct.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);

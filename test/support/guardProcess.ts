@@ -26,7 +26,8 @@ export interface GuardProcess {
   pgAgent(argv: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-export async function startGuardProcess(databaseUrl: string, options: { user?: string; workspace?: string } = {}): Promise<GuardProcess> {
+/** `args`: more `pg-agent guard` flags (e.g. `--hold wait=60`). */
+export async function startGuardProcess(databaseUrl: string, options: { user?: string; workspace?: string; args?: readonly string[] } = {}): Promise<GuardProcess> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
   const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'pgagent-guard-'));
   const home = join(workspace, 'home');
@@ -37,7 +38,7 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
   const added = await pgAgent(['guard', 'users', 'add', user, '--json']);
   if (added.code !== 0) throw new Error(`guard users add failed: ${added.stderr}`);
   const { url: template } = JSON.parse(added.stdout) as { url: string };
-  const child = spawn(process.execPath, [CLI_PATH, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl], {
+  const child = spawn(process.execPath, [CLI_PATH, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl, ...(options.args ?? [])], {
     cwd: workspace,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,13 +18,16 @@ import type { ExitCode } from '../exitCodes';
 import { cliSafety } from '../sqlInput';
 
 const DEFAULT_LISTEN = '127.0.0.1:6433';
+const DEFAULT_WAIT_SECONDS = 300;
 
 export const guardCommand: CliCommand = {
   name: 'guard',
   summary: 'a PostgreSQL endpoint in front of one database: reads pass, writes wait for an approved ticket',
-  usage: 'pg-agent guard [--listen HOST:PORT] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME | guard users list | guard status',
-  options: { listen: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
+  usage: 'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME | guard users list | guard status',
+  options: { listen: { type: 'string' }, hold: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
   optionsHelp: `  --listen HOST:PORT  where clients connect (default ${DEFAULT_LISTEN})
+  --hold now|wait[=SECONDS]  now (default): a held statement is answered PA001 at once; wait: its client waits
+                      for the decision (default ${DEFAULT_WAIT_SECONDS} s), then it runs once, or PA002 / PA001
   --tls-cert FILE     PEM certificate for clients that ask for TLS (with --tls-key)
   --tls-key FILE      PEM private key of --tls-cert`,
   description:
@@ -45,6 +48,15 @@ export const guardCommand: CliCommand = {
     throw new AgentError('BAD_INPUT', `pg-agent guard: unknown action "${context.args.positionals.join(' ')}".`, 'Use: guard, guard users add NAME, guard users list, guard status.');
   },
 };
+
+/** `--hold`: undefined (answer PA001 at once) or how long a held statement keeps its client waiting. */
+function holdWait(value: string | boolean | undefined): number | undefined {
+  if (value === undefined || value === 'now') return undefined;
+  const match = typeof value === 'string' ? /^wait(?:=(\d{1,7}))?$/.exec(value) : null;
+  const seconds = match ? Number(match[1] ?? DEFAULT_WAIT_SECONDS) : 0;
+  if (!match || seconds < 1) throw new AgentError('BAD_INPUT', `--hold "${String(value)}" is not now, wait or wait=SECONDS.`, 'For example --hold wait=600 (seconds, at least 1).');
+  return seconds;
+}
 
 function listenAddress(value: string | boolean | undefined): { host: string; port: number } {
   const text = typeof value === 'string' ? value : DEFAULT_LISTEN;
@@ -88,6 +100,7 @@ async function status(context: CommandContext): Promise<ExitCode> {
   const lines = [`Guard pid ${s.pid} on ${s.listen} in front of ${s.upstream}, since ${s.startedAt}`, `${s.clients.length} client(s)`];
   for (const c of s.clients) {
     lines.push(`  #${c.id} ${c.user}${c.application ? ` (${c.application})` : ''} since ${c.since}${c.held.length ? `; waiting on ${c.held.join(', ')}` : ''}`);
+    if (c.waiting) lines.push(`    waits (--hold wait) on ticket ${c.waiting.ticket} since ${c.waiting.since}`);
   }
   io.stdout(`${lines.join('\n')}\n`);
   return EXIT.ok;
@@ -97,6 +110,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   const { args, io } = context;
   const upstream = await serverTarget(context);
   const { host, port } = listenAddress(args.options.listen);
+  const waitSeconds = holdWait(args.options.hold);
   const certFile = args.options['tls-cert'];
   const keyFile = args.options['tls-key'];
   if ((typeof certFile === 'string') !== (typeof keyFile === 'string')) throw new AgentError('BAD_INPUT', '--tls-cert and --tls-key go together.');
@@ -117,6 +131,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     executedBy: `pg-agent guard (${io.env.USER ?? 'guard'})`,
     logger: context.logger,
     invalidateSchema: () => context.invalidateSchema(),
+    ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
   };
   // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.
   await context.openTicketStore();
@@ -131,7 +146,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   };
   guard.onChange(publish);
   publish();
-  io.stderr(`pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}; stop with Ctrl+C\n`);
+  io.stderr(`pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}; stop with Ctrl+C\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -9,6 +9,11 @@ export interface DbField {
   name: string;
   /** PostgreSQL type OID (pg_type.oid). */
   dataTypeID: number;
+  /** RowDescription's other facts, where the driver gives them (the guard relays a statement's own row description). */
+  tableID?: number;
+  columnID?: number;
+  dataTypeSize?: number;
+  dataTypeModifier?: number;
 }
 
 export interface DbResult<Row = Record<string, unknown>> {

@@ -212,7 +212,7 @@ async function runTextQuery(
       types: TEXT_TYPES,
     });
     return {
-      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID, tableID: f.tableID, columnID: f.columnID, dataTypeSize: f.dataTypeSize, dataTypeModifier: f.dataTypeModifier })),
       rows: result.rows,
       rowCount: result.rowCount,
     };

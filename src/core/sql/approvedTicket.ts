@@ -15,6 +15,7 @@ import type { ParsedInput } from './parse';
 import type { TableEffect } from '../../shared/impactReport';
 import type { UndoScript } from './undoCapture';
 import type { LockWaitPolicy } from './ddl/lockWait';
+import type { DbTextResult } from '../db/db';
 import { DEFAULT_SAFETY } from './safetySettings';
 
 /** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */
@@ -59,6 +60,12 @@ export interface ExecutionResult {
    * counts as executed, and the ticket is resolved to EXECUTED from pg_xact_status() when next read.
    */
   outcomeNotRecorded?: string;
+  /**
+   * What each of the ticket's statements returned, in order (fields, rows as text, PostgreSQL's row count);
+   * undefined for a statement run with its way back or outside a transaction. The guard answers its client
+   * with them (RETURNING rows).
+   */
+  results?: (DbTextResult | undefined)[];
 }
 
 /** The ticket's statements, as parsed from the ticket itself: what runs is what was approved. */

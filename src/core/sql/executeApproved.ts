@@ -15,7 +15,7 @@ import { authorizeExecution, executionGuards } from '../approvals/signedMode';
 import { GUARD_TRANSACTION_HEADER } from '../approvals/ticket';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
-import type { Db, DbSession } from '../db/db';
+import type { Db, DbSession, DbTextResult } from '../db/db';
 import { AgentError, toAgentError } from '../platform/errors';
 import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';
@@ -81,7 +81,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       await setLocalTimeouts(session, options.statementTimeoutMs, ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs);
       const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
       const before = await readXactStats(session);
-      const directRelids = await runTicketStatements(session, statements, ticket);
+      const { directRelids, results } = await runTicketStatements(session, statements, ticket);
       // What the way back keeps (issue 25) is not a change of the data that was approved.
       const changed = diffStats(before, await readXactStats(session)).filter((t) => !isQuarantineSchema(t.schema));
       const exceeded = compareWithApproved(changed, ticket, options.tolerance);
@@ -101,7 +101,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
         `-- Undo of ticket ${ticket.id} (transaction ${xid}). Valid only if the ticket is EXECUTED: pg-agent approvals show ${ticket.id}\n`,
       );
       ticket = await store.noteUndo(ticket.id, xid, undoFile);
-      const done = { ticket, xid, tables: effects.tables, undo, undoFile, schemaChanged };
+      const done = { ticket, xid, tables: effects.tables, undo, undoFile, schemaChanged, results };
       try {
         await session.query('COMMIT');
       } catch (commitError) {
@@ -149,6 +149,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
     undo: outcome.undo,
     undoFile: outcome.undoFile,
     elapsedMs: 0,
+    results: outcome.results,
   };
   try {
     result.ticket = await store.finish(outcome.ticket.id, { ok: true, by: options.by, comment: `${rows} rows changed`, xid: outcome.xid });
@@ -164,19 +165,24 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
 }
 
 /**
- * Runs the ticket's statements inside the open transaction and returns the tables they write directly.
- * One step on its own, so statements that must run outside a transaction can get their own branch here.
+ * Runs the ticket's statements inside the open transaction and returns the tables they write directly,
+ * and what each statement returned (its RETURNING rows as PostgreSQL's text, for a client that waits for
+ * them: the guard). One step on its own, so statements that must run outside a transaction can get their
+ * own branch here.
  */
-async function runTicketStatements(session: DbSession, statements: TicketStatements, ticket: Ticket): Promise<number[]> {
+async function runTicketStatements(session: DbSession, statements: TicketStatements, ticket: Ticket): Promise<{ directRelids: number[]; results: (DbTextResult | undefined)[] }> {
   const directRelids: number[] = [];
+  const results: (DbTextResult | undefined)[] = [];
   for (const [index, statement] of statements.classification.statements.entries()) {
     directRelids.push(...(await resolveTables(session, statement.writesTo)));
     // A destructive statement approved with a way back runs with it (quarantine or copy first); issue 25.
     const recovery = ticket.impact.recovery?.find((r) => r.statement === index);
-    if (recovery) await runWithRecovery(session, ticket, statement, index, recovery);
-    else await session.query(statement.sql);
+    if (recovery) {
+      await runWithRecovery(session, ticket, statement, index, recovery);
+      results.push(undefined);
+    } else results.push(await session.queryText(statement.sql));
   }
-  return directRelids;
+  return { directRelids, results };
 }
 
 async function currentXid(session: DbSession): Promise<string> {
