@@ -64,7 +64,7 @@ export class ClientSession {
     private readonly events: HeldEvents,
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
-    this.tx = new GuardedTransaction(context, this.inBand, user);
+    this.tx = new GuardedTransaction(context, this.inBand, user, events);
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */

@@ -12,8 +12,9 @@
  * Not built: databases with the execution ledger or a signed policy (their ledger row must be written inside
  * the client's transaction): such a COMMIT is rolled back and refused (PA002).
  */
-import { GUARD_TRANSACTION_HEADER } from '../../core/approvals/ticket';
+import { isGuardTransaction, transactionSql } from '../../core/approvals/ticket';
 import type { Ticket } from '../../core/approvals/ticket';
+import { writeProposal } from '../../core/approvals/proposalFiles';
 import { authorizeAtClaim } from '../../core/approvals/policyInForce';
 import { executionGuards } from '../../core/approvals/signedMode';
 import { toAgentError } from '../../core/platform/errors';
@@ -28,7 +29,7 @@ import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
 import { exceededBounds } from './effectBounds';
-import { recordStatement, TransactionRecord } from './transactionRecord';
+import { recordStatement, templateKeyOf, TransactionRecord } from './transactionRecord';
 
 /** A simple query run in the client's own upstream session, its answer kept from the client. */
 export interface InBand {
@@ -37,7 +38,6 @@ export interface InBand {
 
 export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
 
-const HEADER = GUARD_TRANSACTION_HEADER;
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'SelectStmt']);
 
 export class GuardedTransaction {
@@ -50,6 +50,8 @@ export class GuardedTransaction {
     private readonly context: GuardContext,
     private readonly inBand: InBand,
     private readonly user: string,
+    /** Told of each ticket a transaction is held on (the guard's status; VS Code reads the proposal file). */
+    private readonly events?: { held(ticketId: string): void },
   ) {}
 
   /** The client's transaction is recorded and measured (its upstream transaction is read-write). */
@@ -119,7 +121,7 @@ export class GuardedTransaction {
     const ddl = writes.filter((s) => !s.read).flatMap((s) => parseSql(s.sql).statements.map((p) => p.kind).filter((k) => !DML.has(k)));
     const store = await this.context.openTicketStore();
     const connection = await this.context.connectionKey();
-    const same = (await store.list()).filter((t) => t.kind === 'write' && t.connection === connection && t.sql.startsWith(`${HEADER}${key}\n`));
+    const same = (await store.list()).filter((t) => t.kind === 'write' && t.connection === connection && isGuardTransaction(t) && templateKeyOf(t.transaction?.statements ?? []) === key);
     const approved = same.find((t) => t.status === 'APPROVED');
     const db = await this.context.openDb();
     let exceeded: string[] = [];
@@ -129,19 +131,30 @@ export class GuardedTransaction {
         await this.rollback();
         return { kind: 'error', fields: refusedError(`ticket ${approved.id} is approved, but this database keeps an execution ledger (or a signed policy), which a transaction through the guard cannot write yet; rolled back, nothing kept`, `Run the statements with: pg-agent exec ${approved.id} is NOT equivalent (values differ); run the transaction directly against the database instead.`) };
       }
-      exceeded = exceededBounds({ changed, ddl }, approved, approvedDdl(approved), this.context.settings.tolerance);
+      exceeded = exceededBounds({ changed, ddl }, hashedBounds(approved), approvedDdl(approved), this.context.settings.tolerance);
       if (exceeded.length === 0) return this.commitApproved(approved, connection);
     }
     await this.rollback();
     const pending = same.find((t) => t.status === 'PENDING_APPROVAL');
-    if (pending && exceeded.length === 0) return { kind: 'error', fields: heldTransaction(pending, true) };
-    const body = writes.map((s) => `${s.sql.trim().replace(/;\s*$/, '')};`).join('\n');
+    if (pending && exceeded.length === 0) {
+      this.events?.held(pending.id);
+      return { kind: 'error', fields: heldTransaction(pending, true) };
+    }
+    const body = transactionSql(writes);
     const impact = await analyzeImpact(db, classifySql(body), this.context.settings);
     // The rows per table are what the client's own run changed (the preview replays recorded values).
     impact.tables = changed.map((c) => ({ schema: c.schema, name: c.name, via: 'direct', inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
     impact.warnings.push('A transaction through the guard: it commits only as the client\'s retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.');
-    const ticket = await store.create({ sql: `${HEADER}${key}\n${body}`, connection, impact, createdBy: `guard user ${this.user}` });
+    const effects = changed.map((c) => ({ schema: c.schema, name: c.name, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    const statements = writes.map((s) => ({ sql: s.sql, template: s.template, read: s.read }));
+    const createdBy = `guard user ${this.user}`;
+    const ticket = await store.create({ sql: body, origin: 'guardTransaction', transaction: { statements, effects }, connection, impact, createdBy });
     this.context.logger.info('guard held a transaction', { ticket: ticket.id, statements: writes.length, exceeded: exceeded.join('; ') });
+    // Shown in VS Code ("Waiting for you") as one card, like a held statement; approving there only decides it.
+    await writeProposal(this.context.workspaceDir, ticket.id, body, createdBy, `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run)`, "the client's retry through the guard commits it").catch((error: unknown) =>
+      this.context.logger.warn('could not write the proposal file of a held transaction', { ticket: ticket.id, error: String(error) }),
+    );
+    this.events?.held(ticket.id);
     const fields = heldTransaction(ticket, false);
     if (exceeded.length > 0) fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
     return { kind: 'error', fields };
@@ -191,6 +204,12 @@ export class GuardedTransaction {
 }
 
 const store = (context: GuardContext) => context.openTicketStore();
+
+/** The approved rows per table are the effects the ticket's hash covers (ticketHash), not the impact the card draws. */
+function hashedBounds(ticket: Ticket): Ticket {
+  const tables = (ticket.transaction?.effects ?? []).map((e) => ({ ...e, via: 'direct' as const }));
+  return { ...ticket, impact: { ...ticket.impact, tables } };
+}
 
 function approvedDdl(ticket: Ticket): string[] {
   return parseSql(ticket.sql).statements.map((p) => p.kind).filter((k) => !DML.has(k));
