@@ -59,6 +59,11 @@ export interface ApprovalView {
   decisions?: { by: string; approve: boolean; signed: boolean }[];
   /** An outside agent's proposal: who proposed it. Approving only decides it; that agent runs it (execute_approved). */
   proposedBy?: string;
+  /**
+   * A client transaction held whole by `pg-agent guard` (`sql`: its statements with their values, in order):
+   * approving only decides it; the client's retry through the guard commits it.
+   */
+  transaction?: { statements: number };
 }
 
 /**
