@@ -254,6 +254,8 @@ export interface WaitingView {
   jobId: string | null;
   /** This window tracks the write (its CodeLens and card are here). */
   here: boolean;
+  /** A client transaction held whole by pg-agent guard: how many statements it has. */
+  statements?: number;
 }
 
 export interface PanelState {

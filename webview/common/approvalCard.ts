@@ -157,7 +157,7 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
       { class: 'approval-head' },
       el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk),
       ...(flag ? [el('span', { class: 'badge hidden-badge', 'data-testid': 'hidden-badge', title: flag.sentence }, flag.badge)] : []),
-      el('span', {}, STATUS_TEXT[a.status]),
+      el('span', {}, a.status === 'approved' && a.transaction ? "approved — waiting for the client's retry to commit it" : STATUS_TEXT[a.status]),
     ),
     ...decidedBy(a),
     ...proposedBy(a),

@@ -9,7 +9,6 @@ import * as vscode from 'vscode';
 import { basename, join } from 'node:path';
 import type { Logger } from '../../core/platform/logger';
 import { proposalsDir, sqlOffset } from '../../core/approvals/proposalFiles';
-import { isGuardTransaction } from '../../core/approvals/ticket';
 import type { InlineApproval } from '../sqlApproval/inlineApproval';
 import type { WindowTickets } from '../sqlApproval/windowTickets';
 import { visibleSql, visibleText } from '../../shared/visibleSql';
@@ -79,7 +78,7 @@ export class OutsideProposals implements vscode.Disposable {
       }
       // The executor rule: an outside agent's proposal is run only by that agent (execute_approved); here it is decided.
       // A guard client's transaction is one card: its statements (the ticket's SQL, in order) and their measured effects.
-      const transaction = isGuardTransaction(ticket) ? ticket.transaction : undefined;
+      const transaction = ticket.origin === 'guardTransaction' ? ticket.transaction : undefined;
       const held = { ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy, ...(transaction ? { transaction } : {}) };
       if (ticket.status === 'APPROVED') {
         // Approved before this window saw it (a terminal, a reload): shown waiting for its agent, nothing to decide.
