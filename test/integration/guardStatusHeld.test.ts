@@ -88,6 +88,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
       // One proposal file for the whole transaction: what VS Code shows as one card, the statements in order with values.
       const proposal = readFileSync(join(guard.workspace, '.pgagent', 'proposals', `${ticket}.sql`), 'utf8');
       expect(proposal).toContain("the client's retry through the guard commits it");
+      // Its rows are the measured run's (the preview's replay of the recorded id would match nothing now).
+      const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { impact: { exactRows: number } };
+      expect(stored.impact.exactRows).toBe(2);
       expect(proposal).toContain(`INSERT INTO orders (customer) VALUES ('ann') RETURNING id;\nUPDATE orders SET note = 'paid' WHERE id = '${first.id}'`);
 
       expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);

@@ -20,6 +20,8 @@ import { executionGuards } from '../../core/approvals/signedMode';
 import { toAgentError } from '../../core/platform/errors';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
+import { assessRisk } from '../../core/sql/risk';
+import { RISK_ORDER } from '../../shared/impactReport';
 import { loadParser, parseSql } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
@@ -141,9 +143,14 @@ export class GuardedTransaction {
       return { kind: 'error', fields: heldTransaction(pending, true) };
     }
     const body = transactionSql(writes);
-    const impact = await analyzeImpact(db, classifySql(body), this.context.settings);
-    // The rows per table are what the client's own run changed (the preview replays recorded values).
+    const classification = classifySql(body);
+    const impact = await analyzeImpact(db, classification, this.context.settings);
+    // The rows per table are what the client's own run changed (the preview replays recorded values, whose ids
+    // may match nothing now): its rows and its risk are the measured run's, never below the preview's risk.
     impact.tables = changed.map((c) => ({ schema: c.schema, name: c.name, via: 'direct', inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
+    const measured = assessRisk({ classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) }, this.context.settings.policy);
+    if (RISK_ORDER.indexOf(measured.risk) > RISK_ORDER.indexOf(impact.risk)) impact.risk = measured.risk;
     impact.warnings.push('A transaction through the guard: it commits only as the client\'s retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.');
     const effects = changed.map((c) => ({ schema: c.schema, name: c.name, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
     const statements = writes.map((s) => ({ sql: s.sql, template: s.template, read: s.read }));
