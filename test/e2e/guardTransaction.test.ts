@@ -148,6 +148,9 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the client' }).toBe('approved'));
     const approvedToast = p.locator('.notifications-toasts .notification-toast', { hasText: "the client's retry commits it" });
     await suite.explained(() => approvedToast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await suite.explained(() =>
+      expect.poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the lens says the client commits it' }).toContain("Approved — waiting for the client's retry to commit it"),
+    );
     await screenshot(p, 'guard-transaction-approved-waiting-for-the-client', SUITE);
     // Approving ran nothing: the client's retry commits it.
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore);
