@@ -71,7 +71,7 @@ export class ClientSession {
     private readonly events: HeldEvents,
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
-    this.tx = new GuardedTransaction(context, this.inBand, user);
+    this.tx = new GuardedTransaction(context, this.inBand, user, events);
     this.held = new HeldRuns(context, user, events);
   }
 

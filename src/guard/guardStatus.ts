@@ -1,7 +1,8 @@
 /**
  * What a running guard tells `pg-agent guard status`: `.pgagent/guard/status.json`, rewritten (atomically)
  * whenever a client comes, goes or gets a statement held; removed when the guard stops. A file left by a
- * guard that died is recognised by its pid.
+ * guard that died is recognised by its pid. What its clients wait on (held statements and held transactions)
+ * is read from the ticket store when the status is asked for, so it is never older than the tickets.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,6 +10,9 @@ import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../core/fs/atomicWrite';
 import { isErrno } from '../core/fs/errno';
 import { processAlive } from '../core/fs/processAlive';
+import type { Ticket, TicketStatus } from '../core/approvals/ticket';
+import { isGuardTransaction } from '../core/approvals/ticket';
+import type { TicketStore } from '../core/approvals/ticketStore';
 import type { GuardClientInfo } from './guardServer';
 import { guardDir } from './guardUsers';
 
@@ -20,6 +24,68 @@ export interface GuardStatus {
   upstream: string;
   startedAt: string;
   clients: GuardClientInfo[];
+  /** Password-free key of the upstream, which its tickets are bound to (absent in files of older guards). */
+  connection?: string;
+}
+
+/** A ticket the guard holds for a client: still to be decided, or approved and waiting for the client's retry. */
+export interface HeldTicketInfo {
+  ticket: string;
+  status: TicketStatus;
+  risk: Ticket['risk'];
+  /** How many statements: 1 for a held statement; a transaction's, in order. */
+  statements: number;
+  /** Rows per table (a transaction's measured run; a statement's preview). */
+  tables: { table: string; via: string; inserted: number; updated: number; deleted: number }[];
+  /** When it was held (the ticket's creation). */
+  since: string;
+  by: string;
+  /** Guard clients connected now whose statements wait on it. */
+  clients: number[];
+}
+
+/** What a guard status lists besides its clients (additive to the status file's fields in --json). */
+export interface HeldByGuard {
+  heldStatements: HeldTicketInfo[];
+  heldTransactions: HeldTicketInfo[];
+}
+
+const GUARD_CLIENT = 'guard user ';
+
+/** The guard's held tickets (created for a guard user on its upstream, pending or approved), newest first. */
+export async function heldByGuard(store: TicketStore, status: GuardStatus): Promise<HeldByGuard> {
+  const tickets = await store.list({ status: ['PENDING_APPROVAL', 'APPROVED'] });
+  const ours = tickets.filter((t) => t.kind === 'write' && t.createdBy.startsWith(GUARD_CLIENT) && (status.connection === undefined || t.connection === status.connection));
+  const info = (t: Ticket): HeldTicketInfo => ({
+    ticket: t.id,
+    status: t.status,
+    risk: t.risk,
+    statements: isGuardTransaction(t) ? (t.transaction?.statements.length ?? 0) : 1,
+    tables: t.impact.tables.map((x) => ({ table: `${x.schema}.${x.name}`, via: x.via, inserted: x.inserted, updated: x.updated, deleted: x.deleted })),
+    since: t.createdAt,
+    by: t.createdBy.slice(GUARD_CLIENT.length),
+    clients: status.clients.filter((c) => c.held.includes(t.id)).map((c) => c.id),
+  });
+  return { heldStatements: ours.filter((t) => !isGuardTransaction(t)).map(info), heldTransactions: ours.filter(isGuardTransaction).map(info) };
+}
+
+/** `pg-agent guard status` as text: the guard, its clients, then what is held. */
+export function guardStatusText(s: GuardStatus, held: HeldByGuard | { error: string }): string {
+  const lines = [`Guard pid ${s.pid} on ${s.listen} in front of ${s.upstream}, since ${s.startedAt}`, `${s.clients.length} client(s)`];
+  for (const c of s.clients) {
+    lines.push(`  #${c.id} ${c.user}${c.application ? ` (${c.application})` : ''} since ${c.since}${c.held.length ? `; waiting on ${c.held.join(', ')}` : ''}`);
+    if (c.waiting) lines.push(`    waits (--hold wait) on ticket ${c.waiting.ticket} since ${c.waiting.since}`);
+  }
+  if ('error' in held) {
+    lines.push(`Held tickets unknown: ${held.error}`);
+    return `${lines.join('\n')}\n`;
+  }
+  const rows = (h: HeldTicketInfo) => h.tables.map((t) => `${t.table} ${[t.inserted ? `+${t.inserted}` : '', t.updated ? `~${t.updated}` : '', t.deleted ? `-${t.deleted}` : ''].filter(Boolean).join(' ') || '0'}${t.via === 'direct' ? '' : ` (${t.via})`}`).join(', ') || 'no rows';
+  const line = (h: HeldTicketInfo, what: string) =>
+    `  ${h.ticket} ${h.status === 'APPROVED' ? 'approved, waiting for the client\'s retry' : 'waiting for approval'} · ${what} · ${h.risk} · ${rows(h)} · by ${h.by} since ${h.since}${h.clients.length ? ` · client ${h.clients.map((id) => `#${id}`).join(', ')}` : ''}`;
+  lines.push(`${held.heldStatements.length} held statement(s)`, ...held.heldStatements.map((h) => line(h, 'statement')));
+  lines.push(`${held.heldTransactions.length} held transaction(s)`, ...held.heldTransactions.map((h) => line(h, `${h.statements} statement${h.statements === 1 ? '' : 's'}`)));
+  return `${lines.join('\n')}\n`;
 }
 
 export function statusFile(workspaceDir: string): string {

@@ -8,6 +8,7 @@
  * statement is told it ran (CommandComplete) instead of opening a new ticket.
  */
 import type { Ticket } from '../core/approvals/ticket';
+import { isGuardTransaction } from '../core/approvals/ticket';
 import { writeProposal } from '../core/approvals/proposalFiles';
 import { workspacePaths } from '../core/config/workspace';
 import { toAgentError } from '../core/platform/errors';
@@ -35,7 +36,8 @@ export type AwaitingClients = Set<string>;
 export async function holdOrRun(context: GuardContext, sql: string, classification: Classification, requestedBy: string, awaiting: AwaitingClients): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
-  const same = (await store.list()).filter((t) => t.kind === 'write' && t.sql === sql && t.connection === connection);
+  // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
+  const same = (await store.list()).filter((t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql && t.connection === connection);
   const live = same.find((t) => t.status === 'APPROVED' || t.status === 'PENDING_APPROVAL');
   if (live?.status === 'APPROVED') {
     try {

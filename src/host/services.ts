@@ -23,7 +23,7 @@ export { approvalRulesOf, readWorkspaceConfig, workspacePaths } from '../core/co
 export { applyOwnPlanning, applyOwnSafety, resolvePlanning, resolveSafety } from '../core/settings/workspacePolicy';
 export { ownConfigFile, ownKnownHostsFile, readOwnConfig } from '../core/config/ownConfig';
 export { STEP_TITLES, testConnection } from '../core/db/testConnection';
-export { sqlHash } from '../core/approvals/ticket';
+export { sqlHash, ticketHash } from '../core/approvals/ticket';
 export { toAgentError } from '../core/platform/errors';
 export { AgentError } from '../core/platform/errors';
 export { buildAskGraph } from '../core/ask/graph';

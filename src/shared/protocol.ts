@@ -59,6 +59,11 @@ export interface ApprovalView {
   decisions?: { by: string; approve: boolean; signed: boolean }[];
   /** An outside agent's proposal: who proposed it. Approving only decides it; that agent runs it (execute_approved). */
   proposedBy?: string;
+  /**
+   * A client transaction held whole by `pg-agent guard` (`sql`: its statements with their values, in order):
+   * approving only decides it; the client's retry through the guard commits it.
+   */
+  transaction?: { statements: number };
 }
 
 /**
@@ -249,6 +254,8 @@ export interface WaitingView {
   jobId: string | null;
   /** This window tracks the write (its CodeLens and card are here). */
   here: boolean;
+  /** A client transaction held whole by pg-agent guard: how many statements it has. */
+  statements?: number;
 }
 
 export interface PanelState {

@@ -93,6 +93,22 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/**
+ * Who proposed an outside write and who runs it: an agent with execute_approved, or, for a client transaction held
+ * whole by pg-agent guard, the client's own retry through the guard (its statements are the SQL below, in order).
+ */
+function proposedBy(a: ApprovalView): HTMLElement[] {
+  if (a.proposedBy === undefined) return [];
+  if (a.transaction) {
+    const n = a.transaction.statements;
+    return [
+      el('p', { class: 'muted', 'data-testid': 'guard-transaction' }, `One transaction through pg-agent guard: ${n} statement${n === 1 ? '' : 's'} in order, with the values of its measured run; rows per table as it changed them.`),
+      el('p', { class: 'muted', 'data-testid': 'proposed-by' }, visibleText(`Proposed by ${a.proposedBy}. Approving records your decision; the client's retry commits it (the same statements, values may differ, within these rows), not this window.`)),
+    ];
+  }
+  return [el('p', { class: 'muted', 'data-testid': 'proposed-by' }, visibleText(`Proposed by ${a.proposedBy}. Approving records your decision; the agent runs it (execute_approved), not this window.`))];
+}
+
 /** `readOnly`: a record of a write (a job's earlier writes in its cockpit), without its buttons. */
 export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = {}): HTMLElement {
   const i = a.impact;
@@ -141,10 +157,10 @@ export function approvalCard(a: ApprovalView, options: { readOnly?: boolean } = 
       { class: 'approval-head' },
       el('span', { class: `risk risk-${i.risk}`, 'data-testid': 'risk-badge' }, i.risk),
       ...(flag ? [el('span', { class: 'badge hidden-badge', 'data-testid': 'hidden-badge', title: flag.sentence }, flag.badge)] : []),
-      el('span', {}, STATUS_TEXT[a.status]),
+      el('span', {}, a.status === 'approved' && a.transaction ? "approved — waiting for the client's retry to commit it" : STATUS_TEXT[a.status]),
     ),
     ...decidedBy(a),
-    ...(a.proposedBy === undefined ? [] : [el('p', { class: 'muted', 'data-testid': 'proposed-by' }, visibleText(`Proposed by ${a.proposedBy}. Approving records your decision; the agent runs it (execute_approved), not this window.`))]),
+    ...proposedBy(a),
     ...(flag ? [el('p', { class: 'warning-text', role: 'alert', 'data-testid': 'hidden-chars' }, flag.sentence)] : []),
     el('pre', { class: 'sql' }, statement.text),
     bars,

@@ -12,7 +12,7 @@ function whenBy(item: WaitingView): string {
 }
 
 function waitingItem(item: WaitingView): HTMLElement {
-  const what = item.kind === 'plan' ? 'Plan' : 'Write';
+  const what = item.kind === 'plan' ? 'Plan' : item.statements !== undefined ? `Transaction · ${item.statements} statements` : 'Write';
   const label = [
     el('span', { class: `risk risk-${item.risk}` }, item.risk),
     el('span', { class: 'waiting-kind' }, what),

@@ -7,10 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import type { ServerTarget } from '../../core/db/connectionTarget';
 import { describeTarget } from '../../core/db/connectionTarget';
-import { AgentError } from '../../core/platform/errors';
+import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { GuardContext } from '../../guard/guardContext';
 import { startGuard } from '../../guard/guardServer';
-import { readGuardStatus, removeGuardStatus, writeGuardStatus } from '../../guard/guardStatus';
+import { guardStatusText, heldByGuard, readGuardStatus, removeGuardStatus, writeGuardStatus } from '../../guard/guardStatus';
 import { GuardUsers } from '../../guard/guardUsers';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
@@ -88,21 +88,17 @@ async function addUser(context: CommandContext, name: string): Promise<ExitCode>
 async function status(context: CommandContext): Promise<ExitCode> {
   const { args, io } = context;
   const found = await readGuardStatus(args.flags.workspace);
+  // Held statements and transactions come from the ticket store, as they are now.
+  const held = found?.running ? await context.openTicketStore().then((store) => heldByGuard(store, found.status)).catch((error: unknown) => ({ error: toAgentError(error).message })) : undefined;
   if (args.flags.json) {
-    io.stdout(`${JSON.stringify(found ? { running: found.running, ...found.status } : { running: false })}\n`);
+    io.stdout(`${JSON.stringify(found ? { running: found.running, ...found.status, ...(held && 'error' in held ? { heldError: held.error } : held) } : { running: false })}\n`);
     return found?.running ? EXIT.ok : EXIT.failed;
   }
-  if (!found || !found.running) {
+  if (!found || !found.running || !held) {
     io.stdout(found ? `No guard runs (the last one, pid ${found.status.pid}, stopped without cleaning up).\n` : 'No guard runs for this workspace.\n');
     return EXIT.failed;
   }
-  const s = found.status;
-  const lines = [`Guard pid ${s.pid} on ${s.listen} in front of ${s.upstream}, since ${s.startedAt}`, `${s.clients.length} client(s)`];
-  for (const c of s.clients) {
-    lines.push(`  #${c.id} ${c.user}${c.application ? ` (${c.application})` : ''} since ${c.since}${c.held.length ? `; waiting on ${c.held.join(', ')}` : ''}`);
-    if (c.waiting) lines.push(`    waits (--hold wait) on ticket ${c.waiting.ticket} since ${c.waiting.since}`);
-  }
-  io.stdout(`${lines.join('\n')}\n`);
+  io.stdout(guardStatusText(found.status, held));
   return EXIT.ok;
 }
 
@@ -138,10 +134,11 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   const guard = await startGuard({ context: guardContext, db, users: GuardUsers.inWorkspace(workspaceDir), host, port, ...(tls ? { tls } : {}) });
   const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
   const startedAt = new Date().toISOString();
+  const connection = await context.connectionKey();
   let writing = Promise.resolve();
   const publish = () => {
     writing = writing
-      .then(() => writeGuardStatus(workspaceDir, { pid: process.pid, listen, upstream: describeTarget(upstream), startedAt, clients: guard.clients() }))
+      .then(() => writeGuardStatus(workspaceDir, { pid: process.pid, listen, upstream: describeTarget(upstream), startedAt, clients: guard.clients(), connection }))
       .catch((error: unknown) => context.logger.warn('could not write the guard status file', { error: String(error) }));
   };
   guard.onChange(publish);

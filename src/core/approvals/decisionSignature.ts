@@ -1,7 +1,8 @@
 /**
  * Signed decisions (SPEC §5.3): an Ed25519 signature (node:crypto) over the ticket id, the hash of what
  * was decided, the decision and its time; a scoped signature (signed mode, SPEC §5 3a) covers also the
- * ticket's kind, the database's identity, the approved impact bounds and the policy version. Public keys
+ * ticket's kind (and a guard transaction's origin), the database's identity, the approved impact bounds and
+ * the policy version. The hash is ticketHash(): for a guard transaction it covers its statement list. Public keys
  * travel as the 32 raw bytes in base64url (JWK "x").
  */
 import type { KeyObject } from 'node:crypto';
@@ -14,13 +15,16 @@ import { decisionPayload } from './ticket';
  * rows, every table's counts): an agent that edits them on the ticket to let a bigger write through breaks
  * the signature.
  */
-export function scopedDecisionPayload(ticket: Pick<Ticket, 'id' | 'kind' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): Buffer {
+export function scopedDecisionPayload(ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): Buffer {
   const tables = ticket.impact.tables.map((t) => [t.schema, t.name, t.via, t.inserted, t.updated, t.deleted]);
   return Buffer.from(
     JSON.stringify({
       v: 2,
       ticket: ticket.id,
       kind: ticket.kind,
+      // A guard transaction's origin (its statements and effects are in the hash too, ticketHash); absent for
+      // 'statement' tickets, so their payload is the one signed before origins existed.
+      ...(ticket.origin === 'guardTransaction' ? { origin: ticket.origin } : {}),
       hash,
       database: scope.database,
       risk: ticket.risk,
@@ -34,11 +38,11 @@ export function scopedDecisionPayload(ticket: Pick<Ticket, 'id' | 'kind' | 'risk
   );
 }
 
-export function signScopedDecision(privateKey: KeyObject, ticket: Pick<Ticket, 'id' | 'kind' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): string {
+export function signScopedDecision(privateKey: KeyObject, ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): string {
   return sign(null, scopedDecisionPayload(ticket, hash, approve, at, scope), privateKey).toString('base64url');
 }
 
-export function verifyScopedDecision(publicKey: string, ticket: Pick<Ticket, 'id' | 'kind' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope, signature: string): boolean {
+export function verifyScopedDecision(publicKey: string, ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope, signature: string): boolean {
   try {
     return verify(null, scopedDecisionPayload(ticket, hash, approve, at, scope), publicKeyFrom(publicKey), Buffer.from(signature, 'base64url'));
   } catch {

@@ -22,6 +22,41 @@ export type TicketAction = 'created' | 'approved' | 'rejected' | 'expired' | 'cl
 /** A write runs SQL; a plan lets a job go from its reviewed plan to execution. */
 export type TicketKind = 'write' | 'plan';
 
+/**
+ * Where a write ticket's SQL comes from: statements any path runs as the ticket holds them (`exec`,
+ * execute_approved, VS Code, a guard client's identical statement), or one client transaction through
+ * `pg-agent guard` (issue 24 P4), which only that client's own retry through the guard may commit: its
+ * statements carry the values of one measured run (a RETURNING id the client used later), so a replay of
+ * them would be wrong. A ticket stored before origins existed has none and is a 'statement' ticket.
+ */
+export type TicketOrigin = 'statement' | 'guardTransaction';
+
+/** One statement of a client transaction through the guard, in the order the client sent it. */
+export interface GuardTransactionStatement {
+  /** The statement with its values, as the person reads it (extended protocol: `$n` replaced). */
+  sql: string;
+  /** What a retry is matched by: "r:"/"w:" and PostgreSQL's fingerprint of the text (values do not change it). */
+  template: string;
+  /** The guard passed it as a read. */
+  read: boolean;
+}
+
+/** Rows one table changed (pg_stat_xact_user_tables: cascades and triggers included). */
+export interface MeasuredTableEffect {
+  schema: string;
+  name: string;
+  inserted: number;
+  updated: number;
+  deleted: number;
+}
+
+/** A guard transaction ticket's statements and what its measured run changed: the bounds its retry must stay within. */
+export interface GuardTransactionRecord {
+  statements: GuardTransactionStatement[];
+  /** Rows per table the client's measured run changed, measured once at its COMMIT. */
+  effects: MeasuredTableEffect[];
+}
+
 /** A person's decision as the executor checks it against `approval.policy` (SPEC §5.3). */
 export interface TicketDecision {
   by: string;
@@ -91,7 +126,10 @@ export interface Ticket {
    * the reviewed plan text (job id, plan.md and todos.yaml of that cycle, see planText()).
    */
   sql: string;
-  /** sha256 (hex) of `sql`: what every decision names and every signature covers. */
+  /**
+   * sha256 (hex) of `sql` (of a guard transaction: of its origin, SQL, statements and effects, ticketHash()):
+   * what every decision names and every signature covers.
+   */
   sqlHash: string;
   /** Which database: a password-free key such as "postgres://app@db:5432/shop" or "sample:/abs/dir". */
   connection: string;
@@ -108,6 +146,10 @@ export interface Ticket {
   plan?: PlanBinding;
   /** Set when an execution claims the ticket (its transaction id, recorded before COMMIT). */
   execution?: TicketExecution;
+  /** Absent: 'statement' (every ticket stored before origins existed). */
+  origin?: TicketOrigin;
+  /** Set on 'guardTransaction' tickets only: `sql` is transactionSql() of these statements. */
+  transaction?: GuardTransactionRecord;
 }
 
 export const TICKET_TTL_MS = 24 * 60 * 60 * 1000;
@@ -136,9 +178,37 @@ export function decisionPayload(ticketId: string, hash: string, approve: boolean
   return Buffer.from(JSON.stringify({ ticket: ticketId, hash, decision: approve ? 'approve' : 'reject', at }), 'utf8');
 }
 
+/** Whether only a guard client's own retry may commit the ticket (the executor refuses to replay it). */
+export function isGuardTransaction(ticket: Pick<Ticket, 'origin'>): boolean {
+  return ticket.origin === 'guardTransaction';
+}
+
+/** The SQL a guard transaction ticket shows: its statements with their values, in order, one per line. */
+export function transactionSql(statements: readonly Pick<GuardTransactionStatement, 'sql'>[]): string {
+  return statements.map((s) => `${s.sql.trim().replace(/;\s*$/, '')};`).join('\n');
+}
+
 /**
- * The first line of a ticket that holds a whole client transaction through `pg-agent guard` (issue 24 P4): its
- * statements carry the values of one measured run (a RETURNING id the client used later), so only the client's
- * own retry through the guard may commit it; the executor refuses to replay it.
+ * What a ticket's decisions name (`sqlHash`): the hash of its SQL; for a guard transaction, of its origin, SQL,
+ * statements (each with its template, in order) and effects, so an edit of any of them after a decision, or a
+ * ticket passed off as the other origin, voids the decision and its signature (both cover this hash).
  */
-export const GUARD_TRANSACTION_HEADER = '-- pg-agent guard: one client transaction, templates ';
+export function ticketHash(ticket: Pick<Ticket, 'sql' | 'origin' | 'transaction'>): string {
+  if (ticket.origin !== 'guardTransaction') return sqlHash(ticket.sql);
+  const t = ticket.transaction;
+  const payload = {
+    v: 1,
+    origin: ticket.origin,
+    sql: ticket.sql,
+    statements: (t?.statements ?? []).map((s) => [s.sql, s.template, s.read]),
+    effects: (t?.effects ?? []).map((e) => [e.schema, e.name, e.inserted, e.updated, e.deleted]),
+  };
+  return sqlHash(JSON.stringify(payload));
+}
+
+/** The ticket's content is what its hash names, and a guard transaction's SQL is its statements'. */
+export function contentMatchesHash(ticket: Pick<Ticket, 'sql' | 'sqlHash' | 'origin' | 'transaction'>): boolean {
+  if (ticketHash(ticket) !== ticket.sqlHash) return false;
+  if (ticket.origin === 'guardTransaction') return ticket.transaction !== undefined && ticket.transaction.statements.length > 0 && ticket.sql === transactionSql(ticket.transaction.statements);
+  return ticket.transaction === undefined;
+}

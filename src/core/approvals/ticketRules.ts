@@ -4,7 +4,7 @@
  */
 import { AgentError } from '../platform/errors';
 import type { Ticket, TicketDecision, TicketEvent, TicketStatus } from './ticket';
-import { sqlHash, TICKET_TTL_MS } from './ticket';
+import { contentMatchesHash, ticketHash, TICKET_TTL_MS, transactionSql } from './ticket';
 import type { ClaimRequest, TicketDecisionRequest, ExecutionOutcome, NewTicket } from './ticketStore';
 import { SYSTEM_ACTOR } from './ticketStore';
 
@@ -17,6 +17,10 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
     throw new AgentError('INTERNAL', 'A plan ticket needs its job and review cycle, and only a plan ticket has them.');
   }
   if (input.connection === '') throw new AgentError('BAD_INPUT', 'A ticket needs the connection it is for.');
+  const guardTransaction = input.origin === 'guardTransaction';
+  if (guardTransaction !== (input.transaction !== undefined) || (guardTransaction && (kind !== 'write' || input.transaction?.statements.length === 0 || input.sql !== transactionSql(input.transaction?.statements ?? [])))) {
+    throw new AgentError('INTERNAL', 'A guard transaction ticket needs its statements (its SQL is theirs, in order), and only such a ticket has them.');
+  }
   requirePerson(input.createdBy, 'creator');
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
     throw new AgentError('BAD_INPUT', `A ticket's lifetime must be a positive number of milliseconds, not ${ttlMs}.`);
@@ -26,7 +30,7 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
     id,
     kind,
     sql: input.sql,
-    sqlHash: sqlHash(input.sql),
+    sqlHash: ticketHash(input),
     connection: input.connection,
     impact: input.impact,
     risk: input.impact.risk,
@@ -37,6 +41,8 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
     history: [{ action: 'created', by: input.createdBy, at: createdAt }],
     decisions: [],
     ...(input.plan ? { plan: input.plan } : {}),
+    ...(input.origin ? { origin: input.origin } : {}),
+    ...(input.transaction ? { transaction: input.transaction } : {}),
   };
 }
 
@@ -133,7 +139,7 @@ export function claimRule(request: ClaimRequest): Rule {
     // Nothing below stores anything: a ticket that does not match is refused and stays APPROVED, so the
     // SQL that was really approved can still run, and a refusal by policy does not spend the ticket.
     const refuse = (error: AgentError): TransitionResult => ({ ticket, changed: false, error });
-    if (sqlHash(ticket.sql) !== ticket.sqlHash || ticket.decisions.some((d) => d.hash !== ticket.sqlHash)) {
+    if (!contentMatchesHash(ticket) || ticket.decisions.some((d) => d.hash !== ticket.sqlHash)) {
       return refuse(
         new AgentError(
           'APPROVAL_SQL_MISMATCH',

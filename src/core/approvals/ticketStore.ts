@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AgentError } from '../platform/errors';
 import { TICKET_ID_PATTERN } from '../../shared/ids';
 import type { ImpactReport } from '../../shared/impactReport';
-import type { DecisionSignature, PlanBinding, Ticket, TicketStatus } from './ticket';
+import type { DecisionSignature, GuardTransactionRecord, PlanBinding, Ticket, TicketOrigin, TicketStatus } from './ticket';
 
 export interface NewTicket {
   /** Default "write". */
@@ -18,6 +18,9 @@ export interface NewTicket {
   /** Who asked for it (recorded as requestedBy; self-approval rules compare against it). */
   createdBy: string;
   plan?: PlanBinding;
+  /** Default 'statement'; 'guardTransaction' needs `transaction`, and `sql` must be transactionSql() of its statements. */
+  origin?: TicketOrigin;
+  transaction?: GuardTransactionRecord;
   now?: Date;
   ttlMs?: number;
 }
@@ -223,6 +226,14 @@ const ticketSchema = z.object({
   plan: z.object({ jobId: z.string(), cycle: z.number(), title: z.string() }).optional(),
   execution: z
     .object({ xid: z.string(), by: z.string(), startedAt: isoTime, undoFile: z.string().optional() })
+    .optional(),
+  // Tickets written before origins existed have none: they are 'statement' tickets (isGuardTransaction).
+  origin: z.enum(['statement', 'guardTransaction']).optional(),
+  transaction: z
+    .object({
+      statements: z.array(z.object({ sql: z.string(), template: z.string(), read: z.boolean() })),
+      effects: z.array(z.object({ schema: z.string(), name: z.string(), inserted: z.number(), updated: z.number(), deleted: z.number() })),
+    })
     .optional(),
 });
 

@@ -12,7 +12,7 @@
 import { authorizeAtClaim } from '../approvals/policyInForce';
 import { assertNotInLedger, LedgerRefusal, recordExecution } from '../approvals/executionLedger';
 import { authorizeExecution, executionGuards } from '../approvals/signedMode';
-import { GUARD_TRANSACTION_HEADER } from '../approvals/ticket';
+import { isGuardTransaction } from '../approvals/ticket';
 import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession, DbTextResult } from '../db/db';
@@ -36,7 +36,7 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   // The peek only picks the path; that path claims the ticket and runs the claimed ticket's SQL, whose parse
   // is the peek's only when it is the same text (parseTicket).
   const ticketRead = await store.get(ticketId);
-  if (ticketRead?.sql.startsWith(GUARD_TRANSACTION_HEADER)) {
+  if (ticketRead && isGuardTransaction(ticketRead)) {
     throw new AgentError('SQL_REFUSED', `Ticket ${ticketId} holds a client transaction through pg-agent guard: a replay of its recorded values would be wrong (ids it returned were used later).`, 'The client runs the same transaction again through the guard: it commits once, within the approved rows.');
   }
   const peeked = ticketRead ? peekTicket(ticketRead) : undefined;

@@ -14,13 +14,16 @@
  * DDL runs while measuring only when it is cheap (ddlInTransaction.ts, SPEC §5 4a); the approved retry must
  * carry the identical DDL text (effectBounds.ts), not only its template.
  */
-import { GUARD_TRANSACTION_HEADER } from '../../core/approvals/ticket';
+import { isGuardTransaction, transactionSql } from '../../core/approvals/ticket';
 import type { Ticket } from '../../core/approvals/ticket';
 import { LedgerRefusal } from '../../core/approvals/executionLedger';
+import { writeProposal } from '../../core/approvals/proposalFiles';
 import type { Classification } from '../../core/sql/classification';
 import { toAgentError } from '../../core/platform/errors';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
+import { assessRisk } from '../../core/sql/risk';
+import { RISK_ORDER } from '../../shared/impactReport';
 import { loadParser } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
@@ -33,7 +36,7 @@ import type { ErrorFields } from '../wire/backendMessages';
 import { judgeDdlInTransaction, lockBudgetSql } from './ddlInTransaction';
 import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
 import { claimInClientTransaction } from './ledgerInTransaction';
-import { recordStatement, TransactionRecord } from './transactionRecord';
+import { recordStatement, templateKeyOf, TransactionRecord } from './transactionRecord';
 
 /** A simple query run in the client's own upstream session, its answer kept from the client. */
 export interface InBand {
@@ -42,7 +45,6 @@ export interface InBand {
 
 export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
 
-const HEADER = GUARD_TRANSACTION_HEADER;
 const DDL_NOT_RUN_HINT =
   'Run that statement on its own (outside BEGIN … COMMIT) through the guard: it is held on a ticket with its lock analysis and, once approved, runs once through the executor under a short lock_timeout with retries (SPEC §5 6); then run the transaction again: that statement then has nothing heavy left to do (the column already has its type, the index exists) and is measured like the rest.';
 
@@ -62,6 +64,8 @@ export class GuardedTransaction {
     private readonly context: GuardContext,
     private readonly inBand: InBand,
     private readonly user: string,
+    /** Told of each ticket a transaction is held on (the guard's status; VS Code reads the proposal file). */
+    private readonly events?: { held(ticketId: string): void },
   ) {}
 
   /** The client's transaction is recorded and measured (its upstream transaction is read-write). */
@@ -169,34 +173,50 @@ export class GuardedTransaction {
     const ddlNotes = [...this.ddlNotes];
     const store = await this.context.openTicketStore();
     const connection = await this.context.connectionKey();
-    const same = (await store.list()).filter((t) => t.kind === 'write' && t.connection === connection && t.sql.startsWith(`${HEADER}${key}\n`));
+    const same = (await store.list()).filter((t) => sameTransaction(t, connection, key));
     const approved = same.find((t) => t.status === 'APPROVED');
     let exceeded: string[] = [];
     if (approved) {
-      exceeded = exceededBounds({ changed, ddl }, approved, ddlStatementsOf(approved.sql), this.context.settings.tolerance);
+      exceeded = exceededBounds({ changed, ddl }, hashedBounds(approved), ddlStatementsOf(approved.sql), this.context.settings.tolerance);
       if (exceeded.length === 0) return this.commitApproved(approved, connection);
     }
     await this.rollback();
     // Rolled back, so no lock is held upstream: identical transactions from concurrent clients are decided in
     // turn from here (the first holds, the others find its ticket).
     return oneAtATime(`transaction ${key}`, async () => {
-      const pending = (await store.list()).find((t) => t.kind === 'write' && t.connection === connection && t.sql.startsWith(`${HEADER}${key}\n`) && t.status === 'PENDING_APPROVAL');
-      if (pending && exceeded.length === 0) return { kind: 'error', fields: heldTransaction(pending, true) };
-      return this.holdOnTicket(key, connection, writes, changed, exceeded, approved, ddlNotes);
+      const pending = (await store.list()).find((t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL');
+      if (pending && exceeded.length === 0) {
+        this.events?.held(pending.id);
+        return { kind: 'error', fields: heldTransaction(pending, true) };
+      }
+      return this.holdOnTicket(connection, writes, changed, exceeded, approved, ddlNotes);
     });
   }
 
-  private async holdOnTicket(key: string, connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined, ddlNotes: string[]): Promise<CommitAnswer> {
+  private async holdOnTicket(connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined, ddlNotes: string[]): Promise<CommitAnswer> {
     const store = await this.context.openTicketStore();
     const db = await this.context.openDb();
-    const body = writes.map((s) => `${s.sql.trim().replace(/;\s*$/, '')};`).join('\n');
-    const impact = await analyzeImpact(db, classifySql(body), this.context.settings);
-    // The rows per table are what the client's own run changed (the preview replays recorded values).
+    const body = transactionSql(writes);
+    const classification = classifySql(body);
+    const impact = await analyzeImpact(db, classification, this.context.settings);
+    // The rows per table are what the client's own run changed (the preview replays recorded values, whose ids
+    // may match nothing now): its rows and its risk are the measured run's, never below the preview's risk.
     impact.tables = changed.map((c) => ({ schema: c.schema, name: c.name, via: 'direct', inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
+    const measured = assessRisk({ classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) }, this.context.settings.policy);
+    if (RISK_ORDER.indexOf(measured.risk) > RISK_ORDER.indexOf(impact.risk)) impact.risk = measured.risk;
     impact.warnings.push(...ddlNotes);
     impact.warnings.push('A transaction through the guard: it commits only as the client\'s retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.');
-    const ticket = await store.create({ sql: `${HEADER}${key}\n${body}`, connection, impact, createdBy: `guard user ${this.user}` });
+    const effects = changed.map((c) => ({ schema: c.schema, name: c.name, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    const statements = writes.map((s) => ({ sql: s.sql, template: s.template, read: s.read }));
+    const createdBy = `guard user ${this.user}`;
+    const ticket = await store.create({ sql: body, origin: 'guardTransaction', transaction: { statements, effects }, connection, impact, createdBy });
     this.context.logger.info('guard held a transaction', { ticket: ticket.id, statements: writes.length, exceeded: exceeded.join('; ') });
+    // Shown in VS Code ("Waiting for you") as one card, like a held statement; approving there only decides it.
+    await writeProposal(this.context.workspaceDir, ticket.id, body, createdBy, `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run)`, "the client's retry through the guard commits it").catch((error: unknown) =>
+      this.context.logger.warn('could not write the proposal file of a held transaction', { ticket: ticket.id, error: String(error) }),
+    );
+    this.events?.held(ticket.id);
     const fields = heldTransaction(ticket, false);
     if (exceeded.length > 0) fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
     return { kind: 'error', fields };
@@ -247,6 +267,17 @@ export class GuardedTransaction {
 }
 
 const store = (context: GuardContext) => context.openTicketStore();
+
+/** A guard transaction ticket of this connection whose statements have these templates. */
+function sameTransaction(ticket: Ticket, connection: string, key: string): boolean {
+  return ticket.kind === 'write' && ticket.connection === connection && isGuardTransaction(ticket) && templateKeyOf(ticket.transaction?.statements ?? []) === key;
+}
+
+/** The approved rows per table are the effects the ticket's hash covers (ticketHash), not the impact the card draws. */
+function hashedBounds(ticket: Ticket): Ticket {
+  const tables = (ticket.transaction?.effects ?? []).map((e) => ({ ...e, via: 'direct' as const }));
+  return { ...ticket, impact: { ...ticket.impact, tables } };
+}
 
 /** PA001 for a whole transaction: approved, the client's same transaction (its values may differ) commits once. */
 function heldTransaction(ticket: Ticket, reused: boolean): ErrorFields {

@@ -77,7 +77,9 @@ export class OutsideProposals implements vscode.Disposable {
         return;
       }
       // The executor rule: an outside agent's proposal is run only by that agent (execute_approved); here it is decided.
-      const held = { ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy };
+      // A guard client's transaction is one card: its statements (the ticket's SQL, in order) and their measured effects.
+      const transaction = ticket.origin === 'guardTransaction' ? ticket.transaction : undefined;
+      const held = { ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy, ...(transaction ? { transaction } : {}) };
       if (ticket.status === 'APPROVED') {
         // Approved before this window saw it (a terminal, a reload): shown waiting for its agent, nothing to decide.
         this.deps.approval.trackApproved(held);
@@ -92,7 +94,9 @@ export class OutsideProposals implements vscode.Disposable {
       const hidden = visibleSql(ticket.sql).hidden.length;
       const flag = hidden > 0 ? ` Its SQL holds ${hidden} hidden character${hidden === 1 ? '' : 's'}: review it with care.` : '';
       const choice = await vscode.window.showInformationMessage(
-        `${visibleText(ticket.createdBy)} proposes a write (${ticket.risk} · ${rows.toLocaleString('en-US')} rows). Nothing runs until you approve it.${flag}`,
+        transaction
+          ? `${visibleText(ticket.createdBy)} proposes a transaction of ${transaction.statements.length} statements (${ticket.risk} · ${rows.toLocaleString('en-US')} rows). Nothing commits until you approve it; then the client's retry commits it.${flag}`
+          : `${visibleText(ticket.createdBy)} proposes a write (${ticket.risk} · ${rows.toLocaleString('en-US')} rows). Nothing runs until you approve it.${flag}`,
         'Review',
       );
       if (choice === 'Review') {

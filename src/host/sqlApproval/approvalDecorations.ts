@@ -48,7 +48,7 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
           lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
           break;
         case 'approved':
-          lens('$(check) Approved — waiting for the agent to run it', 'postgresAgent.showImpact', t.ticketId);
+          lens(t.transaction ? "$(check) Approved — waiting for the client's retry to commit it" : '$(check) Approved — waiting for the agent to run it', 'postgresAgent.showImpact', t.ticketId);
           break;
         case 'running':
           lens('$(sync~spin) Running…', 'postgresAgent.showImpact', t.ticketId);

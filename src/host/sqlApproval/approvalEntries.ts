@@ -4,6 +4,7 @@
  * last read's rows. One model that the editor decorations draw, the decisions change and the panel lists.
  */
 import * as vscode from 'vscode';
+import type { GuardTransactionRecord } from '../../core/approvals/ticket';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
 
@@ -34,6 +35,8 @@ export interface HeldWrite {
    * (README "Outside agents") says only that agent runs it, with execute_approved; this window only decides it.
    */
   proposedBy?: string;
+  /** A client transaction held whole by the guard (its statements and measured effects): the client's retry commits it. */
+  transaction?: GuardTransactionRecord;
 }
 
 /** `start`/`end`: offsets of the statement in its document, kept up to date as the text around it is edited. */
@@ -111,6 +114,7 @@ export class ApprovalEntries implements vscode.Disposable {
         ...(t.error ? { error: t.error } : {}),
         ...(t.decisions ? { decisions: t.decisions } : {}),
         ...(t.proposedBy !== undefined ? { proposedBy: t.proposedBy } : {}),
+        ...(t.transaction ? { transaction: { statements: t.transaction.statements.length } } : {}),
       })),
     };
   }

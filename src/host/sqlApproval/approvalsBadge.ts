@@ -27,7 +27,8 @@ export interface BadgeTargets {
 
 /** A pending ticket as the navigator lists it (the SQL cut to its start). */
 /** `hiddenChars`: how many hidden characters the whole SQL holds (the navigator flags it; sqlStart is only its start). */
-export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & { sqlStart: string; hiddenChars?: number };
+/** `statements`: a client transaction held whole by pg-agent guard, and how many statements it has. */
+export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & { sqlStart: string; hiddenChars?: number; statements?: number };
 
 const SQL_START = 200;
 
@@ -79,7 +80,7 @@ export class ApprovalsBadge implements vscode.Disposable {
       const pending = await store.list({ status: ['PENDING_APPROVAL'] });
       const now = Date.now();
       const live = pending.filter((t) => Date.parse(t.expiresAt) > now).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-      const listed = live.map((t): PendingTicket => ({ id: t.id, kind: t.kind, risk: t.risk, createdBy: t.createdBy, createdAt: t.createdAt, ...(t.plan ? { plan: t.plan } : {}), sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '', hiddenChars: t.kind === 'write' ? visibleSql(t.sql).hidden.length : 0 }));
+      const listed = live.map((t): PendingTicket => ({ id: t.id, kind: t.kind, risk: t.risk, createdBy: t.createdBy, createdAt: t.createdAt, ...(t.plan ? { plan: t.plan } : {}), sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '', hiddenChars: t.kind === 'write' ? visibleSql(t.sql).hidden.length : 0, ...(t.origin === 'guardTransaction' ? { statements: t.transaction?.statements.length ?? 0 } : {}) }));
       const same = listed.length === this.pending.length && listed.every((t, i) => t.id === this.pending[i]?.id);
       this.pending = listed;
       if (!same) this.changed.fire();

@@ -74,7 +74,8 @@ export class HeldWriteDecisions {
         approve,
         ...(key ? { key } : { by: userInfo().username }),
         ...(scope ? { scope } : {}),
-        seenHash: services.sqlHash(t.sql),
+        // What this window showed: the SQL, and for a guard transaction its statements and effects too.
+        seenHash: services.ticketHash({ sql: t.sql, ...(t.transaction ? { origin: 'guardTransaction' as const, transaction: t.transaction } : {}) }),
         comment: approve ? 'approved in VS Code' : 'rejected in VS Code',
       });
     } catch (error) {
@@ -89,7 +90,11 @@ export class HeldWriteDecisions {
     else {
       t.decisions = await this.decisionsView(decided);
       this.awaitAgent(t);
-      void vscode.window.showInformationMessage(`Approved. Nothing ran here: it runs when ${t.proposedBy ?? 'the agent'} sends it again (execute_approved, or the same statement through the guard).`);
+      void vscode.window.showInformationMessage(
+        t.transaction
+          ? `Approved. Nothing ran here: the client's retry commits it (${t.proposedBy ?? 'the client'} sends the same transaction through the guard; values may differ, within the approved rows per table).`
+          : `Approved. Nothing ran here: it runs when ${t.proposedBy ?? 'the agent'} sends it again (execute_approved, or the same statement through the guard).`,
+      );
     }
   }
 
@@ -215,7 +220,7 @@ export class HeldWriteDecisions {
         const signed = decision && rules && this.deps.core().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
         const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
         if (ticket.status === 'APPROVED' && !runsInThisWindow(t)) {
-          void vscode.window.showInformationMessage(`Approved by ${who}: ${t.proposedBy} runs it with execute_approved; nothing runs here.`);
+          void vscode.window.showInformationMessage(t.transaction ? `Approved by ${who}: the client's retry through the guard commits it; nothing runs here.` : `Approved by ${who}: ${t.proposedBy} runs it with execute_approved; nothing runs here.`);
           this.awaitAgent(t);
         } else if (ticket.status === 'APPROVED') {
           void vscode.window.showInformationMessage(`Approved by ${who}: running it now.`);

@@ -34,6 +34,7 @@ export function waitingView(pending: readonly PendingTicket[], trackedHere: Read
     createdAt: t.createdAt,
     jobId: t.plan?.jobId ?? jobOfTicket(t.id) ?? null,
     here: trackedHere.has(t.id),
+    ...(t.statements !== undefined ? { statements: t.statements } : {}),
   }));
 }
 

@@ -1,0 +1,168 @@
+// A client transaction through `pg-agent guard` with VS Code open (code-server + Chromium): node-postgres sends
+// BEGIN; INSERT … RETURNING id; UPDATE … WHERE id = $1 (the returned id); COMMIT. The guard holds it at COMMIT
+// (rolled back, nothing kept) on ONE ticket; the window shows it as ONE card with both statements in order, their
+// values, and the rows per table of the measured run (the audit trigger's rows too), with the same CodeLens as any
+// held write. The person clicks "Approve for the agent", which only decides it (the one executor rule: the client's
+// retry commits it); the client's identical retry (a new returned id) commits once, and the card follows the ticket
+// to executed. Every count is read from the database. Screenshots: test-artifacts/e2e/guardTransaction/.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuardProcess } from '../support/guardProcess';
+import { startGuardProcess } from '../support/guardProcess';
+import { queryValue } from '../support/scratchDatabase';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql } from '../support/services';
+import { SHOP_SCHEMA } from '../support/shopSchema';
+import { workbenchSuite } from './harness/suite';
+import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
+
+const SUITE = 'guardTransaction';
+const UI_TIMEOUT_MS = 30_000;
+const LENS_TIMEOUT_MS = 45_000;
+const INSERT = "INSERT INTO orders (customer_id, total, created_at) VALUES (3, 42.50, '2026-01-02 00:00:00+00') RETURNING id";
+const UPDATE = 'UPDATE orders SET status = $1 WHERE id = $2';
+
+/** The ORM's transaction: the id the INSERT returns is used by the UPDATE. Resolves to the COMMIT's error, if any. */
+async function orderTransaction(client: pg.Client): Promise<{ id: number; error?: pg.DatabaseError }> {
+  await client.query('BEGIN');
+  const id = (await client.query<{ id: number }>(INSERT)).rows[0]!.id;
+  await client.query(UPDATE, ['paid', id]);
+  const error = await client.query('COMMIT').then(
+    () => undefined,
+    (e: pg.DatabaseError) => e,
+  );
+  return { id, ...(error ? { error } : {}) };
+}
+
+async function lensTexts(page: Page): Promise<string[]> {
+  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+}
+
+interface CardSeen {
+  status: string;
+  statements: string;
+  rows: string[];
+  note: string;
+}
+
+/** The card of ticket `sql` as the panel shows it, the last one when several frames hold it. */
+async function card(page: Page, sql: string): Promise<CardSeen | undefined> {
+  let seen: CardSeen | undefined;
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.isDetached()) continue;
+    try {
+      const found = await frame.locator('[data-testid="approval-card"]').evaluateAll(
+        (cards, wanted) =>
+          cards
+            .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
+            .map((c) => ({
+              status: c.getAttribute('data-status') ?? '',
+              statements: c.querySelector('pre.sql')?.textContent ?? '',
+              rows: [...c.querySelectorAll('[data-testid="impact-row"]')].map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()),
+              note: c.querySelector('[data-testid="guard-transaction"]')?.textContent ?? '',
+            })),
+        sql,
+      );
+      if (found.length > 0) seen = found.at(-1);
+    } catch {
+      // Detached while we read it.
+    }
+  }
+  return seen;
+}
+
+describe('a transaction through pg-agent guard with VS Code open', () => {
+  let scratch: ScratchDatabase;
+  let guard: GuardProcess | undefined;
+  let client: pg.Client | undefined;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('pgagent_e2e_guard_tx');
+    await execSql(scratch.url, SHOP_SCHEMA);
+  });
+
+  const suite = workbenchSuite(SUITE, {
+    prepare: (dir) => {
+      const url = new URL(scratch.url);
+      mkdirSync(join(dir, '.pgagent'), { recursive: true });
+      writeFileSync(
+        join(dir, '.pgagent', 'config.json'),
+        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+      );
+    },
+  });
+
+  afterAll(async () => {
+    await client?.end().catch(() => undefined);
+    await guard?.stop();
+    await scratch?.drop();
+  });
+
+  it('shows the held transaction as one card with both statements and rows per table; approving only decides; the client\'s retry commits it once', async () => {
+    const p = suite.page();
+    await pickCommand(p, 'Postgres Agent: Select Connection…');
+    await typeInQuickInput(p, 'scratch');
+    await p.keyboard.press('Enter');
+
+    guard = await startGuardProcess(scratch.url, { workspace: suite.workspace() });
+    client = new pg.Client({ connectionString: guard.url, application_name: 'orders-app' });
+    client.on('error', () => undefined);
+    await client.connect();
+    const ordersBefore = Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'));
+    const auditBefore = Number(await queryValue(scratch.url, 'SELECT count(*) FROM audit_log'));
+
+    const first = await orderTransaction(client);
+    expect(first.error?.code).toBe('PA001');
+    const ticket = /ticket (tkt_[a-z0-9]+)/.exec(first.error?.message ?? '')?.[1] ?? '';
+    expect(ticket).not.toBe('');
+    // Rolled back at COMMIT: nothing the measured run did is kept.
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore);
+    const held = JSON.parse(readFileSync(join(suite.workspace(), '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string; origin: string };
+    expect(held.origin).toBe('guardTransaction');
+    expect(held.sql).toBe(`${INSERT};\nUPDATE orders SET status = 'paid' WHERE id = '${first.id}';`);
+
+    const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a transaction' });
+    await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    expect(await toast.innerText()).toContain('guard user alice proposes a transaction of 2 statements');
+    await screenshot(p, 'guard-transaction-notification', SUITE);
+    await toast.locator('.monaco-button', { hasText: 'Review' }).click();
+
+    await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'one pending card for the held transaction' }).toBe('pending'));
+    const shown = (await card(p, held.sql))!;
+    expect(shown.statements.trim().split('\n')).toEqual([`${INSERT};`, `UPDATE orders SET status = 'paid' WHERE id = '${first.id}';`]);
+    expect(shown.note).toContain('2 statements in order');
+    // Rows per table of the measured run: the order inserted and updated, and the audit trigger's two rows.
+    expect(shown.rows).toEqual(expect.arrayContaining([expect.stringMatching(/^orders\s*1 updated, 1 inserted/), expect.stringMatching(/^audit_log\s*2 inserted/)]));
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'INSERT INTO orders' }).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the held transaction' })
+        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), expect.stringMatching(/ · 4 rows in 2 tables$/), 'Approve for the agent', 'Reject'])),
+    );
+    await screenshot(p, 'guard-transaction-one-card-with-codelens', SUITE);
+
+    await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
+    await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the client' }).toBe('approved'));
+    const approvedToast = p.locator('.notifications-toasts .notification-toast', { hasText: "the client's retry commits it" });
+    await suite.explained(() => approvedToast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await suite.explained(() =>
+      expect.poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the lens says the client commits it' }).toContain("Approved — waiting for the client's retry to commit it"),
+    );
+    await screenshot(p, 'guard-transaction-approved-waiting-for-the-client', SUITE);
+    // Approving ran nothing: the client's retry commits it.
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore);
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM audit_log'))).toBe(auditBefore);
+
+    const retry = await orderTransaction(client);
+    expect(retry.error).toBeUndefined();
+    expect(retry.id).not.toBe(first.id);
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore + 1);
+    expect(await queryValue(scratch.url, `SELECT status || ':' || total FROM orders WHERE id = ${retry.id}`)).toBe('paid:42.50');
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM audit_log'))).toBe(auditBefore + 2);
+    await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'the card followed the ticket to executed' }).toBe('executed'));
+    await screenshot(p, 'guard-transaction-committed-by-the-client', SUITE);
+  });
+});

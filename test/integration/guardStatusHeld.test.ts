@@ -1,0 +1,110 @@
+/**
+ * `pg-agent guard status` lists what the guard holds (issue 24 item 4): a held statement (psql's DELETE) and a held
+ * transaction (node-postgres: BEGIN; INSERT … RETURNING id; UPDATE …; COMMIT) with its ticket, its statement count,
+ * rows per table and since when, in text and --json; the transaction is one proposal file (what VS Code shows as one
+ * card), its statements in order with their values. Approved, it is listed as waiting for the client's retry; once
+ * the retry commits it is gone from the list. Every count is checked against the database.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuardProcess } from '../support/guardProcess';
+import { startGuardProcess } from '../support/guardProcess';
+import { queryValue } from '../support/scratchDatabase';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+
+const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
+
+interface Held {
+  ticket: string;
+  status: string;
+  statements: number;
+  tables: { table: string; inserted: number; updated: number; deleted: number }[];
+  since: string;
+  clients: number[];
+}
+
+function psql(url: string, sql: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('psql', ['-X', '-q', url, '-c', sql], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (_error, _stdout, stderr) => resolve(stderr));
+  });
+}
+
+async function orderTransaction(client: pg.Client): Promise<{ id: number; error?: pg.DatabaseError }> {
+  await client.query('BEGIN');
+  const id = (await client.query<{ id: number }>("INSERT INTO orders (customer) VALUES ('ann') RETURNING id")).rows[0]!.id;
+  await client.query('UPDATE orders SET note = $1 WHERE id = $2', ['paid', id]);
+  const error = await client.query('COMMIT').then(
+    () => undefined,
+    (e: pg.DatabaseError) => e,
+  );
+  return { id, ...(error ? { error } : {}) };
+}
+
+describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements and transactions', () => {
+  let db: ScratchDatabase;
+  let guard: GuardProcess;
+  const status = async () => JSON.parse((await guard.pgAgent(['guard', 'status', '--json'])).stdout) as { running: boolean; clients: { id: number; held: string[] }[]; heldStatements: Held[]; heldTransactions: Held[] };
+
+  beforeAll(async () => {
+    db = await createScratchDatabase('pgagent_guard_status');
+    await execSql(db.url, "CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text); INSERT INTO orders (customer) VALUES ('old');");
+    guard = await startGuardProcess(db.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    await guard?.stop();
+    await db?.drop();
+  });
+
+  it('lists the held transaction with its statements and rows per table, then follows it to committed', async () => {
+    const client = new pg.Client({ connectionString: guard.url, application_name: 'orders-app' });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const deleteTicket = ticketIn(await psql(guard.url, 'DELETE FROM orders WHERE id = 1'));
+      const first = await orderTransaction(client);
+      expect(first.error?.code).toBe('PA001');
+      const ticket = ticketIn(first.error?.message ?? '');
+      expect(Number(await queryValue(db.url, 'SELECT count(*) FROM orders'))).toBe(1);
+
+      const listed = await status();
+      expect(listed.running).toBe(true);
+      const me = listed.clients.find((c) => c.held.includes(ticket));
+      expect(me).toBeDefined();
+      expect(listed.heldTransactions).toEqual([
+        expect.objectContaining({ ticket, status: 'PENDING_APPROVAL', statements: 2, tables: [expect.objectContaining({ table: 'public.orders', inserted: 1, updated: 1, deleted: 0 })], clients: [me!.id] }),
+      ]);
+      expect(Date.parse(listed.heldTransactions[0]!.since)).not.toBeNaN();
+      expect(listed.heldStatements).toEqual([expect.objectContaining({ ticket: deleteTicket, statements: 1, tables: [expect.objectContaining({ table: 'public.orders', deleted: 1 })] })]);
+      const text = (await guard.pgAgent(['guard', 'status'])).stdout;
+      expect(text).toContain('1 held statement(s)');
+      expect(text).toContain('1 held transaction(s)');
+      expect(text).toMatch(new RegExp(`${ticket} waiting for approval · 2 statements · \\w+ · public\\.orders \\+1 ~1 · by alice since `));
+
+      // One proposal file for the whole transaction: what VS Code shows as one card, the statements in order with values.
+      const proposal = readFileSync(join(guard.workspace, '.pgagent', 'proposals', `${ticket}.sql`), 'utf8');
+      expect(proposal).toContain("the client's retry through the guard commits it");
+      // Its rows are the measured run's (the preview's replay of the recorded id would match nothing now).
+      const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { impact: { exactRows: number } };
+      expect(stored.impact.exactRows).toBe(2);
+      expect(proposal).toContain(`INSERT INTO orders (customer) VALUES ('ann') RETURNING id;\nUPDATE orders SET note = 'paid' WHERE id = '${first.id}'`);
+
+      expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+      expect((await status()).heldTransactions).toEqual([expect.objectContaining({ ticket, status: 'APPROVED' })]);
+      expect((await guard.pgAgent(['guard', 'status'])).stdout).toContain(`${ticket} approved, waiting for the client's retry`);
+
+      const retry = await orderTransaction(client);
+      expect(retry.error).toBeUndefined();
+      expect(await queryValue(db.url, "SELECT count(*) || ':' || max(note) FROM orders WHERE customer = 'ann'")).toBe('1:paid');
+      const after = await status();
+      expect(after.heldTransactions).toEqual([]);
+      expect(after.heldStatements.map((h) => h.ticket)).toEqual([deleteTicket]);
+    } finally {
+      await client.end();
+    }
+  });
+});
