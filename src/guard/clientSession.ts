@@ -211,7 +211,7 @@ export class ClientSession {
     // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
     if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure(verdict.classification))) {
       await this.rollbackUpstream();
-      return this.fail(this.tx.takeRefusal() ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
+      return this.fail((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
     }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
@@ -341,7 +341,7 @@ export class ClientSession {
   private async holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]> {
     if (this.status !== 'I') {
       await this.rollbackUpstream();
-      return [errorResponse(this.tx.takeRefusal() ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
+      return [errorResponse((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
     // An extended batch's implicit transaction ends upstream first, with the locks its Parse took: neither the
     // preview, nor a --hold wait, nor the approved run on the executor meets a lock of the client's own session.

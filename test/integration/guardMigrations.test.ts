@@ -3,7 +3,8 @@
  * with a knexfile pointing at the guard URL, in its own process. DDL inside the migration transaction runs
  * for real while measured only when cheap (src/guard/transaction/ddlInTransaction.ts, SPEC §5 4a); the
  * transaction is held at COMMIT on one ticket, approved, and the identical rerun commits once. Heavy DDL (a
- * rewrite) is analysed, not executed: rolled back, PA002. Every assertion reads the database.
+ * rewrite) is analysed, not executed: held at that statement (PA001), run only in an approved rerun (the rest
+ * held once more at COMMIT). Every assertion reads the database.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -148,40 +149,62 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     expect(await count("SELECT count(*) FROM knex_migrations WHERE name = '002_nickname.js'")).toBe(1);
   }, 120_000);
 
-  it('analyses, never executes, a rewrite inside the migration (PA002); run alone and approved first, the migration then commits', async () => {
+  it('holds a rewrite inside the migration at that statement (PA001, analysed, not executed); approved, the rerun runs it and is held once more for the rest; approved, commits once', async () => {
     migration('003_amount_bigint.js', "knex.raw('ALTER TABLE ledger ALTER COLUMN amount TYPE bigint')");
     const node = async () => Number(await value("SELECT pg_relation_filenode('ledger')"));
+    const type = () => value("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'ledger'::regclass AND attname = 'amount'");
     const before = await node();
-    const refused = await knex();
-    expect(refused.code).not.toBe(0);
-    expect(refused.stdout + refused.stderr).toContain('would rewrite public.ledger under ACCESS EXCLUSIVE');
-    expect(await value("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'ledger'::regclass AND attname = 'amount'")).toBe('integer');
+    const nothingKept = async () => {
+      expect(await type()).toBe('integer');
+      expect(await count("SELECT count(*) FROM knex_migrations WHERE name = '003_amount_bigint.js'")).toBe(0);
+      expect(await count('SELECT count(*) FROM knex_migrations_lock WHERE is_locked = 0')).toBe(1);
+      await nothingLeftOpen();
+    };
+    // First run: held at the ALTER (statements 1..N, N analysed): nothing rewritten, nothing kept, no lock.
+    const heldAtAlter = await knex();
+    expect(heldAtAlter.code).not.toBe(0);
+    expect(heldAtAlter.stdout + heldAtAlter.stderr).toContain('is heavy DDL, analysed, not executed');
+    const first = ticketIn(heldAtAlter.stdout + heldAtAlter.stderr);
+    expect(first).not.toBe('');
+    const firstTicket = ticketFile(first);
+    expect(firstTicket.sql).toMatch(/update "knex_migrations_lock"[^\n]*;\nALTER TABLE ledger ALTER COLUMN amount TYPE bigint;$/);
+    expect(firstTicket.impact.warnings.join('\n')).toContain('would rewrite public.ledger under ACCESS EXCLUSIVE');
+    expect(firstTicket.impact.warnings.join('\n')).toContain('not measured from statement 2 on');
+    expect(firstTicket.impact.locks).toEqual(expect.arrayContaining([expect.objectContaining({ table: 'public.ledger', mode: 'ACCESS EXCLUSIVE' })]));
     expect(await node()).toBe(before);
-    expect(await count("SELECT count(*) FROM knex_migrations WHERE name = '003_amount_bigint.js'")).toBe(0);
-    expect(await count('SELECT count(*) FROM knex_migrations_lock WHERE is_locked = 0')).toBe(1);
-    await nothingLeftOpen();
+    await nothingKept();
+    // The same run again before the decision finds the same ticket.
+    const again = await knex();
+    expect(ticketIn(again.stdout + again.stderr)).toBe(first);
+    await approve(first);
 
-    // The hint's way: the statement on its own through the guard is held, approved, and run once by the executor.
-    const client = new pg.Client({ connectionString: guard.url });
-    await client.connect();
-    try {
-      const alone = await client.query('ALTER TABLE ledger ALTER COLUMN amount TYPE bigint').catch((e: Error) => e);
-      const id = ticketIn((alone as Error).message);
-      expect(id).not.toBe('');
-      await approve(id);
-      await client.query('ALTER TABLE ledger ALTER COLUMN amount TYPE bigint');
-    } finally {
-      await client.end();
-    }
-    expect(await value("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'ledger'::regclass AND attname = 'amount'")).toBe('bigint');
-    // Now the migration's statement changes no type: no rewrite, a small table; measured, held, approved, committed.
-    const held = await knex();
-    const ticket = ticketIn(held.stdout + held.stderr);
-    expect(ticket).not.toBe('');
-    await approve(ticket);
-    expect((await knex()).code).toBe(0);
+    // Approved: the rerun runs the rewrite for real, measures the rest, and is held at COMMIT on a new ticket.
+    const heldAtCommit = await knex();
+    expect(heldAtCommit.code).not.toBe(0);
+    expect(heldAtCommit.stdout + heldAtCommit.stderr).toContain('COMMIT; - held for approval: ticket');
+    const second = ticketIn(heldAtCommit.stdout + heldAtCommit.stderr);
+    expect([first, ''].includes(second)).toBe(false);
+    const secondTicket = ticketFile(second);
+    expect(secondTicket.sql).toContain('ALTER TABLE ledger ALTER COLUMN amount TYPE bigint;');
+    expect(secondTicket.sql).toContain('insert into "knex_migrations"');
+    expect(secondTicket.impact.warnings.join('\n')).toContain(`is heavy DDL approved on ticket ${first}: it ran for real in this measured run`);
+    // The rewrite ran and was rolled back with the rest: the type and the migration rows are as before.
+    await nothingKept();
+    expect(ticketFile(first).status).toBe('APPROVED');
+    await approve(second);
+
+    const committed = await knex();
+    expect(committed.stderr).not.toContain('PA00');
+    expect(committed.code).toBe(0);
+    expect(await type()).toBe('bigint');
+    expect(await node()).not.toBe(before);
     expect(await count("SELECT count(*) FROM knex_migrations WHERE name = '003_amount_bigint.js'")).toBe(1);
+    expect(await count('SELECT count(*) FROM knex_migrations_lock WHERE is_locked = 0')).toBe(1);
     expect(await count('SELECT count(*) FROM ledger')).toBe(50);
+    expect(ticketFile(second).status).toBe('EXECUTED');
+    // The shorter ticket never committed anything: it stays APPROVED, and no transaction of its templates is left to run.
+    expect(ticketFile(first).status).toBe('APPROVED');
+    await nothingLeftOpen();
   }, 120_000);
 
   const connect = async () => {
@@ -224,14 +247,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     }
   });
 
-  it('node-postgres: a strong lock on a table that is not small, or a statement that runs only outside a transaction, is analysed, not executed (PA002)', async () => {
+  it('node-postgres: a strong lock on a table that is not small is analysed, not executed (held at it, PA001); a statement that runs only outside a transaction is refused (PA002)', async () => {
     const client = await connect();
     try {
       await client.query('BEGIN');
       await client.query("INSERT INTO accounts (name) VALUES ('dee')");
       const strong = await failure(client.query('ALTER TABLE big ADD COLUMN note text'));
-      expect(strong?.code).toBe('PA002');
-      expect(strong?.message).toContain('would hold ACCESS EXCLUSIVE on public.big (20k rows');
+      expect(strong?.code).toBe('PA001');
+      expect(strong?.message).toContain('statement 2 is heavy DDL, analysed, not executed');
+      expect(ticketFile(ticketIn(strong?.message ?? '')).impact.warnings.join('\n')).toContain('would hold ACCESS EXCLUSIVE on public.big (20k rows');
       await nothingLeftOpen();
       await client.query('ROLLBACK');
       await client.query('BEGIN');

@@ -12,7 +12,8 @@
  * With the execution ledger or a signed policy, the claim checks what executeApproved checks and the ledger row
  * is written in the client's transaction before its COMMIT (ledgerInTransaction.ts).
  * DDL runs while measuring only when it is cheap (ddlInTransaction.ts, SPEC §5 4a); the approved retry must
- * carry the identical DDL text (effectBounds.ts), not only its template.
+ * carry the identical DDL text (effectBounds.ts), not only its template. Heavy DDL holds the transaction at
+ * that statement on a ticket, and runs only in a retry that ticket (or a longer one) approves (heavyDdl.ts).
  */
 import { isGuardTransaction, transactionSql } from '../../core/approvals/ticket';
 import type { Ticket } from '../../core/approvals/ticket';
@@ -33,9 +34,12 @@ import { failedError, heldError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../
 import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
-import { judgeDdlInTransaction, lockBudgetSql } from './ddlInTransaction';
+import type { LockHolder } from '../../core/sql/ddl/lockHolders';
+import { heavyBudgetSql, judgeDdlInTransaction, lockBudgetSql, lockWaitMs } from './ddlInTransaction';
 import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
+import { approvedPrefix, heavyHeldNote, heavyRanNote, lockedOut, whyNotAuthorized } from './heavyDdl';
 import { claimInClientTransaction } from './ledgerInTransaction';
+import type { RecordedStatement } from './transactionRecord';
 import { recordStatement, templateKeyOf, TransactionRecord } from './transactionRecord';
 
 /** A simple query run in the client's own upstream session, its answer kept from the client. */
@@ -59,6 +63,13 @@ export class GuardedTransaction {
   private readonly ddlNotes: string[] = [];
   /** Why the last statement was not measured (taken by the client session's refusal). */
   private refusal: ErrorFields | undefined;
+  /** Heavy DDL met while measuring: held on a ticket once the client session rolled back (takeRefusal). */
+  private heavyHold: { writes: RecordedStatement[]; changed: ChangedTable[]; notes: string[] } | undefined;
+  /** Approved heavy DDL admitted in this transaction: its texts, with the index of the statement it runs as. */
+  private readonly heavyAt = new Map<string, number>();
+  /** Approved heavy DDL ran with the statement budget lifted: the next admitted statement sets it again. */
+  private rebudget = false;
+  private upstreamPid: number | undefined;
 
   constructor(
     private readonly context: GuardContext,
@@ -95,11 +106,19 @@ export class GuardedTransaction {
       this.refusal = refusedError(`not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`, DDL_NOT_RUN_HINT);
       return false;
     };
+    if (this.rebudget) {
+      // After approved heavy DDL (its statement budget lifted for it): each later statement at most 250 ms again.
+      if (inBatch) return notRun('a statement sent inside a pipelined batch after heavy DDL (send it with its own Sync)');
+      const set = await this.inBand.run(lockBudgetSql(this.context.settings, true));
+      if (set.error !== undefined) return notRun(`its statement_timeout could not be set (${set.error})`);
+      this.rebudget = false;
+    }
     const verdict = await judgeDdlInTransaction(await this.context.openDb(), classification.statements, this.context.settings);
-    if (!verdict.run) return notRun(verdict.why);
+    if (!verdict.run && !verdict.heavy) return notRun(verdict.why);
     const ddl = classification.statements.filter((s) => !isDml(s.kind));
     if (ddl.length === 0) return true;
     if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
+    if (!verdict.run) return this.admitHeavy(classification, verdict.why, verdict.heavy?.holders ?? []);
     const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
     this.ddlNotes.push(...verdict.notes);
@@ -107,20 +126,80 @@ export class GuardedTransaction {
     return true;
   }
 
-  /** Was this DDL text admitted (its lock_timeout set) earlier in this transaction? */
-  admittedDdl(classification: Classification): boolean {
-    return classification.statements.every((s) => isDml(s.kind) || this.admitted.has(s.sql));
+  /**
+   * Heavy DDL while measuring: it runs (true) only as statement N of a retry an approved ticket covers so far
+   * (heavyDdl.ts), its policy allows it now, no other session holds or awaits a lock it needs, and under a short
+   * lock_timeout. Otherwise false: the client session rolls back, and takeRefusal holds 1..N on a ticket (or
+   * answers 55P03, or PA002 when the ticket may not run).
+   */
+  private async admitHeavy(classification: Classification, why: string, holders: readonly LockHolder[]): Promise<boolean> {
+    const sql = classification.statements.map((s) => s.sql.trim().replace(/;\s*$/, '')).join(';\n');
+    const index = this.record.statements.length;
+    const next = await recordStatement(sql, false, sql, true);
+    const changed = await this.measure();
+    const ddl = [...this.record.writes.flatMap((s) => ddlStatementsOf(s.sql)), ...ddlStatementsOf(sql)];
+    const connection = await this.context.connectionKey();
+    const tickets = await (await this.context.openTicketStore()).list();
+    const ticket = approvedPrefix(tickets, connection, this.record.statements, next, { changed, ddl }, this.context.settings.tolerance);
+    if (!ticket) {
+      this.heavyHold = { writes: [...this.record.statements, next], changed, notes: [...this.ddlNotes, heavyHeldNote(index, why, lockWaitMs(this.context.settings))] };
+      return false;
+    }
+    const denied = await whyNotAuthorized(this.context, ticket, connection);
+    if (denied !== undefined) {
+      this.refusal = refusedError(`not run: ticket ${ticket.id} approves this heavy statement, but may not run now: ${denied}; the transaction was rolled back, nothing kept`);
+      return false;
+    }
+    // The analysis read pg_locks from the guard's own session: the client's own transaction's locks are not in the way.
+    this.upstreamPid ??= Number((await this.inBand.run('SELECT pg_backend_pid()')).rows[0]?.[0]);
+    const others = holders.filter((h) => h.pid !== this.upstreamPid);
+    if (others.length > 0) {
+      this.refusal = lockedOut(ticket.id, others);
+      return false;
+    }
+    const set = await this.inBand.run(heavyBudgetSql(this.context.settings));
+    if (set.error !== undefined) {
+      this.refusal = refusedError(`not run: the lock_timeout of the heavy statement approved on ticket ${ticket.id} could not be set (${set.error}); the transaction was rolled back, nothing kept`);
+      return false;
+    }
+    this.rebudget = true;
+    this.ddlNotes.push(heavyRanNote(index, ticket.id, sql));
+    for (const s of classification.statements) if (!isDml(s.kind)) this.admitted.add(s.sql);
+    for (const text of ddlStatementsOf(sql)) this.heavyAt.set(text, index);
+    this.context.logger.info('guard runs approved heavy DDL in a client transaction', { ticket: ticket.id, statement: index + 1 });
+    return true;
   }
 
-  /** Why the last statement was not measured, once. */
-  takeRefusal(): ErrorFields | undefined {
+  /** Was this DDL text admitted (its lock_timeout set) earlier in this transaction, heavy DDL as this very statement? */
+  admittedDdl(classification: Classification): boolean {
+    const at = this.record.statements.length;
+    return classification.statements.every((s) => isDml(s.kind) || (this.admitted.has(s.sql) && (this.heavyAt.get(s.sql.trim()) ?? at) === at));
+  }
+
+  /**
+   * Why the last statement was not measured, once; called after the client session rolled the transaction
+   * back upstream. Heavy DDL is held on a ticket here, so no lock of the client is held while it is made.
+   */
+  async takeRefusal(): Promise<ErrorFields | undefined> {
     const refusal = this.refusal;
+    const hold = this.heavyHold;
     this.refusal = undefined;
-    return refusal;
+    this.heavyHold = undefined;
+    if (!hold) return refusal;
+    try {
+      if (this.active) await this.rollback();
+      return await this.holdHeavy(hold);
+    } catch (error) {
+      this.context.logger.warn('guard could not hold a transaction with heavy DDL', { error: String(error) });
+      return failedError(error);
+    }
   }
 
   async add(sql: string, read: boolean, templateText?: string): Promise<void> {
-    this.record.add(await recordStatement(sql, read, templateText));
+    const at = this.record.statements.length;
+    await loadParser();
+    const heavy = !read && this.heavyAt.size > 0 && ddlStatementsOf(sql).some((text) => this.heavyAt.get(text) === at);
+    this.record.add(await recordStatement(sql, read, templateText, heavy));
   }
 
   /** The transaction ended upstream (ReadyForQuery 'I'): the next one starts read-only and unrecorded. */
@@ -128,6 +207,8 @@ export class GuardedTransaction {
     this.active = false;
     this.record.clear();
     this.admitted.clear();
+    this.heavyAt.clear();
+    this.rebudget = false;
     this.ddlNotes.length = 0;
   }
 
@@ -193,7 +274,23 @@ export class GuardedTransaction {
     });
   }
 
-  private async holdOnTicket(connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined, ddlNotes: string[]): Promise<CommitAnswer> {
+  /** Statements 1..N, N heavy and not run, held on one ticket (the same one while it is pending). */
+  private async holdHeavy(hold: NonNullable<GuardedTransaction['heavyHold']>): Promise<ErrorFields> {
+    const key = templateKeyOf(hold.writes);
+    const connection = await this.context.connectionKey();
+    const store = await this.context.openTicketStore();
+    return oneAtATime(`transaction ${key}`, async () => {
+      const pending = (await store.list()).find((t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL');
+      if (pending) {
+        this.events?.held(pending.id);
+        return heldTransaction(pending, true, hold.writes.length);
+      }
+      const answer = await this.holdOnTicket(connection, hold.writes, hold.changed, [], undefined, hold.notes, hold.writes.length);
+      return answer.kind === 'error' ? answer.fields : refusedError('not run');
+    });
+  }
+
+  private async holdOnTicket(connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined, ddlNotes: string[], heavyAt?: number): Promise<CommitAnswer> {
     const store = await this.context.openTicketStore();
     const db = await this.context.openDb();
     const body = transactionSql(writes);
@@ -217,7 +314,7 @@ export class GuardedTransaction {
       this.context.logger.warn('could not write the proposal file of a held transaction', { ticket: ticket.id, error: String(error) }),
     );
     this.events?.held(ticket.id);
-    const fields = heldTransaction(ticket, false);
+    const fields = heldTransaction(ticket, false, heavyAt);
     if (exceeded.length > 0) fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
     return { kind: 'error', fields };
   }
@@ -280,9 +377,15 @@ function hashedBounds(ticket: Ticket): Ticket {
 }
 
 /** PA001 for a whole transaction: approved, the client's same transaction (its values may differ) commits once. */
-function heldTransaction(ticket: Ticket, reused: boolean): ErrorFields {
+/** `heavyAt`: held at heavy statement N (heavyDdl.ts), not at COMMIT. */
+function heldTransaction(ticket: Ticket, reused: boolean, heavyAt?: number): ErrorFields {
+  const held = heldError(ticket, reused);
+  if (heavyAt === undefined) {
+    return { ...held, hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again (same statements; values may differ): it commits once, within the approved rows per table.` };
+  }
   return {
-    ...heldError(ticket, reused),
-    hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again (same statements; values may differ): it commits once, within the approved rows per table.`,
+    ...held,
+    message: held.message.replace(/; nothing ran$/, `; statement ${heavyAt} is heavy DDL, analysed, not executed; the transaction was rolled back there, nothing kept, no lock held`),
+    hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again: statements 1..${heavyAt} run for real (${heavyAt} under a short lock_timeout: on 55P03 retry later); a transaction that ends there commits once, a longer one is held once more at its COMMIT for the rest.`,
   };
 }

@@ -15,11 +15,18 @@ export interface RecordedStatement {
   read: boolean;
 }
 
-/** One template per statement, in order; a read and a write of the same text are different templates. */
-export async function recordStatement(sql: string, read: boolean, templateText: string = sql): Promise<RecordedStatement> {
+/**
+ * One template per statement, in order; a read and a write of the same text are different templates, and so
+ * is heavy DDL ("h:", heavyDdl.ts: analysed, not executed, when measured; run only in an approved retry), so a
+ * ticket's approval of a heavy statement is part of its template key and of its hash (ticketHash).
+ */
+export async function recordStatement(sql: string, read: boolean, templateText: string = sql, heavy = false): Promise<RecordedStatement> {
   await loadParser();
-  return { sql, read, template: `${read ? 'r' : 'w'}:${fingerprintSql(templateText)}` };
+  return { sql, read, template: `${read ? 'r' : heavy ? 'h' : 'w'}:${fingerprintSql(templateText)}` };
 }
+
+/** A template of heavy DDL (recordStatement). */
+export const isHeavyTemplate = (template: string): boolean => template.startsWith('h:');
 
 export class TransactionRecord {
   private readonly recorded: RecordedStatement[] = [];
