@@ -175,10 +175,11 @@ export class ClientSession {
       this.upstream.send(raw);
       return;
     }
-    if (verdict.kind === 'hold' && (await this.measure(verdict.classification))) {
+    if (verdict.kind === 'hold' && (await this.measure(verdict.classification, true))) {
       await this.tx.add(sql, false);
       this.pending.expect('query');
       this.upstream.send(raw);
+      await this.tx.ran();
       return;
     }
     await this.settle();
@@ -350,9 +351,9 @@ export class ClientSession {
   }
 
   /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or its DDL is not cheap (§5 4a). */
-  private async measure(classification: Classification): Promise<boolean> {
+  private async measure(classification: Classification, simple = false): Promise<boolean> {
     if (!this.tx.measuring && (this.status !== 'T' || this.inBatch || !(await this.tx.enter()))) return false;
-    return this.tx.admit(classification, this.inBatch);
+    return this.tx.admit(classification, this.inBatch, simple);
   }
 
   /** Transaction control while measuring: COMMIT is the guard's (held or committed once), ROLLBACK passes. */

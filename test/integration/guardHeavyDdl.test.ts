@@ -148,4 +148,48 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
       await holder.end();
     }
   }, 60_000);
+  it('an approved ticket lets its heavy statement run a bounded number of times in retries that do not commit; heavy DDL through Parse/Bind is refused (PA002)', async () => {
+    const client = await connect();
+    const longer = async () => {
+      await client.query('BEGIN');
+      const alter = await failure(client.query('ALTER TABLE big ADD COLUMN capped int'));
+      if (!alter) await client.query("INSERT INTO accounts (name) VALUES ('loop')");
+      const done = alter ?? (await failure(client.query('COMMIT')));
+      await client.query('ROLLBACK').catch(() => undefined);
+      return done;
+    };
+    try {
+      const first = ticketIn((await longer())?.message ?? '');
+      expect(first).not.toBe('');
+      await approve(first);
+      // The approved ALTER runs with its statement budget lifted; right after it, the 250 ms budget is back.
+      await client.query('BEGIN');
+      await client.query('ALTER TABLE big ADD COLUMN capped int');
+      expect((await failure(client.query('SELECT pg_sleep(5)')))?.code).toBe('57014');
+      await client.query('ROLLBACK');
+      const heldAt: string[] = [];
+      for (let i = 0; i < 5; i++) heldAt.push((await longer())?.message ?? '');
+      // Four more runs (five in all, MAX_HEAVY_RUNS): each ran the approved ALTER, then was held at COMMIT for the INSERT.
+      const atCommit = heldAt.slice(0, 4).map(ticketIn);
+      expect(new Set(atCommit).size).toBe(1);
+      expect([first, ''].includes(atCommit[0] ?? '')).toBe(false);
+      expect(heldAt.slice(0, 4).some((m) => m.includes('heavy DDL, analysed'))).toBe(false);
+      expect(ticketFile(atCommit[0] ?? '').impact.warnings.join('\n')).toContain(`heavy DDL approved on ticket ${first}: it ran for real`);
+      // Then the ticket no longer lets it run: held at the ALTER again, on a new ticket.
+      expect(heldAt[4]).toContain('statement 1 is heavy DDL, analysed, not executed');
+      expect([first, ...atCommit].includes(ticketIn(heldAt[4] ?? ''))).toBe(false);
+      expect(await column('capped')).toBe(0);
+      expect(await count("SELECT count(*) FROM accounts WHERE name = 'loop'")).toBe(0);
+
+      await client.query('BEGIN');
+      const prepared = await failure(client.query({ name: 'heavy', text: 'CREATE INDEX big_prepared ON big (id)' }));
+      expect(prepared?.code).toBe('PA002');
+      expect(prepared?.message).toContain('only when sent as a simple query');
+      await client.query('ROLLBACK');
+      expect(await value("SELECT to_regclass('big_prepared') IS NULL")).toBe(true);
+      await nothingLeftOpen();
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
 });

@@ -37,7 +37,7 @@ import type { ErrorFields } from '../wire/backendMessages';
 import type { LockHolder } from '../../core/sql/ddl/lockHolders';
 import { heavyBudgetSql, judgeDdlInTransaction, lockBudgetSql, lockWaitMs } from './ddlInTransaction';
 import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
-import { approvedPrefix, heavyHeldNote, heavyRanNote, lockedOut, whyNotAuthorized } from './heavyDdl';
+import { approvedPrefix, heavyHeldNote, heavyRanNote, lockedOut, spendHeavyRun, whyNotAuthorized } from './heavyDdl';
 import { claimInClientTransaction } from './ledgerInTransaction';
 import type { RecordedStatement } from './transactionRecord';
 import { recordStatement, templateKeyOf, TransactionRecord } from './transactionRecord';
@@ -65,9 +65,9 @@ export class GuardedTransaction {
   private refusal: ErrorFields | undefined;
   /** Heavy DDL met while measuring: held on a ticket once the client session rolled back (takeRefusal). */
   private heavyHold: { writes: RecordedStatement[]; changed: ChangedTable[]; notes: string[] } | undefined;
-  /** Approved heavy DDL admitted in this transaction: its texts, with the index of the statement it runs as. */
+  /** Approved heavy DDL admitted in this transaction (its texts, the index of its statement), recorded as such. */
   private readonly heavyAt = new Map<string, number>();
-  /** Approved heavy DDL ran with the statement budget lifted: the next admitted statement sets it again. */
+  /** Approved heavy DDL runs with the statement budget lifted: set again after it (ran(), or the next admit). */
   private rebudget = false;
   private upstreamPid: number | undefined;
 
@@ -100,7 +100,7 @@ export class GuardedTransaction {
    * A statement that is not a read, while measuring: true when it may run for real. DDL only when cheap
    * (ddlInTransaction.ts), after its lock_timeout is set in-band (so never inside a pipelined batch).
    */
-  async admit(classification: Classification, inBatch: boolean): Promise<boolean> {
+  async admit(classification: Classification, inBatch: boolean, simple = false): Promise<boolean> {
     this.refusal = undefined;
     const notRun = (why: string): false => {
       this.refusal = refusedError(`not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`, DDL_NOT_RUN_HINT);
@@ -118,6 +118,7 @@ export class GuardedTransaction {
     const ddl = classification.statements.filter((s) => !isDml(s.kind));
     if (ddl.length === 0) return true;
     if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
+    if (!verdict.run && !simple) return notRun(`${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters), not through Parse/Bind`);
     if (!verdict.run) return this.admitHeavy(classification, verdict.why, verdict.heavy?.holders ?? []);
     const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
@@ -145,35 +146,38 @@ export class GuardedTransaction {
       this.heavyHold = { writes: [...this.record.statements, next], changed, notes: [...this.ddlNotes, heavyHeldNote(index, why, lockWaitMs(this.context.settings))] };
       return false;
     }
+    const stop = (fields: ErrorFields): false => ((this.refusal = fields), false);
     const denied = await whyNotAuthorized(this.context, ticket, connection);
-    if (denied !== undefined) {
-      this.refusal = refusedError(`not run: ticket ${ticket.id} approves this heavy statement, but may not run now: ${denied}; the transaction was rolled back, nothing kept`);
-      return false;
-    }
+    if (denied !== undefined) return stop(refusedError(`not run: ticket ${ticket.id} approves this heavy statement, but may not run now: ${denied}; the transaction was rolled back, nothing kept`));
     // The analysis read pg_locks from the guard's own session: the client's own transaction's locks are not in the way.
     this.upstreamPid ??= Number((await this.inBand.run('SELECT pg_backend_pid()')).rows[0]?.[0]);
     const others = holders.filter((h) => h.pid !== this.upstreamPid);
-    if (others.length > 0) {
-      this.refusal = lockedOut(ticket.id, others);
-      return false;
-    }
+    if (others.length > 0) return stop(lockedOut(ticket.id, others));
     const set = await this.inBand.run(heavyBudgetSql(this.context.settings));
-    if (set.error !== undefined) {
-      this.refusal = refusedError(`not run: the lock_timeout of the heavy statement approved on ticket ${ticket.id} could not be set (${set.error}); the transaction was rolled back, nothing kept`);
-      return false;
-    }
+    if (set.error !== undefined) return stop(refusedError(`not run: the lock_timeout of the heavy statement approved on ticket ${ticket.id} could not be set (${set.error}); the transaction was rolled back, nothing kept`));
     this.rebudget = true;
+    spendHeavyRun(ticket.id, index);
     this.ddlNotes.push(heavyRanNote(index, ticket.id, sql));
-    for (const s of classification.statements) if (!isDml(s.kind)) this.admitted.add(s.sql);
+    // Never in `admitted`: heavy DDL runs only as this simple query, never as a prepared statement bound later.
     for (const text of ddlStatementsOf(sql)) this.heavyAt.set(text, index);
     this.context.logger.info('guard runs approved heavy DDL in a client transaction', { ticket: ticket.id, statement: index + 1 });
     return true;
   }
 
-  /** Was this DDL text admitted (its lock_timeout set) earlier in this transaction, heavy DDL as this very statement? */
+  /**
+   * After a simple query the guard let run: approved heavy DDL ran with its statement budget lifted, so the
+   * budget is set again in-band at once (once its answer came), before the client sends anything more.
+   */
+  async ran(): Promise<void> {
+    if (!this.rebudget) return;
+    const set = await this.inBand.run(lockBudgetSql(this.context.settings, true));
+    // Failed: the heavy statement failed and the transaction is aborted (nothing more runs in it).
+    if (set.error === undefined) this.rebudget = false;
+  }
+
+  /** Was this DDL text admitted (its lock_timeout set) earlier in this transaction? */
   admittedDdl(classification: Classification): boolean {
-    const at = this.record.statements.length;
-    return classification.statements.every((s) => isDml(s.kind) || (this.admitted.has(s.sql) && (this.heavyAt.get(s.sql.trim()) ?? at) === at));
+    return classification.statements.every((s) => isDml(s.kind) || this.admitted.has(s.sql));
   }
 
   /**

@@ -25,6 +25,20 @@ import { ddlStatementsOf, exceededBounds } from './effectBounds';
 import type { RecordedStatement } from './transactionRecord';
 import { isHeavyTemplate } from './transactionRecord';
 
+/**
+ * How often one approved ticket lets its heavy statement N run in retries (per guard process): a migration
+ * needs it once or twice (55P03 retries after the lock check count too); a client that loops over a longer
+ * transaction would otherwise repeat the approved rewrite without end. Past it, the retry is held again.
+ */
+export const MAX_HEAVY_RUNS = 5;
+const heavyRuns = new Map<string, number>();
+const runKey = (ticketId: string, index: number) => `${ticketId}#${index}`;
+
+/** The approved heavy statement `index` of the ticket is let run once more. */
+export function spendHeavyRun(ticketId: string, index: number): void {
+  heavyRuns.set(runKey(ticketId, index), (heavyRuns.get(runKey(ticketId, index)) ?? 0) + 1);
+}
+
 /** Each statement of `sql` as its own text (the parser's slice); the parser must be loaded. */
 const textsOf = (sql: string): string[] => parseSql(sql).statements.map((p) => p.sql.trim());
 
@@ -39,6 +53,7 @@ export function approvedPrefix(tickets: readonly Ticket[], connection: string, r
     const statements = ticket.transaction?.statements ?? [];
     if (ticket.status !== 'APPROVED' || ticket.kind !== 'write' || ticket.connection !== connection || !isGuardTransaction(ticket)) return false;
     if (!contentMatchesHash(ticket) || ticket.decisions.some((d) => d.hash !== ticket.sqlHash)) return false;
+    if ((heavyRuns.get(runKey(ticket.id, n)) ?? 0) >= MAX_HEAVY_RUNS) return false;
     const at = statements[n];
     if (!at || !isHeavyTemplate(at.template) || at.template !== next.template) return false;
     if (!recorded.every((s, i) => statements[i]?.template === s.template)) return false;
