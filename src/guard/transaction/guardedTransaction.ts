@@ -50,7 +50,7 @@ export interface InBand {
 export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
 
 const DDL_NOT_RUN_HINT =
-  'Run that statement on its own (outside BEGIN … COMMIT) through the guard: it is held on a ticket with its lock analysis and, once approved, runs once through the executor under a short lock_timeout with retries (SPEC §5 6); then run the transaction again: that statement then has nothing heavy left to do (the column already has its type, the index exists) and is measured like the rest.';
+  'Run that statement on its own (outside BEGIN … COMMIT) through the guard: it is held on a ticket with its analysis and, once approved, runs once through the executor (SPEC §5 6); then run the transaction without it. Heavy DDL sent as a simple query (no parameters) is held with the transaction instead.';
 
 export class GuardedTransaction {
   private readonly record = new TransactionRecord();
