@@ -27,7 +27,7 @@ describe('the approved prefix of heavy DDL', () => {
     const insert = await recordStatement(INSERT, false);
     const heavy = await recordStatement(INDEX, false, INDEX, true);
     expect(isHeavyTemplate(heavy.template)).toBe(true);
-    const measured = { changed: [{ schema: 'public', name: 'accounts', inserted: 1, updated: 0, deleted: 0 }], ddl: [INDEX] };
+    const measured = { changed: [{ relid: 1, schema: 'public', name: 'accounts', inserted: 1, updated: 0, deleted: 0 }], ddl: [INDEX] };
     const find = (t: Ticket, next = heavy, m = measured) => approvedPrefix([t], CONNECTION, [insert], next, m, 0)?.id;
 
     expect(find(ticket('t1', [insert, heavy]))).toBe('t1');
@@ -48,7 +48,7 @@ describe('the approved prefix of heavy DDL', () => {
     expect(find(ticket('t7b', [insert, approvedAlter]), approvedAlter, { ...measured, ddl: [narrow] })).toBe('t7b');
     // Another statement before it, or more rows so far than the ticket measured.
     expect(approvedPrefix([ticket('t8', [insert, heavy])], CONNECTION, [], heavy, { changed: [], ddl: [INDEX] }, 0)).toBeUndefined();
-    expect(find(ticket('t9', [insert, heavy]), heavy, { ...measured, changed: [{ schema: 'public', name: 'accounts', inserted: 5, updated: 0, deleted: 0 }] })).toBeUndefined();
+    expect(find(ticket('t9', [insert, heavy]), heavy, { ...measured, changed: [{ relid: 1, schema: 'public', name: 'accounts', inserted: 5, updated: 0, deleted: 0 }] })).toBeUndefined();
   });
 
   it('lets one ticket run its heavy statement at most MAX_HEAVY_RUNS times', async () => {

@@ -314,7 +314,7 @@ export class GuardedTransaction {
     const ticket = await store.create({ sql: body, origin: 'guardTransaction', transaction: { statements, effects }, connection, impact, createdBy });
     this.context.logger.info('guard held a transaction', { ticket: ticket.id, statements: writes.length, exceeded: exceeded.join('; ') });
     // Shown in VS Code ("Waiting for you") as one card, like a held statement; approving there only decides it.
-    await writeProposal(this.context.workspaceDir, ticket.id, body, createdBy, `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run)`, "the client's retry through the guard commits it").catch((error: unknown) =>
+    await writeProposal(this.context.workspaceDir, ticket.id, body, createdBy, `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run${heavyAt === undefined ? '' : `; statement ${heavyAt} heavy DDL, analysed, not run`})`, heavyAt === undefined ? "the client's retry through the guard commits it" : `the client's retry runs statements 1..${heavyAt}; it commits if it ends there, else it is held once more at COMMIT`).catch((error: unknown) =>
       this.context.logger.warn('could not write the proposal file of a held transaction', { ticket: ticket.id, error: String(error) }),
     );
     this.events?.held(ticket.id);
