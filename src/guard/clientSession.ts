@@ -12,6 +12,7 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
+import { copyFromStdinProblem, CopyInRelay } from './copyIn';
 import type { GuardContext } from './guardContext';
 import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
 import { InBandQuery } from './inBandQuery';
@@ -23,7 +24,7 @@ import { GuardedTransaction } from './transaction/guardedTransaction';
 import { endsTransaction, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
-import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
+import { bindComplete, closeComplete, commandComplete, errorResponse, noData, notificationsIn, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
 import type { FrontendMessage } from './wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
 import { PendingResponses } from './wire/pendingResponses';
@@ -46,6 +47,7 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
+  private readonly copyIn = new CopyInRelay((bytes) => this.upstream.send(bytes), (data) => this.tx.addCopyData(data.comment, data.sha256));
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
     () => this.settle(),
@@ -112,7 +114,7 @@ export class ClientSession {
       case 'copyData':
       case 'copyDone':
       case 'copyFail':
-        // No COPY ever starts through the guard (COPY is never a read); the server ignores these too.
+        this.copyIn.relay(raw, message.type);
         return undefined;
       case 'other':
         await this.settle();
@@ -131,6 +133,7 @@ export class ClientSession {
 
   private fromUpstream(chunk: Buffer, messages: BackendMessage[]): void {
     let swallowed = this.swallow > 0;
+    this.copyIn.observe(messages);
     for (const message of messages) {
       this.pending.observe(message);
       if (message.name === 'readyForQuery') {
@@ -143,8 +146,8 @@ export class ClientSession {
         }
       }
     }
-    if (this.inBand.take(messages) || swallowed) return;
-    void this.answer(chunk);
+    const relayed = this.inBand.take(messages) || swallowed ? notificationsIn(messages) : chunk;
+    if (relayed.length > 0) void this.answer(relayed);
   }
 
   private async query(raw: Uint8Array, sql: string): Promise<void> {
@@ -320,6 +323,7 @@ export class ClientSession {
       await this.rollbackUpstream();
       return [errorResponse(refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
+    if (copyFromStdinProblem(classification)) return [errorResponse(copyFromStdinProblem(classification)!)];
     return holdOrRunAnswer(this.context, sql, classification, this.user, this.events);
   }
 
