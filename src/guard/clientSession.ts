@@ -80,6 +80,7 @@ export class ClientSession {
       await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }));
       return 'close';
     }
+    this.copyIn.interrupt(message.type);
     if (this.skipping && message.type !== 'sync') return undefined;
     switch (message.type) {
       case 'query':

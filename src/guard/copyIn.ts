@@ -10,6 +10,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { parseSql } from '../core/sql/parse';
@@ -27,6 +28,9 @@ export interface CopiedData {
   /** SQL line comments, put before the COPY statement in the ticket: the data as text, or its size and hash. */
   comment: string;
 }
+
+/** What a client may send in COPY mode (the server ignores Flush and Sync there). */
+const COPY_MODE_MESSAGES = new Set(['copyData', 'copyDone', 'copyFail', 'flush', 'sync']);
 
 export class CopyInRelay {
   private active = false;
@@ -59,6 +63,16 @@ export class CopyInRelay {
     } else this.active = false;
     this.send(raw);
     if (type === 'copyDone') this.copied(copiedData(this.hash.digest('hex'), this.bytes, Buffer.concat(this.shown)));
+  }
+
+  /**
+   * Any other client message in COPY mode (a protocol error) first fails the COPY upstream, as the server
+   * would, so that the guard, waiting for the COPY's answer before judging that message, is not left waiting.
+   */
+  interrupt(type: string): void {
+    if (!this.active || COPY_MODE_MESSAGES.has(type)) return;
+    this.active = false;
+    this.send(serialize.copyFail(`the client sent a ${type} message during COPY`));
   }
 
   private start(): void {

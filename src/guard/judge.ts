@@ -50,7 +50,7 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   if (refused.length > 0) return { kind: 'refuse', reasons: refused };
   const others = statements.filter((s) => !control.includes(s));
   for (const statement of others) {
-    const verdict = verdictOf(await checkSql(db, statement.sql, REACH));
+    const verdict = verdictOf(await checkSql(db, readOfCopyToStdout(statement) ?? statement.sql, REACH));
     if (verdict.kind === 'refuse') return verdict;
     if (verdict.kind === 'hold') {
       return {

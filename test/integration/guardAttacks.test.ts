@@ -1,7 +1,7 @@
 /**
  * What an attacker (or a careless agent) sends through `pg-agent guard` (issue 24's list): session
- * changes, side-effect functions in a SELECT (a COPY's query too), NOTIFY, COPY … PROGRAM and FROM STDIN, DO blocks, a writable CTE, a transaction in
- * one message, a write behind reads. Each is held (PA001) or refused (PA002), and the database shows
+ * changes, side-effect functions in a SELECT (a COPY's query too), NOTIFY, COPY … PROGRAM and FROM STDIN,
+ * DO blocks, a writable CTE, a transaction in one message, a write behind reads. Each is held (PA001) or refused (PA002), and the database shows
  * nothing changed: rows, sequence, settings of the client's own session.
  */
 import pg from 'pg';

@@ -146,6 +146,25 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     expect(await ids()).toBe('1,2,3,4,5');
   });
 
+  it("node-postgres: COPY FROM STDIN in its transaction without a stream fails as the client itself ends it (CopyFail); the connection goes on", async () => {
+    const client = new pg.Client({ connectionString: guard.url });
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const error = await client.query('COPY t FROM STDIN').then(
+        () => undefined,
+        (e: pg.DatabaseError) => e,
+      );
+      expect(error?.code).toBe('57014');
+      expect(error?.message).toContain('No source stream defined');
+      await client.query('ROLLBACK');
+      expect((await client.query('SELECT count(*)::int AS n FROM t')).rows).toEqual([{ n: 5 }]);
+    } finally {
+      await client.end();
+    }
+    expect(await ids()).toBe('1,2,3,4,5');
+  });
+
   it('psycopg2: copy_expert TO STDOUT reads; FROM STDIN in its transaction is held at commit, the connection usable after', async () => {
     const result = await run('/usr/bin/python3', ['-c', PYTHON, guard.url]);
     expect(result.stderr).toBe('');
