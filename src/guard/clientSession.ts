@@ -13,6 +13,7 @@ import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
 import { copyFromStdinProblem, CopyInRelay } from './copyIn';
+import { CopyLoad } from './copyLoad';
 import type { GuardContext } from './guardContext';
 import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
 import { InBandQuery } from './inBandQuery';
@@ -47,13 +48,14 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
+  private readonly load: CopyLoad;
   private readonly copyIn = new CopyInRelay((bytes) => this.upstream.send(bytes), (data) => this.tx.addCopyData(data.comment, data.sha256));
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
     () => this.settle(),
-    (sql) => {
+    (sql, trailing) => {
       this.pending.expect('query');
-      this.upstream.send(serialize.query(sql));
+      this.upstream.send(trailing ? Buffer.concat([serialize.query(sql), trailing]) : serialize.query(sql));
     },
   );
 
@@ -67,6 +69,7 @@ export class ClientSession {
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
     this.tx = new GuardedTransaction(context, this.inBand, user);
+    this.load = new CopyLoad({ context, db, user, events, inBand: this.inBand, answer: (bytes) => this.answer(bytes) });
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -80,6 +83,7 @@ export class ClientSession {
       await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }));
       return 'close';
     }
+    if (this.load.active && message.type !== 'terminate') return void (await this.load.receive(raw, message.type, message.type === 'copyFail' ? message.message : undefined));
     this.copyIn.interrupt(message.type);
     if (this.skipping && message.type !== 'sync') return undefined;
     switch (message.type) {
@@ -174,6 +178,7 @@ export class ClientSession {
       return;
     }
     await this.settle();
+    if (verdict.kind === 'hold' && this.status === 'I' && (await this.load.start(sql))) return;
     if (verdict.kind === 'hold') {
       const done = await this.holdOrRun(sql, verdict.classification);
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));

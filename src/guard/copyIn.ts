@@ -5,8 +5,8 @@
  * answered CopyInResponse, and from then until CopyDone or CopyFail the client's CopyData go upstream as sent.
  * The data is part of the recorded statement: shown in the ticket, and its SHA-256 joins the statement's
  * template, so the approved transaction commits only with the same bytes.
- * Outside COPY mode the server ignores these messages, and so does the guard. Outside a transaction it is
- * refused before the client enters COPY mode (so it sends no data).
+ * Outside COPY mode the server ignores these messages, and so does the guard. Outside a transaction the
+ * guard reads it itself (copyLoad.ts), or refuses it before the client enters COPY mode.
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -97,8 +97,8 @@ export function copyFromStdinProblem(classification: Classification): ErrorField
   const copy = classification.statements.find((s) => s.kind === 'CopyStmt' && isCopyFromStdin(s.sql));
   if (!copy) return undefined;
   return refusedError(
-    `COPY … FROM STDIN outside a transaction is not held: its rows are not part of the statement, so a ticket could not show what would run (${copy.sql.slice(0, 60)})`,
-    'Send the COPY inside BEGIN … COMMIT: the transaction is then measured and held as a whole for approval. Or load the rows with INSERT statements.',
+    `COPY … FROM STDIN outside a transaction is held only when sent alone in a simple query, as psql's \\copy sends it (its rows become the ticket's INSERT); not in the extended protocol or among other statements (${copy.sql.slice(0, 60)})`,
+    'Send the COPY alone, or inside BEGIN … COMMIT: the transaction is then measured and held as a whole for approval.',
   );
 }
 

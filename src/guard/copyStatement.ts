@@ -10,7 +10,9 @@ import { parseSql } from '../core/sql/parse';
 import type { ParsedStatement } from '../core/sql/parse';
 import { isRec, rec, str } from '../core/sql/parseTree';
 import type { Rec } from '../core/sql/parseTree';
-import { quoteIdent } from '../shared/sqlNames';
+
+/** An identifier always quoted (a name of the tree is already case-folded): exact whatever the word. */
+export const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** Parses tried to find the text of `COPY (query)`'s query before giving up (then the COPY is judged as a COPY). */
 const MAX_TRIES = 200;
@@ -24,14 +26,14 @@ export function readOfCopyToStdout(statement: ParsedStatement): string | undefin
   const relation = rec(node, 'relation');
   if (relation) {
     const relname = str(relation, 'relname');
-    if (relname === undefined) return undefined;
+    if (relname === undefined || str(relation, 'catalogname') !== undefined) return undefined;
     const schema = str(relation, 'schemaname');
-    const table = `${schema !== undefined ? `${quoteIdent(schema)}.` : ''}${quoteIdent(relname)}`;
+    const table = `${schema !== undefined ? `${quoted(schema)}.` : ''}${quoted(relname)}`;
     const attlist = Array.isArray(node.attlist) ? node.attlist : [];
     const columns = attlist.map((a) => str(rec(a, 'String'), 'sval'));
     if (columns.some((c) => c === undefined)) return undefined;
     // COPY t TO reads t alone, never its inheritance children or partitions.
-    return `SELECT ${columns.length > 0 ? columns.map((c) => quoteIdent(c!)).join(', ') : '*'} FROM ONLY ${table}`;
+    return `SELECT ${columns.length > 0 ? columns.map((c) => quoted(c!)).join(', ') : '*'} FROM ONLY ${table}`;
   }
   return isRec(node.query) ? innerQueryText(statement.sql, node.query) : undefined;
 }

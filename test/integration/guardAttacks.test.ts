@@ -29,7 +29,7 @@ const ATTACKS: [sql: string, code: 'PA001' | 'PA002'][] = [
   ['NOTIFY anything', 'PA001'],
   ["SELECT pg_notify('anything', 'x')", 'PA001'],
   ['COPY (SELECT shout()) TO STDOUT', 'PA001'],
-  ['COPY t FROM STDIN', 'PA002'],
+  ['COPY t FROM STDIN (FORMAT binary)', 'PA002'],
   ['PREPARE p AS DELETE FROM t', 'PA002'],
   ['DISCARD ALL', 'PA002'],
 ];

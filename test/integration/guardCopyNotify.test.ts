@@ -2,9 +2,9 @@
  * COPY and LISTEN/NOTIFY through `pg-agent guard` (issue 24 item 1), with clients nobody here wrote: psql
  * (COPY … TO STDOUT, `\copy` both ways), node-postgres (LISTEN, notifications) and psycopg2 (copy_expert).
  * COPY … TO STDOUT is the read of what it names and returns what the database returns; its query is judged
- * like the query itself. COPY … FROM STDIN is refused outside a transaction (the client's session goes on)
- * and, inside BEGIN … COMMIT, held with its data on the transaction's ticket; approved, only the same data
- * commits, once. LISTEN passes; a NOTIFY sent to the database reaches the idle guard client; NOTIFY through
+ * like the query itself. COPY … FROM STDIN outside a transaction is held as the INSERT of its rows (read by
+ * the server, never by us), the identical retry runs it once; inside BEGIN … COMMIT it is held with its data on
+ * the transaction's ticket; approved, only the same data commits, once. LISTEN passes; a NOTIFY sent to the database reaches the idle guard client; NOTIFY through
  * the guard is held.
  */
 import { execFile } from 'node:child_process';
@@ -103,12 +103,74 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     expect(await ids()).toBe('1,2,3,4,5');
   });
 
-  it('refuses \\copy FROM a file outside a transaction (PA002): psql ends the command, its session goes on, nothing inserted', async () => {
+  it('holds \\copy FROM a file outside a transaction as the INSERT of its rows, read by the server; approved, the same data runs once', async () => {
     const file = join(dir, 'in.tsv');
-    writeFileSync(file, '10\tten\n11\televen\n');
-    const refused = await psql(guard.url, [`\\copy t from '${file}'`, 'SELECT count(*) FROM t']);
-    expect(refused.stderr).toContain('PA002: COPY … FROM STDIN outside a transaction is not held');
-    expect(refused.stdout).toBe('5\n');
+    const other = join(dir, 'in-other.tsv');
+    writeFileSync(file, "10\tten\n11\tO'Neil \\\\ back\n12\t\\N\n");
+    writeFileSync(other, '20\ttwenty\n');
+    const load = (path: string) => psql(guard.url, [`\\copy t from '${path}'`, 'SELECT count(*) FROM t']);
+
+    const held = await load(file);
+    expect(held.stderr).toContain('PA001');
+    expect(held.stderr).toContain('public.t: 3 inserted');
+    // The session goes on after the held COPY.
+    expect(held.stdout).toBe('5\n');
+    const ticket = ticketIn(held.stderr);
+    const shown = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string };
+    expect(shown.sql).toBe(`INSERT INTO "t" ("id", "v") VALUES\n('10', 'ten'),\n('11', E'O''Neil \\\\ back'),\n('12', NULL)`);
+    expect(await ids()).toBe('1,2,3,4,5');
+
+    expect(ticketIn((await load(file)).stderr)).toBe(ticket);
+    expect(ticketIn((await load(other)).stderr)).not.toBe(ticket);
+    expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+    const ran = await psql(guard.url, [`\\copy t from '${file}'`, 'SELECT v FROM t WHERE id = 11', 'SELECT v IS NULL FROM t WHERE id = 12']);
+    expect(ran).toMatchObject({ code: 0, stderr: '', stdout: "O'Neil \\ back\nt\n" });
+    expect(await ids()).toBe('1,2,3,4,5,10,11,12');
+    expect(await psql(guard.url, [`\\copy t from '${file}'`])).toMatchObject({ stderr: expect.stringContaining('PA001') as unknown });
+    await execSql(db.url, 'DELETE FROM t WHERE id >= 10');
+  });
+
+  it('refuses what it cannot read safely (PA002): too much data, binary, WHERE, a database with an event trigger; the session goes on', async () => {
+    const big = join(dir, 'big.tsv');
+    writeFileSync(big, Array.from({ length: 40_000 }, (_, i) => `${100 + i}\t${'x'.repeat(24)}`).join('\n'));
+    const tooBig = await psql(guard.url, [`\\copy t from '${big}'`, 'SELECT count(*) FROM t']);
+    expect(tooBig.stderr).toContain('PA002: COPY … FROM STDIN through the guard takes at most 1048576 bytes of data');
+    expect(tooBig.stdout).toBe('5\n');
+    // (psql -c 'COPY … FROM STDIN' waits on its own stdin after any error, even from the database itself.)
+    const client = new pg.Client({ connectionString: guard.url });
+    await client.connect();
+    try {
+      const refusals: [sql: string, why: string][] = [
+        ['COPY t FROM STDIN (FORMAT binary)', "COPY option format 'binary' is not taken"],
+        ['COPY t FROM STDIN WHERE id > 1', 'WHERE'],
+      ];
+      for (const [sql, why] of refusals) {
+        const error = await client.query(sql).then(
+          () => undefined,
+          (e: pg.DatabaseError) => e,
+        );
+        expect(error).toMatchObject({ code: 'PA002', message: expect.stringContaining(why) as unknown });
+      }
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await client.end();
+    }
+
+    await execSql(
+      db.url,
+      `CREATE TABLE ddl_log (tag text);
+       CREATE FUNCTION log_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO ddl_log VALUES (tg_tag); END $$;
+       CREATE EVENT TRIGGER log_ddl ON ddl_command_end EXECUTE FUNCTION log_ddl();`,
+    );
+    try {
+      const file = join(dir, 'one.tsv');
+      writeFileSync(file, '10\tten\n');
+      const refused = await psql(guard.url, [`\\copy t from '${file}'`]);
+      expect(refused.stderr).toContain('an event trigger exists');
+    } finally {
+      await execSql(db.url, 'DROP EVENT TRIGGER log_ddl');
+    }
+    expect(Number(await queryValue(db.url, 'SELECT count(*) FROM ddl_log'))).toBe(0);
     expect(await ids()).toBe('1,2,3,4,5');
   });
 

@@ -18,9 +18,9 @@ beforeAll(() => loadParser());
 const readOf = (sql: string) => readOfCopyToStdout(parseSql(sql).statements[0]!);
 
 describe('COPY … TO STDOUT as a read', () => {
-  it('reads a table alone (ONLY), its names quoted where needed, or the query itself', () => {
-    expect(readOf('COPY t TO STDOUT')).toBe('SELECT * FROM ONLY t');
-    expect(readOf('copy app."Order" (id, "Total") to stdout with (format csv)')).toBe('SELECT id, "Total" FROM ONLY app."Order"');
+  it('reads a table alone (ONLY), its names quoted, or the query itself', () => {
+    expect(readOf('COPY t TO STDOUT')).toBe('SELECT * FROM ONLY "t"');
+    expect(readOf('copy app."Order" (id, "Total") to stdout with (format csv)')).toBe('SELECT "id", "Total" FROM ONLY "app"."Order"');
     expect(readOf('COPY (SELECT f(1) FROM t) TO STDOUT (FORMAT csv, HEADER)')).toBe('SELECT f(1) FROM t');
     expect(readOf("COPY /* ( */ ( SELECT ')', \"a)b\" FROM t -- )\n) TO STDOUT")).toBe("SELECT ')', \"a)b\" FROM t -- )");
     expect(readOf('COPY (DELETE FROM t RETURNING *) TO STDOUT')).toBe('DELETE FROM t RETURNING *');

@@ -72,3 +72,10 @@ export function notificationsIn(messages: readonly BackendMessage[]): Buffer {
   const notifications = messages.filter((m): m is NotificationResponseMessage => m.name === 'notification');
   return Buffer.concat(notifications.map((n) => new Writer().addInt32(n.processId).addCString(n.channel).addCString(n.payload).flush(0x41)));
 }
+
+/** The guard's own CopyInResponse (a COPY FROM STDIN it reads itself): text format, every column text. */
+export function copyInResponse(columns: number): Buffer {
+  const writer = new Writer().add(Buffer.from([0])).addInt16(columns);
+  for (let i = 0; i < columns; i++) writer.addInt16(0);
+  return writer.flush(0x47);
+}
