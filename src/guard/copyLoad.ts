@@ -169,7 +169,7 @@ function optionValue(arg: unknown): string | undefined {
 }
 
 function columnsSql(table: string): string {
-  return `SELECT attname, attidentity FROM pg_catalog.pg_attribute WHERE attrelid = '${table.replace(/'/g, "''")}'::pg_catalog.regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`;
+  return `SELECT attname, attidentity FROM pg_catalog.pg_attribute WHERE attrelid = '${table.replace(/'/g, "''")}'::pg_catalog.regclass AND attnum OPERATOR(pg_catalog.>) 0 AND NOT attisdropped AND attgenerated OPERATOR(pg_catalog.=) '' ORDER BY attnum`;
 }
 
 /**
@@ -181,6 +181,8 @@ function loadSql(target: Target & { columns: string[] }): string {
   const literal = (c: string) => `pg_catalog.quote_nullable(${c})`;
   return [
     'BEGIN READ WRITE',
+    // Only the server's own functions and operators, whatever a schema on the path defines.
+    'SET LOCAL search_path = pg_catalog, pg_temp',
     "DO $pgagent$ BEGIN IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger WHERE evtenabled <> 'D') THEN RAISE EXCEPTION 'an event trigger exists: the guard does not create its temporary table to read COPY data'; END IF; END $pgagent$",
     `CREATE TEMPORARY TABLE pgagent_copy_load (${target.columns.map((c) => `${c} text`).join(', ')}) ON COMMIT DROP`,
     `COPY ${temp} (${target.columns.join(', ')}) FROM STDIN${target.options}`,
