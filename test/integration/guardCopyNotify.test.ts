@@ -254,10 +254,24 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
       await arrived;
       expect(received.map((n) => [n.channel, n.payload])).toEqual([['jobs', 'job 42']]);
 
+      // One that arrives while the client's transaction is measured comes with the guard's own ROLLBACK (at
+      // the held COMMIT), never meant for the client: the notification still reaches it.
+      await listener.query('BEGIN');
+      await listener.query("INSERT INTO t VALUES (50, 'fifty')");
+      await direct.query("NOTIFY jobs, 'job 44'");
+      const commit = await listener.query('COMMIT').then(
+        () => undefined,
+        (e: pg.DatabaseError) => e,
+      );
+      expect(commit?.code).toBe('PA001');
+      await listener.query('SELECT 1');
+      expect(received.map((n) => n.payload)).toEqual(['job 42', 'job 44']);
+      expect(await ids()).toBe('1,2,3,4,5');
+
       await listener.query('UNLISTEN jobs');
       await direct.query("NOTIFY jobs, 'job 43'");
       expect((await listener.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-      expect(received).toHaveLength(1);
+      expect(received).toHaveLength(2);
 
       // NOTIFY from a guard client is a side effect: held; a session listening directly gets nothing.
       const watched: pg.Notification[] = [];
