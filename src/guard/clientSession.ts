@@ -12,8 +12,8 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
-import { copyFromStdinProblem, CopyInRelay } from './copyIn';
-import { CopyLoad } from './copyLoad';
+import { copyFromStdinProblem } from './copyIn';
+import { ClientCopy } from './copyLoad';
 import type { GuardContext } from './guardContext';
 import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
 import { InBandQuery } from './inBandQuery';
@@ -48,8 +48,7 @@ export class ClientSession {
   /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
   private inBatch = false;
   private closed = false;
-  private readonly load: CopyLoad;
-  private readonly copyIn = new CopyInRelay((bytes) => this.upstream.send(bytes), (data) => this.tx.addCopyData(data.comment, data.sha256));
+  private readonly copy: ClientCopy;
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
     () => this.settle(),
@@ -69,7 +68,7 @@ export class ClientSession {
   ) {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
     this.tx = new GuardedTransaction(context, this.inBand, user);
-    this.load = new CopyLoad({ context, db, user, events, inBand: this.inBand, answer: (bytes) => this.answer(bytes) });
+    this.copy = new ClientCopy({ context, db, user, events, inBand: this.inBand, answer: (b) => this.answer(b) }, (b) => upstream.send(b), (d) => this.tx.addCopyData(d.comment, d.sha256));
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -83,8 +82,7 @@ export class ClientSession {
       await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }));
       return 'close';
     }
-    if (this.load.active && message.type !== 'terminate') return void (await this.load.receive(raw, message.type, message.type === 'copyFail' ? message.message : undefined));
-    this.copyIn.interrupt(message.type);
+    if (await this.copy.take(raw, message)) return undefined;
     if (this.skipping && message.type !== 'sync') return undefined;
     switch (message.type) {
       case 'query':
@@ -119,7 +117,6 @@ export class ClientSession {
       case 'copyData':
       case 'copyDone':
       case 'copyFail':
-        this.copyIn.relay(raw, message.type);
         return undefined;
       case 'other':
         await this.settle();
@@ -138,7 +135,7 @@ export class ClientSession {
 
   private fromUpstream(chunk: Buffer, messages: BackendMessage[]): void {
     let swallowed = this.swallow > 0;
-    this.copyIn.observe(messages);
+    this.copy.relay.observe(messages);
     for (const message of messages) {
       this.pending.observe(message);
       if (message.name === 'readyForQuery') {
@@ -178,7 +175,7 @@ export class ClientSession {
       return;
     }
     await this.settle();
-    if (verdict.kind === 'hold' && this.status === 'I' && (await this.load.start(sql))) return;
+    if (verdict.kind === 'hold' && this.status === 'I' && (await this.copy.load.start(sql))) return;
     if (verdict.kind === 'hold') {
       const done = await this.holdOrRun(sql, verdict.classification);
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));

@@ -15,6 +15,8 @@
 import type { Db } from '../core/db/db';
 import { parseSql } from '../core/sql/parse';
 import { arr, isRec, rec, str } from '../core/sql/parseTree';
+import type { CopiedData } from './copyIn';
+import { CopyInRelay } from './copyIn';
 import { quoted } from './copyStatement';
 import type { GuardContext } from './guardContext';
 import type { HeldEvents } from './heldAnswer';
@@ -23,6 +25,7 @@ import { holdOrRun } from './heldStatement';
 import { judgeSql } from './judge';
 import { commandComplete, copyInResponse, errorResponse, readyForQuery } from './wire/backendMessages';
 import type { ErrorFields } from './wire/backendMessages';
+import type { FrontendMessage } from './wire/frontendMessages';
 
 /** Data a held COPY may bring (its INSERT is parsed, checked and previewed like any statement). */
 export const MAX_COPY_LOAD_BYTES = 1024 * 1024;
@@ -189,4 +192,28 @@ function loadSql(target: Target & { columns: string[] }): string {
     `SELECT count(*), string_agg('(' || concat_ws(', ', ${target.columns.map(literal).join(', ')}) || ')', E',\\n' ORDER BY ctid) FROM ${temp}`,
     'ROLLBACK',
   ].join(';\n');
+}
+
+/** A client's COPY messages, whichever side reads them: the guard (a load outside a transaction) or the upstream (a measured COPY). */
+export class ClientCopy {
+  readonly load: CopyLoad;
+  readonly relay: CopyInRelay;
+
+  constructor(deps: LoadDeps, upstream: (bytes: Uint8Array) => void, copied: (data: CopiedData) => void) {
+    this.load = new CopyLoad(deps);
+    this.relay = new CopyInRelay(upstream, copied);
+  }
+
+  /** True when `message` was COPY's to take (the session does nothing more with it). */
+  async take(raw: Uint8Array, message: FrontendMessage): Promise<boolean> {
+    if (message.type === 'terminate') return false;
+    if (this.load.active) {
+      await this.load.receive(raw, message.type, message.type === 'copyFail' ? message.message : undefined);
+      return true;
+    }
+    this.relay.interrupt(message.type);
+    if (message.type !== 'copyData' && message.type !== 'copyDone' && message.type !== 'copyFail') return false;
+    this.relay.relay(raw, message.type);
+    return true;
+  }
 }
