@@ -151,6 +151,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
         );
         expect(error).toMatchObject({ code: 'PA002', message: expect.stringContaining(why) as unknown });
       }
+      // In the extended protocol the guard does not read COPY data itself: refused, never a ticket for a COPY it could not run.
+      const extended = await client.query({ name: 'copy-stdin', text: 'COPY t FROM STDIN' }).then(
+        () => undefined,
+        (e: pg.DatabaseError) => e,
+      );
+      expect(extended).toMatchObject({ code: 'PA002', message: expect.stringContaining('not in the extended protocol') as unknown });
       expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     } finally {
       await client.end();
