@@ -12,6 +12,7 @@ import { loadParser, parseSql } from '../../src/core/sql/parse';
 import type { CopiedData } from '../../src/guard/copyIn';
 import { copyFromStdinProblem, CopyInRelay, SHOWN_COPY_BYTES } from '../../src/guard/copyIn';
 import { readOfCopyToStdout } from '../../src/guard/copyStatement';
+import { PendingResponses } from '../../src/guard/wire/pendingResponses';
 
 beforeAll(() => loadParser());
 
@@ -91,5 +92,23 @@ describe('COPY … FROM STDIN', () => {
     expect(copied[0]!.comment).toMatch(/^-- The COPY below reads 65537 bytes of data \(SHA-256 [0-9a-f]{64}\)\.$/);
     expect(copied[1]!.comment).toMatch(/^[^\n]*\.$/);
     expect(copied[2]!.comment.split('\n').slice(1)).toEqual(['--   a', '--   DELETE FROM t;', '--   b']);
+  });
+});
+
+describe('what the upstream owes across a COPY', () => {
+  it('a COPY … TO STDOUT ends at ReadyForQuery (simple) or CommandComplete (Execute), its copy messages in between', () => {
+    const copyOut = ['copyOutResponse', 'copyData', 'copyData', 'copyDone'].map((name) => ({ name }) as BackendMessage);
+    const pending = new PendingResponses();
+    pending.expect('query');
+    for (const m of [...copyOut, { name: 'commandComplete' } as BackendMessage]) pending.observe(m);
+    expect(pending.size).toBe(1);
+    pending.observe({ name: 'readyForQuery' } as BackendMessage);
+    expect(pending.size).toBe(0);
+    pending.expect('execute');
+    pending.expect('sync');
+    for (const m of copyOut) pending.observe(m);
+    expect(pending.size).toBe(2);
+    pending.observe({ name: 'commandComplete' } as BackendMessage);
+    expect(pending.size).toBe(1);
   });
 });
