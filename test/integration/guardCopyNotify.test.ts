@@ -106,18 +106,18 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
   it('holds \\copy FROM a file outside a transaction as the INSERT of its rows, read by the server; approved, the same data runs once', async () => {
     const file = join(dir, 'in.tsv');
     const other = join(dir, 'in-other.tsv');
-    writeFileSync(file, "10\tten\n11\tO'Neil \\\\ back\n12\t\\N\n");
+    writeFileSync(file, "10\tten\n11\tO'Neil \\\\ back\n12\t\\N\n13\tx'); DELETE FROM t; --\n");
     writeFileSync(other, '20\ttwenty\n');
     const load = (path: string) => psql(guard.url, [`\\copy t from '${path}'`, 'SELECT count(*) FROM t']);
 
     const held = await load(file);
     expect(held.stderr).toContain('PA001');
-    expect(held.stderr).toContain('public.t: 3 inserted');
+    expect(held.stderr).toContain('public.t: 4 inserted');
     // The session goes on after the held COPY.
     expect(held.stdout).toBe('5\n');
     const ticket = ticketIn(held.stderr);
     const shown = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string };
-    expect(shown.sql).toBe(`INSERT INTO "t" ("id", "v") VALUES\n('10', 'ten'),\n('11', E'O''Neil \\\\ back'),\n('12', NULL)`);
+    expect(shown.sql).toBe(`INSERT INTO "t" ("id", "v") VALUES\n('10', 'ten'),\n('11', E'O''Neil \\\\ back'),\n('12', NULL),\n('13', 'x''); DELETE FROM t; --')`);
     expect(await ids()).toBe('1,2,3,4,5');
 
     expect(ticketIn((await load(file)).stderr)).toBe(ticket);
@@ -125,7 +125,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
     const ran = await psql(guard.url, [`\\copy t from '${file}'`, 'SELECT v FROM t WHERE id = 11', 'SELECT v IS NULL FROM t WHERE id = 12']);
     expect(ran).toMatchObject({ code: 0, stderr: '', stdout: "O'Neil \\ back\nt\n" });
-    expect(await ids()).toBe('1,2,3,4,5,10,11,12');
+    expect(await ids()).toBe('1,2,3,4,5,10,11,12,13');
     expect(await psql(guard.url, [`\\copy t from '${file}'`])).toMatchObject({ stderr: expect.stringContaining('PA001') as unknown });
     await execSql(db.url, 'DELETE FROM t WHERE id >= 10');
   });
