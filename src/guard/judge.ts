@@ -10,6 +10,7 @@ import type { Classification } from '../core/sql/classification';
 import { loadParser, parseSql, SqlSyntaxError } from '../core/sql/parse';
 import type { ParsedStatement } from '../core/sql/parse';
 import { checkSql } from '../core/sql/reach/checkSql';
+import { readOfCopyToStdout } from './copyStatement';
 
 export type Verdict =
   /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */
@@ -44,12 +45,12 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   const sessionProblem = statements.map(sessionChangeProblem).find((p) => p !== undefined);
   if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
   const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
-  if (control.length === 0) return verdictOf(await checkSql(db, sql, REACH));
+  if (control.length === 0) return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkSql(db, sql, REACH));
   const refused = control.filter((s) => s.kind === 'TransactionStmt').map(transactionControlProblem).filter((p): p is string => p !== undefined);
   if (refused.length > 0) return { kind: 'refuse', reasons: refused };
   const others = statements.filter((s) => !control.includes(s));
   for (const statement of others) {
-    const verdict = verdictOf(await checkSql(db, statement.sql, REACH));
+    const verdict = verdictOf(await checkSql(db, readOfCopyToStdout(statement) ?? statement.sql, REACH));
     if (verdict.kind === 'refuse') return verdict;
     if (verdict.kind === 'hold') {
       return {
@@ -61,6 +62,22 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
     }
   }
   return { kind: 'pass' };
+}
+
+/**
+ * With a `COPY … TO STDOUT`, each statement is judged alone, the COPY as the read of the same rows
+ * (copyStatement.ts): pass when all pass, refused when one is; otherwise undefined (the COPY is held as itself).
+ */
+async function copyToStdoutVerdict(db: Db, statements: readonly ParsedStatement[]): Promise<Verdict | undefined> {
+  const reads = statements.map(readOfCopyToStdout);
+  if (reads.every((r) => r === undefined)) return undefined;
+  let pass = true;
+  for (const [i, statement] of statements.entries()) {
+    const verdict = verdictOf(await checkSql(db, reads[i] ?? statement.sql, REACH));
+    if (verdict.kind === 'refuse') return verdict;
+    pass &&= verdict.kind === 'pass';
+  }
+  return pass ? { kind: 'pass' } : undefined;
 }
 
 function verdictOf(classification: Classification): Verdict {
@@ -124,6 +141,8 @@ function setNode(statement: ParsedStatement): Rec | undefined {
 function isHarmlessSet(statement: ParsedStatement): boolean {
   // Forgetting a prepared statement changes nothing but the client's own list (pools send DEALLOCATE ALL).
   if (statement.kind === 'DeallocateStmt') return true;
+  // LISTEN/UNLISTEN change nothing in the database, only which notifications this session receives.
+  if (statement.kind === 'ListenStmt' || statement.kind === 'UnlistenStmt') return true;
   const node = setNode(statement);
   if (!node) return false;
   const kind = text(node.kind);
@@ -131,12 +150,12 @@ function isHarmlessSet(statement: ParsedStatement): boolean {
 }
 
 /**
- * Any other session change (SET, RESET, DISCARD, LISTEN…) cannot be approved through the guard: an
+ * Any other session change (SET, RESET, DISCARD, PREPARE…) cannot be approved through the guard: an
  * approved statement runs on the guard's executor connection, never in the client's session.
  */
 function sessionChangeProblem(statement: ParsedStatement): string | undefined {
   if (isHarmlessSet(statement)) return undefined;
-  if (['VariableSetStmt', 'DiscardStmt', 'ListenStmt', 'UnlistenStmt', 'PrepareStmt', 'ExecuteStmt'].includes(statement.kind)) {
+  if (['VariableSetStmt', 'DiscardStmt', 'PrepareStmt', 'ExecuteStmt'].includes(statement.kind)) {
     return `${statement.sql.slice(0, 60)} would change this session's settings or state, which the guard does not let a client change (an approval would run it on another connection)`;
   }
   return undefined;

@@ -123,6 +123,11 @@ export class GuardedTransaction {
     this.record.add(await recordStatement(sql, read, templateText));
   }
 
+  /** The data the last recorded statement (a COPY … FROM STDIN) read: shown before it, its hash part of its template. */
+  addCopyData(comment: string, sha256: string): void {
+    if (this.active) this.record.amendLast((s) => ({ ...s, sql: `${comment}\n${s.sql}`, template: `${s.template}:${sha256}` }));
+  }
+
   /** The transaction ended upstream (ReadyForQuery 'I'): the next one starts read-only and unrecorded. */
   reset(): void {
     this.active = false;
