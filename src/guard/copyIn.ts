@@ -102,7 +102,7 @@ export function copyFromStdinProblem(classification: Classification): ErrorField
   );
 }
 
-function isCopyFromStdin(sql: string): boolean {
+export function isCopyFromStdin(sql: string): boolean {
   const node = rec(parseSql(sql).statements[0]?.tree, 'CopyStmt');
   return node !== undefined && node.is_from === true && node.is_program !== true && str(node, 'filename') === undefined;
 }

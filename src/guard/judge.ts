@@ -6,7 +6,7 @@
  * transaction the client opens can only read), anything that would make a transaction writable is held.
  */
 import type { Db } from '../core/db/db';
-import type { Classification } from '../core/sql/classification';
+import type { Classification, StatementClassification } from '../core/sql/classification';
 import { loadParser, parseSql, SqlSyntaxError } from '../core/sql/parse';
 import type { ParsedStatement } from '../core/sql/parse';
 import { checkSql } from '../core/sql/reach/checkSql';
@@ -82,8 +82,19 @@ async function copyToStdoutVerdict(db: Db, statements: readonly ParsedStatement[
 
 function verdictOf(classification: Classification): Verdict {
   if (classification.statements.some((s) => s.decision === 'refuse')) return { kind: 'refuse', reasons: classification.reasons };
-  if (classification.statements.every((s) => s.decision === 'run')) return { kind: 'pass' };
+  if (classification.statements.every((s) => s.decision === 'run' || isCursorRead(s))) return { kind: 'pass' };
   return { kind: 'hold', classification };
+}
+
+const CURSOR_KINDS = new Set(['DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt']);
+
+/**
+ * A cursor over a read (DECLARE … FOR SELECT, FETCH, MOVE, CLOSE) in the client's own session: the safety path
+ * holds it as a session change (it owns its sessions), the guard passes it as the read it is. Its query went
+ * through the same reach analysis: a cursor whose query reaches a side effect or a write is held.
+ */
+function isCursorRead(statement: StatementClassification): boolean {
+  return CURSOR_KINDS.has(statement.kind) && statement.class === 'session' && statement.sideEffects.length === 0 && (statement.reachEffects ?? []).length === 0;
 }
 
 type Rec = Record<string, unknown>;
