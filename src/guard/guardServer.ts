@@ -48,8 +48,14 @@ export interface GuardServerOptions {
 }
 
 const CANCEL_REQUEST_CODE = 80877102;
-/** Answers that need no bytes: pg-gateway writes nothing, and takes the message as handled. */
-const HANDLED = new Uint8Array(0);
+/**
+ * The answer to a message the session handled itself (it writes its own bytes): no bytes, yet "handled",
+ * which pg-gateway reads from an iterable's return value. (An empty Uint8Array would be handled too, but
+ * pg-gateway writes it: one empty socket write, a system call, per client message.)
+ */
+const HANDLED: Iterable<Uint8Array> = {
+  [Symbol.iterator]: (): Iterator<Uint8Array, true> => ({ next: () => ({ done: true, value: true }) }),
+};
 
 export async function startGuard(options: GuardServerOptions): Promise<RunningGuard> {
   const { context } = options;
