@@ -55,6 +55,23 @@ export async function currentReachEngine(db: Db, options: ReachOptions = {}): Pr
   await loadParser();
   const recent = engines.get(db);
   if (recent && options.versionMaxAgeMs && performance.now() - recent.checkedAt < options.versionMaxAgeMs) return recent.engine;
+  if (!options.versionMaxAgeMs) return checkVersion(db);
+  // A caller that accepts a version this old also accepts one being checked now (begun after it was due):
+  // concurrent clients of the guard share one query instead of each sending its own.
+  let checking = inFlight.get(db);
+  if (!checking) {
+    const started: Promise<ReachEngine> = checkVersion(db).finally(() => {
+      if (inFlight.get(db) === started) inFlight.delete(db);
+    });
+    checking = started;
+    inFlight.set(db, checking);
+  }
+  return checking;
+}
+
+const inFlight = new WeakMap<Db, Promise<ReachEngine>>();
+
+async function checkVersion(db: Db): Promise<ReachEngine> {
   const version = await codeVersion(db, engines.get(db)?.version);
   // Read again after the await: a concurrent call may have started loading this very version.
   let cached = engines.get(db);
@@ -88,4 +105,6 @@ function unknownReach(reason: string): StatementReach {
 /** Forgets what was cached for `db` (tests; a connection whose rights changed). */
 export function forgetReach(db: Db): void {
   engines.delete(db);
+  // A check already under way may have read the catalog before what made the caller forget it.
+  inFlight.delete(db);
 }
