@@ -55,8 +55,14 @@ export interface GuardServerOptions {
 
 /** PostgreSQL's answer to a GSSENCRequest when it offers no GSSAPI encryption. */
 const GSSENC_REFUSED = new Uint8Array([0x4e]);
-/** Answers that need no bytes: pg-gateway writes nothing, and takes the message as handled. */
-const HANDLED = new Uint8Array(0);
+/**
+ * The answer to a message the session handled itself (it writes its own bytes): no bytes, yet "handled",
+ * which pg-gateway reads from an iterable's return value. (An empty Uint8Array would be handled too, but
+ * pg-gateway writes it: one empty socket write, a system call, per client message.)
+ */
+const HANDLED: Iterable<Uint8Array> = {
+  [Symbol.iterator]: (): Iterator<Uint8Array, true> => ({ next: () => ({ done: true, value: true }) }),
+};
 
 export async function startGuard(options: GuardServerOptions): Promise<RunningGuard> {
   const { context } = options;

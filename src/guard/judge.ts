@@ -8,8 +8,11 @@
 import type { Db } from '../core/db/db';
 import type { Classification, StatementClassification } from '../core/sql/classification';
 import { loadParser, parseSql, SqlSyntaxError } from '../core/sql/parse';
-import type { ParsedStatement } from '../core/sql/parse';
-import { checkSql } from '../core/sql/reach/checkSql';
+import type { ParsedInput, ParsedStatement } from '../core/sql/parse';
+import { checkParsed, checkSql } from '../core/sql/reach/checkSql';
+import { currentReachEngine } from '../core/sql/reach/reachOf';
+import type { PassCache } from './verdictCache';
+import { numbersAreConstants, passCacheOf, statementKey } from './verdictCache';
 import { readOfCopyToStdout } from './copyStatement';
 
 export type Verdict =
@@ -34,18 +37,37 @@ const REACH = { versionMaxAgeMs: VERSION_MAX_AGE_MS };
 
 export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   await loadParser();
-  let statements: ParsedStatement[];
+  const key = statementKey(sql);
+  let cache: PassCache | undefined;
+  if (key) {
+    try {
+      cache = passCacheOf(await currentReachEngine(db, REACH));
+    } catch {
+      // The catalog cannot be read now: judged in full below (where reach says the code is unknown).
+    }
+    if (cache?.has(key.key)) return PASS;
+  }
+  let parsed: ParsedInput;
   try {
-    statements = parseSql(sql).statements;
+    parsed = parseSql(sql);
   } catch (error) {
     if (error instanceof SqlSyntaxError) return { kind: 'syntax', message: error.message, position: error.position };
     throw error;
   }
+  const verdict = await judgeParsed(db, parsed);
+  if (verdict.kind === 'pass' && key && cache && numbersAreConstants(parsed, key.numbers)) cache.add(key.key);
+  return verdict;
+}
+
+const PASS: Verdict = { kind: 'pass' };
+
+async function judgeParsed(db: Db, parsed: ParsedInput): Promise<Verdict> {
+  const { statements } = parsed;
   if (statements.length === 0) return { kind: 'pass' };
   const sessionProblem = statements.map(sessionChangeProblem).find((p) => p !== undefined);
   if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
   const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
-  if (control.length === 0) return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkSql(db, sql, REACH));
+  if (control.length === 0) return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkParsed(db, parsed, REACH));
   const refused = control.filter((s) => s.kind === 'TransactionStmt').map(transactionControlProblem).filter((p): p is string => p !== undefined);
   if (refused.length > 0) return { kind: 'refuse', reasons: refused };
   const others = statements.filter((s) => !control.includes(s));
