@@ -22,7 +22,7 @@ const STATUSES: readonly TicketStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'REJE
 export const approvalsCommand: CliCommand = {
   name: 'approvals',
   summary: 'list, show, approve or reject approval tickets (writes and plans)',
-  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]',
+  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]   (each with [--guard URL])',
   options: {
     status: { type: 'string' },
     comment: { type: 'string' },
