@@ -6,20 +6,22 @@
  * its ledger row. The attacks a guard client (an agent with guard credentials) can try are refused and leave the
  * ticket pending: an unsigned decide (psql), a key the admin did not enrol, alice's signature replayed for another
  * ticket or for other content, the command hidden in a multi-statement message or a CTE; and in default mode (no
- * signed policy) no decision travels at all. Real processes; every assertion reads the database or the guard.
+ * signed policy) no decision travels at all. Run as root, the guard is `nobody` (its workspace 0700) and alice is
+ * `daemon`, who cannot read the guard's store. Real processes; every assertion reads the database or the guard.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKey } from '../../src/core/approvals/keyFiles';
 import type { BrokerTicketView } from '../../src/core/approvals/wireDecision';
 import { signWireDecision } from '../../src/core/approvals/wireDecision';
 import type { PolicyDocument } from '../../src/core/approvals/policyDocument';
-import { personEnv, runAsAgent, runOnTerminal } from '../support/agentProcess';
+import { CLI as CLI_PATH, personEnv, runAsAgent, runOnTerminal } from '../support/agentProcess';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
 import { queryValue } from '../support/scratchDatabase';
@@ -30,6 +32,22 @@ const PASS = { admin: 'admin-passphrase', alice: 'alice-passphrase', mallory: 'm
 type Person = keyof typeof PASS;
 const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
 const quoted = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+const asRoot = process.getuid?.() === 0;
+const GUARD_UID = 65534; // nobody
+const APPROVER_UID = 1; // daemon
+const PTY_RUN = fileURLToPath(new URL('../support/ptyRun.py', import.meta.url));
+
+/** `pg-agent` under a pseudo-terminal as the approver's OS user (daemon when root); passphrase prompts answered in turn. */
+function approverOnTerminal(args: string[], env: NodeJS.ProcessEnv, answers: string[]): Promise<{ code: number; stdout: string; answered: number }> {
+  if (!asRoot) return runOnTerminal(args, env, answers);
+  return new Promise((resolve, reject) => {
+    execFile('python3', [PTY_RUN, JSON.stringify([process.execPath, CLI_PATH, ...args]), JSON.stringify(answers)], { env, uid: APPROVER_UID, gid: APPROVER_UID }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`ptyRun.py failed: ${stderr}`));
+      const ran = JSON.parse(stdout) as { code: number; output: string; answered: number };
+      resolve({ code: ran.code, stdout: ran.output, answered: ran.answered });
+    });
+  });
+}
 
 function psql(url: string, sql: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -48,13 +66,17 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
   const home = (person: Person) => join(root, `home-${person}`);
   /** The approver's environment: her own config, nothing that reaches the database. */
   const approverEnv = (person: Person) => {
-    const env = personEnv(home(person), { USER: person });
+    const env = personEnv(home(person), { USER: person, HOME: home(person) });
     for (const name of ['DATABASE_URL', 'PGHOST', 'PGPORT', 'PGUSER', 'PGPASSWORD', 'PGDATABASE']) delete env[name];
     return env;
   };
-  const emptyWorkspace = () => mkdtempSync(join(root, 'approver-ws-'));
+  const emptyWorkspace = () => {
+    const dir = mkdtempSync(join(root, 'approver-ws-'));
+    if (asRoot) chownSync(dir, APPROVER_UID, APPROVER_UID);
+    return dir;
+  };
   const admin = (args: string[], answers: string[]) => runOnTerminal([args[0] ?? '', '--db', db.url, '--workspace', join(root, 'setup'), ...args.slice(1)], personEnv(home('admin'), { USER: 'admin' }), answers);
-  const overGuard = (person: Person, url: string, args: string[], answers: string[] = []) => runOnTerminal(['approvals', ...args, '--guard', url, '--workspace', emptyWorkspace()], approverEnv(person), answers);
+  const overGuard = (person: Person, url: string, args: string[], answers: string[] = []) => approverOnTerminal(['approvals', ...args, '--guard', url, '--workspace', emptyWorkspace()], approverEnv(person), answers);
   const orders = async () => Number(await queryValue(db.url, 'SELECT count(*) FROM orders'));
 
   async function makeKey(person: Person): Promise<string> {
@@ -114,8 +136,12 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     const alice = await makeKey('alice');
     expect((await admin(['policy', 'enroll', 'alice', `--key=${alice}`], [PASS.admin])).code).toBe(0);
     await makeKey('mallory');
-    guard = await startGuardProcess(db.url);
-    plainGuard = await startGuardProcess(plainDb.url);
+    if (asRoot) {
+      chmodSync(root, 0o755);
+      for (const person of ['alice', 'mallory'] as const) execFileSync('chown', ['-R', `${APPROVER_UID}:${APPROVER_UID}`, home(person)]);
+    }
+    guard = await startGuardProcess(db.url, asRoot ? { uid: GUARD_UID } : {});
+    plainGuard = await startGuardProcess(plainDb.url, asRoot ? { uid: GUARD_UID } : {});
   }, 180_000);
 
   afterAll(async () => {
@@ -132,6 +158,12 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     const held = await transaction(guard.url, tx);
     expect(held?.code).toBe('PA001');
     const id = ticketIn(held?.message ?? '');
+    if (asRoot) {
+      // The guard is another OS user, and alice cannot read its store.
+      expect(execFileSync('ps', ['-o', 'uid=', '-p', String(guard.child.pid)]).toString().trim()).toBe(String(GUARD_UID));
+      const peek = await new Promise<string>((resolve) => execFile('ls', [join(guard.workspace, '.pgagent')], { uid: APPROVER_UID, gid: APPROVER_UID }, (_e, _o, stderr) => resolve(stderr)));
+      expect(peek).toContain('Permission denied');
+    }
 
     const listed = await overGuard('alice', guard.url, ['list']);
     expect(listed.code, listed.stdout).toBe(0);
