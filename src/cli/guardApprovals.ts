@@ -37,7 +37,7 @@ async function guardQuery(url: string, sql: string): Promise<unknown[]> {
     return result.rows.map((r) => Object.values(r)[0]);
   } catch (error) {
     const e = error as pg.DatabaseError;
-    const code = e.code === 'PA002' ? 'APPROVAL_POLICY' : 'DB_QUERY_FAILED';
+    const code = e.code === 'PA002' ? 'APPROVAL_POLICY' : e.code === '42704' ? 'APPROVAL_NOT_FOUND' : e.code === '22023' ? 'BAD_INPUT' : 'DB_QUERY_FAILED';
     throw new AgentError(code, `The guard says: ${e.message}`, e.hint);
   } finally {
     await client.end().catch(() => undefined);

@@ -85,9 +85,10 @@ export async function answerBrokerCommand(context: GuardContext, command: Broker
   } catch (error) {
     const e = toAgentError(error);
     context.logger.info('guard command refused', { command: command.kind, code: e.code, message: e.message });
-    if (e.code === 'BAD_INPUT' || e.code.startsWith('APPROVAL_')) {
-      return errorResponse(refusedError(`refused by the guard: ${e.message}`, e.advice));
-    }
+    // PostgreSQL's own codes for "no such object" and "bad argument"; every other refusal is the guard's PA002.
+    if (e.code === 'APPROVAL_NOT_FOUND') return errorResponse({ code: '42704', message: e.message, ...(e.advice ? { hint: e.advice } : {}) });
+    if (e.code === 'BAD_INPUT') return errorResponse({ code: '22023', message: e.message, ...(e.advice ? { hint: e.advice } : {}) });
+    if (e.code.startsWith('APPROVAL_')) return errorResponse(refusedError(`refused by the guard: ${e.message}`, e.advice));
     return errorResponse({ code: GUARD_SQLSTATE.failed, message: `the guard could not answer: ${e.message}` });
   }
 }
