@@ -12,6 +12,7 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
+import { answerBrokerCommand, brokerCommandOf } from './brokerCommands';
 import { copyFromStdinProblem } from './copyIn';
 import { ClientCopy } from './copyLoad';
 import type { GuardContext } from './guardContext';
@@ -174,6 +175,12 @@ export class ClientSession {
       return;
     }
     if (this.tx.measuring && (await transactionControlOf(sql)).length > 0) return this.endMeasured(raw, sql);
+    // The guard's own commands (brokerCommands.ts), exact by the grammar and outside a transaction only: never sent upstream.
+    const own = await brokerCommandOf(sql);
+    if (own) {
+      await this.settle();
+      if (this.status === 'I') return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
+    }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
       this.pending.expect('query');
