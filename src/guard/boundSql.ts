@@ -7,6 +7,7 @@
 import type { Db } from '../core/db/db';
 import { AgentError } from '../core/platform/errors';
 import { loadParser, parseSql } from '../core/sql/parse';
+import { TextMemo } from './textMemo';
 
 export interface BoundParameters {
   values: (Buffer | null)[];
@@ -21,8 +22,11 @@ export interface BoundParameters {
  * statement is for any values (values cannot change what a statement does, only which rows it touches).
  */
 export function nullBoundSql(sql: string, typeNames: readonly (string | undefined)[]): Promise<string> {
-  return bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true);
+  // The type names are format_type() output or undefined: no NUL in them, so the key is unambiguous.
+  return nullBound.get(`${typeNames.map((t) => t ?? '').join('\0')}\0\0${sql}`, () => bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true));
 }
+
+const nullBound = new TextMemo<string>();
 
 export async function bindSql(sql: string, bound: BoundParameters, allNull = false): Promise<string> {
   await loadParser();

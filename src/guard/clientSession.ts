@@ -12,6 +12,9 @@ import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
+import { answerBrokerCommand, brokerCommandOf } from './brokerCommands';
+import { copyFromStdinProblem } from './copyIn';
+import { ClientCopy } from './copyLoad';
 import type { GuardContext } from './guardContext';
 import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
 import { InBandQuery } from './inBandQuery';
@@ -25,7 +28,7 @@ import { GuardedTransaction } from './transaction/guardedTransaction';
 import { endsTransaction, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
-import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
+import { bindComplete, closeComplete, commandComplete, errorResponse, noData, notificationsIn, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
 import type { FrontendMessage } from './wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
 import { PendingResponses } from './wire/pendingResponses';
@@ -53,12 +56,13 @@ export class ClientSession {
   /** Held statements (heldAnswer.ts); `held.cancel()` is a CancelRequest's for a held statement or its wait. */
   readonly held: HeldRuns;
   private readonly describes = new UpstreamDescribe((bytes) => this.upstream.send(bytes));
+  private readonly copy: ClientCopy;
   private readonly tx: GuardedTransaction;
   private readonly inBand = new InBandQuery(
     () => this.settle(),
-    (sql) => {
+    (sql, trailing) => {
       this.pending.expect('query');
-      this.upstream.send(serialize.query(sql));
+      this.upstream.send(trailing ? Buffer.concat([serialize.query(sql), trailing]) : serialize.query(sql));
     },
   );
 
@@ -73,6 +77,7 @@ export class ClientSession {
     upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
     this.tx = new GuardedTransaction(context, this.inBand, user, events);
     this.held = new HeldRuns(context, user, events);
+    this.copy = new ClientCopy({ context, db, user, events, inBand: this.inBand, answer: (b) => this.answer(b) }, (b) => upstream.send(b), (d) => this.tx.addCopyData(d.comment, d.sha256));
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -86,6 +91,7 @@ export class ClientSession {
       await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }));
       return 'close';
     }
+    if (await this.copy.take(raw, message)) return undefined;
     if (this.skipping && message.type !== 'sync') return undefined;
     switch (message.type) {
       case 'query':
@@ -120,7 +126,6 @@ export class ClientSession {
       case 'copyData':
       case 'copyDone':
       case 'copyFail':
-        // No COPY ever starts through the guard (COPY is never a read); the server ignores these too.
         return undefined;
       case 'other':
         await this.settle();
@@ -141,6 +146,7 @@ export class ClientSession {
 
   private fromUpstream(chunk: Buffer, messages: BackendMessage[]): void {
     let swallowed = this.swallow > 0;
+    this.copy.relay.observe(messages);
     for (const message of messages) {
       this.pending.observe(message);
       if (message.name === 'error') this.upstreamFailed = true;
@@ -155,8 +161,8 @@ export class ClientSession {
         }
       }
     }
-    if (this.inBand.take(messages) || this.describes.take(messages) || swallowed) return;
-    void this.answer(chunk);
+    const relayed = this.inBand.take(messages) || this.describes.take(messages) || swallowed ? notificationsIn(messages) : chunk;
+    if (relayed.length > 0) void this.answer(relayed);
   }
 
   private async query(raw: Uint8Array, sql: string): Promise<void> {
@@ -169,6 +175,12 @@ export class ClientSession {
       return;
     }
     if (this.tx.measuring && (await transactionControlOf(sql)).length > 0) return this.endMeasured(raw, sql);
+    // The guard's own commands (brokerCommands.ts), exact by the grammar and outside a transaction only: never sent upstream.
+    const own = await brokerCommandOf(sql);
+    if (own) {
+      await this.settle();
+      if (this.status === 'I') return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
+    }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
       this.pending.expect('query');
@@ -183,6 +195,7 @@ export class ClientSession {
       return;
     }
     await this.settle();
+    if (verdict.kind === 'hold' && this.status === 'I' && (await this.copy.load.start(sql))) return;
     if (verdict.kind === 'hold') {
       const done = await this.holdOrRun(sql, verdict.classification, true);
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
@@ -344,6 +357,8 @@ export class ClientSession {
       await this.rollbackUpstream();
       return [errorResponse((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
+    const copyProblem = copyFromStdinProblem(classification);
+    if (copyProblem) return [errorResponse(copyProblem)];
     // An extended batch's implicit transaction ends upstream first, with the locks its Parse took: neither the
     // preview, nor a --hold wait, nor the approved run on the executor meets a lock of the client's own session.
     await this.closeBatch();

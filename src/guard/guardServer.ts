@@ -19,6 +19,7 @@ import { checkStartup } from './startupParameters';
 import type { UpstreamSession } from './upstream';
 import { openUpstream } from './upstream';
 import { backendKeyData, errorResponse, parameterStatus } from './wire/backendMessages';
+import { initialMessageKind } from './wire/initialMessage';
 import { boundUnreadBytes } from './wire/messageBound';
 
 export interface GuardClientInfo {
@@ -52,9 +53,16 @@ export interface GuardServerOptions {
   startupTimeoutMs?: number;
 }
 
-const CANCEL_REQUEST_CODE = 80877102;
-/** Answers that need no bytes: pg-gateway writes nothing, and takes the message as handled. */
-const HANDLED = new Uint8Array(0);
+/** PostgreSQL's answer to a GSSENCRequest when it offers no GSSAPI encryption. */
+const GSSENC_REFUSED = new Uint8Array([0x4e]);
+/**
+ * The answer to a message the session handled itself (it writes its own bytes): no bytes, yet "handled",
+ * which pg-gateway reads from an iterable's return value. (An empty Uint8Array would be handled too, but
+ * pg-gateway writes it: one empty socket write, a system call, per client message.)
+ */
+const HANDLED: Iterable<Uint8Array> = {
+  [Symbol.iterator]: (): Iterator<Uint8Array, true> => ({ next: () => ({ done: true, value: true }) }),
+};
 
 export async function startGuard(options: GuardServerOptions): Promise<RunningGuard> {
   const { context } = options;
@@ -154,10 +162,20 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       onMessage: async (data, state) => {
         unread.handed();
         if (!state.isAuthenticated) {
-          if (state.step === 'AwaitingInitialMessage' && isCancelRequest(data)) {
+          if (state.step !== 'AwaitingInitialMessage') return undefined;
+          const initial = initialMessageKind(data);
+          if (initial === 'cancel') {
             cancel(data);
             await holder.connection?.detach();
             socket.destroy();
+          }
+          if (initial === 'gssenc') return GSSENC_REFUSED;
+          if (initial === 'invalid') {
+            await holder.connection?.detach();
+            const close = () => socket.destroy();
+            socket.end(errorResponse({ severity: 'FATAL', code: '08P01', message: 'invalid startup packet' }), close);
+            setTimeout(close, 1000).unref();
+            return HANDLED;
           }
           return undefined;
         }
@@ -204,8 +222,3 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   };
 }
 
-function isCancelRequest(data: Uint8Array): boolean {
-  if (data.byteLength !== 16) return false;
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  return view.getInt32(0) === 16 && view.getInt32(4) === CANCEL_REQUEST_CODE;
-}

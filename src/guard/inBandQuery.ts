@@ -12,15 +12,15 @@ export class InBandQuery {
   /** `settle` waits until everything sent before is answered; `send` sends a simple query upstream. */
   constructor(
     private readonly settle: () => Promise<void>,
-    private readonly send: (sql: string) => void,
+    private readonly send: (sql: string, trailing?: Uint8Array) => void,
   ) {}
 
-  /** Runs `sql` once everything before it is answered, and resolves at its ReadyForQuery. */
-  async run(sql: string): Promise<InBandAnswer> {
+  /** Runs `sql` once everything before it is answered, and resolves at its ReadyForQuery (`trailing`: a COPY's data after it). */
+  async run(sql: string, trailing?: Uint8Array): Promise<InBandAnswer> {
     await this.settle();
     return new Promise((resolve) => {
       this.capture = { rows: [], done: resolve };
-      this.send(sql);
+      this.send(sql, trailing);
     });
   }
 

@@ -6,10 +6,14 @@
  * transaction the client opens can only read), anything that would make a transaction writable is held.
  */
 import type { Db } from '../core/db/db';
-import type { Classification } from '../core/sql/classification';
+import type { Classification, StatementClassification } from '../core/sql/classification';
 import { loadParser, parseSql, SqlSyntaxError } from '../core/sql/parse';
-import type { ParsedStatement } from '../core/sql/parse';
-import { checkSql } from '../core/sql/reach/checkSql';
+import type { ParsedInput, ParsedStatement } from '../core/sql/parse';
+import { checkParsed, checkSql } from '../core/sql/reach/checkSql';
+import { currentReachEngine } from '../core/sql/reach/reachOf';
+import type { PassCache } from './verdictCache';
+import { numbersAreConstants, passCacheOf, statementKey } from './verdictCache';
+import { readOfCopyToStdout } from './copyStatement';
 
 export type Verdict =
   /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */
@@ -33,23 +37,42 @@ const REACH = { versionMaxAgeMs: VERSION_MAX_AGE_MS };
 
 export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   await loadParser();
-  let statements: ParsedStatement[];
+  const key = statementKey(sql);
+  let cache: PassCache | undefined;
+  if (key) {
+    try {
+      cache = passCacheOf(await currentReachEngine(db, REACH));
+    } catch {
+      // The catalog cannot be read now: judged in full below (where reach says the code is unknown).
+    }
+    if (cache?.has(key.key)) return PASS;
+  }
+  let parsed: ParsedInput;
   try {
-    statements = parseSql(sql).statements;
+    parsed = parseSql(sql);
   } catch (error) {
     if (error instanceof SqlSyntaxError) return { kind: 'syntax', message: error.message, position: error.position };
     throw error;
   }
+  const verdict = await judgeParsed(db, parsed);
+  if (verdict.kind === 'pass' && key && cache && numbersAreConstants(parsed, key.numbers)) cache.add(key.key);
+  return verdict;
+}
+
+const PASS: Verdict = { kind: 'pass' };
+
+async function judgeParsed(db: Db, parsed: ParsedInput): Promise<Verdict> {
+  const { statements } = parsed;
   if (statements.length === 0) return { kind: 'pass' };
   const sessionProblem = statements.map(sessionChangeProblem).find((p) => p !== undefined);
   if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
   const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
-  if (control.length === 0) return verdictOf(await checkSql(db, sql, REACH));
+  if (control.length === 0) return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkParsed(db, parsed, REACH));
   const refused = control.filter((s) => s.kind === 'TransactionStmt').map(transactionControlProblem).filter((p): p is string => p !== undefined);
   if (refused.length > 0) return { kind: 'refuse', reasons: refused };
   const others = statements.filter((s) => !control.includes(s));
   for (const statement of others) {
-    const verdict = verdictOf(await checkSql(db, statement.sql, REACH));
+    const verdict = verdictOf(await checkSql(db, readOfCopyToStdout(statement) ?? statement.sql, REACH));
     if (verdict.kind === 'refuse') return verdict;
     if (verdict.kind === 'hold') {
       return {
@@ -63,10 +86,37 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
   return { kind: 'pass' };
 }
 
+/**
+ * With a `COPY … TO STDOUT`, each statement is judged alone, the COPY as the read of the same rows
+ * (copyStatement.ts): pass when all pass, refused when one is; otherwise undefined (the COPY is held as itself).
+ */
+async function copyToStdoutVerdict(db: Db, statements: readonly ParsedStatement[]): Promise<Verdict | undefined> {
+  const reads = statements.map(readOfCopyToStdout);
+  if (reads.every((r) => r === undefined)) return undefined;
+  let pass = true;
+  for (const [i, statement] of statements.entries()) {
+    const verdict = verdictOf(await checkSql(db, reads[i] ?? statement.sql, REACH));
+    if (verdict.kind === 'refuse') return verdict;
+    pass &&= verdict.kind === 'pass';
+  }
+  return pass ? { kind: 'pass' } : undefined;
+}
+
 function verdictOf(classification: Classification): Verdict {
   if (classification.statements.some((s) => s.decision === 'refuse')) return { kind: 'refuse', reasons: classification.reasons };
-  if (classification.statements.every((s) => s.decision === 'run')) return { kind: 'pass' };
+  if (classification.statements.every((s) => s.decision === 'run' || isCursorRead(s))) return { kind: 'pass' };
   return { kind: 'hold', classification };
+}
+
+const CURSOR_KINDS = new Set(['DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt']);
+
+/**
+ * A cursor over a read (DECLARE … FOR SELECT, FETCH, MOVE, CLOSE) in the client's own session: the safety path
+ * holds it as a session change (it owns its sessions), the guard passes it as the read it is. Its query went
+ * through the same reach analysis: a cursor whose query reaches a side effect or a write is held.
+ */
+function isCursorRead(statement: StatementClassification): boolean {
+  return CURSOR_KINDS.has(statement.kind) && statement.class === 'session' && statement.sideEffects.length === 0 && (statement.reachEffects ?? []).length === 0;
 }
 
 type Rec = Record<string, unknown>;
@@ -124,6 +174,8 @@ function setNode(statement: ParsedStatement): Rec | undefined {
 function isHarmlessSet(statement: ParsedStatement): boolean {
   // Forgetting a prepared statement changes nothing but the client's own list (pools send DEALLOCATE ALL).
   if (statement.kind === 'DeallocateStmt') return true;
+  // LISTEN/UNLISTEN change nothing in the database, only which notifications this session receives.
+  if (statement.kind === 'ListenStmt' || statement.kind === 'UnlistenStmt') return true;
   const node = setNode(statement);
   if (!node) return false;
   const kind = text(node.kind);
@@ -131,12 +183,12 @@ function isHarmlessSet(statement: ParsedStatement): boolean {
 }
 
 /**
- * Any other session change (SET, RESET, DISCARD, LISTEN…) cannot be approved through the guard: an
+ * Any other session change (SET, RESET, DISCARD, PREPARE…) cannot be approved through the guard: an
  * approved statement runs on the guard's executor connection, never in the client's session.
  */
 function sessionChangeProblem(statement: ParsedStatement): string | undefined {
   if (isHarmlessSet(statement)) return undefined;
-  if (['VariableSetStmt', 'DiscardStmt', 'ListenStmt', 'UnlistenStmt', 'PrepareStmt', 'ExecuteStmt'].includes(statement.kind)) {
+  if (['VariableSetStmt', 'DiscardStmt', 'PrepareStmt', 'ExecuteStmt'].includes(statement.kind)) {
     return `${statement.sql.slice(0, 60)} would change this session's settings or state, which the guard does not let a client change (an approval would run it on another connection)`;
   }
   return undefined;

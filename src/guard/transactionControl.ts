@@ -1,10 +1,17 @@
 /** Which transaction control a client message holds, read by PostgreSQL's grammar (never a text search). */
 import { loadParser, parseSql } from '../core/sql/parse';
+import { TextMemo } from './textMemo';
 
 type Control = 'commit' | 'rollback' | 'other';
 
+const controls = new TextMemo<readonly Control[]>();
+
 /** For each statement of `sql` that is transaction control, what it does; empty when none is (or it does not parse). */
-export async function transactionControlOf(sql: string): Promise<Control[]> {
+export function transactionControlOf(sql: string): Promise<readonly Control[]> {
+  return controls.get(sql, () => controlOf(sql));
+}
+
+async function controlOf(sql: string): Promise<readonly Control[]> {
   await loadParser();
   try {
     return parseSql(sql)

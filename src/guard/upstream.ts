@@ -74,6 +74,11 @@ export async function openUpstream(target: ServerTarget, clientParameters: Reado
   let closeHandler: (error?: Error) => void = () => undefined;
   let closed = false;
   let failure: Error | undefined;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
   socket.on('data', (chunk: Buffer) => {
     const messages: BackendMessage[] = [];
     parser.parse(chunk, (message) => messages.push(message));
@@ -89,7 +94,14 @@ export async function openUpstream(target: ServerTarget, clientParameters: Reado
     processId: keys.processID,
     secretKey: keys.secretKey,
     send: (bytes) => {
-      if (!closed) socket.write(bytes);
+      if (closed) return;
+      // The messages of one client batch (Parse, Bind, Describe, Execute, Sync) go out in one write.
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
+      socket.write(bytes);
     },
     onChunk: (handler) => (chunkHandler = handler),
     onClose: (handler) => {

@@ -1,7 +1,7 @@
 /**
  * What an attacker (or a careless agent) sends through `pg-agent guard` (issue 24's list): session
- * changes, side-effect functions in a SELECT, COPY … PROGRAM, DO blocks, a writable CTE, a transaction in
- * one message, a write behind reads. Each is held (PA001) or refused (PA002), and the database shows
+ * changes, side-effect functions in a SELECT (a COPY's query too), NOTIFY, COPY … PROGRAM and FROM STDIN,
+ * DO blocks, a writable CTE, a transaction in one message, a write behind reads. Each is held (PA001) or refused (PA002), and the database shows
  * nothing changed: rows, sequence, settings of the client's own session.
  */
 import pg from 'pg';
@@ -26,7 +26,10 @@ const ATTACKS: [sql: string, code: 'PA001' | 'PA002'][] = [
   ["SELECT nextval('s')", 'PA001'],
   ['SELECT pg_advisory_lock(42)', 'PA001'],
   ['SELECT shout()', 'PA001'],
-  ['LISTEN anything', 'PA002'],
+  ['NOTIFY anything', 'PA001'],
+  ["SELECT pg_notify('anything', 'x')", 'PA001'],
+  ['COPY (SELECT shout()) TO STDOUT', 'PA001'],
+  ['COPY t FROM STDIN (FORMAT binary)', 'PA002'],
   ['PREPARE p AS DELETE FROM t', 'PA002'],
   ['DISCARD ALL', 'PA002'],
 ];

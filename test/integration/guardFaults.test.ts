@@ -105,9 +105,47 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     it('closes a start-up packet of garbage, and one whose parameters have no end', async () => {
       const garbage = await rawExchange(guard.port, [Buffer.from([0, 0, 0, 12, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4])]);
       expect(garbage.closed).toBe(true);
+      // Answered as PostgreSQL answers it, not dropped with a stack trace on the guard's stderr.
+      expect(garbage.bytes.toString('latin1')).toContain('invalid startup packet');
+      expect(garbage.bytes.toString('latin1')).toContain('08P01');
+      expect(guard.stderr()).not.toContain('Unexpected initial message');
       const unterminated = startupPacket({ user: 'alice' }).subarray(0, -2);
       unterminated.writeInt32BE(unterminated.length);
       expect((await rawExchange(guard.port, [unterminated])).closed).toBe(true);
+      await stillServes();
+    });
+
+    it("answers a GSSENCRequest with 'N' as a server without GSSAPI does, and the start-up goes on", async () => {
+      const socket = net.connect({ host: '127.0.0.1', port: guard.port });
+      socket.on('error', () => undefined);
+      try {
+        const received: Buffer[] = [];
+        const until = (done: (bytes: Buffer) => boolean) =>
+          new Promise<Buffer>((resolve, reject) => {
+            const check = () => {
+              const bytes = Buffer.concat(received);
+              if (done(bytes)) resolve(bytes);
+            };
+            socket.on('data', (chunk: Buffer) => {
+              received.push(chunk);
+              check();
+            });
+            socket.once('close', () => reject(new Error(`closed after ${Buffer.concat(received).toString('latin1')}`)));
+          });
+        const gssenc = Buffer.alloc(8);
+        gssenc.writeInt32BE(8);
+        gssenc.writeInt32BE(80877104, 4);
+        const refused = until((bytes) => bytes.length >= 1);
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+        socket.write(gssenc);
+        expect((await refused).toString('latin1')).toBe('N');
+        received.length = 0;
+        const sasl = until((bytes) => bytes.toString('latin1').includes('SCRAM-SHA-256'));
+        socket.write(startupPacket({ user: 'alice', database: new URL(db.url).pathname.slice(1) }));
+        expect((await sasl)[0]).toBe(0x52); // 'R': AuthenticationSASL, the guard asks for the password
+      } finally {
+        socket.destroy();
+      }
       await stillServes();
     });
 

@@ -3,8 +3,8 @@
  * integration tests: started on a free loopback port, with a guard user, stopped (or killed) by the test.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_PATH } from './mcpClient';
@@ -26,8 +26,8 @@ export interface GuardProcess {
   pgAgent(argv: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-/** `args`: more `pg-agent guard` flags (e.g. `--hold wait=60`). */
-export async function startGuardProcess(databaseUrl: string, options: { user?: string; workspace?: string; args?: readonly string[] } = {}): Promise<GuardProcess> {
+/** `args`: more `pg-agent guard` flags (e.g. `--hold wait=60`); `uid` (as root): the guard runs as that OS user, its workspace its own (0700). */
+export async function startGuardProcess(databaseUrl: string, options: { user?: string; workspace?: string; args?: readonly string[]; uid?: number } = {}): Promise<GuardProcess> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
   const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'pgagent-guard-'));
   const home = join(workspace, 'home');
@@ -38,7 +38,12 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
   const added = await pgAgent(['guard', 'users', 'add', user, '--json']);
   if (added.code !== 0) throw new Error(`guard users add failed: ${added.stderr}`);
   const { url: template } = JSON.parse(added.stdout) as { url: string };
+  if (options.uid !== undefined) {
+    execFileSync('chown', ['-R', `${options.uid}:${options.uid}`, workspace]);
+    chmodSync(workspace, 0o700);
+  }
   const child = spawn(process.execPath, [CLI_PATH, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl, ...(options.args ?? [])], {
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
     cwd: workspace,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

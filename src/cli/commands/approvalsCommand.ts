@@ -4,9 +4,8 @@
  * Decisions are signed with the caller's key when they have one (`pg-agent keys new`).
  */
 import { decideTicket } from '../../core/approvals/approvalPath';
-import type { ApprovalRules } from '../../core/approvals/approvalPolicy';
-import { missingApprovals, signatureState } from '../../core/approvals/approvalPolicy';
-import type { Ticket, TicketStatus } from '../../core/approvals/ticket';
+import { missingApprovals } from '../../core/approvals/approvalPolicy';
+import type { TicketStatus } from '../../core/approvals/ticket';
 import { AgentError } from '../../core/platform/errors';
 import { approvalRulesOf, readWorkspaceConfig, workspacePaths } from '../../core/config/workspace';
 import type { CliCommand } from '../command';
@@ -14,46 +13,50 @@ import { deciderOf } from '../decider';
 import { pinnedRulesFor, signingScopeFor } from '../signingScope';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount } from '../../core/present/format';
-import { renderImpact } from '../../core/present/renderImpact';
-import { shownOneLine, shownStatement } from '../../core/present/shownSql';
 import { visibleText } from '../../shared/visibleSql';
+import { guardApprovals } from '../guardApprovals';
+import { oneLine, printTicket, ticketJson } from '../ticketReport';
 
 const STATUSES: readonly TicketStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTING', 'EXECUTED', 'FAILED'];
 
 export const approvalsCommand: CliCommand = {
   name: 'approvals',
   summary: 'list, show, approve or reject approval tickets (writes and plans)',
-  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]',
+  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]   (each with [--guard URL])',
   options: {
     status: { type: 'string' },
     comment: { type: 'string' },
     by: { type: 'string' },
     key: { type: 'string' },
     hash: { type: 'string' },
+    guard: { type: 'string' },
   },
   optionsHelp: `  --status S          list only tickets with this status (${STATUSES.join(', ')})
   --comment TEXT      recorded with the decision (for a plan: reject = request changes, the comment is the feedback)
   --by NAME           who decides (default: your key's name, else $USER); with a key it must be the key's name
   --key NAME          sign with this key (default: your only key in $XDG_CONFIG_HOME/pg-agent/keys)
-  --hash SHA256       decide only if the ticket is for this exact SQL or plan (what you looked at)`,
+  --hash SHA256       decide only if the ticket is for this exact SQL or plan (what you looked at)
+  --guard URL         ask a pg-agent guard (a broker) for its tickets over its own connection (a guard user's URL);
+                      approve/reject then sign with your enrolled key and need a signed policy on its database`,
   description:
     'A second person\'s approve on an APPROVED ticket adds their decision (two-person rules). `show` and `list`\n' +
     'resolve a ticket left EXECUTING by a crash from its database (--db, or the ticket\'s connection with PGPASSWORD).',
   async run(context) {
     const { args, io } = context;
     const [action, id, ...extra] = args.positionals;
+    if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One ticket id per call.');
+    const status = args.options.status;
+    if (typeof status === 'string' && !STATUSES.includes(status as TicketStatus)) {
+      throw new AgentError('BAD_INPUT', `Unknown status "${status}".`, `Use one of ${STATUSES.join(', ')}.`);
+    }
+    if (typeof args.options.guard === 'string') return guardApprovals(context, args.options.guard, action, id, typeof status === 'string' ? [status as TicketStatus] : undefined);
     const store = await context.openTicketStore();
     const comment = typeof args.options.comment === 'string' ? args.options.comment : undefined;
     const seenHash = typeof args.options.hash === 'string' ? args.options.hash : undefined;
-    if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One ticket id per call.');
     const rules = approvalRulesOf(await readWorkspaceConfig(workspacePaths(args.flags.workspace)));
     switch (action) {
       case 'list':
       case undefined: {
-        const status = args.options.status;
-        if (typeof status === 'string' && !STATUSES.includes(status as TicketStatus)) {
-          throw new AgentError('BAD_INPUT', `Unknown status "${status}".`, `Use one of ${STATUSES.join(', ')}.`);
-        }
         const tickets = await store.list(typeof status === 'string' ? { status: [status as TicketStatus] } : undefined);
         if (args.flags.json) {
           io.stdout(`${JSON.stringify(tickets.map((t) => ticketJson(t, rules)), null, 2)}\n`);
@@ -89,13 +92,7 @@ export const approvalsCommand: CliCommand = {
           io.stdout(`${JSON.stringify(ticketJson(ticket, shownRules), null, 2)}\n`);
           return EXIT.ok;
         }
-        // What runs is the ticket's SQL: shown with every hidden character visible, and flagged (SPEC §5 3a).
-        io.stdout(visibleText(`${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n`));
-        io.stdout(`${shownStatement(ticket.sql).text}\n\n`);
-        if (ticket.kind === 'write') io.stdout(`${renderImpact(ticket.impact)}\n\n`);
-        for (const h of ticket.history) io.stdout(visibleText(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`));
-        for (const d of ticket.decisions) io.stdout(visibleText(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, shownRules)}${d.signature?.scope ? ` · for database ${d.signature.scope.database}, policy version ${d.signature.scope.policyVersion}` : ''}\n`));
-        if (ticket.status === 'EXECUTING') io.stdout(`\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`);
+        printTicket(io, ticket, shownRules);
         const missing = ticket.status === 'APPROVED' && shownRules ? missingApprovals(ticket, shownRules) : [];
         if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
         else if (action === 'approve' && ticket.kind === 'write') io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
@@ -107,38 +104,3 @@ export const approvalsCommand: CliCommand = {
     }
   },
 };
-
-/** The ticket as scripts read it: every stored field, plus kind, requestedBy and decisions with a `signed` mark. */
-function ticketJson(ticket: Ticket, rules: ApprovalRules | undefined) {
-  return {
-    ...ticket,
-    requestedBy: ticket.createdBy,
-    decisions: ticket.decisions.map((d) => ({
-      by: d.by,
-      approve: d.approve,
-      signed: rules !== undefined && signatureState(ticket, d, rules.approvers) === 'verified',
-      at: d.at,
-      ...(d.signature?.scope ? { scope: d.signature.scope } : {}),
-      ...(d.comment !== undefined ? { comment: d.comment } : {}),
-    })),
-  };
-}
-
-function signedWord(ticket: Ticket, decision: Ticket['decisions'][number], rules: ApprovalRules | undefined): string {
-  const state = rules ? signatureState(ticket, decision, rules.approvers) : decision.signature ? 'unknown-key' : 'unsigned';
-  switch (state) {
-    case 'verified':
-      return 'signed ✓';
-    case 'forged':
-      return 'SIGNATURE DOES NOT VERIFY';
-    case 'unknown-key':
-      return `signed by key "${decision.signature?.keyName ?? ''}", not in approval.approvers`;
-    case 'unsigned':
-      return 'unsigned';
-  }
-}
-
-/** The statement (or plan title) in one line; a statement with hidden characters starts with "[hidden chars]". */
-function oneLine(ticket: Ticket): string {
-  return shownOneLine(ticket.kind === 'plan' ? (ticket.plan?.title ?? 'plan') : ticket.sql);
-}

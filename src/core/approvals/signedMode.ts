@@ -48,7 +48,7 @@ export async function executionGuards(session: DbSession): Promise<ExecutionGuar
 }
 
 /** Why a decision does not count in signed mode, or undefined when its signature's scope fits. */
-function scopeProblem(decision: TicketDecision, mode: SignedMode, now: Date): string | undefined {
+export function scopeProblem(decision: TicketDecision, mode: SignedMode, now: Date): string | undefined {
   const signature = decision.signature;
   if (!signature) return 'it is not signed';
   const scope = signature.scope;

@@ -23,6 +23,7 @@ import { whyNotPreviewable } from '../../core/sql/impact';
 import { parseSql } from '../../core/sql/parse';
 import { rangeVarName, rec } from '../../core/sql/parseTree';
 import type { SafetySettings } from '../../core/sql/safetySettings';
+import { isCopyFromStdin } from '../copyIn';
 import { isDml } from './effectBounds';
 
 /** SPEC §5 4a: no preview blocks another session's reads or writes for more than this. */
@@ -53,9 +54,11 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
   let blocking = false;
   for (const statement of statements) {
     const text = shorten(statement.sql);
-    const irreversible = whyNotPreviewable(withoutSequenceAdvance(statement), true);
+    // COPY … FROM STDIN loads rows as an INSERT does (the client's data, relayed): judged as one, triggers and all.
+    const copyIn = statement.kind === 'CopyStmt' && isCopyFromStdin(statement.sql);
+    const irreversible = whyNotPreviewable(withoutSequenceAdvance(copyIn ? { ...statement, kind: 'InsertStmt' } : statement), true);
     if (irreversible !== undefined) return { run: false, why: `${text} cannot be run to be measured: ${irreversible}` };
-    if (isDml(statement.kind)) continue;
+    if (isDml(statement.kind) || copyIn) continue;
     if (!statement.transactional) return { run: false, why: `${text} runs only outside a transaction, so it cannot be measured and rolled back` };
     const analysis = await db.withSession((session) => analyseDdl(session, [statement], { thresholds: settings.policy.thresholds, lockTimeoutMs: settings.lockTimeoutMs }));
     const plan = analysis.plans[0];

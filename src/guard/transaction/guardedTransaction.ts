@@ -118,7 +118,8 @@ export class GuardedTransaction {
     const ddl = classification.statements.filter((s) => !isDml(s.kind));
     if (ddl.length === 0) return true;
     if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
-    if (!verdict.run && !simple) return notRun(`${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters), not through Parse/Bind`);
+    // A simple query alone: the guard sets the statement budget again right after it (ran()), before a COPY's data.
+    if (!verdict.run && (!simple || classification.statements.some((s) => s.kind === 'CopyStmt'))) return notRun(`${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters or COPY), not through Parse/Bind`);
     if (!verdict.run) return this.admitHeavy(classification, verdict.why, verdict.heavy?.holders ?? []);
     const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
@@ -164,10 +165,7 @@ export class GuardedTransaction {
     return true;
   }
 
-  /**
-   * After a simple query the guard let run: approved heavy DDL ran with its statement budget lifted, so the
-   * budget is set again in-band at once (once its answer came), before the client sends anything more.
-   */
+  /** After a simple query that ran: approved heavy DDL in it had no statement budget, which is set again now. */
   async ran(): Promise<void> {
     if (!this.rebudget) return;
     const set = await this.inBand.run(lockBudgetSql(this.context.settings, true));
@@ -204,6 +202,11 @@ export class GuardedTransaction {
     await loadParser();
     const heavy = !read && this.heavyAt.size > 0 && ddlStatementsOf(sql).some((text) => this.heavyAt.get(text) === at);
     this.record.add(await recordStatement(sql, read, templateText, heavy));
+  }
+
+  /** The data the last recorded statement (a COPY … FROM STDIN) read: shown before it, its hash part of its template. */
+  addCopyData(comment: string, sha256: string): void {
+    if (this.active) this.record.amendLast((s) => ({ ...s, sql: `${comment}\n${s.sql}`, template: `${s.template}:${sha256}` }));
   }
 
   /** The transaction ended upstream (ReadyForQuery 'I'): the next one starts read-only and unrecorded. */

@@ -35,6 +35,11 @@ export class TransactionRecord {
     this.recorded.push(statement);
   }
 
+  amendLast(change: (statement: RecordedStatement) => RecordedStatement): void {
+    const last = this.recorded.at(-1);
+    if (last) this.recorded[this.recorded.length - 1] = change(last);
+  }
+
   /** The transaction ended (COMMIT, ROLLBACK, or the guard rolled it back): the next one starts empty. */
   clear(): void {
     this.recorded.length = 0;

@@ -4,6 +4,7 @@
  */
 import { BackendError } from 'pg-gateway';
 import { Writer } from 'pg-protocol/dist/buffer-writer';
+import type { BackendMessage, NotificationResponseMessage } from 'pg-protocol/dist/messages';
 
 export type TransactionStatus = 'I' | 'T' | 'E';
 
@@ -64,4 +65,17 @@ export function parameterDescription(oids: readonly number[]): Buffer {
   const writer = new Writer().addInt16(oids.length);
   for (const oid of oids) writer.addInt32(oid);
   return writer.flush(0x74);
+}
+
+/** The NotificationResponses among `messages` (a NOTIFY for the client's LISTEN amid the guard's own query's answer). */
+export function notificationsIn(messages: readonly BackendMessage[]): Buffer {
+  const notifications = messages.filter((m): m is NotificationResponseMessage => m.name === 'notification');
+  return Buffer.concat(notifications.map((n) => new Writer().addInt32(n.processId).addCString(n.channel).addCString(n.payload).flush(0x41)));
+}
+
+/** The guard's own CopyInResponse (a COPY FROM STDIN it reads itself): text format, every column text. */
+export function copyInResponse(columns: number): Buffer {
+  const writer = new Writer().add(Buffer.from([0])).addInt16(columns);
+  for (let i = 0; i < columns; i++) writer.addInt16(0);
+  return writer.flush(0x47);
 }

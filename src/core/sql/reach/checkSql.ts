@@ -38,10 +38,15 @@ export async function checkSql(db: Db, sql: string, options: ReachOptions = {}):
 export async function checkSqlParsed(db: Db, sql: string, options: ReachOptions = {}): Promise<CheckedSql> {
   await loadParser();
   const parsed = parseSql(sql);
+  return { db, sql, parsed, classification: await checkParsed(db, parsed, options) };
+}
+
+/** checkSql of an input the caller has parsed already (parseSql), so that it is not parsed twice. */
+export async function checkParsed(db: Db, parsed: ParsedInput, options: ReachOptions = {}): Promise<Classification> {
   const classification = classifyParsed(parsed);
   // A refused input never runs anywhere: nothing of the database's code to look at.
-  if (classification.decision === 'refuse') return { db, sql, parsed, classification };
-  return { db, sql, parsed, classification: mergeReach(classification, await reachOf(db, parsed.statements, options)) };
+  if (classification.decision === 'refuse') return classification;
+  return mergeReach(classification, await reachOf(db, parsed.statements, options));
 }
 
 /** `checked` when it is the check of exactly `sql` on `db`; else the check made now. */

@@ -35,34 +35,58 @@ const engines = new WeakMap<Db, Cached>();
  * `db` itself (db.query): never call it from inside db.withSession, which PGlite serializes (a deadlock).
  */
 export async function reachOf(db: Db, statements: readonly ParsedStatement[], options: ReachOptions = {}): Promise<StatementReach[]> {
-  await loadParser();
   let engine: ReachEngine;
   try {
-    const recent = engines.get(db);
-    if (recent && options.versionMaxAgeMs && performance.now() - recent.checkedAt < options.versionMaxAgeMs) {
-      engine = await recent.engine;
-      return statements.map((statement) => statementReachOf(engine, statement));
-    }
-    const version = await codeVersion(db, engines.get(db)?.version);
-    // Read again after the await: a concurrent call may have started loading this very version.
-    let cached = engines.get(db);
-    if (cached?.version.version !== version.version) {
-      cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)), checkedAt: performance.now() };
-      engines.set(db, cached);
-      // A failed load is not kept: the next call tries again.
-      const failed = cached;
-      failed.engine.catch(() => {
-        if (engines.get(db) === failed) engines.delete(db);
-      });
-    }
-    cached.version = version;
-    cached.checkedAt = performance.now();
-    engine = await cached.engine;
+    engine = await currentReachEngine(db, options);
   } catch (error) {
     // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
     return statements.map(() => unknownReach(`the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`));
   }
   return statements.map((statement) => statementReachOf(engine, statement));
+}
+
+/**
+ * The engine of `db`'s current code version (checked as reachOf checks it: every call, or once per
+ * `versionMaxAgeMs`). A new code version is a new engine object, so whatever a caller keeps per engine
+ * (the guard's verdict cache) lives exactly as long as the version it was worked out on. Throws when the
+ * catalog cannot be read.
+ */
+export async function currentReachEngine(db: Db, options: ReachOptions = {}): Promise<ReachEngine> {
+  await loadParser();
+  const recent = engines.get(db);
+  if (recent && options.versionMaxAgeMs && performance.now() - recent.checkedAt < options.versionMaxAgeMs) return recent.engine;
+  if (!options.versionMaxAgeMs) return checkVersion(db);
+  // A caller that accepts a version this old also accepts one being checked now (begun after it was due):
+  // concurrent clients of the guard share one query instead of each sending its own.
+  let checking = inFlight.get(db);
+  if (!checking) {
+    const started: Promise<ReachEngine> = checkVersion(db).finally(() => {
+      if (inFlight.get(db) === started) inFlight.delete(db);
+    });
+    checking = started;
+    inFlight.set(db, checking);
+  }
+  return checking;
+}
+
+const inFlight = new WeakMap<Db, Promise<ReachEngine>>();
+
+async function checkVersion(db: Db): Promise<ReachEngine> {
+  const version = await codeVersion(db, engines.get(db)?.version);
+  // Read again after the await: a concurrent call may have started loading this very version.
+  let cached = engines.get(db);
+  if (cached?.version.version !== version.version) {
+    cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)), checkedAt: performance.now() };
+    engines.set(db, cached);
+    // A failed load is not kept: the next call tries again.
+    const failed = cached;
+    failed.engine.catch(() => {
+      if (engines.get(db) === failed) engines.delete(db);
+    });
+  }
+  cached.version = version;
+  cached.checkedAt = performance.now();
+  return cached.engine;
 }
 
 function statementReachOf(engine: ReachEngine, statement: ParsedStatement): StatementReach {
@@ -81,4 +105,6 @@ function unknownReach(reason: string): StatementReach {
 /** Forgets what was cached for `db` (tests; a connection whose rights changed). */
 export function forgetReach(db: Db): void {
   engines.delete(db);
+  // A check already under way may have read the catalog before what made the caller forget it.
+  inFlight.delete(db);
 }
