@@ -2,14 +2,12 @@
  * One client of the guard, after start-up: every message it sends is judged before anything reaches the
  * upstream (SPEC §5 8). Reads go upstream as the client's own bytes, answers come back as the upstream's
  * bytes; a write outside a transaction never reaches the upstream session: it is held on a ticket (or,
- * approved, run once by the core's executor) and the guard answers in its place, in order (wire/pendingResponses.ts).
+ * approved, run once by the core's executor) and the guard answers in its place, in order (upstreamLink.ts).
  * Inside BEGIN, a write before the transaction's first query makes it measured (transaction/guardedTransaction.ts:
  * writes run there, COMMIT is the guard's); a write after a read rolls it back upstream at once (no lock held
  * while a person decides) and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
  */
 import type { Db } from '../core/db/db';
-import { serialize } from 'pg-protocol';
-import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { Classification } from '../core/sql/classification';
 import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
 import { answerBrokerCommand, brokerCommandOf } from './brokerCommands';
@@ -27,57 +25,52 @@ import { judgeSql } from './judge';
 import { GuardedTransaction } from './transaction/guardedTransaction';
 import { endsTransaction, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
+import { UpstreamLink } from './upstreamLink';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
-import { bindComplete, closeComplete, commandComplete, errorResponse, noData, notificationsIn, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
+import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
 import type { FrontendMessage } from './wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
-import { PendingResponses } from './wire/pendingResponses';
 
 type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
 /** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
 type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
 
 export class ClientSession {
-  private readonly pending = new PendingResponses();
-  private status: TransactionStatus = 'I';
+  private readonly link: UpstreamLink;
   /** The guard rolled back the client's transaction; the client has not ended it yet. */
   private aborted = false;
   /** After the guard's own error in the extended protocol, messages up to Sync are skipped (as the server does). */
   private skipping = false;
-  /** ReadyForQuery answers of the guard's own upstream commands, not the client's. */
-  private swallow = 0;
   private readonly statements = new Map<string, Statement>();
   private readonly portals = new Map<string, Portal>();
-  /** Extended-protocol messages went upstream since the last Sync (the server is inside that batch). */
-  private inBatch = false;
-  private closed = false;
-  /** The upstream answered an error since the last ReadyForQuery: it skips everything up to Sync. */
-  private upstreamFailed = false;
   /** Held statements (heldAnswer.ts); `held.cancel()` is a CancelRequest's for a held statement or its wait. */
   readonly held: HeldRuns;
-  private readonly describes = new UpstreamDescribe((bytes) => this.upstream.send(bytes));
+  private readonly describes: UpstreamDescribe;
   private readonly copy: ClientCopy;
   private readonly tx: GuardedTransaction;
-  private readonly inBand = new InBandQuery(
-    () => this.settle(),
-    (sql, trailing) => {
-      this.pending.expect('query');
-      this.upstream.send(trailing ? Buffer.concat([serialize.query(sql), trailing]) : serialize.query(sql));
-    },
-  );
+  private readonly inBand: InBandQuery;
 
   constructor(
     private readonly context: GuardContext,
     private readonly db: Db,
-    private readonly upstream: UpstreamSession,
+    upstream: UpstreamSession,
     private readonly user: string,
-    private readonly toClient: (bytes: Uint8Array) => Promise<void>,
+    toClient: (bytes: Uint8Array) => Promise<void>,
     private readonly events: HeldEvents,
   ) {
-    upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
+    this.link = new UpstreamLink(upstream, toClient, {
+      observe: (messages) => this.copy.relay.observe(messages),
+      own: (messages) => this.inBand.take(messages) || this.describes.take(messages),
+      idle: () => this.tx.reset(),
+    });
+    this.inBand = new InBandQuery(
+      () => this.link.settle(),
+      (sql, trailing) => this.link.sendOwnQuery(sql, trailing),
+    );
+    this.describes = new UpstreamDescribe((bytes) => this.link.send(bytes));
     this.tx = new GuardedTransaction(context, this.inBand, user, events);
     this.held = new HeldRuns(context, user, events);
-    this.copy = new ClientCopy({ context, db, user, events, inBand: this.inBand, answer: (b) => this.answer(b) }, (b) => upstream.send(b), (d) => this.tx.addCopyData(d.comment, d.sha256));
+    this.copy = new ClientCopy({ context, db, user, events, inBand: this.inBand, answer: (b) => this.link.answer(b) }, (b) => this.link.send(b), (d) => this.tx.addCopyData(d.comment, d.sha256));
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -116,7 +109,7 @@ export class ClientSession {
         await this.sync(raw);
         return undefined;
       case 'flush':
-        this.upstream.send(raw);
+        this.link.send(raw);
         return undefined;
       case 'terminate':
         return 'terminate';
@@ -136,33 +129,10 @@ export class ClientSession {
 
   /** The client is gone (or the guard stops): the upstream session ends, rolling back whatever it had open. */
   end(): void {
-    this.closed = true;
     this.held.end();
-    this.pending.abandon();
     this.inBand.abandon();
     this.describes.abandon();
-    this.upstream.close();
-  }
-
-  private fromUpstream(chunk: Buffer, messages: BackendMessage[]): void {
-    let swallowed = this.swallow > 0;
-    this.copy.relay.observe(messages);
-    for (const message of messages) {
-      this.pending.observe(message);
-      if (message.name === 'error') this.upstreamFailed = true;
-      if (message.name === 'readyForQuery') {
-        this.upstreamFailed = false;
-        const status = (message as BackendMessage & { status: string }).status;
-        if (status === 'I' || status === 'T' || status === 'E') this.status = status;
-        if (status === 'I') this.tx.reset();
-        if (this.swallow > 0) {
-          this.swallow--;
-          swallowed = true;
-        }
-      }
-    }
-    const relayed = this.inBand.take(messages) || this.describes.take(messages) || swallowed ? notificationsIn(messages) : chunk;
-    if (relayed.length > 0) void this.answer(relayed);
+    this.link.end();
   }
 
   private async query(raw: Uint8Array, sql: string): Promise<void> {
@@ -179,23 +149,21 @@ export class ClientSession {
     const own = await brokerCommandOf(sql);
     if (own) {
       await this.settle();
-      if (this.status === 'I') return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
+      if (this.link.status === 'I') return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
-      this.pending.expect('query');
-      this.upstream.send(raw);
+      this.link.forward(raw, 'query');
       return;
     }
     if (verdict.kind === 'hold' && (await this.measure(verdict.classification, true))) {
       await this.tx.add(sql, false);
-      this.pending.expect('query');
-      this.upstream.send(raw);
+      this.link.forward(raw, 'query');
       await this.tx.ran();
       return;
     }
     await this.settle();
-    if (verdict.kind === 'hold' && this.status === 'I' && (await this.copy.load.start(sql))) return;
+    if (verdict.kind === 'hold' && this.link.status === 'I' && (await this.copy.load.start(sql))) return;
     if (verdict.kind === 'hold') {
       const done = await this.holdOrRun(sql, verdict.classification, true);
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
@@ -223,16 +191,14 @@ export class ClientSession {
     }
     if (verdict.kind === 'syntax') verdict = await this.judge(sql);
     // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
-    if (verdict.kind === 'hold' && this.status === 'T' && !(await this.measure(verdict.classification))) {
+    if (verdict.kind === 'hold' && this.link.status === 'T' && !(await this.measure(verdict.classification))) {
       await this.rollbackUpstream();
       return this.fail((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
     }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
       this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass', control } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
-      this.pending.expect('parse');
-    this.inBatch = true;
-      this.upstream.send(raw);
+      this.link.forward(raw, 'parse', true);
       return;
     }
     await this.fail(verdictError(verdict), false);
@@ -256,13 +222,11 @@ export class ClientSession {
         const verdict = await this.judge(sql);
         if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
         // DDL admitted at its Parse runs; a statement prepared earlier (only bound now) is measured and admitted here.
-        if ((this.tx.measuring && this.tx.admittedDdl(verdict.classification)) || (this.status === 'T' && (await this.measure(verdict.classification)))) {
+        if ((this.tx.measuring && this.tx.admittedDdl(verdict.classification)) || (this.link.status === 'T' && (await this.measure(verdict.classification)))) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
           await this.tx.add(sql, false, statement.sql);
           this.portals.set(message.portal, { kind: 'pass' });
-          this.pending.expect('bind');
-          this.inBatch = true;
-          this.upstream.send(raw);
+          this.link.forward(raw, 'bind', true);
           return;
         }
         this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification, statement: message.statement, binary: asksBinary(message.resultFormats) });
@@ -274,9 +238,7 @@ export class ClientSession {
       return;
     }
     this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
-    this.pending.expect('bind');
-    this.inBatch = true;
-    this.upstream.send(raw);
+    this.link.forward(raw, 'bind', true);
   }
 
   private async describe(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
@@ -284,7 +246,7 @@ export class ClientSession {
     if (portal?.kind === 'hold' && !this.aborted) {
       // Its statement's RowDescription, asked upstream (heldPortal.ts); after an upstream error it skips to Sync, as the server would.
       await this.settle();
-      if (this.upstreamFailed) return;
+      if (this.link.failed) return;
       const answer = await describeHeldPortal(this.describes, portal);
       return Buffer.isBuffer(answer) ? this.answer(answer) : this.fail(answer, false);
     }
@@ -295,9 +257,7 @@ export class ClientSession {
       return;
     }
     if (this.aborted) return this.fail(ABORTED, false);
-    this.pending.expect(target === 'S' ? 'describeStatement' : 'describePortal');
-    this.inBatch = true;
-    this.upstream.send(raw);
+    this.link.forward(raw, target === 'S' ? 'describeStatement' : 'describePortal', true);
   }
 
   private async execute(raw: Uint8Array, name: string): Promise<void> {
@@ -319,9 +279,7 @@ export class ClientSession {
       if (done.some((b) => b[0] === 0x45)) this.skipping = true;
       return;
     }
-    this.pending.expect('execute');
-    this.inBatch = true;
-    this.upstream.send(raw);
+    this.link.forward(raw, 'execute', true);
   }
 
   private async close(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
@@ -333,9 +291,7 @@ export class ClientSession {
       await this.answer(closeComplete());
       return;
     }
-    this.pending.expect('close');
-    this.inBatch = true;
-    this.upstream.send(raw);
+    this.link.forward(raw, 'close', true);
   }
 
   private async sync(raw: Uint8Array): Promise<void> {
@@ -346,14 +302,12 @@ export class ClientSession {
       await this.answer(readyForQuery('E'));
       return;
     }
-    this.pending.expect('sync');
-    this.inBatch = false;
-    this.upstream.send(raw);
+    this.link.forward(raw, 'sync');
   }
 
   /** Held or run (heldAnswer.ts): the guard's answer (ErrorResponse, or rows and tags) for a statement that is not a read. */
   private async holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]> {
-    if (this.status !== 'I') {
+    if (this.link.status !== 'I') {
       await this.rollbackUpstream();
       return [errorResponse((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
     }
@@ -361,23 +315,22 @@ export class ClientSession {
     if (copyProblem) return [errorResponse(copyProblem)];
     // An extended batch's implicit transaction ends upstream first, with the locks its Parse took: neither the
     // preview, nor a --hold wait, nor the approved run on the executor meets a lock of the client's own session.
-    await this.closeBatch();
+    await this.link.closeBatch();
     return this.held.answer(sql, classification, simple);
   }
 
   /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or its DDL is not cheap (§5 4a). */
   private async measure(classification: Classification, simple = false): Promise<boolean> {
-    if (!this.tx.measuring && (this.status !== 'T' || this.inBatch || !(await this.tx.enter()))) return false;
-    return this.tx.admit(classification, this.inBatch, simple);
+    if (!this.tx.measuring && (this.link.status !== 'T' || this.link.inBatch || !(await this.tx.enter()))) return false;
+    return this.tx.admit(classification, this.link.inBatch, simple);
   }
 
   /** Transaction control while measuring: COMMIT is the guard's (held or committed once), ROLLBACK passes. */
   private async endMeasured(raw: Uint8Array, sql: string): Promise<void> {
     await this.settle();
-    const end = await this.tx.end(sql, this.status === 'E');
+    const end = await this.tx.end(sql, this.link.status === 'E');
     if (end.kind === 'forward') {
-      this.pending.expect('query');
-      this.upstream.send(raw);
+      this.link.forward(raw, 'query');
       return;
     }
     this.aborted = end.aborted;
@@ -393,27 +346,12 @@ export class ClientSession {
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
   private async rollbackUpstream(): Promise<void> {
-    // An extended batch in progress: Sync first, so the ROLLBACK is not inside its implicit transaction.
-    await this.closeBatch();
-    this.swallow++;
-    this.pending.expect('query');
-    this.upstream.send(serialize.query('ROLLBACK'));
-    await this.pending.settled();
+    await this.link.rollback();
     this.aborted = true;
   }
 
-  /** Ends an extended batch in progress upstream with a Sync of the guard's own (its ReadyForQuery swallowed). */
-  private async closeBatch(): Promise<void> {
-    if (!this.inBatch) return;
-    this.inBatch = false;
-    this.swallow++;
-    this.pending.expect('sync');
-    this.upstream.send(serialize.sync());
-    await this.pending.settled();
-  }
-
   private clientStatus(): TransactionStatus {
-    return this.aborted ? 'E' : this.status;
+    return this.aborted ? 'E' : this.link.status;
   }
 
   private async judge(sql: string): Promise<Verdict | { kind: 'failed'; error: unknown }> {
@@ -431,15 +369,11 @@ export class ClientSession {
     if (!withReady) this.skipping = true;
   }
 
-  /** Waits until the upstream answered everything forwarded so far (flushing what it buffers). */
-  private async settle(): Promise<void> {
-    if (this.pending.size === 0) return;
-    this.upstream.send(serialize.flush());
-    await this.pending.settled();
+  private settle(): Promise<void> {
+    return this.link.settle();
   }
 
-  private async answer(bytes: Uint8Array): Promise<void> {
-    if (this.closed) return;
-    await this.toClient(bytes).catch(() => undefined);
+  private answer(bytes: Uint8Array): Promise<void> {
+    return this.link.answer(bytes);
   }
 }
