@@ -4,19 +4,10 @@
  * form, format code 0). Built with pg-protocol's Writer, never by hand.
  */
 import { Writer } from 'pg-protocol/dist/buffer-writer';
+import type { DbField } from '../../core/db/db';
 
-/** One column as RowDescription carries it; facts the driver did not give are 0 (-1 for size and modifier). */
-export interface RowField {
-  name: string;
-  dataTypeID: number;
-  tableID?: number;
-  columnID?: number;
-  dataTypeSize?: number;
-  dataTypeModifier?: number;
-}
-
-/** RowDescription with every column in text format. */
-export function rowDescription(fields: readonly RowField[]): Buffer {
+/** RowDescription with every column in text format; facts the driver did not give are 0 (-1 for size and modifier). */
+export function rowDescription(fields: readonly DbField[]): Buffer {
   const writer = new Writer().addInt16(fields.length);
   for (const f of fields) {
     writer
