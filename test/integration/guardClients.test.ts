@@ -10,7 +10,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
-import { startGuardProcess } from '../support/guardProcess';
+import { sessionsOf, startGuardProcess } from '../support/guardProcess';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
@@ -22,16 +22,6 @@ async function connect(url: string, application: string): Promise<pg.Client> {
   client.on('error', () => undefined);
   await client.connect();
   return client;
-}
-
-/** Waits (bounded) until the database shows no session of `application`: the guard closed it upstream. */
-async function sessionsOf(dbUrl: string, application: string, expectGone = true): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const n = Number(await queryValue(dbUrl, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`));
-    if (!expectGone || n === 0) return n;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return Number(await queryValue(dbUrl, `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`));
 }
 
 describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its faults', () => {

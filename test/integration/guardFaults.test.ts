@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
-import { startGuardProcess } from '../support/guardProcess';
+import { locksOf as locksOfApp, sessionsOf as sessionsOfApp, startGuardProcess } from '../support/guardProcess';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
@@ -66,18 +66,8 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
   let db: ScratchDatabase;
   let guard: GuardProcess;
 
-  /** Sessions of `application` on the database, polled (bounded) until there are none when `gone`. */
-  const sessionsOf = async (application: string, gone = true): Promise<number> => {
-    const sql = `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`;
-    for (let i = 0; i < 100; i++) {
-      const n = Number(await queryValue(db.url, sql));
-      if (!gone || n === 0) return n;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return Number(await queryValue(db.url, sql));
-  };
-  const locksOf = async (application: string): Promise<number> =>
-    Number(await queryValue(db.url, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = '${application}'`));
+  const sessionsOf = (application: string, gone = true) => sessionsOfApp(db.url, application, gone);
+  const locksOf = (application: string) => locksOfApp(db.url, application);
   const values = async (): Promise<string> => String(await queryValue(db.url, "SELECT string_agg(v, ',' ORDER BY id) FROM t"));
   /** Another client still reads through the guard. */
   const stillServes = async (target: GuardProcess = guard): Promise<void> => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
-import { startGuardProcess } from '../support/guardProcess';
+import { sessionsOf as sessionsOfApp, startGuardProcess } from '../support/guardProcess';
 import type { PlainCluster } from '../support/plainCluster';
 import { clusterToolsAvailable, startPlainCluster } from '../support/plainCluster';
 import { queryValue } from '../support/scratchDatabase';
@@ -41,15 +41,7 @@ describe.skipIf(!tools.available)("pg-agent guard when its upstream fails, and u
   let cluster: PlainCluster;
   let guard: GuardProcess;
 
-  const sessionsOf = async (application: string, gone = true): Promise<number> => {
-    const sql = `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`;
-    for (let i = 0; i < 100; i++) {
-      const n = Number(await queryValue(cluster.url, sql));
-      if (!gone || n === 0) return n;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return Number(await queryValue(cluster.url, sql));
-  };
+  const sessionsOf = (application: string, gone = true) => sessionsOfApp(cluster.url, application, gone);
   const reads = async (application: string): Promise<void> => {
     const client = await connect(guard.url, application);
     try {

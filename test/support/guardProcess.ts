@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_PATH } from './mcpClient';
 import { pgAgentProcess } from './cliProcess';
+import { queryValue } from './scratchDatabase';
 
 export interface GuardProcess {
   child: ChildProcess;
@@ -77,4 +78,23 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
     },
     pgAgent,
   };
+}
+
+/**
+ * Upstream sessions of `application` on the database behind a guard; with `gone`, polled (at most 10 s, no
+ * timed assertion) until there are none, as a session the guard ends goes away a moment later.
+ */
+export async function sessionsOf(databaseUrl: string, application: string, gone = true): Promise<number> {
+  const sql = `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`;
+  for (let i = 0; i < 100; i++) {
+    const n = Number(await queryValue(databaseUrl, sql));
+    if (!gone || n === 0) return n;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Number(await queryValue(databaseUrl, sql));
+}
+
+/** Locks held by the upstream sessions of `application`. */
+export async function locksOf(databaseUrl: string, application: string): Promise<number> {
+  return Number(await queryValue(databaseUrl, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = '${application}'`));
 }
