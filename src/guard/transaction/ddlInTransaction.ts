@@ -116,6 +116,13 @@ export function heavyBudgetSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'
   return `SELECT ${atMost('lock_timeout', lockWaitMs(settings))}, ${atMost('idle_in_transaction_session_timeout', DDL_LOCK_BUDGET_MS)}, ${atStart}`;
 }
 
+/**
+ * At the client's COMMIT its part is over: what follows (the ticket store, the claim) is the guard's own work,
+ * not a client's pause, so the idle budget of a blocking DDL lock must not end the session under it. The guard
+ * rolls back or commits next; should it die, its socket closing ends the session.
+ */
+export const GUARD_WORK_SQL = "SELECT set_config('idle_in_transaction_session_timeout', '10s', true)";
+
 /** The lock wait of DDL in a client transaction: ddlLockTimeoutMs, at most the 250 ms budget. */
 export const lockWaitMs = (settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>): number => Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
 

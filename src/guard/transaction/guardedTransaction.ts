@@ -35,7 +35,7 @@ import { statementCount, transactionControlOf } from '../transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
 import type { LockHolder } from '../../core/sql/ddl/lockHolders';
-import { heavyBudgetSql, judgeDdlInTransaction, lockBudgetSql, lockWaitMs } from './ddlInTransaction';
+import { GUARD_WORK_SQL, heavyBudgetSql, judgeDdlInTransaction, lockBudgetSql, lockWaitMs } from './ddlInTransaction';
 import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
 import { approvedPrefix, heavyHeldNote, heavyRanNote, lockedOut, spendHeavyRun, whyNotAuthorized } from './heavyDdl';
 import { claimInClientTransaction } from './ledgerInTransaction';
@@ -254,6 +254,7 @@ export class GuardedTransaction {
   }
 
   private async commitOrHold(): Promise<CommitAnswer> {
+    await this.inBand.run(GUARD_WORK_SQL);
     const changed = await this.measure();
     const writes = [...this.record.statements];
     const key = this.record.templateKey();
