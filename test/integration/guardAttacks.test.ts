@@ -32,6 +32,9 @@ const ATTACKS: [sql: string, code: 'PA001' | 'PA002'][] = [
   ['COPY t FROM STDIN (FORMAT binary)', 'PA002'],
   ['PREPARE p AS DELETE FROM t', 'PA002'],
   ['DISCARD ALL', 'PA002'],
+  // A cursor passes as the read it is; one over code that writes or takes a lock is held like that code.
+  ['DECLARE c CURSOR WITH HOLD FOR SELECT shout()', 'PA001'],
+  ['DECLARE c CURSOR WITH HOLD FOR SELECT pg_advisory_lock(42)', 'PA001'],
 ];
 
 describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sends', () => {
@@ -56,6 +59,16 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
     await client?.end().catch(() => undefined);
     await guard?.stop();
     await db?.drop();
+  });
+
+  it('locks no row with a cursor FOR UPDATE (held by the guard, or refused by the read-only session)', async () => {
+    const error = await client.query('DECLARE c CURSOR WITH HOLD FOR SELECT * FROM t FOR UPDATE').then(
+      () => undefined,
+      (e: pg.DatabaseError) => e,
+    );
+    expect(['PA001', 'PA002', '25006']).toContain(error?.code);
+    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'guard-attacker' AND (l.mode = 'RowShareLock' OR l.locktype IN ('tuple', 'transactionid'))"))).toBe(0);
+    expect((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_cursors')).rows).toEqual([{ n: 0 }]);
   });
 
   it.each(ATTACKS)('%s → %s, nothing changed', async (sql, code) => {
