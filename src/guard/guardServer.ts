@@ -66,7 +66,7 @@ const HANDLED: Iterable<Uint8Array> = {
 
 export async function startGuard(options: GuardServerOptions): Promise<RunningGuard> {
   const { context } = options;
-  const clients = new Map<number, { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; socket: net.Socket; keys: { processId: number; secretKey: number } }>();
+  const clients = new Map<number, { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; keys: { processId: number; secretKey: number } }>();
   let nextId = 1;
   const awaiting = new Set<string>();
   let listener: () => void = () => undefined;
@@ -88,9 +88,8 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   const accept = async (socket: net.Socket) => {
     const id = nextId++;
     const keys = { processId: randomInt(1, 2 ** 31 - 1), secretKey: randomInt(1, 2 ** 31 - 1) };
-    const entry: { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; socket: net.Socket; keys: typeof keys } = {
+    const entry: { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; keys: typeof keys } = {
       info: { id, user: '', application: '', since: new Date().toISOString(), held: [] },
-      socket,
       keys,
     };
     let session: ClientSession | undefined;
@@ -198,7 +197,11 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     });
   };
 
+  // Every socket, authenticated or not yet: closing the guard ends them all (server.close waits for each).
+  const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     accept(socket).catch((error: unknown) => {
       context.logger.warn('guard client failed', { error: String(error) });
       socket.destroy();
@@ -216,7 +219,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     onChange: (l) => (listener = l),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const client of clients.values()) client.socket.destroy();
+      for (const socket of sockets) socket.destroy();
       await closed;
     },
   };

@@ -19,7 +19,7 @@ export interface GuardProcess {
   url: string;
   env: Record<string, string>;
   stderr(): string;
-  /** Ctrl+C, and waits for the exit. */
+  /** Ctrl+C, and waits for the exit (at most 30 s: then killed, and an error). */
   stop(): Promise<void>;
   /** SIGKILL, and waits for the exit. */
   kill(): Promise<void>;
@@ -70,7 +70,16 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
     stderr: () => stderr,
     stop: async () => {
       child.kill('SIGINT');
-      await exited;
+      // A guard that does not stop is a defect (something it left armed): said as such, not as a hook timeout.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 30_000)));
+      const outcome = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (outcome === 'late') {
+        child.kill('SIGKILL');
+        await exited;
+        throw new Error(`the guard did not exit within 30 s of Ctrl+C; its stderr:\n${stderr}`);
+      }
     },
     kill: async () => {
       child.kill('SIGKILL');

@@ -48,6 +48,8 @@ export function waitForDecision(id: string, source: WaitSource, signal?: AbortSi
       checking = true;
       try {
         const ticket = await source.get(id);
+        // The wait ended (cancelled, the client gone) while this read was out: arm nothing that outlives it.
+        if (settled) return;
         if (!ticket) throw ticketNotFound(id, source.where);
         readOnce = true;
         if (ticket.status !== 'PENDING_APPROVAL') return settle(() => resolve(ticket));
