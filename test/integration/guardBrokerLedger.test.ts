@@ -86,7 +86,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
     expect(Number(await queryValue(db.url, 'SELECT count(*) FROM pgagent.executions'))).toBe(1);
     // Rolled back: the client's session is usable and holds no lock.
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'guard-ledger' AND l.relation = 'orders'::regclass"))).toBe(0);
+    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-ledger' AND l.relation = 'orders'::regclass"))).toBe(0);
   });
 
   it('two clients commit the same approved transaction at once: one commits (one ledger row), the other is rolled back', async () => {

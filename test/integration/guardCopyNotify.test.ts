@@ -253,7 +253,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
         notified();
       });
       await listener.query('LISTEN jobs');
-      expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'guard-listener'"))).toBe(1);
+      expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-listener'"))).toBe(1);
       // The listener sends nothing more: the notification arrives on its own.
       const arrived = new Promise<void>((resolve) => (notified = resolve));
       await direct.query("NOTIFY jobs, 'job 42'");

@@ -211,7 +211,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
   it("ends a client whose upstream session an administrator terminated (57P01), and serves the others", async () => {
     const client = await connect(guard.url, 'guard-fault-terminated');
     const ended = new Promise<Error>((resolve) => client.once('error', resolve));
-    expect(await queryValue(db.url, "SELECT bool_and(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'guard-fault-terminated'")).toBe(true);
+    expect(await queryValue(db.url, "SELECT bool_and(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-fault-terminated'")).toBe(true);
     expect(((await ended) as pg.DatabaseError).code).toBe('57P01');
     expect(await failure(client.query('SELECT 1'))).toBeDefined();
     expect(await sessionsOf('guard-fault-terminated')).toBe(0);
@@ -224,7 +224,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     try {
       const query = client.query('SELECT pg_sleep(30)');
       const cancelled = failure(query);
-      const running = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'guard-fault-cancel' AND state = 'active' AND query = 'SELECT pg_sleep(30)'";
+      const running = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-fault-cancel' AND state = 'active' AND query = 'SELECT pg_sleep(30)'";
       for (let i = 0; i < 200 && Number(await queryValue(db.url, running)) === 0; i++) await new Promise((r) => setTimeout(r, 50));
       const canceller = new pg.Client({ connectionString: guard.url });
       (canceller as unknown as { cancel(client: pg.Client, query: unknown): void }).cancel(client, (client as unknown as { activeQuery: unknown }).activeQuery);

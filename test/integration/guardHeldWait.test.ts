@@ -77,9 +77,9 @@ function ticketStatus(guard: GuardProcess, ticket: string): string {
 async function upstreamOf(dbUrl: string, application: string): Promise<{ sessions: number; inTransaction: number; locks: number }> {
   const n = async (sql: string) => Number(await queryValue(dbUrl, sql));
   return {
-    sessions: await n(`SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`),
-    inTransaction: await n(`SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}' AND (state <> 'idle' OR backend_xid IS NOT NULL OR xact_start IS NOT NULL)`),
-    locks: await n(`SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = '${application}' AND l.locktype = 'relation'`),
+    sessions: await n(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}'`),
+    inTransaction: await n(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}' AND (state <> 'idle' OR backend_xid IS NOT NULL OR xact_start IS NOT NULL)`),
+    locks: await n(`SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}' AND l.locktype = 'relation'`),
   };
 }
 

@@ -306,7 +306,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
         expect(refused?.message).toContain('cannot be run to be measured');
         await client.query('ROLLBACK');
       }
-      expect(await count("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'guard-victim'")).toBe(1);
+      expect(await count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-victim'")).toBe(1);
       expect(await count("SELECT last_value FROM ledger_id_seq")).toBeGreaterThan(1);
       expect(await value("SELECT to_regclass('terminated') IS NULL")).toBe(true);
       // Advancing a sequence is what any measured INSERT does (the ticket says those values are gone): measured.

@@ -103,7 +103,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
     expect(run.stderr).toContain('PA002');
     expect(run.stderr).toContain('current transaction is aborted');
     expect(await queryValue(db.url, 'SELECT v FROM t WHERE id = 3')).toBe('v3');
-    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'guard-psql-test'"))).toBe(0);
+    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-psql-test'"))).toBe(0);
   });
 
   it('refuses session changes and transactions that would write, and passes harmless settings', async () => {

@@ -63,7 +63,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
       expect(ticket).not.toBe('');
       expect(await orders()).toBe(0);
       // Rolled back upstream at once: no lock of the client's session on the table while a person decides.
-      const locks = await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'guard-tx' AND l.relation = 'orders'::regclass");
+      const locks = await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-tx' AND l.relation = 'orders'::regclass");
       expect(Number(locks)).toBe(0);
       const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string; impact: { tables: { name: string; inserted: number; updated: number }[] } };
       expect(stored.sql).toContain("INSERT INTO orders (customer) VALUES ('ann') RETURNING id;");

@@ -42,7 +42,7 @@ describe.skipIf(!postgresAvailable)('the guard\'s verdict cache against texts th
   });
 
   const advisoryLocks = async () =>
-    Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'guard-cache-attacker' AND l.locktype = 'advisory'"));
+    Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-cache-attacker' AND l.locktype = 'advisory'"));
 
   const outcome = (sql: string) =>
     client.query<{ r: number }>(sql).then(

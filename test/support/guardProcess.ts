@@ -90,11 +90,11 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
 }
 
 /**
- * Upstream sessions of `application` on the database behind a guard; with `gone`, polled (at most 10 s, no
+ * Upstream sessions of `application` on the database behind a guard (that database only: another test may use the same name); with `gone`, polled (at most 10 s, no
  * timed assertion) until there are none, as a session the guard ends goes away a moment later.
  */
 export async function sessionsOf(databaseUrl: string, application: string, gone = true): Promise<number> {
-  const sql = `SELECT count(*) FROM pg_stat_activity WHERE application_name = '${application}'`;
+  const sql = `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}'`;
   for (let i = 0; i < 100; i++) {
     const n = Number(await queryValue(databaseUrl, sql));
     if (!gone || n === 0) return n;
@@ -105,5 +105,5 @@ export async function sessionsOf(databaseUrl: string, application: string, gone 
 
 /** Locks held by the upstream sessions of `application`. */
 export async function locksOf(databaseUrl: string, application: string): Promise<number> {
-  return Number(await queryValue(databaseUrl, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = '${application}'`));
+  return Number(await queryValue(databaseUrl, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}'`));
 }
