@@ -265,6 +265,23 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     }
   }, 120_000);
 
+  it('Ctrl+C stops the guard at once with a client still in start-up and one waiting on a held statement', async () => {
+    const stopping = await startGuardProcess(db.url, { user: 'frank', args: ['--hold', 'wait=600'] });
+    // Connected and silent: not a client yet (the start-up timeout is a minute away).
+    const silent = net.connect({ host: '127.0.0.1', port: stopping.port });
+    silent.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+    const waiter = await connect(stopping.url, 'guard-fault-stop-wait');
+    const waited = failure(waiter.query("UPDATE t SET v = 'never' WHERE id = 2"));
+    await expect.poll(() => readdirSync(join(stopping.workspace, '.pgagent', 'approvals')).filter((n) => n.endsWith('.json')).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    // stop() fails if the process is still there 30 s after SIGINT.
+    await stopping.stop();
+    await closed;
+    expect((await waited)?.message).toMatch(/Connection terminated|terminat/i);
+    expect(await sessionsOf('guard-fault-stop-wait')).toBe(0);
+    expect(await values()).toBe('v1,v2,v3');
+  });
+
   describe('a guard killed with SIGKILL', () => {
     it('mid-transaction after a measured write: nothing committed, no session, no lock', async () => {
       const doomed = await startGuardProcess(db.url, { user: 'carol' });

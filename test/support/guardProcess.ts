@@ -90,8 +90,9 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
 }
 
 /**
- * Upstream sessions of `application` on the database behind a guard (that database only: another test may use the same name); with `gone`, polled (at most 10 s, no
- * timed assertion) until there are none, as a session the guard ends goes away a moment later.
+ * Upstream sessions of `application` on the database behind a guard (that database only: another test may use
+ * the same name); with `gone`, polled (at most 10 s, no timed assertion) until there are none, as a session the
+ * guard ends goes away a moment later.
  */
 export async function sessionsOf(databaseUrl: string, application: string, gone = true): Promise<number> {
   const sql = `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}'`;
