@@ -185,6 +185,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
       const prepared = await failure(client.query({ name: 'heavy', text: 'CREATE INDEX big_prepared ON big (id)' }));
       expect(prepared?.code).toBe('PA002');
       expect(prepared?.message).toContain('only when sent as a simple query');
+      expect(prepared?.message).toContain('preferQueryMode=simple');
       await client.query('ROLLBACK');
       expect(await value("SELECT to_regclass('big_prepared') IS NULL")).toBe(true);
       await nothingLeftOpen();

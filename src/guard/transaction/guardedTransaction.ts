@@ -119,7 +119,7 @@ export class GuardedTransaction {
     if (ddl.length === 0) return true;
     if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
     // A simple query alone: the guard sets the statement budget again right after it (ran()), before a COPY's data.
-    if (!verdict.run && (!simple || classification.statements.some((s) => s.kind === 'CopyStmt'))) return notRun(`${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters or COPY), not through Parse/Bind`);
+    if (!verdict.run && (!simple || classification.statements.some((s) => s.kind === 'CopyStmt'))) return notRun(`${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters or COPY), not through Parse/Bind (JDBC, e.g. Flyway or Liquibase: add preferQueryMode=simple to the URL)`);
     if (!verdict.run) return this.admitHeavy(classification, verdict.why, verdict.heavy?.holders ?? []);
     const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
