@@ -1,12 +1,13 @@
 /**
- * What a running guard tells `pg-agent guard status`: `.pgagent/guard/status.json`, rewritten (atomically)
- * whenever a client comes, goes or gets a statement held; removed when the guard stops. A file left by a
- * guard that died is recognised by its pid. What its clients wait on (held statements and held transactions)
- * is read from the ticket store when the status is asked for, so it is never older than the tickets.
+ * What a running guard tells `pg-agent guard status`: `.pgagent/guard/status-<pid>.json`, one per guard process
+ * (a window's Start Guarded Endpoint and a terminal's `pg-agent guard` may serve the same workspace at once),
+ * rewritten (atomically) whenever a client comes, goes or gets a statement held; removed when that guard stops.
+ * A file left by a guard that died is recognised by its pid, and removed by the next guard that starts there.
+ * What its clients wait on (held statements and held transactions) is read from the ticket store when the
+ * status is asked for, so it is never older than the tickets.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../core/fs/atomicWrite';
 import { isErrno } from '../core/fs/errno';
 import { processAlive } from '../core/fs/processAlive';
@@ -88,28 +89,47 @@ export function guardStatusText(s: GuardStatus, held: HeldByGuard | { error: str
   return `${lines.join('\n')}\n`;
 }
 
-export function statusFile(workspaceDir: string): string {
-  return join(guardDir(workspaceDir), 'status.json');
+const STATUS_FILE = /^status-(\d+)\.json$/;
+
+export function statusFile(workspaceDir: string, pid: number): string {
+  return join(guardDir(workspaceDir), `status-${pid}.json`);
 }
 
 export async function writeGuardStatus(workspaceDir: string, status: GuardStatus): Promise<void> {
   await mkdir(guardDir(workspaceDir), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(statusFile(workspaceDir), `${JSON.stringify(status, null, 2)}\n`);
+  await writeFileAtomic(statusFile(workspaceDir, status.pid), `${JSON.stringify(status, null, 2)}\n`);
 }
 
-export async function removeGuardStatus(workspaceDir: string): Promise<void> {
-  await rm(statusFile(workspaceDir), { force: true });
+export async function removeGuardStatus(workspaceDir: string, pid: number): Promise<void> {
+  await rm(statusFile(workspaceDir, pid), { force: true });
 }
 
-/** The running guard's status; undefined when none runs for this workspace (or its file is a dead guard's). */
-export async function readGuardStatus(workspaceDir: string): Promise<{ status: GuardStatus; running: boolean } | undefined> {
-  let text: string;
+/** A starting guard forgets the files of guards that died without cleaning up (SIGKILL, a crash). */
+export async function removeDeadGuardStatuses(workspaceDir: string): Promise<void> {
+  for (const found of await readGuardStatuses(workspaceDir)) if (!found.running) await removeGuardStatus(workspaceDir, found.status.pid);
+}
+
+/**
+ * Every guard that wrote a status in this workspace, running ones first, the most recently started first;
+ * `running: false` for a file a dead guard left.
+ */
+export async function readGuardStatuses(workspaceDir: string): Promise<{ status: GuardStatus; running: boolean }[]> {
+  let names: string[];
   try {
-    text = await readFile(statusFile(workspaceDir), 'utf8');
+    names = await readdir(guardDir(workspaceDir));
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
+    if (isErrno(error, 'ENOENT')) return [];
     throw error;
   }
-  const status = JSON.parse(text) as GuardStatus;
-  return { status, running: processAlive(status.pid) };
+  const found: { status: GuardStatus; running: boolean }[] = [];
+  for (const name of names.filter((n) => STATUS_FILE.test(n))) {
+    try {
+      const status = JSON.parse(await readFile(join(guardDir(workspaceDir), name), 'utf8')) as GuardStatus;
+      found.push({ status, running: processAlive(status.pid) });
+    } catch (error) {
+      // Removed by its guard since the listing: that guard has stopped.
+      if (!isErrno(error, 'ENOENT')) throw error;
+    }
+  }
+  return found.sort((a, b) => Number(b.running) - Number(a.running) || b.status.startedAt.localeCompare(a.status.startedAt));
 }

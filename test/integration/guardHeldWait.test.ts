@@ -58,7 +58,7 @@ type Status = { clients: { application: string; waiting?: { ticket: string; sinc
 async function waitingTicket(guard: GuardProcess, application: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     try {
-      const status = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'guard', 'status.json'), 'utf8')) as Status;
+      const status = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'guard', `status-${guard.child.pid}.json`), 'utf8')) as Status;
       const ticket = status.clients.find((c) => c.application === application)?.waiting?.ticket;
       if (ticket) return ticket;
     } catch {

@@ -3,10 +3,12 @@
  * transaction (node-postgres: BEGIN; INSERT … RETURNING id; UPDATE …; COMMIT) with its ticket, its statement count,
  * rows per table and since when, in text and --json; the transaction is one proposal file (what VS Code shows as one
  * card), its statements in order with their values. Approved, it is listed as waiting for the client's retry; once
- * the retry commits it is gone from the list. Every count is checked against the database.
+ * the retry commits it is gone from the list. Every count is checked against the database. Two guards serving one
+ * workspace (a window's and a terminal's) are both listed, each with its own status file; one stopping or killed
+ * does not hide the other, and a dead guard's file is removed by the next guard that starts there.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +107,51 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
       expect(after.heldStatements.map((h) => h.ticket)).toEqual([deleteTicket]);
     } finally {
       await client.end();
+    }
+  });
+
+  it('lists two guards serving the same workspace; one stopped or killed does not hide the other', async () => {
+    type Listed = { running: boolean; pid: number; guards: { running: boolean; pid: number; listen: string }[] };
+    const listed = async () => {
+      const run = await guard.pgAgent(['guard', 'status', '--json']);
+      return { code: run.code, ...(JSON.parse(run.stdout) as Listed) };
+    };
+    const fileOf = (pid: number) => join(guard.workspace, '.pgagent', 'guard', `status-${pid}.json`);
+    const first = guard.child.pid!;
+    const second = await startGuardProcess(db.url, { user: 'bob', workspace: guard.workspace });
+    const secondPid = second.child.pid!;
+    try {
+      await expect.poll(async () => (await listed()).guards.filter((g) => g.running).map((g) => g.pid).sort(), { timeout: 20_000 }).toEqual([first, secondPid].sort());
+      const both = await listed();
+      expect(both.code).toBe(0);
+      // The most recently started first, its fields at the top as when one guard ran per workspace.
+      expect(both.pid).toBe(secondPid);
+      expect(both.guards.find((g) => g.pid === secondPid)?.listen).toContain(`:${second.port}/`);
+      const text = (await guard.pgAgent(['guard', 'status'])).stdout;
+      expect(text).toContain(`Guard pid ${first} on `);
+      expect(text).toContain(`Guard pid ${secondPid} on `);
+    } finally {
+      await second.stop();
+    }
+    expect(existsSync(fileOf(secondPid))).toBe(false);
+    const alone = await listed();
+    expect(alone).toMatchObject({ code: 0, running: true, pid: first });
+    expect(alone.guards.map((g) => g.pid)).toEqual([first]);
+
+    // Killed: its file stays (listed as not running) until the next guard starting in the workspace removes it.
+    const killed = await startGuardProcess(db.url, { user: 'carol', workspace: guard.workspace });
+    const killedPid = killed.child.pid!;
+    await expect.poll(() => existsSync(fileOf(killedPid)), { timeout: 20_000 }).toBe(true);
+    await killed.kill();
+    const afterKill = await listed();
+    expect(afterKill).toMatchObject({ code: 0, running: true, pid: first });
+    expect(afterKill.guards).toEqual([expect.objectContaining({ pid: first, running: true }), expect.objectContaining({ pid: killedPid, running: false })]);
+    const next = await startGuardProcess(db.url, { user: 'dave', workspace: guard.workspace });
+    try {
+      await expect.poll(() => existsSync(fileOf(killedPid)), { timeout: 20_000 }).toBe(false);
+      expect((await listed()).guards.map((g) => g.pid).sort()).toEqual([first, next.child.pid!].sort());
+    } finally {
+      await next.stop();
     }
   });
 });

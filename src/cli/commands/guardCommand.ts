@@ -10,7 +10,7 @@ import { describeTarget } from '../../core/db/connectionTarget';
 import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { GuardContext } from '../../guard/guardContext';
 import { startGuard } from '../../guard/guardServer';
-import { guardStatusText, heldByGuard, readGuardStatus, removeGuardStatus, writeGuardStatus } from '../../guard/guardStatus';
+import { guardStatusText, heldByGuard, readGuardStatuses, removeDeadGuardStatuses, removeGuardStatus, writeGuardStatus } from '../../guard/guardStatus';
 import { GuardUsers } from '../../guard/guardUsers';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
@@ -87,18 +87,27 @@ async function addUser(context: CommandContext, name: string): Promise<ExitCode>
 
 async function status(context: CommandContext): Promise<ExitCode> {
   const { args, io } = context;
-  const found = await readGuardStatus(args.flags.workspace);
-  // Held statements and transactions come from the ticket store, as they are now.
-  const held = found?.running ? await context.openTicketStore().then((store) => heldByGuard(store, found.status)).catch((error: unknown) => ({ error: toAgentError(error).message })) : undefined;
+  // Every guard of this workspace (a window's and a terminal's may both run), the most recent running one first.
+  const found = await readGuardStatuses(args.flags.workspace);
+  // Held statements and transactions of each running guard come from the ticket store, as they are now.
+  const listed = await Promise.all(
+    found.map(async (f) => ({
+      ...f,
+      held: f.running ? await context.openTicketStore().then((store) => heldByGuard(store, f.status)).catch((error: unknown) => ({ error: toAgentError(error).message })) : undefined,
+    })),
+  );
+  const running = listed.filter((f) => f.held !== undefined);
   if (args.flags.json) {
-    io.stdout(`${JSON.stringify(found ? { running: found.running, ...found.status, ...(held && 'error' in held ? { heldError: held.error } : held) } : { running: false })}\n`);
-    return found?.running ? EXIT.ok : EXIT.failed;
+    const guards = listed.map((f) => ({ running: f.running, ...f.status, ...(f.held && 'error' in f.held ? { heldError: f.held.error } : f.held) }));
+    // The first guard's fields at the top, as when one guard ran per workspace; `guards` lists them all.
+    io.stdout(`${JSON.stringify(guards[0] ? { ...guards[0], guards } : { running: false, guards })}\n`);
+    return running.length > 0 ? EXIT.ok : EXIT.failed;
   }
-  if (!found || !found.running || !held) {
-    io.stdout(found ? `No guard runs (the last one, pid ${found.status.pid}, stopped without cleaning up).\n` : 'No guard runs for this workspace.\n');
+  if (running.length === 0) {
+    io.stdout(found[0] ? `No guard runs (the last one, pid ${found[0].status.pid}, stopped without cleaning up).\n` : 'No guard runs for this workspace.\n');
     return EXIT.failed;
   }
-  io.stdout(guardStatusText(found.status, held));
+  io.stdout(running.map((f) => guardStatusText(f.status, f.held!)).join('\n'));
   return EXIT.ok;
 }
 
@@ -135,7 +144,8 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
   const startedAt = new Date().toISOString();
   const connection = await context.connectionKey();
-  let writing = Promise.resolve();
+  // Status files of guards that died here (SIGKILL, a crash) go first; this guard's own is status-<pid>.json.
+  let writing = removeDeadGuardStatuses(workspaceDir).catch((error: unknown) => context.logger.warn('could not remove the status files of dead guards', { error: String(error) }));
   const publish = () => {
     writing = writing
       .then(() => writeGuardStatus(workspaceDir, { pid: process.pid, listen, upstream: describeTarget(upstream), startedAt, clients: guard.clients(), connection }))
@@ -151,7 +161,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   io.stderr('pg-agent guard: stopping\n');
   await guard.close();
   await writing;
-  await removeGuardStatus(workspaceDir);
+  await removeGuardStatus(workspaceDir, process.pid);
   return EXIT.ok;
 }
 
