@@ -39,8 +39,8 @@ describe('a workspace that tries to loosen the policy', () => {
     );
     const warning = (await seenNotifications(p)).find((n) => n.text.includes('approval.autoApproveMaxRisk'));
     expect(warning?.text).toContain(file);
-    // VS Code refreshes the CodeLenses of the editor that has the keyboard, and the card took it (seen in CI:
-    // the write held, no lens for 90 s): click the statement, as a person looking back at it would.
+    // The card took the keyboard: click the statement, as a person looking back at it would. (Seen in CI: the
+    // write held, no lens for 90 s; the workbench had dropped the lens change, now told again: approvalEntries.ts.)
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'DELETE FROM orders' }).first().click();
     await explained(() =>
       expect
