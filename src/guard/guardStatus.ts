@@ -91,7 +91,7 @@ export function guardStatusText(s: GuardStatus, held: HeldByGuard | { error: str
 
 const STATUS_FILE = /^status-(\d+)\.json$/;
 
-export function statusFile(workspaceDir: string, pid: number): string {
+function statusFile(workspaceDir: string, pid: number): string {
   return join(guardDir(workspaceDir), `status-${pid}.json`);
 }
 
