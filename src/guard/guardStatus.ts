@@ -106,14 +106,15 @@ export async function removeGuardStatus(workspaceDir: string, pid: number): Prom
 
 /** A starting guard forgets the files of guards that died without cleaning up (SIGKILL, a crash). */
 export async function removeDeadGuardStatuses(workspaceDir: string): Promise<void> {
-  for (const found of await readGuardStatuses(workspaceDir)) if (!found.running) await removeGuardStatus(workspaceDir, found.status.pid);
+  // By the file's own name: the pid inside a file is its content, never a path.
+  for (const found of await readGuardStatuses(workspaceDir)) if (!found.running) await rm(join(guardDir(workspaceDir), found.file), { force: true });
 }
 
 /**
  * Every guard that wrote a status in this workspace, running ones first, the most recently started first;
- * `running: false` for a file a dead guard left.
+ * `running: false` for a file a dead guard left (or one whose pid is not the one its name says).
  */
-export async function readGuardStatuses(workspaceDir: string): Promise<{ status: GuardStatus; running: boolean }[]> {
+export async function readGuardStatuses(workspaceDir: string): Promise<{ file: string; status: GuardStatus; running: boolean }[]> {
   let names: string[];
   try {
     names = await readdir(guardDir(workspaceDir));
@@ -121,15 +122,17 @@ export async function readGuardStatuses(workspaceDir: string): Promise<{ status:
     if (isErrno(error, 'ENOENT')) return [];
     throw error;
   }
-  const found: { status: GuardStatus; running: boolean }[] = [];
-  for (const name of names.filter((n) => STATUS_FILE.test(n))) {
+  const found: { file: string; status: GuardStatus; running: boolean }[] = [];
+  for (const file of names) {
+    const pid = Number(STATUS_FILE.exec(file)?.[1]);
+    if (!pid) continue;
     try {
-      const status = JSON.parse(await readFile(join(guardDir(workspaceDir), name), 'utf8')) as GuardStatus;
-      found.push({ status, running: processAlive(status.pid) });
+      const status = JSON.parse(await readFile(join(guardDir(workspaceDir), file), 'utf8')) as GuardStatus;
+      found.push({ file, status, running: status.pid === pid && processAlive(pid) });
     } catch (error) {
       // Removed by its guard since the listing: that guard has stopped.
       if (!isErrno(error, 'ENOENT')) throw error;
     }
   }
-  return found.sort((a, b) => Number(b.running) - Number(a.running) || b.status.startedAt.localeCompare(a.status.startedAt));
+  return found.sort((a, b) => Number(b.running) - Number(a.running) || String(b.status.startedAt).localeCompare(String(a.status.startedAt)));
 }

@@ -5,10 +5,11 @@
  * card), its statements in order with their values. Approved, it is listed as waiting for the client's retry; once
  * the retry commits it is gone from the list. Every count is checked against the database. Two guards serving one
  * workspace (a window's and a terminal's) are both listed, each with its own status file; one stopping or killed
- * does not hide the other, and a dead guard's file is removed by the next guard that starts there.
+ * does not hide the other, and a dead guard's file is removed by the next guard that starts there (by its own
+ * name: a forged file whose pid is a path removes nothing else).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,9 +147,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
     const afterKill = await listed();
     expect(afterKill).toMatchObject({ code: 0, running: true, pid: first });
     expect(afterKill.guards).toEqual([expect.objectContaining({ pid: first, running: true }), expect.objectContaining({ pid: killedPid, running: false })]);
+    // A forged status file (anyone who can write the workspace) whose pid is a path: removed by its own name only.
+    const forged = join(guard.workspace, '.pgagent', 'guard', 'status-999999.json');
+    writeFileSync(forged, JSON.stringify({ pid: '/../users', listen: 'x', upstream: 'x', startedAt: '', clients: [] }));
+    const users = join(guard.workspace, '.pgagent', 'guard', 'users.json');
     const next = await startGuardProcess(db.url, { user: 'dave', workspace: guard.workspace });
     try {
       await expect.poll(() => existsSync(fileOf(killedPid)), { timeout: 20_000 }).toBe(false);
+      expect(existsSync(forged)).toBe(false);
+      expect(existsSync(users)).toBe(true);
       expect((await listed()).guards.map((g) => g.pid).sort()).toEqual([first, next.child.pid!].sort());
     } finally {
       await next.stop();

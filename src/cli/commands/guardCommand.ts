@@ -91,14 +91,14 @@ async function status(context: CommandContext): Promise<ExitCode> {
   const found = await readGuardStatuses(args.flags.workspace);
   // Held statements and transactions of each running guard come from the ticket store, as they are now.
   const listed = await Promise.all(
-    found.map(async (f) => ({
-      ...f,
-      held: f.running ? await context.openTicketStore().then((store) => heldByGuard(store, f.status)).catch((error: unknown) => ({ error: toAgentError(error).message })) : undefined,
+    found.map(async ({ status, running }) => ({
+      status,
+      held: running ? await context.openTicketStore().then((store) => heldByGuard(store, status)).catch((error: unknown) => ({ error: toAgentError(error).message })) : undefined,
     })),
   );
-  const running = listed.filter((f) => f.held !== undefined);
+  const running = listed.flatMap((f) => (f.held ? [{ status: f.status, held: f.held }] : []));
   if (args.flags.json) {
-    const guards = listed.map((f) => ({ running: f.running, ...f.status, ...(f.held && 'error' in f.held ? { heldError: f.held.error } : f.held) }));
+    const guards = listed.map((f) => ({ running: f.held !== undefined, ...f.status, ...(f.held && 'error' in f.held ? { heldError: f.held.error } : f.held) }));
     // The first guard's fields at the top, as when one guard ran per workspace; `guards` lists them all.
     io.stdout(`${JSON.stringify(guards[0] ? { ...guards[0], guards } : { running: false, guards })}\n`);
     return running.length > 0 ? EXIT.ok : EXIT.failed;
@@ -107,7 +107,7 @@ async function status(context: CommandContext): Promise<ExitCode> {
     io.stdout(found[0] ? `No guard runs (the last one, pid ${found[0].status.pid}, stopped without cleaning up).\n` : 'No guard runs for this workspace.\n');
     return EXIT.failed;
   }
-  io.stdout(running.map((f) => guardStatusText(f.status, f.held!)).join('\n'));
+  io.stdout(running.map((f) => guardStatusText(f.status, f.held)).join('\n'));
   return EXIT.ok;
 }
 
