@@ -20,8 +20,7 @@ const outdir = 'dist';
 
 // Bundled ESM dependencies (PGlite) locate their assets with import.meta.url; in a CJS bundle that is
 // the bundle's own file, so the assets are copied next to it.
-const importMetaUrlBanner =
-  "const __importMetaUrl = require('url').pathToFileURL(__filename).href;";
+const importMetaUrlBanner = "const __importMetaUrl = require('url').pathToFileURL(__filename).href;";
 
 const NATIVE_OPTIONAL = ['pg-native', 'cpu-features', '*.node'];
 
@@ -44,7 +43,12 @@ const nodeCommon = {
 
 const builds = [
   { ...nodeCommon, entryPoints: { extension: 'src/extension.ts' }, outdir, external: ['vscode', ...NATIVE_OPTIONAL] },
-  { ...nodeCommon, entryPoints: { services: 'src/host/services.ts' }, outdir, external: ['vscode', ...NATIVE_OPTIONAL] },
+  {
+    ...nodeCommon,
+    entryPoints: { services: 'src/host/services.ts' },
+    outdir,
+    external: ['vscode', ...NATIVE_OPTIONAL],
+  },
   // The sample database's worker thread (the extension host opens PGlite there, off the thread that draws the editor).
   { ...nodeCommon, entryPoints: { sampleDbWorker: 'src/core/db/sample/sampleDbWorker.ts' }, outdir },
   {
@@ -55,7 +59,13 @@ const builds = [
   },
   {
     // The review panel, and the collaborative planning session view (an editor panel with its own protocol).
-    entryPoints: { webview: 'webview/panel/main.ts', collab: 'webview/collab/main.ts', results: 'webview/results/main.ts', cockpit: 'webview/cockpit/main.ts', cockpitMarkdown: 'webview/cockpit/markdownChunk.ts' },
+    entryPoints: {
+      webview: 'webview/panel/main.ts',
+      collab: 'webview/collab/main.ts',
+      results: 'webview/results/main.ts',
+      cockpit: 'webview/cockpit/main.ts',
+      cockpitMarkdown: 'webview/cockpit/markdownChunk.ts',
+    },
     outdir,
     bundle: true,
     platform: 'browser',
@@ -98,8 +108,12 @@ const afterBuild = {
  * (cached under node_modules/.cache by a hash of its sources and PGlite's version), ~5 s when it changes.
  */
 async function sampleImage() {
-  const sources = ['openSampleDb.ts', 'sampleSchema.ts', 'sampleData.ts'].map((f) => readFileSync(join('src/core/db/sample', f)));
-  const pgliteVersion = JSON.parse(readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8')).version;
+  const sources = ['openSampleDb.ts', 'sampleSchema.ts', 'sampleData.ts'].map((f) =>
+    readFileSync(join('src/core/db/sample', f)),
+  );
+  const pgliteVersion = JSON.parse(
+    readFileSync(join(dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json'), 'utf8'),
+  ).version;
   const hash = createHash('sha256').update(pgliteVersion);
   for (const source of sources) hash.update(source);
   const cacheDir = join('node_modules', '.cache', 'pgagent-sample-image');
@@ -107,11 +121,21 @@ async function sampleImage() {
   if (!existsSync(cached)) {
     mkdirSync(cacheDir, { recursive: true });
     const script = join(cacheDir, 'writeSampleImage.cjs');
-    await esbuild.build({ ...nodeCommon, sourcemap: false, minify: false, logLevel: 'error', entryPoints: ['src/core/db/sample/writeSampleImage.ts'], outfile: script, packages: 'external' });
+    await esbuild.build({
+      ...nodeCommon,
+      sourcemap: false,
+      minify: false,
+      logLevel: 'error',
+      entryPoints: ['src/core/db/sample/writeSampleImage.ts'],
+      outfile: script,
+      packages: 'external',
+    });
     const started = Date.now();
     execFileSync(process.execPath, [script, `${cached}.tmp`], { stdio: 'inherit' });
     renameSync(`${cached}.tmp`, cached);
-    console.log(`sample database image built in ${Date.now() - started} ms (${Math.round(statSync(cached).size / 1024)} KiB)`);
+    console.log(
+      `sample database image built in ${Date.now() - started} ms (${Math.round(statSync(cached).size / 1024)} KiB)`,
+    );
   }
   mkdirSync(outdir, { recursive: true });
   copyFileSync(cached, join(outdir, 'sample-db.tar.gz'));
@@ -121,9 +145,7 @@ async function sampleImage() {
 if (!watch) rmSync(outdir, { recursive: true, force: true });
 copyAssets();
 await sampleImage();
-const contexts = await Promise.all(
-  builds.map((options) => esbuild.context({ ...options, plugins: [afterBuild] })),
-);
+const contexts = await Promise.all(builds.map((options) => esbuild.context({ ...options, plugins: [afterBuild] })));
 if (watch) {
   await Promise.all(contexts.map((ctx) => ctx.watch()));
 } else {

@@ -35,7 +35,13 @@ async function main(): Promise<void> {
     const snapshot = await raw.withSession((s) => introspectSchema(s));
     const dbTime = { ms: 0 };
     const modelTime = { ms: 0 };
-    const provider = createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'bench', baseUrl: server.url, logger: silentLogger, maxRetries: 0 });
+    const provider = createGeminiProvider({
+      model: 'gemini-2.5-flash',
+      apiKey: 'bench',
+      baseUrl: server.url,
+      logger: silentLogger,
+      maxRetries: 0,
+    });
     const graph = buildAskGraph(
       {
         db: timedDb(raw, dbTime),
@@ -57,7 +63,15 @@ async function main(): Promise<void> {
     for (let i = 0; i < QUESTIONS + 5; i++) {
       server.script([
         { reply: { json: { operation: 'read', tables: ['orders'], confidence: 0.9 } } },
-        { reply: { json: { sql: `SELECT status, count(*) AS n FROM orders WHERE id > ${i} GROUP BY status`, operation: 'read', explanation: 'orders by status' } } },
+        {
+          reply: {
+            json: {
+              sql: `SELECT status, count(*) AS n FROM orders WHERE id > ${i} GROUP BY status`,
+              operation: 'read',
+              explanation: 'orders by status',
+            },
+          },
+        },
         { reply: { text: 'Most orders are delivered.' } },
       ]);
       dbTime.ms = 0;
@@ -65,15 +79,27 @@ async function main(): Promise<void> {
       const start = performance.now();
       const outcome = await startAsk(graph, newThreadId(), 'how many orders are there by status?');
       const total = performance.now() - start;
-      if (outcome.status !== 'done') throw new Error(`question ${i} ended ${outcome.status}: ${JSON.stringify((await readOutcome(graph, outcome.threadId)).state.error)}`);
+      if (outcome.status !== 'done')
+        throw new Error(
+          `question ${i} ended ${outcome.status}: ${JSON.stringify((await readOutcome(graph, outcome.threadId)).state.error)}`,
+        );
       if (i < 5) continue; // warm-up
       totals.push(total);
       withoutDb.push(total - dbTime.ms);
       overhead.push(total - dbTime.ms - modelTime.ms);
     }
-    report(`ask (read), ${QUESTIONS} questions, total p50 / p95`, `${percentile(totals, 50).toFixed(1)} / ${percentile(totals, 95).toFixed(1)} ms`);
-    report('  minus database query time, p50 / p95', `${percentile(withoutDb, 50).toFixed(1)} / ${percentile(withoutDb, 95).toFixed(1)} ms`);
-    report('  minus database and model round trips (agent overhead)', `${percentile(overhead, 50).toFixed(1)} / ${percentile(overhead, 95).toFixed(1)} ms`);
+    report(
+      `ask (read), ${QUESTIONS} questions, total p50 / p95`,
+      `${percentile(totals, 50).toFixed(1)} / ${percentile(totals, 95).toFixed(1)} ms`,
+    );
+    report(
+      '  minus database query time, p50 / p95',
+      `${percentile(withoutDb, 50).toFixed(1)} / ${percentile(withoutDb, 95).toFixed(1)} ms`,
+    );
+    report(
+      '  minus database and model round trips (agent overhead)',
+      `${percentile(overhead, 50).toFixed(1)} / ${percentile(overhead, 95).toFixed(1)} ms`,
+    );
   } finally {
     await raw.close();
     await server.close();

@@ -12,9 +12,27 @@ import { report } from './stats';
 import { AT, JOB_ID, reviewJob } from './webviewFixture';
 import { launchBenchBrowser, measurePaint, reportTimings } from './webviewPaint';
 
-function step(phase: TimelineStepView['phase'], iteration: number, minutesAgo: number, calls: number, tokens: number): TimelineStepView {
+function step(
+  phase: TimelineStepView['phase'],
+  iteration: number,
+  minutesAgo: number,
+  calls: number,
+  tokens: number,
+): TimelineStepView {
   const at = (m: number) => new Date(Date.parse(AT) - m * 60_000).toISOString();
-  return { kind: phase === 'review' ? 'chat' : 'phase', phase, iteration, startedAt: at(minutesAgo), endedAt: at(minutesAgo - 2), calls, inputTokens: tokens, outputTokens: Math.round(tokens / 12), costUsd: tokens * 3.5e-7, modelMs: calls * 1_800, summary: null };
+  return {
+    kind: phase === 'review' ? 'chat' : 'phase',
+    phase,
+    iteration,
+    startedAt: at(minutesAgo),
+    endedAt: at(minutesAgo - 2),
+    calls,
+    inputTokens: tokens,
+    outputTokens: Math.round(tokens / 12),
+    costUsd: tokens * 3.5e-7,
+    modelMs: calls * 1_800,
+    summary: null,
+  };
 }
 
 const MESSAGE: CockpitHostMessage = {
@@ -24,7 +42,12 @@ const MESSAGE: CockpitHostMessage = {
     jobId: JOB_ID,
     job: reviewJob(),
     timeline: {
-      steps: [step('strategic', 1, 40, 3, 14_200), step('review', 1, 30, 2, 6_100), step('strategic', 2, 20, 3, 21_400), step('review', 2, 5, 1, 6_510)],
+      steps: [
+        step('strategic', 1, 40, 3, 14_200),
+        step('review', 1, 30, 2, 6_100),
+        step('strategic', 2, 20, 3, 21_400),
+        step('review', 2, 5, 1, 6_510),
+      ],
       marks: [
         { at: AT, text: 'plan ready for review (cycle 1)', after: 0 },
         { at: AT, text: 'Review 1: changes requested by alice', after: 1 },
@@ -38,7 +61,17 @@ const MESSAGE: CockpitHostMessage = {
 
 /** The cockpit as the extension's build makes it (esbuild.mjs): an IIFE and the chunks it loads on its own. */
 function cockpitBundle(): { name: string; js: string }[] {
-  const result = esbuild.buildSync({ entryPoints: { cockpit: 'webview/cockpit/main.ts', cockpitMarkdown: 'webview/cockpit/markdownChunk.ts' }, bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: true, write: false, outdir: 'out', logLevel: 'error' });
+  const result = esbuild.buildSync({
+    entryPoints: { cockpit: 'webview/cockpit/main.ts', cockpitMarkdown: 'webview/cockpit/markdownChunk.ts' },
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    outdir: 'out',
+    logLevel: 'error',
+  });
   return result.outputFiles
     .map((file) => ({ name: file.path.split(/[\\/]/).pop() ?? '', js: file.text }))
     .sort((a, b) => (a.name === 'cockpit.js' ? -1 : b.name === 'cockpit.js' ? 1 : 0));
@@ -46,7 +79,8 @@ function cockpitBundle(): { name: string; js: string }[] {
 
 async function main(): Promise<void> {
   const bundle = cockpitBundle();
-  for (const file of bundle) report(`${file.name} (minified IIFE, es2022)`, `${(Buffer.byteLength(file.js) / 1024).toFixed(1)} KB`);
+  for (const file of bundle)
+    report(`${file.name} (minified IIFE, es2022)`, `${(Buffer.byteLength(file.js) / 1024).toFixed(1)} KB`);
   const css = ['panel.css', 'cockpit.css'].map((f) => readFileSync(join('media', f), 'utf8')).join('\n');
   const dir = mkdtempSync(join(tmpdir(), 'pgagent-cockpit-bench-'));
   const browser = await launchBenchBrowser();
@@ -59,7 +93,14 @@ async function main(): Promise<void> {
         key: 'cockpit',
         label: 'job cockpit at plan review 2 (1280×800)',
         message: MESSAGE,
-        expect: ['[data-testid="job-state"][data-stop="review"]', '[data-testid="approve-plan-button"]', '[data-testid="plan-md"] table', '[data-testid="chat-reply"] .markdown', '[data-testid="timeline"] svg', '[data-testid="todo-item"]'],
+        expect: [
+          '[data-testid="job-state"][data-stop="review"]',
+          '[data-testid="approve-plan-button"]',
+          '[data-testid="plan-md"] table',
+          '[data-testid="chat-reply"] .markdown',
+          '[data-testid="timeline"] svg',
+          '[data-testid="todo-item"]',
+        ],
         css,
         bundle,
         external: true,

@@ -17,7 +17,17 @@ import { createOpenAiCompatibleProvider } from '../src/core/llm/openaiCompatible
 import type { LlmProvider } from '../src/core/llm/provider';
 import { silentLogger } from '../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../src/core/sql/safetySettings';
-import { analysis, GOOD_SQL, isAnalysis, isPlan, isReviewOf, isSynthesis, PLAN, review, synthesis } from '../test/support/collabScript';
+import {
+  analysis,
+  GOOD_SQL,
+  isAnalysis,
+  isPlan,
+  isReviewOf,
+  isSynthesis,
+  PLAN,
+  review,
+  synthesis,
+} from '../test/support/collabScript';
 import { createScratchDatabase, execSql } from '../test/support/scratchDatabase';
 import { startScriptedModelServer } from '../test/support/scriptedModelServer';
 import type { ScriptedModelServer } from '../test/support/scriptedModelServer';
@@ -56,12 +66,27 @@ class Intervals {
 }
 
 function timedDb(db: Db, busy: Intervals): Db {
-  const wrap = (s: DbSession): DbSession => ({ query: (sql, p) => busy.time(() => s.query(sql, p)), queryText: (sql, p) => busy.time(() => s.queryText(sql, p)) });
-  return { kind: db.kind, label: db.label, query: (sql, p) => busy.time(() => db.query(sql, p)), queryText: (sql, p) => busy.time(() => db.queryText(sql, p)), withSession: (work) => db.withSession((s) => work(wrap(s))), close: () => db.close() };
+  const wrap = (s: DbSession): DbSession => ({
+    query: (sql, p) => busy.time(() => s.query(sql, p)),
+    queryText: (sql, p) => busy.time(() => s.queryText(sql, p)),
+  });
+  return {
+    kind: db.kind,
+    label: db.label,
+    query: (sql, p) => busy.time(() => db.query(sql, p)),
+    queryText: (sql, p) => busy.time(() => db.queryText(sql, p)),
+    withSession: (work) => db.withSession((s) => work(wrap(s))),
+    close: () => db.close(),
+  };
 }
 
 function timedProvider(provider: LlmProvider, busy: Intervals): LlmProvider {
-  return { name: provider.name, model: provider.model, complete: (req) => busy.time(() => provider.complete(req)), stream: (req, onText) => busy.time(() => provider.stream(req, onText)) };
+  return {
+    name: provider.name,
+    model: provider.model,
+    complete: (req) => busy.time(() => provider.complete(req)),
+    stream: (req, onText) => busy.time(() => provider.stream(req, onText)),
+  };
 }
 
 function scriptRound(gemini: ScriptedModelServer, openai: ScriptedModelServer): void {
@@ -96,8 +121,25 @@ async function main(): Promise<void> {
       db: timedDb(raw, dbBusy),
       connectionKey: 'bench',
       providers: [
-        timedProvider(createGeminiProvider({ model: 'gemini-2.5-pro', apiKey: 'bench', baseUrl: gemini.url, logger: silentLogger, maxRetries: 0 }), modelBusy),
-        timedProvider(createOpenAiCompatibleProvider({ model: 'qwen2.5-coder', baseUrl: `${openai.url}/v1`, logger: silentLogger, maxRetries: 0 }), modelBusy),
+        timedProvider(
+          createGeminiProvider({
+            model: 'gemini-2.5-pro',
+            apiKey: 'bench',
+            baseUrl: gemini.url,
+            logger: silentLogger,
+            maxRetries: 0,
+          }),
+          modelBusy,
+        ),
+        timedProvider(
+          createOpenAiCompatibleProvider({
+            model: 'qwen2.5-coder',
+            baseUrl: `${openai.url}/v1`,
+            logger: silentLogger,
+            maxRetries: 0,
+          }),
+          modelBusy,
+        ),
       ],
       loadSnapshot: () => Promise.resolve(snapshot),
       settings: DEFAULT_SAFETY,
@@ -114,7 +156,8 @@ async function main(): Promise<void> {
       const start = performance.now();
       const state = await runner.start({ task: 'Remove cancelled orders created before 2024-03-01', by: 'bench' });
       const total = performance.now() - start;
-      if (state.phase !== 'awaiting-decision' || state.currentRound !== 1) throw new Error(`session ${i} ended at ${state.phase} after ${state.currentRound} rounds`);
+      if (state.phase !== 'awaiting-decision' || state.currentRound !== 1)
+        throw new Error(`session ${i} ended at ${state.phase} after ${state.currentRound} rounds`);
       lastId = state.id;
       if (i < WARM_UP) continue;
       totals.push(total);
@@ -122,7 +165,10 @@ async function main(): Promise<void> {
       overhead.push(total - dbBusy.union() - modelBusy.union());
     }
     const line = (values: number[]) => `${percentile(values, 50).toFixed(1)} / ${percentile(values, 95).toFixed(1)} ms`;
-    report(`plan new → round 1 converged, ${SESSIONS} sessions (5 model calls, 4 SQL verified), p50 / p95`, line(totals));
+    report(
+      `plan new → round 1 converged, ${SESSIONS} sessions (5 model calls, 4 SQL verified), p50 / p95`,
+      line(totals),
+    );
     report('  minus database time (context, EXPLAIN, impact previews)', line(withoutDb));
     report('  minus database and model round trips (our overhead)', line(overhead));
 
@@ -135,7 +181,10 @@ async function main(): Promise<void> {
     const start = performance.now();
     const planned = await runner.decide(lastId, { kind: 'option', option: 1 }, 'bench');
     if (planned.phase !== 'planned') throw new Error(`expected planned, got ${planned.phase}`);
-    report('decide --option 1 → IMPL_PLAN.md + plan.json (1 model call)', `${(performance.now() - start).toFixed(1)} ms`);
+    report(
+      'decide --option 1 → IMPL_PLAN.md + plan.json (1 model call)',
+      `${(performance.now() - start).toFixed(1)} ms`,
+    );
     report('session folder after the plan', du(sessionDir));
   } finally {
     await raw.close();

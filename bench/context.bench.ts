@@ -23,7 +23,9 @@ const BUDGET = 6000;
 function main(): void {
   const snapshot = bigSnapshot();
   const columnCount = snapshot.tables.reduce((n, t) => n + t.columns.length, 0);
-  console.log(`synthetic schema: ${snapshot.tables.length} tables, ${columnCount} columns, budget ${BUDGET} tokens, ${RUNS} runs per question`);
+  console.log(
+    `synthetic schema: ${snapshot.tables.length} tables, ${columnCount} columns, budget ${BUDGET} tokens, ${RUNS} runs per question`,
+  );
   for (let i = 0; i < 5; i++) buildSchemaContext({ ...snapshot }, QUESTIONS[0] ?? '', { budgetTokens: BUDGET });
 
   const cold: number[] = [];
@@ -46,8 +48,14 @@ function main(): void {
       times.push(performance.now() - start);
     }
     all.push(...times);
-    const top = context.tables.slice(0, 3).map((t) => t.name).join(', ');
-    report(`"${question}"`, `p50 ${percentile(times, 50).toFixed(2)} ms · p95 ${percentile(times, 95).toFixed(2)} ms · ${context.tables.length} tables, ${context.tokens} tokens · ${top}`);
+    const top = context.tables
+      .slice(0, 3)
+      .map((t) => t.name)
+      .join(', ');
+    report(
+      `"${question}"`,
+      `p50 ${percentile(times, 50).toFixed(2)} ms · p95 ${percentile(times, 95).toFixed(2)} ms · ${context.tables.length} tables, ${context.tokens} tokens · ${top}`,
+    );
   }
   report('warm, all questions: p50', percentile(all, 50), 'ms');
   report('warm, all questions: p95', percentile(all, 95), 'ms');

@@ -24,7 +24,9 @@ async function main(): Promise<void> {
         const ref = i > 0 ? `, parent_id int REFERENCES t${i - 1}(id)` : ', parent_id int';
         ddl.push(
           `CREATE TABLE t${i} (id int PRIMARY KEY${ref}, kind text, amount numeric(10,2), created_at timestamptz, note text);` +
-            (i % 10 === 0 ? `CREATE INDEX t${i}_kind_a ON t${i} (kind); CREATE INDEX t${i}_kind_b ON t${i} (kind);` : '') +
+            (i % 10 === 0
+              ? `CREATE INDEX t${i}_kind_a ON t${i} (kind); CREATE INDEX t${i}_kind_b ON t${i} (kind);`
+              : '') +
             `INSERT INTO t${i} (id, kind, amount, created_at, note) SELECT g, 'k' || (g % 4), g, now() - g * interval '1 hour', 'n' || g FROM generate_series(1, ${i < 20 ? 20000 : 20}) g;`,
         );
       }
@@ -35,7 +37,10 @@ async function main(): Promise<void> {
     const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     try {
       const first = await runHealth(db);
-      report('health: schema', `${TABLES} tables, ${first.checks.reduce((n, c) => n + c.findings.length, 0)} findings, ${first.queries} catalog reads (one READ ONLY transaction each)`);
+      report(
+        'health: schema',
+        `${TABLES} tables, ${first.checks.reduce((n, c) => n + c.findings.length, 0)} findings, ${first.queries} catalog reads (one READ ONLY transaction each)`,
+      );
       const runs = await timeRuns(5, () => runHealth(db));
       report('health, 14 checks, p50 of 5', percentile(runs, 50), 'ms');
       report('health, 14 checks, max of 5', Math.max(...runs), 'ms');
@@ -43,9 +48,16 @@ async function main(): Promise<void> {
       report('health: slowest checks (first run)', slowest.map((c) => `${c.id} ${c.elapsedMs} ms`).join(', '));
 
       // 20 queries on the 20 big tables: an equality, a range and a sort each, so each has candidates to measure.
-      const queries = Array.from({ length: 20 }, (_, i) => ({ sql: `SELECT id, amount FROM t${i} WHERE kind = 'k1' AND created_at > now() - interval '1 day' ORDER BY created_at`, calls: 10 + i, source: 'given' as const }));
+      const queries = Array.from({ length: 20 }, (_, i) => ({
+        sql: `SELECT id, amount FROM t${i} WHERE kind = 'k1' AND created_at > now() - interval '1 day' ORDER BY created_at`,
+        calls: 10 + i,
+        source: 'given' as const,
+      }));
       const advice = await adviseIndexes(db, queries, { maxIndexes: 20 });
-      report('advise: 20 queries', `${advice.candidates} candidates, ${advice.recommendations.length} recommended, ${advice.explains} EXPLAINs, measured=${advice.measured}`);
+      report(
+        'advise: 20 queries',
+        `${advice.candidates} candidates, ${advice.recommendations.length} recommended, ${advice.explains} EXPLAINs, measured=${advice.measured}`,
+      );
       const adviseRuns = await timeRuns(3, () => adviseIndexes(db, queries, { maxIndexes: 20 }));
       report('advise on 20 queries with hypopg, p50 of 3', percentile(adviseRuns, 50), 'ms');
       const q0 = advice.queries[0];

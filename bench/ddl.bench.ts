@@ -34,7 +34,10 @@ class Probe {
   private stopped = false;
   private loop: Promise<void> | undefined;
 
-  constructor(private readonly client: Client, private readonly query: () => string) {}
+  constructor(
+    private readonly client: Client,
+    private readonly query: () => string,
+  ) {}
 
   start(): void {
     this.loop = (async () => {

@@ -32,7 +32,10 @@ async function main(): Promise<void> {
     const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     const snapshot = await db.withSession((s) => introspectSchema(s));
     await db.close();
-    const embedder = createEmbedder({ provider: 'gemini', apiKey: 'bench', baseUrl: server.url, embeddingModel: 'gemini-embedding-001' }, silentLogger);
+    const embedder = createEmbedder(
+      { provider: 'gemini', apiKey: 'bench', baseUrl: server.url, embeddingModel: 'gemini-embedding-001' },
+      silentLogger,
+    );
     if (!embedder) throw new Error('no embedder');
     const file = join(dir, 'embeddings.json');
     const cache = new EmbeddingCache(file, embedder, silentLogger);
@@ -41,8 +44,14 @@ async function main(): Promise<void> {
     let started = performance.now();
     await semanticScores(snapshot, questions[0] ?? '', cache, silentLogger);
     const first = performance.now() - started;
-    report(`first question on ${snapshot.tables.length} tables (each entry embedded, a family as one)`, `${first.toFixed(0)} ms, ${server.embedRequests.length} requests, ${cache.stats.embedded} texts`);
-    report('  cache file', `${(statSync(file).size / 1024).toFixed(1)} KiB (64-dimension scripted vectors; Gemini's are cut to 768)`);
+    report(
+      `first question on ${snapshot.tables.length} tables (each entry embedded, a family as one)`,
+      `${first.toFixed(0)} ms, ${server.embedRequests.length} requests, ${cache.stats.embedded} texts`,
+    );
+    report(
+      '  cache file',
+      `${(statSync(file).size / 1024).toFixed(1)} KiB (64-dimension scripted vectors; Gemini's are cut to 768)`,
+    );
 
     const perQuestion: number[] = [];
     const withWords: number[] = [];
@@ -56,13 +65,19 @@ async function main(): Promise<void> {
         withWords.push(performance.now() - started);
       }
     }
-    report('each later question: embed it and compare, p50 / p95', `${percentile(perQuestion, 50).toFixed(1)} / ${percentile(perQuestion, 95).toFixed(1)} ms, 1 request, cache hits ${cache.stats.hits}`);
+    report(
+      'each later question: embed it and compare, p50 / p95',
+      `${percentile(perQuestion, 50).toFixed(1)} / ${percentile(perQuestion, 95).toFixed(1)} ms, 1 request, cache hits ${cache.stats.hits}`,
+    );
     report('  then the ranking with the signal, p50', `${percentile(withWords, 50).toFixed(1)} ms`);
 
     const fresh = new EmbeddingCache(file, embedder, silentLogger);
     started = performance.now();
     await semanticScores(snapshot, questions[1] ?? '', fresh, silentLogger);
-    report("a new process's first question (reads the cache file)", `${(performance.now() - started).toFixed(0)} ms, ${fresh.stats.embedded} text embedded`);
+    report(
+      "a new process's first question (reads the cache file)",
+      `${(performance.now() - started).toFixed(0)} ms, ${fresh.stats.embedded} text embedded`,
+    );
   } finally {
     await setup.end();
     await server.close();

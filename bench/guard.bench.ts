@@ -37,8 +37,15 @@ async function latency(directUrl: string, guardUrl: string, mode: Mode): Promise
         times.guard.push(g!);
       }
     }
-    for (const [label, values] of [['direct', times.direct], ['through the guard', times.guard]] as const) {
-      report(`read ${label} (${mode}), p50 / p95 of 1000`, `${percentile(values, 50).toFixed(3)} / ${percentile(values, 95).toFixed(3)}`, 'ms');
+    for (const [label, values] of [
+      ['direct', times.direct],
+      ['through the guard', times.guard],
+    ] as const) {
+      report(
+        `read ${label} (${mode}), p50 / p95 of 1000`,
+        `${percentile(values, 50).toFixed(3)} / ${percentile(values, 95).toFixed(3)}`,
+        'ms',
+      );
     }
     report(`  guard cost per read at p50 (${mode})`, percentile(times.guard, 50) - percentile(times.direct, 50), 'ms');
   } finally {
@@ -49,10 +56,32 @@ async function latency(directUrl: string, guardUrl: string, mode: Mode): Promise
 
 function pgbench(url: string, clients: number, protocol: string): number {
   const u = new URL(url);
-  const out = execFileSync('pgbench', ['-S', '-n', '-M', protocol, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(SECONDS), '-h', u.hostname, '-p', u.port || '5432', '-U', u.username, u.pathname.slice(1)], {
-    env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'pgbench',
+    [
+      '-S',
+      '-n',
+      '-M',
+      protocol,
+      '-c',
+      String(clients),
+      '-j',
+      String(Math.min(clients, 2)),
+      '-T',
+      String(SECONDS),
+      '-h',
+      u.hostname,
+      '-p',
+      u.port || '5432',
+      '-U',
+      u.username,
+      u.pathname.slice(1),
+    ],
+    {
+      env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
+      encoding: 'utf8',
+    },
+  );
   return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
 }
 
@@ -70,8 +99,16 @@ function throughput(directUrl: string, guardUrl: string, clients: number, protoc
     kept.push((100 * through[round]!) / direct[round]!);
   }
   const what = `pgbench -S -M ${protocol}, ${clients} client(s)`;
-  report(`${what}: direct / ${via}, median of ${ROUNDS}`, `${percentile(direct, 50).toFixed(0)} / ${percentile(through, 50).toFixed(0)}`, 'tps');
-  report(`  ${via} keeps of direct (median; min-max)`, `${percentile(kept, 50).toFixed(1)} (${Math.min(...kept).toFixed(1)}-${Math.max(...kept).toFixed(1)})`, '%');
+  report(
+    `${what}: direct / ${via}, median of ${ROUNDS}`,
+    `${percentile(direct, 50).toFixed(0)} / ${percentile(through, 50).toFixed(0)}`,
+    'tps',
+  );
+  report(
+    `  ${via} keeps of direct (median; min-max)`,
+    `${percentile(kept, 50).toFixed(1)} (${Math.min(...kept).toFixed(1)}-${Math.max(...kept).toFixed(1)})`,
+    '%',
+  );
 }
 
 /**
@@ -104,7 +141,11 @@ function rssKib(pid: number): number {
 async function main(): Promise<void> {
   const scratch = await createScratchDatabase('pgagent_bench_guard');
   const u = new URL(scratch.url);
-  execFileSync('pgbench', ['-i', '-s', '1', '-q', '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', scratch.name], { stdio: 'ignore' });
+  execFileSync(
+    'pgbench',
+    ['-i', '-s', '1', '-q', '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', scratch.name],
+    { stdio: 'ignore' },
+  );
   try {
     await runs(scratch.url);
     await memory(scratch.url);
@@ -117,7 +158,8 @@ async function main(): Promise<void> {
 async function runs(dbUrl: string): Promise<void> {
   const guard = await startGuardProcess(dbUrl);
   try {
-    for (const mode of ['simple', 'simple, a new literal each time', 'extended'] as const) await latency(dbUrl, guard.url, mode);
+    for (const mode of ['simple', 'simple, a new literal each time', 'extended'] as const)
+      await latency(dbUrl, guard.url, mode);
     throughput(dbUrl, guard.url, 1, 'simple');
     for (const protocol of ['simple', 'extended', 'prepared']) throughput(dbUrl, guard.url, 8, protocol);
     const pipe = await startPipe(new URL(dbUrl));
@@ -159,7 +201,11 @@ async function memory(dbUrl: string): Promise<void> {
     await (await connectClients(fresh.url, CLIENTS)).end();
     const before = rssKib(pid);
     const counted = await connectClients(fresh.url, CLIENTS);
-    report(`guard RSS growth per connected client (${CLIENTS} clients, after a first round of ${CLIENTS})`, (rssKib(pid) - before) / CLIENTS, 'KiB');
+    report(
+      `guard RSS growth per connected client (${CLIENTS} clients, after a first round of ${CLIENTS})`,
+      (rssKib(pid) - before) / CLIENTS,
+      'KiB',
+    );
     await counted.end();
   } finally {
     await fresh.stop();

@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   await setup.connect();
   const dir = mkdtempSync(join(tmpdir(), 'pgagent-bench-'));
   try {
-    const cols = Array.from({ length: COLUMNS - 2 }, (_, i) => `c${i} ${i % 3 === 0 ? 'text' : i % 3 === 1 ? 'numeric(10,2)' : 'timestamptz'}`).join(', ');
+    const cols = Array.from(
+      { length: COLUMNS - 2 },
+      (_, i) => `c${i} ${i % 3 === 0 ? 'text' : i % 3 === 1 ? 'numeric(10,2)' : 'timestamptz'}`,
+    ).join(', ');
     for (let t = 0; t < TABLES; t += 100) {
       const ddl: string[] = [];
       for (let i = t; i < t + 100; i++) {
@@ -40,18 +43,30 @@ async function main(): Promise<void> {
     await setup.query('ANALYZE');
     const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     const snapshot = await db.withSession((s) => introspectSchema(s));
-    report('schema size', `${snapshot.tables.length} tables, ${snapshot.tables.reduce((n, x) => n + x.columns.length, 0)} columns`);
+    report(
+      'schema size',
+      `${snapshot.tables.length} tables, ${snapshot.tables.reduce((n, x) => n + x.columns.length, 0)} columns`,
+    );
 
     const ours = await timeRuns(5, () => db.withSession((s) => introspectSchema(s)));
     report('introspection (fixed set of catalog queries), p50 of 5', percentile(ours, 50), 'ms');
     const withoutValues = await timeRuns(5, () => db.withSession((s) => introspectSchema(s, { valueWords: false })));
-    report('  of which value words from pg_stats (p50 difference)', percentile(ours, 50) - percentile(withoutValues, 50), 'ms');
+    report(
+      '  of which value words from pg_stats (p50 difference)',
+      percentile(ours, 50) - percentile(withoutValues, 50),
+      'ms',
+    );
 
     // The naive way: per table, its columns and its constraints from information_schema.
     const naiveOnce = async () => {
-      const tables = await setup.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+      const tables = await setup.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
+      );
       for (const { table_name } of tables.rows) {
-        await setup.query(`SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [table_name]);
+        await setup.query(
+          `SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+          [table_name],
+        );
         await setup.query(
           `SELECT tc.constraint_name, tc.constraint_type, kcu.column_name FROM information_schema.table_constraints tc
            JOIN information_schema.key_column_usage kcu USING (constraint_schema, constraint_name) WHERE tc.table_schema = 'public' AND tc.table_name = $1`,
@@ -78,7 +93,9 @@ async function main(): Promise<void> {
       await redis.connect();
       const prefix = `pgagent-bench-${randomBytes(3).toString('hex')}:`;
       await new SchemaCache({ redis, prefix, logger: silentLogger }).get(db, 'bench');
-      const redisHits = await timeRuns(10, () => new SchemaCache({ redis, prefix, logger: silentLogger }).get(db, 'bench'));
+      const redisHits = await timeRuns(10, () =>
+        new SchemaCache({ redis, prefix, logger: silentLogger }).get(db, 'bench'),
+      );
       report('cache hit, Redis, fresh instance (counters stored with it), p50 of 10', percentile(redisHits, 50), 'ms');
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length > 0) await redis.del(...keys);
@@ -96,7 +113,10 @@ async function main(): Promise<void> {
     await setup.end();
     const start = performance.now();
     const afterDdl = await fileCache.get(db, 'bench');
-    report('after DDL from another session: re-introspected', `${afterDdl.source} in ${(performance.now() - start).toFixed(0)} ms`);
+    report(
+      'after DDL from another session: re-introspected',
+      `${afterDdl.source} in ${(performance.now() - start).toFixed(0)} ms`,
+    );
     await db.close();
   } finally {
     await setup.end().catch(() => undefined);

@@ -27,12 +27,26 @@ const ARCHIVE = "UPDATE orders SET status = 'archived' WHERE status = 'cancelled
 const call = (name: string, args: object = {}) => ({ name, args });
 
 const PLANNING: Rule[] = [
-  { reply: { functionCalls: [call('list_tables'), call('describe_table', { table: 'orders' }), call('count_rows', { table: 'orders', where: "status = 'cancelled'" })] } },
   {
     reply: {
       functionCalls: [
-        call('write_workspace', { content: '# Archive cancelled orders\n\n## Facts\n\n40 cancelled orders; order_items cascade; an audit trigger on orders.\n' }),
-        call('write_plan', { content: '# Plan\n\n1. Archive cancelled orders in batches of 10 ids.\n2. Check the count after each batch.\n' }),
+        call('list_tables'),
+        call('describe_table', { table: 'orders' }),
+        call('count_rows', { table: 'orders', where: "status = 'cancelled'" }),
+      ],
+    },
+  },
+  {
+    reply: {
+      functionCalls: [
+        call('write_workspace', {
+          content:
+            '# Archive cancelled orders\n\n## Facts\n\n40 cancelled orders; order_items cascade; an audit trigger on orders.\n',
+        }),
+        call('write_plan', {
+          content:
+            '# Plan\n\n1. Archive cancelled orders in batches of 10 ids.\n2. Check the count after each batch.\n',
+        }),
         call('write_todos', { todos: [{ id: 't1', title: 'Archive the first batch', sql: ARCHIVE }] }),
       ],
     },
@@ -62,7 +76,16 @@ async function main(): Promise<void> {
       db: timedDb(raw, dbTime),
       connectionKey: 'bench',
       ticketStore: tickets,
-      provider: timedProvider(createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'bench', baseUrl: server.url, logger: silentLogger, maxRetries: 0 }), modelTime),
+      provider: timedProvider(
+        createGeminiProvider({
+          model: 'gemini-2.5-flash',
+          apiKey: 'bench',
+          baseUrl: server.url,
+          logger: silentLogger,
+          maxRetries: 0,
+        }),
+        modelTime,
+      ),
       loadSnapshot: () => Promise.resolve(snapshot),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
@@ -86,16 +109,32 @@ async function main(): Promise<void> {
       withoutDb.push(total - dbTime.ms);
       overhead.push(total - dbTime.ms - modelTime.ms);
     }
-    report(`New Job → frozen plan, ${JOBS} jobs (3 model calls), p50 / p95`, `${percentile(totals, 50).toFixed(1)} / ${percentile(totals, 95).toFixed(1)} ms`);
-    report('  minus database query time, p50 / p95', `${percentile(withoutDb, 50).toFixed(1)} / ${percentile(withoutDb, 95).toFixed(1)} ms`);
-    report('  minus database and model round trips (overhead)', `${percentile(overhead, 50).toFixed(1)} / ${percentile(overhead, 95).toFixed(1)} ms`);
+    report(
+      `New Job → frozen plan, ${JOBS} jobs (3 model calls), p50 / p95`,
+      `${percentile(totals, 50).toFixed(1)} / ${percentile(totals, 95).toFixed(1)} ms`,
+    );
+    report(
+      '  minus database query time, p50 / p95',
+      `${percentile(withoutDb, 50).toFixed(1)} / ${percentile(withoutDb, 95).toFixed(1)} ms`,
+    );
+    report(
+      '  minus database and model round trips (overhead)',
+      `${percentile(overhead, 50).toFixed(1)} / ${percentile(overhead, 95).toFixed(1)} ms`,
+    );
 
     const jobDir = store.jobDir(lastJob);
     report('job folder at the review stop (with its .history)', du(jobDir));
     report('  of which .history (git objects)', du(join(jobDir, '.history')));
     server.script([
       { reply: { functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) } },
-      { reply: { functionCalls: [call('update_todo', { id: 't1', status: 'done' }), call('finish_phase', { summary: 'archived the first batch' })] } },
+      {
+        reply: {
+          functionCalls: [
+            call('update_todo', { id: 't1', status: 'done' }),
+            call('finish_phase', { summary: 'archived the first batch' }),
+          ],
+        },
+      },
       { reply: { functionCall: call('job_complete', { summary: 'archived' }) } },
     ]);
     const held = await runner.approvePlan(lastJob, { by: 'bench' });

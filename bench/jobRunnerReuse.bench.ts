@@ -19,7 +19,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'pgagent-runner-reuse-'));
   const tickets = new FileTicketStore(join(dir, '.pgagent', 'approvals'), { logger: silentLogger });
   const refuse = () => Promise.reject(new Error('no database in this bench'));
-  const offline: Db = { kind: 'postgres', label: 'none', query: refuse, queryText: refuse, withSession: refuse, close: () => Promise.resolve() };
+  const offline: Db = {
+    kind: 'postgres',
+    label: 'none',
+    query: refuse,
+    queryText: refuse,
+    withSession: refuse,
+    close: () => Promise.resolve(),
+  };
   const deps: JobRunnerDeps = {
     store: new JobStore(dir),
     checkpointsDir: join(dir, '.pgagent', 'checkpoints'),
@@ -33,7 +40,13 @@ async function main(): Promise<void> {
     requestedBy: 'bench',
   };
   try {
-    const { job } = await new JobRunner(deps).createAtReview({ task: 'Archive cancelled orders', plan: '# Plan\n\n1. Archive.\n', todos: [], origin: 'bench', audit: [] });
+    const { job } = await new JobRunner(deps).createAtReview({
+      task: 'Archive cancelled orders',
+      plan: '# Plan\n\n1. Archive.\n',
+      todos: [],
+      origin: 'bench',
+      audit: [],
+    });
     const perRead: number[] = [];
     for (let i = 0; i < READS; i++) {
       const started = performance.now();
@@ -45,7 +58,9 @@ async function main(): Promise<void> {
     const reused: number[] = [];
     for (let i = 0; i < READS; i++) {
       const started = performance.now();
-      await windowRunner.forStep({ db: offline, connectionKey: 'bench', provider: undefined, loadSnapshot: refuse }).outcome(job.id);
+      await windowRunner
+        .forStep({ db: offline, connectionKey: 'bench', provider: undefined, loadSnapshot: refuse })
+        .outcome(job.id);
       reused.push(performance.now() - started);
     }
     report('outcome, new JobRunner per read: median', percentile(perRead, 50), 'ms');

@@ -25,7 +25,10 @@ async function main(): Promise<void> {
     const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     const snapshot = await db.withSession((s) => introspectSchema(s));
     await db.close();
-    report('music store among look-alikes', `${snapshot.tables.length} tables, ${MUSIC_STORE_QUESTIONS.length} questions, budget ${BUDGET}`);
+    report(
+      'music store among look-alikes',
+      `${snapshot.tables.length} tables, ${MUSIC_STORE_QUESTIONS.length} questions, budget ${BUDGET}`,
+    );
     let r5 = 0;
     let r15 = 0;
     let all15 = 0;

@@ -40,7 +40,9 @@ async function main(): Promise<void> {
         await db.close();
       }
       let n = 0;
-      const proposals = await timeRuns(10, () => mcp.call('propose_write', { sql: `UPDATE orders SET status = 'x' WHERE id = ${++n}`, reason: 'bench' }));
+      const proposals = await timeRuns(10, () =>
+        mcp.call('propose_write', { sql: `UPDATE orders SET status = 'x' WHERE id = ${++n}`, reason: 'bench' }),
+      );
       report('propose_write (preview + ticket + files), p50 of 10', percentile(proposals, 50), 'ms');
     } finally {
       await mcp.close();

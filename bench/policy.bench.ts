@@ -27,9 +27,26 @@ async function main(): Promise<void> {
     };
     writeFileSync(own, '{}');
     await measure('no policy anywhere (identity + two config reads)');
-    writeFileSync(own, JSON.stringify({ approval: { databases: { '1/x': { requireSignature: true } }, connections: { [connection]: { twoPersonAbove: 'LOW' } } } }));
+    writeFileSync(
+      own,
+      JSON.stringify({
+        approval: {
+          databases: { '1/x': { requireSignature: true } },
+          connections: { [connection]: { twoPersonAbove: 'LOW' } },
+        },
+      }),
+    );
     await measure('identity-keyed and same-URL entries (no connection needed)');
-    writeFileSync(own, JSON.stringify({ approval: { connections: { [`postgres://${target.user}@localhost:${target.port}/${target.database}`]: { requireSignature: true } } } }));
+    writeFileSync(
+      own,
+      JSON.stringify({
+        approval: {
+          connections: {
+            [`postgres://${target.user}@localhost:${target.port}/${target.database}`]: { requireSignature: true },
+          },
+        },
+      }),
+    );
     await measure('one URL key of another spelling (one connection to resolve it)');
   } finally {
     await db.close();

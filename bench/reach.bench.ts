@@ -25,7 +25,9 @@ function schemaSql(): string[] {
     const ddl: string[] = [];
     for (let i = t; i < t + 200; i++) {
       const ref = i % 4 === 1 ? `, parent_id int REFERENCES t${i - 1}(id) ON DELETE CASCADE` : ', parent_id int';
-      ddl.push(`CREATE TABLE t${i} (id serial PRIMARY KEY${ref}, name text, amount numeric(10,2) DEFAULT 0, created timestamptz DEFAULT now());`);
+      ddl.push(
+        `CREATE TABLE t${i} (id serial PRIMARY KEY${ref}, name text, amount numeric(10,2) DEFAULT 0, created timestamptz DEFAULT now());`,
+      );
       if (i % 10 === 0) ddl.push(`CREATE VIEW v${i} AS SELECT id, lower(name) AS name FROM t${i};`);
     }
     batches.push(ddl.join('\n'));
@@ -34,17 +36,23 @@ function schemaSql(): string[] {
   for (let f = 0; f < FUNCTIONS; f++) {
     // Every third calls an earlier one, so bodies reach other bodies.
     const call = f > 0 && f % 3 === 0 ? `f${f - 1}(x) + ` : '';
-    fns.push(f % 2 === 0
-      ? `CREATE FUNCTION f${f}(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT ${call}x * ${f}';`
-      : `CREATE FUNCTION f${f}(x int) RETURNS int LANGUAGE plpgsql AS $$ DECLARE y int; BEGIN y := ${call}x + ${f}; IF y > 10 THEN RETURN y; END IF; SELECT count(*) INTO y FROM t${f}; RETURN y; END $$;`);
+    fns.push(
+      f % 2 === 0
+        ? `CREATE FUNCTION f${f}(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT ${call}x * ${f}';`
+        : `CREATE FUNCTION f${f}(x int) RETURNS int LANGUAGE plpgsql AS $$ DECLARE y int; BEGIN y := ${call}x + ${f}; IF y > 10 THEN RETURN y; END IF; SELECT count(*) INTO y FROM t${f}; RETURN y; END $$;`,
+    );
   }
   batches.push(fns.join('\n'));
-  const trg: string[] = ['CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.created := now(); RETURN NEW; END $$;',
-    "CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM f1(1); RETURN NULL; END $$;"];
+  const trg: string[] = [
+    'CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.created := now(); RETURN NEW; END $$;',
+    'CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM f1(1); RETURN NULL; END $$;',
+  ];
   for (let i = 0; i < TRIGGERS; i++) {
-    trg.push(i % 2 === 0
-      ? `CREATE TRIGGER touch_${i} BEFORE INSERT OR UPDATE ON t${i * 10} FOR EACH ROW EXECUTE FUNCTION touch();`
-      : `CREATE TRIGGER audit_${i} AFTER DELETE ON t${i * 10} FOR EACH STATEMENT EXECUTE FUNCTION audit();`);
+    trg.push(
+      i % 2 === 0
+        ? `CREATE TRIGGER touch_${i} BEFORE INSERT OR UPDATE ON t${i * 10} FOR EACH ROW EXECUTE FUNCTION touch();`
+        : `CREATE TRIGGER audit_${i} AFTER DELETE ON t${i * 10} FOR EACH STATEMENT EXECUTE FUNCTION audit();`,
+    );
   }
   batches.push(trg.join('\n'));
   return batches;
@@ -54,11 +62,16 @@ function statement(i: number): string {
   const t = (i * 37) % TABLES;
   const f = (i * 13) % FUNCTIONS;
   switch (i % 5) {
-    case 0: return `SELECT f${f}(id), name FROM t${t} WHERE amount > ${i}`;
-    case 1: return `DELETE FROM t${t - (t % 10)} WHERE id = ${i}`;
-    case 2: return `UPDATE t${t} SET amount = amount + 1 WHERE id = ${i}`;
-    case 3: return `SELECT * FROM v${t - (t % 10)} JOIN t${t} USING (id) WHERE t${t}.id < ${i}`;
-    default: return `INSERT INTO t${t} (name) VALUES ('n${i}')`;
+    case 0:
+      return `SELECT f${f}(id), name FROM t${t} WHERE amount > ${i}`;
+    case 1:
+      return `DELETE FROM t${t - (t % 10)} WHERE id = ${i}`;
+    case 2:
+      return `UPDATE t${t} SET amount = amount + 1 WHERE id = ${i}`;
+    case 3:
+      return `SELECT * FROM v${t - (t % 10)} JOIN t${t} USING (id) WHERE t${t}.id < ${i}`;
+    default:
+      return `INSERT INTO t${t} (name) VALUES ('n${i}')`;
   }
 }
 
@@ -136,7 +149,10 @@ async function spider(): Promise<void> {
       if (reaches.some((r) => r.effects.length > 0)) held.push(query);
     }
     report('Spider schemas', `${data.schemas.length} schemas, ${loaded.tables} tables`);
-    report('Spider gold reads checked (parsed by PostgreSQL\'s grammar)', `${parsed} of ${questions.length} (${unparsable} unparsable)`);
+    report(
+      "Spider gold reads checked (parsed by PostgreSQL's grammar)",
+      `${parsed} of ${questions.length} (${unparsable} unparsable)`,
+    );
     report('Spider gold reads with a reach effect (false holds)', held.length);
     for (const query of held.slice(0, 5)) console.log(`  held: ${query}`);
     await db.close();

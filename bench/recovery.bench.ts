@@ -41,7 +41,13 @@ async function main(): Promise<void> {
       if (outcome.status !== 'held') throw new Error(`expected held, got ${outcome.status}`);
       await store.decide(outcome.ticket.id, { approve: true, by: 'bench' });
       const started = performance.now();
-      await executeApproved(db, store, outcome.ticket.id, { ...settings, connection: 'c', by: 'bench', undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-bench-undo-')), outcome.ticket.id), logger: silentLogger });
+      await executeApproved(db, store, outcome.ticket.id, {
+        ...settings,
+        connection: 'c',
+        by: 'bench',
+        undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-bench-undo-')), outcome.ticket.id),
+        logger: silentLogger,
+      });
       return performance.now() - started;
     };
     const on: SafetySettings = { ...DEFAULT_SAFETY, recovery: { ...DEFAULT_RECOVERY, maxCopyBytes: 1024 ** 3 } };
@@ -50,7 +56,9 @@ async function main(): Promise<void> {
       await db.query(`DROP TABLE IF EXISTS ${table}`);
       await db.query(`CREATE TABLE ${table} (id int PRIMARY KEY, a int, payload text)`);
       // ~250 bytes a row on disk.
-      await db.query(`INSERT INTO ${table} SELECT g, g, md5(g::text) || repeat('x', 180) FROM generate_series(1, ${Math.round((megabytes * 1024 * 1024) / 250)}) g`);
+      await db.query(
+        `INSERT INTO ${table} SELECT g, g, md5(g::text) || repeat('x', 180) FROM generate_series(1, ${Math.round((megabytes * 1024 * 1024) / 250)}) g`,
+      );
       await db.query(`ANALYZE ${table}`);
       return Number((await db.query<{ b: string }>(`SELECT pg_table_size('${table}')::text AS b`)).rows[0]?.b);
     };
@@ -66,18 +74,30 @@ async function main(): Promise<void> {
       const copied = await run('TRUNCATE t_on', on);
       await fill('t_off', size);
       const plain = await run('TRUNCATE t_off', off);
-      report(`TRUNCATE ${mib(bytes).toFixed(0)} MB: with copy / without`, `${copied.toFixed(0)} / ${plain.toFixed(0)}`, 'ms');
+      report(
+        `TRUNCATE ${mib(bytes).toFixed(0)} MB: with copy / without`,
+        `${copied.toFixed(0)} / ${plain.toFixed(0)}`,
+        'ms',
+      );
       report(`  copy cost per MB (TRUNCATE)`, (copied - plain) / mib(bytes), 'ms/MB');
       await fill('c_on', size);
       const column = await run('ALTER TABLE c_on DROP COLUMN payload', on);
       await fill('c_off', size);
       const columnPlain = await run('ALTER TABLE c_off DROP COLUMN payload', off);
-      report(`DROP COLUMN payload of ${mib(bytes).toFixed(0)} MB: with copy / without`, `${column.toFixed(0)} / ${columnPlain.toFixed(0)}`, 'ms');
+      report(
+        `DROP COLUMN payload of ${mib(bytes).toFixed(0)} MB: with copy / without`,
+        `${column.toFixed(0)} / ${columnPlain.toFixed(0)}`,
+        'ms',
+      );
       await fill('d_on', size);
       const moved = await run('DROP TABLE d_on', on);
       await fill('d_off', size);
       const dropped = await run('DROP TABLE d_off', off);
-      report(`DROP TABLE ${mib(bytes).toFixed(0)} MB: moved to quarantine / dropped`, `${moved.toFixed(0)} / ${dropped.toFixed(0)}`, 'ms');
+      report(
+        `DROP TABLE ${mib(bytes).toFixed(0)} MB: moved to quarantine / dropped`,
+        `${moved.toFixed(0)} / ${dropped.toFixed(0)}`,
+        'ms',
+      );
       await db.query(`DROP TABLE IF EXISTS t_on, t_off, c_on, c_off`);
     }
 

@@ -66,17 +66,34 @@ async function once(dir: string, imageFile: string, mode: Mode): Promise<void> {
 function measure(label: string, imageFile: string, mode: Mode): void {
   const dir = join(mkdtempSync(join(tmpdir(), 'pgagent-sample-bench-')), 'sample-db');
   try {
-    const run = () => JSON.parse(execFileSync(process.execPath, [__filename.replace(/\.ts$/, '.cjs'), dir, imageFile, mode], { encoding: 'utf8' })) as Run;
+    const run = () =>
+      JSON.parse(
+        execFileSync(process.execPath, [__filename.replace(/\.ts$/, '.cjs'), dir, imageFile, mode], {
+          encoding: 'utf8',
+        }),
+      ) as Run;
     const first = run();
     report(`sample db: first open, ${label}`, first.ms, 'ms');
     report('  longest event-loop stall of the caller during it', first.openStall, 'ms');
     report('  RSS after first open (process)', mib(first.rss), 'MiB');
     const again = [run(), run(), run()];
     const median = (pick: (r: Run) => number) => again.map(pick).sort((a, b) => a - b)[1] ?? NaN;
-    report('  reopen, median of 3', median((r) => r.ms), 'ms');
+    report(
+      '  reopen, median of 3',
+      median((r) => r.ms),
+      'ms',
+    );
     report('  RSS after reopen (process)', mib(again[0]?.rss ?? NaN), 'MiB');
-    report(`  a ~1 s statement, median of 3`, median((r) => r.statementMs), 'ms');
-    report('  longest event-loop stall of the caller during it', median((r) => r.statementStall), 'ms');
+    report(
+      `  a ~1 s statement, median of 3`,
+      median((r) => r.statementMs),
+      'ms',
+    );
+    report(
+      '  longest event-loop stall of the caller during it',
+      median((r) => r.statementStall),
+      'ms',
+    );
   } finally {
     rmSync(join(dir, '..'), { recursive: true, force: true });
   }

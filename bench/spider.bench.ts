@@ -30,7 +30,10 @@ async function main(): Promise<void> {
     const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     const snapshot = await db.withSession((s) => introspectSchema(s));
     await db.close();
-    report('Spider all-in-one', `${data.schemas.length} schemas, ${loaded.tables} tables, ${loaded.fks} of ${loaded.fksDeclared} declared FKs, ${data.cases.length} questions, budget ${BUDGET}`);
+    report(
+      'Spider all-in-one',
+      `${data.schemas.length} schemas, ${loaded.tables} tables, ${loaded.fks} of ${loaded.fksDeclared} declared FKs, ${data.cases.length} questions, budget ${BUDGET}`,
+    );
 
     let r5 = 0;
     let r15 = 0;
@@ -45,7 +48,10 @@ async function main(): Promise<void> {
       const context = buildSchemaContext(snapshot, c.question, { budgetTokens: BUDGET });
       times.push(performance.now() - start);
       tokens.push(context.tokens);
-      const ranked = context.tables.map((t) => [`${t.schema}.${t.name}`, ...(t.members ?? []).map((m) => `${t.schema}.${m}`)]);
+      const ranked = context.tables.map((t) => [
+        `${t.schema}.${t.name}`,
+        ...(t.members ?? []).map((m) => `${t.schema}.${m}`),
+      ]);
       const found = (k: number) => {
         const top = new Set(ranked.slice(0, k).flat());
         return c.gold.filter((g) => top.has(g)).length;
@@ -57,7 +63,11 @@ async function main(): Promise<void> {
       if (found(5) === c.gold.length) all5++;
       // Stage one of two-stage linking: is every needed table in the compact list the model picks from?
       const list = compactSchemaList(snapshot, c.question, BUDGET);
-      const names = new Set(rankedEntries(snapshot, c.question, true).slice(0, list.listed).flatMap((e) => [e.key, ...(e.members ?? []).map((m) => `${e.table.schema}.${m}`)]));
+      const names = new Set(
+        rankedEntries(snapshot, c.question, true)
+          .slice(0, list.listed)
+          .flatMap((e) => [e.key, ...(e.members ?? []).map((m) => `${e.table.schema}.${m}`)]),
+      );
       listed += list.listed;
       if (c.gold.every((g) => names.has(g))) allListed++;
     }
@@ -66,11 +76,19 @@ async function main(): Promise<void> {
     report('recall@15', (100 * r15) / count, '%');
     report('all needed tables in the top 5', (100 * all5) / count, '%');
     report('all needed tables in the top 15', (100 * all15) / count, '%');
-    report('two-stage: tables in the compact list (mean)', listed / count, `of ${rankedEntries(snapshot, '', true).length} entries`);
+    report(
+      'two-stage: tables in the compact list (mean)',
+      listed / count,
+      `of ${rankedEntries(snapshot, '', true).length} entries`,
+    );
     report('two-stage: all needed tables in the compact list', (100 * allListed) / count, '%');
     report('context tokens: mean', tokens.reduce((a, b) => a + b, 0) / count, 'tokens');
     report('context tokens: p95', percentile(tokens, 95), 'tokens');
-    report('whole schema (schemaTokens)', buildSchemaContext(snapshot, 'x', { budgetTokens: BUDGET }).schemaTokens, 'tokens');
+    report(
+      'whole schema (schemaTokens)',
+      buildSchemaContext(snapshot, 'x', { budgetTokens: BUDGET }).schemaTokens,
+      'tokens',
+    );
     report('ranking time per question: p50', percentile(times, 50), 'ms');
     report('ranking time per question: p95', percentile(times, 95), 'ms');
   } finally {

@@ -73,10 +73,19 @@ function collectTables(node: unknown, into: Set<number>): void {
 }
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
-const TYPES: Record<string, string> = { text: 'text', number: 'numeric', time: 'timestamp', boolean: 'boolean', others: 'text' };
+const TYPES: Record<string, string> = {
+  text: 'text',
+  number: 'numeric',
+  time: 'timestamp',
+  boolean: 'boolean',
+  others: 'text',
+};
 
 /** Creates the schemas, tables, primary keys and (where PostgreSQL accepts them) the declared foreign keys. */
-export async function loadSpider(client: pg.Client, schemas: readonly SpiderSchema[]): Promise<{ tables: number; fks: number; fksDeclared: number }> {
+export async function loadSpider(
+  client: pg.Client,
+  schemas: readonly SpiderSchema[],
+): Promise<{ tables: number; fks: number; fksDeclared: number }> {
   let tables = 0;
   const ddl: string[] = [];
   const columnsOf = schemas.map((s) => {
@@ -95,7 +104,9 @@ export async function loadSpider(client: pg.Client, schemas: readonly SpiderSche
     ddl.push(`CREATE SCHEMA ${q(schema)};`);
     const cols = columnsOf[i] ?? [];
     s.table_names_original.forEach((tableName, t) => {
-      const defs = cols.flatMap((c, ci) => (c.table === t ? [`${q(c.name)} ${TYPES[s.column_types[ci] ?? 'text'] ?? 'text'}`] : []));
+      const defs = cols.flatMap((c, ci) =>
+        c.table === t ? [`${q(c.name)} ${TYPES[s.column_types[ci] ?? 'text'] ?? 'text'}`] : [],
+      );
       const pk = s.primary_keys.flatMap((k) => (Array.isArray(k) ? k : [k])).filter((ci) => cols[ci]?.table === t);
       if (pk.length > 0) defs.push(`PRIMARY KEY (${pk.map((ci) => q(cols[ci]?.name ?? '')).join(', ')})`);
       ddl.push(`CREATE TABLE ${q(schema)}.${q(tableName)} (${defs.join(', ')});`);
@@ -129,10 +140,16 @@ export async function loadSpider(client: pg.Client, schemas: readonly SpiderSche
         await client.query(`DO $$ BEGIN
           IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${ref}'::regclass AND contype IN ('p','u') AND conkey = ARRAY[(SELECT attnum FROM pg_attribute WHERE attrelid = '${ref}'::regclass AND attname = '${column}')]::int2[])
           THEN ALTER TABLE ${target} ADD UNIQUE (${q(b.name)}); END IF; END $$`);
-        const type = await client.query<{ type: string }>(`SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = '${ref}'::regclass AND attname = '${column}'`);
+        const type = await client.query<{ type: string }>(
+          `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = '${ref}'::regclass AND attname = '${column}'`,
+        );
         const wanted = type.rows[0]?.type ?? 'text';
-        await client.query(`ALTER TABLE ${q(schema)}.${q(ta)} ALTER COLUMN ${q(a.name)} TYPE ${wanted} USING ${q(a.name)}::text::${wanted}`);
-        await client.query(`ALTER TABLE ${q(schema)}.${q(ta)} ADD FOREIGN KEY (${q(a.name)}) REFERENCES ${target} (${q(b.name)})`);
+        await client.query(
+          `ALTER TABLE ${q(schema)}.${q(ta)} ALTER COLUMN ${q(a.name)} TYPE ${wanted} USING ${q(a.name)}::text::${wanted}`,
+        );
+        await client.query(
+          `ALTER TABLE ${q(schema)}.${q(ta)} ADD FOREIGN KEY (${q(a.name)}) REFERENCES ${target} (${q(b.name)})`,
+        );
         await client.query('RELEASE SAVEPOINT fk');
         fks++;
       } catch {

@@ -40,4 +40,3 @@ export function timedProvider(provider: LlmProvider, spent: { ms: number }): Llm
     stream: async (req, onText) => note(await provider.stream(req, onText)),
   };
 }
-

@@ -17,7 +17,13 @@ async function main(): Promise<void> {
   const knownHostsFile = join(server.dir, 'pins', 'known_hosts');
   mkdirSync(join(server.dir, 'pins'));
   const ssh = { knownHostsFile, confirmHostKey: () => Promise.resolve(true) };
-  const tunnel = { host: '127.0.0.1', port: server.port, user: server.user, auth: 'key' as const, keyFile: server.clientKey.privateKey };
+  const tunnel = {
+    host: '127.0.0.1',
+    port: server.port,
+    user: server.user,
+    auth: 'key' as const,
+    keyFile: server.clientKey.privateKey,
+  };
   const direct = parseConnectionUrl(scratch.url);
   const tunnelled = { ...direct, host: '127.0.0.1', port: 5432, ssh: tunnel };
   try {
@@ -27,8 +33,13 @@ async function main(): Promise<void> {
       lease.release();
     });
     report('tunnel open (TCP + SSH handshake + host key + ed25519 login), p50 of 10', percentile(opens, 50), 'ms');
-    for (const [name, target] of [['direct', direct], ['through the tunnel', tunnelled]] as const) {
-      const connects = await timeRuns(20, async () => (await openPostgres(target, { logger: silentLogger, ssh, maxConnections: 1 })).close());
+    for (const [name, target] of [
+      ['direct', direct],
+      ['through the tunnel', tunnelled],
+    ] as const) {
+      const connects = await timeRuns(20, async () =>
+        (await openPostgres(target, { logger: silentLogger, ssh, maxConnections: 1 })).close(),
+      );
       report(`${name}: open a pool + first connection, p50 of 20`, percentile(connects, 50), 'ms');
       const db = await openPostgres(target, { logger: silentLogger, ssh, maxConnections: 1 });
       try {

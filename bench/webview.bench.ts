@@ -33,19 +33,63 @@ const NAVIGATOR: Scenario = {
     hasApiKey: true,
     jobs: JOBS,
     selectedJobId: JOB_ID,
-    recentAsks: ['How many orders were placed last week?', 'Which customers have no orders?', 'Top 10 products by revenue'].map((question, i) => ({ threadId: `ask_${String(i).repeat(16)}`, question, status: 'answered' as const, at: AT })),
+    recentAsks: [
+      'How many orders were placed last week?',
+      'Which customers have no orders?',
+      'Top 10 products by revenue',
+    ].map((question, i) => ({
+      threadId: `ask_${String(i).repeat(16)}`,
+      question,
+      status: 'answered' as const,
+      at: AT,
+    })),
     waiting: [
-      { ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', kind: 'plan', title: 'Archive cancelled orders older than two years', risk: 'LOW', createdBy: 'alice', createdAt: AT, jobId: JOB_ID, here: false },
-      { ticketId: 'tkt_bbbbbbbbbbbbbbbbbbbb', kind: 'write', title: "UPDATE products SET price = price * 1.1 WHERE category = 'tea'", risk: 'MEDIUM', createdBy: 'bob', createdAt: AT, jobId: null, here: false },
+      {
+        ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
+        kind: 'plan',
+        title: 'Archive cancelled orders older than two years',
+        risk: 'LOW',
+        createdBy: 'alice',
+        createdAt: AT,
+        jobId: JOB_ID,
+        here: false,
+      },
+      {
+        ticketId: 'tkt_bbbbbbbbbbbbbbbbbbbb',
+        kind: 'write',
+        title: "UPDATE products SET price = price * 1.1 WHERE category = 'tea'",
+        risk: 'MEDIUM',
+        createdBy: 'bob',
+        createdAt: AT,
+        jobId: null,
+        here: false,
+      },
     ],
   },
-  expect: ['[data-testid="waiting-item"]', '[data-testid="job-item"]', '[data-testid="recent-ask"]', '[data-testid="table-item"]'],
+  expect: [
+    '[data-testid="waiting-item"]',
+    '[data-testid="job-item"]',
+    '[data-testid="recent-ask"]',
+    '[data-testid="table-item"]',
+  ],
 };
 
 const FIRST_MINUTE: Scenario = {
   key: 'empty',
   label: 'empty first-minute state',
-  state: { connection: { status: 'none' }, schema: { status: 'idle' }, results: null, answer: null, approvals: [], hasProfiles: false, hasApiKey: false, jobs: [], selectedJobId: null, recentAsks: [], waiting: [] },
+  state: {
+    connection: { status: 'none' },
+    schema: { status: 'idle' },
+    results: null,
+    answer: null,
+    approvals: [],
+    hasProfiles: false,
+    hasApiKey: false,
+    jobs: [],
+    selectedJobId: null,
+    recentAsks: [],
+    waiting: [],
+  },
   expect: ['.getting-started', '[data-testid="job-list"]', '[data-testid="connection-label"]'],
 };
 
@@ -61,8 +105,22 @@ const RESULTS: Scenario = {
     active: 'r1',
     result: {
       sql: 'SELECT * FROM orders LIMIT 10000',
-      fields: [{ name: 'id', type: 'bigint' }, { name: 'customer_id', type: 'bigint' }, { name: 'status', type: 'text' }, { name: 'total', type: 'numeric' }, { name: 'note', type: 'text' }, { name: 'created_at', type: 'timestamp with time zone' }],
-      rows: Array.from({ length: 10_000 }, (_, i) => [i + 1, (i * 7) % 2000, ['paid', 'shipped', 'cancelled'][i % 3], ((i * 37) % 50000) / 100, i % 5 === 0 ? null : `note ${i}`, new Date(Date.parse(AT) - i * 60_000).toISOString()]),
+      fields: [
+        { name: 'id', type: 'bigint' },
+        { name: 'customer_id', type: 'bigint' },
+        { name: 'status', type: 'text' },
+        { name: 'total', type: 'numeric' },
+        { name: 'note', type: 'text' },
+        { name: 'created_at', type: 'timestamp with time zone' },
+      ],
+      rows: Array.from({ length: 10_000 }, (_, i) => [
+        i + 1,
+        (i * 7) % 2000,
+        ['paid', 'shipped', 'cancelled'][i % 3],
+        ((i * 37) % 50000) / 100,
+        i % 5 === 0 ? null : `note ${i}`,
+        new Date(Date.parse(AT) - i * 60_000).toISOString(),
+      ]),
       rowCount: 10_000,
       truncated: false,
       elapsedMs: 42,
@@ -84,14 +142,19 @@ async function main(): Promise<void> {
     const consoleLines = new Set<string>();
     for (const scenario of [NAVIGATOR, FIRST_MINUTE, RESULTS]) {
       const results = scenario.view === 'results';
-      const timings = await measurePaint(browser, dir, {
-        key: scenario.key,
-        label: scenario.label,
-        message: results ? scenario.state : { type: 'state', version: 1, state: scenario.state },
-        expect: scenario.expect,
-        css: results ? resultsCss : css,
-        bundle: [{ name: `${scenario.key}.js`, js: results ? resultsBundle : bundle }],
-      }, consoleLines);
+      const timings = await measurePaint(
+        browser,
+        dir,
+        {
+          key: scenario.key,
+          label: scenario.label,
+          message: results ? scenario.state : { type: 'state', version: 1, state: scenario.state },
+          expect: scenario.expect,
+          css: results ? resultsCss : css,
+          bundle: [{ name: `${scenario.key}.js`, js: results ? resultsBundle : bundle }],
+        },
+        consoleLines,
+      );
       reportTimings(scenario.label, timings);
     }
     report('webview console errors / warnings', consoleLines.size === 0 ? 'none' : [...consoleLines].join(' | '));

@@ -7,23 +7,113 @@ import type { ChatEntryView, JobListItem, JobView, TableSummary, TodoView } from
 export const AT = '2025-06-12T14:02:00.000Z';
 export const JOB_ID = 'job_3f9a1c07b2e4d5a6';
 
-export const TABLE_NAMES = ['customers', 'addresses', 'orders', 'order_items', 'products', 'categories', 'product_categories', 'suppliers', 'inventory', 'warehouses', 'shipments', 'shipment_items', 'payments', 'refunds', 'invoices', 'invoice_lines', 'coupons', 'coupon_redemptions', 'carts', 'cart_items', 'reviews', 'wishlists', 'employees', 'departments', 'sessions', 'events', 'tax_rates', 'currencies'];
+export const TABLE_NAMES = [
+  'customers',
+  'addresses',
+  'orders',
+  'order_items',
+  'products',
+  'categories',
+  'product_categories',
+  'suppliers',
+  'inventory',
+  'warehouses',
+  'shipments',
+  'shipment_items',
+  'payments',
+  'refunds',
+  'invoices',
+  'invoice_lines',
+  'coupons',
+  'coupon_redemptions',
+  'carts',
+  'cart_items',
+  'reviews',
+  'wishlists',
+  'employees',
+  'departments',
+  'sessions',
+  'events',
+  'tax_rates',
+  'currencies',
+];
 
 export function tables(): TableSummary[] {
-  const plain = TABLE_NAMES.map((name, i): TableSummary => ({ schema: 'public', name, kind: 'table', rowEstimate: (i + 1) * 1_237, columnCount: 4 + (i % 9), comment: i % 4 === 0 ? `The shop's ${name.replace('_', ' ')}.` : null }));
+  const plain = TABLE_NAMES.map((name, i): TableSummary => ({
+    schema: 'public',
+    name,
+    kind: 'table',
+    rowEstimate: (i + 1) * 1_237,
+    columnCount: 4 + (i % 9),
+    comment: i % 4 === 0 ? `The shop's ${name.replace('_', ' ')}.` : null,
+  }));
   return [
     ...plain,
-    { schema: 'audit', name: 'order_changes', kind: 'partitioned_table', rowEstimate: null, columnCount: 7, comment: 'Written by the orders audit trigger.' },
-    { schema: 'public', name: 'monthly_revenue', kind: 'materialized_view', rowEstimate: 36, columnCount: 3, comment: null },
+    {
+      schema: 'audit',
+      name: 'order_changes',
+      kind: 'partitioned_table',
+      rowEstimate: null,
+      columnCount: 7,
+      comment: 'Written by the orders audit trigger.',
+    },
+    {
+      schema: 'public',
+      name: 'monthly_revenue',
+      kind: 'materialized_view',
+      rowEstimate: 36,
+      columnCount: 3,
+      comment: null,
+    },
   ];
 }
 
 export const JOBS: JobListItem[] = [
-  { id: JOB_ID, title: 'Archive cancelled orders older than two years', status: 'pending_review', phase: 'strategic', reviewCycles: 2, updatedAt: AT, busy: false },
-  { id: 'job_0b1c2d3e4f5a6b7c', title: 'Backfill missing invoice totals', status: 'completed', phase: 'tactical', reviewCycles: 1, updatedAt: '2025-06-11T09:40:00.000Z', busy: false },
-  { id: 'job_1a2b3c4d5e6f7a8b', title: 'Merge duplicate customers by e-mail', status: 'frozen', phase: 'tactical', reviewCycles: 3, updatedAt: '2025-06-10T16:12:00.000Z', busy: false },
-  { id: 'job_2c3d4e5f6a7b8c9d', title: 'Add an index for slow order lookups', status: 'failed', phase: 'tactical', reviewCycles: 1, updatedAt: '2025-06-09T11:05:00.000Z', busy: false },
-  { id: 'job_4e5f6a7b8c9d0e1f', title: 'Normalize product category names', status: 'cancelled', phase: 'strategic', reviewCycles: 0, updatedAt: '2025-06-08T08:30:00.000Z', busy: false },
+  {
+    id: JOB_ID,
+    title: 'Archive cancelled orders older than two years',
+    status: 'pending_review',
+    phase: 'strategic',
+    reviewCycles: 2,
+    updatedAt: AT,
+    busy: false,
+  },
+  {
+    id: 'job_0b1c2d3e4f5a6b7c',
+    title: 'Backfill missing invoice totals',
+    status: 'completed',
+    phase: 'tactical',
+    reviewCycles: 1,
+    updatedAt: '2025-06-11T09:40:00.000Z',
+    busy: false,
+  },
+  {
+    id: 'job_1a2b3c4d5e6f7a8b',
+    title: 'Merge duplicate customers by e-mail',
+    status: 'frozen',
+    phase: 'tactical',
+    reviewCycles: 3,
+    updatedAt: '2025-06-10T16:12:00.000Z',
+    busy: false,
+  },
+  {
+    id: 'job_2c3d4e5f6a7b8c9d',
+    title: 'Add an index for slow order lookups',
+    status: 'failed',
+    phase: 'tactical',
+    reviewCycles: 1,
+    updatedAt: '2025-06-09T11:05:00.000Z',
+    busy: false,
+  },
+  {
+    id: 'job_4e5f6a7b8c9d0e1f',
+    title: 'Normalize product category names',
+    status: 'cancelled',
+    phase: 'strategic',
+    reviewCycles: 0,
+    updatedAt: '2025-06-08T08:30:00.000Z',
+    busy: false,
+  },
 ];
 
 export const PLAN_MD = `# Plan: archive cancelled orders older than two years
@@ -46,7 +136,11 @@ WHERE status = 'cancelled' AND created_at < now() - interval '2 years' AND id BE
 `;
 
 export function workspaceMd(): string {
-  const facts = Array.from({ length: 24 }, (_, i) => `- ${TABLE_NAMES[i % TABLE_NAMES.length] ?? 'orders'}: ${(i + 1) * 1_237} rows (estimate), checked at review ${1 + (i % 2)}.`);
+  const facts = Array.from(
+    { length: 24 },
+    (_, i) =>
+      `- ${TABLE_NAMES[i % TABLE_NAMES.length] ?? 'orders'}: ${(i + 1) * 1_237} rows (estimate), checked at review ${1 + (i % 2)}.`,
+  );
   return [
     '# Archive cancelled orders',
     '',
@@ -107,7 +201,15 @@ export const DRAFT = 'Split the archive into one batch per calendar month, oldes
 
 export const CHAT: ChatEntryView[] = [
   { kind: 'user', at: '2025-06-12T13:55:00.000Z', text: 'Why batches of 500 and not one statement?' },
-  { kind: 'assistant', at: '2025-06-12T13:55:20.000Z', text: 'One statement would hold row locks on **3,100 orders** at once and fire the audit trigger 3,100 times in one transaction. Batches keep each write small and reviewable.', tools: [{ name: 'read_file', ok: true, summary: 'read plan.md' }, { name: 'count_rows', ok: true, summary: "counted orders where status = 'cancelled'" }] },
+  {
+    kind: 'assistant',
+    at: '2025-06-12T13:55:20.000Z',
+    text: 'One statement would hold row locks on **3,100 orders** at once and fire the audit trigger 3,100 times in one transaction. Batches keep each write small and reviewable.',
+    tools: [
+      { name: 'read_file', ok: true, summary: 'read plan.md' },
+      { name: 'count_rows', ok: true, summary: "counted orders where status = 'cancelled'" },
+    ],
+  },
   { kind: 'user', at: '2025-06-12T13:58:00.000Z', text: 'Help me ask for monthly batches instead.' },
   { kind: 'draft_feedback', at: '2025-06-12T13:58:15.000Z', text: DRAFT },
 ];
@@ -123,7 +225,14 @@ export function reviewJob(): JobView {
     createdAt: '2025-06-12T13:20:00.000Z',
     updatedAt: AT,
     connection: 'postgres://app@localhost:5432/shop',
-    stop: { kind: 'review', cycle: 2, maxReviewCycles: 5, overLimit: false, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', planHash: 'a'.repeat(64) },
+    stop: {
+      kind: 'review',
+      cycle: 2,
+      maxReviewCycles: 5,
+      overLimit: false,
+      ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
+      planHash: 'a'.repeat(64),
+    },
     busy: null,
     workspaceMd: workspaceMd(),
     planMd: PLAN_MD,
@@ -132,8 +241,30 @@ export function reviewJob(): JobView {
     approval: null,
     chat: { entries: CHAT, pending: null, draftFeedback: DRAFT, openPlanEdit: null, error: null },
     usage: { calls: 9, inputTokens: 48_210, outputTokens: 3_975, costUsd: 0.0184 },
-    history: ['review 2: plan ready', 'request changes: batches', 'review 1: plan ready', 'write todos.yaml', 'write plan.md', 'create job'].map((message, i) => ({ oid: (0xa3f91c0 + i * 0x1111).toString(16), message, at: new Date(Date.parse(AT) - i * 600_000).toISOString() })),
-    files: ['job.json', 'task.md', 'workspace.md', 'plan.md', 'todos.yaml', 'chat.jsonl', 'reviews/1/plan.md', 'reviews/1/feedback.md', 'reviews/2/plan.md', ...items.slice(0, 6).map((t) => t.sqlFile ?? '')],
+    history: [
+      'review 2: plan ready',
+      'request changes: batches',
+      'review 1: plan ready',
+      'write todos.yaml',
+      'write plan.md',
+      'create job',
+    ].map((message, i) => ({
+      oid: (0xa3f91c0 + i * 0x1111).toString(16),
+      message,
+      at: new Date(Date.parse(AT) - i * 600_000).toISOString(),
+    })),
+    files: [
+      'job.json',
+      'task.md',
+      'workspace.md',
+      'plan.md',
+      'todos.yaml',
+      'chat.jsonl',
+      'reviews/1/plan.md',
+      'reviews/1/feedback.md',
+      'reviews/2/plan.md',
+      ...items.slice(0, 6).map((t) => t.sqlFile ?? ''),
+    ],
     reviewWarning: null,
     error: null,
   };

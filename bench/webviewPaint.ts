@@ -41,10 +41,20 @@ export interface Timing {
 }
 
 export function bundleWebview(entry: string): string {
-  const result = esbuild.buildSync({ entryPoints: [entry], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: true, write: false, logLevel: 'error' });
+  const result = esbuild.buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    logLevel: 'error',
+  });
   const js = result.outputFiles[0]?.text ?? '';
   // Inlined, the bundle must not end (or re-open) its <script> element early.
-  if (/<\/?script/i.test(js)) throw new Error('the webview bundle contains "<script" or "</script": it cannot be inlined');
+  if (/<\/?script/i.test(js))
+    throw new Error('the webview bundle contains "<script" or "</script": it cannot be inlined');
   return js;
 }
 
@@ -53,7 +63,16 @@ export function launchBenchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -117,22 +136,36 @@ function pageHtml(dir: string, scenario: PaintScenario): string {
 }
 
 /** One fresh context and page: load, wait for the probe, check the view drew what the message holds. */
-async function loadOnce(browser: Browser, url: string, scenario: PaintScenario, consoleLines: Set<string>): Promise<Timing> {
+async function loadOnce(
+  browser: Browser,
+  url: string,
+  scenario: PaintScenario,
+  consoleLines: Set<string>,
+): Promise<Timing> {
   const context = await browser.newContext({ viewport: scenario.viewport ?? { width: 420, height: 900 } });
   try {
     const page = await context.newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') consoleLines.add(`${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        consoleLines.add(`${message.type()}: ${message.text()}`);
     });
     await page.goto(url);
     const timing = await page
-      .waitForFunction(() => (window as unknown as { benchTiming: Timing }).benchTiming, undefined, { timeout: RENDER_TIMEOUT_MS })
+      .waitForFunction(() => (window as unknown as { benchTiming: Timing }).benchTiming, undefined, {
+        timeout: RENDER_TIMEOUT_MS,
+      })
       .then((handle) => handle.jsonValue())
       .catch(async (error: unknown) => {
-        const missing = await page.evaluate((selectors) => selectors.filter((s) => document.querySelector(s) === null), scenario.expect);
-        throw new Error(`${scenario.label}: the view never showed ${missing.join(', ')}; #app reads "${(await page.locator('#app').innerText()).replace(/\s+/g, ' ').slice(0, 300)}"; page errors: ${pageErrors.join(' | ') || 'none'}`, { cause: error });
+        const missing = await page.evaluate(
+          (selectors) => selectors.filter((s) => document.querySelector(s) === null),
+          scenario.expect,
+        );
+        throw new Error(
+          `${scenario.label}: the view never showed ${missing.join(', ')}; #app reads "${(await page.locator('#app').innerText()).replace(/\s+/g, ' ').slice(0, 300)}"; page errors: ${pageErrors.join(' | ') || 'none'}`,
+          { cause: error },
+        );
       });
     if (pageErrors.length > 0) throw new Error(`${scenario.label}: the webview threw: ${pageErrors.join(' | ')}`);
     return timing;
@@ -141,7 +174,12 @@ async function loadOnce(browser: Browser, url: string, scenario: PaintScenario, 
   }
 }
 
-export async function measurePaint(browser: Browser, dir: string, scenario: PaintScenario, consoleLines: Set<string>): Promise<Timing[]> {
+export async function measurePaint(
+  browser: Browser,
+  dir: string,
+  scenario: PaintScenario,
+  consoleLines: Set<string>,
+): Promise<Timing[]> {
   const file = join(dir, `${scenario.key}.html`);
   writeFileSync(file, pageHtml(dir, scenario));
   const timings: Timing[] = [];

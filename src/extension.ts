@@ -62,7 +62,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
   const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
   // The inline approval reveals the panel, which is created below (only called after activation).
-  const approval = new InlineApproval({ core, session, tickets, workspaceDir, rootDir, logger, showPanel: () => panel.reveal() });
+  const approval = new InlineApproval({
+    core,
+    session,
+    tickets,
+    workspaceDir,
+    rootDir,
+    logger,
+    showPanel: () => panel.reveal(),
+  });
 
   const changed = new vscode.EventEmitter<void>();
   const featureDeps: FeatureDeps = {
@@ -92,7 +100,8 @@ export function activate(context: vscode.ExtensionContext): void {
   /** Re-reads what the first-minute buttons depend on; failures only cost the buttons, so they are logged. */
   const refreshFlags = async () => {
     try {
-      hasApiKey = (await context.secrets.get(GEMINI_KEY_SECRET)) !== undefined || Boolean(process.env.GEMINI_API_KEY?.trim());
+      hasApiKey =
+        (await context.secrets.get(GEMINI_KEY_SECRET)) !== undefined || Boolean(process.env.GEMINI_API_KEY?.trim());
       hasProfiles = (await store.profiles()).length > 0;
       changed.fire();
     } catch (error) {
@@ -102,14 +111,23 @@ export function activate(context: vscode.ExtensionContext): void {
   const schemaTree = new SchemaTreeView(core, session, logger);
   const results = new ResultsPanel(core, context.extensionUri, session, rootDir, workspaceDir, logger);
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
-  const badge = new ApprovalsBadge(core, tickets, approval.onDidChange, join(rootDir, '.pgagent', 'approvals'), { webview: () => panel.webviewView, tree: schemaTree.treeView }, logger);
+  const badge = new ApprovalsBadge(
+    core,
+    tickets,
+    approval.onDidChange,
+    join(rootDir, '.pgagent', 'approvals'),
+    { webview: () => panel.webviewView, tree: schemaTree.treeView },
+    logger,
+  );
   const recentAsks = new RecentAsks(context.workspaceState);
   // Before the panel's own listener: the recent asks are current when it pushes.
   const askSeen = changed.event(() => recentAsks.observe(ask.view()));
   const panelHost: PanelHost = {
     state: () => {
       const shown = approval.view();
-      const pendingHere = new Set(shown.approvals.filter((a) => a.status === 'pending' || a.status === 'stale').map((a) => a.ticketId));
+      const pendingHere = new Set(
+        shown.approvals.filter((a) => a.status === 'pending' || a.status === 'stale').map((a) => a.ticketId),
+      );
       return {
         connection: session.connection,
         schema: session.schema,
@@ -177,7 +195,11 @@ export function activate(context: vscode.ExtensionContext): void {
     openJob: (jobId) => jobs.open(jobId),
     jobRunners: jobs.runners,
   });
-  const agentSurfaces = [...registerMcpServerDefinition(context, store), ...registerGuardEndpoint(context, store, logger), ...registerLanguageModelTools({ core, session, tickets, rootDir, logger })];
+  const agentSurfaces = [
+    ...registerMcpServerDefinition(context, store),
+    ...registerGuardEndpoint(context, store, logger),
+    ...registerLanguageModelTools({ core, session, tickets, rootDir, logger }),
+  ];
   logAgentSurfaces(logger);
 
   const disposables: vscode.Disposable[] = [
@@ -201,13 +223,25 @@ export function activate(context: vscode.ExtensionContext): void {
     registerAdviseIndexes(session, core, logger, output),
     results,
     approval.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
-    ask.onDidShowRows(({ threadId, question, results: rows }) => results.show(rows, question.slice(0, 40), askResultKey(threadId))),
+    ask.onDidShowRows(({ threadId, question, results: rows }) =>
+      results.show(rows, question.slice(0, 40), askResultKey(threadId)),
+    ),
     registerOpenAskResult({ results, recentAsks, shownThreadId: () => ask.view()?.threadId }),
     jobs,
     cockpits,
     proposals,
     ...agentSurfaces,
-    ...registerCommands({ core, context, store, session, approval, ask, logger, output, apiKeyChanged: () => void refreshFlags() }),
+    ...registerCommands({
+      core,
+      context,
+      store,
+      session,
+      approval,
+      ask,
+      logger,
+      output,
+      apiKeyChanged: () => void refreshFlags(),
+    }),
     ...registerConnectionCommands({
       store,
       core,
@@ -231,13 +265,22 @@ export function activate(context: vscode.ExtensionContext): void {
       for (const d of disposables.reverse()) d.dispose();
     },
   });
-  logger.info('activated', { ms: Math.round((performance.now() - started) * 10) / 10, workspace: workspaceDir ?? 'none' });
+  logger.info('activated', {
+    ms: Math.round((performance.now() - started) * 10) / 10,
+    workspace: workspaceDir ?? 'none',
+  });
 }
 
 /** What VS Code now offers agents from us: our language-model tools as its registry lists them (E2E reads this line). */
 function logAgentSurfaces(logger: ReturnType<typeof outputLogger>): void {
-  const tools = typeof vscode.lm?.tools === 'object' ? vscode.lm.tools.filter((t) => t.name.startsWith(LM_TOOL_PREFIX)).map((t) => t.name) : [];
-  logger.info('agent tools registered', { languageModelTools: tools.join(','), mcpServerProvider: typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function' });
+  const tools =
+    typeof vscode.lm?.tools === 'object'
+      ? vscode.lm.tools.filter((t) => t.name.startsWith(LM_TOOL_PREFIX)).map((t) => t.name)
+      : [];
+  logger.info('agent tools registered', {
+    languageModelTools: tools.join(','),
+    mcpServerProvider: typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function',
+  });
 }
 
 export function deactivate(): void {

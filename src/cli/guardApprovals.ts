@@ -8,7 +8,12 @@
 import pg from 'pg';
 import type { Ticket, TicketStatus } from '../core/approvals/ticket';
 import type { BrokerTicketView } from '../core/approvals/wireDecision';
-import { checkViewedTicket, requireSignedPolicy, signWireDecision, verifiedBrokerPolicy } from '../core/approvals/wireDecision';
+import {
+  checkViewedTicket,
+  requireSignedPolicy,
+  signWireDecision,
+  verifiedBrokerPolicy,
+} from '../core/approvals/wireDecision';
 import type { ApprovalRules } from '../core/approvals/approvalPolicy';
 import { keyFingerprint, verifyPolicy } from '../core/approvals/policyDocument';
 import { AgentError } from '../core/platform/errors';
@@ -29,7 +34,11 @@ async function guardQuery(url: string, sql: string): Promise<unknown[]> {
   try {
     await client.connect();
   } catch (error) {
-    throw new AgentError('DB_CONNECT_FAILED', `Could not reach the guard at --guard: ${String((error as Error).message)}`, 'Check the guard URL (user and password of a guard user: pg-agent guard users add).');
+    throw new AgentError(
+      'DB_CONNECT_FAILED',
+      `Could not reach the guard at --guard: ${String((error as Error).message)}`,
+      'Check the guard URL (user and password of a guard user: pg-agent guard users add).',
+    );
   }
   try {
     // No parameters: the simple query protocol, the only one the guard answers its own commands in.
@@ -37,7 +46,14 @@ async function guardQuery(url: string, sql: string): Promise<unknown[]> {
     return result.rows.map((r) => Object.values(r)[0]);
   } catch (error) {
     const e = error as pg.DatabaseError;
-    const code = e.code === 'PA002' ? 'APPROVAL_POLICY' : e.code === '42704' ? 'APPROVAL_NOT_FOUND' : e.code === '22023' ? 'BAD_INPUT' : 'DB_QUERY_FAILED';
+    const code =
+      e.code === 'PA002'
+        ? 'APPROVAL_POLICY'
+        : e.code === '42704'
+          ? 'APPROVAL_NOT_FOUND'
+          : e.code === '22023'
+            ? 'BAD_INPUT'
+            : 'DB_QUERY_FAILED';
     throw new AgentError(code, `The guard says: ${e.message}`, e.hint);
   } finally {
     await client.end().catch(() => undefined);
@@ -52,28 +68,58 @@ async function view(url: string, id: string): Promise<BrokerTicketView> {
   return answered;
 }
 
-export async function guardApprovals(context: CommandContext, url: string, action: string | undefined, id: string | undefined, statuses: TicketStatus[] | undefined): Promise<ExitCode> {
+export async function guardApprovals(
+  context: CommandContext,
+  url: string,
+  action: string | undefined,
+  id: string | undefined,
+  statuses: TicketStatus[] | undefined,
+): Promise<ExitCode> {
   const { args, io } = context;
   if (action === 'list' || action === undefined) {
     const tickets = (await guardQuery(url, 'SELECT * FROM pg_agent.tickets()')) as Ticket[];
     const shown = statuses ? tickets.filter((t) => statuses.includes(t.status)) : tickets;
-    if (args.flags.json) io.stdout(`${JSON.stringify(shown.map((t) => ticketJson(t, undefined)), null, 2)}\n`);
+    if (args.flags.json)
+      io.stdout(
+        `${JSON.stringify(
+          shown.map((t) => ticketJson(t, undefined)),
+          null,
+          2,
+        )}\n`,
+      );
     else if (shown.length === 0) io.stdout('No tickets.\n');
-    else io.stdout(`${visibleText(columns(shown.map((t) => [t.id, t.kind, t.status, t.risk, `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)])))}\n`);
+    else
+      io.stdout(
+        `${visibleText(columns(shown.map((t) => [t.id, t.kind, t.status, t.risk, `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)])))}\n`,
+      );
     return EXIT.ok;
   }
-  if (action !== 'show' && action !== 'approve' && action !== 'reject') throw new AgentError('BAD_INPUT', `Unknown approvals action "${action}".`, 'Use list, show, approve or reject.');
-  if (!id) throw new AgentError('BAD_INPUT', `approvals ${action} needs a ticket id.`, 'List them with `pg-agent approvals list --guard URL`.');
+  if (action !== 'show' && action !== 'approve' && action !== 'reject')
+    throw new AgentError('BAD_INPUT', `Unknown approvals action "${action}".`, 'Use list, show, approve or reject.');
+  if (!id)
+    throw new AgentError(
+      'BAD_INPUT',
+      `approvals ${action} needs a ticket id.`,
+      'List them with `pg-agent approvals list --guard URL`.',
+    );
   let shown = await view(url, id);
   if (action !== 'show') {
     requireSignedPolicy(shown);
     const decider = await deciderOf(context);
     if (!decider.key) {
-      throw new AgentError('APPROVAL_POLICY', 'Over --guard a decision must be signed with your enrolled key: none was found in your config.', 'Make one with `pg-agent keys new --name YOU` and have the admin enrol it (pg-agent policy enroll).');
+      throw new AgentError(
+        'APPROVAL_POLICY',
+        'Over --guard a decision must be signed with your enrolled key: none was found in your config.',
+        'Make one with `pg-agent keys new --name YOU` and have the admin enrol it (pg-agent policy enroll).',
+      );
     }
     const seenHash = args.options.hash;
     if (typeof seenHash === 'string' && seenHash !== shown.ticket.sqlHash) {
-      throw new AgentError('APPROVAL_SQL_MISMATCH', `Ticket ${id} is not for the hash you gave (--hash): it changed since you looked.`, 'Show it again and decide on what is there now.');
+      throw new AgentError(
+        'APPROVAL_SQL_MISMATCH',
+        `Ticket ${id} is not for the hash you gave (--hash): it changed since you looked.`,
+        'Show it again and decide on what is there now.',
+      );
     }
     // Checked before the signature: the admin's signature over the policy, for the database the guard names, enrolling this key.
     const document = verifiedBrokerPolicy(shown, decider.key);
@@ -84,7 +130,9 @@ export async function guardApprovals(context: CommandContext, url: string, actio
   }
   const rules = policyRules(shown);
   if (args.flags.json) {
-    io.stdout(`${JSON.stringify({ ...ticketJson(shown.ticket, rules), database: shown.database, policyVersion: shown.policy?.version ?? null }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ ...ticketJson(shown.ticket, rules), database: shown.database, policyVersion: shown.policy?.version ?? null }, null, 2)}\n`,
+    );
     return EXIT.ok;
   }
   printTicket(io, shown.ticket, rules);
@@ -93,7 +141,8 @@ export async function guardApprovals(context: CommandContext, url: string, actio
       ? `\nDatabase ${shown.database} · signed policy version ${shown.policy.version} by the admin key ${keyFingerprint(shown.policy.adminKey)}\n`
       : `\nDatabase ${shown.database} · default mode (no signed policy): approve as the broker's user on its host.\n`,
   );
-  if (action === 'approve') io.stdout('\nThe client sends the identical statement (or transaction) again through the guard: it runs once.\n');
+  if (action === 'approve')
+    io.stdout('\nThe client sends the identical statement (or transaction) again through the guard: it runs once.\n');
   return EXIT.ok;
 }
 

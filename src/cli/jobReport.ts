@@ -37,7 +37,12 @@ export async function reportOutcome(
     // plan.md, titles and todos are the model's writing: shown, never obeyed by the terminal.
     io.stdout(`${visibleText(renderJob(detail, outcome, ticket, mode))}\n`);
   }
-  const error = outcome.stop.kind === 'failed' ? outcome.stop.error : outcome.stop.kind === 'interrupted' ? outcome.stop.error : undefined;
+  const error =
+    outcome.stop.kind === 'failed'
+      ? outcome.stop.error
+      : outcome.stop.kind === 'interrupted'
+        ? outcome.stop.error
+        : undefined;
   if (error && mode === 'ran') io.stderr(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`);
   return mode === 'viewed' ? EXIT.ok : exitFor(outcome);
 }
@@ -77,7 +82,13 @@ export function jobJson(detail: JobDetail, outcome: JobOutcome, ticket: Ticket |
   };
 }
 
-const MARKS: Record<TodoStatus, string> = { pending: '[ ]', in_progress: '[~]', done: '[x]', skipped: '[-]', failed: '[!]' };
+const MARKS: Record<TodoStatus, string> = {
+  pending: '[ ]',
+  in_progress: '[~]',
+  done: '[x]',
+  skipped: '[-]',
+  failed: '[!]',
+};
 
 export function renderTodos(todos: JobDetail['todos']): string {
   if (!todos.ok) return `Todos: todos.yaml does not parse: ${todos.error}`;
@@ -118,13 +129,18 @@ function renderJob(detail: JobDetail, outcome: JobOutcome, ticket: Ticket | unde
   }
   if (outcome.execution) {
     const e = outcome.execution;
-    out.push(`Executed (ticket ${e.ticketId}): ${formatCount(e.rows)} row(s) changed. Undo script: .pgagent/jobs/${id}/${e.undoFile}`, '');
+    out.push(
+      `Executed (ticket ${e.ticketId}): ${formatCount(e.rows)} row(s) changed. Undo script: .pgagent/jobs/${id}/${e.undoFile}`,
+      '',
+    );
   }
   switch (stop.kind) {
     case 'review':
       out.push(
         `Waiting for your review of the plan (review ${stop.cycle} of at most ${stop.maxReviewCycles}).`,
-        ...(stop.overLimit ? [`The review-cycle limit is reached: consider running the plan as is (pg-agent job skip ${id}).`] : []),
+        ...(stop.overLimit
+          ? [`The review-cycle limit is reached: consider running the plan as is (pg-agent job skip ${id}).`]
+          : []),
         `  approve:   pg-agent job approve ${id} [--comment "…"]`,
         `  revise:    pg-agent job revise ${id} --feedback "…"`,
         `  discuss:   pg-agent job chat ${id} -- "…"`,
@@ -150,7 +166,10 @@ function renderJob(detail: JobDetail, outcome: JobOutcome, ticket: Ticket | unde
               `  then:     pg-agent job continue ${id}   (with the same --db; on a terminal, continue asks you instead)`,
             ]
           : ticket && stop.lockWait && ticket.status === 'APPROVED'
-            ? [`Not run yet: ${stop.lockWait}`, `  the ticket is still approved; when they are done: pg-agent job continue ${id}`]
+            ? [
+                `Not run yet: ${stop.lockWait}`,
+                `  the ticket is still approved; when they are done: pg-agent job continue ${id}`,
+              ]
             : ticket
               ? [`  the ticket is decided: pg-agent job continue ${id}`]
               : []),

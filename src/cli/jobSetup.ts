@@ -109,7 +109,7 @@ export function otherDatabase(job: Job, key: string): AgentError {
   return new AgentError(
     'BAD_INPUT',
     `Job ${job.id} works on ${job.connection}, not on ${key}.`,
-    'Pass the job\'s database with --db URL (or --connection NAME), as when it was created.',
+    "Pass the job's database with --db URL (or --connection NAME), as when it was created.",
   );
 }
 
@@ -132,12 +132,22 @@ function progress(context: CommandContext, event: JobEvent): void {
 }
 
 function offline(): AgentError {
-  return new AgentError('INTERNAL', 'This pg-agent job action reads job files only, but the job runner asked for the database.');
+  return new AgentError(
+    'INTERNAL',
+    'This pg-agent job action reads job files only, but the job runner asked for the database.',
+  );
 }
 
 function offlineDb(): Db {
   const refuse = () => Promise.reject(offline());
-  return { kind: 'postgres', label: 'none (reading job files only)', query: refuse, queryText: refuse, withSession: refuse, close: () => Promise.resolve() };
+  return {
+    kind: 'postgres',
+    label: 'none (reading job files only)',
+    query: refuse,
+    queryText: refuse,
+    withSession: refuse,
+    close: () => Promise.resolve(),
+  };
 }
 
 /**
@@ -146,7 +156,9 @@ function offlineDb(): Db {
  */
 export function noModel(context: CommandContext, error: AgentError): ExitCode {
   if (context.args.flags.json) {
-    context.io.stdout(`${JSON.stringify({ status: 'error', statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: error.toInfo() })}\n`);
+    context.io.stdout(
+      `${JSON.stringify({ status: 'error', statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: error.toInfo() })}\n`,
+    );
   }
   context.io.stderr(`error: ${error.message}\n  ${error.advice ?? ''}\n`);
   return EXIT.failed;

@@ -33,7 +33,9 @@ runCli(process.argv.slice(2), {
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`pg-agent: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `pg-agent: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -36,7 +36,9 @@ function roundJson(s: Synthesis) {
     round: s.round,
     analyses: s.analyses.map(({ analysis: _analysis, ...rest }) => rest),
     cross_verification: s.cross_verification,
-    refuted: s.verification.filter((v) => v.refuted.length > 0).map((v) => ({ approachId: v.approachId, sql: v.sql, refuted: v.refuted })),
+    refuted: s.verification
+      .filter((v) => v.refuted.length > 0)
+      .map((v) => ({ approachId: v.approachId, sql: v.sql, refuted: v.refuted })),
     solutions: s.solutions,
     convergence: s.convergence,
     clarification_questions: s.clarification_questions,
@@ -49,22 +51,50 @@ export function renderSession(view: SessionView): string {
   const { state } = view;
   const out: string[] = [`Session ${state.id} — ${state.phase}`, `Task: ${state.task.split('\n')[0] ?? ''}`];
   if (state.direction) out.push(`Direction: ${state.direction}`);
-  out.push(`Models: ${state.models.join(', ')}${state.models.length === 1 ? ' (two perspectives of the same model)' : ''}`);
+  out.push(
+    `Models: ${state.models.join(', ')}${state.models.length === 1 ? ' (two perspectives of the same model)' : ''}`,
+  );
   const latest = view.rounds.at(-1);
   if (view.rounds.length > 0) {
     out.push('', 'Rounds:');
-    out.push(columns(state.rounds.map((r) => [`  ${r.number}`, r.score.toFixed(2), r.recommendation, `${r.openDisagreements} open disagreement(s)`, r.degraded ? 'DEGRADED' : '', r.superseded ? '(before a change of direction)' : ''])));
+    out.push(
+      columns(
+        state.rounds.map((r) => [
+          `  ${r.number}`,
+          r.score.toFixed(2),
+          r.recommendation,
+          `${r.openDisagreements} open disagreement(s)`,
+          r.degraded ? 'DEGRADED' : '',
+          r.superseded ? '(before a change of direction)' : '',
+        ]),
+      ),
+    );
   }
   if (latest) out.push('', ...renderRound(latest));
   if (view.implPlan !== null && view.plan) {
     out.push('', `Plan (option ${state.selectedOption ?? '?'}): ${view.plan.title} — ${view.plan.tasks.length} tasks`);
-    out.push(columns(view.plan.tasks.map((t) => [`  ${t.id}`, t.title, `group ${t.execution_group}`, t.depends_on.length > 0 ? `after ${t.depends_on.join(', ')}` : ''])));
+    out.push(
+      columns(
+        view.plan.tasks.map((t) => [
+          `  ${t.id}`,
+          t.title,
+          `group ${t.execution_group}`,
+          t.depends_on.length > 0 ? `after ${t.depends_on.join(', ')}` : '',
+        ]),
+      ),
+    );
   }
   if (state.jobId) out.push('', `Executed as job ${state.jobId}: pg-agent job show ${state.jobId}`);
   if (state.lastError) out.push('', `Last error: ${state.lastError.message}`);
   const u = state.usage.total;
-  out.push('', `Usage: ${formatCount(u.calls)} calls, ${formatCount(u.inputTokens)} in / ${formatCount(u.outputTokens)} out tokens, ${u.costUsd === null ? 'cost unknown' : `$${u.costUsd.toFixed(4)}`}`);
-  for (const m of state.usage.byModel) out.push(`  ${m.model}: ${m.usage.calls} calls, ${formatCount(m.usage.inputTokens)} / ${formatCount(m.usage.outputTokens)} tokens, ${m.usage.costUsd === null ? 'cost unknown' : `$${m.usage.costUsd.toFixed(4)}`}`);
+  out.push(
+    '',
+    `Usage: ${formatCount(u.calls)} calls, ${formatCount(u.inputTokens)} in / ${formatCount(u.outputTokens)} out tokens, ${u.costUsd === null ? 'cost unknown' : `$${u.costUsd.toFixed(4)}`}`,
+  );
+  for (const m of state.usage.byModel)
+    out.push(
+      `  ${m.model}: ${m.usage.calls} calls, ${formatCount(m.usage.inputTokens)} / ${formatCount(m.usage.outputTokens)} tokens, ${m.usage.costUsd === null ? 'cost unknown' : `$${m.usage.costUsd.toFixed(4)}`}`,
+    );
   if (view.asked) out.push('', `Waiting for ${view.asked}`);
   out.push(...nextSteps(view));
   return out.join('\n');
@@ -77,7 +107,9 @@ function renderRound(s: Synthesis): string[] {
   ];
   if (s.degraded) out.push(`  DEGRADED ROUND: ${s.degraded.reason}`);
   for (const a of s.analyses) {
-    out.push(`  Analysis ${a.label} (${a.perspective}): ${a.model}${a.sameModelPerspective ? ' — same model, other perspective' : ''}${a.fallback ? ` — fallback from ${a.fallback.from} (${a.fallback.reason})` : ''}; ${a.tokens.input}/${a.tokens.output} tokens, ${a.latencyMs} ms`);
+    out.push(
+      `  Analysis ${a.label} (${a.perspective}): ${a.model}${a.sameModelPerspective ? ' — same model, other perspective' : ''}${a.fallback ? ` — fallback from ${a.fallback.from} (${a.fallback.reason})` : ''}; ${a.tokens.input}/${a.tokens.output} tokens, ${a.latencyMs} ms`,
+    );
   }
   const { agreements, disagreements } = s.cross_verification;
   out.push(`  Agreements: ${agreements.length} · Disagreements: ${disagreements.length}`);
@@ -93,7 +125,14 @@ function renderRound(s: Synthesis): string[] {
     out.push(
       columns([
         ['     effort', sol.effort, 'risk', sol.risk, 'feasibility', `${Math.round(sol.feasibility * 100)} %`],
-        ['     rows', sol.rowsTouched === null ? 'unknown' : formatCount(sol.rowsTouched), 'locks', sol.locks.join(', ') || 'none known', 'models', sol.sourceModels.join(', ')],
+        [
+          '     rows',
+          sol.rowsTouched === null ? 'unknown' : formatCount(sol.rowsTouched),
+          'locks',
+          sol.locks.join(', ') || 'none known',
+          'models',
+          sol.sourceModels.join(', '),
+        ],
       ]),
     );
     out.push(`     maintainability: ${sol.maintainability} · performance: ${sol.performance}`);
@@ -121,7 +160,9 @@ function nextSteps(view: SessionView): string[] {
         `  pg-agent plan decide ${id} --clarify "TEXT"    answer the questions; another round`,
         `  pg-agent plan decide ${id} --redirect "TEXT"   change direction; the analysis starts over`,
         `  pg-agent plan decide ${id} --more              another round as is`,
-        ...(view.state.phase === 'planned' ? [`  pg-agent plan execute ${id}                   hand plan.json to a job (at its plan review)`] : []),
+        ...(view.state.phase === 'planned'
+          ? [`  pg-agent plan execute ${id}                   hand plan.json to a job (at its plan review)`]
+          : []),
       ];
     case 'analysis':
       return view.state.lastError ? ['', `Go on with: pg-agent plan decide ${id} --more`] : [];

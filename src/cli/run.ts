@@ -47,10 +47,39 @@ import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
 
-export const COMMANDS: readonly CliCommand[] = [sqlCommand, classifyCommand, impactCommand, contextCommand, approvalsCommand, execCommand, undoCommand, quarantineCommand, schemaCommand, demoCommand, askCommand, jobCommand, planCommand, mcpCommand, guardCommand, keysCommand, policyCommand, healthCommand, topCommand, indexesCommand, connectCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  sqlCommand,
+  classifyCommand,
+  impactCommand,
+  contextCommand,
+  approvalsCommand,
+  execCommand,
+  undoCommand,
+  quarantineCommand,
+  schemaCommand,
+  demoCommand,
+  askCommand,
+  jobCommand,
+  planCommand,
+  mcpCommand,
+  guardCommand,
+  keysCommand,
+  policyCommand,
+  healthCommand,
+  topCommand,
+  indexesCommand,
+  connectCommand,
+];
 
 /** Codes that mean the input (flags, URL, profile name) was wrong rather than the run. */
-const BAD_INPUT_CODES: readonly ErrorCode[] = ['BAD_INPUT', 'CONFIG_INVALID', 'PROFILE_NOT_FOUND', 'SQL_EMPTY', 'SQL_SYNTAX', 'SQL_PLACEHOLDERS'];
+const BAD_INPUT_CODES: readonly ErrorCode[] = [
+  'BAD_INPUT',
+  'CONFIG_INVALID',
+  'PROFILE_NOT_FOUND',
+  'SQL_EMPTY',
+  'SQL_SYNTAX',
+  'SQL_PLACEHOLDERS',
+];
 /** Codes that mean policy said no. */
 const REFUSED_CODES: readonly ErrorCode[] = ['SQL_REFUSED', 'APPROVAL_POLICY'];
 
@@ -130,7 +159,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
         if (!connection.startsWith('postgres://')) return undefined;
         const target = parseConnectionUrl(connection);
         const password = io.env.PGPASSWORD;
-        return openDatabase({ ...target, ...(password !== undefined ? { password } : {}) }, { sampleDbDir: paths.sampleDb, logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) });
+        return openDatabase(
+          { ...target, ...(password !== undefined ? { password } : {}) },
+          { sampleDbDir: paths.sampleDb, logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) },
+        );
       })().catch((error: unknown) => {
         logger.debug('cannot open the database of a ticket', { connection, error: String(error) });
         return undefined;
@@ -170,13 +202,24 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   let checkpointer: JobCheckpointer | undefined;
   const jobCheckpointer = async (): Promise<JobCheckpointer> => {
     const config = await readWorkspaceConfig(paths);
-    checkpointer ??= await openJobCheckpointer({ teamDatabaseUrl: config.team?.databaseUrl, checkpointsDir: paths.checkpoints, logger });
+    checkpointer ??= await openJobCheckpointer({
+      teamDatabaseUrl: config.team?.databaseUrl,
+      checkpointsDir: paths.checkpoints,
+      logger,
+    });
     return checkpointer;
   };
   let leases: Awaited<ReturnType<typeof openLeaseBackend>> | undefined;
   const openJobLeases = async (): Promise<JobLeases> => {
-    leases ??= await openLeaseBackend({ ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}), leasesDir: paths.leases, logger });
-    return new JobLeases(leases.backend, { by: `pg-agent ${command.name} ${args.positionals[0] ?? ''}`.trim(), logger });
+    leases ??= await openLeaseBackend({
+      ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
+      leasesDir: paths.leases,
+      logger,
+    });
+    return new JobLeases(leases.backend, {
+      by: `pg-agent ${command.name} ${args.positionals[0] ?? ''}`.trim(),
+      logger,
+    });
   };
 
   try {
@@ -201,12 +244,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     const e = toAgentError(error);
     if (e.code === 'INTERNAL') logger.error('unexpected failure', { stack: e.stack ?? e.message });
     reportError(e, args, io);
-    return BAD_INPUT_CODES.includes(e.code) ? EXIT.badInput : REFUSED_CODES.includes(e.code) ? EXIT.refused : EXIT.failed;
+    return BAD_INPUT_CODES.includes(e.code)
+      ? EXIT.badInput
+      : REFUSED_CODES.includes(e.code)
+        ? EXIT.refused
+        : EXIT.failed;
   } finally {
     await schemaCache?.close();
     await leases?.close();
     await checkpointer?.close();
-    await store?.close().catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
+    await store
+      ?.close()
+      .catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
     for (const opened of ticketDbs.values()) await (await opened)?.close().catch(() => undefined);
   }
@@ -217,7 +266,9 @@ function reportError(error: AgentError, args: ParsedArgs, io: CliIo): void {
     const status = BAD_INPUT_CODES.includes(error.code) ? 'invalid' : 'error';
     const position = 'position' in error && typeof error.position === 'number' ? { position: error.position } : {};
     // The SPEC §6 result shape, empty, so scripts can read every command's failure the same way.
-    io.stdout(`${JSON.stringify({ status, statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: { ...error.toInfo(), ...position } })}\n`);
+    io.stdout(
+      `${JSON.stringify({ status, statements: [], fields: [], rows: [], rowCount: 0, truncated: false, error: { ...error.toInfo(), ...position } })}\n`,
+    );
   }
   // Messages can quote the statement or the database: shown, never obeyed by the terminal.
   io.stderr(visibleText(`error: ${error.message}\n${error.advice ? `  ${error.advice}\n` : ''}`));

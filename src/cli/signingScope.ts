@@ -11,7 +11,8 @@ import type { Db } from '../core/db/db';
 import type { CommandContext } from './command';
 
 async function ticketDatabase(context: CommandContext, ticket: Ticket): Promise<Db | undefined> {
-  if (ticket.connection.startsWith('sample:') || ticket.connection !== (await context.connectionKey())) return undefined;
+  if (ticket.connection.startsWith('sample:') || ticket.connection !== (await context.connectionKey()))
+    return undefined;
   return context.openDb();
 }
 
@@ -27,7 +28,10 @@ export async function pinnedRulesFor(context: CommandContext, ticket: Ticket): P
     const guards = await db?.withSession((session) => executionGuards(session));
     return guards?.signed?.pinned.rules;
   } catch (error) {
-    context.logger.debug('could not read the pinned policy to show a ticket', { ticket: ticket.id, error: String(error) });
+    context.logger.debug('could not read the pinned policy to show a ticket', {
+      ticket: ticket.id,
+      error: String(error),
+    });
     return undefined;
   }
 }

@@ -30,13 +30,22 @@ export async function classifyInput(context: CommandContext): Promise<CheckedSql
  * tightened by the workspace's .pgagent/config.json (which may not loosen: each attempt is a warning).
  * Executors read the policy again when they claim a ticket (policySources).
  */
-export function cliSafetyInForce(flags: CommonFlags, workspace: WorkspaceConfig, own: WorkspaceConfig, env: Env): Resolved<SafetySettings> {
+export function cliSafetyInForce(
+  flags: CommonFlags,
+  workspace: WorkspaceConfig,
+  own: WorkspaceConfig,
+  env: Env,
+): Resolved<SafetySettings> {
   const base: SafetySettings = {
     ...DEFAULT_SAFETY,
     ...(flags.maxRows !== undefined ? { maxRows: flags.maxRows } : {}),
-    ...(flags.timeoutMs !== undefined ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs } : {}),
+    ...(flags.timeoutMs !== undefined
+      ? { statementTimeoutMs: flags.timeoutMs, previewTimeoutMs: flags.timeoutMs }
+      : {}),
   };
-  const resolved = safetyInForce(base, own, [{ config: workspace, files: { workspace: workspacePaths(flags.workspace).config, own: ownConfigFile(env) } }]);
+  const resolved = safetyInForce(base, own, [
+    { config: workspace, files: { workspace: workspacePaths(flags.workspace).config, own: ownConfigFile(env) } },
+  ]);
   const policySources = {
     ownConfigFile: ownConfigFile(env),
     workspaceDir: flags.workspace,
@@ -49,9 +58,17 @@ export function cliSafetyInForce(flags: CommonFlags, workspace: WorkspaceConfig,
 /** The safety settings of this command and the loosenings its workspace asked for and did not get. */
 export async function cliPolicy(context: CommandContext): Promise<Resolved<SafetySettings>> {
   const { flags } = context.args;
-  const resolved = cliSafetyInForce(flags, await readWorkspaceConfig(workspacePaths(flags.workspace)), await readOwnConfig(context.io.env), context.io.env);
+  const resolved = cliSafetyInForce(
+    flags,
+    await readWorkspaceConfig(workspacePaths(flags.workspace)),
+    await readOwnConfig(context.io.env),
+    context.io.env,
+  );
   printWarnings(context.io, resolved.warnings);
-  return { settings: { ...resolved.settings, policySources: { ...resolved.settings.policySources, logger: context.logger } }, warnings: resolved.warnings };
+  return {
+    settings: { ...resolved.settings, policySources: { ...resolved.settings.policySources, logger: context.logger } },
+    warnings: resolved.warnings,
+  };
 }
 
 /** The safety settings of this command (warnings go to stderr, once per run). */
@@ -61,7 +78,9 @@ export async function cliSafety(context: CommandContext): Promise<SafetySettings
 
 /** An impact report as JSON output shows it: the workspace's ignored loosenings first among its `warnings`. */
 export function withPolicyWarnings(impact: ImpactReport, warnings: readonly PolicyWarning[]): ImpactReport {
-  return warnings.length === 0 ? impact : { ...impact, warnings: [...warnings.map((w) => w.message), ...impact.warnings] };
+  return warnings.length === 0
+    ? impact
+    : { ...impact, warnings: [...warnings.map((w) => w.message), ...impact.warnings] };
 }
 
 const printed = new WeakMap<CliIo, Set<string>>();

@@ -18,8 +18,10 @@ export function cliSshOptions(io: CliIo, noInput: boolean): SshOptions {
     ...(prompt
       ? {
           confirmHostKey: async ({ hop, fingerprint, keyType }) => {
-            io.stderr(`The authenticity of ${hop} can't be established.\n${keyType} key fingerprint is ${fingerprint}.\n`);
-            const answer = await prompt('Pin this key and connect (compare it with the host\'s own first)? [y/N] ');
+            io.stderr(
+              `The authenticity of ${hop} can't be established.\n${keyType} key fingerprint is ${fingerprint}.\n`,
+            );
+            const answer = await prompt("Pin this key and connect (compare it with the host's own first)? [y/N] ");
             return /^y(es)?$/i.test(answer.trim());
           },
         }
@@ -27,11 +29,19 @@ export function cliSshOptions(io: CliIo, noInput: boolean): SshOptions {
     ...(passphrase
       ? {
           secret: async ({ kind, hop, name }) => {
-            const question = kind === 'passphrase' ? `Passphrase for ${hop.keyFile ?? 'the key'} (${name}): ` : `Password of ${describeHop(hop)}: `;
+            const question =
+              kind === 'passphrase'
+                ? `Passphrase for ${hop.keyFile ?? 'the key'} (${name}): `
+                : `Password of ${describeHop(hop)}: `;
             try {
               return await passphrase(question);
             } catch (error) {
-              throw new AgentError('SSH_AUTH_FAILED', `${name} needs a ${kind} typed on the terminal, and this process has none.`, 'Run the command in a terminal, or use ssh-agent (ssh-add the key) so nothing needs typing.', { cause: error });
+              throw new AgentError(
+                'SSH_AUTH_FAILED',
+                `${name} needs a ${kind} typed on the terminal, and this process has none.`,
+                'Run the command in a terminal, or use ssh-agent (ssh-add the key) so nothing needs typing.',
+                { cause: error },
+              );
             }
           },
         }

@@ -12,12 +12,25 @@ import { visibleText } from '../shared/visibleSql';
 import type { CliIo } from './command';
 
 export function printTicket(io: Pick<CliIo, 'stdout'>, ticket: Ticket, rules: ApprovalRules | undefined): void {
-  io.stdout(visibleText(`${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n`));
+  io.stdout(
+    visibleText(
+      `${ticket.id} · ${ticket.kind} · ${ticket.status} · ${ticket.connection} · requested by ${ticket.createdBy}\n\n`,
+    ),
+  );
   io.stdout(`${shownStatement(ticket.sql).text}\n\n`);
   if (ticket.kind === 'write') io.stdout(`${renderImpact(ticket.impact)}\n\n`);
-  for (const h of ticket.history) io.stdout(visibleText(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`));
-  for (const d of ticket.decisions) io.stdout(visibleText(`  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}${d.signature?.scope ? ` · for database ${d.signature.scope.database}, policy version ${d.signature.scope.policyVersion}` : ''}\n`));
-  if (ticket.status === 'EXECUTING') io.stdout(`\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`);
+  for (const h of ticket.history)
+    io.stdout(visibleText(`  ${h.at}  ${h.action} by ${h.by}${h.comment ? `: ${h.comment}` : ''}\n`));
+  for (const d of ticket.decisions)
+    io.stdout(
+      visibleText(
+        `  decision: ${d.approve ? 'approve' : 'reject'} by ${d.by} · ${signedWord(ticket, d, rules)}${d.signature?.scope ? ` · for database ${d.signature.scope.database}, policy version ${d.signature.scope.policyVersion}` : ''}\n`,
+      ),
+    );
+  if (ticket.status === 'EXECUTING')
+    io.stdout(
+      `\nStill EXECUTING: its transaction ${ticket.execution?.xid ?? '?'} has not ended, or its database cannot be reached from here (pass --db).\n`,
+    );
 }
 
 /** The ticket as scripts read it: every stored field, plus kind, requestedBy and decisions with a `signed` mark. */
@@ -37,7 +50,11 @@ export function ticketJson(ticket: Ticket, rules: ApprovalRules | undefined) {
 }
 
 function signedWord(ticket: Ticket, decision: Ticket['decisions'][number], rules: ApprovalRules | undefined): string {
-  const state = rules ? signatureState(ticket, decision, rules.approvers) : decision.signature ? 'unknown-key' : 'unsigned';
+  const state = rules
+    ? signatureState(ticket, decision, rules.approvers)
+    : decision.signature
+      ? 'unknown-key'
+      : 'unsigned';
   switch (state) {
     case 'verified':
       return 'signed ✓';

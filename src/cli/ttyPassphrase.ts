@@ -12,7 +12,7 @@ const CONTROLLING_TERMINAL = '/dev/tty';
 function noTerminal(cause?: unknown): AgentError {
   return new AgentError(
     'APPROVAL_POLICY',
-    'A signing key\'s passphrase is asked on the controlling terminal, and this process has none (run by a program, not typed in a terminal): nothing was signed.',
+    "A signing key's passphrase is asked on the controlling terminal, and this process has none (run by a program, not typed in a terminal): nothing was signed.",
     'Run the command yourself in a terminal. There is deliberately no flag, environment variable or pipe for the passphrase.',
     { cause },
   );
@@ -62,10 +62,18 @@ export async function askPassphraseOnTty(question: string): Promise<string> {
 }
 
 /** Asks twice (making a key): a typo in a passphrase nobody can see would lock its owner out. */
-export async function newPassphrase(ask: ((question: string) => Promise<string>) | undefined, what: string): Promise<string> {
+export async function newPassphrase(
+  ask: ((question: string) => Promise<string>) | undefined,
+  what: string,
+): Promise<string> {
   if (!ask) throw noTerminal();
   const first = await ask(`Passphrase for ${what} (8 characters or more): `);
   const second = await ask('The same passphrase again: ');
-  if (first !== second) throw new AgentError('BAD_INPUT', 'The two passphrases differ: nothing was made.', 'Run the command again and type the same passphrase twice.');
+  if (first !== second)
+    throw new AgentError(
+      'BAD_INPUT',
+      'The two passphrases differ: nothing was made.',
+      'Run the command again and type the same passphrase twice.',
+    );
   return first;
 }

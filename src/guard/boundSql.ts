@@ -23,7 +23,9 @@ export interface BoundParameters {
  */
 export function nullBoundSql(sql: string, typeNames: readonly (string | undefined)[]): Promise<string> {
   // The type names are format_type() output or undefined: no NUL in them, so the key is unambiguous.
-  return nullBound.get(`${typeNames.map((t) => t ?? '').join('\0')}\0\0${sql}`, () => bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true));
+  return nullBound.get(`${typeNames.map((t) => t ?? '').join('\0')}\0\0${sql}`, () =>
+    bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true),
+  );
 }
 
 const nullBound = new TextMemo<string>();
@@ -63,11 +65,18 @@ export async function bindSql(sql: string, bound: BoundParameters, allNull = fal
 function literal(number: number, bound: BoundParameters): string {
   const index = number - 1;
   if (index < 0 || index >= bound.values.length) {
-    throw new AgentError('SQL_PLACEHOLDERS', `$${number} has no value: the client bound ${bound.values.length} parameter(s).`);
+    throw new AgentError(
+      'SQL_PLACEHOLDERS',
+      `$${number} has no value: the client bound ${bound.values.length} parameter(s).`,
+    );
   }
-  const format = bound.formats.length === 1 ? bound.formats[0] : bound.formats[index] ?? 0;
+  const format = bound.formats.length === 1 ? bound.formats[0] : (bound.formats[index] ?? 0);
   if (format !== 0) {
-    throw new AgentError('BAD_INPUT', `Parameter $${number} is sent in binary: the guard shows a held statement's values as text and cannot read it.`, 'Send parameters in text format (the default of psql, node-postgres, psycopg2).');
+    throw new AgentError(
+      'BAD_INPUT',
+      `Parameter $${number} is sent in binary: the guard shows a held statement's values as text and cannot read it.`,
+      'Send parameters in text format (the default of psql, node-postgres, psycopg2).',
+    );
   }
   const value = bound.values[index];
   const type = bound.typeNames[index];
@@ -82,6 +91,9 @@ function nullOf(type: string | undefined): string {
 /** Type names of Parse's declared parameter types (undefined where the client left a type open). */
 export async function typeNamesOf(db: Db, oids: readonly number[]): Promise<(string | undefined)[]> {
   if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
-  const result = await db.query<{ name: string | null }>('SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [oids]);
+  const result = await db.query<{ name: string | null }>(
+    'SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n',
+    [oids],
+  );
   return result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
 }

@@ -81,14 +81,21 @@ export async function answerBrokerCommand(context: GuardContext, command: Broker
   try {
     const rows = await run(context, command);
     const name = command.kind === 'decide' ? 'decide' : 'ticket';
-    return Buffer.concat([rowDescription([{ name, dataTypeID: 114 }]), ...rows.map((r) => dataRow([JSON.stringify(r)])), commandComplete(`SELECT ${rows.length}`)]);
+    return Buffer.concat([
+      rowDescription([{ name, dataTypeID: 114 }]),
+      ...rows.map((r) => dataRow([JSON.stringify(r)])),
+      commandComplete(`SELECT ${rows.length}`),
+    ]);
   } catch (error) {
     const e = toAgentError(error);
     context.logger.info('guard command refused', { command: command.kind, code: e.code, message: e.message });
     // PostgreSQL's own codes for "no such object" and "bad argument"; every other refusal is the guard's PA002.
-    if (e.code === 'APPROVAL_NOT_FOUND') return errorResponse({ code: '42704', message: e.message, ...(e.advice ? { hint: e.advice } : {}) });
-    if (e.code === 'BAD_INPUT') return errorResponse({ code: '22023', message: e.message, ...(e.advice ? { hint: e.advice } : {}) });
-    if (e.code.startsWith('APPROVAL_')) return errorResponse(refusedError(`refused by the guard: ${e.message}`, e.advice));
+    if (e.code === 'APPROVAL_NOT_FOUND')
+      return errorResponse({ code: '42704', message: e.message, ...(e.advice ? { hint: e.advice } : {}) });
+    if (e.code === 'BAD_INPUT')
+      return errorResponse({ code: '22023', message: e.message, ...(e.advice ? { hint: e.advice } : {}) });
+    if (e.code.startsWith('APPROVAL_'))
+      return errorResponse(refusedError(`refused by the guard: ${e.message}`, e.advice));
     return errorResponse({ code: GUARD_SQLSTATE.failed, message: `the guard could not answer: ${e.message}` });
   }
 }
@@ -102,7 +109,8 @@ async function run(context: GuardContext, command: BrokerCommand): Promise<unkno
       return (await store.list({ status: ['PENDING_APPROVAL', 'APPROVED'] })).filter(ours);
     case 'ticket': {
       const ticket = await store.get(command.id);
-      if (!ours(ticket)) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${command.id} for this guard's database.`);
+      if (!ours(ticket))
+        throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${command.id} for this guard's database.`);
       return [await viewOf(await context.openDb(), ticket)];
     }
     case 'decide': {
@@ -112,12 +120,13 @@ async function run(context: GuardContext, command: BrokerCommand): Promise<unkno
       if (!guards.signed) {
         throw new AgentError(
           'APPROVAL_POLICY',
-          'this database pins no signed policy (default mode): a decision over the guard\'s connection is not accepted, since any guard client could send one.',
+          "this database pins no signed policy (default mode): a decision over the guard's connection is not accepted, since any guard client could send one.",
           `Approve as the broker's user on its host: sudo -u pgagent pg-agent-broker approvals approve ${decision.ticket}`,
         );
       }
       const ticket = await store.get(decision.ticket);
-      if (!ours(ticket)) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${decision.ticket} for this guard's database.`);
+      if (!ours(ticket))
+        throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${decision.ticket} for this guard's database.`);
       const problem = wireDecisionProblem(ticket, decision, guards.signed, new Date());
       if (problem) throw new AgentError('APPROVAL_POLICY', `the decision on ${ticket.id} is not recorded: ${problem}.`);
       const decided = await store.decide(ticket.id, {
@@ -128,7 +137,11 @@ async function run(context: GuardContext, command: BrokerCommand): Promise<unkno
         now: new Date(decision.at),
         signature: decision.signature,
       });
-      context.logger.info('signed decision recorded over the guard connection', { ticket: ticket.id, by: decision.by, approve: decision.approve });
+      context.logger.info('signed decision recorded over the guard connection', {
+        ticket: ticket.id,
+        by: decision.by,
+        approve: decision.approve,
+      });
       return [await viewOf(db, decided)];
     }
   }
@@ -147,6 +160,10 @@ async function rawPinnedPolicy(db: Db): Promise<RawPinnedPolicy | null> {
     'SELECT pin.admin_key, p.version, p.document, p.signature FROM pgagent.policy_pin pin JOIN pgagent.policy p ON p.version = pin.version',
   );
   const row = rows.rows[0];
-  if (!row || rows.rows.length !== 1) throw new AgentError('APPROVAL_POLICY', 'this database has the pgagent schema of signed mode, but its pin or pinned policy is missing.');
+  if (!row || rows.rows.length !== 1)
+    throw new AgentError(
+      'APPROVAL_POLICY',
+      'this database has the pgagent schema of signed mode, but its pin or pinned policy is missing.',
+    );
   return { adminKey: row.admin_key, version: Number(row.version), document: row.document, signature: row.signature };
 }

@@ -14,7 +14,16 @@ import { answerBrokerCommand, brokerCommandOf } from './brokerCommands';
 import { copyFromStdinProblem } from './copyIn';
 import { ClientCopy } from './copyLoad';
 import type { GuardContext } from './guardContext';
-import { ABORTED, failedError, NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT, NOT_WHOLE, refusedError, verdictError, WHOLE_HINT } from './heldMessages';
+import {
+  ABORTED,
+  failedError,
+  NOT_IN_TRANSACTION,
+  NOT_IN_TRANSACTION_HINT,
+  NOT_WHOLE,
+  refusedError,
+  verdictError,
+  WHOLE_HINT,
+} from './heldMessages';
 import { InBandQuery } from './inBandQuery';
 import { HeldRuns } from './heldAnswer';
 import type { HeldEvents } from './heldAnswer';
@@ -27,11 +36,22 @@ import { endsTransaction, transactionControlOf } from './transactionControl';
 import type { UpstreamSession } from './upstream';
 import { UpstreamLink } from './upstreamLink';
 import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
-import { bindComplete, closeComplete, commandComplete, errorResponse, noData, parameterDescription, parseComplete, readyForQuery } from './wire/backendMessages';
+import {
+  bindComplete,
+  closeComplete,
+  commandComplete,
+  errorResponse,
+  noData,
+  parameterDescription,
+  parseComplete,
+  readyForQuery,
+} from './wire/backendMessages';
 import type { FrontendMessage } from './wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
 
-type Statement = { sql: string; paramTypes: number[] } & ({ kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' });
+type Statement = { sql: string; paramTypes: number[] } & (
+  { kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' }
+);
 /** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
 type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
 
@@ -70,7 +90,11 @@ export class ClientSession {
     this.describes = new UpstreamDescribe((bytes) => this.link.send(bytes));
     this.tx = new GuardedTransaction(context, this.inBand, user, events);
     this.held = new HeldRuns(context, user, events);
-    this.copy = new ClientCopy({ context, db, user, events, inBand: this.inBand, answer: (b) => this.link.answer(b) }, (b) => this.link.send(b), (d) => this.tx.addCopyData(d.comment, d.sha256));
+    this.copy = new ClientCopy(
+      { context, db, user, events, inBand: this.inBand, answer: (b) => this.link.answer(b) },
+      (b) => this.link.send(b),
+      (d) => this.tx.addCopyData(d.comment, d.sha256),
+    );
   }
 
   /** One whole client message; 'close' ends the connection (after a FATAL), 'terminate' is the client's own goodbye. */
@@ -81,7 +105,9 @@ export class ClientSession {
     } catch (error) {
       if (!(error instanceof MalformedMessage)) throw error;
       await this.settle();
-      await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }));
+      await this.answer(
+        errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message: ${error.message}` }),
+      );
       return 'close';
     }
     if (await this.copy.take(raw, message)) return undefined;
@@ -114,7 +140,13 @@ export class ClientSession {
       case 'terminate':
         return 'terminate';
       case 'functionCall':
-        await this.fail(refusedError('the fast-path function call does not pass through the guard', 'Call the function in a SELECT: it is then judged like any statement.'), true);
+        await this.fail(
+          refusedError(
+            'the fast-path function call does not pass through the guard',
+            'Call the function in a SELECT: it is then judged like any statement.',
+          ),
+          true,
+        );
         return undefined;
       case 'copyData':
       case 'copyDone':
@@ -122,7 +154,9 @@ export class ClientSession {
         return undefined;
       case 'other':
         await this.settle();
-        await this.answer(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid frontend message type ${message.code}` }));
+        await this.answer(
+          errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid frontend message type ${message.code}` }),
+        );
         return 'close';
     }
   }
@@ -149,7 +183,8 @@ export class ClientSession {
     const own = await brokerCommandOf(sql);
     if (own) {
       await this.settle();
-      if (this.link.status === 'I') return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
+      if (this.link.status === 'I')
+        return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
@@ -193,11 +228,19 @@ export class ClientSession {
     // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
     if (verdict.kind === 'hold' && this.link.status === 'T' && !(await this.measure(verdict.classification))) {
       await this.rollbackUpstream();
-      return this.fail((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
+      return this.fail(
+        (await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT),
+        false,
+      );
     }
     if (verdict.kind === 'pass' || verdict.kind === 'hold') {
       // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
-      this.statements.set(name, verdict.kind === 'pass' ? { sql, paramTypes, kind: 'pass', control } : { sql, paramTypes, kind: 'hold', classification: verdict.classification });
+      this.statements.set(
+        name,
+        verdict.kind === 'pass'
+          ? { sql, paramTypes, kind: 'pass', control }
+          : { sql, paramTypes, kind: 'hold', classification: verdict.classification },
+      );
       this.link.forward(raw, 'parse', true);
       return;
     }
@@ -220,16 +263,31 @@ export class ClientSession {
         const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
         // The ticket shows and runs the statement with its values: judged again as such, for its impact.
         const verdict = await this.judge(sql);
-        if (verdict.kind !== 'hold') return await this.fail(verdict.kind === 'pass' ? refusedError('the statement changed its nature with its values') : verdictError(verdict), false);
+        if (verdict.kind !== 'hold')
+          return await this.fail(
+            verdict.kind === 'pass'
+              ? refusedError('the statement changed its nature with its values')
+              : verdictError(verdict),
+            false,
+          );
         // DDL admitted at its Parse runs; a statement prepared earlier (only bound now) is measured and admitted here.
-        if ((this.tx.measuring && this.tx.admittedDdl(verdict.classification)) || (this.link.status === 'T' && (await this.measure(verdict.classification)))) {
+        if (
+          (this.tx.measuring && this.tx.admittedDdl(verdict.classification)) ||
+          (this.link.status === 'T' && (await this.measure(verdict.classification)))
+        ) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
           await this.tx.add(sql, false, statement.sql);
           this.portals.set(message.portal, { kind: 'pass' });
           this.link.forward(raw, 'bind', true);
           return;
         }
-        this.portals.set(message.portal, { kind: 'hold', sql, classification: verdict.classification, statement: message.statement, binary: asksBinary(message.resultFormats) });
+        this.portals.set(message.portal, {
+          kind: 'hold',
+          sql,
+          classification: verdict.classification,
+          statement: message.statement,
+          binary: asksBinary(message.resultFormats),
+        });
       } catch (error) {
         return this.fail(failedError(error), false);
       }
@@ -250,7 +308,10 @@ export class ClientSession {
       const answer = await describeHeldPortal(this.describes, portal);
       return Buffer.isBuffer(answer) ? this.answer(answer) : this.fail(answer, false);
     }
-    const synthesized = target === 'S' ? this.statements.get(name)?.kind === 'endTransaction' : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
+    const synthesized =
+      target === 'S'
+        ? this.statements.get(name)?.kind === 'endTransaction'
+        : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
     if (synthesized) {
       await this.settle();
       await this.answer(target === 'S' ? Buffer.concat([parameterDescription([]), noData()]) : noData());
@@ -283,7 +344,10 @@ export class ClientSession {
   }
 
   private async close(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
-    const upstreamKnows = target === 'S' ? this.statements.get(name)?.kind !== 'endTransaction' : this.portals.get(name)?.kind === 'pass' || !this.portals.has(name);
+    const upstreamKnows =
+      target === 'S'
+        ? this.statements.get(name)?.kind !== 'endTransaction'
+        : this.portals.get(name)?.kind === 'pass' || !this.portals.has(name);
     if (target === 'S') this.statements.delete(name);
     else this.portals.delete(name);
     if (!upstreamKnows) {
@@ -309,7 +373,9 @@ export class ClientSession {
   private async holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]> {
     if (this.link.status !== 'I') {
       await this.rollbackUpstream();
-      return [errorResponse((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT))];
+      return [
+        errorResponse((await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT)),
+      ];
     }
     const copyProblem = copyFromStdinProblem(classification);
     if (copyProblem) return [errorResponse(copyProblem)];
@@ -341,7 +407,10 @@ export class ClientSession {
   private async refuseControl(): Promise<void> {
     await this.rollbackUpstream();
     this.tx.reset();
-    return this.fail(refusedError(`${NOT_WHOLE} (sent in the extended protocol); the transaction was rolled back`, WHOLE_HINT), false);
+    return this.fail(
+      refusedError(`${NOT_WHOLE} (sent in the extended protocol); the transaction was rolled back`, WHOLE_HINT),
+      false,
+    );
   }
 
   /** The client's transaction ends upstream now: its locks go; the client sees it aborted until it ends it. */
@@ -365,7 +434,9 @@ export class ClientSession {
   /** The guard's own error in the extended protocol: messages up to Sync are skipped, as the server would. */
   private async fail(fields: ErrorFields, withReady: boolean): Promise<void> {
     await this.settle();
-    await this.answer(withReady ? Buffer.concat([errorResponse(fields), readyForQuery(this.clientStatus())]) : errorResponse(fields));
+    await this.answer(
+      withReady ? Buffer.concat([errorResponse(fields), readyForQuery(this.clientStatus())]) : errorResponse(fields),
+    );
     if (!withReady) this.skipping = true;
   }
 

@@ -58,7 +58,8 @@ export class CopyInRelay {
       // The payload after the type byte and length: the data stream, however the client cut it into messages.
       const payload = Buffer.from(raw.buffer, raw.byteOffset + 5, raw.byteLength - 5);
       this.hash.update(payload);
-      if (this.bytes < SHOWN_COPY_BYTES) this.shown.push(Buffer.from(payload.subarray(0, SHOWN_COPY_BYTES - this.bytes)));
+      if (this.bytes < SHOWN_COPY_BYTES)
+        this.shown.push(Buffer.from(payload.subarray(0, SHOWN_COPY_BYTES - this.bytes)));
       this.bytes += payload.length;
     } else this.active = false;
     this.send(raw);

@@ -31,7 +31,17 @@ import type { FrontendMessage } from './wire/frontendMessages';
 export const MAX_COPY_LOAD_BYTES = 1024 * 1024;
 
 /** COPY FROM options the temporary table takes exactly as the target would (they shape parsing only). */
-const OPTIONS = new Set(['format', 'delimiter', 'null', 'header', 'quote', 'escape', 'force_not_null', 'force_null', 'encoding']);
+const OPTIONS = new Set([
+  'format',
+  'delimiter',
+  'null',
+  'header',
+  'quote',
+  'escape',
+  'force_not_null',
+  'force_null',
+  'encoding',
+]);
 
 interface Target {
   table: string;
@@ -66,7 +76,8 @@ export class CopyLoad {
     if (target === undefined) return false;
     if ('problem' in target) return this.end(refusedError(target.problem)).then(() => true);
     const catalog = await this.deps.inBand.run(columnsSql(target.table));
-    if (catalog.error !== undefined) return this.end(refusedError(`COPY ${target.table} FROM STDIN: ${catalog.error}`)).then(() => true);
+    if (catalog.error !== undefined)
+      return this.end(refusedError(`COPY ${target.table} FROM STDIN: ${catalog.error}`)).then(() => true);
     const names = new Map(catalog.rows.map(([name, identity]) => [quoted(name ?? ''), identity]));
     const columns = target.columns ?? [...names.keys()];
     this.target = { ...target, columns, overriding: columns.some((c) => names.get(c) === 'a') };
@@ -89,9 +100,15 @@ export class CopyLoad {
     const data = this.data;
     this.data = [];
     if (type === 'copyFail') return this.end({ code: '57014', message: `COPY from stdin failed: ${failure ?? ''}` });
-    if (type !== 'copyDone') return this.end({ code: '08P01', message: `unexpected message type ${type} during COPY from stdin` });
+    if (type !== 'copyDone')
+      return this.end({ code: '08P01', message: `unexpected message type ${type} during COPY from stdin` });
     if (this.bytes > MAX_COPY_LOAD_BYTES) {
-      return this.end(refusedError(`COPY … FROM STDIN through the guard takes at most ${MAX_COPY_LOAD_BYTES} bytes of data; this one sent ${this.bytes}; nothing was kept`, 'Load it inside BEGIN … COMMIT (psql -1): the transaction is measured and held as a whole; or load it directly as its owner.'));
+      return this.end(
+        refusedError(
+          `COPY … FROM STDIN through the guard takes at most ${MAX_COPY_LOAD_BYTES} bytes of data; this one sent ${this.bytes}; nothing was kept`,
+          'Load it inside BEGIN … COMMIT (psql -1): the transaction is measured and held as a whole; or load it directly as its owner.',
+        ),
+      );
     }
     try {
       await this.hold(target, data);
@@ -101,7 +118,10 @@ export class CopyLoad {
   }
 
   private async hold(target: Target & { columns: string[]; overriding: boolean }, data: Buffer[]): Promise<void> {
-    const parsed = await this.deps.inBand.run(loadSql(target), Buffer.concat([...data, Buffer.from([0x63, 0, 0, 0, 4])]));
+    const parsed = await this.deps.inBand.run(
+      loadSql(target),
+      Buffer.concat([...data, Buffer.from([0x63, 0, 0, 0, 4])]),
+    );
     if (parsed.error !== undefined) {
       await this.deps.inBand.run('ROLLBACK');
       return this.end(refusedError(`COPY ${target.table} FROM STDIN: ${parsed.error}; nothing was kept`));
@@ -110,7 +130,12 @@ export class CopyLoad {
     if (Number(count) === 0 || values == null) return this.done(['COPY 0']);
     const insert = `INSERT INTO ${target.table} (${target.columns.join(', ')})${target.overriding ? ' OVERRIDING SYSTEM VALUE' : ''} VALUES\n${values}`;
     const verdict = await judgeSql(this.deps.db, insert);
-    if (verdict.kind !== 'hold') return this.end(verdict.kind === 'refuse' ? refusedError(verdict.reasons.join('; ')) : refusedError(`the INSERT built from this COPY was not judged a write (${verdict.kind})`));
+    if (verdict.kind !== 'hold')
+      return this.end(
+        verdict.kind === 'refuse'
+          ? refusedError(verdict.reasons.join('; '))
+          : refusedError(`the INSERT built from this COPY was not judged a write (${verdict.kind})`),
+      );
     const { context, user, events } = this.deps;
     const outcome = await holdOrRun(context, insert, verdict.classification, `guard user ${user}`, events.awaiting);
     if (outcome.kind === 'executed') return this.done([`COPY ${count ?? 0}`]);
@@ -132,11 +157,17 @@ export class CopyLoad {
 function targetOf(sql: string): Target | { problem: string } | undefined {
   const statements = parseSql(sql).statements;
   const node = statements.length === 1 ? rec(statements[0]!.tree, 'CopyStmt') : undefined;
-  if (!node || node.is_from !== true || node.is_program === true || str(node, 'filename') !== undefined) return undefined;
+  if (!node || node.is_from !== true || node.is_program === true || str(node, 'filename') !== undefined)
+    return undefined;
   const relation = rec(node, 'relation');
   const relname = str(relation, 'relname');
-  if (relname === undefined || str(relation, 'catalogname') !== undefined) return { problem: 'this COPY names no table the guard can load' };
-  if (node.whereClause !== undefined) return { problem: 'COPY … FROM STDIN WHERE … does not pass through the guard outside a transaction; filter the rows before loading them' };
+  if (relname === undefined || str(relation, 'catalogname') !== undefined)
+    return { problem: 'this COPY names no table the guard can load' };
+  if (node.whereClause !== undefined)
+    return {
+      problem:
+        'COPY … FROM STDIN WHERE … does not pass through the guard outside a transaction; filter the rows before loading them',
+    };
   const schema = str(relation, 'schemaname');
   const table = `${schema !== undefined ? `${quoted(schema)}.` : ''}${quoted(relname)}`;
   const attlist = arr(node, 'attlist').map((a) => str(rec(a, 'String'), 'sval'));
@@ -145,12 +176,22 @@ function targetOf(sql: string): Target | { problem: string } | undefined {
     const def = rec(option, 'DefElem');
     const name = str(def, 'defname') ?? '';
     const value = optionValue(def?.arg);
-    if (!OPTIONS.has(name) || value === undefined || (name === 'format' && !['text', 'csv'].includes(value.toLowerCase().replace(/'/g, '')))) {
-      return { problem: `COPY option ${name}${value ? ` ${value}` : ''} is not taken by the guard outside a transaction (text or CSV data only)` };
+    if (
+      !OPTIONS.has(name) ||
+      value === undefined ||
+      (name === 'format' && !['text', 'csv'].includes(value.toLowerCase().replace(/'/g, '')))
+    ) {
+      return {
+        problem: `COPY option ${name}${value ? ` ${value}` : ''} is not taken by the guard outside a transaction (text or CSV data only)`,
+      };
     }
     options.push(`${name.toUpperCase()} ${value}`);
   }
-  return { table, columns: attlist.length > 0 ? attlist.map((c) => quoted(c ?? '')) : undefined, options: options.length > 0 ? ` (${options.join(', ')})` : '' };
+  return {
+    table,
+    columns: attlist.length > 0 ? attlist.map((c) => quoted(c ?? '')) : undefined,
+    options: options.length > 0 ? ` (${options.join(', ')})` : '',
+  };
 }
 
 /** An option's argument as SQL: a literal, a boolean, or a column list; undefined for anything else. */

@@ -21,7 +21,8 @@ const MAX_TRIES = 200;
 export function readOfCopyToStdout(statement: ParsedStatement): string | undefined {
   if (statement.kind !== 'CopyStmt') return undefined;
   const node = rec(statement.tree, 'CopyStmt');
-  if (!node || node.is_from === true || node.is_program === true || str(node, 'filename') !== undefined) return undefined;
+  if (!node || node.is_from === true || node.is_program === true || str(node, 'filename') !== undefined)
+    return undefined;
   if (node.whereClause !== undefined) return undefined;
   const relation = rec(node, 'relation');
   if (relation) {
@@ -68,6 +69,7 @@ function withoutLocations(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutLocations);
   if (!isRec(value)) return value;
   const out: Rec = {};
-  for (const [key, inner] of Object.entries(value)) if (key !== 'location' && key !== 'stmt_location' && key !== 'stmt_len') out[key] = withoutLocations(inner);
+  for (const [key, inner] of Object.entries(value))
+    if (key !== 'location' && key !== 'stmt_location' && key !== 'stmt_len') out[key] = withoutLocations(inner);
   return out;
 }

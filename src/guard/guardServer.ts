@@ -66,7 +66,15 @@ const HANDLED: Iterable<Uint8Array> = {
 
 export async function startGuard(options: GuardServerOptions): Promise<RunningGuard> {
   const { context } = options;
-  const clients = new Map<number, { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; keys: { processId: number; secretKey: number } }>();
+  const clients = new Map<
+    number,
+    {
+      info: GuardClientInfo;
+      upstream?: UpstreamSession;
+      session?: ClientSession;
+      keys: { processId: number; secretKey: number };
+    }
+  >();
   let nextId = 1;
   const awaiting = new Set<string>();
   let listener: () => void = () => undefined;
@@ -81,8 +89,12 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     if (client?.session?.held.cancel()) return;
     const target = client?.upstream;
     if (!target) return;
-    const socket = net.connect({ host: context.upstream.host, port: context.upstream.port }, () => socket.end(serialize.cancel(target.processId, target.secretKey)));
-    socket.on('error', (error) => context.logger.warn('guard could not forward a cancel request', { error: error.message }));
+    const socket = net.connect({ host: context.upstream.host, port: context.upstream.port }, () =>
+      socket.end(serialize.cancel(target.processId, target.secretKey)),
+    );
+    socket.on('error', (error) =>
+      context.logger.warn('guard could not forward a cancel request', { error: error.message }),
+    );
   };
 
   const accept = async (socket: net.Socket) => {
@@ -97,7 +109,10 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
     // A socket that never finishes start-up (sends nothing, or half a packet) holds no descriptor for ever.
-    const startupTimer = setTimeout(() => session === undefined && socket.destroy(), options.startupTimeoutMs ?? 60_000).unref();
+    const startupTimer = setTimeout(
+      () => session === undefined && socket.destroy(),
+      options.startupTimeoutMs ?? 60_000,
+    ).unref();
     socket.on('close', () => {
       clearTimeout(startupTimer);
       session?.end();
@@ -114,7 +129,10 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       // The client reads slower than the upstream sends: stop reading the upstream until it catches up.
       if ((writer.desiredSize ?? 1) <= 0 && entry.upstream) {
         entry.upstream.pause();
-        void writer.ready.then(() => entry.upstream?.resume(), () => undefined);
+        void writer.ready.then(
+          () => entry.upstream?.resume(),
+          () => undefined,
+        );
       }
       await written;
     };
@@ -134,7 +152,11 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         } catch (error) {
           context.logger.warn('guard could not open an upstream session', { user, error: String(error) });
           // eslint-disable-next-line @typescript-eslint/only-throw-error -- pg-gateway sends a thrown BackendError (not an Error) as the client's FATAL
-          throw BackendError.create({ severity: 'FATAL', code: '08006', message: `the guard cannot reach its database now: ${error instanceof Error ? error.message : String(error)}` });
+          throw BackendError.create({
+            severity: 'FATAL',
+            code: '08006',
+            message: `the guard cannot reach its database now: ${error instanceof Error ? error.message : String(error)}`,
+          });
         }
         const upstream = entry.upstream;
         for (const [name, value] of upstream.parameters) await write(parameterStatus(name, value));
@@ -190,11 +212,21 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       },
     });
     // A declared length that lies: FATAL 08P01 and closed (the answer is given a second at most) instead of buffered.
-    const unread = boundUnreadBytes(socket, () => session !== undefined, (limit) => {
-      const close = () => socket.destroy();
-      setTimeout(close, 1000).unref();
-      write(errorResponse({ severity: 'FATAL', code: '08P01', message: `invalid message length: the guard reads no message over ${limit} bytes` })).then(close, close);
-    });
+    const unread = boundUnreadBytes(
+      socket,
+      () => session !== undefined,
+      (limit) => {
+        const close = () => socket.destroy();
+        setTimeout(close, 1000).unref();
+        write(
+          errorResponse({
+            severity: 'FATAL',
+            code: '08P01',
+            message: `invalid message length: the guard reads no message over ${limit} bytes`,
+          }),
+        ).then(close, close);
+      },
+    );
   };
 
   // Every socket, authenticated or not yet: closing the guard ends them all (server.close waits for each).
@@ -215,7 +247,12 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   return {
     host: address.address,
     port: address.port,
-    clients: () => [...clients.values()].map((c) => ({ ...c.info, held: [...c.info.held], ...(c.info.waiting ? { waiting: { ...c.info.waiting } } : {}) })),
+    clients: () =>
+      [...clients.values()].map((c) => ({
+        ...c.info,
+        held: [...c.info.held],
+        ...(c.info.waiting ? { waiting: { ...c.info.waiting } } : {}),
+      })),
     onChange: (l) => (listener = l),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -224,4 +261,3 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     },
   };
 }
-

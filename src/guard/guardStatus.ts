@@ -56,36 +56,67 @@ const GUARD_CLIENT = 'guard user ';
 /** The guard's held tickets (created for a guard user on its upstream, pending or approved), newest first. */
 export async function heldByGuard(store: TicketStore, status: GuardStatus): Promise<HeldByGuard> {
   const tickets = await store.list({ status: ['PENDING_APPROVAL', 'APPROVED'] });
-  const ours = tickets.filter((t) => t.kind === 'write' && t.createdBy.startsWith(GUARD_CLIENT) && (status.connection === undefined || t.connection === status.connection));
+  const ours = tickets.filter(
+    (t) =>
+      t.kind === 'write' &&
+      t.createdBy.startsWith(GUARD_CLIENT) &&
+      (status.connection === undefined || t.connection === status.connection),
+  );
   const info = (t: Ticket): HeldTicketInfo => ({
     ticket: t.id,
     status: t.status,
     risk: t.risk,
     statements: isGuardTransaction(t) ? (t.transaction?.statements.length ?? 0) : 1,
-    tables: t.impact.tables.map((x) => ({ table: `${x.schema}.${x.name}`, via: x.via, inserted: x.inserted, updated: x.updated, deleted: x.deleted })),
+    tables: t.impact.tables.map((x) => ({
+      table: `${x.schema}.${x.name}`,
+      via: x.via,
+      inserted: x.inserted,
+      updated: x.updated,
+      deleted: x.deleted,
+    })),
     since: t.createdAt,
     by: t.createdBy.slice(GUARD_CLIENT.length),
     clients: status.clients.filter((c) => c.held.includes(t.id)).map((c) => c.id),
   });
-  return { heldStatements: ours.filter((t) => !isGuardTransaction(t)).map(info), heldTransactions: ours.filter(isGuardTransaction).map(info) };
+  return {
+    heldStatements: ours.filter((t) => !isGuardTransaction(t)).map(info),
+    heldTransactions: ours.filter(isGuardTransaction).map(info),
+  };
 }
 
 /** `pg-agent guard status` as text: the guard, its clients, then what is held. */
 export function guardStatusText(s: GuardStatus, held: HeldByGuard | { error: string }): string {
-  const lines = [`Guard pid ${s.pid} on ${s.listen} in front of ${s.upstream}, since ${s.startedAt}`, `${s.clients.length} client(s)`];
+  const lines = [
+    `Guard pid ${s.pid} on ${s.listen} in front of ${s.upstream}, since ${s.startedAt}`,
+    `${s.clients.length} client(s)`,
+  ];
   for (const c of s.clients) {
-    lines.push(`  #${c.id} ${c.user}${c.application ? ` (${c.application})` : ''} since ${c.since}${c.held.length ? `; waiting on ${c.held.join(', ')}` : ''}`);
+    lines.push(
+      `  #${c.id} ${c.user}${c.application ? ` (${c.application})` : ''} since ${c.since}${c.held.length ? `; waiting on ${c.held.join(', ')}` : ''}`,
+    );
     if (c.waiting) lines.push(`    waits (--hold wait) on ticket ${c.waiting.ticket} since ${c.waiting.since}`);
   }
   if ('error' in held) {
     lines.push(`Held tickets unknown: ${held.error}`);
     return `${lines.join('\n')}\n`;
   }
-  const rows = (h: HeldTicketInfo) => h.tables.map((t) => `${t.table} ${[t.inserted ? `+${t.inserted}` : '', t.updated ? `~${t.updated}` : '', t.deleted ? `-${t.deleted}` : ''].filter(Boolean).join(' ') || '0'}${t.via === 'direct' ? '' : ` (${t.via})`}`).join(', ') || 'no rows';
+  const rows = (h: HeldTicketInfo) =>
+    h.tables
+      .map(
+        (t) =>
+          `${t.table} ${[t.inserted ? `+${t.inserted}` : '', t.updated ? `~${t.updated}` : '', t.deleted ? `-${t.deleted}` : ''].filter(Boolean).join(' ') || '0'}${t.via === 'direct' ? '' : ` (${t.via})`}`,
+      )
+      .join(', ') || 'no rows';
   const line = (h: HeldTicketInfo, what: string) =>
-    `  ${h.ticket} ${h.status === 'APPROVED' ? 'approved, waiting for the client\'s retry' : 'waiting for approval'} · ${what} · ${h.risk} · ${rows(h)} · by ${h.by} since ${h.since}${h.clients.length ? ` · client ${h.clients.map((id) => `#${id}`).join(', ')}` : ''}`;
-  lines.push(`${held.heldStatements.length} held statement(s)`, ...held.heldStatements.map((h) => line(h, 'statement')));
-  lines.push(`${held.heldTransactions.length} held transaction(s)`, ...held.heldTransactions.map((h) => line(h, `${h.statements} statement${h.statements === 1 ? '' : 's'}`)));
+    `  ${h.ticket} ${h.status === 'APPROVED' ? "approved, waiting for the client's retry" : 'waiting for approval'} · ${what} · ${h.risk} · ${rows(h)} · by ${h.by} since ${h.since}${h.clients.length ? ` · client ${h.clients.map((id) => `#${id}`).join(', ')}` : ''}`;
+  lines.push(
+    `${held.heldStatements.length} held statement(s)`,
+    ...held.heldStatements.map((h) => line(h, 'statement')),
+  );
+  lines.push(
+    `${held.heldTransactions.length} held transaction(s)`,
+    ...held.heldTransactions.map((h) => line(h, `${h.statements} statement${h.statements === 1 ? '' : 's'}`)),
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -107,14 +138,17 @@ export async function removeGuardStatus(workspaceDir: string, pid: number): Prom
 /** A starting guard forgets the files of guards that died without cleaning up (SIGKILL, a crash). */
 export async function removeDeadGuardStatuses(workspaceDir: string): Promise<void> {
   // By the file's own name: the pid inside a file is its content, never a path.
-  for (const found of await readGuardStatuses(workspaceDir)) if (!found.running) await rm(join(guardDir(workspaceDir), found.file), { force: true });
+  for (const found of await readGuardStatuses(workspaceDir))
+    if (!found.running) await rm(join(guardDir(workspaceDir), found.file), { force: true });
 }
 
 /**
  * Every guard that wrote a status in this workspace, running ones first, the most recently started first;
  * `running: false` for a file a dead guard left (or one whose pid is not the one its name says).
  */
-export async function readGuardStatuses(workspaceDir: string): Promise<{ file: string; status: GuardStatus; running: boolean }[]> {
+export async function readGuardStatuses(
+  workspaceDir: string,
+): Promise<{ file: string; status: GuardStatus; running: boolean }[]> {
   let names: string[];
   try {
     names = await readdir(guardDir(workspaceDir));
@@ -134,5 +168,8 @@ export async function readGuardStatuses(workspaceDir: string): Promise<{ file: s
       if (!isErrno(error, 'ENOENT')) throw error;
     }
   }
-  return found.sort((a, b) => Number(b.running) - Number(a.running) || String(b.status.startedAt).localeCompare(String(a.status.startedAt)));
+  return found.sort(
+    (a, b) =>
+      Number(b.running) - Number(a.running) || String(b.status.startedAt).localeCompare(String(a.status.startedAt)),
+  );
 }

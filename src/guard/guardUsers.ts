@@ -14,7 +14,13 @@ import { writeFileAtomic } from '../core/fs/atomicWrite';
 import { isErrno } from '../core/fs/errno';
 import { AgentError } from '../core/platform/errors';
 
-const verifierSchema = z.strictObject({ salt: z.string(), iterations: z.number().int().positive(), storedKey: z.string(), serverKey: z.string(), createdAt: z.string() });
+const verifierSchema = z.strictObject({
+  salt: z.string(),
+  iterations: z.number().int().positive(),
+  storedKey: z.string(),
+  serverKey: z.string(),
+  createdAt: z.string(),
+});
 const usersFileSchema = z.strictObject({ users: z.record(z.string(), verifierSchema) });
 type UsersFile = z.infer<typeof usersFileSchema>;
 
@@ -37,10 +43,19 @@ export class GuardUsers {
   /** Adds a user with a fresh random password and returns that password (shown once, never stored). */
   async add(name: string): Promise<string> {
     if (!USER_NAME.test(name)) {
-      throw new AgentError('BAD_INPUT', `"${name}" is not a guard user name.`, 'Use lowercase letters, digits and _, starting with a letter (at most 63).');
+      throw new AgentError(
+        'BAD_INPUT',
+        `"${name}" is not a guard user name.`,
+        'Use lowercase letters, digits and _, starting with a letter (at most 63).',
+      );
     }
     const file = await this.read();
-    if (file.users[name]) throw new AgentError('BAD_INPUT', `Guard user "${name}" exists already.`, 'Pick another name (its password cannot be shown again).');
+    if (file.users[name])
+      throw new AgentError(
+        'BAD_INPUT',
+        `Guard user "${name}" exists already.`,
+        'Pick another name (its password cannot be shown again).',
+      );
     const password = randomBytes(24).toString('base64url');
     const verifier = await createScramSha256Data(password);
     file.users[name] = { ...verifier, createdAt: new Date().toISOString() };
@@ -60,7 +75,8 @@ export class GuardUsers {
    */
   async verifier(name: string): Promise<ScramSha256Data> {
     const known = (await this.read()).users[name];
-    if (known) return { salt: known.salt, iterations: known.iterations, storedKey: known.storedKey, serverKey: known.serverKey };
+    if (known)
+      return { salt: known.salt, iterations: known.iterations, storedKey: known.storedKey, serverKey: known.serverKey };
     this.dummy ??= createScramSha256Data(randomBytes(24).toString('base64url'));
     return this.dummy;
   }
@@ -74,7 +90,11 @@ export class GuardUsers {
       throw error;
     }
     const parsed = usersFileSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new AgentError('BAD_INPUT', `${this.file} is not a guard users file: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+    if (!parsed.success)
+      throw new AgentError(
+        'BAD_INPUT',
+        `${this.file} is not a guard users file: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+      );
     return parsed.data;
   }
 }

@@ -34,7 +34,14 @@ export interface HoldAnswerOptions {
   wait?: { seconds: number; signal: AbortSignal };
 }
 
-export async function holdOrRunAnswer(context: GuardContext, sql: string, classification: Classification, user: string, events: HeldEvents, options: HoldAnswerOptions): Promise<Buffer[]> {
+export async function holdOrRunAnswer(
+  context: GuardContext,
+  sql: string,
+  classification: Classification,
+  user: string,
+  events: HeldEvents,
+  options: HoldAnswerOptions,
+): Promise<Buffer[]> {
   const requestedBy = `guard user ${user}`;
   try {
     // Identical statements are decided one at a time in this guard (one ticket, not one per client); never the wait.
@@ -51,10 +58,24 @@ export async function holdOrRunAnswer(context: GuardContext, sql: string, classi
       }
       context.logger.info('guard wait on a held statement ended', { ticket: ticket.id, by: requestedBy, end: ended });
       if (ended === 'gone') return [];
-      if (ended === 'cancel') return [errorResponse({ ...CANCELED, detail: `Ticket ${ticket.id} stays pending; nothing ran. Once approved, the identical statement sent again runs once.` })];
+      if (ended === 'cancel')
+        return [
+          errorResponse({
+            ...CANCELED,
+            detail: `Ticket ${ticket.id} stays pending; nothing ran. Once approved, the identical statement sent again runs once.`,
+          }),
+        ];
       if (ended === 'timeout') return [errorResponse(heldError(ticket, true, options.wait.seconds))];
       // A cancel or departure that came with the decision still wins: nothing runs for a client that left.
-      if (options.wait.signal.aborted) return options.wait.signal.reason === 'gone' ? [] : [errorResponse({ ...CANCELED, detail: `Ticket ${ticket.id} was decided as the wait was cancelled; nothing ran.` })];
+      if (options.wait.signal.aborted)
+        return options.wait.signal.reason === 'gone'
+          ? []
+          : [
+              errorResponse({
+                ...CANCELED,
+                detail: `Ticket ${ticket.id} was decided as the wait was cancelled; nothing ran.`,
+              }),
+            ];
       // Decided: the same path as a retry (approved: runs once; rejected: PA002; run elsewhere: its tag).
       outcome = await oneAtATime(sql, () => holdOrRun(context, sql, classification, requestedBy, events.awaiting));
     }
@@ -70,7 +91,11 @@ function answerOf(outcome: HoldOutcome, events: HeldEvents, options: HoldAnswerO
     return outcome.tags.flatMap((tag, index) => {
       const result = outcome.results?.[index];
       if (!result || result.fields.length === 0) return [commandComplete(tag)];
-      return [...(options.rowDescription ? [rowDescription(result.fields)] : []), ...result.rows.map(dataRow), commandComplete(tag)];
+      return [
+        ...(options.rowDescription ? [rowDescription(result.fields)] : []),
+        ...result.rows.map(dataRow),
+        commandComplete(tag),
+      ];
     });
   }
   if (outcome.kind === 'held') {
@@ -98,7 +123,10 @@ export class HeldRuns {
     const waitEnd = (this.waitEnd = seconds === undefined ? undefined : new AbortController());
     try {
       const wait = seconds !== undefined && waitEnd ? { seconds, signal: waitEnd.signal } : undefined;
-      return await holdOrRunAnswer(this.context, sql, classification, this.user, this.events, { rowDescription, ...(wait ? { wait } : {}) });
+      return await holdOrRunAnswer(this.context, sql, classification, this.user, this.events, {
+        rowDescription,
+        ...(wait ? { wait } : {}),
+      });
     } finally {
       this.waitEnd = undefined;
     }
@@ -117,7 +145,12 @@ export class HeldRuns {
 }
 
 /** Waits for the ticket's decision, at most `seconds`; the client's cancel or departure ends it sooner. */
-async function waitOn(context: GuardContext, ticketId: string, seconds: number, signal: AbortSignal): Promise<'decided' | 'timeout' | WaitEnd> {
+async function waitOn(
+  context: GuardContext,
+  ticketId: string,
+  seconds: number,
+  signal: AbortSignal,
+): Promise<'decided' | 'timeout' | WaitEnd> {
   const store = await context.openTicketStore();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort('timeout'), seconds * 1000);

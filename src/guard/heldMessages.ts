@@ -12,7 +12,11 @@ import { GUARD_SQLSTATE } from './sqlstates';
 export function heldError(ticket: Ticket, reused: boolean, waitedSeconds?: number): ErrorFields {
   const impact = ticket.impact;
   const tables = impact.tables.map((t) => {
-    const parts = [t.inserted ? `${t.inserted} inserted` : '', t.updated ? `${t.updated} updated` : '', t.deleted ? `${t.deleted} deleted` : ''].filter(Boolean);
+    const parts = [
+      t.inserted ? `${t.inserted} inserted` : '',
+      t.updated ? `${t.updated} updated` : '',
+      t.deleted ? `${t.deleted} deleted` : '',
+    ].filter(Boolean);
     return `${t.schema}.${t.name}: ${parts.join(', ') || 'no rows'}${t.via === 'direct' ? '' : ` (${t.via})`}`;
   });
   const rows = impact.exactRows === null ? 'rows not previewed' : `${impact.exactRows} row(s)`;
@@ -35,11 +39,17 @@ export function refusedError(message: string, hint?: string): ErrorFields {
 
 export function failedError(error: unknown): ErrorFields {
   const e = toAgentError(error);
-  return { code: GUARD_SQLSTATE.failed, message: `the guard could not judge or run this statement; nothing ran: ${e.message}`, ...(e.advice ? { hint: e.advice } : {}) };
+  return {
+    code: GUARD_SQLSTATE.failed,
+    message: `the guard could not judge or run this statement; nothing ran: ${e.message}`,
+    ...(e.advice ? { hint: e.advice } : {}),
+  };
 }
 
 /** The guard's answer for a statement it neither passes nor holds: a syntax error, a refusal, or a failure to judge. */
-export function verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }> | { kind: 'failed'; error: unknown }): ErrorFields {
+export function verdictError(
+  verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }> | { kind: 'failed'; error: unknown },
+): ErrorFields {
   switch (verdict.kind) {
     case 'syntax':
       return { code: '42601', message: verdict.message, position: verdict.position + 1 };
@@ -52,8 +62,14 @@ export function verdictError(verdict: Exclude<Verdict, { kind: 'pass' | 'hold' }
 
 /** A CancelRequest ended the client's `--hold wait` (PostgreSQL's own message for a cancelled statement). */
 export const CANCELED: ErrorFields = { code: '57014', message: 'canceling statement due to user request' };
-export const ABORTED: ErrorFields = { code: '25P02', message: 'current transaction is aborted, commands ignored until end of transaction block' };
-export const NOT_IN_TRANSACTION = "not run: this write came after the transaction's first query, too late to measure it; the transaction was rolled back (nothing it did is kept, no lock is held)";
-export const NOT_IN_TRANSACTION_HINT = 'Send the write on its own, outside BEGIN … COMMIT, or start the transaction with a write: it is then held as a whole at COMMIT.';
-export const NOT_WHOLE = 'the guard approves a transaction as a whole that ends with one COMMIT or ROLLBACK on its own (no SAVEPOINT, AND CHAIN or COMMIT among other statements yet)';
+export const ABORTED: ErrorFields = {
+  code: '25P02',
+  message: 'current transaction is aborted, commands ignored until end of transaction block',
+};
+export const NOT_IN_TRANSACTION =
+  "not run: this write came after the transaction's first query, too late to measure it; the transaction was rolled back (nothing it did is kept, no lock is held)";
+export const NOT_IN_TRANSACTION_HINT =
+  'Send the write on its own, outside BEGIN … COMMIT, or start the transaction with a write: it is then held as a whole at COMMIT.';
+export const NOT_WHOLE =
+  'the guard approves a transaction as a whole that ends with one COMMIT or ROLLBACK on its own (no SAVEPOINT, AND CHAIN or COMMIT among other statements yet)';
 export const WHOLE_HINT = 'Send COMMIT on its own; without savepoints.';

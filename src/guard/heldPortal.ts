@@ -47,7 +47,13 @@ export class UpstreamDescribe {
     if (!capture) return false;
     for (const m of messages as (BackendMessage & { fields?: Field[]; message?: string })[]) {
       const answer: DescribeAnswer | undefined =
-        m.name === 'rowDescription' ? { fields: m.fields ?? [] } : m.name === 'noData' ? { fields: [] } : m.name === 'error' ? { error: m.message ?? 'error' } : undefined;
+        m.name === 'rowDescription'
+          ? { fields: m.fields ?? [] }
+          : m.name === 'noData'
+            ? { fields: [] }
+            : m.name === 'error'
+              ? { error: m.message ?? 'error' }
+              : undefined;
       if (answer) {
         this.capture = undefined;
         capture(answer);
@@ -64,7 +70,10 @@ export class UpstreamDescribe {
 }
 
 /** The answer to Describe of a held portal (call once the upstream answered everything before). */
-export async function describeHeldPortal(describes: UpstreamDescribe, portal: HeldPortal): Promise<Buffer | ErrorFields> {
+export async function describeHeldPortal(
+  describes: UpstreamDescribe,
+  portal: HeldPortal,
+): Promise<Buffer | ErrorFields> {
   const described = await describes.run(portal.statement);
   if ('error' in described) return failedError(new Error(described.error));
   portal.described = true;
@@ -72,7 +81,10 @@ export async function describeHeldPortal(describes: UpstreamDescribe, portal: He
 }
 
 /** Before a held portal runs: why it may not (binary rows asked blind), or undefined. */
-export async function heldPortalProblem(describes: UpstreamDescribe, portal: HeldPortal): Promise<ErrorFields | undefined> {
+export async function heldPortalProblem(
+  describes: UpstreamDescribe,
+  portal: HeldPortal,
+): Promise<ErrorFields | undefined> {
   if (!portal.binary || portal.described) return undefined;
   const described = await describes.run(portal.statement);
   if ('error' in described) return failedError(new Error(described.error));

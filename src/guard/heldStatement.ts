@@ -33,11 +33,19 @@ export type HoldOutcome =
 export type AwaitingClients = Set<string>;
 
 /** Holds `sql` on a ticket, or runs it when its identical text's ticket is approved. */
-export async function holdOrRun(context: GuardContext, sql: string, classification: Classification, requestedBy: string, awaiting: AwaitingClients): Promise<HoldOutcome> {
+export async function holdOrRun(
+  context: GuardContext,
+  sql: string,
+  classification: Classification,
+  requestedBy: string,
+  awaiting: AwaitingClients,
+): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
   // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
-  const same = (await store.list()).filter((t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql && t.connection === connection);
+  const same = (await store.list()).filter(
+    (t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql && t.connection === connection,
+  );
   const live = same.find((t) => t.status === 'APPROVED' || t.status === 'PENDING_APPROVAL');
   if (live?.status === 'APPROVED') {
     try {
@@ -53,10 +61,19 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
       forgetReach(await context.openDb());
       awaiting.delete(live.id);
       context.logger.info('guard ran an approved statement', { ticket: live.id, rows: result.rows, by: requestedBy });
-      return { kind: 'executed', ticket: result.ticket, tags: commandTags(classification.statements, result), ...(result.results ? { results: result.results } : {}) };
+      return {
+        kind: 'executed',
+        ticket: result.ticket,
+        tags: commandTags(classification.statements, result),
+        ...(result.results ? { results: result.results } : {}),
+      };
     } catch (error) {
       const e = toAgentError(error);
-      return { kind: 'refused', message: `Ticket ${live.id} was approved but did not run: ${e.message}`, ...(e.advice ? { hint: e.advice } : {}) };
+      return {
+        kind: 'refused',
+        message: `Ticket ${live.id} was approved but did not run: ${e.message}`,
+        ...(e.advice ? { hint: e.advice } : {}),
+      };
     }
   }
   if (live) return { kind: 'held', ticket: live, reused: true };
@@ -65,7 +82,11 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
   if (ranElsewhere) {
     awaiting.delete(ranElsewhere.id);
     context.logger.info('guard reports a statement run elsewhere', { ticket: ranElsewhere.id, by: requestedBy });
-    return { kind: 'executed', ticket: ranElsewhere, tags: commandTags(classification.statements, { tables: ranElsewhere.impact.tables }) };
+    return {
+      kind: 'executed',
+      ticket: ranElsewhere,
+      tags: commandTags(classification.statements, { tables: ranElsewhere.impact.tables }),
+    };
   }
   const rejected = same.find((t) => t.status === 'REJECTED');
   if (rejected && same.indexOf(rejected) === 0) {
@@ -79,27 +100,56 @@ export async function holdOrRun(context: GuardContext, sql: string, classificati
   const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
   const ticket = await store.create({ sql, connection, impact, createdBy: requestedBy });
   awaiting.add(ticket.id);
-  await writeProposal(context.workspaceDir, ticket.id, sql, requestedBy, 'sent through pg-agent guard; the client gets its result when it sends the identical statement again').catch((error: unknown) =>
-    context.logger.warn('could not write the proposal file of a held statement', { ticket: ticket.id, error: String(error) }),
+  await writeProposal(
+    context.workspaceDir,
+    ticket.id,
+    sql,
+    requestedBy,
+    'sent through pg-agent guard; the client gets its result when it sends the identical statement again',
+  ).catch((error: unknown) =>
+    context.logger.warn('could not write the proposal file of a held statement', {
+      ticket: ticket.id,
+      error: String(error),
+    }),
   );
   context.logger.info('guard held a statement', { ticket: ticket.id, risk: impact.risk, by: requestedBy });
   return { kind: 'held', ticket, reused: false };
 }
 
-const DML_VERB: Record<string, string> = { InsertStmt: 'INSERT 0', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE', MergeStmt: 'MERGE' };
+const DML_VERB: Record<string, string> = {
+  InsertStmt: 'INSERT 0',
+  UpdateStmt: 'UPDATE',
+  DeleteStmt: 'DELETE',
+  MergeStmt: 'MERGE',
+};
 
 /**
  * One CommandComplete tag per statement, as PostgreSQL would send: a DML statement's count is PostgreSQL's
  * own when it ran here, else the rows its own target table changed (cascades and triggers elsewhere are not
  * in PostgreSQL's count either).
  */
-export function commandTags(statements: readonly StatementClassification[], result: Pick<ExecutionResult, 'tables' | 'results'>): string[] {
+export function commandTags(
+  statements: readonly StatementClassification[],
+  result: Pick<ExecutionResult, 'tables' | 'results'>,
+): string[] {
   return statements.map((statement, index) => {
     const verb = DML_VERB[statement.kind];
     const counted = result.results?.[index]?.rowCount;
     if (verb !== undefined && typeof counted === 'number') return `${verb} ${counted}`;
-    if (verb === undefined) return statement.sql.split(/\s+/).slice(0, statement.kind.startsWith('Create') || statement.kind.startsWith('Drop') || statement.kind.startsWith('Alter') ? 2 : 1).join(' ').toUpperCase();
-    const direct = result.tables.filter((t) => t.via === 'direct' && statement.writesTo.some((w) => w === t.name || w === `${t.schema}.${t.name}`));
+    if (verb === undefined)
+      return statement.sql
+        .split(/\s+/)
+        .slice(
+          0,
+          statement.kind.startsWith('Create') || statement.kind.startsWith('Drop') || statement.kind.startsWith('Alter')
+            ? 2
+            : 1,
+        )
+        .join(' ')
+        .toUpperCase();
+    const direct = result.tables.filter(
+      (t) => t.via === 'direct' && statement.writesTo.some((w) => w === t.name || w === `${t.schema}.${t.name}`),
+    );
     const rows = direct.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
     return `${verb} ${rows}`;
   });

@@ -67,8 +67,12 @@ async function judgeParsed(db: Db, parsed: ParsedInput): Promise<Verdict> {
   const sessionProblem = statements.map(sessionChangeProblem).find((p) => p !== undefined);
   if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
   const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
-  if (control.length === 0) return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkParsed(db, parsed, REACH));
-  const refused = control.filter((s) => s.kind === 'TransactionStmt').map(transactionControlProblem).filter((p): p is string => p !== undefined);
+  if (control.length === 0)
+    return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkParsed(db, parsed, REACH));
+  const refused = control
+    .filter((s) => s.kind === 'TransactionStmt')
+    .map(transactionControlProblem)
+    .filter((p): p is string => p !== undefined);
   if (refused.length > 0) return { kind: 'refuse', reasons: refused };
   const others = statements.filter((s) => !control.includes(s));
   for (const statement of others) {
@@ -103,7 +107,8 @@ async function copyToStdoutVerdict(db: Db, statements: readonly ParsedStatement[
 }
 
 function verdictOf(classification: Classification): Verdict {
-  if (classification.statements.some((s) => s.decision === 'refuse')) return { kind: 'refuse', reasons: classification.reasons };
+  if (classification.statements.some((s) => s.decision === 'refuse'))
+    return { kind: 'refuse', reasons: classification.reasons };
   if (classification.statements.every((s) => s.decision === 'run' || isCursorRead(s))) return { kind: 'pass' };
   return { kind: 'hold', classification };
 }
@@ -116,7 +121,12 @@ const CURSOR_KINDS = new Set(['DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt
  * through the same reach analysis: a cursor whose query reaches a side effect or a write is held.
  */
 function isCursorRead(statement: StatementClassification): boolean {
-  return CURSOR_KINDS.has(statement.kind) && statement.class === 'session' && statement.sideEffects.length === 0 && (statement.reachEffects ?? []).length === 0;
+  return (
+    CURSOR_KINDS.has(statement.kind) &&
+    statement.class === 'session' &&
+    statement.sideEffects.length === 0 &&
+    (statement.reachEffects ?? []).length === 0
+  );
 }
 
 type Rec = Record<string, unknown>;
@@ -162,8 +172,17 @@ function readOnlyArg(arg: unknown): boolean {
  * the server reads SQL or which objects a name resolves to (search_path, role, session_replication_role…).
  */
 const HARMLESS_SETTINGS = new Set([
-  'application_name', 'client_min_messages', 'timezone', 'datestyle', 'intervalstyle', 'extra_float_digits',
-  'statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout', 'bytea_output', 'time zone',
+  'application_name',
+  'client_min_messages',
+  'timezone',
+  'datestyle',
+  'intervalstyle',
+  'extra_float_digits',
+  'statement_timeout',
+  'lock_timeout',
+  'idle_in_transaction_session_timeout',
+  'bytea_output',
+  'time zone',
 ]);
 
 function setNode(statement: ParsedStatement): Rec | undefined {
@@ -179,7 +198,10 @@ function isHarmlessSet(statement: ParsedStatement): boolean {
   const node = setNode(statement);
   if (!node) return false;
   const kind = text(node.kind);
-  return HARMLESS_SETTINGS.has(text(node.name).toLowerCase()) && ['VAR_SET_VALUE', 'VAR_SET_DEFAULT', 'VAR_RESET', 'VAR_SET_CURRENT'].includes(kind);
+  return (
+    HARMLESS_SETTINGS.has(text(node.name).toLowerCase()) &&
+    ['VAR_SET_VALUE', 'VAR_SET_DEFAULT', 'VAR_RESET', 'VAR_SET_CURRENT'].includes(kind)
+  );
 }
 
 /**

@@ -18,9 +18,11 @@ export function checkStartup(parameters: ClientParameters, database: string): Re
   for (const [name, value] of Object.entries(parameters)) {
     if (name === 'user') continue;
     if (name === 'database') {
-      if (value !== database) return fatal('3D000', `database "${value}" is not served by this guard (it serves "${database}")`);
+      if (value !== database)
+        return fatal('3D000', `database "${value}" is not served by this guard (it serves "${database}")`);
     } else if (name === 'client_encoding') {
-      if (!ACCEPTED_ENCODINGS.has(value.toLowerCase().replace(/[-_]/g, ''))) return fatal('22023', `client_encoding ${value} is not supported by the guard: it reads SQL as UTF8`);
+      if (!ACCEPTED_ENCODINGS.has(value.toLowerCase().replace(/[-_]/g, '')))
+        return fatal('22023', `client_encoding ${value} is not supported by the guard: it reads SQL as UTF8`);
     } else if ((FORWARDED_PARAMETERS as readonly string[]).includes(name)) {
       if (!SAFE_VALUE.test(value)) return fatal('22023', `invalid value for ${name}`);
       forwarded[name] = value;
@@ -30,7 +32,10 @@ export function checkStartup(parameters: ClientParameters, database: string): Re
       // Empty, or only what the guard sets on every upstream session itself (pg-agent's own clients ask for it).
       continue;
     } else {
-      return fatal('0A000', `start-up parameter "${name}" is not forwarded by the guard (it would change how the database reads SQL for this session)`);
+      return fatal(
+        '0A000',
+        `start-up parameter "${name}" is not forwarded by the guard (it would change how the database reads SQL for this session)`,
+      );
     }
   }
   return forwarded;

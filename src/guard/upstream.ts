@@ -32,20 +32,35 @@ export interface UpstreamSession {
 }
 
 /** Start-up parameters a client may choose (output format and its own name); everything else is the guard's. */
-export const FORWARDED_PARAMETERS = ['application_name', 'DateStyle', 'TimeZone', 'IntervalStyle', 'extra_float_digits'] as const;
+export const FORWARDED_PARAMETERS = [
+  'application_name',
+  'DateStyle',
+  'TimeZone',
+  'IntervalStyle',
+  'extra_float_digits',
+] as const;
 
-export async function openUpstream(target: ServerTarget, clientParameters: Readonly<Record<string, string>>): Promise<UpstreamSession> {
+export async function openUpstream(
+  target: ServerTarget,
+  clientParameters: Readonly<Record<string, string>>,
+): Promise<UpstreamSession> {
   // Its host:port is the database as an SSH host sees it, and an IAM login needs a token: connecting
   // straight there would reach another database, or fail to log in. Not supported here yet: refused.
   if (target.ssh || target.iam) {
-    throw new AgentError('CONFIG_INVALID', `The guard cannot reach ${target.profile ?? target.host} yet: it goes through an SSH tunnel or logs in with an IAM token.`, 'Point the guard at a database it reaches directly (--db URL), e.g. through your own ssh -L tunnel.');
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `The guard cannot reach ${target.profile ?? target.host} yet: it goes through an SSH tunnel or logs in with an IAM token.`,
+      'Point the guard at a database it reaches directly (--db URL), e.g. through your own ssh -L tunnel.',
+    );
   }
   const settings = [
     // The server must read SQL text exactly as the guard's parser did (see core/db/postgresDb.ts).
     'standard_conforming_strings=on',
     'client_encoding=UTF8',
     'default_transaction_read_only=on',
-    ...FORWARDED_PARAMETERS.filter((name) => name !== 'application_name' && clientParameters[name] !== undefined).map((name) => `${name}=${clientParameters[name]!}`),
+    ...FORWARDED_PARAMETERS.filter((name) => name !== 'application_name' && clientParameters[name] !== undefined).map(
+      (name) => `${name}=${clientParameters[name]!}`,
+    ),
   ];
   const parameters: [string, string][] = [];
   const client = new pg.Client({
@@ -60,7 +75,14 @@ export async function openUpstream(target: ServerTarget, clientParameters: Reado
     options: settings.map((s) => `-c ${s.replace(/[\\ ]/g, (c) => `\\${c}`)}`).join(' '),
     connectionTimeoutMillis: 10_000,
   });
-  const connection = (client as unknown as { connection: { stream: Socket; on(event: string, handler: (message: { parameterName: string; parameterValue: string }) => void): void } }).connection;
+  const connection = (
+    client as unknown as {
+      connection: {
+        stream: Socket;
+        on(event: string, handler: (message: { parameterName: string; parameterValue: string }) => void): void;
+      };
+    }
+  ).connection;
   connection.on('parameterStatus', (message) => parameters.push([message.parameterName, message.parameterValue]));
   // A failure after the take-over arrives through the socket's own listeners below.
   client.on('error', () => undefined);

@@ -64,7 +64,10 @@ export function statementKey(sql: string): StatementKey | undefined {
         i++;
         while (i < sql.length && DIGIT.test(sql[i]!)) i++;
       }
-      if ((sql[i] === 'e' || sql[i] === 'E') && (DIGIT.test(sql[i + 1] ?? '') || (/[+-]/.test(sql[i + 1] ?? '') && DIGIT.test(sql[i + 2] ?? '')))) {
+      if (
+        (sql[i] === 'e' || sql[i] === 'E') &&
+        (DIGIT.test(sql[i + 1] ?? '') || (/[+-]/.test(sql[i + 1] ?? '') && DIGIT.test(sql[i + 2] ?? '')))
+      ) {
         numeric = true;
         i += 2;
         while (i < sql.length && DIGIT.test(sql[i]!)) i++;
@@ -116,7 +119,12 @@ export function numbersAreConstants(parsed: ParsedInput, numbers: readonly numbe
     if (node === null || typeof node !== 'object') continue;
     const record = node as Record<string, unknown>;
     const constant = record.A_Const as { ival?: unknown; fval?: unknown; location?: number } | undefined;
-    if (constant && typeof constant === 'object' && (constant.ival !== undefined || constant.fval !== undefined) && typeof constant.location === 'number') {
+    if (
+      constant &&
+      typeof constant === 'object' &&
+      (constant.ival !== undefined || constant.fval !== undefined) &&
+      typeof constant.location === 'number'
+    ) {
       constants.add(constant.location);
     }
     for (const value of Object.values(record)) if (value !== null && typeof value === 'object') stack.push(value);

@@ -102,7 +102,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.setGeminiApiKey]: async () => {
       const key = await vscode.window.showInputBox({
         title: 'Postgres Agent: Set Gemini API Key',
-        prompt: 'Kept in VS Code\'s secret storage, never in a file. Leave empty to remove it.',
+        prompt: "Kept in VS Code's secret storage, never in a file. Leave empty to remove it.",
         password: true,
         ignoreFocusOut: true,
       });
@@ -115,10 +115,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     'postgresAgent.openWorkspacePolicy': async () => {
       // The workspace's safety and planning policy, shared with the CLI and teammates (wins over user settings).
       const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-      if (!folder) return vscode.window.showWarningMessage('Open a folder first: the workspace policy lives in its .pgagent/config.json.');
+      if (!folder)
+        return vscode.window.showWarningMessage(
+          'Open a folder first: the workspace policy lives in its .pgagent/config.json.',
+        );
       const file = vscode.Uri.joinPath(folder, '.pgagent', 'config.json');
-      const exists = await vscode.workspace.fs.stat(file).then(() => true, () => false);
-      if (!exists) await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`${JSON.stringify(STARTER_POLICY, null, 2)}\n`));
+      const exists = await vscode.workspace.fs.stat(file).then(
+        () => true,
+        () => false,
+      );
+      if (!exists)
+        await vscode.workspace.fs.writeFile(
+          file,
+          new TextEncoder().encode(`${JSON.stringify(STARTER_POLICY, null, 2)}\n`),
+        );
       await vscode.window.showTextDocument(file);
     },
     [COMMAND_IDS.refreshSchema]: async () => {
@@ -132,11 +142,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.copyAnswerSql]: () => deps.ask.copySql(),
     [COMMAND_IDS.openAnswerSql]: () => deps.ask.openSql(),
     'postgresAgent.runSqlWithReview': () => deps.approval.runFromEditor(vscode.window.activeTextEditor),
-    'postgresAgent.approveTicket': (id: unknown) => (typeof id === 'string' ? deps.approval.decide(id, true) : undefined),
-    'postgresAgent.rejectTicket': (id: unknown) => (typeof id === 'string' ? deps.approval.decide(id, false) : undefined),
+    'postgresAgent.approveTicket': (id: unknown) =>
+      typeof id === 'string' ? deps.approval.decide(id, true) : undefined,
+    'postgresAgent.rejectTicket': (id: unknown) =>
+      typeof id === 'string' ? deps.approval.decide(id, false) : undefined,
     'postgresAgent.recheckImpact': (id: unknown) => (typeof id === 'string' ? deps.approval.recheck(id) : undefined),
     'postgresAgent.openUndoScript': (id: unknown) => (typeof id === 'string' ? deps.approval.openUndo(id) : undefined),
-    'postgresAgent.runApprovedAgain': (id: unknown) => (typeof id === 'string' ? deps.approval.runAgain(id) : undefined),
+    'postgresAgent.runApprovedAgain': (id: unknown) =>
+      typeof id === 'string' ? deps.approval.runAgain(id) : undefined,
     'postgresAgent.showImpact': () => vscode.commands.executeCommand(`${SIDE_PANEL_VIEW_ID}.focus`),
   };
   return Object.entries(commands).map(([id, handler]) => vscode.commands.registerCommand(id, handler));

@@ -34,7 +34,13 @@ export { ASK_ID_PATTERN as THREAD_ID_PATTERN } from '../shared/ids';
 export { readOutcome, resumeAsk } from '../core/ask/askRun';
 export { decideTicket } from '../core/approvals/approvalPath';
 export { publicKeyText } from '../core/approvals/decisionSignature';
-export { assertPassphrase, openPrivateKey, parseEnvelope, sealPrivateKey, MIN_PASSPHRASE_LENGTH } from '../core/approvals/keyEnvelope';
+export {
+  assertPassphrase,
+  openPrivateKey,
+  parseEnvelope,
+  sealPrivateKey,
+  MIN_PASSPHRASE_LENGTH,
+} from '../core/approvals/keyEnvelope';
 export { decisionScope } from '../core/approvals/signedMode';
 export { signatureState } from '../core/approvals/approvalPolicy';
 export { databaseResolver } from '../core/sql/executionResolver';

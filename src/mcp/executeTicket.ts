@@ -22,7 +22,8 @@ export interface TicketExecution {
 
 export async function executeTicket(context: McpToolContext, ticketId: string): Promise<TicketExecution> {
   const store = await context.openTicketStore();
-  if (!(await store.get(ticketId))) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${ticketId}.`, 'Use the ticket id propose_write returned.');
+  if (!(await store.get(ticketId)))
+    throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${ticketId}.`, 'Use the ticket id propose_write returned.');
   const result = await executeApproved(await context.openDb(), store, ticketId, {
     ...context.settings,
     connection: await context.connectionKey(),
@@ -32,7 +33,17 @@ export async function executeTicket(context: McpToolContext, ticketId: string): 
     ...(context.invalidateSchema ? { invalidateSchema: context.invalidateSchema } : {}),
   });
   if (result.outcomeNotRecorded !== undefined) {
-    context.logger.warn('the write committed but its outcome could not be recorded on the ticket', { ticket: ticketId, error: result.outcomeNotRecorded });
+    context.logger.warn('the write committed but its outcome could not be recorded on the ticket', {
+      ticket: ticketId,
+      error: result.outcomeNotRecorded,
+    });
   }
-  return { status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs };
+  return {
+    status: 'executed',
+    ticket: result.ticket.id,
+    rows: result.rows,
+    tables: result.tables,
+    undoFile: result.undoFile,
+    elapsedMs: result.elapsedMs,
+  };
 }

@@ -30,14 +30,21 @@ export function createMcpServer(context: McpToolContext, version: string): McpSe
   for (const tool of context.guard ? guardModeTools(MCP_TOOLS) : MCP_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...tool.annotations } },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
       async (args: unknown): Promise<CallToolResult> => {
         try {
           const result = await tool.run(context, args);
           return { content: [{ type: 'text', text: result.text }], structuredContent: result.structured };
         } catch (error) {
           const info = toolErrorInfo(error);
-          if (info.code === 'INTERNAL') context.logger.error('tool failed unexpectedly', { tool: tool.name, error: info.message });
+          if (info.code === 'INTERNAL')
+            context.logger.error('tool failed unexpectedly', { tool: tool.name, error: info.message });
           return { isError: true, content: toolErrorText(info).map((text) => ({ type: 'text' as const, text })) };
         }
       },

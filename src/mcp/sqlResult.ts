@@ -13,6 +13,16 @@ export const READ_OUTPUT = {
   truncated: z.boolean(),
 };
 
-export function readJson(classification: Classification, result: Pick<ReadResult, 'fields' | 'rows' | 'rowCount' | 'truncated'>): Record<string, unknown> {
-  return { status: 'executed', statements: statementsJson(classification), fields: result.fields, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated };
+export function readJson(
+  classification: Classification,
+  result: Pick<ReadResult, 'fields' | 'rows' | 'rowCount' | 'truncated'>,
+): Record<string, unknown> {
+  return {
+    status: 'executed',
+    statements: statementsJson(classification),
+    fields: result.fields,
+    rows: result.rows,
+    rowCount: result.rowCount,
+    truncated: result.truncated,
+  };
 }

@@ -12,7 +12,11 @@ const TIMEOUT_STATES = new Set(['57014', '55P03']);
 export function toolErrorInfo(error: unknown): ToolErrorInfo {
   const e =
     error instanceof ZodError
-      ? new AgentError('BAD_INPUT', `Bad arguments: ${error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}.`, 'Pass exactly the arguments the tool\'s input schema names.')
+      ? new AgentError(
+          'BAD_INPUT',
+          `Bad arguments: ${error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}.`,
+          "Pass exactly the arguments the tool's input schema names.",
+        )
       : toAgentError(error);
   if (e instanceof DbQueryError) {
     const position = e.position !== undefined ? { position: e.position } : {};
@@ -20,7 +24,8 @@ export function toolErrorInfo(error: unknown): ToolErrorInfo {
       return {
         code: 'SQL_TIMEOUT',
         message: `${e.message} (the limit is pg-agent mcp's --timeout-ms; lock waits are limited too).`,
-        advice: 'Nothing was changed. Narrow the query (WHERE, LIMIT, an indexed column), or ask the person to start the server with a larger --timeout-ms.',
+        advice:
+          'Nothing was changed. Narrow the query (WHERE, LIMIT, an indexed column), or ask the person to start the server with a larger --timeout-ms.',
         sqlState: e.sqlState,
       };
     }
@@ -32,5 +37,8 @@ export function toolErrorInfo(error: unknown): ToolErrorInfo {
 
 /** The text of a tool error: a line for the model, then the same facts as JSON for programs. */
 export function toolErrorText(info: ToolErrorInfo): string[] {
-  return [`Error ${info.code}: ${info.message}${info.advice ? `\n${info.advice}` : ''}`, JSON.stringify({ error: info })];
+  return [
+    `Error ${info.code}: ${info.message}${info.advice ? `\n${info.advice}` : ''}`,
+    JSON.stringify({ error: info }),
+  ];
 }

@@ -36,7 +36,12 @@ export interface McpTool {
   run(context: McpToolContext, args: unknown): Promise<ToolResult>;
 }
 
-export const READ_HINTS: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ_HINTS: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 export function defineTool<Shape extends z.ZodRawShape>(spec: {
   name: string;

@@ -90,7 +90,8 @@ export function parseCockpitMessage(raw: unknown, jobId: string): ParsedCockpitM
   if (!parsed.ok) return parsed;
   const message = parsed.message;
   if (!isCockpitMessage(message)) return { ok: false, reason: `type: ${message.type} is not a cockpit message` };
-  if ('jobId' in message && message.jobId !== jobId) return { ok: false, reason: `jobId: ${message.jobId} is not this cockpit's job (${jobId})` };
+  if ('jobId' in message && message.jobId !== jobId)
+    return { ok: false, reason: `jobId: ${message.jobId} is not this cockpit's job (${jobId})` };
   return { ok: true, message };
 }
 

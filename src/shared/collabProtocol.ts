@@ -56,7 +56,14 @@ export interface CollabRoundView {
   disagreements: CollabPointView[];
   refuted: { approachId: string; sql: string; refuted: string[] }[];
   solutions: CollabSolutionView[];
-  convergence: { score: number; agreement: number; feasibility: number; stability: number; recommendation: string; openDisagreements: number };
+  convergence: {
+    score: number;
+    agreement: number;
+    feasibility: number;
+    stability: number;
+    recommendation: string;
+    openDisagreements: number;
+  };
   questions: string[];
   degraded: string | null;
   usage: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
@@ -80,7 +87,10 @@ export interface CollabSessionView {
   planTasks: { id: string; title: string; dependsOn: string[]; group: number }[];
   jobId: string | null;
   lastError: string | null;
-  usage: { total: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null }; byModel: { model: string; calls: number; inputTokens: number; outputTokens: number; costUsd: number | null }[] };
+  usage: {
+    total: { calls: number; inputTokens: number; outputTokens: number; costUsd: number | null };
+    byModel: { model: string; calls: number; inputTokens: number; outputTokens: number; costUsd: number | null }[];
+  };
 }
 
 export interface CollabViewState {
@@ -99,7 +109,11 @@ const text = z.string().check(z.minLength(1), z.maxLength(MAX_COLLAB_TEXT));
 
 const collabMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
-  z.strictObject({ type: z.literal('chooseOption'), sessionId: z.string(), option: z.number().check(z.int(), z.minimum(1), z.maximum(3)) }),
+  z.strictObject({
+    type: z.literal('chooseOption'),
+    sessionId: z.string(),
+    option: z.number().check(z.int(), z.minimum(1), z.maximum(3)),
+  }),
   z.strictObject({ type: z.literal('clarify'), sessionId: z.string(), text }),
   z.strictObject({ type: z.literal('redirect'), sessionId: z.string(), text }),
   z.strictObject({ type: z.literal('more'), sessionId: z.string() }),
@@ -110,7 +124,9 @@ const collabMessageSchema = z.discriminatedUnion('type', [
 export type CollabWebviewMessage = z.infer<typeof collabMessageSchema>;
 export type CollabIntent = Exclude<CollabWebviewMessage, { type: 'ready' }>;
 
-export function parseCollabMessage(raw: unknown): { ok: true; message: CollabWebviewMessage } | { ok: false; reason: string } {
+export function parseCollabMessage(
+  raw: unknown,
+): { ok: true; message: CollabWebviewMessage } | { ok: false; reason: string } {
   const parsed = collabMessageSchema.safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
   const issue = parsed.error.issues[0];

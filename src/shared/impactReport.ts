@@ -112,7 +112,14 @@ export interface LockHolderView {
 }
 
 export type LockModeName =
-  | 'ACCESS SHARE' | 'ROW SHARE' | 'ROW EXCLUSIVE' | 'SHARE UPDATE EXCLUSIVE' | 'SHARE' | 'SHARE ROW EXCLUSIVE' | 'EXCLUSIVE' | 'ACCESS EXCLUSIVE';
+  | 'ACCESS SHARE'
+  | 'ROW SHARE'
+  | 'ROW EXCLUSIVE'
+  | 'SHARE UPDATE EXCLUSIVE'
+  | 'SHARE'
+  | 'SHARE ROW EXCLUSIVE'
+  | 'EXCLUSIVE'
+  | 'ACCESS EXCLUSIVE';
 
 /** A table's lock as the report gives it; how it reads for a person lives in src/shared/lockPhrases.ts. */
 export interface TableLock extends LockPhraseInput {

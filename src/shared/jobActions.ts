@@ -7,7 +7,14 @@ import type { JobBusyView, JobListItem, JobStatusName, JobView } from './protoco
 export type JobActionName = 'approvePlan' | 'requestChanges' | 'skipReview' | 'pauseJob' | 'cancelJob' | 'continueJob';
 
 /** Steps that drive the job's graph: a Pause stops them at their next step boundary. */
-const PAUSABLE: readonly JobBusyView['action'][] = ['plan', 'approvePlan', 'requestChanges', 'skipReview', 'continue', 'write'];
+const PAUSABLE: readonly JobBusyView['action'][] = [
+  'plan',
+  'approvePlan',
+  'requestChanges',
+  'skipReview',
+  'continue',
+  'write',
+];
 
 const FINAL: readonly JobStatusName[] = ['completed', 'failed', 'cancelled'];
 
@@ -30,7 +37,9 @@ export function jobActions(job: Pick<JobView, 'status' | 'stop' | 'busy' | 'appr
       // The write itself is decided in its CodeLens or the Impact tab. Decided elsewhere (a teammate, the
       // CLI) or failed, it is no longer pending here: Continue lets the job go on accordingly.
       const card = job.approval?.status;
-      return card === 'pending' || card === 'running' || card === 'stale' ? ['cancelJob'] : ['continueJob', 'cancelJob'];
+      return card === 'pending' || card === 'running' || card === 'stale'
+        ? ['cancelJob']
+        : ['continueJob', 'cancelJob'];
     }
     case 'interrupted':
       // Planning or running with no step here: maybe a run in another process (pg-agent job), which Pause stops.

@@ -20,7 +20,12 @@ export function describeLock(lock: LockPhraseInput): string {
   if (lock.blocks === 'nothing') {
     return `takes ${lock.mode} on ${lock.table}${size.replace(/ —$/, '')} (blocks no reads or writes)${lock.work === 'scan' ? ', reads every row' : ''}`;
   }
-  const during = lock.work === 'rewrite' ? 'for the whole run; rewrites the table' : lock.work === 'scan' ? 'for the whole run (reads every row)' : 'briefly (catalog change only)';
+  const during =
+    lock.work === 'rewrite'
+      ? 'for the whole run; rewrites the table'
+      : lock.work === 'scan'
+        ? 'for the whole run (reads every row)'
+        : 'briefly (catalog change only)';
   return `blocks ${lock.blocks} of ${lock.table}${size} ${during} (${lock.mode})`;
 }
 
@@ -62,8 +67,12 @@ export function describeLockHolder(holder: LockHolderPhraseInput): string {
   const who = holder.pid === null ? 'a prepared transaction' : `pid ${holder.pid}`;
   const parts: string[] = [];
   if (holder.user) parts.push(`user ${holder.user}`);
-  if (holder.state) parts.push(holder.stateSeconds === null ? holder.state : `${holder.state} for ${describeDuration(holder.stateSeconds)}`);
-  if (holder.transactionSeconds !== null && holder.transactionSeconds !== holder.stateSeconds) parts.push(`transaction open ${describeDuration(holder.transactionSeconds)}`);
+  if (holder.state)
+    parts.push(
+      holder.stateSeconds === null ? holder.state : `${holder.state} for ${describeDuration(holder.stateSeconds)}`,
+    );
+  if (holder.transactionSeconds !== null && holder.transactionSeconds !== holder.stateSeconds)
+    parts.push(`transaction open ${describeDuration(holder.transactionSeconds)}`);
   parts.push(`${holder.granted ? 'holds' : 'waits for'} ${holder.mode} on ${holder.table}`);
   const query = holder.query ? `; query: ${holder.query}` : '';
   return `${who} (${parts.join(', ')}${query})`;

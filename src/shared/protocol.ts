@@ -84,7 +84,8 @@ export interface RowsSummary {
   elapsedMs: number;
 }
 
-export type AnswerStatus = 'running' | 'answered' | 'held' | 'executed' | 'rejected' | 'refused' | 'failed' | 'cancelled';
+export type AnswerStatus =
+  'running' | 'answered' | 'held' | 'executed' | 'rejected' | 'refused' | 'failed' | 'cancelled';
 
 /** The latest Ask…: the question, the SQL the model wrote, and what came of it. */
 export interface AnswerView {
@@ -124,7 +125,14 @@ export interface JobListItem {
 /** Why the selected job is not running (core's JobStop; the held write's impact is in `JobView.approval`). */
 export type JobStopView =
   /** `ticketId` is the plan ticket the review decides; `planHash` the hash of the plan shown, sent back with a decision. */
-  | { kind: 'review'; cycle: number; maxReviewCycles: number; overLimit: boolean; ticketId: string | null; planHash: string | null }
+  | {
+      kind: 'review';
+      cycle: number;
+      maxReviewCycles: number;
+      overLimit: boolean;
+      ticketId: string | null;
+      planHash: string | null;
+    }
   | { kind: 'approval'; ticketId: string; sqlFile: string; todoId: string | null }
   | { kind: 'completed'; summary: string }
   | { kind: 'failed'; error: ErrorInfo }
@@ -146,7 +154,11 @@ export interface TodoView {
 }
 
 export type TodosView =
-  | { ok: true; items: TodoView[]; counts: { done: number; skipped: number; failed: number; inProgress: number; total: number } }
+  | {
+      ok: true;
+      items: TodoView[];
+      counts: { done: number; skipped: number; failed: number; inProgress: number; total: number };
+    }
   | { ok: false; error: string };
 
 export interface ChatToolView {
@@ -167,7 +179,14 @@ export type ChatEntryView =
   | { kind: 'user'; at: string; text: string }
   | { kind: 'assistant'; at: string; text: string; tools: ChatToolView[] }
   | { kind: 'draft_feedback'; at: string; text: string }
-  | { kind: 'plan_edit'; at: string; id: string; summary: string; diff: string; status: 'proposed' | 'applied' | 'discarded' };
+  | {
+      kind: 'plan_edit';
+      at: string;
+      id: string;
+      summary: string;
+      diff: string;
+      status: 'proposed' | 'applied' | 'discarded';
+    };
 
 export interface ChatView {
   entries: ChatEntryView[];
@@ -191,7 +210,17 @@ export interface UsageView {
 
 /** What this window is doing with the job right now (a progress notification is shown too). */
 export interface JobBusyView {
-  action: 'plan' | 'approvePlan' | 'requestChanges' | 'skipReview' | 'continue' | 'pause' | 'cancel' | 'write' | 'chat' | 'planEdit';
+  action:
+    | 'plan'
+    | 'approvePlan'
+    | 'requestChanges'
+    | 'skipReview'
+    | 'continue'
+    | 'pause'
+    | 'cancel'
+    | 'write'
+    | 'chat'
+    | 'planEdit';
   message: string;
 }
 
@@ -313,10 +342,9 @@ const messageText = z.string().check(
 /** Ids the review chat gives its plan edits. */
 const editId = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$/));
 /** A file of the job folder as the panel names it (the host checks again that it stays inside). */
-const jobFilePath = z.string().check(
-  z.maxLength(300),
-  z.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9_./-]*$/),
-);
+const jobFilePath = z
+  .string()
+  .check(z.maxLength(300), z.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9_][A-Za-z0-9_./-]*$/));
 
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
@@ -331,8 +359,19 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('selectJob'), jobId }),
   // Plan decisions name the plan ticket and the hash of the plan the person saw: a changed plan refuses them.
   z.strictObject({ type: z.literal('approvePlan'), jobId, ticketId: z.nullable(ticketId), planHash }),
-  z.strictObject({ type: z.literal('requestChanges'), jobId, ticketId: z.nullable(ticketId), planHash, feedback: messageText }),
-  z.strictObject({ type: z.literal('skipReview'), jobId, ticketId: z.nullable(ticketId), planHash: z.nullable(planHash) }),
+  z.strictObject({
+    type: z.literal('requestChanges'),
+    jobId,
+    ticketId: z.nullable(ticketId),
+    planHash,
+    feedback: messageText,
+  }),
+  z.strictObject({
+    type: z.literal('skipReview'),
+    jobId,
+    ticketId: z.nullable(ticketId),
+    planHash: z.nullable(planHash),
+  }),
   z.strictObject({ type: z.literal('pauseJob'), jobId }),
   z.strictObject({ type: z.literal('cancelJob'), jobId }),
   z.strictObject({ type: z.literal('continueJob'), jobId }),
@@ -354,9 +393,7 @@ export function isJobIntent<M extends object>(message: M): message is Extract<M,
   return 'jobId' in message && typeof message.jobId === 'string';
 }
 
-export type ParsedWebviewMessage =
-  | { ok: true; message: WebviewMessage }
-  | { ok: false; reason: string };
+export type ParsedWebviewMessage = { ok: true; message: WebviewMessage } | { ok: false; reason: string };
 
 /** Parses an inbound message; anything malformed comes back as a reason to log, never acted on. */
 export function parseWebviewMessage(raw: unknown): ParsedWebviewMessage {

@@ -16,12 +16,20 @@ export interface ReachPhraseInput {
  * from the database's catalog (anyone who can create a function names it): hidden characters shown.
  */
 export function describeReach(entry: ReachPhraseInput): string {
-  const what = entry.verdict === 'safe' ? 'only computes' : entry.verdict === 'unknown' ? `unknown code${entry.effect ? `: ${entry.effect}` : ''}` : (entry.effect ?? 'has a side effect');
+  const what =
+    entry.verdict === 'safe'
+      ? 'only computes'
+      : entry.verdict === 'unknown'
+        ? `unknown code${entry.effect ? `: ${entry.effect}` : ''}`
+        : (entry.effect ?? 'has a side effect');
   return visibleText(`${entry.function} — ${entry.via}: ${what}`);
 }
 
 /** The entries a person must see (side effects and unknown code first), and how many safe ones are left out. */
-export function reachToShow(entries: readonly ReachPhraseInput[], limit = 8): { shown: ReachPhraseInput[]; safeLeftOut: number } {
+export function reachToShow(
+  entries: readonly ReachPhraseInput[],
+  limit = 8,
+): { shown: ReachPhraseInput[]; safeLeftOut: number } {
   const rank = { 'side-effect': 0, unknown: 1, safe: 2 } as const;
   const sorted = [...entries].sort((a, b) => rank[a.verdict] - rank[b.verdict]);
   const flagged = sorted.filter((e) => e.verdict !== 'safe');

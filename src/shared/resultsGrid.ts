@@ -21,7 +21,11 @@ export function isNumericType(type: string): boolean {
  * Row indexes in display order: by `column`, numbers as numbers for numeric types, text by locale, NULLs
  * last whatever the direction; ties keep the result's order (a stable sort).
  */
-export function sortedOrder(result: Pick<ResultsView, 'rows' | 'fields'>, column: number | null, descending: boolean): number[] {
+export function sortedOrder(
+  result: Pick<ResultsView, 'rows' | 'fields'>,
+  column: number | null,
+  descending: boolean,
+): number[] {
   const order = result.rows.map((_, i) => i);
   if (column === null) return order;
   const numeric = isNumericType(result.fields[column]?.type ?? '');
@@ -38,7 +42,13 @@ export function sortedOrder(result: Pick<ResultsView, 'rows' | 'fields'>, column
 }
 
 /** The rows a virtualized grid draws: those in view and `overscan` more on each side. */
-export function visibleWindow(scrollTop: number, viewportHeight: number, rowHeight: number, rowCount: number, overscan = 10): { first: number; last: number } {
+export function visibleWindow(
+  scrollTop: number,
+  viewportHeight: number,
+  rowHeight: number,
+  rowCount: number,
+  overscan = 10,
+): { first: number; last: number } {
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(rowCount, Math.ceil((scrollTop + viewportHeight) / rowHeight) + overscan);
   return { first, last };

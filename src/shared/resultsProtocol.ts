@@ -11,7 +11,13 @@ export interface ResultTabInfo {
   title: string;
 }
 
-export type ResultsHostMessage = { type: 'results'; version: number; tabs: ResultTabInfo[]; active: string | null; result: ResultsView | null };
+export type ResultsHostMessage = {
+  type: 'results';
+  version: number;
+  tabs: ResultTabInfo[];
+  active: string | null;
+  result: ResultsView | null;
+};
 
 const tabId = z.string().regex(/^r\d{1,9}$/);
 const index = z.number().int().min(0).max(10_000_000);

@@ -2,7 +2,9 @@
 
 /** Words PostgreSQL reserves as names of tables and columns (a name spelled like one must be quoted). */
 const RESERVED = new Set(
-  'all analyse analyze and any array as asc asymmetric both case cast check collate column constraint create current_catalog current_date current_role current_time current_timestamp current_user default deferrable desc distinct do else end except false fetch for foreign from grant group having in initially intersect into lateral leading limit localtime localtimestamp not null offset on only or order placing primary references returning select session_user some symmetric system_user table then to trailing true union unique user using variadic when where window with'.split(' '),
+  'all analyse analyze and any array as asc asymmetric both case cast check collate column constraint create current_catalog current_date current_role current_time current_timestamp current_user default deferrable desc distinct do else end except false fetch for foreign from grant group having in initially intersect into lateral leading limit localtime localtimestamp not null offset on only or order placing primary references returning select session_user some symmetric system_user table then to trailing true union unique user using variadic when where window with'.split(
+    ' ',
+  ),
 );
 
 /** `orders`, `"Order Items"`, `"user"`: quoted when not lower-case letters, digits and _ (or a reserved word). */

@@ -16,7 +16,11 @@ export interface TimelineBar {
   marksAfter: string[];
 }
 
-const PHASE_NAME: Record<TimelineStepView['phase'], string> = { strategic: 'Strategic phase', tactical: 'Tactical phase', review: 'Review chat' };
+const PHASE_NAME: Record<TimelineStepView['phase'], string> = {
+  strategic: 'Strategic phase',
+  tactical: 'Tactical phase',
+  review: 'Review chat',
+};
 const PHASE_LETTER: Record<TimelineStepView['phase'], string> = { strategic: 'S', tactical: 'T', review: 'R' };
 const MIN_HEIGHT = 0.03;
 
@@ -38,7 +42,10 @@ export function stepLabel(step: Pick<TimelineStepView, 'phase' | 'iteration'>): 
 }
 
 export function stepDescription(step: TimelineStepView): string {
-  const name = step.phase === 'review' ? `${PHASE_NAME.review}${step.iteration > 0 ? ` (review ${step.iteration})` : ''}` : `${PHASE_NAME[step.phase]} ${step.iteration}`;
+  const name =
+    step.phase === 'review'
+      ? `${PHASE_NAME.review}${step.iteration > 0 ? ` (review ${step.iteration})` : ''}`
+      : `${PHASE_NAME[step.phase]} ${step.iteration}`;
   const state = step.kind === 'phase' && step.endedAt === null ? ' — running or interrupted' : '';
   return `${name}${state}: ${count(step.calls, 'model call')}, ${step.inputTokens.toLocaleString('en-US')} in / ${step.outputTokens.toLocaleString('en-US')} out tokens, ${costText(step.costUsd)}, ${seconds(step.modelMs)} model time${step.summary ? ` — ${step.summary}` : ''}`;
 }
@@ -62,6 +69,9 @@ export function timelineBars(timeline: TimelineView): TimelineBar[] {
 export function timelineTotals(timeline: TimelineView): string {
   const calls = timeline.steps.reduce((n, s) => n + s.calls, 0);
   const tokens = timeline.steps.reduce((n, s) => n + s.inputTokens + s.outputTokens, 0);
-  const cost = timeline.steps.reduce<number | null>((sum, s) => (sum === null || s.costUsd === null ? null : sum + s.costUsd), 0);
+  const cost = timeline.steps.reduce<number | null>(
+    (sum, s) => (sum === null || s.costUsd === null ? null : sum + s.costUsd),
+    0,
+  );
   return `${count(timeline.steps.length, 'step')} · ${count(calls, 'model call')} · ${count(tokens, 'token')} · ${costText(cost)}`;
 }

@@ -41,9 +41,11 @@ export interface VisibleSql {
  * pattern, Mongolian and other variation selectors).
  * Spelled out rather than \p{Cc}/\p{Zs}, so plain text (spaces, newlines) never reaches the callback.
  */
-// eslint-disable-next-line no-control-regex, no-misleading-character-class -- control characters are what this finds; each invisible mark is listed alone, on purpose
-const CANDIDATE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\p{Cs}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
+const CANDIDATE =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class -- control characters are what this finds; each invisible mark is listed alone, on purpose
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\p{Cf}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\p{Cs}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0\u180B-\u180F\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/gu;
 
+// prettier-ignore
 const C0_NAMES = [
   'NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'TAB', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI',
   'DLE', 'DC1', 'DC2', 'DC3', 'DC4', 'NAK', 'SYN', 'ETB', 'CAN', 'EM', 'SUB', 'ESC', 'FS', 'GS', 'RS', 'US',
@@ -95,7 +97,15 @@ export function visibleSql(sql: string): VisibleSql {
     lineStarts ??= startsOfLines(sql);
     const line = lineOf(lineStarts, offset);
     const lineStart = lineStarts[line - 1] ?? 0;
-    hidden.push({ codePoint, name: nameOf(codePoint), shownAs, line, column: [...sql.slice(lineStart, offset)].length + 1, offset, length: char.length });
+    hidden.push({
+      codePoint,
+      name: nameOf(codePoint),
+      shownAs,
+      line,
+      column: [...sql.slice(lineStart, offset)].length + 1,
+      offset,
+      length: char.length,
+    });
     return shownAs;
   });
   return { text, hidden };
@@ -121,7 +131,13 @@ export function hiddenWarning(hidden: readonly HiddenCharacter[], listed = 4): s
 export function statementView(sql: string): { text: string; flag: { badge: string; sentence: string } | null } {
   const { text, hidden } = visibleSql(sql);
   if (hidden.length === 0) return { text, flag: null };
-  return { text, flag: { badge: `⚠ ${hidden.length} hidden character${hidden.length === 1 ? '' : 's'}`, sentence: `This statement ${hiddenWarning(hidden)}. It runs with them, exactly as shown.` } };
+  return {
+    text,
+    flag: {
+      badge: `⚠ ${hidden.length} hidden character${hidden.length === 1 ? '' : 's'}`,
+      sentence: `This statement ${hiddenWarning(hidden)}. It runs with them, exactly as shown.`,
+    },
+  };
 }
 
 /** Text from the database or an agent (a table name, a reason, a message) made safe to show, without a report. */
@@ -134,7 +150,10 @@ function isShownAsIs(sql: string, codePoint: number, offset: number, length: num
     case 0x0d: // CR of a CRLF line end
       return sql.charCodeAt(offset + 1) === 0x0a;
     case ZWJ: // inside an emoji sequence: 👩‍💻
-      return PICTOGRAPH.test(codePointBefore(sql, offset)) && PICTOGRAPH.test(String.fromCodePoint(sql.codePointAt(offset + length) ?? 0));
+      return (
+        PICTOGRAPH.test(codePointBefore(sql, offset)) &&
+        PICTOGRAPH.test(String.fromCodePoint(sql.codePointAt(offset + length) ?? 0))
+      );
     case TEXT_PRESENTATION:
     case EMOJI_PRESENTATION: {
       // ❤️ and ©️ take a presentation selector; a digit only as a keycap (1️⃣), never a bare '1' + selector.
@@ -168,7 +187,8 @@ function standIn(codePoint: number): string {
 function nameOf(codePoint: number): string {
   if (codePoint < 0x20) return C0_NAMES[codePoint] ?? hex(codePoint);
   const name = NAMES[codePoint];
-  if (codePoint === 0x7f || (codePoint >= 0x80 && codePoint < 0xa0 && name !== undefined)) return name ?? hex(codePoint);
+  if (codePoint === 0x7f || (codePoint >= 0x80 && codePoint < 0xa0 && name !== undefined))
+    return name ?? hex(codePoint);
   return name === undefined ? hex(codePoint) : `${hex(codePoint)} ${name}`;
 }
 

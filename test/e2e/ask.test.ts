@@ -7,7 +7,14 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { shownResult, type ShownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
-import { ACTIVITY_ITEM, CODELENS_LINK, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import {
+  ACTIVITY_ITEM,
+  CODELENS_LINK,
+  RISK_LENS,
+  runCommand,
+  screenshot,
+  seenNotifications,
+} from './harness/workbench';
 
 const SUITE = 'ask';
 const ASK = 'Postgres Agent: Ask…';
@@ -75,7 +82,10 @@ async function answer(p: Page): Promise<Answer | undefined> {
 async function resultOf(p: Page, question: string): Promise<{ headers: string[]; firstRow: string[] }> {
   let shown: ShownResult | undefined;
   await expect
-    .poll(async () => (shown = await shownResult(p))?.title, { timeout: UI_TIMEOUT_MS, message: `the rows of "${question}" in the Results view` })
+    .poll(async () => (shown = await shownResult(p))?.title, {
+      timeout: UI_TIMEOUT_MS,
+      message: `the rows of "${question}" in the Results view`,
+    })
     .toBe(question.slice(0, 40));
   return { headers: shown?.headers ?? [], firstRow: shown?.firstRow ?? [] };
 }
@@ -104,7 +114,13 @@ async function cardStatus(p: Page, sql: string): Promise<string | undefined> {
     try {
       const statuses = await frame
         .locator(APPROVAL_CARD)
-        .evaluateAll((cards, wanted) => cards.filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted).map((c) => c.getAttribute('data-status') ?? ''), sql);
+        .evaluateAll(
+          (cards, wanted) =>
+            cards
+              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
+              .map((c) => c.getAttribute('data-status') ?? ''),
+          sql,
+        );
       if (statuses[0] !== undefined) return statuses[0];
     } catch {
       // Detached.
@@ -114,7 +130,9 @@ async function cardStatus(p: Page, sql: string): Promise<string | undefined> {
 }
 
 async function lensTexts(p: Page): Promise<string[]> {
-  return (await p.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+  return (await p.locator(CODELENS_LINK).allInnerTexts())
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
 }
 
 /** The model's three answers to one question: intent, SQL, and (for reads) a summary. */
@@ -122,7 +140,10 @@ function scriptQuestion(question: string, operation: 'read' | 'write', sql: stri
   const about = (prompt: string) => (req: RecordedRequest) => req.text.includes(prompt) && req.text.includes(question);
   model().script([
     { match: about(INTENT_PROMPT), reply: { json: { operation, tables: ['orders'], confidence: 0.9 } } },
-    { match: about(SQL_PROMPT), reply: { json: { sql, operation, explanation: `The ${operation} the question asks for.` } } },
+    {
+      match: about(SQL_PROMPT),
+      reply: { json: { sql, operation, explanation: `The ${operation} the question asks for.` } },
+    },
     ...(summary === undefined ? [] : [{ match: about(SUMMARY_PROMPT), reply: { text: summary } }]),
   ]);
 }
@@ -140,7 +161,10 @@ async function ask(p: Page, question: string): Promise<void> {
     await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await p.keyboard.type(ASK);
     try {
-      await widget.locator('.monaco-list-row.focused', { hasText: ASK }).first().waitFor({ state: 'visible', timeout: 5_000 });
+      await widget
+        .locator('.monaco-list-row.focused', { hasText: ASK })
+        .first()
+        .waitFor({ state: 'visible', timeout: 5_000 });
       await p.keyboard.press('Enter');
       break;
     } catch (error) {
@@ -150,17 +174,23 @@ async function ask(p: Page, question: string): Promise<void> {
   }
   await title.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await p.keyboard.type(question);
-  await widget.locator('.monaco-list-row.focused', { hasText: question }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await widget
+    .locator('.monaco-list-row.focused', { hasText: question })
+    .first()
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await p.keyboard.press('Enter');
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
 async function waitForAnswer(p: Page, question: string, status: string, timeout = WRITE_TIMEOUT_MS): Promise<Answer> {
   await expect
-    .poll(async () => {
-      const a = await answer(p);
-      return a?.question === question ? a.status : `(${a?.status ?? 'no answer'} for "${a?.question ?? ''}")`;
-    }, { timeout, interval: 250, message: `the answer to "${question}"` })
+    .poll(
+      async () => {
+        const a = await answer(p);
+        return a?.question === question ? a.status : `(${a?.status ?? 'no answer'} for "${a?.question ?? ''}")`;
+      },
+      { timeout, interval: 250, message: `the answer to "${question}"` },
+    )
     .toBe(status);
   const a = await answer(p);
   if (a === undefined) throw new Error('The answer went away');
@@ -181,7 +211,9 @@ async function approveAndWait(p: Page, sql: string, click: () => Promise<void>):
     if (Date.now() > deadline) throw new Error(`The card for ${sql} is still pending after approving`);
     await p.waitForTimeout(200);
   }
-  await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: `the card for ${sql}` }).toBe('executed');
+  await expect
+    .poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: `the card for ${sql}` })
+    .toBe('executed');
 }
 
 describe('Ask… in VS Code', () => {
@@ -214,9 +246,15 @@ describe('Ask… in VS Code', () => {
     scriptQuestion(question, 'write', sql);
     await ask(p, question);
     await waitForAnswer(p, question, 'held');
-    await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' }).toBe('pending');
     await expect
-      .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, interval: 250, message: 'the pending CodeLenses above the asked write' })
+      .poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' })
+      .toBe('pending');
+    await expect
+      .poll(() => lensTexts(p), {
+        timeout: UI_TIMEOUT_MS,
+        interval: 250,
+        message: 'the pending CodeLenses above the asked write',
+      })
       .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject']));
     await screenshot(p, 'write-held-codelens', SUITE);
     const count = 'how many orders have id 5';
@@ -248,7 +286,9 @@ describe('Ask… in VS Code', () => {
     scriptQuestion(question, 'write', sql);
     await ask(p, question);
     await waitForAnswer(p, question, 'held');
-    await expect.poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' }).toBe('pending');
+    await expect
+      .poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' })
+      .toBe('pending');
     await screenshot(p, 'reload-before', SUITE);
 
     await p.reload();
@@ -256,14 +296,22 @@ describe('Ask… in VS Code', () => {
     await p.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
     const before = (await seenNotifications(p)).length;
     await runCommand(p, 'Postgres Agent: Show Review Panel');
-    await expect.poll(() => cardStatus(p, sql), { timeout: SAMPLE_DB_TIMEOUT_MS, interval: 250, message: 'the held card after the reload' }).toBe('pending');
+    await expect
+      .poll(() => cardStatus(p, sql), {
+        timeout: SAMPLE_DB_TIMEOUT_MS,
+        interval: 250,
+        message: 'the held card after the reload',
+      })
+      .toBe('pending');
     await screenshot(p, 'reload-after-card-restored', SUITE);
 
     const count = 'how many orders have id 6';
     scriptQuestion(count, 'read', 'SELECT count(*) AS n FROM orders WHERE id = 6', 'No order has id 6.');
     await approveAndWait(p, sql, async () => {
       for (const frame of webviewFrames(p)) {
-        const buttons = frame.locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: sql }) }).locator('[data-testid="approve-button"]');
+        const buttons = frame
+          .locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: sql }) })
+          .locator('[data-testid="approve-button"]');
         if ((await buttons.count().catch(() => 0)) > 0) {
           await buttons.first().click();
           return;
@@ -279,7 +327,10 @@ describe('Ask… in VS Code', () => {
 
     // Rows from before the reload are not kept: a recent ask's read runs again (READ ONLY), in a tab saying so.
     await openRecentAsk(p, 'how many orders are there');
-    expect(await resultOf(p, 'how many orders are there (run again)'), 'orders 5 and 6 deleted since').toEqual({ headers: ['n'], firstRow: ['9998'] });
+    expect(await resultOf(p, 'how many orders are there (run again)'), 'orders 5 and 6 deleted since').toEqual({
+      headers: ['n'],
+      firstRow: ['9998'],
+    });
     await screenshot(p, 'recent-ask-run-again', SUITE);
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });

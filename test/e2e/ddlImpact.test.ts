@@ -35,7 +35,8 @@ async function ddlCards(page: Page): Promise<DdlCard[]> {
       cards.push(
         ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
           elements.map((card) => {
-            const text = (node: Element | null) => (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
+            const text = (node: Element | null) =>
+              (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
             return {
               status: card.getAttribute('data-status') ?? '',
               sql: text(card.querySelector('pre.sql')),
@@ -46,7 +47,9 @@ async function ddlCards(page: Page): Promise<DdlCard[]> {
                 safer: text(finding.querySelector('[data-testid="safer-sql"]')),
               })),
               notTransactional: text(card.querySelector('[data-testid="not-transactional"]')),
-              buttons: [...card.querySelectorAll('vscode-button[data-testid]')].map((b) => b.getAttribute('data-testid') ?? ''),
+              buttons: [...card.querySelectorAll('vscode-button[data-testid]')].map(
+                (b) => b.getAttribute('data-testid') ?? '',
+              ),
             };
           }),
         )),
@@ -88,14 +91,27 @@ describe('Schema changes in VS Code: locks, lint and the safer statement', () =>
     await openFile(p, 'index.sql');
     await runCommand(p, RUN_SQL);
     await explained(() =>
-      expect.poll(async () => (await cardFor(p, INDEX_SQL))?.status, { timeout: SAMPLE_DB_TIMEOUT_MS, interval: 250, message: `a pending card for ${INDEX_SQL}` }).toBe('pending'),
+      expect
+        .poll(async () => (await cardFor(p, INDEX_SQL))?.status, {
+          timeout: SAMPLE_DB_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${INDEX_SQL}`,
+        })
+        .toBe('pending'),
     );
     const card = await cardFor(p, INDEX_SQL);
     await screenshot(p, 'create-index-held-with-lock-and-lint', SUITE);
-    expect(card?.locks, 'lock lines').toContainEqual(expect.stringMatching(/^Blocks writes of public\.orders — [\d,.]+k? rows, [\d.]+ (kB|MB) — .*\(SHARE\)$/));
-    expect(card?.lint.map((l) => l.rule), 'lint rules').toContain('require-concurrent-index-creation');
+    expect(card?.locks, 'lock lines').toContainEqual(
+      expect.stringMatching(/^Blocks writes of public\.orders — [\d,.]+k? rows, [\d.]+ (kB|MB) — .*\(SHARE\)$/),
+    );
+    expect(
+      card?.lint.map((l) => l.rule),
+      'lint rules',
+    ).toContain('require-concurrent-index-creation');
     expect(card?.lint.find((l) => l.rule === 'require-concurrent-index-creation')?.safer).toBe(SAFER_SQL);
-    expect(card?.buttons, 'card buttons').toEqual(expect.arrayContaining(['approve-button', 'reject-button', 'use-safer-button']));
+    expect(card?.buttons, 'card buttons').toEqual(
+      expect.arrayContaining(['approve-button', 'reject-button', 'use-safer-button']),
+    );
     expect(card?.notTransactional, 'a plain CREATE INDEX rolls back').toBe('');
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });
@@ -104,20 +120,35 @@ describe('Schema changes in VS Code: locks, lint and the safer statement', () =>
     const p = workbench();
     const before = (await seenNotifications(p)).length;
     const frame = await frameWithCard(p, INDEX_SQL);
-    await frame.locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${INDEX_SQL}")) vscode-button[data-testid="use-safer-button"]`).first().click();
+    await frame
+      .locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${INDEX_SQL}")) vscode-button[data-testid="use-safer-button"]`)
+      .first()
+      .click();
     await explained(() =>
-      expect.poll(async () => (await cardFor(p, SAFER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${SAFER_SQL}` }).toBe('pending'),
+      expect
+        .poll(async () => (await cardFor(p, SAFER_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${SAFER_SQL}`,
+        })
+        .toBe('pending'),
     );
     const safer = await cardFor(p, SAFER_SQL);
     await screenshot(p, 'safer-statement-held-cannot-be-rolled-back', SUITE);
     expect(safer?.notTransactional).toMatch(/^Cannot be rolled back/);
-    expect(safer?.locks).toContainEqual(expect.stringMatching(/^Takes SHARE UPDATE EXCLUSIVE on public\.orders .*\(blocks no reads or writes\)/));
+    expect(safer?.locks).toContainEqual(
+      expect.stringMatching(/^Takes SHARE UPDATE EXCLUSIVE on public\.orders .*\(blocks no reads or writes\)/),
+    );
     expect(safer?.lint.map((l) => l.rule)).not.toContain('require-concurrent-index-creation');
     // The original is still waiting for a person: choosing the safer statement decides nothing on their behalf.
     expect((await cardFor(p, INDEX_SQL))?.status).toBe('pending');
     // The safer SQL is in an editor of its own, as the person will approve it.
     await expect
-      .poll(async () => (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS })
+      .poll(
+        async () =>
+          (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
+        { timeout: UI_TIMEOUT_MS },
+      )
       .toContain('CREATE INDEX CONCURRENTLY');
     expect(await suite.errorsSince(before), 'error notifications').toEqual([]);
   });

@@ -35,12 +35,16 @@ async function cards(page: Page): Promise<WayBackCard[]> {
       found.push(
         ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
           elements.map((card) => {
-            const text = (node: Element | null) => (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
+            const text = (node: Element | null) =>
+              (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
             return {
               status: card.getAttribute('data-status') ?? '',
               sql: text(card.querySelector('pre.sql')),
               holders: [...card.querySelectorAll('[data-testid="lock-holder"]')].map(text),
-              wayBack: [...card.querySelectorAll('[data-testid="way-back"]')].map((e) => ({ way: e.getAttribute('data-way') ?? '', text: text(e) })),
+              wayBack: [...card.querySelectorAll('[data-testid="way-back"]')].map((e) => ({
+                way: e.getAttribute('data-way') ?? '',
+                text: text(e),
+              })),
             };
           }),
         )),
@@ -95,7 +99,17 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
       );
       writeFileSync(join(dir, 'alter.sql'), `${ALTER_SQL}\n`);
       writeFileSync(join(dir, 'drop.sql'), `${DROP_SQL}\n`);
@@ -115,13 +129,32 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     await openFile(p, 'alter.sql');
     await runCommand(p, RUN_SQL);
     await suite.explained(() =>
-      expect.poll(async () => (await cardFor(p, ALTER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${ALTER_SQL}` }).toBe('pending'),
+      expect
+        .poll(async () => (await cardFor(p, ALTER_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${ALTER_SQL}`,
+        })
+        .toBe('pending'),
     );
     await showLine(p, ALTER_SQL, 'lock-holder');
     await screenshot(p, 'alter-card-names-the-lock-holder', SUITE);
     const card = await cardFor(p, ALTER_SQL);
-    expect(card?.holders).toContainEqual(expect.stringMatching(new RegExp(`^In the way: pid ${holderPid} \\(user postgres, idle in transaction for \\d+ (s|min), holds ACCESS SHARE on public\\.notes; query: SELECT count\\(\\*\\) FROM notes\\)$`)));
-    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(0);
+    expect(card?.holders).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^In the way: pid ${holderPid} \\(user postgres, idle in transaction for \\d+ (s|min), holds ACCESS SHARE on public\\.notes; query: SELECT count\\(\\*\\) FROM notes\\)$`,
+        ),
+      ),
+    );
+    expect(
+      Number(
+        await queryValue(
+          scratch.url,
+          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
+        ),
+      ),
+    ).toBe(0);
   });
 
   it('approved while the lock is held, it does not run, says who holds it, and runs on "Run again" once they are gone', async () => {
@@ -129,7 +162,9 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     await openFile(p, 'alter.sql');
     for (const frame of p.frames()) {
       if (frame === p.mainFrame() || frame.isDetached()) continue;
-      const approve = frame.locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${ALTER_SQL}")) [data-testid="approve-button"]`).first();
+      const approve = frame
+        .locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${ALTER_SQL}")) [data-testid="approve-button"]`)
+        .first();
       if ((await approve.count().catch(() => 0)) > 0) {
         await approve.click();
         break;
@@ -143,21 +178,49 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     );
     // Three short tries (the user setting) with pauses between them: under a second.
     await suite.explained(() =>
-      expect.poll(async () => (await cardFor(p, ALTER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `the card of ${ALTER_SQL} after its tries` }).toBe('failed'),
+      expect
+        .poll(async () => (await cardFor(p, ALTER_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `the card of ${ALTER_SQL} after its tries`,
+        })
+        .toBe('failed'),
     );
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'ALTER TABLE notes' }).first().click();
-    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(new RegExp(`Not run yet: Did not run: waited 3 × 100 ms .* behind pid ${holderPid} `));
+    await expect
+      .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS })
+      .toMatch(new RegExp(`Not run yet: Did not run: waited 3 × 100 ms .* behind pid ${holderPid} `));
     expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toContain('Run again');
     await screenshot(p, 'alter-not-run-yet-lock-held', SUITE);
-    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(0);
+    expect(
+      Number(
+        await queryValue(
+          scratch.url,
+          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
+        ),
+      ),
+    ).toBe(0);
 
     await holder?.query('COMMIT');
     await p.locator(CODELENS_LINK, { hasText: 'Run again' }).first().click();
     await suite.explained(() =>
-      expect.poll(async () => (await cardFor(p, ALTER_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `the card of ${ALTER_SQL} after Run again` }).toBe('executed'),
+      expect
+        .poll(async () => (await cardFor(p, ALTER_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `the card of ${ALTER_SQL} after Run again`,
+        })
+        .toBe('executed'),
     );
     await screenshot(p, 'alter-ran-once-the-holder-was-gone', SUITE);
-    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'"))).toBe(1);
+    expect(
+      Number(
+        await queryValue(
+          scratch.url,
+          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
+        ),
+      ),
+    ).toBe(1);
   });
 
   it('the DROP TABLE card says the table is moved to a quarantine schema and how to bring it back', async () => {
@@ -165,13 +228,21 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     await openFile(p, 'drop.sql');
     await runCommand(p, RUN_SQL);
     await suite.explained(() =>
-      expect.poll(async () => (await cardFor(p, DROP_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${DROP_SQL}` }).toBe('pending'),
+      expect
+        .poll(async () => (await cardFor(p, DROP_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${DROP_SQL}`,
+        })
+        .toBe('pending'),
     );
     await showLine(p, DROP_SQL, 'way-back');
     await screenshot(p, 'drop-card-shows-the-way-back', SUITE);
     const card = await cardFor(p, DROP_SQL);
     expect(card?.wayBack.map((w) => w.way)).toEqual(['quarantine']);
-    expect(card?.wayBack[0]?.text).toMatch(/^Way back: public\.archive \(100 rows, [\d.]+ kB\) is moved to a quarantine schema \(pgagent_q_…\) instead of dropped, kept 7 days; `pg-agent undo <ticket>` puts it back/);
+    expect(card?.wayBack[0]?.text).toMatch(
+      /^Way back: public\.archive \(100 rows, [\d.]+ kB\) is moved to a quarantine schema \(pgagent_q_…\) instead of dropped, kept 7 days; `pg-agent undo <ticket>` puts it back/,
+    );
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM archive'))).toBe(100);
   });
 });

@@ -25,24 +25,34 @@ const LENS_TIMEOUT_MS = 45_000;
 
 function psql(url: string, sql: string): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('psql', ['-X', '-q', url, '-c', sql], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (error, _stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+    execFile(
+      'psql',
+      ['-X', '-q', url, '-c', sql],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+      (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
   });
 }
 
 async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+  return (await page.locator(CODELENS_LINK).allInnerTexts())
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
 }
 
 async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
   for (const frame of page.frames()) {
     if (frame === page.mainFrame() || frame.isDetached()) continue;
     try {
-      const statuses = await frame.locator('[data-testid="approval-card"]').evaluateAll(
-        (cards, wanted) => cards.filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted).map((c) => c.getAttribute('data-status') ?? ''),
-        sql,
-      );
+      const statuses = await frame
+        .locator('[data-testid="approval-card"]')
+        .evaluateAll(
+          (cards, wanted) =>
+            cards
+              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
+              .map((c) => c.getAttribute('data-status') ?? ''),
+          sql,
+        );
       if (statuses.length > 0) return statuses.at(-1);
     } catch {
       // Detached while we read it.
@@ -66,7 +76,17 @@ describe('pg-agent guard with VS Code open', () => {
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
       );
     },
   });
@@ -76,7 +96,7 @@ describe('pg-agent guard with VS Code open', () => {
     await scratch?.drop();
   });
 
-  it('shows a DELETE psql sent through the guard; approving only decides it; psql\'s retry runs it once', async () => {
+  it("shows a DELETE psql sent through the guard; approving only decides it; psql's retry runs it once", async () => {
     const p = suite.page();
     await pickCommand(p, 'Postgres Agent: Select Connection…');
     await typeInQuickInput(p, 'scratch');
@@ -93,18 +113,36 @@ describe('pg-agent guard with VS Code open', () => {
     await screenshot(p, 'guard-proposal-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
-    await suite.explained(() => expect.poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the held statement' }).toBe('pending'));
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, HELD_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'a pending card for the held statement',
+        })
+        .toBe('pending'),
+    );
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: HELD_SQL }).first().click();
     await suite.explained(() =>
       expect
-        .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the held SQL' })
+        .poll(() => lensTexts(p), {
+          timeout: LENS_TIMEOUT_MS,
+          interval: 250,
+          message: 'the CodeLens above the held SQL',
+        })
         .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
     );
     await screenshot(p, 'guard-held-with-codelens-and-card', SUITE);
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
 
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
-    await suite.explained(() => expect.poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the client' }).toBe('approved'));
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, HELD_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card approved, waiting for the client',
+        })
+        .toBe('approved'),
+    );
     await screenshot(p, 'guard-approved-waiting-for-the-client', SUITE);
     // Approving ran nothing: the guard's client runs it.
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
@@ -112,7 +150,14 @@ describe('pg-agent guard with VS Code open', () => {
     const retry = await psql(guard.url, HELD_SQL);
     expect(retry).toEqual({ code: 0, stderr: '' });
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
-    await suite.explained(() => expect.poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card followed the ticket to executed' }).toBe('executed'));
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, HELD_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card followed the ticket to executed',
+        })
+        .toBe('executed'),
+    );
     await screenshot(p, 'guard-run-by-the-client', SUITE);
   });
 });

@@ -22,7 +22,8 @@ import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } f
 const SUITE = 'guardTransaction';
 const UI_TIMEOUT_MS = 30_000;
 const LENS_TIMEOUT_MS = 45_000;
-const INSERT = "INSERT INTO orders (customer_id, total, created_at) VALUES (3, 42.50, '2026-01-02 00:00:00+00') RETURNING id";
+const INSERT =
+  "INSERT INTO orders (customer_id, total, created_at) VALUES (3, 42.50, '2026-01-02 00:00:00+00') RETURNING id";
 const UPDATE = 'UPDATE orders SET status = $1 WHERE id = $2';
 
 /** The ORM's transaction: the id the INSERT returns is used by the UPDATE. Resolves to the COMMIT's error, if any. */
@@ -38,7 +39,9 @@ async function orderTransaction(client: pg.Client): Promise<{ id: number; error?
 }
 
 async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+  return (await page.locator(CODELENS_LINK).allInnerTexts())
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
 }
 
 interface CardSeen {
@@ -61,7 +64,9 @@ async function card(page: Page, sql: string): Promise<CardSeen | undefined> {
             .map((c) => ({
               status: c.getAttribute('data-status') ?? '',
               statements: c.querySelector('pre.sql')?.textContent ?? '',
-              rows: [...c.querySelectorAll('[data-testid="impact-row"]')].map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()),
+              rows: [...c.querySelectorAll('[data-testid="impact-row"]')].map((r) =>
+                (r.textContent ?? '').replace(/\s+/g, ' ').trim(),
+              ),
               note: c.querySelector('[data-testid="guard-transaction"]')?.textContent ?? '',
             })),
         sql,
@@ -90,7 +95,17 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
       );
     },
   });
@@ -101,7 +116,7 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     await scratch?.drop();
   });
 
-  it('shows the held transaction as one card with both statements and rows per table; approving only decides; the client\'s retry commits it once', async () => {
+  it("shows the held transaction as one card with both statements and rows per table; approving only decides; the client's retry commits it once", async () => {
     const p = suite.page();
     await pickCommand(p, 'Postgres Agent: Select Connection…');
     await typeInQuickInput(p, 'scratch');
@@ -120,7 +135,9 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     expect(ticket).not.toBe('');
     // Rolled back at COMMIT: nothing the measured run did is kept.
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore);
-    const held = JSON.parse(readFileSync(join(suite.workspace(), '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string; origin: string };
+    const held = JSON.parse(
+      readFileSync(join(suite.workspace(), '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+    ) as { sql: string; origin: string };
     expect(held.origin).toBe('guardTransaction');
     expect(held.sql).toBe(`${INSERT};\nUPDATE orders SET status = 'paid' WHERE id = '${first.id}';`);
 
@@ -130,26 +147,67 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     await screenshot(p, 'guard-transaction-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
-    await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'one pending card for the held transaction' }).toBe('pending'));
+    await suite.explained(() =>
+      expect
+        .poll(async () => (await card(p, held.sql))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          message: 'one pending card for the held transaction',
+        })
+        .toBe('pending'),
+    );
     const shown = (await card(p, held.sql))!;
-    expect(shown.statements.trim().split('\n')).toEqual([`${INSERT};`, `UPDATE orders SET status = 'paid' WHERE id = '${first.id}';`]);
+    expect(shown.statements.trim().split('\n')).toEqual([
+      `${INSERT};`,
+      `UPDATE orders SET status = 'paid' WHERE id = '${first.id}';`,
+    ]);
     expect(shown.note).toContain('2 statements in order');
     // Rows per table of the measured run: the order inserted and updated, and the audit trigger's two rows.
-    expect(shown.rows).toEqual(expect.arrayContaining([expect.stringMatching(/^orders\s*1 updated, 1 inserted/), expect.stringMatching(/^audit_log\s*2 inserted/)]));
+    expect(shown.rows).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^orders\s*1 updated, 1 inserted/),
+        expect.stringMatching(/^audit_log\s*2 inserted/),
+      ]),
+    );
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'INSERT INTO orders' }).first().click();
     await suite.explained(() =>
       expect
-        .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the held transaction' })
-        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), expect.stringMatching(/ · 4 rows in 2 tables$/), 'Approve for the agent', 'Reject'])),
+        .poll(() => lensTexts(p), {
+          timeout: LENS_TIMEOUT_MS,
+          interval: 250,
+          message: 'the CodeLens above the held transaction',
+        })
+        .toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(RISK_LENS),
+            expect.stringMatching(/ · 4 rows in 2 tables$/),
+            'Approve for the agent',
+            'Reject',
+          ]),
+        ),
     );
     await screenshot(p, 'guard-transaction-one-card-with-codelens', SUITE);
 
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
-    await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the client' }).toBe('approved'));
-    const approvedToast = p.locator('.notifications-toasts .notification-toast', { hasText: "the client's retry commits it" });
+    await suite.explained(() =>
+      expect
+        .poll(async () => (await card(p, held.sql))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card approved, waiting for the client',
+        })
+        .toBe('approved'),
+    );
+    const approvedToast = p.locator('.notifications-toasts .notification-toast', {
+      hasText: "the client's retry commits it",
+    });
     await suite.explained(() => approvedToast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await suite.explained(() =>
-      expect.poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the lens says the client commits it' }).toContain("Approved — waiting for the client's retry to commit it"),
+      expect
+        .poll(() => lensTexts(p), {
+          timeout: LENS_TIMEOUT_MS,
+          interval: 250,
+          message: 'the lens says the client commits it',
+        })
+        .toContain("Approved — waiting for the client's retry to commit it"),
     );
     await screenshot(p, 'guard-transaction-approved-waiting-for-the-client', SUITE);
     // Approving ran nothing: the client's retry commits it.
@@ -160,9 +218,18 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     expect(retry.error).toBeUndefined();
     expect(retry.id).not.toBe(first.id);
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore + 1);
-    expect(await queryValue(scratch.url, `SELECT status || ':' || total FROM orders WHERE id = ${retry.id}`)).toBe('paid:42.50');
+    expect(await queryValue(scratch.url, `SELECT status || ':' || total FROM orders WHERE id = ${retry.id}`)).toBe(
+      'paid:42.50',
+    );
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM audit_log'))).toBe(auditBefore + 2);
-    await suite.explained(() => expect.poll(async () => (await card(p, held.sql))?.status, { timeout: UI_TIMEOUT_MS, message: 'the card followed the ticket to executed' }).toBe('executed'));
+    await suite.explained(() =>
+      expect
+        .poll(async () => (await card(p, held.sql))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card followed the ticket to executed',
+        })
+        .toBe('executed'),
+    );
     await screenshot(p, 'guard-transaction-committed-by-the-client', SUITE);
   });
 });

@@ -16,7 +16,8 @@ const SUITE = 'healthView';
 const UI_TIMEOUT_MS = 60_000;
 const FIX_SQL = 'CREATE INDEX CONCURRENTLY ON public.orders (customer_id)';
 const ADVISED_QUERY = 'SELECT id FROM orders WHERE total = 150';
-const INDEXED = "SELECT count(*)::int FROM pg_index x WHERE x.indrelid = 'orders'::regclass AND x.indisvalid AND pg_get_indexdef(x.indexrelid) LIKE '%(customer_id)%'";
+const INDEXED =
+  "SELECT count(*)::int FROM pg_index x WHERE x.indrelid = 'orders'::regclass AND x.indisvalid AND pg_get_indexdef(x.indexrelid) LIKE '%(customer_id)%'";
 
 describe('The Health view: a finding fixed through the CodeLens approval', () => {
   let scratch: ScratchDatabase;
@@ -42,7 +43,17 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
       writeFileSync(join(dir, 'query.sql'), `${ADVISED_QUERY}\n`);
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
       );
     },
   });
@@ -63,8 +74,16 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     await finding.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await screenshot(p, 'health-view-with-findings', SUITE);
     // The view's message sums the run up; checks with findings come first.
-    await p.getByText(/1 warnings, .* catalog reads in \d+ ms/).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    expect((await p.locator('.monaco-list-row', { hasText: 'Foreign keys without an index' }).first().getAttribute('aria-posinset')) ?? '1').toBe('1');
+    await p
+      .getByText(/1 warnings, .* catalog reads in \d+ ms/)
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    expect(
+      (await p
+        .locator('.monaco-list-row', { hasText: 'Foreign keys without an index' })
+        .first()
+        .getAttribute('aria-posinset')) ?? '1',
+    ).toBe('1');
     expect(await queryValue(scratch.url, INDEXED)).toBe(0);
   });
 
@@ -75,19 +94,36 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     await fix.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await fix.click();
     await expect
-      .poll(async () => (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the fix in an editor' })
+      .poll(
+        async () =>
+          (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
+        { timeout: UI_TIMEOUT_MS, message: 'the fix in an editor' },
+      )
       .toContain(FIX_SQL);
     // Nothing is built before a person approves it.
     expect(await queryValue(scratch.url, INDEXED)).toBe(0);
     // VS Code refreshes the CodeLenses of the editor that has the keyboard: click the statement.
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'CREATE INDEX CONCURRENTLY' }).first().click();
     await suite.explained(() =>
-      expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS, message: 'the approval CodeLens' }).toMatch(/Approve & run/),
+      expect
+        .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the approval CodeLens',
+        })
+        .toMatch(/Approve & run/),
     );
     await screenshot(p, 'fix-held-with-codelens', SUITE);
     expect(await queryValue(scratch.url, INDEXED)).toBe(0);
     await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
-    await suite.explained(() => expect.poll(() => queryValue(scratch.url, INDEXED), { timeout: UI_TIMEOUT_MS, interval: 500, message: 'the index built on the server' }).toBe(1));
+    await suite.explained(() =>
+      expect
+        .poll(() => queryValue(scratch.url, INDEXED), {
+          timeout: UI_TIMEOUT_MS,
+          interval: 500,
+          message: 'the index built on the server',
+        })
+        .toBe(1),
+    );
     await screenshot(p, 'fix-approved-index-built', SUITE);
   });
 
@@ -95,21 +131,37 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     const p = suite.page();
     await openFile(p, 'query.sql');
     await pickCommand(p, 'Postgres Agent: Advise Indexes for This Query');
-    const offer = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'CREATE INDEX CONCURRENTLY ON public.orders (total' }).first();
+    const offer = p
+      .locator('.quick-input-widget .monaco-list-row', { hasText: 'CREATE INDEX CONCURRENTLY ON public.orders (total' })
+      .first();
     await suite.explained(() => offer.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     // Measured with hypothetical indexes: the planner cost before and after is in the pick.
     expect(await offer.innerText()).toMatch(/cost [\d.]+ → [\d.]+/);
     await screenshot(p, 'advise-indexes-measured-pick', SUITE);
     await offer.click();
     await expect
-      .poll(async () => (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the advised index in an editor' })
+      .poll(
+        async () =>
+          (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
+        { timeout: UI_TIMEOUT_MS, message: 'the advised index in an editor' },
+      )
       .toContain('CREATE INDEX CONCURRENTLY ON public.orders (total');
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'CREATE INDEX CONCURRENTLY' }).first().click();
     await suite.explained(() =>
-      expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS, message: 'the approval CodeLens' }).toMatch(/Approve & run/),
+      expect
+        .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the approval CodeLens',
+        })
+        .toMatch(/Approve & run/),
     );
     await screenshot(p, 'advised-index-held-with-codelens', SUITE);
     // Held, not built: nothing on orders(total) until a person approves.
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%(total%'")).toBe(0);
+    expect(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%(total%'",
+      ),
+    ).toBe(0);
   });
 });

@@ -28,7 +28,9 @@ const LENS_TIMEOUT_MS = 45_000;
 /** The window's "Postgres Agent" log (a LogOutputChannel) of the code-server run that opened `workspace`. */
 function windowLog(workspace: string): string {
   const found: string[] = [];
-  for (const run of readdirSync(tmpdir()).filter((name) => name.startsWith('pgagent-e2e-') && !name.startsWith(`pgagent-e2e-${SUITE}-`))) {
+  for (const run of readdirSync(tmpdir()).filter(
+    (name) => name.startsWith('pgagent-e2e-') && !name.startsWith(`pgagent-e2e-${SUITE}-`),
+  )) {
     const logs = join(tmpdir(), run, 'user-data', 'logs');
     let files: string[];
     try {
@@ -45,7 +47,9 @@ function windowLog(workspace: string): string {
 }
 
 async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+  return (await page.locator(CODELENS_LINK).allInnerTexts())
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
 }
 
 /** The status of the panel's approval card for `sql` (pending, running, executed, ...), if one shows. */
@@ -53,10 +57,15 @@ async function cardStatus(page: Page, sql: string): Promise<string | undefined> 
   for (const frame of page.frames()) {
     if (frame === page.mainFrame() || frame.isDetached()) continue;
     try {
-      const statuses = await frame.locator('[data-testid="approval-card"]').evaluateAll(
-        (cards, wanted) => cards.filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted).map((c) => c.getAttribute('data-status') ?? ''),
-        sql,
-      );
+      const statuses = await frame
+        .locator('[data-testid="approval-card"]')
+        .evaluateAll(
+          (cards, wanted) =>
+            cards
+              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
+              .map((c) => c.getAttribute('data-status') ?? ''),
+          sql,
+        );
       if (statuses.length > 0) return statuses.at(-1);
     } catch {
       // Detached while we read it.
@@ -83,7 +92,17 @@ describe('pg-agent mcp with VS Code open', () => {
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
       );
     },
   });
@@ -96,10 +115,30 @@ describe('pg-agent mcp with VS Code open', () => {
   it("shows an outside agent's proposed write for approval; approving only decides it; the agent runs it once and the card follows", async () => {
     const p = suite.page();
     // The window's log says what VS Code's language-model tool registry lists from us.
-    await expect.poll(() => windowLog(suite.workspace()), { timeout: UI_TIMEOUT_MS, message: 'the window log line on agent tools' }).toMatch(/agent tools registered/);
-    const registered = /agent tools registered languageModelTools=(\S*) mcpServerProvider=(\w+)/.exec(windowLog(suite.workspace()));
+    await expect
+      .poll(() => windowLog(suite.workspace()), {
+        timeout: UI_TIMEOUT_MS,
+        message: 'the window log line on agent tools',
+      })
+      .toMatch(/agent tools registered/);
+    const registered = /agent tools registered languageModelTools=(\S*) mcpServerProvider=(\w+)/.exec(
+      windowLog(suite.workspace()),
+    );
     expect(registered?.[1]?.split(',').sort()).toEqual(
-      ['advise_indexes', 'describe_table', 'execute_approved', 'explain', 'health', 'impact', 'list_tables', 'propose_write', 'run_read', 'schema_context', 'ticket_status', 'top_queries'].map((n) => `pgagent_${n}`),
+      [
+        'advise_indexes',
+        'describe_table',
+        'execute_approved',
+        'explain',
+        'health',
+        'impact',
+        'list_tables',
+        'propose_write',
+        'run_read',
+        'schema_context',
+        'ticket_status',
+        'top_queries',
+      ].map((n) => `pgagent_${n}`),
     );
     expect(registered?.[2]).toBe('true');
 
@@ -123,7 +162,9 @@ describe('pg-agent mcp with VS Code open', () => {
         .poll(
           async () => {
             await pickCommand(p, 'MCP: List Servers');
-            const row = p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' }).first();
+            const row = p
+              .locator('.quick-input-widget .monaco-list-row', { hasText: 'Postgres Agent (scratch)' })
+              .first();
             await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
             const text = (await row.innerText()).replace(/\s+/g, ' ');
             await p.keyboard.press('Escape');
@@ -139,7 +180,10 @@ describe('pg-agent mcp with VS Code open', () => {
     await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Show Output' }).first().click();
     await suite.explained(() =>
       expect
-        .poll(async () => (await p.locator('.part.panel .view-lines').allInnerTexts()).join('\n').replace(/\s+/g, ' '), { timeout: UI_TIMEOUT_MS, message: 'the server output' })
+        .poll(
+          async () => (await p.locator('.part.panel .view-lines').allInnerTexts()).join('\n').replace(/\s+/g, ' '),
+          { timeout: UI_TIMEOUT_MS, message: 'the server output' },
+        )
         .toMatch(/serving 0\.1\.0 on stdio[\s\S]*Discovered 12 tools/),
     );
     await screenshot(p, 'mcp-server-output', SUITE);
@@ -155,13 +199,21 @@ describe('pg-agent mcp with VS Code open', () => {
     await screenshot(p, 'proposal-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
-    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the proposal' }).toBe('pending'));
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the proposal' })
+        .toBe('pending'),
+    );
     // VS Code refreshes the CodeLenses of the editor that has the keyboard, and the card may have taken it:
     // click the proposed statement, as a person reading it would.
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: PROPOSED_SQL }).first().click();
     await suite.explained(() =>
       expect
-        .poll(() => lensTexts(p), { timeout: LENS_TIMEOUT_MS, interval: 250, message: 'the CodeLens above the proposed SQL' })
+        .poll(() => lensTexts(p), {
+          timeout: LENS_TIMEOUT_MS,
+          interval: 250,
+          message: 'the CodeLens above the proposed SQL',
+        })
         .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
     );
     await screenshot(p, 'proposal-with-codelens-and-card', SUITE);
@@ -172,15 +224,31 @@ describe('pg-agent mcp with VS Code open', () => {
     expect(await lensTexts(p)).not.toContain('Approve & run');
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
     // Decided, not run: the window waits for the agent, the row is still there, the ticket reads APPROVED.
-    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card approved, waiting for the agent' }).toBe('approved'));
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, PROPOSED_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card approved, waiting for the agent',
+        })
+        .toBe('approved'),
+    );
     await screenshot(p, 'approved-waiting-for-the-agent', SUITE);
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
-    expect((await agent.call('ticket_status', { ticket_id: ticketId })).structuredContent).toMatchObject({ status: 'APPROVED' });
+    expect((await agent.call('ticket_status', { ticket_id: ticketId })).structuredContent).toMatchObject({
+      status: 'APPROVED',
+    });
 
     const executed = await agent.call('execute_approved', { ticket_id: ticketId });
     expect(executed.isError, textOf(executed)).toBeFalsy();
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
-    await suite.explained(() => expect.poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card follows the agent to executed' }).toBe('executed'));
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, PROPOSED_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card follows the agent to executed',
+        })
+        .toBe('executed'),
+    );
     await screenshot(p, 'executed-by-the-agent', SUITE);
 
     const status = await agent.call('ticket_status', { ticket_id: ticketId });

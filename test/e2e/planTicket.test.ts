@@ -29,12 +29,21 @@ const plan = (what: string) => `# Plan\n\n1. ${what}\n`;
 
 const suite = workbenchSuite(SUITE, { withModel: true });
 
-const of = (title: string, phase: (req: RecordedRequest) => boolean) => (req: RecordedRequest) => phase(req) && req.text.includes(`Job: ${title} (`);
+const of = (title: string, phase: (req: RecordedRequest) => boolean) => (req: RecordedRequest) =>
+  phase(req) && req.text.includes(`Job: ${title} (`);
 
 /** One strategic turn (plan + todo, then plan_ready) and one tactical turn that completes the job. */
 function script(title: string, what: string): Rule[] {
   return [
-    { match: of(title, strategic), reply: { functionCalls: [call('write_plan', { content: plan(what) }), call('write_todos', { todos: [{ id: 't1', title: what }] })] } },
+    {
+      match: of(title, strategic),
+      reply: {
+        functionCalls: [
+          call('write_plan', { content: plan(what) }),
+          call('write_todos', { todos: [{ id: 't1', title: what }] }),
+        ],
+      },
+    },
     { match: of(title, strategic), reply: { functionCall: call('plan_ready', { summary: what }) } },
     { match: of(title, tactical), reply: { functionCall: call('job_complete', { summary: `${what}: done.` }) } },
   ];
@@ -48,8 +57,19 @@ function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOU
 /** `pg-agent` in a terminal of this workspace, as another person. */
 function pgAgent(args: string[], user: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args, '--workspace', suite.workspace()], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', USER: user, XDG_CONFIG_HOME: join(suite.workspace(), '.no-keys') } }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [CLI, ...args, '--workspace', suite.workspace()],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          USER: user,
+          XDG_CONFIG_HOME: join(suite.workspace(), '.no-keys'),
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -70,68 +90,100 @@ async function planTickets(): Promise<PlanTicket[]> {
 }
 
 describe('Plan tickets in VS Code', () => {
-  it('Approve in the panel decides the plan ticket; a terminal approval moves the waiting job on', { timeout: 600_000 }, async () => {
-    const p = suite.page();
-    suite.model().script([...script(TASK_1, 'Count products per category'), ...script(TASK_2, 'Count customers per country'), ...script(TASK_3, 'Count orders per status')]);
+  it(
+    'Approve in the panel decides the plan ticket; a terminal approval moves the waiting job on',
+    { timeout: 600_000 },
+    async () => {
+      const p = suite.page();
+      suite
+        .model()
+        .script([
+          ...script(TASK_1, 'Count products per category'),
+          ...script(TASK_2, 'Count customers per country'),
+          ...script(TASK_3, 'Count orders per status'),
+        ]);
 
-    // 1. The review waits on a plan ticket, listed with the others in a terminal.
-    await newJob(p, TASK_1, { afterDatabaseOpen: false });
-    await waitForStop(p, TASK_1, 'review', SAMPLE_DB_TIMEOUT_MS);
-    const [pending] = await planTickets();
-    expect(pending).toMatchObject({ kind: 'plan', status: 'PENDING_APPROVAL' });
-    await screenshot(p, 'plan-review-with-ticket', SUITE);
+      // 1. The review waits on a plan ticket, listed with the others in a terminal.
+      await newJob(p, TASK_1, { afterDatabaseOpen: false });
+      await waitForStop(p, TASK_1, 'review', SAMPLE_DB_TIMEOUT_MS);
+      const [pending] = await planTickets();
+      expect(pending).toMatchObject({ kind: 'plan', status: 'PENDING_APPROVAL' });
+      await screenshot(p, 'plan-review-with-ticket', SUITE);
 
-    // 2. Approve plan in the panel: the plan ticket is decided (and used) by this window's person.
-    await (await cockpit(p, TASK_1)).locator('[data-testid="approve-plan-button"]').click();
-    await waitForStop(p, TASK_1, 'completed');
-    const [decided] = (await planTickets()).filter((t) => t.id === pending?.id);
-    expect(decided).toMatchObject({ status: 'EXECUTED', decisions: [{ approve: true }] });
-    await screenshot(p, 'approved-in-panel-completed', SUITE);
+      // 2. Approve plan in the panel: the plan ticket is decided (and used) by this window's person.
+      await (await cockpit(p, TASK_1)).locator('[data-testid="approve-plan-button"]').click();
+      await waitForStop(p, TASK_1, 'completed');
+      const [decided] = (await planTickets()).filter((t) => t.id === pending?.id);
+      expect(decided).toMatchObject({ status: 'EXECUTED', decisions: [{ approve: true }] });
+      await screenshot(p, 'approved-in-panel-completed', SUITE);
 
-    // 3. A second job waits for review; a teammate approves its plan ticket from a terminal.
-    await newJob(p, TASK_2, { afterDatabaseOpen: false });
-    await waitForStop(p, TASK_2, 'review');
-    const second = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
-    if (!second) throw new Error('the second job has no pending plan ticket');
-    await screenshot(p, 'second-plan-waiting', SUITE);
-    const stale = await pgAgent(['approvals', 'approve', second.id, '--hash', '0'.repeat(64)], 'teammate');
-    expect(stale.code, 'a decision on another version of the plan is refused').toBe(1);
-    expect(stale.stderr).toContain('another version of the plan');
-    const approved = await pgAgent(['approvals', 'approve', second.id, '--hash', second.sqlHash, '--comment', 'looks right'], 'teammate');
-    expect(approved.code, approved.stderr).toBe(0);
+      // 3. A second job waits for review; a teammate approves its plan ticket from a terminal.
+      await newJob(p, TASK_2, { afterDatabaseOpen: false });
+      await waitForStop(p, TASK_2, 'review');
+      const second = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
+      if (!second) throw new Error('the second job has no pending plan ticket');
+      await screenshot(p, 'second-plan-waiting', SUITE);
+      const stale = await pgAgent(['approvals', 'approve', second.id, '--hash', '0'.repeat(64)], 'teammate');
+      expect(stale.code, 'a decision on another version of the plan is refused').toBe(1);
+      expect(stale.stderr).toContain('another version of the plan');
+      const approved = await pgAgent(
+        ['approvals', 'approve', second.id, '--hash', second.sqlHash, '--comment', 'looks right'],
+        'teammate',
+      );
+      expect(approved.code, approved.stderr).toBe(0);
 
-    // 4. Nobody clicks anything in the window: the job moves on and completes.
-    await waitForStop(p, TASK_2, 'completed');
-    const [done] = (await planTickets()).filter((t) => t.id === second.id);
-    expect(done).toMatchObject({ status: 'EXECUTED', decisions: [{ by: 'teammate', approve: true }] });
-    await screenshot(p, 'teammate-approval-moved-job-on', SUITE);
+      // 4. Nobody clicks anything in the window: the job moves on and completes.
+      await waitForStop(p, TASK_2, 'completed');
+      const [done] = (await planTickets()).filter((t) => t.id === second.id);
+      expect(done).toMatchObject({ status: 'EXECUTED', decisions: [{ by: 'teammate', approve: true }] });
+      await screenshot(p, 'teammate-approval-moved-job-on', SUITE);
 
-    // 5. An approval key in VS Code's secret storage (encrypted with a passphrase): it enrols nobody, so the team
-    // lists its public key; the panel's Approve then asks the passphrase and is a signed decision that verifies.
-    const widget = p.locator('.quick-input-widget');
-    await pickCommand(p, 'Postgres Agent: Create Approval Key…');
-    await widget.locator('.quick-input-message', { hasText: 'Your name as an approver' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await p.keyboard.type('window-reviewer');
-    await p.keyboard.press('Enter');
-    await answerPasswordBox(p, 'A passphrase for this key', REVIEWER_PASSPHRASE);
-    await answerPasswordBox(p, 'The same passphrase again', REVIEWER_PASSPHRASE);
-    let enroll = '';
-    await expect
-      .poll(async () => (enroll = (await seenNotifications(p)).map((n) => n.text).find((t) => t.includes('pg-agent policy enroll window-reviewer')) ?? ''), { timeout: UI_TIMEOUT_MS })
-      .not.toBe('');
-    const publicKey = /--key ([A-Za-z0-9_-]{43})/.exec(enroll)?.[1] ?? '';
-    const configFile = join(suite.workspace(), '.pgagent', 'config.json');
-    const config = JSON.parse(await readFile(configFile, 'utf8').catch(() => '{}')) as Record<string, unknown>;
-    await writeFile(configFile, JSON.stringify({ ...config, approval: { approvers: [{ name: 'window-reviewer', publicKey, roles: ['dba'] }] } }));
-    await newJob(p, TASK_3, { afterDatabaseOpen: false });
-    await waitForStop(p, TASK_3, 'review');
-    const third = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
-    if (!third) throw new Error('the third job has no pending plan ticket');
-    await (await cockpit(p, TASK_3)).locator('[data-testid="approve-plan-button"]').click();
-    await answerPasswordBox(p, 'Passphrase of your approval key', REVIEWER_PASSPHRASE);
-    await waitForStop(p, TASK_3, 'completed');
-    const shown = await pgAgent(['approvals', 'show', third.id, '--json'], 'observer');
-    expect(JSON.parse(shown.stdout)).toMatchObject({ kind: 'plan', status: 'EXECUTED', decisions: [{ by: 'window-reviewer', approve: true, signed: true }] });
-    await screenshot(p, 'signed-approval-in-panel', SUITE);
-  });
+      // 5. An approval key in VS Code's secret storage (encrypted with a passphrase): it enrols nobody, so the team
+      // lists its public key; the panel's Approve then asks the passphrase and is a signed decision that verifies.
+      const widget = p.locator('.quick-input-widget');
+      await pickCommand(p, 'Postgres Agent: Create Approval Key…');
+      await widget
+        .locator('.quick-input-message', { hasText: 'Your name as an approver' })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await p.keyboard.type('window-reviewer');
+      await p.keyboard.press('Enter');
+      await answerPasswordBox(p, 'A passphrase for this key', REVIEWER_PASSPHRASE);
+      await answerPasswordBox(p, 'The same passphrase again', REVIEWER_PASSPHRASE);
+      let enroll = '';
+      await expect
+        .poll(
+          async () =>
+            (enroll =
+              (await seenNotifications(p))
+                .map((n) => n.text)
+                .find((t) => t.includes('pg-agent policy enroll window-reviewer')) ?? ''),
+          { timeout: UI_TIMEOUT_MS },
+        )
+        .not.toBe('');
+      const publicKey = /--key ([A-Za-z0-9_-]{43})/.exec(enroll)?.[1] ?? '';
+      const configFile = join(suite.workspace(), '.pgagent', 'config.json');
+      const config = JSON.parse(await readFile(configFile, 'utf8').catch(() => '{}')) as Record<string, unknown>;
+      await writeFile(
+        configFile,
+        JSON.stringify({
+          ...config,
+          approval: { approvers: [{ name: 'window-reviewer', publicKey, roles: ['dba'] }] },
+        }),
+      );
+      await newJob(p, TASK_3, { afterDatabaseOpen: false });
+      await waitForStop(p, TASK_3, 'review');
+      const third = (await planTickets()).find((t) => t.status === 'PENDING_APPROVAL');
+      if (!third) throw new Error('the third job has no pending plan ticket');
+      await (await cockpit(p, TASK_3)).locator('[data-testid="approve-plan-button"]').click();
+      await answerPasswordBox(p, 'Passphrase of your approval key', REVIEWER_PASSPHRASE);
+      await waitForStop(p, TASK_3, 'completed');
+      const shown = await pgAgent(['approvals', 'show', third.id, '--json'], 'observer');
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        kind: 'plan',
+        status: 'EXECUTED',
+        decisions: [{ by: 'window-reviewer', approve: true, signed: true }],
+      });
+      await screenshot(p, 'signed-approval-in-panel', SUITE);
+    },
+  );
 });

@@ -40,12 +40,16 @@ async function cards(page: Page): Promise<ReachCard[]> {
       found.push(
         ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
           elements.map((card) => {
-            const text = (node: Element | null) => (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
+            const text = (node: Element | null) =>
+              (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
             return {
               status: card.getAttribute('data-status') ?? '',
               sql: text(card.querySelector('pre.sql')),
               risk: text(card.querySelector('[data-testid="risk-badge"]')),
-              reach: [...card.querySelectorAll('[data-testid="reach-entry"]')].map((e) => ({ verdict: e.getAttribute('data-verdict') ?? '', text: text(e) })),
+              reach: [...card.querySelectorAll('[data-testid="reach-entry"]')].map((e) => ({
+                verdict: e.getAttribute('data-verdict') ?? '',
+                text: text(e),
+              })),
               warnings: [...card.querySelectorAll('.warning-text')].map(text),
             };
           }),
@@ -96,7 +100,17 @@ describe("The database's own code in VS Code: held reads and previews that do no
       mkdirSync(join(dir, '.pgagent'), { recursive: true });
       writeFileSync(
         join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [{ name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) }] }),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
       );
       writeFileSync(join(dir, 'read.sql'), `${READ_SQL}\n`);
       writeFileSync(join(dir, 'delete.sql'), `${DELETE_SQL}\n`);
@@ -117,16 +131,26 @@ describe("The database's own code in VS Code: held reads and previews that do no
     await openFile(p, 'read.sql');
     await runCommand(p, RUN_SQL);
     await suite.explained(() =>
-      expect.poll(async () => (await cardFor(p, READ_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${READ_SQL}` }).toBe('pending'),
+      expect
+        .poll(async () => (await cardFor(p, READ_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${READ_SQL}`,
+        })
+        .toBe('pending'),
     );
     const card = await cardFor(p, READ_SQL);
     // VS Code refreshes the CodeLenses of the editor that has the keyboard; the card took it: click the statement.
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'SELECT shell_read' }).first().click();
-    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(/Runs public\.shell_read\(\)/);
+    await expect
+      .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS })
+      .toMatch(/Runs public\.shell_read\(\)/);
     expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toMatch(/HIGH · not previewed/);
     await showCardReach(p, READ_SQL);
     await screenshot(p, 'read-held-with-function-named', SUITE);
-    expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(expect.stringMatching(/^public\.shell_read\(\) — .*PROGRAM/));
+    expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(
+      expect.stringMatching(/^public\.shell_read\(\) — .*PROGRAM/),
+    );
     expect(card?.warnings.join('\n')).toMatch(/Not previewed: .*shell_read.*PROGRAM/);
     expect(['HIGH', 'CRITICAL']).toContain(card?.risk);
     // Nothing ran on the server: no file from the shell command.
@@ -138,17 +162,29 @@ describe("The database's own code in VS Code: held reads and previews that do no
     await openFile(p, 'delete.sql');
     await runCommand(p, RUN_SQL);
     await suite.explained(() =>
-      expect.poll(async () => (await cardFor(p, DELETE_SQL))?.status, { timeout: UI_TIMEOUT_MS, interval: 250, message: `a pending card for ${DELETE_SQL}` }).toBe('pending'),
+      expect
+        .poll(async () => (await cardFor(p, DELETE_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${DELETE_SQL}`,
+        })
+        .toBe('pending'),
     );
     const card = await cardFor(p, DELETE_SQL);
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'DELETE FROM notes' }).first().click();
-    await expect.poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS }).toMatch(/Runs public\.rt_shell\(\)/);
+    await expect
+      .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS })
+      .toMatch(/Runs public\.rt_shell\(\)/);
     await showCardReach(p, DELETE_SQL);
     await screenshot(p, 'delete-not-previewed-trigger-named', SUITE);
     expect(card?.warnings.join('\n')).toMatch(/Not previewed: .*rt_shell.*rt_before_delete.*PROGRAM/);
-    expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(expect.stringMatching(/^public\.rt_shell\(\) — .*rt_before_delete/));
+    expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(
+      expect.stringMatching(/^public\.rt_shell\(\) — .*rt_before_delete/),
+    );
     expect(['HIGH', 'CRITICAL']).toContain(card?.risk);
-    expect(existsSync(TRIGGER_MARK), `${TRIGGER_MARK} (written by the server if the preview ran the trigger)`).toBe(false);
+    expect(existsSync(TRIGGER_MARK), `${TRIGGER_MARK} (written by the server if the preview ran the trigger)`).toBe(
+      false,
+    );
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM notes'))).toBe(2);
   });
 });

@@ -27,39 +27,64 @@ describe('the sample database held by pg-agent in a terminal', () => {
     holder?.kill('SIGKILL');
   });
 
-  it('waits, then names the holder and what to do; Retry opens it once the holder is gone', { timeout: 240_000 }, async () => {
-    const p = workbench();
-    const lockFile = join(suite.workspace(), '.pgagent', 'sample-db.lock');
-    // A long read keeps the terminal's pg-agent (and so the sample database) busy for the whole wait.
-    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'sql', '--db', 'sample', '--timeout-ms', '150000', '--workspace', suite.workspace(), '--', 'SELECT pg_sleep(120)'], {
-      cwd: suite.workspace(),
-      env: { ...process.env, REDIS_URL: '' },
-      stdio: 'ignore',
-    });
-    holder = child;
-    await expect
-      .poll(() => existsSync(lockFile) && readFileSync(lockFile, 'utf8').includes(`"pid":${child.pid}`), { timeout: UI_TIMEOUT_MS, message: 'pg-agent holding the sample database' })
-      .toBe(true);
+  it(
+    'waits, then names the holder and what to do; Retry opens it once the holder is gone',
+    { timeout: 240_000 },
+    async () => {
+      const p = workbench();
+      const lockFile = join(suite.workspace(), '.pgagent', 'sample-db.lock');
+      // A long read keeps the terminal's pg-agent (and so the sample database) busy for the whole wait.
+      const child = spawn(
+        process.execPath,
+        [
+          join(repoRoot, 'dist', 'cli.js'),
+          'sql',
+          '--db',
+          'sample',
+          '--timeout-ms',
+          '150000',
+          '--workspace',
+          suite.workspace(),
+          '--',
+          'SELECT pg_sleep(120)',
+        ],
+        {
+          cwd: suite.workspace(),
+          env: { ...process.env, REDIS_URL: '' },
+          stdio: 'ignore',
+        },
+      );
+      holder = child;
+      await expect
+        .poll(() => existsSync(lockFile) && readFileSync(lockFile, 'utf8').includes(`"pid":${child.pid}`), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'pg-agent holding the sample database',
+        })
+        .toBe(true);
 
-    await runCommand(p, 'Postgres Agent: Open Sample Database');
-    const panel = await findWebviewFrame(p, SCHEMA_ERROR, HELD_TIMEOUT_MS);
-    const error = (await panel.locator(SCHEMA_ERROR).innerText()).replace(/\s+/g, ' ');
-    expect(error).toContain(`is open in pg-agent sql (`);
-    expect(error).toContain(`:${child.pid})`);
-    expect(error).toContain('Let pg-agent sql finish, or stop it');
-    expect(await webviewTexts(p, TABLE_ITEM), 'no tables from a second copy of the database').toEqual([]);
-    await screenshot(p, 'held-by-terminal', SUITE);
+      await runCommand(p, 'Postgres Agent: Open Sample Database');
+      const panel = await findWebviewFrame(p, SCHEMA_ERROR, HELD_TIMEOUT_MS);
+      const error = (await panel.locator(SCHEMA_ERROR).innerText()).replace(/\s+/g, ' ');
+      expect(error).toContain(`is open in pg-agent sql (`);
+      expect(error).toContain(`:${child.pid})`);
+      expect(error).toContain('Let pg-agent sql finish, or stop it');
+      expect(await webviewTexts(p, TABLE_ITEM), 'no tables from a second copy of the database').toEqual([]);
+      await screenshot(p, 'held-by-terminal', SUITE);
 
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    await exited;
-    await panel.locator(SCHEMA_ERROR).locator('vscode-button', { hasText: 'Retry' }).click();
-    await explained(() =>
-      expect
-        .poll(async () => (await webviewTexts(p, TABLE_ITEM)).some((text) => /\borders\b/.test(text)), { timeout: HELD_TIMEOUT_MS, message: 'the sample tables after Retry' })
-        .toBe(true),
-    );
-    await screenshot(p, 'opened-after-retry', SUITE);
-    expect(readFileSync(lockFile, 'utf8')).toContain('"by":"VS Code"');
-  });
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+      await panel.locator(SCHEMA_ERROR).locator('vscode-button', { hasText: 'Retry' }).click();
+      await explained(() =>
+        expect
+          .poll(async () => (await webviewTexts(p, TABLE_ITEM)).some((text) => /\borders\b/.test(text)), {
+            timeout: HELD_TIMEOUT_MS,
+            message: 'the sample tables after Retry',
+          })
+          .toBe(true),
+      );
+      await screenshot(p, 'opened-after-retry', SUITE);
+      expect(readFileSync(lockFile, 'utf8')).toContain('"by":"VS Code"');
+    },
+  );
 });

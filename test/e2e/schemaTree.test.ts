@@ -13,13 +13,26 @@ import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
 import { readableInEveryTheme } from './harness/themes';
-import { findWebviewFrame, notificationTexts, openFile, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import {
+  findWebviewFrame,
+  notificationTexts,
+  openFile,
+  runCommand,
+  screenshot,
+  typeInQuickInput,
+} from './harness/workbench';
 
 const SUITE = 'schema-tree';
 const UI_TIMEOUT_MS = 30_000;
 const SAMPLE_DB_TIMEOUT_MS = 60_000;
 /** The results view's texts whose contrast is measured in each theme. */
-const RESULTS_READABLE = ['[data-testid="column-header"] .name', '[data-testid="column-header"] .type', '[data-testid="result-row"] .cell', '[data-testid="results-summary"]', '[data-testid="result-tab"]'] as const;
+const RESULTS_READABLE = [
+  '[data-testid="column-header"] .name',
+  '[data-testid="column-header"] .type',
+  '[data-testid="result-row"] .cell',
+  '[data-testid="results-summary"]',
+  '[data-testid="result-tab"]',
+] as const;
 
 /** The Schema view's tree rows. */
 function rows(p: Page): Locator {
@@ -27,7 +40,9 @@ function rows(p: Page): Locator {
 }
 
 function row(p: Page, label: string): Locator {
-  return rows(p).filter({ has: p.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) }).first();
+  return rows(p)
+    .filter({ has: p.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) })
+    .first();
 }
 
 async function labels(p: Page): Promise<string[]> {
@@ -77,7 +92,9 @@ async function editorText(p: Page): Promise<string> {
 }
 
 describe('the schema explorer, the results view, the approvals badge and Explain Query', () => {
-  const suite = workbenchSuite(SUITE, { prepare: (workspace) => writeFileSync(join(workspace, 'first.sql'), 'SELECT * FROM public.customers LIMIT 100;\n') });
+  const suite = workbenchSuite(SUITE, {
+    prepare: (workspace) => writeFileSync(join(workspace, 'first.sql'), 'SELECT * FROM public.customers LIMIT 100;\n'),
+  });
   const workbench = () => suite.page();
   const explained = (check: () => Promise<void>) => suite.explained(check);
 
@@ -89,11 +106,23 @@ describe('the schema explorer, the results view, the approvals badge and Explain
     // The Review view above it collapsed, so the tree has the side bar's height.
     const review = p.locator('.pane-header[aria-label^="Review"]').first();
     if ((await review.getAttribute('aria-expanded')) === 'true') await review.click();
-    await explained(() => expect.poll(() => labels(p), { timeout: SAMPLE_DB_TIMEOUT_MS, message: 'the public schema in the tree' }).toContain('public'));
+    await explained(() =>
+      expect
+        .poll(() => labels(p), { timeout: SAMPLE_DB_TIMEOUT_MS, message: 'the public schema in the tree' })
+        .toContain('public'),
+    );
     await row(p, 'public').click();
-    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toEqual(expect.arrayContaining(['customers', 'orders', 'order_items'])));
+    await explained(() =>
+      expect
+        .poll(() => labels(p), { timeout: UI_TIMEOUT_MS })
+        .toEqual(expect.arrayContaining(['customers', 'orders', 'order_items'])),
+    );
     await row(p, 'orders').click();
-    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toEqual(expect.arrayContaining(['customer_id', 'Keys', 'Indexes'])));
+    await explained(() =>
+      expect
+        .poll(() => labels(p), { timeout: UI_TIMEOUT_MS })
+        .toEqual(expect.arrayContaining(['customer_id', 'Keys', 'Indexes'])),
+    );
     const customerId = await row(p, 'customer_id').locator('.label-description').innerText();
     expect(customerId).toMatch(/→ customers\.id/);
     await row(p, 'Keys').click();
@@ -106,108 +135,204 @@ describe('the schema explorer, the results view, the approvals badge and Explain
     await titleAction(p, 'Filter Tables…');
     await typeInQuickInput(p, 'order_it');
     await p.keyboard.press('Enter');
-    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS, message: 'only order_items left' }).toEqual(['public', 'order_items']));
-    expect(await p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .pane-body').innerText()).toContain('Filter: "order_it"');
+    await explained(() =>
+      expect
+        .poll(() => labels(p), { timeout: UI_TIMEOUT_MS, message: 'only order_items left' })
+        .toEqual(['public', 'order_items']),
+    );
+    expect(await p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .pane-body').innerText()).toContain(
+      'Filter: "order_it"',
+    );
     await screenshot(p, 'tree-filtered', SUITE);
     await titleAction(p, 'Clear Table Filter');
     await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toContain('customers'));
   });
 
-  it('Show DDL opens the table as CREATE TABLE; Copy Table Name says what it copied', { timeout: 300_000 }, async () => {
-    const p = workbench();
-    await contextMenu(p, 'orders', 'Show DDL');
-    await explained(() => expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: 'the DDL in an editor' }).toContain('CREATE TABLE public.orders'));
-    expect(await editorText(p)).toMatch(/FOREIGN KEY \(customer_id\) REFERENCES public\.customers/);
-    await screenshot(p, 'show-ddl', SUITE);
-    await contextMenu(p, 'orders', 'Copy Table Name');
-    await explained(() => expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('copied public.orders'));
-  });
+  it(
+    'Show DDL opens the table as CREATE TABLE; Copy Table Name says what it copied',
+    { timeout: 300_000 },
+    async () => {
+      const p = workbench();
+      await contextMenu(p, 'orders', 'Show DDL');
+      await explained(() =>
+        expect
+          .poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: 'the DDL in an editor' })
+          .toContain('CREATE TABLE public.orders'),
+      );
+      expect(await editorText(p)).toMatch(/FOREIGN KEY \(customer_id\) REFERENCES public\.customers/);
+      await screenshot(p, 'show-ddl', SUITE);
+      await contextMenu(p, 'orders', 'Copy Table Name');
+      await explained(() =>
+        expect
+          .poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS })
+          .toContain('copied public.orders'),
+      );
+    },
+  );
 
-  it('Select First 100 Rows opens the rows in the results view: a grid that draws what is in view, sorts, copies', { timeout: 300_000 }, async () => {
-    const p = workbench();
-    await contextMenu(p, 'customers', 'Select First 100 Rows');
-    const frame = await findWebviewFrame(p, '[data-testid="results-grid"]');
-    const grid = frame.locator('[data-testid="results-grid"]');
-    await explained(() => expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: UI_TIMEOUT_MS, message: 'the rows in the results view' }).toBe('101'));
-    await expect.poll(() => frame.locator('[data-testid="result-row"]').count(), { timeout: UI_TIMEOUT_MS }).toBeGreaterThan(0);
-    expect(await frame.locator('[data-testid="result-row"]').count(), 'rows in the DOM (virtualized)').toBeLessThan(100);
-    expect(await frame.locator('[data-testid="results-summary"]').innerText()).toMatch(/^100 rows · \d+ ms$/);
-    expect(await p.locator('.tabs-container .tab', { hasText: 'Results: customers: first 100 rows' }).count()).toBe(1);
-    await screenshot(p, 'results-view', SUITE);
+  it(
+    'Select First 100 Rows opens the rows in the results view: a grid that draws what is in view, sorts, copies',
+    { timeout: 300_000 },
+    async () => {
+      const p = workbench();
+      await contextMenu(p, 'customers', 'Select First 100 Rows');
+      const frame = await findWebviewFrame(p, '[data-testid="results-grid"]');
+      const grid = frame.locator('[data-testid="results-grid"]');
+      await explained(() =>
+        expect
+          .poll(() => grid.getAttribute('aria-rowcount'), {
+            timeout: UI_TIMEOUT_MS,
+            message: 'the rows in the results view',
+          })
+          .toBe('101'),
+      );
+      await expect
+        .poll(() => frame.locator('[data-testid="result-row"]').count(), { timeout: UI_TIMEOUT_MS })
+        .toBeGreaterThan(0);
+      expect(await frame.locator('[data-testid="result-row"]').count(), 'rows in the DOM (virtualized)').toBeLessThan(
+        100,
+      );
+      expect(await frame.locator('[data-testid="results-summary"]').innerText()).toMatch(/^100 rows · \d+ ms$/);
+      expect(await p.locator('.tabs-container .tab', { hasText: 'Results: customers: first 100 rows' }).count()).toBe(
+        1,
+      );
+      await screenshot(p, 'results-view', SUITE);
 
-    // Sort by email: the first row becomes the alphabetically first email.
-    const header = frame.locator('[data-testid="column-header"]', { hasText: 'email' }).first();
-    await header.click();
-    await expect.poll(() => header.getAttribute('aria-sort'), { timeout: UI_TIMEOUT_MS }).toBe('ascending');
-    const emails = await frame.locator('[data-testid="result-row"]').evaluateAll((rows) => rows.map((r) => (r.children[1] as HTMLElement | undefined)?.innerText ?? ''));
-    expect(emails.slice(0, 5)).toEqual([...emails.slice(0, 5)].sort((a, b) => a.localeCompare(b)));
-    await screenshot(p, 'results-sorted', SUITE);
+      // Sort by email: the first row becomes the alphabetically first email.
+      const header = frame.locator('[data-testid="column-header"]', { hasText: 'email' }).first();
+      await header.click();
+      await expect.poll(() => header.getAttribute('aria-sort'), { timeout: UI_TIMEOUT_MS }).toBe('ascending');
+      const emails = await frame
+        .locator('[data-testid="result-row"]')
+        .evaluateAll((rows) => rows.map((r) => (r.children[1] as HTMLElement | undefined)?.innerText ?? ''));
+      expect(emails.slice(0, 5)).toEqual([...emails.slice(0, 5)].sort((a, b) => a.localeCompare(b)));
+      await screenshot(p, 'results-sorted', SUITE);
 
-    // Copy a cell: the host copies its own value and says so.
-    await frame.locator('[data-testid="result-row"] .cell').nth(1).click();
-    await frame.locator('[data-testid="copy-cell"]').click();
-    await explained(() => expect.poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS }).toContain('copied the cell'));
+      // Copy a cell: the host copies its own value and says so.
+      await frame.locator('[data-testid="result-row"] .cell').nth(1).click();
+      await frame.locator('[data-testid="copy-cell"]').click();
+      await explained(() =>
+        expect
+          .poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS })
+          .toContain('copied the cell'),
+      );
 
-    // Export CSV: the save dialog proposes results.csv in the workspace; the file holds the header and the 100 rows.
-    await frame.locator('[data-testid="export-csv"]').click();
-    await typeInQuickInput(p, '');
-    await screenshot(p, 'results-export-dialog', SUITE);
-    await p.keyboard.press('Enter');
-    const exported = join(suite.workspace(), 'results.csv');
-    await explained(() => expect.poll(() => existsSync(exported), { timeout: UI_TIMEOUT_MS, message: 'results.csv written' }).toBe(true));
-    const lines = readFileSync(exported, 'utf8').trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^id,email,/);
-    expect(lines).toHaveLength(101);
-    await explained(() => expect.poll(() => notificationTexts(p), { timeout: UI_TIMEOUT_MS }).toContainEqual(expect.stringContaining('Exported 100 rows to')));
-  });
+      // Export CSV: the save dialog proposes results.csv in the workspace; the file holds the header and the 100 rows.
+      await frame.locator('[data-testid="export-csv"]').click();
+      await typeInQuickInput(p, '');
+      await screenshot(p, 'results-export-dialog', SUITE);
+      await p.keyboard.press('Enter');
+      const exported = join(suite.workspace(), 'results.csv');
+      await explained(() =>
+        expect.poll(() => existsSync(exported), { timeout: UI_TIMEOUT_MS, message: 'results.csv written' }).toBe(true),
+      );
+      const lines = readFileSync(exported, 'utf8').trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^id,email,/);
+      expect(lines).toHaveLength(101);
+      await explained(() =>
+        expect
+          .poll(() => notificationTexts(p), { timeout: UI_TIMEOUT_MS })
+          .toContainEqual(expect.stringContaining('Exported 100 rows to')),
+      );
+    },
+  );
 
-  it("counts a teammate's pending write on the activity-bar icon, and drops it once decided", { timeout: 300_000 }, async () => {
-    const p = workbench();
-    const scratch = await createScratchDatabase('pgagent_e2e_badge');
-    try {
-      await execSql(scratch.url, SHOP_SCHEMA);
-      const cli = (argv: string[]) =>
-        new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-          execFile(process.execPath, [join(process.cwd(), 'dist', 'cli.js'), ...argv], { cwd: suite.workspace(), env: { ...process.env, USER: 'teammate' } }, (error, stdout, stderr) =>
-            resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-          );
-        });
-      // A teammate holds a write from a terminal in this workspace: exit 3, a ticket waits.
-      const held = await cli(['sql', '--db', scratch.url, '--workspace', suite.workspace(), '--no-input', '--json', '--', "DELETE FROM orders WHERE status = 'cancelled' AND id <= 5"]);
-      expect(held.code, held.stderr).toBe(3);
-      const ticket = (JSON.parse(held.stdout) as { ticket: { id: string } }).ticket.id;
-      const badge = p.locator('.activitybar .action-item:has(.action-label[aria-label^="Postgres Agent"]) .badge-content');
-      await explained(() => expect.poll(() => badge.innerText().catch(() => ''), { timeout: UI_TIMEOUT_MS, message: 'the approvals badge' }).toBe('1'));
-      await screenshot(p, 'approvals-badge', SUITE);
-      const rejected = await cli(['approvals', 'reject', ticket, '--workspace', suite.workspace()]);
-      expect(rejected.code, rejected.stderr).toBe(0);
-      await explained(() => expect.poll(() => badge.isVisible(), { timeout: UI_TIMEOUT_MS, message: 'no badge once decided' }).toBe(false));
-    } finally {
-      await scratch.drop();
-    }
-  });
+  it(
+    "counts a teammate's pending write on the activity-bar icon, and drops it once decided",
+    { timeout: 300_000 },
+    async () => {
+      const p = workbench();
+      const scratch = await createScratchDatabase('pgagent_e2e_badge');
+      try {
+        await execSql(scratch.url, SHOP_SCHEMA);
+        const cli = (argv: string[]) =>
+          new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+            execFile(
+              process.execPath,
+              [join(process.cwd(), 'dist', 'cli.js'), ...argv],
+              { cwd: suite.workspace(), env: { ...process.env, USER: 'teammate' } },
+              (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+            );
+          });
+        // A teammate holds a write from a terminal in this workspace: exit 3, a ticket waits.
+        const held = await cli([
+          'sql',
+          '--db',
+          scratch.url,
+          '--workspace',
+          suite.workspace(),
+          '--no-input',
+          '--json',
+          '--',
+          "DELETE FROM orders WHERE status = 'cancelled' AND id <= 5",
+        ]);
+        expect(held.code, held.stderr).toBe(3);
+        const ticket = (JSON.parse(held.stdout) as { ticket: { id: string } }).ticket.id;
+        const badge = p.locator(
+          '.activitybar .action-item:has(.action-label[aria-label^="Postgres Agent"]) .badge-content',
+        );
+        await explained(() =>
+          expect
+            .poll(() => badge.innerText().catch(() => ''), { timeout: UI_TIMEOUT_MS, message: 'the approvals badge' })
+            .toBe('1'),
+        );
+        await screenshot(p, 'approvals-badge', SUITE);
+        const rejected = await cli(['approvals', 'reject', ticket, '--workspace', suite.workspace()]);
+        expect(rejected.code, rejected.stderr).toBe(0);
+        await explained(() =>
+          expect
+            .poll(() => badge.isVisible(), { timeout: UI_TIMEOUT_MS, message: 'no badge once decided' })
+            .toBe(false),
+        );
+      } finally {
+        await scratch.drop();
+      }
+    },
+  );
 
-  it('Explain Query shows the plan of a read as a tree in the bottom panel, the most expensive node marked', { timeout: 300_000 }, async () => {
-    const p = workbench();
-    // The file opened with Quick Open, Explain Query from the editor's context menu.
-    await openFile(p, 'first.sql');
-    await explained(() => expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS }).toContain('SELECT * FROM public.customers'));
-    await pickFromContextMenu(p, activeEditorLines(p), 'Explain Query');
-    const plan = p.locator('.pane:has(.pane-header[aria-label^="Query Plan"]) .monaco-list-row');
-    await explained(() => expect.poll(() => plan.locator('.label-name').allInnerTexts(), { timeout: UI_TIMEOUT_MS, message: 'the plan tree' }).toEqual(['Limit', 'Seq Scan on customers']));
-    expect(await plan.locator('.label-description').allInnerTexts()).toEqual([expect.stringMatching(/cost [\d.]+ · ~100 rows/), expect.stringMatching(/^most expensive · cost [\d.,]+ · ~[\d,]+ rows · 100 % of the plan$/)]);
-    await screenshot(p, 'explain-plan', SUITE);
-  });
+  it(
+    'Explain Query shows the plan of a read as a tree in the bottom panel, the most expensive node marked',
+    { timeout: 300_000 },
+    async () => {
+      const p = workbench();
+      // The file opened with Quick Open, Explain Query from the editor's context menu.
+      await openFile(p, 'first.sql');
+      await explained(() =>
+        expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS }).toContain('SELECT * FROM public.customers'),
+      );
+      await pickFromContextMenu(p, activeEditorLines(p), 'Explain Query');
+      const plan = p.locator('.pane:has(.pane-header[aria-label^="Query Plan"]) .monaco-list-row');
+      await explained(() =>
+        expect
+          .poll(() => plan.locator('.label-name').allInnerTexts(), { timeout: UI_TIMEOUT_MS, message: 'the plan tree' })
+          .toEqual(['Limit', 'Seq Scan on customers']),
+      );
+      expect(await plan.locator('.label-description').allInnerTexts()).toEqual([
+        expect.stringMatching(/cost [\d.]+ · ~100 rows/),
+        expect.stringMatching(/^most expensive · cost [\d.,]+ · ~[\d,]+ rows · 100 % of the plan$/),
+      ]);
+      await screenshot(p, 'explain-plan', SUITE);
+    },
+  );
 
-  it('the tree, the results and the plan stay readable in light, dark and high-contrast themes', { timeout: 300_000 }, async () => {
-    const p = workbench();
-    // The tree in the side bar, the results in the editor area, the plan in the panel: one picture each theme.
-    await showActivity(p, 'Postgres Agent');
-    await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await p.locator('.tabs-container .tab', { hasText: 'Results' }).first().click();
-    const results = () => findWebviewFrame(p, '[data-testid="results-grid"]');
-    await (await results()).locator('[data-testid="result-row"]').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await readableInEveryTheme(p, suite.workspace(), SUITE, [{ frame: results, readable: RESULTS_READABLE }]);
-  });
+  it(
+    'the tree, the results and the plan stay readable in light, dark and high-contrast themes',
+    { timeout: 300_000 },
+    async () => {
+      const p = workbench();
+      // The tree in the side bar, the results in the editor area, the plan in the panel: one picture each theme.
+      await showActivity(p, 'Postgres Agent');
+      await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await p.locator('.tabs-container .tab', { hasText: 'Results' }).first().click();
+      const results = () => findWebviewFrame(p, '[data-testid="results-grid"]');
+      await (
+        await results()
+      )
+        .locator('[data-testid="result-row"]')
+        .first()
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await readableInEveryTheme(p, suite.workspace(), SUITE, [{ frame: results, readable: RESULTS_READABLE }]);
+    },
+  );
 });

@@ -10,11 +10,19 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from './harness/codeServer';
 import { workbenchSuite } from './harness/suite';
-import { answerPasswordBox, CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import {
+  answerPasswordBox,
+  CODELENS_LINK,
+  openFile,
+  pickCommand,
+  runCommand,
+  screenshot,
+  seenNotifications,
+} from './harness/workbench';
 
 const SUITE = 'signedApproval';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
-const WRITE_SQL = "UPDATE orders SET status = status WHERE id = 7;";
+const WRITE_SQL = 'UPDATE orders SET status = status WHERE id = 7;';
 const SIGNER = 'window-signer';
 const PASSPHRASE = 'correct horse battery';
 // The first Run SQL with Review also generates the sample database.
@@ -29,7 +37,9 @@ interface ShownTicket {
   decisions: { by: string; approve: boolean; signed: boolean }[];
 }
 
-const suite = workbenchSuite(SUITE, { prepare: (workspace) => writeFileSync(join(workspace, 'update.sql'), `${WRITE_SQL}\n`) });
+const suite = workbenchSuite(SUITE, {
+  prepare: (workspace) => writeFileSync(join(workspace, 'update.sql'), `${WRITE_SQL}\n`),
+});
 
 /** `pg-agent` in a terminal of this workspace, as an observer with no keys. */
 function pgAgent(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -37,8 +47,16 @@ function pgAgent(args: string[]): Promise<{ code: number; stdout: string; stderr
     execFile(
       process.execPath,
       [CLI, ...args, '--workspace', suite.workspace()],
-      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', USER: 'observer', XDG_CONFIG_HOME: join(suite.workspace(), '.no-keys') } },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          USER: 'observer',
+          XDG_CONFIG_HOME: join(suite.workspace(), '.no-keys'),
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -49,7 +67,9 @@ async function tickets(): Promise<ShownTicket[]> {
 }
 
 async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts()).map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
+  return (await page.locator(CODELENS_LINK).allInnerTexts())
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
 }
 
 /** The pending lenses above the statement; VS Code refreshes lenses only of a focused editor, so click it if need be. */
@@ -59,7 +79,9 @@ async function waitForApproveLens(page: Page): Promise<void> {
   if (!(await lensTexts(page)).includes('Approve & run')) {
     await page.locator('.part.editor .monaco-editor .view-line', { hasText: 'UPDATE orders' }).first().click();
   }
-  await expect.poll(() => lensTexts(page), { timeout: UI_TIMEOUT_MS, message: 'the Approve & run lens' }).toContain('Approve & run');
+  await expect
+    .poll(() => lensTexts(page), { timeout: UI_TIMEOUT_MS, message: 'the Approve & run lens' })
+    .toContain('Approve & run');
 }
 
 describe('Signed approval from the CodeLens, with a passphrase-protected key', () => {
@@ -70,14 +92,21 @@ describe('Signed approval from the CodeLens, with a passphrase-protected key', (
     // 1. The key: a name, then a passphrase twice, in VS Code's own password boxes.
     await pickCommand(p, 'Postgres Agent: Create Approval Key…');
     const widget = p.locator('.quick-input-widget');
-    await widget.locator('.quick-input-message', { hasText: 'Your name as an approver' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await widget
+      .locator('.quick-input-message', { hasText: 'Your name as an approver' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await p.keyboard.type(SIGNER);
     await p.keyboard.press('Enter');
     await answerPasswordBox(p, 'A passphrase for this key', PASSPHRASE);
     await answerPasswordBox(p, 'The same passphrase again', PASSPHRASE);
     let enroll = '';
     await expect
-      .poll(async () => (enroll = (await seenNotifications(p)).map((n) => n.text).find((t) => t.includes('pg-agent policy enroll')) ?? ''), { timeout: UI_TIMEOUT_MS })
+      .poll(
+        async () =>
+          (enroll =
+            (await seenNotifications(p)).map((n) => n.text).find((t) => t.includes('pg-agent policy enroll')) ?? ''),
+        { timeout: UI_TIMEOUT_MS },
+      )
       .toContain(`pg-agent policy enroll ${SIGNER} --key`);
     await screenshot(p, 'key-made-enrol-command-offered', SUITE);
     // Making the key enrolled nobody.
@@ -89,20 +118,34 @@ describe('Signed approval from the CodeLens, with a passphrase-protected key', (
     mkdirSync(join(suite.workspace(), '.pgagent'), { recursive: true });
     writeFileSync(
       join(suite.workspace(), '.pgagent', 'config.json'),
-      JSON.stringify({ approval: { approvers: [{ name: SIGNER, publicKey, roles: [] }], policy: { requireSignature: true } } }),
+      JSON.stringify({
+        approval: { approvers: [{ name: SIGNER, publicKey, roles: [] }], policy: { requireSignature: true } },
+      }),
     );
 
     // 3. A held write, approved from the CodeLens: a wrong passphrase decides nothing.
     await openFile(p, 'update.sql');
     await runCommand(p, RUN_SQL);
-    await expect.poll(async () => (await tickets()).find((t) => t.sql.trim() === WRITE_SQL)?.status, { timeout: SAMPLE_DB_TIMEOUT_MS, interval: 500 }).toBe('PENDING_APPROVAL');
+    await expect
+      .poll(async () => (await tickets()).find((t) => t.sql.trim() === WRITE_SQL)?.status, {
+        timeout: SAMPLE_DB_TIMEOUT_MS,
+        interval: 500,
+      })
+      .toBe('PENDING_APPROVAL');
     await waitForApproveLens(p);
     await screenshot(p, 'write-held', SUITE);
     await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
     await screenshot(p, 'passphrase-asked', SUITE);
     await answerPasswordBox(p, 'Passphrase of your approval key', 'not the passphrase');
     await expect
-      .poll(async () => (await seenNotifications(p)).slice(before).map((n) => n.text).join('\n'), { timeout: UI_TIMEOUT_MS })
+      .poll(
+        async () =>
+          (await seenNotifications(p))
+            .slice(before)
+            .map((n) => n.text)
+            .join('\n'),
+        { timeout: UI_TIMEOUT_MS },
+      )
       .toContain('Wrong passphrase');
     await screenshot(p, 'wrong-passphrase-refused', SUITE);
     const held = (await tickets()).find((t) => t.sql.trim() === WRITE_SQL);
@@ -112,9 +155,17 @@ describe('Signed approval from the CodeLens, with a passphrase-protected key', (
     await waitForApproveLens(p);
     await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
     await answerPasswordBox(p, 'Passphrase of your approval key', PASSPHRASE);
-    await expect.poll(async () => (await tickets()).find((t) => t.id === held?.id)?.status, { timeout: UI_TIMEOUT_MS, interval: 500 }).toBe('EXECUTED');
+    await expect
+      .poll(async () => (await tickets()).find((t) => t.id === held?.id)?.status, {
+        timeout: UI_TIMEOUT_MS,
+        interval: 500,
+      })
+      .toBe('EXECUTED');
     const shown = await pgAgent(['approvals', 'show', held?.id ?? '', '--json']);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'EXECUTED', decisions: [{ by: SIGNER, approve: true, signed: true }] });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      status: 'EXECUTED',
+      decisions: [{ by: SIGNER, approve: true, signed: true }],
+    });
     const undo = readdirSync(join(suite.workspace(), '.pgagent', 'undo')).filter((f) => f.startsWith(held?.id ?? '-'));
     expect(undo.length, 'an undo script of the executed write').toBeGreaterThan(0);
     expect(readFileSync(join(suite.workspace(), '.pgagent', 'undo', undo[0] ?? ''), 'utf8')).toContain('UPDATE');

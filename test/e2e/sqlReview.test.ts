@@ -10,7 +10,14 @@ import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { shownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, openFile as openFileByName, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import {
+  CODELENS_LINK,
+  openFile as openFileByName,
+  RISK_LENS,
+  runCommand,
+  screenshot,
+  seenNotifications,
+} from './harness/workbench';
 
 const SUITE = 'sqlReview';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
@@ -93,7 +100,9 @@ async function approvalCards(page: Page): Promise<ApprovalCard[]> {
             impact: [...card.querySelectorAll('[data-testid="impact-row"]')].map((row) =>
               (row instanceof HTMLElement ? row.innerText : (row.textContent ?? '')).replace(/\s+/g, ' ').trim(),
             ),
-            buttons: [...card.querySelectorAll('vscode-button[data-testid]')].map((b) => b.getAttribute('data-testid') ?? ''),
+            buttons: [...card.querySelectorAll('vscode-button[data-testid]')].map(
+              (b) => b.getAttribute('data-testid') ?? '',
+            ),
           })),
         )),
       );
@@ -139,10 +148,14 @@ async function openFile(page: Page, name: string): Promise<void> {
   await openFileByName(page, name);
   const firstWords = (FILES[name] ?? '').slice(0, 20);
   await expect
-    .poll(async () => (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '), {
-      timeout: UI_TIMEOUT_MS,
-      message: `${name}'s text in the editor`,
-    })
+    .poll(
+      async () =>
+        (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
+      {
+        timeout: UI_TIMEOUT_MS,
+        message: `${name}'s text in the editor`,
+      },
+    )
     .toContain(firstWords);
 }
 
@@ -153,7 +166,9 @@ async function recordLenses(page: Page): Promise<void> {
     Reflect.set(window, '__e2eLenses', seen);
     const scan = (): void => {
       for (const link of document.querySelectorAll('.codelens-decoration a')) {
-        const text = (link instanceof HTMLElement ? link.innerText : (link.textContent ?? '')).replace(/\s+/g, ' ').trim();
+        const text = (link instanceof HTMLElement ? link.innerText : (link.textContent ?? ''))
+          .replace(/\s+/g, ' ')
+          .trim();
         if (text !== '' && seen.at(-1) !== text && !seen.slice(-8).includes(text)) seen.push(text);
       }
     };
@@ -258,7 +273,11 @@ describe('Run SQL with Review in VS Code', () => {
     }
     await explained(() =>
       expect
-        .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, interval: 250, message: `the pending CodeLenses above ${file}` })
+        .poll(() => lensTexts(p), {
+          timeout: UI_TIMEOUT_MS,
+          interval: 250,
+          message: `the pending CodeLenses above ${file}`,
+        })
         .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve & run', 'Reject', 'Show impact'])),
     );
     return unprompted;
@@ -271,7 +290,11 @@ describe('Run SQL with Review in VS Code', () => {
     await runCommand(p, RUN_SQL);
     await explained(() =>
       expect
-        .poll(async () => (await cardFor(p, sql))?.status, { timeout: WRITE_TIMEOUT_MS, interval: 250, message: `a pending card for ${sql}` })
+        .poll(async () => (await cardFor(p, sql))?.status, {
+          timeout: WRITE_TIMEOUT_MS,
+          interval: 250,
+          message: `a pending card for ${sql}`,
+        })
         .toBe('pending'),
     );
     lensShownUnprompted[file] = await waitForPendingLens(file, sql);
@@ -318,7 +341,9 @@ describe('Run SQL with Review in VS Code', () => {
     await openFile(p, 'delete.sql');
     // Shown again, the editor asks for its lenses afresh.
     await explained(() =>
-      expect.poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the pending lens on delete.sql' }).toContain('Approve & run'),
+      expect
+        .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the pending lens on delete.sql' })
+        .toContain('Approve & run'),
     );
     await clickCodeLens(p, 'Approve & run');
 
@@ -343,7 +368,10 @@ describe('Run SQL with Review in VS Code', () => {
 
     await explained(() =>
       expect
-        .poll(async () => (await cardFor(p, DELETE_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, message: 'delete card status' })
+        .poll(async () => (await cardFor(p, DELETE_SQL))?.status, {
+          timeout: WRITE_TIMEOUT_MS,
+          message: 'delete card status',
+        })
         .toBe('executed'),
     );
     await explained(() =>
@@ -364,7 +392,9 @@ describe('Run SQL with Review in VS Code', () => {
     expect(card?.buttons, 'card buttons once executed').toContain('undo-button');
     expect(card?.buttons, 'card buttons once executed').not.toContain('approve-button');
     const executedLens = (await lensTexts(p)).map((text) => EXECUTED_LENS.exec(text)).find((match) => match !== null);
-    const notification = (await seenNotifications(p)).map(({ text }) => EXECUTED_NOTIFICATION.exec(text)).find((m) => m !== null);
+    const notification = (await seenNotifications(p))
+      .map(({ text }) => EXECUTED_NOTIFICATION.exec(text))
+      .find((m) => m !== null);
     expect(toNumber(executedLens?.[1]), 'rows in the lens vs the notification').toBe(toNumber(notification?.[1]));
 
     const undoDir = join(workspaceDir(), '.pgagent', 'undo');
@@ -392,14 +422,23 @@ describe('Run SQL with Review in VS Code', () => {
       .click();
     await explained(() =>
       expect
-        .poll(async () => (await cardFor(p, REJECT_SQL))?.status, { timeout: UI_TIMEOUT_MS, message: 'reject card status' })
+        .poll(async () => (await cardFor(p, REJECT_SQL))?.status, {
+          timeout: UI_TIMEOUT_MS,
+          message: 'reject card status',
+        })
         .toBe('rejected'),
     );
     // The click put the keyboard in the panel; see what the editor shows meanwhile, then look at it.
-    const unprompted = await eventually(p, async () => (await lensTexts(p)).some((t) => t.includes('Rejected')), LENS_UNPROMPTED_MS);
+    const unprompted = await eventually(
+      p,
+      async () => (await lensTexts(p)).some((t) => t.includes('Rejected')),
+      LENS_UNPROMPTED_MS,
+    );
     if (!unprompted) {
       await screenshot(p, 'reject-editor-lens-before-click', SUITE);
-      process.stderr.write(`[e2e] reject.sql: lenses ${LENS_UNPROMPTED_MS / 1000} s after rejecting in the panel: ${(await lensTexts(p)).join(' | ')}\n`);
+      process.stderr.write(
+        `[e2e] reject.sql: lenses ${LENS_UNPROMPTED_MS / 1000} s after rejecting in the panel: ${(await lensTexts(p)).join(' | ')}\n`,
+      );
       await clickEditorLine(p, REJECT_SQL.slice(0, 20));
     }
     await explained(() =>
@@ -441,7 +480,10 @@ describe('Run SQL with Review in VS Code', () => {
     await screenshot(p, 'edit-changed-lens', SUITE);
     await explained(() =>
       expect
-        .poll(async () => (await cardFor(p, EDITED_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, message: 'a pending card for the edited SQL' })
+        .poll(async () => (await cardFor(p, EDITED_SQL))?.status, {
+          timeout: WRITE_TIMEOUT_MS,
+          message: 'a pending card for the edited SQL',
+        })
         .toBe('pending'),
     );
     expect(await cardFor(p, EDIT_SQL), 'the card of the voided ticket is gone').toBeUndefined();
@@ -450,12 +492,16 @@ describe('Run SQL with Review in VS Code', () => {
     focusKeptAfterRecheck = !(await focusInWebview(p));
     lensShownUnprompted['edit.sql (re-check)'] = await waitForPendingLens('edit.sql', EDITED_SQL);
     const lenses = await lensTexts(p);
-    expect(lenses.some((text) => text.includes(STALE_LENS)), `no stale lens left: ${lenses.join(' | ')}`).toBe(false);
+    expect(
+      lenses.some((text) => text.includes(STALE_LENS)),
+      `no stale lens left: ${lenses.join(' | ')}`,
+    ).toBe(false);
     const secondLens = riskLens(lenses);
     // Three orders instead of two: the re-check measured the edited statement.
-    expect(toNumber(secondLens?.[2]), `rows before "${firstLens?.[0] ?? ''}", after "${secondLens?.[0] ?? ''}"`).toBeGreaterThan(
-      toNumber(firstLens?.[2]),
-    );
+    expect(
+      toNumber(secondLens?.[2]),
+      `rows before "${firstLens?.[0] ?? ''}", after "${secondLens?.[0] ?? ''}"`,
+    ).toBeGreaterThan(toNumber(firstLens?.[2]));
     await screenshot(p, 'edit-rechecked', SUITE);
     process.stderr.write(`[e2e] lenses seen while editing: ${(await recordedLenses(p)).join(' | ')}\n`);
     expect(await errorsSince(before), 'error notifications').toEqual([]);
@@ -494,7 +540,10 @@ describe('Run SQL with Review in VS Code', () => {
     await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
     await explained(() =>
       expect
-        .poll(async () => (await cardFor(p, HIGH_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, message: 'HIGH card status' })
+        .poll(async () => (await cardFor(p, HIGH_SQL))?.status, {
+          timeout: WRITE_TIMEOUT_MS,
+          message: 'HIGH card status',
+        })
         .toBe('executed'),
     );
     await explained(() =>
@@ -517,9 +566,14 @@ describe('Run SQL with Review in VS Code', () => {
     await openFile(p, 'big.sql');
     await markResultsSeen(p);
     await runCommand(p, RUN_SQL);
-    await explained(() => expect.poll(() => freshFirstRow(p), { timeout: UI_TIMEOUT_MS, message: 'the first row of big.sql' }).toEqual(['n=1', `h=${'c4ca4238a0b923820dcc509a6f75849b'}`]));
+    await explained(() =>
+      expect
+        .poll(() => freshFirstRow(p), { timeout: UI_TIMEOUT_MS, message: 'the first row of big.sql' })
+        .toEqual(['n=1', `h=${'c4ca4238a0b923820dcc509a6f75849b'}`]),
+    );
     const grids = [];
-    for (const f of webviewFrames(p)) grids.push(...(await f.locator('[data-testid="results-grid"][aria-rowcount="10001"]').all()));
+    for (const f of webviewFrames(p))
+      grids.push(...(await f.locator('[data-testid="results-grid"][aria-rowcount="10001"]').all()));
     const grid = grids.at(-1);
     expect(grid, 'a grid of 10,000 rows (+ header)').toBeDefined();
     if (!grid) return;
@@ -527,7 +581,11 @@ describe('Run SQL with Review in VS Code', () => {
     await grid.evaluate((viewport) => {
       viewport.scrollTop = viewport.scrollHeight;
     });
-    await expect.poll(() => grid.locator('[data-testid="result-row"]').last().locator('.cell').first().innerText(), { timeout: UI_TIMEOUT_MS }).toBe('10000');
+    await expect
+      .poll(() => grid.locator('[data-testid="result-row"]').last().locator('.cell').first().innerText(), {
+        timeout: UI_TIMEOUT_MS,
+      })
+      .toBe('10000');
     await screenshot(p, 'big-read-scrolled-to-the-end', SUITE);
   });
 
@@ -537,30 +595,57 @@ describe('Run SQL with Review in VS Code', () => {
     const approvals = join(workspaceDir(), '.pgagent', 'approvals');
     const pending = readdirSync(approvals)
       .filter((name) => name.endsWith('.json'))
-      .map((name) => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string; status: string })
+      .map(
+        (name) =>
+          JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string; status: string },
+      )
       .find((t) => t.sql.trim() === TEAM_SQL && t.status === 'PENDING_APPROVAL');
     expect(pending, 'the pending ticket file of team.sql').toBeDefined();
     const cli = join(process.cwd(), 'dist', 'cli.js');
-    execFileSync(process.execPath, [cli, 'approvals', 'approve', pending?.id ?? '', '--by', 'teammate', '--comment', 'ok from the terminal', '--workspace', workspaceDir()]);
+    execFileSync(process.execPath, [
+      cli,
+      'approvals',
+      'approve',
+      pending?.id ?? '',
+      '--by',
+      'teammate',
+      '--comment',
+      'ok from the terminal',
+      '--workspace',
+      workspaceDir(),
+    ]);
     await explained(() =>
       expect
-        .poll(async () => (await cardFor(p, TEAM_SQL))?.status, { timeout: WRITE_TIMEOUT_MS, interval: 250, message: 'the team.sql card executed' })
+        .poll(async () => (await cardFor(p, TEAM_SQL))?.status, {
+          timeout: WRITE_TIMEOUT_MS,
+          interval: 250,
+          message: 'the team.sql card executed',
+        })
         .toBe('executed'),
     );
     // The toast is shown without waiting for it (a decision seen from afar): it may land just after the card.
     await expect
-      .poll(async () => (await seenNotifications(p)).map(({ text }) => text), { timeout: UI_TIMEOUT_MS, message: 'the "Approved by teammate" toast' })
+      .poll(async () => (await seenNotifications(p)).map(({ text }) => text), {
+        timeout: UI_TIMEOUT_MS,
+        message: 'the "Approved by teammate" toast',
+      })
       .toContainEqual(expect.stringContaining('Approved by teammate'));
     // The card says who approved (no key configured: not signed).
-    const decided = (await frameWithCard(p, TEAM_SQL)).locator(APPROVAL_CARD, { hasText: TEAM_SQL }).locator('[data-testid="decided-by"]');
-    await expect.poll(async () => ((await decided.count()) > 0 ? (await decided.first().innerText()).trim() : ''), { timeout: UI_TIMEOUT_MS }).toBe('Approved by teammate');
+    const decided = (await frameWithCard(p, TEAM_SQL))
+      .locator(APPROVAL_CARD, { hasText: TEAM_SQL })
+      .locator('[data-testid="decided-by"]');
+    await expect
+      .poll(async () => ((await decided.count()) > 0 ? (await decided.first().innerText()).trim() : ''), {
+        timeout: UI_TIMEOUT_MS,
+      })
+      .toBe('Approved by teammate');
     await screenshot(p, 'teammate-approved-executed', SUITE);
     await runRead('count4.sql', ['n=0']);
   });
 
   // Two bugs this suite found: the panel took the keyboard from the editor, so a held write's CodeLens
   // only showed after a click into the editor, and typing after an automatic re-check went to the panel.
-  it('shows a held write\'s CodeLens without the user clicking back into the editor', () => {
+  it("shows a held write's CodeLens without the user clicking back into the editor", () => {
     expect(Object.keys(lensShownUnprompted).length, 'held writes seen').toBeGreaterThan(0);
     expect(lensShownUnprompted, 'risk lens shown unprompted, per held write').toEqual(
       Object.fromEntries(Object.keys(lensShownUnprompted).map((file) => [file, true])),

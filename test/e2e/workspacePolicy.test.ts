@@ -17,7 +17,10 @@ describe('a workspace that tries to loosen the policy', () => {
   const suite = workbenchSuite(SUITE, {
     prepare: (workspace) => {
       mkdirSync(join(workspace, '.pgagent'), { recursive: true });
-      writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify({ approval: { autoApproveMaxRisk: 'HIGH' } }));
+      writeFileSync(
+        join(workspace, '.pgagent', 'config.json'),
+        JSON.stringify({ approval: { autoApproveMaxRisk: 'HIGH' } }),
+      );
       writeFileSync(join(workspace, 'delete.sql'), `${DELETE_SQL}\n`);
     },
   });
@@ -52,6 +55,9 @@ describe('a workspace that tries to loosen the policy', () => {
         .toEqual(expect.arrayContaining(['Approve & run'])),
     );
     await screenshot(p, 'loosening-ignored-write-held', SUITE);
-    expect((await seenNotifications(p)).some((n) => n.text.startsWith('Auto-approved')), 'nothing auto-approved').toBe(false);
+    expect(
+      (await seenNotifications(p)).some((n) => n.text.startsWith('Auto-approved')),
+      'nothing auto-approved',
+    ).toBe(false);
   });
 });

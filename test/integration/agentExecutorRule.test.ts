@@ -50,7 +50,9 @@ describe.runIf(postgresAvailable)("an outside agent's proposal: decided anywhere
   it('the tools tell the agent the rule', async () => {
     const { tools } = await agent.client.listTools();
     const described = (name: string) => tools.find((t) => t.name === name)?.description ?? '';
-    expect(described('propose_write')).toContain('Approving only records the decision: you, the proposer, are the one who runs it.');
+    expect(described('propose_write')).toContain(
+      'Approving only records the decision: you, the proposer, are the one who runs it.',
+    );
     expect(described('execute_approved')).toContain('only records the decision; running it is yours');
   });
 
@@ -71,9 +73,14 @@ describe.runIf(postgresAvailable)("an outside agent's proposal: decided anywhere
     };
     let settled: Ticket | undefined;
     const watch = new AbortController();
-    const following = followAgentRun(() => Promise.resolve(watched), ticketId, watch.signal, 20).then((t) => (settled = t));
+    const following = followAgentRun(() => Promise.resolve(watched), ticketId, watch.signal, 20).then(
+      (t) => (settled = t),
+    );
 
-    const approved = await runPgAgent(['approvals', 'approve', ticketId, '--db', scratch.url, '--workspace', workspace, '--comment', 'ok'], { cwd: workspace, env: { USER: 'approver' } });
+    const approved = await runPgAgent(
+      ['approvals', 'approve', ticketId, '--db', scratch.url, '--workspace', workspace, '--comment', 'ok'],
+      { cwd: workspace, env: { USER: 'approver' } },
+    );
     expect(approved.code).toBe(0);
     expect((await store.get(ticketId))?.status).toBe('APPROVED');
     // The follower read the approved ticket and kept waiting: nobody but the agent runs it.
@@ -92,7 +99,10 @@ describe.runIf(postgresAvailable)("an outside agent's proposal: decided anywhere
   });
 
   it('a follower stops when its watch is aborted (the window closed, or the entry was replaced)', async () => {
-    const proposed = await agent.call('propose_write', { sql: 'DELETE FROM orders WHERE id = 2', reason: 'the second test order' });
+    const proposed = await agent.call('propose_write', {
+      sql: 'DELETE FROM orders WHERE id = 2',
+      reason: 'the second test order',
+    });
     const ticketId = (proposed.structuredContent as { ticket: { id: string } }).ticket.id;
     const watch = new AbortController();
     const following = followAgentRun(() => Promise.resolve(store), ticketId, watch.signal, 20);

@@ -61,7 +61,14 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  function graph(options: { withModel?: boolean; timeoutMs?: number; retries?: number; onSummaryText?: (delta: string) => void } = {}) {
+  function graph(
+    options: {
+      withModel?: boolean;
+      timeoutMs?: number;
+      retries?: number;
+      onSummaryText?: (delta: string) => void;
+    } = {},
+  ) {
     const deps: AskDeps = {
       db,
       connectionKey: scratch.url,
@@ -69,7 +76,14 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
       provider:
         options.withModel === false
           ? undefined
-          : createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: options.retries ?? 0, retryBaseDelayMs: 5 }),
+          : createGeminiProvider({
+              model: 'gemini-2.5-flash',
+              apiKey: 'test-key',
+              baseUrl: server.url,
+              logger: silentLogger,
+              maxRetries: options.retries ?? 0,
+              retryBaseDelayMs: 5,
+            }),
       loadSnapshot: () => Promise.resolve(snapshot),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
@@ -85,12 +99,24 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
   it('answers a read question: rows, schema context shown to the model, rows sent back as untrusted data', async () => {
     server.script([
       { reply: INTENT },
-      { reply: { json: { sql: "SELECT count(*)::int AS n FROM orders WHERE status = 'cancelled'", operation: 'read', explanation: 'counts cancelled orders' } } },
+      {
+        reply: {
+          json: {
+            sql: "SELECT count(*)::int AS n FROM orders WHERE status = 'cancelled'",
+            operation: 'read',
+            explanation: 'counts cancelled orders',
+          },
+        },
+      },
       { reply: { text: 'There are 40 cancelled orders.' } },
     ]);
     const thread = newThreadId();
     const deltas: string[] = [];
-    const outcome = await startAsk(graph({ onSummaryText: (delta) => deltas.push(delta) }), thread, 'How many orders were cancelled?');
+    const outcome = await startAsk(
+      graph({ onSummaryText: (delta) => deltas.push(delta) }),
+      thread,
+      'How many orders were cancelled?',
+    );
     expect(outcome.status).toBe('done');
     expect(outcome.state.result?.rows).toEqual([[40]]);
     expect(outcome.state.summary).toBe('There are 40 cancelled orders.');
@@ -105,7 +131,10 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     const summaryRequest = server.requests[2]?.text ?? '';
     expect(summaryRequest).toMatch(/<untrusted-data>\s*n\s*40\s*<\/untrusted-data>/);
 
-    const audit = readFileSync(join(workspace, 'runs', thread, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const audit = readFileSync(join(workspace, 'runs', thread, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(audit.filter((e) => e.type === 'model_call')).toHaveLength(3);
     expect(audit.some((e) => e.type === 'sql')).toBe(true);
   });
@@ -113,7 +142,11 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
   it('holds a write at the approval step with a pending ticket, then runs it once approved', async () => {
     server.script([
       { reply: { json: { operation: 'write', tables: ['orders'], confidence: 0.9 } } },
-      { reply: { json: { sql: 'DELETE FROM orders WHERE id <= 3', operation: 'write', explanation: 'deletes three orders' } } },
+      {
+        reply: {
+          json: { sql: 'DELETE FROM orders WHERE id <= 3', operation: 'write', explanation: 'deletes three orders' },
+        },
+      },
     ]);
     const before = await fingerprint();
     const thread = newThreadId();
@@ -140,7 +173,15 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
   it('changes nothing when the write is rejected', async () => {
     server.script([
       { reply: { json: { operation: 'write', tables: ['products'], confidence: 0.9 } } },
-      { reply: { json: { sql: 'UPDATE products SET price = price * 2 WHERE id = 1', operation: 'write', explanation: 'doubles a price' } } },
+      {
+        reply: {
+          json: {
+            sql: 'UPDATE products SET price = price * 2 WHERE id = 1',
+            operation: 'write',
+            explanation: 'doubles a price',
+          },
+        },
+      },
     ]);
     const before = await fingerprint();
     const thread = newThreadId();
@@ -157,8 +198,20 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
   it("repairs SQL with PostgreSQL's error", async () => {
     server.script([
       { reply: INTENT },
-      { reply: { json: { sql: 'SELECT sum(amount) AS total FROM orders', operation: 'read', explanation: 'sums orders' } } },
-      { reply: { json: { sql: 'SELECT count(*)::int AS n FROM orders WHERE total > 290', operation: 'read', explanation: 'big orders' } } },
+      {
+        reply: {
+          json: { sql: 'SELECT sum(amount) AS total FROM orders', operation: 'read', explanation: 'sums orders' },
+        },
+      },
+      {
+        reply: {
+          json: {
+            sql: 'SELECT count(*)::int AS n FROM orders WHERE total > 290',
+            operation: 'read',
+            explanation: 'big orders',
+          },
+        },
+      },
       { reply: { text: 'Some orders are big.' } },
     ]);
     const outcome = await startAsk(graph(), newThreadId(), 'How many big orders are there?');
@@ -172,7 +225,11 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
   it('routes by the parsed SQL: a DELETE the model calls a read is still held for approval', async () => {
     server.script([
       { reply: INTENT },
-      { reply: { json: { sql: 'DELETE FROM order_items WHERE id = 1', operation: 'read', explanation: 'just looking' } } },
+      {
+        reply: {
+          json: { sql: 'DELETE FROM order_items WHERE id = 1', operation: 'read', explanation: 'just looking' },
+        },
+      },
     ]);
     const before = await fingerprint();
     const outcome = await startAsk(graph(), newThreadId(), 'Show me order item 1');
@@ -207,9 +264,17 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
 
   it('waits out a 429 with Retry-After and answers', async () => {
     server.script([
-      { reply: { error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).', retryAfterSeconds: 0 } } },
+      {
+        reply: {
+          error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).', retryAfterSeconds: 0 },
+        },
+      },
       { reply: INTENT },
-      { reply: { json: { sql: 'SELECT count(*)::int AS n FROM customers', operation: 'read', explanation: 'counts customers' } } },
+      {
+        reply: {
+          json: { sql: 'SELECT count(*)::int AS n FROM customers', operation: 'read', explanation: 'counts customers' },
+        },
+      },
       { reply: { text: 'There are 20 customers.' } },
     ]);
     const outcome = await startAsk(graph({ retries: 2 }), newThreadId(), 'How many customers are there?');

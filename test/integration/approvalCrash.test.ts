@@ -64,7 +64,12 @@ interface StoreSetup {
 const redisPrefix = `pgagent-test-${randomBytes(6).toString('hex')}:`;
 
 const STORES: StoreSetup[] = [
-  { name: 'workspace files', enabled: true, env: () => ({}), open: (workspace) => Promise.resolve(new FileTicketStore(join(workspace, '.pgagent', 'approvals'))) },
+  {
+    name: 'workspace files',
+    enabled: true,
+    env: () => ({}),
+    open: (workspace) => Promise.resolve(new FileTicketStore(join(workspace, '.pgagent', 'approvals'))),
+  },
   {
     name: 'Redis',
     enabled: redisAvailable,
@@ -98,7 +103,10 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
 
   beforeEach(async () => {
     workspace = mkdtempSync(join(tmpdir(), 'pgagent-crash-'));
-    await execSql(scratch.url, 'UPDATE control SET statement_sleep = 0, commit_sleep = 0, commit_fails = false; UPDATE accounts SET balance = 0');
+    await execSql(
+      scratch.url,
+      'UPDATE control SET statement_sleep = 0, commit_sleep = 0, commit_fails = false; UPDATE accounts SET balance = 0',
+    );
     return () => rmSync(workspace, { recursive: true, force: true });
   });
 
@@ -107,7 +115,10 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
   for (const setup of STORES) {
     describe.runIf(setup.enabled)(setup.name, () => {
       const cli = ([command, ...args]: string[]) =>
-        runPgAgent([command ?? '', '--db', scratch.url, '--workspace', workspace, ...args], { cwd: workspace, env: { USER: 'dev', ...setup.env() } });
+        runPgAgent([command ?? '', '--db', scratch.url, '--workspace', workspace, ...args], {
+          cwd: workspace,
+          env: { USER: 'dev', ...setup.env() },
+        });
 
       /** A ticket for WRITE, held (exit 3) and approved, as a person would from a terminal. */
       async function approvedTicket(): Promise<string> {
@@ -119,16 +130,24 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
         return id;
       }
 
-      function execInChild(id: string): ChildProcess & { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-        const child = spawn(process.execPath, [CLI, 'exec', '--ticket', id, '--db', scratch.url, '--workspace', workspace, '--json'], {
-          env: { ...process.env, USER: 'dev', ...setup.env() },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+      function execInChild(
+        id: string,
+      ): ChildProcess & { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+        const child = spawn(
+          process.execPath,
+          [CLI, 'exec', '--ticket', id, '--db', scratch.url, '--workspace', workspace, '--json'],
+          {
+            env: { ...process.env, USER: 'dev', ...setup.env() },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
         child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+        const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+          child.on('close', (code) => resolve({ code, stdout, stderr })),
+        );
         return Object.assign(child, { done });
       }
 
@@ -147,16 +166,25 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
 
       async function backendGone(pid: number): Promise<void> {
         for (let i = 0; i < 600; i++) {
-          if ((await queryValue(scratch.url, `SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${pid}`)) === 0) return;
+          if ((await queryValue(scratch.url, `SELECT count(*)::int FROM pg_stat_activity WHERE pid = ${pid}`)) === 0)
+            return;
           await sleep(50);
         }
         throw new Error(`backend ${pid} never ended`);
       }
 
-      async function show(id: string): Promise<{ status: string; execution?: { xid: string; undoFile?: string }; history: { action: string; comment?: string }[] }> {
+      async function show(id: string): Promise<{
+        status: string;
+        execution?: { xid: string; undoFile?: string };
+        history: { action: string; comment?: string }[];
+      }> {
         const shown = await cli(['approvals', 'show', id, '--json']);
         expect(shown.code, shown.stderr).toBe(0);
-        return JSON.parse(shown.stdout) as { status: string; execution?: { xid: string; undoFile?: string }; history: { action: string; comment?: string }[] };
+        return JSON.parse(shown.stdout) as {
+          status: string;
+          execution?: { xid: string; undoFile?: string };
+          history: { action: string; comment?: string }[];
+        };
       }
 
       it('killed while its statement runs: EXECUTING while the transaction lives, then FAILED; never run twice', async () => {
@@ -218,11 +246,14 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
         expect(undo).toContain('did not commit');
       }, 60_000);
 
-      it('a job killed during its write\'s COMMIT: job continue tells the model it was executed, and runs nothing twice', async () => {
+      it("a job killed during its write's COMMIT: job continue tells the model it was executed, and runs nothing twice", async () => {
         const server = await startScriptedModelServer();
         const modelEnv = { GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url };
         const job = ([action, ...args]: string[]) =>
-          runPgAgent(['job', action ?? '', '--db', scratch.url, '--workspace', workspace, ...args], { cwd: workspace, env: { USER: 'dev', ...modelEnv, ...setup.env() } });
+          runPgAgent(['job', action ?? '', '--db', scratch.url, '--workspace', workspace, ...args], {
+            cwd: workspace,
+            env: { USER: 'dev', ...modelEnv, ...setup.env() },
+          });
         try {
           server.script(planTurn(PLAN_V1, WRITE));
           const created = await job(['new', '--json', '--', 'Add one to the balance']);
@@ -234,10 +265,14 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
           const ticket = (JSON.parse(held.stdout) as { stop: { ticketId: string } }).stop.ticketId;
           expect((await cli(['approvals', 'approve', ticket])).code).toBe(0);
           await execSql(scratch.url, 'UPDATE control SET commit_sleep = 3');
-          const child = spawn(process.execPath, [CLI, 'job', 'continue', id, '--db', scratch.url, '--workspace', workspace, '--json'], {
-            env: { ...process.env, USER: 'dev', ...modelEnv, ...setup.env() },
-            stdio: 'ignore',
-          });
+          const child = spawn(
+            process.execPath,
+            [CLI, 'job', 'continue', id, '--db', scratch.url, '--workspace', workspace, '--json'],
+            {
+              env: { ...process.env, USER: 'dev', ...modelEnv, ...setup.env() },
+              stdio: 'ignore',
+            },
+          );
           const exited = new Promise((resolve) => child.on('close', resolve));
           const pid = await sleepingBackend('COMMIT');
           child.kill('SIGKILL');
@@ -275,7 +310,9 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
           const failing: TicketStore = Object.assign(Object.create(store) as TicketStore, {
             finish: () => Promise.reject(new Error('the ticket store went away')),
           });
-          const connection = (JSON.parse((await cli(['approvals', 'show', id, '--json'])).stdout) as { connection: string }).connection;
+          const connection = (
+            JSON.parse((await cli(['approvals', 'show', id, '--json'])).stdout) as { connection: string }
+          ).connection;
           const result = await executeApproved(db, failing, id, {
             ...DEFAULT_SAFETY,
             connection,

@@ -64,7 +64,13 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
       connectionKey: scratch.url,
       ticketStore: store,
       undoDir: join(workspace, 'undo'),
-      provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: 0 }),
+      provider: createGeminiProvider({
+        model: 'gemini-2.5-flash',
+        apiKey: 'test-key',
+        baseUrl: server.url,
+        logger: silentLogger,
+        maxRetries: 0,
+      }),
       loadSnapshot: async () => {
         const { snapshot, source } = await cache.get(db, scratch.url);
         sources.push(source);
@@ -77,7 +83,11 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
       contextBudgetTokens: budget,
     };
     try {
-      return await startAsk(buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints'))), newThreadId(), question);
+      return await startAsk(
+        buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints'))),
+        newThreadId(),
+        question,
+      );
     } finally {
       await store.close();
     }
@@ -85,7 +95,14 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
 
   it('introspects once for a whole ask, not at all for the next one, and again after DDL or invalidate()', async () => {
     const intent = { reply: { json: { operation: 'read', tables: ['genre'], confidence: 0.9 } } };
-    server.script([intent, read('SELECT count(*) AS n FROM genre'), SUMMARY, intent, read('SELECT count(*) AS n FROM genre'), SUMMARY]);
+    server.script([
+      intent,
+      read('SELECT count(*) AS n FROM genre'),
+      SUMMARY,
+      intent,
+      read('SELECT count(*) AS n FROM genre'),
+      SUMMARY,
+    ]);
     expect((await ask('How many genres are there?')).status).toBe('done');
     expect(sources.filter((s) => s === 'introspected')).toHaveLength(1);
     expect(sources.length).toBeGreaterThanOrEqual(2); // intent and context both read the schema
@@ -101,7 +118,10 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
     await cache.invalidate(scratch.url);
     expect((await cache.get(db, scratch.url)).source).toBe('introspected');
     // A new process finds the file the first one wrote, and trusts it without introspecting.
-    expect((await new SchemaCache({ dir: join(workspace, 'schema-cache'), logger: silentLogger }).get(db, scratch.url)).source).toBe('file');
+    expect(
+      (await new SchemaCache({ dir: join(workspace, 'schema-cache'), logger: silentLogger }).get(db, scratch.url))
+        .source,
+    ).toBe('file');
     await execSql(scratch.url, 'ALTER TABLE genre DROP COLUMN mood');
   });
 
@@ -109,7 +129,9 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
     // Words alone do not lead from "purchased" to invoice lines; the model's pick does.
     server.script([
       { reply: { json: { operation: 'read', tables: ['media_type', 'track', 'invoice_line'], confidence: 0.8 } } },
-      read('SELECT m.name, sum(l.quantity) FROM invoice_line l JOIN track t USING (track_id) JOIN media_type m USING (media_type_id) GROUP BY 1'),
+      read(
+        'SELECT m.name, sum(l.quantity) FROM invoice_line l JOIN track t USING (track_id) JOIN media_type m USING (media_type_id) GROUP BY 1',
+      ),
       SUMMARY,
     ]);
     const outcome = await ask('What media formats are most purchased?');
@@ -117,17 +139,32 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
     const [intentRequest, sqlRequest] = server.requests;
     // Stage one: one short line per table (a family is one line), not the whole schema.
     expect(intentRequest?.text).toContain('crm_support_ticket_9 (+8 like it)');
-    expect(intentRequest?.text).toMatch(/\ninvoice_line: invoice_line_id, invoice_id, track_id, unit_price, quantity\n/);
+    expect(intentRequest?.text).toMatch(
+      /\ninvoice_line: invoice_line_id, invoice_id, track_id, unit_price, quantity\n/,
+    );
     expect(intentRequest?.text).not.toContain('numeric(10,2)');
     // Stage two: the picks are in the detailed context, first.
-    expect(outcome.state.schemaContext?.tables.slice(0, 3).sort()).toEqual(['public.invoice_line', 'public.media_type', 'public.track']);
+    expect(outcome.state.schemaContext?.tables.slice(0, 3).sort()).toEqual([
+      'public.invoice_line',
+      'public.media_type',
+      'public.track',
+    ]);
     expect(sqlRequest?.text).toContain('invoice_line(invoice_line_id int pk, invoice_id int → invoice.invoice_id');
   });
 
-  it('answers the SQL step\'s describe_table and find_tables lookups, and keeps what they found in the context', async () => {
+  it("answers the SQL step's describe_table and find_tables lookups, and keeps what they found in the context", async () => {
     server.script([
       { reply: { json: { operation: 'read', tables: ['playlist'], confidence: 0.5 } } },
-      { reply: { json: { sql: '', operation: 'read', explanation: 'need the artist table', lookup: { describe: ['artist', 'no_such_table'], find: ['album artist'] } } } },
+      {
+        reply: {
+          json: {
+            sql: '',
+            operation: 'read',
+            explanation: 'need the artist table',
+            lookup: { describe: ['artist', 'no_such_table'], find: ['album artist'] },
+          },
+        },
+      },
       read('SELECT count(*) FROM artist'),
       SUMMARY,
     ]);
@@ -144,7 +181,9 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
   });
 
   it('fails clearly when the model keeps asking for lookups instead of writing SQL', async () => {
-    const lookup = { reply: { json: { sql: '', operation: 'read', explanation: 'more', lookup: { find: ['anything'] } } } };
+    const lookup = {
+      reply: { json: { sql: '', operation: 'read', explanation: 'more', lookup: { find: ['anything'] } } },
+    };
     server.script([{ reply: { json: { operation: 'read', tables: [], confidence: 0.1 } } }, lookup, lookup, lookup]);
     const outcome = await ask('Something vague');
     expect(outcome.status).toBe('failed');

@@ -27,7 +27,8 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
   let server: ScriptedModelServer;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-ask-'));
   const env = () => ({ USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url });
-  const ask = (...argv: string[]) => runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: env() });
+  const ask = (...argv: string[]) =>
+    runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: env() });
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
@@ -50,18 +51,31 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
   it('answers a read question with rows (exit 0)', async () => {
     server.script([
       { reply: { json: { operation: 'read', tables: ['customers'], confidence: 0.9 } } },
-      { reply: { json: { sql: 'SELECT email FROM customers WHERE id = 2', operation: 'read', explanation: 'one email' } } },
+      {
+        reply: {
+          json: { sql: 'SELECT email FROM customers WHERE id = 2', operation: 'read', explanation: 'one email' },
+        },
+      },
       { reply: { text: 'Customer 2 is c2@example.com.' } },
     ]);
     const run = await ask('--json', '--', "What is customer 2's email?");
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout) as AskJson;
-    expect(out).toMatchObject({ status: 'executed', rows: [['c2@example.com']], rowCount: 1, summary: 'Customer 2 is c2@example.com.' });
+    expect(out).toMatchObject({
+      status: 'executed',
+      rows: [['c2@example.com']],
+      rowCount: 1,
+      summary: 'Customer 2 is c2@example.com.',
+    });
     expect(out.usage.calls).toBe(3);
 
     server.script([
       { reply: { json: { operation: 'read', tables: ['customers'], confidence: 0.9 } } },
-      { reply: { json: { sql: 'SELECT email FROM customers WHERE id = 3', operation: 'read', explanation: 'one email' } } },
+      {
+        reply: {
+          json: { sql: 'SELECT email FROM customers WHERE id = 3', operation: 'read', explanation: 'one email' },
+        },
+      },
       { reply: { text: 'It is c3@example.com.' } },
     ]);
     const human = await ask('--', "What is customer 3's email?");
@@ -73,7 +87,15 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
   it('holds a write (exit 3, ticket + thread), and --resume runs it in a fresh run once approved', async () => {
     server.script([
       { reply: { json: { operation: 'write', tables: ['orders'], confidence: 0.9 } } },
-      { reply: { json: { sql: 'DELETE FROM orders WHERE id BETWEEN 10 AND 12', operation: 'write', explanation: 'deletes three orders' } } },
+      {
+        reply: {
+          json: {
+            sql: 'DELETE FROM orders WHERE id BETWEEN 10 AND 12',
+            operation: 'write',
+            explanation: 'deletes three orders',
+          },
+        },
+      },
     ]);
     const before = await queryValue(scratch.url, SHOP_FINGERPRINT);
     const held = await ask('--no-input', '--json', '--', 'Delete orders 10 to 12');
@@ -89,7 +111,10 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
     expect(stillPending.stdout).toContain(`pg-agent approvals approve ${out.ticket?.id ?? ''}`);
     expect(stillPending.stdout).toContain(`pg-agent ask --resume ${out.thread}`);
 
-    const approve = await runPgAgent(['approvals', 'approve', out.ticket?.id ?? '', '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate' } });
+    const approve = await runPgAgent(['approvals', 'approve', out.ticket?.id ?? '', '--workspace', workspace], {
+      cwd: workspace,
+      env: { USER: 'teammate' },
+    });
     expect(approve.code, approve.stderr).toBe(0);
 
     // The resume happens in a new process: only the files under .pgagent/ carry the run over.
@@ -100,27 +125,47 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
         process.execPath,
         [cli, 'ask', '--db', scratch.url, '--workspace', workspace, '--json', '--resume', out.thread],
         { env: { ...process.env, ...env() } },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'executed', thread: out.thread, ticket: { status: 'EXECUTED' } });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      status: 'executed',
+      thread: out.thread,
+      ticket: { status: 'EXECUTED' },
+    });
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders WHERE id BETWEEN 10 AND 12'))).toBe(0);
   });
 
   it('asks on a terminal and runs the write once the person says y', async () => {
     server.script([
       { reply: { json: { operation: 'write', tables: ['products'], confidence: 0.9 } } },
-      { reply: { json: { sql: "UPDATE products SET name = 'Renamed' WHERE id = 4", operation: 'write', explanation: 'renames' } } },
+      {
+        reply: {
+          json: {
+            sql: "UPDATE products SET name = 'Renamed' WHERE id = 4",
+            operation: 'write',
+            explanation: 'renames',
+          },
+        },
+      },
     ]);
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'Rename product 4'], { cwd: workspace, env: env(), answers: ['y'] });
+    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'Rename product 4'], {
+      cwd: workspace,
+      env: env(),
+      answers: ['y'],
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.prompts).toHaveLength(1);
     expect(await queryValue(scratch.url, 'SELECT name FROM products WHERE id = 4')).toBe('Renamed');
   });
 
   it('exits 1 with advice when no model is configured', async () => {
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'How many orders?'], { cwd: workspace, env: { USER: 'tester' } });
+    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'How many orders?'], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('GEMINI_API_KEY');
     expect(run.stderr).toContain('OPENAI_BASE_URL');

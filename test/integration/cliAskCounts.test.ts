@@ -40,10 +40,13 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
   let driver: ReturnType<typeof watchDriver>;
   const watchDriver = () => vi.spyOn(pg.Client.prototype, 'query');
   const sentTexts = (): string[] =>
-    driver.mock.calls.map(([first]: unknown[]) => (typeof first === 'string' ? first : isRecord(first) && typeof first.text === 'string' ? first.text : ''));
+    driver.mock.calls.map(([first]: unknown[]) =>
+      typeof first === 'string' ? first : isRecord(first) && typeof first.text === 'string' ? first.text : '',
+    );
 
   const parsesOf = (sql: string) => parsed.filter((input) => input.trim() === sql).length;
-  const explainsOf = (sql: string) => sentTexts().filter((text) => /^\s*EXPLAIN\b/i.test(text) && text.includes(sql)).length;
+  const explainsOf = (sql: string) =>
+    sentTexts().filter((text) => /^\s*EXPLAIN\b/i.test(text) && text.includes(sql)).length;
   const modelWrites = (sql: string, operation: 'read' | 'write', table: string) =>
     server.script([
       { reply: { json: { operation, tables: [table], confidence: 0.9 } } },
@@ -75,7 +78,10 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
   it('a read: parsed once, from validation to its rows', async () => {
     const sql = 'SELECT email FROM customers WHERE id = 2';
     modelWrites(sql, 'read', 'customers');
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--json', '--', "Customer 2's email?"], { cwd: workspace, env: env() });
+    const run = await runPgAgent(
+      ['ask', '--db', scratch.url, '--workspace', workspace, '--json', '--', "Customer 2's email?"],
+      { cwd: workspace, env: env() },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'executed', rows: [['c2@example.com']] });
     expect(parsesOf(sql)).toBe(1);
@@ -87,7 +93,10 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
   it('a held write: parsed once and EXPLAINed once (validation and preview share the plan)', async () => {
     const sql = 'DELETE FROM orders WHERE id BETWEEN 10 AND 12';
     modelWrites(sql, 'write', 'orders');
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--no-input', '--json', '--', 'Delete orders 10 to 12'], { cwd: workspace, env: env() });
+    const run = await runPgAgent(
+      ['ask', '--db', scratch.url, '--workspace', workspace, '--no-input', '--json', '--', 'Delete orders 10 to 12'],
+      { cwd: workspace, env: env() },
+    );
     expect(run.code, run.stderr).toBe(3);
     const out = JSON.parse(run.stdout) as { impact: { estimatedRows: number | null; exactRows: number | null } };
     expect(parsesOf(sql)).toBe(1);
@@ -104,7 +113,11 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
   it('a write approved at the terminal: parsed once by ask and once at execution, EXPLAINed once', async () => {
     const sql = "UPDATE products SET name = 'Counted' WHERE id = 4";
     modelWrites(sql, 'write', 'products');
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'Rename product 4'], { cwd: workspace, env: env(), answers: ['y'] });
+    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'Rename product 4'], {
+      cwd: workspace,
+      env: env(),
+      answers: ['y'],
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(await queryValue(scratch.url, 'SELECT name FROM products WHERE id = 4')).toBe('Counted');
     expect(parsesOf(sql)).toBe(2);
@@ -113,22 +126,39 @@ describe.runIf(postgresAvailable)('pg-agent ask parses and EXPLAINs its SQL once
 
   it('pg-agent impact: its input parsed once, for the check and the lock model', async () => {
     const sql = 'ALTER TABLE orders ADD COLUMN note text';
-    const run = await runPgAgent(['impact', '--db', scratch.url, '--workspace', workspace, '--json', '--', sql], { cwd: workspace, env: { USER: 'tester' } });
+    const run = await runPgAgent(['impact', '--db', scratch.url, '--workspace', workspace, '--json', '--', sql], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
     expect(run.code, run.stderr).toBe(0);
-    expect((JSON.parse(run.stdout) as { locks: { mode: string }[] }).locks).toEqual([expect.objectContaining({ mode: 'ACCESS EXCLUSIVE' })]);
+    expect((JSON.parse(run.stdout) as { locks: { mode: string }[] }).locks).toEqual([
+      expect.objectContaining({ mode: 'ACCESS EXCLUSIVE' }),
+    ]);
     expect(parsesOf(sql)).toBe(1);
-    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'note'"))).toBe(0);
+    expect(
+      Number(
+        await queryValue(
+          scratch.url,
+          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'note'",
+        ),
+      ),
+    ).toBe(0);
   });
 
-  it('DDL: the lock model reads the validation\'s parse instead of parsing again', async () => {
+  it("DDL: the lock model reads the validation's parse instead of parsing again", async () => {
     const sql = 'CREATE INDEX orders_total_idx ON orders (total)';
     modelWrites(sql, 'write', 'orders');
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--no-input', '--json', '--', 'Index order totals'], { cwd: workspace, env: env() });
+    const run = await runPgAgent(
+      ['ask', '--db', scratch.url, '--workspace', workspace, '--no-input', '--json', '--', 'Index order totals'],
+      { cwd: workspace, env: env() },
+    );
     expect(run.code, run.stderr).toBe(3);
     const out = JSON.parse(run.stdout) as { impact: { locks: { table: string; mode: string }[] } };
     expect(out.impact.locks).toEqual([expect.objectContaining({ mode: 'SHARE' })]);
     expect(parsesOf(sql)).toBe(1);
-    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_total_idx'"))).toBe(0);
+    expect(
+      Number(await queryValue(scratch.url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'orders_total_idx'")),
+    ).toBe(0);
   });
 });
 

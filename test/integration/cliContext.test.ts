@@ -42,14 +42,28 @@ describe.runIf(postgresAvailable)('pg-agent context on a PostgreSQL server', () 
   });
 
   it('prints the SPEC §6 JSON: ranked tables with their columns, tokens within the budget', async () => {
-    const run = await runPgAgent(['context', '--db', scratch.url, '--json', '--', 'how much did each customer spend last month'], { cwd });
+    const run = await runPgAgent(
+      ['context', '--db', scratch.url, '--json', '--', 'how much did each customer spend last month'],
+      { cwd },
+    );
     expect(run.code).toBe(0);
     const context = JSON.parse(run.stdout) as ContextJson;
     expect(Object.keys(context).sort()).toEqual(['budget', 'schemaTokens', 'tables', 'tokens']);
     for (const t of context.tables) expect(Object.keys(t).sort()).toEqual(['columns', 'name', 'schema', 'score']);
-    expect(context.tables.slice(0, 2).map((t) => t.name).sort()).toEqual(['customers', 'orders']);
+    expect(
+      context.tables
+        .slice(0, 2)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['customers', 'orders']);
     expect(context.tables[0]?.schema).toBe('public');
-    expect(context.tables.find((t) => t.name === 'orders')?.columns).toEqual(['id', 'customer_id', 'total', 'created_at', 'state']);
+    expect(context.tables.find((t) => t.name === 'orders')?.columns).toEqual([
+      'id',
+      'customer_id',
+      'total',
+      'created_at',
+      'state',
+    ]);
     // The whole small schema fits the default budget, so every table is given, the relevant ones first.
     expect(context.tables).toHaveLength(6);
     expect(context.budget).toBe(6000);
@@ -61,13 +75,20 @@ describe.runIf(postgresAvailable)('pg-agent context on a PostgreSQL server', () 
   });
 
   it('finds a table by its comment, and shrinks to a small budget', async () => {
-    const full = JSON.parse((await runPgAgent(['context', '--db', scratch.url, '--json', '--', 'products out of stock'], { cwd })).stdout) as ContextJson;
+    const full = JSON.parse(
+      (await runPgAgent(['context', '--db', scratch.url, '--json', '--', 'products out of stock'], { cwd })).stdout,
+    ) as ContextJson;
     const ranking = full.tables.map((t) => t.name);
     expect(ranking[0]).toBe('products');
     expect(ranking.indexOf('warehouse_levels')).toBeLessThan(ranking.indexOf('customers'));
-    const byComment = JSON.parse((await runPgAgent(['context', '--db', scratch.url, '--json', '--', 'what is in stock'], { cwd })).stdout) as ContextJson;
+    const byComment = JSON.parse(
+      (await runPgAgent(['context', '--db', scratch.url, '--json', '--', 'what is in stock'], { cwd })).stdout,
+    ) as ContextJson;
     expect(byComment.tables[0]?.name).toBe('warehouse_levels');
-    const run = await runPgAgent(['context', '--db', scratch.url, '--json', '--budget', '50', '--', 'products out of stock'], { cwd });
+    const run = await runPgAgent(
+      ['context', '--db', scratch.url, '--json', '--budget', '50', '--', 'products out of stock'],
+      { cwd },
+    );
     expect(run.code).toBe(0);
     const small = JSON.parse(run.stdout) as ContextJson;
     expect(small.budget).toBe(50);
@@ -79,7 +100,10 @@ describe.runIf(postgresAvailable)('pg-agent context on a PostgreSQL server', () 
   });
 
   it('prints a ranked list, the token line and, on request, the text for a person', async () => {
-    const run = await runPgAgent(['context', '--db', scratch.url, '--show-text', '-'], { cwd, stdin: 'orders per customer\n' });
+    const run = await runPgAgent(['context', '--db', scratch.url, '--show-text', '-'], {
+      cwd,
+      stdin: 'orders per customer\n',
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^1\. {2}public\.(orders|customers) /);
     expect(run.stdout).toMatch(/\d+ of 6,000 tokens \(the whole schema: \d+\)/);
@@ -88,8 +112,12 @@ describe.runIf(postgresAvailable)('pg-agent context on a PostgreSQL server', () 
 
   it('links a word that is only a value (from pg_stats, never shown) to its table, with or without --samples', async () => {
     const question = ['--json', '--', 'cancelled'];
-    const plain = JSON.parse((await runPgAgent(['context', '--db', scratch.url, ...question], { cwd })).stdout) as ContextJson;
-    const sampled = JSON.parse((await runPgAgent(['context', '--db', scratch.url, '--samples', ...question], { cwd })).stdout) as ContextJson;
+    const plain = JSON.parse(
+      (await runPgAgent(['context', '--db', scratch.url, ...question], { cwd })).stdout,
+    ) as ContextJson;
+    const sampled = JSON.parse(
+      (await runPgAgent(['context', '--db', scratch.url, '--samples', ...question], { cwd })).stdout,
+    ) as ContextJson;
     for (const context of [plain, sampled]) {
       expect(context.tables[0]?.name).toBe('orders');
       expect(context.tables[0]?.score).toBeGreaterThan(1); // more than the size prior alone

@@ -17,7 +17,11 @@ import { loadDbaWorkload } from '../support/dbaWorkload';
 describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', () => {
   let scratch: ScratchDatabase;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-dba-'));
-  const cli = (...argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'tester' } });
+  const cli = (...argv: string[]) =>
+    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
 
   beforeAll(async () => {
     scratch = await createDbaScratch();
@@ -32,7 +36,10 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
     const run = await cli('health', '--json', '--check', 'sequences_near_max,missing_fk_indexes');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as HealthReport;
-    expect(report.checks.map((c) => [c.id, c.status])).toEqual([['sequences_near_max', 'findings'], ['missing_fk_indexes', 'findings']]);
+    expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+      ['sequences_near_max', 'findings'],
+      ['missing_fk_indexes', 'findings'],
+    ]);
     expect(report.checks[0]?.thresholds).toEqual({ sequenceWarnRatio: 0.75, sequenceCriticalRatio: 0.9 });
     expect(report.summary).toMatchObject({ findings: 2, critical: 1 });
     const text = await cli('health', '--check', 'missing_fk_indexes');
@@ -48,8 +55,13 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
   it('top without the extension: the reason and the setup step, exit 1; with it, the recorded statements', async () => {
     const missing = await cli('top');
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toMatch(/loaded but the extension is not created[\s\S]*1\. CREATE EXTENSION pg_stat_statements;/);
-    await execSql(scratch.url, "CREATE EXTENSION pg_stat_statements; SELECT id FROM orders WHERE customer_id = 42; SELECT id FROM orders WHERE customer_id = 43;");
+    expect(missing.stdout).toMatch(
+      /loaded but the extension is not created[\s\S]*1\. CREATE EXTENSION pg_stat_statements;/,
+    );
+    await execSql(
+      scratch.url,
+      'CREATE EXTENSION pg_stat_statements; SELECT id FROM orders WHERE customer_id = 42; SELECT id FROM orders WHERE customer_id = 43;',
+    );
     const run = await cli('top', '--json', '--by', 'calls', '--limit', '50');
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as TopReport;
@@ -60,14 +72,17 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
     expect((await cli('top', '--by', 'fastest')).code).toBe(2);
   });
 
-  it('top as a non-superuser: its own statements in full, other roles\' texts hidden and said so', async () => {
+  it("top as a non-superuser: its own statements in full, other roles' texts hidden and said so", async () => {
     const role = `dba_top_${scratch.name.slice(-6)}`;
     await execSql(scratch.url, `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}`);
     const url = new URL(scratch.url);
     url.username = role;
     try {
       await execSql(url.toString(), 'SELECT 41 + 1');
-      const run = await runPgAgent(['top', '--db', url.toString(), '--workspace', workspace, '--json', '--by', 'calls', '--limit', '500'], { cwd: workspace, env: { USER: 'tester' } });
+      const run = await runPgAgent(
+        ['top', '--db', url.toString(), '--workspace', workspace, '--json', '--by', 'calls', '--limit', '500'],
+        { cwd: workspace, env: { USER: 'tester' } },
+      );
       expect(run.code, run.stderr).toBe(0);
       const report = JSON.parse(run.stdout) as TopReport;
       if (!report.available) throw new Error(`expected pg_stat_statements to be readable: ${report.reason}`);
@@ -81,14 +96,28 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
 
   it('indexes advise --query holds the recommended index as a ticket on disk (exit 3), builds nothing', async () => {
     await execSql(scratch.url, 'CREATE EXTENSION hypopg');
-    const run = await cli('indexes', 'advise', '--json', '--query', 'SELECT id, total FROM orders WHERE customer_id = 17;');
+    const run = await cli(
+      'indexes',
+      'advise',
+      '--json',
+      '--query',
+      'SELECT id, total FROM orders WHERE customer_id = 17;',
+    );
     expect(run.code).toBe(3);
     const report = JSON.parse(run.stdout) as AdviceReport;
     const ticket = report.recommendations[0]?.ticket;
     expect(ticket?.status).toBe('PENDING_APPROVAL');
     expect(existsSync(join(workspace, '.pgagent', 'approvals', `${ticket?.id}.json`))).toBe(true);
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexdef LIKE '%(customer_id%'")).toBe(0);
-    const listed = await cli('indexes', 'advise', '--no-hold', '--query', 'SELECT id, total FROM orders WHERE customer_id = 17');
+    expect(
+      await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexdef LIKE '%(customer_id%'"),
+    ).toBe(0);
+    const listed = await cli(
+      'indexes',
+      'advise',
+      '--no-hold',
+      '--query',
+      'SELECT id, total FROM orders WHERE customer_id = 17',
+    );
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/1\. CREATE INDEX CONCURRENTLY ON public\.orders \(customer_id/);
     expect(listed.stdout).toMatch(/measured: saves \d+% of the planner cost/);
@@ -99,7 +128,10 @@ describe.runIf(dbaClusterAvailable)('pg-agent health, top and indexes advise', (
     expect(run.code, run.stderr + run.stdout).toBe(0);
     const report = JSON.parse(run.stdout) as AdviceReport;
     expect(report.queries.every((q) => q.source === 'pg_stat_statements')).toBe(true);
-    expect(report.recommendations.some((r) => r.columns[0] === 'customer_id'), JSON.stringify(report, null, 1)).toBe(true);
+    expect(
+      report.recommendations.some((r) => r.columns[0] === 'customer_id'),
+      JSON.stringify(report, null, 1),
+    ).toBe(true);
   });
 
   it('bad input: no query, both, a write, an unknown subcommand', async () => {
@@ -120,10 +152,18 @@ describe.runIf(postgresAvailable)('pg-agent top on a server that does not preloa
     const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-top-'));
     try {
       await execSql(scratch.url, 'CREATE EXTENSION pg_stat_statements');
-      const run = await runPgAgent(['top', '--db', scratch.url, '--workspace', workspace], { cwd: workspace, env: { USER: 'tester' } });
+      const run = await runPgAgent(['top', '--db', scratch.url, '--workspace', workspace], {
+        cwd: workspace,
+        env: { USER: 'tester' },
+      });
       expect(run.code).toBe(1);
-      expect(run.stdout).toMatch(/not loaded: it must be in shared_preload_libraries[\s\S]*1\. Add pg_stat_statements to shared_preload_libraries/);
-      const advise = await runPgAgent(['indexes', 'advise', '--top', '5', '--db', scratch.url, '--workspace', workspace], { cwd: workspace, env: { USER: 'tester' } });
+      expect(run.stdout).toMatch(
+        /not loaded: it must be in shared_preload_libraries[\s\S]*1\. Add pg_stat_statements to shared_preload_libraries/,
+      );
+      const advise = await runPgAgent(
+        ['indexes', 'advise', '--top', '5', '--db', scratch.url, '--workspace', workspace],
+        { cwd: workspace, env: { USER: 'tester' } },
+      );
       expect(advise.code).toBe(1);
       expect(advise.stderr).toMatch(/shared_preload_libraries/);
     } finally {

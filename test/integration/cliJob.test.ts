@@ -7,7 +7,18 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run';
 import { runPgAgent } from '../support/cliHarness';
-import { ARCHIVE, call, FEEDBACK, inStrategic, inTactical, PLAN_V1, PLAN_V2, planTurn, reviewChat, newJobAtReview } from '../support/jobScript';
+import {
+  ARCHIVE,
+  call,
+  FEEDBACK,
+  inStrategic,
+  inTactical,
+  PLAN_V1,
+  PLAN_V2,
+  planTurn,
+  reviewChat,
+  newJobAtReview,
+} from '../support/jobScript';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
@@ -34,7 +45,11 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
   let workspace: string;
   const env = () => ({ USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url });
   const job = (argv: string[], options: { stdin?: string; answers?: string[]; env?: Record<string, string> } = {}) =>
-    runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, ...options, env: options.env ?? env() });
+    runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
+      cwd: workspace,
+      ...options,
+      env: options.env ?? env(),
+    });
   const jobDir = (id: string) => join(workspace, '.pgagent', 'jobs', id);
   const read = (id: string, path: string) => readFileSync(join(jobDir(id), path), 'utf8');
 
@@ -62,7 +77,10 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
 
   it('plans to a review, revises with feedback, holds the write (exit 3), and a new process completes it once approved', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
-    server.script([inStrategic({ functionCall: call('count_rows', { table: 'orders', where: "status = 'cancelled'" }) }), ...planTurn(PLAN_V1)]);
+    server.script([
+      inStrategic({ functionCall: call('count_rows', { table: 'orders', where: "status = 'cancelled'" }) }),
+      ...planTurn(PLAN_V1),
+    ]);
     const created = await job(['new', '--title', 'Archive', '--', 'Archive cancelled orders\nKeep the customers.']);
     expect(created.code, created.stderr).toBe(0);
     const id = JOB_ID.exec(created.stdout)?.[0] ?? '';
@@ -72,9 +90,15 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect(created.stdout).toContain(`pg-agent job approve ${id}`);
     expect(created.stdout).toContain(`pg-agent job revise ${id} --feedback`);
     expect(created.stderr).toContain(`[${id}] pending_review`); // progress goes to stderr
-    for (const file of ['job.json', 'workspace.md', 'plan.md', 'todos.yaml']) expect(existsSync(join(jobDir(id), file)), file).toBe(true);
+    for (const file of ['job.json', 'workspace.md', 'plan.md', 'todos.yaml'])
+      expect(existsSync(join(jobDir(id), file)), file).toBe(true);
     expect(read(id, 'plan.md')).toBe(PLAN_V1);
-    expect(JSON.parse(read(id, 'job.json'))).toMatchObject({ id, title: 'Archive', status: 'pending_review', reviewCycles: 1 });
+    expect(JSON.parse(read(id, 'job.json'))).toMatchObject({
+      id,
+      title: 'Archive',
+      status: 'pending_review',
+      reviewCycles: 1,
+    });
 
     // Feedback from stdin: dated under "## Review Feedback" in workspace.md, and in the next model request.
     server.script(planTurn(PLAN_V2));
@@ -85,7 +109,9 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect(afterRevise.stop).toMatchObject({ kind: 'review', cycle: 2 });
     expect(afterRevise.plan).toBe(PLAN_V2);
     expect(afterRevise.planChange?.diff).toContain('+1. Archive cancelled orders in batches of 10 ids.');
-    expect(read(id, 'workspace.md')).toMatch(/## Review Feedback\n\n### \d{4}-\d\d-\d\dT[\d:.]+Z\n\nSplit the archive into batches/);
+    expect(read(id, 'workspace.md')).toMatch(
+      /## Review Feedback\n\n### \d{4}-\d\d-\d\dT[\d:.]+Z\n\nSplit the archive into batches/,
+    );
     expect(server.requests[before]?.text).toContain(FEEDBACK);
 
     const shown = await job(['show', id, '--json']);
@@ -125,12 +151,20 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect(pending.stdout).toContain(`pg-agent job continue ${id}`);
     expect(pending.stdout).toContain('risk LOW');
 
-    const approval = await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate' } });
+    const approval = await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], {
+      cwd: workspace,
+      env: { USER: 'teammate' },
+    });
     expect(approval.code, approval.stderr).toBe(0);
 
     // The job goes on in a new Node process: only the files under .pgagent/ carry it over.
     server.script([
-      inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'done' }), call('finish_phase', { summary: 'archived 2 orders' })] }),
+      inTactical({
+        functionCalls: [
+          call('update_todo', { id: 't1', status: 'done' }),
+          call('finish_phase', { summary: 'archived 2 orders' }),
+        ],
+      }),
       inStrategic({ functionCall: call('job_complete', { summary: 'Archived the cancelled orders among ids 1-10.' }) }),
     ]);
     const cli = join(process.cwd(), 'dist', 'cli.js');
@@ -140,7 +174,8 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
         process.execPath,
         [cli, 'job', 'continue', id, '--db', scratch.url, '--workspace', workspace, '--json'],
         { env: { ...process.env, ...env() } },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
     });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -154,14 +189,23 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     const checkpoints = join(workspace, '.pgagent', 'checkpoints', id);
     const kept = readdirSync(checkpoints).filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json'));
     const writesOf = (f: string) => join(checkpoints, f.replace(/\.json$/, '.writes.json'));
-    const stops = kept.filter((f) => existsSync(writesOf(f)) && readFileSync(writesOf(f), 'utf8').includes('"__interrupt__"'));
+    const stops = kept.filter(
+      (f) => existsSync(writesOf(f)) && readFileSync(writesOf(f), 'utf8').includes('"__interrupt__"'),
+    );
     expect(stops, 'stops kept').toHaveLength(3);
     expect(kept, 'checkpoints kept').toHaveLength(4);
 
     // Changed exactly once: two orders archived, two audit rows from the trigger; a second continue runs nothing.
     const archivedOnce = async () => {
       expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived'"))).toBe(2);
-      expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM audit_log WHERE table_name = 'orders' AND operation = 'UPDATE'"))).toBe(2);
+      expect(
+        Number(
+          await queryValue(
+            scratch.url,
+            "SELECT count(*) FROM audit_log WHERE table_name = 'orders' AND operation = 'UPDATE'",
+          ),
+        ),
+      ).toBe(2);
     };
     await archivedOnce();
     const again = await job(['continue', id]);
@@ -204,8 +248,13 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect(decided.stdout).toContain(ARCHIVE);
     expect(decided.stdout).toContain('Completed: Left the orders as they are.');
     expect(server.requests.at(-1)?.text).toContain('The write did not run.');
-    const shownTicket = await runPgAgent(['approvals', 'show', ticket, '--json', '--workspace', workspace], { cwd: workspace });
-    const decidedTicket = JSON.parse(shownTicket.stdout) as { status: string; history: { action: string; by: string }[] };
+    const shownTicket = await runPgAgent(['approvals', 'show', ticket, '--json', '--workspace', workspace], {
+      cwd: workspace,
+    });
+    const decidedTicket = JSON.parse(shownTicket.stdout) as {
+      status: string;
+      history: { action: string; by: string }[];
+    };
     expect(decidedTicket.status).toBe('REJECTED');
     expect(decidedTicket.history.filter((h) => h.action === 'rejected').map((h) => h.by)).toEqual(['tester']);
     expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
@@ -221,24 +270,33 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
         reply: {
           functionCalls: [
             call('draft_feedback', { text: draft }),
-            call('propose_plan_edit', { new_plan: '# Plan\n\n1. Archive in batches of ten ids.\n', summary: 'batches of ten' }),
+            call('propose_plan_edit', {
+              new_plan: '# Plan\n\n1. Archive in batches of ten ids.\n',
+              summary: 'batches of ten',
+            }),
           ],
         },
       },
-      { match: reviewChat, reply: { text: 'The plan archives everything at once; I drafted feedback asking for batches.' } },
+      {
+        match: reviewChat,
+        reply: { text: 'The plan archives everything at once; I drafted feedback asking for batches.' },
+      },
     ]);
     const writes: string[] = [];
     let stderr = '';
-    const code = await runCli(['job', '--db', scratch.url, '--workspace', workspace, 'chat', id, '--', 'Is one statement safe here?'], {
-      stdout: (text) => writes.push(text),
-      stderr: (text) => {
-        stderr += text;
+    const code = await runCli(
+      ['job', '--db', scratch.url, '--workspace', workspace, 'chat', id, '--', 'Is one statement safe here?'],
+      {
+        stdout: (text) => writes.push(text),
+        stderr: (text) => {
+          stderr += text;
+        },
+        readStdin: () => Promise.resolve(''),
+        isTTY: false,
+        env: env(),
+        cwd: workspace,
       },
-      readStdin: () => Promise.resolve(''),
-      isTTY: false,
-      env: env(),
-      cwd: workspace,
-    });
+    );
     const chat = { code, stdout: writes.join(''), stderr };
     expect(chat.code, chat.stderr).toBe(0);
     // Streamed: the reply reached stdout in several writes as the model sent it, before the summary lines.
@@ -247,7 +305,9 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     const replyWrites = writes.findIndex((_, i) => writes.slice(0, i + 1).join('') === reply) + 1;
     expect(replyWrites).toBeGreaterThan(1);
     expect(chat.stdout).toContain('Tools used:');
-    expect(chat.stdout).toContain(`pg-agent job revise ${id} --feedback 'Don'\\''t archive in one statement: use batches of ten ids.'`);
+    expect(chat.stdout).toContain(
+      `pg-agent job revise ${id} --feedback 'Don'\\''t archive in one statement: use batches of ten ids.'`,
+    );
     expect(chat.stdout).toContain('Proposed edit of plan.md');
     expect(chat.stdout).toContain('+1. Archive in batches of ten ids.');
     expect(server.requests.at(-1)?.stream).toBe(true);
@@ -257,9 +317,21 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     server.script([{ match: reviewChat, reply: { text: 'Yes: five calls so far.' } }]);
     const asJson = await job(['chat', id, '--json', '--', '-'], { stdin: 'How many model calls so far?\n' });
     expect(asJson.code, asJson.stderr).toBe(0);
-    const turn = JSON.parse(asJson.stdout) as { reply: string; tools: unknown[]; draftFeedback: string | null; planEdit: unknown; usage: { calls: number } };
+    const turn = JSON.parse(asJson.stdout) as {
+      reply: string;
+      tools: unknown[];
+      draftFeedback: string | null;
+      planEdit: unknown;
+      usage: { calls: number };
+    };
     expect(Object.keys(turn).sort()).toEqual(['draftFeedback', 'planEdit', 'reply', 'tools', 'usage']);
-    expect(turn).toMatchObject({ reply: 'Yes: five calls so far.', tools: [], draftFeedback: null, planEdit: null, usage: { calls: 1 } });
+    expect(turn).toMatchObject({
+      reply: 'Yes: five calls so far.',
+      tools: [],
+      draftFeedback: null,
+      planEdit: null,
+      usage: { calls: 1 },
+    });
     expect(server.requests.at(-1)?.text).toContain('How many model calls so far?');
     expect(server.requests.at(-1)?.text).toContain('Is one statement safe here?'); // the earlier turn is history
     expect((await job(['chat', id, '--', '  '])).code).toBe(2);
@@ -274,7 +346,7 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     expect((await job(['discard-edit', id])).code).toBe(2);
   });
 
-  it('chat on the job\'s own database offers the DBA read tools (issue 26) and runs them there', async () => {
+  it("chat on the job's own database offers the DBA read tools (issue 26) and runs them there", async () => {
     const id = await jobAtReview();
     server.script([
       { match: reviewChat, reply: { functionCall: call('db_health', { checks: ['missing_fk_indexes'] }) } },
@@ -291,15 +363,22 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
   it('cancels a job held at a write: its ticket is rejected, nothing runs, and it cannot be cancelled twice', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     const id = await jobAtReview();
-    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE.replace('<= 10', '<= 50'), todo_id: 't1' }) })]);
+    server.script([
+      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE.replace('<= 10', '<= 50'), todo_id: 't1' }) }),
+    ]);
     const held = await job(['approve', id, '--json']); // not a terminal: no prompt
     expect(held.code, held.stderr).toBe(3);
     const ticket = (JSON.parse(held.stdout) as JobJson).ticket?.id ?? '';
 
     const cancelled = await job(['cancel', id, '--json']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
-    expect(JSON.parse(cancelled.stdout)).toMatchObject({ job: { id, status: 'cancelled' }, stop: { kind: 'cancelled' } });
-    const shownTicket = await runPgAgent(['approvals', 'show', ticket, '--json', '--workspace', workspace], { cwd: workspace });
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({
+      job: { id, status: 'cancelled' },
+      stop: { kind: 'cancelled' },
+    });
+    const shownTicket = await runPgAgent(['approvals', 'show', ticket, '--json', '--workspace', workspace], {
+      cwd: workspace,
+    });
     expect(JSON.parse(shownTicket.stdout)).toMatchObject({ status: 'REJECTED' });
     expect((await job(['cancel', id])).code).toBe(2);
     expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
@@ -326,7 +405,11 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     server.script(planTurn(PLAN_V1));
     const resumed = await job(['continue', id, '--json']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ job: { status: 'pending_review' }, stop: { kind: 'review', cycle: 1 }, plan: PLAN_V1 });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      job: { status: 'pending_review' },
+      stop: { kind: 'review', cycle: 1 },
+      plan: PLAN_V1,
+    });
   });
 
   it('refuses bad input with exit 2 and explains a missing model', async () => {
@@ -349,7 +432,10 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     await expectBad(['list', '--status', 'sleeping'], /Unknown job status/);
     await expectBad(['show', id, '--nope'], /Unknown option/);
     // Another database than the job's: its tickets and plan are bound to the one it was planned on.
-    const other = await runPgAgent(['job', 'approve', id, '--db', 'postgres://someone@127.0.0.1:1/elsewhere', '--workspace', workspace], { cwd: workspace, env: env() });
+    const other = await runPgAgent(
+      ['job', 'approve', id, '--db', 'postgres://someone@127.0.0.1:1/elsewhere', '--workspace', workspace],
+      { cwd: workspace, env: env() },
+    );
     expect(other.code).toBe(2);
     expect(other.stderr).toContain(`Job ${id} works on`);
     expect(server.requests).toHaveLength(2); // none of these reached the model

@@ -12,13 +12,20 @@ import { queryValue } from '../support/scratchDatabase';
 describe.runIf(postgresAvailable)('pg-agent undo and quarantine (issue 25)', () => {
   let scratch: ScratchDatabase;
   let workspace: string;
-  const cli = (...argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'tester' } });
+  const cli = (...argv: string[]) =>
+    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
   const ticketOf = (stdout: string) => /ticket (tkt_[a-z2-7]{20})/.exec(stdout)?.[1] ?? '';
   const rows = () => queryValue(scratch.url, "SELECT string_agg(id || ':' || name, ',' ORDER BY id) FROM notes");
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, "CREATE TABLE notes (id int PRIMARY KEY, name text); INSERT INTO notes SELECT g, 'n' || g FROM generate_series(1, 20) g; ANALYZE notes;");
+    await execSql(
+      scratch.url,
+      "CREATE TABLE notes (id int PRIMARY KEY, name text); INSERT INTO notes SELECT g, 'n' || g FROM generate_series(1, 20) g; ANALYZE notes;",
+    );
     workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-recovery-'));
   });
   afterAll(async () => {
@@ -37,7 +44,9 @@ describe.runIf(postgresAvailable)('pg-agent undo and quarantine (issue 25)', () 
     expect(ran.stdout).toContain(`Way back: \`pg-agent undo ${drop}\``);
 
     const list = await cli('quarantine', 'list', '--json');
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ ticket: drop, kind: 'table', original: 'public.notes' })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ ticket: drop, kind: 'table', original: 'public.notes' }),
+    ]);
 
     const undo = await cli('undo', drop);
     expect(undo.code).toBe(3);

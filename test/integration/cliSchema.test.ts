@@ -50,9 +50,22 @@ describe.runIf(postgresAvailable)('pg-agent schema on a PostgreSQL server', () =
     mkdirSync(join(cwd, '.pgagent'), { recursive: true });
     writeFileSync(
       join(cwd, '.pgagent', 'config.json'),
-      JSON.stringify({ connections: [{ name: 'local', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: url.username || 'postgres' }] }),
+      JSON.stringify({
+        connections: [
+          {
+            name: 'local',
+            host: url.hostname,
+            port: Number(url.port || 5432),
+            database: scratch.name,
+            user: url.username || 'postgres',
+          },
+        ],
+      }),
     );
-    const run = await runPgAgent(['schema', '--connection', 'local', '--table', 'books', '--json'], { cwd, env: { PGPASSWORD: 'unused-with-trust' } });
+    const run = await runPgAgent(['schema', '--connection', 'local', '--table', 'books', '--json'], {
+      cwd,
+      env: { PGPASSWORD: 'unused-with-trust' },
+    });
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as SchemaSnapshot).tables.map((t) => t.name)).toEqual(['books']);
   });

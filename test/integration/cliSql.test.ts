@@ -11,7 +11,11 @@ import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
 describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL', () => {
   let scratch: ScratchDatabase;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-sql-'));
-  const cli = (...argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'tester' } });
+  const cli = (...argv: string[]) =>
+    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
   const fingerprint = () => queryValue(scratch.url, SHOP_FINGERPRINT);
 
   beforeAll(async () => {
@@ -25,13 +29,28 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
   });
 
   it('runs a read and prints rows in the SPEC §6 JSON shape', async () => {
-    const run = await cli('sql', '--json', '--max-rows', '3', '--', 'SELECT id, email, id > 1 AS later FROM customers ORDER BY id');
+    const run = await cli(
+      'sql',
+      '--json',
+      '--max-rows',
+      '3',
+      '--',
+      'SELECT id, email, id > 1 AS later FROM customers ORDER BY id',
+    );
     expect(run.code).toBe(0);
     const out = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(out).toMatchObject({
       status: 'executed',
-      fields: [{ name: 'id', type: 'integer' }, { name: 'email', type: 'text' }, { name: 'later', type: 'boolean' }],
-      rows: [[1, 'c1@example.com', false], [2, 'c2@example.com', true], [3, 'c3@example.com', true]],
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'email', type: 'text' },
+        { name: 'later', type: 'boolean' },
+      ],
+      rows: [
+        [1, 'c1@example.com', false],
+        [2, 'c2@example.com', true],
+        [3, 'c3@example.com', true],
+      ],
       rowCount: 3,
       truncated: true,
     });
@@ -39,7 +58,10 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
   });
 
   it('prints a readable table on a terminal-less run, and reads SQL from stdin with -', async () => {
-    const run = await runPgAgent(['sql', '--db', scratch.url, '-'], { cwd: workspace, stdin: 'SELECT name FROM products WHERE id = 2' });
+    const run = await runPgAgent(['sql', '--db', scratch.url, '-'], {
+      cwd: workspace,
+      stdin: 'SELECT name FROM products WHERE id = 2',
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Product 2');
     expect(run.stdout).toContain('(1 row;');
@@ -49,10 +71,18 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     const before = await fingerprint();
     const held = await cli('sql', '--no-input', '--json', '--', 'DELETE FROM orders WHERE id <= 5');
     expect(held.code).toBe(3);
-    const out = JSON.parse(held.stdout) as { status: string; ticket: { id: string; status: string }; impact: { tables: { name: string; via: string }[] } };
+    const out = JSON.parse(held.stdout) as {
+      status: string;
+      ticket: { id: string; status: string };
+      impact: { tables: { name: string; via: string }[] };
+    };
     expect(out.status).toBe('held');
     expect(out.ticket.status).toBe('PENDING_APPROVAL');
-    expect(out.impact.tables.map((t) => `${t.name}:${t.via}`)).toEqual(['orders:direct', 'order_items:cascade', 'audit_log:trigger']);
+    expect(out.impact.tables.map((t) => `${t.name}:${t.via}`)).toEqual([
+      'orders:direct',
+      'order_items:cascade',
+      'audit_log:trigger',
+    ]);
     expect(await fingerprint()).toBe(before);
     expect(existsSync(join(workspace, '.pgagent', 'impact', `${out.ticket.id}.json`))).toBe(true);
 
@@ -61,7 +91,10 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(early.stderr).toContain("still waiting for a person's approval");
     expect(await fingerprint()).toBe(before);
 
-    const approve = await runPgAgent(['approvals', 'approve', out.ticket.id, '--comment', 'looks right', '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate' } });
+    const approve = await runPgAgent(
+      ['approvals', 'approve', out.ticket.id, '--comment', 'looks right', '--workspace', workspace],
+      { cwd: workspace, env: { USER: 'teammate' } },
+    );
     expect(approve.code).toBe(0);
     expect(approve.stdout).toContain('approved by teammate: looks right');
 
@@ -75,7 +108,9 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already');
 
-    const list = await runPgAgent(['approvals', 'list', '--status', 'EXECUTED', '--workspace', workspace], { cwd: workspace });
+    const list = await runPgAgent(['approvals', 'list', '--status', 'EXECUTED', '--workspace', workspace], {
+      cwd: workspace,
+    });
     expect(list.stdout).toContain(out.ticket.id);
   });
 
@@ -102,11 +137,26 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(run.code).toBe(0);
     const impact = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(impact).toMatchObject({ exactRows: 10, risk: 'HIGH', requiresApproval: true, wouldFail: null });
-    expect(Object.keys(impact)).toEqual(expect.arrayContaining(['statements', 'estimatedRows', 'exactRows', 'tables', 'risk', 'requiresApproval', 'wouldFail', 'previewMs', 'warnings']));
+    expect(Object.keys(impact)).toEqual(
+      expect.arrayContaining([
+        'statements',
+        'estimatedRows',
+        'exactRows',
+        'tables',
+        'risk',
+        'requiresApproval',
+        'wouldFail',
+        'previewMs',
+        'warnings',
+      ]),
+    );
   });
 
   it('classifies without a database', async () => {
-    const run = await runPgAgent(['classify', '--json', '--', "WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d"], { cwd: workspace });
+    const run = await runPgAgent(
+      ['classify', '--json', '--', 'WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d'],
+      { cwd: workspace },
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ class: 'write', decision: 'approve' });
   });
@@ -116,7 +166,11 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
   let scratch: ScratchDatabase;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-tty-'));
   const ask = (sql: string, answers: string[]) =>
-    runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--', sql], { cwd: workspace, env: { USER: 'tester' }, answers });
+    runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--', sql], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+      answers,
+    });
   const count = async (sql: string) => Number(await queryValue(scratch.url, sql));
 
   beforeAll(async () => {
@@ -156,7 +210,7 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
 });
 
 // Auto-approval loosens the rules, so it is read from the person's own config only (SPEC §5 3a).
-describe.runIf(postgresAvailable)('pg-agent sql with autoApproveMaxRisk in the person\'s own config', () => {
+describe.runIf(postgresAvailable)("pg-agent sql with autoApproveMaxRisk in the person's own config", () => {
   let scratch: ScratchDatabase;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-policy-'));
 
@@ -164,7 +218,10 @@ describe.runIf(postgresAvailable)('pg-agent sql with autoApproveMaxRisk in the p
     scratch = await createScratchDatabase();
     await execSql(scratch.url, SHOP_SCHEMA);
     mkdirSync(join(workspace, 'home', 'pg-agent'), { recursive: true });
-    writeFileSync(join(workspace, 'home', 'pg-agent', 'config.json'), JSON.stringify({ approval: { autoApproveMaxRisk: 'LOW' } }));
+    writeFileSync(
+      join(workspace, 'home', 'pg-agent', 'config.json'),
+      JSON.stringify({ approval: { autoApproveMaxRisk: 'LOW' } }),
+    );
   });
 
   afterAll(async () => {
@@ -173,14 +230,19 @@ describe.runIf(postgresAvailable)('pg-agent sql with autoApproveMaxRisk in the p
   });
 
   it('runs a LOW write without asking, and still holds a MEDIUM one', async () => {
-    const sql = (text: string) => runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--', text], { cwd: workspace, env: { USER: 'tester', XDG_CONFIG_HOME: join(workspace, 'home') } });
+    const sql = (text: string) =>
+      runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--', text], {
+        cwd: workspace,
+        env: { USER: 'tester', XDG_CONFIG_HOME: join(workspace, 'home') },
+      });
     const low = await sql('DELETE FROM order_items WHERE id = 3');
     expect(low.code, low.stderr).toBe(0);
     expect(low.stdout).toContain('Auto-approved by policy (LOW');
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id = 3'))).toBe(0);
     const medium = await sql('DELETE FROM order_items WHERE id BETWEEN 10 AND 40');
     expect(medium.code).toBe(3);
-    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id BETWEEN 10 AND 40'))).toBe(31);
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id BETWEEN 10 AND 40'))).toBe(
+      31,
+    );
   });
 });
-

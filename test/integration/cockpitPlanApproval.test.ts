@@ -84,7 +84,11 @@ import { SHOP_SCHEMA } from '../support/shopSchema';
 const coreServices = coreOnFirstUse();
 
 /** The window's ticket store, counting the reads (get, waitForDecision) of each ticket made through it, and its transitions. */
-function countingStore(real: FileTicketStore): { store: TicketStore; reads: Map<string, number>; transitions: Map<string, number> } {
+function countingStore(real: FileTicketStore): {
+  store: TicketStore;
+  reads: Map<string, number>;
+  transitions: Map<string, number>;
+} {
   const reads = new Map<string, number>();
   const transitions = new Map<string, number>();
   const bump = (map: Map<string, number>, id: unknown) => map.set(String(id), (map.get(String(id)) ?? 0) + 1);
@@ -128,7 +132,10 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     server = await startScriptedModelServer();
     workspace = mkdtempSync(join(tmpdir(), 'pgagent-cockpit-count-'));
     mkdirSync(join(workspace, '.pgagent'), { recursive: true });
-    writeFileSync(join(workspace, '.pgagent', 'config.json'), `${JSON.stringify({ connections: [], planning: { maxReviewCycles: 4 } })}\n`);
+    writeFileSync(
+      join(workspace, '.pgagent', 'config.json'),
+      `${JSON.stringify({ connections: [], planning: { maxReviewCycles: 4 } })}\n`,
+    );
     // The person's own config file, outside the workspace.
     ownDir = mkdtempSync(join(tmpdir(), 'pgagent-own-'));
     mkdirSync(join(ownDir, 'pg-agent'));
@@ -149,25 +156,46 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
 
   /** The window's job objects, wired as JobController wires them (VS Code's progress and model as ports). */
   function windowOf(store: TicketStore) {
-    const provider = createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: 0 });
+    const provider = createGeminiProvider({
+      model: 'gemini-2.5-flash',
+      apiKey: 'test-key',
+      baseUrl: server.url,
+      logger: silentLogger,
+      maxRetries: 0,
+    });
     const entries = new Map<string, JobEntry>();
     const elsewhere: string[] = [];
     const runners = new JobRunners({
       core: coreServices,
       rootDir: workspace,
       logger: silentLogger,
-      session: { use: (work) => work({ db, key: scratch.url }), loadSnapshot: () => Promise.resolve(snapshot), invalidateSchema: () => Promise.resolve() },
+      session: {
+        use: (work) => work({ db, key: scratch.url }),
+        loadSnapshot: () => Promise.resolve(snapshot),
+        invalidateSchema: () => Promise.resolve(),
+      },
       ticketStore: () => Promise.resolve(store),
       settings: () => jobRunnerSettings(coreServices, workspace),
       driverName: () => 'test window',
     });
     // eslint-disable-next-line prefer-const -- the watch and the steps refer to each other, as in JobController
     let steps: JobSteps;
-    const planWatch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, async (jobId: string, ticket: Ticket) => {
-      elsewhere.push(ticket.id);
-      await resumeDecidedElsewhere({ steps, runners }, jobId, ticket);
-    });
-    const entryDeps = { core: coreServices, runners, ticketStore: () => Promise.resolve(store), held: { restore: () => Promise.resolve(false), card: () => null }, planWatch, logger: silentLogger };
+    const planWatch = new JobPlanWatch(
+      () => Promise.resolve(store),
+      silentLogger,
+      async (jobId: string, ticket: Ticket) => {
+        elsewhere.push(ticket.id);
+        await resumeDecidedElsewhere({ steps, runners }, jobId, ticket);
+      },
+    );
+    const entryDeps = {
+      core: coreServices,
+      runners,
+      ticketStore: () => Promise.resolve(store),
+      held: { restore: () => Promise.resolve(false), card: () => null },
+      planWatch,
+      logger: silentLogger,
+    };
     /** The board's refresh of an open cockpit: readJobEntry. */
     const refresh = async (jobId: string) => {
       entries.set(jobId, await readJobEntry(entryDeps, jobId, IDLE, true, entries.get(jobId)));
@@ -176,7 +204,14 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     steps = new JobSteps({
       runners,
       logger: silentLogger,
-      ui: { progress: (_title, work) => work(() => undefined, () => undefined), info: () => undefined },
+      ui: {
+        progress: (_title, work) =>
+          work(
+            () => undefined,
+            () => undefined,
+          ),
+        info: () => undefined,
+      },
       model: () => Promise.resolve({ provider }),
       setLocal: () => undefined,
       filesChanged: () => undefined,
@@ -184,15 +219,23 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     });
     /** What JobController.newJob does: create, then plan to the first stop. */
     const newJob = async (task: string): Promise<string> => {
-      const job = await runners.withAction(undefined, { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined }, (runner) => runner.create({ task }));
+      const job = await runners.withAction(
+        undefined,
+        { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined },
+        (runner) => runner.create({ task }),
+      );
       current = job.id;
       await steps.run(job.id, 'plan', 'Planning…', (runner) => runner.continue(job.id), true);
       return job.id;
     };
     const approve = (jobId: string): Promise<JobOutcome | undefined> => {
       const stop = entries.get(jobId)?.view?.stop;
-      if (stop?.kind !== 'review' || stop.ticketId === null || stop.planHash === null) throw new Error(`expected the cockpit at a review, got ${JSON.stringify(stop)}`);
-      return decidePlanHere({ steps, planWatch, decider: () => Promise.resolve({ by: 'reviewer' }) }, { kind: 'approvePlan', jobId, ticketId: stop.ticketId, seenHash: stop.planHash });
+      if (stop?.kind !== 'review' || stop.ticketId === null || stop.planHash === null)
+        throw new Error(`expected the cockpit at a review, got ${JSON.stringify(stop)}`);
+      return decidePlanHere(
+        { steps, planWatch, decider: () => Promise.resolve({ by: 'reviewer' }) },
+        { kind: 'approvePlan', jobId, ticketId: stop.ticketId, seenHash: stop.planHash },
+      );
     };
     return { runners, steps, planWatch, entries, elsewhere, newJob, approve, refresh };
   }
@@ -235,8 +278,14 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     // The step's settings read each config file once; the claim of the plan ticket reads the policy in force once
     // more (SPEC §5 3a: at the claim), shared by the runner's early refusal and the graph's claim.
     expect(vi.mocked(authorizeAtClaim), 'policy in force read for the claim').toHaveBeenCalledTimes(1);
-    expect(readsOf((p) => p === configFile()), '.pgagent/config.json reads: settings + the claim').toBe(2);
-    expect(readsOf((p) => p === ownFile()), 'own config reads: settings + the claim').toBe(2);
+    expect(
+      readsOf((p) => p === configFile()),
+      '.pgagent/config.json reads: settings + the claim',
+    ).toBe(2);
+    expect(
+      readsOf((p) => p === ownFile()),
+      'own config reads: settings + the claim',
+    ).toBe(2);
     expect(window.runners.buildCount(), 'the window runner was built once, for the first step').toBe(1);
     expect(window.elsewhere, 'a decision of this window is not resumed by the watch').toEqual([]);
     const measured = {
@@ -249,7 +298,11 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     };
     console.info(`cockpit plan approval, measured: ${JSON.stringify(measured)}`);
     // The files of record (read after counting): the plan ticket was decided, claimed and finished once; the job is done.
-    expect(await tickets.get(ticketId)).toMatchObject({ kind: 'plan', status: 'EXECUTED', decisions: [{ by: 'reviewer', approve: true }] });
+    expect(await tickets.get(ticketId)).toMatchObject({
+      kind: 'plan',
+      status: 'EXECUTED',
+      decisions: [{ by: 'reviewer', approve: true }],
+    });
     expect((await new JobStore(workspace).get(jobId)).status).toBe('completed');
     expect(window.entries.get(jobId)?.view?.status).toBe('completed');
     window.planWatch.dispose();
@@ -296,11 +349,16 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     const terminal = new FileTicketStore(join(workspace, '.pgagent', 'approvals'), { logger: silentLogger });
     await terminal.decide(stop.ticketId, { approve: true, by: 'teammate' });
     await terminal.close();
-    await expect.poll(async () => (await new JobStore(workspace).get(jobId)).status, { timeout: 20_000 }).toBe('completed');
+    await expect
+      .poll(async () => (await new JobStore(workspace).get(jobId)).status, { timeout: 20_000 })
+      .toBe('completed');
     await window.steps.idle(jobId);
     expect(window.elsewhere).toEqual([stop.ticketId]);
     expect(server.requests.length - requestsBefore, 'one tactical model call: resumed once').toBe(1);
-    expect(await tickets.get(stop.ticketId)).toMatchObject({ status: 'EXECUTED', decisions: [{ by: 'teammate', approve: true }] });
+    expect(await tickets.get(stop.ticketId)).toMatchObject({
+      status: 'EXECUTED',
+      decisions: [{ by: 'teammate', approve: true }],
+    });
     // Refreshes after it do not resume it again.
     await window.refresh(jobId);
     await window.refresh(jobId);

@@ -52,7 +52,15 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
       store: new CollabStore(workspace),
       db,
       connectionKey: 'test',
-      providers: [createGeminiProvider({ model: 'gemini-2.5-pro', apiKey: 'k', baseUrl: server.url, logger: silentLogger, maxRetries: 0 })],
+      providers: [
+        createGeminiProvider({
+          model: 'gemini-2.5-pro',
+          apiKey: 'k',
+          baseUrl: server.url,
+          logger: silentLogger,
+          maxRetries: 0,
+        }),
+      ],
       loadSnapshot: () => db.withSession((s) => introspectSchema(s)),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
@@ -68,14 +76,23 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
       store: new CollabStore(workspace),
       db,
       connectionKey: 'test',
-      providers: [createGeminiProvider({ model: 'gemini-2.5-pro', apiKey: 'k', baseUrl: server.url, logger: silentLogger, maxRetries: 0 })],
+      providers: [
+        createGeminiProvider({
+          model: 'gemini-2.5-pro',
+          apiKey: 'k',
+          baseUrl: server.url,
+          logger: silentLogger,
+          maxRetries: 0,
+        }),
+      ],
       loadSnapshot: () => db.withSession((s) => introspectSchema(s)),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
       signal: controller.signal,
       onSaved: (state) => {
         created = state.id;
-        if (state.phase === 'analysis' && server.requests.length === 0) setTimeout(() => controller.abort(new Error('cancelled by the person')), 200);
+        if (state.phase === 'analysis' && server.requests.length === 0)
+          setTimeout(() => controller.abort(new Error('cancelled by the person')), 200);
       },
     }).start({ task: 'Remove cancelled orders created before 2024-03-01', by: 'tester' });
     await expect(cancelled).rejects.toThrow();
@@ -99,7 +116,8 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
   it('context gathering explains the reads the task names (read-only), sizes, statistics and FK paths', async () => {
     await loadParser();
     const snapshot = await db.withSession((s) => introspectSchema(s));
-    const task = 'Speed up this report:\n```sql\nSELECT customer_id, sum(total) FROM orders GROUP BY customer_id\n```\nand never run: ```DELETE FROM orders```';
+    const task =
+      'Speed up this report:\n```sql\nSELECT customer_id, sum(total) FROM orders GROUP BY customer_id\n```\nand never run: ```DELETE FROM orders```';
     const context = await gatherContext(db, snapshot, task, { statementTimeoutMs: 5000, lockTimeoutMs: 1000 });
     expect(context.explains).toHaveLength(1); // the DELETE is not a read: never explained
     expect(context.explains[0]?.error).toBeNull();
@@ -121,10 +139,18 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
     const first = await runner().start({ task: 'Remove cancelled orders created before 2024-03-01', by: 'tester' });
     const store = new CollabStore(workspace);
     const lockFile = join(store.sessionDir(first.id), 'run.lock');
-    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, host: hostname(), what: 'the decision more', at: '2026-01-01T00:00:00Z' }));
-    await expect(runner().decide(first.id, { kind: 'more' }, 'tester')).rejects.toThrow(`is busy: the decision more runs in process ${process.pid}`);
+    writeFileSync(
+      lockFile,
+      JSON.stringify({ pid: process.pid, host: hostname(), what: 'the decision more', at: '2026-01-01T00:00:00Z' }),
+    );
+    await expect(runner().decide(first.id, { kind: 'more' }, 'tester')).rejects.toThrow(
+      `is busy: the decision more runs in process ${process.pid}`,
+    );
     const ended = spawnSync(process.execPath, ['-e', '0']).pid;
-    writeFileSync(lockFile, JSON.stringify({ pid: ended, host: hostname(), what: 'the decision more', at: '2026-01-01T00:00:00Z' }));
+    writeFileSync(
+      lockFile,
+      JSON.stringify({ pid: ended, host: hostname(), what: 'the decision more', at: '2026-01-01T00:00:00Z' }),
+    );
     const after = await runner().decide(first.id, { kind: 'more' }, 'tester');
     expect(after.currentRound).toBe(2);
     expect(existsSync(lockFile)).toBe(false);
@@ -140,7 +166,9 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
       await expect(store.get('collab_0123456789abcdef')).rejects.toThrow('links outside .pgagent/collab');
       mkdirSync(join(store.root, 'collab_fedcba9876543210'));
       symlinkSync(join(outside, 'session-state.json'), join(store.root, 'collab_fedcba9876543210', 'IMPL_PLAN.md'));
-      await expect(store.writeText('collab_fedcba9876543210', 'IMPL_PLAN.md', 'x')).rejects.toThrow('IMPL_PLAN.md links outside the session folder');
+      await expect(store.writeText('collab_fedcba9876543210', 'IMPL_PLAN.md', 'x')).rejects.toThrow(
+        'IMPL_PLAN.md links outside the session folder',
+      );
       expect(readFileSync(join(outside, 'session-state.json'), 'utf8')).toBe('{}');
     } finally {
       rmSync(outside, { recursive: true, force: true });

@@ -27,9 +27,15 @@ async function explainAnalyze(url: string, sql: string): Promise<{ plan: string;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ 'QUERY PLAN': { Plan: Record<string, unknown>; 'Execution Time': number }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`);
+    const { rows } = await client.query<{
+      'QUERY PLAN': { Plan: Record<string, unknown>; 'Execution Time': number }[];
+    }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`);
     const root = rows[0]?.['QUERY PLAN'][0];
-    return { plan: JSON.stringify(root?.Plan), cost: Number(root?.Plan['Total Cost']), ms: Number(root?.['Execution Time']) };
+    return {
+      plan: JSON.stringify(root?.Plan),
+      cost: Number(root?.Plan['Total Cost']),
+      ms: Number(root?.['Execution Time']),
+    };
   } finally {
     await client.end();
   }
@@ -60,23 +66,48 @@ describe.runIf(dbaClusterAvailable)('index advice with hypopg, built through the
     const [q] = report.queries;
     expect(q?.costAfter).toBeLessThan(q?.costBefore ?? 0);
     // Hypothetical only: nothing was built, and the advisor's backend forgot its hypothetical indexes.
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%customer_id%'")).toBe(0);
+    expect(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%customer_id%'",
+      ),
+    ).toBe(0);
 
     const before = await explainAnalyze(scratch.url, QUERY);
     const store = new FileTicketStore(mkdtempSync(join(tmpdir(), 'pgagent-advice-')), { logger: silentLogger });
-    const held = await holdRecommendations(db, store, report, { connection: 'c', requestedBy: 'advisor', settings: DEFAULT_SAFETY });
+    const held = await holdRecommendations(db, store, report, {
+      connection: 'c',
+      requestedBy: 'advisor',
+      settings: DEFAULT_SAFETY,
+    });
     const [outcome] = held.outcomes;
     expect(outcome?.status).toBe('held');
     if (outcome?.status !== 'held') return;
     expect(outcome.impact.transactional).toBe(false);
     expect(outcome.impact.locks[0]).toMatchObject({ mode: 'SHARE UPDATE EXCLUSIVE', blocks: 'nothing' });
     expect(held.report.recommendations[0]?.ticket?.id).toBe(outcome.ticket.id);
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%customer_id%'")).toBe(0);
+    expect(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*)::int FROM pg_indexes WHERE tablename = 'orders' AND indexdef LIKE '%customer_id%'",
+      ),
+    ).toBe(0);
 
     await store.decide(outcome.ticket.id, { approve: true, by: 'reviewer' });
-    const exec = { ...DEFAULT_SAFETY, connection: 'c', by: 'reviewer', undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-advice-undo-')), 'ddl'), logger: silentLogger };
+    const exec = {
+      ...DEFAULT_SAFETY,
+      connection: 'c',
+      by: 'reviewer',
+      undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-advice-undo-')), 'ddl'),
+      logger: silentLogger,
+    };
     expect((await executeApproved(db, store, outcome.ticket.id, exec)).ticket.status).toBe('EXECUTED');
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = 'orders'::regclass AND x.indisvalid AND pg_get_indexdef(x.indexrelid) LIKE '%(customer_id)%'")).toBe(1);
+    expect(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*)::int FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid WHERE x.indrelid = 'orders'::regclass AND x.indisvalid AND pg_get_indexdef(x.indexrelid) LIKE '%(customer_id)%'",
+      ),
+    ).toBe(1);
 
     const after = await explainAnalyze(scratch.url, QUERY);
     expect(after.plan).toMatch(/"Index Name":"orders_customer_id/);
@@ -87,8 +118,16 @@ describe.runIf(dbaClusterAvailable)('index advice with hypopg, built through the
 
   it('advises on the normalized statements pg_stat_statements records ($n placeholders: generic plans)', async () => {
     const report = await adviseIndexes(db, [
-      { sql: 'SELECT id, status FROM orders WHERE created_at > $1 AND created_at < $2 ORDER BY created_at', calls: 500, source: 'pg_stat_statements' },
-      { sql: 'SELECT email FROM customers WHERE region = $1 AND email LIKE $2', calls: 3, source: 'pg_stat_statements' },
+      {
+        sql: 'SELECT id, status FROM orders WHERE created_at > $1 AND created_at < $2 ORDER BY created_at',
+        calls: 500,
+        source: 'pg_stat_statements',
+      },
+      {
+        sql: 'SELECT email FROM customers WHERE region = $1 AND email LIKE $2',
+        calls: 3,
+        source: 'pg_stat_statements',
+      },
     ]);
     expect(report.measured).toBe(true);
     expect(report.queries.map((q) => q.skipped)).toEqual([undefined, undefined]);
@@ -108,12 +147,15 @@ describe.runIf(dbaClusterAvailable)('index advice with hypopg, built through the
       expect.stringMatching(/2 statements/),
     ]);
     expect(report.recommendations).toEqual([]);
-    expect(await queryValue(scratch.url, "SELECT last_value::int FROM ticket_no")).toBe(95);
+    expect(await queryValue(scratch.url, 'SELECT last_value::int FROM ticket_no')).toBe(95);
   });
 
   it('a non-superuser role gets measured advice for a table it may read, and a reason for one it may not', async () => {
     const role = `dba_advice_${scratch.name.slice(-6)}`;
-    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}; GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON orders TO ${role}`);
+    await execSql(
+      scratch.url,
+      `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}; GRANT USAGE ON SCHEMA public TO ${role}; GRANT SELECT ON orders TO ${role}`,
+    );
     const url = new URL(scratch.url);
     url.username = role;
     const weak = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
@@ -128,14 +170,19 @@ describe.runIf(dbaClusterAvailable)('index advice with hypopg, built through the
       expect(report.queries[1]?.skipped).toMatch(/could not plan it|permission denied/);
     } finally {
       await weak.close();
-      await execSql(scratch.url, `REVOKE ALL ON orders FROM ${role}; REVOKE ALL ON SCHEMA public FROM ${role}; REVOKE CONNECT ON DATABASE ${scratch.name} FROM ${role}; DROP ROLE ${role}`);
+      await execSql(
+        scratch.url,
+        `REVOKE ALL ON orders FROM ${role}; REVOKE ALL ON SCHEMA public FROM ${role}; REVOKE CONNECT ON DATABASE ${scratch.name} FROM ${role}; DROP ROLE ${role}`,
+      );
     }
   });
 
   it('without hypopg: ranked by heuristics and marked not measured, with the setup step', async () => {
     await execSql(scratch.url, 'DROP EXTENSION hypopg');
     try {
-      const report = await adviseIndexes(db, [{ sql: "SELECT id FROM orders WHERE status = 'new' AND total > 100", calls: 1, source: 'given' }]);
+      const report = await adviseIndexes(db, [
+        { sql: "SELECT id FROM orders WHERE status = 'new' AND total > 100", calls: 1, source: 'given' },
+      ]);
       expect(report.measured).toBe(false);
       expect(report.hypopg).toBe('available');
       expect(report.note).toMatch(/CREATE EXTENSION hypopg/);

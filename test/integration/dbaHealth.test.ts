@@ -29,7 +29,9 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
     await idle.query('BEGIN');
     await idle.query('SELECT count(*) FROM orders');
     db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    report = await runHealth(db, { thresholds: { idleInTransactionSeconds: 0, wraparoundWarnAge: 0, connectionWarnRatio: 0, bloatMinBytes: 0 } });
+    report = await runHealth(db, {
+      thresholds: { idleInTransactionSeconds: 0, wraparoundWarnAge: 0, connectionWarnRatio: 0, bloatMinBytes: 0 },
+    });
   });
   afterAll(async () => {
     await idle?.end().catch(() => undefined);
@@ -47,7 +49,9 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
 
   it('finds the INVALID index a failed concurrent build left, with its definition', async () => {
     const [finding] = findingsOf(report, 'invalid_indexes');
-    expect(await queryValue(scratch.url, "SELECT indisvalid FROM pg_index WHERE indexrelid = 'tags_name_key'::regclass")).toBe(false);
+    expect(
+      await queryValue(scratch.url, "SELECT indisvalid FROM pg_index WHERE indexrelid = 'tags_name_key'::regclass"),
+    ).toBe(false);
     expect(finding?.object).toBe('index public.tags_name_key');
     expect(finding?.evidence.definition).toMatch(/CREATE UNIQUE INDEX tags_name_key ON public.tags/);
     expect(finding?.fixSql).toBe('DROP INDEX CONCURRENTLY public.tags_name_key');
@@ -55,7 +59,9 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
 
   it('finds the duplicate index and names the one that covers it', () => {
     const dup = findingsOf(report, 'duplicate_indexes');
-    expect(dup.map((f) => [f.evidence.index, f.evidence.covered_by, f.evidence.exact])).toEqual([['public.orders_status_copy_idx', 'public.orders_status_idx', true]]);
+    expect(dup.map((f) => [f.evidence.index, f.evidence.covered_by, f.evidence.exact])).toEqual([
+      ['public.orders_status_copy_idx', 'public.orders_status_idx', true],
+    ]);
     expect(dup[0]?.fixSql).toBe('DROP INDEX CONCURRENTLY public.orders_status_copy_idx');
   });
 
@@ -68,7 +74,9 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
 
   it('finds the table whose rows are mostly dead, with the counts', async () => {
     const events = findingsOf(report, 'table_bloat').find((f) => f.object === 'public.events');
-    expect(events?.evidence.dead_tuples).toBe(Number(await queryValue(scratch.url, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'events'")));
+    expect(events?.evidence.dead_tuples).toBe(
+      Number(await queryValue(scratch.url, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'events'")),
+    );
     expect(events?.evidence.dead_tuples).toBe(9000);
     expect(events?.evidence.live_tuples).toBe(1000);
     expect(events?.fixSql).toBe('VACUUM (ANALYZE) public.events');
@@ -92,13 +100,19 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
   it('finds the idle-in-transaction session by its pid, application and query', async () => {
     const pid = Number((await idle.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
     const finding = findingsOf(report, 'idle_in_transaction').find((f) => f.evidence.pid === pid);
-    expect(finding?.evidence).toMatchObject({ application: 'forgotten-tx', state: 'idle in transaction', query: 'SELECT count(*) FROM orders' });
+    expect(finding?.evidence).toMatchObject({
+      application: 'forgotten-tx',
+      state: 'idle in transaction',
+      query: 'SELECT count(*) FROM orders',
+    });
     expect(finding?.fixSql).toBe(`SELECT pg_terminate_backend(${pid})`);
   });
 
   it('finds the foreign key without an index, and the index that fixes it', () => {
     const fk = findingsOf(report, 'missing_fk_indexes');
-    expect(fk.map((f) => [f.object, f.evidence.columns, f.evidence.references])).toEqual([['public.orders', 'customer_id', 'public.customers']]);
+    expect(fk.map((f) => [f.object, f.evidence.columns, f.evidence.references])).toEqual([
+      ['public.orders', 'customer_id', 'public.customers'],
+    ]);
     expect(fk[0]?.fixSql).toBe('CREATE INDEX CONCURRENTLY ON public.orders (customer_id)');
   });
 
@@ -112,12 +126,19 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
 
   it('with default thresholds a healthy part of the database is quiet', async () => {
     const quiet = await runHealth(db, { only: ['idle_in_transaction', 'connection_saturation', 'replication_slots'] });
-    expect(quiet.checks.map((c) => [c.id, c.status])).toEqual([['idle_in_transaction', 'ok'], ['connection_saturation', 'ok'], ['replication_slots', 'ok']]);
+    expect(quiet.checks.map((c) => [c.id, c.status])).toEqual([
+      ['idle_in_transaction', 'ok'],
+      ['connection_saturation', 'ok'],
+      ['replication_slots', 'ok'],
+    ]);
   });
 
   it('a non-superuser role gets every check it may run and a clear note for the rest', async () => {
     const role = `dba_reader_${scratch.name.slice(-6)}`;
-    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}; GRANT USAGE ON SCHEMA public TO ${role}`);
+    await execSql(
+      scratch.url,
+      `CREATE ROLE ${role} LOGIN; GRANT CONNECT ON DATABASE ${scratch.name} TO ${role}; GRANT USAGE ON SCHEMA public TO ${role}`,
+    );
     const url = new URL(scratch.url);
     url.username = role;
     const weak = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
@@ -130,10 +151,15 @@ describe.runIf(dbaClusterAvailable)('pg-agent health on a real workload', () => 
       // PostgreSQL hides other roles' session states from it: the check says so instead of reporting all clear.
       const idleCheck = limited.checks.find((c) => c.id === 'idle_in_transaction');
       expect(idleCheck?.findings).toEqual([]);
-      expect(idleCheck?.note).toMatch(/^\d+ sessions of other roles are hidden from this role \(it needs pg_read_all_stats/);
+      expect(idleCheck?.note).toMatch(
+        /^\d+ sessions of other roles are hidden from this role \(it needs pg_read_all_stats/,
+      );
     } finally {
       await weak.close();
-      await execSql(scratch.url, `REVOKE ALL ON SCHEMA public FROM ${role}; REVOKE CONNECT ON DATABASE ${scratch.name} FROM ${role}`);
+      await execSql(
+        scratch.url,
+        `REVOKE ALL ON SCHEMA public FROM ${role}; REVOKE CONNECT ON DATABASE ${scratch.name} FROM ${role}`,
+      );
       await execSql(scratch.url, `DROP ROLE ${role}`).catch(() => undefined);
     }
   });

@@ -30,7 +30,10 @@ import { createScratchDatabase, execSql, postgresAvailable } from '../support/se
 
 const settings: SafetySettings = {
   ...DEFAULT_SAFETY,
-  policy: { ...DEFAULT_SAFETY.policy, thresholds: { ...DEFAULT_SAFETY.policy.thresholds, smallTableRows: 100, bigTableRows: 1000 } },
+  policy: {
+    ...DEFAULT_SAFETY.policy,
+    thresholds: { ...DEFAULT_SAFETY.policy.thresholds, smallTableRows: 100, bigTableRows: 1000 },
+  },
 };
 
 const SCHEMA = `
@@ -48,19 +51,24 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
   let scratch: ScratchDatabase;
   let db: Db;
 
-  const impact = (sql: string, extra: Partial<ImpactOptions> = {}) => analyzeImpact(db, classifySql(sql), { ...settings, ...extra });
+  const impact = (sql: string, extra: Partial<ImpactOptions> = {}) =>
+    analyzeImpact(db, classifySql(sql), { ...settings, ...extra });
   const client = async () => {
     const c = new pg.Client({ connectionString: scratch.url });
     await c.connect();
     return c;
   };
-  const filenode = async (table: string) => Number((await db.query<{ n: string }>(`SELECT pg_relation_filenode('${table}')::text AS n`)).rows[0]?.n);
+  const filenode = async (table: string) =>
+    Number((await db.query<{ n: string }>(`SELECT pg_relation_filenode('${table}')::text AS n`)).rows[0]?.n);
 
   /**
    * Runs `work` while a second session reads and writes `table` in a loop and a third polls
    * pg_blocking_pids() of the second: returns every blocker seen and how many probes completed.
    */
-  async function observe<T>(table: string, work: () => Promise<T>): Promise<{ result: T; blockers: number[]; probes: number }> {
+  async function observe<T>(
+    table: string,
+    work: () => Promise<T>,
+  ): Promise<{ result: T; blockers: number[]; probes: number }> {
     const prober = await client();
     const watcher = await client();
     const pid = Number((await prober.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
@@ -115,14 +123,26 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
   describe('the preview that cannot block', () => {
     it('analyses a volatile default on a big table without running it: no other session is ever blocked', async () => {
       const node = await filenode('big');
-      const { result, blockers, probes } = await observe('big', () => impact('ALTER TABLE big ADD COLUMN x float DEFAULT random()'));
+      const { result, blockers, probes } = await observe('big', () =>
+        impact('ALTER TABLE big ADD COLUMN x float DEFAULT random()'),
+      );
       expect(blockers).toEqual([]);
       expect(probes).toBeGreaterThan(0);
       expect(result.previewed).toBe(false);
-      expect(result.locks).toEqual([expect.objectContaining({ table: 'public.big', mode: 'ACCESS EXCLUSIVE', blocks: 'reads and writes', work: 'rewrite', rows: 3000 })]);
+      expect(result.locks).toEqual([
+        expect.objectContaining({
+          table: 'public.big',
+          mode: 'ACCESS EXCLUSIVE',
+          blocks: 'reads and writes',
+          work: 'rewrite',
+          rows: 3000,
+        }),
+      ]);
       expect(result.rewrites).toEqual(['public.big']);
       expect(result.risk).toBe('CRITICAL');
-      expect(result.lint).toContainEqual(expect.objectContaining({ rule: 'adding-field-with-default', saferSql: 'ALTER TABLE big ADD COLUMN x float8' }));
+      expect(result.lint).toContainEqual(
+        expect.objectContaining({ rule: 'adding-field-with-default', saferSql: 'ALTER TABLE big ADD COLUMN x float8' }),
+      );
       expect(await filenode('big')).toBe(node);
     });
 
@@ -131,7 +151,9 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       expect(result.previewed).toBe(true);
       expect(result.rewrites).toEqual(['public.small']);
       expect(result.risk).toBe('LOW');
-      expect((await db.query("SELECT 1 FROM pg_attribute WHERE attrelid = 'small'::regclass AND attname = 'x'")).rows).toEqual([]);
+      expect(
+        (await db.query("SELECT 1 FROM pg_attribute WHERE attrelid = 'small'::regclass AND attname = 'x'")).rows,
+      ).toEqual([]);
     });
 
     it('a constant default is catalog-only: previewed on the big table, no rewrite, LOW', async () => {
@@ -175,7 +197,8 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
           whilePreviewOpen: async () => {
             const reading = other.query('SELECT count(*) FROM big').then(() => 'read');
             const writing = reading.then(() => other.query('UPDATE big SET b = b WHERE id = 2')).then(() => 'write');
-            blockersSeen = (await watcher.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [otherPid])).rows[0]?.b ?? [];
+            blockersSeen =
+              (await watcher.query<{ b: number[] }>('SELECT pg_blocking_pids($1) AS b', [otherPid])).rows[0]?.b ?? [];
             finished = [await reading, await writing];
           },
         });
@@ -196,8 +219,15 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       expect(result.previewed).toBe(false);
       expect(result.locks[0]).toMatchObject({ table: 'public.big', mode: 'SHARE', blocks: 'writes', work: 'scan' });
       expect(result.risk).toBe('HIGH');
-      expect(result.lint).toContainEqual(expect.objectContaining({ rule: 'require-concurrent-index-creation', saferSql: 'CREATE INDEX CONCURRENTLY ON big (a)' }));
-      expect((await db.query("SELECT 1 FROM pg_indexes WHERE tablename = 'big' AND indexdef LIKE '%(a)%'")).rows).toEqual([]);
+      expect(result.lint).toContainEqual(
+        expect.objectContaining({
+          rule: 'require-concurrent-index-creation',
+          saferSql: 'CREATE INDEX CONCURRENTLY ON big (a)',
+        }),
+      );
+      expect(
+        (await db.query("SELECT 1 FROM pg_indexes WHERE tablename = 'big' AND indexdef LIKE '%(a)%'")).rows,
+      ).toEqual([]);
     });
   });
 
@@ -244,7 +274,9 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
     it('INSERT that fails still warns about the sequence value its preview used', async () => {
       const result = await impact('INSERT INTO customers DEFAULT VALUES');
       expect(result.wouldFail?.code).toBe('23502');
-      expect(result.warnings.join('\n')).toMatch(/sequence values of (public\.)?customers_id_seq: they are not given back/);
+      expect(result.warnings.join('\n')).toMatch(
+        /sequence values of (public\.)?customers_id_seq: they are not given back/,
+      );
     });
   });
 
@@ -259,7 +291,10 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
     it('DROP TABLE without CASCADE would fail; with CASCADE lists exactly what goes', async () => {
       const plain = await impact('DROP TABLE big');
       expect(plain.wouldFail?.code).toBe('2BP01');
-      expect(plain.dependents.map((d) => `${d.kind} ${d.name}`).sort()).toEqual(['foreign key child_big_id_fkey on child', 'view big_view']);
+      expect(plain.dependents.map((d) => `${d.kind} ${d.name}`).sort()).toEqual([
+        'foreign key child_big_id_fkey on child',
+        'view big_view',
+      ]);
       const cascade = await impact('DROP TABLE big CASCADE');
       expect(cascade.wouldFail).toBeNull();
       expect(cascade.dependents).toContainEqual({ kind: 'view', name: 'big_view', effect: 'dropped by CASCADE' });
@@ -275,13 +310,29 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
 
   describe('lint', () => {
     it.each([
-      ['ALTER TABLE big ADD CONSTRAINT a_pos CHECK (a > 0)', 'constraint-missing-not-valid', 'ALTER TABLE big ADD CONSTRAINT a_pos CHECK (a > 0) NOT VALID'],
-      ['ALTER TABLE big ADD FOREIGN KEY (small_id) REFERENCES small (id)', 'constraint-missing-not-valid', 'ALTER TABLE big ADD CONSTRAINT big_small_id_fkey FOREIGN KEY (small_id) REFERENCES small (id) NOT VALID'],
-      ['ALTER TABLE big ALTER COLUMN id SET NOT NULL', 'adding-not-nullable-field', 'ALTER TABLE big ADD CONSTRAINT big_id_not_null CHECK (id IS NOT NULL) NOT VALID'],
+      [
+        'ALTER TABLE big ADD CONSTRAINT a_pos CHECK (a > 0)',
+        'constraint-missing-not-valid',
+        'ALTER TABLE big ADD CONSTRAINT a_pos CHECK (a > 0) NOT VALID',
+      ],
+      [
+        'ALTER TABLE big ADD FOREIGN KEY (small_id) REFERENCES small (id)',
+        'constraint-missing-not-valid',
+        'ALTER TABLE big ADD CONSTRAINT big_small_id_fkey FOREIGN KEY (small_id) REFERENCES small (id) NOT VALID',
+      ],
+      [
+        'ALTER TABLE big ALTER COLUMN id SET NOT NULL',
+        'adding-not-nullable-field',
+        'ALTER TABLE big ADD CONSTRAINT big_id_not_null CHECK (id IS NOT NULL) NOT VALID',
+      ],
       ['REINDEX TABLE big', 'require-concurrent-reindex', 'REINDEX TABLE CONCURRENTLY big'],
       ['DROP INDEX big_pkey', 'require-concurrent-index-deletion', 'DROP INDEX CONCURRENTLY big_pkey'],
       ['TRUNCATE small CASCADE', 'ban-truncate-cascade', 'TRUNCATE small'],
-      ['ALTER TABLE big ADD CONSTRAINT b_key UNIQUE (b)', 'disallowed-unique-constraint', 'CREATE UNIQUE INDEX CONCURRENTLY b_key ON big (b)'],
+      [
+        'ALTER TABLE big ADD CONSTRAINT b_key UNIQUE (b)',
+        'disallowed-unique-constraint',
+        'CREATE UNIQUE INDEX CONCURRENTLY b_key ON big (b)',
+      ],
     ])('%s → %s with a safer statement', async (sql, rule, saferSql) => {
       const result = await impact(sql);
       expect(result.lint).toContainEqual(expect.objectContaining({ rule, saferSql }));
@@ -311,7 +362,12 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
   describe('statements that run outside a transaction', () => {
     it('CREATE INDEX CONCURRENTLY is held (not refused) with transactional: false, not previewed', async () => {
       const store = new FileTicketStore(mkdtempSync(join(tmpdir(), 'pgagent-ddl-')), { logger: silentLogger });
-      const outcome = await runSql(db, store, { sql: 'CREATE INDEX CONCURRENTLY big_b_idx ON big (b)', connection: 'c', requestedBy: 'tester', settings });
+      const outcome = await runSql(db, store, {
+        sql: 'CREATE INDEX CONCURRENTLY big_b_idx ON big (b)',
+        connection: 'c',
+        requestedBy: 'tester',
+        settings,
+      });
       expect(outcome.status).toBe('held');
       if (outcome.status !== 'held') return;
       expect(outcome.impact.transactional).toBe(false);
@@ -323,15 +379,33 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
 
     it('runs alone after approval; a failure names the INVALID index left behind and the DROP to run', async () => {
       const store = new FileTicketStore(mkdtempSync(join(tmpdir(), 'pgagent-ddl-')), { logger: silentLogger });
-      const exec = { ...settings, connection: 'c', by: 'tester', undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-ddl-undo-')), 'ddl'), logger: silentLogger };
-      const ok = await runSql(db, store, { sql: 'CREATE INDEX CONCURRENTLY big_a_idx ON big (a)', connection: 'c', requestedBy: 'tester', settings });
+      const exec = {
+        ...settings,
+        connection: 'c',
+        by: 'tester',
+        undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-ddl-undo-')), 'ddl'),
+        logger: silentLogger,
+      };
+      const ok = await runSql(db, store, {
+        sql: 'CREATE INDEX CONCURRENTLY big_a_idx ON big (a)',
+        connection: 'c',
+        requestedBy: 'tester',
+        settings,
+      });
       if (ok.status !== 'held') throw new Error(`expected held, got ${ok.status}`);
       await store.decide(ok.ticket.id, { approve: true, by: 'reviewer' });
       const done = await executeApproved(db, store, ok.ticket.id, exec);
       expect(done.ticket.status).toBe('EXECUTED');
-      expect((await db.query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'big_a_idx'::regclass")).rows).toEqual([{ indisvalid: true }]);
+      expect((await db.query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'big_a_idx'::regclass")).rows).toEqual(
+        [{ indisvalid: true }],
+      );
 
-      const bad = await runSql(db, store, { sql: 'CREATE UNIQUE INDEX CONCURRENTLY big_b_uidx ON big (b)', connection: 'c', requestedBy: 'tester', settings });
+      const bad = await runSql(db, store, {
+        sql: 'CREATE UNIQUE INDEX CONCURRENTLY big_b_uidx ON big (b)',
+        connection: 'c',
+        requestedBy: 'tester',
+        settings,
+      });
       if (bad.status !== 'held') throw new Error(`expected held, got ${bad.status}`);
       expect(bad.impact.wouldFail?.code).toBe('23505');
       await store.decide(bad.ticket.id, { approve: true, by: 'reviewer' });
@@ -352,22 +426,50 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
 
   describe('pg-agent impact / sql', () => {
     const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-ddl-'));
-    const cli = (...argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'tester' } });
+    const cli = (...argv: string[]) =>
+      runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+        cwd: workspace,
+        env: { USER: 'tester' },
+      });
 
     beforeAll(() => {
       mkdirSync(join(workspace, '.pgagent'), { recursive: true });
-      writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify({ safety: { riskThresholds: { smallTableRows: 100, bigTableRows: 1000 } } }));
+      writeFileSync(
+        join(workspace, '.pgagent', 'config.json'),
+        JSON.stringify({ safety: { riskThresholds: { smallTableRows: 100, bigTableRows: 1000 } } }),
+      );
     });
 
     it('impact --json has the SPEC §6 DDL fields and keeps every existing one', async () => {
       const run = await cli('impact', '--json', '--', 'CREATE INDEX ON big (a)');
       expect(run.code).toBe(0);
       const out = JSON.parse(run.stdout) as Record<string, unknown>;
-      expect(Object.keys(out)).toEqual(expect.arrayContaining([
-        'statements', 'estimatedRows', 'exactRows', 'tables', 'risk', 'requiresApproval', 'wouldFail', 'previewMs', 'warnings',
-        'previewed', 'locks', 'rewrites', 'dependents', 'lint', 'transactional',
-      ]));
-      expect(out).toMatchObject({ previewed: false, transactional: true, risk: 'HIGH', rewrites: [], locks: [{ table: 'public.big', mode: 'SHARE', blocks: 'writes' }] });
+      expect(Object.keys(out)).toEqual(
+        expect.arrayContaining([
+          'statements',
+          'estimatedRows',
+          'exactRows',
+          'tables',
+          'risk',
+          'requiresApproval',
+          'wouldFail',
+          'previewMs',
+          'warnings',
+          'previewed',
+          'locks',
+          'rewrites',
+          'dependents',
+          'lint',
+          'transactional',
+        ]),
+      );
+      expect(out).toMatchObject({
+        previewed: false,
+        transactional: true,
+        risk: 'HIGH',
+        rewrites: [],
+        locks: [{ table: 'public.big', mode: 'SHARE', blocks: 'writes' }],
+      });
     });
 
     it('impact prints the lock, size, rewrite and the safer statement for a person', async () => {

@@ -39,7 +39,13 @@ describe.runIf(postgresAvailable)('approved DDL behind a held lock (issue 25)', 
     clients.push(c);
     return c;
   };
-  const exec = () => ({ ...settings, connection: 'c', by: 'tester', undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-lockwait-undo-')), 'ddl'), logger: silentLogger });
+  const exec = () => ({
+    ...settings,
+    connection: 'c',
+    by: 'tester',
+    undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-lockwait-undo-')), 'ddl'),
+    logger: silentLogger,
+  });
 
   /** A ticket for `sql`, approved by a person. */
   async function approved(sql: string) {
@@ -82,12 +88,20 @@ describe.runIf(postgresAvailable)('approved DDL behind a held lock (issue 25)', 
     return { pid, end: async () => void (await holder.query('COMMIT')) };
   }
 
-  const columns = async () => (await db.query<{ c: string }>("SELECT column_name AS c FROM information_schema.columns WHERE table_name = 't' ORDER BY ordinal_position")).rows.map((r) => r.c);
+  const columns = async () =>
+    (
+      await db.query<{ c: string }>(
+        "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 't' ORDER BY ordinal_position",
+      )
+    ).rows.map((r) => r.c);
 
   beforeAll(async () => {
     await loadParser();
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, 'CREATE TABLE t (id int PRIMARY KEY, a int); INSERT INTO t SELECT g, g FROM generate_series(1, 1000) g; ANALYZE t;');
+    await execSql(
+      scratch.url,
+      'CREATE TABLE t (id int PRIMARY KEY, a int); INSERT INTO t SELECT g, g FROM generate_series(1, 1000) g; ANALYZE t;',
+    );
     db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     store = new FileTicketStore(mkdtempSync(join(tmpdir(), 'pgagent-lockwait-')), { logger: silentLogger });
   });
@@ -103,10 +117,21 @@ describe.runIf(postgresAvailable)('approved DDL behind a held lock (issue 25)', 
     const held = await approved('ALTER TABLE t ADD COLUMN c int');
     // The impact names the session in the way (new field; SPEC §6 fields unchanged).
     expect(held.impact.lockHolders).toContainEqual(
-      expect.objectContaining({ pid: holder.pid, table: 'public.t', mode: 'ACCESS SHARE', granted: true, state: 'idle in transaction', query: 'SELECT count(*) FROM t' }),
+      expect.objectContaining({
+        pid: holder.pid,
+        table: 'public.t',
+        mode: 'ACCESS SHARE',
+        granted: true,
+        state: 'idle in transaction',
+        query: 'SELECT count(*) FROM t',
+      }),
     );
 
-    const { result: failure, worstMs, reads } = await probeReads(() => executeApproved(db, store, held.ticket.id, exec()).catch((e: unknown) => e));
+    const {
+      result: failure,
+      worstMs,
+      reads,
+    } = await probeReads(() => executeApproved(db, store, held.ticket.id, exec()).catch((e: unknown) => e));
     expect(failure).toBeInstanceOf(AgentError);
     const e = failure as AgentError;
     expect(e.code).toBe('LOCK_UNAVAILABLE');
@@ -140,14 +165,24 @@ describe.runIf(postgresAvailable)('approved DDL behind a held lock (issue 25)', 
   });
 
   it('a lock the model did not take ahead (the parent of a dropped child): rolled back, the claim released, the ticket runs later', async () => {
-    await execSql(scratch.url, 'CREATE TABLE parent (id int PRIMARY KEY); CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent (id));');
+    await execSql(
+      scratch.url,
+      'CREATE TABLE parent (id int PRIMARY KEY); CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent (id));',
+    );
     const noRecovery = { ...settings, recovery: { enabled: false, maxCopyBytes: 0, retentionDays: 0 } };
-    const outcome = await runSql(db, store, { sql: 'DROP TABLE child', connection: 'c', requestedBy: 'tester', settings: noRecovery });
+    const outcome = await runSql(db, store, {
+      sql: 'DROP TABLE child',
+      connection: 'c',
+      requestedBy: 'tester',
+      settings: noRecovery,
+    });
     if (outcome.status !== 'held') throw new Error(`expected held, got ${outcome.status}`);
     await store.decide(outcome.ticket.id, { approve: true, by: 'reviewer' });
     // Dropping child drops its foreign key, which locks parent: not a lock the model takes ahead for DROP TABLE.
     const holder = await idleHolder('SELECT count(*) FROM parent');
-    const failure = await executeApproved(db, store, outcome.ticket.id, { ...exec(), ...noRecovery }).catch((e: unknown) => e);
+    const failure = await executeApproved(db, store, outcome.ticket.id, { ...exec(), ...noRecovery }).catch(
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(AgentError);
     expect((failure as AgentError).code).toBe('LOCK_UNAVAILABLE');
     expect((failure as AgentError).message).toContain(`pid ${holder.pid} (user postgres, idle in transaction`);
@@ -177,6 +212,12 @@ describe.runIf(postgresAvailable)('approved DDL behind a held lock (issue 25)', 
     await holder.end();
     const done = await executeApproved(db, store, held.ticket.id, exec());
     expect(done.ticket.status).toBe('EXECUTED');
-    expect((await db.query<{ valid: boolean }>("SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = 't_a_idx'::regclass")).rows).toEqual([{ valid: true }]);
+    expect(
+      (
+        await db.query<{ valid: boolean }>(
+          "SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = 't_a_idx'::regclass",
+        )
+      ).rows,
+    ).toEqual([{ valid: true }]);
   });
 });

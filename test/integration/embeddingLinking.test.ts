@@ -32,7 +32,38 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 
 /** Thirty tables of a shipping company, and the one a question about sailors needs, named with another word. */
-const NOISE = ['orders', 'order_lines', 'products', 'product_prices', 'invoices', 'payments', 'shipments', 'carriers', 'warehouses', 'stock_levels', 'suppliers', 'purchase_orders', 'returns', 'refunds', 'coupons', 'campaigns', 'customers', 'addresses', 'regions', 'currencies', 'tax_rates', 'carts', 'cart_items', 'reviews', 'wishlists', 'categories', 'brands', 'gift_cards', 'audit_events', 'sessions'];
+const NOISE = [
+  'orders',
+  'order_lines',
+  'products',
+  'product_prices',
+  'invoices',
+  'payments',
+  'shipments',
+  'carriers',
+  'warehouses',
+  'stock_levels',
+  'suppliers',
+  'purchase_orders',
+  'returns',
+  'refunds',
+  'coupons',
+  'campaigns',
+  'customers',
+  'addresses',
+  'regions',
+  'currencies',
+  'tax_rates',
+  'carts',
+  'cart_items',
+  'reviews',
+  'wishlists',
+  'categories',
+  'brands',
+  'gift_cards',
+  'audit_events',
+  'sessions',
+];
 const SCHEMA = [
   ...NOISE.map((name) => `CREATE TABLE ${name} (id bigint PRIMARY KEY, created_at timestamptz, note text);`),
   'CREATE TABLE crew_roster (id bigint PRIMARY KEY, member_name text, boarded_on date, rank text);',
@@ -60,12 +91,17 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
   let server: ScriptedModelServer;
   let workspace: string;
   const gemini = (): Embedder => {
-    const embedder = createEmbedder({ provider: 'gemini', apiKey: 'test-key', baseUrl: server.url, embeddingModel: 'gemini-embedding-001' }, silentLogger);
+    const embedder = createEmbedder(
+      { provider: 'gemini', apiKey: 'test-key', baseUrl: server.url, embeddingModel: 'gemini-embedding-001' },
+      silentLogger,
+    );
     if (!embedder) throw new Error('no embedder');
     return embedder;
   };
   const contextTables = (semantic?: ReadonlyMap<string, number>) =>
-    buildSchemaContext(snapshot, QUESTION, { budgetTokens: 60, ...(semantic ? { semantic } : {}) }).tables.map((t) => t.name);
+    buildSchemaContext(snapshot, QUESTION, { budgetTokens: 60, ...(semantic ? { semantic } : {}) }).tables.map(
+      (t) => t.name,
+    );
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
@@ -98,37 +134,60 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
       ['gemini', 'gemini-embedding-001', NOISE.length + 1],
       ['gemini', 'gemini-embedding-001', 1],
     ]);
-    expect(server.embedRequests[0]?.texts.find((t) => t.startsWith('crew'))).toBe('crew roster; columns: id, member name, boarded on, rank');
+    expect(server.embedRequests[0]?.texts.find((t) => t.startsWith('crew'))).toBe(
+      'crew roster; columns: id, member name, boarded on, rank',
+    );
 
     // A second question, and a new process reading the file: only the questions are embedded.
     await semanticScores(snapshot, 'Who is the most senior sailor?', cache, silentLogger);
     const fresh = new EmbeddingCache(join(workspace, 'embeddings.json'), gemini(), silentLogger);
     await semanticScores(snapshot, QUESTION, fresh, silentLogger);
     expect(server.embedRequests.slice(2).map((r) => r.texts.length)).toEqual([1, 1]);
-    expect(JSON.parse(readFileSync(join(workspace, 'embeddings.json'), 'utf8'))).toMatchObject({ model: 'gemini-embedding-001' });
+    expect(JSON.parse(readFileSync(join(workspace, 'embeddings.json'), 'utf8'))).toMatchObject({
+      model: 'gemini-embedding-001',
+    });
 
     // A schema change re-embeds only the table it touched.
     await execSql(scratch.url, 'ALTER TABLE crew_roster ADD COLUMN ship text');
     const changed = await db.withSession((s) => introspectSchema(s));
     await semanticScores(changed, QUESTION, fresh, silentLogger);
-    expect(server.embedRequests.at(-1)?.texts).toEqual(['crew roster; columns: id, member name, boarded on, rank, ship']);
+    expect(server.embedRequests.at(-1)?.texts).toEqual([
+      'crew roster; columns: id, member name, boarded on, rank, ship',
+    ]);
     await execSql(scratch.url, 'ALTER TABLE crew_roster DROP COLUMN ship');
   });
 
   it('an OpenAI-compatible endpoint (/v1/embeddings) gives the same signal', async () => {
-    const embedder = createEmbedder({ provider: 'openai-compatible', baseUrl: `${server.url}/v1`, embeddingModel: 'nomic-embed-text' }, silentLogger);
+    const embedder = createEmbedder(
+      { provider: 'openai-compatible', baseUrl: `${server.url}/v1`, embeddingModel: 'nomic-embed-text' },
+      silentLogger,
+    );
     if (!embedder) throw new Error('no embedder');
-    const semantic = await semanticScores(snapshot, QUESTION, new EmbeddingCache(join(workspace, 'e.json'), embedder, silentLogger), silentLogger);
+    const semantic = await semanticScores(
+      snapshot,
+      QUESTION,
+      new EmbeddingCache(join(workspace, 'e.json'), embedder, silentLogger),
+      silentLogger,
+    );
     expect(contextTables(semantic)[0]).toBe('crew_roster');
     expect(server.embedRequests[0]).toMatchObject({ provider: 'openai', model: 'nomic-embed-text' });
   });
 
   it('an embedding model that fails, answers garbage or the wrong number of vectors: ranked by words, and the log says why', async () => {
-    const failures = [{ failure: { status: 500, message: 'embedding backend down' } }, { failure: { garbage: true as const } }, { vectorOf: () => [] }];
+    const failures = [
+      { failure: { status: 500, message: 'embedding backend down' } },
+      { failure: { garbage: true as const } },
+      { vectorOf: () => [] },
+    ];
     for (const script of failures) {
       server.embeddings(script);
       const { logger, seen } = warnings();
-      const semantic = await semanticScores(snapshot, QUESTION, new EmbeddingCache(join(workspace, `${seen.length}-${Math.random()}.json`), gemini(), logger), logger);
+      const semantic = await semanticScores(
+        snapshot,
+        QUESTION,
+        new EmbeddingCache(join(workspace, `${seen.length}-${Math.random()}.json`), gemini(), logger),
+        logger,
+      );
       expect(semantic).toBeUndefined();
       expect(seen).toEqual(['embeddings are not available for this question; the schema is ranked by words only']);
     }
@@ -147,7 +206,13 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
       connectionKey: scratch.url,
       ticketStore: store,
       undoDir: join(workspace, 'undo'),
-      provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: 0 }),
+      provider: createGeminiProvider({
+        model: 'gemini-2.5-flash',
+        apiKey: 'test-key',
+        baseUrl: server.url,
+        logger: silentLogger,
+        maxRetries: 0,
+      }),
       loadSnapshot: () => Promise.resolve(snapshot),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
@@ -157,7 +222,11 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
       embeddings: new EmbeddingCache(join(workspace, 'embeddings.json'), gemini(), silentLogger),
     };
     try {
-      const outcome = await startAsk(buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints'))), newThreadId(), QUESTION);
+      const outcome = await startAsk(
+        buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints'))),
+        newThreadId(),
+        QUESTION,
+      );
       expect(outcome.status).toBe('done');
       expect(server.requests[1]?.text).toContain('crew_roster(');
     } finally {

@@ -31,7 +31,11 @@ describe.runIf(postgresAvailable)('Explain of a read', () => {
   });
 
   it('gives the plan as a tree with costs, rows and the node that dominates', async () => {
-    const plan = await explainRead(db, "SELECT c.email, sum(o.total) FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.status = 'paid' GROUP BY c.email ORDER BY 2 DESC", LIMITS);
+    const plan = await explainRead(
+      db,
+      "SELECT c.email, sum(o.total) FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.status = 'paid' GROUP BY c.email ORDER BY 2 DESC",
+      LIMITS,
+    );
     const nodes = flat(plan);
     expect(nodes.length).toBeGreaterThanOrEqual(3);
     expect(nodes.map((n) => n.label).join(' | ')).toMatch(/Scan on orders o\b/);
@@ -43,7 +47,10 @@ describe.runIf(postgresAvailable)('Explain of a read', () => {
     expect(nodes.reduce((sum, n) => sum + n.share, 0)).toBeCloseTo(1, 3);
     // A Limit costs less than its input: the scan under it is still where the work is.
     const limited = flat(await explainRead(db, 'SELECT * FROM customers LIMIT 5', LIMITS));
-    expect(limited.map((n) => [n.label, n.dominant, Math.round(n.share * 100)])).toEqual([['Limit', false, 0], ['Seq Scan on customers', true, 100]]);
+    expect(limited.map((n) => [n.label, n.dominant, Math.round(n.share * 100)])).toEqual([
+      ['Limit', false, 0],
+      ['Seq Scan on customers', true, 100],
+    ]);
     expect(nodes.some((n) => n.detail.includes("'paid'"))).toBe(true);
   });
 
@@ -55,7 +62,10 @@ describe.runIf(postgresAvailable)('Explain of a read', () => {
       ['SELECT 1; SELECT 2', 'BAD_INPUT', /one statement; this text has 2/],
       ['EXPLAIN ANALYZE DELETE FROM orders', 'SQL_REFUSED', /plan of a read only/],
     ] as const) {
-      const error = await explainRead(db, sql, LIMITS).then(() => undefined, (e: unknown) => e);
+      const error = await explainRead(db, sql, LIMITS).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error, sql).toBeInstanceOf(AgentError);
       expect((error as AgentError).code, sql).toBe(code);
       expect((error as AgentError).message, sql).toMatch(message);

@@ -67,7 +67,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
       (e: pg.DatabaseError) => e,
     );
     expect(['PA001', 'PA002', '25006']).toContain(error?.code);
-    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-attacker' AND (l.mode = 'RowShareLock' OR l.locktype IN ('tuple', 'transactionid'))"))).toBe(0);
+    expect(
+      Number(
+        await queryValue(
+          db.url,
+          "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-attacker' AND (l.mode = 'RowShareLock' OR l.locktype IN ('tuple', 'transactionid'))",
+        ),
+      ),
+    ).toBe(0);
     expect((await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_cursors')).rows).toEqual([{ n: 0 }]);
   });
 
@@ -81,8 +88,17 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
     expect(await queryValue(db.url, 'SELECT last_value::int FROM s')).toBe(1);
     expect(await queryValue(db.url, 'SELECT is_called FROM s')).toBe(false);
     // The client's own session still reads, still read-only, with its search_path untouched.
-    const session = await client.query<{ path: string; ro: string }>("SELECT current_setting('search_path') AS path, current_setting('default_transaction_read_only') AS ro");
+    const session = await client.query<{ path: string; ro: string }>(
+      "SELECT current_setting('search_path') AS path, current_setting('default_transaction_read_only') AS ro",
+    );
     expect(session.rows[0]).toEqual({ path: '"$user", public', ro: 'on' });
-    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-attacker' AND l.locktype = 'advisory'"))).toBe(0);
+    expect(
+      Number(
+        await queryValue(
+          db.url,
+          "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-attacker' AND l.locktype = 'advisory'",
+        ),
+      ),
+    ).toBe(0);
   });
 });

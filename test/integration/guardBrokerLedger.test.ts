@@ -66,12 +66,19 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
 
     expect(await orderTransaction()).toBeUndefined();
     expect(await orders()).toBe(1);
-    const executed = JSON.parse(readFileSync(ticketFile(ticket), 'utf8')) as { status: string; sqlHash: string; execution: { xid: string } };
+    const executed = JSON.parse(readFileSync(ticketFile(ticket), 'utf8')) as {
+      status: string;
+      sqlHash: string;
+      execution: { xid: string };
+    };
     expect(executed.status).toBe('EXECUTED');
     // The ledger row committed with the client's writes: same transaction id as the one that inserted the order.
-    expect(await queryValue(db.url, `SELECT status || ':' || sql_hash || ':' || xid FROM pgagent.executions WHERE ticket_id = '${ticket}'`)).toBe(
-      `done:${executed.sqlHash}:${executed.execution.xid}`,
-    );
+    expect(
+      await queryValue(
+        db.url,
+        `SELECT status || ':' || sql_hash || ':' || xid FROM pgagent.executions WHERE ticket_id = '${ticket}'`,
+      ),
+    ).toBe(`done:${executed.sqlHash}:${executed.execution.xid}`);
     expect(await queryValue(db.url, 'SELECT xmin::text FROM orders')).toBe(executed.execution.xid);
 
     // A process that can write the workspace resets the ticket: the ledger, in the database, still refuses it.
@@ -86,7 +93,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
     expect(Number(await queryValue(db.url, 'SELECT count(*) FROM pgagent.executions'))).toBe(1);
     // Rolled back: the client's session is usable and holds no lock.
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-ledger' AND l.relation = 'orders'::regclass"))).toBe(0);
+    expect(
+      Number(
+        await queryValue(
+          db.url,
+          "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-ledger' AND l.relation = 'orders'::regclass",
+        ),
+      ),
+    ).toBe(0);
   });
 
   it('two clients commit the same approved transaction at once: one commits (one ledger row), the other is rolled back', async () => {
@@ -108,10 +122,19 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
     );
     try {
       // Both measured and waiting at COMMIT; sent together.
-      const answers = await Promise.all(clients.map((c) => c.query('COMMIT').then(() => 'committed', (e: pg.DatabaseError) => e.code ?? 'error')));
+      const answers = await Promise.all(
+        clients.map((c) =>
+          c.query('COMMIT').then(
+            () => 'committed',
+            (e: pg.DatabaseError) => e.code ?? 'error',
+          ),
+        ),
+      );
       expect(answers.sort()).toEqual(['PA002', 'committed']);
       expect(await orders()).toBe(before + 1);
-      expect(Number(await queryValue(db.url, `SELECT count(*) FROM pgagent.executions WHERE ticket_id = '${ticket}'`))).toBe(1);
+      expect(
+        Number(await queryValue(db.url, `SELECT count(*) FROM pgagent.executions WHERE ticket_id = '${ticket}'`)),
+      ).toBe(1);
     } finally {
       await Promise.all(clients.map((c) => c.end()));
     }

@@ -28,7 +28,10 @@ describe.skipIf(!postgresAvailable)('pg-agent mcp --guard: an MCP server with no
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_mcp');
-    await execSql(db.url, 'CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0)');
+    await execSql(
+      db.url,
+      'CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0)',
+    );
     guard = await startGuardProcess(db.url);
     mcp = await startMcp({
       command: process.execPath,
@@ -46,10 +49,17 @@ describe.skipIf(!postgresAvailable)('pg-agent mcp --guard: an MCP server with no
     rmSync(agentWorkspace, { recursive: true, force: true });
   });
 
-  it('reads through the guard, holds a write on the guard\'s ticket, and runs it once after a person approves it at the broker', async () => {
+  it("reads through the guard, holds a write on the guard's ticket, and runs it once after a person approves it at the broker", async () => {
     const read = await mcp.call('run_read', { sql: 'SELECT id, n FROM items ORDER BY id' });
     expect(read.isError, textOf(read)).toBeFalsy();
-    expect(read.structuredContent).toMatchObject({ status: 'executed', rows: [[1, 0], [2, 0]], rowCount: 2 });
+    expect(read.structuredContent).toMatchObject({
+      status: 'executed',
+      rows: [
+        [1, 0],
+        [2, 0],
+      ],
+      rowCount: 2,
+    });
     const tables = await mcp.call('list_tables');
     expect(textOf(tables)).toContain('items');
 
@@ -61,11 +71,18 @@ describe.skipIf(!postgresAvailable)('pg-agent mcp --guard: an MCP server with no
     expect(textOf(proposed)).toContain(`pg-agent approvals approve ${id}`);
     expect(await n()).toBe(0);
     // The ticket is the guard's, in the guard's store; the MCP server's workspace holds none.
-    const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as { sql: string; status: string };
+    const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
+      sql: string;
+      status: string;
+    };
     expect(stored).toMatchObject({ sql: WRITE, status: 'PENDING_APPROVAL' });
     expect(existsSync(join(agentWorkspace, '.pgagent', 'approvals'))).toBe(false);
 
-    expect((await mcp.call('ticket_status', { ticket_id: id })).structuredContent).toMatchObject({ id, status: 'HELD_BY_GUARD', sql: WRITE });
+    expect((await mcp.call('ticket_status', { ticket_id: id })).structuredContent).toMatchObject({
+      id,
+      status: 'HELD_BY_GUARD',
+      sql: WRITE,
+    });
     const early = await mcp.call('execute_approved', { ticket_id: id });
     expect(errorOf(early).code).toBe('APPROVAL_NOT_APPROVED');
     expect(await n()).toBe(0);
@@ -77,7 +94,13 @@ describe.skipIf(!postgresAvailable)('pg-agent mcp --guard: an MCP server with no
     expect(ran.isError, textOf(ran)).toBeFalsy();
     expect(ran.structuredContent).toMatchObject({ status: 'executed', ticket: id, rows: 1 });
     expect(await n()).toBe(1);
-    expect((JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as { status: string }).status).toBe('EXECUTED');
+    expect(
+      (
+        JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
+          status: string;
+        }
+      ).status,
+    ).toBe('EXECUTED');
 
     // Once: the same call again runs nothing.
     expect((await mcp.call('execute_approved', { ticket_id: id })).isError).toBe(true);

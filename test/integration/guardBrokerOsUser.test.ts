@@ -26,9 +26,21 @@ const asRoot = process.getuid?.() === 0;
 const WRITE = 'UPDATE items SET n = n + 1 WHERE id = 1';
 const PTY_RUN = fileURLToPath(new URL('../support/ptyRun.py', import.meta.url));
 
-function run(uid: number, command: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  uid: number,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { uid, gid: uid, cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      uid,
+      gid: uid,
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -39,7 +51,11 @@ function run(uid: number, command: string, args: string[], env: Record<string, s
 }
 
 /** `command` under a pseudo-terminal (its controlling terminal); each passphrase prompt gets the next answer. */
-async function onTerminal(command: string[], env: Record<string, string>, answers: string[]): Promise<{ code: number; output: string }> {
+async function onTerminal(
+  command: string[],
+  env: Record<string, string>,
+  answers: string[],
+): Promise<{ code: number; output: string }> {
   const ran = await run(0, 'python3', [PTY_RUN, JSON.stringify(command), JSON.stringify(answers)], env, tmpdir());
   if (ran.code !== 0) throw new Error(`ptyRun.py failed: ${ran.stderr}`);
   return JSON.parse(ran.stdout) as { code: number; output: string };
@@ -55,8 +71,10 @@ describe.skipIf(!postgresAvailable || !asRoot)('pg-agent guard as a broker under
   let guardLog = '';
   let url: string;
   /** pg-agent as the guard's OS user, on its workspace and database (contrib/systemd/pg-agent-broker). */
-  const asBroker = (args: string[]) => run(GUARD_UID, process.execPath, [CLI_PATH, ...args, '--workspace', guardWs], guardEnv, guardWs);
-  const asAgent = (command: string, args: string[]) => run(AGENT_UID, command, args, { HOME: agentHome, XDG_CONFIG_HOME: join(agentHome, '.config') }, agentHome);
+  const asBroker = (args: string[]) =>
+    run(GUARD_UID, process.execPath, [CLI_PATH, ...args, '--workspace', guardWs], guardEnv, guardWs);
+  const asAgent = (command: string, args: string[]) =>
+    run(AGENT_UID, command, args, { HOME: agentHome, XDG_CONFIG_HOME: join(agentHome, '.config') }, agentHome);
   const n = async () => Number(await queryValue(db.url, 'SELECT n FROM items WHERE id = 1'));
 
   /** The agent's client: node-postgres through the guard, in the test process (a guard client has no OS identity). */
@@ -81,7 +99,10 @@ describe.skipIf(!postgresAvailable || !asRoot)('pg-agent guard as a broker under
     chmodSync(root, 0o755);
     guardWs = join(root, 'var-lib-pg-agent');
     agentHome = join(root, 'agent');
-    for (const [dir, uid] of [[guardWs, GUARD_UID], [agentHome, AGENT_UID]] as const) {
+    for (const [dir, uid] of [
+      [guardWs, GUARD_UID],
+      [agentHome, AGENT_UID],
+    ] as const) {
       mkdirSync(dir);
       chownSync(dir, uid, uid);
       chmodSync(dir, 0o700);
@@ -123,19 +144,30 @@ describe.skipIf(!postgresAvailable || !asRoot)('pg-agent guard as a broker under
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it('holds the agent\'s write; the agent can neither read the broker\'s store nor approve; the broker\'s user approves and the retry runs once', async () => {
+  it("holds the agent's write; the agent can neither read the broker's store nor approve; the broker's user approves and the retry runs once", async () => {
     const held = await send(WRITE);
     expect(held?.code).toBe('PA001');
     const id = /ticket (tkt_[a-z0-9]+)/.exec(held?.message ?? '')?.[1] ?? '';
     expect(id).not.toBe('');
     // The guard's process really is the other user.
-    expect((await run(0, 'ps', ['-o', 'uid=', '-p', String(guard.pid)], {}, root)).stdout.trim()).toBe(String(GUARD_UID));
+    expect((await run(0, 'ps', ['-o', 'uid=', '-p', String(guard.pid)], {}, root)).stdout.trim()).toBe(
+      String(GUARD_UID),
+    );
 
     // The agent (another OS user) cannot read the broker's environment file, store, or approve there.
     const cat = await asAgent('cat', [join(guardWs, 'guard.env')]);
     expect(cat.code).not.toBe(0);
     expect(cat.stderr).toContain('Permission denied');
-    const approve = await asAgent(process.execPath, [CLI_PATH, 'approvals', 'approve', id, '--workspace', guardWs, '--db', url]);
+    const approve = await asAgent(process.execPath, [
+      CLI_PATH,
+      'approvals',
+      'approve',
+      id,
+      '--workspace',
+      guardWs,
+      '--db',
+      url,
+    ]);
     expect(approve.code, approve.stdout).not.toBe(0);
     expect(approve.stderr).toContain('EACCES');
     expect(await send(WRITE).then((e) => e?.code)).toBe('PA001');
@@ -151,20 +183,38 @@ describe.skipIf(!postgresAvailable || !asRoot)('pg-agent guard as a broker under
     expect(await n()).toBe(1);
   });
 
-  it('signed mode on top: the approver\'s key in the broker\'s config, typed for on her terminal as the broker\'s user, counts; the broker\'s user without a terminal cannot approve', async () => {
+  it("signed mode on top: the approver's key in the broker's config, typed for on her terminal as the broker's user, counts; the broker's user without a terminal cannot approve", async () => {
     // The admin (root here, its own config and workspace) pins a policy and enrols alice, whose key the broker's user keeps.
     const admin = join(root, 'admin');
     mkdirSync(admin);
     const adminEnv = { HOME: admin, XDG_CONFIG_HOME: join(admin, 'config') };
-    const asAdmin = (args: string[], answers: string[]) => onTerminal([process.execPath, CLI_PATH, ...args, '--db', db.url, '--workspace', admin], adminEnv, answers);
+    const asAdmin = (args: string[], answers: string[]) =>
+      onTerminal([process.execPath, CLI_PATH, ...args, '--db', db.url, '--workspace', admin], adminEnv, answers);
     expect((await asAdmin(['keys', 'new', '--name', 'admin'], ['admin-passphrase', 'admin-passphrase'])).code).toBe(0);
     const init = await asAdmin(['policy', 'init', '--admin', 'admin', '--json'], ['admin-passphrase']);
     const initTicket = /"id":"(tkt_[a-z2-7]{20})"/.exec(init.output)?.[1] ?? '';
     expect((await asAdmin(['approvals', 'approve', initTicket], ['admin-passphrase'])).code).toBe(0);
-    expect((await run(0, process.execPath, [CLI_PATH, 'exec', '--ticket', initTicket, '--db', db.url, '--workspace', admin], adminEnv, admin)).code).toBe(0);
+    expect(
+      (
+        await run(
+          0,
+          process.execPath,
+          [CLI_PATH, 'exec', '--ticket', initTicket, '--db', db.url, '--workspace', admin],
+          adminEnv,
+          admin,
+        )
+      ).code,
+    ).toBe(0);
     const asBrokerOnTerminal = (args: string[], answers: string[]) =>
-      onTerminal(['runuser', '-u', 'nobody', '--', process.execPath, CLI_PATH, ...args, '--workspace', guardWs], guardEnv, answers);
-    const key = await asBrokerOnTerminal(['keys', 'new', '--name', 'alice', '--json'], ['alice-passphrase', 'alice-passphrase']);
+      onTerminal(
+        ['runuser', '-u', 'nobody', '--', process.execPath, CLI_PATH, ...args, '--workspace', guardWs],
+        guardEnv,
+        answers,
+      );
+    const key = await asBrokerOnTerminal(
+      ['keys', 'new', '--name', 'alice', '--json'],
+      ['alice-passphrase', 'alice-passphrase'],
+    );
     expect(key.code, key.output).toBe(0);
     const alice = /"publicKey":"([A-Za-z0-9_-]{43})"/.exec(key.output)?.[1] ?? '';
     expect((await asAdmin(['policy', 'enroll', 'alice', `--key=${alice}`], ['admin-passphrase'])).code).toBe(0);

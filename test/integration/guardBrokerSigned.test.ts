@@ -27,13 +27,25 @@ describe.skipIf(!postgresAvailable)('pg-agent guard as a broker: approvals reach
   let guard: GuardProcess;
   let client: pg.Client;
   const home = (person: string) => join(root, `home-${person}`);
-  const at = (workspace: string, [command, ...rest]: string[]) => [command ?? '', '--db', db.url, '--workspace', workspace, ...rest];
+  const at = (workspace: string, [command, ...rest]: string[]) => [
+    command ?? '',
+    '--db',
+    db.url,
+    '--workspace',
+    workspace,
+    ...rest,
+  ];
   const onTerminal = (person: keyof typeof PASS, workspace: string, args: string[], answers: string[]) =>
     runOnTerminal(at(workspace, args), personEnv(home(person), { USER: person }), answers);
   const orders = async () => Number(await queryValue(db.url, 'SELECT count(*) FROM orders'));
 
   async function makeKey(person: keyof typeof PASS): Promise<string> {
-    const made = await onTerminal(person, join(root, 'setup'), ['keys', 'new', '--name', person, '--json'], [PASS[person], PASS[person]]);
+    const made = await onTerminal(
+      person,
+      join(root, 'setup'),
+      ['keys', 'new', '--name', person, '--json'],
+      [PASS[person], PASS[person]],
+    );
     expect(made.code, made.stdout).toBe(0);
     return /"publicKey":"([A-Za-z0-9_-]{43})"/.exec(made.stdout)?.[1] ?? '';
   }
@@ -59,7 +71,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard as a broker: approvals reach
     expect(init.code, init.stdout).toBe(3);
     const initTicket = /"id":"(tkt_[a-z2-7]{20})"/.exec(init.stdout)?.[1] ?? '';
     expect((await onTerminal('admin', setup, ['approvals', 'approve', initTicket], [PASS.admin])).code).toBe(0);
-    const pinned = await runAsAgent(at(setup, ['exec', '--ticket', initTicket]), personEnv(home('admin'), { USER: 'admin' }));
+    const pinned = await runAsAgent(
+      at(setup, ['exec', '--ticket', initTicket]),
+      personEnv(home('admin'), { USER: 'admin' }),
+    );
     expect(pinned.code, pinned.stderr).toBe(0);
     const alice = await makeKey('alice');
     const enrolled = await onTerminal('admin', setup, ['policy', 'enroll', 'alice', `--key=${alice}`], [PASS.admin]);
@@ -78,7 +93,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard as a broker: approvals reach
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it('refuses an unsigned approval written into the guard\'s store, and honours alice\'s signed one: committed once, with its ledger row', async () => {
+  it("refuses an unsigned approval written into the guard's store, and honours alice's signed one: committed once, with its ledger row", async () => {
     // A process that can write the guard's workspace records an approval by hand, without a signature.
     const unsignedTx = ["INSERT INTO orders (customer) VALUES ('mallory')"];
     const held = await transaction(unsignedTx);
@@ -93,10 +108,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard as a broker: approvals reach
     expect(refused?.code).toBe('PA002');
     expect(refused?.message).toContain('it is not signed');
     expect(await orders()).toBe(0);
-    expect(Number(await queryValue(db.url, `SELECT count(*) FROM pgagent.executions WHERE ticket_id = '${forged}'`))).toBe(0);
+    expect(
+      Number(await queryValue(db.url, `SELECT count(*) FROM pgagent.executions WHERE ticket_id = '${forged}'`)),
+    ).toBe(0);
 
     // Alice, on her terminal, approves a held transaction in the guard's store with her enrolled key.
-    const signedTx = ["INSERT INTO orders (customer) VALUES ('ann')", "UPDATE orders SET note = 'paid' WHERE customer = 'ann'"];
+    const signedTx = [
+      "INSERT INTO orders (customer) VALUES ('ann')",
+      "UPDATE orders SET note = 'paid' WHERE customer = 'ann'",
+    ];
     const waiting = await transaction(signedTx);
     expect(waiting?.code).toBe('PA001');
     const id = ticketIn(waiting?.message ?? '');

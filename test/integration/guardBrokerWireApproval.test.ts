@@ -38,26 +38,39 @@ const APPROVER_UID = 1; // daemon
 const PTY_RUN = fileURLToPath(new URL('../support/ptyRun.py', import.meta.url));
 
 /** `pg-agent` under a pseudo-terminal as the approver's OS user (daemon when root); passphrase prompts answered in turn. */
-function approverOnTerminal(args: string[], env: NodeJS.ProcessEnv, answers: string[]): Promise<{ code: number; stdout: string; answered: number }> {
+function approverOnTerminal(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  answers: string[],
+): Promise<{ code: number; stdout: string; answered: number }> {
   if (!asRoot) return runOnTerminal(args, env, answers);
   return new Promise((resolve, reject) => {
-    execFile('python3', [PTY_RUN, JSON.stringify([process.execPath, CLI_PATH, ...args]), JSON.stringify(answers)], { env, uid: APPROVER_UID, gid: APPROVER_UID }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`ptyRun.py failed: ${stderr}`));
-      const ran = JSON.parse(stdout) as { code: number; output: string; answered: number };
-      resolve({ code: ran.code, stdout: ran.output, answered: ran.answered });
-    });
+    execFile(
+      'python3',
+      [PTY_RUN, JSON.stringify([process.execPath, CLI_PATH, ...args]), JSON.stringify(answers)],
+      { env, uid: APPROVER_UID, gid: APPROVER_UID },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`ptyRun.py failed: ${stderr}`));
+        const ran = JSON.parse(stdout) as { code: number; output: string; answered: number };
+        resolve({ code: ran.code, stdout: ran.output, answered: ran.answered });
+      },
+    );
   });
 }
 
 function psql(url: string, sql: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('psql', [url, '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      'psql',
+      [url, '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, signed on the approver\'s side', () => {
+describe.skipIf(!postgresAvailable)("approvals over the guard's connection, signed on the approver's side", () => {
   let db: ScratchDatabase;
   let plainDb: ScratchDatabase;
   let root: string;
@@ -75,12 +88,26 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     if (asRoot) chownSync(dir, APPROVER_UID, APPROVER_UID);
     return dir;
   };
-  const admin = (args: string[], answers: string[]) => runOnTerminal([args[0] ?? '', '--db', db.url, '--workspace', join(root, 'setup'), ...args.slice(1)], personEnv(home('admin'), { USER: 'admin' }), answers);
-  const overGuard = (person: Person, url: string, args: string[], answers: string[] = []) => approverOnTerminal(['approvals', ...args, '--guard', url, '--workspace', emptyWorkspace()], approverEnv(person), answers);
+  const admin = (args: string[], answers: string[]) =>
+    runOnTerminal(
+      [args[0] ?? '', '--db', db.url, '--workspace', join(root, 'setup'), ...args.slice(1)],
+      personEnv(home('admin'), { USER: 'admin' }),
+      answers,
+    );
+  const overGuard = (person: Person, url: string, args: string[], answers: string[] = []) =>
+    approverOnTerminal(
+      ['approvals', ...args, '--guard', url, '--workspace', emptyWorkspace()],
+      approverEnv(person),
+      answers,
+    );
   const orders = async () => Number(await queryValue(db.url, 'SELECT count(*) FROM orders'));
 
   async function makeKey(person: Person): Promise<string> {
-    const made = await runOnTerminal(['keys', 'new', '--name', person, '--json', '--workspace', join(root, 'setup')], personEnv(home(person), { USER: person }), [PASS[person], PASS[person]]);
+    const made = await runOnTerminal(
+      ['keys', 'new', '--name', person, '--json', '--workspace', join(root, 'setup')],
+      personEnv(home(person), { USER: person }),
+      [PASS[person], PASS[person]],
+    );
     expect(made.code, made.stdout).toBe(0);
     return /"publicKey":"([A-Za-z0-9_-]{43})"/.exec(made.stdout)?.[1] ?? '';
   }
@@ -116,7 +143,8 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     return signWireDecision(shown, document, key, approve, new Date());
   }
 
-  const decide = (url: string, decision: unknown) => psql(url, `SELECT pg_agent.decide(${quoted(JSON.stringify(decision))})`);
+  const decide = (url: string, decision: unknown) =>
+    psql(url, `SELECT pg_agent.decide(${quoted(JSON.stringify(decision))})`);
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'pgagent-wire-approval-'));
@@ -131,14 +159,18 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     expect(init.code, init.stdout).toBe(3);
     const initTicket = /"id":"(tkt_[a-z2-7]{20})"/.exec(init.stdout)?.[1] ?? '';
     expect((await admin(['approvals', 'approve', initTicket], [PASS.admin])).code).toBe(0);
-    const pinned = await runAsAgent(['exec', '--ticket', initTicket, '--db', db.url, '--workspace', join(root, 'setup')], personEnv(home('admin'), { USER: 'admin' }));
+    const pinned = await runAsAgent(
+      ['exec', '--ticket', initTicket, '--db', db.url, '--workspace', join(root, 'setup')],
+      personEnv(home('admin'), { USER: 'admin' }),
+    );
     expect(pinned.code, pinned.stderr).toBe(0);
     const alice = await makeKey('alice');
     expect((await admin(['policy', 'enroll', 'alice', `--key=${alice}`], [PASS.admin])).code).toBe(0);
     await makeKey('mallory');
     if (asRoot) {
       chmodSync(root, 0o755);
-      for (const person of ['alice', 'mallory'] as const) execFileSync('chown', ['-R', `${APPROVER_UID}:${APPROVER_UID}`, home(person)]);
+      for (const person of ['alice', 'mallory'] as const)
+        execFileSync('chown', ['-R', `${APPROVER_UID}:${APPROVER_UID}`, home(person)]);
     }
     guard = await startGuardProcess(db.url, asRoot ? { uid: GUARD_UID } : {});
     plainGuard = await startGuardProcess(plainDb.url, asRoot ? { uid: GUARD_UID } : {});
@@ -154,14 +186,28 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
   });
 
   it('alice approves with only the guard URL and her key: the retry commits once, with its ledger row', async () => {
-    const tx = ["INSERT INTO orders (customer) VALUES ('ann')", "UPDATE orders SET note = 'paid' WHERE customer = 'ann'"];
+    const tx = [
+      "INSERT INTO orders (customer) VALUES ('ann')",
+      "UPDATE orders SET note = 'paid' WHERE customer = 'ann'",
+    ];
     const held = await transaction(guard.url, tx);
     expect(held?.code).toBe('PA001');
     const id = ticketIn(held?.message ?? '');
     if (asRoot) {
       // The guard is another OS user, and alice cannot read its store.
-      expect(execFileSync('ps', ['-o', 'uid=', '-p', String(guard.child.pid)]).toString().trim()).toBe(String(GUARD_UID));
-      const peek = await new Promise<string>((resolve) => execFile('ls', [join(guard.workspace, '.pgagent')], { uid: APPROVER_UID, gid: APPROVER_UID }, (_e, _o, stderr) => resolve(stderr)));
+      expect(
+        execFileSync('ps', ['-o', 'uid=', '-p', String(guard.child.pid)])
+          .toString()
+          .trim(),
+      ).toBe(String(GUARD_UID));
+      const peek = await new Promise<string>((resolve) =>
+        execFile(
+          'ls',
+          [join(guard.workspace, '.pgagent')],
+          { uid: APPROVER_UID, gid: APPROVER_UID },
+          (_e, _o, stderr) => resolve(stderr),
+        ),
+      );
       expect(peek).toContain('Permission denied');
     }
 
@@ -198,31 +244,55 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     const held = await transaction(guard.url, ["INSERT INTO orders (customer) VALUES ('mallory')"]);
     const id = ticketIn(held?.message ?? '');
     // Another statement (a transaction of the same templates would be the same ticket, still waiting).
-    const other = ticketIn((await transaction(guard.url, ["UPDATE orders SET note = 'eve' WHERE customer = 'eve'"]))?.message ?? '');
+    const other = ticketIn(
+      (await transaction(guard.url, ["UPDATE orders SET note = 'eve' WHERE customer = 'eve'"]))?.message ?? '',
+    );
     expect(id).not.toBe('');
     expect(other).not.toBe('');
     expect(other).not.toBe(id);
     const shown = await view(guard.url, id);
     expect(shown.ticket.status).toBe('PENDING_APPROVAL');
-    const pending = async () => (await view(guard.url, id)).ticket.status === 'PENDING_APPROVAL' && (await view(guard.url, other)).ticket.status === 'PENDING_APPROVAL';
+    const pending = async () =>
+      (await view(guard.url, id)).ticket.status === 'PENDING_APPROVAL' &&
+      (await view(guard.url, other)).ticket.status === 'PENDING_APPROVAL';
 
     // Unsigned, by a plain guard client.
-    const unsigned = await decide(guard.url, { ticket: id, approve: true, by: 'alice', at: new Date().toISOString(), hash: shown.ticket.sqlHash });
+    const unsigned = await decide(guard.url, {
+      ticket: id,
+      approve: true,
+      by: 'alice',
+      at: new Date().toISOString(),
+      hash: shown.ticket.sqlHash,
+    });
     expect(unsigned.code).not.toBe(0);
     expect(unsigned.stderr).toContain('unsigned decision is never accepted');
 
     // Signed by a key the admin did not enrol, under alice's name or its own.
     const genuine = await aliceSigns(shown);
     const { privateKey } = generateKeyPairSync('ed25519');
-    const stranger = signWireDecision(shown, JSON.parse(shown.policy?.document ?? '{}') as PolicyDocument, { name: 'alice', privateKey }, true, new Date());
+    const stranger = signWireDecision(
+      shown,
+      JSON.parse(shown.policy?.document ?? '{}') as PolicyDocument,
+      { name: 'alice', privateKey },
+      true,
+      new Date(),
+    );
     expect((await decide(guard.url, stranger)).stderr).toContain("does not verify against alice's enrolled key");
-    const named = signWireDecision(shown, JSON.parse(shown.policy?.document ?? '{}') as PolicyDocument, { name: 'mallory', privateKey }, true, new Date());
+    const named = signWireDecision(
+      shown,
+      JSON.parse(shown.policy?.document ?? '{}') as PolicyDocument,
+      { name: 'mallory', privateKey },
+      true,
+      new Date(),
+    );
     expect((await decide(guard.url, named)).stderr).toContain('not an approver the admin enrolled');
 
     // alice's genuine signature, replayed for another ticket, or for other content.
     const otherHash = (await view(guard.url, other)).ticket.sqlHash;
     expect((await decide(guard.url, { ...genuine, ticket: other })).stderr).toContain('is not recorded');
-    expect((await decide(guard.url, { ...genuine, ticket: other, hash: otherHash })).stderr).toContain("does not verify against alice's enrolled key");
+    expect((await decide(guard.url, { ...genuine, ticket: other, hash: otherHash })).stderr).toContain(
+      "does not verify against alice's enrolled key",
+    );
     expect((await decide(guard.url, { ...genuine, hash: otherHash })).stderr).toContain('changed since it was shown');
 
     // The genuine decision hidden in a multi-statement message or a CTE is not the guard's command: judged as SQL.
@@ -232,7 +302,8 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     const cte = await psql(guard.url, `WITH d AS (SELECT pg_agent.decide(${text})) SELECT * FROM d`);
     expect(cte.code).not.toBe(0);
     // Judged like any SQL: the upstream (read-only) session has no pg_agent schema; nothing reached the store.
-    for (const ran of [batch, cte]) expect(ran.stderr).toMatch(/schema "pg_agent" does not exist|refused by the guard|held for approval/);
+    for (const ran of [batch, cte])
+      expect(ran.stderr).toMatch(/schema "pg_agent" does not exist|refused by the guard|held for approval/);
     expect(await pending()).toBe(true);
     expect(await orders()).toBe(1);
 
@@ -242,7 +313,7 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     expect((await decide(guard.url, genuine)).code).not.toBe(0);
   });
 
-  it('in default mode (no signed policy) no decision travels over the guard\'s connection', async () => {
+  it("in default mode (no signed policy) no decision travels over the guard's connection", async () => {
     const held = await transaction(plainGuard.url, ["INSERT INTO orders (customer) VALUES ('zoe')"]);
     const id = ticketIn(held?.message ?? '');
     const refused = await overGuard('alice', plainGuard.url, ['approve', id], [PASS.alice]);
@@ -252,7 +323,10 @@ describe.skipIf(!postgresAvailable)('approvals over the guard\'s connection, sig
     const shown = await view(plainGuard.url, id);
     expect(shown.policy).toBeNull();
     const key = await loadKey(approverEnv('alice'), 'alice', () => Promise.resolve(PASS.alice));
-    const sent = await decide(plainGuard.url, signWireDecision(shown, { version: 1 } as PolicyDocument, key, true, new Date()));
+    const sent = await decide(
+      plainGuard.url,
+      signWireDecision(shown, { version: 1 } as PolicyDocument, key, true, new Date()),
+    );
     expect(sent.stderr).toContain('pins no signed policy');
     expect((await view(plainGuard.url, id)).ticket.status).toBe('PENDING_APPROVAL');
     expect(Number(await queryValue(plainDb.url, 'SELECT count(*) FROM orders'))).toBe(0);

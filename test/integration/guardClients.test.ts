@@ -30,7 +30,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_pg');
-    await execSql(db.url, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;");
+    await execSql(
+      db.url,
+      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;",
+    );
     guard = await startGuardProcess(db.url);
   }, 60_000);
 
@@ -47,8 +50,16 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
     try {
       const sum = await client.query<{ x: number }>('SELECT $1::int + 1 AS x', [41]);
       expect(sum.rows).toEqual([{ x: 42 }]);
-      const named = await client.query<{ v: string }>({ name: 'by-id', text: 'SELECT v FROM t WHERE id = $1', values: [3] });
-      const again = await client.query<{ v: string }>({ name: 'by-id', text: 'SELECT v FROM t WHERE id = $1', values: [4] });
+      const named = await client.query<{ v: string }>({
+        name: 'by-id',
+        text: 'SELECT v FROM t WHERE id = $1',
+        values: [3],
+      });
+      const again = await client.query<{ v: string }>({
+        name: 'by-id',
+        text: 'SELECT v FROM t WHERE id = $1',
+        values: [4],
+      });
       expect([named.rows[0]?.v, again.rows[0]?.v]).toEqual(['v3', 'v4']);
       const cursor = client.query(new Cursor('SELECT g FROM generate_series(1, 10) g'));
       const first = await cursor.read(4);
@@ -71,7 +82,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
       );
       expect(held?.code).toBe('PA001');
       const ticket = ticketIn(held?.message ?? '');
-      const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string };
+      const stored = JSON.parse(
+        readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+      ) as { sql: string };
       expect(stored.sql).toBe("DELETE FROM t WHERE id = '2'");
       expect(await count()).toBe(5);
       // The client's connection goes on after a held statement.
@@ -94,7 +107,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
   it('leaves a proposal file for VS Code, and tells the retry of a statement run there (approved and run elsewhere) that it ran', async () => {
     const client = await connect(guard.url, 'guard-pg-elsewhere');
     try {
-      const held = (await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4").catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
+      const held = (await client
+        .query("UPDATE t SET v = 'elsewhere' WHERE id = 4")
+        .catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
       const ticket = ticketIn(held.message);
       const proposal = readFileSync(join(guard.workspace, '.pgagent', 'proposals', `${ticket}.sql`), 'utf8');
       expect(proposal).toContain("UPDATE t SET v = 'elsewhere' WHERE id = 4");
@@ -105,7 +120,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
       const retry = await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4");
       expect(retry.rowCount).toBe(1);
       // Told once: the same text again is a new write, held.
-      const again = (await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4").catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
+      const again = (await client
+        .query("UPDATE t SET v = 'elsewhere' WHERE id = 4")
+        .catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
       expect(again.code).toBe('PA001');
       expect(ticketIn(again.message)).not.toBe(ticket);
     } finally {
@@ -118,7 +135,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
     const failed = new Promise<Error>((resolve) => client.once('error', resolve));
     const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
     // A Query whose length claims more than its bytes hold, then a Sync: the message ends inside the Sync.
-    socket.write(Buffer.concat([Buffer.from('Q'), Buffer.from([0, 0, 0, 9]), Buffer.from('SEL\0'), Buffer.from('S'), Buffer.from([0, 0, 0, 4])]));
+    socket.write(
+      Buffer.concat([
+        Buffer.from('Q'),
+        Buffer.from([0, 0, 0, 9]),
+        Buffer.from('SEL\0'),
+        Buffer.from('S'),
+        Buffer.from([0, 0, 0, 4]),
+      ]),
+    );
     socket.write(Buffer.from([0x51, 0, 0, 0, 6, 0x41, 0x00]));
     const error = await failed;
     expect(String(error.message)).toMatch(/invalid message|Connection terminated/);
@@ -153,7 +178,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
       const big = 'x'.repeat(10 * 1024 * 1024);
       const read = await client.query<{ n: number }>(`SELECT length('${big}') AS n`);
       expect(read.rows).toEqual([{ n: big.length }]);
-      const held = await client.query(`UPDATE t SET v = '${big}' WHERE id = 5`).catch((error: pg.DatabaseError) => error);
+      const held = await client
+        .query(`UPDATE t SET v = '${big}' WHERE id = 5`)
+        .catch((error: pg.DatabaseError) => error);
       expect((held as pg.DatabaseError).code).toBe('PA001');
       expect(await queryValue(db.url, 'SELECT v FROM t WHERE id = 5')).toBe('v5');
     } finally {
@@ -174,6 +201,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
     expect(Number(await queryValue(db.url, "SELECT count(*) FROM t WHERE v = 'killed'"))).toBe(0);
     // The approved ticket is still there for the next guard; nothing ran it.
     expect(readdirSync(join(second.workspace, '.pgagent', 'approvals'))).toContain(`${ticket}.json`);
-    expect((JSON.parse(readFileSync(join(second.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { status: string }).status).toBe('APPROVED');
+    expect(
+      (
+        JSON.parse(readFileSync(join(second.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as {
+          status: string;
+        }
+      ).status,
+    ).toBe('APPROVED');
   });
 });

@@ -27,13 +27,19 @@ interface Run {
 
 function run(command: string, args: readonly string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'guard-copy-test' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'guard-copy-test' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
-const psql = (url: string, commands: string[]): Promise<Run> => run('psql', ['-X', '-q', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])]);
+const psql = (url: string, commands: string[]): Promise<Run> =>
+  run('psql', ['-X', '-q', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])]);
 const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
 
 const PYTHON = `
@@ -77,10 +83,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     await db?.drop();
   });
 
-  const ids = async (): Promise<string> => String(await queryValue(db.url, "SELECT string_agg(id::text, ',' ORDER BY id) FROM t"));
+  const ids = async (): Promise<string> =>
+    String(await queryValue(db.url, "SELECT string_agg(id::text, ',' ORDER BY id) FROM t"));
 
   it('COPY … TO STDOUT returns what the database returns: psql COPY, a query as CSV, \\copy to a file', async () => {
-    const commands = ['COPY t TO STDOUT', 'COPY (SELECT id, v FROM t WHERE id < 3 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)'];
+    const commands = [
+      'COPY t TO STDOUT',
+      'COPY (SELECT id, v FROM t WHERE id < 3 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)',
+    ];
     const through = await psql(guard.url, commands);
     const direct = await psql(db.url, commands);
     expect(through.stderr).toBe('');
@@ -95,7 +105,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
   });
 
   it('judges COPY (query) TO STDOUT like its query: a writing function is held, nothing deleted', async () => {
-    for (const sql of ['SELECT shout()', 'COPY (SELECT shout()) TO STDOUT', 'COPY (/* ( */ SELECT shout() AS ")") TO STDOUT']) {
+    for (const sql of [
+      'SELECT shout()',
+      'COPY (SELECT shout()) TO STDOUT',
+      'COPY (/* ( */ SELECT shout() AS ")") TO STDOUT',
+    ]) {
       const held = await psql(guard.url, [sql]);
       expect(held.stderr).toContain('PA001');
       expect(held.stdout).toBe('');
@@ -116,17 +130,27 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     // The session goes on after the held COPY.
     expect(held.stdout).toBe('5\n');
     const ticket = ticketIn(held.stderr);
-    const shown = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string };
-    expect(shown.sql).toBe(`INSERT INTO "t" ("id", "v") VALUES\n('10', 'ten'),\n('11', E'O''Neil \\\\ back'),\n('12', NULL),\n('13', 'x''); DELETE FROM t; --')`);
+    const shown = JSON.parse(
+      readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+    ) as { sql: string };
+    expect(shown.sql).toBe(
+      `INSERT INTO "t" ("id", "v") VALUES\n('10', 'ten'),\n('11', E'O''Neil \\\\ back'),\n('12', NULL),\n('13', 'x''); DELETE FROM t; --')`,
+    );
     expect(await ids()).toBe('1,2,3,4,5');
 
     expect(ticketIn((await load(file)).stderr)).toBe(ticket);
     expect(ticketIn((await load(other)).stderr)).not.toBe(ticket);
     expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
-    const ran = await psql(guard.url, [`\\copy t from '${file}'`, 'SELECT v FROM t WHERE id = 11', 'SELECT v IS NULL FROM t WHERE id = 12']);
+    const ran = await psql(guard.url, [
+      `\\copy t from '${file}'`,
+      'SELECT v FROM t WHERE id = 11',
+      'SELECT v IS NULL FROM t WHERE id = 12',
+    ]);
     expect(ran).toMatchObject({ code: 0, stderr: '', stdout: "O'Neil \\ back\nt\n" });
     expect(await ids()).toBe('1,2,3,4,5,10,11,12,13');
-    expect(await psql(guard.url, [`\\copy t from '${file}'`])).toMatchObject({ stderr: expect.stringContaining('PA001') as unknown });
+    expect(await psql(guard.url, [`\\copy t from '${file}'`])).toMatchObject({
+      stderr: expect.stringContaining('PA001') as unknown,
+    });
     await execSql(db.url, 'DELETE FROM t WHERE id >= 10');
   });
 
@@ -156,7 +180,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
         () => undefined,
         (e: pg.DatabaseError) => e,
       );
-      expect(extended).toMatchObject({ code: 'PA002', message: expect.stringContaining('not in the extended protocol') as unknown });
+      expect(extended).toMatchObject({
+        code: 'PA002',
+        message: expect.stringContaining('not in the extended protocol') as unknown,
+      });
       expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     } finally {
       await client.end();
@@ -185,7 +212,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     const other = join(dir, 'other.tsv');
     writeFileSync(file, '10\tten\n11\televen\n');
     writeFileSync(other, '20\ttwenty\n21\ttwenty-one\n');
-    const transaction = (path: string) => psql(guard.url, ['BEGIN', `\\copy t from '${path}'`, 'SELECT count(*) FROM t', 'COMMIT', 'SELECT count(*) FROM t']);
+    const transaction = (path: string) =>
+      psql(guard.url, [
+        'BEGIN',
+        `\\copy t from '${path}'`,
+        'SELECT count(*) FROM t',
+        'COMMIT',
+        'SELECT count(*) FROM t',
+      ]);
 
     const held = await transaction(file);
     // Inside its transaction the client sees its rows; the COMMIT is held, rolled back.
@@ -193,8 +227,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     expect(held.stderr).toContain('PA001');
     expect(held.stderr).toContain('public.t: 2 inserted');
     const ticket = ticketIn(held.stderr);
-    const shown = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string };
-    expect(shown.sql).toMatch(/-- The COPY below reads 17 bytes of data \(SHA-256 [0-9a-f]{64}\):\n-- {3}10\tten\n-- {3}11\televen\nCOPY {1,2}t FROM STDIN/);
+    const shown = JSON.parse(
+      readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+    ) as { sql: string };
+    expect(shown.sql).toMatch(
+      /-- The COPY below reads 17 bytes of data \(SHA-256 [0-9a-f]{64}\):\n-- {3}10\tten\n-- {3}11\televen\nCOPY {1,2}t FROM STDIN/,
+    );
     expect(await ids()).toBe('1,2,3,4,5');
     expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
 
@@ -214,7 +252,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
     expect(await ids()).toBe('1,2,3,4,5');
   });
 
-  it("node-postgres: COPY FROM STDIN in its transaction without a stream fails as the client itself ends it (CopyFail); the connection goes on", async () => {
+  it('node-postgres: COPY FROM STDIN in its transaction without a stream fails as the client itself ends it (CopyFail); the connection goes on', async () => {
     const client = new pg.Client({ connectionString: guard.url });
     await client.connect();
     try {
@@ -253,7 +291,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
         notified();
       });
       await listener.query('LISTEN jobs');
-      expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-listener'"))).toBe(1);
+      expect(
+        Number(
+          await queryValue(
+            db.url,
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-listener'",
+          ),
+        ),
+      ).toBe(1);
       // The listener sends nothing more: the notification arrives on its own.
       const arrived = new Promise<void>((resolve) => (notified = resolve));
       await direct.query("NOTIFY jobs, 'job 42'");

@@ -31,10 +31,15 @@ const failure = (promise: Promise<unknown>): Promise<pg.DatabaseError | undefine
     (error: pg.DatabaseError) => error,
   );
 
-const streamOf = (client: pg.Client): net.Socket => (client as unknown as { connection: { stream: net.Socket } }).connection.stream;
+const streamOf = (client: pg.Client): net.Socket =>
+  (client as unknown as { connection: { stream: net.Socket } }).connection.stream;
 
 /** What the guard answers a raw socket until it closes it (bounded: 'open' if it never does). */
-function rawExchange(port: number, chunks: Buffer[], options: { end?: boolean } = {}): Promise<{ bytes: Buffer; closed: boolean }> {
+function rawExchange(
+  port: number,
+  chunks: Buffer[],
+  options: { end?: boolean } = {},
+): Promise<{ bytes: Buffer; closed: boolean }> {
   return new Promise((resolve) => {
     const received: Buffer[] = [];
     const socket = net.connect({ host: '127.0.0.1', port }, () => {
@@ -56,7 +61,11 @@ function rawExchange(port: number, chunks: Buffer[], options: { end?: boolean } 
 
 /** A start-up packet (protocol 3.0) with these parameters. */
 function startupPacket(parameters: Record<string, string>): Buffer {
-  const body = Buffer.concat([Buffer.from([0, 3, 0, 0]), ...Object.entries(parameters).map(([k, v]) => Buffer.from(`${k}\0${v}\0`)), Buffer.from([0])]);
+  const body = Buffer.concat([
+    Buffer.from([0, 3, 0, 0]),
+    ...Object.entries(parameters).map(([k, v]) => Buffer.from(`${k}\0${v}\0`)),
+    Buffer.from([0]),
+  ]);
   const length = Buffer.alloc(4);
   length.writeInt32BE(body.length + 4);
   return Buffer.concat([length, body]);
@@ -68,7 +77,8 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
 
   const sessionsOf = (application: string, gone = true) => sessionsOfApp(db.url, application, gone);
   const locksOf = (application: string) => locksOfApp(db.url, application);
-  const values = async (): Promise<string> => String(await queryValue(db.url, "SELECT string_agg(v, ',' ORDER BY id) FROM t"));
+  const values = async (): Promise<string> =>
+    String(await queryValue(db.url, "SELECT string_agg(v, ',' ORDER BY id) FROM t"));
   /** Another client still reads through the guard. */
   const stillServes = async (target: GuardProcess = guard): Promise<void> => {
     const other = await connect(target.url, 'guard-fault-bystander');
@@ -81,7 +91,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_fault');
-    await execSql(db.url, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;");
+    await execSql(
+      db.url,
+      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;",
+    );
     guard = await startGuardProcess(db.url);
   }, 60_000);
 
@@ -208,10 +221,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     });
   });
 
-  it("ends a client whose upstream session an administrator terminated (57P01), and serves the others", async () => {
+  it('ends a client whose upstream session an administrator terminated (57P01), and serves the others', async () => {
     const client = await connect(guard.url, 'guard-fault-terminated');
     const ended = new Promise<Error>((resolve) => client.once('error', resolve));
-    expect(await queryValue(db.url, "SELECT bool_and(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-fault-terminated'")).toBe(true);
+    expect(
+      await queryValue(
+        db.url,
+        "SELECT bool_and(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-fault-terminated'",
+      ),
+    ).toBe(true);
     expect(((await ended) as pg.DatabaseError).code).toBe('57P01');
     expect(await failure(client.query('SELECT 1'))).toBeDefined();
     expect(await sessionsOf('guard-fault-terminated')).toBe(0);
@@ -224,10 +242,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     try {
       const query = client.query('SELECT pg_sleep(30)');
       const cancelled = failure(query);
-      const running = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-fault-cancel' AND state = 'active' AND query = 'SELECT pg_sleep(30)'";
-      for (let i = 0; i < 200 && Number(await queryValue(db.url, running)) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      const running =
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-fault-cancel' AND state = 'active' AND query = 'SELECT pg_sleep(30)'";
+      for (let i = 0; i < 200 && Number(await queryValue(db.url, running)) === 0; i++)
+        await new Promise((r) => setTimeout(r, 50));
       const canceller = new pg.Client({ connectionString: guard.url });
-      (canceller as unknown as { cancel(client: pg.Client, query: unknown): void }).cancel(client, (client as unknown as { activeQuery: unknown }).activeQuery);
+      (canceller as unknown as { cancel(client: pg.Client, query: unknown): void }).cancel(
+        client,
+        (client as unknown as { activeQuery: unknown }).activeQuery,
+      );
       expect((await cancelled)?.code).toBe('57014');
       expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
       expect(Number(await queryValue(db.url, running))).toBe(0);
@@ -243,7 +266,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
       const big = 'x'.repeat(10 * 1024 * 1024);
       const started = Date.now();
       let done = false;
-      const read = client.query<{ n: number }>(`SELECT length('${big}') + $1::int AS n`, [1]).finally(() => (done = true));
+      const read = client
+        .query<{ n: number }>(`SELECT length('${big}') + $1::int AS n`, [1])
+        .finally(() => (done = true));
       // Another client reads, one read after another, while the 10 MB one is sent and judged: each is
       // answered (the longest wait is reported, not asserted: it depends on the machine).
       let longest = 0;
@@ -255,7 +280,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
         reads++;
       }
       expect((await read).rows).toEqual([{ n: big.length + 1 }]);
-      console.log(`guard fault: 10 MB Parse+Bind read answered after ${Date.now() - started} ms; ${reads} reads beside it, the longest waited ${longest} ms`);
+      console.log(
+        `guard fault: 10 MB Parse+Bind read answered after ${Date.now() - started} ms; ${reads} reads beside it, the longest waited ${longest} ms`,
+      );
       const held = await failure(client.query(`UPDATE t SET v = '${big}' WHERE id = $1`, [2]));
       expect(held?.code).toBe('PA001');
       expect(await values()).toBe('v1,v2,v3');
@@ -273,7 +300,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
     const closed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
     const waiter = await connect(stopping.url, 'guard-fault-stop-wait');
     const waited = failure(waiter.query("UPDATE t SET v = 'never' WHERE id = 2"));
-    await expect.poll(() => readdirSync(join(stopping.workspace, '.pgagent', 'approvals')).filter((n) => n.endsWith('.json')).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        () => readdirSync(join(stopping.workspace, '.pgagent', 'approvals')).filter((n) => n.endsWith('.json')).length,
+        { timeout: 20_000 },
+      )
+      .toBeGreaterThan(0);
     // stop() fails if the process is still there 30 s after SIGINT.
     await stopping.stop();
     await closed;
@@ -308,7 +340,8 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
       const file = join(approvals, `${ticket}.json`);
       expect((JSON.parse(readFileSync(file, 'utf8')) as { status: string }).status).toBe('PENDING_APPROVAL');
       // Every ticket file the killed guard left is whole (atomic writes: no half file, no stray temp file).
-      for (const name of readdirSync(approvals).filter((n) => n.endsWith('.json'))) expect(() => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as unknown).not.toThrow();
+      for (const name of readdirSync(approvals).filter((n) => n.endsWith('.json')))
+        expect(() => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as unknown).not.toThrow();
       expect(readdirSync(approvals).filter((n) => n.endsWith('.tmp'))).toEqual([]);
 
       const restarted = await startGuardProcess(db.url, { user: 'erin', workspace: doomed.workspace });

@@ -21,17 +21,35 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
   let guard: GuardProcess;
   const value = (sql: string) => queryValue(db.url, sql);
   const count = async (sql: string) => Number(await value(sql));
-  const ticketFile = (id: string) => JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as { sql: string; status: string; impact: { warnings: string[] } };
+  const ticketFile = (id: string) =>
+    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
+      sql: string;
+      status: string;
+      impact: { warnings: string[] };
+    };
   const approve = async (id: string) => expect((await guard.pgAgent(['approvals', 'approve', id])).code).toBe(0);
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: pg.DatabaseError) => e);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (e: pg.DatabaseError) => e,
+    );
   const indexExists = () => value("SELECT to_regclass('big_id') IS NOT NULL");
-  const column = (name: string) => count(`SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = '${name}' AND NOT attisdropped`);
+  const column = (name: string) =>
+    count(
+      `SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = '${name}' AND NOT attisdropped`,
+    );
 
   /** Nothing of the guard's client left upstream: no session idle in a transaction, no lock of it held or queued. */
   const nothingLeftOpen = async (except = 'none') => {
-    expect(await count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND application_name <> '${except}'`)).toBe(0);
     expect(
-      await count(`SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.datname = current_database() AND l.locktype = 'relation' AND l.pid <> pg_backend_pid() AND a.application_name <> '${except}'`),
+      await count(
+        `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND application_name <> '${except}'`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE a.datname = current_database() AND l.locktype = 'relation' AND l.pid <> pg_backend_pid() AND a.application_name <> '${except}'`,
+      ),
     ).toBe(0);
   };
 
@@ -44,7 +62,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_heavy');
-    await execSql(db.url, "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob')");
+    await execSql(
+      db.url,
+      "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob')",
+    );
     // Above smallTableRows (10k): a write-blocking lock on it is heavy.
     await execSql(db.url, 'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 12000) g; ANALYZE big');
     guard = await startGuardProcess(db.url);
@@ -90,7 +111,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
       const second = ticketIn(longer?.message ?? '');
       expect([first, ''].includes(second)).toBe(false);
       expect(ticketFile(second).sql).toContain('DELETE FROM accounts');
-      expect(ticketFile(second).impact.warnings.join('\n')).toContain(`heavy DDL approved on ticket ${first}: it ran for real`);
+      expect(ticketFile(second).impact.warnings.join('\n')).toContain(
+        `heavy DDL approved on ticket ${first}: it ran for real`,
+      );
       expect(await indexExists()).toBe(false);
       expect(await count("SELECT count(*) FROM accounts WHERE name IN ('ann', 'eve')")).toBe(1);
       await nothingLeftOpen();
@@ -127,7 +150,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
     try {
       const held = await run();
       expect(held?.code).toBe('PA001');
-      expect(ticketFile(ticketIn(held?.message ?? '')).impact.warnings.join('\n')).toContain('would hold ACCESS EXCLUSIVE on public.big');
+      expect(ticketFile(ticketIn(held?.message ?? '')).impact.warnings.join('\n')).toContain(
+        'would hold ACCESS EXCLUSIVE on public.big',
+      );
       await approve(ticketIn(held?.message ?? ''));
       await holder.query('BEGIN');
       await holder.query('SELECT count(*) FROM big');
@@ -174,7 +199,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
       expect(new Set(atCommit).size).toBe(1);
       expect([first, ''].includes(atCommit[0] ?? '')).toBe(false);
       expect(heldAt.slice(0, 4).some((m) => m.includes('heavy DDL, analysed'))).toBe(false);
-      expect(ticketFile(atCommit[0] ?? '').impact.warnings.join('\n')).toContain(`heavy DDL approved on ticket ${first}: it ran for real`);
+      expect(ticketFile(atCommit[0] ?? '').impact.warnings.join('\n')).toContain(
+        `heavy DDL approved on ticket ${first}: it ran for real`,
+      );
       // Then the ticket no longer lets it run: held at the ALTER again, on a new ticket.
       expect(heldAt[4]).toContain('statement 1 is heavy DDL, analysed, not executed');
       expect([first, ...atCommit].includes(ticketIn(heldAt[4] ?? ''))).toBe(false);

@@ -33,9 +33,14 @@ interface Run {
 function psql(url: string, commands: string[], app: string, interruptWhen?: () => Promise<boolean>): Promise<Run> {
   const args = ['-X', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])];
   return new Promise((resolve) => {
-    const child = execFile('psql', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: app } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      'psql',
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: app } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
     if (interruptWhen) {
       void (async () => {
         for (let i = 0; i < 200 && !(await interruptWhen()); i++) await sleep(50);
@@ -58,7 +63,9 @@ type Status = { clients: { application: string; waiting?: { ticket: string; sinc
 async function waitingTicket(guard: GuardProcess, application: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     try {
-      const status = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'guard', `status-${guard.child.pid}.json`), 'utf8')) as Status;
+      const status = JSON.parse(
+        readFileSync(join(guard.workspace, '.pgagent', 'guard', `status-${guard.child.pid}.json`), 'utf8'),
+      ) as Status;
       const ticket = status.clients.find((c) => c.application === application)?.waiting?.ticket;
       if (ticket) return ticket;
     } catch {
@@ -70,16 +77,29 @@ async function waitingTicket(guard: GuardProcess, application: string): Promise<
 }
 
 function ticketStatus(guard: GuardProcess, ticket: string): string {
-  return (JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { status: string }).status;
+  return (
+    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as {
+      status: string;
+    }
+  ).status;
 }
 
 /** What the database shows of the client's upstream session: sessions, and locks they hold. */
-async function upstreamOf(dbUrl: string, application: string): Promise<{ sessions: number; inTransaction: number; locks: number }> {
+async function upstreamOf(
+  dbUrl: string,
+  application: string,
+): Promise<{ sessions: number; inTransaction: number; locks: number }> {
   const n = async (sql: string) => Number(await queryValue(dbUrl, sql));
   return {
-    sessions: await n(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}'`),
-    inTransaction: await n(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}' AND (state <> 'idle' OR backend_xid IS NOT NULL OR xact_start IS NOT NULL)`),
-    locks: await n(`SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}' AND l.locktype = 'relation'`),
+    sessions: await n(
+      `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}'`,
+    ),
+    inTransaction: await n(
+      `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = '${application}' AND (state <> 'idle' OR backend_xid IS NOT NULL OR xact_start IS NOT NULL)`,
+    ),
+    locks: await n(
+      `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}' AND l.locktype = 'relation'`,
+    ),
   };
 }
 
@@ -103,7 +123,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
       db.url,
       "CREATE TABLE t (id serial PRIMARY KEY, v text, at timestamptz DEFAULT now()); INSERT INTO t (v) SELECT 'v' || g FROM generate_series(1, 5) g; CREATE TABLE w (id int PRIMARY KEY); INSERT INTO w SELECT generate_series(1, 20);",
     );
-    [guard, waiting] = await Promise.all([startGuardProcess(db.url), startGuardProcess(db.url, { user: 'bob', args: ['--hold', 'wait=120'] })]);
+    [guard, waiting] = await Promise.all([
+      startGuardProcess(db.url),
+      startGuardProcess(db.url, { user: 'bob', args: ['--hold', 'wait=120'] }),
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -142,7 +165,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
       expect(await queryValue(db.url, "SELECT count(*) FROM t WHERE v LIKE '%!'")).toBe('2');
 
       const insert = 'INSERT INTO t (v) VALUES ($1) RETURNING id, v, at';
-      const held = (await client.query(insert, ['param']).catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
+      const held = (await client
+        .query(insert, ['param'])
+        .catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
       expect(held.code).toBe('PA001');
       const ticket = ticketIn(held.message);
       expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
@@ -157,7 +182,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
       expect(typeof row.id).toBe('number');
       expect(row.at).toBeInstanceOf(Date);
       const direct = await connect(db.url, 'guard-wait-direct');
-      const stored = (await direct.query<{ id: number; v: string; at: Date }>("SELECT id, v, at FROM t WHERE v = 'param'")).rows;
+      const stored = (
+        await direct.query<{ id: number; v: string; at: Date }>("SELECT id, v, at FROM t WHERE v = 'param'")
+      ).rows;
       await direct.end();
       expect(stored).toEqual([row]);
     } finally {
@@ -166,7 +193,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
   });
 
   it('gives a client that asked for binary results (node-postgres binary: true) text rows its Describe announced', async () => {
-    const client = new pg.Client({ connectionString: guard.url, application_name: 'guard-wait-binary', binary: true } as pg.ClientConfig); // binary: pg's own option, not in its types
+    const client = new pg.Client({
+      connectionString: guard.url,
+      application_name: 'guard-wait-binary',
+      binary: true,
+    } as pg.ClientConfig); // binary: pg's own option, not in its types
     client.on('error', () => undefined);
     await client.connect();
     try {
@@ -174,7 +205,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
       const held = (await client.query(insert, ['bin']).catch((error: pg.DatabaseError) => error)) as pg.DatabaseError;
       expect((await guard.pgAgent(['approvals', 'approve', ticketIn(held.message)])).code).toBe(0);
       const inserted = await client.query<{ id: number; v: string }>(insert, ['bin']);
-      expect(inserted.rows).toEqual([{ id: Number(await queryValue(db.url, "SELECT id FROM t WHERE v = 'bin'")), v: 'bin' }]);
+      expect(inserted.rows).toEqual([
+        { id: Number(await queryValue(db.url, "SELECT id FROM t WHERE v = 'bin'")), v: 'bin' },
+      ]);
     } finally {
       await client.end();
     }
@@ -187,7 +220,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
       // node-postgres forgets the query at its error (its ReadyForQuery then only frees the connection).
       const error = await new Promise<pg.DatabaseError | undefined>((resolve) => {
         const blind = {
-          submit: (connection: { parse(q: object): void; bind(c: object): void; execute(c: object): void; sync(): void }) => {
+          submit: (connection: {
+            parse(q: object): void;
+            bind(c: object): void;
+            execute(c: object): void;
+            sync(): void;
+          }) => {
             connection.parse({ text: 'INSERT INTO t (v) VALUES ($1) RETURNING id' });
             connection.bind({ values: ['blind'], binary: true });
             connection.execute({ rows: 0 });
@@ -253,12 +291,16 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
   it('--hold wait: node-postgres cancel ends a parameterised wait; the connection stays usable; approved, the retry runs once', async () => {
     const client = await connect(waiting.url, 'guard-wait-pg-cancel');
     try {
-      const pending = client.query('DELETE FROM w WHERE id = $1 RETURNING id', [5]).catch((error: pg.DatabaseError) => error);
+      const pending = client
+        .query('DELETE FROM w WHERE id = $1 RETURNING id', [5])
+        .catch((error: pg.DatabaseError) => error);
       const ticket = await waitingTicket(waiting, 'guard-wait-pg-cancel');
       expect(await upstreamOf(db.url, 'guard-wait-pg-cancel')).toEqual({ sessions: 1, inTransaction: 0, locks: 0 });
       // What pg_cancel_backend-style cancellation sends: a CancelRequest with the client's key, on its own connection.
       const keys = client as unknown as { processID: number; secretKey: number };
-      const socket = net.connect({ host: '127.0.0.1', port: waiting.port }, () => socket.end(serialize.cancel(keys.processID, keys.secretKey)));
+      const socket = net.connect({ host: '127.0.0.1', port: waiting.port }, () =>
+        socket.end(serialize.cancel(keys.processID, keys.secretKey)),
+      );
       const canceled = (await pending) as pg.DatabaseError;
       expect(canceled.code).toBe('57014');
       expect(ticketStatus(waiting, ticket)).toBe('PENDING_APPROVAL');
@@ -293,7 +335,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: RETURNING rows of approved 
     const short = await startGuardProcess(db.url, { user: 'carol', args: ['--hold', 'wait=1'] });
     try {
       const run = await psql(short.url, ['DELETE FROM w WHERE id = 7'], 'guard-wait-short');
-      expect(run.stderr).toMatch(/PA001: held for approval: ticket tkt_\w+ \(risk \w+, 1 row\(s\), still waiting after 1 s\); nothing ran/);
+      expect(run.stderr).toMatch(
+        /PA001: held for approval: ticket tkt_\w+ \(risk \w+, 1 row\(s\), still waiting after 1 s\); nothing ran/,
+      );
       expect(await count('w')).toBe(17);
     } finally {
       await short.stop();

@@ -18,15 +18,40 @@ import { createScratchDatabase, execSql, postgresAvailable } from '../support/se
 describe('the guard launch VS Code builds', () => {
   it('passes the password only in the environment, and listens on a free loopback port', () => {
     const launch = buildGuardLaunch(
-      { extensionPath: '/ext', nodePath: '/node', electron: true, workspaceDir: '/ws', profile: { name: 'prod', host: 'db', port: 5433, database: 'shop', user: 'app', sslmode: 'require' }, password: 's3cret' },
+      {
+        extensionPath: '/ext',
+        nodePath: '/node',
+        electron: true,
+        workspaceDir: '/ws',
+        profile: { name: 'prod', host: 'db', port: 5433, database: 'shop', user: 'app', sslmode: 'require' },
+        password: 's3cret',
+      },
       'vscode_test',
     );
-    expect(launch.serveArgs).toEqual(['/ext/dist/cli.js', 'guard', '--listen', '127.0.0.1:0', '--db', 'postgres://app@db:5433/shop?sslmode=require', '--workspace', '/ws']);
-    expect(launch.addUserArgs.slice(0, 6)).toEqual(['/ext/dist/cli.js', 'guard', 'users', 'add', 'vscode_test', '--json']);
+    expect(launch.serveArgs).toEqual([
+      '/ext/dist/cli.js',
+      'guard',
+      '--listen',
+      '127.0.0.1:0',
+      '--db',
+      'postgres://app@db:5433/shop?sslmode=require',
+      '--workspace',
+      '/ws',
+    ]);
+    expect(launch.addUserArgs.slice(0, 6)).toEqual([
+      '/ext/dist/cli.js',
+      'guard',
+      'users',
+      'add',
+      'vscode_test',
+      '--json',
+    ]);
     expect(JSON.stringify([launch.serveArgs, launch.addUserArgs])).not.toContain('s3cret');
     expect(launch.env).toEqual({ ELECTRON_RUN_AS_NODE: '1', PGPASSWORD: 's3cret' });
     expect(listeningPort('pg-agent guard: postgresql://127.0.0.1:40123/shop in front of …')).toBe(40123);
-    expect(endpointUrl('postgresql://vscode_test:pw@127.0.0.1:6433/shop', 40123)).toBe('postgresql://vscode_test:pw@127.0.0.1:40123/shop');
+    expect(endpointUrl('postgresql://vscode_test:pw@127.0.0.1:6433/shop', 40123)).toBe(
+      'postgresql://vscode_test:pw@127.0.0.1:40123/shop',
+    );
   });
 });
 
@@ -45,11 +70,23 @@ describe.skipIf(!postgresAvailable)('pg-agent guard as "Start Guarded Endpoint" 
       nodePath: process.execPath,
       electron: false,
       workspaceDir: workspace,
-      profile: { name: 'scratch', host: u.hostname, port: Number(u.port || 5432), database: db.name, user: u.username || 'postgres' },
+      profile: {
+        name: 'scratch',
+        host: u.hostname,
+        port: Number(u.port || 5432),
+        database: db.name,
+        user: u.username || 'postgres',
+      },
     });
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: workspace, ...launch.env };
-    const added = JSON.parse(execFileSync(launch.command, launch.addUserArgs, { cwd: launch.cwd, env, encoding: 'utf8' })) as { url: string };
-    const child = spawn(launch.command, launch.serveArgs, { cwd: launch.cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const added = JSON.parse(
+      execFileSync(launch.command, launch.addUserArgs, { cwd: launch.cwd, env, encoding: 'utf8' }),
+    ) as { url: string };
+    const child = spawn(launch.command, launch.serveArgs, {
+      cwd: launch.cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     stop = () => child.kill('SIGINT');
     let stderr = '';
     const port = await new Promise<number>((resolve, reject) => {

@@ -28,8 +28,17 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   let project: string;
   const value = (sql: string) => queryValue(db.url, sql);
   const count = async (sql: string) => Number(await value(sql));
-  const ticketFile = (id: string) => JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as { sql: string; status: string; impact: { warnings: string[]; locks?: { table: string; mode: string }[] } };
-  const migration = (name: string, up: string) => writeFileSync(join(project, 'migrations', name), `exports.up = (knex) => ${up};\nexports.down = () => undefined;\n`);
+  const ticketFile = (id: string) =>
+    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
+      sql: string;
+      status: string;
+      impact: { warnings: string[]; locks?: { table: string; mode: string }[] };
+    };
+  const migration = (name: string, up: string) =>
+    writeFileSync(
+      join(project, 'migrations', name),
+      `exports.up = (knex) => ${up};\nexports.down = () => undefined;\n`,
+    );
 
   /** `knex migrate:latest` (or another knex command) as its own process, through the guard. */
   const knex = (command = 'migrate:latest'): Promise<ProcessRun> =>
@@ -49,24 +58,41 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
 
   /** Nothing of the client left open upstream: no session idle in a transaction, no relation lock of another session. */
   const nothingLeftOpen = async () => {
-    expect(await count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'")).toBe(0);
-    expect(await count("SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'relation' AND l.pid <> pg_backend_pid()")).toBe(0);
+    expect(
+      await count(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'relation' AND l.pid <> pg_backend_pid()",
+      ),
+    ).toBe(0);
   };
 
   const approve = async (id: string) => expect((await guard.pgAgent(['approvals', 'approve', id])).code).toBe(0);
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_mig');
-    await execSql(db.url, "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob'), ('cy')");
+    await execSql(
+      db.url,
+      "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob'), ('cy')",
+    );
     await execSql(db.url, 'CREATE VIEW account_names AS SELECT name FROM accounts');
     await execSql(db.url, 'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 20000) g; ANALYZE big');
-    await execSql(db.url, 'CREATE TABLE ledger (id serial PRIMARY KEY, amount int NOT NULL); INSERT INTO ledger (amount) SELECT g FROM generate_series(1, 50) g; ANALYZE ledger');
+    await execSql(
+      db.url,
+      'CREATE TABLE ledger (id serial PRIMARY KEY, amount int NOT NULL); INSERT INTO ledger (amount) SELECT g FROM generate_series(1, 50) g; ANALYZE ledger',
+    );
     guard = await startGuardProcess(db.url);
     project = mkdtempSync(join(tmpdir(), 'pgagent-knex-'));
     mkdirSync(join(project, 'migrations'));
     // The knex CLI wants its project's own install: the project's node_modules is this repository's.
     symlinkSync(join(process.cwd(), 'node_modules'), join(project, 'node_modules'));
-    writeFileSync(join(project, 'knexfile.js'), "module.exports = { client: 'pg', connection: process.env.GUARD_URL, pool: { min: 0, max: 1 }, migrations: { directory: './migrations' } };\n");
+    writeFileSync(
+      join(project, 'knexfile.js'),
+      "module.exports = { client: 'pg', connection: process.env.GUARD_URL, pool: { min: 0, max: 1 }, migrations: { directory: './migrations' } };\n",
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -76,10 +102,17 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   });
 
   it("holds knex's first run statement by statement, then the migration transaction on one ticket; approved, the identical rerun commits once", async () => {
-    migration('001_widgets.js', "knex.schema.createTable('widgets', (t) => { t.increments('id'); t.string('name').notNullable(); t.index(['name']); })");
+    migration(
+      '001_widgets.js',
+      "knex.schema.createTable('widgets', (t) => { t.increments('id'); t.string('name').notNullable(); t.index(['name']); })",
+    );
     // knex creates its own two tables and lock row outside any transaction: each is a statement held on its own.
     const bootstrap: string[] = [];
-    for (const expected of ['create table "knex_migrations"', 'create table "knex_migrations_lock"', 'insert into "knex_migrations_lock"']) {
+    for (const expected of [
+      'create table "knex_migrations"',
+      'create table "knex_migrations_lock"',
+      'insert into "knex_migrations_lock"',
+    ]) {
       const run = await knex();
       expect(run.code).not.toBe(0);
       const ticket = ticketIn(run.stdout + run.stderr);
@@ -110,7 +143,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     const committed = await knex();
     expect(committed.stderr).not.toContain('PA00');
     expect(committed.code).toBe(0);
-    expect(await value("SELECT to_regclass('widgets') IS NOT NULL AND EXISTS (SELECT FROM pg_indexes WHERE tablename = 'widgets' AND indexdef LIKE '%(name)%')")).toBe(true);
+    expect(
+      await value(
+        "SELECT to_regclass('widgets') IS NOT NULL AND EXISTS (SELECT FROM pg_indexes WHERE tablename = 'widgets' AND indexdef LIKE '%(name)%')",
+      ),
+    ).toBe(true);
     expect(await value("SELECT string_agg(name || ':' || batch, ',') FROM knex_migrations")).toBe('001_widgets.js:1');
     expect(await count('SELECT count(*) FROM knex_migrations_lock WHERE is_locked = 0')).toBe(1);
     expect(ticketFile(ticket).status).toBe('EXECUTED');
@@ -137,14 +174,22 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     const stored = ticketFile(ticket);
     expect(stored.sql).toContain('alter table "accounts" add column "nickname" text');
     // The ticket shows the DDL with its 4a analysis: the lock, what it blocks, on which table.
-    expect(stored.impact.warnings.join('\n')).toMatch(/DDL run in the measured transaction: alter table "accounts" add column "nickname" text — ACCESS EXCLUSIVE on public\.accounts \(.*\), blocking its reads and writes until COMMIT/);
-    expect(stored.impact.locks).toEqual(expect.arrayContaining([expect.objectContaining({ table: 'public.accounts', mode: 'ACCESS EXCLUSIVE' })]));
-    expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'nickname'")).toBe(0);
+    expect(stored.impact.warnings.join('\n')).toMatch(
+      /DDL run in the measured transaction: alter table "accounts" add column "nickname" text — ACCESS EXCLUSIVE on public\.accounts \(.*\), blocking its reads and writes until COMMIT/,
+    );
+    expect(stored.impact.locks).toEqual(
+      expect.arrayContaining([expect.objectContaining({ table: 'public.accounts', mode: 'ACCESS EXCLUSIVE' })]),
+    );
+    expect(
+      await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'nickname'"),
+    ).toBe(0);
     await nothingLeftOpen();
     await approve(ticket);
     const committed = await knex();
     expect(committed.code).toBe(0);
-    expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'nickname'")).toBe(1);
+    expect(
+      await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'nickname'"),
+    ).toBe(1);
     expect(await count('SELECT count(*) FROM accounts')).toBe(3);
     expect(await count("SELECT count(*) FROM knex_migrations WHERE name = '002_nickname.js'")).toBe(1);
   }, 120_000);
@@ -152,7 +197,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   it('holds a rewrite inside the migration at that statement (PA001, analysed, not executed); approved, the rerun runs it and is held once more for the rest; approved, commits once', async () => {
     migration('003_amount_bigint.js', "knex.raw('ALTER TABLE ledger ALTER COLUMN amount TYPE bigint')");
     const node = async () => Number(await value("SELECT pg_relation_filenode('ledger')"));
-    const type = () => value("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'ledger'::regclass AND attname = 'amount'");
+    const type = () =>
+      value(
+        "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'ledger'::regclass AND attname = 'amount'",
+      );
     const before = await node();
     const nothingKept = async () => {
       expect(await type()).toBe('integer');
@@ -167,10 +215,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     const first = ticketIn(heldAtAlter.stdout + heldAtAlter.stderr);
     expect(first).not.toBe('');
     const firstTicket = ticketFile(first);
-    expect(firstTicket.sql).toMatch(/update "knex_migrations_lock"[^\n]*;\nALTER TABLE ledger ALTER COLUMN amount TYPE bigint;$/);
+    expect(firstTicket.sql).toMatch(
+      /update "knex_migrations_lock"[^\n]*;\nALTER TABLE ledger ALTER COLUMN amount TYPE bigint;$/,
+    );
     expect(firstTicket.impact.warnings.join('\n')).toContain('would rewrite public.ledger under ACCESS EXCLUSIVE');
     expect(firstTicket.impact.warnings.join('\n')).toContain('not measured from statement 2 on');
-    expect(firstTicket.impact.locks).toEqual(expect.arrayContaining([expect.objectContaining({ table: 'public.ledger', mode: 'ACCESS EXCLUSIVE' })]));
+    expect(firstTicket.impact.locks).toEqual(
+      expect.arrayContaining([expect.objectContaining({ table: 'public.ledger', mode: 'ACCESS EXCLUSIVE' })]),
+    );
     expect(await node()).toBe(before);
     await nothingKept();
     // The same run again before the decision finds the same ticket.
@@ -187,7 +239,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     const secondTicket = ticketFile(second);
     expect(secondTicket.sql).toContain('ALTER TABLE ledger ALTER COLUMN amount TYPE bigint;');
     expect(secondTicket.sql).toContain('insert into "knex_migrations"');
-    expect(secondTicket.impact.warnings.join('\n')).toContain(`is heavy DDL approved on ticket ${first}: it ran for real in this measured run`);
+    expect(secondTicket.impact.warnings.join('\n')).toContain(
+      `is heavy DDL approved on ticket ${first}: it ran for real in this measured run`,
+    );
     // The rewrite ran and was rolled back with the rest: the type and the migration rows are as before.
     await nothingKept();
     expect(ticketFile(first).status).toBe('APPROVED');
@@ -213,7 +267,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     await client.connect();
     return client;
   };
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: pg.DatabaseError) => e);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (e: pg.DatabaseError) => e,
+    );
 
   it('node-postgres: new objects run while measuring (simple and extended protocol); the approved retry must carry the identical DDL text', async () => {
     const client = await connect();
@@ -236,10 +294,16 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       // Same templates (PostgreSQL's fingerprint ignores varchar's length), other DDL: not covered, new ticket.
       const wider = await made(1000)();
       expect(wider?.code).toBe('PA001');
-      expect(wider?.message).toContain(`the approved ticket ${ticket} did not cover it (DDL not in the ticket: CREATE TABLE made_inside (id int PRIMARY KEY, label varchar(1000)))`);
+      expect(wider?.message).toContain(
+        `the approved ticket ${ticket} did not cover it (DDL not in the ticket: CREATE TABLE made_inside (id int PRIMARY KEY, label varchar(1000)))`,
+      );
       expect(await value("SELECT to_regclass('made_inside') IS NULL")).toBe(true);
       expect(await made(10)()).toBeUndefined();
-      expect(await value("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'made_inside'::regclass AND attname = 'label'")).toBe('character varying(10)');
+      expect(
+        await value(
+          "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'made_inside'::regclass AND attname = 'label'",
+        ),
+      ).toBe('character varying(10)');
       expect(await count("SELECT count(*) FROM made_inside WHERE label = 'one'")).toBe(1);
       expect(await value("SELECT to_regclass('made_inside_label') IS NOT NULL")).toBe(true);
     } finally {
@@ -255,7 +319,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       const strong = await failure(client.query('ALTER TABLE big ADD COLUMN note text'));
       expect(strong?.code).toBe('PA001');
       expect(strong?.message).toContain('statement 2 is heavy DDL, analysed, not executed');
-      expect(ticketFile(ticketIn(strong?.message ?? '')).impact.warnings.join('\n')).toContain('would hold ACCESS EXCLUSIVE on public.big (20k rows');
+      expect(ticketFile(ticketIn(strong?.message ?? '')).impact.warnings.join('\n')).toContain(
+        'would hold ACCESS EXCLUSIVE on public.big (20k rows',
+      );
       await nothingLeftOpen();
       await client.query('ROLLBACK');
       await client.query('BEGIN');
@@ -263,7 +329,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       expect(concurrent?.code).toBe('PA002');
       expect(concurrent?.message).toContain('runs only outside a transaction');
       await client.query('ROLLBACK');
-      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'note'")).toBe(0);
+      expect(
+        await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'note'"),
+      ).toBe(0);
       expect(await count("SELECT count(*) FROM accounts WHERE name = 'dee'")).toBe(0);
       expect(await value("SELECT to_regclass('accounts_name') IS NULL")).toBe(true);
       await nothingLeftOpen();
@@ -284,7 +352,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       expect(waited?.code).toBe('55P03');
       await client.query('ROLLBACK');
       await holder.query('ROLLBACK');
-      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'waited'")).toBe(0);
+      expect(
+        await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'waited'"),
+      ).toBe(0);
       await nothingLeftOpen();
     } finally {
       await client.end();
@@ -299,15 +369,24 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     const pid = Number((await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
     const client = await connect();
     try {
-      for (const sql of [`SELECT pg_terminate_backend(${pid})`, `CREATE TABLE terminated AS SELECT pg_terminate_backend(${pid})`, `DO $$BEGIN PERFORM pg_terminate_backend(${pid}); END$$`, "SELECT setval('ledger_id_seq', 1)"]) {
+      for (const sql of [
+        `SELECT pg_terminate_backend(${pid})`,
+        `CREATE TABLE terminated AS SELECT pg_terminate_backend(${pid})`,
+        `DO $$BEGIN PERFORM pg_terminate_backend(${pid}); END$$`,
+        "SELECT setval('ledger_id_seq', 1)",
+      ]) {
         await client.query('BEGIN');
         const refused = await failure(client.query(sql));
         expect(refused?.code, sql).toBe('PA002');
         expect(refused?.message).toContain('cannot be run to be measured');
         await client.query('ROLLBACK');
       }
-      expect(await count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-victim'")).toBe(1);
-      expect(await count("SELECT last_value FROM ledger_id_seq")).toBeGreaterThan(1);
+      expect(
+        await count(
+          "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'guard-victim'",
+        ),
+      ).toBe(1);
+      expect(await count('SELECT last_value FROM ledger_id_seq')).toBeGreaterThan(1);
       expect(await value("SELECT to_regclass('terminated') IS NULL")).toBe(true);
       // Advancing a sequence is what any measured INSERT does (the ticket says those values are gone): measured.
       await client.query('BEGIN');
@@ -326,7 +405,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       await client.query('ALTER TABLE accounts ADD COLUMN slow int');
       expect((await failure(client.query('SELECT pg_sleep(5)')))?.code).toBe('57014');
       await client.query('ROLLBACK');
-      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'slow'")).toBe(0);
+      expect(
+        await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'slow'"),
+      ).toBe(0);
       // Replacing a view others read takes ACCESS EXCLUSIVE on it (the lock model gives CREATE VIEW none): the same budget.
       await client.query('BEGIN');
       await client.query('CREATE OR REPLACE VIEW account_names AS SELECT name, id FROM accounts');
@@ -345,9 +426,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
       await client.query('BEGIN');
       await client.query('ALTER TABLE accounts ADD COLUMN paused int');
       // The client now sits idle in its transaction: PostgreSQL ends its upstream session, and the lock with it.
-      const free = async () => count("SELECT count(*) FROM pg_locks WHERE relation = 'accounts'::regclass AND pid <> pg_backend_pid()");
+      const free = async () =>
+        count("SELECT count(*) FROM pg_locks WHERE relation = 'accounts'::regclass AND pid <> pg_backend_pid()");
       while ((await free()) > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'paused'")).toBe(0);
+      expect(
+        await count("SELECT count(*) FROM pg_attribute WHERE attrelid = 'accounts'::regclass AND attname = 'paused'"),
+      ).toBe(0);
       expect(await failure(client.query('COMMIT'))).toBeDefined();
       await nothingLeftOpen();
     } finally {

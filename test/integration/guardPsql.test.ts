@@ -20,12 +20,21 @@ interface PsqlRun {
   stderr: string;
 }
 
-function psql(url: string, commands: string[], options: { interruptWhen?: () => Promise<boolean> } = {}): Promise<PsqlRun> {
+function psql(
+  url: string,
+  commands: string[],
+  options: { interruptWhen?: () => Promise<boolean> } = {},
+): Promise<PsqlRun> {
   const args = ['-X', '-q', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])];
   return new Promise((resolve) => {
-    const child = execFile('psql', args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'guard-psql-test' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      'psql',
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'guard-psql-test' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
     const { interruptWhen } = options;
     if (interruptWhen) {
       // Ctrl-C once the statement runs upstream (polled, bounded), as a person would press it.
@@ -45,7 +54,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_psql');
-    await execSql(db.url, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;");
+    await execSql(
+      db.url,
+      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;",
+    );
     guard = await startGuardProcess(db.url);
   }, 60_000);
 
@@ -99,11 +111,24 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
   });
 
   it('rolls a transaction back at its first write, holding no lock while anyone decides', async () => {
-    const run = await psql(guard.url, ['BEGIN', 'SELECT count(*) FROM t', "UPDATE t SET v = 'y' WHERE id = 3", 'SELECT 1', 'COMMIT']);
+    const run = await psql(guard.url, [
+      'BEGIN',
+      'SELECT count(*) FROM t',
+      "UPDATE t SET v = 'y' WHERE id = 3",
+      'SELECT 1',
+      'COMMIT',
+    ]);
     expect(run.stderr).toContain('PA002');
     expect(run.stderr).toContain('current transaction is aborted');
     expect(await queryValue(db.url, 'SELECT v FROM t WHERE id = 3')).toBe('v3');
-    expect(Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-psql-test'"))).toBe(0);
+    expect(
+      Number(
+        await queryValue(
+          db.url,
+          "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-psql-test'",
+        ),
+      ),
+    ).toBe(0);
   });
 
   it('refuses session changes and transactions that would write, and passes harmless settings', async () => {
@@ -123,7 +148,13 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
   });
 
   it('cancels a running read when psql gets Ctrl-C', async () => {
-    const running = async () => Number(await queryValue(db.url, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'")) === 1;
+    const running = async () =>
+      Number(
+        await queryValue(
+          db.url,
+          "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'",
+        ),
+      ) === 1;
     const run = await psql(guard.url, ['SELECT pg_sleep(20)'], { interruptWhen: running });
     expect(run.stderr).toContain('57014');
   });

@@ -11,11 +11,20 @@ import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, postgresAvailable } from '../support/services';
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -49,7 +58,19 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_bench');
     const direct = new URL(db.url);
-    const init = await run('pgbench', ['-i', '-s', '1', '-q', '-h', direct.hostname, '-p', direct.port || '5432', '-U', direct.username || 'postgres', db.name]);
+    const init = await run('pgbench', [
+      '-i',
+      '-s',
+      '1',
+      '-q',
+      '-h',
+      direct.hostname,
+      '-p',
+      direct.port || '5432',
+      '-U',
+      direct.username || 'postgres',
+      db.name,
+    ]);
     expect(init.code).toBe(0);
     guard = await startGuardProcess(db.url);
     const url = new URL(guard.url);
@@ -72,7 +93,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', 
     expect(await queryValue(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 7')).toBe(0);
     expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
     const second = await run('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try', 'again']);
-    expect(second.stdout.trim().split('\n').slice(2)).toEqual(['autocommit 1', expect.stringMatching(/^autocommit PA001 tkt_/)]);
+    expect(second.stdout.trim().split('\n').slice(2)).toEqual([
+      'autocommit 1',
+      expect.stringMatching(/^autocommit PA001 tkt_/),
+    ]);
     expect(await queryValue(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 7')).toBe(1);
   });
 

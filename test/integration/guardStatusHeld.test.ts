@@ -32,13 +32,19 @@ interface Held {
 
 function psql(url: string, sql: string): Promise<string> {
   return new Promise((resolve) => {
-    execFile('psql', ['-X', '-q', url, '-c', sql], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (_error, _stdout, stderr) => resolve(stderr));
+    execFile(
+      'psql',
+      ['-X', '-q', url, '-c', sql],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+      (_error, _stdout, stderr) => resolve(stderr),
+    );
   });
 }
 
 async function orderTransaction(client: pg.Client): Promise<{ id: number; error?: pg.DatabaseError }> {
   await client.query('BEGIN');
-  const id = (await client.query<{ id: number }>("INSERT INTO orders (customer) VALUES ('ann') RETURNING id")).rows[0]!.id;
+  const id = (await client.query<{ id: number }>("INSERT INTO orders (customer) VALUES ('ann') RETURNING id")).rows[0]!
+    .id;
   await client.query('UPDATE orders SET note = $1 WHERE id = $2', ['paid', id]);
   const error = await client.query('COMMIT').then(
     () => undefined,
@@ -50,11 +56,20 @@ async function orderTransaction(client: pg.Client): Promise<{ id: number; error?
 describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements and transactions', () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
-  const status = async () => JSON.parse((await guard.pgAgent(['guard', 'status', '--json'])).stdout) as { running: boolean; clients: { id: number; held: string[] }[]; heldStatements: Held[]; heldTransactions: Held[] };
+  const status = async () =>
+    JSON.parse((await guard.pgAgent(['guard', 'status', '--json'])).stdout) as {
+      running: boolean;
+      clients: { id: number; held: string[] }[];
+      heldStatements: Held[];
+      heldTransactions: Held[];
+    };
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_status');
-    await execSql(db.url, "CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text); INSERT INTO orders (customer) VALUES ('old');");
+    await execSql(
+      db.url,
+      "CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text); INSERT INTO orders (customer) VALUES ('old');",
+    );
     guard = await startGuardProcess(db.url);
   }, 60_000);
 
@@ -79,30 +94,52 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
       const me = listed.clients.find((c) => c.held.includes(ticket));
       expect(me).toBeDefined();
       expect(listed.heldTransactions).toEqual([
-        expect.objectContaining({ ticket, status: 'PENDING_APPROVAL', statements: 2, tables: [expect.objectContaining({ table: 'public.orders', inserted: 1, updated: 1, deleted: 0 })], clients: [me!.id] }),
+        expect.objectContaining({
+          ticket,
+          status: 'PENDING_APPROVAL',
+          statements: 2,
+          tables: [expect.objectContaining({ table: 'public.orders', inserted: 1, updated: 1, deleted: 0 })],
+          clients: [me!.id],
+        }),
       ]);
       expect(Date.parse(listed.heldTransactions[0]!.since)).not.toBeNaN();
-      expect(listed.heldStatements).toEqual([expect.objectContaining({ ticket: deleteTicket, statements: 1, tables: [expect.objectContaining({ table: 'public.orders', deleted: 1 })] })]);
+      expect(listed.heldStatements).toEqual([
+        expect.objectContaining({
+          ticket: deleteTicket,
+          statements: 1,
+          tables: [expect.objectContaining({ table: 'public.orders', deleted: 1 })],
+        }),
+      ]);
       const text = (await guard.pgAgent(['guard', 'status'])).stdout;
       expect(text).toContain('1 held statement(s)');
       expect(text).toContain('1 held transaction(s)');
-      expect(text).toMatch(new RegExp(`${ticket} waiting for approval · 2 statements · \\w+ · public\\.orders \\+1 ~1 · by alice since `));
+      expect(text).toMatch(
+        new RegExp(`${ticket} waiting for approval · 2 statements · \\w+ · public\\.orders \\+1 ~1 · by alice since `),
+      );
 
       // One proposal file for the whole transaction: what VS Code shows as one card, the statements in order with values.
       const proposal = readFileSync(join(guard.workspace, '.pgagent', 'proposals', `${ticket}.sql`), 'utf8');
       expect(proposal).toContain("the client's retry through the guard commits it");
       // Its rows are the measured run's (the preview's replay of the recorded id would match nothing now).
-      const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { impact: { exactRows: number } };
+      const stored = JSON.parse(
+        readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+      ) as { impact: { exactRows: number } };
       expect(stored.impact.exactRows).toBe(2);
-      expect(proposal).toContain(`INSERT INTO orders (customer) VALUES ('ann') RETURNING id;\nUPDATE orders SET note = 'paid' WHERE id = '${first.id}'`);
+      expect(proposal).toContain(
+        `INSERT INTO orders (customer) VALUES ('ann') RETURNING id;\nUPDATE orders SET note = 'paid' WHERE id = '${first.id}'`,
+      );
 
       expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
       expect((await status()).heldTransactions).toEqual([expect.objectContaining({ ticket, status: 'APPROVED' })]);
-      expect((await guard.pgAgent(['guard', 'status'])).stdout).toContain(`${ticket} approved, waiting for the client's retry`);
+      expect((await guard.pgAgent(['guard', 'status'])).stdout).toContain(
+        `${ticket} approved, waiting for the client's retry`,
+      );
 
       const retry = await orderTransaction(client);
       expect(retry.error).toBeUndefined();
-      expect(await queryValue(db.url, "SELECT count(*) || ':' || max(note) FROM orders WHERE customer = 'ann'")).toBe('1:paid');
+      expect(await queryValue(db.url, "SELECT count(*) || ':' || max(note) FROM orders WHERE customer = 'ann'")).toBe(
+        '1:paid',
+      );
       const after = await status();
       expect(after.heldTransactions).toEqual([]);
       expect(after.heldStatements.map((h) => h.ticket)).toEqual([deleteTicket]);
@@ -122,7 +159,16 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
     const second = await startGuardProcess(db.url, { user: 'bob', workspace: guard.workspace });
     const secondPid = second.child.pid!;
     try {
-      await expect.poll(async () => (await listed()).guards.filter((g) => g.running).map((g) => g.pid).sort(), { timeout: 20_000 }).toEqual([first, secondPid].sort());
+      await expect
+        .poll(
+          async () =>
+            (await listed()).guards
+              .filter((g) => g.running)
+              .map((g) => g.pid)
+              .sort(),
+          { timeout: 20_000 },
+        )
+        .toEqual([first, secondPid].sort());
       const both = await listed();
       expect(both.code).toBe(0);
       // The most recently started first, its fields at the top as when one guard ran per workspace.
@@ -146,7 +192,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
     await killed.kill();
     const afterKill = await listed();
     expect(afterKill).toMatchObject({ code: 0, running: true, pid: first });
-    expect(afterKill.guards).toEqual([expect.objectContaining({ pid: first, running: true }), expect.objectContaining({ pid: killedPid, running: false })]);
+    expect(afterKill.guards).toEqual([
+      expect.objectContaining({ pid: first, running: true }),
+      expect.objectContaining({ pid: killedPid, running: false }),
+    ]);
     // A forged status file (anyone who can write the workspace) whose pid is a path: removed by its own name only.
     const forged = join(guard.workspace, '.pgagent', 'guard', 'status-999999.json');
     writeFileSync(forged, JSON.stringify({ pid: '/../users', listen: 'x', upstream: 'x', startedAt: '', clients: [] }));

@@ -25,9 +25,15 @@ async function connect(url: string): Promise<pg.Client> {
 }
 
 /** The ORM's transaction: the id the INSERT returns is used by the UPDATE. Resolves to the COMMIT's error, if any. */
-async function orderTransaction(client: pg.Client, customer: string, note = 'paid'): Promise<{ id: number; error?: pg.DatabaseError }> {
+async function orderTransaction(
+  client: pg.Client,
+  customer: string,
+  note = 'paid',
+): Promise<{ id: number; error?: pg.DatabaseError }> {
   await client.query('BEGIN');
-  const inserted = await client.query<{ id: number }>(`INSERT INTO orders (customer) VALUES ('${customer}') RETURNING id`);
+  const inserted = await client.query<{ id: number }>(
+    `INSERT INTO orders (customer) VALUES ('${customer}') RETURNING id`,
+  );
   const id = inserted.rows[0]!.id;
   await client.query('UPDATE orders SET note = $1 WHERE id = $2', [note, id]);
   const error = await client.query('COMMIT').then(
@@ -63,9 +69,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
       expect(ticket).not.toBe('');
       expect(await orders()).toBe(0);
       // Rolled back upstream at once: no lock of the client's session on the table while a person decides.
-      const locks = await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-tx' AND l.relation = 'orders'::regclass");
+      const locks = await queryValue(
+        db.url,
+        "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-tx' AND l.relation = 'orders'::regclass",
+      );
       expect(Number(locks)).toBe(0);
-      const stored = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { sql: string; impact: { tables: { name: string; inserted: number; updated: number }[] } };
+      const stored = JSON.parse(
+        readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+      ) as { sql: string; impact: { tables: { name: string; inserted: number; updated: number }[] } };
       expect(stored.sql).toContain("INSERT INTO orders (customer) VALUES ('ann') RETURNING id;");
       expect(stored.sql).toContain(`UPDATE orders SET note = 'paid' WHERE id = '${first.id}'`);
       expect(stored.impact.tables).toEqual([expect.objectContaining({ name: 'orders', inserted: 1, updated: 1 })]);
@@ -83,8 +94,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
       const retry = await orderTransaction(client, 'ann');
       expect(retry.error).toBeUndefined();
       expect(retry.id).not.toBe(first.id);
-      expect(await queryValue(db.url, 'SELECT count(*) || \':\' || max(id) || \':\' || max(note) FROM orders')).toBe(`1:${retry.id}:paid`);
-      const executed = JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8')) as { status: string };
+      expect(await queryValue(db.url, "SELECT count(*) || ':' || max(id) || ':' || max(note) FROM orders")).toBe(
+        `1:${retry.id}:paid`,
+      );
+      const executed = JSON.parse(
+        readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
+      ) as { status: string };
       expect(executed.status).toBe('EXECUTED');
 
       // Spent: the same transaction once more is a new ticket, and commits nothing.
@@ -107,7 +122,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
       const before = await orders();
       await client.query('BEGIN');
       const inserted = await client.query<{ id: number }>("INSERT INTO orders (customer) VALUES ('bob') RETURNING id");
-      await client.query('UPDATE orders SET note = $1, customer = $2 WHERE id = $3', ['paid', 'eve', inserted.rows[0]!.id]);
+      await client.query('UPDATE orders SET note = $1, customer = $2 WHERE id = $3', [
+        'paid',
+        'eve',
+        inserted.rows[0]!.id,
+      ]);
       const other = await client.query('COMMIT').catch((e: pg.DatabaseError) => e);
       expect((other as pg.DatabaseError).code).toBe('PA001');
       expect(ticketIn((other as pg.DatabaseError).message)).not.toBe(ticket);
@@ -134,7 +153,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
       expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
       const bigger = await batch(5);
       expect(bigger?.code).toBe('PA001');
-      expect(bigger?.message).toContain(`the approved ticket ${ticket} did not cover it (public.orders: 5 inserted, approved 1)`);
+      expect(bigger?.message).toContain(
+        `the approved ticket ${ticket} did not cover it (public.orders: 5 inserted, approved 1)`,
+      );
       expect(await orders()).toBe(before);
       // The approval is not spent by a retry that did not commit: the approved size still commits once.
       expect(await batch(1)).toBeUndefined();
@@ -188,7 +209,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
       const before = await orders();
       await client.query('BEGIN');
       await client.query('SELECT count(*) FROM orders');
-      const refused = await client.query("INSERT INTO orders (customer) VALUES ('late')").catch((e: pg.DatabaseError) => e);
+      const refused = await client
+        .query("INSERT INTO orders (customer) VALUES ('late')")
+        .catch((e: pg.DatabaseError) => e);
       expect((refused as pg.DatabaseError).code).toBe('PA002');
       await client.query('ROLLBACK');
       expect(await orders()).toBe(before);

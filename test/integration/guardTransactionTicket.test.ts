@@ -60,7 +60,14 @@ function impact(): ImpactReport {
 }
 
 function transactionTicket(record: GuardTransactionRecord = RECORD): NewTicket {
-  return { sql: transactionSql(record.statements), origin: 'guardTransaction', transaction: record, connection: CONNECTION, impact: impact(), createdBy: 'guard user alice' };
+  return {
+    sql: transactionSql(record.statements),
+    origin: 'guardTransaction',
+    transaction: record,
+    connection: CONNECTION,
+    impact: impact(),
+    createdBy: 'guard user alice',
+  };
 }
 
 async function errorOf(promise: Promise<unknown>): Promise<AgentError> {
@@ -103,20 +110,32 @@ function describeStore(name: string, enabled: boolean, makeHarness: () => Promis
 
     it('keeps its origin, statements and effects; its hash covers them; another store reads it the same', async () => {
       const created = await store.create(transactionTicket());
-      expect(created).toMatchObject({ origin: 'guardTransaction', transaction: RECORD, sql: `${RECORD.statements[0]!.sql};\n${RECORD.statements[1]!.sql};` });
+      expect(created).toMatchObject({
+        origin: 'guardTransaction',
+        transaction: RECORD,
+        sql: `${RECORD.statements[0]!.sql};\n${RECORD.statements[1]!.sql};`,
+      });
       expect(created.sqlHash).toBe(ticketHash(created));
       expect(created.sqlHash).not.toBe(sqlHash(created.sql));
       const read = await (await open()).get(created.id);
       expect(read).toEqual(created);
       expect(read && isGuardTransaction(read)).toBe(true);
-      expect(await harness.raw(created.id)).toMatchObject({ origin: 'guardTransaction', transaction: { statements: RECORD.statements } });
+      expect(await harness.raw(created.id)).toMatchObject({
+        origin: 'guardTransaction',
+        transaction: { statements: RECORD.statements },
+      });
       // Approved on what the person saw (the hash of the whole transaction), then claimed once.
       await store.decide(created.id, { approve: true, by: 'bob', seenHash: ticketHash(created) });
       expect((await store.claim(created.id, CLAIM)).status).toBe('EXECUTING');
     });
 
     it('reads a ticket stored without the field as a statement ticket', async () => {
-      const created = await store.create({ sql: 'DELETE FROM orders WHERE id = 1', connection: CONNECTION, impact: impact(), createdBy: 'dev' });
+      const created = await store.create({
+        sql: 'DELETE FROM orders WHERE id = 1',
+        connection: CONNECTION,
+        impact: impact(),
+        createdBy: 'dev',
+      });
       expect(await harness.raw(created.id)).not.toHaveProperty('origin');
       const read = await store.get(created.id);
       expect(read && isGuardTransaction(read)).toBe(false);
@@ -132,10 +151,13 @@ function describeStore(name: string, enabled: boolean, makeHarness: () => Promis
         ['the order changed', (t) => t.transaction!.statements.reverse()],
         ['the effects raised', (t) => (t.transaction!.effects[0]!.updated = 1000)],
         ['the SQL shown changed', (t) => (t.sql = 'SELECT 1;')],
-        ['passed off as a statement', (t) => {
-          delete t.origin;
-          delete t.transaction;
-        }],
+        [
+          'passed off as a statement',
+          (t) => {
+            delete t.origin;
+            delete t.transaction;
+          },
+        ],
       ];
       for (const [what, edit] of edits) {
         const ticket = await store.create(transactionTicket());
@@ -153,7 +175,11 @@ function describeStore(name: string, enabled: boolean, makeHarness: () => Promis
       const approvers = [{ name: 'alice', publicKey: publicKeyText(alice.privateKey), roles: [] }];
       for (const scope of [SCOPE, undefined]) {
         const ticket = await store.create(transactionTicket());
-        const decided = await decideTicket(store, ticket.id, { approve: true, key: { name: 'alice', privateKey: alice.privateKey }, ...(scope ? { scope } : {}) });
+        const decided = await decideTicket(store, ticket.id, {
+          approve: true,
+          key: { name: 'alice', privateKey: alice.privateKey },
+          ...(scope ? { scope } : {}),
+        });
         expect(signatureState(decided, decided.decisions[0]!, approvers)).toBe('verified');
         // An agent rewrites the list and every hash on the ticket to match it: the signature does not follow.
         const edited = structuredClone(decided);
@@ -174,7 +200,13 @@ function describeStore(name: string, enabled: boolean, makeHarness: () => Promis
     it('is never run by the executor (exec, execute_approved): a replay of its recorded values would be wrong', async () => {
       const ticket = await store.create(transactionTicket());
       await store.decide(ticket.id, { approve: true, by: 'bob' });
-      const refused = await errorOf(executeApproved({} as Db, store, ticket.id, { connection: CONNECTION, by: 'dev', logger: silentLogger } as unknown as Parameters<typeof executeApproved>[3]));
+      const refused = await errorOf(
+        executeApproved({} as Db, store, ticket.id, {
+          connection: CONNECTION,
+          by: 'dev',
+          logger: silentLogger,
+        } as unknown as Parameters<typeof executeApproved>[3]),
+      );
       expect(refused.code).toBe('SQL_REFUSED');
       expect(refused.message).toContain('holds a client transaction through pg-agent guard');
       expect((await store.get(ticket.id))?.status).toBe('APPROVED');
@@ -183,7 +215,13 @@ function describeStore(name: string, enabled: boolean, makeHarness: () => Promis
     it('refuses to create a transaction ticket whose SQL is not its statements, or statements without the origin', async () => {
       expect((await errorOf(store.create({ ...transactionTicket(), sql: 'SELECT 1;' }))).code).toBe('INTERNAL');
       expect((await errorOf(store.create({ ...transactionTicket(), origin: 'statement' }))).code).toBe('INTERNAL');
-      expect((await errorOf(store.create({ ...transactionTicket(), transaction: { statements: [], effects: [] }, sql: ';' }))).code).toBe('INTERNAL');
+      expect(
+        (
+          await errorOf(
+            store.create({ ...transactionTicket(), transaction: { statements: [], effects: [] }, sql: ';' }),
+          )
+        ).code,
+      ).toBe('INTERNAL');
     });
   });
 }

@@ -17,7 +17,8 @@ import { queryValue } from '../support/scratchDatabase';
 
 const tools = clusterToolsAvailable();
 if (!tools.available) {
-  if (process.env.CI === 'true') throw new Error(`CI=true and the guard's upstream fault tests cannot start a cluster: ${tools.reason}`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true and the guard's upstream fault tests cannot start a cluster: ${tools.reason}`);
   console.warn(`\n!!!!! SKIPPING the guard's upstream fault tests: ${tools.reason}\n`);
 }
 
@@ -35,9 +36,10 @@ const failure = (promise: Promise<unknown>): Promise<pg.DatabaseError | undefine
   );
 
 /** The guard's resident memory (MB), from /proc. */
-const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-describe.skipIf(!tools.available)("pg-agent guard when its upstream fails, and under 100 clients", () => {
+describe.skipIf(!tools.available)('pg-agent guard when its upstream fails, and under 100 clients', () => {
   let cluster: PlainCluster;
   let guard: GuardProcess;
 
@@ -56,7 +58,9 @@ describe.skipIf(!tools.available)("pg-agent guard when its upstream fails, and u
     cluster = await startPlainCluster({ maxConnections: 140 });
     const admin = new pg.Client({ connectionString: cluster.url });
     await admin.connect();
-    await admin.query("CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;");
+    await admin.query(
+      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;",
+    );
     await admin.end();
     guard = await startGuardProcess(cluster.url);
   }, 120_000);
@@ -67,12 +71,22 @@ describe.skipIf(!tools.available)("pg-agent guard when its upstream fails, and u
     cluster?.destroy();
   });
 
-  it('ends the connections of its clients with the upstream\'s own error when the upstream restarts, and serves new ones after', async () => {
+  it("ends the connections of its clients with the upstream's own error when the upstream restarts, and serves new ones after", async () => {
     const idle = await connect(guard.url, 'guard-upstream-idle');
     const busy = await connect(guard.url, 'guard-upstream-busy');
     const idleEnded = new Promise<Error>((resolve) => idle.once('error', resolve));
     const sleeping = failure(busy.query('SELECT pg_sleep(30)'));
-    for (let i = 0; i < 200 && Number(await queryValue(cluster.url, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(30)'")) === 0; i++) {
+    for (
+      let i = 0;
+      i < 200 &&
+      Number(
+        await queryValue(
+          cluster.url,
+          "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(30)'",
+        ),
+      ) === 0;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     cluster.stop('fast');
@@ -124,12 +138,16 @@ describe.skipIf(!tools.available)("pg-agent guard when its upstream fails, and u
       }),
     );
     const after = rssMb(guard.child.pid!);
-    console.log(`guard fault: 100 clients answered in ${Date.now() - started} ms; guard RSS ${before.toFixed(0)} MB before, ${after.toFixed(0)} MB after`);
+    console.log(
+      `guard fault: 100 clients answered in ${Date.now() - started} ms; guard RSS ${before.toFixed(0)} MB before, ${after.toFixed(0)} MB after`,
+    );
     expect(outcomes.every((o) => o.n === 3 && o.code === 'PA001')).toBe(true);
     // One statement, one ticket: concurrent identical writes find the same ticket.
     expect(new Set(outcomes.map((o) => o.ticket)).size).toBe(1);
     const tickets = readdirSync(join(guard.workspace, '.pgagent', 'approvals')).filter((f) => f.endsWith('.json'));
-    const same = tickets.filter((f) => readFileSync(join(guard.workspace, '.pgagent', 'approvals', f), 'utf8').includes("v = 'many'"));
+    const same = tickets.filter((f) =>
+      readFileSync(join(guard.workspace, '.pgagent', 'approvals', f), 'utf8').includes("v = 'many'"),
+    );
     expect(same).toHaveLength(1);
     expect(after).toBeLessThan(1024);
     expect(await sessionsOf('guard-upstream-many')).toBe(0);

@@ -15,9 +15,9 @@ import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 
-const LOCKING = "LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(7); RETURN 2; END $$";
+const LOCKING = 'LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(7); RETURN 2; END $$';
 
-describe.skipIf(!postgresAvailable)('the guard\'s verdict cache against texts that share a template', () => {
+describe.skipIf(!postgresAvailable)("the guard's verdict cache against texts that share a template", () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
   let client: pg.Client;
@@ -42,7 +42,12 @@ describe.skipIf(!postgresAvailable)('the guard\'s verdict cache against texts th
   });
 
   const advisoryLocks = async () =>
-    Number(await queryValue(db.url, "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-cache-attacker' AND l.locktype = 'advisory'"));
+    Number(
+      await queryValue(
+        db.url,
+        "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = 'guard-cache-attacker' AND l.locktype = 'advisory'",
+      ),
+    );
 
   const outcome = (sql: string) =>
     client.query<{ r: number }>(sql).then(

@@ -16,7 +16,10 @@ import { loadDbaWorkload } from '../support/dbaWorkload';
 
 describe('the job agent has the DBA tools in both phases', () => {
   it('lists them and checks their arguments', () => {
-    for (const phase of ['strategic', 'tactical'] as const) expect(toolsFor(phase).map((t) => t.name)).toEqual(expect.arrayContaining(['db_health', 'top_queries', 'advise_indexes']));
+    for (const phase of ['strategic', 'tactical'] as const)
+      expect(toolsFor(phase).map((t) => t.name)).toEqual(
+        expect.arrayContaining(['db_health', 'top_queries', 'advise_indexes']),
+      );
     expect(TOOL_ARGS.top_queries.safeParse({ order: 'fastest' }).success).toBe(false);
     expect(TOOL_ARGS.advise_indexes.safeParse({ sql: 'SELECT 1', approve: true }).success).toBe(false);
   });
@@ -53,7 +56,9 @@ describe.runIf(dbaClusterAvailable)('DBA tools of a job on the DBA cluster', () 
     const text = await adviseIndexesText(context, 'SELECT id FROM orders WHERE customer_id = 3', undefined);
     expect(text).toMatch(/"measured":true/);
     expect(text).toContain('CREATE INDEX CONCURRENTLY ON public.orders (customer_id');
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexdef LIKE '%(customer_id%'")).toBe(0);
+    expect(
+      await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexdef LIKE '%(customer_id%'"),
+    ).toBe(0);
     await expect(adviseIndexesText(context, undefined, undefined)).rejects.toThrow(/either sql or top/);
   });
 });

@@ -46,7 +46,24 @@ function freePort(): Promise<number> {
 
 /** A redis-server of this test's own (loopback, every write fsynced to its append-only file), ready to answer. */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' });
+  const redis = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--dir',
+      dir,
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
@@ -67,7 +84,10 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
   let server: ScriptedModelServer;
   let workspace: string;
   const job = (argv: string[]) =>
-    runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url } });
+    runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
+      cwd: workspace,
+      env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url },
+    });
   const jobFile = (id: string, file: string) => join(workspace, '.pgagent', 'jobs', id, file);
 
   const jobAtReview = () => newJobAtReview(server, job);
@@ -112,58 +132,75 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
     expect(tactical).toContain('Pending todos: t1.');
   });
 
-  it.runIf(redisServerInstalled)('a private Redis killed while a job waits for a decision: a clear error and nothing run; restarted, the ticket is still there and the job goes on once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pgagent-redis-'));
-    const port = await freePort();
-    const redisUrl = `redis://127.0.0.1:${port}`;
-    const start = () => startRedis(port, dir);
-    let redis = await start();
-    const withRedis = (argv: string[]) =>
-      runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url, REDIS_URL: redisUrl } });
-    try {
-      const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
-      server.script(planTurn(PLAN_V1));
-      const created = await withRedis(['new', '--json', '--', 'Archive cancelled orders']);
-      expect(created.code, created.stderr).toBe(0);
-      const id = (JSON.parse(created.stdout) as { job: { id: string } }).job.id;
-      server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
-      const held = await withRedis(['approve', id, '--json']);
-      expect(held.code, held.stderr).toBe(3);
-      const ticket = (JSON.parse(held.stdout) as { stop: { ticketId: string } }).stop.ticketId;
+  it.runIf(redisServerInstalled)(
+    'a private Redis killed while a job waits for a decision: a clear error and nothing run; restarted, the ticket is still there and the job goes on once',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'pgagent-redis-'));
+      const port = await freePort();
+      const redisUrl = `redis://127.0.0.1:${port}`;
+      const start = () => startRedis(port, dir);
+      let redis = await start();
+      const withRedis = (argv: string[]) =>
+        runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
+          cwd: workspace,
+          env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url, REDIS_URL: redisUrl },
+        });
+      try {
+        const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
+        server.script(planTurn(PLAN_V1));
+        const created = await withRedis(['new', '--json', '--', 'Archive cancelled orders']);
+        expect(created.code, created.stderr).toBe(0);
+        const id = (JSON.parse(created.stdout) as { job: { id: string } }).job.id;
+        server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+        const held = await withRedis(['approve', id, '--json']);
+        expect(held.code, held.stderr).toBe(3);
+        const ticket = (JSON.parse(held.stdout) as { stop: { ticketId: string } }).stop.ticketId;
 
-      redis.kill('SIGKILL');
-      await new Promise((resolve) => redis.once('exit', resolve));
-      const asked = server.requests.length;
-      const down = await withRedis(['continue', id, '--json']);
-      expect(down.code).toBe(1);
-      const failure = JSON.parse(down.stdout) as { error: { code: string; message: string } };
-      expect(failure.error.code).toBe('REDIS_UNREACHABLE');
-      expect(failure.error.message).toContain(`127.0.0.1:${port}`);
-      expect(server.requests.length).toBe(asked);
-      expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
+        redis.kill('SIGKILL');
+        await new Promise((resolve) => redis.once('exit', resolve));
+        const asked = server.requests.length;
+        const down = await withRedis(['continue', id, '--json']);
+        expect(down.code).toBe(1);
+        const failure = JSON.parse(down.stdout) as { error: { code: string; message: string } };
+        expect(failure.error.code).toBe('REDIS_UNREACHABLE');
+        expect(failure.error.message).toContain(`127.0.0.1:${port}`);
+        expect(server.requests.length).toBe(asked);
+        expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
 
-      redis = await start(); // the same data folder: the append-only file brings the ticket back
-      const approved = await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate', REDIS_URL: redisUrl } });
-      expect(approved.code, approved.stderr).toBe(0);
-      server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
-      const done = await withRedis(['continue', id, '--json']);
-      expect(done.code, done.stderr).toBe(0);
-      expect((JSON.parse(done.stdout) as { stop: { kind: string } }).stop.kind).toBe('completed');
-      expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived'"))).toBeGreaterThan(0);
-      const again = await runPgAgent(['exec', '--ticket', ticket, '--db', scratch.url, '--workspace', workspace], { cwd: workspace, env: { USER: 'tester', REDIS_URL: redisUrl } });
-      expect(again.code).not.toBe(0); // spent: it ran once
-    } finally {
-      redis.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+        redis = await start(); // the same data folder: the append-only file brings the ticket back
+        const approved = await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], {
+          cwd: workspace,
+          env: { USER: 'teammate', REDIS_URL: redisUrl },
+        });
+        expect(approved.code, approved.stderr).toBe(0);
+        server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+        const done = await withRedis(['continue', id, '--json']);
+        expect(done.code, done.stderr).toBe(0);
+        expect((JSON.parse(done.stdout) as { stop: { kind: string } }).stop.kind).toBe('completed');
+        expect(
+          Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived'")),
+        ).toBeGreaterThan(0);
+        const again = await runPgAgent(['exec', '--ticket', ticket, '--db', scratch.url, '--workspace', workspace], {
+          cwd: workspace,
+          env: { USER: 'tester', REDIS_URL: redisUrl },
+        });
+        expect(again.code).not.toBe(0); // spent: it ran once
+      } finally {
+        redis.kill('SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a broken job.json is reported with its path and line and how to restore it, and is not overwritten', async () => {
     const id = await jobAtReview();
     const text = readFileSync(jobFile(id, 'job.json'), 'utf8');
     const broken = text.replace('"status"', '"status" "oops"');
     writeFileSync(jobFile(id, 'job.json'), broken);
-    for (const argv of [['show', id, '--json'], ['approve', id, '--json']]) {
+    for (const argv of [
+      ['show', id, '--json'],
+      ['approve', id, '--json'],
+    ]) {
       const run = await job(argv);
       expect(run.code, run.stderr).not.toBe(0);
       const failure = JSON.parse(run.stdout) as Failure;

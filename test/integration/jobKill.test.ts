@@ -19,7 +19,10 @@ import { createScratchDatabase, execSql, postgresAvailable } from '../support/se
 import { SHOP_SCHEMA } from '../support/shopSchema';
 
 /** The model call the killed process waits for: held far longer than the test takes to kill it. */
-const hang = (match: (req: RecordedRequest) => boolean): Rule => ({ match, reply: { delayMs: 120_000, then: { text: 'too late' } } });
+const hang = (match: (req: RecordedRequest) => boolean): Rule => ({
+  match,
+  reply: { delayMs: 120_000, then: { text: 'too late' } },
+});
 
 describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each step boundary', () => {
   let scratch: ScratchDatabase;
@@ -27,16 +30,29 @@ describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each ste
   let workspace: string;
   const cli = join(process.cwd(), 'dist', 'cli.js');
   const args = (argv: string[]) => [cli, 'job', '--db', scratch.url, '--workspace', workspace, ...argv];
-  const env = () => ({ ...process.env, USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url, REDIS_URL: '' });
+  const env = () => ({
+    ...process.env,
+    USER: 'tester',
+    GEMINI_API_KEY: 'test-key',
+    PGAGENT_GEMINI_BASE_URL: server.url,
+    REDIS_URL: '',
+  });
 
   /** Runs `pg-agent job …` and kills it (SIGKILL) once the model has received its `nth` request in all. */
   async function killedWhileAsking(argv: string[], nth: number): Promise<void> {
-    const child = spawn(process.execPath, args(argv), { cwd: workspace, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args(argv), {
+      cwd: workspace,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     for (let waited = 0; server.requests.length < nth; waited += 20) {
-      if (child.exitCode !== null || waited > 30_000) throw new Error(`pg-agent job ${argv.join(' ')} never asked the model for request ${nth} (exit ${child.exitCode}): ${stderr}`);
+      if (child.exitCode !== null || waited > 30_000)
+        throw new Error(
+          `pg-agent job ${argv.join(' ')} never asked the model for request ${nth} (exit ${child.exitCode}): ${stderr}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     child.kill('SIGKILL');
@@ -45,7 +61,9 @@ describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each ste
 
   function inNewProcess(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      execFile(process.execPath, args(argv), { cwd: workspace, env: env() }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }));
+      execFile(process.execPath, args(argv), { cwd: workspace, env: env() }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
     });
   }
 
@@ -58,8 +76,15 @@ describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each ste
       await store.close();
     }
   }
-  const archived = async () => Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived'"));
-  const auditRows = async () => Number(await queryValue(scratch.url, "SELECT count(*) FROM audit_log WHERE table_name = 'orders' AND operation = 'UPDATE'"));
+  const archived = async () =>
+    Number(await queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived'"));
+  const auditRows = async () =>
+    Number(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*) FROM audit_log WHERE table_name = 'orders' AND operation = 'UPDATE'",
+      ),
+    );
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
@@ -84,7 +109,9 @@ describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each ste
     const ids = readdirSync(join(workspace, '.pgagent', 'jobs'));
     expect(ids).toHaveLength(1);
     const id = ids[0] ?? '';
-    expect(JSON.parse(readFileSync(join(workspace, '.pgagent', 'jobs', id, 'job.json'), 'utf8'))).toMatchObject({ status: 'planning' });
+    expect(JSON.parse(readFileSync(join(workspace, '.pgagent', 'jobs', id, 'job.json'), 'utf8'))).toMatchObject({
+      status: 'planning',
+    });
 
     // 2. `continue` writes the plan files, then is killed asking for plan_ready.
     server.script([workspaceTurn, hang(strategic)]);
@@ -115,22 +142,38 @@ describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each ste
     expect(await archived()).toBe(0);
 
     // 6. Approved from a terminal; the `continue` that runs it is killed asking the model what next.
-    const approval = await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], { cwd: workspace, env: { USER: 'teammate' } });
+    const approval = await runPgAgent(['approvals', 'approve', ticket, '--workspace', workspace], {
+      cwd: workspace,
+      env: { USER: 'teammate' },
+    });
     expect(approval.code, approval.stderr).toBe(0);
     server.script([hang(tactical)]);
     await killedWhileAsking(['continue', id], 7);
     expect(await archived()).toBe(2);
 
     // 7. The next process does not run the write again; killed once more while re-planning.
-    server.script([inTactical({ functionCalls: [call('update_todo', { id: 't1', status: 'done' }), call('finish_phase', { summary: 'archived 2 orders' })] }), hang(strategic)]);
+    server.script([
+      inTactical({
+        functionCalls: [
+          call('update_todo', { id: 't1', status: 'done' }),
+          call('finish_phase', { summary: 'archived 2 orders' }),
+        ],
+      }),
+      hang(strategic),
+    ]);
     await killedWhileAsking(['continue', id], 9);
     expect(await archived()).toBe(2);
 
     // 8. The last process completes the job.
-    server.script([inStrategic({ functionCall: call('job_complete', { summary: 'Archived the cancelled orders among ids 1-10.' }) })]);
+    server.script([
+      inStrategic({ functionCall: call('job_complete', { summary: 'Archived the cancelled orders among ids 1-10.' }) }),
+    ]);
     const done = await inNewProcess(['continue', id, '--json']);
     expect(done.code, done.stderr).toBe(0);
-    expect(JSON.parse(done.stdout)).toMatchObject({ stop: { kind: 'completed' }, todos: [{ id: 't1', status: 'done' }] });
+    expect(JSON.parse(done.stdout)).toMatchObject({
+      stop: { kind: 'completed' },
+      todos: [{ id: 't1', status: 'done' }],
+    });
 
     // Exactly once: two orders, two trigger rows, one executed ticket, one plan ticket, no live lease.
     expect(await archived()).toBe(2);

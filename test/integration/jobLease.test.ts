@@ -37,7 +37,11 @@ function liveProcess(): ChildProcess {
   return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
 }
 
-function backendSuite(name: string, available: boolean, open: () => Promise<{ backend: LeaseBackend; close: () => Promise<void> }>) {
+function backendSuite(
+  name: string,
+  available: boolean,
+  open: () => Promise<{ backend: LeaseBackend; close: () => Promise<void> }>,
+) {
   describe.runIf(available)(`job leases in ${name}`, () => {
     let backend: LeaseBackend;
     let close: () => Promise<void>;
@@ -73,7 +77,15 @@ function backendSuite(name: string, available: boolean, open: () => Promise<{ ba
 
     it('takes over at once from a process of this host that is gone, and fences the old holder out', async () => {
       const child = liveProcess();
-      const dead: LeaseHolder = { host: hostname(), pid: child.pid ?? 0, by: 'killed CLI', since: new Date().toISOString(), expiresAt: Date.now() + 60_000, token: 1, nonce: 'dead-holder' };
+      const dead: LeaseHolder = {
+        host: hostname(),
+        pid: child.pid ?? 0,
+        by: 'killed CLI',
+        since: new Date().toISOString(),
+        expiresAt: Date.now() + 60_000,
+        token: 1,
+        nonce: 'dead-holder',
+      };
       expect(await backend.create(JOB, dead, 60_000)).toBe(true);
       expect((await busyError(leases().acquire(JOB))).message).toContain('(killed CLI)');
       child.kill('SIGKILL');
@@ -97,7 +109,15 @@ function backendSuite(name: string, available: boolean, open: () => Promise<{ ba
     });
 
     it('keeps a live lease of another machine until it expires (Take over refuses nothing only when asked)', async () => {
-      const remote: LeaseHolder = { host: 'another-machine', pid: 1, by: 'VS Code', since: new Date().toISOString(), expiresAt: Date.now() + 60_000, token: 1, nonce: 'remote' };
+      const remote: LeaseHolder = {
+        host: 'another-machine',
+        pid: 1,
+        by: 'VS Code',
+        since: new Date().toISOString(),
+        expiresAt: Date.now() + 60_000,
+        token: 1,
+        nonce: 'remote',
+      };
       expect(await backend.create(JOB, remote, 60_000)).toBe(true);
       expect((await busyError(leases().acquire(JOB))).message).toContain('another-machine:1 (VS Code)');
       const taken = await leases().acquire(JOB, { takeOver: true });
@@ -110,7 +130,10 @@ function backendSuite(name: string, available: boolean, open: () => Promise<{ ba
 let fileRoot: string;
 backendSuite('lock files', true, () => {
   fileRoot = mkdtempSync(join(tmpdir(), 'pgagent-leases-'));
-  return Promise.resolve({ backend: new FileLeaseBackend(fileRoot), close: () => Promise.resolve(rmSync(fileRoot, { recursive: true, force: true })) });
+  return Promise.resolve({
+    backend: new FileLeaseBackend(fileRoot),
+    close: () => Promise.resolve(rmSync(fileRoot, { recursive: true, force: true })),
+  });
 });
 backendSuite('Redis', redisAvailable, () => {
   const redis = new Redis(REDIS_URL);
@@ -130,12 +153,25 @@ describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', (
   let server: ScriptedModelServer;
   let workspace: string;
   const cli = join(process.cwd(), 'dist', 'cli.js');
-  const env = () => ({ ...process.env, USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url, REDIS_URL: '' });
-  const inProcess = (argv: string[]) => runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url } });
+  const env = () => ({
+    ...process.env,
+    USER: 'tester',
+    GEMINI_API_KEY: 'test-key',
+    PGAGENT_GEMINI_BASE_URL: server.url,
+    REDIS_URL: '',
+  });
+  const inProcess = (argv: string[]) =>
+    runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
+      cwd: workspace,
+      env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url },
+    });
   const inNewProcess = (argv: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [cli, 'job', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: env() }, (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [cli, 'job', '--db', scratch.url, '--workspace', workspace, ...argv],
+        { cwd: workspace, env: env() },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
 
@@ -163,7 +199,15 @@ describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', (
     const holder = liveProcess();
     const leasesDir = join(workspace, '.pgagent', 'leases');
     mkdirSync(leasesDir, { recursive: true });
-    const lease: LeaseHolder = { host: hostname(), pid: holder.pid ?? 0, by: 'pg-agent job continue', since: new Date().toISOString(), expiresAt: Date.now() + 60_000, token: 7, nonce: 'held-by-child' };
+    const lease: LeaseHolder = {
+      host: hostname(),
+      pid: holder.pid ?? 0,
+      by: 'pg-agent job continue',
+      since: new Date().toISOString(),
+      expiresAt: Date.now() + 60_000,
+      token: 7,
+      nonce: 'held-by-child',
+    };
     writeFileSync(join(leasesDir, `${id}.json`), JSON.stringify(lease));
     const asked = server.requests.length;
     // `job continue` at a review would say "waiting for the review": the lease is checked before that.
@@ -185,8 +229,15 @@ describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', (
   it('two CLIs approving one plan at the same moment: one drives, the other is told JOB_BUSY, and the plan is approved once', async () => {
     const id = await jobAtReview();
     // The driver's first tactical model call is slow, so the second process arrives while the first holds the job.
-    server.script([{ reply: { delayMs: 1500, then: { functionCall: { name: 'job_complete', args: { summary: 'nothing to do' } } } } }]);
-    const [a, b] = await Promise.all([inNewProcess(['approve', id, '--json']), inNewProcess(['approve', id, '--json'])]);
+    server.script([
+      {
+        reply: { delayMs: 1500, then: { functionCall: { name: 'job_complete', args: { summary: 'nothing to do' } } } },
+      },
+    ]);
+    const [a, b] = await Promise.all([
+      inNewProcess(['approve', id, '--json']),
+      inNewProcess(['approve', id, '--json']),
+    ]);
     const codes = [a.code, b.code].sort();
     const busy = a.code === 1 ? a : b;
     expect(codes, `${a.stderr}\n---\n${b.stderr}`).toEqual([0, 1]);

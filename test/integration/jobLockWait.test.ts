@@ -20,11 +20,21 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
   const shop = useShopDatabase();
   const rig = useScriptedWorkspace('pgagent-job-lockwait', 'all');
 
-  const runner = () => scriptedJobRunner(shop, rig, { settings: { ...DEFAULT_SAFETY, ddlLockTimeoutMs: 50, ddlLockAttempts: 2 } });
-  const hasColumn = async () => Boolean(await queryValue(shop.scratch.url, "SELECT count(*) > 0 FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'lock_test_note'"));
+  const runner = () =>
+    scriptedJobRunner(shop, rig, { settings: { ...DEFAULT_SAFETY, ddlLockTimeoutMs: 50, ddlLockAttempts: 2 } });
+  const hasColumn = async () =>
+    Boolean(
+      await queryValue(
+        shop.scratch.url,
+        "SELECT count(*) > 0 FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'lock_test_note'",
+      ),
+    );
 
   it('LOCK_UNAVAILABLE keeps the job at the same approved write; the holder gone, Continue runs it once', async () => {
-    rig.server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ALTER, todo_id: 't1' }) })]);
+    rig.server.script([
+      ...planTurn(PLAN_V1),
+      inTactical({ functionCall: call('run_sql', { sql: ALTER, todo_id: 't1' }) }),
+    ]);
     const review = await runner().start({ task: 'Add a note column to orders' });
     const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
     if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
@@ -52,7 +62,10 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
       expect(audit).toContain('LOCK_UNAVAILABLE');
       expect(audit).toContain(String(holderPid));
       // The CLI shows the job waiting at that write, who is in the way, and how to go on.
-      const shown = await runPgAgent(['job', '--db', shop.scratch.url, '--workspace', rig.workspace, 'show', review.job.id], { cwd: rig.workspace, env: { USER: 'tester' } });
+      const shown = await runPgAgent(
+        ['job', '--db', shop.scratch.url, '--workspace', rig.workspace, 'show', review.job.id],
+        { cwd: rig.workspace, env: { USER: 'tester' } },
+      );
       expect(shown.stdout).toContain(`Not run yet: `);
       expect(shown.stdout).toContain(`pid ${holderPid}`);
       expect(shown.stdout).toContain(`pg-agent job continue ${review.job.id}`);

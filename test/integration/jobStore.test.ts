@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +41,10 @@ afterEach(() => {
 });
 
 async function expectAgentError(promise: Promise<unknown>, code: string, message: RegExp): Promise<void> {
-  const error: unknown = await promise.then(() => undefined, (e: unknown) => e);
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AgentError);
   expect((error as AgentError).code).toBe(code);
   expect((error as AgentError).message).toMatch(message);
@@ -44,11 +56,28 @@ describe('job store', () => {
     expect(job.id).toMatch(JOB_ID_PATTERN);
     const dir = join(workspace, '.pgagent', 'jobs', job.id);
     expect(readdirSync(dir).sort()).toEqual(
-      ['audit.jsonl', 'chat.jsonl', 'impact', 'job.json', 'plan.md', 'sql', 'todos.yaml', 'tools', 'undo', 'workspace.md'].sort(),
+      [
+        'audit.jsonl',
+        'chat.jsonl',
+        'impact',
+        'job.json',
+        'plan.md',
+        'sql',
+        'todos.yaml',
+        'tools',
+        'undo',
+        'workspace.md',
+      ].sort(),
     );
     for (const sub of ['tools', 'sql', 'impact', 'undo']) expect(statSync(join(dir, sub)).isDirectory()).toBe(true);
     const onDisk = jobSchema.parse(JSON.parse(readFileSync(join(dir, 'job.json'), 'utf8')));
-    expect(onDisk).toMatchObject({ id: job.id, title: 'Add an index on users.email', status: 'planning', phase: 'strategic', reviewCycles: 0 });
+    expect(onDisk).toMatchObject({
+      id: job.id,
+      title: 'Add an index on users.email',
+      status: 'planning',
+      phase: 'strategic',
+      reviewCycles: 0,
+    });
     expect(readFileSync(join(dir, 'workspace.md'), 'utf8')).toMatch(/^# Add an index on users\.email\n\n## Task\n/);
     expect(readFileSync(join(dir, 'todos.yaml'), 'utf8')).toBe('[]\n');
     expect(parseTodos(readFileSync(join(dir, 'todos.yaml'), 'utf8'))).toEqual([]);
@@ -57,7 +86,11 @@ describe('job store', () => {
   });
 
   it('refuses a connection key holding a password', async () => {
-    await expectAgentError(store.create({ title: 't', connection: 'postgres://app:hunter2@localhost/shop' }), 'CONFIG_INVALID', /connection.*password/);
+    await expectAgentError(
+      store.create({ title: 't', connection: 'postgres://app:hunter2@localhost/shop' }),
+      'CONFIG_INVALID',
+      /connection.*password/,
+    );
   });
 
   it('lists jobs newest first', async () => {
@@ -84,7 +117,10 @@ describe('job store', () => {
     const done = await store.setStatus(job.id, 'completed', 'all todos done');
     expect((await store.get(job.id)).status).toBe('completed');
     expect(done.status).toBe('completed');
-    const audit = (await store.readFile(job.id, 'audit.jsonl')).trim().split('\n').map((l) => JSON.parse(l) as { to: string; reason: string });
+    const audit = (await store.readFile(job.id, 'audit.jsonl'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { to: string; reason: string });
     expect(audit.map((a) => a.to)).toEqual(['pending_review', 'planning', 'pending_review', 'running', 'completed']);
     expect(audit[1]?.reason).toBe('changes requested');
   });
@@ -93,10 +129,18 @@ describe('job store', () => {
     const job = await store.create({ title: 't', connection: 'local' });
     await store.setStatus(job.id, 'pending_review', 'plan ready');
     // A plan under review cannot be completed without being approved and run first.
-    await expectAgentError(store.setStatus(job.id, 'completed', 'skip execution'), 'BAD_INPUT', /from "pending_review" to "completed"/);
+    await expectAgentError(
+      store.setStatus(job.id, 'completed', 'skip execution'),
+      'BAD_INPUT',
+      /from "pending_review" to "completed"/,
+    );
     await store.setStatus(job.id, 'cancelled', 'not needed');
     for (const to of ['planning', 'running', 'frozen'] as const) {
-      await expectAgentError(store.setStatus(job.id, to, 'revive'), 'BAD_INPUT', new RegExp(`from "cancelled" to "${to}"`));
+      await expectAgentError(
+        store.setStatus(job.id, to, 'revive'),
+        'BAD_INPUT',
+        new RegExp(`from "cancelled" to "${to}"`),
+      );
     }
     expect(() => assertTransition('failed', 'planning')).toThrow(/final|from "failed" to "planning"/);
   });
@@ -106,7 +150,11 @@ describe('job store', () => {
     await store.setStatus(job.id, 'pending_review', 'plan ready');
     const frozen = await store.setStatus(job.id, 'frozen', 'owner on holiday');
     expect(frozen.frozenFrom).toBe('pending_review');
-    await expectAgentError(store.setStatus(job.id, 'running', 'sneak past review'), 'BAD_INPUT', /from "frozen" to "running".*"pending_review"/);
+    await expectAgentError(
+      store.setStatus(job.id, 'running', 'sneak past review'),
+      'BAD_INPUT',
+      /from "frozen" to "running".*"pending_review"/,
+    );
     const thawed = await store.setStatus(job.id, 'pending_review', 'back');
     expect(thawed.status).toBe('pending_review');
     expect(thawed.frozenFrom).toBeUndefined();
@@ -163,7 +211,13 @@ describe('job store', () => {
 describe('todos.yaml', () => {
   const todos: Todo[] = [
     { id: 'inspect', title: 'Inspect the slow query: EXPLAIN it', status: 'done' },
-    { id: 'index', title: 'Add an index', status: 'pending', sql: 'CREATE INDEX CONCURRENTLY users_email_idx\n  ON users (email);', depends_on: ['inspect'] },
+    {
+      id: 'index',
+      title: 'Add an index',
+      status: 'pending',
+      sql: 'CREATE INDEX CONCURRENTLY users_email_idx\n  ON users (email);',
+      depends_on: ['inspect'],
+    },
   ];
 
   it('round-trips through stable, readable YAML', () => {
@@ -175,9 +229,17 @@ describe('todos.yaml', () => {
   });
 
   it('refuses duplicate ids, unknown dependencies and cycles with the line and field', () => {
-    expect(() => parseTodos('- id: a\n  title: A\n  status: done\n- id: a\n  title: B\n  status: pending\n')).toThrow(/line 4, todo 2, field id: duplicate id "a"/);
-    expect(() => parseTodos('- id: a\n  title: A\n  status: pending\n  depends_on: [ghost]\n')).toThrow(/line 4, todo 1, field depends_on: "a" depends on unknown todo "ghost"/);
-    expect(() => parseTodos('- id: a\n  title: A\n  status: pending\n  depends_on: [b]\n- id: b\n  title: B\n  status: pending\n  depends_on: [a]\n')).toThrow(/dependency cycle: a -> b -> a/);
+    expect(() => parseTodos('- id: a\n  title: A\n  status: done\n- id: a\n  title: B\n  status: pending\n')).toThrow(
+      /line 4, todo 2, field id: duplicate id "a"/,
+    );
+    expect(() => parseTodos('- id: a\n  title: A\n  status: pending\n  depends_on: [ghost]\n')).toThrow(
+      /line 4, todo 1, field depends_on: "a" depends on unknown todo "ghost"/,
+    );
+    expect(() =>
+      parseTodos(
+        '- id: a\n  title: A\n  status: pending\n  depends_on: [b]\n- id: b\n  title: B\n  status: pending\n  depends_on: [a]\n',
+      ),
+    ).toThrow(/dependency cycle: a -> b -> a/);
     expect(() => parseTodos('- id: a\n  title: A\n  status: finished\n')).toThrow(/line 3, todo 1, field status/);
     expect(() => parseTodos('- id: a\n  title: [unclosed\n')).toThrow(/todos\.yaml line \d+/);
   });
@@ -235,11 +297,15 @@ describe('job history', () => {
     expect(fsck.status).toBe(0);
     const gitLog = spawnSync('git', ['--git-dir', gitdir, 'log', '--format=%H %s'], { encoding: 'utf8' });
     expect(gitLog.stdout.trim().split('\n')).toEqual([`${second} second`, `${first} first`]);
-    const tree = spawnSync('git', ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', second], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const tree = spawnSync('git', ['--git-dir', gitdir, 'ls-tree', '-r', '--name-only', second], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n');
     expect(tree).toContain('sql/001-a.sql');
     expect(tree).toContain('job.json');
     expect(tree.filter((path) => path.startsWith('.') || path.includes('/.') || path.endsWith('link.sql'))).toEqual([]);
-    expect(spawnSync('git', ['--git-dir', gitdir, 'show', `${second}:plan.md`], { encoding: 'utf8' }).stdout).toBe('# Plan\n\n1. Changed\n');
+    expect(spawnSync('git', ['--git-dir', gitdir, 'show', `${second}:plan.md`], { encoding: 'utf8' }).stdout).toBe(
+      '# Plan\n\n1. Changed\n',
+    );
   });
 
   it('records deleted files', async () => {

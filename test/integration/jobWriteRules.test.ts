@@ -34,7 +34,12 @@ describe.runIf(postgresAvailable)('job write rules (issue 25) on PostgreSQL with
 
     // A read cut at the row cap (5 of the 60 orders), then the archive write: held, flagged, LOW → MEDIUM.
     rig.server.script([
-      inTactical({ functionCalls: [call('run_read_sql', { sql: 'SELECT id, status FROM orders ORDER BY id' }), call('run_sql', { sql: ARCHIVE, todo_id: 't1' })] }),
+      inTactical({
+        functionCalls: [
+          call('run_read_sql', { sql: 'SELECT id, status FROM orders ORDER BY id' }),
+          call('run_sql', { sql: ARCHIVE, todo_id: 't1' }),
+        ],
+      }),
     ]);
     const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
     if (held.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${held.stop.kind}`);
@@ -45,7 +50,9 @@ describe.runIf(postgresAvailable)('job write rules (issue 25) on PostgreSQL with
     expect(first?.impact.risk).toBe('MEDIUM'); // the same write without the cut read is LOW (jobGraph.test.ts)
     expect(first?.impact.warnings.join('\n')).toContain('one level up');
     expect(first?.impact.lint.some((f) => f.rule === COLUMN_JUST_SET_RULE)).toBe(false);
-    const impactFile = JSON.parse(readFileSync(join(new JobStore(rig.workspace).jobDir(review.job.id), 'impact/001.json'), 'utf8')) as { lint: { rule: string }[] };
+    const impactFile = JSON.parse(
+      readFileSync(join(new JobStore(rig.workspace).jobDir(review.job.id), 'impact/001.json'), 'utf8'),
+    ) as { lint: { rule: string }[] };
     expect(impactFile.lint.map((f) => f.rule)).toContain(TRUNCATED_READ_RULE);
 
     // Approved and run: it SET orders.status. The next write filters on orders.status: flagged, naming the step.
@@ -62,19 +69,32 @@ describe.runIf(postgresAvailable)('job write rules (issue 25) on PostgreSQL with
     expect(second?.impact.lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(true);
     expect(second?.impact.risk).toBe('MEDIUM');
     expect(second?.status).toBe('PENDING_APPROVAL');
-    expect(Number(await queryValue(shop.scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived' AND total = 0"))).toBe(0);
+    expect(
+      Number(await queryValue(shop.scratch.url, "SELECT count(*) FROM orders WHERE status = 'archived' AND total = 0")),
+    ).toBe(0);
   });
 
   it('remembers the column set by a write that ran before its process died (continue reports it): the next write is flagged', async () => {
-    rig.server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    rig.server.script([
+      ...planTurn(PLAN_V1),
+      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
+    ]);
     const review = await runner().start({ task: 'Archive cancelled orders' });
     const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
     if (held.stop.kind !== 'approval') throw new Error('expected a held write');
     // No cut read in this job: the first write is not flagged.
-    expect((await rig.tickets.get(held.stop.ticketId))?.impact.lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(false);
+    expect((await rig.tickets.get(held.stop.ticketId))?.impact.lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(
+      false,
+    );
     // The job's process approved and ran the write, then died before its graph recorded anything.
     await rig.tickets.decide(held.stop.ticketId, { approve: true, by: 'reviewer' });
-    await executeApproved(shop.db, rig.tickets, held.stop.ticketId, { ...DEFAULT_SAFETY, connection: shop.scratch.url, by: 'reviewer', undo: workspaceUndoSink(join(rig.workspace, 'undo'), held.stop.ticketId), logger: silentLogger });
+    await executeApproved(shop.db, rig.tickets, held.stop.ticketId, {
+      ...DEFAULT_SAFETY,
+      connection: shop.scratch.url,
+      by: 'reviewer',
+      undo: workspaceUndoSink(join(rig.workspace, 'undo'), held.stop.ticketId),
+      logger: silentLogger,
+    });
     rig.server.script([inTactical({ functionCall: call('run_sql', { sql: ZERO_ARCHIVED, todo_id: 't1' }) })]);
     const next = await runner().continue(review.job.id);
     if (next.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${next.stop.kind}`);

@@ -16,7 +16,8 @@ type Kind = 'gemini' | 'openai';
 
 const MODEL = { gemini: 'gemini-2.5-flash', openai: 'qwen2.5-coder:7b' } as const;
 const PRICE = { input: 0.3, output: 2.5 };
-const EXPECTED_COST = (SCRIPTED_USAGE.inputTokens * PRICE.input + SCRIPTED_USAGE.outputTokens * PRICE.output) / 1_000_000;
+const EXPECTED_COST =
+  (SCRIPTED_USAGE.inputTokens * PRICE.input + SCRIPTED_USAGE.outputTokens * PRICE.output) / 1_000_000;
 
 let server: ScriptedModelServer;
 
@@ -37,7 +38,11 @@ function makeProvider(kind: Kind, overrides: { apiKey?: string; maxRetries?: num
     retryBaseDelayMs: 5,
   };
   return kind === 'gemini'
-    ? createGeminiProvider({ ...common, apiKey: 'apiKey' in overrides ? overrides.apiKey : 'test-gemini-key', baseUrl: server.url })
+    ? createGeminiProvider({
+        ...common,
+        apiKey: 'apiKey' in overrides ? overrides.apiKey : 'test-gemini-key',
+        baseUrl: server.url,
+      })
     : createOpenAiCompatibleProvider({ ...common, apiKey: 'test-openai-key', baseUrl: `${server.url}/v1` });
 }
 
@@ -115,7 +120,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
   });
 
   it('repairs invalid JSON once, showing the model its output and the validation error', async () => {
-    server.script([{ reply: { json: { sql: 'DELETE FROM t', risk: 'SOMEWHAT' } } }, { reply: { json: { sql: 'DELETE FROM t', risk: 'HIGH' } } }]);
+    server.script([
+      { reply: { json: { sql: 'DELETE FROM t', risk: 'SOMEWHAT' } } },
+      { reply: { json: { sql: 'DELETE FROM t', risk: 'HIGH' } } },
+    ]);
     const result = await completeStructured(makeProvider(kind), { messages: user('plan it') }, planSchema);
 
     expect(result.value).toEqual({ sql: 'DELETE FROM t', risk: 'HIGH' });
@@ -130,7 +138,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
 
   it('fails with invalid_output when the repaired reply is still not valid', async () => {
     server.script([{ reply: { text: 'Sure! Here is the plan: SELECT 1' }, times: 2 }]);
-    const error = await expectLlmError(completeStructured(makeProvider(kind), { messages: user('plan it') }, planSchema), 'invalid_output');
+    const error = await expectLlmError(
+      completeStructured(makeProvider(kind), { messages: user('plan it') }, planSchema),
+      'invalid_output',
+    );
 
     expect(error.message).toContain('not JSON');
     expect(error.retryable).toBe(false);
@@ -139,7 +150,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
 
   it('returns a function call as a ToolCall and declares the tools', async () => {
     server.script([{ reply: { functionCall: { name: 'describe_table', args: { table: 'orders' } } } }]);
-    const response = await makeProvider(kind).complete({ messages: user('What is in orders?'), tools: [describeTableTool] });
+    const response = await makeProvider(kind).complete({
+      messages: user('What is in orders?'),
+      tools: [describeTableTool],
+    });
 
     expect(response.toolCalls).toHaveLength(1);
     expect(response.toolCalls[0]).toMatchObject({ name: 'describe_table', args: { table: 'orders' } });
@@ -147,7 +161,15 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
     const body = lastRequest().body as Record<string, unknown>;
     if (kind === 'gemini') {
       expect(body.tools).toEqual([
-        { functionDeclarations: [{ name: 'describe_table', description: 'Columns of a table', parametersJsonSchema: describeTableTool.parameters }] },
+        {
+          functionDeclarations: [
+            {
+              name: 'describe_table',
+              description: 'Columns of a table',
+              parametersJsonSchema: describeTableTool.parameters,
+            },
+          ],
+        },
       ]);
     } else {
       expect(body.tools).toEqual([{ type: 'function', function: describeTableTool }]);
@@ -155,7 +177,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
   });
 
   it('sends a tool result back as a functionResponse / tool message', async () => {
-    server.script([{ reply: { functionCall: { name: 'describe_table', args: { table: 'orders' } } } }, { reply: { text: 'orders has id and total.' } }]);
+    server.script([
+      { reply: { functionCall: { name: 'describe_table', args: { table: 'orders' } } } },
+      { reply: { text: 'orders has id and total.' } },
+    ]);
     const provider = makeProvider(kind);
     const messages = user('What is in orders?');
     const first = await provider.complete({ messages, tools: [describeTableTool] });
@@ -176,11 +201,22 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
       const contents = body.contents as { role: string; parts: Record<string, unknown>[] }[];
       expect(contents.map((c) => c.role)).toEqual(['user', 'model', 'user']);
       expect(contents[1]?.parts[0]?.functionCall).toMatchObject({ name: 'describe_table', args: { table: 'orders' } });
-      expect(contents[2]?.parts[0]?.functionResponse).toMatchObject({ name: 'describe_table', response: { columns: ['id', 'total'] } });
+      expect(contents[2]?.parts[0]?.functionResponse).toMatchObject({
+        name: 'describe_table',
+        response: { columns: ['id', 'total'] },
+      });
     } else {
       const wire = body.messages as Record<string, unknown>[];
-      expect(wire[2]).toMatchObject({ role: 'assistant', tool_calls: [{ id: call.id, type: 'function', function: { name: 'describe_table' } }] });
-      expect(wire[3]).toEqual({ role: 'tool', tool_call_id: call.id, name: 'describe_table', content: '{"columns":["id","total"]}' });
+      expect(wire[2]).toMatchObject({
+        role: 'assistant',
+        tool_calls: [{ id: call.id, type: 'function', function: { name: 'describe_table' } }],
+      });
+      expect(wire[3]).toEqual({
+        role: 'tool',
+        tool_call_id: call.id,
+        name: 'describe_table',
+        content: '{"columns":["id","total"]}',
+      });
     }
   });
 
@@ -188,7 +224,9 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
     const text = 'The orders table has 1200 rows and 4 columns.';
     server.script([{ reply: { text } }]);
     const deltas: string[] = [];
-    const response = await makeProvider(kind).stream({ messages: user('Describe orders') }, (delta) => deltas.push(delta));
+    const response = await makeProvider(kind).stream({ messages: user('Describe orders') }, (delta) =>
+      deltas.push(delta),
+    );
 
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(text);
@@ -210,7 +248,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
   });
 
   it('retries 503 twice and succeeds on the third request', async () => {
-    server.script([{ reply: { error: { status: 503, message: 'The model is overloaded.' } }, times: 2 }, { reply: { text: 'ok' } }]);
+    server.script([
+      { reply: { error: { status: 503, message: 'The model is overloaded.' } }, times: 2 },
+      { reply: { text: 'ok' } },
+    ]);
     const response = await makeProvider(kind).complete({ messages: user('hi') });
 
     expect(response.text).toBe('ok');
@@ -230,7 +271,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
         times: 3,
       },
     ]);
-    const error = await expectLlmError(makeProvider(kind, { maxRetries: 2 }).complete({ messages: user('hi') }), 'quota');
+    const error = await expectLlmError(
+      makeProvider(kind, { maxRetries: 2 }).complete({ messages: user('hi') }),
+      'quota',
+    );
 
     expect(server.requests).toHaveLength(3);
     expect(error.message).toContain(kind === 'gemini' ? 'Gemini' : 'OpenAI-compatible');
@@ -244,7 +288,11 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
         reply: {
           error:
             kind === 'gemini'
-              ? { status: 400, message: 'API key not valid. Please pass a valid API key.', geminiStatus: 'INVALID_ARGUMENT' }
+              ? {
+                  status: 400,
+                  message: 'API key not valid. Please pass a valid API key.',
+                  geminiStatus: 'INVALID_ARGUMENT',
+                }
               : { status: 401, message: 'Incorrect API key provided.' },
         },
         times: 5,
@@ -259,7 +307,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
 
   it('reports a safety block', async () => {
     server.script([{ reply: { safetyBlock: true }, times: 5 }]);
-    const error = await expectLlmError(makeProvider(kind).complete({ messages: user('something unsafe') }), 'safety_block');
+    const error = await expectLlmError(
+      makeProvider(kind).complete({ messages: user('something unsafe') }),
+      'safety_block',
+    );
 
     expect(error.message).toContain('safety');
     expect(server.requests).toHaveLength(1);
@@ -267,7 +318,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
 
   it('times out a reply slower than timeoutMs', async () => {
     server.script([{ reply: { delayMs: 10_000, then: { text: 'too late' } } }]);
-    const error = await expectLlmError(makeProvider(kind).complete({ messages: user('hi'), timeoutMs: 100 }), 'timeout');
+    const error = await expectLlmError(
+      makeProvider(kind).complete({ messages: user('hi'), timeoutMs: 100 }),
+      'timeout',
+    );
 
     expect(error.message).toContain('100 ms');
     expect(server.requests).toHaveLength(1);
@@ -292,7 +346,10 @@ describe.each<Kind>(['gemini', 'openai'])('%s provider', (kind) => {
   });
 
   it('fails loudly on an unscripted request (a server error after retries)', async () => {
-    const error = await expectLlmError(makeProvider(kind, { maxRetries: 0 }).complete({ messages: user('unexpected') }), 'server');
+    const error = await expectLlmError(
+      makeProvider(kind, { maxRetries: 0 }).complete({ messages: user('unexpected') }),
+      'server',
+    );
     expect(error.message).toContain('unscripted');
   });
 });
@@ -311,7 +368,11 @@ describe('gemini provider without a key', () => {
 describe('openai-compatible provider with a local model', () => {
   it('has no cost when the model has no price', async () => {
     server.script([{ reply: { text: 'ok' } }]);
-    const provider = createOpenAiCompatibleProvider({ baseUrl: `${server.url}/v1`, model: 'llama3.2', logger: silentLogger });
+    const provider = createOpenAiCompatibleProvider({
+      baseUrl: `${server.url}/v1`,
+      model: 'llama3.2',
+      logger: silentLogger,
+    });
     const response = await provider.complete({ messages: user('hi') });
 
     expect(response.costUsd).toBeNull();

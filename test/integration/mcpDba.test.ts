@@ -19,7 +19,10 @@ describe.runIf(dbaClusterAvailable)('DBA tools over MCP', () => {
   beforeAll(async () => {
     scratch = await createDbaScratch();
     await loadDbaWorkload(scratch.url);
-    await execSql(scratch.url, 'CREATE EXTENSION hypopg; CREATE EXTENSION pg_stat_statements; SELECT id, total FROM orders WHERE customer_id = 5');
+    await execSql(
+      scratch.url,
+      'CREATE EXTENSION hypopg; CREATE EXTENSION pg_stat_statements; SELECT id, total FROM orders WHERE customer_id = 5',
+    );
     mcp = await pgAgentMcp(['--db', scratch.url, '--workspace', workspace]);
   });
   afterAll(async () => {
@@ -33,7 +36,9 @@ describe.runIf(dbaClusterAvailable)('DBA tools over MCP', () => {
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { checks: { id: string; findings: { fixSql: string }[] }[] };
     expect(structured.checks.map((c) => c.id)).toEqual(['sequences_near_max']);
-    expect(structured.checks[0]?.findings[0]?.fixSql).toBe('ALTER SEQUENCE public.ticket_no AS bigint MAXVALUE 9223372036854775807');
+    expect(structured.checks[0]?.findings[0]?.fixSql).toBe(
+      'ALTER SEQUENCE public.ticket_no AS bigint MAXVALUE 9223372036854775807',
+    );
     expect(JSON.stringify(result.content)).toMatch(/untrusted/);
   });
 
@@ -46,11 +51,16 @@ describe.runIf(dbaClusterAvailable)('DBA tools over MCP', () => {
 
   it('advise_indexes: measured, nothing built or held; bad arguments are refused', async () => {
     const result = await mcp.call('advise_indexes', { sql: 'SELECT id, total FROM orders WHERE customer_id = 5' });
-    const structured = result.structuredContent as { measured: boolean; recommendations: { sql: string; ticket?: unknown }[] };
+    const structured = result.structuredContent as {
+      measured: boolean;
+      recommendations: { sql: string; ticket?: unknown }[];
+    };
     expect(structured.measured).toBe(true);
     expect(structured.recommendations[0]?.sql).toMatch(/^CREATE INDEX CONCURRENTLY ON public\.orders \(customer_id\)/);
     expect(structured.recommendations[0]?.ticket).toBeUndefined();
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexdef LIKE '%(customer_id%'")).toBe(0);
+    expect(
+      await queryValue(scratch.url, "SELECT count(*)::int FROM pg_indexes WHERE indexdef LIKE '%(customer_id%'"),
+    ).toBe(0);
     expect((await mcp.call('advise_indexes', {})).isError).toBe(true);
     expect((await mcp.call('advise_indexes', { sql: 'SELECT 1', top: 3 })).isError).toBe(true);
   });

@@ -25,7 +25,10 @@ describe.runIf(postgresAvailable)('pg-agent mcp: hidden characters shown in what
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, `CREATE TABLE items (id int PRIMARY KEY, tag text NOT NULL); INSERT INTO items VALUES (1, 'new'), (2, E'a\\u001b[2Kb\\u202Ec')`);
+    await execSql(
+      scratch.url,
+      `CREATE TABLE items (id int PRIMARY KEY, tag text NOT NULL); INSERT INTO items VALUES (1, 'new'), (2, E'a\\u001b[2Kb\\u202Ec')`,
+    );
     mcp = await pgAgentMcp(['--db', scratch.url, '--workspace', workspace]);
   });
 
@@ -41,7 +44,9 @@ describe.runIf(postgresAvailable)('pg-agent mcp: hidden characters shown in what
     const text = textOf(proposed);
     expect(text).not.toContain(ESC);
     expect(text).toContain(`${REAL} /*␛[2K␍${DECOY} */`);
-    expect(text).toContain('! HIDDEN CHARACTERS: this statement contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍');
+    expect(text).toContain(
+      '! HIDDEN CHARACTERS: this statement contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍',
+    );
     const ticket = (proposed.structuredContent as { ticket: { id: string } }).ticket.id;
 
     const status = await mcp.call('ticket_status', { ticket_id: ticket });

@@ -15,7 +15,14 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 
 const launchFor = (workspaceDir: string, connection: Parameters<typeof buildMcpLaunch>[0]['connection']) =>
-  buildMcpLaunch({ extensionPath: process.cwd(), nodePath: process.execPath, electron: false, workspaceDir, connection, version: '0.1.0' });
+  buildMcpLaunch({
+    extensionPath: process.cwd(),
+    nodePath: process.execPath,
+    electron: false,
+    workspaceDir,
+    connection,
+    version: '0.1.0',
+  });
 
 describe('pg-agent mcp as VS Code launches it, on the sample database', () => {
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-mcp-sample-'));
@@ -34,26 +41,59 @@ describe('pg-agent mcp as VS Code launches it, on the sample database', () => {
 
   it('lists its tools and explores the sample shop', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_tables', 'describe_table', 'schema_context', 'run_read', 'explain', 'impact', 'propose_write', 'ticket_status', 'execute_approved', 'health', 'top_queries', 'advise_indexes']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_tables',
+      'describe_table',
+      'schema_context',
+      'run_read',
+      'explain',
+      'impact',
+      'propose_write',
+      'ticket_status',
+      'execute_approved',
+      'health',
+      'top_queries',
+      'advise_indexes',
+    ]);
     const list = await mcp.call('list_tables');
     expect(list.isError, textOf(list)).toBeFalsy();
-    expect((list.structuredContent as { tables: { table: string }[] }).tables.map((t) => t.table)).toEqual(expect.arrayContaining(['public.orders', 'public.reviews']));
+    expect((list.structuredContent as { tables: { table: string }[] }).tables.map((t) => t.table)).toEqual(
+      expect.arrayContaining(['public.orders', 'public.reviews']),
+    );
     const read = await mcp.call('run_read', { sql: 'SELECT count(*) AS n FROM reviews WHERE id <= 2' });
-    expect(read.structuredContent).toMatchObject({ status: 'executed', fields: [{ name: 'n', type: 'bigint' }], rows: [['2']] });
+    expect(read.structuredContent).toMatchObject({
+      status: 'executed',
+      fields: [{ name: 'n', type: 'bigint' }],
+      rows: [['2']],
+    });
   });
 
   it('holds a proposed write until the CLI approves it, runs it once, refuses a second run', async () => {
-    const count = async () => ((await mcp.call('run_read', { sql: 'SELECT count(*)::int AS n FROM reviews' })).structuredContent as { rows: number[][] }).rows[0]?.[0];
+    const count = async () =>
+      (
+        (await mcp.call('run_read', { sql: 'SELECT count(*)::int AS n FROM reviews' })).structuredContent as {
+          rows: number[][];
+        }
+      ).rows[0]?.[0];
     const before = await count();
-    const proposed = await mcp.call('propose_write', { sql: 'DELETE FROM reviews WHERE id <= 2', reason: 'Two spam reviews.' });
+    const proposed = await mcp.call('propose_write', {
+      sql: 'DELETE FROM reviews WHERE id <= 2',
+      reason: 'Two spam reviews.',
+    });
     expect(proposed.isError, textOf(proposed)).toBeFalsy();
-    const { ticket, impact } = proposed.structuredContent as { ticket: { id: string; connection: string }; impact: { exactRows: number } };
+    const { ticket, impact } = proposed.structuredContent as {
+      ticket: { id: string; connection: string };
+      impact: { exactRows: number };
+    };
     expect(ticket.connection).toBe(`sample:${join(workspace, '.pgagent', 'sample-db')}`);
     expect(impact.exactRows).toBeGreaterThanOrEqual(2);
     expect(await count()).toBe(before);
 
     expect(errorOf(await mcp.call('execute_approved', { ticket_id: ticket.id })).code).toBe('APPROVAL_NOT_APPROVED');
-    const approved = await runPgAgent(['approvals', 'approve', ticket.id, '--workspace', workspace], { cwd: workspace, env: { USER: 'approver' } });
+    const approved = await runPgAgent(['approvals', 'approve', ticket.id, '--workspace', workspace], {
+      cwd: workspace,
+      env: { USER: 'approver' },
+    });
     expect(approved.code, approved.stderr).toBe(0);
     const ran = await mcp.call('execute_approved', { ticket_id: ticket.id });
     expect(ran.isError, textOf(ran)).toBeFalsy();
@@ -70,7 +110,10 @@ describe.runIf(postgresAvailable)('pg-agent mcp as VS Code launches it, on a Pos
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, 'CREATE TABLE notes (id int PRIMARY KEY, body text); INSERT INTO notes VALUES (1, $$hello$$)');
+    await execSql(
+      scratch.url,
+      'CREATE TABLE notes (id int PRIMARY KEY, body text); INSERT INTO notes VALUES (1, $$hello$$)',
+    );
   });
 
   afterAll(async () => {
@@ -82,7 +125,13 @@ describe.runIf(postgresAvailable)('pg-agent mcp as VS Code launches it, on a Pos
     const url = new URL(scratch.url);
     const launch = launchFor(workspace, {
       kind: 'profile',
-      profile: { name: 'scratch', host: url.hostname, port: Number(url.port || 5432), database: scratch.name, user: decodeURIComponent(url.username) },
+      profile: {
+        name: 'scratch',
+        host: url.hostname,
+        port: Number(url.port || 5432),
+        database: scratch.name,
+        user: decodeURIComponent(url.username),
+      },
       password: 's3cret-not-on-the-command-line',
     });
     expect(launch.args.join(' ')).not.toContain('s3cret');
@@ -93,7 +142,9 @@ describe.runIf(postgresAvailable)('pg-agent mcp as VS Code launches it, on a Pos
       expect(read.isError, textOf(read)).toBeFalsy();
       expect(read.structuredContent).toMatchObject({ rows: [['hello']] });
       const proposed = await mcp.call('propose_write', { sql: 'DELETE FROM notes', reason: 'clean up' });
-      expect((proposed.structuredContent as { ticket: { connection: string } }).ticket.connection).toBe(`postgres://${url.username}@${url.hostname}:${url.port || 5432}/${scratch.name}`);
+      expect((proposed.structuredContent as { ticket: { connection: string } }).ticket.connection).toBe(
+        `postgres://${url.username}@${url.hostname}:${url.port || 5432}/${scratch.name}`,
+      );
     } finally {
       await mcp.close();
     }

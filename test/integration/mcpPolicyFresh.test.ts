@@ -49,7 +49,11 @@ describe.runIf(postgresAvailable)('pg-agent mcp reads the policy afresh at every
   };
   const workspaceConfig = (value: unknown) => writeJson(join(workspace, '.pgagent', 'config.json'), value);
   const ownConfig = (value: unknown) => writeJson(join(home, 'config', 'pg-agent', 'config.json'), value);
-  const cli = (...argv: string[]) => pgAgentProcess([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: root, env: env() });
+  const cli = (...argv: string[]) =>
+    pgAgentProcess([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      cwd: root,
+      env: env(),
+    });
   const count = async () => Number(await queryValue(scratch.url, 'SELECT count(*) FROM items'));
 
   /** The agent proposes a DELETE over MCP and, with its shell, approves it itself (no key: unsigned). */

@@ -15,13 +15,30 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support/shopSchema';
 
-const TOOL_NAMES = ['list_tables', 'describe_table', 'schema_context', 'run_read', 'explain', 'impact', 'propose_write', 'ticket_status', 'execute_approved', 'health', 'top_queries', 'advise_indexes'];
+const TOOL_NAMES = [
+  'list_tables',
+  'describe_table',
+  'schema_context',
+  'run_read',
+  'explain',
+  'impact',
+  'propose_write',
+  'ticket_status',
+  'execute_approved',
+  'health',
+  'top_queries',
+  'advise_indexes',
+];
 
 describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
   let scratch: ScratchDatabase;
   let mcp: McpSession;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-mcp-'));
-  const cli = (...argv: string[]) => runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'approver' } });
+  const cli = (...argv: string[]) =>
+    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      cwd: workspace,
+      env: { USER: 'approver' },
+    });
   const fingerprint = () => queryValue(scratch.url, SHOP_FINGERPRINT);
 
   beforeAll(async () => {
@@ -56,14 +73,20 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     expect(byName.get('propose_write')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.get('execute_approved')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     // Nothing in any tool's arguments could be read as an approval.
-    for (const tool of tools) expect(props(tool.name).some((p) => /approv|decid|by$/i.test(p)), tool.name).toBe(false);
+    for (const tool of tools)
+      expect(
+        props(tool.name).some((p) => /approv|decid|by$/i.test(p)),
+        tool.name,
+      ).toBe(false);
   });
 
   it('list_tables, describe_table and schema_context describe the schema (schema data marked untrusted)', async () => {
     const list = await mcp.call('list_tables');
     expect(list.isError).toBeFalsy();
     const tables = (list.structuredContent as { tables: { table: string }[] }).tables.map((t) => t.table);
-    expect(tables).toEqual(expect.arrayContaining(['public.orders', 'public.customers', 'public.order_items', 'public.order_totals']));
+    expect(tables).toEqual(
+      expect.arrayContaining(['public.orders', 'public.customers', 'public.order_items', 'public.order_totals']),
+    );
     expect(textOf(list)).toContain('<untrusted-data>');
 
     const described = await mcp.call('describe_table', { table: 'orders' });
@@ -72,9 +95,13 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     expect(textOf(described)).toContain('customer_id');
 
     const context = await mcp.call('schema_context', { question: 'total of orders per customer' });
-    const cliContext = JSON.parse((await cli('context', '--json', '--', 'total of orders per customer')).stdout) as unknown;
+    const cliContext = JSON.parse(
+      (await cli('context', '--json', '--', 'total of orders per customer')).stdout,
+    ) as unknown;
     expect(context.structuredContent).toEqual(cliContext);
-    expect((context.structuredContent as { tables: { name: string }[] }).tables[0]?.name).toMatch(/orders|order_totals|customers/);
+    expect((context.structuredContent as { tables: { name: string }[] }).tables[0]?.name).toMatch(
+      /orders|order_totals|customers/,
+    );
   });
 
   it('run_read runs a read like pg-agent sql --json, rows delimited as untrusted data, capped', async () => {
@@ -100,7 +127,10 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     const before = await fingerprint();
     const plan = await mcp.call('explain', { sql: 'DELETE FROM orders WHERE id <= 5' });
     expect(plan.isError).toBeFalsy();
-    expect(plan.structuredContent).toMatchObject({ status: 'executed', fields: [{ name: 'QUERY PLAN', type: 'text' }] });
+    expect(plan.structuredContent).toMatchObject({
+      status: 'executed',
+      fields: [{ name: 'QUERY PLAN', type: 'text' }],
+    });
     expect(textOf(plan)).toMatch(/Delete on orders/);
     expect(textOf(plan)).not.toMatch(/actual time/);
 
@@ -111,7 +141,9 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     const { previewMs: _a, ...mcpRest } = impact.structuredContent as Record<string, unknown>;
     const { previewMs: _b, ...cliRest } = cliImpact;
     expect(mcpRest).toEqual(cliRest);
-    expect((impact.structuredContent as { tables: { name: string; via: string }[] }).tables.map((t) => `${t.name}:${t.via}`)).toEqual(['orders:direct', 'order_items:cascade', 'audit_log:trigger']);
+    expect(
+      (impact.structuredContent as { tables: { name: string; via: string }[] }).tables.map((t) => `${t.name}:${t.via}`),
+    ).toEqual(['orders:direct', 'order_items:cascade', 'audit_log:trigger']);
     expect(await fingerprint()).toBe(before);
   });
 
@@ -120,7 +152,10 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     const sql = 'DELETE FROM orders WHERE id <= 3';
     const proposed = await mcp.call('propose_write', { sql, reason: 'Remove the three test orders.' });
     expect(proposed.isError, textOf(proposed)).toBeFalsy();
-    const { impact, ticket } = proposed.structuredContent as { impact: { exactRows: number; risk: string }; ticket: { id: string; status: string; createdBy: string } };
+    const { impact, ticket } = proposed.structuredContent as {
+      impact: { exactRows: number; risk: string };
+      ticket: { id: string; status: string; createdBy: string };
+    };
     expect(Object.keys(proposed.structuredContent ?? {}).sort()).toEqual(['impact', 'ticket']);
     expect(ticket.status).toBe('PENDING_APPROVAL');
     expect(ticket.createdBy).toBe('agent via MCP (pgagent-test-client)');
@@ -130,7 +165,10 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     expect(await fingerprint()).toBe(before);
 
     // The ticket is in the workspace's store like any other, with its impact report and a file for VS Code.
-    const shown = JSON.parse((await cli('approvals', 'show', ticket.id, '--json')).stdout) as { status: string; sql: string };
+    const shown = JSON.parse((await cli('approvals', 'show', ticket.id, '--json')).stdout) as {
+      status: string;
+      sql: string;
+    };
     expect(shown).toMatchObject({ status: 'PENDING_APPROVAL', sql });
     expect(existsSync(join(workspace, '.pgagent', 'impact', `${ticket.id}.json`))).toBe(true);
     const proposal = readFileSync(join(workspace, '.pgagent', 'proposals', `${ticket.id}.sql`), 'utf8');
@@ -162,7 +200,9 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     const again = await mcp.call('execute_approved', { ticket_id: ticket.id });
     expect(errorOf(again).code).toBe('APPROVAL_ALREADY_USED');
     expect(await fingerprint()).toBe(after);
-    expect((await mcp.call('ticket_status', { ticket_id: ticket.id })).structuredContent).toMatchObject({ status: 'EXECUTED' });
+    expect((await mcp.call('ticket_status', { ticket_id: ticket.id })).structuredContent).toMatchObject({
+      status: 'EXECUTED',
+    });
   });
 
   it('turns bad SQL, refused statements, writes to run_read, unknown tickets and bad arguments into tool errors with codes', async () => {
@@ -170,7 +210,9 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     const syntax = errorOf(await mcp.call('run_read', { sql: 'SELEC 1' }));
     expect(syntax.code).toBe('SQL_SYNTAX');
     expect(errorOf(await mcp.call('propose_write', { sql: '   ', reason: 'x' })).code).toBe('SQL_EMPTY');
-    const refused = errorOf(await mcp.call('propose_write', { sql: "COPY orders TO PROGRAM 'cat > /tmp/x'", reason: 'export' }));
+    const refused = errorOf(
+      await mcp.call('propose_write', { sql: "COPY orders TO PROGRAM 'cat > /tmp/x'", reason: 'export' }),
+    );
     expect(refused.code).toBe('SQL_REFUSED');
     expect(refused.advice).toContain('never runs');
     expect(errorOf(await mcp.call('impact', { sql: 'BEGIN' })).code).toBe('SQL_REFUSED');
@@ -182,8 +224,12 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
     expect(sneaky.code).toBe('SQL_REFUSED');
     expect(sneaky.message).toMatch(/sneaky_write\(\) runs INSERT INTO audit_log/);
     expect(errorOf(await mcp.call('propose_write', { sql: 'SELECT 1', reason: 'read' })).code).toBe('BAD_INPUT');
-    expect(errorOf(await mcp.call('ticket_status', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe('APPROVAL_NOT_FOUND');
-    expect(errorOf(await mcp.call('execute_approved', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe('APPROVAL_NOT_FOUND');
+    expect(errorOf(await mcp.call('ticket_status', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe(
+      'APPROVAL_NOT_FOUND',
+    );
+    expect(errorOf(await mcp.call('execute_approved', { ticket_id: 'tkt_aaaaaaaaaaaaaaaaaaaa' })).code).toBe(
+      'APPROVAL_NOT_FOUND',
+    );
     expect(errorOf(await mcp.call('ticket_status', { ticket_id: '../../etc/passwd' })).code).toBe('BAD_INPUT');
     expect(errorOf(await mcp.call('describe_table', { table: 'ordres' })).code).toBe('BAD_INPUT');
     expect(errorOf(await mcp.call('explain', { sql: 'EXPLAIN SELECT 1' })).code).toBe('BAD_INPUT');
@@ -194,10 +240,18 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
   });
 
   it('holds a proposed DDL statement without running it', async () => {
-    const proposed = await mcp.call('propose_write', { sql: 'ALTER TABLE customers ADD COLUMN nickname text', reason: 'Customers asked for nicknames.' });
+    const proposed = await mcp.call('propose_write', {
+      sql: 'ALTER TABLE customers ADD COLUMN nickname text',
+      reason: 'Customers asked for nicknames.',
+    });
     expect(proposed.isError, textOf(proposed)).toBeFalsy();
     expect(proposed.structuredContent).toMatchObject({ ticket: { status: 'PENDING_APPROVAL' } });
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'customers' AND column_name = 'nickname'")).toBe(0);
+    expect(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'customers' AND column_name = 'nickname'",
+      ),
+    ).toBe(0);
   });
 
   it('answers concurrent first calls of a fresh server (database, schema cache and store opened on demand)', async () => {
@@ -222,7 +276,9 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
       const timedOut = errorOf(await slow.call('run_read', { sql: 'SELECT pg_sleep(5)' }));
       expect(timedOut.code).toBe('SQL_TIMEOUT');
       expect(timedOut.message).toContain('statement timeout');
-      expect((await slow.call('run_read', { sql: 'SELECT 1 AS one' })).structuredContent).toMatchObject({ rows: [[1]] });
+      expect((await slow.call('run_read', { sql: 'SELECT 1 AS one' })).structuredContent).toMatchObject({
+        rows: [[1]],
+      });
     } finally {
       await slow.close();
     }

@@ -49,7 +49,8 @@ describe.runIf(postgresAvailable)('the policy of a database, however it is reach
 
   const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   const user = decodeURIComponent(server.username) || 'postgres';
-  const urlAt = (host: string, port: number, database = scratch.name) => `postgres://${user}@${host}:${port}/${database}`;
+  const urlAt = (host: string, port: number, database = scratch.name) =>
+    `postgres://${user}@${host}:${port}/${database}`;
   const port = Number(server.port || 5432);
 
   beforeAll(async () => {
@@ -80,7 +81,10 @@ describe.runIf(postgresAvailable)('the policy of a database, however it is reach
   const workspaceConfig = (value: unknown, dir = workspace) => writeJson(join(dir, '.pgagent', 'config.json'), value);
   const ownConfig = (value: unknown) => writeJson(join(home, 'config', 'pg-agent', 'config.json'), value);
   const pgAgent = (argv: string[], dir = workspace) =>
-    pgAgentProcess([...argv.slice(0, 1), '--workspace', dir, ...argv.slice(1)], { cwd: root, env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), USER: 'agent' } });
+    pgAgentProcess([...argv.slice(0, 1), '--workspace', dir, ...argv.slice(1)], {
+      cwd: root,
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), USER: 'agent' },
+    });
   const count = async () => Number(await queryValue(scratch.url, 'SELECT count(*) FROM items'));
 
   /** A DELETE held, then approved without a signature, as an agent with a shell can do in default mode. */
@@ -114,7 +118,7 @@ describe.runIf(postgresAvailable)('the policy of a database, however it is reach
     await expectRefused(id, viaForward);
   });
 
-  it('finds the person\'s own policy by the database\'s identity with --workspace somewhere else', async () => {
+  it("finds the person's own policy by the database's identity with --workspace somewhere else", async () => {
     ownConfig({ approval: { databases: { [identity]: { requireSignature: true } } } });
     const elsewhere = join(root, 'some', 'other', 'dir');
     mkdirSync(elsewhere, { recursive: true });
@@ -126,7 +130,9 @@ describe.runIf(postgresAvailable)('the policy of a database, however it is reach
 
   it('matches a profile (--connection) by the database it reaches', async () => {
     ownConfig({ approval: { connections: { [urlAt('localhost', port)]: { requireSignature: true } } } });
-    workspaceConfig({ connections: [{ name: 'shop', host: '127.0.0.1', port: forward.port, database: scratch.name, user }] });
+    workspaceConfig({
+      connections: [{ name: 'shop', host: '127.0.0.1', port: forward.port, database: scratch.name, user }],
+    });
     const viaProfile = ['--connection', 'shop'];
     const id = await approvedUnsigned(viaProfile);
     await expectRefused(id, viaProfile);
@@ -142,17 +148,31 @@ describe.runIf(postgresAvailable)('the policy of a database, however it is reach
   it('applies to a statement that runs outside a transaction too (CREATE INDEX CONCURRENTLY): refused, no index', async () => {
     ownConfig({ approval: { databases: { [identity]: { requireSignature: true } } } });
     const viaLocalhost = ['--db', urlAt('localhost', port)];
-    const held = await pgAgent(['sql', ...viaLocalhost, '--no-input', '--json', '--', 'CREATE INDEX CONCURRENTLY items_policy_idx ON items (id)']);
+    const held = await pgAgent([
+      'sql',
+      ...viaLocalhost,
+      '--no-input',
+      '--json',
+      '--',
+      'CREATE INDEX CONCURRENTLY items_policy_idx ON items (id)',
+    ]);
     expect(held.code, held.stderr).toBe(3);
     const id = (JSON.parse(held.stdout) as { ticket: { id: string } }).ticket.id;
     expect((await pgAgent(['approvals', 'approve', id])).code).toBe(0);
     const exec = await pgAgent(['exec', '--ticket', id, ...viaLocalhost]);
     expect(exec.code, exec.stderr).toBe(4);
-    expect(Number(await queryValue(scratch.url, "SELECT count(*) FROM pg_class WHERE relname = 'items_policy_idx'"))).toBe(0);
+    expect(
+      Number(await queryValue(scratch.url, "SELECT count(*) FROM pg_class WHERE relname = 'items_policy_idx'")),
+    ).toBe(0);
   });
 
   it('does not apply the policy of another database on the same server: the ticket runs', async () => {
-    ownConfig({ approval: { connections: { [urlAt('127.0.0.1', port, other.name)]: { requireSignature: true } }, databases: { [`${identity.split('/')[0] ?? ''}/${other.name}`]: { requireSignature: true } } } });
+    ownConfig({
+      approval: {
+        connections: { [urlAt('127.0.0.1', port, other.name)]: { requireSignature: true } },
+        databases: { [`${identity.split('/')[0] ?? ''}/${other.name}`]: { requireSignature: true } },
+      },
+    });
     const direct = ['--db', scratch.url];
     const id = await approvedUnsigned(direct);
     const exec = await pgAgent(['exec', '--ticket', id, ...direct]);

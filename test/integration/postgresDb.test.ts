@@ -31,7 +31,6 @@ INSERT INTO customers SELECT g, 'c' || g || '@example.com', 'C' || g FROM genera
 ANALYZE customers;
 `;
 
-
 async function openError(url: string): Promise<AgentError> {
   try {
     const db = await openPostgres(parseConnectionUrl(url), { logger: silentLogger, connectTimeoutMs: 5000 });
@@ -70,9 +69,18 @@ describe.runIf(postgresAvailable)('PostgreSQL through the Db interface', () => {
       'public.orders:table',
     ]);
     const customers = snapshot.tables.find((t) => t.name === 'customers');
-    expect(customers).toMatchObject({ comment: 'People who buy', primaryKey: ['id'], uniqueConstraints: [['email']], rowEstimate: 50 });
+    expect(customers).toMatchObject({
+      comment: 'People who buy',
+      primaryKey: ['id'],
+      uniqueConstraints: [['email']],
+      rowEstimate: 50,
+    });
     expect(customers?.columns.find((c) => c.name === 'email')).toEqual({
-      name: 'email', type: 'text', nullable: false, default: null, comment: 'Login and contact address',
+      name: 'email',
+      type: 'text',
+      nullable: false,
+      default: null,
+      comment: 'Login and contact address',
       // Words of the values pg_stats knows (50 distinct addresses: few enough for histogram bounds), for linking only.
       valueWords: expect.arrayContaining(['example', 'com']) as unknown,
     });
@@ -153,7 +161,9 @@ describe.runIf(postgresAvailable)('connection failures a person can act on', () 
     if (ssl === 'on') return; // This server speaks SSL; the mapping is covered by the unit test.
     const error = await openError('postgres://postgres@127.0.0.1:5432/postgres?sslmode=require');
     expect(error.code).toBe('DB_SSL_UNSUPPORTED');
-    const db = await openPostgres(parseConnectionUrl('postgres://postgres@127.0.0.1:5432/postgres?sslmode=prefer'), { logger: silentLogger });
+    const db = await openPostgres(parseConnectionUrl('postgres://postgres@127.0.0.1:5432/postgres?sslmode=prefer'), {
+      logger: silentLogger,
+    });
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
     await db.close();
   });
@@ -165,7 +175,9 @@ describe.runIf(postgresAvailable)('connection failures a person can act on', () 
 });
 
 async function execSslSetting(): Promise<string> {
-  const db = await openPostgres(parseConnectionUrl('postgres://postgres@127.0.0.1:5432/postgres'), { logger: silentLogger });
+  const db = await openPostgres(parseConnectionUrl('postgres://postgres@127.0.0.1:5432/postgres'), {
+    logger: silentLogger,
+  });
   try {
     return (await db.query<{ ssl: string }>('SHOW ssl')).rows[0]?.ssl ?? 'off';
   } finally {

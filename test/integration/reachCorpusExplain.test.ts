@@ -9,8 +9,18 @@ import { loadParser } from '../../src/core/sql/parse';
 import { runRead } from '../../src/core/sql/runRead';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, expectNoLockLeft, expectRefused, fileBody, installAttacks, openAs, openVictim, plpgsql, removeServerFiles, serverFileExists,
-  settle, shellBody,
+  attackWorld,
+  expectNoLockLeft,
+  expectRefused,
+  fileBody,
+  installAttacks,
+  openAs,
+  openVictim,
+  plpgsql,
+  removeServerFiles,
+  serverFileExists,
+  settle,
+  shellBody,
 } from '../support/reachAttacks';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, postgresAvailable } from '../support/services';

@@ -12,14 +12,39 @@ import { loadParser } from '../../src/core/sql/parse';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, dblinkBody, dblinkConninfo, expectNoLockLeft, expectNotPreviewed, fileBody, installAttacks, ledgerRows, openAs, openVictim, plpgsql,
-  probeWhile, removeServerFiles, scalar, serverFileExists, settle, shellBody, tableExists, triggerFn, withClient,
+  attackWorld,
+  dblinkBody,
+  dblinkConninfo,
+  expectNoLockLeft,
+  expectNotPreviewed,
+  fileBody,
+  installAttacks,
+  ledgerRows,
+  openAs,
+  openVictim,
+  plpgsql,
+  probeWhile,
+  removeServerFiles,
+  scalar,
+  serverFileExists,
+  settle,
+  shellBody,
+  tableExists,
+  triggerFn,
+  withClient,
 } from '../support/reachAttacks';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, postgresAvailable } from '../support/services';
 
 /** A table `name` (id, v) with rows 1..3 and a trigger `fn` running `body` `timing` (e.g. "BEFORE DELETE") for each `level`. */
-function triggered(name: string, fn: string, body: string, timing: string, level: 'ROW' | 'STATEMENT' = 'ROW', fnOptions = ''): string {
+function triggered(
+  name: string,
+  fn: string,
+  body: string,
+  timing: string,
+  level: 'ROW' | 'STATEMENT' = 'ROW',
+  fnOptions = '',
+): string {
   return `CREATE TABLE ${name} (id int PRIMARY KEY, v int NOT NULL DEFAULT 0); INSERT INTO ${name} (id) VALUES (1), (2), (3);
 ${triggerFn(fn, body, fnOptions)}CREATE TRIGGER ${fn}_trg ${timing} ON ${name} FOR EACH ${level} EXECUTE FUNCTION ${fn}();\n`;
 }
@@ -31,7 +56,13 @@ function previewAttacksSql(w: AttackWorld): string {
     `CREATE FUNCTION ${name}(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $f$ BEGIN ${fileBody(w, name)}; RETURN x; END $f$;\n`;
   return [
     triggered('rt_p_before', 'rt_p_before_shell', shell('rt_p_before_shell'), 'BEFORE DELETE'),
-    triggered('rt_p_after', 'rt_p_after_kill', 'PERFORM pg_terminate_backend(pid) FROM rt_victims', 'AFTER UPDATE', 'STATEMENT'),
+    triggered(
+      'rt_p_after',
+      'rt_p_after_kill',
+      'PERFORM pg_terminate_backend(pid) FROM rt_victims',
+      'AFTER UPDATE',
+      'STATEMENT',
+    ),
     triggered('rt_p_lo', 'rt_p_lo_file', fileBody(w, 'rt_p_lo_file'), 'AFTER INSERT'),
     triggered('rt_p_dbl', 'rt_p_dbl_link', dblinkBody(w, 'rt_p_dbl_link'), 'BEFORE UPDATE'),
     `CREATE TABLE rt_p_ivbase (id int, v int); CREATE VIEW rt_p_iv AS SELECT id, v FROM rt_p_ivbase;
@@ -61,9 +92,21 @@ ${triggerFn('rt_p_deep_dblink', dblinkBody(w, 'rt_p_deep_dblink'))}CREATE TRIGGE
        END IF; END $f$;
      CREATE EVENT TRIGGER rt_p_evt ON ddl_command_end WHEN TAG IN ('CREATE TABLE') EXECUTE FUNCTION rt_p_evt_fn();\n`,
     `CREATE TABLE rt_p_other (id int); INSERT INTO rt_p_other VALUES (1);\n`,
-    triggered('rt_p_sleepy', 'rt_p_sleepy_lock', 'LOCK TABLE rt_p_other IN ACCESS EXCLUSIVE MODE; PERFORM pg_sleep(3)', 'BEFORE UPDATE'),
+    triggered(
+      'rt_p_sleepy',
+      'rt_p_sleepy_lock',
+      'LOCK TABLE rt_p_other IN ACCESS EXCLUSIVE MODE; PERFORM pg_sleep(3)',
+      'BEFORE UPDATE',
+    ),
     `CREATE TABLE rt_p_blocked (id int);\n`,
-    triggered('rt_p_patient', 'rt_p_patient_lock', 'LOCK TABLE rt_p_blocked IN SHARE MODE', 'BEFORE UPDATE', 'ROW', 'SET lock_timeout = 0'),
+    triggered(
+      'rt_p_patient',
+      'rt_p_patient_lock',
+      'LOCK TABLE rt_p_blocked IN SHARE MODE',
+      'BEFORE UPDATE',
+      'ROW',
+      'SET lock_timeout = 0',
+    ),
     triggered('rt_p_ins', 'rt_p_ins_lock', `PERFORM pg_advisory_lock(${w.key(19)})`, 'AFTER UPDATE'),
     triggered('rt_p_set', 'rt_p_set_config', "PERFORM set_config('work_mem', '77MB', false)", 'BEFORE UPDATE'),
     `CREATE FUNCTION rt_p_c_lock(bigint) RETURNS void LANGUAGE internal STRICT AS 'pg_advisory_lock_int8';\n`,
@@ -84,7 +127,12 @@ CREATE DOMAIN rt_p_checked AS int CHECK (rt_p_domain_shell(VALUE)); CREATE TABLE
     `CREATE TABLE rt_p_parted (id int, kind text) PARTITION BY LIST (kind); CREATE TABLE rt_p_part_a PARTITION OF rt_p_parted FOR VALUES IN ('a');
 ${triggerFn('rt_p_partition_shell', shell('rt_p_partition_shell'))}CREATE TRIGGER rt_p_partition_shell_trg BEFORE INSERT ON rt_p_part_a FOR EACH ROW EXECUTE FUNCTION rt_p_partition_shell();\n`,
     triggered('rt_p_stmt', 'rt_p_stmt_dblink', dblinkBody(w, 'rt_p_stmt_dblink'), 'BEFORE INSERT', 'STATEMENT'),
-    triggered('rt_p_dyn', 'rt_p_dynamic', `EXECUTE 'COPY (SELECT 1) TO PROGRAM ' || quote_literal('touch ${w.file('rt_p_dynamic')}')`, 'BEFORE DELETE'),
+    triggered(
+      'rt_p_dyn',
+      'rt_p_dynamic',
+      `EXECUTE 'COPY (SELECT 1) TO PROGRAM ' || quote_literal('touch ${w.file('rt_p_dynamic')}')`,
+      'BEFORE DELETE',
+    ),
   ].join('');
 }
 
@@ -114,27 +162,125 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
     if (world) removeServerFiles(world);
   });
 
-  const impact = (sql: string, options: Partial<ImpactOptions> = {}) => settle(analyzeImpact(db, classifySql(sql), { ...DEFAULT_SAFETY, ...options }));
-  const rowsOf = (table: string) => scalar(world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
+  const impact = (sql: string, options: Partial<ImpactOptions> = {}) =>
+    settle(analyzeImpact(db, classifySql(sql), { ...DEFAULT_SAFETY, ...options }));
+  const rowsOf = (table: string) =>
+    scalar(world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
 
   /** Writes whose reach runs a shell command or writes a server file: that file must not exist afterwards. */
   const fileCases: [string, string, string, string, RegExp][] = [
-    ['a BEFORE DELETE row trigger running COPY … TO PROGRAM', 'DELETE FROM rt_p_before WHERE id = 1', 'rt_p_before_shell', 'rt_p_before', /rt_p_before_shell/],
-    ['an AFTER INSERT row trigger writing a server file (lo_export)', 'INSERT INTO rt_p_lo (id) VALUES (9)', 'rt_p_lo_file', 'rt_p_lo', /rt_p_lo_file/],
-    ['an INSTEAD OF INSERT trigger on a view running the shell', 'INSERT INTO rt_p_iv VALUES (1, 1)', 'rt_p_instead_shell', 'rt_p_ivbase', /rt_p_instead_shell/],
-    ['a trigger on a table reached by ON DELETE CASCADE', 'DELETE FROM rt_p_parent WHERE id = 1', 'rt_p_cascade_shell', 'rt_p_child', /rt_p_cascade_shell/],
-    ['a rule DO ALSO calling the shell function', 'INSERT INTO rt_p_ruled VALUES (1)', 'rt_p_rule_shell', 'rt_p_ruled', /rt_p_rule_shell/],
-    ['a column default calling the shell function', 'INSERT INTO rt_p_def (id) VALUES (1)', 'rt_p_default_shell', 'rt_p_def', /rt_p_default_shell/],
-    ['a generated column on a lying IMMUTABLE function (lo_export)', 'INSERT INTO rt_p_gen (id) VALUES (1)', 'rt_p_gen_file', 'rt_p_gen', /rt_p_gen_file/],
-    ['an index expression on a lying IMMUTABLE function (lo_export)', 'INSERT INTO rt_p_idx VALUES (1)', 'rt_p_index_file', 'rt_p_idx', /rt_p_index_file/],
-    ['the shell function in the WHERE clause of a DELETE', 'DELETE FROM rt_p_plain WHERE id = rt_p_where_shell()', 'rt_p_where_shell', 'rt_p_plain', /rt_p_where_shell/],
-    ['a constraint trigger running the shell', 'UPDATE rt_p_cons SET v = 2 WHERE id = 1', 'rt_p_constraint_shell', 'rt_p_cons', /rt_p_constraint_shell/],
-    ['INSERT … ON CONFLICT DO UPDATE firing a BEFORE UPDATE trigger', 'INSERT INTO rt_p_upsert (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET v = 7', 'rt_p_upsert_shell', 'rt_p_upsert', /rt_p_upsert_shell/],
-    ['MERGE … WHEN MATCHED THEN DELETE firing a BEFORE DELETE trigger', 'MERGE INTO rt_p_merge t USING (VALUES (1)) s(id) ON t.id = s.id WHEN MATCHED THEN DELETE', 'rt_p_merge_shell', 'rt_p_merge', /rt_p_merge_shell/],
-    ["a trigger's WHEN condition calling the shell function", 'UPDATE rt_p_when SET v = 2 WHERE id = 1', 'rt_p_when_shell', 'rt_p_when', /rt_p_when_shell/],
-    ["a column's domain CHECK calling the shell function", 'INSERT INTO rt_p_dom VALUES (1, 1)', 'rt_p_domain_shell', 'rt_p_dom', /rt_p_domain_shell/],
-    ['a row trigger on the partition an insert is routed to', "INSERT INTO rt_p_parted VALUES (1, 'a')", 'rt_p_partition_shell', 'rt_p_parted', /rt_p_partition_shell/],
-    ['an INSERT … SELECT from a view calling the shell function', 'INSERT INTO rt_p_plain SELECT 100, x FROM rt_p_v_shell', 'rt_p_view_shell', 'rt_p_plain', /rt_p_view_shell/],
+    [
+      'a BEFORE DELETE row trigger running COPY … TO PROGRAM',
+      'DELETE FROM rt_p_before WHERE id = 1',
+      'rt_p_before_shell',
+      'rt_p_before',
+      /rt_p_before_shell/,
+    ],
+    [
+      'an AFTER INSERT row trigger writing a server file (lo_export)',
+      'INSERT INTO rt_p_lo (id) VALUES (9)',
+      'rt_p_lo_file',
+      'rt_p_lo',
+      /rt_p_lo_file/,
+    ],
+    [
+      'an INSTEAD OF INSERT trigger on a view running the shell',
+      'INSERT INTO rt_p_iv VALUES (1, 1)',
+      'rt_p_instead_shell',
+      'rt_p_ivbase',
+      /rt_p_instead_shell/,
+    ],
+    [
+      'a trigger on a table reached by ON DELETE CASCADE',
+      'DELETE FROM rt_p_parent WHERE id = 1',
+      'rt_p_cascade_shell',
+      'rt_p_child',
+      /rt_p_cascade_shell/,
+    ],
+    [
+      'a rule DO ALSO calling the shell function',
+      'INSERT INTO rt_p_ruled VALUES (1)',
+      'rt_p_rule_shell',
+      'rt_p_ruled',
+      /rt_p_rule_shell/,
+    ],
+    [
+      'a column default calling the shell function',
+      'INSERT INTO rt_p_def (id) VALUES (1)',
+      'rt_p_default_shell',
+      'rt_p_def',
+      /rt_p_default_shell/,
+    ],
+    [
+      'a generated column on a lying IMMUTABLE function (lo_export)',
+      'INSERT INTO rt_p_gen (id) VALUES (1)',
+      'rt_p_gen_file',
+      'rt_p_gen',
+      /rt_p_gen_file/,
+    ],
+    [
+      'an index expression on a lying IMMUTABLE function (lo_export)',
+      'INSERT INTO rt_p_idx VALUES (1)',
+      'rt_p_index_file',
+      'rt_p_idx',
+      /rt_p_index_file/,
+    ],
+    [
+      'the shell function in the WHERE clause of a DELETE',
+      'DELETE FROM rt_p_plain WHERE id = rt_p_where_shell()',
+      'rt_p_where_shell',
+      'rt_p_plain',
+      /rt_p_where_shell/,
+    ],
+    [
+      'a constraint trigger running the shell',
+      'UPDATE rt_p_cons SET v = 2 WHERE id = 1',
+      'rt_p_constraint_shell',
+      'rt_p_cons',
+      /rt_p_constraint_shell/,
+    ],
+    [
+      'INSERT … ON CONFLICT DO UPDATE firing a BEFORE UPDATE trigger',
+      'INSERT INTO rt_p_upsert (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET v = 7',
+      'rt_p_upsert_shell',
+      'rt_p_upsert',
+      /rt_p_upsert_shell/,
+    ],
+    [
+      'MERGE … WHEN MATCHED THEN DELETE firing a BEFORE DELETE trigger',
+      'MERGE INTO rt_p_merge t USING (VALUES (1)) s(id) ON t.id = s.id WHEN MATCHED THEN DELETE',
+      'rt_p_merge_shell',
+      'rt_p_merge',
+      /rt_p_merge_shell/,
+    ],
+    [
+      "a trigger's WHEN condition calling the shell function",
+      'UPDATE rt_p_when SET v = 2 WHERE id = 1',
+      'rt_p_when_shell',
+      'rt_p_when',
+      /rt_p_when_shell/,
+    ],
+    [
+      "a column's domain CHECK calling the shell function",
+      'INSERT INTO rt_p_dom VALUES (1, 1)',
+      'rt_p_domain_shell',
+      'rt_p_dom',
+      /rt_p_domain_shell/,
+    ],
+    [
+      'a row trigger on the partition an insert is routed to',
+      "INSERT INTO rt_p_parted VALUES (1, 'a')",
+      'rt_p_partition_shell',
+      'rt_p_parted',
+      /rt_p_partition_shell/,
+    ],
+    [
+      'an INSERT … SELECT from a view calling the shell function',
+      'INSERT INTO rt_p_plain SELECT 100, x FROM rt_p_v_shell',
+      'rt_p_view_shell',
+      'rt_p_plain',
+      /rt_p_view_shell/,
+    ],
   ];
 
   it.each(fileCases)('does not preview %s; the server file does not exist', async (_note, sql, fn, table, names) => {
@@ -226,7 +372,9 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
   it('does not preview a trigger changing a session setting; the next session of the same Db sees the default', async () => {
     const before = (await db.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem;
     const report = await impact('UPDATE rt_p_set SET v = 1 WHERE id = 1');
-    const after = await db.withSession(async (s) => (await s.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem);
+    const after = await db.withSession(
+      async (s) => (await s.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem,
+    );
     expect(after).toBe(before);
     expect(after).not.toBe('77MB');
     expectNotPreviewed(report, /rt_p_set_config/, 'HIGH');
@@ -234,7 +382,9 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
 
   it('does not preview CREATE TABLE firing a ddl_command_end event trigger that creates a table through dblink', async () => {
     const report = await impact('CREATE TABLE rt_p_evt_target (id int)');
-    expect(await tableExists(world.url, 'rt_p_outside'), 'the event trigger created a table outside the preview').toBe(false);
+    expect(await tableExists(world.url, 'rt_p_outside'), 'the event trigger created a table outside the preview').toBe(
+      false,
+    );
     expect(await tableExists(world.url, 'rt_p_evt_target')).toBe(false);
     expectNotPreviewed(report, /rt_p_evt_fn|rt_p_evt/, 'HIGH');
   });

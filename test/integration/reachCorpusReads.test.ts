@@ -14,8 +14,24 @@ import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, dblinkBody, dblinkConninfo, expectHeldRead, expectNoLockLeft, expectNotExecuted, fileBody, installAttacks, ledgerRows, openAs, openVictim,
-  plpgsql, removeServerFiles, scalar, sequencePosition, serverFileExists, settle, shellBody,
+  attackWorld,
+  dblinkBody,
+  dblinkConninfo,
+  expectHeldRead,
+  expectNoLockLeft,
+  expectNotExecuted,
+  fileBody,
+  installAttacks,
+  ledgerRows,
+  openAs,
+  openVictim,
+  plpgsql,
+  removeServerFiles,
+  scalar,
+  sequencePosition,
+  serverFileExists,
+  settle,
+  shellBody,
 } from '../support/reachAttacks';
 import { ADMIN_DATABASE_URL, execSql } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
@@ -57,7 +73,10 @@ function readAttacksSql(w: AttackWorld): string {
     plpgsql('rt_r_dblink', dblinkBody(w, 'rt_r_dblink')),
     plpgsql('rt_r_file', fileBody(w, 'rt_r_file')),
     // A named dblink connection outlives the transaction: another backend left open behind the pooled session.
-    plpgsql('rt_r_dblink_open', `PERFORM dblink_connect('rt_conn', '${dblinkConninfo(w)} application_name=rt_dblink_${w.token}')`),
+    plpgsql(
+      'rt_r_dblink_open',
+      `PERFORM dblink_connect('rt_conn', '${dblinkConninfo(w)} application_name=rt_dblink_${w.token}')`,
+    ),
     `CREATE FUNCTION rt_r_kill(p int) RETURNS bool LANGUAGE sql AS 'SELECT pg_terminate_backend(p)';\n`,
     plpgsql('rt_r_setting', "PERFORM set_config('work_mem', '77MB', false)"),
     shell('rt_r_where'),
@@ -71,8 +90,14 @@ function readAttacksSql(w: AttackWorld): string {
     `CREATE SEQUENCE rt_r_seq;\n`,
     plpgsql('rt_r_next', "PERFORM nextval('rt_r_seq')"),
     // RLS: the policy calls a SECURITY DEFINER function owned by the superuser, so a plain role's read runs it.
-    shellReturning('rt_r_rls_shell', '', 'bool', 'true').replace('LANGUAGE plpgsql', 'LANGUAGE plpgsql SECURITY DEFINER'),
-    shellReturning('rt_r_rls_forced', '', 'bool', 'true').replace('LANGUAGE plpgsql', 'LANGUAGE plpgsql SECURITY DEFINER'),
+    shellReturning('rt_r_rls_shell', '', 'bool', 'true').replace(
+      'LANGUAGE plpgsql',
+      'LANGUAGE plpgsql SECURITY DEFINER',
+    ),
+    shellReturning('rt_r_rls_forced', '', 'bool', 'true').replace(
+      'LANGUAGE plpgsql',
+      'LANGUAGE plpgsql SECURITY DEFINER',
+    ),
     `CREATE ROLE ${w.role('rt_reader')} LOGIN; CREATE ROLE ${w.role('rt_owner')} LOGIN;\n`,
     `CREATE TABLE rt_rls (id int); INSERT INTO rt_rls VALUES (1); ALTER TABLE rt_rls ENABLE ROW LEVEL SECURITY;
      CREATE POLICY rt_rls_p ON rt_rls USING (rt_r_rls_shell()); GRANT SELECT ON rt_rls TO ${w.role('rt_reader')};\n`,
@@ -111,7 +136,10 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
     await scratch?.drop();
     if (world) {
       removeServerFiles(world);
-      await execSql(ADMIN_DATABASE_URL, `DROP ROLE IF EXISTS ${world.role('rt_reader')}; DROP ROLE IF EXISTS ${world.role('rt_owner')}`);
+      await execSql(
+        ADMIN_DATABASE_URL,
+        `DROP ROLE IF EXISTS ${world.role('rt_reader')}; DROP ROLE IF EXISTS ${world.role('rt_owner')}`,
+      );
     }
     rmSync(dir, { recursive: true, force: true });
   });
@@ -122,17 +150,47 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
   /** Cases whose reach runs a shell command: the file named after the function must not exist afterwards. */
   const shellCases: [string, string, string, RegExp][] = [
     ['a plpgsql function running COPY … TO PROGRAM', 'SELECT rt_r_shell()', 'rt_r_shell', /rt_r_shell/],
-    ['a LANGUAGE sql function calling the shell function', 'SELECT rt_r_sql_wrap()', 'rt_r_sql_inner', /rt_r_sql_wrap|rt_r_sql_inner/],
+    [
+      'a LANGUAGE sql function calling the shell function',
+      'SELECT rt_r_sql_wrap()',
+      'rt_r_sql_inner',
+      /rt_r_sql_wrap|rt_r_sql_inner/,
+    ],
     ['nested calls three deep (plpgsql → sql → plpgsql)', 'SELECT rt_r_deep1()', 'rt_r_deep3', /rt_r_deep[123]/],
-    ['a user operator whose function runs the shell', "SELECT 'a'::text ~~~ 'b'::text", 'rt_r_op_shell', /rt_r_op_shell|~~~/],
+    [
+      'a user operator whose function runs the shell',
+      "SELECT 'a'::text ~~~ 'b'::text",
+      'rt_r_op_shell',
+      /rt_r_op_shell|~~~/,
+    ],
     ['a cast WITH FUNCTION that runs the shell', "SELECT 'x'::text::rt_token", 'rt_r_cast_shell', /rt_r_cast_shell/],
-    ["a domain's CHECK calling the shell function", 'SELECT 3::rt_checked', 'rt_r_dom_shell', /rt_r_dom_shell|rt_checked/],
+    [
+      "a domain's CHECK calling the shell function",
+      'SELECT 3::rt_checked',
+      'rt_r_dom_shell',
+      /rt_r_dom_shell|rt_checked/,
+    ],
     ['a view calling the shell function', 'SELECT * FROM rt_v_shell', 'rt_r_view_shell', /rt_r_view_shell|rt_v_shell/],
-    ['a view of a view calling the shell function', 'SELECT x FROM rt_vv', 'rt_r_vv_shell', /rt_r_vv_shell|rt_vv|rt_v_inner/],
-    ['the shell function in a WHERE clause', 'SELECT id FROM rt_r_plain WHERE rt_r_where() = 1', 'rt_r_where', /rt_r_where/],
+    [
+      'a view of a view calling the shell function',
+      'SELECT x FROM rt_vv',
+      'rt_r_vv_shell',
+      /rt_r_vv_shell|rt_vv|rt_v_inner/,
+    ],
+    [
+      'the shell function in a WHERE clause',
+      'SELECT id FROM rt_r_plain WHERE rt_r_where() = 1',
+      'rt_r_where',
+      /rt_r_where/,
+    ],
     ['the shell function in a CTE', 'WITH x AS (SELECT rt_r_cte() AS v) SELECT v FROM x', 'rt_r_cte', /rt_r_cte/],
     ['the shell function in FROM', 'SELECT * FROM rt_r_from()', 'rt_r_from', /rt_r_from/],
-    ['a user aggregate whose state function runs the shell', 'SELECT rt_r_agg(id) FROM rt_r_plain', 'rt_r_agg_step', /rt_r_agg/],
+    [
+      'a user aggregate whose state function runs the shell',
+      'SELECT rt_r_agg(id) FROM rt_r_plain',
+      'rt_r_agg_step',
+      /rt_r_agg/,
+    ],
   ];
 
   it.each(shellCases)('holds %s; the server ran no shell command', async (_note, sql, fn, names) => {
@@ -196,7 +254,9 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
 
   it('holds a function opening a named dblink connection; no other backend is left connected', async () => {
     const outcome = await read('SELECT rt_r_dblink_open()');
-    const left = await scalar(world.url, 'SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1', [`rt_dblink_${world.token}`]);
+    const left = await scalar(world.url, 'SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1', [
+      `rt_dblink_${world.token}`,
+    ]);
     expect(left, 'a dblink connection opened by a read is still connected').toBe(0);
     expectHeldRead(outcome, /rt_r_dblink_open/);
   });
@@ -232,7 +292,9 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
   it('holds a function that changes a session setting; the next session of the same Db sees the default', async () => {
     const before = (await db.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem;
     const outcome = await read('SELECT rt_r_setting()');
-    const after = await db.withSession(async (s) => (await s.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem);
+    const after = await db.withSession(
+      async (s) => (await s.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem,
+    );
     expect(after).toBe(before);
     expect(after).not.toBe('77MB');
     expectHeldRead(outcome, /rt_r_setting/);

@@ -19,8 +19,19 @@ import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, expectHeldRead, expectNotPreviewed, installAttacks, ledgerRows, openAs, plpgsql, removeServerFiles, scalar, serverFileExists,
-  settle, shellBody, triggerFn,
+  attackWorld,
+  expectHeldRead,
+  expectNotPreviewed,
+  installAttacks,
+  ledgerRows,
+  openAs,
+  plpgsql,
+  removeServerFiles,
+  scalar,
+  serverFileExists,
+  settle,
+  shellBody,
+  triggerFn,
 } from '../support/reachAttacks';
 import { ADMIN_DATABASE_URL, execSql } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
@@ -96,21 +107,31 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
     await scratch?.drop();
     if (world) {
       removeServerFiles(world);
-      await execSql(ADMIN_DATABASE_URL, `DROP ROLE IF EXISTS ${world.role('rt_limited')}; DROP ROLE IF EXISTS ${world.role('rt_blind')}`);
+      await execSql(
+        ADMIN_DATABASE_URL,
+        `DROP ROLE IF EXISTS ${world.role('rt_limited')}; DROP ROLE IF EXISTS ${world.role('rt_blind')}`,
+      );
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const read = (sql: string, on: Db = db) => settle(runSql(on, store, { sql, connection: 'reach-corpus', requestedBy: 'tester', settings: DEFAULT_SAFETY }));
+  const read = (sql: string, on: Db = db) =>
+    settle(runSql(on, store, { sql, connection: 'reach-corpus', requestedBy: 'tester', settings: DEFAULT_SAFETY }));
 
   /** Plain reads that must run as reads, with the rows PostgreSQL gives another connection for the same SQL. */
   const safeReads: [string, string][] = [
     ['a user SQL function that only computes', 'SELECT add1(41) AS n'],
     ['an immutable plpgsql helper', 'SELECT rt_f_double(21) AS n'],
-    ['lower, date_trunc and now()', "SELECT lower('ABC') AS l, date_trunc('day', timestamp '2024-05-05 10:11:12')::text AS d, now() <= now() AS t"],
+    [
+      'lower, date_trunc and now()',
+      "SELECT lower('ABC') AS l, date_trunc('day', timestamp '2024-05-05 10:11:12')::text AS d, now() <= now() AS t",
+    ],
     ['a view over a table', 'SELECT id, name FROM rt_f_v ORDER BY id'],
     ['a view calling a user SQL function', 'SELECT id, next FROM rt_f_v_add ORDER BY id'],
-    ['aggregates', 'SELECT count(*)::int AS n, sum(id)::int AS s, max(name) AS m, string_agg(name, \',\' ORDER BY id) AS names FROM rt_f_items'],
+    [
+      'aggregates',
+      "SELECT count(*)::int AS n, sum(id)::int AS s, max(name) AS m, string_agg(name, ',' ORDER BY id) AS names FROM rt_f_items",
+    ],
     ['a user operator on a SQL function that only computes', 'SELECT 2 <+> 3 AS n'],
     ['built-in casts and operators', "SELECT '1'::int + 2 AS n, 'a' || 'b' AS s, 5 % 3 AS m"],
     ['a table with an audit trigger, read by SELECT', 'SELECT id, v FROM rt_f_audited ORDER BY id'],
@@ -123,8 +144,15 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
     expect(outcome.ok && outcome.value.status, outcome.ok ? '' : String(outcome.error)).toBe('executed');
     if (!outcome.ok || outcome.value.status !== 'executed') return;
     expect(outcome.value.classification.statements[0]?.class).toBe('read');
-    const expected = await scalar(world.url, `SELECT json_agg(json_build_array(VARIADIC ARRAY(SELECT value::text FROM json_each_text(row_to_json(q)))))::text FROM (${sql}) q`);
-    const actual = JSON.stringify(outcome.value.result.rows.map((row) => row.map((value) => (typeof value === 'string' ? value : JSON.stringify(value)))));
+    const expected = await scalar(
+      world.url,
+      `SELECT json_agg(json_build_array(VARIADIC ARRAY(SELECT value::text FROM json_each_text(row_to_json(q)))))::text FROM (${sql}) q`,
+    );
+    const actual = JSON.stringify(
+      outcome.value.result.rows.map((row) =>
+        row.map((value) => (typeof value === 'string' ? value : JSON.stringify(value))),
+      ),
+    );
     expect(actual).toBe(JSON.stringify(JSON.parse(String(expected))));
     expect(serverFileExists(world, 'rt_f_trap_shell')).toBe(false);
   });
@@ -136,7 +164,11 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
 
   it('previews a write whose trigger only writes an audit row of this database, and rolls it back', async () => {
     const audit = await scalar(world.url, 'SELECT count(*)::int FROM rt_f_audit');
-    const report = await analyzeImpact(db, classifySql('UPDATE rt_f_audited SET v = v + 1 WHERE id = 1'), DEFAULT_SAFETY);
+    const report = await analyzeImpact(
+      db,
+      classifySql('UPDATE rt_f_audited SET v = v + 1 WHERE id = 1'),
+      DEFAULT_SAFETY,
+    );
     expect(report.previewed).toBe(true);
     expect(report.tables.map((t) => `${t.name}:${t.via}`)).toEqual(['rt_f_audited:direct', 'rt_f_audit:trigger']);
     expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_f_audit')).toBe(audit);
@@ -152,7 +184,9 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
   it('does not preview a delete cascading to a table the role cannot read whose trigger runs the shell', async () => {
     const limited = await openAs(world, world.role('rt_limited'));
     try {
-      const report = await settle(analyzeImpact(limited, classifySql('DELETE FROM rt_b_pub WHERE id = 1'), DEFAULT_SAFETY));
+      const report = await settle(
+        analyzeImpact(limited, classifySql('DELETE FROM rt_b_pub WHERE id = 1'), DEFAULT_SAFETY),
+      );
       expect(serverFileExists(world, 'rt_b_secret_shell'), 'the cascaded trigger ran the shell').toBe(false);
       expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_b_secret')).toBe(2);
       expectNotPreviewed(report, /rt_b_secret_shell/, 'MEDIUM', ['side-effect', 'unknown']);
@@ -165,7 +199,9 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
     const blind = await openAs(world, world.role('rt_blind'));
     try {
       const outcome = await read('SELECT rt_b_definer_shell()', blind);
-      expect(serverFileExists(world, 'rt_b_definer_shell'), 'a read the role could not inspect ran the shell').toBe(false);
+      expect(serverFileExists(world, 'rt_b_definer_shell'), 'a read the role could not inspect ran the shell').toBe(
+        false,
+      );
       // A role that cannot read pg_proc cannot name the function either: the reason says the code could not be read.
       expectHeldRead(outcome, /rt_b_definer_shell|code could not be read/);
     } finally {
@@ -176,8 +212,12 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
   it('does not preview a write when the role may not read triggers (pg_trigger revoked): unknown, not run', async () => {
     const blind = await openAs(world, world.role('rt_blind'));
     try {
-      const report = await settle(analyzeImpact(blind, classifySql('DELETE FROM rt_b_blindt WHERE id = 1'), DEFAULT_SAFETY));
-      expect(serverFileExists(world, 'rt_b_blind_shell'), 'a trigger the role could not inspect ran the shell').toBe(false);
+      const report = await settle(
+        analyzeImpact(blind, classifySql('DELETE FROM rt_b_blindt WHERE id = 1'), DEFAULT_SAFETY),
+      );
+      expect(serverFileExists(world, 'rt_b_blind_shell'), 'a trigger the role could not inspect ran the shell').toBe(
+        false,
+      );
       expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_b_blindt')).toBe(2);
       expect(report.ok, report.ok ? '' : String(report.error)).toBe(true);
       if (!report.ok) return;

@@ -59,7 +59,8 @@ describe.runIf(postgresAvailable)('reach corpus: sequences a preview advances ar
     await scratch?.drop();
   });
 
-  const rowsOf = (table: string) => scalar(world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
+  const rowsOf = (table: string) =>
+    scalar(world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
 
   /** Previews `sql`; the rows of `table` are unchanged, `sequence` moved, and the report says so. */
   async function expectDisclosed(sql: string, table: string, sequence: string): Promise<void> {

@@ -11,7 +11,16 @@ import type { McpSession } from '../support/mcpClient';
 import { errorOf, pgAgentMcp, textOf } from '../support/mcpClient';
 import type { AttackWorld } from '../support/reachAttacks';
 import {
-  attackWorld, dblinkBody, expectNoLockLeft, installAttacks, ledgerRows, openVictim, plpgsql, removeServerFiles, serverFileExists, shellBody,
+  attackWorld,
+  dblinkBody,
+  expectNoLockLeft,
+  installAttacks,
+  ledgerRows,
+  openVictim,
+  plpgsql,
+  removeServerFiles,
+  serverFileExists,
+  shellBody,
   triggerFn,
 } from '../support/reachAttacks';
 import type { ScratchDatabase } from '../support/services';
@@ -50,7 +59,10 @@ describe.runIf(postgresAvailable)('reach corpus through MCP and the CLI', () => 
   let mcp: McpSession;
   const workspace = mkdtempSync(join(tmpdir(), 'pgagent-reach-surfaces-'));
   const cli = (...argv: string[]) =>
-    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], { cwd: workspace, env: { USER: 'tester' } });
+    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
 
   beforeAll(async () => {
     scratch = await createScratchDatabase('pgagent_reach_surfaces');
@@ -84,7 +96,10 @@ describe.runIf(postgresAvailable)('reach corpus through MCP and the CLI', () => 
   /** run_read must not return rows for it: a tool error, or a held result. */
   const expectNoRows = (result: Awaited<ReturnType<McpSession['call']>>) => {
     const structured = result.structuredContent as { status?: string; rows?: unknown[] } | undefined;
-    expect(result.isError === true || structured?.status === 'held', `run_read answered: ${textOf(result).slice(0, 300)}`).toBe(true);
+    expect(
+      result.isError === true || structured?.status === 'held',
+      `run_read answered: ${textOf(result).slice(0, 300)}`,
+    ).toBe(true);
     expect(structured?.rows ?? []).toEqual([]);
   };
 
@@ -118,14 +133,23 @@ describe.runIf(postgresAvailable)('reach corpus through MCP and the CLI', () => 
     const impact = result.structuredContent as { previewed: boolean; reach?: ReachJson[]; warnings: string[] };
     expect(impact.previewed).toBe(false);
     expect(impact.warnings.join(' ')).toMatch(/Not previewed.*rt_m_del_shell/);
-    expect(impact.reach?.some((r) => /rt_m_del_shell/.test(r.function) && r.verdict === 'side-effect'), JSON.stringify(impact.reach)).toBe(true);
+    expect(
+      impact.reach?.some((r) => /rt_m_del_shell/.test(r.function) && r.verdict === 'side-effect'),
+      JSON.stringify(impact.reach),
+    ).toBe(true);
   });
 
   it('MCP propose_write of the same kind of delete: a pending ticket, nothing ran', async () => {
-    const result = await mcp.call('propose_write', { sql: 'DELETE FROM rt_m_pw WHERE id = 1', reason: 'remove a test row' });
+    const result = await mcp.call('propose_write', {
+      sql: 'DELETE FROM rt_m_pw WHERE id = 1',
+      reason: 'remove a test row',
+    });
     expect(serverFileExists(world, 'rt_m_pw_shell'), 'proposing the write ran the shell command').toBe(false);
     expect(result.isError, textOf(result)).toBeFalsy();
-    const { impact, ticket } = result.structuredContent as { impact: { previewed: boolean }; ticket: { status: string } };
+    const { impact, ticket } = result.structuredContent as {
+      impact: { previewed: boolean };
+      ticket: { status: string };
+    };
     expect(ticket.status).toBe('PENDING_APPROVAL');
     expect(impact.previewed).toBe(false);
   });
@@ -171,7 +195,10 @@ describe.runIf(postgresAvailable)('reach corpus through MCP and the CLI', () => 
     expect(serverFileExists(world, 'rt_c_del_shell'), 'pg-agent impact ran the shell command').toBe(false);
     const out = JSON.parse(run.stdout || '{}') as { previewed?: boolean; reach?: ReachJson[] };
     expect(out.previewed).toBe(false);
-    expect(out.reach?.some((r) => /rt_c_del_shell/.test(r.function) && r.verdict === 'side-effect'), JSON.stringify(out.reach)).toBe(true);
+    expect(
+      out.reach?.some((r) => /rt_c_del_shell/.test(r.function) && r.verdict === 'side-effect'),
+      JSON.stringify(out.reach),
+    ).toBe(true);
   });
 
   it('pg-agent classify --json against the database: the reach names the function; nothing ran', async () => {
@@ -180,6 +207,9 @@ describe.runIf(postgresAvailable)('reach corpus through MCP and the CLI', () => 
     const out = JSON.parse(run.stdout || '{}') as { statements?: { class: string; reach?: ReachJson[] }[] };
     const [statement] = out.statements ?? [];
     expect(statement?.class).not.toBe('read');
-    expect(statement?.reach?.some((r) => /rt_c_cls_shell/.test(r.function) && r.verdict === 'side-effect'), JSON.stringify(statement)).toBe(true);
+    expect(
+      statement?.reach?.some((r) => /rt_c_cls_shell/.test(r.function) && r.verdict === 'side-effect'),
+      JSON.stringify(statement),
+    ).toBe(true);
   });
 });

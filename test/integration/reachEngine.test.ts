@@ -122,11 +122,11 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
 
   it('finds nothing in reads of ordinary computing functions, views and built-ins', async () => {
     for (const sql of [
-      'SELECT add_one(1), shout(b), total(2), lower(b), date_trunc(\'day\', now()), count(*) FROM t GROUP BY b',
+      "SELECT add_one(1), shout(b), total(2), lower(b), date_trunc('day', now()), count(*) FROM t GROUP BY b",
       'SELECT * FROM v_plain WHERE id = 1',
       'SELECT rt_path()',
       'SELECT * FROM mv',
-      "SELECT (ROW(1, 2)::pair).a",
+      'SELECT (ROW(1, 2)::pair).a',
       'SELECT ping(3)',
     ]) {
       const r = await reach(sql);
@@ -142,22 +142,46 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
 
   it('judges functions that reach outside the transaction', async () => {
     const cases: [string, string, RegExp][] = [
-      ['SELECT rt_shell()', 'irreversible', /public\.rt_shell\(\) runs COPY … PROGRAM \(a shell command on the server\)/],
-      ['SELECT rt_kill(1)', 'irreversible', /rt_kill\(p integer\) calls pg_catalog\.pg_terminate_backend\(…\), which signals another server process/],
+      [
+        'SELECT rt_shell()',
+        'irreversible',
+        /public\.rt_shell\(\) runs COPY … PROGRAM \(a shell command on the server\)/,
+      ],
+      [
+        'SELECT rt_kill(1)',
+        'irreversible',
+        /rt_kill\(p integer\) calls pg_catalog\.pg_terminate_backend\(…\), which signals another server process/,
+      ],
       ['SELECT rt_file()', 'irreversible', /lo_export.*writes a large object to a file on the server/],
       ['SELECT rt_lock(1)', 'irreversible', /takes an advisory lock/],
       ['SELECT rt_dblink()', 'irreversible', /dblink_exec\(text, text\), which works over another connection/],
       ['SELECT rt_dynamic($q$SELECT 1$q$)', 'unknown', /runs SQL built at run time \(dynamic EXECUTE\)/],
       ['SELECT rt_const()', 'irreversible', /rt_const\(\) calls pg_catalog\.pg_advisory_lock\(…\)/],
-      ['SELECT rt_slow()', 'irreversible', /overrides the preview's time limits for its body \(SET lock_timeout=10min\)/],
+      [
+        'SELECT rt_slow()',
+        'irreversible',
+        /overrides the preview's time limits for its body \(SET lock_timeout=10min\)/,
+      ],
       ['SELECT rt_outer()', 'irreversible', /rt_outer\(\) calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
-      ['SELECT rt_broken()', 'unknown', /rt_broken\(\) has a body that does not parse: syntax error at or near "RETRUN"/],
+      [
+        'SELECT rt_broken()',
+        'unknown',
+        /rt_broken\(\) has a body that does not parse: syntax error at or near "RETRUN"/,
+      ],
       ['SELECT rt_writer()', 'write', /runs INSERT INTO log/],
-      ['SELECT rt_default_arg(1)', 'irreversible', /rt_default_arg\(a integer, k bigint\) reaches public\.rt_lock\(k bigint\) \(default argument\), which calls pg_catalog\.pg_advisory_lock/],
+      [
+        'SELECT rt_default_arg(1)',
+        'irreversible',
+        /rt_default_arg\(a integer, k bigint\) reaches public\.rt_lock\(k bigint\) \(default argument\), which calls pg_catalog\.pg_advisory_lock/,
+      ],
       ['SELECT pg_terminate_backend(1)', 'irreversible', /pg_terminate_backend\(…\) signals another server process/],
       ['SELECT pg_advisory_lock(1)', 'irreversible', /takes an advisory lock/],
       ['SELECT * FROM pg_hba_file_rules', 'privileged', /reads the server's pg_hba\.conf/],
-      ['SELECT * FROM v_hba', 'privileged', /view public\.v_hba → view pg_catalog\.pg_hba_file_rules\) reads the server's pg_hba\.conf/],
+      [
+        'SELECT * FROM v_hba',
+        'privileged',
+        /view public\.v_hba → view pg_catalog\.pg_hba_file_rules\) reads the server's pg_hba\.conf/,
+      ],
       ['SELECT * FROM pg_file_settings', 'privileged', /configuration files/],
     ];
     for (const [sql, kind, reason] of cases) {
@@ -167,24 +191,45 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     }
     const dblink = await reach('SELECT rt_dblink()');
     expect(dblink.entries.find((e) => e.function === 'public.dblink_exec(text, text)')).toMatchObject({
-      via: 'called by public.rt_dblink()', verdict: 'side-effect',
+      via: 'called by public.rt_dblink()',
+      verdict: 'side-effect',
     });
   });
 
   it('reaches code through operators, casts, domains, views, matview refreshes and RLS', async () => {
     const cases: [string, string, RegExp][] = [
-      ['SELECT 1 === 2', 'irreversible', /op_lock\(a integer, b integer\) \(operator public\.=== \(integer, integer\)\) calls pg_catalog\.pg_try_advisory_lock/],
+      [
+        'SELECT 1 === 2',
+        'irreversible',
+        /op_lock\(a integer, b integer\) \(operator public\.=== \(integer, integer\)\) calls pg_catalog\.pg_try_advisory_lock/,
+      ],
       ['SELECT 5::locked_int', 'irreversible', /dom_check\(x integer\) \(check of domain public\.locked_int\)/],
-      ["SELECT (ROW(1, 2)::pair)::int", 'irreversible', /pair_to_int\(p pair\) \(cast to int4\) calls public\.rt_shell\(\)/],
-      ['SELECT * FROM v_of_v', 'irreversible', /rt_lock\(k bigint\) \(view public\.v_of_v → view public\.v_lock\) calls pg_catalog\.pg_advisory_lock/],
+      [
+        'SELECT (ROW(1, 2)::pair)::int',
+        'irreversible',
+        /pair_to_int\(p pair\) \(cast to int4\) calls public\.rt_shell\(\)/,
+      ],
+      [
+        'SELECT * FROM v_of_v',
+        'irreversible',
+        /rt_lock\(k bigint\) \(view public\.v_of_v → view public\.v_lock\) calls pg_catalog\.pg_advisory_lock/,
+      ],
       ['REFRESH MATERIALIZED VIEW mv', 'irreversible', /refresh of materialized view public\.mv/],
       ['CREATE TABLE copy_of AS SELECT * FROM v_lock', 'irreversible', /view public\.v_lock/],
       ['SELECT * FROM secret', 'irreversible', /\(policy p_read on public\.secret\)/],
       ['SELECT 1 WHERE 1 === ANY (SELECT 2)', 'irreversible', /operator public\.===/],
       ['SELECT id FROM t ORDER BY id USING ===', 'irreversible', /operator public\.===/],
-      ["SELECT '[1,5)'::evil_range", 'irreversible', /evil_diff\(a integer, b integer\) \(input\/output of type public\.evil_range\)/],
-      ["DO $$ BEGIN PERFORM rt_shell(); END $$", 'irreversible', /^DO block calls public\.rt_shell\(\), which runs COPY … PROGRAM/],
-      ["DO LANGUAGE plperl $$ 1 $$", 'unknown', /runs a plperl block we cannot see into/],
+      [
+        "SELECT '[1,5)'::evil_range",
+        'irreversible',
+        /evil_diff\(a integer, b integer\) \(input\/output of type public\.evil_range\)/,
+      ],
+      [
+        'DO $$ BEGIN PERFORM rt_shell(); END $$',
+        'irreversible',
+        /^DO block calls public\.rt_shell\(\), which runs COPY … PROGRAM/,
+      ],
+      ['DO LANGUAGE plperl $$ 1 $$', 'unknown', /runs a plperl block we cannot see into/],
     ];
     for (const [sql, kind, reason] of cases) {
       const r = await reach(sql);
@@ -196,22 +241,37 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
   it('reaches defaults, generated columns, index expressions and sequences of the rows written', async () => {
     const insert = await reach('INSERT INTO d (id) VALUES (1)');
     expect(reasons(insert)).toMatch(/rt_lock\(k bigint\) \(default of public\.d\.k\)/);
-    expect(insert.entries.map((e) => [e.function, e.via])).toContainEqual(['public.add_one(x integer)', 'generated column public.d.g']);
+    expect(insert.entries.map((e) => [e.function, e.via])).toContainEqual([
+      'public.add_one(x integer)',
+      'generated column public.d.g',
+    ]);
     // The column is given: its default does not run.
     expect((await reach('INSERT INTO d (id, k) VALUES (1, 2)')).effects).toEqual([]);
     expect(reasons(await reach('UPDATE d SET k = DEFAULT'))).toMatch(/default of public\.d\.k/);
     expect(reasons(await reach('UPDATE gen SET id = 2'))).toMatch(/generated column public\.gen\.g/);
-    expect(reasons(await reach('INSERT INTO dom_col (id) VALUES (1)'))).toMatch(/dom_check\(x integer\) \(column public\.dom_col\.v → check of domain public\.locked_int\)/);
+    expect(reasons(await reach('INSERT INTO dom_col (id) VALUES (1)'))).toMatch(
+      /dom_check\(x integer\) \(column public\.dom_col\.v → check of domain public\.locked_int\)/,
+    );
     // Reading a domain-typed column runs no check.
     expect((await reach('SELECT v FROM dom_col')).effects).toEqual([]);
-    expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(/idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/);
-    expect(reasons(await reach('INSERT INTO opc VALUES (1)'))).toMatch(/evil_cmp\(a integer, b integer\) \(operator class public\.evil_ops of an index on public\.opc\) calls pg_catalog\.pg_advisory_lock/);
+    expect(reasons(await reach('INSERT INTO idx VALUES (1)'))).toMatch(
+      /idx_fn\(x integer\) \(index on public\.idx\) calls pg_catalog\.pg_notify/,
+    );
+    expect(reasons(await reach('INSERT INTO opc VALUES (1)'))).toMatch(
+      /evil_cmp\(a integer, b integer\) \(operator class public\.evil_ops of an index on public\.opc\) calls pg_catalog\.pg_advisory_lock/,
+    );
     expect((await reach('SELECT * FROM opc')).effects).toEqual([]);
-    for (const sql of ['ANALYZE idx', 'REINDEX TABLE idx', 'VACUUM ANALYZE']) expect(reasons(await reach(sql)), sql).toMatch(/index on public\.idx/);
+    for (const sql of ['ANALYZE idx', 'REINDEX TABLE idx', 'VACUUM ANALYZE'])
+      expect(reasons(await reach(sql)), sql).toMatch(/index on public\.idx/);
     expect((await reach('ANALYZE t')).effects).toEqual([]);
     const serial = await reach("INSERT INTO t (b) VALUES ('x')");
     expect(serial.sequences).toEqual(['public.t_id_seq']);
-    expect(serial.effects).toEqual([{ kind: 'sequence', reason: 'pg_catalog.nextval(…) (default of public.t.id) advances the sequence public.t_id_seq' }]);
+    expect(serial.effects).toEqual([
+      {
+        kind: 'sequence',
+        reason: 'pg_catalog.nextval(…) (default of public.t.id) advances the sequence public.t_id_seq',
+      },
+    ]);
     const identity = await reach("INSERT INTO log (msg) VALUES ('x')");
     expect(identity.sequences).toEqual(['public.log_id_seq']);
     expect(reasons(identity)).toMatch(/identity column public\.log\.id/);
@@ -222,19 +282,31 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
 
   it('reaches triggers by event, timing and level, INSTEAD OF triggers, rules, and skips disabled ones', async () => {
     const del = await reach('DELETE FROM trg WHERE id = 1');
-    expect(del.effects).toEqual([{
-      kind: 'irreversible',
-      reason: 'public.trg_shell() (trigger trg_before_delete on public.trg (BEFORE DELETE, row)) runs COPY … PROGRAM (a shell command on the server)',
-    }]);
+    expect(del.effects).toEqual([
+      {
+        kind: 'irreversible',
+        reason:
+          'public.trg_shell() (trigger trg_before_delete on public.trg (BEFORE DELETE, row)) runs COPY … PROGRAM (a shell command on the server)',
+      },
+    ]);
     const upd = await reach('UPDATE trg SET id = 2');
-    expect(reasons(upd)).toMatch(/trg_kill\(\) \(trigger trg_after_update on public\.trg \(AFTER UPDATE, statement\)\)/);
+    expect(reasons(upd)).toMatch(
+      /trg_kill\(\) \(trigger trg_after_update on public\.trg \(AFTER UPDATE, statement\)\)/,
+    );
     expect(reasons(upd)).not.toMatch(/trg_shell/);
     const ins = await reach('INSERT INTO trg VALUES (1)');
     expect(ins.sequences).toEqual(['t_id_seq']);
     expect(reasons(ins)).not.toMatch(/trg_shell/); // trg_disabled is disabled
-    expect(reasons(await reach('INSERT INTO v_trg VALUES (1)'))).toMatch(/trigger v_trg_ins on public\.v_trg \(INSTEAD OF INSERT, row\)/);
+    expect(reasons(await reach('INSERT INTO v_trg VALUES (1)'))).toMatch(
+      /trigger v_trg_ins on public\.v_trg \(INSTEAD OF INSERT, row\)/,
+    );
     const rule = await reach('DELETE FROM ruled');
-    expect(rule.effects).toEqual([{ kind: 'irreversible', reason: 'rule ruled_notify on public.ruled (ON DELETE) sends a notification to other sessions (NOTIFY)' }]);
+    expect(rule.effects).toEqual([
+      {
+        kind: 'irreversible',
+        reason: 'rule ruled_notify on public.ruled (ON DELETE) sends a notification to other sessions (NOTIFY)',
+      },
+    ]);
     expect((await reach('SELECT * FROM trg')).effects).toEqual([]);
   });
 
@@ -244,13 +316,17 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       'public.note_shell() (ON DELETE CASCADE from public.orders → ON DELETE SET NULL from public.order_items → trigger note_update on public.item_notes (AFTER UPDATE, row)) runs COPY … PROGRAM (a shell command on the server)',
     );
     expect((await reach('UPDATE orders SET id = 2')).effects).toEqual([]);
-    expect(reasons(await reach('TRUNCATE orders CASCADE'))).toMatch(/TRUNCATE CASCADE from public\.orders → trigger trunc_t on public\.trunc_child/);
+    expect(reasons(await reach('TRUNCATE orders CASCADE'))).toMatch(
+      /TRUNCATE CASCADE from public\.orders → trigger trunc_t on public\.trunc_child/,
+    );
     expect((await reach('TRUNCATE trg')).effects).toEqual([]);
   });
 
   it('reaches event triggers for matching DDL only', async () => {
     const r = await reach('CREATE TABLE newt (id int)');
-    expect(r.effects).toEqual([{ kind: 'ddl', reason: 'public.evt_fn() (event trigger evt_create (ddl_command_end)) runs CREATE TABLE' }]);
+    expect(r.effects).toEqual([
+      { kind: 'ddl', reason: 'public.evt_fn() (event trigger evt_create (ddl_command_end)) runs CREATE TABLE' },
+    ]);
     expect((await reach('CREATE INDEX ON t (a)')).effects).toEqual([]);
   });
 
@@ -259,30 +335,55 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     expect(first.effects).toEqual([]);
     // Nothing changed: the cached verdict is given again (the same object).
     expect(await reach('SELECT add_one(1)')).toBe(first);
-    await execSql(scratch.url, "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'true'; RETURN x + 1; END $$");
+    await execSql(
+      scratch.url,
+      "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'true'; RETURN x + 1; END $$",
+    );
     expect(kinds(await reach('SELECT add_one(1)'))).toEqual(['irreversible']);
-    await execSql(scratch.url, "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'");
+    await execSql(
+      scratch.url,
+      "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'",
+    );
     expect((await reach('SELECT add_one(1)')).effects).toEqual([]);
     await execSql(scratch.url, "CREATE FUNCTION c_fn(int) RETURNS int LANGUAGE internal AS 'int4abs'");
-    expect(reasons(await reach('SELECT c_fn(1)'))).toMatch(/c_fn\(integer\) is written in internal, code we cannot see into/);
+    expect(reasons(await reach('SELECT c_fn(1)'))).toMatch(
+      /c_fn\(integer\) is written in internal, code we cannot see into/,
+    );
   });
 
   it('bounds depth and size, and follows cycles to the effect inside them', async () => {
     // deep0 → deep1 → … → deep14: more than 12 levels of calls.
-    const deep = Array.from({ length: 15 }, (_, i) =>
-      `CREATE FUNCTION deep${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT ${i < 14 ? `deep${i + 1}(x)` : 'x'}';`);
+    const deep = Array.from(
+      { length: 15 },
+      (_, i) =>
+        `CREATE FUNCTION deep${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT ${i < 14 ? `deep${i + 1}(x)` : 'x'}';`,
+    );
     // wide calls 410 different functions in one body.
-    const wide = Array.from({ length: 410 }, (_, i) => `CREATE FUNCTION w${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT x';`);
+    const wide = Array.from(
+      { length: 410 },
+      (_, i) => `CREATE FUNCTION w${i}(x int) RETURNS int LANGUAGE sql AS 'SELECT x';`,
+    );
     const calls = Array.from({ length: 410 }, (_, i) => `w${i}(1)`).join(' + ');
-    await execSql(scratch.url, [...deep.reverse(), ...wide, `CREATE FUNCTION wide() RETURNS int LANGUAGE sql AS 'SELECT ${calls}';`,
-      "CREATE FUNCTION cyc_a(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN cyc_b(n); END $$;",
-      "CREATE FUNCTION cyc_b(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n > 0 THEN RETURN cyc_a(n - 1); END IF; PERFORM pg_advisory_lock(n); RETURN 0; END $$;"].join('\n'));
-    expect(reasons(await reach('SELECT deep0(1)'))).toMatch(/^public\.deep0\(x integer\) calls public\.deep1\(x integer\), which calls .* calls functions nested deeper than 12 levels$/);
+    await execSql(
+      scratch.url,
+      [
+        ...deep.reverse(),
+        ...wide,
+        `CREATE FUNCTION wide() RETURNS int LANGUAGE sql AS 'SELECT ${calls}';`,
+        'CREATE FUNCTION cyc_a(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN cyc_b(n); END $$;',
+        'CREATE FUNCTION cyc_b(n int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN IF n > 0 THEN RETURN cyc_a(n - 1); END IF; PERFORM pg_advisory_lock(n); RETURN 0; END $$;',
+      ].join('\n'),
+    );
+    expect(reasons(await reach('SELECT deep0(1)'))).toMatch(
+      /^public\.deep0\(x integer\) calls public\.deep1\(x integer\), which calls .* calls functions nested deeper than 12 levels$/,
+    );
     expect((await reach('SELECT deep5(1)')).effects).toEqual([]);
     expect(reasons(await reach('SELECT wide()'))).toMatch(/reaches more than 400 functions/);
     expect((await reach('SELECT w1(1), w2(2)')).effects).toEqual([]);
     const cycle = await reach('SELECT cyc_a(1)');
-    expect(reasons(cycle)).toMatch(/^public\.cyc_a\(n integer\) calls public\.cyc_b\(n integer\), which calls pg_catalog\.pg_advisory_lock/);
+    expect(reasons(cycle)).toMatch(
+      /^public\.cyc_a\(n integer\) calls public\.cyc_b\(n integer\), which calls pg_catalog\.pg_advisory_lock/,
+    );
     expect(kinds(await reach('SELECT cyc_b(1)'))).toEqual(['irreversible']);
   });
 
@@ -291,21 +392,31 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     // trigger is not reached.
     await execSql(scratch.url, 'ALTER EVENT TRIGGER evt_create DISABLE');
     expect((await reach('CREATE TABLE newt (id int)')).effects).toEqual([]);
-    await execSql(scratch.url, `CREATE EXTENSION citext; CREATE EXTENSION moddatetime; CREATE EXTENSION pgcrypto;
+    await execSql(
+      scratch.url,
+      `CREATE EXTENSION citext; CREATE EXTENSION moddatetime; CREATE EXTENSION pgcrypto;
       CREATE EXTENSION pg_stat_statements; CREATE EXTENSION tablefunc; CREATE EXTENSION pgrowlocks;
       CREATE TABLE people (id int, email citext, changed timestamp);
-      CREATE TRIGGER people_changed BEFORE UPDATE ON people FOR EACH ROW EXECUTE FUNCTION moddatetime(changed);`);
+      CREATE TRIGGER people_changed BEFORE UPDATE ON people FOR EACH ROW EXECUTE FUNCTION moddatetime(changed);`,
+    );
     for (const sql of [
-      "SELECT * FROM people WHERE email = 'A@B.C'", "UPDATE people SET email = 'x' WHERE id = 1",
-      "SELECT crypt('pw', gen_salt('bf')), digest('x', 'sha256')", 'SELECT query, calls FROM pg_stat_statements',
+      "SELECT * FROM people WHERE email = 'A@B.C'",
+      "UPDATE people SET email = 'x' WHERE id = 1",
+      "SELECT crypt('pw', gen_salt('bf')), digest('x', 'sha256')",
+      'SELECT query, calls FROM pg_stat_statements',
       'SELECT * FROM normal_rand(3, 0, 1)',
-    ]) expect((await reach(sql)).effects, sql).toEqual([]);
+    ])
+      expect((await reach(sql)).effects, sql).toEqual([]);
     expect((await reach("UPDATE people SET email = 'x'")).entries).toContainEqual({
-      function: 'public.moddatetime()', via: 'trigger people_changed on public.people (BEFORE UPDATE, row)', verdict: 'safe',
+      function: 'public.moddatetime()',
+      via: 'trigger people_changed on public.people (BEFORE UPDATE, row)',
+      verdict: 'safe',
     });
     expect(reasons(await reach('SELECT pg_stat_statements_reset()'))).toMatch(/resets server statistics/);
     expect(kinds(await reach("SELECT * FROM crosstab('SELECT 1') AS t(a int)"))).toEqual(['unknown']);
-    expect(reasons(await reach("SELECT * FROM pgrowlocks('people')"))).toMatch(/pgrowlocks\(relname text[^)]*\) is written in c \(extension pgrowlocks\), code we cannot see into/);
+    expect(reasons(await reach("SELECT * FROM pgrowlocks('people')"))).toMatch(
+      /pgrowlocks\(relname text[^)]*\) is written in c \(extension pgrowlocks\), code we cannot see into/,
+    );
   });
 
   it('sees a change committed by a transaction that was open during the previous check', async () => {
@@ -313,7 +424,9 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     await other.connect();
     try {
       await other.query('BEGIN');
-      await other.query("CREATE OR REPLACE FUNCTION shout(x text) RETURNS text LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(1); RETURN x; END $$");
+      await other.query(
+        'CREATE OR REPLACE FUNCTION shout(x text) RETURNS text LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(1); RETURN x; END $$',
+      );
       expect((await reach("SELECT shout('a')")).effects).toEqual([]); // not committed: not what would run
       expect((await reach("SELECT shout('b')")).effects).toEqual([]);
       await other.query('COMMIT');
@@ -325,9 +438,18 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
 
   it('runs none of the code it judges', async () => {
     const marker = `/tmp/pgagent_reach_${scratch.name}`;
-    await execSql(scratch.url, `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`);
-    const before = await queryValue(scratch.url, "SELECT last_value FROM t_id_seq");
-    for (const sql of ['SELECT rt_touch()', 'SELECT * FROM v_lock', 'DELETE FROM trg', "INSERT INTO t (b) VALUES ('x')", 'REFRESH MATERIALIZED VIEW mv']) {
+    await execSql(
+      scratch.url,
+      `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`,
+    );
+    const before = await queryValue(scratch.url, 'SELECT last_value FROM t_id_seq');
+    for (const sql of [
+      'SELECT rt_touch()',
+      'SELECT * FROM v_lock',
+      'DELETE FROM trg',
+      "INSERT INTO t (b) VALUES ('x')",
+      'REFRESH MATERIALIZED VIEW mv',
+    ]) {
       expect((await reach(sql)).effects.length, sql).toBeGreaterThan(0);
     }
     // The server's view: no file written, no advisory lock held by anyone, the sequence where it was.
@@ -345,7 +467,9 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     try {
       expect(await queryValue(url.toString(), "SELECT has_table_privilege('trg', 'SELECT')")).toBe(false);
       const [r] = await reachOf(weak, parseSql('DELETE FROM trg').statements);
-      expect(r?.effects[0]?.reason).toMatch(/trg_shell\(\) \(trigger trg_before_delete on public\.trg \(BEFORE DELETE, row\)\) runs COPY … PROGRAM/);
+      expect(r?.effects[0]?.reason).toMatch(
+        /trg_shell\(\) \(trigger trg_before_delete on public\.trg \(BEFORE DELETE, row\)\) runs COPY … PROGRAM/,
+      );
     } finally {
       await weak.close();
       await execSql(scratch.url, `DROP ROLE ${role}`);

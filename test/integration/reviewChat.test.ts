@@ -50,7 +50,13 @@ const TODOS = `- id: count-old
     - count-old
 `;
 
-const BASIC_AND_ALWAYS = ['read_workspace_file', 'list_workspace_files', 'search_workspace', 'draft_feedback', 'propose_plan_edit'];
+const BASIC_AND_ALWAYS = [
+  'read_workspace_file',
+  'list_workspace_files',
+  'search_workspace',
+  'draft_feedback',
+  'propose_plan_edit',
+];
 const DEBUG_TOOLS = ['get_job', 'get_audit_trail', 'get_chat_history', 'get_todos', 'get_llm_request', 'search_audit'];
 const HISTORY_TOOLS = ['git_log', 'git_diff', 'git_show'];
 
@@ -91,13 +97,26 @@ afterEach(async () => {
 function recordingLogger(): Logger & { warnings: { message: string; fields?: LogFields }[] } {
   const warnings: { message: string; fields?: LogFields }[] = [];
   const ignore = () => undefined;
-  return { warnings, trace: ignore, debug: ignore, info: ignore, error: ignore, warn: (message, fields) => void warnings.push({ message, fields }) };
+  return {
+    warnings,
+    trace: ignore,
+    debug: ignore,
+    info: ignore,
+    error: ignore,
+    warn: (message, fields) => void warnings.push({ message, fields }),
+  };
 }
 
 function deps(extra: Partial<ReviewChatDeps> = {}): ReviewChatDeps {
   return {
     store,
-    provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: server.url, logger: silentLogger, maxRetries: 0 }),
+    provider: createGeminiProvider({
+      model: 'gemini-2.5-flash',
+      apiKey: 'test-key',
+      baseUrl: server.url,
+      logger: silentLogger,
+      maxRetries: 0,
+    }),
     logger: silentLogger,
     now,
     ...extra,
@@ -109,7 +128,11 @@ function send(jobId: string, text: string, options: ReviewTurnOptions = {}, extr
 }
 
 async function newJob(title = 'Archive old orders'): Promise<Job> {
-  const job = await store.create({ title, connection: 'app@localhost:5432/shop', task: 'Archive orders older than two years.' });
+  const job = await store.create({
+    title,
+    connection: 'app@localhost:5432/shop',
+    task: 'Archive orders older than two years.',
+  });
   await store.writeFile(job.id, 'plan.md', PLAN);
   await store.writeFile(job.id, 'todos.yaml', TODOS);
   return job;
@@ -134,7 +157,9 @@ function toolNames(n: number): string[] {
 /** The tool results the model was sent back in request n (the last user turn). */
 function toolResults(n: number): { name: string; result?: string; error?: string }[] {
   const last = body(n).contents.at(-1);
-  return (last?.parts ?? []).flatMap((p) => (p.functionResponse ? [{ name: p.functionResponse.name, ...p.functionResponse.response }] : []));
+  return (last?.parts ?? []).flatMap((p) =>
+    p.functionResponse ? [{ name: p.functionResponse.name, ...p.functionResponse.response }] : [],
+  );
 }
 
 function resultOf(n: number, i: number): string {
@@ -152,7 +177,10 @@ function errorOf(n: number, i: number): string {
 }
 
 function auditRecords(jobId: string): Record<string, unknown>[] {
-  return readFileSync(join(store.jobDir(jobId), 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(join(store.jobDir(jobId), 'audit.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function commitPlan(jobId: string, plan: string, message: string): Promise<string> {
@@ -168,7 +196,9 @@ describe('basic tools on a real job folder', () => {
     const turn = await send(job.id, 'What does the plan do?');
     expect(resultOf(1, 0)).toBe(PLAN);
     expect(turn.reply).toBe('The plan has three steps.');
-    expect(turn.tools).toEqual([{ name: 'read_workspace_file', args: { path: 'plan.md' }, ok: true, summary: 'read plan.md' }]);
+    expect(turn.tools).toEqual([
+      { name: 'read_workspace_file', args: { path: 'plan.md' }, ok: true, summary: 'read plan.md' },
+    ]);
   });
 
   it('lists the job folder without the history, showing symlinks as links it does not follow', async () => {
@@ -176,7 +206,10 @@ describe('basic tools on a real job folder', () => {
     await commitPlan(job.id, PLAN, 'first');
     await store.writeFile(job.id, 'sql/001-count-old.sql', 'SELECT 1;\n');
     symlinkSync(outsideDir, join(store.jobDir(job.id), 'docs'));
-    script([{ name: 'list_workspace_files', args: {} }, { name: 'list_workspace_files', args: { path: 'sql' } }]);
+    script([
+      { name: 'list_workspace_files', args: {} },
+      { name: 'list_workspace_files', args: { path: 'sql' } },
+    ]);
     await send(job.id, 'Which files are there?');
     const all = resultOf(1, 0);
     expect(all).toContain('plan.md (');
@@ -189,10 +222,20 @@ describe('basic tools on a real job folder', () => {
 
   it('searches the job files case-insensitively with file:line hits, leaving out the chat and audit logs', async () => {
     const job = await newJob();
-    await store.appendJsonl(job.id, 'audit.jsonl', { type: 'error', node: 'x', code: 'INTERNAL', message: 'cascade exploded' });
-    script([{ name: 'search_workspace', args: { query: 'CASCADE' } }, { name: 'search_workspace', args: { query: 'no such words here' } }]);
+    await store.appendJsonl(job.id, 'audit.jsonl', {
+      type: 'error',
+      node: 'x',
+      code: 'INTERNAL',
+      message: 'cascade exploded',
+    });
+    script([
+      { name: 'search_workspace', args: { query: 'CASCADE' } },
+      { name: 'search_workspace', args: { query: 'no such words here' } },
+    ]);
     await send(job.id, 'Where is the cascade mentioned?');
-    expect(resultOf(1, 0)).toBe('plan.md:13: Order items go with their order through the ON DELETE CASCADE foreign key.');
+    expect(resultOf(1, 0)).toBe(
+      'plan.md:13: Order items go with their order through the ON DELETE CASCADE foreign key.',
+    );
     expect(resultOf(1, 1)).toBe('"no such words here" does not occur in the job files.');
   });
 
@@ -216,12 +259,15 @@ describe('basic tools on a real job folder', () => {
 
   it('answers bad arguments and unknown tools with readable errors and goes on', async () => {
     const job = await newJob();
-    script([
-      { name: 'read_workspace_file', args: {} },
-      { name: 'read_workspace_file', args: { path: 42 } },
-      { name: 'drop_table', args: { table: 'orders' } },
-      { name: 'read_workspace_file', args: { path: 'plan.md', mode: 'w' } },
-    ], 'Sorry, I could not read it.');
+    script(
+      [
+        { name: 'read_workspace_file', args: {} },
+        { name: 'read_workspace_file', args: { path: 42 } },
+        { name: 'drop_table', args: { table: 'orders' } },
+        { name: 'read_workspace_file', args: { path: 'plan.md', mode: 'w' } },
+      ],
+      'Sorry, I could not read it.',
+    );
     const turn = await send(job.id, 'Read it');
     expect(errorOf(1, 0)).toMatch(/^Bad arguments for read_workspace_file: path: /);
     expect(errorOf(1, 1)).toMatch(/^Bad arguments for read_workspace_file: path: .*string/);
@@ -254,14 +300,17 @@ describe('confinement to the job folder', () => {
       '..\\..\\secret.txt',
       'sql/../../secret.txt',
     ];
-    script([
-      ...reads.map((path) => ({ name: 'read_workspace_file', args: { path } })),
-      { name: 'list_workspace_files', args: { path: '../' } },
-      { name: 'list_workspace_files', args: { path: 'docs' } },
-      { name: 'list_workspace_files', args: { path: '.history' } },
-      { name: 'search_workspace', args: { query: 'not yours' } },
-      { name: 'git_show', args: { commit: 'HEAD', path: '../secret.txt' } },
-    ], 'I can only read this job.');
+    script(
+      [
+        ...reads.map((path) => ({ name: 'read_workspace_file', args: { path } })),
+        { name: 'list_workspace_files', args: { path: '../' } },
+        { name: 'list_workspace_files', args: { path: 'docs' } },
+        { name: 'list_workspace_files', args: { path: '.history' } },
+        { name: 'search_workspace', args: { query: 'not yours' } },
+        { name: 'git_show', args: { commit: 'HEAD', path: '../secret.txt' } },
+      ],
+      'I can only read this job.',
+    );
     const turn = await send(job.id, 'Show me everything');
 
     const errors = reads.map((_, i) => errorOf(1, i));
@@ -353,19 +402,28 @@ describe('history tools', () => {
   it('shows the log, a diff between commits and a file as committed', async () => {
     const job = await newJob();
     const first = await commitPlan(job.id, PLAN, 'Review cycle 1: plan ready for review');
-    await commitPlan(job.id, PLAN.replace('batches of 10,000 rows.\n\n## Step 3', 'batches of 1,000 rows.\n\n## Step 3'), 'Review cycle 2: plan ready for review');
-    script([
-      { name: 'git_log', args: {} },
-      { name: 'git_diff', args: { from: 'HEAD~1', to: 'HEAD', path: 'plan.md' } },
-      { name: 'git_show', args: { commit: first.slice(0, 7), path: 'plan.md' } },
-      { name: 'git_show', args: { commit: 'main; rm -rf /', path: 'plan.md' } },
-      { name: 'git_diff', args: { from: 'HEAD~5', to: 'HEAD', path: 'plan.md' } },
-    ], 'The batch size went down.');
+    await commitPlan(
+      job.id,
+      PLAN.replace('batches of 10,000 rows.\n\n## Step 3', 'batches of 1,000 rows.\n\n## Step 3'),
+      'Review cycle 2: plan ready for review',
+    );
+    script(
+      [
+        { name: 'git_log', args: {} },
+        { name: 'git_diff', args: { from: 'HEAD~1', to: 'HEAD', path: 'plan.md' } },
+        { name: 'git_show', args: { commit: first.slice(0, 7), path: 'plan.md' } },
+        { name: 'git_show', args: { commit: 'main; rm -rf /', path: 'plan.md' } },
+        { name: 'git_diff', args: { from: 'HEAD~5', to: 'HEAD', path: 'plan.md' } },
+      ],
+      'The batch size went down.',
+    );
     const turn = await send(job.id, 'What changed between the reviews?');
     const lines = resultOf(1, 0).split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^[0-9a-f]{10} \S+ Review cycle 2: plan ready for review$/);
-    expect(lines[1]).toBe(`${first.slice(0, 10)} ${lines[1]?.split(' ')[1] ?? ''} Review cycle 1: plan ready for review`);
+    expect(lines[1]).toBe(
+      `${first.slice(0, 10)} ${lines[1]?.split(' ')[1] ?? ''} Review cycle 1: plan ready for review`,
+    );
     const diff = resultOf(1, 1);
     expect(diff).toContain('-INSERT ... SELECT in batches of 10,000 rows.');
     expect(diff).toContain('+INSERT ... SELECT in batches of 1,000 rows.');
@@ -402,24 +460,43 @@ describe('debug tools', () => {
       latencyMs: 900,
       costUsd: 0.002,
     });
-    await audit.recordJob(job.id, { type: 'tool_call', phase: 'strategic', name: 'describe_table', args: { table: 'orders' }, ok: true, result: 'orders: id, created_at' });
-    await audit.recordJob(job.id, { type: 'error', node: 'strategicModel', code: 'DB_QUERY_FAILED', message: 'relation "orders_archive" does not exist' });
+    await audit.recordJob(job.id, {
+      type: 'tool_call',
+      phase: 'strategic',
+      name: 'describe_table',
+      args: { table: 'orders' },
+      ok: true,
+      result: 'orders: id, created_at',
+    });
+    await audit.recordJob(job.id, {
+      type: 'error',
+      node: 'strategicModel',
+      code: 'DB_QUERY_FAILED',
+      message: 'relation "orders_archive" does not exist',
+    });
     await store.setStatus(job.id, 'failed', 'relation "orders_archive" does not exist');
-    script([
-      { name: 'get_job', args: {} },
-      { name: 'get_audit_trail', args: { type: 'error' } },
-      { name: 'get_chat_history', args: {} },
-      { name: 'get_todos', args: {} },
-      { name: 'get_llm_request', args: { index: 1 } },
-      { name: 'search_audit', args: { query: 'ORDERS_ARCHIVE' } },
-      { name: 'get_llm_request', args: { index: 3 } },
-      { name: 'get_llm_request', args: { index: 99 } },
-    ], 'The archive table does not exist yet.');
+    script(
+      [
+        { name: 'get_job', args: {} },
+        { name: 'get_audit_trail', args: { type: 'error' } },
+        { name: 'get_chat_history', args: {} },
+        { name: 'get_todos', args: {} },
+        { name: 'get_llm_request', args: { index: 1 } },
+        { name: 'search_audit', args: { query: 'ORDERS_ARCHIVE' } },
+        { name: 'get_llm_request', args: { index: 3 } },
+        { name: 'get_llm_request', args: { index: 99 } },
+      ],
+      'The archive table does not exist yet.',
+    );
     const turn = await send(job.id, 'Why did it fail?');
     expect(turn.tiers).toContain('debug');
 
     type Totals = { calls: number; inputTokens: number; outputTokens: number };
-    const jobInfo = JSON.parse(resultOf(1, 0)) as { job: Job; modelUsage: { agent: Totals; reviewChat: Totals; total: Totals }; auditRecords: Record<string, number> };
+    const jobInfo = JSON.parse(resultOf(1, 0)) as {
+      job: Job;
+      modelUsage: { agent: Totals; reviewChat: Totals; total: Totals };
+      auditRecords: Record<string, number>;
+    };
     expect(jobInfo.job).toMatchObject({ id: job.id, status: 'failed', title: 'Archive old orders' });
     // The review chat's own first call of this turn is already recorded when get_job runs.
     expect(jobInfo.modelUsage.agent).toMatchObject({ calls: 1, inputTokens: 1500, outputTokens: 300 });
@@ -427,7 +504,9 @@ describe('debug tools', () => {
     expect(jobInfo.modelUsage.total).toMatchObject({ calls: 2, inputTokens: 1500 + SCRIPTED_USAGE.inputTokens });
     expect(jobInfo.auditRecords).toEqual({ model_call: 1, tool_call: 1, error: 1, status: 1 });
 
-    expect(resultOf(1, 1)).toMatch(/^1 record\(s\) of type error:\n#3 \S+ error strategicModel DB_QUERY_FAILED: relation "orders_archive" does not exist$/);
+    expect(resultOf(1, 1)).toMatch(
+      /^1 record\(s\) of type error:\n#3 \S+ error strategicModel DB_QUERY_FAILED: relation "orders_archive" does not exist$/,
+    );
     const conversation = resultOf(1, 2);
     expect(conversation).toContain('#1 ');
     expect(conversation).toContain('last input: user: Archive orders older than two years.');
@@ -481,12 +560,22 @@ describe('ranked search', () => {
 
   it('folds snake_case, camelCase and plurals into the same words', () => {
     expect(tokenize('order_items')).toEqual(['order', 'item']);
-    expect(tokenize('OrderItems of the Categories, indexes and classes')).toEqual(['order', 'item', 'category', 'index', 'class']);
+    expect(tokenize('OrderItems of the Categories, indexes and classes')).toEqual([
+      'order',
+      'item',
+      'category',
+      'index',
+      'class',
+    ]);
   });
 
   it('ranks plan sections, todos, SQL files and schema tables by relevance', async () => {
     const job = await newJob();
-    await store.writeFile(job.id, 'sql/001-copy-old-orders.sql', 'INSERT INTO orders_archive SELECT * FROM orders WHERE created_at < now() - interval \'2 years\';\n');
+    await store.writeFile(
+      job.id,
+      'sql/001-copy-old-orders.sql',
+      "INSERT INTO orders_archive SELECT * FROM orders WHERE created_at < now() - interval '2 years';\n",
+    );
     script([
       { name: 'ranked_search', args: { query: 'parcel delivery' } },
       { name: 'ranked_search', args: { query: 'deleting the copied rows', limit: 3 } },
@@ -498,7 +587,9 @@ describe('ranked search', () => {
     expect(resultOf(1, 0).split('\n')[0]).toMatch(/^\[1\] schema: public\.shipments \(score/);
     expect(resultOf(1, 0)).toContain('Parcels handed to a carrier for delivery');
     const deleting = resultOf(1, 1);
-    expect(deleting.split('\n')[0]).toMatch(/^\[1\] plan\.md § Plan: archive old orders › Step 3: Delete the copied rows \(lines 9-11\)/);
+    expect(deleting.split('\n')[0]).toMatch(
+      /^\[1\] plan\.md § Plan: archive old orders › Step 3: Delete the copied rows \(lines 9-11\)/,
+    );
     expect(deleting).not.toContain('[4]');
     expect(resultOf(1, 2).split('\n')[0]).toMatch(/^\[1\] todos\.yaml item count-old \(lines 1-4\)/);
     expect(resultOf(1, 3).split('\n')[0]).toMatch(/^\[1\] sql\/001-copy-old-orders\.sql \(line 1\)/);
@@ -511,13 +602,17 @@ describe('ranked search', () => {
     await send(job.id, 'Find', {}, { loadSnapshot: () => Promise.reject(new Error('the database is not reachable')) });
     const result = resultOf(1, 0);
     expect(result.split('\n')[0]).toMatch(/^\[1\] plan\.md § Plan: archive old orders › Risks/);
-    expect(result).toContain('(the schema could not be loaded (the database is not reachable), so only the job files were searched)');
+    expect(result).toContain(
+      '(the schema could not be loaded (the database is not reachable), so only the job files were searched)',
+    );
   });
 
   it('leaves out chunks that share no word with the query', () => {
     const chunks = chunkFile('plan.md', PLAN);
     expect(rankChunks(chunks, 'the of and', 5)).toEqual([]);
-    expect(rankChunks(chunks, 'risks', 5).map((h) => h.chunk.source)).toEqual(['plan.md § Plan: archive old orders › Risks (lines 12-13)']);
+    expect(rankChunks(chunks, 'risks', 5).map((h) => h.chunk.source)).toEqual([
+      'plan.md § Plan: archive old orders › Risks (lines 12-13)',
+    ]);
   });
 });
 
@@ -540,33 +635,53 @@ describe('drafted feedback and plan edits', () => {
   it('proposes a plan edit with its diff; applying it writes plan.md and commits it', async () => {
     const job = await newJob();
     const newPlan = PLAN.replace('batches of 10,000 rows.\n\n## Step 3', 'batches of 1,000 rows.\n\n## Step 3');
-    script([{ name: 'propose_plan_edit', args: { new_plan: newPlan, summary: 'smaller copy batches' } }], 'I proposed an edit.');
+    script(
+      [{ name: 'propose_plan_edit', args: { new_plan: newPlan, summary: 'smaller copy batches' } }],
+      'I proposed an edit.',
+    );
     const turn = await send(job.id, 'Make the copy batches smaller');
     expect(turn.planEdit).not.toBeNull();
     const edit = turn.planEdit as NonNullable<typeof turn.planEdit>;
     expect(edit.id).toMatch(/^edit_[0-9a-f]{12}$/);
     expect(edit.summary).toBe('smaller copy batches');
-    expect(edit.diff).toContain('-INSERT ... SELECT in batches of 10,000 rows.\n+INSERT ... SELECT in batches of 1,000 rows.');
+    expect(edit.diff).toContain(
+      '-INSERT ... SELECT in batches of 10,000 rows.\n+INSERT ... SELECT in batches of 1,000 rows.',
+    );
     expect(resultOf(1, 0)).toContain(`Plan edit ${edit.id} is proposed`);
     expect(await store.readFile(job.id, 'plan.md')).toBe(PLAN); // nothing changes before the person applies it
-    expect((await readChat(store, job.id)).find((e) => e.kind === 'plan_edit')).toMatchObject({ id: edit.id, status: 'proposed', diff: edit.diff });
+    expect((await readChat(store, job.id)).find((e) => e.kind === 'plan_edit')).toMatchObject({
+      id: edit.id,
+      status: 'proposed',
+      diff: edit.diff,
+    });
 
     await applyPlanEdit(store, job.id, edit.id, 'alice');
     expect(await store.readFile(job.id, 'plan.md')).toBe(newPlan);
     const [head] = await log(store.jobDir(job.id));
     expect(head?.message).toBe('Plan edited in review: smaller copy batches (applied by alice)');
     expect(await show(store.jobDir(job.id), head?.oid ?? '', 'plan.md')).toBe(newPlan);
-    expect((await readChat(store, job.id)).find((e) => e.kind === 'plan_edit')).toMatchObject({ id: edit.id, status: 'applied' });
+    expect((await readChat(store, job.id)).find((e) => e.kind === 'plan_edit')).toMatchObject({
+      id: edit.id,
+      status: 'applied',
+    });
     await expect(applyPlanEdit(store, job.id, edit.id, 'alice')).rejects.toThrow(/already applied/);
   });
 
   it('refuses to apply an edit after plan.md changed since the proposal', async () => {
     const job = await newJob();
-    script([{ name: 'propose_plan_edit', args: { new_plan: `${PLAN}\n## Checks\nCount the archive.\n`, summary: 'add checks' } }]);
+    script([
+      {
+        name: 'propose_plan_edit',
+        args: { new_plan: `${PLAN}\n## Checks\nCount the archive.\n`, summary: 'add checks' },
+      },
+    ]);
     const turn = await send(job.id, 'Add a checks section');
     const changed = `${PLAN}\n## Rollback\nRestore from the archive.\n`;
     await store.writeFile(job.id, 'plan.md', changed);
-    const error: unknown = await applyPlanEdit(store, job.id, turn.planEdit?.id ?? '', 'alice').then(() => undefined, (e: unknown) => e);
+    const error: unknown = await applyPlanEdit(store, job.id, turn.planEdit?.id ?? '', 'alice').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AgentError);
     expect((error as AgentError).code).toBe('BAD_INPUT');
     expect((error as AgentError).message).toMatch(/plan\.md changed since plan edit edit_[0-9a-f]{12} was proposed/);
@@ -584,13 +699,18 @@ describe('drafted feedback and plan edits', () => {
     await send(job.id, 'Same plan');
     expect(errorOf(5, 0)).toMatch(/same as the current one/);
     let edits = (await readChat(store, job.id)).filter((e) => e.kind === 'plan_edit');
-    expect(edits.map((e) => [e.id, e.status])).toEqual([[first.planEdit?.id, 'discarded'], [second.planEdit?.id, 'proposed']]);
+    expect(edits.map((e) => [e.id, e.status])).toEqual([
+      [first.planEdit?.id, 'discarded'],
+      [second.planEdit?.id, 'proposed'],
+    ]);
 
     await discardPlanEdit(store, job.id, second.planEdit?.id ?? '', 'bob');
     edits = (await readChat(store, job.id)).filter((e) => e.kind === 'plan_edit');
     expect(edits.map((e) => e.status)).toEqual(['discarded', 'discarded']);
     await expect(applyPlanEdit(store, job.id, second.planEdit?.id ?? '', 'bob')).rejects.toThrow(/already discarded/);
-    await expect(applyPlanEdit(store, job.id, 'edit_000000000000', 'bob')).rejects.toThrow(/has no plan edit edit_000000000000/);
+    await expect(applyPlanEdit(store, job.id, 'edit_000000000000', 'bob')).rejects.toThrow(
+      /has no plan edit edit_000000000000/,
+    );
     await expect(discardPlanEdit(store, job.id, '../../x', 'bob')).rejects.toThrow(/not a plan edit id/);
     expect(await store.readFile(job.id, 'plan.md')).toBe(PLAN);
   });
@@ -624,7 +744,13 @@ describe('the conversation', () => {
     expect(system).toContain('title: Archive old orders');
     expect(system).toContain('status: planning');
     expect(system).toContain('cannot approve');
-    expect((await readChat(store, job.id)).map((e) => e.kind)).toEqual(['user', 'draft_feedback', 'assistant', 'user', 'assistant']);
+    expect((await readChat(store, job.id)).map((e) => e.kind)).toEqual([
+      'user',
+      'draft_feedback',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
   });
 
   it('records every model call and tool call of the turn in audit.jsonl', async () => {
@@ -634,18 +760,48 @@ describe('the conversation', () => {
     const records = auditRecords(job.id);
     const calls = records.filter((r) => r.type === 'model_call');
     expect(calls).toHaveLength(2);
-    for (const call of calls) expect(call).toMatchObject({ node: 'review_chat', phase: 'review', model: 'gemini-2.5-flash', inputTokens: SCRIPTED_USAGE.inputTokens, outputTokens: SCRIPTED_USAGE.outputTokens });
-    expect(calls[0]?.toolCalls).toEqual([expect.objectContaining({ name: 'read_workspace_file', args: { path: 'plan.md' } })]);
+    for (const call of calls)
+      expect(call).toMatchObject({
+        node: 'review_chat',
+        phase: 'review',
+        model: 'gemini-2.5-flash',
+        inputTokens: SCRIPTED_USAGE.inputTokens,
+        outputTokens: SCRIPTED_USAGE.outputTokens,
+      });
+    expect(calls[0]?.toolCalls).toEqual([
+      expect.objectContaining({ name: 'read_workspace_file', args: { path: 'plan.md' } }),
+    ]);
     expect(calls[1]?.response).toBe('Three steps.');
-    expect((calls[1]?.messages as { role: string }[]).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect((calls[1]?.messages as { role: string }[]).map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
     const tools = records.filter((r) => r.type === 'tool_call');
-    expect(tools).toEqual([expect.objectContaining({ phase: 'review', name: 'read_workspace_file', args: { path: 'plan.md' }, ok: true, result: PLAN })]);
-    expect(turn.usage).toEqual({ calls: 2, inputTokens: 2 * SCRIPTED_USAGE.inputTokens, outputTokens: 2 * SCRIPTED_USAGE.outputTokens, costUsd: expect.any(Number) as number });
+    expect(tools).toEqual([
+      expect.objectContaining({
+        phase: 'review',
+        name: 'read_workspace_file',
+        args: { path: 'plan.md' },
+        ok: true,
+        result: PLAN,
+      }),
+    ]);
+    expect(turn.usage).toEqual({
+      calls: 2,
+      inputTokens: 2 * SCRIPTED_USAGE.inputTokens,
+      outputTokens: 2 * SCRIPTED_USAGE.outputTokens,
+      costUsd: expect.any(Number) as number,
+    });
   });
 
   it('stops tool use after the round limit and makes the model answer without tools', async () => {
     const job = await newJob();
-    server.script([{ times: MAX_TOOL_ROUNDS, reply: { functionCall: { name: 'list_workspace_files', args: {} } } }, { reply: { text: 'Here is what I found so far.' } }]);
+    server.script([
+      { times: MAX_TOOL_ROUNDS, reply: { functionCall: { name: 'list_workspace_files', args: {} } } },
+      { reply: { text: 'Here is what I found so far.' } },
+    ]);
     const turn = await send(job.id, 'Look around');
     expect(server.requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
     const limitNote = `You have used tools in ${MAX_TOOL_ROUNDS} rounds, the limit of one turn: do not call tools now.`;
@@ -659,7 +815,9 @@ describe('the conversation', () => {
 
   it('does not run tools the model still calls after the round limit, and says it found no answer', async () => {
     const job = await newJob();
-    server.script([{ times: MAX_TOOL_ROUNDS + 1, reply: { functionCall: { name: 'list_workspace_files', args: {} } } }]);
+    server.script([
+      { times: MAX_TOOL_ROUNDS + 1, reply: { functionCall: { name: 'list_workspace_files', args: {} } } },
+    ]);
     const turn = await send(job.id, 'Look around forever');
     expect(server.requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
     expect(turn.tools).toHaveLength(MAX_TOOL_ROUNDS);
@@ -671,10 +829,16 @@ describe('the conversation', () => {
   it('skips malformed chat.jsonl lines with a warning and goes on', async () => {
     const job = await newJob();
     const chatFile = join(store.jobDir(job.id), 'chat.jsonl');
-    appendFileSync(chatFile, `${JSON.stringify({ type: 'user', at: '2026-02-01T08:00:00Z', text: 'An earlier question' })}\n`);
+    appendFileSync(
+      chatFile,
+      `${JSON.stringify({ type: 'user', at: '2026-02-01T08:00:00Z', text: 'An earlier question' })}\n`,
+    );
     appendFileSync(chatFile, 'not json at all {\n');
     appendFileSync(chatFile, `${JSON.stringify({ type: 'assistant', at: '2026-02-01T08:00:01Z' })}\n`);
-    appendFileSync(chatFile, `${JSON.stringify({ type: 'assistant', at: '2026-02-01T08:00:02Z', text: 'An earlier answer', tools: [] })}\n`);
+    appendFileSync(
+      chatFile,
+      `${JSON.stringify({ type: 'assistant', at: '2026-02-01T08:00:02Z', text: 'An earlier answer', tools: [] })}\n`,
+    );
     const logger = recordingLogger();
     expect(await readChat(store, job.id, { logger })).toEqual([
       { kind: 'user', at: '2026-02-01T08:00:00Z', text: 'An earlier question' },
@@ -684,18 +848,27 @@ describe('the conversation', () => {
     script([], 'Still here.');
     const turn = await send(job.id, 'Next question', {}, { logger });
     expect(turn.reply).toBe('Still here.');
-    expect(body(0).contents.map((c) => c.parts[0]?.text)).toEqual(['An earlier question', 'An earlier answer', 'Next question']);
+    expect(body(0).contents.map((c) => c.parts[0]?.text)).toEqual([
+      'An earlier question',
+      'An earlier answer',
+      'Next question',
+    ]);
   });
 
   it('surfaces a model error as an AgentError and keeps the message in chat.jsonl', async () => {
     const job = await newJob();
     server.script([{ reply: { error: { status: 500, message: 'the model backend broke' } } }]);
-    const error: unknown = await send(job.id, 'Is step 3 safe?').then(() => undefined, (e: unknown) => e);
+    const error: unknown = await send(job.id, 'Is step 3 safe?').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AgentError);
     expect((error as AgentError).message).toMatch(/the model backend broke/);
     const chat = await readChat(store, job.id);
     expect(chat).toEqual([{ kind: 'user', at: expect.any(String) as string, text: 'Is step 3 safe?' }]);
-    expect(auditRecords(job.id).filter((r) => r.type === 'error')).toEqual([expect.objectContaining({ node: 'review_chat', code: (error as AgentError).code })]);
+    expect(auditRecords(job.id).filter((r) => r.type === 'error')).toEqual([
+      expect.objectContaining({ node: 'review_chat', code: (error as AgentError).code }),
+    ]);
   });
 
   it('refuses an empty message and an unknown job before asking the model', async () => {

@@ -74,9 +74,24 @@ describe.runIf(postgresAvailable)('the adversarial corpus through pg-agent sql -
 
   it.each(sqlCorpus.map((c) => [c.note, c] as const))('%s', async (_note, c) => {
     const before = await fingerprint();
-    const run = await runPgAgent(['sql', '--no-input', '--json', '--timeout-ms', '5000', '--db', scratch.url, '--workspace', workspace, '--', c.sql], {
-      cwd: workspace,
-    });
+    const run = await runPgAgent(
+      [
+        'sql',
+        '--no-input',
+        '--json',
+        '--timeout-ms',
+        '5000',
+        '--db',
+        scratch.url,
+        '--workspace',
+        workspace,
+        '--',
+        c.sql,
+      ],
+      {
+        cwd: workspace,
+      },
+    );
     const out = JSON.parse(run.stdout || '{}') as { status?: string; error?: { code: string } };
     if (c.decision === 'run') {
       // A read may fail at run time (exit 1, e.g. the READ ONLY transaction stopping a writing function).
@@ -111,12 +126,38 @@ function compareWithPsql(url: string, sql: string, cli: CliRows): void {
   if (cli.truncated || cli.fields.length === 0) return;
   // Random by definition: two runs need not agree, even when psql happens to repeat itself.
   if (/\btablesample\b|\brandom\s*\(/i.test(sql)) return;
-  if (cli.rows.some((row) => row.some((v) => (v !== null && typeof v === 'object') || (typeof v === 'string' && v.includes('\n'))))) return;
+  if (
+    cli.rows.some((row) =>
+      row.some((v) => (v !== null && typeof v === 'object') || (typeof v === 'string' && v.includes('\n'))),
+    )
+  )
+    return;
   const psql = () =>
     // The same transaction as pg-agent's read: READ ONLY with its timeouts, under its application name.
     execFileSync(
       'psql',
-      ['-X', '-q', '-A', '-t', '-F', SEP, '-P', 'null=<NULL>', '-d', url, '-c', 'BEGIN READ ONLY', '-c', 'SET LOCAL statement_timeout = 5000', '-c', 'SET LOCAL lock_timeout = 5000', '-c', sql, '-c', 'ROLLBACK'],
+      [
+        '-X',
+        '-q',
+        '-A',
+        '-t',
+        '-F',
+        SEP,
+        '-P',
+        'null=<NULL>',
+        '-d',
+        url,
+        '-c',
+        'BEGIN READ ONLY',
+        '-c',
+        'SET LOCAL statement_timeout = 5000',
+        '-c',
+        'SET LOCAL lock_timeout = 5000',
+        '-c',
+        sql,
+        '-c',
+        'ROLLBACK',
+      ],
       { encoding: 'utf8', env: { ...process.env, PGAPPNAME: 'postgres-agent' } },
     );
   const output = psql();
@@ -124,7 +165,15 @@ function compareWithPsql(url: string, sql: string, cli: CliRows): void {
   const lines = output.split('\n').filter((line, i, all) => !(line === '' && i === all.length - 1));
   expect(lines.length, `row count differs from psql for ${sql}`).toBe(cli.rows.length);
   const text = (value: unknown) =>
-    value === null ? '<NULL>' : typeof value === 'boolean' ? (value ? 't' : 'f') : typeof value === 'string' ? value : JSON.stringify(value);
+    value === null
+      ? '<NULL>'
+      : typeof value === 'boolean'
+        ? value
+          ? 't'
+          : 'f'
+        : typeof value === 'string'
+          ? value
+          : JSON.stringify(value);
   // Without ORDER BY the order of rows is not defined (a cursor may even be planned differently): compare as sets.
   const ours = cli.rows.map((row) => row.map(text).join(SEP)).sort();
   expect(ours, sql).toEqual([...lines].sort());

@@ -27,7 +27,13 @@ import { SHOP_DATA_FINGERPRINT, SHOP_FINGERPRINT, SHOP_SCHEMA } from '../support
 const settings: SafetySettings = { ...DEFAULT_SAFETY };
 const CONNECTION = 'test-connection';
 /** How the tests execute a ticket: on this database, undo scripts into the test's folder. */
-const exec = (undoDir: string, ticketId: string, connection = CONNECTION) => ({ ...settings, connection, by: 'tester', undo: workspaceUndoSink(undoDir, ticketId), logger: silentLogger });
+const exec = (undoDir: string, ticketId: string, connection = CONNECTION) => ({
+  ...settings,
+  connection,
+  by: 'tester',
+  undo: workspaceUndoSink(undoDir, ticketId),
+  logger: silentLogger,
+});
 
 describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL', () => {
   let scratch: ScratchDatabase;
@@ -69,10 +75,15 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(impact.exactRows).toBe(10 + expectedItems + 10);
     expect(impact.estimatedRows).not.toBeNull();
     expect(impact.foreignKeyActions).toEqual([
-      { constraint: 'order_items_order_id_fkey', table: 'public.order_items', references: 'public.orders', action: 'ON DELETE CASCADE' },
+      {
+        constraint: 'order_items_order_id_fkey',
+        table: 'public.order_items',
+        references: 'public.orders',
+        action: 'ON DELETE CASCADE',
+      },
     ]);
     expect(impact.triggers).toEqual([{ table: 'public.orders', name: 'orders_audit' }]);
-    expect(impact.risk).toBe((impact.exactRows ?? 0) > 100 ? "HIGH" : "MEDIUM");
+    expect(impact.risk).toBe((impact.exactRows ?? 0) > 100 ? 'HIGH' : 'MEDIUM');
     expect(impact.requiresApproval).toBe(true);
     expect(impact.wouldFail).toBeNull();
     expect(await fingerprint()).toBe(before);
@@ -86,10 +97,14 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   });
 
   it('stops a slow preview at its time limit and reports it as would-fail', async () => {
-    const impact = await analyzeImpact(db, classifySql('UPDATE orders SET total = total WHERE id IN (SELECT 1 FROM pg_sleep(2))'), {
-      ...settings,
-      previewTimeoutMs: 100,
-    });
+    const impact = await analyzeImpact(
+      db,
+      classifySql('UPDATE orders SET total = total WHERE id IN (SELECT 1 FROM pg_sleep(2))'),
+      {
+        ...settings,
+        previewTimeoutMs: 100,
+      },
+    );
     expect(impact.wouldFail?.code).toBe('57014');
     expect(impact.warnings.join(' ')).toContain('time limit');
   });
@@ -101,7 +116,12 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   });
 
   it('runs a read read-only with a row cap, and holds a "read" whose function writes (its reach), running nothing', async () => {
-    const read = await runSql(db, store, { sql: 'SELECT id, total, created_at FROM orders ORDER BY id', connection: CONNECTION, requestedBy: 't', settings: { ...settings, maxRows: 5 } });
+    const read = await runSql(db, store, {
+      sql: 'SELECT id, total, created_at FROM orders ORDER BY id',
+      connection: CONNECTION,
+      requestedBy: 't',
+      settings: { ...settings, maxRows: 5 },
+    });
     expect(read.status).toBe('executed');
     if (read.status !== 'executed') return;
     expect(read.result.rowCount).toBe(5);
@@ -110,7 +130,12 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(read.result.rows[0]).toEqual([1, '7.00', '2024-01-02 00:00:00+00']);
 
     const before = await fingerprint();
-    const sneaky = await runSql(db, store, { sql: 'SELECT sneaky_write()', connection: CONNECTION, requestedBy: 't', settings });
+    const sneaky = await runSql(db, store, {
+      sql: 'SELECT sneaky_write()',
+      connection: CONNECTION,
+      requestedBy: 't',
+      settings,
+    });
     expect(sneaky.status).toBe('held');
     expect(sneaky.classification.reasons.join('\n')).toMatch(/sneaky_write\(\) runs INSERT INTO audit_log/);
     expect(await fingerprint()).toBe(before);
@@ -136,12 +161,17 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(await count(`SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 50`)).toBe(0);
 
     // Single use: the same ticket cannot run twice.
-    await expect(
-      executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id)),
-    ).rejects.toMatchObject({ code: 'APPROVAL_ALREADY_USED' });
+    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
+      code: 'APPROVAL_ALREADY_USED',
+    });
 
     // The undo goes through the same path: held, approved, executed.
-    const undo = await runSql(db, store, { sql: result.undo.sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    const undo = await runSql(db, store, {
+      sql: result.undo.sql,
+      connection: CONNECTION,
+      requestedBy: 'tester',
+      settings,
+    });
     expect(undo.status).toBe('held');
     if (undo.status !== 'held') return;
     await store.decide(undo.ticket.id, { approve: true, by: 'reviewer' });
@@ -150,22 +180,35 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(await dataFingerprint()).toBe(dataBefore);
   });
 
-  it('runs only the ticket\'s own SQL: SQL edited inside the stored ticket is refused, as is another database', async () => {
+  it("runs only the ticket's own SQL: SQL edited inside the stored ticket is refused, as is another database", async () => {
     const sql = 'UPDATE products SET price = price + 1 WHERE id = 1';
     const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
     if (held.status !== 'held') throw new Error('expected held');
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
     const before = await fingerprint();
-    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id, 'another-db'))).rejects.toMatchObject({ code: 'APPROVAL_CONNECTION_MISMATCH' });
+    await expect(
+      executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id, 'another-db')),
+    ).rejects.toMatchObject({ code: 'APPROVAL_CONNECTION_MISMATCH' });
     // Someone with access to the ticket files edits the SQL after approval: it does not add up any more.
     const file = join(dir, `${held.ticket.id}.json`);
     const original = await readFile(file, 'utf8');
     const stored = JSON.parse(original) as { sql: string; sqlHash: string };
     await writeFile(file, JSON.stringify({ ...stored, sql: 'UPDATE products SET price = price + 1000 WHERE id = 1' }));
-    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({ code: 'APPROVAL_SQL_MISMATCH' });
+    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
+      code: 'APPROVAL_SQL_MISMATCH',
+    });
     // ... and with its hash rewritten to match, the approval (given on the old hash) approves nothing.
-    await writeFile(file, JSON.stringify({ ...stored, sql: 'UPDATE products SET price = price + 1000 WHERE id = 1', sqlHash: sqlHash('UPDATE products SET price = price + 1000 WHERE id = 1') }));
-    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({ code: 'APPROVAL_SQL_MISMATCH' });
+    await writeFile(
+      file,
+      JSON.stringify({
+        ...stored,
+        sql: 'UPDATE products SET price = price + 1000 WHERE id = 1',
+        sqlHash: sqlHash('UPDATE products SET price = price + 1000 WHERE id = 1'),
+      }),
+    );
+    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
+      code: 'APPROVAL_SQL_MISMATCH',
+    });
     expect(await fingerprint()).toBe(before);
     expect((await store.get(held.ticket.id))?.status).toBe('APPROVED');
     // Put back as approved, it runs, once.
@@ -178,7 +221,10 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
     if (held.status !== 'held') throw new Error('expected held');
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
-    await execSql(scratch.url, `INSERT INTO order_items (order_id, product_id, quantity) SELECT 100, 2, 3 FROM generate_series(1, 10)`);
+    await execSql(
+      scratch.url,
+      `INSERT INTO order_items (order_id, product_id, quantity) SELECT 100, 2, 3 FROM generate_series(1, 10)`,
+    );
     const before = await fingerprint();
     const error = await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentError);
@@ -190,19 +236,47 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   it('runs a write at once only when the policy allows its risk and the request allows a policy', async () => {
     const policy = { ...settings, policy: { ...settings.policy, autoApproveMaxRisk: 'MEDIUM' as const } };
     const small = 'DELETE FROM order_items WHERE id = 7';
-    const auto = await runSql(db, store, { sql: small, connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true, undoDir: dir });
+    const auto = await runSql(db, store, {
+      sql: small,
+      connection: CONNECTION,
+      requestedBy: 'tester',
+      settings: policy,
+      autoApprove: true,
+      undoDir: dir,
+    });
     expect(auto.status).toBe('written');
     if (auto.status !== 'written') return;
     expect(auto.ticket.status).toBe('EXECUTED');
-    expect(auto.ticket.history.map((h) => `${h.action}:${h.by}`)).toContain('approved:policy (autoApproveMaxRisk=MEDIUM)');
+    expect(auto.ticket.history.map((h) => `${h.action}:${h.by}`)).toContain(
+      'approved:policy (autoApproveMaxRisk=MEDIUM)',
+    );
     expect(await count('SELECT count(*) FROM order_items WHERE id = 7')).toBe(0);
 
     // The same kind of write from the agent (no autoApprove), a HIGH one, and DDL all still wait for a person.
-    const fromAgent = await runSql(db, store, { sql: 'DELETE FROM order_items WHERE id = 8', connection: CONNECTION, requestedBy: 'agent', settings: policy });
+    const fromAgent = await runSql(db, store, {
+      sql: 'DELETE FROM order_items WHERE id = 8',
+      connection: CONNECTION,
+      requestedBy: 'agent',
+      settings: policy,
+    });
     expect(fromAgent.status).toBe('held');
-    const high = await runSql(db, store, { sql: 'UPDATE products SET name = name', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true, undoDir: dir });
+    const high = await runSql(db, store, {
+      sql: 'UPDATE products SET name = name',
+      connection: CONNECTION,
+      requestedBy: 'tester',
+      settings: policy,
+      autoApprove: true,
+      undoDir: dir,
+    });
     expect(high.status).toBe('held');
-    const ddl = await runSql(db, store, { sql: 'CREATE INDEX ON order_items (quantity)', connection: CONNECTION, requestedBy: 'tester', settings: policy, autoApprove: true, undoDir: dir });
+    const ddl = await runSql(db, store, {
+      sql: 'CREATE INDEX ON order_items (quantity)',
+      connection: CONNECTION,
+      requestedBy: 'tester',
+      settings: policy,
+      autoApprove: true,
+      undoDir: dir,
+    });
     expect(ddl.status).toBe('held');
     expect(await count('SELECT count(*) FROM order_items WHERE id = 8')).toBe(1);
   });
@@ -218,15 +292,25 @@ describe.runIf(postgresAvailable)('a server that reads SQL text differently', ()
     const scratch = await createScratchDatabase();
     const dir = mkdtempSync(join(tmpdir(), 'pgagent-scs-'));
     try {
-      await execSql(scratch.url, `${SHOP_SCHEMA}; ALTER DATABASE ${scratch.name} SET standard_conforming_strings = off`);
+      await execSql(
+        scratch.url,
+        `${SHOP_SCHEMA}; ALTER DATABASE ${scratch.name} SET standard_conforming_strings = off`,
+      );
       const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
       try {
         const attack = "SELECT '\\', $$'; DELETE FROM order_items; --$$";
         expect(classifySql(attack).decision).toBe('run');
-        const outcome = await runSql(db, new FileTicketStore(dir, { logger: silentLogger }), { sql: attack, connection: 'x', requestedBy: 't', settings });
+        const outcome = await runSql(db, new FileTicketStore(dir, { logger: silentLogger }), {
+          sql: attack,
+          connection: 'x',
+          requestedBy: 't',
+          settings,
+        });
         expect(outcome.status).toBe('executed');
         expect((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items')).rows[0]?.n).toBe('500');
-        expect((await db.query<{ s: string }>("SELECT current_setting('standard_conforming_strings') AS s")).rows[0]?.s).toBe('on');
+        expect(
+          (await db.query<{ s: string }>("SELECT current_setting('standard_conforming_strings') AS s")).rows[0]?.s,
+        ).toBe('on');
       } finally {
         await db.close();
       }
@@ -256,7 +340,9 @@ describe.runIf(postgresAvailable)('validation without running anything', () => {
   it('accepts valid reads and writes, and runs none of them', async () => {
     const sql = 'SELECT count(*) FROM orders; DELETE FROM order_items WHERE id = 1';
     expect(await validateSql(db, classifySql(sql), 5000)).toEqual({ ok: true });
-    expect((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items WHERE id = 1')).rows[0]?.n).toBe('1');
+    expect((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items WHERE id = 1')).rows[0]?.n).toBe(
+      '1',
+    );
   });
 
   it.each([

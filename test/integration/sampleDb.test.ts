@@ -51,7 +51,8 @@ async function scalar<T>(db: Db, sql: string): Promise<T> {
 
 async function rowCounts(db: Db): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of TABLES) counts[table] = await scalar<number>(db, `SELECT count(*)::int AS v FROM public.${table}`);
+  for (const table of TABLES)
+    counts[table] = await scalar<number>(db, `SELECT count(*)::int AS v FROM public.${table}`);
   return counts;
 }
 
@@ -101,7 +102,8 @@ describe('the embedded sample database', () => {
     const estimates = await db.query<{ name: string; n: number }>(
       "SELECT relname AS name, reltuples::int AS n FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace",
     );
-    for (const { name, n } of estimates.rows) expect(n, name).toBe(SAMPLE_ROW_COUNTS[name as keyof typeof SAMPLE_ROW_COUNTS]);
+    for (const { name, n } of estimates.rows)
+      expect(n, name).toBe(SAMPLE_ROW_COUNTS[name as keyof typeof SAMPLE_ROW_COUNTS]);
 
     const view = await db.query<{ customers: number; orders: number }>(
       'SELECT count(*)::int AS customers, sum(order_count)::int AS orders FROM public.customer_order_totals',
@@ -145,7 +147,10 @@ describe('the embedded sample database', () => {
     expect(uncommented.rows).toEqual([]);
 
     // Orders span about three years, so age questions have non-trivial answers.
-    const span = await scalar<number>(db, 'SELECT (max(created_at)::date - min(created_at)::date) AS v FROM public.orders');
+    const span = await scalar<number>(
+      db,
+      'SELECT (max(created_at)::date - min(created_at)::date) AS v FROM public.orders',
+    );
     expect(span).toBeGreaterThan(1000);
     const statuses = await db.query<{ status: string; n: number }>(
       'SELECT status, count(*)::int AS n FROM public.orders GROUP BY status ORDER BY n DESC',
@@ -166,26 +171,35 @@ describe('the embedded sample database', () => {
     expect(a.orders).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it('restores the image the build ships, with the very content a generation makes; a damaged image is generated over', SLOW, async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pgagent-sample-image-'));
-    tempRoots.push(root);
-    const imageFile = path.join(root, 'sample-db.tar.gz');
-    fs.writeFileSync(imageFile, await buildSampleImage());
-    const logger = recordingLogger();
-    const restored = await openSampleDb({ dataDir: freshDataDir(), logger, imageFile });
-    openDbs.push(restored);
-    expect(logger.lines.map((l) => l.message)).toContain('sample database: restored from the shipped image');
-    const generated = await open(freshDataDir());
-    expect(await fingerprints(restored)).toEqual(await fingerprints(generated));
-    expect(await rowCounts(restored)).toEqual(SAMPLE_ROW_COUNTS);
+  it(
+    'restores the image the build ships, with the very content a generation makes; a damaged image is generated over',
+    SLOW,
+    async () => {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pgagent-sample-image-'));
+      tempRoots.push(root);
+      const imageFile = path.join(root, 'sample-db.tar.gz');
+      fs.writeFileSync(imageFile, await buildSampleImage());
+      const logger = recordingLogger();
+      const restored = await openSampleDb({ dataDir: freshDataDir(), logger, imageFile });
+      openDbs.push(restored);
+      expect(logger.lines.map((l) => l.message)).toContain('sample database: restored from the shipped image');
+      const generated = await open(freshDataDir());
+      expect(await fingerprints(restored)).toEqual(await fingerprints(generated));
+      expect(await rowCounts(restored)).toEqual(SAMPLE_ROW_COUNTS);
 
-    fs.writeFileSync(imageFile, Buffer.from('not a tarball'));
-    const fallback = recordingLogger();
-    const regenerated = await openSampleDb({ dataDir: freshDataDir(), logger: fallback, imageFile });
-    openDbs.push(regenerated);
-    expect(fallback.lines.map((l) => l.message)).toEqual(expect.arrayContaining(['sample database: the shipped image could not be restored; generating instead', 'sample database: generated']));
-    expect(await rowCounts(regenerated)).toEqual(SAMPLE_ROW_COUNTS);
-  });
+      fs.writeFileSync(imageFile, Buffer.from('not a tarball'));
+      const fallback = recordingLogger();
+      const regenerated = await openSampleDb({ dataDir: freshDataDir(), logger: fallback, imageFile });
+      openDbs.push(regenerated);
+      expect(fallback.lines.map((l) => l.message)).toEqual(
+        expect.arrayContaining([
+          'sample database: the shipped image could not be restored; generating instead',
+          'sample database: generated',
+        ]),
+      );
+      expect(await rowCounts(regenerated)).toEqual(SAMPLE_ROW_COUNTS);
+    },
+  );
 
   it('is kept between sessions, with the changes made to it', SLOW, async () => {
     const dataDir = freshDataDir();
@@ -204,7 +218,9 @@ describe('the embedded sample database', () => {
     const second = await open(dataDir, logger, (m) => progress.push(m));
     expect(progress).toEqual([]);
     expect(logger.lines.some((l) => l.fields?.created === false)).toBe(true);
-    expect(await scalar<number>(second, "SELECT count(*)::int AS v FROM public.customers WHERE email = 'kept@example.com'")).toBe(1);
+    expect(
+      await scalar<number>(second, "SELECT count(*)::int AS v FROM public.customers WHERE email = 'kept@example.com'"),
+    ).toBe(1);
     expect((await fingerprints(second)).orders).toBe(ordersBefore);
   });
 
@@ -218,7 +234,10 @@ describe('the embedded sample database', () => {
           AND EXISTS (SELECT 1 FROM public.payments p WHERE p.order_id = o.id)`,
     );
     const updated = target + 1;
-    const items = await scalar<number>(db, `SELECT count(*)::int AS v FROM public.order_items WHERE order_id = ${target}`);
+    const items = await scalar<number>(
+      db,
+      `SELECT count(*)::int AS v FROM public.order_items WHERE order_id = ${target}`,
+    );
     expect(items).toBeGreaterThan(0);
 
     await db.withSession(async (session) => {
@@ -228,7 +247,12 @@ describe('the embedded sample database', () => {
       await session.query('COMMIT');
     });
 
-    const audit = await db.query<{ operation: string; row_id: number; old_status: string | null; new_status: string | null }>(
+    const audit = await db.query<{
+      operation: string;
+      row_id: number;
+      old_status: string | null;
+      new_status: string | null;
+    }>(
       `SELECT operation, row_id::int AS row_id, old_row->>'status' AS old_status, new_row->>'status' AS new_status
          FROM public.audit_log WHERE table_name = 'orders' ORDER BY id`,
     );
@@ -238,19 +262,29 @@ describe('the embedded sample database', () => {
     expect(audit.rows[1]).toMatchObject({ operation: 'DELETE', row_id: target, new_status: null });
 
     for (const child of ['order_items', 'payments', 'shipments']) {
-      expect(await scalar<number>(db, `SELECT count(*)::int AS v FROM public.${child} WHERE order_id = ${target}`), child).toBe(0);
+      expect(
+        await scalar<number>(db, `SELECT count(*)::int AS v FROM public.${child} WHERE order_id = ${target}`),
+        child,
+      ).toBe(0);
     }
-    expect(await scalar<number>(db, 'SELECT count(*)::int AS v FROM public.order_items')).toBe(SAMPLE_ROW_COUNTS.order_items - items);
+    expect(await scalar<number>(db, 'SELECT count(*)::int AS v FROM public.order_items')).toBe(
+      SAMPLE_ROW_COUNTS.order_items - items,
+    );
 
     // unique e-mail, CHECK on quantity, RESTRICT on a customer with orders
     const email = await scalar<string>(db, 'SELECT email AS v FROM public.customers WHERE id = 1');
     expect(
       await sqlStateOf(
-        db.query("INSERT INTO public.customers (email, first_name, last_name, created_at) VALUES ($1, 'A', 'B', now())", [email]),
+        db.query(
+          "INSERT INTO public.customers (email, first_name, last_name, created_at) VALUES ($1, 'A', 'B', now())",
+          [email],
+        ),
       ),
     ).toBe('23505');
     expect(
-      await sqlStateOf(db.query('INSERT INTO public.order_items (order_id, product_id, quantity, unit_price) VALUES (1, 499, 0, 1)')),
+      await sqlStateOf(
+        db.query('INSERT INTO public.order_items (order_id, product_id, quantity, unit_price) VALUES (1, 499, 0, 1)'),
+      ),
     ).toBe('23514');
     // 23001 restrict_violation (not 23503): the key is ON DELETE RESTRICT, not the default NO ACTION.
     expect(await sqlStateOf(db.query('DELETE FROM public.customers WHERE id = 1'))).toBe('23001');
@@ -267,7 +301,12 @@ describe('the embedded sample database', () => {
     const db = await open(dataDir, logger);
     expect(logger.lines.some((l) => /incomplete/.test(l.message))).toBe(true);
     expect(await rowCounts(db)).toEqual(SAMPLE_ROW_COUNTS);
-    expect(await scalar<number>(db, "SELECT count(*)::int AS v FROM information_schema.columns WHERE table_name = 'customers' AND column_name = 'email'")).toBe(1);
+    expect(
+      await scalar<number>(
+        db,
+        "SELECT count(*)::int AS v FROM information_schema.columns WHERE table_name = 'customers' AND column_name = 'email'",
+      ),
+    ).toBe(1);
     expect(fs.readdirSync(path.dirname(dataDir))).toEqual(['sample-db']);
     await close(db);
 
@@ -278,7 +317,9 @@ describe('the embedded sample database', () => {
     const upgradeLogger = recordingLogger();
     const upgraded = await open(dataDir, upgradeLogger);
     expect(upgradeLogger.lines.some((l) => /version 0 found/.test(l.message))).toBe(true);
-    expect(await scalar<number>(upgraded, 'SELECT count(*)::int AS v FROM public.reviews')).toBe(SAMPLE_ROW_COUNTS.reviews);
+    expect(await scalar<number>(upgraded, 'SELECT count(*)::int AS v FROM public.reviews')).toBe(
+      SAMPLE_ROW_COUNTS.reviews,
+    );
   });
 
   it('refuses to take over a folder that is not a database', async () => {

@@ -20,8 +20,11 @@ const CLI = path.join(process.cwd(), 'dist', 'cli.js');
 
 function pgAgent(workspace: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...argv, '--workspace', workspace], { cwd: workspace, env: { ...process.env, REDIS_URL: '' } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [CLI, ...argv, '--workspace', workspace],
+      { cwd: workspace, env: { ...process.env, REDIS_URL: '' } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -31,7 +34,15 @@ describe('the sample database, held by one process at a time', () => {
   const dataDir = path.join(workspace, '.pgagent', 'sample-db');
   const lockFile = sampleDbLockFile(dataDir);
   const open = (logger: Logger, waitMs?: number): Promise<Db> =>
-    openDatabase({ kind: 'sample' }, { sampleDbDir: dataDir, logger, sampleDbHeldBy: 'VS Code', ...(waitMs !== undefined ? { sampleDbWaitMs: waitMs } : {}) });
+    openDatabase(
+      { kind: 'sample' },
+      {
+        sampleDbDir: dataDir,
+        logger,
+        sampleDbHeldBy: 'VS Code',
+        ...(waitMs !== undefined ? { sampleDbWaitMs: waitMs } : {}),
+      },
+    );
 
   beforeAll(async () => {
     if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run package first (npm test does)`);
@@ -47,32 +58,54 @@ describe('the sample database, held by one process at a time', () => {
     const db = await open(recordingLogger());
     try {
       await db.query("UPDATE customers SET email = 'held@example.com' WHERE id = 1");
-      const refused = await pgAgent(workspace, ['sql', '--db', 'sample', '--json', '--', 'SELECT email FROM customers WHERE id = 1']);
+      const refused = await pgAgent(workspace, [
+        'sql',
+        '--db',
+        'sample',
+        '--json',
+        '--',
+        'SELECT email FROM customers WHERE id = 1',
+      ]);
       expect(refused.code, refused.stderr).toBe(1);
       const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string; advice: string } }).error;
       expect(error.code).toBe('SAMPLE_DB_FAILED');
       expect(error.message).toContain(`is open in VS Code (${os.hostname()}:${process.pid})`);
       expect(error.advice).toContain('Connect that window to another database');
-      expect((await db.query<{ email: string }>('SELECT email FROM customers WHERE id = 1')).rows[0]?.email).toBe('held@example.com');
+      expect((await db.query<{ email: string }>('SELECT email FROM customers WHERE id = 1')).rows[0]?.email).toBe(
+        'held@example.com',
+      );
     } finally {
       await db.close();
     }
     expect(fs.existsSync(lockFile), 'released on close').toBe(false);
-    const after = await pgAgent(workspace, ['sql', '--db', 'sample', '--json', '--', 'SELECT email FROM customers WHERE id = 1']);
+    const after = await pgAgent(workspace, [
+      'sql',
+      '--db',
+      'sample',
+      '--json',
+      '--',
+      'SELECT email FROM customers WHERE id = 1',
+    ]);
     expect(after.code, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout)).toMatchObject({ rows: [['held@example.com']] });
   });
 
   it('takes over at once from a holder killed with SIGKILL, with the database whole', SLOW, async () => {
-    const child = spawn(process.execPath, [CLI, 'sql', '--db', 'sample', '--workspace', workspace, '--', 'SELECT pg_sleep(60)'], {
-      cwd: workspace,
-      env: { ...process.env, REDIS_URL: '' },
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'sql', '--db', 'sample', '--workspace', workspace, '--', 'SELECT pg_sleep(60)'],
+      {
+        cwd: workspace,
+        env: { ...process.env, REDIS_URL: '' },
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const heldByChild = () => fs.existsSync(lockFile) && fs.readFileSync(lockFile, 'utf8').includes(`"pid":${child.pid}`);
+    const heldByChild = () =>
+      fs.existsSync(lockFile) && fs.readFileSync(lockFile, 'utf8').includes(`"pid":${child.pid}`);
     for (let waited = 0; !heldByChild(); waited += 50) {
-      if (waited > 30_000 || child.exitCode !== null) throw new Error(`pg-agent never held the sample database (exit ${child.exitCode})`);
+      if (waited > 30_000 || child.exitCode !== null)
+        throw new Error(`pg-agent never held the sample database (exit ${child.exitCode})`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     child.kill('SIGKILL');
@@ -83,32 +116,47 @@ describe('the sample database, held by one process at a time', () => {
     const db = await open(logger, 0);
     try {
       expect(logger.messages()).toContain('sample database: taking over from a process that is gone');
-      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders')).rows[0]?.n).toBe(SAMPLE_ROW_COUNTS.orders);
+      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders')).rows[0]?.n).toBe(
+        SAMPLE_ROW_COUNTS.orders,
+      );
     } finally {
       await db.close();
     }
   });
 
-  it('in one process, a second open waits for the first to close, and one that cannot wait is told why', SLOW, async () => {
-    const first = await open(recordingLogger());
-    const refused = await open(recordingLogger(), 300).then(() => undefined, (error: unknown) => error);
-    expect(refused).toBeInstanceOf(AgentError);
-    expect(refused).toMatchObject({ code: 'SAMPLE_DB_FAILED' });
-    expect((refused as AgentError).message).toContain('is open in VS Code');
-    const logger = recordingLogger();
-    const second = open(logger, 60_000);
-    // The second is waiting (it logs so once) before the first closes.
-    for (let waited = 0; !logger.messages().includes('sample database: waiting for another process to close it'); waited += 20) {
-      if (waited > 10_000) throw new Error('the second open never waited');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await first.close();
-    const db = await second;
-    try {
-      expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM customers')).rows[0]?.n).toBe(SAMPLE_ROW_COUNTS.customers);
-    } finally {
-      await db.close();
-    }
-    expect(fs.existsSync(lockFile)).toBe(false);
-  });
+  it(
+    'in one process, a second open waits for the first to close, and one that cannot wait is told why',
+    SLOW,
+    async () => {
+      const first = await open(recordingLogger());
+      const refused = await open(recordingLogger(), 300).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(AgentError);
+      expect(refused).toMatchObject({ code: 'SAMPLE_DB_FAILED' });
+      expect((refused as AgentError).message).toContain('is open in VS Code');
+      const logger = recordingLogger();
+      const second = open(logger, 60_000);
+      // The second is waiting (it logs so once) before the first closes.
+      for (
+        let waited = 0;
+        !logger.messages().includes('sample database: waiting for another process to close it');
+        waited += 20
+      ) {
+        if (waited > 10_000) throw new Error('the second open never waited');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await first.close();
+      const db = await second;
+      try {
+        expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM customers')).rows[0]?.n).toBe(
+          SAMPLE_ROW_COUNTS.customers,
+        );
+      } finally {
+        await db.close();
+      }
+      expect(fs.existsSync(lockFile)).toBe(false);
+    },
+  );
 });

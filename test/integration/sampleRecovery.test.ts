@@ -17,14 +17,20 @@ import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 
-describe('the way back on PGlite, the sample database\'s engine', () => {
+describe("the way back on PGlite, the sample database's engine", () => {
   let dir: string;
   let db: Db;
   let store: FileTicketStore;
   const request = { connection: 'sample', requestedBy: 'tester', settings: DEFAULT_SAFETY };
   const run = async (id: string) => {
     await store.decide(id, { approve: true, by: 'reviewer' });
-    return executeApproved(db, store, id, { ...DEFAULT_SAFETY, connection: 'sample', by: 'tester', undo: workspaceUndoSink(join(dir, 'undo'), id), logger: silentLogger });
+    return executeApproved(db, store, id, {
+      ...DEFAULT_SAFETY,
+      connection: 'sample',
+      by: 'tester',
+      undo: workspaceUndoSink(join(dir, 'undo'), id),
+      logger: silentLogger,
+    });
   };
   const count = async (sql: string) => Number((await db.query<{ n: number }>(sql)).rows[0]?.n);
 
@@ -47,7 +53,11 @@ describe('the way back on PGlite, the sample database\'s engine', () => {
     expect(held.impact.recovery?.[0]?.way).toBe('quarantine');
     expect(held.impact.lockHolders).toBeUndefined();
     expect((await run(held.ticket.id)).ticket.status).toBe('EXECUTED');
-    expect(await count("SELECT count(*)::int AS n FROM pg_class WHERE relname = 'scratch_notes' AND relnamespace = 'public'::regnamespace")).toBe(0);
+    expect(
+      await count(
+        "SELECT count(*)::int AS n FROM pg_class WHERE relname = 'scratch_notes' AND relnamespace = 'public'::regnamespace",
+      ),
+    ).toBe(0);
     const undo = await proposeUndo(db, store, held.ticket.id, request);
     expect((await run(undo.ticket.id)).ticket.status).toBe('EXECUTED');
     expect(await count('SELECT count(*)::int AS n FROM scratch_notes')).toBe(30);

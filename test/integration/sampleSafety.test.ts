@@ -21,9 +21,11 @@ describe('the safety path on the sample database', () => {
   let store: FileTicketStore;
   const request = (sql: string) => ({ sql, connection: 'sample', requestedBy: 'tester', settings: DEFAULT_SAFETY });
   const fingerprint = async () =>
-    (await db.query<{ fp: string }>(`SELECT md5(string_agg(t, '|' ORDER BY t)) AS fp FROM (
+    (
+      await db.query<{ fp: string }>(`SELECT md5(string_agg(t, '|' ORDER BY t)) AS fp FROM (
       SELECT 'o' || o::text AS t FROM orders o UNION ALL SELECT 'i' || i::text FROM order_items i
-      UNION ALL SELECT 'p' || p::text FROM payments p UNION ALL SELECT 's' || s::text FROM shipments s) x`)).rows[0]?.fp;
+      UNION ALL SELECT 'p' || p::text FROM payments p UNION ALL SELECT 's' || s::text FROM shipments s) x`)
+    ).rows[0]?.fp;
 
   beforeAll(async () => {
     await loadParser();
@@ -59,14 +61,28 @@ describe('the safety path on the sample database', () => {
     expect(await fingerprint()).toBe(before);
 
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
-    const done = await executeApproved(db, store, held.ticket.id, { ...DEFAULT_SAFETY, connection: 'sample', by: 'reviewer', undo: workspaceUndoSink(undoDir, held.ticket.id), logger: silentLogger });
+    const done = await executeApproved(db, store, held.ticket.id, {
+      ...DEFAULT_SAFETY,
+      connection: 'sample',
+      by: 'reviewer',
+      undo: workspaceUndoSink(undoDir, held.ticket.id),
+      logger: silentLogger,
+    });
     expect(done.rows).toBe(held.impact.exactRows);
-    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE id IN (1, 2, 3)')).rows[0]?.n).toBe(0);
+    expect(
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE id IN (1, 2, 3)')).rows[0]?.n,
+    ).toBe(0);
 
     const undo = await runSql(db, store, request(done.undo.sql));
     if (undo.status !== 'held') throw new Error('expected the undo to be held');
     await store.decide(undo.ticket.id, { approve: true, by: 'reviewer' });
-    await executeApproved(db, store, undo.ticket.id, { ...DEFAULT_SAFETY, connection: 'sample', by: 'reviewer', undo: workspaceUndoSink(undoDir, undo.ticket.id), logger: silentLogger });
+    await executeApproved(db, store, undo.ticket.id, {
+      ...DEFAULT_SAFETY,
+      connection: 'sample',
+      by: 'reviewer',
+      undo: workspaceUndoSink(undoDir, undo.ticket.id),
+      logger: silentLogger,
+    });
     expect(await fingerprint()).toBe(before);
   });
 });

@@ -39,12 +39,21 @@ describe.runIf(postgresAvailable)('schema linking on a music store hidden among 
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  const names = (question: string, budget = BUDGET) => buildSchemaContext(snapshot, question, { budgetTokens: budget }).tables.map((t) => t.name);
+  const names = (question: string, budget = BUDGET) =>
+    buildSchemaContext(snapshot, question, { budgetTokens: budget }).tables.map((t) => t.name);
 
   it('reads enum labels, CHECK literals, partitions and pg_stats value words from the catalog', () => {
     const table = (name: string) => snapshot.tables.find((t) => t.name === name);
-    expect(table('invoice')?.columns.find((c) => c.name === 'status')?.allowedValues).toEqual(['paid', 'refunded', 'overdue']);
-    expect(table('employee')?.columns.find((c) => c.name === 'title')?.allowedValues).toEqual(['Sales Support Agent', 'General Manager', 'IT Staff']);
+    expect(table('invoice')?.columns.find((c) => c.name === 'status')?.allowedValues).toEqual([
+      'paid',
+      'refunded',
+      'overdue',
+    ]);
+    expect(table('employee')?.columns.find((c) => c.name === 'title')?.allowedValues).toEqual([
+      'Sales Support Agent',
+      'General Manager',
+      'IT Staff',
+    ]);
     expect(table('listening_event_2024_03')?.partitionOf).toEqual({ schema: 'public', table: 'listening_event' });
     expect(table('genre')?.columns.find((c) => c.name === 'name')?.valueWords).toContain('jazz');
     expect(table('customer')?.columns.find((c) => c.name === 'country')?.valueWords).toContain('brazil');
@@ -61,7 +70,8 @@ describe.runIf(postgresAvailable)('schema linking on a music store hidden among 
   it('pulls in the tables on the shortest join path between matched ones', () => {
     // customer and genre are named (genre through its values); invoice, invoice_line and track only join them.
     const ranked = names('Which customers bought jazz music?');
-    for (const needed of ['customer', 'invoice', 'invoice_line', 'track', 'genre']) expect(ranked.slice(0, 8)).toContain(needed);
+    for (const needed of ['customer', 'invoice', 'invoice_line', 'track', 'genre'])
+      expect(ranked.slice(0, 8)).toContain(needed);
   });
 
   it('keeps joined matches ahead of look-alikes: nine ticket copies take one place, not nine', () => {
@@ -71,7 +81,9 @@ describe.runIf(postgresAvailable)('schema linking on a music store hidden among 
   });
 
   it('collapses numbered copies and partitions into one entry that lists its members', () => {
-    const context = buildSchemaContext(snapshot, 'open support tickets per agent and purchase orders per supplier', { budgetTokens: BUDGET });
+    const context = buildSchemaContext(snapshot, 'open support tickets per agent and purchase orders per supplier', {
+      budgetTokens: BUDGET,
+    });
     const tickets = context.tables.filter((t) => t.name.startsWith('crm_support_ticket'));
     expect(tickets).toHaveLength(1);
     expect(tickets[0]?.members).toHaveLength(9);
@@ -82,7 +94,16 @@ describe.runIf(postgresAvailable)('schema linking on a music store hidden among 
 
     const plays = buildSchemaContext(snapshot, 'listening events per track in March', { budgetTokens: BUDGET });
     expect(plays.tables.filter((t) => t.name.startsWith('listening_event'))).toEqual([
-      expect.objectContaining({ name: 'listening_event', members: ['listening_event', 'listening_event_2024_01', 'listening_event_2024_02', 'listening_event_2024_03', 'listening_event_2024_04'] }),
+      expect.objectContaining({
+        name: 'listening_event',
+        members: [
+          'listening_event',
+          'listening_event_2024_01',
+          'listening_event_2024_02',
+          'listening_event_2024_03',
+          'listening_event_2024_04',
+        ],
+      }),
     ]);
     expect(plays.text).toContain('-- partitions: listening_event_2024_01');
   });
@@ -97,14 +118,17 @@ describe.runIf(postgresAvailable)('schema linking on a music store hidden among 
     const context = { db: undefined as never, settings: DEFAULT_SAFETY, loadSnapshot: () => Promise.resolve(snapshot) };
     const lines = (await findTables(context, 'jazz')).split('\n');
     expect(lines[0]).toBe('genre: genre_id, name');
-    expect((await findTables(context, 'support tickets')).split('\n').filter((l) => l.startsWith('crm_support_ticket'))).toEqual([
-      'crm_support_ticket_9 (+8 like it): ticket_id, customer_name, agent_name, subject, revenue_impact, …',
-    ]);
+    expect(
+      (await findTables(context, 'support tickets')).split('\n').filter((l) => l.startsWith('crm_support_ticket')),
+    ).toEqual(['crm_support_ticket_9 (+8 like it): ticket_id, customer_name, agent_name, subject, revenue_impact, …']);
     expect(await findTables(context, 'zeppelin')).toBe('No table matches "zeppelin". list_tables shows the names.');
   });
 
   it('pg-agent context --json gives a collapsed family as one entry with a members list', async () => {
-    const run = await runPgAgent(['context', '--db', scratch.url, '--json', '--budget', String(BUDGET), '--', 'support tickets per agent'], { cwd });
+    const run = await runPgAgent(
+      ['context', '--db', scratch.url, '--json', '--budget', String(BUDGET), '--', 'support tickets per agent'],
+      { cwd },
+    );
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as { tables: { name: string; members?: string[] }[] };
     const family = json.tables.filter((t) => t.name.startsWith('crm_support_ticket'));

@@ -36,13 +36,24 @@ describe.runIf(postgresAvailable)('the recovery window under a signed policy (is
   let version = 0;
   async function signed(policy: PolicyDocument['policy']): Promise<void> {
     version += 1;
-    const document: PolicyDocument = { format: POLICY_DOCUMENT_FORMAT, database: identity, version, approvers: [], policy: { ...policy, requireSignature: true }, signedAt: new Date().toISOString() };
+    const document: PolicyDocument = {
+      format: POLICY_DOCUMENT_FORMAT,
+      database: identity,
+      version,
+      approvers: [],
+      policy: { ...policy, requireSignature: true },
+      signedAt: new Date().toISOString(),
+    };
     const signedPolicy = signPolicy(admin.privateKey, document);
     if (version === 1) {
       await execSql(scratch.url, initSchemaSql(adminKey, signedPolicy));
     } else {
       // The admin's signed change, written as `policy set` writes it (guards of the schema allow a higher version).
-      await db.query('INSERT INTO pgagent.policy (version, document, signature) VALUES ($1, $2, $3)', [signedPolicy.version, signedPolicy.document, signedPolicy.signature]);
+      await db.query('INSERT INTO pgagent.policy (version, document, signature) VALUES ($1, $2, $3)', [
+        signedPolicy.version,
+        signedPolicy.document,
+        signedPolicy.signature,
+      ]);
       await db.query('UPDATE pgagent.policy_pin SET version = $1', [signedPolicy.version]);
     }
   }
@@ -50,7 +61,10 @@ describe.runIf(postgresAvailable)('the recovery window under a signed policy (is
   beforeAll(async () => {
     await loadParser();
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, "CREATE TABLE archive (id int PRIMARY KEY, body text); INSERT INTO archive SELECT g, repeat('x', 50) FROM generate_series(1, 200) g; ANALYZE;");
+    await execSql(
+      scratch.url,
+      "CREATE TABLE archive (id int PRIMARY KEY, body text); INSERT INTO archive SELECT g, repeat('x', 50) FROM generate_series(1, 200) g; ANALYZE;",
+    );
     db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
     identity = (await db.withSession((s) => databaseIdentity(s))).key;
   });
@@ -88,8 +102,19 @@ describe.runIf(postgresAvailable)('the recovery window under a signed policy (is
     await signed({});
     version += 1;
     const mallory = generateKeyPairSync('ed25519');
-    const forged = signPolicy(mallory.privateKey, { format: POLICY_DOCUMENT_FORMAT, database: identity, version, approvers: [], policy: { requireSignature: true, recovery: { enabled: false } }, signedAt: new Date().toISOString() });
-    await db.query('INSERT INTO pgagent.policy (version, document, signature) VALUES ($1, $2, $3)', [forged.version, forged.document, forged.signature]);
+    const forged = signPolicy(mallory.privateKey, {
+      format: POLICY_DOCUMENT_FORMAT,
+      database: identity,
+      version,
+      approvers: [],
+      policy: { requireSignature: true, recovery: { enabled: false } },
+      signedAt: new Date().toISOString(),
+    });
+    await db.query('INSERT INTO pgagent.policy (version, document, signature) VALUES ($1, $2, $3)', [
+      forged.version,
+      forged.document,
+      forged.signature,
+    ]);
     await db.query('UPDATE pgagent.policy_pin SET version = $1', [forged.version]);
     const way = (await ways('DROP TABLE archive', { recovery: { ...DEFAULT_RECOVERY, enabled: false } }))[0];
     expect(way?.way).toBe('quarantine');

@@ -53,8 +53,21 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
   const opened: Db[] = [];
   const prompts: string[] = [];
 
-  const tunnel = (extra: Partial<SshTunnelConfig> = {}): SshTunnelConfig => ({ host: '127.0.0.1', port: server.port, user: server.user, auth: 'key', keyFile: server.clientKey.privateKey, ...extra });
-  const target = (ssh: SshTunnelConfig): ServerTarget => ({ ...parseConnectionUrl(scratch.url), host: '127.0.0.1', port: 5432, ssh, profile: 'behind-bastion' });
+  const tunnel = (extra: Partial<SshTunnelConfig> = {}): SshTunnelConfig => ({
+    host: '127.0.0.1',
+    port: server.port,
+    user: server.user,
+    auth: 'key',
+    keyFile: server.clientKey.privateKey,
+    ...extra,
+  });
+  const target = (ssh: SshTunnelConfig): ServerTarget => ({
+    ...parseConnectionUrl(scratch.url),
+    host: '127.0.0.1',
+    port: 5432,
+    ssh,
+    profile: 'behind-bastion',
+  });
   const options = (extra: Partial<SshOptions> = {}): SshOptions => ({
     knownHostsFile: knownHosts,
     confirmHostKey: ({ hop, fingerprint }) => {
@@ -89,12 +102,18 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
 
   it('pins the host key on first use (the fingerprint OpenSSH shows), connects and queries through the tunnel', async () => {
     const db = await open(tunnel());
-    const { rows } = await db.query<{ port: number; db: string }>('SELECT inet_client_port() AS port, current_database() AS db');
+    const { rows } = await db.query<{ port: number; db: string }>(
+      'SELECT inet_client_port() AS port, current_database() AS db',
+    );
     expect(rows[0]?.db).toBe(scratch.name);
     // The server's client is sshd: the connection to 5432 from that port belongs to an sshd process.
-    const owner = execFileSync('ss', ['-tnpH', 'state', 'established', `( sport = :${rows[0]?.port ?? 0} )`], { encoding: 'utf8' });
+    const owner = execFileSync('ss', ['-tnpH', 'state', 'established', `( sport = :${rows[0]?.port ?? 0} )`], {
+      encoding: 'utf8',
+    });
     expect(owner).toContain('"sshd"');
-    expect(prompts).toEqual([`the SSH host ${server.user}@127.0.0.1:${server.port} ${sshKeygenFingerprint(server.hostKey.publicKey)}`]);
+    expect(prompts).toEqual([
+      `the SSH host ${server.user}@127.0.0.1:${server.port} ${sshKeygenFingerprint(server.hostKey.publicKey)}`,
+    ]);
     expect(fs.readFileSync(knownHosts, 'utf8')).toContain(`127.0.0.1:${server.port} ssh-ed25519 `);
     expect(db.tunnel?.state).toBe('up');
     expect(connectionKey(target(tunnel()), '')).toContain('?ssh=');
@@ -103,7 +122,11 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
   it('shares one tunnel between pools of the same route, closed with the last one; nothing left running', async () => {
     const first = await open(tunnel());
     const second = await open(tunnel());
-    await Promise.all([first.query('SELECT 1'), second.query('SELECT 1'), second.withSession((s) => s.query('SELECT pg_sleep(0.05)'))]);
+    await Promise.all([
+      first.query('SELECT 1'),
+      second.query('SELECT 1'),
+      second.withSession((s) => s.query('SELECT pg_sleep(0.05)')),
+    ]);
     expect(openTunnelCount()).toBe(1);
     await until(() => server.sessions().length === 1);
     expect(server.sessions()).toHaveLength(1);
@@ -117,7 +140,11 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
   });
 
   it('goes through jump hosts (ProxyJump) in order, each hop checked', async () => {
-    const viaJump = tunnel({ jumpHosts: [{ host: '127.0.0.1', port: server.port, user: server.user, auth: 'key', keyFile: server.clientKey.privateKey }] });
+    const viaJump = tunnel({
+      jumpHosts: [
+        { host: '127.0.0.1', port: server.port, user: server.user, auth: 'key', keyFile: server.clientKey.privateKey },
+      ],
+    });
     const db = await open(viaJump);
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     await until(() => server.sessions().length === 2);
@@ -140,7 +167,9 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
   });
 
   it('refuses an unknown host key when nobody can be asked', async () => {
-    const error = await failure(() => open(tunnel(), { knownHostsFile: path.join(server.dir, 'pins', 'empty_known_hosts'), confirmHostKey: undefined }));
+    const error = await failure(() =>
+      open(tunnel(), { knownHostsFile: path.join(server.dir, 'pins', 'empty_known_hosts'), confirmHostKey: undefined }),
+    );
     expect(error.code).toBe('SSH_HOST_KEY_UNKNOWN');
     expect(error.message).toContain(sshKeygenFingerprint(server.hostKey.publicKey));
   });
@@ -168,7 +197,10 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(wrong.message).toContain(`Wrong passphrase for the key file ${server.encryptedKey.privateKey}`);
     const db = await open(keyed, withPassphrase(server.passphrase));
     expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-    expect(asked).toEqual([`passphrase the SSH host ${server.user}@127.0.0.1:${server.port}`, `passphrase the SSH host ${server.user}@127.0.0.1:${server.port}`]);
+    expect(asked).toEqual([
+      `passphrase the SSH host ${server.user}@127.0.0.1:${server.port}`,
+      `passphrase the SSH host ${server.user}@127.0.0.1:${server.port}`,
+    ]);
   });
 
   it('logs in with ssh-agent (SSH_AUTH_SOCK)', async () => {
@@ -176,11 +208,24 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     const agent = execFileSync('ssh-agent', ['-a', socket, '-s'], { encoding: 'utf8' });
     const agentPid = Number(/SSH_AGENT_PID=(\d+)/.exec(agent)?.[1]);
     try {
-      execFileSync('ssh-add', [server.clientKey.privateKey], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: 'pipe' });
-      const db = await openPostgres(target(tunnel({ auth: 'agent', keyFile: undefined })), { logger: silentLogger, env: { SSH_AUTH_SOCK: socket }, ssh: options() });
+      execFileSync('ssh-add', [server.clientKey.privateKey], {
+        env: { ...process.env, SSH_AUTH_SOCK: socket },
+        stdio: 'pipe',
+      });
+      const db = await openPostgres(target(tunnel({ auth: 'agent', keyFile: undefined })), {
+        logger: silentLogger,
+        env: { SSH_AUTH_SOCK: socket },
+        ssh: options(),
+      });
       opened.push(db);
       expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-      const noAgent = await failure(() => openPostgres(target(tunnel({ auth: 'agent', keyFile: undefined, user: 'nobody-else' })), { logger: silentLogger, env: {}, ssh: options() }));
+      const noAgent = await failure(() =>
+        openPostgres(target(tunnel({ auth: 'agent', keyFile: undefined, user: 'nobody-else' })), {
+          logger: silentLogger,
+          env: {},
+          ssh: options(),
+        }),
+      );
       expect(noAgent.message).toContain('SSH_AUTH_SOCK is not set');
     } finally {
       process.kill(agentPid, 'SIGTERM');
@@ -191,11 +236,20 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     const closed = await freePort();
     const error = await failure(() => open(tunnel({ port: closed })));
     expect(error.code).toBe('SSH_UNREACHABLE');
-    expect(error.message).toContain(`Cannot reach the SSH host ${server.user}@127.0.0.1:${closed} (connection refused)`);
-    const viaJump = tunnel({ port: closed, jumpHosts: [{ host: '127.0.0.1', port: server.port, user: server.user, auth: 'key', keyFile: server.clientKey.privateKey }] });
+    expect(error.message).toContain(
+      `Cannot reach the SSH host ${server.user}@127.0.0.1:${closed} (connection refused)`,
+    );
+    const viaJump = tunnel({
+      port: closed,
+      jumpHosts: [
+        { host: '127.0.0.1', port: server.port, user: server.user, auth: 'key', keyFile: server.clientKey.privateKey },
+      ],
+    });
     const hop = await failure(() => open(viaJump));
     expect(hop.code).toBe('SSH_UNREACHABLE');
-    expect(hop.message).toContain(`Cannot reach the SSH host (last hop) ${server.user}@127.0.0.1:${closed} from jump host 1 of 1`);
+    expect(hop.message).toContain(
+      `Cannot reach the SSH host (last hop) ${server.user}@127.0.0.1:${closed} from jump host 1 of 1`,
+    );
     expect(openTunnelCount()).toBe(0);
     await until(() => server.sessions().length === 0);
     expect(server.sessions()).toEqual([]);
@@ -224,9 +278,16 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
 
   it('a database the SSH host cannot reach: the tunnel is up, the error names the SSH host and the address', async () => {
     const closed = await freePort();
-    const error = await failure(() => openPostgres({ ...target(tunnel()), port: closed }, { logger: silentLogger, ssh: options(), connectTimeoutMs: 10_000 }));
+    const error = await failure(() =>
+      openPostgres(
+        { ...target(tunnel()), port: closed },
+        { logger: silentLogger, ssh: options(), connectTimeoutMs: 10_000 },
+      ),
+    );
     expect(error.code).toBe('SSH_TUNNEL_FAILED');
-    expect(error.message).toContain(`the SSH host ${server.user}@127.0.0.1:${server.port} could not open a connection to the database at 127.0.0.1:${closed}`);
+    expect(error.message).toContain(
+      `the SSH host ${server.user}@127.0.0.1:${server.port} could not open a connection to the database at 127.0.0.1:${closed}`,
+    );
     expect(openTunnelCount()).toBe(0);
   });
 
@@ -249,15 +310,26 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(again).not.toBe(session);
   });
 
-  it('pg-agent --connection NAME goes through the profile\'s tunnel: the host key is asked on the terminal once, --no-input refuses an unknown one', async () => {
+  it("pg-agent --connection NAME goes through the profile's tunnel: the host key is asked on the terminal once, --no-input refuses an unknown one", async () => {
     const ws = fs.mkdtempSync(path.join(server.dir, 'ws-'));
     const url = new URL(scratch.url);
-    const profile = { name: 'behind-bastion', host: '127.0.0.1', port: 5432, database: scratch.name, user: decodeURIComponent(url.username) || 'postgres', ssh: tunnel() };
+    const profile = {
+      name: 'behind-bastion',
+      host: '127.0.0.1',
+      port: 5432,
+      database: scratch.name,
+      user: decodeURIComponent(url.username) || 'postgres',
+      ssh: tunnel(),
+    };
     fs.mkdirSync(path.join(ws, '.pgagent'));
     fs.writeFileSync(path.join(ws, '.pgagent', 'config.json'), JSON.stringify({ connections: [profile] }));
     const env = { XDG_CONFIG_HOME: path.join(ws, 'xdg') };
     const argv = ['sql', '--connection', 'behind-bastion', '--json', '--', 'SELECT current_database() AS db'];
-    const refused = await runPgAgent([...argv.slice(0, 3), '--no-input', ...argv.slice(3)], { env, cwd: ws, answers: [] });
+    const refused = await runPgAgent([...argv.slice(0, 3), '--no-input', ...argv.slice(3)], {
+      env,
+      cwd: ws,
+      answers: [],
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr + refused.stdout).toContain('is not known yet');
     const first = await runPgAgent(argv, { env, cwd: ws, answers: ['y'] });
@@ -265,7 +337,9 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(first.prompts).toHaveLength(1);
     expect(first.code).toBe(0);
     expect((JSON.parse(first.stdout) as { rows: unknown[][] }).rows).toEqual([[scratch.name]]);
-    expect(fs.readFileSync(path.join(ws, 'xdg', 'pg-agent', 'known_hosts'), 'utf8')).toContain(`127.0.0.1:${server.port} ssh-ed25519`);
+    expect(fs.readFileSync(path.join(ws, 'xdg', 'pg-agent', 'known_hosts'), 'utf8')).toContain(
+      `127.0.0.1:${server.port} ssh-ed25519`,
+    );
     const again = await runPgAgent(argv, { env, cwd: ws, answers: [] });
     expect(again.prompts).toEqual([]);
     expect(again.code).toBe(0);
@@ -274,21 +348,40 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     expect(check.code).toBe(0);
     expect(check.stdout).toContain(`✓ SSH tunnel: up through ${server.user}@127.0.0.1:${server.port}`);
     expect(check.stdout).toContain(`✓ Read: database ${scratch.name}`);
-    fs.writeFileSync(path.join(ws, '.pgagent', 'config.json'), JSON.stringify({ connections: [{ ...profile, ssh: tunnel({ keyFile: makeKey(server.dir, 'stranger3').privateKey }) }] }));
+    fs.writeFileSync(
+      path.join(ws, '.pgagent', 'config.json'),
+      JSON.stringify({
+        connections: [{ ...profile, ssh: tunnel({ keyFile: makeKey(server.dir, 'stranger3').privateKey }) }],
+      }),
+    );
     const bad = await runPgAgent(['connect', '--connection', 'behind-bastion', '--json'], { env, cwd: ws });
     expect(bad.code).toBe(1);
-    const report = JSON.parse(bad.stdout) as { ok: boolean; steps: { step: string; ok: boolean; error?: { code: string } }[] };
-    expect(report).toMatchObject({ ok: false, steps: [{ step: 'tunnel', ok: false, error: { code: 'SSH_AUTH_FAILED' } }] });
+    const report = JSON.parse(bad.stdout) as {
+      ok: boolean;
+      steps: { step: string; ok: boolean; error?: { code: string } }[];
+    };
+    expect(report).toMatchObject({
+      ok: false,
+      steps: [{ step: 'tunnel', ok: false, error: { code: 'SSH_AUTH_FAILED' } }],
+    });
     expect(openTunnelCount()).toBe(0);
   });
 
   it('Test Connection goes step by step: the tunnel, the server, the login, a read; a bad key stops at the tunnel', async () => {
     const steps = await testConnection(target(tunnel()), { logger: silentLogger, ssh: options() });
-    expect(steps.map((s) => [s.step, s.ok])).toEqual([['tunnel', true], ['server', true], ['login', true], ['read', true]]);
+    expect(steps.map((s) => [s.step, s.ok])).toEqual([
+      ['tunnel', true],
+      ['server', true],
+      ['login', true],
+      ['read', true],
+    ]);
     expect(steps[0]?.detail).toContain(`${server.user}@127.0.0.1:${server.port}`);
     expect(steps[3]?.detail).toContain(`database ${scratch.name}`);
     const stranger = makeKey(server.dir, 'stranger2');
-    const failed = await testConnection(target(tunnel({ keyFile: stranger.privateKey })), { logger: silentLogger, ssh: options() });
+    const failed = await testConnection(target(tunnel({ keyFile: stranger.privateKey })), {
+      logger: silentLogger,
+      ssh: options(),
+    });
     expect(failed.map((s) => [s.step, s.ok, s.error?.code])).toEqual([['tunnel', false, 'SSH_AUTH_FAILED']]);
     expect(openTunnelCount()).toBe(0);
   });

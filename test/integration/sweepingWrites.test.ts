@@ -47,17 +47,23 @@ describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issu
     const report = await impact("UPDATE accounts SET note = 'checked' WHERE status IS DISTINCT FROM 'closed'");
     expect(report.exactRows).toBe(298);
     expect(report.lint).toContainEqual(
-      expect.objectContaining({ rule: MATCHES_ALL_RULE, severity: 'warning', message: 'matches 298 of 300 rows of public.accounts (99.3 %): its WHERE filters (almost) nothing' }),
+      expect.objectContaining({
+        rule: MATCHES_ALL_RULE,
+        severity: 'warning',
+        message: 'matches 298 of 300 rows of public.accounts (99.3 %): its WHERE filters (almost) nothing',
+      }),
     );
     expect(report.risk).toBe('CRITICAL');
     expect(report.warnings.join('\n')).toContain('matches 298 of 300 rows of public.accounts (99.3 %): one level up');
     // The preview (and its count) changed nothing.
-    expect((await db.query("SELECT count(*)::int AS n FROM accounts WHERE note IS NOT NULL")).rows).toEqual([{ n: 0 }]);
+    expect((await db.query('SELECT count(*)::int AS n FROM accounts WHERE note IS NOT NULL')).rows).toEqual([{ n: 0 }]);
   });
 
   it('a DELETE that matches every row through a WHERE is counted before the rows it removed', async () => {
     const report = await impact("DELETE FROM accounts WHERE status IN ('open', 'closed')");
-    expect(report.lint.find((l) => l.rule === MATCHES_ALL_RULE)?.message).toBe('matches 300 of 300 rows of public.accounts (100 %): its WHERE filters (almost) nothing');
+    expect(report.lint.find((l) => l.rule === MATCHES_ALL_RULE)?.message).toBe(
+      'matches 300 of 300 rows of public.accounts (100 %): its WHERE filters (almost) nothing',
+    );
     expect((await db.query('SELECT count(*)::int AS n FROM accounts')).rows).toEqual([{ n: 300 }]);
   });
 
@@ -66,7 +72,9 @@ describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issu
     expect(report.exactRows).toBe(300);
     expect(report.estimatedRows).toBeLessThanOrEqual(3);
     expect(rules(report)).toEqual([ESTIMATE_RULE]);
-    expect(report.lint[0]?.message).toMatch(new RegExp(`^changes 300 rows where the planner expected ${report.estimatedRows} \\(\\d+×\\)$`));
+    expect(report.lint[0]?.message).toMatch(
+      new RegExp(`^changes 300 rows where the planner expected ${report.estimatedRows} \\(\\d+×\\)$`),
+    );
     expect(report.risk).toBe('CRITICAL');
   });
 
@@ -85,7 +93,9 @@ describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issu
       ...DEFAULT_SAFETY,
       policy: { ...DEFAULT_SAFETY.policy, sweepingWrites: { matchesAllShare: 0.5, estimateFactor: 100 } },
     });
-    expect(strict.lint.find((l) => l.rule === MATCHES_ALL_RULE)?.message).toBe('matches 200 of 300 rows of public.accounts (66.7 %): its WHERE filters (almost) nothing');
+    expect(strict.lint.find((l) => l.rule === MATCHES_ALL_RULE)?.message).toBe(
+      'matches 200 of 300 rows of public.accounts (66.7 %): its WHERE filters (almost) nothing',
+    );
     expect(rules(await impact("UPDATE accounts SET note = 'x' WHERE id > 100"))).toEqual([]);
   });
 });

@@ -44,11 +44,20 @@ function shape(snapshot: SchemaSnapshot): unknown {
     .map((t) => ({
       name: t.name,
       comment: t.comment,
-      columns: t.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable, default: c.default?.replace(/crm\.\w+_seq/, 'SEQ'), comment: c.comment })),
+      columns: t.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        nullable: c.nullable,
+        default: c.default?.replace(/crm\.\w+_seq/, 'SEQ'),
+        comment: c.comment,
+      })),
       primaryKey: t.primaryKey,
       unique: t.uniqueConstraints,
       foreignKeys: t.foreignKeys.map((f) => ({ columns: f.columns, references: f.references, onDelete: f.onDelete })),
-      indexes: t.indexes.filter((i) => !i.primary).map((i) => i.definition.replace(/ \w+_key ON /, ' KEY ON ').replace(/\w+_key\b/, 'KEY')).sort(),
+      indexes: t.indexes
+        .filter((i) => !i.primary)
+        .map((i) => i.definition.replace(/ \w+_key ON /, ' KEY ON ').replace(/\w+_key\b/, 'KEY'))
+        .sort(),
       triggers: t.triggers.map((g) => g.definition),
     }));
 }
@@ -81,7 +90,12 @@ describe.runIf(postgresAvailable)('Show DDL: a table rebuilt from the catalog', 
     const tables = snapshot.tables.filter((t) => t.schema === 'crm' && t.kind === 'table');
     const ddls = tables.map((t) => tableDdl(t));
     // Every CREATE TABLE first, then what refers to other tables.
-    const script = ['CREATE SCHEMA crm;', FUNCTION, ...ddls.map((d) => d?.create ?? ''), ...ddls.flatMap((d) => d?.after ?? [])].join('\n');
+    const script = [
+      'CREATE SCHEMA crm;',
+      FUNCTION,
+      ...ddls.map((d) => d?.create ?? ''),
+      ...ddls.flatMap((d) => d?.after ?? []),
+    ].join('\n');
     await execSql(target.url, script);
     expect(shape(await introspect(target.url))).toEqual(shape(snapshot));
   });

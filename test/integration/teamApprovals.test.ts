@@ -31,7 +31,10 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
-    await execSql(scratch.url, 'CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0)');
+    await execSql(
+      scratch.url,
+      'CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0)',
+    );
   });
   afterAll(async () => {
     await scratch?.drop();
@@ -58,10 +61,22 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     expect(made.code, made.stderr).toBe(0);
     const { publicKey } = JSON.parse(made.stdout) as { publicKey: string };
     const file = join(workspace, '.pgagent', 'config.json');
-    const config = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as { approval?: { approvers?: unknown[] } };
+    const config = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as {
+      approval?: { approvers?: unknown[] };
+    };
     mkdirSync(join(workspace, '.pgagent'), { recursive: true });
     const approval = config.approval ?? {};
-    writeFileSync(file, JSON.stringify({ ...config, approval: { ...approval, approvers: [...(approval.approvers ?? []), { name: person, publicKey, roles }] } }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          ...config,
+          approval: { ...approval, approvers: [...(approval.approvers ?? []), { name: person, publicKey, roles }] },
+        },
+        null,
+        2,
+      ),
+    );
   }
 
   function policy(value: Record<string, unknown>): void {
@@ -104,7 +119,9 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     const dir = join(root, 'home-alice', 'pg-agent', 'keys');
     mkdirSync(dir, { recursive: true });
     const { privateKey } = generateKeyPairSync('ed25519');
-    writeFileSync(join(dir, 'alice.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), { mode: 0o600 });
+    writeFileSync(join(dir, 'alice.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), {
+      mode: 0o600,
+    });
     const id = await heldBy('bob');
     const refused = await as('alice', ['approvals', 'approve', id]);
     expect(refused.code).toBe(4);
@@ -121,7 +138,12 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
   it('with nothing configured, approvals work as before and are recorded unsigned', async () => {
     const id = await heldBy('alice');
     expect((await as('bob', ['approvals', 'approve', id, '--comment', 'fine'])).code).toBe(0);
-    expect(await show(id)).toMatchObject({ kind: 'write', status: 'APPROVED', requestedBy: 'alice', decisions: [{ by: 'bob', approve: true, signed: false, comment: 'fine' }] });
+    expect(await show(id)).toMatchObject({
+      kind: 'write',
+      status: 'APPROVED',
+      requestedBy: 'alice',
+      decisions: [{ by: 'bob', approve: true, signed: false, comment: 'fine' }],
+    });
     expect((await as('alice', ['exec', '--ticket', id])).code).toBe(0);
     expect(await n()).toBe(1);
   });
@@ -140,7 +162,10 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     // Bob signs (his only key is used); a different --by than his key's name is refused.
     expect((await as('bob', ['approvals', 'approve', id, '--by', 'mallory'])).code).toBe(2);
     expect((await as('bob', ['approvals', 'approve', id])).code).toBe(0);
-    expect((await show(id)).decisions.map((d) => [d.by, d.signed])).toEqual([['carol', false], ['bob', true]]);
+    expect((await show(id)).decisions.map((d) => [d.by, d.signed])).toEqual([
+      ['carol', false],
+      ['bob', true],
+    ]);
     const ran = await as('alice', ['exec', '--ticket', id]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(await n()).toBe(1);
@@ -199,17 +224,34 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     const write = await heldBy('alice');
     const store = new FileTicketStore(join(workspace, '.pgagent', 'approvals'));
     const connection = (await show(write)).connection;
-    const plan = await createPlanTicket(store, { jobId: 'job_0123456789abcdef', planMd: '# Plan\n', todosYaml: 'todos: []\n', cycle: 1, title: 'Archive', connection, requestedBy: 'alice' });
+    const plan = await createPlanTicket(store, {
+      jobId: 'job_0123456789abcdef',
+      planMd: '# Plan\n',
+      todosYaml: 'todos: []\n',
+      cycle: 1,
+      title: 'Archive',
+      connection,
+      requestedBy: 'alice',
+    });
     await store.close();
     const listed = await as('bob', ['approvals', 'list', '--json']);
-    expect((JSON.parse(listed.stdout) as ShownTicket[]).map((t) => [t.id, t.kind]).sort()).toEqual([[plan.id, 'plan'], [write, 'write']].sort());
+    expect((JSON.parse(listed.stdout) as ShownTicket[]).map((t) => [t.id, t.kind]).sort()).toEqual(
+      [
+        [plan.id, 'plan'],
+        [write, 'write'],
+      ].sort(),
+    );
     const text = await as('bob', ['approvals', 'list']);
     expect(text.stdout).toContain('job job_0123456789abcdef');
     const stale = await as('bob', ['approvals', 'approve', plan.id, '--hash', 'a'.repeat(64)]);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('another version of the plan');
     expect((await as('bob', ['approvals', 'approve', plan.id, '--hash', plan.sqlHash])).code).toBe(0);
-    expect(await show(plan.id)).toMatchObject({ kind: 'plan', status: 'APPROVED', decisions: [{ by: 'bob', approve: true }] });
+    expect(await show(plan.id)).toMatchObject({
+      kind: 'plan',
+      status: 'APPROVED',
+      decisions: [{ by: 'bob', approve: true }],
+    });
     // A plan ticket is not SQL: exec refuses it and leaves it for its job.
     expect((await as('bob', ['exec', '--ticket', plan.id])).code).not.toBe(0);
   });

@@ -64,7 +64,9 @@ describe.runIf(postgresAvailable && redisAvailable)('team mode: one job, two clo
     const id = (JSON.parse(created.stdout) as { job: { id: string } }).job.id;
     jobIds.push(id);
     expect(existsSync(join(cloneA, '.pgagent', 'checkpoints'))).toBe(false); // nothing local: the team database has them
-    expect(Number(await queryValue(team.url, `SELECT count(*) FROM pgagent.checkpoints WHERE thread_id = '${id}'`))).toBeGreaterThan(0);
+    expect(
+      Number(await queryValue(team.url, `SELECT count(*) FROM pgagent.checkpoints WHERE thread_id = '${id}'`)),
+    ).toBeGreaterThan(0);
 
     // "git clone": the job folder travels with the repository, the checkpoints do not.
     cpSync(join(cloneA, '.pgagent', 'jobs'), join(cloneB, '.pgagent', 'jobs'), { recursive: true });
@@ -75,11 +77,17 @@ describe.runIf(postgresAvailable && redisAvailable)('team mode: one job, two clo
     server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived nothing: a dry run' }) })]);
     const approved = await job(cloneB, ['approve', id, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(JSON.parse(approved.stdout)).toMatchObject({ job: { id, status: 'completed' }, stop: { kind: 'completed' } });
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      job: { id, status: 'completed' },
+      stop: { kind: 'completed' },
+    });
   });
 
   it('says which team database it cannot reach, and touches nothing', async () => {
-    writeFileSync(join(cloneA, '.pgagent', 'config.json'), JSON.stringify({ team: { databaseUrl: 'postgres://postgres@127.0.0.1:1/none' } }));
+    writeFileSync(
+      join(cloneA, '.pgagent', 'config.json'),
+      JSON.stringify({ team: { databaseUrl: 'postgres://postgres@127.0.0.1:1/none' } }),
+    );
     server.script(planTurn(PLAN_V1));
     const run = await job(cloneA, ['new', '--json', '--', 'Archive cancelled orders']);
     expect(run.code).toBe(1);

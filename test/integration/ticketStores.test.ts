@@ -137,7 +137,12 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
     it('records who approved, when, and why', async () => {
       const ticket = await store.create(newTicket());
       const at = new Date();
-      const decided = await store.decide(ticket.id, { approve: true, by: 'alice', comment: 'checked the preview', now: at });
+      const decided = await store.decide(ticket.id, {
+        approve: true,
+        by: 'alice',
+        comment: 'checked the preview',
+        now: at,
+      });
       expect(decided.status).toBe('APPROVED');
       expect(decided.history.at(-1)).toEqual({
         action: 'approved',
@@ -216,7 +221,10 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
     it('refuses a decision made on other SQL (stale) and keeps the ticket waiting', async () => {
       const ticket = await store.create(newTicket());
       const edited = `${SQL} OR true`;
-      await expectCode(store.decide(ticket.id, { approve: true, by: 'alice', seenHash: sqlHash(edited) }), 'APPROVAL_STALE');
+      await expectCode(
+        store.decide(ticket.id, { approve: true, by: 'alice', seenHash: sqlHash(edited) }),
+        'APPROVAL_STALE',
+      );
       expect((await store.get(ticket.id))?.status).toBe('PENDING_APPROVAL');
       const decided = await store.decide(ticket.id, { approve: true, by: 'alice', seenHash: sqlHash(SQL) });
       expect(decided.decisions).toEqual([expect.objectContaining({ by: 'alice', approve: true, hash: sqlHash(SQL) })]);
@@ -238,11 +246,16 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
       expect((await store.get(ticket.id))?.status).toBe('APPROVED');
     });
 
-    it('adds a second person\'s approval to an approved ticket, once per person', async () => {
+    it("adds a second person's approval to an approved ticket, once per person", async () => {
       const ticket = await approved();
-      const twice = await (await open()).decide(ticket.id, { approve: true, by: 'bob', comment: 'second pair of eyes' });
+      const twice = await (
+        await open()
+      ).decide(ticket.id, { approve: true, by: 'bob', comment: 'second pair of eyes' });
       expect(twice.status).toBe('APPROVED');
-      expect(twice.decisions.map((d) => [d.by, d.approve])).toEqual([['alice', true], ['bob', true]]);
+      expect(twice.decisions.map((d) => [d.by, d.approve])).toEqual([
+        ['alice', true],
+        ['bob', true],
+      ]);
       await expectCode(store.decide(ticket.id, { approve: true, by: 'alice' }), 'APPROVAL_ALREADY_USED');
       await expectCode(store.decide(ticket.id, { approve: false, by: 'carol' }), 'APPROVAL_ALREADY_USED');
     });
@@ -257,7 +270,9 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
         for (const end of ['ROLLBACK', 'COMMIT'] as const) {
           const ticket = await approved();
           await holder.query('BEGIN');
-          const xid = String((await holder.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]?.xid);
+          const xid = String(
+            (await holder.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid')).rows[0]?.xid,
+          );
           const claimed = await store.claim(ticket.id, { ...EXPECTED, xid });
           expect(claimed.execution).toMatchObject({ xid, by: 'dev' });
           // Its transaction is still open: nobody can tell yet, and nobody guesses.
@@ -267,7 +282,9 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
           expect(resolved?.status).toBe(end === 'COMMIT' ? 'EXECUTED' : 'FAILED');
           expect(resolved?.history.at(-1)?.comment).toContain(`transaction ${xid}`);
           // The executor's own late report of the same outcome is no error; the other one is refused.
-          expect((await store.finish(ticket.id, { ok: end === 'COMMIT', by: 'dev', xid })).status).toBe(resolved?.status);
+          expect((await store.finish(ticket.id, { ok: end === 'COMMIT', by: 'dev', xid })).status).toBe(
+            resolved?.status,
+          );
           await expectCode(store.finish(ticket.id, { ok: end !== 'COMMIT', by: 'dev', xid }), 'APPROVAL_ALREADY_USED');
         }
       } finally {
@@ -321,14 +338,27 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
       const ticket = await approved();
       const claimed = await store.claim(ticket.id, EXPECTED);
       const xid = claimed.execution?.xid ?? '';
-      await expectCode(store.release?.(ticket.id, { ok: false, by: 'dev', xid: `${xid}9` }) ?? Promise.resolve(), 'APPROVAL_ALREADY_USED');
-      const released = await (await open()).release?.(ticket.id, { ok: false, by: 'dev', xid, comment: 'lock not free' });
+      await expectCode(
+        store.release?.(ticket.id, { ok: false, by: 'dev', xid: `${xid}9` }) ?? Promise.resolve(),
+        'APPROVAL_ALREADY_USED',
+      );
+      const released = await (
+        await open()
+      ).release?.(ticket.id, { ok: false, by: 'dev', xid, comment: 'lock not free' });
       expect(released?.status).toBe('APPROVED');
       expect(released?.execution).toBeUndefined();
-      expect((await store.get(ticket.id))?.history.map((h) => h.action)).toEqual(['created', 'approved', 'claimed', 'released']);
+      expect((await store.get(ticket.id))?.history.map((h) => h.action)).toEqual([
+        'created',
+        'approved',
+        'claimed',
+        'released',
+      ]);
       // The same approval runs later, once.
       expect((await store.claim(ticket.id, EXPECTED)).status).toBe('EXECUTING');
-      await expectCode(store.release?.(ticket.id, { ok: false, by: 'dev', xid: 'another' }) ?? Promise.resolve(), 'APPROVAL_ALREADY_USED');
+      await expectCode(
+        store.release?.(ticket.id, { ok: false, by: 'dev', xid: 'another' }) ?? Promise.resolve(),
+        'APPROVAL_ALREADY_USED',
+      );
     });
 
     it('records the outcome of an execution once', async () => {
@@ -441,7 +471,13 @@ describe('file ticket store on disk', () => {
 
   it('refuses ids that would leave the folder', async () => {
     await writeFile(join(dir, 'secret.json'), '{}');
-    const ids = ['../secret', 'tkt_../../secret', '../../etc/passwd', 'tkt_aaaaaaaaaaaaaaaaaaa/', 'TKT_AAAAAAAAAAAAAAAAAAAA'];
+    const ids = [
+      '../secret',
+      'tkt_../../secret',
+      '../../etc/passwd',
+      'tkt_aaaaaaaaaaaaaaaaaaa/',
+      'TKT_AAAAAAAAAAAAAAAAAAAA',
+    ];
     for (const id of ids) {
       await expectCode(store.get(id), 'BAD_INPUT');
       await expectCode(store.decide(id, { approve: true, by: 'alice' }), 'BAD_INPUT');
@@ -459,7 +495,21 @@ describe('file ticket store on disk', () => {
     expect(text).toContain(`\n  "id": "${ticket.id}",\n`);
     const json = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(json).sort()).toEqual(
-      ['id', 'sql', 'sqlHash', 'connection', 'impact', 'risk', 'createdBy', 'createdAt', 'expiresAt', 'status', 'history', 'kind', 'decisions'].sort(),
+      [
+        'id',
+        'sql',
+        'sqlHash',
+        'connection',
+        'impact',
+        'risk',
+        'createdBy',
+        'createdAt',
+        'expiresAt',
+        'status',
+        'history',
+        'kind',
+        'decisions',
+      ].sort(),
     );
     expect(json).toMatchObject({ id: ticket.id, sql: SQL, status: 'APPROVED', impact: impact() });
   });
@@ -468,7 +518,10 @@ describe('file ticket store on disk', () => {
     const ticket = await store.create(newTicket());
     await store.decide(ticket.id, { approve: true, by: 'alice' });
     const copy = 'tkt_bbbbbbbbbbbbbbbbbbbb';
-    await writeFile(join(dir, 'approvals', `${copy}.json`), await readFile(join(dir, 'approvals', `${ticket.id}.json`)));
+    await writeFile(
+      join(dir, 'approvals', `${copy}.json`),
+      await readFile(join(dir, 'approvals', `${ticket.id}.json`)),
+    );
     await expectCode(store.claim(copy, EXPECTED), 'APPROVAL_NOT_FOUND');
     expect((await store.list()).map((t) => t.id)).toEqual([ticket.id]);
   });
@@ -529,7 +582,6 @@ describe('file ticket store on disk', () => {
   });
 });
 
-
 describe.runIf(redisAvailable)('Redis ticket store specifics', () => {
   it('keeps a ticket under its prefix, indexed, until expiry plus retention', async () => {
     const prefix = `pgagent-test:${randomBytes(6).toString('hex')}:`;
@@ -557,7 +609,10 @@ describe.runIf(redisAvailable)('Redis ticket store specifics', () => {
     expect(error.message).toContain(`127.0.0.1`);
     expect(error.advice).toContain('REDIS_URL');
     // Configured but down is an error, never a quiet switch to files.
-    await expectCode(openTicketStore({ redisUrl: url, approvalsDir: tmpdir(), logger: silentLogger }), 'REDIS_UNREACHABLE');
+    await expectCode(
+      openTicketStore({ redisUrl: url, approvalsDir: tmpdir(), logger: silentLogger }),
+      'REDIS_UNREACHABLE',
+    );
     await expectCode(openRedisTicketStore('localhost:6379', { logger: silentLogger }), 'CONFIG_INVALID');
   });
 

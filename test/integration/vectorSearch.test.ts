@@ -41,17 +41,34 @@ describe('vector_search in the review chat', () => {
   let server: ScriptedModelServer;
   let jobId: string;
   const embedder = (): Embedder => {
-    const made = createEmbedder({ provider: 'gemini', apiKey: 'k', baseUrl: server.url, embeddingModel: 'gemini-embedding-001' }, silentLogger);
+    const made = createEmbedder(
+      { provider: 'gemini', apiKey: 'k', baseUrl: server.url, embeddingModel: 'gemini-embedding-001' },
+      silentLogger,
+    );
     if (!made) throw new Error('no embedder');
     return made;
   };
 
   /** One chat turn in which the model calls vector_search, then answers; what the tool gave it. */
   async function searched(withEmbedder: boolean): Promise<string> {
-    server.script([{ reply: { functionCall: { name: 'vector_search', args: { query: QUERY } } } }, { reply: { text: 'The finance lead.' } }]);
+    server.script([
+      { reply: { functionCall: { name: 'vector_search', args: { query: QUERY } } } },
+      { reply: { text: 'The finance lead.' } },
+    ]);
     const before = server.requests.length;
     await sendReviewMessage(
-      { store, provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'k', baseUrl: server.url, logger: silentLogger, maxRetries: 0 }), logger: silentLogger, ...(withEmbedder ? { embedder: embedder() } : {}) },
+      {
+        store,
+        provider: createGeminiProvider({
+          model: 'gemini-2.5-flash',
+          apiKey: 'k',
+          baseUrl: server.url,
+          logger: silentLogger,
+          maxRetries: 0,
+        }),
+        logger: silentLogger,
+        ...(withEmbedder ? { embedder: embedder() } : {}),
+      },
       jobId,
       'Who has to approve the archive?',
     );
@@ -69,7 +86,11 @@ describe('vector_search in the review chat', () => {
     const job = await store.create({ title: 'Archive old orders', connection: 'local' });
     jobId = job.id;
     await store.writeFile(jobId, 'plan.md', PLAN);
-    await store.writeFile(jobId, 'sql/001-copy.sql', 'INSERT INTO orders_archive SELECT * FROM orders WHERE created_at < now() - interval \'2 years\';\n');
+    await store.writeFile(
+      jobId,
+      'sql/001-copy.sql',
+      "INSERT INTO orders_archive SELECT * FROM orders WHERE created_at < now() - interval '2 years';\n",
+    );
   });
   afterEach(async () => {
     await server.close();
@@ -89,7 +110,9 @@ describe('vector_search in the review chat', () => {
     expect(server.embedRequests.slice(indexed).map((r) => r.texts)).toEqual([[QUERY]]);
 
     // The index is a cache: not a file of the job for the chat's tools, and not in the job's history.
-    expect((await listJobFiles(store, jobId)).entries.map((e) => e.path).filter((p) => p.startsWith('.index'))).toEqual([]);
+    expect((await listJobFiles(store, jobId)).entries.map((e) => e.path).filter((p) => p.startsWith('.index'))).toEqual(
+      [],
+    );
     const dir = store.jobDir(jobId);
     await initHistory(dir);
     const commit = await commitAll(dir, 'phase');
@@ -105,6 +128,8 @@ describe('vector_search in the review chat', () => {
 
     server.embeddings({ failure: { status: 503, message: 'embedding backend down' } });
     const failed = await searched(true);
-    expect(failed).toMatch(/the embedding model failed \(.*embedding backend down.*\), so this ranked by words \(BM25\)/);
+    expect(failed).toMatch(
+      /the embedding model failed \(.*embedding backend down.*\), so this ranked by words \(BM25\)/,
+    );
   });
 });

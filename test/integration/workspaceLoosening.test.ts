@@ -34,13 +34,17 @@ describe.runIf(postgresAvailable)('a workspace file that tries to loosen the rul
     return () => rmSync(root, { recursive: true, force: true });
   });
 
-  const workspaceConfig = (config: unknown) => writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify(config));
+  const workspaceConfig = (config: unknown) =>
+    writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify(config));
   const ownConfig = (config: unknown) => {
     mkdirSync(join(home, 'config', 'pg-agent'), { recursive: true });
     writeFileSync(join(home, 'config', 'pg-agent', 'config.json'), JSON.stringify(config));
   };
   const pgAgent = (...argv: string[]) =>
-    pgAgentProcess(argv, { cwd: workspace, env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), USER: 'agent', DATABASE_URL: scratch.url } });
+    pgAgentProcess(argv, {
+      cwd: workspace,
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), USER: 'agent', DATABASE_URL: scratch.url },
+    });
   const count = async () => Number(await queryValue(scratch.url, 'SELECT count(*) FROM items'));
   const configFile = () => join(workspace, '.pgagent', 'config.json');
 
@@ -56,7 +60,9 @@ describe.runIf(postgresAvailable)('a workspace file that tries to loosen the rul
     expect(json.code, json.stderr).toBe(3);
     const out = JSON.parse(json.stdout) as { status: string; impact: { warnings: string[] } };
     expect(out.status).toBe('held');
-    expect(out.impact.warnings.some((w) => w.includes(configFile()) && w.includes('approval.autoApproveMaxRisk'))).toBe(true);
+    expect(out.impact.warnings.some((w) => w.includes(configFile()) && w.includes('approval.autoApproveMaxRisk'))).toBe(
+      true,
+    );
     expect(await count()).toBe(40);
   });
 
@@ -68,7 +74,7 @@ describe.runIf(postgresAvailable)('a workspace file that tries to loosen the rul
     expect(run.stderr).not.toContain('ignored');
   });
 
-  it('ignores thresholds the workspace raised: a 20-row DELETE stays MEDIUM, above the person\'s LOW', async () => {
+  it("ignores thresholds the workspace raised: a 20-row DELETE stays MEDIUM, above the person's LOW", async () => {
     ownConfig({ approval: { autoApproveMaxRisk: 'LOW' } });
     workspaceConfig({ safety: { riskThresholds: { low: 100000 } } });
     const run = await pgAgent('sql', '--no-input', '--json', '--', 'DELETE FROM items WHERE id <= 20');
@@ -83,7 +89,7 @@ describe.runIf(postgresAvailable)('a workspace file that tries to loosen the rul
     expect(await count()).toBe(39);
   });
 
-  it('honours a workspace that tightens: autoApproveMaxRisk none over the person\'s HIGH holds the write', async () => {
+  it("honours a workspace that tightens: autoApproveMaxRisk none over the person's HIGH holds the write", async () => {
     ownConfig({ approval: { autoApproveMaxRisk: 'HIGH' } });
     workspaceConfig({ approval: { autoApproveMaxRisk: 'none' } });
     const run = await pgAgent('sql', '--no-input', '--', 'DELETE FROM items WHERE id = 1');

@@ -15,7 +15,12 @@ export interface ProcessRun {
   stderr: string;
 }
 
-function collect(command: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined): Promise<ProcessRun> {
+function collect(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string | undefined,
+): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
     // detached: a new session (setsid), so the child has no controlling terminal, as under an agent's tool call.
     const child = spawn(command, args, { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -43,8 +48,17 @@ export function runAsAgent(args: string[], env: NodeJS.ProcessEnv, input?: strin
 }
 
 /** `pg-agent` under a pseudo-terminal; each passphrase question gets the next answer. stdout and stderr are merged. */
-export async function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, answers: string[]): Promise<ProcessRun & { answered: number }> {
-  const run = await collect('python3', [PTY_RUN, JSON.stringify([process.execPath, CLI, ...args]), JSON.stringify(answers)], env, undefined);
+export async function runOnTerminal(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  answers: string[],
+): Promise<ProcessRun & { answered: number }> {
+  const run = await collect(
+    'python3',
+    [PTY_RUN, JSON.stringify([process.execPath, CLI, ...args]), JSON.stringify(answers)],
+    env,
+    undefined,
+  );
   if (run.code !== 0) throw new Error(`ptyRun.py failed: ${run.stderr}`);
   const result = JSON.parse(run.stdout) as { code: number; output: string; answered: number };
   return { code: result.code, stdout: result.output, stderr: result.output, answered: result.answered };

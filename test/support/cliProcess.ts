@@ -12,7 +12,10 @@ export interface ProcessRun {
   stderr: string;
 }
 
-export function pgAgentProcess(argv: readonly string[], options: { cwd: string; env: Record<string, string> }): Promise<ProcessRun> {
+export function pgAgentProcess(
+  argv: readonly string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<ProcessRun> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, ...argv], {

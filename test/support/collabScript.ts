@@ -4,8 +4,10 @@
  */
 import type { RecordedRequest, Reply, Rule } from './scriptedModelServer';
 
-export const isAnalysis = (perspective: 'data/architecture' | 'implementation/SQL') => (r: RecordedRequest) => r.text.includes(`Your perspective: ${perspective}`);
-export const isReviewOf = (label: 'A' | 'B') => (r: RecordedRequest) => r.text.includes("You review another analyst's work") && r.text.includes(`Analysis ${label}:`);
+export const isAnalysis = (perspective: 'data/architecture' | 'implementation/SQL') => (r: RecordedRequest) =>
+  r.text.includes(`Your perspective: ${perspective}`);
+export const isReviewOf = (label: 'A' | 'B') => (r: RecordedRequest) =>
+  r.text.includes("You review another analyst's work") && r.text.includes(`Analysis ${label}:`);
 export const isSynthesis = (r: RecordedRequest) => r.text.includes('Synthesize the analyses');
 export const isPlan = (r: RecordedRequest) => r.text.includes('Write the implementation plan');
 
@@ -30,14 +32,25 @@ export function analysis(name: string, sql: Sql[], questions: string[] = []) {
 }
 
 export const GOOD_SQL: Sql[] = [
-  { sql: "SELECT count(*) FROM orders WHERE status = 'cancelled' AND created_at < '2024-03-01'", purpose: 'how many', kind: 'read', objects: ['orders'] },
+  {
+    sql: "SELECT count(*) FROM orders WHERE status = 'cancelled' AND created_at < '2024-03-01'",
+    purpose: 'how many',
+    kind: 'read',
+    objects: ['orders'],
+  },
   { sql: CUTOFF_DELETE, purpose: 'delete them', kind: 'write', objects: ['orders', 'order_items', 'audit_log'] },
 ];
 
 export function review(agreements: number, disagreements: number, newInsights: string[] = []) {
   return {
-    agreements: Array.from({ length: agreements }, (_, i) => ({ point: `agreed point ${i + 1}`, reason: 'matches the schema' })),
-    disagreements: Array.from({ length: disagreements }, (_, i) => ({ point: `disputed point ${i + 1}`, reason: 'depends on whether reporting needs them' })),
+    agreements: Array.from({ length: agreements }, (_, i) => ({
+      point: `agreed point ${i + 1}`,
+      reason: 'matches the schema',
+    })),
+    disagreements: Array.from({ length: disagreements }, (_, i) => ({
+      point: `disputed point ${i + 1}`,
+      reason: 'depends on whether reporting needs them',
+    })),
     newInsights,
   };
 }
@@ -45,8 +58,26 @@ export function review(agreements: number, disagreements: number, newInsights: s
 export function synthesis(questions: string[] = []) {
   return {
     solutions: [
-      { name: 'Delete in one statement', description: 'One DELETE; cascades remove the items.', effort: 'low', maintainability: 'simple', performance: 'one pass', pros: ['simple'], cons: ['no archive'], approachIds: ['A1'] },
-      { name: 'Delete with a count first', description: 'Count, then delete.', effort: 'low', maintainability: 'simple', performance: 'two passes', pros: ['checked'], cons: ['slower'], approachIds: ['B1'] },
+      {
+        name: 'Delete in one statement',
+        description: 'One DELETE; cascades remove the items.',
+        effort: 'low',
+        maintainability: 'simple',
+        performance: 'one pass',
+        pros: ['simple'],
+        cons: ['no archive'],
+        approachIds: ['A1'],
+      },
+      {
+        name: 'Delete with a count first',
+        description: 'Count, then delete.',
+        effort: 'low',
+        maintainability: 'simple',
+        performance: 'two passes',
+        pros: ['checked'],
+        cons: ['slower'],
+        approachIds: ['B1'],
+      },
     ],
     clarificationQuestions: questions,
   };
@@ -58,8 +89,28 @@ export const PLAN = {
   rationale: 'Both analysts agreed; the SQL was verified against the database.',
   complexity: 'low',
   tasks: [
-    { id: 't1', title: 'Count the cancelled orders', description: 'Know how many go.', scope: 'read', objects: ['orders'], sql: "SELECT count(*) FROM orders WHERE status = 'cancelled' AND created_at < '2024-03-01'", depends_on: [], execution_group: 1, verification: 'the count is shown' },
-    { id: 't2', title: 'Delete them', description: 'One DELETE.', scope: 'write', objects: ['orders', 'order_items'], sql: CUTOFF_DELETE, depends_on: ['t1'], execution_group: 2, verification: "SELECT count(*) FROM orders WHERE status = 'cancelled' AND created_at < '2024-03-01' returns 0" },
+    {
+      id: 't1',
+      title: 'Count the cancelled orders',
+      description: 'Know how many go.',
+      scope: 'read',
+      objects: ['orders'],
+      sql: "SELECT count(*) FROM orders WHERE status = 'cancelled' AND created_at < '2024-03-01'",
+      depends_on: [],
+      execution_group: 1,
+      verification: 'the count is shown',
+    },
+    {
+      id: 't2',
+      title: 'Delete them',
+      description: 'One DELETE.',
+      scope: 'write',
+      objects: ['orders', 'order_items'],
+      sql: CUTOFF_DELETE,
+      depends_on: ['t1'],
+      execution_group: 2,
+      verification: "SELECT count(*) FROM orders WHERE status = 'cancelled' AND created_at < '2024-03-01' returns 0",
+    },
   ],
   acceptanceCriteria: ['No cancelled order before the cutoff remains'],
   risks: [{ risk: 'items cascade', mitigation: 'the impact preview shows them before approval' }],
@@ -67,7 +118,13 @@ export const PLAN = {
 };
 
 /** Rules for one whole round on one server (its model answers every call of the round). */
-export function roundOnOneServer(replies: { a: Reply; b: Reply; reviewOfA: Reply; reviewOfB: Reply; synthesis: Reply }): Rule[] {
+export function roundOnOneServer(replies: {
+  a: Reply;
+  b: Reply;
+  reviewOfA: Reply;
+  reviewOfB: Reply;
+  synthesis: Reply;
+}): Rule[] {
   return [
     { match: isAnalysis('data/architecture'), reply: replies.a },
     { match: isAnalysis('implementation/SQL'), reply: replies.b },

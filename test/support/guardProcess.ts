@@ -28,13 +28,17 @@ export interface GuardProcess {
 }
 
 /** `args`: more `pg-agent guard` flags (e.g. `--hold wait=60`); `uid` (as root): the guard runs as that OS user, its workspace its own (0700). */
-export async function startGuardProcess(databaseUrl: string, options: { user?: string; workspace?: string; args?: readonly string[]; uid?: number } = {}): Promise<GuardProcess> {
+export async function startGuardProcess(
+  databaseUrl: string,
+  options: { user?: string; workspace?: string; args?: readonly string[]; uid?: number } = {},
+): Promise<GuardProcess> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
   const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'pgagent-guard-'));
   const home = join(workspace, 'home');
   mkdirSync(home, { recursive: true });
   const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), USER: 'guard-test' };
-  const pgAgent = (argv: readonly string[]) => pgAgentProcess([...argv, '--workspace', workspace, '--db', databaseUrl], { cwd: workspace, env });
+  const pgAgent = (argv: readonly string[]) =>
+    pgAgentProcess([...argv, '--workspace', workspace, '--db', databaseUrl], { cwd: workspace, env });
   const user = options.user ?? 'alice';
   const added = await pgAgent(['guard', 'users', 'add', user, '--json']);
   if (added.code !== 0) throw new Error(`guard users add failed: ${added.stderr}`);
@@ -43,12 +47,26 @@ export async function startGuardProcess(databaseUrl: string, options: { user?: s
     execFileSync('chown', ['-R', `${options.uid}:${options.uid}`, workspace]);
     chmodSync(workspace, 0o700);
   }
-  const child = spawn(process.execPath, [CLI_PATH, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl, ...(options.args ?? [])], {
-    ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
-    cwd: workspace,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI_PATH,
+      'guard',
+      '--listen',
+      '127.0.0.1:0',
+      '--workspace',
+      workspace,
+      '--db',
+      databaseUrl,
+      ...(options.args ?? []),
+    ],
+    {
+      ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
+      cwd: workspace,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
@@ -106,5 +124,10 @@ export async function sessionsOf(databaseUrl: string, application: string, gone 
 
 /** Locks held by the upstream sessions of `application`. */
 export async function locksOf(databaseUrl: string, application: string): Promise<number> {
-  return Number(await queryValue(databaseUrl, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}'`));
+  return Number(
+    await queryValue(
+      databaseUrl,
+      `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}'`,
+    ),
+  );
 }

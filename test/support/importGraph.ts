@@ -22,14 +22,33 @@ function sourceFiles(root: string, dir: string): string[] {
 
 /** Module specifiers of one file, as written. */
 export function specifiersOf(fileName: string, text: string): string[] {
-  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push(node.moduleSpecifier.text);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       found.push(node.moduleReference.expression.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       found.push(node.arguments[0].text);
     }
     ts.forEachChild(node, visit);
@@ -41,7 +60,9 @@ export function specifiersOf(fileName: string, text: string): string[] {
 /** The file a relative specifier names (`./x` → `x.ts`, `x.tsx` or `x/index.ts`); a package name as itself. */
 function resolveSpecifier(root: string, from: string, specifier: string, files: Set<string>): string {
   if (!specifier.startsWith('.')) return specifier;
-  const base = relative(root, resolve(root, dirname(from), specifier)).split(sep).join('/');
+  const base = relative(root, resolve(root, dirname(from), specifier))
+    .split(sep)
+    .join('/');
   for (const candidate of [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`, base.replace(/\.js$/, '.ts'), base]) {
     if (files.has(candidate) || existsSync(join(root, candidate))) return candidate;
   }
@@ -54,7 +75,13 @@ export function readImportGraph(root: string, dirs: readonly string[]): ImportGr
   const graph: ImportGraph = new Map();
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
-    graph.set(file, specifiersOf(file, text).map((specifier) => ({ file: resolveSpecifier(root, file, specifier, known), specifier })));
+    graph.set(
+      file,
+      specifiersOf(file, text).map((specifier) => ({
+        file: resolveSpecifier(root, file, specifier, known),
+        specifier,
+      })),
+    );
   }
   return graph;
 }

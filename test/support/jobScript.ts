@@ -5,7 +5,8 @@ import type { RecordedRequest, ScriptedModelServer, Rule } from './scriptedModel
 
 export const ARCHIVE = "UPDATE orders SET status = 'archived' WHERE status = 'cancelled' AND id <= 10";
 export const PLAN_V1 = '# Plan\n\n1. Archive all cancelled orders in one statement.\n';
-export const PLAN_V2 = '# Plan\n\n1. Archive cancelled orders in batches of 10 ids.\n2. Check the count after each batch.\n';
+export const PLAN_V2 =
+  '# Plan\n\n1. Archive cancelled orders in batches of 10 ids.\n2. Check the count after each batch.\n';
 export const FEEDBACK = 'Split the archive into batches of ten orders, and check the count after each batch.';
 
 /** The function names a request offers the model (Gemini: body.tools[].functionDeclarations[].name). */
@@ -36,7 +37,10 @@ export function planTurn(plan: string, todoSql = ARCHIVE): Rule[] {
 }
 
 /** A new job (`pg-agent job new --json`) planned with PLAN_V1 and stopped at its first plan review; its id. */
-export async function newJobAtReview(server: ScriptedModelServer, job: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string }>): Promise<string> {
+export async function newJobAtReview(
+  server: ScriptedModelServer,
+  job: (argv: string[]) => Promise<{ code: number; stdout: string; stderr: string }>,
+): Promise<string> {
   server.script(planTurn(PLAN_V1));
   const run = await job(['new', '--json', '--', 'Archive cancelled orders']);
   expect(run.code, run.stderr).toBe(0);

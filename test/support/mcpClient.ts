@@ -16,7 +16,12 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-export async function startMcp(launch: { command: string; args: string[]; cwd?: string; env?: Record<string, string> }): Promise<McpSession> {
+export async function startMcp(launch: {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}): Promise<McpSession> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
   const transport = new StdioClientTransport({
     command: launch.command,

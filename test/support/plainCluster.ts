@@ -31,7 +31,15 @@ export async function startPlainCluster(options: { maxConnections?: number } = {
   const port = await freePort();
   fs.appendFileSync(
     path.join(dir, 'postgresql.conf'),
-    [`port = ${port}`, `listen_addresses = '127.0.0.1'`, `unix_socket_directories = '${root}'`, 'fsync = off', 'shared_buffers = 16MB', `max_connections = ${options.maxConnections ?? 20}`, ''].join('\n'),
+    [
+      `port = ${port}`,
+      `listen_addresses = '127.0.0.1'`,
+      `unix_socket_directories = '${root}'`,
+      'fsync = off',
+      'shared_buffers = 16MB',
+      `max_connections = ${options.maxConnections ?? 20}`,
+      '',
+    ].join('\n'),
   );
   const ctl = (args: string[]) => runAsClusterOwner(path.join(BIN, 'pg_ctl'), ['-D', dir, '-w', ...args]);
   const start = () => ctl(['-l', path.join(root, 'log'), '-o', '-c log_min_messages=warning', 'start']);

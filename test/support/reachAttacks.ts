@@ -125,7 +125,10 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
 }
 
 export async function scalar(url: string, sql: string, params: unknown[] = []): Promise<unknown> {
-  return withClient(url, async (c) => (await c.query<unknown[]>({ text: sql, values: params, rowMode: 'array' })).rows[0]?.[0]);
+  return withClient(
+    url,
+    async (c) => (await c.query<unknown[]>({ text: sql, values: params, rowMode: 'array' })).rows[0]?.[0],
+  );
 }
 
 /** Session-level advisory locks held in this database by any session but the observer's. */
@@ -142,7 +145,8 @@ export async function advisoryLocksHeld(url: string): Promise<number> {
 /** Whether another session can take lock `key` at once (then gives it back). */
 export async function lockIsFree(url: string, key: number): Promise<boolean> {
   return withClient(url, async (c) => {
-    const taken = (await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key])).rows[0]?.ok === true;
+    const taken =
+      (await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key])).rows[0]?.ok === true;
     if (taken) await c.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
     return taken;
   });
@@ -255,7 +259,12 @@ export function expectNotExecuted(outcome: Settled<SqlOutcome>): void {
  * SPEC §5 1a on the preview path: not previewed, a "Not previewed" warning naming the function or trigger,
  * risk at least `floor`, and the reach listing the function with its verdict.
  */
-export function expectNotPreviewed(report: Settled<ImpactReport>, names: RegExp, floor: 'HIGH' | 'MEDIUM', verdicts: ReachVerdict[] = ['side-effect']): void {
+export function expectNotPreviewed(
+  report: Settled<ImpactReport>,
+  names: RegExp,
+  floor: 'HIGH' | 'MEDIUM',
+  verdicts: ReachVerdict[] = ['side-effect'],
+): void {
   expect(report.ok, describeSettled(report)).toBe(true);
   if (!report.ok) return;
   const impact = report.value;
@@ -264,10 +273,15 @@ export function expectNotPreviewed(report: Settled<ImpactReport>, names: RegExp,
   expect(RISK_ORDER.indexOf(impact.risk), `risk ${impact.risk}`).toBeGreaterThanOrEqual(RISK_ORDER.indexOf(floor));
   const named = impact.reach.filter((entry) => names.test(entry.function));
   expect(named.length, `reach: ${JSON.stringify(impact.reach)}`).toBeGreaterThan(0);
-  expect(named.some((entry) => verdicts.includes(entry.verdict)), `reach: ${JSON.stringify(named)}`).toBe(true);
+  expect(
+    named.some((entry) => verdicts.includes(entry.verdict)),
+    `reach: ${JSON.stringify(named)}`,
+  ).toBe(true);
 }
 
 /** SPEC §5 1a on the EXPLAIN path: refused with SQL_REFUSED before anything was planned. */
 export function expectRefused(outcome: Settled<unknown>): void {
-  expect(outcome.ok ? 'resolved' : (outcome.error as { code?: string }).code, describeSettled(outcome)).toBe('SQL_REFUSED');
+  expect(outcome.ok ? 'resolved' : (outcome.error as { code?: string }).code, describeSettled(outcome)).toBe(
+    'SQL_REFUSED',
+  );
 }

@@ -12,5 +12,13 @@ export function recordingLogger(): RecordingLogger {
   const record = (message: string, fields?: LogFields): void => {
     lines.push(fields === undefined ? { message } : { message, fields });
   };
-  return { lines, messages: () => lines.map((l) => l.message), trace: record, debug: record, info: record, warn: record, error: record };
+  return {
+    lines,
+    messages: () => lines.map((l) => l.message),
+    trace: record,
+    debug: record,
+    info: record,
+    warn: record,
+    error: record,
+  };
 }

@@ -14,7 +14,10 @@ export interface ScratchDatabase {
 }
 
 /** `adminUrl`: the server's maintenance database (default DATABASE_URL; the DBA tools' own cluster passes its own). */
-export async function createScratchDatabase(prefix = 'pgagent_test', adminUrl = DATABASE_URL): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  prefix = 'pgagent_test',
+  adminUrl = DATABASE_URL,
+): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

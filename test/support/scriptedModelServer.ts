@@ -58,7 +58,10 @@ export interface EmbeddingScript {
 /** A deterministic embedding: words hashed into 64 buckets (texts sharing words are similar, others are not). */
 export function bagOfWordsVector(text: string): number[] {
   const vector = new Array<number>(64).fill(0);
-  for (const word of text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 2)) {
+  for (const word of text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 2)) {
     let h = 2166136261;
     for (const ch of word.replace(/s$/, '')) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
     const bucket = (h >>> 0) % 64;
@@ -99,13 +102,20 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
     const gemini = GEMINI_EMBED_PATH.exec(url.pathname);
     if (!gemini && url.pathname !== '/v1/embeddings') return false;
     const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
-    const textsOf = (content: unknown): string => (isRecord(content) && Array.isArray(content.parts) ? content.parts.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('') : '');
+    const textsOf = (content: unknown): string =>
+      isRecord(content) && Array.isArray(content.parts)
+        ? content.parts.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('')
+        : '';
     const texts = gemini
       ? gemini[2] === 'batchEmbedContents'
         ? (Array.isArray(body.requests) ? body.requests : []).map((r) => textsOf(isRecord(r) ? r.content : undefined))
         : [textsOf(body.content)]
       : (Array.isArray(body.input) ? body.input : [body.input]).map((t) => String(t));
-    embedRequests.push({ provider: gemini ? 'gemini' : 'openai', model: gemini ? (gemini[1] ?? '') : typeof body.model === 'string' ? body.model : '', texts });
+    embedRequests.push({
+      provider: gemini ? 'gemini' : 'openai',
+      model: gemini ? (gemini[1] ?? '') : typeof body.model === 'string' ? body.model : '',
+      texts,
+    });
     const failure = embedScript.failure;
     if (failure && 'delayMs' in failure) await new Promise((resolve) => setTimeout(resolve, failure.delayMs));
     else if (failure && 'garbage' in failure) {
@@ -114,13 +124,25 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
       return true;
     } else if (failure) {
       res.writeHead(failure.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: failure.status, message: failure.message, status: defaultGeminiStatus(failure.status) } }));
+      res.end(
+        JSON.stringify({
+          error: { code: failure.status, message: failure.message, status: defaultGeminiStatus(failure.status) },
+        }),
+      );
       return true;
     }
     const vectors = texts.map(embedScript.vectorOf ?? bagOfWordsVector);
     res.writeHead(200, { 'content-type': 'application/json' });
-    if (!gemini) res.end(JSON.stringify({ object: 'list', model: body.model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) }));
-    else if (gemini[2] === 'batchEmbedContents') res.end(JSON.stringify({ embeddings: vectors.map((values) => ({ values })) }));
+    if (!gemini)
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          model: body.model,
+          data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+        }),
+      );
+    else if (gemini[2] === 'batchEmbedContents')
+      res.end(JSON.stringify({ embeddings: vectors.map((values) => ({ values })) }));
     else res.end(JSON.stringify({ embedding: { values: vectors[0] } }));
     return true;
   }
@@ -217,7 +239,12 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
 
 type ContentReply = Exclude<Reply, { error: unknown } | { delayMs: number } | { raw: string }>;
 
-async function writeGemini(recorded: RecordedRequest, reply: ContentReply, res: ServerResponse, timers: Set<NodeJS.Timeout>): Promise<void> {
+async function writeGemini(
+  recorded: RecordedRequest,
+  reply: ContentReply,
+  res: ServerResponse,
+  timers: Set<NodeJS.Timeout>,
+): Promise<void> {
   const usageMetadata = {
     promptTokenCount: SCRIPTED_USAGE.inputTokens,
     candidatesTokenCount: SCRIPTED_USAGE.outputTokens,
@@ -232,7 +259,11 @@ async function writeGemini(recorded: RecordedRequest, reply: ContentReply, res: 
     chunks = [
       {
         candidates: [
-          { content: { role: 'model', parts: calls.map((functionCall) => ({ functionCall })) }, finishReason: 'STOP', index: 0 },
+          {
+            content: { role: 'model', parts: calls.map((functionCall) => ({ functionCall })) },
+            finishReason: 'STOP',
+            index: 0,
+          },
         ],
         ...base,
       },
@@ -301,7 +332,11 @@ function writeOpenAi(recorded: RecordedRequest, reply: ContentReply, res: Server
         ...common,
         object: 'chat.completion',
         choices: [
-          { index: 0, message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finishReason },
+          {
+            index: 0,
+            message: { role: 'assistant', content, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+            finish_reason: finishReason,
+          },
         ],
         usage,
       }),
@@ -316,7 +351,9 @@ function writeOpenAi(recorded: RecordedRequest, reply: ContentReply, res: Server
     res.write(event([{ index: 0, delta: { content: piece }, finish_reason: null }]));
   }
   if (toolCalls) {
-    res.write(event([{ index: 0, delta: { tool_calls: toolCalls.map((c, index) => ({ index, ...c })) }, finish_reason: null }]));
+    res.write(
+      event([{ index: 0, delta: { tool_calls: toolCalls.map((c, index) => ({ index, ...c })) }, finish_reason: null }]),
+    );
   }
   res.write(event([{ index: 0, delta: {}, finish_reason: finishReason }]));
   res.write(event([], { usage }));

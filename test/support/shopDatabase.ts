@@ -76,14 +76,24 @@ export function useScriptedWorkspace(prefix: string, scope: 'each' | 'all' = 'ea
 }
 
 /** A fresh job runner on the shop database with the scripted model (nothing shared in memory with the previous one). */
-export function scriptedJobRunner(shop: ShopDatabase, rig: ScriptedWorkspace, overrides: Partial<JobRunnerDeps> = {}): JobRunner {
+export function scriptedJobRunner(
+  shop: ShopDatabase,
+  rig: ScriptedWorkspace,
+  overrides: Partial<JobRunnerDeps> = {},
+): JobRunner {
   return new JobRunner({
     store: new JobStore(rig.workspace),
     checkpointsDir: join(rig.workspace, '.pgagent', 'checkpoints'),
     db: shop.db,
     connectionKey: shop.scratch.url,
     ticketStore: rig.tickets,
-    provider: createGeminiProvider({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: rig.server.url, logger: silentLogger, maxRetries: 0 }),
+    provider: createGeminiProvider({
+      model: 'gemini-2.5-flash',
+      apiKey: 'test-key',
+      baseUrl: rig.server.url,
+      logger: silentLogger,
+      maxRetries: 0,
+    }),
     loadSnapshot: () => Promise.resolve(shop.snapshot),
     settings: DEFAULT_SAFETY,
     logger: silentLogger,

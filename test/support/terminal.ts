@@ -17,10 +17,19 @@ export interface TerminalRun {
  */
 export function runOnTerminal(
   command: string,
-  options: { env: NodeJS.ProcessEnv; cwd: string; answer?: (output: string, answered: number) => string | undefined; killAfterMs?: number },
+  options: {
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    answer?: (output: string, answered: number) => string | undefined;
+    killAfterMs?: number;
+  },
 ): Promise<TerminalRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let raw = '';
     let answered = 0;
     // A hung prompt must not hang the suite: the run is ended and its output shown by the failing assertion.

@@ -54,7 +54,24 @@ export function makeCa(dir: string, name: string): TestCa {
   fs.mkdirSync(dir, { recursive: true });
   const caKey = path.join(dir, `${name}.key`);
   const caCert = path.join(dir, `${name}.crt`);
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', caKey, '-out', caCert, '-days', '2', '-subj', `/CN=${name}`], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      caKey,
+      '-out',
+      caCert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+    ],
+    dir,
+  );
   return { dir, caCert, caKey };
 }
 
@@ -66,7 +83,26 @@ export function issueCert(ca: TestCa, name: string, cn: string, san?: string): [
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', csr, '-subj', `/CN=${cn}`], ca.dir);
   const ext = path.join(ca.dir, `${name}.ext`);
   fs.writeFileSync(ext, san ? `subjectAltName=${san}\n` : 'basicConstraints=CA:FALSE\n');
-  openssl(['x509', '-req', '-in', csr, '-CA', ca.caCert, '-CAkey', ca.caKey, '-CAcreateserial', '-out', cert, '-days', '2', '-extfile', ext], ca.dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      ca.caCert,
+      '-CAkey',
+      ca.caKey,
+      '-CAcreateserial',
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-extfile',
+      ext,
+    ],
+    ca.dir,
+  );
   fs.chmodSync(key, 0o600);
   return [cert, key];
 }
@@ -93,7 +129,19 @@ export async function startTestCluster(options: { serverNames: string }): Promis
   fs.writeFileSync(pwfile, `${superPassword}\n`);
   fs.chmodSync(root, 0o755);
   if (asRoot) execFileSync('chown', ['-R', 'postgres', root]);
-  runAsClusterOwner(path.join(BIN, 'initdb'), ['-D', dir, '-U', 'postgres', '--pwfile', pwfile, '-A', 'scram-sha-256', '--no-sync', '-E', 'UTF8']);
+  runAsClusterOwner(path.join(BIN, 'initdb'), [
+    '-D',
+    dir,
+    '-U',
+    'postgres',
+    '--pwfile',
+    pwfile,
+    '-A',
+    'scram-sha-256',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
   const port = await freePort();
   fs.appendFileSync(
     path.join(dir, 'postgresql.conf'),
@@ -115,7 +163,16 @@ export async function startTestCluster(options: { serverNames: string }): Promis
     path.join(dir, 'pg_hba.conf'),
     ['local all all scram-sha-256', 'hostssl all certuser all cert', 'host all all all scram-sha-256', ''].join('\n'),
   );
-  runAsClusterOwner(path.join(BIN, 'pg_ctl'), ['-D', dir, '-l', path.join(root, 'log'), '-w', '-o', '-c log_min_messages=warning', 'start']);
+  runAsClusterOwner(path.join(BIN, 'pg_ctl'), [
+    '-D',
+    dir,
+    '-l',
+    path.join(root, 'log'),
+    '-w',
+    '-o',
+    '-c log_min_messages=warning',
+    'start',
+  ]);
   return {
     port,
     dir,

@@ -31,7 +31,9 @@ export interface KeyPair {
 /** ssh-keygen -t ed25519 into dir/name; an empty passphrase leaves the key unencrypted. */
 export function makeKey(dir: string, name: string, passphrase = ''): KeyPair {
   const privateKey = path.join(dir, name);
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', privateKey], { stdio: 'pipe' });
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', name, '-f', privateKey], {
+    stdio: 'pipe',
+  });
   return { privateKey, publicKey: `${privateKey}.pub` };
 }
 
@@ -64,7 +66,11 @@ export async function startTestSshd(): Promise<TestSshd> {
   const passphrase = 'correct horse';
   const encryptedKey = makeKey(dir, 'client_encrypted', passphrase);
   const authorized = path.join(dir, 'authorized_keys');
-  fs.writeFileSync(authorized, fs.readFileSync(clientKey.publicKey, 'utf8') + fs.readFileSync(encryptedKey.publicKey, 'utf8'), { mode: 0o600 });
+  fs.writeFileSync(
+    authorized,
+    fs.readFileSync(clientKey.publicKey, 'utf8') + fs.readFileSync(encryptedKey.publicKey, 'utf8'),
+    { mode: 0o600 },
+  );
   const port = await freePort();
   const user = os.userInfo().username;
   const config = path.join(dir, 'sshd_config');
@@ -94,11 +100,18 @@ export async function startTestSshd(): Promise<TestSshd> {
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  await waitListening(port, () => child.exitCode !== null, () => stderr);
+  await waitListening(
+    port,
+    () => child.exitCode !== null,
+    () => stderr,
+  );
   const pid = child.pid ?? 0;
   const sessions = (): number[] => {
     try {
-      return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+      return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
     } catch {
       return [];
     }

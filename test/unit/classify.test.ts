@@ -165,7 +165,9 @@ describe('facts', () => {
   });
 
   it('lists every table read, as written', () => {
-    const s = only('SELECT * FROM customers c JOIN sales.orders o ON o.customer_id = c.id WHERE EXISTS (SELECT 1 FROM order_items)');
+    const s = only(
+      'SELECT * FROM customers c JOIN sales.orders o ON o.customer_id = c.id WHERE EXISTS (SELECT 1 FROM order_items)',
+    );
     expect(s.tables).toEqual(['customers', 'sales.orders', 'order_items']);
     expect(s.writesTo).toEqual([]);
     expect(only('WITH orders AS (SELECT 1) SELECT * FROM orders').tables).toEqual([]);
@@ -184,21 +186,37 @@ describe('facts', () => {
 
   it('does not count a write that EXPLAIN or PREPARE only plans as written', () => {
     const explained = only('EXPLAIN DELETE FROM orders');
-    expect([explained.class, explained.decision, explained.writesTo, explained.unboundedWrite]).toEqual(['write', 'approve', [], false]);
+    expect([explained.class, explained.decision, explained.writesTo, explained.unboundedWrite]).toEqual([
+      'write',
+      'approve',
+      [],
+      false,
+    ]);
     expect(explained.reasons).toEqual(['EXPLAIN of a statement that deletes rows from orders']);
     expect(only('PREPARE d AS DELETE FROM orders').writesTo).toEqual([]);
   });
 
   it('marks DROP, TRUNCATE and destructive ALTERs', () => {
     for (const sql of [
-      'DROP TABLE orders', 'DROP VIEW order_totals', 'TRUNCATE orders', 'ALTER TABLE orders DROP COLUMN status',
-      'ALTER TABLE orders ALTER COLUMN total TYPE bigint', 'ALTER TABLE orders DROP CONSTRAINT orders_pkey',
-      'ALTER TABLE orders ALTER COLUMN status DROP NOT NULL', 'DROP ROLE bob', 'DROP OWNED BY bob',
+      'DROP TABLE orders',
+      'DROP VIEW order_totals',
+      'TRUNCATE orders',
+      'ALTER TABLE orders DROP COLUMN status',
+      'ALTER TABLE orders ALTER COLUMN total TYPE bigint',
+      'ALTER TABLE orders DROP CONSTRAINT orders_pkey',
+      'ALTER TABLE orders ALTER COLUMN status DROP NOT NULL',
+      'DROP ROLE bob',
+      'DROP OWNED BY bob',
       'ALTER DOMAIN d DROP CONSTRAINT c',
     ]) {
       expect(only(sql).destructive, sql).toBe(true);
     }
-    for (const sql of ['ALTER TABLE orders ADD COLUMN note text', 'DELETE FROM orders', 'CREATE TABLE t (id int)', 'ALTER TABLE orders RENAME TO o2']) {
+    for (const sql of [
+      'ALTER TABLE orders ADD COLUMN note text',
+      'DELETE FROM orders',
+      'CREATE TABLE t (id int)',
+      'ALTER TABLE orders RENAME TO o2',
+    ]) {
       expect(only(sql).destructive, sql).toBe(false);
     }
   });
@@ -212,11 +230,17 @@ describe('facts', () => {
   it('says why in one sentence per fact', () => {
     expect(only("SELECT nextval('order_seq')").reasons).toEqual(['calls nextval(), which changes a sequence']);
     expect(only('SELECT * FROM orders FOR UPDATE').reasons).toEqual(['locks rows (FOR UPDATE)']);
-    expect(only('SELECT pg_advisory_lock(1)').reasons).toEqual(['calls pg_advisory_lock(), which takes an advisory lock']);
+    expect(only('SELECT pg_advisory_lock(1)').reasons).toEqual([
+      'calls pg_advisory_lock(), which takes an advisory lock',
+    ]);
     expect(only('COMMIT').reasons).toEqual(["COMMIT would end the agent's transaction"]);
     expect(only('END').reasons).toEqual(["END would end the agent's transaction"]);
-    expect(only("COPY orders TO PROGRAM 'gzip'").reasons[0]).toMatch(/^COPY … PROGRAM runs a shell command on the server/);
-    expect(only('EXPLAIN (ANALYZE) DELETE FROM orders WHERE id = 1').reasons[0]).toBe('EXPLAIN ANALYZE executes the statement');
+    expect(only("COPY orders TO PROGRAM 'gzip'").reasons[0]).toMatch(
+      /^COPY … PROGRAM runs a shell command on the server/,
+    );
+    expect(only('EXPLAIN (ANALYZE) DELETE FROM orders WHERE id = 1').reasons[0]).toBe(
+      'EXPLAIN ANALYZE executes the statement',
+    );
     expect(only('EXPLAIN ANALYZE SELECT 1').reasons).toEqual(['EXPLAIN ANALYZE executes the query']);
   });
 });
@@ -254,7 +278,9 @@ describe('unknown trees are never reads', () => {
   });
 
   it('holds a read holding a node that belongs to another kind of statement', () => {
-    const result = withTree('SELECT 1', () => ({ SelectStmt: { targetList: [{ ResTarget: { val: { CurrentOfExpr: {} } } }] } }));
+    const result = withTree('SELECT 1', () => ({
+      SelectStmt: { targetList: [{ ResTarget: { val: { CurrentOfExpr: {} } } }] },
+    }));
     expect([result.class, result.decision]).toEqual(['unknown', 'approve']);
     expect(result.reasons[0]).toContain('CurrentOfExpr');
   });
@@ -275,9 +301,12 @@ describe('side-effect functions', () => {
     expect(sideEffectOf(name)?.class).toBe(cls);
   });
 
-  it.each([[['count']], [['schedule']], [['pg_sleep']], [['currval']], [['now']], [['']], [[]]])('%j has none', (name) => {
-    expect(sideEffectOf(name)).toBeUndefined();
-  });
+  it.each([[['count']], [['schedule']], [['pg_sleep']], [['currval']], [['now']], [['']], [[]]])(
+    '%j has none',
+    (name) => {
+      expect(sideEffectOf(name)).toBeUndefined();
+    },
+  );
 });
 
 describe('loading', () => {

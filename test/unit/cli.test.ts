@@ -22,8 +22,19 @@ describe('parseCommandArgs', () => {
   });
 
   it('parses the common flags', () => {
-    const args = parseCommandArgs(['--db', 'sample', '--workspace', '/x', '--no-input', '--timeout-ms', '500', '--max-rows', '10'], {}, '/w');
-    expect(args.flags).toMatchObject({ db: 'sample', workspace: '/x', noInput: true, timeoutMs: 500, maxRows: 10, json: false });
+    const args = parseCommandArgs(
+      ['--db', 'sample', '--workspace', '/x', '--no-input', '--timeout-ms', '500', '--max-rows', '10'],
+      {},
+      '/w',
+    );
+    expect(args.flags).toMatchObject({
+      db: 'sample',
+      workspace: '/x',
+      noInput: true,
+      timeoutMs: 500,
+      maxRows: 10,
+      json: false,
+    });
   });
 
   it.each([

@@ -29,13 +29,16 @@ describe('parseCockpitMessage', () => {
     for (const message of messages) expect(parseCockpitMessage(message, jobId)).toEqual({ ok: true, message });
   });
 
-  it("refuses an intent naming another job (a stale or forged click never acts on another job)", () => {
+  it('refuses an intent naming another job (a stale or forged click never acts on another job)', () => {
     const parsed = parseCockpitMessage({ type: 'approvePlan', jobId: other, ticketId, planHash }, jobId);
     expect(parsed).toEqual({ ok: false, reason: `jobId: ${other} is not this cockpit's job (${jobId})` });
   });
 
   it("refuses the side panel's own messages, which a cockpit has no business sending", () => {
-    expect(parseCockpitMessage({ type: 'runCommand', command: 'openSampleDatabase' }, jobId)).toEqual({ ok: false, reason: 'type: runCommand is not a cockpit message' });
+    expect(parseCockpitMessage({ type: 'runCommand', command: 'openSampleDatabase' }, jobId)).toEqual({
+      ok: false,
+      reason: 'type: runCommand is not a cockpit message',
+    });
     expect(parseCockpitMessage({ type: 'selectJob', jobId }, jobId).ok).toBe(false);
   });
 

@@ -19,13 +19,21 @@ function recorder(ticket: string | null = shown) {
     openUndo: (t) => Promise.resolve(void calls.push(['openUndo', t])),
     useSaferSql: (t, rule) => Promise.resolve(void calls.push(['useSaferSql', t, rule])),
   };
-  const logger = { warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }) };
+  const logger = {
+    warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }),
+  };
   return { calls, warnings, routes, logger };
 }
 
 describe('routeCockpitMessage', () => {
   it('logs and ignores a malformed message: nothing is acted on', async () => {
-    for (const raw of [null, 'approvePlan', { type: 'approvePlan', jobId }, { type: 'decide', ticketId: shown, approve: 'yes' }, { type: 'runCommand', command: 'openSampleDatabase' }]) {
+    for (const raw of [
+      null,
+      'approvePlan',
+      { type: 'approvePlan', jobId },
+      { type: 'decide', ticketId: shown, approve: 'yes' },
+      { type: 'runCommand', command: 'openSampleDatabase' },
+    ]) {
       const r = recorder();
       await routeCockpitMessage(raw, jobId, r.routes, r.logger);
       expect(r.calls, JSON.stringify(raw)).toEqual([]);
@@ -35,23 +43,47 @@ describe('routeCockpitMessage', () => {
     }
   });
 
-  it("logs and ignores an intent for another job, and a decision on a write the cockpit does not show", async () => {
+  it('logs and ignores an intent for another job, and a decision on a write the cockpit does not show', async () => {
     const r = recorder();
     await routeCockpitMessage({ type: 'cancelJob', jobId: 'job_fedcba9876543210' }, jobId, r.routes, r.logger);
     await routeCockpitMessage({ type: 'decide', ticketId: other, approve: true }, jobId, r.routes, r.logger);
     const none = recorder(null);
     await routeCockpitMessage({ type: 'decide', ticketId: shown, approve: true }, jobId, none.routes, none.logger);
     expect([...r.calls, ...none.calls]).toEqual([]);
-    expect([...r.warnings, ...none.warnings].map((w) => w.message)).toEqual(['ignored a malformed cockpit message', 'ignored a cockpit message about a write it does not show', 'ignored a cockpit message about a write it does not show']);
+    expect([...r.warnings, ...none.warnings].map((w) => w.message)).toEqual([
+      'ignored a malformed cockpit message',
+      'ignored a cockpit message about a write it does not show',
+      'ignored a cockpit message about a write it does not show',
+    ]);
   });
 
   it('hands each valid message to its one host path', async () => {
     const r = recorder();
-    const intent = { type: 'requestChanges', jobId, ticketId: null, planHash: 'c'.repeat(64), feedback: 'Smaller batches.' };
-    for (const raw of [{ type: 'ready' }, intent, { type: 'decide', ticketId: shown, approve: false }, { type: 'openSql', ticketId: shown }, { type: 'openUndo', ticketId: shown }, { type: 'useSaferSql', ticketId: shown, rule: 'add-column-default' }]) {
+    const intent = {
+      type: 'requestChanges',
+      jobId,
+      ticketId: null,
+      planHash: 'c'.repeat(64),
+      feedback: 'Smaller batches.',
+    };
+    for (const raw of [
+      { type: 'ready' },
+      intent,
+      { type: 'decide', ticketId: shown, approve: false },
+      { type: 'openSql', ticketId: shown },
+      { type: 'openUndo', ticketId: shown },
+      { type: 'useSaferSql', ticketId: shown, rule: 'add-column-default' },
+    ]) {
       await routeCockpitMessage(raw, jobId, r.routes, r.logger);
     }
-    expect(r.calls).toEqual([['ready'], ['job', intent], ['decide', shown, false], ['openSql', shown], ['openUndo', shown], ['useSaferSql', shown, 'add-column-default']]);
+    expect(r.calls).toEqual([
+      ['ready'],
+      ['job', intent],
+      ['decide', shown, false],
+      ['openSql', shown],
+      ['openUndo', shown],
+      ['useSaferSql', shown, 'add-column-default'],
+    ]);
     expect(r.warnings).toEqual([]);
   });
 });

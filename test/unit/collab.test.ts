@@ -12,7 +12,14 @@ import { PLAN } from '../support/collabScript';
 
 describe('convergence', () => {
   it('is 0.5·agreement + 0.3·feasibility + 0.2·stability', () => {
-    const c = computeConvergence({ agreements: 3, disagreements: 1, feasibility: 0.5, insights: ['x', 'y'], knownInsights: ['X'], roundsLeft: 2 });
+    const c = computeConvergence({
+      agreements: 3,
+      disagreements: 1,
+      feasibility: 0.5,
+      insights: ['x', 'y'],
+      knownInsights: ['X'],
+      roundsLeft: 2,
+    });
     expect(c.components).toEqual({ agreement: 0.75, feasibility: 0.5, stability: 0.5 });
     expect(c.score).toBe(0.625);
     expect(c.newInsights).toEqual(['y']);
@@ -27,7 +34,14 @@ describe('convergence', () => {
   });
 
   it('counts no review points as no agreement, and no insights as stable', () => {
-    const c = computeConvergence({ agreements: 0, disagreements: 0, feasibility: 1, insights: [], knownInsights: [], roundsLeft: 0 });
+    const c = computeConvergence({
+      agreements: 0,
+      disagreements: 0,
+      feasibility: 1,
+      insights: [],
+      knownInsights: [],
+      roundsLeft: 0,
+    });
     expect(c.components).toEqual({ agreement: 0, feasibility: 1, stability: 1 });
     expect(stabilityOf(['Same point!', 'same point'], []).stability).toBe(0);
   });
@@ -53,9 +67,18 @@ describe('--models', () => {
   it('gives each analyst the other models as fallbacks; one model makes two perspectives of it', () => {
     const p = (model: string) => ({ name: 'gemini', model }) as LlmProvider;
     const [a, b] = buildAnalysts([p('one'), p('two')]);
-    expect([a.chain.map((x) => x.model), b.chain.map((x) => x.model), a.sameModel]).toEqual([['one', 'two'], ['two', 'one'], false]);
+    expect([a.chain.map((x) => x.model), b.chain.map((x) => x.model), a.sameModel]).toEqual([
+      ['one', 'two'],
+      ['two', 'one'],
+      false,
+    ]);
     const [sa, sb] = buildAnalysts([p('only')]);
-    expect([sa.perspective, sb.perspective, sa.sameModel, sb.chain.map((x) => x.model)]).toEqual(['data/architecture', 'implementation/SQL', true, ['only']]);
+    expect([sa.perspective, sb.perspective, sa.sameModel, sb.chain.map((x) => x.model)]).toEqual([
+      'data/architecture',
+      'implementation/SQL',
+      true,
+      ['only'],
+    ]);
   });
 });
 
@@ -67,10 +90,22 @@ describe('plan.json validation', () => {
   });
 
   it.each([
-    ['an unknown dependency', { tasks: [PLAN.tasks[0], { ...PLAN.tasks[1], depends_on: ['t9'] }] }, 'depends on unknown task "t9"'],
+    [
+      'an unknown dependency',
+      { tasks: [PLAN.tasks[0], { ...PLAN.tasks[1], depends_on: ['t9'] }] },
+      'depends on unknown task "t9"',
+    ],
     ['a cycle', { tasks: [{ ...PLAN.tasks[0], depends_on: ['t2'] }, PLAN.tasks[1]] }, 'dependency cycle'],
-    ['a duplicate id', { tasks: [PLAN.tasks[0], { ...PLAN.tasks[1], id: 't1', depends_on: [] }] }, 'duplicate task id "t1"'],
-    ['SQL that does not parse', { tasks: [PLAN.tasks[0], { ...PLAN.tasks[1], sql: 'DELET FROM orders' }] }, 'does not parse'],
+    [
+      'a duplicate id',
+      { tasks: [PLAN.tasks[0], { ...PLAN.tasks[1], id: 't1', depends_on: [] }] },
+      'duplicate task id "t1"',
+    ],
+    [
+      'SQL that does not parse',
+      { tasks: [PLAN.tasks[0], { ...PLAN.tasks[1], sql: 'DELET FROM orders' }] },
+      'does not parse',
+    ],
     ['one task only', { tasks: [PLAN.tasks[0]] }, 'expected array to have >=2 items'],
   ])('refuses %s', (_what, patch, message) => {
     const result = planOutputSchema.safeParse({ ...PLAN, ...patch });
@@ -92,7 +127,16 @@ describe('what a session asks', () => {
     phase: 'awaiting-decision',
     currentRound: 2,
     roundsThisLeg: 2,
-    rounds: [2, 1].map((n) => ({ number: 3 - n, models: ['gemini:x'], solutions: 2, score: 0.6, recommendation: n === 1 ? ('max_rounds' as const) : ('continue' as const), openDisagreements: 2, degraded: false, superseded: false })),
+    rounds: [2, 1].map((n) => ({
+      number: 3 - n,
+      models: ['gemini:x'],
+      solutions: 2,
+      score: 0.6,
+      recommendation: n === 1 ? ('max_rounds' as const) : ('continue' as const),
+      openDisagreements: 2,
+      degraded: false,
+      superseded: false,
+    })),
     decisions: [],
     awaiting: { kind: 'choice', round: 2, questions: ['Keep them?'], options: 2 },
     selectedOption: null,
@@ -102,11 +146,20 @@ describe('what a session asks', () => {
   };
 
   it('flags options shown because the round limit was reached as uncertain, with the questions', () => {
-    expect(askedOf(base)).toBe('a choice among 2 option(s) of round 2 — not converged after 2 round(s): the options are uncertain (or a clarification, a new direction, more analysis). Questions: (1) Keep them?');
+    expect(askedOf(base)).toBe(
+      'a choice among 2 option(s) of round 2 — not converged after 2 round(s): the options are uncertain (or a clarification, a new direction, more analysis). Questions: (1) Keep them?',
+    );
   });
 
   it('asks nothing of an executed session, and for more analysis after an interrupted round', () => {
     expect(askedOf({ ...base, phase: 'executed', awaiting: null, jobId: 'job_0123456789abcdef' })).toBeNull();
-    expect(askedOf({ ...base, phase: 'analysis', awaiting: null, lastError: { code: 'INTERNAL', message: 'boom', at: base.createdAt } })).toBe('the interrupted round to go on (more analysis): boom');
+    expect(
+      askedOf({
+        ...base,
+        phase: 'analysis',
+        awaiting: null,
+        lastError: { code: 'INTERNAL', message: 'boom', at: base.createdAt },
+      }),
+    ).toBe('the interrupted round to go on (more analysis): boom');
   });
 });

@@ -17,7 +17,10 @@ describe('columnUsage', () => {
     const [u] = usage(
       "SELECT o.id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.status = 'paid' AND o.created_at > $1 AND total BETWEEN 1 AND 5 AND c.email LIKE 'a%' AND o.kind IN (1, 2) GROUP BY o.id, c.email ORDER BY o.created_at DESC",
     );
-    expect(u?.tables).toEqual([{ name: '"orders"', alias: 'o' }, { name: '"customers"', alias: 'c' }]);
+    expect(u?.tables).toEqual([
+      { name: '"orders"', alias: 'o' },
+      { name: '"customers"', alias: 'c' },
+    ]);
     expect(u?.uses).toEqual([
       { qualifier: 'c', column: 'id', role: 'join' },
       { qualifier: 'o', column: 'customer_id', role: 'join' },
@@ -30,7 +33,13 @@ describe('columnUsage', () => {
       { qualifier: 'o', column: 'id', role: 'group' },
       { qualifier: 'c', column: 'email', role: 'group' },
     ]);
-    expect(u?.selected).toEqual({ star: false, columns: [{ qualifier: 'o', column: 'id' }, { qualifier: 'c', column: 'email' }] });
+    expect(u?.selected).toEqual({
+      star: false,
+      columns: [
+        { qualifier: 'o', column: 'id' },
+        { qualifier: 'c', column: 'email' },
+      ],
+    });
   });
 
   it('leaves OR arms, NOT and expressions on columns to the planner', () => {
@@ -40,8 +49,14 @@ describe('columnUsage', () => {
   });
 
   it('reads CTEs and subqueries in FROM as queries of their own, schema-qualified names quoted', () => {
-    const found = usage('WITH recent AS (SELECT id FROM sales."Orders" WHERE day > $1) SELECT * FROM recent r JOIN (SELECT x FROM u WHERE y = 2) s ON s.x = r.id');
-    expect(found.map((u) => u.tables)).toEqual([[{ name: '"sales"."Orders"', alias: 'Orders' }], [{ name: '"u"', alias: 'u' }], [{ name: '"recent"', alias: 'r' }]]);
+    const found = usage(
+      'WITH recent AS (SELECT id FROM sales."Orders" WHERE day > $1) SELECT * FROM recent r JOIN (SELECT x FROM u WHERE y = 2) s ON s.x = r.id',
+    );
+    expect(found.map((u) => u.tables)).toEqual([
+      [{ name: '"sales"."Orders"', alias: 'Orders' }],
+      [{ name: '"u"', alias: 'u' }],
+      [{ name: '"recent"', alias: 'r' }],
+    ]);
     expect(found[0]?.uses).toEqual([{ qualifier: undefined, column: 'day', role: 'range' }]);
     expect(found[1]?.uses).toEqual([{ qualifier: undefined, column: 'y', role: 'eq' }]);
   });

@@ -12,7 +12,10 @@ import { coreOnFirstUse } from '../../src/host/lazyServices';
 const dir = mkdtempSync(join(tmpdir(), 'pgagent-core-loader-'));
 const counter = `__pgagentCoreLoads_${process.pid}`;
 const loads = () => (globalThis as Record<string, unknown>)[counter] ?? 0;
-writeFileSync(join(dir, 'services.js'), `globalThis.${counter} = (globalThis.${counter} ?? 0) + 1;\nmodule.exports = { marker: 'the core' };\n`);
+writeFileSync(
+  join(dir, 'services.js'),
+  `globalThis.${counter} = (globalThis.${counter} ?? 0) + 1;\nmodule.exports = { marker: 'the core' };\n`,
+);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

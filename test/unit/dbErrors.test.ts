@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import type { ServerTarget } from '../../src/core/db/connectionTarget';
 import { connectionError, DbQueryError, queryError } from '../../src/core/db/dbErrors';
 
-const target: ServerTarget = { kind: 'server', host: 'db.example.com', port: 5432, database: 'shop', user: 'app', sslmode: 'disable' };
+const target: ServerTarget = {
+  kind: 'server',
+  host: 'db.example.com',
+  port: 5432,
+  database: 'shop',
+  user: 'app',
+  sslmode: 'disable',
+};
 
 function pgError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code, severity: 'FATAL' });
@@ -13,12 +20,28 @@ function pgError(code: string, message: string): Error {
 
 describe('connectionError', () => {
   it.each([
-    [Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'DB_UNREACHABLE', 'connection refused'],
-    [Object.assign(new Error('getaddrinfo ENOTFOUND db.example.com'), { code: 'ENOTFOUND' }), 'DB_HOST_NOT_FOUND', 'could not be resolved'],
+    [
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      'DB_UNREACHABLE',
+      'connection refused',
+    ],
+    [
+      Object.assign(new Error('getaddrinfo ENOTFOUND db.example.com'), { code: 'ENOTFOUND' }),
+      'DB_HOST_NOT_FOUND',
+      'could not be resolved',
+    ],
     [pgError('28P01', 'password authentication failed for user "app"'), 'DB_AUTH_FAILED', 'refused the password'],
     [pgError('3D000', 'database "shop" does not exist'), 'DB_NOT_FOUND', '"shop" does not exist'],
-    [pgError('28000', 'no pg_hba.conf entry for host "10.0.0.1", user "app", database "shop", no encryption'), 'DB_SSL_REQUIRED', 'only accepts encrypted'],
-    [pgError('28000', 'no pg_hba.conf entry for host "10.0.0.1", user "app", database "shop", SSL off'), 'DB_SSL_REQUIRED', 'only accepts encrypted'],
+    [
+      pgError('28000', 'no pg_hba.conf entry for host "10.0.0.1", user "app", database "shop", no encryption'),
+      'DB_SSL_REQUIRED',
+      'only accepts encrypted',
+    ],
+    [
+      pgError('28000', 'no pg_hba.conf entry for host "10.0.0.1", user "app", database "shop", SSL off'),
+      'DB_SSL_REQUIRED',
+      'only accepts encrypted',
+    ],
     [pgError('28000', 'role "app" does not exist'), 'DB_ROLE_NOT_FOUND', 'does not exist'],
     [new Error('The server does not support SSL connections'), 'DB_SSL_UNSUPPORTED', 'does not accept SSL'],
     [new Error('Connection terminated due to connection timeout'), 'DB_UNREACHABLE', 'timed out'],
@@ -33,7 +56,10 @@ describe('connectionError', () => {
   it('gives each failure its own advice', () => {
     const refused = connectionError(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), target);
     const ssl = connectionError(pgError('28000', 'no encryption'), target);
-    const password = connectionError(pgError('28P01', 'password authentication failed'), { ...target, profile: 'staging' });
+    const password = connectionError(pgError('28P01', 'password authentication failed'), {
+      ...target,
+      profile: 'staging',
+    });
     expect(ssl.advice).toContain('sslmode=require');
     expect(password.advice).toContain('secret storage');
     expect(new Set([refused.advice, ssl.advice, password.advice]).size).toBe(3);

@@ -15,11 +15,16 @@ const TICKET = 'tkt_abcdefghijklmnopqrst';
 
 describe('"Use the safer statement" intent', () => {
   it('names the ticket and the lint rule, never the SQL', () => {
-    expect(parseWebviewMessage({ type: 'useSaferSql', ticketId: TICKET, rule: 'require-concurrent-index-creation' })).toMatchObject({ ok: true });
+    expect(
+      parseWebviewMessage({ type: 'useSaferSql', ticketId: TICKET, rule: 'require-concurrent-index-creation' }),
+    ).toMatchObject({ ok: true });
   });
 
   it.each([
-    ['SQL of its own', { type: 'useSaferSql', ticketId: TICKET, rule: 'require-concurrent-index-creation', sql: 'DROP TABLE orders' }],
+    [
+      'SQL of its own',
+      { type: 'useSaferSql', ticketId: TICKET, rule: 'require-concurrent-index-creation', sql: 'DROP TABLE orders' },
+    ],
     ['a rule that is not a rule name', { type: 'useSaferSql', ticketId: TICKET, rule: 'DROP TABLE orders' }],
     ['no rule', { type: 'useSaferSql', ticketId: TICKET }],
     ['a bad ticket id', { type: 'useSaferSql', ticketId: '../x', rule: 'ban-cluster' }],
@@ -30,10 +35,28 @@ describe('"Use the safer statement" intent', () => {
 
 describe('lock phrases (the same in the terminal, the card and the CodeLens)', () => {
   it('says what a rewrite blocks, on what table and size, for how long', () => {
-    expect(describeLock({ table: 'public.orders', mode: 'ACCESS EXCLUSIVE', blocks: 'reads and writes', work: 'rewrite', rows: 2_100_000, bytes: 180 * 1024 * 1024 })).toBe(
+    expect(
+      describeLock({
+        table: 'public.orders',
+        mode: 'ACCESS EXCLUSIVE',
+        blocks: 'reads and writes',
+        work: 'rewrite',
+        rows: 2_100_000,
+        bytes: 180 * 1024 * 1024,
+      }),
+    ).toBe(
       'blocks reads and writes of public.orders — 2.1M rows, 180 MB — for the whole run; rewrites the table (ACCESS EXCLUSIVE)',
     );
-    expect(describeLock({ table: 't', mode: 'SHARE UPDATE EXCLUSIVE', blocks: 'nothing', work: 'scan', rows: null, bytes: 8192 })).toBe(
+    expect(
+      describeLock({
+        table: 't',
+        mode: 'SHARE UPDATE EXCLUSIVE',
+        blocks: 'nothing',
+        work: 'scan',
+        rows: null,
+        bytes: 8192,
+      }),
+    ).toBe(
       'takes SHARE UPDATE EXCLUSIVE on t — rows unknown (never analysed), 8 kB (blocks no reads or writes), reads every row',
     );
   });
@@ -43,8 +66,15 @@ describe('lint without a database', () => {
   const lint = (sql: string, inUse = true) => {
     const plan = planStatement(sql);
     return lintStatement({
-      sql, kind: plan.kind, changes: plan.changes, locks: plan.locks, inUse: () => inUse, notSmall: () => true,
-      rewrites: false, notNullProven: () => false, lockTimeoutMs: 5000,
+      sql,
+      kind: plan.kind,
+      changes: plan.changes,
+      locks: plan.locks,
+      inUse: () => inUse,
+      notSmall: () => true,
+      rewrites: false,
+      notNullProven: () => false,
+      lockTimeoutMs: 5000,
     });
   };
 
@@ -54,7 +84,9 @@ describe('lint without a database', () => {
     const finding = findings.find((f) => f.rule === 'require-concurrent-index-deletion');
     expect(finding?.advice).toContain('DROP INDEX CONCURRENTLY');
     expect(finding?.saferSql).toBeUndefined();
-    expect(lint('DROP INDEX a').find((f) => f.rule === 'require-concurrent-index-deletion')?.saferSql).toBe('DROP INDEX CONCURRENTLY a');
+    expect(lint('DROP INDEX a').find((f) => f.rule === 'require-concurrent-index-deletion')?.saferSql).toBe(
+      'DROP INDEX CONCURRENTLY a',
+    );
   });
 
   it('names an unnamed CHECK so that the VALIDATE step can refer to it', () => {
@@ -74,23 +106,63 @@ describe('lint without a database', () => {
 
 describe('renderImpact of DDL', () => {
   const base: ImpactReport = {
-    statements: ['CREATE INDEX CONCURRENTLY ON t (a)'], estimatedRows: null, exactRows: null, tables: [], risk: 'MEDIUM', requiresApproval: true,
-    wouldFail: null, previewMs: 12, warnings: ['Cannot be rolled back: it runs outside a transaction, alone, once approved.'], foreignKeyActions: [], triggers: [],
-    previewed: false, locks: [{ table: 'public.t', mode: 'SHARE UPDATE EXCLUSIVE', blocks: 'nothing', work: 'scan', rows: 2_000_000, bytes: 100 * 1024 * 1024, waitsBehind: 0, why: '' }],
-    rewrites: [], dependents: [], lint: [], transactional: false, reach: [],
+    statements: ['CREATE INDEX CONCURRENTLY ON t (a)'],
+    estimatedRows: null,
+    exactRows: null,
+    tables: [],
+    risk: 'MEDIUM',
+    requiresApproval: true,
+    wouldFail: null,
+    previewMs: 12,
+    warnings: ['Cannot be rolled back: it runs outside a transaction, alone, once approved.'],
+    foreignKeyActions: [],
+    triggers: [],
+    previewed: false,
+    locks: [
+      {
+        table: 'public.t',
+        mode: 'SHARE UPDATE EXCLUSIVE',
+        blocks: 'nothing',
+        work: 'scan',
+        rows: 2_000_000,
+        bytes: 100 * 1024 * 1024,
+        waitsBehind: 0,
+        why: '',
+      },
+    ],
+    rewrites: [],
+    dependents: [],
+    lint: [],
+    transactional: false,
+    reach: [],
   };
 
   it('says once that it cannot be rolled back, that it was analysed, and what it locks', () => {
     const text = renderImpact(base);
     expect(text.match(/rolled back/gi)).toHaveLength(1);
     expect(text).toContain('not previewed (analysed in 12 ms)');
-    expect(text).toContain('lock: takes SHARE UPDATE EXCLUSIVE on public.t — 2.0M rows, 100 MB (blocks no reads or writes), reads every row');
+    expect(text).toContain(
+      'lock: takes SHARE UPDATE EXCLUSIVE on public.t — 2.0M rows, 100 MB (blocks no reads or writes), reads every row',
+    );
     expect(text).not.toContain('no rows change');
   });
 
   it('names the sessions in the way of its lock (issue 25)', () => {
-    const holder = { pid: 4242, table: 'public.t', mode: 'ACCESS SHARE' as const, granted: true, user: 'app', application: null, state: 'idle in transaction', stateSeconds: 720, transactionSeconds: 720, query: 'SELECT 1' };
-    expect(renderImpact({ ...base, lockHolders: [holder] })).toContain('in the way: pid 4242 (user app, idle in transaction for 12 min, holds ACCESS SHARE on public.t; query: SELECT 1)');
+    const holder = {
+      pid: 4242,
+      table: 'public.t',
+      mode: 'ACCESS SHARE' as const,
+      granted: true,
+      user: 'app',
+      application: null,
+      state: 'idle in transaction',
+      stateSeconds: 720,
+      transactionSeconds: 720,
+      query: 'SELECT 1',
+    };
+    expect(renderImpact({ ...base, lockHolders: [holder] })).toContain(
+      'in the way: pid 4242 (user app, idle in transaction for 12 min, holds ACCESS SHARE on public.t; query: SELECT 1)',
+    );
   });
 
   it('reads an impact stored before the DDL fields existed', () => {

@@ -19,7 +19,7 @@ describe('executorOf', () => {
     expect(runsInThisWindow({})).toBe(true);
   });
 
-  it('a proposal stays the agent\'s even if an owner were attached', () => {
+  it("a proposal stays the agent's even if an owner were attached", () => {
     expect(executorOf({ owner, proposedBy: 'agent via MCP (x)' })).toBe('its agent');
   });
 });

@@ -34,16 +34,29 @@ function freshDir(): string {
 describe('extractImage (the shipped sample database written to disk)', () => {
   it('writes folders and files where the archive names them, leading slashes and all', () => {
     const dir = freshDir();
-    extractImage(gzipSync(tar([{ name: '/base', type: '5' }, { name: '/base/1/PG_VERSION', type: '0', data: '17\n' }, { name: '/global/pg_control', type: '0', data: 'x'.repeat(700) }])), dir);
+    extractImage(
+      gzipSync(
+        tar([
+          { name: '/base', type: '5' },
+          { name: '/base/1/PG_VERSION', type: '0', data: '17\n' },
+          { name: '/global/pg_control', type: '0', data: 'x'.repeat(700) },
+        ]),
+      ),
+      dir,
+    );
     expect(fs.readFileSync(path.join(dir, 'base', '1', 'PG_VERSION'), 'utf8')).toBe('17\n');
     expect(fs.statSync(path.join(dir, 'global', 'pg_control')).size).toBe(700);
   });
 
   it('refuses a name that climbs out of the folder, and a link, writing nothing outside', () => {
     const dir = freshDir();
-    expect(() => extractImage(gzipSync(tar([{ name: '../outside.txt', type: '0', data: 'no' }])), dir)).toThrow(/outside its folder/);
+    expect(() => extractImage(gzipSync(tar([{ name: '../outside.txt', type: '0', data: 'no' }])), dir)).toThrow(
+      /outside its folder/,
+    );
     expect(fs.existsSync(path.join(dir, '..', 'outside.txt'))).toBe(false);
-    expect(() => extractImage(gzipSync(tar([{ name: '/pg_wal', type: '2' }])), freshDir())).toThrow(/only folders and files/);
+    expect(() => extractImage(gzipSync(tar([{ name: '/pg_wal', type: '2' }])), freshDir())).toThrow(
+      /only folders and files/,
+    );
   });
 
   it('refuses what is not a gzipped archive, and one cut short', () => {

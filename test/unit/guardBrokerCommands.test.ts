@@ -5,12 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { brokerCommandOf } from '../../src/guard/brokerCommands';
 
-describe('the guard\'s own commands', () => {
+describe("the guard's own commands", () => {
   it('are recognised by the grammar, however they are spelled', async () => {
     expect(await brokerCommandOf('SELECT * FROM pg_agent.tickets()')).toEqual({ kind: 'tickets' });
     expect(await brokerCommandOf('  select *\n from "pg_agent"."tickets"() ; -- list')).toEqual({ kind: 'tickets' });
     expect(await brokerCommandOf("SELECT * FROM PG_AGENT.ticket('tkt_a')")).toEqual({ kind: 'ticket', id: 'tkt_a' });
-    expect(await brokerCommandOf("/* x */ SELECT pg_agent.decide('{\"a\":''b''}')")).toEqual({ kind: 'decide', decision: '{"a":\'b\'}' });
+    expect(await brokerCommandOf("/* x */ SELECT pg_agent.decide('{\"a\":''b''}')")).toEqual({
+      kind: 'decide',
+      decision: '{"a":\'b\'}',
+    });
     expect(await brokerCommandOf("SELECT pg_agent.decide(E'\\x41')")).toEqual({ kind: 'decide', decision: 'A' });
   });
 

@@ -21,14 +21,24 @@ const readOf = (sql: string) => readOfCopyToStdout(parseSql(sql).statements[0]!)
 describe('COPY … TO STDOUT as a read', () => {
   it('reads a table alone (ONLY), its names quoted, or the query itself', () => {
     expect(readOf('COPY t TO STDOUT')).toBe('SELECT * FROM ONLY "t"');
-    expect(readOf('copy app."Order" (id, "Total") to stdout with (format csv)')).toBe('SELECT "id", "Total" FROM ONLY "app"."Order"');
+    expect(readOf('copy app."Order" (id, "Total") to stdout with (format csv)')).toBe(
+      'SELECT "id", "Total" FROM ONLY "app"."Order"',
+    );
     expect(readOf('COPY (SELECT f(1) FROM t) TO STDOUT (FORMAT csv, HEADER)')).toBe('SELECT f(1) FROM t');
-    expect(readOf("COPY /* ( */ ( SELECT ')', \"a)b\" FROM t -- )\n) TO STDOUT")).toBe("SELECT ')', \"a)b\" FROM t -- )");
+    expect(readOf('COPY /* ( */ ( SELECT \')\', "a)b" FROM t -- )\n) TO STDOUT')).toBe(
+      'SELECT \')\', "a)b" FROM t -- )',
+    );
     expect(readOf('COPY (DELETE FROM t RETURNING *) TO STDOUT')).toBe('DELETE FROM t RETURNING *');
   });
 
   it('is no read for COPY FROM, a server file or a PROGRAM', () => {
-    for (const sql of ['COPY t FROM STDIN', "COPY t TO '/tmp/x'", "COPY t TO PROGRAM 'cat'", "COPY (SELECT 1) TO PROGRAM 'cat'", 'SELECT 1']) {
+    for (const sql of [
+      'COPY t FROM STDIN',
+      "COPY t TO '/tmp/x'",
+      "COPY t TO PROGRAM 'cat'",
+      "COPY (SELECT 1) TO PROGRAM 'cat'",
+      'SELECT 1',
+    ]) {
       expect(readOf(sql)).toBeUndefined();
     }
   });
@@ -36,7 +46,9 @@ describe('COPY … TO STDOUT as a read', () => {
 
 describe('COPY … FROM STDIN', () => {
   it('is refused outside a transaction; a COPY from a server file or TO STDOUT is not', () => {
-    expect(copyFromStdinProblem(classifySql('COPY t (a) FROM STDIN WITH (FORMAT csv)'))).toMatchObject({ code: 'PA002' });
+    expect(copyFromStdinProblem(classifySql('COPY t (a) FROM STDIN WITH (FORMAT csv)'))).toMatchObject({
+      code: 'PA002',
+    });
     expect(copyFromStdinProblem(classifySql("COPY t FROM '/tmp/x'"))).toBeUndefined();
     expect(copyFromStdinProblem(classifySql('COPY t TO STDOUT'))).toBeUndefined();
   });
@@ -44,7 +56,10 @@ describe('COPY … FROM STDIN', () => {
   it('relays the data only in COPY mode, with its SHA-256 whatever the message cuts, and shows it as text', () => {
     const sent: Buffer[] = [];
     const copied: CopiedData[] = [];
-    const relay = new CopyInRelay((bytes) => sent.push(Buffer.from(bytes)), (data) => copied.push(data));
+    const relay = new CopyInRelay(
+      (bytes) => sent.push(Buffer.from(bytes)),
+      (data) => copied.push(data),
+    );
     relay.relay(serialize.copyData(Buffer.from('stray')), 'copyData');
     expect(sent).toEqual([]);
     const load = (parts: string[]) => {
@@ -57,7 +72,9 @@ describe('COPY … FROM STDIN', () => {
     expect(sent).toHaveLength(6);
     const sha256 = createHash('sha256').update('1\tone\n2\ttwo\n').digest('hex');
     expect(copied.map((c) => c.sha256)).toEqual([sha256, sha256]);
-    expect(copied[0]!.comment).toBe(`-- The COPY below reads 12 bytes of data (SHA-256 ${sha256}):\n--   1\tone\n--   2\ttwo`);
+    expect(copied[0]!.comment).toBe(
+      `-- The COPY below reads 12 bytes of data (SHA-256 ${sha256}):\n--   1\tone\n--   2\ttwo`,
+    );
     // After CopyDone the relay is out of COPY mode again.
     relay.relay(serialize.copyData(Buffer.from('late')), 'copyData');
     expect(sent).toHaveLength(6);
@@ -65,7 +82,10 @@ describe('COPY … FROM STDIN', () => {
 
   it('fails the COPY upstream when the client sends anything else in COPY mode (a protocol error), never twice', () => {
     const sent: Buffer[] = [];
-    const relay = new CopyInRelay((bytes) => sent.push(Buffer.from(bytes)), () => undefined);
+    const relay = new CopyInRelay(
+      (bytes) => sent.push(Buffer.from(bytes)),
+      () => undefined,
+    );
     relay.interrupt('query');
     relay.observe([{ name: 'copyInResponse' } as BackendMessage]);
     relay.interrupt('flush');
@@ -80,7 +100,10 @@ describe('COPY … FROM STDIN', () => {
 
   it('shows only size and hash of data too long or not text, and a line break of any kind starts a new comment line', () => {
     const copied: CopiedData[] = [];
-    const relay = new CopyInRelay(() => undefined, (data) => copied.push(data));
+    const relay = new CopyInRelay(
+      () => undefined,
+      (data) => copied.push(data),
+    );
     const load = (data: Buffer) => {
       relay.observe([{ name: 'copyInResponse' } as BackendMessage]);
       relay.relay(serialize.copyData(data), 'copyData');

@@ -27,7 +27,11 @@ describe('the unread-bytes bound', () => {
     const socket = fakeSocket();
     let started = false;
     const limits: number[] = [];
-    const unread = boundUnreadBytes(socket, () => started, (limit) => limits.push(limit));
+    const unread = boundUnreadBytes(
+      socket,
+      () => started,
+      (limit) => limits.push(limit),
+    );
     socket.emit('data', Buffer.alloc(MAX_STARTUP_BYTES));
     unread.handed();
     started = true;
@@ -44,7 +48,11 @@ describe('the unread-bytes bound', () => {
   it('bounds the bytes before start-up much lower', () => {
     const socket = fakeSocket();
     const limits: number[] = [];
-    boundUnreadBytes(socket, () => false, (limit) => limits.push(limit));
+    boundUnreadBytes(
+      socket,
+      () => false,
+      (limit) => limits.push(limit),
+    );
     socket.emit('data', Buffer.alloc(MAX_STARTUP_BYTES + 1));
     expect(limits).toEqual([MAX_STARTUP_BYTES]);
   });
@@ -53,14 +61,20 @@ describe('the unread-bytes bound', () => {
 describe('one at a time per key', () => {
   it('runs tasks of one key in turn (a failure does not stop the next), and other keys beside them', async () => {
     const order: string[] = [];
-    const task = (name: string, fail = false) => async () => {
-      order.push(`${name} start`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      order.push(`${name} end`);
-      if (fail) throw new Error(name);
-      return name;
-    };
-    const results = await Promise.allSettled([oneAtATime('a', task('a1', true)), oneAtATime('a', task('a2')), oneAtATime('b', task('b1'))]);
+    const task =
+      (name: string, fail = false) =>
+      async () => {
+        order.push(`${name} start`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        order.push(`${name} end`);
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const results = await Promise.allSettled([
+      oneAtATime('a', task('a1', true)),
+      oneAtATime('a', task('a2')),
+      oneAtATime('b', task('b1')),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
     expect(order.indexOf('a2 start')).toBeGreaterThan(order.indexOf('a1 end'));
     expect(order.indexOf('b1 start')).toBeLessThan(order.indexOf('a1 end'));
@@ -70,7 +84,10 @@ describe('one at a time per key', () => {
 describe('the start-up timeout', () => {
   it('closes a client that sends nothing, or a start-up packet that never ends', async () => {
     // Nothing here reaches the database: these clients never get past start-up.
-    const context = { upstream: { host: '127.0.0.1', port: 1, database: 'none', user: 'none' }, logger: silentLogger } as unknown as GuardContext;
+    const context = {
+      upstream: { host: '127.0.0.1', port: 1, database: 'none', user: 'none' },
+      logger: silentLogger,
+    } as unknown as GuardContext;
     const users = GuardUsers.inWorkspace(mkdtempSync(join(tmpdir(), 'pgagent-guard-timeout-')));
     const guard = await startGuard({ context, db: {} as Db, users, host: '127.0.0.1', port: 0, startupTimeoutMs: 200 });
     const closedAfter = (bytes: Buffer) =>
@@ -89,7 +106,11 @@ describe('the start-up timeout', () => {
     try {
       const huge = Buffer.from([0x7f, 0xff, 0xff, 0xf0, 0, 3, 0, 0]);
       const negative = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 3, 0, 0]);
-      expect(await Promise.all([closedAfter(Buffer.alloc(0)), closedAfter(huge), closedAfter(negative)])).toEqual([true, true, true]);
+      expect(await Promise.all([closedAfter(Buffer.alloc(0)), closedAfter(huge), closedAfter(negative)])).toEqual([
+        true,
+        true,
+        true,
+      ]);
     } finally {
       await guard.close();
     }

@@ -15,10 +15,29 @@ const CONNECTION = 'postgres://db';
 const INSERT = "INSERT INTO accounts (name) VALUES ('eve')";
 const INDEX = 'CREATE INDEX big_id ON big (id)';
 
-function ticket(id: string, statements: RecordedStatement[], changes: Partial<Ticket> = {}, effects = [{ schema: 'public', name: 'accounts', inserted: 1, updated: 0, deleted: 0 }]): Ticket {
-  const base = { sql: transactionSql(statements), origin: 'guardTransaction' as const, transaction: { statements, effects } };
+function ticket(
+  id: string,
+  statements: RecordedStatement[],
+  changes: Partial<Ticket> = {},
+  effects = [{ schema: 'public', name: 'accounts', inserted: 1, updated: 0, deleted: 0 }],
+): Ticket {
+  const base = {
+    sql: transactionSql(statements),
+    origin: 'guardTransaction' as const,
+    transaction: { statements, effects },
+  };
   const sqlHash = ticketHash(base);
-  return { id, kind: 'write', status: 'APPROVED', connection: CONNECTION, sqlHash, decisions: [{ hash: sqlHash }], impact: { tables: [] }, ...base, ...changes } as unknown as Ticket;
+  return {
+    id,
+    kind: 'write',
+    status: 'APPROVED',
+    connection: CONNECTION,
+    sqlHash,
+    decisions: [{ hash: sqlHash }],
+    impact: { tables: [] },
+    ...base,
+    ...changes,
+  } as unknown as Ticket;
 }
 
 describe('the approved prefix of heavy DDL', () => {
@@ -27,28 +46,45 @@ describe('the approved prefix of heavy DDL', () => {
     const insert = await recordStatement(INSERT, false);
     const heavy = await recordStatement(INDEX, false, INDEX, true);
     expect(isHeavyTemplate(heavy.template)).toBe(true);
-    const measured = { changed: [{ relid: 1, schema: 'public', name: 'accounts', inserted: 1, updated: 0, deleted: 0 }], ddl: [INDEX] };
+    const measured = {
+      changed: [{ relid: 1, schema: 'public', name: 'accounts', inserted: 1, updated: 0, deleted: 0 }],
+      ddl: [INDEX],
+    };
     const find = (t: Ticket, next = heavy, m = measured) => approvedPrefix([t], CONNECTION, [insert], next, m, 0)?.id;
 
     expect(find(ticket('t1', [insert, heavy]))).toBe('t1');
     // A longer approved ticket covers the prefix too.
-    expect(find(ticket('t2', [insert, heavy, await recordStatement('DELETE FROM accounts WHERE id = 1', false)]))).toBe('t2');
+    expect(find(ticket('t2', [insert, heavy, await recordStatement('DELETE FROM accounts WHERE id = 1', false)]))).toBe(
+      't2',
+    );
     // Not approved, another connection, altered after approval.
     expect(find(ticket('t3', [insert, heavy], { status: 'PENDING_APPROVAL' }))).toBeUndefined();
     expect(find(ticket('t4', [insert, heavy], { connection: 'postgres://other' }))).toBeUndefined();
-    expect(find(ticket('t5', [insert, heavy], { sql: `${INSERT};\nCREATE INDEX big_id ON big (id, id);` }))).toBeUndefined();
+    expect(
+      find(ticket('t5', [insert, heavy], { sql: `${INSERT};\nCREATE INDEX big_id ON big (id, id);` })),
+    ).toBeUndefined();
     // The same statement measured as cheap when approved (a "w:" template) is not an approval to run it heavy.
     expect(find(ticket('t6', [insert, await recordStatement(INDEX, false)]))).toBeUndefined();
     // Same template (the fingerprint ignores constants), other text: not the approved statement.
     const narrow = 'ALTER TABLE big ALTER COLUMN id TYPE varchar(10)';
     const wide = 'ALTER TABLE big ALTER COLUMN id TYPE varchar(1000)';
-    const [approvedAlter, sentAlter] = [await recordStatement(narrow, false, narrow, true), await recordStatement(wide, false, wide, true)];
+    const [approvedAlter, sentAlter] = [
+      await recordStatement(narrow, false, narrow, true),
+      await recordStatement(wide, false, wide, true),
+    ];
     expect(sentAlter.template).toBe(approvedAlter.template);
     expect(find(ticket('t7', [insert, approvedAlter]), sentAlter, { ...measured, ddl: [wide] })).toBeUndefined();
     expect(find(ticket('t7b', [insert, approvedAlter]), approvedAlter, { ...measured, ddl: [narrow] })).toBe('t7b');
     // Another statement before it, or more rows so far than the ticket measured.
-    expect(approvedPrefix([ticket('t8', [insert, heavy])], CONNECTION, [], heavy, { changed: [], ddl: [INDEX] }, 0)).toBeUndefined();
-    expect(find(ticket('t9', [insert, heavy]), heavy, { ...measured, changed: [{ relid: 1, schema: 'public', name: 'accounts', inserted: 5, updated: 0, deleted: 0 }] })).toBeUndefined();
+    expect(
+      approvedPrefix([ticket('t8', [insert, heavy])], CONNECTION, [], heavy, { changed: [], ddl: [INDEX] }, 0),
+    ).toBeUndefined();
+    expect(
+      find(ticket('t9', [insert, heavy]), heavy, {
+        ...measured,
+        changed: [{ relid: 1, schema: 'public', name: 'accounts', inserted: 5, updated: 0, deleted: 0 }],
+      }),
+    ).toBeUndefined();
   });
 
   it('lets one ticket run its heavy statement at most MAX_HEAVY_RUNS times', async () => {

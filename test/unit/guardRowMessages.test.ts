@@ -25,9 +25,23 @@ describe('rows the guard sends', () => {
         ]),
         dataRow(['42', null]),
       ]),
-    ) as [BackendMessage & { fields: { name: string; tableID: number; columnID: number; dataTypeID: number; dataTypeSize: number; format: string }[] }, BackendMessage & { fields: unknown[] }];
+    ) as [
+      BackendMessage & {
+        fields: {
+          name: string;
+          tableID: number;
+          columnID: number;
+          dataTypeID: number;
+          dataTypeSize: number;
+          format: string;
+        }[];
+      },
+      BackendMessage & { fields: unknown[] },
+    ];
     expect(description.name).toBe('rowDescription');
-    expect(description.fields.map((f) => [f.name, f.tableID, f.columnID, f.dataTypeID, f.dataTypeSize, f.format])).toEqual([
+    expect(
+      description.fields.map((f) => [f.name, f.tableID, f.columnID, f.dataTypeID, f.dataTypeSize, f.format]),
+    ).toEqual([
       ['id', 16384, 1, 23, 4, 'text'],
       ['v', 0, 0, 25, -1, 'text'],
     ]);

@@ -34,7 +34,9 @@ describe('a transaction recorded through the guard', () => {
 
   it('matches the extended protocol: the Parse text with $n is the template, the bound values are what a person reads', async () => {
     const simple = await recordOf([["UPDATE orders SET note = 'x' WHERE id = 41", false]]);
-    const extended = await recordOf([["UPDATE orders SET note = 'z' WHERE id = '7'::int4", false, 'UPDATE orders SET note = $1 WHERE id = $2']]);
+    const extended = await recordOf([
+      ["UPDATE orders SET note = 'z' WHERE id = '7'::int4", false, 'UPDATE orders SET note = $1 WHERE id = $2'],
+    ]);
     expect(extended.templateKey()).toBe(simple.templateKey());
     expect(extended.statements[0]!.sql).toContain("'7'::int4");
   });
@@ -61,7 +63,14 @@ describe('a transaction recorded through the guard', () => {
 
 const ticketWith = (tables: { name: string; inserted: number; updated: number; deleted: number }[]): Ticket =>
   ({ impact: { tables: tables.map((t) => ({ schema: 'public', via: 'direct', ...t })) } }) as unknown as Ticket;
-const changed = (name: string, inserted: number, updated: number, deleted: number) => ({ relid: 1, schema: 'public', name, inserted, updated, deleted });
+const changed = (name: string, inserted: number, updated: number, deleted: number) => ({
+  relid: 1,
+  schema: 'public',
+  name,
+  inserted,
+  updated,
+  deleted,
+});
 
 describe('the effect bounds of an approved transaction', () => {
   const ticket = ticketWith([{ name: 'orders', inserted: 1, updated: 1, deleted: 0 }]);
@@ -71,8 +80,14 @@ describe('the effect bounds of an approved transaction', () => {
   });
 
   it('refuses a table the ticket does not name, a count above the approved one, and DDL not in the ticket', () => {
-    expect(exceededBounds({ changed: [changed('orders', 1, 1, 0), changed('audit', 1, 0, 0)], ddl: [] }, ticket, [], 0)).toEqual(['public.audit: 1 inserted, approved 0']);
-    expect(exceededBounds({ changed: [changed('orders', 1, 3, 0)], ddl: [] }, ticket, [], 0)).toEqual(['public.orders: 3 updated, approved 1']);
-    expect(exceededBounds({ changed: [], ddl: ['CreateStmt', 'DropStmt'] }, ticket, ['CreateStmt'], 0)).toEqual(['DDL not in the ticket: DropStmt']);
+    expect(
+      exceededBounds({ changed: [changed('orders', 1, 1, 0), changed('audit', 1, 0, 0)], ddl: [] }, ticket, [], 0),
+    ).toEqual(['public.audit: 1 inserted, approved 0']);
+    expect(exceededBounds({ changed: [changed('orders', 1, 3, 0)], ddl: [] }, ticket, [], 0)).toEqual([
+      'public.orders: 3 updated, approved 1',
+    ]);
+    expect(exceededBounds({ changed: [], ddl: ['CreateStmt', 'DropStmt'] }, ticket, ['CreateStmt'], 0)).toEqual([
+      'DDL not in the ticket: DropStmt',
+    ]);
   });
 });

@@ -10,7 +10,9 @@ const key = (sql: string) => statementKey(sql)?.key;
 
 describe('statementKey', () => {
   it('abstracts a plain integer, so pgbench -S with a new aid each time shares one key', () => {
-    expect(key('SELECT abalance FROM pgbench_accounts WHERE aid = 4242;')).toBe(key('SELECT abalance FROM pgbench_accounts WHERE aid = 17;'));
+    expect(key('SELECT abalance FROM pgbench_accounts WHERE aid = 4242;')).toBe(
+      key('SELECT abalance FROM pgbench_accounts WHERE aid = 17;'),
+    );
     expect(key('SELECT a FROM t WHERE x = -5')).toBe(key('SELECT a FROM t WHERE x = -6'));
     expect(key('SELECT 1.5')).toBe(key('SELECT 2.25'));
     expect(key('SELECT 1e5')).toBe(key('SELECT 3.0E-2'));
@@ -33,7 +35,15 @@ describe('statementKey', () => {
     expect(key('SELECT $1')).toBe('=SELECT $1');
     expect(key('SELECT 1 -- x')).toBe('=SELECT 1 -- x');
     expect(key('SELECT 1 /* x */')).toBe('=SELECT 1 /* x */');
-    for (const odd of ['SELECT 0x1F', 'SELECT 1_000', 'SELECT 12abc', 'SELECT 1..2', 'SELECT .5', 'SELECT 1.2.3', 'SELECT t.5']) {
+    for (const odd of [
+      'SELECT 0x1F',
+      'SELECT 1_000',
+      'SELECT 12abc',
+      'SELECT 1..2',
+      'SELECT .5',
+      'SELECT 1.2.3',
+      'SELECT t.5',
+    ]) {
       expect(key(odd)).toBe(`=${odd}`);
     }
     expect(key('SELECT "a1" FROM t')).toBe('=SELECT "a1" FROM t');

@@ -48,7 +48,10 @@ const STARTS_ADAPTER: Record<string, 'mcp' | 'guard'> = {
 /** Cycles not broken yet (none: the reach walk's parts meet through sql/reach/walkPort.ts). */
 const KNOWN_CYCLES: string[][] = [];
 
-type Place = { layer: 'shared' | 'webview' | 'core' | 'host' | 'cli' | 'mcp' | 'guard' | 'extension' | 'vscode' | 'package'; room?: string };
+type Place = {
+  layer: 'shared' | 'webview' | 'core' | 'host' | 'cli' | 'mcp' | 'guard' | 'extension' | 'vscode' | 'package';
+  room?: string;
+};
 
 function placeOf(file: string): Place {
   if (file === 'vscode') return { layer: 'vscode' };
@@ -57,7 +60,8 @@ function placeOf(file: string): Place {
   const parts = file.split('/');
   if (parts[0] !== 'src') return { layer: 'package' };
   if (parts[1] === 'core') return { layer: 'core', room: parts[2] };
-  if (parts[1] === 'shared' || parts[1] === 'host' || parts[1] === 'cli' || parts[1] === 'mcp' || parts[1] === 'guard') return { layer: parts[1] };
+  if (parts[1] === 'shared' || parts[1] === 'host' || parts[1] === 'cli' || parts[1] === 'mcp' || parts[1] === 'guard')
+    return { layer: parts[1] };
   return { layer: 'package' };
 }
 
@@ -69,7 +73,11 @@ export function arrowViolation(from: string, to: string): string | undefined {
   const ours = b.layer !== 'vscode';
   switch (a.layer) {
     case 'shared':
-      return ours && b.layer !== 'shared' ? 'src/shared imports nothing of ours' : b.layer === 'vscode' ? 'src/shared never imports vscode' : undefined;
+      return ours && b.layer !== 'shared'
+        ? 'src/shared imports nothing of ours'
+        : b.layer === 'vscode'
+          ? 'src/shared never imports vscode'
+          : undefined;
     case 'webview':
       return b.layer !== 'webview' && b.layer !== 'shared' ? 'webview imports only src/shared' : undefined;
     case 'core': {
@@ -77,18 +85,43 @@ export function arrowViolation(from: string, to: string): string | undefined {
       if (b.layer !== 'core') return `src/core never imports ${b.layer === 'vscode' ? 'vscode' : `src/${b.layer}`}`;
       const rankA = CORE_RANK[a.room!];
       const rankB = CORE_RANK[b.room!];
-      if (rankA === undefined || rankB === undefined) return `core room ${rankA === undefined ? a.room : b.room} has no rank in CORE_RANK`;
-      return rankB > rankA ? `core/${a.room} (rank ${rankA}) imports core/${b.room} (rank ${rankB}), a higher room` : undefined;
+      if (rankA === undefined || rankB === undefined)
+        return `core room ${rankA === undefined ? a.room : b.room} has no rank in CORE_RANK`;
+      return rankB > rankA
+        ? `core/${a.room} (rank ${rankA}) imports core/${b.room} (rank ${rankB}), a higher room`
+        : undefined;
     }
     case 'cli':
       if ((b.layer === 'mcp' || b.layer === 'guard') && STARTS_ADAPTER[from] === b.layer) return undefined;
-      return b.layer === 'host' || b.layer === 'mcp' || b.layer === 'guard' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/cli never imports ${b.layer}` : undefined;
+      return b.layer === 'host' ||
+        b.layer === 'mcp' ||
+        b.layer === 'guard' ||
+        b.layer === 'extension' ||
+        b.layer === 'webview' ||
+        b.layer === 'vscode'
+        ? `src/cli never imports ${b.layer}`
+        : undefined;
     case 'mcp':
-      return b.layer === 'host' || b.layer === 'cli' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/mcp never imports ${b.layer}` : undefined;
+      return b.layer === 'host' ||
+        b.layer === 'cli' ||
+        b.layer === 'extension' ||
+        b.layer === 'webview' ||
+        b.layer === 'vscode'
+        ? `src/mcp never imports ${b.layer}`
+        : undefined;
     case 'guard':
-      return b.layer === 'host' || b.layer === 'cli' || b.layer === 'mcp' || b.layer === 'extension' || b.layer === 'webview' || b.layer === 'vscode' ? `src/guard never imports ${b.layer}` : undefined;
+      return b.layer === 'host' ||
+        b.layer === 'cli' ||
+        b.layer === 'mcp' ||
+        b.layer === 'extension' ||
+        b.layer === 'webview' ||
+        b.layer === 'vscode'
+        ? `src/guard never imports ${b.layer}`
+        : undefined;
     case 'host':
-      return b.layer === 'cli' || b.layer === 'guard' || b.layer === 'extension' || b.layer === 'webview' ? `src/host never imports ${b.layer}` : undefined;
+      return b.layer === 'cli' || b.layer === 'guard' || b.layer === 'extension' || b.layer === 'webview'
+        ? `src/host never imports ${b.layer}`
+        : undefined;
     default:
       return undefined;
   }
@@ -174,9 +207,13 @@ describe('the checks themselves', () => {
     expect(arrowViolation('src/mcp/tools/impact.ts', 'src/cli/format.ts')).toMatch(/src\/mcp never imports cli/);
     expect(arrowViolation('src/cli/commands/mcpCommand.ts', 'src/mcp/server.ts')).toBeUndefined();
     expect(arrowViolation('src/cli/commands/sqlCommand.ts', 'src/mcp/server.ts')).toMatch(/src\/cli never imports mcp/);
-    expect(arrowViolation('src/cli/commands/mcpCommand.ts', 'src/guard/guardServer.ts')).toMatch(/src\/cli never imports guard/);
+    expect(arrowViolation('src/cli/commands/mcpCommand.ts', 'src/guard/guardServer.ts')).toMatch(
+      /src\/cli never imports guard/,
+    );
     expect(arrowViolation('src/guard/clientSession.ts', 'src/cli/sqlInput.ts')).toMatch(/src\/guard never imports cli/);
-    expect(arrowViolation('src/guard/clientSession.ts', 'src/mcp/toolContext.ts')).toMatch(/src\/guard never imports mcp/);
+    expect(arrowViolation('src/guard/clientSession.ts', 'src/mcp/toolContext.ts')).toMatch(
+      /src\/guard never imports mcp/,
+    );
     expect(arrowViolation('src/guard/clientSession.ts', 'src/core/sql/reach/checkSql.ts')).toBeUndefined();
     expect(arrowViolation('src/core/sql/runSql.ts', 'vscode')).toMatch(/never imports vscode/);
     expect(arrowViolation('src/core/db/introspect.ts', 'src/core/sql/parse.ts')).toMatch(/higher room/);

@@ -3,15 +3,44 @@ import { jobActions, mayAccept } from '../../src/shared/jobActions';
 import type { ApprovalView, JobView } from '../../src/shared/protocol';
 
 type Input = Parameters<typeof jobActions>[0];
-const review: JobView['stop'] = { kind: 'review', cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null };
-const approvalStop: JobView['stop'] = { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: 't1' };
+const review: JobView['stop'] = {
+  kind: 'review',
+  cycle: 1,
+  maxReviewCycles: 5,
+  overLimit: false,
+  ticketId: null,
+  planHash: null,
+};
+const approvalStop: JobView['stop'] = {
+  kind: 'approval',
+  ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
+  sqlFile: 'sql/001-x.sql',
+  todoId: 't1',
+};
 
 function card(status: ApprovalView['status']): ApprovalView {
   return {
     ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
     sql: 'UPDATE products SET stock_quantity = 0 WHERE id = 1',
     status,
-    impact: { risk: 'LOW', estimatedRows: 1, exactRows: 1, previewMs: 3, tables: [], wouldFail: null, warnings: [], triggers: [], foreignKeyActions: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] },
+    impact: {
+      risk: 'LOW',
+      estimatedRows: 1,
+      exactRows: 1,
+      previewMs: 3,
+      tables: [],
+      wouldFail: null,
+      warnings: [],
+      triggers: [],
+      foreignKeyActions: [],
+      previewed: true,
+      locks: [],
+      rewrites: [],
+      dependents: [],
+      lint: [],
+      transactional: true,
+      reach: [],
+    },
   };
 }
 
@@ -25,31 +54,65 @@ describe('jobActions: what the action bar offers', () => {
   });
 
   it('offers only Pause and Cancel while this window runs a step (no Approve plan while planning)', () => {
-    expect(jobActions(job({ status: 'planning', stop: { kind: 'interrupted', error: null }, busy: { action: 'plan', message: 'Planning…' } }))).toEqual(['pauseJob', 'cancelJob']);
-    expect(jobActions(job({ busy: { action: 'requestChanges', message: 'Revising…' } }))).toEqual(['pauseJob', 'cancelJob']);
-    expect(jobActions(job({ status: 'running', busy: { action: 'write', message: 'Running the write…' } }))).toEqual(['pauseJob', 'cancelJob']);
+    expect(
+      jobActions(
+        job({
+          status: 'planning',
+          stop: { kind: 'interrupted', error: null },
+          busy: { action: 'plan', message: 'Planning…' },
+        }),
+      ),
+    ).toEqual(['pauseJob', 'cancelJob']);
+    expect(jobActions(job({ busy: { action: 'requestChanges', message: 'Revising…' } }))).toEqual([
+      'pauseJob',
+      'cancelJob',
+    ]);
+    expect(jobActions(job({ status: 'running', busy: { action: 'write', message: 'Running the write…' } }))).toEqual([
+      'pauseJob',
+      'cancelJob',
+    ]);
     // Once a pause was asked for, or for work that is not a step of the job, only Cancel is left.
-    expect(jobActions(job({ status: 'planning', busy: { action: 'pause', message: 'Pausing after the current step…' } }))).toEqual(['cancelJob']);
-    expect(jobActions(job({ busy: { action: 'planEdit', message: 'Applying the plan edit…' } }))).toEqual(['cancelJob']);
+    expect(
+      jobActions(job({ status: 'planning', busy: { action: 'pause', message: 'Pausing after the current step…' } })),
+    ).toEqual(['cancelJob']);
+    expect(jobActions(job({ busy: { action: 'planEdit', message: 'Applying the plan edit…' } }))).toEqual([
+      'cancelJob',
+    ]);
     expect(jobActions(job({ busy: { action: 'cancel', message: 'Cancelling…' } }))).toEqual([]);
   });
 
   it('leaves a pending write to its approval card, and offers Continue once it was decided elsewhere', () => {
-    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: card('pending') }))).toEqual(['cancelJob']);
-    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: card('running') }))).toEqual(['cancelJob']);
-    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: null }))).toEqual(['continueJob', 'cancelJob']);
-    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: card('failed') }))).toEqual(['continueJob', 'cancelJob']);
+    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: card('pending') }))).toEqual([
+      'cancelJob',
+    ]);
+    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: card('running') }))).toEqual([
+      'cancelJob',
+    ]);
+    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: null }))).toEqual([
+      'continueJob',
+      'cancelJob',
+    ]);
+    expect(jobActions(job({ status: 'running', stop: approvalStop, approval: card('failed') }))).toEqual([
+      'continueJob',
+      'cancelJob',
+    ]);
   });
 
   it('offers Continue for interrupted and paused jobs, never on its own', () => {
     // Interrupted here may be running in another process (pg-agent job): Pause stops that run.
-    expect(jobActions(job({ status: 'running', stop: { kind: 'interrupted', error: null } }))).toEqual(['continueJob', 'pauseJob', 'cancelJob']);
+    expect(jobActions(job({ status: 'running', stop: { kind: 'interrupted', error: null } }))).toEqual([
+      'continueJob',
+      'pauseJob',
+      'cancelJob',
+    ]);
     expect(jobActions(job({ status: 'frozen', stop: { kind: 'frozen' } }))).toEqual(['continueJob', 'cancelJob']);
   });
 
   it('offers nothing for finished jobs', () => {
     expect(jobActions(job({ status: 'completed', stop: { kind: 'completed', summary: 'done' } }))).toEqual([]);
-    expect(jobActions(job({ status: 'failed', stop: { kind: 'failed', error: { code: 'INTERNAL', message: 'x' } } }))).toEqual([]);
+    expect(
+      jobActions(job({ status: 'failed', stop: { kind: 'failed', error: { code: 'INTERNAL', message: 'x' } } })),
+    ).toEqual([]);
     expect(jobActions(job({ status: 'cancelled', stop: { kind: 'cancelled' } }))).toEqual([]);
   });
 });

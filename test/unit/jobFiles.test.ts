@@ -13,7 +13,10 @@ beforeAll(() => {
   mkdirSync(join(jobDir, 'sql'), { recursive: true });
   mkdirSync(join(jobDir, '.history'));
   writeFileSync(join(jobDir, 'plan.md'), '# Plan\n');
-  writeFileSync(join(jobDir, 'sql', '001-restock.sql'), 'UPDATE products SET stock_quantity = 5 WHERE id IN (1, 2, 3)\n');
+  writeFileSync(
+    join(jobDir, 'sql', '001-restock.sql'),
+    'UPDATE products SET stock_quantity = 5 WHERE id IN (1, 2, 3)\n',
+  );
   writeFileSync(join(jobDir, 'sql', 'notes.txt'), 'not sql');
   writeFileSync(join(jobDir, '.history', 'config'), '[core]');
   writeFileSync(join(root, 'secret.txt'), 'outside');

@@ -40,10 +40,14 @@ describe('JobPlanWatch (a plan decided in a terminal or by a teammate)', () => {
   it('reports a decided plan ticket once, however often the view watches it again; no retries', async () => {
     const { store, waits } = decidedStore();
     const decided: string[] = [];
-    const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, (jobId, ticket) => {
-      decided.push(`${jobId} by ${ticket.decisions.at(-1)?.by ?? '?'}`);
-      return Promise.resolve();
-    });
+    const watch = new JobPlanWatch(
+      () => Promise.resolve(store),
+      silentLogger,
+      (jobId, ticket) => {
+        decided.push(`${jobId} by ${ticket.decisions.at(-1)?.by ?? '?'}`);
+        return Promise.resolve();
+      },
+    );
     watch.watch('job_1', 'ticket_a');
     await settle();
     // The job is still shown at this review (its resume went nowhere): every refresh asks to watch again.
@@ -64,10 +68,14 @@ describe('JobPlanWatch (a plan decided in a terminal or by a teammate)', () => {
   it('stops watching a ticket this window decides, and never reports it: the deciding step resumes the job itself', async () => {
     const { store, waits, stopped } = pendingStore();
     const decided: string[] = [];
-    const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, (jobId) => {
-      decided.push(jobId);
-      return Promise.resolve();
-    });
+    const watch = new JobPlanWatch(
+      () => Promise.resolve(store),
+      silentLogger,
+      (jobId) => {
+        decided.push(jobId);
+        return Promise.resolve();
+      },
+    );
     watch.watch('job_1', 'ticket_a');
     await settle();
     expect(waits).toEqual(['ticket_a']);
@@ -84,9 +92,13 @@ describe('JobPlanWatch (a plan decided in a terminal or by a teammate)', () => {
     watch.dispose();
   });
 
-  it('watches a ticket again when this window\'s step ended before deciding it (a stale click, no model)', async () => {
+  it("watches a ticket again when this window's step ended before deciding it (a stale click, no model)", async () => {
     const { store, waits } = pendingStore();
-    const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, () => Promise.resolve());
+    const watch = new JobPlanWatch(
+      () => Promise.resolve(store),
+      silentLogger,
+      () => Promise.resolve(),
+    );
     watch.watch('job_1', 'ticket_a');
     await settle();
     const settled = watch.decidingHere('ticket_a');

@@ -15,7 +15,26 @@ const job: Job = {
   connection: 'sample:/tmp/sample-db',
 };
 
-const impact = { statements: ['UPDATE'], estimatedRows: 3, exactRows: 3, tables: [{ schema: 'public', name: 'products', via: 'direct' as const, inserted: 0, updated: 3, deleted: 0 }], risk: 'LOW' as const, requiresApproval: true, wouldFail: null, previewMs: 4, warnings: [], foreignKeyActions: [], triggers: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] };
+const impact = {
+  statements: ['UPDATE'],
+  estimatedRows: 3,
+  exactRows: 3,
+  tables: [{ schema: 'public', name: 'products', via: 'direct' as const, inserted: 0, updated: 3, deleted: 0 }],
+  risk: 'LOW' as const,
+  requiresApproval: true,
+  wouldFail: null,
+  previewMs: 4,
+  warnings: [],
+  foreignKeyActions: [],
+  triggers: [],
+  previewed: true,
+  locks: [],
+  rewrites: [],
+  dependents: [],
+  lint: [],
+  transactional: true,
+  reach: [],
+};
 
 function detail(change: Partial<JobDetail> = {}): JobDetail {
   return {
@@ -27,14 +46,26 @@ function detail(change: Partial<JobDetail> = {}): JobDetail {
       ok: true,
       items: [
         { id: 'find', title: 'Find the best sellers', status: 'done' },
-        { id: 'restock', title: 'Restock them', status: 'in_progress', sql: 'UPDATE products SET stock_quantity = stock_quantity + 10 WHERE id IN (1, 2, 3)', depends_on: ['find'] },
+        {
+          id: 'restock',
+          title: 'Restock them',
+          status: 'in_progress',
+          sql: 'UPDATE products SET stock_quantity = stock_quantity + 10 WHERE id IN (1, 2, 3)',
+          depends_on: ['find'],
+        },
         { id: 'check', title: 'Check the stock', status: 'pending', depends_on: ['restock'] },
       ],
     },
     planChange: { fromCycle: 1, toCycle: 2, diff: '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n' },
     usage: { calls: 4, inputTokens: 4000, outputTokens: 800, costUsd: null },
     files: ['plan.md', 'todos.yaml', 'workspace.md'],
-    history: [{ oid: '0123456789abcdef0123456789abcdef01234567', message: 'review 2', time: new Date('2026-11-01T10:05:00.000Z') }],
+    history: [
+      {
+        oid: '0123456789abcdef0123456789abcdef01234567',
+        message: 'review 2',
+        time: new Date('2026-11-01T10:05:00.000Z'),
+      },
+    ],
     ...change,
   };
 }
@@ -57,9 +88,21 @@ describe('toJobView', () => {
   });
 
   it('shows the held write as an approval stop without repeating its impact', () => {
-    const stop = { kind: 'approval' as const, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sql: 'UPDATE products SET stock_quantity = 5', sqlFile: 'sql/002-restock.sql', impact, todoId: 'restock' };
+    const stop = {
+      kind: 'approval' as const,
+      ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
+      sql: 'UPDATE products SET stock_quantity = 5',
+      sqlFile: 'sql/002-restock.sql',
+      impact,
+      todoId: 'restock',
+    };
     const view = toJobView({ detail: detail({ stop }), chat: [], approval: null, sqlFiles: new Map(), local: IDLE });
-    expect(view.stop).toEqual({ kind: 'approval', ticketId: stop.ticketId, sqlFile: 'sql/002-restock.sql', todoId: 'restock' });
+    expect(view.stop).toEqual({
+      kind: 'approval',
+      ticketId: stop.ticketId,
+      sqlFile: 'sql/002-restock.sql',
+      todoId: 'restock',
+    });
     const restock = view.todos.ok ? view.todos.items.find((t) => t.id === 'restock') : undefined;
     expect(restock?.sqlFile, 'the held write links its todo to the file in the editor').toBe('sql/002-restock.sql');
   });
@@ -67,13 +110,17 @@ describe('toJobView', () => {
   it('warns past the soft limit of review cycles', () => {
     const stop = { kind: 'review' as const, cycle: 6, maxReviewCycles: 5, overLimit: true };
     expect(reviewWarning(stop)).toMatch(/6 reviews, past the soft limit of 5/);
-    expect(toJobView({ detail: detail({ stop }), chat: [], approval: null, sqlFiles: new Map(), local: IDLE }).reviewWarning).not.toBeNull();
+    expect(
+      toJobView({ detail: detail({ stop }), chat: [], approval: null, sqlFiles: new Map(), local: IDLE }).reviewWarning,
+    ).not.toBeNull();
   });
 });
 
 describe('todosView', () => {
   it('counts progress and links a todo to the .sql file holding its SQL', () => {
-    const files = new Map([['sql/001-restock.sql', 'UPDATE products SET stock_quantity = stock_quantity + 10 WHERE id IN (1, 2, 3)\n']]);
+    const files = new Map([
+      ['sql/001-restock.sql', 'UPDATE products SET stock_quantity = stock_quantity + 10 WHERE id IN (1, 2, 3)\n'],
+    ]);
     const view = todosView(detail(), files);
     expect(view).toMatchObject({ ok: true, counts: { done: 1, skipped: 0, failed: 0, inProgress: 1, total: 3 } });
     if (!view.ok) return;
@@ -86,7 +133,10 @@ describe('todosView', () => {
   });
 
   it('passes on a todos.yaml that does not parse, with its readable error', () => {
-    expect(todosView(detail({ todos: { ok: false, error: 'todos.yaml line 3: bad' } }), new Map())).toEqual({ ok: false, error: 'todos.yaml line 3: bad' });
+    expect(todosView(detail({ todos: { ok: false, error: 'todos.yaml line 3: bad' } }), new Map())).toEqual({
+      ok: false,
+      error: 'todos.yaml line 3: bad',
+    });
   });
 });
 
@@ -95,7 +145,12 @@ describe('chatView', () => {
   const entries: ChatEntry[] = [
     { kind: 'user', at, text: 'Is the order right?' },
     { kind: 'draft_feedback', at, text: 'Old draft' },
-    { kind: 'assistant', at, text: 'Yes.', tools: [{ name: 'read_workspace_file', args: { path: 'plan.md' }, ok: true, summary: 'read plan.md' }] },
+    {
+      kind: 'assistant',
+      at,
+      text: 'Yes.',
+      tools: [{ name: 'read_workspace_file', args: { path: 'plan.md' }, ok: true, summary: 'read plan.md' }],
+    },
     { kind: 'plan_edit', at, id: 'edit_1', summary: 'Split step 2', diff: '-a\n+b\n', status: 'discarded' },
     { kind: 'user', at, text: 'Draft feedback for me' },
     { kind: 'draft_feedback', at, text: 'Restock 20 instead of 10.' },
@@ -103,18 +158,26 @@ describe('chatView', () => {
     { kind: 'assistant', at, text: 'Here is a draft.', tools: [] },
   ];
 
-  it('offers the latest turn\'s draft and the open plan edit, folding tool calls to their summaries', () => {
+  it("offers the latest turn's draft and the open plan edit, folding tool calls to their summaries", () => {
     const view = chatView(entries, null);
     expect(view.draftFeedback).toBe('Restock 20 instead of 10.');
     expect(view.openPlanEdit).toEqual({ id: 'edit_2', summary: 'Use 20', diff: '-10\n+20\n' });
-    expect(view.entries[2]).toEqual({ kind: 'assistant', at, text: 'Yes.', tools: [{ name: 'read_workspace_file', ok: true, summary: 'read plan.md' }] });
+    expect(view.entries[2]).toEqual({
+      kind: 'assistant',
+      at,
+      text: 'Yes.',
+      tools: [{ name: 'read_workspace_file', ok: true, summary: 'read plan.md' }],
+    });
     expect(view.pending).toBeNull();
   });
 
   it('has no draft once the person wrote again, and shows a message in flight once', () => {
     const asked: ChatEntry[] = [...entries, { kind: 'user', at, text: 'And now?' }];
     expect(chatView(asked, null).draftFeedback).toBeNull();
-    expect(chatView(asked, { text: 'And now?', reply: 'Thin' }).pending, 'already logged by the core').toEqual({ text: '', reply: 'Thin' });
+    expect(chatView(asked, { text: 'And now?', reply: 'Thin' }).pending, 'already logged by the core').toEqual({
+      text: '',
+      reply: 'Thin',
+    });
     expect(chatView(entries, { text: 'And now?', reply: '' }).pending).toEqual({ text: 'And now?', reply: '' });
   });
 });
@@ -123,11 +186,29 @@ describe('statusBarJob', () => {
   it('shows the job being worked on, else the selected job waiting for the person, with the id its click opens', () => {
     const a = 'job_000000000000000a';
     const b = 'job_000000000000000b';
-    const review = { id: a, title: 'A', stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null } };
-    expect(statusBarJob({ id: b, title: 'B', action: 'plan' }, review)).toEqual({ jobId: b, title: 'B', state: 'planning…' });
-    expect(statusBarJob({ id: b, title: 'B', action: 'approvePlan' }, review)).toEqual({ jobId: b, title: 'B', state: 'running…' });
+    const review = {
+      id: a,
+      title: 'A',
+      stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null },
+    };
+    expect(statusBarJob({ id: b, title: 'B', action: 'plan' }, review)).toEqual({
+      jobId: b,
+      title: 'B',
+      state: 'planning…',
+    });
+    expect(statusBarJob({ id: b, title: 'B', action: 'approvePlan' }, review)).toEqual({
+      jobId: b,
+      title: 'B',
+      state: 'running…',
+    });
     expect(statusBarJob(undefined, review)).toEqual({ jobId: a, title: 'A', state: 'waiting for review' });
-    expect(statusBarJob(undefined, { id: a, title: 'A', stop: { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: null } })).toEqual({ jobId: a, title: 'A', state: 'waiting for approval' });
+    expect(
+      statusBarJob(undefined, {
+        id: a,
+        title: 'A',
+        stop: { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: null },
+      }),
+    ).toEqual({ jobId: a, title: 'A', state: 'waiting for approval' });
     expect(statusBarJob(undefined, { id: a, title: 'A', stop: { kind: 'completed', summary: '' } })).toBeUndefined();
     expect(statusBarJob(undefined, null)).toBeUndefined();
   });

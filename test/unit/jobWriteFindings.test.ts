@@ -11,7 +11,12 @@ beforeAll(async () => {
 
 describe('columnsSetBy', () => {
   it('names the columns each UPDATE sets, with its table and step', () => {
-    expect(columnsSetBy('UPDATE public.orders SET status = $$done$$, note = note || $$x$$ WHERE id < 10; UPDATE items SET qty = 0 WHERE qty < 0', 'sql/003-close.sql')).toEqual([
+    expect(
+      columnsSetBy(
+        'UPDATE public.orders SET status = $$done$$, note = note || $$x$$ WHERE id < 10; UPDATE items SET qty = 0 WHERE qty < 0',
+        'sql/003-close.sql',
+      ),
+    ).toEqual([
       { table: 'public.orders', column: 'status', step: 'sql/003-close.sql' },
       { table: 'public.orders', column: 'note', step: 'sql/003-close.sql' },
       { table: 'items', column: 'qty', step: 'sql/003-close.sql' },
@@ -37,7 +42,9 @@ describe('jobWriteFindings', () => {
   });
 
   it('finds the column inside a subquery of the WHERE, and not in another table or schema', () => {
-    expect(jobWriteFindings('UPDATE orders SET note = 1 WHERE id IN (SELECT id FROM orders WHERE status = 2)', [], set)).toHaveLength(1);
+    expect(
+      jobWriteFindings('UPDATE orders SET note = 1 WHERE id IN (SELECT id FROM orders WHERE status = 2)', [], set),
+    ).toHaveLength(1);
     expect(jobWriteFindings('DELETE FROM items WHERE status = 1', [], set)).toEqual([]);
     expect(jobWriteFindings('DELETE FROM archive.orders WHERE status = 1', [], set)).toEqual([]);
     expect(jobWriteFindings('DELETE FROM orders WHERE id = 1', [], set)).toEqual([]);
@@ -62,7 +69,11 @@ describe('jobWriteFindings', () => {
   });
 
   it('lifts the risk one level, once, whatever the number of findings', () => {
-    const findings = jobWriteFindings("DELETE FROM orders WHERE status = 'done'", [{ rows: 200, tables: ['public.orders'] }], set);
+    const findings = jobWriteFindings(
+      "DELETE FROM orders WHERE status = 'done'",
+      [{ rows: 200, tables: ['public.orders'] }],
+      set,
+    );
     expect(findings).toHaveLength(2);
     const lifted = liftForSweepingWrites('LOW', findings);
     expect(lifted.risk).toBe('MEDIUM');

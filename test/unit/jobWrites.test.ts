@@ -5,8 +5,37 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { WriteTicketState } from '../../src/host/jobs/cockpit/jobWrites';
 import { readJobWrites, writeFromImpactFile } from '../../src/host/jobs/cockpit/jobWrites';
 
-const impact = { risk: 'LOW', estimatedRows: 3, exactRows: 3, previewMs: 12, tables: [{ schema: 'public', name: 'products', via: 'direct', inserted: 0, updated: 3, deleted: 0 }], wouldFail: null, warnings: [], triggers: [], foreignKeyActions: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] };
-const file = (n: number, extra: object = {}) => JSON.stringify({ ticket: `tkt_${String.fromCharCode(97 + n).repeat(20)}`, sql: `UPDATE products SET stock_quantity = ${n}`, sqlFile: `sql/00${n}-restock.sql`, todo: 'restock', ...impact, ...extra }, null, 2);
+const impact = {
+  risk: 'LOW',
+  estimatedRows: 3,
+  exactRows: 3,
+  previewMs: 12,
+  tables: [{ schema: 'public', name: 'products', via: 'direct', inserted: 0, updated: 3, deleted: 0 }],
+  wouldFail: null,
+  warnings: [],
+  triggers: [],
+  foreignKeyActions: [],
+  previewed: true,
+  locks: [],
+  rewrites: [],
+  dependents: [],
+  lint: [],
+  transactional: true,
+  reach: [],
+};
+const file = (n: number, extra: object = {}) =>
+  JSON.stringify(
+    {
+      ticket: `tkt_${String.fromCharCode(97 + n).repeat(20)}`,
+      sql: `UPDATE products SET stock_quantity = ${n}`,
+      sqlFile: `sql/00${n}-restock.sql`,
+      todo: 'restock',
+      ...impact,
+      ...extra,
+    },
+    null,
+    2,
+  );
 
 describe('writeFromImpactFile', () => {
   it('is the held write with its impact, and its ticket as the store has it now', () => {
@@ -48,13 +77,19 @@ describe('readJobWrites', () => {
     writeFileSync(join(dir, 'impact', '002.json'), file(2));
     writeFileSync(join(dir, 'impact', '003.json'), '{ torn');
     writeFileSync(join(dir, 'impact', 'notes.txt'), 'not an impact file');
-    const states: Record<string, WriteTicketState> = { tkt_bbbbbbbbbbbbbbbbbbbb: { status: 'REJECTED', decisions: [{ by: 'bob', approve: false }] }, tkt_cccccccccccccccccccc: { status: 'PENDING_APPROVAL', decisions: [] } };
+    const states: Record<string, WriteTicketState> = {
+      tkt_bbbbbbbbbbbbbbbbbbbb: { status: 'REJECTED', decisions: [{ by: 'bob', approve: false }] },
+      tkt_cccccccccccccccccccc: { status: 'PENDING_APPROVAL', decisions: [] },
+    };
     const asked: string[] = [];
     const writes = await readJobWrites(dir, (id) => {
       asked.push(id);
       return Promise.resolve(states[id]);
     });
-    expect(writes.map((w) => [w.sqlFile, w.status])).toEqual([['sql/002-restock.sql', 'pending'], ['sql/001-restock.sql', 'rejected']]);
+    expect(writes.map((w) => [w.sqlFile, w.status])).toEqual([
+      ['sql/002-restock.sql', 'pending'],
+      ['sql/001-restock.sql', 'rejected'],
+    ]);
     expect(asked).toEqual(['tkt_cccccccccccccccccccc', 'tkt_bbbbbbbbbbbbbbbbbbbb']);
   });
 });

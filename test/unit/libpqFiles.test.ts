@@ -21,7 +21,10 @@ function thrown(fn: () => unknown): AgentError {
 describe('libpq keyword/value strings and URL options', () => {
   it('reads quoted values with escapes, and tells a keyword string from a URL', () => {
     expect(parseKeywordValue(`host=db.example.com  dbname = 'my db' password='it\\'s' user=a\\ b`)).toEqual({
-      host: 'db.example.com', dbname: 'my db', password: "it's", user: 'a b',
+      host: 'db.example.com',
+      dbname: 'my db',
+      password: "it's",
+      user: 'a b',
     });
     expect(isKeywordValueString('service=prod')).toBe(true);
     expect(isKeywordValueString('postgresql:///?service=prod')).toBe(false);
@@ -35,8 +38,15 @@ describe('libpq keyword/value strings and URL options', () => {
   });
 
   it('reads TLS files and a service from a URL query', () => {
-    expect(parseUrlParams('postgresql://u@h/d?sslmode=verify-full&sslrootcert=/ca.crt&service=prod&application_name=x')).toEqual({
-      user: 'u', host: 'h', dbname: 'd', sslmode: 'verify-full', sslrootcert: '/ca.crt', service: 'prod',
+    expect(
+      parseUrlParams('postgresql://u@h/d?sslmode=verify-full&sslrootcert=/ca.crt&service=prod&application_name=x'),
+    ).toEqual({
+      user: 'u',
+      host: 'h',
+      dbname: 'd',
+      sslmode: 'verify-full',
+      sslrootcert: '/ca.crt',
+      service: 'prod',
     });
   });
 });
@@ -45,7 +55,13 @@ describe('pg_service.conf', () => {
   const text = `# comment\n[other]\nhost=elsewhere\n\n[prod]\nhost = db.prod.internal\nport=6543\ndbname=shop\nuser=app\nsslmode=verify-full\n[later]\nhost=x\n`;
 
   it('reads one section, trimmed, and nothing of the others', () => {
-    expect(serviceInText(text, 'prod', 'f')).toEqual({ host: 'db.prod.internal', port: '6543', dbname: 'shop', user: 'app', sslmode: 'verify-full' });
+    expect(serviceInText(text, 'prod', 'f')).toEqual({
+      host: 'db.prod.internal',
+      port: '6543',
+      dbname: 'shop',
+      user: 'app',
+      sslmode: 'verify-full',
+    });
     expect(serviceInText(text, 'missing', 'f')).toBeUndefined();
   });
 
@@ -67,11 +83,22 @@ describe('resolving services from files', () => {
     const file = path.join(dir, 'services.conf');
     fs.writeFileSync(file, '[prod]\nhost=db.prod\nport=6543\ndbname=shop\nuser=app\n');
     const env = { PGSERVICEFILE: file, PGSYSCONFDIR: dir };
-    const expected = { kind: 'server', host: 'db.prod', port: 6543, database: 'shop', user: 'app', sslmode: 'disable', service: 'prod' };
+    const expected = {
+      kind: 'server',
+      host: 'db.prod',
+      port: 6543,
+      database: 'shop',
+      user: 'app',
+      sslmode: 'disable',
+      service: 'prod',
+    };
     expect(resolveTarget({ db: 'service=prod', env })).toEqual(expected);
     expect(resolveTarget({ db: 'postgresql:///?service=prod', env })).toEqual(expected);
     expect(resolveTarget({ env: { ...env, PGSERVICE: 'prod' } })).toEqual(expected);
-    expect(resolveTarget({ db: 'service=prod dbname=other', env })).toMatchObject({ database: 'other', host: 'db.prod' });
+    expect(resolveTarget({ db: 'service=prod dbname=other', env })).toMatchObject({
+      database: 'other',
+      host: 'db.prod',
+    });
   });
 
   it('falls back to PGSYSCONFDIR/pg_service.conf, and names both files when no service is found', () => {
@@ -114,16 +141,21 @@ describe('the password file', () => {
     expect(pgpassFileName({ PGPASSFILE: '/p' }, '/q', 'linux')).toBe('/q');
   });
 
-  it('ignores a file others can read, with libpq\'s warning, and reads it once it is 0600', () => {
+  it("ignores a file others can read, with libpq's warning, and reads it once it is 0600", () => {
     const file = path.join(dir, 'pgpass');
     fs.writeFileSync(file, 'db.example.com:5432:shop:app:s3cret\n', { mode: 0o644 });
     fs.chmodSync(file, 0o644);
     const loose = lookupPgpass(key, { PGPASSFILE: file });
     expect(loose.found).toBe(false);
-    expect(!loose.found && loose.warning).toContain('has group or world access; permissions should be u=rw (0600) or less');
+    expect(!loose.found && loose.warning).toContain(
+      'has group or world access; permissions should be u=rw (0600) or less',
+    );
     fs.chmodSync(file, 0o600);
     expect(lookupPgpass(key, { PGPASSFILE: file })).toEqual({ found: true, password: 's3cret', file });
-    expect(lookupPgpass(key, { PGPASSFILE: path.join(dir, 'none') })).toEqual({ found: false, file: path.join(dir, 'none') });
+    expect(lookupPgpass(key, { PGPASSFILE: path.join(dir, 'none') })).toEqual({
+      found: false,
+      file: path.join(dir, 'none'),
+    });
     const notFile = lookupPgpass(key, { PGPASSFILE: dir });
     expect(!notFile.found && notFile.warning).toContain('not a plain file');
   });

@@ -18,18 +18,60 @@ const ROWS: [string, string, string, string, string, boolean][] = [
   ['REINDEX INDEX i', 'i', 'ACCESS EXCLUSIVE', 'scan', 'reads and writes', true],
   ['REINDEX TABLE CONCURRENTLY t', 't', 'SHARE UPDATE EXCLUSIVE', 'scan', 'nothing', false],
   ['ALTER TABLE t ADD COLUMN x int', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
-  ['ALTER TABLE t ADD COLUMN x int GENERATED ALWAYS AS (a * 2) STORED', 't', 'ACCESS EXCLUSIVE', 'rewrite', 'reads and writes', true],
-  ['ALTER TABLE t ADD COLUMN x int GENERATED ALWAYS AS IDENTITY', 't', 'ACCESS EXCLUSIVE', 'rewrite', 'reads and writes', true],
+  [
+    'ALTER TABLE t ADD COLUMN x int GENERATED ALWAYS AS (a * 2) STORED',
+    't',
+    'ACCESS EXCLUSIVE',
+    'rewrite',
+    'reads and writes',
+    true,
+  ],
+  [
+    'ALTER TABLE t ADD COLUMN x int GENERATED ALWAYS AS IDENTITY',
+    't',
+    'ACCESS EXCLUSIVE',
+    'rewrite',
+    'reads and writes',
+    true,
+  ],
   ['ALTER TABLE t DROP COLUMN a', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t ALTER COLUMN a TYPE bigint', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t ALTER COLUMN a SET DEFAULT 0', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t ALTER COLUMN a SET NOT NULL', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t ALTER COLUMN a DROP NOT NULL', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0)', 't', 'ACCESS EXCLUSIVE', 'scan', 'reads and writes', true],
-  ['ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0) NOT VALID', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
-  ['ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (id)', 't', 'SHARE ROW EXCLUSIVE', 'scan', 'writes', true],
-  ['ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (id)', 'u', 'SHARE ROW EXCLUSIVE', 'scan', 'writes', true],
-  ['ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (id) NOT VALID', 't', 'SHARE ROW EXCLUSIVE', 'instant', 'writes', true],
+  [
+    'ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0) NOT VALID',
+    't',
+    'ACCESS EXCLUSIVE',
+    'instant',
+    'reads and writes',
+    true,
+  ],
+  [
+    'ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (id)',
+    't',
+    'SHARE ROW EXCLUSIVE',
+    'scan',
+    'writes',
+    true,
+  ],
+  [
+    'ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (id)',
+    'u',
+    'SHARE ROW EXCLUSIVE',
+    'scan',
+    'writes',
+    true,
+  ],
+  [
+    'ALTER TABLE t ADD CONSTRAINT f FOREIGN KEY (a) REFERENCES u (id) NOT VALID',
+    't',
+    'SHARE ROW EXCLUSIVE',
+    'instant',
+    'writes',
+    true,
+  ],
   ['ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)', 't', 'ACCESS EXCLUSIVE', 'scan', 'reads and writes', true],
   ['ALTER TABLE t ADD CONSTRAINT k UNIQUE USING INDEX i', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t ADD PRIMARY KEY (a)', 't', 'ACCESS EXCLUSIVE', 'scan', 'reads and writes', true],
@@ -37,7 +79,14 @@ const ROWS: [string, string, string, string, string, boolean][] = [
   ['ALTER TABLE t DROP CONSTRAINT c', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t SET (fillfactor = 70)', 't', 'SHARE UPDATE EXCLUSIVE', 'instant', 'nothing', true],
   ['ALTER TABLE t SET (autovacuum_enabled = false)', 't', 'SHARE UPDATE EXCLUSIVE', 'instant', 'nothing', true],
-  ['ALTER TABLE t SET (toast_tuple_target = 256, parallel_workers = 2)', 't', 'SHARE UPDATE EXCLUSIVE', 'instant', 'nothing', true],
+  [
+    'ALTER TABLE t SET (toast_tuple_target = 256, parallel_workers = 2)',
+    't',
+    'SHARE UPDATE EXCLUSIVE',
+    'instant',
+    'nothing',
+    true,
+  ],
   ['ALTER TABLE t ALTER COLUMN a SET STATISTICS 500', 't', 'SHARE UPDATE EXCLUSIVE', 'instant', 'nothing', true],
   ['ALTER TABLE t RENAME COLUMN a TO b', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['ALTER TABLE t RENAME TO u', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
@@ -63,7 +112,14 @@ const ROWS: [string, string, string, string, string, boolean][] = [
   ['CREATE TABLE n (id int REFERENCES u (id))', 'u', 'SHARE ROW EXCLUSIVE', 'instant', 'writes', true],
   ['COMMENT ON TABLE t IS $$x$$', 't', 'SHARE UPDATE EXCLUSIVE', 'instant', 'nothing', true],
   ['COMMENT ON COLUMN t.a IS $$x$$', 't', 'SHARE UPDATE EXCLUSIVE', 'instant', 'nothing', true],
-  ['CREATE TRIGGER g AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION f()', 't', 'SHARE ROW EXCLUSIVE', 'instant', 'writes', true],
+  [
+    'CREATE TRIGGER g AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION f()',
+    't',
+    'SHARE ROW EXCLUSIVE',
+    'instant',
+    'writes',
+    true,
+  ],
   ['DROP TRIGGER g ON t', 't', 'SHARE ROW EXCLUSIVE', 'instant', 'writes', true],
   ['CREATE POLICY p ON t USING (true)', 't', 'ACCESS EXCLUSIVE', 'instant', 'reads and writes', true],
   ['REFRESH MATERIALIZED VIEW m', 'm', 'ACCESS EXCLUSIVE', 'rewrite', 'reads and writes', true],
@@ -77,7 +133,12 @@ describe('lock model (SPEC §5.4a; PostgreSQL "Explicit Locking" and each comman
     const plan = planStatement(sql);
     const lock = plan.locks.find((l) => l.relation === relation);
     expect(lock, `no lock on ${relation}: ${JSON.stringify(plan.locks)}`).toBeDefined();
-    expect({ mode: lock?.mode, work: lock?.work, blocks: lock ? blocksOf(lock.mode) : undefined, transactional: plan.transactional }).toEqual({ mode, work, blocks, transactional });
+    expect({
+      mode: lock?.mode,
+      work: lock?.work,
+      blocks: lock ? blocksOf(lock.mode) : undefined,
+      transactional: plan.transactional,
+    }).toEqual({ mode, work, blocks, transactional });
   });
 
   it.each([
@@ -89,7 +150,7 @@ describe('lock model (SPEC §5.4a; PostgreSQL "Explicit Locking" and each comman
     expect(planStatement(sql).locks.filter((l) => blocksOf(l.mode) !== 'nothing')).toEqual([]);
   });
 
-  it("ALTER TYPE … ADD VALUE runs alone; other ALTER TYPE forms do not", () => {
+  it('ALTER TYPE … ADD VALUE runs alone; other ALTER TYPE forms do not', () => {
     expect(planStatement("ALTER TYPE mood ADD VALUE 'ok'").transactional).toBe(false);
     expect(planStatement("ALTER TYPE mood RENAME VALUE 'ok' TO 'fine'").transactional).toBe(true);
   });
@@ -102,11 +163,26 @@ describe('lock model (SPEC §5.4a; PostgreSQL "Explicit Locking" and each comman
 
   it('reads the parts the catalog checks need: defaults, CHECK text, FK columns', () => {
     expect(planStatement('ALTER TABLE s.t ADD COLUMN x float DEFAULT random() NOT NULL').changes[0]).toMatchObject({
-      kind: 'addColumn', table: 's.t', column: 'x', defaultSql: 'random()', defaultFunctions: ['random'], notNull: true,
+      kind: 'addColumn',
+      table: 's.t',
+      column: 'x',
+      defaultSql: 'random()',
+      defaultFunctions: ['random'],
+      notNull: true,
     });
-    expect(planStatement("ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0 AND b <> ')')").changes[0]).toMatchObject({ kind: 'addCheck', exprSql: "a > 0 AND b <> ')'", notValid: false });
-    expect(planStatement('ALTER TABLE t ADD FOREIGN KEY (a, b) REFERENCES u (x, y) NOT VALID').changes[0]).toMatchObject({
-      kind: 'addForeignKey', columns: ['a', 'b'], refTable: 'u', refColumns: ['x', 'y'], notValid: true,
+    expect(planStatement("ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0 AND b <> ')')").changes[0]).toMatchObject({
+      kind: 'addCheck',
+      exprSql: "a > 0 AND b <> ')'",
+      notValid: false,
+    });
+    expect(
+      planStatement('ALTER TABLE t ADD FOREIGN KEY (a, b) REFERENCES u (x, y) NOT VALID').changes[0],
+    ).toMatchObject({
+      kind: 'addForeignKey',
+      columns: ['a', 'b'],
+      refTable: 'u',
+      refColumns: ['x', 'y'],
+      notValid: true,
     });
   });
 });

@@ -18,16 +18,38 @@ describe('pauses between lock tries', () => {
 });
 
 describe('a session in the way, in words', () => {
-  const holder = { pid: 4242, table: 'public.orders', mode: 'ACCESS SHARE', granted: true, user: 'app', state: 'idle in transaction', stateSeconds: 720, transactionSeconds: 725, query: 'SELECT * FROM orders' };
+  const holder = {
+    pid: 4242,
+    table: 'public.orders',
+    mode: 'ACCESS SHARE',
+    granted: true,
+    user: 'app',
+    state: 'idle in transaction',
+    stateSeconds: 720,
+    transactionSeconds: 725,
+    query: 'SELECT * FROM orders',
+  };
 
   it('names the pid, user, state and for how long, the lock and the query', () => {
-    expect(describeLockHolder(holder)).toBe('pid 4242 (user app, idle in transaction for 12 min, transaction open 12 min, holds ACCESS SHARE on public.orders; query: SELECT * FROM orders)');
+    expect(describeLockHolder(holder)).toBe(
+      'pid 4242 (user app, idle in transaction for 12 min, transaction open 12 min, holds ACCESS SHARE on public.orders; query: SELECT * FROM orders)',
+    );
   });
 
   it('says so for a prepared transaction and a waiter', () => {
-    expect(describeLockHolder({ ...holder, pid: null, user: null, state: 'prepared transaction', stateSeconds: null, transactionSeconds: null, query: null, granted: false, mode: 'SHARE' })).toBe(
-      'a prepared transaction (prepared transaction, waits for SHARE on public.orders)',
-    );
+    expect(
+      describeLockHolder({
+        ...holder,
+        pid: null,
+        user: null,
+        state: 'prepared transaction',
+        stateSeconds: null,
+        transactionSeconds: null,
+        query: null,
+        granted: false,
+        mode: 'SHARE',
+      }),
+    ).toBe('a prepared transaction (prepared transaction, waits for SHARE on public.orders)');
   });
 
   it('durations read as seconds, minutes, hours', () => {

@@ -44,11 +44,22 @@ describe('package.json contributions', () => {
 });
 
 describe('buildMcpLaunch', () => {
-  const base = { extensionPath: '/ext', nodePath: '/usr/bin/node', electron: false, workspaceDir: '/work/shop', version: '1.2.3' };
+  const base = {
+    extensionPath: '/ext',
+    nodePath: '/usr/bin/node',
+    electron: false,
+    workspaceDir: '/work/shop',
+    version: '1.2.3',
+  };
 
   it('runs dist/cli.js mcp on the sample database of the workspace', () => {
     const launch = buildMcpLaunch({ ...base, connection: { kind: 'sample' } });
-    expect(launch).toMatchObject({ command: '/usr/bin/node', args: ['/ext/dist/cli.js', 'mcp', '--db', 'sample', '--workspace', '/work/shop'], cwd: '/work/shop', env: {} });
+    expect(launch).toMatchObject({
+      command: '/usr/bin/node',
+      args: ['/ext/dist/cli.js', 'mcp', '--db', 'sample', '--workspace', '/work/shop'],
+      cwd: '/work/shop',
+      env: {},
+    });
   });
 
   it('passes a profile as a password-free URL; the password, Redis and Electron flag only in the environment', () => {
@@ -58,27 +69,87 @@ describe('buildMcpLaunch', () => {
       redisUrl: 'redis://10.0.0.2:6379',
       maxRows: 50,
       timeoutMs: 2000,
-      connection: { kind: 'profile', profile: { name: 'prod', host: 'db.internal', port: 6432, database: 'shop db', user: 'ana', sslmode: 'require' }, password: 'p@ss w/rd' },
+      connection: {
+        kind: 'profile',
+        profile: {
+          name: 'prod',
+          host: 'db.internal',
+          port: 6432,
+          database: 'shop db',
+          user: 'ana',
+          sslmode: 'require',
+        },
+        password: 'p@ss w/rd',
+      },
     });
-    expect(launch.args).toEqual(['/ext/dist/cli.js', 'mcp', '--db', 'postgres://ana@db.internal:6432/shop%20db?sslmode=require', '--workspace', '/work/shop', '--max-rows', '50', '--timeout-ms', '2000']);
-    expect(launch.env).toEqual({ ELECTRON_RUN_AS_NODE: '1', PGPASSWORD: 'p@ss w/rd', REDIS_URL: 'redis://10.0.0.2:6379' });
+    expect(launch.args).toEqual([
+      '/ext/dist/cli.js',
+      'mcp',
+      '--db',
+      'postgres://ana@db.internal:6432/shop%20db?sslmode=require',
+      '--workspace',
+      '/work/shop',
+      '--max-rows',
+      '50',
+      '--timeout-ms',
+      '2000',
+    ]);
+    expect(launch.env).toEqual({
+      ELECTRON_RUN_AS_NODE: '1',
+      PGPASSWORD: 'p@ss w/rd',
+      REDIS_URL: 'redis://10.0.0.2:6379',
+    });
     expect(JSON.stringify(launch.args)).not.toContain('p@ss');
     expect(launch.label).toBe('Postgres Agent (prod)');
   });
 
-  it('names a tunnelled or IAM profile instead of a URL (the URL\'s host:port would be another database from here); TLS files ride in the URL', () => {
+  it("names a tunnelled or IAM profile instead of a URL (the URL's host:port would be another database from here); TLS files ride in the URL", () => {
     const ssh = { host: 'bastion', user: 'deploy', auth: 'agent' as const };
-    const tunnelled = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'behind', host: '127.0.0.1', database: 'shop', user: 'app', ssh } } });
+    const tunnelled = buildMcpLaunch({
+      ...base,
+      connection: {
+        kind: 'profile',
+        profile: { name: 'behind', host: '127.0.0.1', database: 'shop', user: 'app', ssh },
+      },
+    });
     expect(tunnelled.args.slice(1, 4)).toEqual(['mcp', '--connection', 'behind']);
-    const iam = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'rds', host: 'db', database: 'shop', user: 'app', iam: { provider: 'aws-rds', region: 'eu-west-1' } } } });
+    const iam = buildMcpLaunch({
+      ...base,
+      connection: {
+        kind: 'profile',
+        profile: {
+          name: 'rds',
+          host: 'db',
+          database: 'shop',
+          user: 'app',
+          iam: { provider: 'aws-rds', region: 'eu-west-1' },
+        },
+      },
+    });
     expect(iam.args.slice(1, 4)).toEqual(['mcp', '--connection', 'rds']);
-    const tls = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'v', host: 'db', database: 'shop', user: 'app', sslmode: 'verify-full', sslrootcert: '/ca.crt' } } });
+    const tls = buildMcpLaunch({
+      ...base,
+      connection: {
+        kind: 'profile',
+        profile: {
+          name: 'v',
+          host: 'db',
+          database: 'shop',
+          user: 'app',
+          sslmode: 'verify-full',
+          sslrootcert: '/ca.crt',
+        },
+      },
+    });
     expect(tls.args[3]).toBe('postgres://app@db:5432/shop?sslmode=verify-full&sslrootcert=%2Fca.crt');
   });
 
   it('changes its version when the connection changes (VS Code restarts the server)', () => {
     const sample = buildMcpLaunch({ ...base, connection: { kind: 'sample' } });
-    const other = buildMcpLaunch({ ...base, connection: { kind: 'profile', profile: { name: 'x', host: 'h', database: 'd', user: 'u' } } });
+    const other = buildMcpLaunch({
+      ...base,
+      connection: { kind: 'profile', profile: { name: 'x', host: 'h', database: 'd', user: 'u' } },
+    });
     expect(sample.version).not.toBe(other.version);
   });
 });
@@ -86,7 +157,12 @@ describe('buildMcpLaunch', () => {
 describe('proposal files', () => {
   it('keep a model-written reason inside its comment line and the ticket SQL findable', () => {
     const sql = "DELETE FROM orders WHERE note = 'a\nb'";
-    const text = proposalText('tkt_aaaaaaaaaaaaaaaaaaaa', sql, 'agent via MCP (x)', 'why\nDROP TABLE orders;\r\n-- more');
+    const text = proposalText(
+      'tkt_aaaaaaaaaaaaaaaaaaaa',
+      sql,
+      'agent via MCP (x)',
+      'why\nDROP TABLE orders;\r\n-- more',
+    );
     const lines = text.split('\n');
     expect(lines[0]).toBe('-- Proposed by agent via MCP (x): why DROP TABLE orders; -- more');
     expect(lines[1]).toMatch(/^-- Ticket tkt_a+\. Nothing runs/);

@@ -17,7 +17,9 @@ function pendingStore(): { store: TicketStore; waits: string[] } {
   const store = {
     waitForDecision: (id: string, signal?: AbortSignal) => {
       waits.push(id);
-      return new Promise<Ticket>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new DOMException('stopped', 'AbortError'))));
+      return new Promise<Ticket>((_resolve, reject) =>
+        signal?.addEventListener('abort', () => reject(new DOMException('stopped', 'AbortError'))),
+      );
     },
   } as unknown as TicketStore;
   return { store, waits };
@@ -28,7 +30,11 @@ const outcome = { job: { id: 'job_1' }, stop: { kind: 'completed', summary: '' }
 
 async function decideWith(run: JobSteps['run']): Promise<{ waits: string[]; watchedDuring: number }> {
   const { store, waits } = pendingStore();
-  const watch = new JobPlanWatch(() => Promise.resolve(store), silentLogger, () => Promise.resolve());
+  const watch = new JobPlanWatch(
+    () => Promise.resolve(store),
+    silentLogger,
+    () => Promise.resolve(),
+  );
   watch.watch('job_1', 'tkt_a');
   await settle();
   let watchedDuring = 0;
@@ -63,12 +69,17 @@ describe('a plan decision made in this window and the watch of its ticket', () =
   });
 
   it('does not watch it again after a policy refusal (the ticket is approved; Continue goes on once the policy is met)', async () => {
-    const { waits } = await decideWith(() => Promise.reject(new AgentError('APPROVAL_POLICY', 'needs a second approver')));
+    const { waits } = await decideWith(() =>
+      Promise.reject(new AgentError('APPROVAL_POLICY', 'needs a second approver')),
+    );
     expect(waits).toEqual(['tkt_a']);
   });
 
   it('watches it again when the step ended before deciding it: a stale click, or no model configured', async () => {
-    for (const run of [() => Promise.reject(new AgentError('APPROVAL_STALE', 'the plan changed')), () => Promise.resolve(undefined)]) {
+    for (const run of [
+      () => Promise.reject(new AgentError('APPROVAL_STALE', 'the plan changed')),
+      () => Promise.resolve(undefined),
+    ]) {
       const { waits } = await decideWith(run);
       expect(waits).toEqual(['tkt_a', 'tkt_a']);
     }

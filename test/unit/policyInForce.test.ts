@@ -17,7 +17,26 @@ function ticket(risk: Risk, decisions: TicketDecision[]): Ticket {
     sql: 'DELETE FROM t',
     sqlHash: HASH,
     connection: 'postgres://app@db:5432/shop',
-    impact: { statements: [], estimatedRows: 0, exactRows: 0, tables: [], risk, requiresApproval: true, wouldFail: null, previewMs: 0, warnings: [], foreignKeyActions: [], triggers: [], previewed: true, locks: [], rewrites: [], dependents: [], lint: [], transactional: true, reach: [] },
+    impact: {
+      statements: [],
+      estimatedRows: 0,
+      exactRows: 0,
+      tables: [],
+      risk,
+      requiresApproval: true,
+      wouldFail: null,
+      previewMs: 0,
+      warnings: [],
+      foreignKeyActions: [],
+      triggers: [],
+      previewed: true,
+      locks: [],
+      rewrites: [],
+      dependents: [],
+      lint: [],
+      transactional: true,
+      reach: [],
+    },
     risk,
     createdBy: 'agent',
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -32,11 +51,18 @@ const OWN = '/home/me/.config/pg-agent/config.json approval.databases["1/shop"]'
 const WORKSPACE = '/repo/.pgagent/config.json approval.policy';
 
 describe('the policy in force: every layer, each with its own approvers', () => {
-  const inForce = (layers: PolicyInForce['layers']): PolicyInForce => ({ identity: { systemIdentifier: '1', database: 'shop', key: '1/shop' }, layers });
+  const inForce = (layers: PolicyInForce['layers']): PolicyInForce => ({
+    identity: { systemIdentifier: '1', database: 'shop', key: '1/shop' },
+    layers,
+  });
 
-  it('does not let a role a workspace file grants satisfy the person\'s own role requirement', () => {
+  it("does not let a role a workspace file grants satisfy the person's own role requirement", () => {
     const policy = inForce([
-      { source: OWN, approvers: [{ name: 'alice', publicKey: 'k1', roles: ['dba'] }], policy: { rolesFor: { HIGH: ['dba'] } } },
+      {
+        source: OWN,
+        approvers: [{ name: 'alice', publicKey: 'k1', roles: ['dba'] }],
+        policy: { rolesFor: { HIGH: ['dba'] } },
+      },
       { source: WORKSPACE, approvers: [{ name: 'mallory', publicKey: 'k2', roles: ['dba'] }], policy: {} },
     ]);
     const refusal = authorizeInForce(policy)(ticket('HIGH', [approve('mallory')]));
@@ -46,10 +72,14 @@ describe('the policy in force: every layer, each with its own approvers', () => 
     expect(authorizeInForce(policy)(ticket('HIGH', [approve('alice')]))).toBeUndefined();
   });
 
-  it('needs what every layer needs: the person\'s two persons and the workspace\'s role, together', () => {
+  it("needs what every layer needs: the person's two persons and the workspace's role, together", () => {
     const policy = inForce([
       { source: OWN, approvers: [], policy: { twoPersonAbove: 'LOW' } },
-      { source: WORKSPACE, approvers: [{ name: 'carol', publicKey: 'k3', roles: ['lead'] }], policy: { rolesFor: { MEDIUM: ['lead'] } } },
+      {
+        source: WORKSPACE,
+        approvers: [{ name: 'carol', publicKey: 'k3', roles: ['lead'] }],
+        policy: { rolesFor: { MEDIUM: ['lead'] } },
+      },
     ]);
     const one = authorizeInForce(policy)(ticket('MEDIUM', [approve('carol')]));
     expect(one?.message).toContain('a second approver');

@@ -12,8 +12,14 @@ describe('parseWebviewMessage', () => {
   });
 
   it("accepts the answer's copy and open-in-editor intents", () => {
-    expect(parseWebviewMessage({ type: 'runCommand', command: 'copyAnswerSql' })).toEqual({ ok: true, message: { type: 'runCommand', command: 'copyAnswerSql' } });
-    expect(parseWebviewMessage({ type: 'runCommand', command: 'openAnswerSql' })).toEqual({ ok: true, message: { type: 'runCommand', command: 'openAnswerSql' } });
+    expect(parseWebviewMessage({ type: 'runCommand', command: 'copyAnswerSql' })).toEqual({
+      ok: true,
+      message: { type: 'runCommand', command: 'copyAnswerSql' },
+    });
+    expect(parseWebviewMessage({ type: 'runCommand', command: 'openAnswerSql' })).toEqual({
+      ok: true,
+      message: { type: 'runCommand', command: 'openAnswerSql' },
+    });
   });
 
   it.each([
@@ -38,7 +44,13 @@ describe('parseWebviewMessage', () => {
     const intents = [
       { type: 'selectJob', jobId },
       { type: 'approvePlan', jobId, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', planHash: 'a'.repeat(64) },
-      { type: 'requestChanges', jobId, ticketId: null, planHash: 'b'.repeat(64), feedback: 'Split the archive into monthly batches.' },
+      {
+        type: 'requestChanges',
+        jobId,
+        ticketId: null,
+        planHash: 'b'.repeat(64),
+        feedback: 'Split the archive into monthly batches.',
+      },
       { type: 'skipReview', jobId, ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', planHash: null },
       { type: 'pauseJob', jobId },
       { type: 'cancelJob', jobId },
@@ -61,7 +73,15 @@ describe('parseWebviewMessage', () => {
 
   it('accepts feedback and chat messages up to the size limit', () => {
     const longest = 'x'.repeat(MAX_MESSAGE_CHARS);
-    expect(parseWebviewMessage({ type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: longest }).ok).toBe(true);
+    expect(
+      parseWebviewMessage({
+        type: 'requestChanges',
+        jobId,
+        ticketId: null,
+        planHash: 'a'.repeat(64),
+        feedback: longest,
+      }).ok,
+    ).toBe(true);
     expect(parseWebviewMessage({ type: 'sendChat', jobId, text: longest, debug: true }).ok).toBe(true);
   });
 
@@ -72,9 +92,21 @@ describe('parseWebviewMessage', () => {
     ['a job intent without its job', { type: 'approvePlan' }],
     ['empty feedback', { type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: '' }],
     ['blank feedback', { type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: '   \n ' }],
-    ['feedback over 20,000 characters', { type: 'requestChanges', jobId, ticketId: null, planHash: 'a'.repeat(64), feedback: 'x'.repeat(MAX_MESSAGE_CHARS + 1) }],
+    [
+      'feedback over 20,000 characters',
+      {
+        type: 'requestChanges',
+        jobId,
+        ticketId: null,
+        planHash: 'a'.repeat(64),
+        feedback: 'x'.repeat(MAX_MESSAGE_CHARS + 1),
+      },
+    ],
     ['feedback that is not text', { type: 'requestChanges', jobId, feedback: ['a'] }],
-    ['a chat message over 20,000 characters', { type: 'sendChat', jobId, text: 'x'.repeat(MAX_MESSAGE_CHARS + 1), debug: false }],
+    [
+      'a chat message over 20,000 characters',
+      { type: 'sendChat', jobId, text: 'x'.repeat(MAX_MESSAGE_CHARS + 1), debug: false },
+    ],
     ['a chat message without the debug flag', { type: 'sendChat', jobId, text: 'hi' }],
     ['a chat debug flag that is a string', { type: 'sendChat', jobId, text: 'hi', debug: 'true' }],
     ['an approval that carries a comment', { type: 'approvePlan', jobId, comment: 'ok' }],

@@ -3,7 +3,11 @@ import { cellText, sortedOrder, visibleWindow } from '../../src/shared/resultsGr
 import { RESULTS_WEBVIEW_MESSAGE } from '../../src/shared/resultsProtocol';
 
 const result = {
-  fields: [{ name: 'id', type: 'bigint' }, { name: 'email', type: 'text' }, { name: 'total', type: 'numeric' }],
+  fields: [
+    { name: 'id', type: 'bigint' },
+    { name: 'email', type: 'text' },
+    { name: 'total', type: 'numeric' },
+  ],
   rows: [
     [1, 'b@x', '10.50'],
     [2, null, '9.00'],

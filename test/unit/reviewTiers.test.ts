@@ -19,7 +19,8 @@ describe('review chat tool tiers', () => {
   });
 
   it('switches the debug tier on when the person asks, for any status', () => {
-    for (const status of JOB_STATUSES) expect(activeTiers({ ...base, status, debugRequested: true })).toContain('debug');
+    for (const status of JOB_STATUSES)
+      expect(activeTiers({ ...base, status, debugRequested: true })).toContain('debug');
   });
 
   it('switches the history tier on only when the job history has a commit', () => {
@@ -33,13 +34,29 @@ describe('review chat tool tiers', () => {
   });
 
   it('lists every tier in a fixed order when all are on', () => {
-    expect(activeTiers({ status: 'failed', hasHistory: true, debugRequested: false, researchMaterial: true })).toEqual(['basic', 'research', 'history', 'debug']);
+    expect(activeTiers({ status: 'failed', hasHistory: true, debugRequested: false, researchMaterial: true })).toEqual([
+      'basic',
+      'research',
+      'history',
+      'debug',
+    ]);
   });
 });
 
 describe('research material in a job folder', () => {
   it('does not count the files every job starts with, nor the generated tool docs', () => {
-    expect(hasResearchFiles(['job.json', 'workspace.md', 'plan.md', 'todos.yaml', 'chat.jsonl', 'audit.jsonl', 'tools/run_sql.md', 'tools/write_plan.md'])).toBe(false);
+    expect(
+      hasResearchFiles([
+        'job.json',
+        'workspace.md',
+        'plan.md',
+        'todos.yaml',
+        'chat.jsonl',
+        'audit.jsonl',
+        'tools/run_sql.md',
+        'tools/write_plan.md',
+      ]),
+    ).toBe(false);
     expect(hasResearchFiles([])).toBe(false);
   });
 

@@ -65,7 +65,14 @@ describe('buildSchemaContext on a 2,000-table schema', () => {
     // The same, from the samples the introspection attached to the snapshot's columns.
     const sampledSnapshot: SchemaSnapshot = {
       ...big,
-      tables: big.tables.map((t) => (t.name === 'orders' ? { ...t, columns: t.columns.map((c) => (c.name === 'status' ? { ...c, samples: ['shipped', 'cancelled'] } : c)) } : t)),
+      tables: big.tables.map((t) =>
+        t.name === 'orders'
+          ? {
+              ...t,
+              columns: t.columns.map((c) => (c.name === 'status' ? { ...c, samples: ['shipped', 'cancelled'] } : c)),
+            }
+          : t,
+      ),
     };
     const fromColumns = buildSchemaContext(sampledSnapshot, 'cancelled', { budgetTokens: 2000 });
     expect(names(fromColumns)[0]).toBe('orders');
@@ -74,7 +81,12 @@ describe('buildSchemaContext on a 2,000-table schema', () => {
 
   it('never exceeds the budget, and the whole schema costs far more than the context', () => {
     for (const budget of [1, 20, 100, 500, 2000, 6000]) {
-      for (const question of ['customers and their orders', 'audit trail sync state', 'module config import', 'employees']) {
+      for (const question of [
+        'customers and their orders',
+        'audit trail sync state',
+        'module config import',
+        'employees',
+      ]) {
         const context = buildSchemaContext(big, question, { budgetTokens: budget });
         expect(context.tokens).toBeLessThanOrEqual(budget);
         expect(context.tokens).toBe(estimateTokens(context.text));
@@ -86,7 +98,11 @@ describe('buildSchemaContext on a 2,000-table schema', () => {
   });
 
   it('includes a table wider than the budget with only its key and matched columns', () => {
-    const wide = table('telemetry', [col('id', 'bigint'), ...Array.from({ length: 300 }, (_, i) => col(`sensor_${i}_reading`, 'double precision')), col('battery_voltage', 'real')]);
+    const wide = table('telemetry', [
+      col('id', 'bigint'),
+      ...Array.from({ length: 300 }, (_, i) => col(`sensor_${i}_reading`, 'double precision')),
+      col('battery_voltage', 'real'),
+    ]);
     const snapshot: SchemaSnapshot = { ...big, tables: [...big.tables, wide] };
     const context = buildSchemaContext(snapshot, 'telemetry battery voltage', { budgetTokens: 200 });
     expect(context.tables[0]).toMatchObject({ name: 'telemetry', columns: ['id', 'battery_voltage'] });
@@ -96,7 +112,9 @@ describe('buildSchemaContext on a 2,000-table schema', () => {
 
   it('gives the same answer every time', () => {
     const a = buildSchemaContext(big, 'module audit trail status', { budgetTokens: 3000 });
-    const b = buildSchemaContext({ ...big, tables: [...big.tables] }, 'module audit trail status', { budgetTokens: 3000 });
+    const b = buildSchemaContext({ ...big, tables: [...big.tables] }, 'module audit trail status', {
+      budgetTokens: 3000,
+    });
     expect(b).toEqual(a);
     expect(a.tables.length).toBeGreaterThan(5);
     const scores = a.tables.map((t) => t.score);
@@ -112,7 +130,13 @@ describe('buildSchemaContext on a small schema', () => {
     expect(context.tables).toHaveLength(small.tables.length);
     expect(names(context)[0]).toBe('employees');
     expect(context.tokens).toBe(context.schemaTokens);
-    expect(context.tables.find((t) => t.name === 'orders')?.columns).toEqual(['id', 'customer_id', 'total', 'status', 'created_at']);
+    expect(context.tables.find((t) => t.name === 'orders')?.columns).toEqual([
+      'id',
+      'customer_id',
+      'total',
+      'status',
+      'created_at',
+    ]);
   });
 
   it('renders compact DDL with types, keys, FK targets and comments', () => {
@@ -120,7 +144,9 @@ describe('buildSchemaContext on a small schema', () => {
     expect(context.text.split('\n')[0]).toBe(
       'orders(id bigint pk, customer_id bigint → customers.id, total numeric(10,2) /* Order total incl. tax */, status text, created_at timestamptz)',
     );
-    expect(context.text).toContain('customers(id bigint pk, full_name text, email text, created_at timestamptz) -- People who buy from the shop');
+    expect(context.text).toContain(
+      'customers(id bigint pk, full_name text, email text, created_at timestamptz) -- People who buy from the shop',
+    );
   });
 
   it('refuses a budget that is not a positive whole number', () => {

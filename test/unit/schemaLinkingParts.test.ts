@@ -7,7 +7,11 @@ import { termsOf } from '../../src/core/ask/tokens';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import { col, fk, table } from '../fixtures/bigSchema';
 
-const snapshot = (tables: SchemaSnapshot['tables']): SchemaSnapshot => ({ database: 'test', serverVersion: '15', tables });
+const snapshot = (tables: SchemaSnapshot['tables']): SchemaSnapshot => ({
+  database: 'test',
+  serverVersion: '15',
+  tables,
+});
 
 describe('table families', () => {
   it('strips numbered, dated and sharded suffixes, and leaves plain names alone', () => {
@@ -25,13 +29,20 @@ describe('table families', () => {
     const plain = table('ticket', [col('id', 'int'), col('subject')]);
     const families = tableFamilies([...copies, different, plain]);
     // The unsuffixed table represents the family.
-    expect(families.members.get(4)?.map((i) => [...copies, different, plain][i]?.name)).toEqual(['ticket', 'ticket_1', 'ticket_2', 'ticket_3']);
+    expect(families.members.get(4)?.map((i) => [...copies, different, plain][i]?.name)).toEqual([
+      'ticket',
+      'ticket_1',
+      'ticket_2',
+      'ticket_3',
+    ]);
     expect(families.representative[3]).toBe(3);
   });
 
   it('puts partitions under their parent whatever their columns', () => {
     const parent = table('events', [col('id', 'int'), col('at', 'date')], { kind: 'partitioned_table' });
-    const part = table('events_old', [col('id', 'int'), col('at', 'date')], { partitionOf: { schema: 'public', table: 'events' } });
+    const part = table('events_old', [col('id', 'int'), col('at', 'date')], {
+      partitionOf: { schema: 'public', table: 'events' },
+    });
     const families = tableFamilies([part, parent]);
     expect(families.representative[0]).toBe(1);
     expect(families.members.get(1)).toEqual([1, 0]);
@@ -41,7 +52,15 @@ describe('table families', () => {
 describe('FK graph', () => {
   it('finds the tables strictly between two ends on a shortest path, within the hop limit', () => {
     const graph = new FkGraph(6);
-    for (const [a, b] of [[0, 1], [1, 2], [2, 3], [3, 4], [0, 5], [5, 4]] as const) graph.addEdge(a, b);
+    for (const [a, b] of [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [0, 5],
+      [5, 4],
+    ] as const)
+      graph.addEdge(a, b);
     expect(graph.pathsFrom(0, new Set([4]), 4).get(4)).toEqual([5]);
     expect(graph.pathsFrom(0, new Set([3]), 4).get(3)).toEqual([1, 2]);
     expect(graph.pathsFrom(0, new Set([3]), 2).has(3)).toBe(false);
@@ -67,21 +86,32 @@ describe('identifier words', () => {
     const first = (question: string) => buildSchemaContext(schema, question, { budgetTokens: 30 }).tables[0]?.name;
     expect(first('who teaches math')).toBe('teacher');
     expect(first('total revenue')).toBe('deal');
-    const songs = buildSchemaContext(schema, 'song names', { budgetTokens: 6000 }).tables.find((t) => t.name === 'song');
-    expect(songs?.score).toBeGreaterThan(buildSchemaContext(schema, 'song', { budgetTokens: 6000 }).tables.find((t) => t.name === 'song')?.score ?? Infinity);
+    const songs = buildSchemaContext(schema, 'song names', { budgetTokens: 6000 }).tables.find(
+      (t) => t.name === 'song',
+    );
+    expect(songs?.score).toBeGreaterThan(
+      buildSchemaContext(schema, 'song', { budgetTokens: 6000 }).tables.find((t) => t.name === 'song')?.score ??
+        Infinity,
+    );
   });
 });
 
 describe('two-stage linking helpers', () => {
   const schema = snapshot([
     table('customers', [col('id', 'int'), col('name')], { comment: 'People who buy' }),
-    table('orders', [col('id', 'int'), col('customer_id', 'int'), col('total', 'numeric(10,2)')], { foreignKeys: [fk('customer_id', 'customers')] }),
+    table('orders', [col('id', 'int'), col('customer_id', 'int'), col('total', 'numeric(10,2)')], {
+      foreignKeys: [fk('customer_id', 'customers')],
+    }),
     ...[1, 2, 3].map((i) => table(`audit_${i}`, [col('id', 'int'), col('what')])),
   ]);
 
   it('lists one short line per table, a family once, the likeliest first, cut to the budget', () => {
     const all = compactSchemaList(schema, 'orders per customer', 1000);
-    expect(all.text.split('\n')).toEqual(['orders: id, customer_id, total', 'customers -- People who buy', 'audit_3 (+2 like it): id, what']);
+    expect(all.text.split('\n')).toEqual([
+      'orders: id, customer_id, total',
+      'customers -- People who buy',
+      'audit_3 (+2 like it): id, what',
+    ]);
     expect(all).toMatchObject({ listed: 3, total: 3 });
     const cut = compactSchemaList(schema, 'orders per customer', 10);
     expect(cut.listed).toBe(1);

@@ -3,7 +3,20 @@ import { LEVEL_LIMIT, schemaTreeChildren, selectFirstRows } from '../../src/core
 import type { SchemaSnapshot, TableInfo } from '../../src/shared/schema';
 
 function table(schema: string, name: string, extra: Partial<TableInfo> = {}): TableInfo {
-  return { schema, name, kind: 'table', comment: null, rowEstimate: null, columns: [], primaryKey: null, uniqueConstraints: [], foreignKeys: [], indexes: [], triggers: [], ...extra };
+  return {
+    schema,
+    name,
+    kind: 'table',
+    comment: null,
+    rowEstimate: null,
+    columns: [],
+    primaryKey: null,
+    uniqueConstraints: [],
+    foreignKeys: [],
+    indexes: [],
+    triggers: [],
+    ...extra,
+  };
 }
 
 const orders = table('public', 'orders', {
@@ -15,9 +28,30 @@ const orders = table('public', 'orders', {
     { name: 'note', type: 'text', nullable: true, default: null, comment: null },
   ],
   primaryKey: ['id'],
-  foreignKeys: [{ name: 'orders_customer_id_fkey', columns: ['customer_id'], references: { schema: 'public', table: 'customers', columns: ['id'] }, onDelete: 'CASCADE', onUpdate: 'NO ACTION' }],
-  indexes: [{ name: 'orders_pkey', unique: true, primary: true, definition: 'CREATE UNIQUE INDEX orders_pkey ON public.orders USING btree (id)' }],
-  triggers: [{ name: 'orders_audit', enabled: false, definition: 'CREATE TRIGGER orders_audit AFTER UPDATE ON public.orders FOR EACH ROW EXECUTE FUNCTION audit()' }],
+  foreignKeys: [
+    {
+      name: 'orders_customer_id_fkey',
+      columns: ['customer_id'],
+      references: { schema: 'public', table: 'customers', columns: ['id'] },
+      onDelete: 'CASCADE',
+      onUpdate: 'NO ACTION',
+    },
+  ],
+  indexes: [
+    {
+      name: 'orders_pkey',
+      unique: true,
+      primary: true,
+      definition: 'CREATE UNIQUE INDEX orders_pkey ON public.orders USING btree (id)',
+    },
+  ],
+  triggers: [
+    {
+      name: 'orders_audit',
+      enabled: false,
+      definition: 'CREATE TRIGGER orders_audit AFTER UPDATE ON public.orders FOR EACH ROW EXECUTE FUNCTION audit()',
+    },
+  ],
 });
 const snapshot: SchemaSnapshot = {
   database: 'shop',
@@ -38,15 +72,23 @@ describe('schema explorer tree', () => {
       { kind: 'schema', schema: 'audit', tables: 1 },
     ]);
     const tables = schemaTreeChildren(snapshot, { kind: 'schema', schema: 'public', tables: 3 }, '');
-    expect(tables.map((n) => (n.kind === 'table' ? `${n.name}:${n.relation}` : n.kind))).toEqual(['big_orders:view', 'customers:table', 'orders:table']);
+    expect(tables.map((n) => (n.kind === 'table' ? `${n.name}:${n.relation}` : n.kind))).toEqual([
+      'big_orders:view',
+      'customers:table',
+      'orders:table',
+    ]);
     expect(tables[2]).toMatchObject({ description: '~12.3k rows · one row per order' });
   });
 
-  it('shows a table\'s columns with their keys, then its keys, indexes and triggers', () => {
+  it("shows a table's columns with their keys, then its keys, indexes and triggers", () => {
     const node = schemaTreeChildren(snapshot, { kind: 'schema', schema: 'public', tables: 3 }, '')[2];
     if (node?.kind !== 'table') throw new Error('expected a table');
     const children = schemaTreeChildren(snapshot, node, '');
-    expect(children.map((c) => (c.kind === 'column' ? `${c.label}: ${c.description}` : c.kind === 'group' ? `[${c.group} ${c.count}]` : c.kind))).toEqual([
+    expect(
+      children.map((c) =>
+        c.kind === 'column' ? `${c.label}: ${c.description}` : c.kind === 'group' ? `[${c.group} ${c.count}]` : c.kind,
+      ),
+    ).toEqual([
       'id: bigint · PK · NOT NULL',
       'customer_id: bigint · → customers.id · NOT NULL',
       'note: text',
@@ -56,13 +98,20 @@ describe('schema explorer tree', () => {
     ]);
     const triggers = children[5];
     if (triggers?.kind !== 'group') throw new Error('expected a group');
-    expect(schemaTreeChildren(snapshot, triggers, '')).toEqual([expect.objectContaining({ label: 'orders_audit', description: 'disabled' })]);
+    expect(schemaTreeChildren(snapshot, triggers, '')).toEqual([
+      expect.objectContaining({ label: 'orders_audit', description: 'disabled' }),
+    ]);
   });
 
   it('filters by name and keeps 5,000 tables to one level of LEVEL_LIMIT and a "more" node', () => {
     expect(schemaTreeChildren(snapshot, undefined, 'ORD')).toEqual([{ kind: 'schema', schema: 'public', tables: 2 }]);
-    expect(schemaTreeChildren(snapshot, undefined, 'audit.ev')).toEqual([{ kind: 'schema', schema: 'audit', tables: 1 }]);
-    const many: SchemaSnapshot = { ...snapshot, tables: Array.from({ length: 5000 }, (_, i) => table('public', `t_${String(i).padStart(4, '0')}`)) };
+    expect(schemaTreeChildren(snapshot, undefined, 'audit.ev')).toEqual([
+      { kind: 'schema', schema: 'audit', tables: 1 },
+    ]);
+    const many: SchemaSnapshot = {
+      ...snapshot,
+      tables: Array.from({ length: 5000 }, (_, i) => table('public', `t_${String(i).padStart(4, '0')}`)),
+    };
     const level = schemaTreeChildren(many, { kind: 'schema', schema: 'public', tables: 5000 }, '');
     expect(level).toHaveLength(LEVEL_LIMIT + 1);
     expect(level.at(-1)).toEqual({ kind: 'more', hidden: 5000 - LEVEL_LIMIT });

@@ -29,7 +29,12 @@ describe('SSH settings', () => {
   });
 
   it('orders hops jump hosts first and names each one', () => {
-    const config = { host: 'bastion', user: 'deploy', auth: 'agent' as const, jumpHosts: [{ host: 'edge', port: 2200, user: 'me', auth: 'key' as const, keyFile: '/k' }] };
+    const config = {
+      host: 'bastion',
+      user: 'deploy',
+      auth: 'agent' as const,
+      jumpHosts: [{ host: 'edge', port: 2200, user: 'me', auth: 'key' as const, keyFile: '/k' }],
+    };
     const hops = hopsOf(config);
     expect(hops.map((h) => h.host)).toEqual(['edge', 'bastion']);
     expect(nameHop(hops, 0)).toBe('jump host 1 of 1 me@edge:2200');
@@ -38,7 +43,13 @@ describe('SSH settings', () => {
   });
 
   it('puts the route in the connection key and the label, so the same address behind two bastions is two databases', () => {
-    const profile = { name: 'p', host: '127.0.0.1', database: 'shop', user: 'app', ssh: { host: 'bastion-a', user: 'u', auth: 'agent' as const } };
+    const profile = {
+      name: 'p',
+      host: '127.0.0.1',
+      database: 'shop',
+      user: 'app',
+      ssh: { host: 'bastion-a', user: 'u', auth: 'agent' as const },
+    };
     const a = connectionKey(profileTarget(profile), '');
     const b = connectionKey(profileTarget({ ...profile, ssh: { ...profile.ssh, host: 'bastion-b' } }), '');
     expect(a).toBe('postgres://app@127.0.0.1:5432/shop?ssh=u%40bastion-a%3A22');
@@ -62,7 +73,11 @@ describe("pg-agent's known_hosts", () => {
       expect(checkHostKey(file, 'bastion', 22, key)).toEqual({ kind: 'pinned' });
       expect(checkHostKey(file, 'bastion', 2222, key).kind).toBe('unknown');
       const other = blob(2);
-      expect(checkHostKey(file, 'bastion', 22, other)).toEqual({ kind: 'changed', pinned: fingerprintOf(key), presented: fingerprintOf(other) });
+      expect(checkHostKey(file, 'bastion', 22, other)).toEqual({
+        kind: 'changed',
+        pinned: fingerprintOf(key),
+        presented: fingerprintOf(other),
+      });
       await pinHostKey(file, 'bastion', 22, other);
       expect(checkHostKey(file, 'bastion', 22, key)).toEqual({ kind: 'pinned' });
       expect(fingerprintOf(key)).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
@@ -78,13 +93,29 @@ describe('profiles in .pgagent/config.json', () => {
     try {
       const file = path.join(dir, 'config.json');
       const profile = {
-        name: 'prod', host: '127.0.0.1', database: 'shop', user: 'app', sslmode: 'verify-full', sslrootcert: '/ca.crt',
-        ssh: { host: 'bastion', user: 'deploy', auth: 'key', keyFile: '/k', jumpHosts: [{ host: 'edge', user: 'me', auth: 'agent' }], keepAliveSeconds: 30 },
+        name: 'prod',
+        host: '127.0.0.1',
+        database: 'shop',
+        user: 'app',
+        sslmode: 'verify-full',
+        sslrootcert: '/ca.crt',
+        ssh: {
+          host: 'bastion',
+          user: 'deploy',
+          auth: 'key',
+          keyFile: '/k',
+          jumpHosts: [{ host: 'edge', user: 'me', auth: 'agent' }],
+          keepAliveSeconds: 30,
+        },
         iam: { provider: 'aws-rds', region: 'eu-west-1' },
       };
       fs.writeFileSync(file, JSON.stringify({ connections: [profile] }));
       expect((await readConfigFile(file)).connections).toEqual([profile]);
-      for (const secret of [{ ...profile, password: 'x' }, { ...profile, ssh: { ...profile.ssh, passphrase: 'x' } }, { ...profile, ssh: { ...profile.ssh, password: 'x' } }]) {
+      for (const secret of [
+        { ...profile, password: 'x' },
+        { ...profile, ssh: { ...profile.ssh, passphrase: 'x' } },
+        { ...profile, ssh: { ...profile.ssh, password: 'x' } },
+      ]) {
         fs.writeFileSync(file, JSON.stringify({ connections: [secret] }));
         await expect(readConfigFile(file)).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
       }

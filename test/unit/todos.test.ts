@@ -30,6 +30,8 @@ describe('todos', () => {
   });
 
   it('refuses to render a list with a self-dependency', () => {
-    expect(() => renderTodos([{ id: 'a', title: 'A', status: 'pending', depends_on: ['a'] }])).toThrow(/dependency cycle: a -> a/);
+    expect(() => renderTodos([{ id: 'a', title: 'A', status: 'pending', depends_on: ['a'] }])).toThrow(
+      /dependency cycle: a -> a/,
+    );
   });
 });

@@ -25,7 +25,9 @@ describe('visibleSql', () => {
       ['ESC', '␛', 1, 44, 43, 1],
       ['CR', '␍', 1, 48, 47, 1],
     ]);
-    expect(hiddenWarning(v.hidden)).toBe('contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍');
+    expect(hiddenWarning(v.hidden)).toBe(
+      'contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍',
+    );
   });
 
   it('shows every C0 control but LF and TAB as its Control Picture, DEL as ␡', () => {
@@ -60,13 +62,16 @@ describe('visibleSql', () => {
       expect(v.hidden).toHaveLength(1);
     }
     // The classic "Trojan Source" comment: the override makes the end of the comment look like code.
-    const trojan = "DELETE FROM t /* \u202e } ;1 = di EREHW \u2066 */";
+    const trojan = 'DELETE FROM t /* \u202e } ;1 = di EREHW \u2066 */';
     expect(visibleSql(trojan).text).toBe('DELETE FROM t /* ⟨U+202E⟩ } ;1 = di EREHW ⟨U+2066⟩ */');
     expect(hiddenWarning(visibleSql(trojan).hidden)).toContain('U+202E RIGHT-TO-LEFT OVERRIDE at line 1');
   });
 
   it('shows zero-width and other invisible characters, in comments and string literals alike', () => {
-    const invisible = [0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e, 0x034f, 0x115f, 0x17b4, 0x2800, 0x3164, 0xfe00, 0xe0041, 0xe0100];
+    const invisible = [
+      0x200b, 0x200c, 0x200d, 0x2060, 0xfeff, 0x00ad, 0x180e, 0x034f, 0x115f, 0x17b4, 0x2800, 0x3164, 0xfe00, 0xe0041,
+      0xe0100,
+    ];
     for (const cp of invisible) {
       const v = visibleSql(`'a${String.fromCodePoint(cp)}b' -- c${String.fromCodePoint(cp)}d`);
       const stand = `⟨U+${cp.toString(16).toUpperCase().padStart(4, '0')}⟩`;
@@ -76,7 +81,10 @@ describe('visibleSql', () => {
   });
 
   it('shows line and paragraph separators and every space but U+0020 (a look-alike in a literal stores something else)', () => {
-    expect(shown('a\u2028b\u2029c')).toEqual({ text: 'a⟨U+2028⟩b⟨U+2029⟩c', names: ['U+2028 LINE SEPARATOR', 'U+2029 PARAGRAPH SEPARATOR'] });
+    expect(shown('a\u2028b\u2029c')).toEqual({
+      text: 'a⟨U+2028⟩b⟨U+2029⟩c',
+      names: ['U+2028 LINE SEPARATOR', 'U+2029 PARAGRAPH SEPARATOR'],
+    });
     for (const cp of [0x00a0, 0x1680, 0x2000, 0x2007, 0x200a, 0x202f, 0x205f, 0x3000]) {
       expect(visibleSql(`'owned${String.fromCodePoint(cp)}by'`).hidden, cp.toString(16)).toHaveLength(1);
     }
@@ -116,14 +124,17 @@ describe('visibleSql', () => {
       if (!acting.test(char) && !/\p{Zs}/u.test(char)) continue;
       if (cp === 0x20) continue;
       const v = visibleSql(`x${char}y`);
-      if (v.hidden.length !== 1 || acting.test(v.text)) throw new Error(`U+${cp.toString(16)} is not shown: ${JSON.stringify(v.text)}`);
+      if (v.hidden.length !== 1 || acting.test(v.text))
+        throw new Error(`U+${cp.toString(16)} is not shown: ${JSON.stringify(v.text)}`);
     }
   });
 
   it('says how many, where and as what; lists the first four and counts the rest', () => {
     expect(hiddenWarning([])).toBe('');
     const one = visibleSql('a\u200bb').hidden;
-    expect(hiddenWarning(one)).toBe('contains 1 hidden character: U+200B ZERO WIDTH SPACE at line 1 — shown as ⟨U+200B⟩');
+    expect(hiddenWarning(one)).toBe(
+      'contains 1 hidden character: U+200B ZERO WIDTH SPACE at line 1 — shown as ⟨U+200B⟩',
+    );
     const many = visibleSql(`${ESC}\n${ESC}\n${ESC}\n${ESC}\n\u202e\n${ESC}`).hidden;
     expect(hiddenWarning(many)).toBe(
       'contains 6 hidden characters: ESC at line 1, ESC at line 2, ESC at line 3, ESC at line 4, 2 more — shown as ␛ and ⟨U+202E⟩',
@@ -143,7 +154,11 @@ describe('statementView (the card of a write, the panel, the cockpit)', () => {
   it('a statement with hidden characters: visible text, a badge and the sentence naming them', () => {
     expect(statementView(`DELETE FROM t -- ${ESC}[2K\rSELECT 1`)).toEqual({
       text: 'DELETE FROM t -- ␛[2K␍SELECT 1',
-      flag: { badge: '⚠ 2 hidden characters', sentence: 'This statement contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍. It runs with them, exactly as shown.' },
+      flag: {
+        badge: '⚠ 2 hidden characters',
+        sentence:
+          'This statement contains 2 hidden characters: ESC at line 1, CR at line 1 — shown as ␛ and ␍. It runs with them, exactly as shown.',
+      },
     });
     expect(statementView('a\u200bb').flag?.badge).toBe('⚠ 1 hidden character');
   });

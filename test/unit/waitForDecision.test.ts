@@ -8,7 +8,12 @@ import type { Ticket } from '../../src/core/approvals/ticket';
 import type { WaitSource } from '../../src/core/approvals/waitForDecision';
 import { waitForDecision } from '../../src/core/approvals/waitForDecision';
 
-const pending = (): Ticket => ({ id: 'tkt_aaaaaaaaaaaaaaaaaaaa', status: 'PENDING_APPROVAL', expiresAt: new Date(Date.now() + 86_400_000).toISOString() }) as Ticket;
+const pending = (): Ticket =>
+  ({
+    id: 'tkt_aaaaaaaaaaaaaaaaaaaa',
+    status: 'PENDING_APPROVAL',
+    expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+  }) as Ticket;
 
 /** A store whose reads resolve only when the test says so, with a watch that never fires. */
 function slowSource(): { source: WaitSource; reads: ((ticket: Ticket) => void)[]; stopped: () => number } {

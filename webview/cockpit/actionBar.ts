@@ -62,28 +62,52 @@ function buttons(job: JobView): HTMLElement {
   const planHash = job.stop.kind === 'review' ? job.stop.planHash : null;
   const row: HTMLElement[] = [];
   if (actions.includes('approvePlan') && planHash !== null) {
-    row.push(button('Approve plan', 'approve-plan-button', () => post({ type: 'approvePlan', jobId: job.id, ticketId, planHash })));
+    row.push(
+      button('Approve plan', 'approve-plan-button', () =>
+        post({ type: 'approvePlan', jobId: job.id, ticketId, planHash }),
+      ),
+    );
   }
   if (actions.includes('requestChanges')) {
-    requestButton = button('Request changes', 'request-changes-button', () => {
-      const box = boxes.get(job.id);
-      const feedback = box?.text.value.trim() ?? '';
-      if (!box || feedback === '' || planHash === null) return;
-      box.sent = { text: box.text.value, cycle: job.stop.kind === 'review' ? job.stop.cycle : 0 };
-      post({ type: 'requestChanges', jobId: job.id, ticketId, planHash, feedback });
-    }, true, { title: 'Sends the feedback above; the agent revises the plan and stops for your review again' });
+    requestButton = button(
+      'Request changes',
+      'request-changes-button',
+      () => {
+        const box = boxes.get(job.id);
+        const feedback = box?.text.value.trim() ?? '';
+        if (!box || feedback === '' || planHash === null) return;
+        box.sent = { text: box.text.value, cycle: job.stop.kind === 'review' ? job.stop.cycle : 0 };
+        post({ type: 'requestChanges', jobId: job.id, ticketId, planHash, feedback });
+      },
+      true,
+      { title: 'Sends the feedback above; the agent revises the plan and stops for your review again' },
+    );
   } else {
     requestButton = undefined;
   }
   if (requestButton) row.push(requestButton);
   if (actions.includes('skipReview')) {
-    row.push(button(overLimit ? 'Run as is' : 'Skip review and run', 'skip-review-button', () => post({ type: 'skipReview', jobId: job.id, ticketId, planHash }), !overLimit, { title: 'Approve the plan without another review round' }));
+    row.push(
+      button(
+        overLimit ? 'Run as is' : 'Skip review and run',
+        'skip-review-button',
+        () => post({ type: 'skipReview', jobId: job.id, ticketId, planHash }),
+        !overLimit,
+        { title: 'Approve the plan without another review round' },
+      ),
+    );
   }
-  if (actions.includes('continueJob')) row.push(button('Continue', 'continue-job-button', () => post({ type: 'continueJob', jobId: job.id })));
+  if (actions.includes('continueJob'))
+    row.push(button('Continue', 'continue-job-button', () => post({ type: 'continueJob', jobId: job.id })));
   if (actions.includes('pauseJob')) {
-    row.push(button('Pause', 'pause-job-button', () => post({ type: 'pauseJob', jobId: job.id }), true, { title: 'Stop after the current step; Continue picks it up' }));
+    row.push(
+      button('Pause', 'pause-job-button', () => post({ type: 'pauseJob', jobId: job.id }), true, {
+        title: 'Stop after the current step; Continue picks it up',
+      }),
+    );
   }
-  if (actions.includes('cancelJob')) row.push(button('Cancel job', 'cancel-job-button', () => post({ type: 'cancelJob', jobId: job.id }), true));
+  if (actions.includes('cancelJob'))
+    row.push(button('Cancel job', 'cancel-job-button', () => post({ type: 'cancelJob', jobId: job.id }), true));
   return el('div', { class: 'buttons' }, ...row);
 }
 
@@ -91,15 +115,36 @@ export function actionBar(job: JobView): HTMLElement[] {
   const actions = jobActions(job);
   const parts: HTMLElement[] = [];
   if (job.busy) {
-    parts.push(memo('job-busy', job.busy, () => el('p', { class: 'busy', 'data-testid': 'job-busy', role: 'status' }, el('vscode-progress-ring', { class: 'inline-ring', 'aria-hidden': 'true' }), ` ${job.busy?.message ?? ''}`)));
+    parts.push(
+      memo('job-busy', job.busy, () =>
+        el(
+          'p',
+          { class: 'busy', 'data-testid': 'job-busy', role: 'status' },
+          el('vscode-progress-ring', { class: 'inline-ring', 'aria-hidden': 'true' }),
+          ` ${job.busy?.message ?? ''}`,
+        ),
+      ),
+    );
   }
   if (job.error) {
     const e = job.error;
-    parts.push(memo('job-error', e, () => el('p', { class: 'error-text', role: 'alert', 'data-testid': 'job-error' }, e.advice ? `${e.message} ${e.advice}` : e.message)));
+    parts.push(
+      memo('job-error', e, () =>
+        el(
+          'p',
+          { class: 'error-text', role: 'alert', 'data-testid': 'job-error' },
+          e.advice ? `${e.message} ${e.advice}` : e.message,
+        ),
+      ),
+    );
   }
   if (job.reviewWarning && actions.includes('skipReview')) {
     const warning = job.reviewWarning;
-    parts.push(memo('review-warning', warning, () => el('p', { class: 'warning-text', role: 'note', 'data-testid': 'review-warning' }, warning)));
+    parts.push(
+      memo('review-warning', warning, () =>
+        el('p', { class: 'warning-text', role: 'note', 'data-testid': 'review-warning' }, warning),
+      ),
+    );
   }
   if (actions.includes('requestChanges')) {
     const box = feedbackBox(job.id);
@@ -111,12 +156,23 @@ export function actionBar(job: JobView): HTMLElement[] {
     parts.push(box.box);
     const draft = job.chat.draftFeedback;
     if (draft !== null) {
-      parts.push(memo('use-draft', { id: job.id, draft }, () => el('div', { class: 'buttons' }, button('Use the chat\'s draft as feedback', 'use-draft-button', () => useAsFeedback(job.id, draft), true))));
+      parts.push(
+        memo('use-draft', { id: job.id, draft }, () =>
+          el(
+            'div',
+            { class: 'buttons' },
+            button("Use the chat's draft as feedback", 'use-draft-button', () => useAsFeedback(job.id, draft), true),
+          ),
+        ),
+      );
     }
   }
   if (actions.length > 0) {
     // The plan's ticket and hash are in the key: the buttons send them, so a plan edited in review must rebuild them.
-    const review = job.stop.kind === 'review' ? { overLimit: job.stop.overLimit, ticketId: job.stop.ticketId, planHash: job.stop.planHash } : null;
+    const review =
+      job.stop.kind === 'review'
+        ? { overLimit: job.stop.overLimit, ticketId: job.stop.ticketId, planHash: job.stop.planHash }
+        : null;
     parts.push(memo('job-buttons', { id: job.id, actions, review }, () => buttons(job)));
     syncRequestButton(job.id);
   }

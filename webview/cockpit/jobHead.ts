@@ -31,7 +31,17 @@ export function jobHead(job: JobView): HTMLElement {
     'div',
     { class: 'job-head' },
     el('h2', { 'data-testid': 'job-title' }, job.title),
-    el('p', { class: `job-state stop-${job.stop.kind}`, 'data-testid': 'job-state', 'data-stop': job.stop.kind, 'data-status': job.status, 'data-busy': String(job.busy !== null) }, stopText(job)),
+    el(
+      'p',
+      {
+        class: `job-state stop-${job.stop.kind}`,
+        'data-testid': 'job-state',
+        'data-stop': job.stop.kind,
+        'data-status': job.status,
+        'data-busy': String(job.busy !== null),
+      },
+      stopText(job),
+    ),
     el('p', { class: 'muted usage' }, usageText(job.usage)),
   );
 }

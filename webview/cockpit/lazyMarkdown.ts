@@ -20,6 +20,8 @@ export function loadMarkdownRenderer(): void {
   script.nonce = self.nonce ?? '';
   script.src = new URL(CHUNK, self.src).href;
   // Should it not load, plans and replies stay readable as plain text; the page says why for a bug report.
-  script.addEventListener('error', () => document.documentElement.setAttribute('data-markdown', `${CHUNK} did not load`));
+  script.addEventListener('error', () =>
+    document.documentElement.setAttribute('data-markdown', `${CHUNK} did not load`),
+  );
   document.head.append(script);
 }

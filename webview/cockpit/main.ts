@@ -43,9 +43,20 @@ post({ type: 'ready' });
 // marked + DOMPurify come after the first screen (plans and replies are plain text for that moment).
 loadMarkdownRenderer();
 
-function section(key: string, heading: string, testId: string, body: HTMLElement[], extra: Record<string, string> = {}): HTMLElement {
+function section(
+  key: string,
+  heading: string,
+  testId: string,
+  body: HTMLElement[],
+  extra: Record<string, string> = {},
+): HTMLElement {
   const id = `cockpit-${key}-heading`;
-  return el('section', { class: `cockpit-section cockpit-${key}`, 'aria-labelledby': id, 'data-testid': testId, ...extra }, el('h3', { id }, heading), ...body);
+  return el(
+    'section',
+    { class: `cockpit-section cockpit-${key}`, 'aria-labelledby': id, 'data-testid': testId, ...extra },
+    el('h3', { id }, heading),
+    ...body,
+  );
 }
 
 function todosHeading(job: JobView): string {
@@ -59,19 +70,58 @@ function earlierWrites(state: CockpitState, job: JobView): HTMLElement[] {
   const held = job.approval?.ticketId;
   const writes = state.writes.filter((w) => w.ticketId !== held);
   if (writes.length === 0) return [];
-  return [el('h4', { class: 'earlier-writes' }, `Writes of this job (${fmt(writes.length)})`), el('div', { class: 'job-writes', 'data-testid': 'job-writes' }, ...writes.map((w) => approvalCard(w, { readOnly: true })))];
+  return [
+    el('h4', { class: 'earlier-writes' }, `Writes of this job (${fmt(writes.length)})`),
+    el(
+      'div',
+      { class: 'job-writes', 'data-testid': 'job-writes' },
+      ...writes.map((w) => approvalCard(w, { readOnly: true })),
+    ),
+  ];
 }
 
 /** The left column: the plan first; a write waiting for the person comes before it, where the eye lands. */
 function leftColumn(state: CockpitState, job: JobView): HTMLElement[] {
   const pending = job.approval?.status === 'pending';
   const impact = memo('c-impact', { id: job.id, approval: job.approval, stop: job.stop, writes: state.writes }, () =>
-    section('impact', pending ? 'Impact — waiting for your approval' : 'Impact', 'cockpit-impact', [impactTab(job), ...earlierWrites(state, job)], { 'data-pending': String(pending) }),
+    section(
+      'impact',
+      pending ? 'Impact — waiting for your approval' : 'Impact',
+      'cockpit-impact',
+      [impactTab(job), ...earlierWrites(state, job)],
+      { 'data-pending': String(pending) },
+    ),
   );
-  const plan = memo('c-plan', { id: job.id, plan: job.planMd, ws: job.workspaceMd, change: job.planChange, diff: jobUi.showPlanDiff, stop: job.stop, edit: job.chat.openPlanEdit, busy: job.busy !== null }, () => section('plan', 'Plan', 'cockpit-plan', [planTab(job)]));
-  const todos = memo('c-todos', { id: job.id, todos: job.todos }, () => section('todos', todosHeading(job), 'cockpit-todos', [todosTab(job)]));
-  const activity = memo('c-activity', { id: job.id, timeline: state.timeline, usage: job.usage, history: job.history, files: job.files, at: job.updatedAt, phase: job.phase, cycles: job.reviewCycles }, () =>
-    section('activity', 'Activity', 'cockpit-activity', [timelineView(state.timeline), activityTab(job)]),
+  const plan = memo(
+    'c-plan',
+    {
+      id: job.id,
+      plan: job.planMd,
+      ws: job.workspaceMd,
+      change: job.planChange,
+      diff: jobUi.showPlanDiff,
+      stop: job.stop,
+      edit: job.chat.openPlanEdit,
+      busy: job.busy !== null,
+    },
+    () => section('plan', 'Plan', 'cockpit-plan', [planTab(job)]),
+  );
+  const todos = memo('c-todos', { id: job.id, todos: job.todos }, () =>
+    section('todos', todosHeading(job), 'cockpit-todos', [todosTab(job)]),
+  );
+  const activity = memo(
+    'c-activity',
+    {
+      id: job.id,
+      timeline: state.timeline,
+      usage: job.usage,
+      history: job.history,
+      files: job.files,
+      at: job.updatedAt,
+      phase: job.phase,
+      cycles: job.reviewCycles,
+    },
+    () => section('activity', 'Activity', 'cockpit-activity', [timelineView(state.timeline), activityTab(job)]),
   );
   return pending ? [impact, plan, todos, activity] : [plan, todos, impact, activity];
 }
@@ -79,7 +129,11 @@ function leftColumn(state: CockpitState, job: JobView): HTMLElement[] {
 const left = el('div', { class: 'cockpit-left', tabindex: '-1' });
 const right = el('aside', { class: 'cockpit-right', 'aria-labelledby': 'cockpit-chat-heading' });
 const chatHeading = el('h3', { id: 'cockpit-chat-heading' }, 'Review chat');
-const actions = el('footer', { class: 'cockpit-actions', 'data-testid': 'cockpit-actions', 'aria-label': 'Job actions' });
+const actions = el('footer', {
+  class: 'cockpit-actions',
+  'data-testid': 'cockpit-actions',
+  'aria-label': 'Job actions',
+});
 const head = el('header', { class: 'cockpit-head' });
 const body = el('div', { class: 'cockpit-body' }, left, right);
 const root = el('div', { class: 'cockpit', 'data-testid': 'cockpit' }, head, body, actions);
@@ -92,7 +146,11 @@ function render(state: CockpitState): void {
     patchChildren(app, [
       memo('c-loading', { error }, () =>
         error
-          ? el('p', { class: 'error-text', role: 'alert', 'data-testid': 'job-load-error' }, error.advice ? `${error.message} ${error.advice}` : error.message)
+          ? el(
+              'p',
+              { class: 'error-text', role: 'alert', 'data-testid': 'job-load-error' },
+              error.advice ? `${error.message} ${error.advice}` : error.message,
+            )
           : el('p', { class: 'muted' }, 'Reading the job…'),
       ),
     ]);
@@ -104,7 +162,13 @@ function render(state: CockpitState): void {
   if (ticket !== null && ticket !== jobUi.seenTicket) requestAnimationFrame(() => left.scrollTo({ top: 0 }));
   jobUi.seenTicket = ticket ?? jobUi.seenTicket;
   document.title = job.title;
-  patchChildren(head, [memo('c-head', { id: job.id, title: job.title, stop: job.stop, busy: job.busy, status: job.status, usage: job.usage }, () => jobHead(job))]);
+  patchChildren(head, [
+    memo(
+      'c-head',
+      { id: job.id, title: job.title, stop: job.stop, busy: job.busy, status: job.status, usage: job.usage },
+      () => jobHead(job),
+    ),
+  ]);
   patchChildren(left, leftColumn(state, job));
   patchChildren(right, [chatHeading, ...chatTab(job)]);
   patchChildren(actions, actionBar(job));

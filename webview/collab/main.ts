@@ -5,7 +5,12 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
-import type { CollabHostMessage, CollabSessionView, CollabViewState, CollabWebviewMessage } from '../../src/shared/collabProtocol';
+import type {
+  CollabHostMessage,
+  CollabSessionView,
+  CollabViewState,
+  CollabWebviewMessage,
+} from '../../src/shared/collabProtocol';
 import { MAX_COLLAB_TEXT } from '../../src/shared/collabProtocol';
 import { markdownBlock, useMarkdownRenderer } from '../common/markdown';
 import { renderMarkdown } from '../common/markdownRenderer';
@@ -39,11 +44,21 @@ post({ type: 'ready' });
 function render(state: CollabViewState): void {
   const s = state.session;
   const parts: (HTMLElement | null)[] = [
-    state.busy ? el('div', { class: 'busy', 'data-testid': 'busy', role: 'status' }, el('vscode-progress-ring', {}), state.busy) : null,
+    state.busy
+      ? el('div', { class: 'busy', 'data-testid': 'busy', role: 'status' }, el('vscode-progress-ring', {}), state.busy)
+      : null,
     state.error ? el('div', { class: 'error', 'data-testid': 'error', role: 'alert' }, state.error) : null,
   ];
   if (!s) {
-    parts.push(el('p', { class: 'muted' }, state.busy ? 'Gathering the database context…' : 'No session open. Run "Postgres Agent: Plan with Several Models…".'));
+    parts.push(
+      el(
+        'p',
+        { class: 'muted' },
+        state.busy
+          ? 'Gathering the database context…'
+          : 'No session open. Run "Postgres Agent: Plan with Several Models…".',
+      ),
+    );
     app.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
     return;
   }
@@ -63,8 +78,16 @@ function render(state: CollabViewState): void {
     );
     if (latest) {
       const canChoose = !busy && (s.phase === 'awaiting-decision' || s.phase === 'planned');
-      parts.push(el('h2', {}, `Options (round ${latest.round})`), optionCards(latest.solutions, canChoose ? (option) => post({ type: 'chooseOption', sessionId: s.id, option }) : null, s.selectedOption));
-      if (latest.questions.length > 0 || s.phase === 'awaiting-decision' || s.phase === 'planned') parts.push(decisions(s, latest.questions, busy));
+      parts.push(
+        el('h2', {}, `Options (round ${latest.round})`),
+        optionCards(
+          latest.solutions,
+          canChoose ? (option) => post({ type: 'chooseOption', sessionId: s.id, option }) : null,
+          s.selectedOption,
+        ),
+      );
+      if (latest.questions.length > 0 || s.phase === 'awaiting-decision' || s.phase === 'planned')
+        parts.push(decisions(s, latest.questions, busy));
     }
     if (shown) parts.push(roundDetails(shown));
   }
@@ -79,12 +102,18 @@ function header(s: CollabSessionView): HTMLElement {
     { class: 'session-header' },
     el('h1', { 'data-testid': 'session-task' }, s.task.split('\n')[0] ?? s.task),
     s.direction ? el('p', {}, `Direction: ${s.direction}`) : null,
-    el('p', { class: 'muted', 'data-testid': 'session-meta' }, `${s.id} · ${s.phase} · models: ${s.models.join(', ')}${sameModel ? ' (two perspectives of the same model)' : ''} · up to ${s.maxRounds} rounds per decision`),
+    el(
+      'p',
+      { class: 'muted', 'data-testid': 'session-meta' },
+      `${s.id} · ${s.phase} · models: ${s.models.join(', ')}${sameModel ? ' (two perspectives of the same model)' : ''} · up to ${s.maxRounds} rounds per decision`,
+    ),
     el(
       'p',
       { class: 'muted', 'data-testid': 'session-usage' },
       `Usage: ${fmt(s.usage.total.calls)} calls, ${fmt(s.usage.total.inputTokens)} / ${fmt(s.usage.total.outputTokens)} tokens, ${usd(s.usage.total.costUsd)}` +
-        (s.usage.byModel.length > 1 ? ` — ${s.usage.byModel.map((m) => `${m.model}: ${m.calls} calls, ${usd(m.costUsd)}`).join('; ')}` : ''),
+        (s.usage.byModel.length > 1
+          ? ` — ${s.usage.byModel.map((m) => `${m.model}: ${m.calls} calls, ${usd(m.costUsd)}`).join('; ')}`
+          : ''),
     ),
     s.lastError ? el('p', { class: 'error' }, `Last step failed: ${s.lastError}`) : null,
   );
@@ -93,7 +122,13 @@ function header(s: CollabSessionView): HTMLElement {
 /** The questions with answer fields, and the other decisions (new direction, more analysis). */
 function decisions(s: CollabSessionView, questions: readonly string[], busy: boolean): HTMLElement {
   const field = (key: string, label: string, testId: string) => {
-    const area = el('textarea', { 'data-testid': testId, rows: '3', maxlength: String(MAX_COLLAB_TEXT), 'aria-label': label, placeholder: label }) as HTMLTextAreaElement;
+    const area = el('textarea', {
+      'data-testid': testId,
+      rows: '3',
+      maxlength: String(MAX_COLLAB_TEXT),
+      'aria-label': label,
+      placeholder: label,
+    }) as HTMLTextAreaElement;
     area.value = drafts[key] ?? '';
     area.addEventListener('input', () => {
       drafts[key] = area.value;
@@ -101,12 +136,22 @@ function decisions(s: CollabSessionView, questions: readonly string[], busy: boo
     return area;
   };
   const answers = questions.map((q, i) => ({ q, area: field(`answer-${s.id}-${i}`, q, `answer-${i + 1}`) }));
-  const extra = field(`clarify-${s.id}`, questions.length > 0 ? 'Anything else (constraints, scope)…' : 'Your answer, constraints or scope…', 'clarify-text');
+  const extra = field(
+    `clarify-${s.id}`,
+    questions.length > 0 ? 'Anything else (constraints, scope)…' : 'Your answer, constraints or scope…',
+    'clarify-text',
+  );
   const direction = field(`redirect-${s.id}`, 'A different direction…', 'redirect-text');
   const sendClarification = () => {
-    const text = [...answers.filter((a) => a.area.value.trim() !== '').map((a) => `Q: ${a.q}\nA: ${a.area.value.trim()}`), extra.value.trim()].filter((t) => t !== '').join('\n\n');
+    const text = [
+      ...answers.filter((a) => a.area.value.trim() !== '').map((a) => `Q: ${a.q}\nA: ${a.area.value.trim()}`),
+      extra.value.trim(),
+    ]
+      .filter((t) => t !== '')
+      .join('\n\n');
     if (text === '') return;
-    for (const key of Object.keys(drafts)) if (key.startsWith(`answer-${s.id}`) || key === `clarify-${s.id}`) delete drafts[key];
+    for (const key of Object.keys(drafts))
+      if (key.startsWith(`answer-${s.id}`) || key === `clarify-${s.id}`) delete drafts[key];
     post({ type: 'clarify', sessionId: s.id, text: text.slice(0, MAX_COLLAB_TEXT) });
   };
   return el(
@@ -119,19 +164,31 @@ function decisions(s: CollabSessionView, questions: readonly string[], busy: boo
       'div',
       { class: 'buttons' },
       button('Answer and analyse again', 'send-clarification', sendClarification, false, busy ? { disabled: '' } : {}),
-      button('More analysis', 'more-analysis', () => post({ type: 'more', sessionId: s.id }), true, busy ? { disabled: '' } : {}),
+      button(
+        'More analysis',
+        'more-analysis',
+        () => post({ type: 'more', sessionId: s.id }),
+        true,
+        busy ? { disabled: '' } : {},
+      ),
     ),
     el('h3', {}, 'Change direction'),
     direction,
     el(
       'div',
       { class: 'buttons' },
-      button('Start over in this direction', 'send-redirect', () => {
-        const text = direction.value.trim();
-        if (text === '') return;
-        delete drafts[`redirect-${s.id}`];
-        post({ type: 'redirect', sessionId: s.id, text });
-      }, true, busy ? { disabled: '' } : {}),
+      button(
+        'Start over in this direction',
+        'send-redirect',
+        () => {
+          const text = direction.value.trim();
+          if (text === '') return;
+          delete drafts[`redirect-${s.id}`];
+          post({ type: 'redirect', sessionId: s.id, text });
+        },
+        true,
+        busy ? { disabled: '' } : {},
+      ),
     ),
   );
 }
@@ -146,9 +203,21 @@ function planSection(s: CollabSessionView, busy: boolean): HTMLElement {
       { class: 'buttons' },
       s.jobId
         ? button(`Open job ${s.jobId}`, 'open-job', () => post({ type: 'openJob', jobId: s.jobId ?? '' }))
-        : button('Execute as job', 'execute-as-job', () => post({ type: 'execute', sessionId: s.id }), false, busy || s.phase !== 'planned' ? { disabled: '' } : {}),
+        : button(
+            'Execute as job',
+            'execute-as-job',
+            () => post({ type: 'execute', sessionId: s.id }),
+            false,
+            busy || s.phase !== 'planned' ? { disabled: '' } : {},
+          ),
     ),
-    el('p', { class: 'muted' }, s.jobId ? 'The job waits at its plan review; every write needs its own approval.' : 'The job will wait at its plan review; every write still needs its own approval.'),
+    el(
+      'p',
+      { class: 'muted' },
+      s.jobId
+        ? 'The job waits at its plan review; every write needs its own approval.'
+        : 'The job will wait at its plan review; every write still needs its own approval.',
+    ),
     markdownBlock(s.implPlan ?? '', { 'data-testid': 'impl-plan-markdown' }),
   );
 }
@@ -160,6 +229,12 @@ function history(s: CollabSessionView): HTMLElement {
     el('h2', {}, 'Decisions'),
     s.decisions.length === 0
       ? el('p', { class: 'muted' }, 'None yet.')
-      : el('ul', { 'data-testid': 'decision-history' }, ...s.decisions.map((d) => el('li', {}, `${d.at} ${d.by}: ${d.kind}${d.option ? ` ${d.option}` : ''}${d.text ? ` — ${d.text}` : ''}`))),
+      : el(
+          'ul',
+          { 'data-testid': 'decision-history' },
+          ...s.decisions.map((d) =>
+            el('li', {}, `${d.at} ${d.by}: ${d.kind}${d.option ? ` ${d.option}` : ''}${d.text ? ` — ${d.text}` : ''}`),
+          ),
+        ),
   );
 }

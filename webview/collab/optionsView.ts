@@ -2,7 +2,11 @@
 import type { CollabSolutionView } from '../../src/shared/collabProtocol';
 import { button, el, fmt, list, pct } from '../common/dom';
 
-export function optionCards(solutions: readonly CollabSolutionView[], choose: ((option: number) => void) | null, selected: number | null): HTMLElement {
+export function optionCards(
+  solutions: readonly CollabSolutionView[],
+  choose: ((option: number) => void) | null,
+  selected: number | null,
+): HTMLElement {
   return el(
     'div',
     { class: 'options', 'data-testid': 'options' },
@@ -15,8 +19,17 @@ export function optionCards(solutions: readonly CollabSolutionView[], choose: ((
         tradeOffs(s),
         s.pros.length > 0 ? el('div', { class: 'pros' }, el('h4', {}, 'Pros'), list(s.pros)) : null,
         s.cons.length > 0 ? el('div', { class: 'cons' }, el('h4', {}, 'Cons'), list(s.cons)) : null,
-        s.refuted.length > 0 ? el('div', { class: 'refuted' }, el('h4', {}, 'Refuted by the database'), list(s.refuted)) : null,
-        choose ? button(selected === i + 1 ? 'Chosen — write the plan again' : 'Choose this option', `choose-option-${i + 1}`, () => choose(i + 1), selected !== null && selected !== i + 1) : null,
+        s.refuted.length > 0
+          ? el('div', { class: 'refuted' }, el('h4', {}, 'Refuted by the database'), list(s.refuted))
+          : null,
+        choose
+          ? button(
+              selected === i + 1 ? 'Chosen — write the plan again' : 'Choose this option',
+              `choose-option-${i + 1}`,
+              () => choose(i + 1),
+              selected !== null && selected !== i + 1,
+            )
+          : null,
       ),
     ),
   );
@@ -34,5 +47,9 @@ function tradeOffs(s: CollabSolutionView): HTMLElement {
     ['Objects', s.affectedObjects.join(', ') || '—'],
     ['Proposed by', s.sourceModels.join(', ') || '—'],
   ];
-  return el('table', { class: 'tradeoffs' }, el('tbody', {}, ...rows.map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, v)))));
+  return el(
+    'table',
+    { class: 'tradeoffs' },
+    el('tbody', {}, ...rows.map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, v)))),
+  );
 }

@@ -3,14 +3,24 @@ import type { PanelCommand } from '../../src/shared/protocol';
 import { post } from './vscodeApi';
 
 /** An element with its attributes and children (`null` children are left out). */
-export function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string | null)[]): HTMLElement {
+export function el(
+  tag: string,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string | null)[]
+): HTMLElement {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
   node.append(...children.filter((c): c is Node | string => c !== null));
   return node;
 }
 
-export function button(label: string, testId: string, onClick: () => void, secondary = false, extra: Record<string, string> = {}): HTMLElement {
+export function button(
+  label: string,
+  testId: string,
+  onClick: () => void,
+  secondary = false,
+  extra: Record<string, string> = {},
+): HTMLElement {
   const b = el('vscode-button', { 'data-testid': testId, ...(secondary ? { secondary: '' } : {}), ...extra }, label);
   b.addEventListener('click', () => {
     if (!b.hasAttribute('disabled')) onClick();
@@ -19,7 +29,11 @@ export function button(label: string, testId: string, onClick: () => void, secon
 }
 
 export function commandButton(label: string, command: PanelCommand, secondary = false, testId?: string): HTMLElement {
-  const b = el('vscode-button', { ...(secondary ? { secondary: '' } : {}), ...(testId ? { 'data-testid': testId } : {}) }, label);
+  const b = el(
+    'vscode-button',
+    { ...(secondary ? { secondary: '' } : {}), ...(testId ? { 'data-testid': testId } : {}) },
+    label,
+  );
   b.addEventListener('click', () => post({ type: 'runCommand', command }));
   return b;
 }

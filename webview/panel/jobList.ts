@@ -15,13 +15,22 @@ const STATUS_ICON: Record<JobListItem['status'], string> = {
 };
 
 export function jobList(jobs: readonly JobListItem[], selectedId: string | null): HTMLElement {
-  const head = el('div', { class: 'jobs-head' }, el('h2', { id: 'jobs-heading' }, 'Jobs'), commandButton('New Job…', 'newJob', false, 'new-job-button'));
+  const head = el(
+    'div',
+    { class: 'jobs-head' },
+    el('h2', { id: 'jobs-heading' }, 'Jobs'),
+    commandButton('New Job…', 'newJob', false, 'new-job-button'),
+  );
   if (jobs.length === 0) {
     return el(
       'section',
       { class: 'jobs', 'aria-labelledby': 'jobs-heading', 'data-testid': 'job-list' },
       head,
-      el('p', { class: 'muted' }, 'No jobs yet. A job is a bigger task: the agent explores the database, writes a plan and todos, and waits for your review before anything runs.'),
+      el(
+        'p',
+        { class: 'muted' },
+        'No jobs yet. A job is a bigger task: the agent explores the database, writes a plan and todos, and waits for your review before anything runs.',
+      ),
     );
   }
   const items = jobs.map((job) => {
@@ -37,13 +46,26 @@ export function jobList(jobs: readonly JobListItem[], selectedId: string | null)
         'aria-current': selected ? 'true' : 'false',
         title: `${job.title} — ${JOB_STATUS_TEXT[job.status]} (${job.id})`,
       },
-      el('span', { class: `job-icon status-${job.status}`, 'aria-hidden': 'true' }, job.busy ? '◌' : STATUS_ICON[job.status]),
+      el(
+        'span',
+        { class: `job-icon status-${job.status}`, 'aria-hidden': 'true' },
+        job.busy ? '◌' : STATUS_ICON[job.status],
+      ),
       el('span', { class: 'job-title' }, job.title),
-      el('span', { class: `badge status-${job.status}`, 'data-testid': 'job-status-badge' }, job.busy ? 'working…' : JOB_STATUS_TEXT[job.status]),
+      el(
+        'span',
+        { class: `badge status-${job.status}`, 'data-testid': 'job-status-badge' },
+        job.busy ? 'working…' : JOB_STATUS_TEXT[job.status],
+      ),
       ...(job.reviewCycles > 0 ? [el('span', { class: 'muted cycles' }, plural(job.reviewCycles, 'cycle'))] : []),
     );
     pick.addEventListener('click', () => post({ type: 'selectJob', jobId: job.id }));
     return el('li', {}, pick);
   });
-  return el('section', { class: 'jobs', 'aria-labelledby': 'jobs-heading', 'data-testid': 'job-list' }, head, el('ul', { class: 'job-list' }, ...items));
+  return el(
+    'section',
+    { class: 'jobs', 'aria-labelledby': 'jobs-heading', 'data-testid': 'job-list' },
+    head,
+    el('ul', { class: 'job-list' }, ...items),
+  );
 }

@@ -35,8 +35,12 @@ function render(state: PanelState): void {
   patchChildren(app, [
     memo('connection', state.connection, () => connectionSection(state)),
     ...(state.waiting.length > 0 ? [memo('waiting', state.waiting, () => waitingSection(state.waiting))] : []),
-    memo('job-list', { jobs: state.jobs, selected: state.selectedJobId }, () => jobList(state.jobs, state.selectedJobId)),
-    ...(state.recentAsks.length > 0 ? [memo('recent-asks', state.recentAsks, () => recentAsksSection(state.recentAsks))] : []),
+    memo('job-list', { jobs: state.jobs, selected: state.selectedJobId }, () =>
+      jobList(state.jobs, state.selectedJobId),
+    ),
+    ...(state.recentAsks.length > 0
+      ? [memo('recent-asks', state.recentAsks, () => recentAsksSection(state.recentAsks))]
+      : []),
     ...(state.answer ? [memo('answer', state.answer, () => answerSection(state.answer as PanelAnswerView))] : []),
     ...state.approvals.map((a) => memo(`approval-${a.ticketId}`, a, () => approvalCard(a))),
     ...(state.results ? [memo('results', state.results, () => readSection(state.results as RowsSummary))] : []),
@@ -49,10 +53,13 @@ function connectionSection(state: PanelState): HTMLElement {
   const c = state.connection;
   const label = c.status === 'none' ? 'not connected' : c.label;
   const status =
-    c.status === 'connecting' ? el('vscode-progress-ring', { class: 'inline-ring', 'aria-label': 'Connecting' })
-    : c.status === 'failed' ? el('span', { class: 'status error' }, 'failed')
-    : c.status === 'connected' ? el('span', { class: 'status ok', title: `database ${c.database}` }, c.database)
-    : el('span', { class: 'status' });
+    c.status === 'connecting'
+      ? el('vscode-progress-ring', { class: 'inline-ring', 'aria-label': 'Connecting' })
+      : c.status === 'failed'
+        ? el('span', { class: 'status error' }, 'failed')
+        : c.status === 'connected'
+          ? el('span', { class: 'status ok', title: `database ${c.database}` }, c.database)
+          : el('span', { class: 'status' });
   return el(
     'section',
     { class: 'connection' },
@@ -68,7 +75,11 @@ function gettingStarted(): HTMLElement {
   return el(
     'section',
     { class: 'getting-started' },
-    el('p', {}, 'Ask about your PostgreSQL database in plain words. The agent plans, you review, and nothing writes until you approve the exact statement and its impact.'),
+    el(
+      'p',
+      {},
+      'Ask about your PostgreSQL database in plain words. The agent plans, you review, and nothing writes until you approve the exact statement and its impact.',
+    ),
     el(
       'div',
       { class: 'buttons' },
@@ -85,14 +96,24 @@ function schemaSection(state: PanelState): HTMLElement {
     case 'idle':
       return el('section', { class: 'muted' }, 'Open a database to see its tables.');
     case 'loading':
-      return el('section', { class: 'loading' }, el('vscode-progress-ring', { 'aria-label': 'Loading' }), ' Reading the schema… (the sample database is generated on first use)');
+      return el(
+        'section',
+        { class: 'loading' },
+        el('vscode-progress-ring', { 'aria-label': 'Loading' }),
+        ' Reading the schema… (the sample database is generated on first use)',
+      );
     case 'failed':
       return el(
         'section',
         { class: 'error-box', role: 'alert', 'data-testid': 'schema-error' },
         el('p', {}, el('strong', {}, s.error.message)),
         ...(s.error.advice ? [el('p', {}, s.error.advice)] : []),
-        el('div', { class: 'buttons' }, commandButton('Retry', 'refreshSchema'), commandButton('Select Connection…', 'selectConnection', true)),
+        el(
+          'div',
+          { class: 'buttons' },
+          commandButton('Retry', 'refreshSchema'),
+          commandButton('Select Connection…', 'selectConnection', true),
+        ),
       );
     case 'ready': {
       const list = el('ul', { class: 'tables', 'aria-label': 'Tables' }, ...s.tables.map(tableItem));
@@ -134,12 +155,20 @@ function rowsSection(r: RowsSummary, show: () => void): HTMLElement {
 /** SQL as it runs: hidden characters shown as stand-ins, and flagged when there are any. */
 function sqlBlock(sql: string, testId?: string): HTMLElement[] {
   const { text, flag } = statementView(sql.trim());
-  return [el('pre', { class: 'sql', ...(testId ? { 'data-testid': testId } : {}) }, text), ...(flag ? [el('p', { class: 'warning-text', 'data-testid': 'hidden-chars' }, flag.sentence)] : [])];
+  return [
+    el('pre', { class: 'sql', ...(testId ? { 'data-testid': testId } : {}) }, text),
+    ...(flag ? [el('p', { class: 'warning-text', 'data-testid': 'hidden-chars' }, flag.sentence)] : []),
+  ];
 }
 
 /** The latest read of Run SQL with Review: its SQL and size (the rows opened in the Results view). */
 function readSection(r: RowsSummary): HTMLElement {
-  return el('section', { class: 'results-section', 'data-testid': 'read' }, ...sqlBlock(r.sql), rowsSection(r, () => post({ type: 'runCommand', command: 'showResults' })));
+  return el(
+    'section',
+    { class: 'results-section', 'data-testid': 'read' },
+    ...sqlBlock(r.sql),
+    rowsSection(r, () => post({ type: 'runCommand', command: 'showResults' })),
+  );
 }
 
 const ANSWER_STATUS_TEXT: Record<PanelAnswerView['status'], string> = {
@@ -161,7 +190,12 @@ function answerSection(a: PanelAnswerView): HTMLElement {
   return el(
     'section',
     { class: `answer status-${a.status}`, 'data-testid': 'answer', 'data-status': a.status },
-    el('div', { class: 'answer-head' }, el('strong', { 'data-testid': 'answer-question' }, a.question), el('span', { class: 'muted', 'data-testid': 'answer-status' }, ANSWER_STATUS_TEXT[a.status])),
+    el(
+      'div',
+      { class: 'answer-head' },
+      el('strong', { 'data-testid': 'answer-question' }, a.question),
+      el('span', { class: 'muted', 'data-testid': 'answer-status' }, ANSWER_STATUS_TEXT[a.status]),
+    ),
     ...(a.status === 'running' ? [el('vscode-progress-ring', { class: 'inline-ring', 'aria-label': 'Working' })] : []),
     ...(a.sql === null
       ? []
@@ -171,13 +205,28 @@ function answerSection(a: PanelAnswerView): HTMLElement {
             'div',
             { class: 'buttons' },
             button('Copy', 'copy-sql-button', () => post({ type: 'runCommand', command: 'copyAnswerSql' }), true),
-            button('Open in editor', 'open-answer-sql-button', () => post({ type: 'runCommand', command: 'openAnswerSql' }), true),
+            button(
+              'Open in editor',
+              'open-answer-sql-button',
+              () => post({ type: 'runCommand', command: 'openAnswerSql' }),
+              true,
+            ),
           ),
         ]),
     ...(a.results ? [rowsSection(a.results, () => post({ type: 'openAsk', threadId: a.threadId }))] : []),
     ...(a.summary ? [el('p', { class: 'summary', 'data-testid': 'answer-summary' }, a.summary)] : []),
-    ...(a.executedRows === null ? [] : [el('p', { 'data-testid': 'answer-executed' }, `Executed: ${fmt(a.executedRows)} rows changed.`)]),
-    ...(a.error ? [el('p', { class: 'error-text', role: 'alert', 'data-testid': 'answer-error' }, a.error.advice ? `${a.error.message} ${a.error.advice}` : a.error.message)] : []),
+    ...(a.executedRows === null
+      ? []
+      : [el('p', { 'data-testid': 'answer-executed' }, `Executed: ${fmt(a.executedRows)} rows changed.`)]),
+    ...(a.error
+      ? [
+          el(
+            'p',
+            { class: 'error-text', role: 'alert', 'data-testid': 'answer-error' },
+            a.error.advice ? `${a.error.message} ${a.error.advice}` : a.error.message,
+          ),
+        ]
+      : []),
     el('p', { class: 'muted usage', 'data-testid': 'answer-usage' }, usage),
   );
 }

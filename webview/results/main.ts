@@ -36,7 +36,8 @@ window.addEventListener('message', (event: MessageEvent<ResultsHostMessage>) => 
   if (message?.type !== 'results' || message.version <= version) return;
   version = message.version;
   clearInterval(greeting);
-  const changedTab = message.active !== active || message.result?.sql !== result?.sql || message.result?.rowCount !== result?.rowCount;
+  const changedTab =
+    message.active !== active || message.result?.sql !== result?.sql || message.result?.rowCount !== result?.rowCount;
   tabs = message.tabs;
   active = message.active;
   result = message.result;
@@ -55,7 +56,18 @@ const greeting = setInterval(() => post({ type: 'ready' }), 1_000);
 post({ type: 'ready' });
 
 function render(): void {
-  app.replaceChildren(tabBar(), ...(result ? [toolbar(result), grid(result)] : [el('p', { class: 'muted', 'data-testid': 'results-empty' }, 'Run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.')]));
+  app.replaceChildren(
+    tabBar(),
+    ...(result
+      ? [toolbar(result), grid(result)]
+      : [
+          el(
+            'p',
+            { class: 'muted', 'data-testid': 'results-empty' },
+            'Run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.',
+          ),
+        ]),
+  );
 }
 
 function tabBar(): HTMLElement {
@@ -63,7 +75,17 @@ function tabBar(): HTMLElement {
     'div',
     { class: 'tabs', role: 'tablist' },
     ...tabs.map((tab) => {
-      const select = el('button', { class: 'tab-title', role: 'tab', 'aria-selected': String(tab.id === active), 'data-testid': 'result-tab', 'data-tab-id': tab.id }, tab.title);
+      const select = el(
+        'button',
+        {
+          class: 'tab-title',
+          role: 'tab',
+          'aria-selected': String(tab.id === active),
+          'data-testid': 'result-tab',
+          'data-tab-id': tab.id,
+        },
+        tab.title,
+      );
       select.addEventListener('click', () => post({ type: 'selectTab', id: tab.id }));
       const close = el('button', { class: 'tab-close', 'aria-label': `Close ${tab.title}`, title: 'Close' }, '×');
       close.addEventListener('click', () => post({ type: 'closeTab', id: tab.id }));
@@ -78,7 +100,8 @@ function toolbar(r: ResultsView): HTMLElement {
     b.addEventListener('click', run);
     return b;
   };
-  const copy = (what: 'cell' | 'row' | 'column') => post({ type: 'copy', what, row: order[selected.row] ?? 0, column: selected.column });
+  const copy = (what: 'cell' | 'row' | 'column') =>
+    post({ type: 'copy', what, row: order[selected.row] ?? 0, column: selected.column });
   const summary = `${r.rowCount.toLocaleString('en-US')} row${r.rowCount === 1 ? '' : 's'}${r.truncated ? ' (the first ones: the query has more than the row cap)' : ''} · ${r.elapsedMs} ms`;
   return el(
     'div',
@@ -100,7 +123,16 @@ function grid(r: ResultsView): HTMLElement {
   const header = el('div', { class: 'row header', role: 'row', style: `grid-template-columns: ${template()}` });
   r.fields.forEach((field, column) => {
     const arrow = sort.column === column ? (sort.descending ? ' ▼' : ' ▲') : '';
-    const button = el('button', { class: 'sort', 'data-testid': 'column-header', 'aria-sort': sort.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none' }, el('span', { class: 'name' }, `${field.name}${arrow}`), el('span', { class: 'type' }, field.type));
+    const button = el(
+      'button',
+      {
+        class: 'sort',
+        'data-testid': 'column-header',
+        'aria-sort': sort.column === column ? (sort.descending ? 'descending' : 'ascending') : 'none',
+      },
+      el('span', { class: 'name' }, `${field.name}${arrow}`),
+      el('span', { class: 'type' }, field.type),
+    );
     button.addEventListener('click', () => {
       sort = sort.column === column ? { column, descending: !sort.descending } : { column, descending: false };
       order = sortedOrder(r, sort.column, sort.descending);
@@ -108,10 +140,23 @@ function grid(r: ResultsView): HTMLElement {
     });
     const handle = el('span', { class: 'resize', 'aria-hidden': 'true' });
     handle.addEventListener('mousedown', (event) => startResize(event, column));
-    header.append(el('div', { class: `cell head${isNumericType(field.type) ? ' num' : ''}`, role: 'columnheader' }, button, handle));
+    header.append(
+      el('div', { class: `cell head${isNumericType(field.type) ? ' num' : ''}`, role: 'columnheader' }, button, handle),
+    );
   });
   const body = el('div', { class: 'body', style: `height: ${order.length * ROW_HEIGHT}px` });
-  const viewport = el('div', { class: 'viewport', tabindex: '0', role: 'grid', 'aria-rowcount': String(r.rowCount + 1), 'data-testid': 'results-grid' }, header, body);
+  const viewport = el(
+    'div',
+    {
+      class: 'viewport',
+      tabindex: '0',
+      role: 'grid',
+      'aria-rowcount': String(r.rowCount + 1),
+      'data-testid': 'results-grid',
+    },
+    header,
+    body,
+  );
   const draw = () => {
     const { first, last } = visibleWindow(viewport.scrollTop, viewport.clientHeight || 600, ROW_HEIGHT, order.length);
     const rows: HTMLElement[] = [];
@@ -135,12 +180,28 @@ function grid(r: ResultsView): HTMLElement {
 function rowElement(r: ResultsView, position: number): HTMLElement {
   const source = order[position] ?? 0;
   const values = r.rows[source] ?? [];
-  const row = el('div', { class: 'row', role: 'row', style: `top: ${position * ROW_HEIGHT}px; grid-template-columns: ${template()}`, 'data-testid': 'result-row' });
+  const row = el('div', {
+    class: 'row',
+    role: 'row',
+    style: `top: ${position * ROW_HEIGHT}px; grid-template-columns: ${template()}`,
+    'data-testid': 'result-row',
+  });
   r.fields.forEach((field, column) => {
     const value = values[column];
     const isSelected = selected.row === position && selected.column === column;
-    const content = value === null || value === undefined ? el('span', { class: 'null' }, 'NULL') : document.createTextNode(cellText(value));
-    const cell = el('div', { class: `cell${isNumericType(field.type) ? ' num' : ''}${isSelected ? ' selected' : ''}`, role: 'gridcell', title: cellText(value) }, content);
+    const content =
+      value === null || value === undefined
+        ? el('span', { class: 'null' }, 'NULL')
+        : document.createTextNode(cellText(value));
+    const cell = el(
+      'div',
+      {
+        class: `cell${isNumericType(field.type) ? ' num' : ''}${isSelected ? ' selected' : ''}`,
+        role: 'gridcell',
+        title: cellText(value),
+      },
+      content,
+    );
     cell.addEventListener('click', () => {
       selected = { row: position, column };
       redraw();
@@ -151,14 +212,23 @@ function rowElement(r: ResultsView, position: number): HTMLElement {
 }
 
 function onKey(event: KeyboardEvent, viewport: HTMLElement, draw: () => void, r: ResultsView): void {
-  const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  const moves: Record<string, [number, number]> = {
+    ArrowUp: [-1, 0],
+    ArrowDown: [1, 0],
+    ArrowLeft: [0, -1],
+    ArrowRight: [0, 1],
+  };
   const move = moves[event.key];
   if (move) {
     event.preventDefault();
-    selected = { row: Math.min(order.length - 1, Math.max(0, selected.row + move[0])), column: Math.min(r.fields.length - 1, Math.max(0, selected.column + move[1])) };
+    selected = {
+      row: Math.min(order.length - 1, Math.max(0, selected.row + move[0])),
+      column: Math.min(r.fields.length - 1, Math.max(0, selected.column + move[1])),
+    };
     const top = selected.row * ROW_HEIGHT;
     if (top < viewport.scrollTop + ROW_HEIGHT) viewport.scrollTop = Math.max(0, top - ROW_HEIGHT);
-    else if (top > viewport.scrollTop + viewport.clientHeight - 2 * ROW_HEIGHT) viewport.scrollTop = top - viewport.clientHeight + 2 * ROW_HEIGHT;
+    else if (top > viewport.scrollTop + viewport.clientHeight - 2 * ROW_HEIGHT)
+      viewport.scrollTop = top - viewport.clientHeight + 2 * ROW_HEIGHT;
     draw();
     return;
   }

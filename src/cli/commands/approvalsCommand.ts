@@ -17,12 +17,21 @@ import { visibleText } from '../../shared/visibleSql';
 import { guardApprovals } from '../guardApprovals';
 import { oneLine, printTicket, ticketJson } from '../ticketReport';
 
-const STATUSES: readonly TicketStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTING', 'EXECUTED', 'FAILED'];
+const STATUSES: readonly TicketStatus[] = [
+  'PENDING_APPROVAL',
+  'APPROVED',
+  'REJECTED',
+  'EXPIRED',
+  'EXECUTING',
+  'EXECUTED',
+  'FAILED',
+];
 
 export const approvalsCommand: CliCommand = {
   name: 'approvals',
   summary: 'list, show, approve or reject approval tickets (writes and plans)',
-  usage: 'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]   (each with [--guard URL])',
+  usage:
+    'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]   (each with [--guard URL])',
   options: {
     status: { type: 'string' },
     comment: { type: 'string' },
@@ -39,17 +48,25 @@ export const approvalsCommand: CliCommand = {
   --guard URL         ask a pg-agent guard (a broker) for its tickets over its own connection (a guard user's URL);
                       approve/reject then sign with your enrolled key and need a signed policy on its database`,
   description:
-    'A second person\'s approve on an APPROVED ticket adds their decision (two-person rules). `show` and `list`\n' +
-    'resolve a ticket left EXECUTING by a crash from its database (--db, or the ticket\'s connection with PGPASSWORD).',
+    "A second person's approve on an APPROVED ticket adds their decision (two-person rules). `show` and `list`\n" +
+    "resolve a ticket left EXECUTING by a crash from its database (--db, or the ticket's connection with PGPASSWORD).",
   async run(context) {
     const { args, io } = context;
     const [action, id, ...extra] = args.positionals;
-    if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One ticket id per call.');
+    if (extra.length > 0)
+      throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One ticket id per call.');
     const status = args.options.status;
     if (typeof status === 'string' && !STATUSES.includes(status as TicketStatus)) {
       throw new AgentError('BAD_INPUT', `Unknown status "${status}".`, `Use one of ${STATUSES.join(', ')}.`);
     }
-    if (typeof args.options.guard === 'string') return guardApprovals(context, args.options.guard, action, id, typeof status === 'string' ? [status as TicketStatus] : undefined);
+    if (typeof args.options.guard === 'string')
+      return guardApprovals(
+        context,
+        args.options.guard,
+        action,
+        id,
+        typeof status === 'string' ? [status as TicketStatus] : undefined,
+      );
     const store = await context.openTicketStore();
     const comment = typeof args.options.comment === 'string' ? args.options.comment : undefined;
     const seenHash = typeof args.options.hash === 'string' ? args.options.hash : undefined;
@@ -59,20 +76,34 @@ export const approvalsCommand: CliCommand = {
       case undefined: {
         const tickets = await store.list(typeof status === 'string' ? { status: [status as TicketStatus] } : undefined);
         if (args.flags.json) {
-          io.stdout(`${JSON.stringify(tickets.map((t) => ticketJson(t, rules)), null, 2)}\n`);
+          io.stdout(
+            `${JSON.stringify(
+              tickets.map((t) => ticketJson(t, rules)),
+              null,
+              2,
+            )}\n`,
+          );
         } else if (tickets.length === 0) {
           io.stdout('No tickets.\n');
         } else {
-          io.stdout(`${visibleText(columns(tickets.map((t) => [t.id, t.kind, t.status, t.risk, t.kind === 'plan' ? `job ${t.plan?.jobId ?? '?'}` : `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)])))}\n`);
+          io.stdout(
+            `${visibleText(columns(tickets.map((t) => [t.id, t.kind, t.status, t.risk, t.kind === 'plan' ? `job ${t.plan?.jobId ?? '?'}` : `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)])))}\n`,
+          );
         }
         return EXIT.ok;
       }
       case 'show':
       case 'approve':
       case 'reject': {
-        if (!id) throw new AgentError('BAD_INPUT', `approvals ${action} needs a ticket id.`, 'List them with `pg-agent approvals list`.');
+        if (!id)
+          throw new AgentError(
+            'BAD_INPUT',
+            `approvals ${action} needs a ticket id.`,
+            'List them with `pg-agent approvals list`.',
+          );
         const found = await store.get(id);
-        if (!found) throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list`.');
+        if (!found)
+          throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list`.');
         let ticket = found;
         if (action !== 'show') {
           const decider = await deciderOf(context);
@@ -95,12 +126,20 @@ export const approvalsCommand: CliCommand = {
         printTicket(io, ticket, shownRules);
         const missing = ticket.status === 'APPROVED' && shownRules ? missingApprovals(ticket, shownRules) : [];
         if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
-        else if (action === 'approve' && ticket.kind === 'write') io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
-        else if (action !== 'show' && ticket.kind === 'plan') io.stdout(`\nThe job moves on when its window or \`pg-agent job continue ${ticket.plan?.jobId ?? ''}\` sees the decision.\n`);
+        else if (action === 'approve' && ticket.kind === 'write')
+          io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
+        else if (action !== 'show' && ticket.kind === 'plan')
+          io.stdout(
+            `\nThe job moves on when its window or \`pg-agent job continue ${ticket.plan?.jobId ?? ''}\` sees the decision.\n`,
+          );
         return EXIT.ok;
       }
       default:
-        throw new AgentError('BAD_INPUT', `Unknown approvals action "${action}".`, 'Use list, show, approve or reject.');
+        throw new AgentError(
+          'BAD_INPUT',
+          `Unknown approvals action "${action}".`,
+          'Use list, show, approve or reject.',
+        );
     }
   },
 };

@@ -52,9 +52,17 @@ export const askCommand: CliCommand = {
     if (resume !== undefined) assertThreadId(resume);
     const question = resume === undefined ? (await context.readText()).trim() : '';
     if (resume === undefined && question === '') {
-      throw new AgentError('BAD_INPUT', 'The question is empty.', 'Pass it after the flags, e.g. pg-agent ask -- "how many orders last week?", or "-" to read stdin.');
+      throw new AgentError(
+        'BAD_INPUT',
+        'The question is empty.',
+        'Pass it after the flags, e.g. pg-agent ask -- "how many orders last week?", or "-" to read stdin.',
+      );
     }
-    const provider = providerFromEnv(io.env, typeof args.options.model === 'string' ? args.options.model : undefined, context.logger);
+    const provider = providerFromEnv(
+      io.env,
+      typeof args.options.model === 'string' ? args.options.model : undefined,
+      context.logger,
+    );
     if (!provider) {
       io.stderr(
         'error: pg-agent ask needs a language model and none is configured.\n' +
@@ -78,9 +86,11 @@ export const askCommand: CliCommand = {
       undoDir: paths.undo,
     };
     const embedder = embedderFromEnv(io.env, context.logger);
-    if (embedder) deps.embeddings = sharedEmbeddingCache(join(paths.schemaCache, 'embeddings.json'), embedder, context.logger);
+    if (embedder)
+      deps.embeddings = sharedEmbeddingCache(join(paths.schemaCache, 'embeddings.json'), embedder, context.logger);
     const graph = buildAskGraph(deps, new FileCheckpointSaver(paths.checkpoints));
-    let outcome = resume === undefined ? await startAsk(graph, newThreadId(), question) : await resumeAsk(graph, store, resume);
+    let outcome =
+      resume === undefined ? await startAsk(graph, newThreadId(), question) : await resumeAsk(graph, store, resume);
     if (outcome.status === 'held') outcome = await askOnTerminal(context, graph, store, outcome);
     return report(context, outcome);
   },
@@ -91,12 +101,24 @@ export function providerFromEnv(env: Env, model: string | undefined, logger: Log
   const geminiKey = env.GEMINI_API_KEY?.trim();
   if (geminiKey) {
     const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return createProvider({ provider: 'gemini', model: model ?? '', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), maxRetries: 1 }, logger);
+    return createProvider(
+      { provider: 'gemini', model: model ?? '', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), maxRetries: 1 },
+      logger,
+    );
   }
   const openAiUrl = env.OPENAI_BASE_URL?.trim();
   if (openAiUrl) {
     const apiKey = env.OPENAI_API_KEY?.trim();
-    return createProvider({ provider: 'openai-compatible', model: model ?? '', baseUrl: openAiUrl, ...(apiKey ? { apiKey } : {}), maxRetries: 1 }, logger);
+    return createProvider(
+      {
+        provider: 'openai-compatible',
+        model: model ?? '',
+        baseUrl: openAiUrl,
+        ...(apiKey ? { apiKey } : {}),
+        maxRetries: 1,
+      },
+      logger,
+    );
   }
   return undefined;
 }
@@ -108,14 +130,30 @@ export function embedderFromEnv(env: Env, logger: Logger): Embedder | undefined 
   const geminiKey = env.GEMINI_API_KEY?.trim();
   if (geminiKey) {
     const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return createEmbedder({ provider: 'gemini', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), embeddingModel }, logger);
+    return createEmbedder(
+      { provider: 'gemini', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), embeddingModel },
+      logger,
+    );
   }
   const apiKey = env.OPENAI_API_KEY?.trim();
-  return createEmbedder({ provider: 'openai-compatible', baseUrl: env.OPENAI_BASE_URL?.trim() ?? '', ...(apiKey ? { apiKey } : {}), embeddingModel }, logger);
+  return createEmbedder(
+    {
+      provider: 'openai-compatible',
+      baseUrl: env.OPENAI_BASE_URL?.trim() ?? '',
+      ...(apiKey ? { apiKey } : {}),
+      embeddingModel,
+    },
+    logger,
+  );
 }
 
 /** On a terminal the person decides here (y/N; HIGH and CRITICAL need "yes") and the run goes on. */
-async function askOnTerminal(context: CommandContext, graph: AskGraph, store: AskDeps['ticketStore'], held: AskOutcome): Promise<AskOutcome> {
+async function askOnTerminal(
+  context: CommandContext,
+  graph: AskGraph,
+  store: AskDeps['ticketStore'],
+  held: AskOutcome,
+): Promise<AskOutcome> {
   const { io, args } = context;
   const impact = held.state.impact;
   const ticketId = held.state.ticketId;
@@ -127,7 +165,12 @@ async function askOnTerminal(context: CommandContext, graph: AskGraph, store: As
   io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\n`);
   const approve = await promptApproval(io.prompt, impact, shown.hidden);
   const { key } = await deciderOf(context);
-  await decideTicket(store, ticketId, { approve, ...(key ? { key } : { by: await requesterOf(context) }), seenHash: ticket.sqlHash, comment: 'answered at the pg-agent ask prompt' });
+  await decideTicket(store, ticketId, {
+    approve,
+    ...(key ? { key } : { by: await requesterOf(context) }),
+    seenHash: ticket.sqlHash,
+    comment: 'answered at the pg-agent ask prompt',
+  });
   return resumeAsk(graph, store, held.threadId);
 }
 
@@ -166,12 +209,18 @@ async function report(context: CommandContext, outcome: AskOutcome): Promise<Exi
     if (state.sql) io.stdout(`${shownStatement(state.sql).text}\n\n`);
     if (state.result) io.stdout(`${renderRows(state.result)}\n`);
     if (state.summary) io.stdout(`\n${state.summary}\n`);
-    if (state.execution) io.stdout(`Executed: ${formatCount(state.execution.rows)} rows changed. Undo script: ${undoFile ?? '(none)'}\n`);
+    if (state.execution)
+      io.stdout(`Executed: ${formatCount(state.execution.rows)} rows changed. Undo script: ${undoFile ?? '(none)'}\n`);
     if (outcome.status === 'held' && state.impact && ticket) {
-      io.stdout(`${renderImpact(state.impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}), run ${threadId}.\n`);
-      io.stdout(`  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  resume:  pg-agent ask --resume ${threadId}\n`);
+      io.stdout(
+        `${renderImpact(state.impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}), run ${threadId}.\n`,
+      );
+      io.stdout(
+        `  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  resume:  pg-agent ask --resume ${threadId}\n`,
+      );
     }
-    if (outcome.status === 'rejected') io.stdout(`Rejected: nothing was run${ticket ? ` (ticket ${ticket.id})` : ''}.\n`);
+    if (outcome.status === 'rejected')
+      io.stdout(`Rejected: nothing was run${ticket ? ` (ticket ${ticket.id})` : ''}.\n`);
   }
   if (state.error) io.stderr(`error: ${state.error.message}\n${state.error.advice ? `  ${state.error.advice}\n` : ''}`);
   switch (outcome.status) {

@@ -17,7 +17,7 @@ export const classifyCommand: CliCommand = {
   usage: 'pg-agent classify [flags] [--] <SQL | ->',
   description:
     'Nothing runs. The reach (functions, triggers, rules, views… a statement makes the database run) is read from\n' +
-    'the catalog of the database the flags select; when it cannot be opened, the parser\'s verdict alone is shown.',
+    "the catalog of the database the flags select; when it cannot be opened, the parser's verdict alone is shown.",
   options: {},
   async run(context) {
     const { io, args } = context;
@@ -35,19 +35,27 @@ export const classifyCommand: CliCommand = {
       io.stdout(`${JSON.stringify(classification, null, 2)}\n`);
       return EXIT.ok;
     }
-    io.stdout(`class ${classification.class} · ${classification.decision === 'run' ? 'runs read-only' : classification.decision === 'approve' ? 'needs approval' : 'refused'}\n`);
+    io.stdout(
+      `class ${classification.class} · ${classification.decision === 'run' ? 'runs read-only' : classification.decision === 'approve' ? 'needs approval' : 'refused'}\n`,
+    );
     for (const [i, s] of classification.statements.entries()) {
       io.stdout(`\n${i + 1}. ${shownStatement(s.sql).text}\n`);
-      io.stdout(`${columns([
-        ['kind', s.kind],
-        ['class', `${s.class} (${s.decision})`],
-        ['nodes', s.nodeKinds.join(', ')],
-        ...(s.writesTo.length > 0 ? [['writes', s.writesTo.join(', ')]] : []),
-      ], '   ')}\n`);
+      io.stdout(
+        `${columns(
+          [
+            ['kind', s.kind],
+            ['class', `${s.class} (${s.decision})`],
+            ['nodes', s.nodeKinds.join(', ')],
+            ...(s.writesTo.length > 0 ? [['writes', s.writesTo.join(', ')]] : []),
+          ],
+          '   ',
+        )}\n`,
+      );
       for (const r of s.reasons) io.stdout(visibleText(`   - ${r}\n`));
       const { shown, safeLeftOut } = reachToShow(s.reach ?? []);
       for (const entry of shown) io.stdout(`   runs ${describeReach(entry)}\n`);
-      if (safeLeftOut > 0) io.stdout(`   runs ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute\n`);
+      if (safeLeftOut > 0)
+        io.stdout(`   runs ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute\n`);
     }
     const extra = classification.reasons.filter((r) => !classification.statements.some((s) => s.reasons.includes(r)));
     for (const r of extra) io.stdout(`\n- ${r}\n`);

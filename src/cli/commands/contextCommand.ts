@@ -26,9 +26,15 @@ export const contextCommand: CliCommand = {
     const budget = parseBudget(args.options.budget);
     const question = (await readText()).trim();
     if (question === '') {
-      throw new AgentError('BAD_INPUT', 'The question is empty.', 'Pass it after the flags, e.g. pg-agent context -- "orders per customer last month", or "-" to read stdin.');
+      throw new AgentError(
+        'BAD_INPUT',
+        'The question is empty.',
+        'Pass it after the flags, e.g. pg-agent context -- "orders per customer last month", or "-" to read stdin.',
+      );
     }
-    const context = buildSchemaContext(await loadSchema({ sampleValues: args.options.samples === true }), question, { budgetTokens: budget });
+    const context = buildSchemaContext(await loadSchema({ sampleValues: args.options.samples === true }), question, {
+      budgetTokens: budget,
+    });
     if (args.flags.json) {
       io.stdout(`${JSON.stringify(contextJson(context))}\n`);
       return EXIT.ok;
@@ -62,7 +68,10 @@ function renderContext(context: SchemaContext, showText: boolean): string {
       ),
     );
   }
-  lines.push('', `${formatCount(context.tokens)} of ${formatCount(context.budget)} tokens (the whole schema: ${formatCount(context.schemaTokens)})`);
+  lines.push(
+    '',
+    `${formatCount(context.tokens)} of ${formatCount(context.budget)} tokens (the whole schema: ${formatCount(context.schemaTokens)})`,
+  );
   if (showText && context.text !== '') lines.push('', context.text);
   return lines.join('\n');
 }

@@ -41,11 +41,15 @@ export const demoCommand: CliCommand = {
     say('Step 1 · What the agent knows about the database (pg-agent schema):\n');
     say(renderSchema(snapshot, db.label, true));
 
-    say(`\nStep 2 · A read runs at once, in a READ ONLY transaction with a row cap (pg-agent sql):\n\n${indent(READ)}\n`);
+    say(
+      `\nStep 2 · A read runs at once, in a READ ONLY transaction with a row cap (pg-agent sql):\n\n${indent(READ)}\n`,
+    );
     const read = await step(context, READ);
     if (read !== EXIT.ok) return read;
 
-    say(`\nStep 3 · A write never runs on its own. It is previewed in BEGIN … ROLLBACK to measure its exact\nimpact — rows per table, foreign-key cascades, triggers — and waits for a person:\n\n${indent(WRITE)}\n`);
+    say(
+      `\nStep 3 · A write never runs on its own. It is previewed in BEGIN … ROLLBACK to measure its exact\nimpact — rows per table, foreign-key cascades, triggers — and waits for a person:\n\n${indent(WRITE)}\n`,
+    );
     const write = await step(context, WRITE);
     say('\nWhat next:');
     say('  pg-agent approvals list                      tickets waiting for a decision');

@@ -25,7 +25,11 @@ export const execCommand: CliCommand = {
     const { args, io } = context;
     const id = args.options.ticket;
     if (typeof id !== 'string' || id === '') {
-      throw new AgentError('BAD_INPUT', 'exec needs --ticket <id>.', 'List approved tickets with `pg-agent approvals list --status APPROVED`.');
+      throw new AgentError(
+        'BAD_INPUT',
+        'exec needs --ticket <id>.',
+        'List approved tickets with `pg-agent approvals list --status APPROVED`.',
+      );
     }
     const store = await context.openTicketStore();
     const paths = workspacePaths(args.flags.workspace);
@@ -38,17 +42,28 @@ export const execCommand: CliCommand = {
       invalidateSchema: () => context.invalidateSchema(),
     });
     if (result.outcomeNotRecorded !== undefined) {
-      io.stderr(`warning: the write committed, but recording that on the ticket failed (${result.outcomeNotRecorded}); it is read from the database the next time the ticket is shown.\n`);
+      io.stderr(
+        `warning: the write committed, but recording that on the ticket failed (${result.outcomeNotRecorded}); it is read from the database the next time the ticket is shown.\n`,
+      );
     }
     if (args.flags.json) {
-      io.stdout(`${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs })}\n`);
+      io.stdout(
+        `${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs })}\n`,
+      );
     } else {
       // The ticket's own SQL, as it ran: hidden characters shown and flagged.
-      io.stdout(`${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`);
-      io.stdout(`Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${result.undoFile}\n`);
+      io.stdout(
+        `${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`,
+      );
+      io.stdout(
+        `Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${result.undoFile}\n`,
+      );
       // Issue 25: destructive DDL run with its way back says where that is.
       const kept = (result.ticket.impact.recovery ?? []).filter((r) => r.way !== 'none');
-      if (kept.length > 0) io.stdout(`Way back: \`pg-agent undo ${id}\` (kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days; \`pg-agent quarantine list\`).\n`);
+      if (kept.length > 0)
+        io.stdout(
+          `Way back: \`pg-agent undo ${id}\` (kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days; \`pg-agent quarantine list\`).\n`,
+        );
     }
     return EXIT.ok;
   },

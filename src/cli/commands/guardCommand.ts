@@ -10,7 +10,14 @@ import { describeTarget } from '../../core/db/connectionTarget';
 import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { GuardContext } from '../../guard/guardContext';
 import { startGuard } from '../../guard/guardServer';
-import { guardStatusText, heldByGuard, readGuardStatuses, removeDeadGuardStatuses, removeGuardStatus, writeGuardStatus } from '../../guard/guardStatus';
+import {
+  guardStatusText,
+  heldByGuard,
+  readGuardStatuses,
+  removeDeadGuardStatuses,
+  removeGuardStatus,
+  writeGuardStatus,
+} from '../../guard/guardStatus';
 import { GuardUsers } from '../../guard/guardUsers';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
@@ -23,8 +30,14 @@ const DEFAULT_WAIT_SECONDS = 300;
 export const guardCommand: CliCommand = {
   name: 'guard',
   summary: 'a PostgreSQL endpoint in front of one database: reads pass, writes wait for an approved ticket',
-  usage: 'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME | guard users list | guard status',
-  options: { listen: { type: 'string' }, hold: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
+  usage:
+    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME | guard users list | guard status',
+  options: {
+    listen: { type: 'string' },
+    hold: { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+  },
   optionsHelp: `  --listen HOST:PORT  where clients connect (default ${DEFAULT_LISTEN})
   --hold now|wait[=SECONDS]  now (default): a held statement is answered PA001 at once; wait: its client waits
                       for the decision (default ${DEFAULT_WAIT_SECONDS} s), then it runs once, or PA002 / PA001
@@ -42,10 +55,20 @@ export const guardCommand: CliCommand = {
     if (action === 'users' && sub === 'add' && name !== undefined && extra.length === 0) return addUser(context, name);
     if (action === 'users' && sub === 'list' && name === undefined) {
       const names = await GuardUsers.inWorkspace(context.args.flags.workspace).names();
-      context.io.stdout(context.args.flags.json ? `${JSON.stringify(names)}\n` : names.length ? `${names.join('\n')}\n` : 'No guard users yet: pg-agent guard users add NAME\n');
+      context.io.stdout(
+        context.args.flags.json
+          ? `${JSON.stringify(names)}\n`
+          : names.length
+            ? `${names.join('\n')}\n`
+            : 'No guard users yet: pg-agent guard users add NAME\n',
+      );
       return EXIT.ok;
     }
-    throw new AgentError('BAD_INPUT', `pg-agent guard: unknown action "${context.args.positionals.join(' ')}".`, 'Use: guard, guard users add NAME, guard users list, guard status.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `pg-agent guard: unknown action "${context.args.positionals.join(' ')}".`,
+      'Use: guard, guard users add NAME, guard users list, guard status.',
+    );
   },
 };
 
@@ -54,7 +77,12 @@ function holdWait(value: string | boolean | undefined): number | undefined {
   if (value === undefined || value === 'now') return undefined;
   const match = typeof value === 'string' ? /^wait(?:=(\d{1,7}))?$/.exec(value) : null;
   const seconds = match ? Number(match[1] ?? DEFAULT_WAIT_SECONDS) : 0;
-  if (!match || seconds < 1) throw new AgentError('BAD_INPUT', `--hold "${String(value)}" is not now, wait or wait=SECONDS.`, 'For example --hold wait=600 (seconds, at least 1).');
+  if (!match || seconds < 1)
+    throw new AgentError(
+      'BAD_INPUT',
+      `--hold "${String(value)}" is not now, wait or wait=SECONDS.`,
+      'For example --hold wait=600 (seconds, at least 1).',
+    );
   return seconds;
 }
 
@@ -62,14 +90,19 @@ function listenAddress(value: string | boolean | undefined): { host: string; por
   const text = typeof value === 'string' ? value : DEFAULT_LISTEN;
   const match = /^(?:\[?([^\]]*)\]?:)?(\d{1,5})$/.exec(text);
   const port = Number(match?.[2]);
-  if (!match || port < 0 || port > 65535) throw new AgentError('BAD_INPUT', `--listen "${text}" is not HOST:PORT.`, `For example ${DEFAULT_LISTEN}.`);
+  if (!match || port < 0 || port > 65535)
+    throw new AgentError('BAD_INPUT', `--listen "${text}" is not HOST:PORT.`, `For example ${DEFAULT_LISTEN}.`);
   return { host: match[1] || '127.0.0.1', port };
 }
 
 async function serverTarget(context: CommandContext): Promise<ServerTarget> {
   const target = await context.target();
   if (target.kind !== 'server') {
-    throw new AgentError('BAD_INPUT', 'The guard stands in front of a PostgreSQL server, not the embedded sample database.', 'Give it one with --db postgres://… (or DATABASE_URL / PG* variables).');
+    throw new AgentError(
+      'BAD_INPUT',
+      'The guard stands in front of a PostgreSQL server, not the embedded sample database.',
+      'Give it one with --db postgres://… (or DATABASE_URL / PG* variables).',
+    );
   }
   return target;
 }
@@ -81,7 +114,10 @@ async function addUser(context: CommandContext, name: string): Promise<ExitCode>
   const { host, port } = listenAddress(args.options.listen);
   const url = `postgresql://${name}:${password}@${host.includes(':') ? `[${host}]` : host}:${port}/${encodeURIComponent(target?.database ?? 'DATABASE')}`;
   if (args.flags.json) io.stdout(`${JSON.stringify({ user: name, url })}\n`);
-  else io.stdout(`Guard user ${name} added. Its connection URL (shown once; the guard keeps only a SCRAM verifier):\n${url}\n`);
+  else
+    io.stdout(
+      `Guard user ${name} added. Its connection URL (shown once; the guard keeps only a SCRAM verifier):\n${url}\n`,
+    );
   return EXIT.ok;
 }
 
@@ -93,18 +129,31 @@ async function status(context: CommandContext): Promise<ExitCode> {
   const listed = await Promise.all(
     found.map(async ({ status, running }) => ({
       status,
-      held: running ? await context.openTicketStore().then((store) => heldByGuard(store, status)).catch((error: unknown) => ({ error: toAgentError(error).message })) : undefined,
+      held: running
+        ? await context
+            .openTicketStore()
+            .then((store) => heldByGuard(store, status))
+            .catch((error: unknown) => ({ error: toAgentError(error).message }))
+        : undefined,
     })),
   );
   const running = listed.flatMap((f) => (f.held ? [{ status: f.status, held: f.held }] : []));
   if (args.flags.json) {
-    const guards = listed.map((f) => ({ running: f.held !== undefined, ...f.status, ...(f.held && 'error' in f.held ? { heldError: f.held.error } : f.held) }));
+    const guards = listed.map((f) => ({
+      running: f.held !== undefined,
+      ...f.status,
+      ...(f.held && 'error' in f.held ? { heldError: f.held.error } : f.held),
+    }));
     // The first guard's fields at the top, as when one guard ran per workspace; `guards` lists them all.
     io.stdout(`${JSON.stringify(guards[0] ? { ...guards[0], guards } : { running: false, guards })}\n`);
     return running.length > 0 ? EXIT.ok : EXIT.failed;
   }
   if (running.length === 0) {
-    io.stdout(found[0] ? `No guard runs (the last one, pid ${found[0].status.pid}, stopped without cleaning up).\n` : 'No guard runs for this workspace.\n');
+    io.stdout(
+      found[0]
+        ? `No guard runs (the last one, pid ${found[0].status.pid}, stopped without cleaning up).\n`
+        : 'No guard runs for this workspace.\n',
+    );
     return EXIT.failed;
   }
   io.stdout(running.map((f) => guardStatusText(f.status, f.held)).join('\n'));
@@ -118,7 +167,8 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   const waitSeconds = holdWait(args.options.hold);
   const certFile = args.options['tls-cert'];
   const keyFile = args.options['tls-key'];
-  if ((typeof certFile === 'string') !== (typeof keyFile === 'string')) throw new AgentError('BAD_INPUT', '--tls-cert and --tls-key go together.');
+  if ((typeof certFile === 'string') !== (typeof keyFile === 'string'))
+    throw new AgentError('BAD_INPUT', '--tls-cert and --tls-key go together.');
   const tls =
     typeof certFile === 'string' && typeof keyFile === 'string'
       ? { cert: toArrayBuffer(await readFile(certFile)), key: toArrayBuffer(await readFile(keyFile)) }
@@ -140,20 +190,42 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   };
   // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.
   await context.openTicketStore();
-  const guard = await startGuard({ context: guardContext, db, users: GuardUsers.inWorkspace(workspaceDir), host, port, ...(tls ? { tls } : {}) });
+  const guard = await startGuard({
+    context: guardContext,
+    db,
+    users: GuardUsers.inWorkspace(workspaceDir),
+    host,
+    port,
+    ...(tls ? { tls } : {}),
+  });
   const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
   const startedAt = new Date().toISOString();
   const connection = await context.connectionKey();
   // Status files of guards that died here (SIGKILL, a crash) go first; this guard's own is status-<pid>.json.
-  let writing = removeDeadGuardStatuses(workspaceDir).catch((error: unknown) => context.logger.warn('could not remove the status files of dead guards', { error: String(error) }));
+  let writing = removeDeadGuardStatuses(workspaceDir).catch((error: unknown) =>
+    context.logger.warn('could not remove the status files of dead guards', { error: String(error) }),
+  );
   const publish = () => {
     writing = writing
-      .then(() => writeGuardStatus(workspaceDir, { pid: process.pid, listen, upstream: describeTarget(upstream), startedAt, clients: guard.clients(), connection }))
-      .catch((error: unknown) => context.logger.warn('could not write the guard status file', { error: String(error) }));
+      .then(() =>
+        writeGuardStatus(workspaceDir, {
+          pid: process.pid,
+          listen,
+          upstream: describeTarget(upstream),
+          startedAt,
+          clients: guard.clients(),
+          connection,
+        }),
+      )
+      .catch((error: unknown) =>
+        context.logger.warn('could not write the guard status file', { error: String(error) }),
+      );
   };
   guard.onChange(publish);
   publish();
-  io.stderr(`pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}; stop with Ctrl+C\n`);
+  io.stderr(
+    `pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}; stop with Ctrl+C\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -17,15 +17,28 @@ export const healthCommand: CliCommand = {
     'A check that cannot run (privilege, timeout) says why; the others still run. Each fix is SQL you can send to\n' +
     '`pg-agent sql`, where it is a held write with its impact like any other.',
   async run({ args, io, openDb }) {
-    const only = typeof args.options.check === 'string' ? args.options.check.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
+    const only =
+      typeof args.options.check === 'string'
+        ? args.options.check
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : undefined;
     const unknown = only?.filter((id) => !HEALTH_CHECKS.some((c) => c.id === id)) ?? [];
     if (unknown.length > 0) {
-      throw new AgentError('BAD_INPUT', `Unknown check: ${unknown.join(', ')}.`, `Known checks: ${HEALTH_CHECKS.map((c) => c.id).join(', ')}.`);
+      throw new AgentError(
+        'BAD_INPUT',
+        `Unknown check: ${unknown.join(', ')}.`,
+        `Known checks: ${HEALTH_CHECKS.map((c) => c.id).join(', ')}.`,
+      );
     }
     const db = await openDb();
     const report = await runHealth(db, {
       ...(only ? { only } : {}),
-      limits: { ...DEFAULT_CATALOG_LIMITS, ...(args.flags.timeoutMs !== undefined ? { statementTimeoutMs: args.flags.timeoutMs } : {}) },
+      limits: {
+        ...DEFAULT_CATALOG_LIMITS,
+        ...(args.flags.timeoutMs !== undefined ? { statementTimeoutMs: args.flags.timeoutMs } : {}),
+      },
       onProgress: args.flags.verbose ? (message) => io.stderr(`${message}\n`) : undefined,
     });
     io.stdout(args.flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderHealth(report)}\n`);

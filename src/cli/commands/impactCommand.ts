@@ -16,7 +16,10 @@ export const impactCommand: CliCommand = {
     const { io, args } = context;
     if (classification.decision === 'refuse') {
       io.stderr(`Refused: ${classification.reasons.join('; ')}.\n`);
-      if (args.flags.json) io.stdout(`${JSON.stringify({ status: 'refused', error: { code: 'SQL_REFUSED', message: classification.reasons.join('; ') } })}\n`);
+      if (args.flags.json)
+        io.stdout(
+          `${JSON.stringify({ status: 'refused', error: { code: 'SQL_REFUSED', message: classification.reasons.join('; ') } })}\n`,
+        );
       return EXIT.refused;
     }
     const { settings, warnings } = await cliPolicy(context);

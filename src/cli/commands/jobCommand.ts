@@ -25,7 +25,20 @@ import { deciderOf } from '../decider';
 import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE, noModel } from '../jobSetup';
 import { embedderFromEnv } from './askCommand';
 
-const SUBCOMMANDS = ['new', 'list', 'show', 'approve', 'revise', 'skip', 'chat', 'apply-edit', 'discard-edit', 'pause', 'cancel', 'continue'] as const;
+const SUBCOMMANDS = [
+  'new',
+  'list',
+  'show',
+  'approve',
+  'revise',
+  'skip',
+  'chat',
+  'apply-edit',
+  'discard-edit',
+  'pause',
+  'cancel',
+  'continue',
+] as const;
 type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const jobCommand: CliCommand = {
@@ -96,9 +109,18 @@ Exit codes: 0 at the plan review, completed, cancelled or paused, and always for
 list: {jobs}; chat: {reply, tools, draftFeedback, planEdit, usage}.`,
   async run(context) {
     const [action, ...rest] = context.args.positionals;
-    if (action === undefined) throw new AgentError('BAD_INPUT', 'pg-agent job needs a subcommand.', `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent job --help.`);
+    if (action === undefined)
+      throw new AgentError(
+        'BAD_INPUT',
+        'pg-agent job needs a subcommand.',
+        `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent job --help.`,
+      );
     if (!(SUBCOMMANDS as readonly string[]).includes(action)) {
-      throw new AgentError('BAD_INPUT', `Unknown job subcommand "${action}".`, `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent job --help.`);
+      throw new AgentError(
+        'BAD_INPUT',
+        `Unknown job subcommand "${action}".`,
+        `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent job --help.`,
+      );
     }
     return ACTIONS[action as Subcommand](context, rest);
   },
@@ -110,14 +132,22 @@ const ACTIONS: Record<Subcommand, Action> = {
   async new(context, rest) {
     const task = (await textOrStdin(context, rest.join(' '))).trim();
     if (task === '') {
-      throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe it after the flags, e.g. pg-agent job new -- "archive orders older than two years", or "-" to read stdin.');
+      throw new AgentError(
+        'BAD_INPUT',
+        'The task is empty.',
+        'Describe it after the flags, e.g. pg-agent job new -- "archive orders older than two years", or "-" to read stdin.',
+      );
     }
     rejectNul(task, 'task');
     const provider = jobProvider(context);
     if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
     const runner = await buildRunner(context, { runs: true, provider });
     const title = stringOption(context, 'title');
-    const outcome = await runner.start({ task, ...(title !== undefined ? { title } : {}), ...(context.args.options['no-review'] === true ? { skipReview: true } : {}) });
+    const outcome = await runner.start({
+      task,
+      ...(title !== undefined ? { title } : {}),
+      ...(context.args.options['no-review'] === true ? { skipReview: true } : {}),
+    });
     return finish(context, runner, outcome);
   },
 
@@ -127,11 +157,19 @@ const ACTIONS: Record<Subcommand, Action> = {
     if (status !== undefined && !(JOB_STATUSES as readonly string[]).includes(status)) {
       throw new AgentError('BAD_INPUT', `Unknown job status "${status}".`, `Use one of ${JOB_STATUSES.join(', ')}.`);
     }
-    const jobs = (await new JobStore(context.args.flags.workspace, { logger: context.logger }).list()).filter((j) => status === undefined || j.status === (status as JobStatus));
+    const jobs = (await new JobStore(context.args.flags.workspace, { logger: context.logger }).list()).filter(
+      (j) => status === undefined || j.status === (status as JobStatus),
+    );
     const { io } = context;
     if (context.args.flags.json) io.stdout(`${JSON.stringify({ jobs })}\n`);
-    else if (jobs.length === 0) io.stdout(status === undefined ? 'No jobs. Start one with: pg-agent job new -- "<task>"\n' : `No ${status} jobs.\n`);
-    else io.stdout(`${columns(jobs.map((j) => [j.id, j.status, j.phase, `review ${j.reviewCycles}`, j.updatedAt, oneLine(j.title)]))}\n`);
+    else if (jobs.length === 0)
+      io.stdout(
+        status === undefined ? 'No jobs. Start one with: pg-agent job new -- "<task>"\n' : `No ${status} jobs.\n`,
+      );
+    else
+      io.stdout(
+        `${columns(jobs.map((j) => [j.id, j.status, j.phase, `review ${j.reviewCycles}`, j.updatedAt, oneLine(j.title)]))}\n`,
+      );
     return EXIT.ok;
   },
 
@@ -145,15 +183,23 @@ const ACTIONS: Record<Subcommand, Action> = {
     atReview(await viewer.outcome(job.id), 'approve');
     const decider = await deciderOf(context);
     const comment = stringOption(context, 'comment');
-    return runJob(context, job, (runner) => runner.approvePlan(job.id, { ...decider, ...(comment !== undefined ? { comment } : {}) }));
+    return runJob(context, job, (runner) =>
+      runner.approvePlan(job.id, { ...decider, ...(comment !== undefined ? { comment } : {}) }),
+    );
   },
 
   async revise(context, rest) {
     const { job, viewer } = await openJob(context, rest, { drives: true });
     const raw = stringOption(context, 'feedback');
-    if (raw === undefined) throw new AgentError('BAD_INPUT', 'revise needs --feedback TEXT.', `e.g. pg-agent job revise ${job.id} --feedback "do it in batches", or --feedback - to read stdin.`);
+    if (raw === undefined)
+      throw new AgentError(
+        'BAD_INPUT',
+        'revise needs --feedback TEXT.',
+        `e.g. pg-agent job revise ${job.id} --feedback "do it in batches", or --feedback - to read stdin.`,
+      );
     const feedback = (await textOrStdin(context, raw)).trim();
-    if (feedback === '') throw new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.');
+    if (feedback === '')
+      throw new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.');
     rejectNul(feedback, 'feedback');
     atReview(await viewer.outcome(job.id), 'revise');
     const decider = await deciderOf(context);
@@ -166,7 +212,8 @@ const ACTIONS: Record<Subcommand, Action> = {
     if (job.status === 'planning') {
       // Still planning (or interrupted while planning): no review this time, nothing runs now.
       const outcome = await viewer.skipReview(job.id, { by: actorOf(context) });
-      if (!context.args.flags.json) context.io.stderr(`Job ${job.id} will not stop for review when its plan is ready.\n`);
+      if (!context.args.flags.json)
+        context.io.stderr(`Job ${job.id} will not stop for review when its plan is ready.\n`);
       return report(context, outcome, 'viewed');
     }
     atReview(current, 'skip the review of');
@@ -178,7 +225,12 @@ const ACTIONS: Record<Subcommand, Action> = {
     const [id, ...words] = rest;
     const job = await findJob(context, id === undefined ? [] : [id]);
     const message = (await textOrStdin(context, words.join(' '))).trim();
-    if (message === '') throw new AgentError('BAD_INPUT', 'The message is empty.', `e.g. pg-agent job chat ${job.id} -- "why this order of todos?", or "-" to read stdin.`);
+    if (message === '')
+      throw new AgentError(
+        'BAD_INPUT',
+        'The message is empty.',
+        `e.g. pg-agent job chat ${job.id} -- "why this order of todos?", or "-" to read stdin.`,
+      );
     rejectNul(message, 'message');
     const provider = jobProvider(context);
     if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
@@ -198,23 +250,46 @@ const ACTIONS: Record<Subcommand, Action> = {
       job.id,
       message,
       {
-        ...(args.flags.json ? {} : { onText: (delta: string) => { streamed += delta; io.stdout(delta); } }),
+        ...(args.flags.json
+          ? {}
+          : {
+              onText: (delta: string) => {
+                streamed += delta;
+                io.stdout(delta);
+              },
+            }),
         ...(args.options.debug === true ? { debug: true } : {}),
       },
     );
     if (args.flags.json) {
-      io.stdout(`${JSON.stringify({ reply: turn.reply, tools: turn.tools, draftFeedback: turn.draftFeedback, planEdit: turn.planEdit, usage: turn.usage })}\n`);
+      io.stdout(
+        `${JSON.stringify({ reply: turn.reply, tools: turn.tools, draftFeedback: turn.draftFeedback, planEdit: turn.planEdit, usage: turn.usage })}\n`,
+      );
       return EXIT.ok;
     }
     // A reply that came without streaming (or only partly) is printed whole.
     if (streamed === '' && turn.reply !== '') io.stdout(turn.reply);
     const out: string[] = [''];
-    if (turn.tools.length > 0) out.push('', 'Tools used:', ...turn.tools.map((t) => `  ${t.ok ? '·' : '✗'} ${t.summary}`));
+    if (turn.tools.length > 0)
+      out.push('', 'Tools used:', ...turn.tools.map((t) => `  ${t.ok ? '·' : '✗'} ${t.summary}`));
     if (turn.draftFeedback !== null) {
-      out.push('', 'Drafted feedback:', '', turn.draftFeedback.trimEnd(), '', 'Send it with:', `  pg-agent job revise ${job.id} --feedback ${shellQuote(turn.draftFeedback.trim())}`);
+      out.push(
+        '',
+        'Drafted feedback:',
+        '',
+        turn.draftFeedback.trimEnd(),
+        '',
+        'Send it with:',
+        `  pg-agent job revise ${job.id} --feedback ${shellQuote(turn.draftFeedback.trim())}`,
+      );
     }
     if (turn.planEdit !== null) {
-      out.push('', `Proposed edit of plan.md (${turn.planEdit.id}): ${turn.planEdit.summary}`, turn.planEdit.diff.trimEnd(), `Apply it with: pg-agent job apply-edit ${job.id} ${turn.planEdit.id}   (or discard-edit; or in the panel)`);
+      out.push(
+        '',
+        `Proposed edit of plan.md (${turn.planEdit.id}): ${turn.planEdit.summary}`,
+        turn.planEdit.diff.trimEnd(),
+        `Apply it with: pg-agent job apply-edit ${job.id} ${turn.planEdit.id}   (or discard-edit; or in the panel)`,
+      );
     }
     out.push('', renderUsage(turn.usage));
     io.stdout(`${out.join('\n')}\n`);
@@ -241,11 +316,19 @@ const ACTIONS: Record<Subcommand, Action> = {
 
   async continue(context, rest) {
     const { job, viewer } = await openJob(context, rest, { drives: true });
-    if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${job.id} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
+    if (isTerminal(job.status))
+      throw new AgentError(
+        'BAD_INPUT',
+        `Job ${job.id} is ${job.status}; it cannot continue.`,
+        'Start a new job instead.',
+      );
     const current = await viewer.outcome(job.id);
     if (current.stop.kind === 'review') {
       // Decided with pg-agent approvals approve/reject (here or by a teammate): the job goes on accordingly.
-      const ticket = current.stop.ticketId === undefined ? undefined : await (await context.openTicketStore()).get(current.stop.ticketId);
+      const ticket =
+        current.stop.ticketId === undefined
+          ? undefined
+          : await (await context.openTicketStore()).get(current.stop.ticketId);
       if (!ticket || ticket.status === 'PENDING_APPROVAL') return report(context, current, 'ran');
       return runJob(context, job, (runner) => runner.resumeFromTicket(job.id));
     }
@@ -264,18 +347,35 @@ const ACTIONS: Record<Subcommand, Action> = {
 };
 
 /** Applies or discards a plan edit the review chat proposed; the job's state is unchanged otherwise. */
-async function planEditAction(context: CommandContext, rest: string[], act: typeof applyPlanEdit, done: string): Promise<ExitCode> {
+async function planEditAction(
+  context: CommandContext,
+  rest: string[],
+  act: typeof applyPlanEdit,
+  done: string,
+): Promise<ExitCode> {
   const [id, editId, ...extra] = rest;
   const job = await findJob(context, id === undefined ? [] : [id, ...extra]);
-  if (editId === undefined) throw new AgentError('BAD_INPUT', 'Which edit? The edit id is missing.', `It is printed with the proposed diff by pg-agent job chat ${job.id}.`);
+  if (editId === undefined)
+    throw new AgentError(
+      'BAD_INPUT',
+      'Which edit? The edit id is missing.',
+      `It is printed with the proposed diff by pg-agent job chat ${job.id}.`,
+    );
   await act(new JobStore(context.args.flags.workspace, { logger: context.logger }), job.id, editId, actorOf(context));
-  if (context.args.flags.json) context.io.stdout(`${JSON.stringify({ job: job.id, edit: editId, status: act === applyPlanEdit ? 'applied' : 'discarded' })}\n`);
+  if (context.args.flags.json)
+    context.io.stdout(
+      `${JSON.stringify({ job: job.id, edit: editId, status: act === applyPlanEdit ? 'applied' : 'discarded' })}\n`,
+    );
   else context.io.stdout(`Edit ${editId} of job ${job.id} ${done}.\n`);
   return EXIT.ok;
 }
 
 /** Runs one step of the job with the model and the job's database, then asks about held writes on a terminal. */
-async function runJob(context: CommandContext, job: Job, step: (runner: JobRunner) => Promise<JobOutcome>): Promise<ExitCode> {
+async function runJob(
+  context: CommandContext,
+  job: Job,
+  step: (runner: JobRunner) => Promise<JobOutcome>,
+): Promise<ExitCode> {
   const provider = jobProvider(context);
   if (!provider) return noModel(context, new AgentError('CONFIG_INVALID', NO_MODEL_MESSAGE, NO_MODEL_ADVICE));
   const runner = await buildRunner(context, { runs: true, provider, job });
@@ -287,20 +387,34 @@ async function finish(context: CommandContext, runner: JobRunner, outcome: JobOu
 }
 
 /** A person at a terminal decides each held write here, as at the pg-agent ask prompt; the job goes on. */
-async function decideOnTerminal(context: CommandContext, runner: JobRunner, tickets: TicketStore, outcome: JobOutcome): Promise<JobOutcome> {
+async function decideOnTerminal(
+  context: CommandContext,
+  runner: JobRunner,
+  tickets: TicketStore,
+  outcome: JobOutcome,
+): Promise<JobOutcome> {
   const { io } = context;
   let current = outcome;
   while (current.stop.kind === 'approval' && canPrompt(context) && io.prompt) {
     const stop = current.stop;
     const ticket = await tickets.get(stop.ticketId);
     if (ticket?.status !== 'PENDING_APPROVAL') return current;
-    if (current.execution) io.stdout(`Executed (ticket ${current.execution.ticketId}): ${formatCount(current.execution.rows)} row(s) changed. Undo script: ${current.execution.undoFile}\n\n`);
+    if (current.execution)
+      io.stdout(
+        `Executed (ticket ${current.execution.ticketId}): ${formatCount(current.execution.rows)} row(s) changed. Undo script: ${current.execution.undoFile}\n\n`,
+      );
     // The ticket's own SQL is what runs: that is what is shown, every hidden character visible.
     const shown = shownStatement(ticket.sql.trimEnd());
-    io.stdout(`Job ${current.job.id} wants to run${stop.todoId ? ` (todo ${stop.todoId})` : ''}:\n\n${shown.text}\n\n${renderImpact(stop.impact)}\n\n`);
+    io.stdout(
+      `Job ${current.job.id} wants to run${stop.todoId ? ` (todo ${stop.todoId})` : ''}:\n\n${shown.text}\n\n${renderImpact(stop.impact)}\n\n`,
+    );
     const approve = await promptApproval(io.prompt, stop.impact, shown.hidden);
     const { key } = await deciderOf(context);
-    current = await runner.decideWrite(current.job.id, { approve, ...(key ? { key } : { by: actorOf(context) }), comment: 'answered at the pg-agent job prompt' });
+    current = await runner.decideWrite(current.job.id, {
+      approve,
+      ...(key ? { key } : { by: actorOf(context) }),
+      comment: 'answered at the pg-agent job prompt',
+    });
   }
   return current;
 }
@@ -311,14 +425,24 @@ function canPrompt(context: CommandContext): boolean {
 }
 
 async function report(context: CommandContext, outcome: JobOutcome, mode: ReportMode): Promise<ExitCode> {
-  return reportOutcome(context, { store: new JobStore(context.args.flags.workspace, { logger: context.logger }), ticketStore: await context.openTicketStore() }, outcome, mode);
+  return reportOutcome(
+    context,
+    {
+      store: new JobStore(context.args.flags.workspace, { logger: context.logger }),
+      ticketStore: await context.openTicketStore(),
+    },
+    outcome,
+    mode,
+  );
 }
 
 /** The job named by the one positional id; malformed or unknown ids are bad input (exit 2). */
 async function findJob(context: CommandContext, rest: string[]): Promise<Job> {
   const [id, ...extra] = rest;
-  if (id === undefined || id === '') throw new AgentError('BAD_INPUT', 'Which job? The job id is missing.', 'List them with pg-agent job list.');
-  if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One job id per call.');
+  if (id === undefined || id === '')
+    throw new AgentError('BAD_INPUT', 'Which job? The job id is missing.', 'List them with pg-agent job list.');
+  if (extra.length > 0)
+    throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One job id per call.');
   assertJobId(id);
   return new JobStore(context.args.flags.workspace, { logger: context.logger }).get(id);
 }
@@ -327,7 +451,11 @@ async function findJob(context: CommandContext, rest: string[]): Promise<Job> {
  * The job, and a runner that only reads its files (no model, no database). An action that `drives` the
  * job first makes sure nobody else does (JOB_BUSY, exit 1), before any other check of where it stands.
  */
-async function openJob(context: CommandContext, rest: string[], options: { drives?: boolean } = {}): Promise<{ job: Job; viewer: JobRunner }> {
+async function openJob(
+  context: CommandContext,
+  rest: string[],
+  options: { drives?: boolean } = {},
+): Promise<{ job: Job; viewer: JobRunner }> {
   const job = await findJob(context, rest);
   if (options.drives) await (await context.openJobLeases()).assertFree(job.id);
   return { job, viewer: await buildRunner(context, { runs: false, provider: undefined, job }) };
@@ -335,8 +463,17 @@ async function openJob(context: CommandContext, rest: string[], options: { drive
 
 function atReview(current: JobOutcome, what: string): void {
   if (current.stop.kind === 'review') return;
-  const where = current.stop.kind === 'approval' ? 'waiting for a write approval' : current.stop.kind === 'interrupted' ? `${current.job.status} (interrupted)` : current.job.status;
-  throw new AgentError('BAD_INPUT', `Cannot ${what} the plan of job ${current.job.id}: it is not at the plan review, it is ${where}.`, `See where it stands with pg-agent job show ${current.job.id}.`);
+  const where =
+    current.stop.kind === 'approval'
+      ? 'waiting for a write approval'
+      : current.stop.kind === 'interrupted'
+        ? `${current.job.status} (interrupted)`
+        : current.job.status;
+  throw new AgentError(
+    'BAD_INPUT',
+    `Cannot ${what} the plan of job ${current.job.id}: it is not at the plan review, it is ${where}.`,
+    `See where it stands with pg-agent job show ${current.job.id}.`,
+  );
 }
 
 function noExtra(rest: string[]): void {

@@ -26,12 +26,20 @@ export const keysCommand: CliCommand = {
   async run(context) {
     const { args, io } = context;
     const [action, target, ...extra] = args.positionals;
-    if (extra.length > 0 || (action !== 'protect' && target !== undefined)) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${[target, ...extra].join(' ')}.`);
+    if (extra.length > 0 || (action !== 'protect' && target !== undefined))
+      throw new AgentError('BAD_INPUT', `Unexpected arguments: ${[target, ...extra].join(' ')}.`);
     switch (action) {
       case 'new': {
         const name = args.options.name;
-        if (typeof name !== 'string' || name === '') throw new AgentError('BAD_INPUT', 'keys new needs --name NAME.', 'e.g. pg-agent keys new --name alice');
-        const roles = typeof args.options.roles === 'string' ? args.options.roles.split(',').map((r) => r.trim()).filter((r) => r !== '') : [];
+        if (typeof name !== 'string' || name === '')
+          throw new AgentError('BAD_INPUT', 'keys new needs --name NAME.', 'e.g. pg-agent keys new --name alice');
+        const roles =
+          typeof args.options.roles === 'string'
+            ? args.options.roles
+                .split(',')
+                .map((r) => r.trim())
+                .filter((r) => r !== '')
+            : [];
         const key = await createKey(io.env, name, await newPassphrase(io.passphrase, `the new key "${name}"`));
         const enroll = `pg-agent policy enroll ${key.name} --key ${key.publicKey}${roles.length > 0 ? ` --roles ${roles.join(',')}` : ''}`;
         if (args.flags.json) io.stdout(`${JSON.stringify({ name: key.name, publicKey: key.publicKey, enroll })}\n`);
@@ -43,7 +51,12 @@ export const keysCommand: CliCommand = {
         return EXIT.ok;
       }
       case 'protect': {
-        if (target === undefined) throw new AgentError('BAD_INPUT', 'keys protect needs the name of the key.', 'e.g. pg-agent keys protect alice');
+        if (target === undefined)
+          throw new AgentError(
+            'BAD_INPUT',
+            'keys protect needs the name of the key.',
+            'e.g. pg-agent keys protect alice',
+          );
         const key = await protectKey(io.env, target, await newPassphrase(io.passphrase, `the key "${target}"`));
         if (args.flags.json) io.stdout(`${JSON.stringify({ name: key.name, publicKey: key.publicKey })}\n`);
         else io.stdout(`Key "${key.name}" is now encrypted in ${key.file}; the unencrypted file was removed.\n`);
@@ -53,7 +66,12 @@ export const keysCommand: CliCommand = {
       case undefined: {
         const names = await listKeys(io.env);
         if (args.flags.json) io.stdout(`${JSON.stringify({ keys: names, dir: keysDir(io.env) })}\n`);
-        else io.stdout(names.length === 0 ? `No keys in ${keysDir(io.env)}. Make one with: pg-agent keys new --name NAME\n` : `${names.join('\n')}\n`);
+        else
+          io.stdout(
+            names.length === 0
+              ? `No keys in ${keysDir(io.env)}. Make one with: pg-agent keys new --name NAME\n`
+              : `${names.join('\n')}\n`,
+          );
         return EXIT.ok;
       }
       default:

@@ -21,8 +21,10 @@ import { DEFAULT_CONTEXT_BUDGET, parseBudget } from './contextCommand';
 
 export const mcpCommand: CliCommand = {
   name: 'mcp',
-  summary: 'an MCP server on stdio: schema, reads, impact, proposed writes on approval tickets (never runs an unapproved write)',
-  usage: 'pg-agent mcp [--budget N] [--db URL | --connection NAME | --guard URL] [--workspace DIR] [--timeout-ms N] [--max-rows N]',
+  summary:
+    'an MCP server on stdio: schema, reads, impact, proposed writes on approval tickets (never runs an unapproved write)',
+  usage:
+    'pg-agent mcp [--budget N] [--db URL | --connection NAME | --guard URL] [--workspace DIR] [--timeout-ms N] [--max-rows N]',
   options: { budget: { type: 'string' }, guard: { type: 'string' } },
   optionsHelp: `  --budget N          token budget of schema_context (default ${DEFAULT_CONTEXT_BUDGET})
   --guard URL         reach the database only through pg-agent guard (a guard user's URL): no database
@@ -34,17 +36,30 @@ export const mcpCommand: CliCommand = {
   async run(context) {
     const { args, io } = context;
     if (args.positionals.length > 0) {
-      throw new AgentError('BAD_INPUT', `pg-agent mcp takes no SQL or question (got "${args.text.slice(0, 40)}").`, 'Tools receive their SQL from the MCP client.');
+      throw new AgentError(
+        'BAD_INPUT',
+        `pg-agent mcp takes no SQL or question (got "${args.text.slice(0, 40)}").`,
+        'Tools receive their SQL from the MCP client.',
+      );
     }
     const guard = args.options.guard;
-    if (guard === true) throw new AgentError('BAD_INPUT', '--guard needs the guard user\'s URL.', 'pg-agent mcp --guard postgresql://USER:PASSWORD@127.0.0.1:6433/DB');
+    if (guard === true)
+      throw new AgentError(
+        'BAD_INPUT',
+        "--guard needs the guard user's URL.",
+        'pg-agent mcp --guard postgresql://USER:PASSWORD@127.0.0.1:6433/DB',
+      );
     const budget = parseBudget(args.options.budget);
-    const toolContext = typeof guard === 'string' ? await guardToolContext(context, guard, budget) : await buildToolContext(context, budget);
+    const toolContext =
+      typeof guard === 'string'
+        ? await guardToolContext(context, guard, budget)
+        : await buildToolContext(context, budget);
     // A bad --db or --connection fails now (exit 2), not at the first tool call; nothing connects yet.
     const connection = await toolContext.connectionKey();
     const server = createMcpServer(toolContext, VERSION);
     // The client names itself: shown to the person who approves, one short line.
-    toolContext.proposedBy = () => `agent via MCP${toolContext.guard ? ' through the guard' : ''} (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
+    toolContext.proposedBy = () =>
+      `agent via MCP${toolContext.guard ? ' through the guard' : ''} (${(server.server.getClientVersion()?.name ?? 'unknown client').replace(/\s+/g, ' ').slice(0, 60)})`;
     const closed = new Promise<void>((resolve) => {
       server.server.onclose = resolve;
     });
@@ -110,13 +125,22 @@ async function buildToolContext(context: CommandContext, budget: number): Promis
 async function guardToolContext(context: CommandContext, guardUrl: string, budget: number): Promise<McpToolContext> {
   const { args, io } = context;
   if (args.flags.db !== undefined || args.flags.connection !== undefined) {
-    throw new AgentError('BAD_INPUT', 'pg-agent mcp --guard takes no --db or --connection: the guard is its only way to the database.', 'Give the guard user\'s URL to --guard alone.');
+    throw new AgentError(
+      'BAD_INPUT',
+      'pg-agent mcp --guard takes no --db or --connection: the guard is its only way to the database.',
+      "Give the guard user's URL to --guard alone.",
+    );
   }
   let target;
   try {
     target = parseConnectionUrl(guardUrl);
   } catch (error) {
-    throw new AgentError('BAD_INPUT', `--guard "${guardUrl.replace(/:[^:@/]*@/, ':…@')}" is not a postgresql:// URL.`, 'Use the URL `pg-agent guard users add NAME` printed.', { cause: error });
+    throw new AgentError(
+      'BAD_INPUT',
+      `--guard "${guardUrl.replace(/:[^:@/]*@/, ':…@')}" is not a postgresql:// URL.`,
+      'Use the URL `pg-agent guard users add NAME` printed.',
+      { cause: error },
+    );
   }
   const paths = workspacePaths(args.flags.workspace);
   const key = connectionKey(target, paths.sampleDb);
@@ -133,7 +157,13 @@ async function guardToolContext(context: CommandContext, guardUrl: string, budge
     openDb,
     connectionKey: () => Promise.resolve(key),
     openTicketStore: () =>
-      Promise.reject(new AgentError('BAD_INPUT', 'pg-agent mcp --guard holds no ticket store: the guard keeps the tickets.', 'A person decides them where the guard\'s tickets are (its workspace or REDIS_URL).')),
+      Promise.reject(
+        new AgentError(
+          'BAD_INPUT',
+          'pg-agent mcp --guard holds no ticket store: the guard keeps the tickets.',
+          "A person decides them where the guard's tickets are (its workspace or REDIS_URL).",
+        ),
+      ),
     loadSchema: async () => {
       cache ??= openSchemaCache({ dir: paths.schemaCache, logger: context.logger });
       return (await (await cache).cache.get(await openDb(), key)).snapshot;

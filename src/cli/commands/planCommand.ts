@@ -32,7 +32,8 @@ type Subcommand = (typeof SUBCOMMANDS)[number];
 
 export const planCommand: CliCommand = {
   name: 'plan',
-  summary: 'collaborative planning with several models: rounds, cross-verification against the database, options, IMPL_PLAN.md',
+  summary:
+    'collaborative planning with several models: rounds, cross-verification against the database, options, IMPL_PLAN.md',
   usage: `pg-agent plan [new] [--max-rounds N] [--models LIST] [flags] [--] <task | ->
        pg-agent plan list
        pg-agent plan show <id>
@@ -74,11 +75,20 @@ names the session and what is asked.
 solutions, convergence, clarification_questions), plan, implPlan, jobId, usage; list: {sessions}.`,
   async run(context) {
     const [action, ...rest] = context.args.positionals;
-    if (action === undefined) throw new AgentError('BAD_INPUT', 'pg-agent plan needs a subcommand.', `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent plan --help.`);
+    if (action === undefined)
+      throw new AgentError(
+        'BAD_INPUT',
+        'pg-agent plan needs a subcommand.',
+        `Use one of ${SUBCOMMANDS.join(', ')}; see pg-agent plan --help.`,
+      );
     if (!(SUBCOMMANDS as readonly string[]).includes(action)) {
       // SPEC §6's short form `pg-agent plan "<task>"`: a task is several words; one unknown word is a mistyped subcommand.
       if (rest.length > 0 || /\s/.test(action.trim())) return ACTIONS.new(context, [action, ...rest]);
-      throw new AgentError('BAD_INPUT', `Unknown plan subcommand "${action}".`, `Use one of ${SUBCOMMANDS.join(', ')}; e.g. pg-agent plan new -- "<task>".`);
+      throw new AgentError(
+        'BAD_INPUT',
+        `Unknown plan subcommand "${action}".`,
+        `Use one of ${SUBCOMMANDS.join(', ')}; e.g. pg-agent plan new -- "<task>".`,
+      );
     }
     return ACTIONS[action as Subcommand](context, rest);
   },
@@ -90,7 +100,12 @@ const ACTIONS: Record<Subcommand, Action> = {
   async new(context, rest) {
     const raw = rest.join(' ');
     const task = (raw === '-' ? await context.io.readStdin() : raw).trim();
-    if (task === '') throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe it after the flags, e.g. pg-agent plan new -- "archive orders older than two years", or "-" to read stdin.');
+    if (task === '')
+      throw new AgentError(
+        'BAD_INPUT',
+        'The task is empty.',
+        'Describe it after the flags, e.g. pg-agent plan new -- "archive orders older than two years", or "-" to read stdin.',
+      );
     rejectNul(task, 'task');
     const maxRounds = maxRoundsOf(context);
     let created: string | undefined;
@@ -99,7 +114,11 @@ const ACTIONS: Record<Subcommand, Action> = {
     });
     if (!runner) return noModel(context, planNoModel());
     try {
-      const state = await runner.start({ task, by: actorOf(context), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+      const state = await runner.start({
+        task,
+        by: actorOf(context),
+        ...(maxRounds !== undefined ? { maxRounds } : {}),
+      });
       return await finish(context, runner, state);
     } catch (error) {
       return failed(context, created, error);
@@ -111,9 +130,15 @@ const ACTIONS: Record<Subcommand, Action> = {
     const sessions = await store(context).list();
     const { io } = context;
     if (context.args.flags.json) {
-      io.stdout(`${JSON.stringify({ sessions: sessions.map((s) => ({ id: s.id, phase: s.phase, task: s.task, currentRound: s.currentRound, models: s.models, jobId: s.jobId, createdAt: s.createdAt, updatedAt: s.updatedAt })) })}\n`);
-    } else if (sessions.length === 0) io.stdout('No planning sessions. Start one with: pg-agent plan new -- "<task>"\n');
-    else io.stdout(`${visibleText(columns(sessions.map((s) => [s.id, s.phase, `round ${s.currentRound}`, s.updatedAt, s.task.split('\n')[0]?.slice(0, 60) ?? ''])))}\n`);
+      io.stdout(
+        `${JSON.stringify({ sessions: sessions.map((s) => ({ id: s.id, phase: s.phase, task: s.task, currentRound: s.currentRound, models: s.models, jobId: s.jobId, createdAt: s.createdAt, updatedAt: s.updatedAt })) })}\n`,
+      );
+    } else if (sessions.length === 0)
+      io.stdout('No planning sessions. Start one with: pg-agent plan new -- "<task>"\n');
+    else
+      io.stdout(
+        `${visibleText(columns(sessions.map((s) => [s.id, s.phase, `round ${s.currentRound}`, s.updatedAt, s.task.split('\n')[0]?.slice(0, 60) ?? ''])))}\n`,
+      );
     return EXIT.ok;
   },
 
@@ -148,7 +173,10 @@ const ACTIONS: Record<Subcommand, Action> = {
     const { outcome } = await executeAsJob(collab, jobRunner, id, actorOf(context));
     const view = await readSessionView(collab, id);
     print(context, view, outcome);
-    if (!context.args.flags.json) context.io.stdout(`\nJob ${outcome.job.id} waits at its plan review: pg-agent job show ${outcome.job.id}, then pg-agent job approve ${outcome.job.id}.\n`);
+    if (!context.args.flags.json)
+      context.io.stdout(
+        `\nJob ${outcome.job.id} waits at its plan review: pg-agent job show ${outcome.job.id}, then pg-agent job approve ${outcome.job.id}.\n`,
+      );
     return EXIT.ok;
   },
 };
@@ -166,17 +194,27 @@ async function finish(context: CommandContext, runner: CollabSessionRunner, firs
   }
   print(context, view);
   if (view.state.phase === 'awaiting-decision') {
-    context.io.stderr(`Session ${view.state.id} waits for ${view.asked ?? 'a decision'}\n  pg-agent plan decide ${view.state.id} --option N | --clarify TEXT | --redirect TEXT | --more\n`);
+    context.io.stderr(
+      `Session ${view.state.id} waits for ${view.asked ?? 'a decision'}\n  pg-agent plan decide ${view.state.id} --option N | --clarify TEXT | --redirect TEXT | --more\n`,
+    );
     return EXIT.held;
   }
   return EXIT.ok;
 }
 
-async function promptDecision(prompt: (q: string) => Promise<string>, options: number): Promise<SessionDecision | null> {
+async function promptDecision(
+  prompt: (q: string) => Promise<string>,
+  options: number,
+): Promise<SessionDecision | null> {
   for (;;) {
-    const answer = (await prompt(`Decide: option number (1-${options}), c = clarify, r = redirect, m = more analysis, q = later: `)).trim().toLowerCase();
+    const answer = (
+      await prompt(`Decide: option number (1-${options}), c = clarify, r = redirect, m = more analysis, q = later: `)
+    )
+      .trim()
+      .toLowerCase();
     if (answer === 'q' || answer === '') return null;
-    if (/^\d+$/.test(answer) && Number(answer) >= 1 && Number(answer) <= options) return { kind: 'option', option: Number(answer) };
+    if (/^\d+$/.test(answer) && Number(answer) >= 1 && Number(answer) <= options)
+      return { kind: 'option', option: Number(answer) };
     if (answer === 'm') return { kind: 'more' };
     if (answer === 'c' || answer === 'r') {
       const text = (await prompt(answer === 'c' ? 'Your answer / constraints: ' : 'The new direction: ')).trim();
@@ -192,10 +230,18 @@ function print(context: CommandContext, view: Awaited<ReturnType<typeof readSess
 
 /** The session's runner, or undefined when no model is configured at all. */
 function planNoModel(): AgentError {
-  return new AgentError('CONFIG_INVALID', 'pg-agent plan needs a language model and none is configured.', 'Pass --models gemini:NAME,openai:NAME with GEMINI_API_KEY / OPENAI_BASE_URL set, or set GEMINI_API_KEY (or OPENAI_BASE_URL with --model).');
+  return new AgentError(
+    'CONFIG_INVALID',
+    'pg-agent plan needs a language model and none is configured.',
+    'Pass --models gemini:NAME,openai:NAME with GEMINI_API_KEY / OPENAI_BASE_URL set, or set GEMINI_API_KEY (or OPENAI_BASE_URL with --model).',
+  );
 }
 
-async function sessionRunner(context: CommandContext, sessionModels?: readonly string[], onCreated?: (id: string) => void): Promise<CollabSessionRunner | undefined> {
+async function sessionRunner(
+  context: CommandContext,
+  sessionModels?: readonly string[],
+  onCreated?: (id: string) => void,
+): Promise<CollabSessionRunner | undefined> {
   const { args, io } = context;
   const providers = providersOf(context, sessionModels);
   if (!providers) return undefined;
@@ -244,29 +290,57 @@ export function providersOf(context: CommandContext, sessionModels?: readonly st
 function providerFor(spec: ModelSpec, env: CommandContext['io']['env'], context: CommandContext): LlmProvider {
   if (spec.provider === 'gemini') {
     const apiKey = env.GEMINI_API_KEY?.trim();
-    if (!apiKey) throw new AgentError('CONFIG_INVALID', `${specLabel(spec)} needs GEMINI_API_KEY, which is not set.`, 'Keys: https://aistudio.google.com/apikey');
+    if (!apiKey)
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `${specLabel(spec)} needs GEMINI_API_KEY, which is not set.`,
+        'Keys: https://aistudio.google.com/apikey',
+      );
     const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return createProvider({ provider: 'gemini', model: spec.model, apiKey, ...(baseUrl ? { baseUrl } : {}), maxRetries: 1 }, context.logger);
+    return createProvider(
+      { provider: 'gemini', model: spec.model, apiKey, ...(baseUrl ? { baseUrl } : {}), maxRetries: 1 },
+      context.logger,
+    );
   }
   const baseUrl = env.OPENAI_BASE_URL?.trim();
-  if (!baseUrl) throw new AgentError('CONFIG_INVALID', `${specLabel(spec)} needs OPENAI_BASE_URL (the OpenAI-compatible endpoint), which is not set.`, 'e.g. OPENAI_BASE_URL=http://127.0.0.1:11434/v1 for Ollama.');
+  if (!baseUrl)
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${specLabel(spec)} needs OPENAI_BASE_URL (the OpenAI-compatible endpoint), which is not set.`,
+      'e.g. OPENAI_BASE_URL=http://127.0.0.1:11434/v1 for Ollama.',
+    );
   const apiKey = env.OPENAI_API_KEY?.trim();
-  return createProvider({ provider: 'openai-compatible', model: spec.model, baseUrl, ...(apiKey ? { apiKey } : {}), maxRetries: 1 }, context.logger);
+  return createProvider(
+    { provider: 'openai-compatible', model: spec.model, baseUrl, ...(apiKey ? { apiKey } : {}), maxRetries: 1 },
+    context.logger,
+  );
 }
 
 async function decisionOf(context: CommandContext): Promise<SessionDecision> {
   const o = context.args.options;
-  const given = [o.option !== undefined, o.clarify !== undefined, o.redirect !== undefined, o.more === true].filter(Boolean).length;
-  if (given !== 1) throw new AgentError('BAD_INPUT', 'plan decide needs exactly one of --option N, --clarify TEXT, --redirect TEXT or --more.');
+  const given = [o.option !== undefined, o.clarify !== undefined, o.redirect !== undefined, o.more === true].filter(
+    Boolean,
+  ).length;
+  if (given !== 1)
+    throw new AgentError(
+      'BAD_INPUT',
+      'plan decide needs exactly one of --option N, --clarify TEXT, --redirect TEXT or --more.',
+    );
   if (typeof o.option === 'string') {
-    if (!/^\d+$/.test(o.option) || Number(o.option) < 1) throw new AgentError('BAD_INPUT', `--option needs an option number, got "${o.option}".`);
+    if (!/^\d+$/.test(o.option) || Number(o.option) < 1)
+      throw new AgentError('BAD_INPUT', `--option needs an option number, got "${o.option}".`);
     return { kind: 'option', option: Number(o.option) };
   }
   if (o.more === true) return { kind: 'more' };
   const kind = typeof o.clarify === 'string' ? 'clarify' : 'redirect';
   const raw = String(kind === 'clarify' ? o.clarify : o.redirect);
   const text = (raw === '-' ? await context.io.readStdin() : raw).trim();
-  if (text === '') throw new AgentError('BAD_INPUT', `The ${kind === 'clarify' ? 'clarification' : 'new direction'} is empty.`, 'Write what the analysts should take into account.');
+  if (text === '')
+    throw new AgentError(
+      'BAD_INPUT',
+      `The ${kind === 'clarify' ? 'clarification' : 'new direction'} is empty.`,
+      'Write what the analysts should take into account.',
+    );
   rejectNul(text, kind);
   return { kind, text };
 }
@@ -274,14 +348,21 @@ async function decisionOf(context: CommandContext): Promise<SessionDecision> {
 function maxRoundsOf(context: CommandContext): number | undefined {
   const raw = context.args.options['max-rounds'];
   if (typeof raw !== 'string') return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10) throw new AgentError('BAD_INPUT', `--max-rounds needs a whole number from 1 to 10, got "${raw}".`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 10)
+    throw new AgentError('BAD_INPUT', `--max-rounds needs a whole number from 1 to 10, got "${raw}".`);
   return Number(raw);
 }
 
 function sessionIdOf(rest: string[]): string {
   const [id, ...extra] = rest;
-  if (id === undefined || id === '') throw new AgentError('BAD_INPUT', 'Which session? The session id is missing.', 'List them with pg-agent plan list.');
-  if (extra.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One session id per call.');
+  if (id === undefined || id === '')
+    throw new AgentError(
+      'BAD_INPUT',
+      'Which session? The session id is missing.',
+      'List them with pg-agent plan list.',
+    );
+  if (extra.length > 0)
+    throw new AgentError('BAD_INPUT', `Unexpected arguments: ${extra.join(' ')}.`, 'One session id per call.');
   assertSessionId(id);
   return id;
 }
@@ -296,7 +377,11 @@ function canPrompt(context: CommandContext): boolean {
 }
 
 function otherDatabase(session: SessionState, key: string): AgentError {
-  return new AgentError('BAD_INPUT', `Session ${session.id} works on ${session.connection}, not on ${key}.`, 'Pass the session\'s database with --db URL (or --connection NAME), as when it was created.');
+  return new AgentError(
+    'BAD_INPUT',
+    `Session ${session.id} works on ${session.connection}, not on ${key}.`,
+    "Pass the session's database with --db URL (or --connection NAME), as when it was created.",
+  );
 }
 
 function rejectNul(text: string, what: string): void {

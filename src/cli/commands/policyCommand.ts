@@ -32,30 +32,51 @@ async function adminKeyFor(context: CommandContext, pinned: PinnedPolicy) {
   throw new AgentError(
     'APPROVAL_POLICY',
     `None of your keys is the admin key this database pins (${keyFingerprint(pinned.adminKey)}): only the admin signs a new policy version.`,
-    'Run it as the admin, with the admin\'s key in $XDG_CONFIG_HOME/pg-agent/keys.',
+    "Run it as the admin, with the admin's key in $XDG_CONFIG_HOME/pg-agent/keys.",
   );
 }
 
 async function pinnedOrRefuse(context: CommandContext): Promise<PinnedPolicy> {
   const pinned = await currentPinned(await context.openDb());
-  if (!pinned) throw new AgentError('BAD_INPUT', 'This database pins no signed policy.', 'Pin one first: `pg-agent policy init --admin KEY` (a held write a person approves).');
+  if (!pinned)
+    throw new AgentError(
+      'BAD_INPUT',
+      'This database pins no signed policy.',
+      'Pin one first: `pg-agent policy init --admin KEY` (a held write a person approves).',
+    );
   return pinned;
 }
 
 function describe(pinned: PinnedPolicy): string {
-  const approvers = pinned.rules.approvers.map((a) => `  ${a.name}${a.roles.length > 0 ? ` (${a.roles.join(', ')})` : ''}  ${a.publicKey}`).join('\n');
+  const approvers = pinned.rules.approvers
+    .map((a) => `  ${a.name}${a.roles.length > 0 ? ` (${a.roles.join(', ')})` : ''}  ${a.publicKey}`)
+    .join('\n');
   return `Signed policy version ${pinned.version} for database ${pinned.document.database}, signed ${pinned.document.signedAt}\nadmin key: ${keyFingerprint(pinned.adminKey)}\npolicy: ${JSON.stringify(pinned.rules.policy)}\napprovers:\n${approvers || '  (none enrolled yet)'}\n`;
 }
 
 function json(pinned: PinnedPolicy) {
-  return { version: pinned.version, database: pinned.document.database, adminKey: pinned.adminKey, fingerprint: keyFingerprint(pinned.adminKey), approvers: pinned.rules.approvers, policy: pinned.rules.policy };
+  return {
+    version: pinned.version,
+    database: pinned.document.database,
+    adminKey: pinned.adminKey,
+    fingerprint: keyFingerprint(pinned.adminKey),
+    approvers: pinned.rules.approvers,
+    policy: pinned.rules.policy,
+  };
 }
 
 export const policyCommand: CliCommand = {
   name: 'policy',
   summary: 'signed mode: pin an admin-signed approval policy in the database, enrol approvers',
-  usage: 'pg-agent policy init --admin KEY [--policy JSON] | enroll NAME --key PUBKEY [--roles R1,R2] | set --policy JSON | show [--json]',
-  options: { admin: { type: 'string' }, policy: { type: 'string' }, key: { type: 'string' }, roles: { type: 'string' }, by: { type: 'string' } },
+  usage:
+    'pg-agent policy init --admin KEY [--policy JSON] | enroll NAME --key PUBKEY [--roles R1,R2] | set --policy JSON | show [--json]',
+  options: {
+    admin: { type: 'string' },
+    policy: { type: 'string' },
+    key: { type: 'string' },
+    roles: { type: 'string' },
+    by: { type: 'string' },
+  },
   optionsHelp: `  --admin KEY         (init) your key that becomes this database's admin key
   --policy JSON       the approval policy, e.g. '{"twoPersonAbove":"MEDIUM","rolesFor":{"CRITICAL":["dba"]}}'
   --key PUBKEY        (enroll) the approver's public key, as \`pg-agent keys new\` printed it
@@ -68,12 +89,18 @@ export const policyCommand: CliCommand = {
   async run(context) {
     const { args, io } = context;
     const [action, name, ...extra] = args.positionals;
-    if (extra.length > 0 || (action !== 'enroll' && name !== undefined)) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${[name, ...extra].join(' ')}.`);
+    if (extra.length > 0 || (action !== 'enroll' && name !== undefined))
+      throw new AgentError('BAD_INPUT', `Unexpected arguments: ${[name, ...extra].join(' ')}.`);
     const policyText = option(context, 'policy');
     switch (action) {
       case 'init': {
         const adminName = option(context, 'admin');
-        if (adminName === undefined) throw new AgentError('BAD_INPUT', 'policy init needs --admin KEY (the name of your key that becomes the admin key).', 'Make one first: pg-agent keys new --name admin');
+        if (adminName === undefined)
+          throw new AgentError(
+            'BAD_INPUT',
+            'policy init needs --admin KEY (the name of your key that becomes the admin key).',
+            'Make one first: pg-agent keys new --name admin',
+          );
         const policy = policyText !== undefined ? parsePolicyJson(policyText) : {};
         const db = await context.openDb();
         const admin = await loadKey(io.env, adminName, io.passphrase);
@@ -85,30 +112,55 @@ export const policyCommand: CliCommand = {
           settings: await cliSafety(context),
           logger: context.logger,
         });
-        if (outcome.status !== 'held') throw new AgentError('INTERNAL', `The pinning SQL was not held for approval (${outcome.status}).`);
+        if (outcome.status !== 'held')
+          throw new AgentError('INTERNAL', `The pinning SQL was not held for approval (${outcome.status}).`);
         if (args.flags.json) {
           io.stdout(`${JSON.stringify({ status: 'held', database, ticket: ticketSummary(outcome.ticket) })}\n`);
         } else {
-          io.stdout(`${renderImpact(outcome.impact)}\n\nPinning database ${database} to the admin key ${admin.name} is held for approval: ticket ${outcome.ticket.id}.\n`);
-          io.stdout(`  approve: pg-agent approvals approve ${outcome.ticket.id}\n  run:     pg-agent exec --ticket ${outcome.ticket.id}\n`);
+          io.stdout(
+            `${renderImpact(outcome.impact)}\n\nPinning database ${database} to the admin key ${admin.name} is held for approval: ticket ${outcome.ticket.id}.\n`,
+          );
+          io.stdout(
+            `  approve: pg-agent approvals approve ${outcome.ticket.id}\n  run:     pg-agent exec --ticket ${outcome.ticket.id}\n`,
+          );
         }
         return EXIT.held;
       }
       case 'enroll': {
-        if (name === undefined) throw new AgentError('BAD_INPUT', 'policy enroll needs the approver\'s name.', 'e.g. pg-agent policy enroll alice --key PUBKEY --roles dba');
+        if (name === undefined)
+          throw new AgentError(
+            'BAD_INPUT',
+            "policy enroll needs the approver's name.",
+            'e.g. pg-agent policy enroll alice --key PUBKEY --roles dba',
+          );
         assertKeyName(name);
         const publicKey = option(context, 'key');
-        if (publicKey === undefined) throw new AgentError('BAD_INPUT', 'policy enroll needs --key PUBKEY (what `pg-agent keys new` printed).');
+        if (publicKey === undefined)
+          throw new AgentError('BAD_INPUT', 'policy enroll needs --key PUBKEY (what `pg-agent keys new` printed).');
         try {
           publicKeyFrom(publicKey);
         } catch (error) {
-          throw new AgentError('BAD_INPUT', `--key ${publicKey.slice(0, 60)} is not an Ed25519 public key.`, 'Copy the public key `pg-agent keys new` printed.', { cause: error });
+          throw new AgentError(
+            'BAD_INPUT',
+            `--key ${publicKey.slice(0, 60)} is not an Ed25519 public key.`,
+            'Copy the public key `pg-agent keys new` printed.',
+            { cause: error },
+          );
         }
-        const roles = (option(context, 'roles') ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '');
+        const roles = (option(context, 'roles') ?? '')
+          .split(',')
+          .map((r) => r.trim())
+          .filter((r) => r !== '');
         const pinned = await pinnedOrRefuse(context);
         const admin = await adminKeyFor(context, pinned);
-        const written = await writeNextPolicy(await context.openDb(), admin.privateKey, (current) => withApprover(current, { name, publicKey, roles }, new Date()));
-        io.stdout(args.flags.json ? `${JSON.stringify(json(written))}\n` : `Enrolled ${name}${roles.length > 0 ? ` (${roles.join(', ')})` : ''}.\n${describe(written)}`);
+        const written = await writeNextPolicy(await context.openDb(), admin.privateKey, (current) =>
+          withApprover(current, { name, publicKey, roles }, new Date()),
+        );
+        io.stdout(
+          args.flags.json
+            ? `${JSON.stringify(json(written))}\n`
+            : `Enrolled ${name}${roles.length > 0 ? ` (${roles.join(', ')})` : ''}.\n${describe(written)}`,
+        );
         return EXIT.ok;
       }
       case 'set': {
@@ -116,14 +168,19 @@ export const policyCommand: CliCommand = {
         const policy = parsePolicyJson(policyText);
         const pinned = await pinnedOrRefuse(context);
         const admin = await adminKeyFor(context, pinned);
-        const written = await writeNextPolicy(await context.openDb(), admin.privateKey, (current) => withPolicy(current, { ...policy, requireSignature: true }, new Date()));
+        const written = await writeNextPolicy(await context.openDb(), admin.privateKey, (current) =>
+          withPolicy(current, { ...policy, requireSignature: true }, new Date()),
+        );
         io.stdout(args.flags.json ? `${JSON.stringify(json(written))}\n` : describe(written));
         return EXIT.ok;
       }
       case 'show':
       case undefined: {
         const pinned = await currentPinned(await context.openDb());
-        if (!pinned) io.stdout(args.flags.json ? '{"pinned":false}\n' : 'No signed policy is pinned in this database (default mode).\n');
+        if (!pinned)
+          io.stdout(
+            args.flags.json ? '{"pinned":false}\n' : 'No signed policy is pinned in this database (default mode).\n',
+          );
         else io.stdout(args.flags.json ? `${JSON.stringify({ pinned: true, ...json(pinned) })}\n` : describe(pinned));
         return EXIT.ok;
       }

@@ -30,23 +30,57 @@ export const quarantineCommand: CliCommand = {
     const [action, ...ids] = args.positionals;
     const db = await context.openDb();
     if (action === 'list' || action === undefined) {
-      if (ids.length > 0) throw new AgentError('BAD_INPUT', `Unexpected arguments: ${ids.join(' ')}.`, 'list takes no ids.');
+      if (ids.length > 0)
+        throw new AgentError('BAD_INPUT', `Unexpected arguments: ${ids.join(' ')}.`, 'list takes no ids.');
       const entries = await db.withSession((session) => listEntries(session));
       if (args.flags.json) {
-        io.stdout(`${JSON.stringify(entries.map(({ restoreSql: _sql, ...e }) => e), null, 2)}\n`);
+        io.stdout(
+          `${JSON.stringify(
+            entries.map(({ restoreSql: _sql, ...e }) => e),
+            null,
+            2,
+          )}\n`,
+        );
       } else if (entries.length === 0) {
         io.stdout('The quarantine is empty.\n');
       } else {
-        const rows = entries.map((e) => [e.id, e.kind, e.original, describeSize(null, e.bytes).replace(/^rows unknown \(never analysed\), /, ''), e.ticket, `kept until ${e.expiresAt}`]);
+        const rows = entries.map((e) => [
+          e.id,
+          e.kind,
+          e.original,
+          describeSize(null, e.bytes).replace(/^rows unknown \(never analysed\), /, ''),
+          e.ticket,
+          `kept until ${e.expiresAt}`,
+        ]);
         io.stdout(`${visibleText(columns([['id', 'kind', 'was', 'size', 'ticket', 'expires'], ...rows]))}\n`);
       }
       return EXIT.ok;
     }
-    if (action !== 'purge') throw new AgentError('BAD_INPUT', `Unknown action "${action}".`, 'Use `pg-agent quarantine list` or `pg-agent quarantine purge [<id>…]`.');
+    if (action !== 'purge')
+      throw new AgentError(
+        'BAD_INPUT',
+        `Unknown action "${action}".`,
+        'Use `pg-agent quarantine list` or `pg-agent quarantine purge [<id>…]`.',
+      );
     const { settings, warnings } = await cliPolicy(context);
-    const proposal = await proposePurge(db, await context.openTicketStore(), { ids }, { connection: await context.connectionKey(), requestedBy: await requesterOf(context), settings, logger: context.logger });
+    const proposal = await proposePurge(
+      db,
+      await context.openTicketStore(),
+      { ids },
+      {
+        connection: await context.connectionKey(),
+        requestedBy: await requesterOf(context),
+        settings,
+        logger: context.logger,
+      },
+    );
     await saveImpactReport(workspacePaths(args.flags.workspace).impact, proposal.ticket);
-    printHeldProposal(context, proposal, warnings, `Purge of ${proposal.entries.map((e) => `${e.id} (${e.original})`).join(', ')}`);
+    printHeldProposal(
+      context,
+      proposal,
+      warnings,
+      `Purge of ${proposal.entries.map((e) => `${e.id} (${e.original})`).join(', ')}`,
+    );
     return EXIT.held;
   },
 };

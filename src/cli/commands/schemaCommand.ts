@@ -75,7 +75,13 @@ function renderTable(t: TableInfo): string {
         c.name,
         c.type,
         c.nullable ? 'null' : 'not null',
-        [pk.has(c.name) ? 'PK' : '', unique.has(c.name) ? 'unique' : '', c.default ? `default ${c.default}` : '', c.comment ? `— ${c.comment}` : '', c.samples?.length ? `e.g. ${c.samples.join(', ')}` : '']
+        [
+          pk.has(c.name) ? 'PK' : '',
+          unique.has(c.name) ? 'unique' : '',
+          c.default ? `default ${c.default}` : '',
+          c.comment ? `— ${c.comment}` : '',
+          c.samples?.length ? `e.g. ${c.samples.join(', ')}` : '',
+        ]
           .filter((s) => s !== '')
           .join(' '),
       ]),
@@ -83,14 +89,21 @@ function renderTable(t: TableInfo): string {
     ),
   );
   for (const fk of t.foreignKeys) {
-    const actions = [fk.onDelete !== 'NO ACTION' ? `ON DELETE ${fk.onDelete}` : '', fk.onUpdate !== 'NO ACTION' ? `ON UPDATE ${fk.onUpdate}` : '']
+    const actions = [
+      fk.onDelete !== 'NO ACTION' ? `ON DELETE ${fk.onDelete}` : '',
+      fk.onUpdate !== 'NO ACTION' ? `ON UPDATE ${fk.onUpdate}` : '',
+    ]
       .filter((s) => s !== '')
       .join(' ');
-    lines.push(`  FK (${fk.columns.join(', ')}) → ${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})${actions ? ` ${actions}` : ''}`);
+    lines.push(
+      `  FK (${fk.columns.join(', ')}) → ${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})${actions ? ` ${actions}` : ''}`,
+    );
   }
   for (const u of t.uniqueConstraints.filter((c) => c.length > 1)) lines.push(`  UNIQUE (${u.join(', ')})`);
   if (t.indexes.length > 0) {
-    lines.push(`  indexes: ${t.indexes.map((i) => (i.primary ? `${i.name} (primary)` : i.unique ? `${i.name} (unique)` : i.name)).join(', ')}`);
+    lines.push(
+      `  indexes: ${t.indexes.map((i) => (i.primary ? `${i.name} (primary)` : i.unique ? `${i.name} (unique)` : i.name)).join(', ')}`,
+    );
   }
   if (t.triggers.length > 0) {
     lines.push(`  triggers: ${t.triggers.map((tr) => (tr.enabled ? tr.name : `${tr.name} (disabled)`)).join(', ')}`);

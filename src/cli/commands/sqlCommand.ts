@@ -62,21 +62,40 @@ export const sqlCommand: CliCommand = {
       case 'executed':
         return printRead(context, outcome.classification, outcome.result);
       case 'refused':
-        if (args.flags.json) io.stdout(`${json({ status: 'refused', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: 0, truncated: false, error: { code: 'SQL_REFUSED', message: outcome.classification.reasons.join('; ') } })}\n`);
-        else io.stderr(`Refused: ${visibleText(outcome.classification.reasons.join('; '))}.\nThis never runs through Postgres Agent.\n`);
+        if (args.flags.json)
+          io.stdout(
+            `${json({ status: 'refused', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: 0, truncated: false, error: { code: 'SQL_REFUSED', message: outcome.classification.reasons.join('; ') } })}\n`,
+          );
+        else
+          io.stderr(
+            `Refused: ${visibleText(outcome.classification.reasons.join('; '))}.\nThis never runs through Postgres Agent.\n`,
+          );
         return EXIT.refused;
       case 'written': {
         const undoFile = outcome.execution.undoFile;
         if (args.flags.json) {
-          io.stdout(`${json({ status: 'executed', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: outcome.execution.rows, truncated: false, impact: withPolicyWarnings(outcome.impact, warnings), ticket: ticketSummary(outcome.ticket) })}\n`);
+          io.stdout(
+            `${json({ status: 'executed', statements: statementsJson(outcome.classification), fields: [], rows: [], rowCount: outcome.execution.rows, truncated: false, impact: withPolicyWarnings(outcome.impact, warnings), ticket: ticketSummary(outcome.ticket) })}\n`,
+          );
         } else {
-          io.stdout(`${renderImpact(outcome.impact)}\n\nAuto-approved by policy (${outcome.impact.risk} is within approval.autoApproveMaxRisk): ${formatCount(outcome.execution.rows)} rows changed. Undo script: ${undoFile}\n`);
+          io.stdout(
+            `${renderImpact(outcome.impact)}\n\nAuto-approved by policy (${outcome.impact.risk} is within approval.autoApproveMaxRisk): ${formatCount(outcome.execution.rows)} rows changed. Undo script: ${undoFile}\n`,
+          );
         }
         return EXIT.ok;
       }
       case 'held':
         await saveImpactReport(workspacePaths(args.flags.workspace).impact, outcome.ticket);
-        return holdOrAsk(context, db, store, outcome.classification, outcome.impact, outcome.ticket, settings, warnings);
+        return holdOrAsk(
+          context,
+          db,
+          store,
+          outcome.classification,
+          outcome.impact,
+          outcome.ticket,
+          settings,
+          warnings,
+        );
     }
   },
 };
@@ -84,7 +103,9 @@ export const sqlCommand: CliCommand = {
 function printRead(context: CommandContext, classification: Classification, result: ReadResult): ExitCode {
   const { io, args } = context;
   if (args.flags.json) {
-    io.stdout(`${json({ status: 'executed', statements: statementsJson(classification), fields: result.fields, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated })}\n`);
+    io.stdout(
+      `${json({ status: 'executed', statements: statementsJson(classification), fields: result.fields, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated })}\n`,
+    );
   } else {
     io.stdout(`${renderRows(result)}\n`);
   }
@@ -107,10 +128,16 @@ async function holdOrAsk(
   const shown = shownStatement(ticket.sql);
   if (!canAsk || !io.prompt) {
     if (args.flags.json) {
-      io.stdout(`${json({ status: 'held', statements: statementsJson(classification), fields: [], rows: [], rowCount: 0, truncated: false, impact: withPolicyWarnings(impact, warnings), ticket: ticketSummary(ticket) })}\n`);
+      io.stdout(
+        `${json({ status: 'held', statements: statementsJson(classification), fields: [], rows: [], rowCount: 0, truncated: false, impact: withPolicyWarnings(impact, warnings), ticket: ticketSummary(ticket) })}\n`,
+      );
     } else {
-      io.stdout(`${shown.text}\n\n${renderImpact(impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}).\n`);
-      io.stdout(`  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  run:     pg-agent exec --ticket ${ticket.id}\n`);
+      io.stdout(
+        `${shown.text}\n\n${renderImpact(impact)}\n\nHeld for approval: ticket ${ticket.id} (expires ${ticket.expiresAt}).\n`,
+      );
+      io.stdout(
+        `  approve: pg-agent approvals approve ${ticket.id} --comment "…"\n  run:     pg-agent exec --ticket ${ticket.id}\n`,
+      );
     }
     return EXIT.held;
   }
@@ -138,7 +165,9 @@ async function holdOrAsk(
     invalidateSchema: () => context.invalidateSchema(),
   });
   const undoFile = result.undoFile;
-  io.stdout(`Executed: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms. Undo script: ${undoFile}\n`);
+  io.stdout(
+    `Executed: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms. Undo script: ${undoFile}\n`,
+  );
   return EXIT.ok;
 }
 

@@ -14,12 +14,20 @@ export const topCommand: CliCommand = {
   options: { by: { type: 'string' }, limit: { type: 'string' } },
   optionsHelp: `  --by ORDER          total (default), mean, calls, rows or io (blocks read + temp blocks written)
   --limit N           how many statements (default 10, at most 500)`,
-  description: 'Reads pg_stat_statements in a READ ONLY transaction. Without it, prints the steps to set it up and exits 1.',
+  description:
+    'Reads pg_stat_statements in a READ ONLY transaction. Without it, prints the steps to set it up and exits 1.',
   async run({ args, io, openDb }) {
     const by = parseBy(args.options.by);
     const limit = parseLimit(args.options.limit);
     const db = await openDb();
-    const report = await topQueries(db, { by, limit, limits: { ...DEFAULT_CATALOG_LIMITS, ...(args.flags.timeoutMs !== undefined ? { statementTimeoutMs: args.flags.timeoutMs } : {}) } });
+    const report = await topQueries(db, {
+      by,
+      limit,
+      limits: {
+        ...DEFAULT_CATALOG_LIMITS,
+        ...(args.flags.timeoutMs !== undefined ? { statementTimeoutMs: args.flags.timeoutMs } : {}),
+      },
+    });
     io.stdout(args.flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderTop(report)}\n`);
     return report.available ? EXIT.ok : EXIT.failed;
   },
@@ -35,6 +43,7 @@ function parseBy(value: string | boolean | undefined): TopOrder {
 export function parseLimit(value: string | boolean | undefined, fallback = 10): number {
   if (value === undefined) return fallback;
   const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 500) throw new AgentError('BAD_INPUT', `--limit takes a whole number from 1 to 500; not "${String(value)}".`);
+  if (!Number.isInteger(n) || n < 1 || n > 500)
+    throw new AgentError('BAD_INPUT', `--limit takes a whole number from 1 to 500; not "${String(value)}".`);
   return n;
 }

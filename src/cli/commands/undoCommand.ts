@@ -20,12 +20,17 @@ export const undoCommand: CliCommand = {
   options: {},
   description:
     'Destructive DDL approved with a recovery window left what it destroyed in the quarantine (a dropped table,\n' +
-    'a dropped column\'s values, a truncated table\'s rows): undo proposes the SQL that puts it back. A data change\n' +
+    "a dropped column's values, a truncated table's rows): undo proposes the SQL that puts it back. A data change\n" +
     'has its undo script. Either way you get a held ticket with its impact: approve it, then `pg-agent exec --ticket`.',
   async run(context) {
     const { args } = context;
     const [id, ...extra] = args.positionals;
-    if (!id || extra.length > 0) throw new AgentError('BAD_INPUT', 'undo takes exactly one ticket id.', 'Find it with `pg-agent approvals list --status EXECUTED`.');
+    if (!id || extra.length > 0)
+      throw new AgentError(
+        'BAD_INPUT',
+        'undo takes exactly one ticket id.',
+        'Find it with `pg-agent approvals list --status EXECUTED`.',
+      );
     const { settings, warnings } = await cliPolicy(context);
     const proposal = await proposeUndo(await context.openDb(), await context.openTicketStore(), id, {
       connection: await context.connectionKey(),

@@ -39,7 +39,8 @@ export interface DecisionRequest {
 /** Records a person's decision on a ticket; signs it when a key is given. */
 export async function decideTicket(store: TicketStore, ticketId: string, request: DecisionRequest): Promise<Ticket> {
   const by = request.key?.name ?? request.by;
-  if (by === undefined || by.trim() === '') throw new AgentError('BAD_INPUT', 'A decision needs the name of the person making it.');
+  if (by === undefined || by.trim() === '')
+    throw new AgentError('BAD_INPUT', 'A decision needs the name of the person making it.');
   if (request.key && request.by !== undefined && request.by !== request.key.name) {
     throw new AgentError(
       'BAD_INPUT',
@@ -49,7 +50,13 @@ export async function decideTicket(store: TicketStore, ticketId: string, request
   }
   const comment = request.comment?.trim() ? { comment: request.comment.trim() } : {};
   if (!request.key) {
-    return store.decide(ticketId, { approve: request.approve, by, ...comment, ...(request.seenHash !== undefined ? { seenHash: request.seenHash } : {}), ...(request.now ? { now: request.now } : {}) });
+    return store.decide(ticketId, {
+      approve: request.approve,
+      by,
+      ...comment,
+      ...(request.seenHash !== undefined ? { seenHash: request.seenHash } : {}),
+      ...(request.now ? { now: request.now } : {}),
+    });
   }
   const ticket = await store.get(ticketId);
   if (!ticket) throw ticketNotFound(ticketId, 'the ticket store');
@@ -58,7 +65,11 @@ export async function decideTicket(store: TicketStore, ticketId: string, request
   const now = request.now ?? new Date();
   const at = now.toISOString();
   const signature = request.scope
-    ? { keyName: request.key.name, value: signScopedDecision(request.key.privateKey, ticket, hash, request.approve, at, request.scope), scope: request.scope }
+    ? {
+        keyName: request.key.name,
+        value: signScopedDecision(request.key.privateKey, ticket, hash, request.approve, at, request.scope),
+        scope: request.scope,
+      }
     : { keyName: request.key.name, value: signDecision(request.key.privateKey, ticketId, hash, request.approve, at) };
   return store.decide(ticketId, { approve: request.approve, by, ...comment, seenHash: hash, now, signature });
 }
@@ -70,10 +81,12 @@ export async function decideTicket(store: TicketStore, ticketId: string, request
 export function decisionOf(ticket: Ticket | undefined): ApprovalDecision | undefined {
   if (!ticket || ticket.status === 'PENDING_APPROVAL') return undefined;
   const last = ticket.decisions.at(-1);
-  if (ticket.status === 'EXPIRED') return { approve: false, by: 'pg-agent', comment: `ticket ${ticket.id} expired before anyone decided` };
+  if (ticket.status === 'EXPIRED')
+    return { approve: false, by: 'pg-agent', comment: `ticket ${ticket.id} expired before anyone decided` };
   const approve = ticket.status === 'APPROVED';
   const base = { approve, by: last?.by ?? 'pg-agent' };
-  if (!approve && ticket.status !== 'REJECTED') return { ...base, comment: `ticket ${ticket.id} is ${ticket.status}: it cannot be used again` };
+  if (!approve && ticket.status !== 'REJECTED')
+    return { ...base, comment: `ticket ${ticket.id} is ${ticket.status}: it cannot be used again` };
   return last?.comment !== undefined ? { ...base, comment: last.comment } : base;
 }
 
@@ -86,7 +99,12 @@ export async function ticketDecision(store: TicketStore, ticketId: string): Prom
  * Resumes a run held on a ticket once the ticket is decided (here, in another window, by a teammate over
  * Redis); while it is still pending the run stays where it is.
  */
-export async function resumeWhenDecided<T>(store: TicketStore, ticketId: string, resume: (decision: ApprovalDecision) => Promise<T>, stay: () => T): Promise<T> {
+export async function resumeWhenDecided<T>(
+  store: TicketStore,
+  ticketId: string,
+  resume: (decision: ApprovalDecision) => Promise<T>,
+  stay: () => T,
+): Promise<T> {
   const decision = await ticketDecision(store, ticketId);
   return decision ? resume(decision) : stay();
 }

@@ -17,7 +17,11 @@ export const NO_APPROVAL_RULES: ApprovalRules = { approvers: [], policy: {} };
 export type SignatureState = 'verified' | 'unsigned' | 'unknown-key' | 'forged';
 
 /** Whether a decision's signature verifies against the approver of that name in the config. */
-export function signatureState(ticket: Ticket, decision: TicketDecision, approvers: readonly Approver[]): SignatureState {
+export function signatureState(
+  ticket: Ticket,
+  decision: TicketDecision,
+  approvers: readonly Approver[],
+): SignatureState {
   const signature = decision.signature;
   if (!signature) return 'unsigned';
   const approver = approvers.find((a) => a.name === signature.keyName);
@@ -25,7 +29,15 @@ export function signatureState(ticket: Ticket, decision: TicketDecision, approve
   // A key signs for its own name only: a decision recorded under another name is not this key's.
   if (signature.keyName !== decision.by) return 'forged';
   const valid = signature.scope
-    ? verifyScopedDecision(approver.publicKey, ticket, decision.hash, decision.approve, decision.at, signature.scope, signature.value)
+    ? verifyScopedDecision(
+        approver.publicKey,
+        ticket,
+        decision.hash,
+        decision.approve,
+        decision.at,
+        signature.scope,
+        signature.value,
+      )
     : verifyDecision(approver.publicKey, ticket.id, decision.hash, decision.approve, decision.at, signature.value);
   return valid ? 'verified' : 'forged';
 }
@@ -37,7 +49,8 @@ function above(risk: Risk, level: Risk | 'none' | undefined): boolean {
 }
 
 export function policyFor(rules: ApprovalRules, connection: string, profileName?: string): ApprovalPolicy {
-  const own = rules.connections?.[connection] ?? (profileName !== undefined ? rules.connections?.[profileName] : undefined);
+  const own =
+    rules.connections?.[connection] ?? (profileName !== undefined ? rules.connections?.[profileName] : undefined);
   return { ...rules.policy, ...own };
 }
 
@@ -51,7 +64,10 @@ export function missingApprovals(ticket: Ticket, rules: ApprovalRules): string[]
   const missing: string[] = [];
   const states = new Map(approvals.map((d) => [d, signatureState(ticket, d, rules.approvers)]));
   for (const [d, state] of states) {
-    if (state === 'forged') missing.push(`a valid signature: the approval recorded for ${d.by} does not verify against ${d.signature?.keyName ?? d.by}'s public key in approval.approvers (forged or altered)`);
+    if (state === 'forged')
+      missing.push(
+        `a valid signature: the approval recorded for ${d.by} does not verify against ${d.signature?.keyName ?? d.by}'s public key in approval.approvers (forged or altered)`,
+      );
   }
   if (missing.length > 0) return missing;
   let counted = approvals;
@@ -68,7 +84,9 @@ export function missingApprovals(ticket: Ticket, rules: ApprovalRules): string[]
   if (above(ticket.risk, policy.noSelfApprovalAbove)) {
     const others = counted.filter((d) => d.by !== ticket.createdBy);
     if (others.length === 0) {
-      missing.push(`an approval by someone other than ${ticket.createdBy}, who asked for it (approval.policy.noSelfApprovalAbove: ${policy.noSelfApprovalAbove ?? ''}, risk ${ticket.risk})`);
+      missing.push(
+        `an approval by someone other than ${ticket.createdBy}, who asked for it (approval.policy.noSelfApprovalAbove: ${policy.noSelfApprovalAbove ?? ''}, risk ${ticket.risk})`,
+      );
     }
     counted = others;
   }
@@ -80,8 +98,13 @@ export function missingApprovals(ticket: Ticket, rules: ApprovalRules): string[]
   }
   const roles = policy.rolesFor?.[ticket.risk];
   if (roles && roles.length > 0) {
-    const hasRole = people.some((name) => rules.approvers.find((a) => a.name === name)?.roles.some((r) => roles.includes(r)));
-    if (!hasRole) missing.push(`an approval by someone with the role ${roles.join(' or ')} (approval.policy.rolesFor.${ticket.risk})`);
+    const hasRole = people.some((name) =>
+      rules.approvers.find((a) => a.name === name)?.roles.some((r) => roles.includes(r)),
+    );
+    if (!hasRole)
+      missing.push(
+        `an approval by someone with the role ${roles.join(' or ')} (approval.policy.rolesFor.${ticket.risk})`,
+      );
   }
   return missing;
 }

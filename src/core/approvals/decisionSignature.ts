@@ -15,7 +15,13 @@ import { decisionPayload } from './ticket';
  * rows, every table's counts): an agent that edits them on the ticket to let a bigger write through breaks
  * the signature.
  */
-export function scopedDecisionPayload(ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): Buffer {
+export function scopedDecisionPayload(
+  ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>,
+  hash: string,
+  approve: boolean,
+  at: string,
+  scope: DecisionScope,
+): Buffer {
   const tables = ticket.impact.tables.map((t) => [t.schema, t.name, t.via, t.inserted, t.updated, t.deleted]);
   return Buffer.from(
     JSON.stringify({
@@ -38,24 +44,57 @@ export function scopedDecisionPayload(ticket: Pick<Ticket, 'id' | 'kind' | 'orig
   );
 }
 
-export function signScopedDecision(privateKey: KeyObject, ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope): string {
+export function signScopedDecision(
+  privateKey: KeyObject,
+  ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>,
+  hash: string,
+  approve: boolean,
+  at: string,
+  scope: DecisionScope,
+): string {
   return sign(null, scopedDecisionPayload(ticket, hash, approve, at, scope), privateKey).toString('base64url');
 }
 
-export function verifyScopedDecision(publicKey: string, ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>, hash: string, approve: boolean, at: string, scope: DecisionScope, signature: string): boolean {
+export function verifyScopedDecision(
+  publicKey: string,
+  ticket: Pick<Ticket, 'id' | 'kind' | 'origin' | 'risk' | 'impact'>,
+  hash: string,
+  approve: boolean,
+  at: string,
+  scope: DecisionScope,
+  signature: string,
+): boolean {
   try {
-    return verify(null, scopedDecisionPayload(ticket, hash, approve, at, scope), publicKeyFrom(publicKey), Buffer.from(signature, 'base64url'));
+    return verify(
+      null,
+      scopedDecisionPayload(ticket, hash, approve, at, scope),
+      publicKeyFrom(publicKey),
+      Buffer.from(signature, 'base64url'),
+    );
   } catch {
     return false;
   }
 }
 
-export function signDecision(privateKey: KeyObject, ticketId: string, hash: string, approve: boolean, at: string): string {
+export function signDecision(
+  privateKey: KeyObject,
+  ticketId: string,
+  hash: string,
+  approve: boolean,
+  at: string,
+): string {
   return sign(null, decisionPayload(ticketId, hash, approve, at), privateKey).toString('base64url');
 }
 
 /** False for a wrong signature, a malformed one, or a public key that is not an Ed25519 key. */
-export function verifyDecision(publicKey: string, ticketId: string, hash: string, approve: boolean, at: string, signature: string): boolean {
+export function verifyDecision(
+  publicKey: string,
+  ticketId: string,
+  hash: string,
+  approve: boolean,
+  at: string,
+  signature: string,
+): boolean {
   let key: KeyObject;
   try {
     key = publicKeyFrom(publicKey);

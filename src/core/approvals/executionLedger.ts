@@ -27,12 +27,28 @@ export async function ledgerPresent(session: DbSession): Promise<boolean> {
 }
 
 export async function ledgerRow(session: DbSession, ticketId: string): Promise<LedgerRow | undefined> {
-  const result = await session.query<{ ticket_id: string; sql_hash: string; executed_at: string; xid: string | null; by: string; status: LedgerStatus }>(
+  const result = await session.query<{
+    ticket_id: string;
+    sql_hash: string;
+    executed_at: string;
+    xid: string | null;
+    by: string;
+    status: LedgerStatus;
+  }>(
     'SELECT ticket_id, sql_hash, executed_at::text AS executed_at, xid, by, status FROM pgagent.executions WHERE ticket_id = $1',
     [ticketId],
   );
   const row = result.rows[0];
-  return row ? { ticketId: row.ticket_id, sqlHash: row.sql_hash, executedAt: row.executed_at, xid: row.xid, by: row.by, status: row.status } : undefined;
+  return row
+    ? {
+        ticketId: row.ticket_id,
+        sqlHash: row.sql_hash,
+        executedAt: row.executed_at,
+        xid: row.xid,
+        by: row.by,
+        status: row.status,
+      }
+    : undefined;
 }
 
 /**
@@ -41,7 +57,10 @@ export async function ledgerRow(session: DbSession, ticketId: string): Promise<L
  */
 export class LedgerRefusal extends AgentError {}
 
-export function alreadyExecuted(ticketId: string, row: Pick<LedgerRow, 'executedAt' | 'status'> | undefined): AgentError {
+export function alreadyExecuted(
+  ticketId: string,
+  row: Pick<LedgerRow, 'executedAt' | 'status'> | undefined,
+): AgentError {
   return new LedgerRefusal(
     'APPROVAL_POLICY',
     `Ticket ${ticketId} was already executed on this database${row ? ` (${row.status} at ${row.executedAt})` : ''}: the execution ledger (pgagent.executions) refuses to run it again, whatever the ticket's status says.`,
@@ -59,9 +78,16 @@ export async function assertNotInLedger(session: DbSession, ticketId: string): P
  * Records the execution; in a transaction, it commits or rolls back with the write. A concurrent executor of
  * the same ticket waits on the primary key and then gets the refusal.
  */
-export async function recordExecution(session: DbSession, ticket: Pick<Ticket, 'id' | 'sqlHash'>, entry: { xid: string | null; by: string; status: LedgerStatus }): Promise<void> {
+export async function recordExecution(
+  session: DbSession,
+  ticket: Pick<Ticket, 'id' | 'sqlHash'>,
+  entry: { xid: string | null; by: string; status: LedgerStatus },
+): Promise<void> {
   try {
-    await session.query('INSERT INTO pgagent.executions (ticket_id, sql_hash, xid, by, status) VALUES ($1, $2, $3, $4, $5)', [ticket.id, ticket.sqlHash, entry.xid, entry.by, entry.status]);
+    await session.query(
+      'INSERT INTO pgagent.executions (ticket_id, sql_hash, xid, by, status) VALUES ($1, $2, $3, $4, $5)',
+      [ticket.id, ticket.sqlHash, entry.xid, entry.by, entry.status],
+    );
   } catch (error) {
     if (error instanceof DbQueryError && error.sqlState === '23505') throw alreadyExecuted(ticket.id, undefined);
     throw error;
@@ -70,5 +96,8 @@ export async function recordExecution(session: DbSession, ticket: Pick<Ticket, '
 
 /** Outside a transaction: the running row becomes done or failed. */
 export async function finishLedgerRow(session: DbSession, ticketId: string, status: 'done' | 'failed'): Promise<void> {
-  await session.query("UPDATE pgagent.executions SET status = $2 WHERE ticket_id = $1 AND status = 'running'", [ticketId, status]);
+  await session.query("UPDATE pgagent.executions SET status = $2 WHERE ticket_id = $1 AND status = 'running'", [
+    ticketId,
+    status,
+  ]);
 }

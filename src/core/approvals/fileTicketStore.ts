@@ -16,13 +16,7 @@ import { namesIn } from '../fs/listDir';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { Ticket, TicketStatus } from './ticket';
-import {
-  buildTicket,
-  expireRule,
-  isExpiredAt,
-  newestFirst,
-  ticketNotFound,
-} from './ticketRules';
+import { buildTicket, expireRule, isExpiredAt, newestFirst, ticketNotFound } from './ticketRules';
 import type { NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import type { TicketRule } from './ruleTicketStore';
@@ -133,7 +127,9 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
         const result = rule(current);
         if (result.changed) {
           // Committed only while the lock is still ours (verified right before the rename).
-          await writeFileAtomicDurable(this.path(id), `${JSON.stringify(result.ticket, null, 2)}\n`, () => lock.verify());
+          await writeFileAtomicDurable(this.path(id), `${JSON.stringify(result.ticket, null, 2)}\n`, () =>
+            lock.verify(),
+          );
         }
         if (result.error) throw result.error;
         return result.ticket;
@@ -158,7 +154,13 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
     const giveUpAt = Date.now() + this.staleLockMs * 4;
     for (;;) {
       // Written afresh each attempt: the time inside is when the lock was taken, which is what ages.
-      if (await createFileWhole(lockPath, JSON.stringify({ token, pid: process.pid, host: hostname(), at: new Date().toISOString() }))) break;
+      if (
+        await createFileWhole(
+          lockPath,
+          JSON.stringify({ token, pid: process.pid, host: hostname(), at: new Date().toISOString() }),
+        )
+      )
+        break;
       await this.breakIfStale(lockPath);
       if (Date.now() > giveUpAt) {
         throw new AgentError(

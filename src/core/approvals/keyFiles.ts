@@ -25,7 +25,11 @@ export function keysDir(env: Env): string {
 
 export function assertKeyName(name: string): void {
   if (!KEY_NAME_PATTERN.test(name)) {
-    throw new AgentError('BAD_INPUT', `"${name.slice(0, 60)}" cannot name a key.`, 'Use letters, digits, dot, dash and underscore (up to 64), e.g. --name alice.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `"${name.slice(0, 60)}" cannot name a key.`,
+      'Use letters, digits, dot, dash and underscore (up to 64), e.g. --name alice.',
+    );
   }
 }
 
@@ -47,7 +51,11 @@ async function writeNew(file: string, text: string, name: string): Promise<void>
     handle = await open(file, 'wx', 0o600);
   } catch (error) {
     if (isErrno(error, 'EEXIST')) {
-      throw new AgentError('BAD_INPUT', `You already have a key named "${name}" (${file}).`, 'Pick another --name, or use the key you have.');
+      throw new AgentError(
+        'BAD_INPUT',
+        `You already have a key named "${name}" (${file}).`,
+        'Pick another --name, or use the key you have.',
+      );
     }
     throw error;
   }
@@ -71,7 +79,11 @@ async function assertNameFree(env: Env, name: string): Promise<void> {
       exists = false;
     }
     if (exists) {
-      throw new AgentError('BAD_INPUT', `You already have a key named "${name}" (${file}).`, 'Pick another --name, or use the key you have.');
+      throw new AgentError(
+        'BAD_INPUT',
+        `You already have a key named "${name}" (${file}).`,
+        'Pick another --name, or use the key you have.',
+      );
     }
   }
 }
@@ -80,7 +92,11 @@ async function assertNameFree(env: Env, name: string): Promise<void> {
  * A new key pair, the private key encrypted with the passphrase (keyEnvelope.ts) and written once with mode
  * 0600. It makes a key, never an approver: enrolment is an admin's signed act (or the team's config file).
  */
-export async function createKey(env: Env, name: string, passphrase: string): Promise<{ name: string; publicKey: string; file: string }> {
+export async function createKey(
+  env: Env,
+  name: string,
+  passphrase: string,
+): Promise<{ name: string; publicKey: string; file: string }> {
   assertKeyName(name);
   assertPassphrase(passphrase);
   const dir = keysDir(env);
@@ -93,7 +109,11 @@ export async function createKey(env: Env, name: string, passphrase: string): Pro
 }
 
 /** `keys protect NAME`: encrypts a key made before passphrases existed and removes the unencrypted file. */
-export async function protectKey(env: Env, name: string, passphrase: string): Promise<{ name: string; publicKey: string; file: string }> {
+export async function protectKey(
+  env: Env,
+  name: string,
+  passphrase: string,
+): Promise<{ name: string; publicKey: string; file: string }> {
   assertKeyName(name);
   assertPassphrase(passphrase);
   const legacy = join(keysDir(env), `${name}${LEGACY}`);
@@ -101,7 +121,12 @@ export async function protectKey(env: Env, name: string, passphrase: string): Pr
   try {
     pem = await readFile(legacy, 'utf8');
   } catch (error) {
-    if (isMissing(error)) throw new AgentError('BAD_INPUT', `There is no unencrypted key named "${name}" in ${keysDir(env)}.`, 'List your keys with `pg-agent keys list`.');
+    if (isMissing(error))
+      throw new AgentError(
+        'BAD_INPUT',
+        `There is no unencrypted key named "${name}" in ${keysDir(env)}.`,
+        'List your keys with `pg-agent keys list`.',
+      );
     throw error;
   }
   const privateKey = legacyKey(pem, legacy);
@@ -116,9 +141,15 @@ function legacyKey(pem: string, file: string): KeyObject {
   try {
     privateKey = createPrivateKey(pem);
   } catch (error) {
-    throw new AgentError('CONFIG_INVALID', `${file} is not a private key.`, 'Make a new one with `pg-agent keys new --name NAME`.', { cause: error });
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${file} is not a private key.`,
+      'Make a new one with `pg-agent keys new --name NAME`.',
+      { cause: error },
+    );
   }
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new AgentError('CONFIG_INVALID', `${file} is not an Ed25519 key.`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new AgentError('CONFIG_INVALID', `${file} is not an Ed25519 key.`);
   return privateKey;
 }
 
@@ -148,7 +179,12 @@ export async function keyPublicText(env: Env, name: string): Promise<string> {
   try {
     return publicKeyText(legacyKey(await readFile(legacy, 'utf8'), legacy));
   } catch (error) {
-    if (isMissing(error)) throw new AgentError('BAD_INPUT', `There is no key named "${name}" in ${keysDir(env)}.`, 'Make one with `pg-agent keys new --name NAME`.');
+    if (isMissing(error))
+      throw new AgentError(
+        'BAD_INPUT',
+        `There is no key named "${name}" in ${keysDir(env)}.`,
+        'Make one with `pg-agent keys new --name NAME`.',
+      );
     throw error;
   }
 }
@@ -157,7 +193,11 @@ export async function keyPublicText(env: Env, name: string): Promise<string> {
  * The signing key, opened with the passphrase a person types. No way to ask (no terminal) is a refusal, as is
  * a key stored unencrypted: a file any process of this user can read signs nothing.
  */
-export async function loadKey(env: Env, name: string, askPassphrase: PassphrasePrompt | undefined): Promise<SigningKey> {
+export async function loadKey(
+  env: Env,
+  name: string,
+  askPassphrase: PassphrasePrompt | undefined,
+): Promise<SigningKey> {
   assertKeyName(name);
   const file = join(keysDir(env), `${name}${ENCRYPTED}`);
   let text: string | undefined;
@@ -168,17 +208,31 @@ export async function loadKey(env: Env, name: string, askPassphrase: PassphraseP
   }
   if (text === undefined) {
     const legacy = join(keysDir(env), `${name}${LEGACY}`);
-    if (await stat(legacy).then(() => true, () => false)) {
+    if (
+      await stat(legacy).then(
+        () => true,
+        () => false,
+      )
+    ) {
       throw new AgentError(
         'APPROVAL_POLICY',
         `The key "${name}" (${legacy}) is stored without a passphrase, so any program running as you could sign with it: it is not used for signing.`,
         `Encrypt it with \`pg-agent keys protect ${name}\` (you choose a passphrase), or make a new key with \`pg-agent keys new --name NAME\`.`,
       );
     }
-    throw new AgentError('BAD_INPUT', `There is no key named "${name}" in ${keysDir(env)}.`, 'Make one with `pg-agent keys new --name NAME`.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `There is no key named "${name}" in ${keysDir(env)}.`,
+      'Make one with `pg-agent keys new --name NAME`.',
+    );
   }
   const envelope = parseEnvelope(text, file);
-  if (envelope.name !== name) throw new AgentError('CONFIG_INVALID', `${file} holds the key "${envelope.name}", not "${name}".`, 'Keys are not renamed by renaming their file; make a new one.');
+  if (envelope.name !== name)
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${file} holds the key "${envelope.name}", not "${name}".`,
+      'Keys are not renamed by renaming their file; make a new one.',
+    );
   if (!askPassphrase) {
     throw new AgentError(
       'APPROVAL_POLICY',
@@ -194,13 +248,21 @@ export async function loadKey(env: Env, name: string, askPassphrase: PassphraseP
  * The key a decision is signed with: the one named, else the caller's only key, else none (unsigned).
  * Several keys and no name is a question only the person can answer.
  */
-export async function callerKey(env: Env, name: string | undefined, askPassphrase: PassphrasePrompt | undefined): Promise<SigningKey | undefined> {
+export async function callerKey(
+  env: Env,
+  name: string | undefined,
+  askPassphrase: PassphrasePrompt | undefined,
+): Promise<SigningKey | undefined> {
   if (name !== undefined) return loadKey(env, name, askPassphrase);
   const names = await listKeys(env);
   if (names.length === 0) return undefined;
   const [only] = names;
   if (names.length > 1 || only === undefined) {
-    throw new AgentError('BAD_INPUT', `You have several keys (${names.join(', ')}); which one signs?`, 'Pick one with --key NAME.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `You have several keys (${names.join(', ')}); which one signs?`,
+      'Pick one with --key NAME.',
+    );
   }
   return loadKey(env, only, askPassphrase);
 }

@@ -35,10 +35,15 @@ function broken(why: string): AgentError {
  * AgentError (APPROVAL_POLICY) when a pin exists but the document is missing, altered or not signed by the
  * pinned key, or was signed for another database.
  */
-export async function readPinnedPolicy(session: DbSession, identity: DatabaseIdentity): Promise<PinnedPolicy | undefined> {
+export async function readPinnedPolicy(
+  session: DbSession,
+  identity: DatabaseIdentity,
+): Promise<PinnedPolicy | undefined> {
   const presence = await session.query<{ pinned: boolean }>(SCHEMA_PRESENCE_SQL);
   if (!presence.rows[0]?.pinned) return undefined;
-  const pins = await session.query<{ admin_key: string; version: number }>('SELECT admin_key, version FROM pgagent.policy_pin');
+  const pins = await session.query<{ admin_key: string; version: number }>(
+    'SELECT admin_key, version FROM pgagent.policy_pin',
+  );
   const pin = pins.rows[0];
   if (!pin || pins.rows.length !== 1) throw broken('its pin (pgagent.policy_pin) is missing');
   const stored = await session.query<{ version: number; document: string; signature: string }>(
@@ -47,7 +52,11 @@ export async function readPinnedPolicy(session: DbSession, identity: DatabaseIde
   );
   const row = stored.rows[0];
   if (!row) throw broken(`the policy version ${pin.version} its pin names is missing from pgagent.policy`);
-  const document = verifyPolicy({ version: Number(row.version), document: row.document, signature: row.signature }, pin.admin_key, identity.key);
+  const document = verifyPolicy(
+    { version: Number(row.version), document: row.document, signature: row.signature },
+    pin.admin_key,
+    identity.key,
+  );
   return {
     // Signed mode: only signed approvals count, whatever the document says.
     rules: { approvers: document.approvers, policy: { ...document.policy, requireSignature: true } },

@@ -17,11 +17,28 @@ import type { PolicyDocument } from './policyDocument';
 import { POLICY_DOCUMENT_FORMAT, signPolicy } from './policyDocument';
 
 /** The SQL of `policy init`: the schema and the first version (no approvers yet; signatures required). */
-export async function initPolicySql(db: Db, adminKey: KeyObject, policy: ApprovalPolicy, now = new Date()): Promise<{ sql: string; database: string }> {
+export async function initPolicySql(
+  db: Db,
+  adminKey: KeyObject,
+  policy: ApprovalPolicy,
+  now = new Date(),
+): Promise<{ sql: string; database: string }> {
   const identity = await db.withSession((session) => databaseIdentity(session));
   const already = await db.withSession((session) => readPinnedPolicy(session, identity));
-  if (already) throw new AgentError('BAD_INPUT', `This database already pins a signed policy (version ${already.version}).`, 'Change it with `pg-agent policy enroll` or `pg-agent policy set`.');
-  const first: PolicyDocument = { format: POLICY_DOCUMENT_FORMAT, database: identity.key, version: 1, approvers: [], policy: { ...policy, requireSignature: true }, signedAt: now.toISOString() };
+  if (already)
+    throw new AgentError(
+      'BAD_INPUT',
+      `This database already pins a signed policy (version ${already.version}).`,
+      'Change it with `pg-agent policy enroll` or `pg-agent policy set`.',
+    );
+  const first: PolicyDocument = {
+    format: POLICY_DOCUMENT_FORMAT,
+    database: identity.key,
+    version: 1,
+    approvers: [],
+    policy: { ...policy, requireSignature: true },
+    signedAt: now.toISOString(),
+  };
   return { sql: initSchemaSql(publicKeyText(adminKey), signPolicy(adminKey, first)), database: identity.key };
 }
 
@@ -33,21 +50,39 @@ export async function currentPinned(db: Db): Promise<PinnedPolicy | undefined> {
  * Writes the next version, built from the verified current one, in one transaction that holds the pin's row:
  * two admins at once cannot both write version N+1.
  */
-export async function writeNextPolicy(db: Db, adminKey: KeyObject, next: (current: PolicyDocument) => PolicyDocument): Promise<PinnedPolicy> {
+export async function writeNextPolicy(
+  db: Db,
+  adminKey: KeyObject,
+  next: (current: PolicyDocument) => PolicyDocument,
+): Promise<PinnedPolicy> {
   return db.withSession(async (session) => {
     await session.query('BEGIN');
     try {
       await session.query('SELECT version FROM pgagent.policy_pin FOR UPDATE');
       const identity = await databaseIdentity(session);
       const current = await readPinnedPolicy(session, identity);
-      if (!current) throw new AgentError('BAD_INPUT', 'This database pins no signed policy yet.', 'Pin one first: `pg-agent policy init --admin KEY` (a held write a person approves).');
+      if (!current)
+        throw new AgentError(
+          'BAD_INPUT',
+          'This database pins no signed policy yet.',
+          'Pin one first: `pg-agent policy init --admin KEY` (a held write a person approves).',
+        );
       if (publicKeyText(adminKey) !== current.adminKey) {
-        throw new AgentError('APPROVAL_POLICY', 'That key is not the admin key this database pins: only the admin signs a new policy version.', '`pg-agent policy show` names the pinned admin key\'s fingerprint.');
+        throw new AgentError(
+          'APPROVAL_POLICY',
+          'That key is not the admin key this database pins: only the admin signs a new policy version.',
+          "`pg-agent policy show` names the pinned admin key's fingerprint.",
+        );
       }
       const document = next(current.document);
-      if (document.version !== current.version + 1) throw new AgentError('INTERNAL', 'A new policy version must follow the current one.');
+      if (document.version !== current.version + 1)
+        throw new AgentError('INTERNAL', 'A new policy version must follow the current one.');
       const signed = signPolicy(adminKey, document);
-      await session.query('INSERT INTO pgagent.policy (version, document, signature) VALUES ($1, $2, $3)', [signed.version, signed.document, signed.signature]);
+      await session.query('INSERT INTO pgagent.policy (version, document, signature) VALUES ($1, $2, $3)', [
+        signed.version,
+        signed.document,
+        signed.signature,
+      ]);
       await session.query('UPDATE pgagent.policy_pin SET version = $1', [signed.version]);
       const written = await readPinnedPolicy(session, identity);
       await session.query('COMMIT');

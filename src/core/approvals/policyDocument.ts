@@ -21,7 +21,14 @@ export const approvalPolicySchema = z.strictObject({
   noSelfApprovalAbove: riskOrNone.optional(),
   rolesFor: z.partialRecord(z.enum(['LOW', 'MEDIUM', 'HIGH', 'CRITICAL']), z.array(z.string())).optional(),
   /** The recovery window of destructive DDL for this database (issue 25); only a signed document may turn it off. */
-  recovery: z.strictObject({ enabled: z.boolean(), maxCopyBytes: z.number().int().min(0), retentionDays: z.number().int().min(0).max(3650) }).partial().optional(),
+  recovery: z
+    .strictObject({
+      enabled: z.boolean(),
+      maxCopyBytes: z.number().int().min(0),
+      retentionDays: z.number().int().min(0).max(3650),
+    })
+    .partial()
+    .optional(),
 });
 
 const documentSchema = z.strictObject({
@@ -29,7 +36,9 @@ const documentSchema = z.strictObject({
   /** databaseIdentity().key of the one database this document governs. */
   database: z.string(),
   version: z.number().int().positive(),
-  approvers: z.array(z.strictObject({ name: z.string().regex(KEY_NAME_PATTERN), publicKey: z.string(), roles: z.array(z.string()) })),
+  approvers: z.array(
+    z.strictObject({ name: z.string().regex(KEY_NAME_PATTERN), publicKey: z.string(), roles: z.array(z.string()) }),
+  ),
   policy: approvalPolicySchema,
   signedAt: z.iso.datetime(),
 });
@@ -52,7 +61,11 @@ export function keyFingerprint(publicKey: string): string {
 export function signPolicy(adminKey: KeyObject, document: PolicyDocument): SignedPolicy {
   const parsed = documentSchema.parse(document);
   const text = JSON.stringify(parsed);
-  return { version: parsed.version, document: text, signature: sign(null, Buffer.from(text, 'utf8'), adminKey).toString('base64url') };
+  return {
+    version: parsed.version,
+    document: text,
+    signature: sign(null, Buffer.from(text, 'utf8'), adminKey).toString('base64url'),
+  };
 }
 
 function altered(why: string): AgentError {
@@ -67,11 +80,19 @@ function altered(why: string): AgentError {
 export function verifyPolicy(signed: SignedPolicy, adminKey: string, database: string): PolicyDocument {
   let valid = false;
   try {
-    valid = verify(null, Buffer.from(signed.document, 'utf8'), publicKeyFrom(adminKey), Buffer.from(signed.signature, 'base64url'));
+    valid = verify(
+      null,
+      Buffer.from(signed.document, 'utf8'),
+      publicKeyFrom(adminKey),
+      Buffer.from(signed.signature, 'base64url'),
+    );
   } catch {
     valid = false;
   }
-  if (!valid) throw altered(`its policy version ${signed.version} is not signed by the pinned admin key ${keyFingerprint(adminKey)} (altered or forged)`);
+  if (!valid)
+    throw altered(
+      `its policy version ${signed.version} is not signed by the pinned admin key ${keyFingerprint(adminKey)} (altered or forged)`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(signed.document);
@@ -79,21 +100,35 @@ export function verifyPolicy(signed: SignedPolicy, adminKey: string, database: s
     throw altered(`its policy version ${signed.version} is not a policy document`);
   }
   const parsed = documentSchema.safeParse(json);
-  if (!parsed.success) throw altered(`its policy version ${signed.version} is not a policy document pg-agent understands`);
-  if (parsed.data.version !== signed.version) throw altered(`the policy stored as version ${signed.version} says it is version ${parsed.data.version}`);
+  if (!parsed.success)
+    throw altered(`its policy version ${signed.version} is not a policy document pg-agent understands`);
+  if (parsed.data.version !== signed.version)
+    throw altered(`the policy stored as version ${signed.version} says it is version ${parsed.data.version}`);
   if (parsed.data.database !== database) {
-    throw altered(`its policy was signed for the database ${parsed.data.database}, not for this one (${database}): a copy or restore of another database`);
+    throw altered(
+      `its policy was signed for the database ${parsed.data.database}, not for this one (${database}): a copy or restore of another database`,
+    );
   }
   return parsed.data;
 }
 
 /** The next version: the same document with one approver added or changed (enrolment is an admin's signed act). */
 export function withApprover(current: PolicyDocument, approver: Approver, at: Date): PolicyDocument {
-  return { ...current, version: current.version + 1, approvers: [...current.approvers.filter((a) => a.name !== approver.name), approver], signedAt: at.toISOString() };
+  return {
+    ...current,
+    version: current.version + 1,
+    approvers: [...current.approvers.filter((a) => a.name !== approver.name), approver],
+    signedAt: at.toISOString(),
+  };
 }
 
 export function withPolicy(current: PolicyDocument, policy: ApprovalPolicy, at: Date): PolicyDocument {
-  return { ...current, version: current.version + 1, policy: approvalPolicySchema.parse(policy), signedAt: at.toISOString() };
+  return {
+    ...current,
+    version: current.version + 1,
+    policy: approvalPolicySchema.parse(policy),
+    signedAt: at.toISOString(),
+  };
 }
 
 /** A policy given on the command line as JSON (e.g. '{"twoPersonAbove":"MEDIUM"}'), checked. */
@@ -102,12 +137,21 @@ export function parsePolicyJson(text: string): ApprovalPolicy {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new AgentError('BAD_INPUT', '--policy is not JSON.', 'e.g. --policy \'{"twoPersonAbove":"MEDIUM","rolesFor":{"CRITICAL":["dba"]}}\'', { cause: error });
+    throw new AgentError(
+      'BAD_INPUT',
+      '--policy is not JSON.',
+      'e.g. --policy \'{"twoPersonAbove":"MEDIUM","rolesFor":{"CRITICAL":["dba"]}}\'',
+      { cause: error },
+    );
   }
   const parsed = approvalPolicySchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new AgentError('BAD_INPUT', `--policy: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'bad shape'}.`, 'Keys: requireSignature, twoPersonAbove, noSelfApprovalAbove, rolesFor, recovery ({"enabled":false} or {"maxCopyBytes":N}).');
+    throw new AgentError(
+      'BAD_INPUT',
+      `--policy: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'bad shape'}.`,
+      'Keys: requireSignature, twoPersonAbove, noSelfApprovalAbove, rolesFor, recovery ({"enabled":false} or {"maxCopyBytes":N}).',
+    );
   }
   return parsed.data;
 }

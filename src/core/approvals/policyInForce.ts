@@ -89,7 +89,13 @@ export async function policyInForce(
   const workspaceFile = sources.workspaceDir ? workspacePaths(sources.workspaceDir).config : undefined;
   const workspace = workspaceFile ? await readConfigFile(workspaceFile) : undefined;
   const profiles = [...(own?.connections ?? []), ...(workspace?.connections ?? [])];
-  const here: Here = { connection, ...(sources.profile !== undefined ? { profile: sources.profile } : {}), identity, profiles, resolveIdentity };
+  const here: Here = {
+    connection,
+    ...(sources.profile !== undefined ? { profile: sources.profile } : {}),
+    identity,
+    profiles,
+    resolveIdentity,
+  };
   if (own && sources.ownConfigFile) layers.push(...(await configLayers(sources.ownConfigFile, own, here)));
   if (workspace && workspaceFile) layers.push(...(await configLayers(workspaceFile, workspace, here)));
   return { identity, layers };
@@ -128,12 +134,20 @@ export interface ClaimPolicyOptions {
 }
 
 /** The authorize callback of a ticket claim, with the policy read at this moment. */
-export async function authorizeAtClaim(session: DbSession, options: ClaimPolicyOptions): Promise<(ticket: Ticket) => AgentError | undefined> {
+export async function authorizeAtClaim(
+  session: DbSession,
+  options: ClaimPolicyOptions,
+): Promise<(ticket: Ticket) => AgentError | undefined> {
   const blocked = options.policySources?.blocked?.();
   if (blocked) return () => blocked;
   const policy = await policyInForce(session, options.connection, options.policySources ?? {});
   const given = options.approvalRules;
-  if (!options.policySources && given) policy.layers.push({ source: 'the approval rules given', approvers: given.approvers, policy: policyFor(given, options.connection) });
+  if (!options.policySources && given)
+    policy.layers.push({
+      source: 'the approval rules given',
+      approvers: given.approvers,
+      policy: policyFor(given, options.connection),
+    });
   return authorizeInForce(policy);
 }
 
@@ -153,7 +167,8 @@ async function configLayers(file: string, config: WorkspaceConfig, here: Here): 
     if (await governs(key, here)) matched.push([`${file} approval.connections["${key}"]`, policy]);
   }
   for (const [key, policy] of Object.entries(byIdentity)) {
-    if (!here.identity || key === here.identity.key) matched.push([`${file} approval.databases["${key}"]`, JSON.parse(JSON.stringify(policy)) as ApprovalPolicy]);
+    if (!here.identity || key === here.identity.key)
+      matched.push([`${file} approval.databases["${key}"]`, JSON.parse(JSON.stringify(policy)) as ApprovalPolicy]);
   }
   if (!rules && matched.length === 0) return [];
   return layersOf(rules ?? { approvers: [], policy: {} }, `${file} approval.policy`, matched);
@@ -165,7 +180,11 @@ async function configLayers(file: string, config: WorkspaceConfig, here: Here): 
  */
 function layersOf(rules: ApprovalRules, general: string, matched: readonly [string, ApprovalPolicy][]): PolicyLayer[] {
   if (matched.length === 0) return [{ source: general, approvers: rules.approvers, policy: rules.policy }];
-  return matched.map(([source, entry]) => ({ source, approvers: rules.approvers, policy: { ...rules.policy, ...entry } }));
+  return matched.map(([source, entry]) => ({
+    source,
+    approvers: rules.approvers,
+    policy: { ...rules.policy, ...entry },
+  }));
 }
 
 /** Whether a connection key (URL or profile name) reaches this database; fails closed. */
@@ -193,14 +212,20 @@ export function connectForIdentity(sources: Pick<PolicySources, 'password' | 'lo
   return async (target) => {
     const password = target.password ?? sources.password;
     try {
-      const db = await openPostgres({ ...target, ...(password !== undefined ? { password } : {}) }, { logger: silentLogger, connectTimeoutMs: 3000, maxConnections: 1 });
+      const db = await openPostgres(
+        { ...target, ...(password !== undefined ? { password } : {}) },
+        { logger: silentLogger, connectTimeoutMs: 3000, maxConnections: 1 },
+      );
       try {
         return await databaseIdentity(db);
       } finally {
         await db.close();
       }
     } catch (error) {
-      (sources.logger ?? silentLogger).warn('a connection key of the approval policy could not be resolved: it applies here (fail closed)', { host: target.host, port: target.port, database: target.database, error: String(error) });
+      (sources.logger ?? silentLogger).warn(
+        'a connection key of the approval policy could not be resolved: it applies here (fail closed)',
+        { host: target.host, port: target.port, database: target.database, error: String(error) },
+      );
       return undefined;
     }
   };

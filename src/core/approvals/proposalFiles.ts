@@ -17,13 +17,24 @@ export function proposalsDir(workspaceDir: string): string {
  * character is shown as its stand-in); a statement holding hidden characters is flagged in the header, since an
  * editor draws some of them as nothing. The SQL itself stays exact: it is what the ticket runs.
  */
-export function proposalText(ticketId: string, sql: string, proposedBy: string, reason: string, runs = 'the agent runs it'): string {
-  const oneLine = (text: string) => visibleText(text).replace(/[\r\n]+/g, ' ').trim();
+export function proposalText(
+  ticketId: string,
+  sql: string,
+  proposedBy: string,
+  reason: string,
+  runs = 'the agent runs it',
+): string {
+  const oneLine = (text: string) =>
+    visibleText(text)
+      .replace(/[\r\n]+/g, ' ')
+      .trim();
   const hidden = visibleSql(sql).hidden;
   return (
     `-- Proposed by ${oneLine(proposedBy)}: ${oneLine(reason)}\n` +
     `-- Ticket ${ticketId}. Nothing runs until a person approves it (CodeLens above the SQL, or pg-agent approvals approve ${ticketId}); then ${oneLine(runs)}.\n` +
-    (hidden.length > 0 ? `-- WARNING: the SQL below ${hiddenWarning(hidden)}; the editor may draw them as nothing. It runs with them.\n` : '') +
+    (hidden.length > 0
+      ? `-- WARNING: the SQL below ${hiddenWarning(hidden)}; the editor may draw them as nothing. It runs with them.\n`
+      : '') +
     `${sql}\n`
   );
 }
@@ -35,7 +46,14 @@ export function sqlOffset(text: string, sql: string): number | undefined {
 }
 
 /** `runs`: who runs it once approved (default "the agent runs it"; a guard transaction: the client's retry commits it). */
-export async function writeProposal(workspaceDir: string, ticketId: string, sql: string, proposedBy: string, reason: string, runs?: string): Promise<string> {
+export async function writeProposal(
+  workspaceDir: string,
+  ticketId: string,
+  sql: string,
+  proposedBy: string,
+  reason: string,
+  runs?: string,
+): Promise<string> {
   const dir = proposalsDir(workspaceDir);
   await mkdir(dir, { recursive: true });
   const file = join(dir, `${ticketId}.sql`);

@@ -7,13 +7,7 @@ import { AgentError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import { connectRedis, redactRedisUrl, redisUnreachable } from '../platform/redisClient';
 import type { Ticket, TicketStatus } from './ticket';
-import {
-  buildTicket,
-  expireRule,
-  isExpiredAt,
-  newestFirst,
-  ticketNotFound,
-} from './ticketRules';
+import { buildTicket, expireRule, isExpiredAt, newestFirst, ticketNotFound } from './ticketRules';
 import type { NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import type { TicketRule } from './ruleTicketStore';
@@ -295,15 +289,15 @@ export class RedisTicketStore extends RuleTicketStore implements TicketStore {
  * Connects to Redis for tickets. Redis being down gives a prompt REDIS_UNREACHABLE, never a hang:
  * commands are not queued while disconnected and the first connection has a short timeout.
  */
-export async function openRedisTicketStore(
-  url: string,
-  options: RedisTicketStoreOptions,
-): Promise<RedisTicketStore> {
+export async function openRedisTicketStore(url: string, options: RedisTicketStoreOptions): Promise<RedisTicketStore> {
   const redis = await connectRedis(url, {
     logger: options.logger,
     purpose: 'tickets',
     ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
   });
-  options.logger.info('approval tickets in Redis', { redis: redactRedisUrl(url), prefix: options.prefix ?? 'pgagent:' });
+  options.logger.info('approval tickets in Redis', {
+    redis: redactRedisUrl(url),
+    prefix: options.prefix ?? 'pgagent:',
+  });
   return new RedisTicketStore(redis, url, options);
 }

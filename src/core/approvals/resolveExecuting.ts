@@ -24,16 +24,26 @@ export async function resolveIfExecuting(
   try {
     status = await resolver.status(ticket);
   } catch (error) {
-    logger.warn('could not read the transaction status of an executing ticket', { ticket: ticket.id, xid: execution.xid, error: String(error) });
+    logger.warn('could not read the transaction status of an executing ticket', {
+      ticket: ticket.id,
+      xid: execution.xid,
+      error: String(error),
+    });
     return ticket;
   }
   if (status !== 'committed' && status !== 'aborted') return ticket;
   const resolved = await transition(resolveRule(execution.xid, status));
   if (resolved.status !== 'EXECUTING') {
-    logger.info('executing ticket resolved from pg_xact_status', { ticket: ticket.id, xid: execution.xid, status: resolved.status });
-    await resolver.resolved?.(resolved).catch((error: unknown) =>
-      logger.warn('could not finish resolving a ticket', { ticket: ticket.id, error: String(error) }),
-    );
+    logger.info('executing ticket resolved from pg_xact_status', {
+      ticket: ticket.id,
+      xid: execution.xid,
+      status: resolved.status,
+    });
+    await resolver
+      .resolved?.(resolved)
+      .catch((error: unknown) =>
+        logger.warn('could not finish resolving a ticket', { ticket: ticket.id, error: String(error) }),
+      );
   }
   return resolved;
 }

@@ -52,15 +52,22 @@ export function scopeProblem(decision: TicketDecision, mode: SignedMode, now: Da
   const signature = decision.signature;
   if (!signature) return 'it is not signed';
   const scope = signature.scope;
-  if (!scope) return 'its signature does not cover the database and the policy version (approve again from a terminal that reaches this database)';
-  if (scope.database !== mode.identity.key) return `it was signed for the database ${scope.database}, not this one (${mode.identity.key})`;
-  if (scope.policyVersion !== mode.pinned.version) return `it was signed under policy version ${scope.policyVersion}, and version ${mode.pinned.version} is pinned now`;
+  if (!scope)
+    return 'its signature does not cover the database and the policy version (approve again from a terminal that reaches this database)';
+  if (scope.database !== mode.identity.key)
+    return `it was signed for the database ${scope.database}, not this one (${mode.identity.key})`;
+  if (scope.policyVersion !== mode.pinned.version)
+    return `it was signed under policy version ${scope.policyVersion}, and version ${mode.pinned.version} is pinned now`;
   const at = Date.parse(decision.at);
-  if (!Number.isFinite(at) || now.getTime() - at > TICKET_TTL_MS || at - now.getTime() > 5 * 60_000) return `it was signed at ${decision.at}, outside a ticket's lifetime`;
+  if (!Number.isFinite(at) || now.getTime() - at > TICKET_TTL_MS || at - now.getTime() > 5 * 60_000)
+    return `it was signed at ${decision.at}, outside a ticket's lifetime`;
   return undefined;
 }
 
-export function authorizeSigned(mode: SignedMode, now: () => Date = () => new Date()): (ticket: Ticket) => AgentError | undefined {
+export function authorizeSigned(
+  mode: SignedMode,
+  now: () => Date = () => new Date(),
+): (ticket: Ticket) => AgentError | undefined {
   return (ticket) => {
     const when = now();
     const notCounted: string[] = [];
@@ -72,7 +79,9 @@ export function authorizeSigned(mode: SignedMode, now: () => Date = () => new Da
     });
     // The rules' words name the workspace's settings; here they come from the pinned document.
     const missing = missingApprovals({ ...ticket, decisions: counted }, mode.pinned.rules).map((m) =>
-      m.replaceAll('approval.approvers', 'the approvers the admin enrolled').replaceAll('approval.policy.', 'the pinned policy\'s '),
+      m
+        .replaceAll('approval.approvers', 'the approvers the admin enrolled')
+        .replaceAll('approval.policy.', "the pinned policy's "),
     );
     if (missing.length === 0) return undefined;
     return new AgentError(
@@ -84,7 +93,10 @@ export function authorizeSigned(mode: SignedMode, now: () => Date = () => new Da
 }
 
 /** The workspace's rules and, in signed mode, the pinned ones: a ticket must satisfy both. */
-export function authorizeExecution(rules: ApprovalRules | undefined, signed: SignedMode | undefined): (ticket: Ticket) => AgentError | undefined {
+export function authorizeExecution(
+  rules: ApprovalRules | undefined,
+  signed: SignedMode | undefined,
+): (ticket: Ticket) => AgentError | undefined {
   const workspace = authorizeBy(rules ?? NO_APPROVAL_RULES);
   if (!signed) return workspace;
   const pinned = authorizeSigned(signed);

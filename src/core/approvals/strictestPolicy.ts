@@ -51,7 +51,9 @@ export function strictestPolicy(a: ApprovalPolicy, b: ApprovalPolicy): ApprovalP
 export function looserFields(wanted: ApprovalPolicy, floor: ApprovalPolicy): (keyof ApprovalPolicy)[] {
   const looser: (keyof ApprovalPolicy)[] = [];
   if (floor.requireSignature && wanted.requireSignature === false) looser.push('requireSignature');
-  if ('twoPersonAbove' in wanted && strictness(wanted.twoPersonAbove) < strictness(floor.twoPersonAbove)) looser.push('twoPersonAbove');
-  if ('noSelfApprovalAbove' in wanted && strictness(wanted.noSelfApprovalAbove) < strictness(floor.noSelfApprovalAbove)) looser.push('noSelfApprovalAbove');
+  if ('twoPersonAbove' in wanted && strictness(wanted.twoPersonAbove) < strictness(floor.twoPersonAbove))
+    looser.push('twoPersonAbove');
+  if ('noSelfApprovalAbove' in wanted && strictness(wanted.noSelfApprovalAbove) < strictness(floor.noSelfApprovalAbove))
+    looser.push('noSelfApprovalAbove');
   return looser;
 }

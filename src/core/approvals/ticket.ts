@@ -17,7 +17,8 @@ export type TicketStatus =
   /** Execution was attempted and rolled back; the ticket is spent. */
   | 'FAILED';
 
-export type TicketAction = 'created' | 'approved' | 'rejected' | 'expired' | 'claimed' | 'released' | 'executed' | 'failed';
+export type TicketAction =
+  'created' | 'approved' | 'rejected' | 'expired' | 'claimed' | 'released' | 'executed' | 'failed';
 
 /** A write runs SQL; a plan lets a job go from its reviewed plan to execution. */
 export type TicketKind = 'write' | 'plan';
@@ -209,6 +210,11 @@ export function ticketHash(ticket: Pick<Ticket, 'sql' | 'origin' | 'transaction'
 /** The ticket's content is what its hash names, and a guard transaction's SQL is its statements'. */
 export function contentMatchesHash(ticket: Pick<Ticket, 'sql' | 'sqlHash' | 'origin' | 'transaction'>): boolean {
   if (ticketHash(ticket) !== ticket.sqlHash) return false;
-  if (ticket.origin === 'guardTransaction') return ticket.transaction !== undefined && ticket.transaction.statements.length > 0 && ticket.sql === transactionSql(ticket.transaction.statements);
+  if (ticket.origin === 'guardTransaction')
+    return (
+      ticket.transaction !== undefined &&
+      ticket.transaction.statements.length > 0 &&
+      ticket.sql === transactionSql(ticket.transaction.statements)
+    );
   return ticket.transaction === undefined;
 }

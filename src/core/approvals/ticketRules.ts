@@ -12,14 +12,27 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
   const now = input.now ?? new Date();
   const ttlMs = input.ttlMs ?? TICKET_TTL_MS;
   const kind = input.kind ?? 'write';
-  if (input.sql.trim() === '') throw new AgentError('BAD_INPUT', `A ticket needs the ${kind === 'plan' ? 'plan' : 'SQL'} it approves; it was empty.`);
+  if (input.sql.trim() === '')
+    throw new AgentError(
+      'BAD_INPUT',
+      `A ticket needs the ${kind === 'plan' ? 'plan' : 'SQL'} it approves; it was empty.`,
+    );
   if ((kind === 'plan') !== (input.plan !== undefined)) {
     throw new AgentError('INTERNAL', 'A plan ticket needs its job and review cycle, and only a plan ticket has them.');
   }
   if (input.connection === '') throw new AgentError('BAD_INPUT', 'A ticket needs the connection it is for.');
   const guardTransaction = input.origin === 'guardTransaction';
-  if (guardTransaction !== (input.transaction !== undefined) || (guardTransaction && (kind !== 'write' || input.transaction?.statements.length === 0 || input.sql !== transactionSql(input.transaction?.statements ?? [])))) {
-    throw new AgentError('INTERNAL', 'A guard transaction ticket needs its statements (its SQL is theirs, in order), and only such a ticket has them.');
+  if (
+    guardTransaction !== (input.transaction !== undefined) ||
+    (guardTransaction &&
+      (kind !== 'write' ||
+        input.transaction?.statements.length === 0 ||
+        input.sql !== transactionSql(input.transaction?.statements ?? [])))
+  ) {
+    throw new AgentError(
+      'INTERNAL',
+      'A guard transaction ticket needs its statements (its SQL is theirs, in order), and only such a ticket has them.',
+    );
   }
   requirePerson(input.createdBy, 'creator');
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
@@ -106,11 +119,19 @@ export function decideRule(decision: TicketDecisionRequest): Rule {
       ...(decision.signature ? { signature: decision.signature } : {}),
     };
     const recorded = (status: TicketStatus): Ticket => ({
-      ...withEvent(ticket, status, event(decision.approve ? 'approved' : 'rejected', decision.by, now, decision.comment)),
+      ...withEvent(
+        ticket,
+        status,
+        event(decision.approve ? 'approved' : 'rejected', decision.by, now, decision.comment),
+      ),
       decisions: [...ticket.decisions, entry],
     });
     // A second person's approval of an approved ticket counts towards a two-person rule; the ticket stays APPROVED.
-    if (ticket.status === 'APPROVED' && decision.approve && !ticket.decisions.some((d) => d.approve && d.by === decision.by)) {
+    if (
+      ticket.status === 'APPROVED' &&
+      decision.approve &&
+      !ticket.decisions.some((d) => d.approve && d.by === decision.by)
+    ) {
       return { ticket: recorded('APPROVED'), changed: true };
     }
     if (ticket.status !== 'PENDING_APPROVAL') return { ...expiry, error: alreadyDecided(ticket) };
@@ -158,16 +179,28 @@ export function claimRule(request: ClaimRequest): Rule {
       );
     }
     if (request.xid !== undefined && ticket.kind === 'plan') {
-      return refuse(new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, `Its job goes on with it: pg-agent job continue ${ticket.plan?.jobId ?? ''}`.trim()));
+      return refuse(
+        new AgentError(
+          'BAD_INPUT',
+          `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`,
+          `Its job goes on with it: pg-agent job continue ${ticket.plan?.jobId ?? ''}`.trim(),
+        ),
+      );
     }
     const refused = request.authorize?.(ticket);
     if (refused) return refuse(refused);
     if (request.xid === undefined) {
-      if (ticket.kind === 'write') return refuse(new AgentError('INTERNAL', `Ticket ${ticket.id} is a write: it is claimed by the transaction that runs it.`));
+      if (ticket.kind === 'write')
+        return refuse(
+          new AgentError('INTERNAL', `Ticket ${ticket.id} is a write: it is claimed by the transaction that runs it.`),
+        );
       return { ticket: withEvent(ticket, 'EXECUTING', event('claimed', request.by, now)), changed: true };
     }
     const claimed = withEvent(ticket, 'EXECUTING', event('claimed', request.by, now, `transaction ${request.xid}`));
-    return { ticket: { ...claimed, execution: { xid: request.xid, by: request.by, startedAt: now.toISOString() } }, changed: true };
+    return {
+      ticket: { ...claimed, execution: { xid: request.xid, by: request.by, startedAt: now.toISOString() } },
+      changed: true,
+    };
   };
 }
 
@@ -188,12 +221,17 @@ export function finishRule(outcome: ExecutionOutcome): Rule {
   return (ticket) => {
     const sameExecution = outcome.xid === undefined || ticket.execution?.xid === outcome.xid;
     if (ticket.status === 'EXECUTING' && sameExecution) {
-      const next = withEvent(ticket, target, event(outcome.ok ? 'executed' : 'failed', outcome.by, now, outcome.comment));
+      const next = withEvent(
+        ticket,
+        target,
+        event(outcome.ok ? 'executed' : 'failed', outcome.by, now, outcome.comment),
+      );
       return { ticket: next, changed: true };
     }
     // Already resolved from pg_xact_status to this very outcome (a reader got there first): nothing to add.
     if (ticket.status === target && sameExecution) return { ticket, changed: false };
-    if (ticket.status === 'EXECUTED' || ticket.status === 'FAILED') return { ticket, changed: false, error: notUsable(ticket) };
+    if (ticket.status === 'EXECUTED' || ticket.status === 'FAILED')
+      return { ticket, changed: false, error: notUsable(ticket) };
     if (ticket.status === 'EXECUTING') {
       return {
         ticket,
@@ -223,7 +261,8 @@ export function releaseRule(outcome: ExecutionOutcome & { xid: string }): Rule {
   requirePerson(outcome.by, 'executor');
   const now = outcome.now ?? new Date();
   return (ticket) => {
-    if (ticket.status !== 'EXECUTING' || ticket.execution?.xid !== outcome.xid) return { ticket, changed: false, error: notUsable(ticket) };
+    if (ticket.status !== 'EXECUTING' || ticket.execution?.xid !== outcome.xid)
+      return { ticket, changed: false, error: notUsable(ticket) };
     const { execution: _released, ...rest } = ticket;
     return { ticket: withEvent(rest, 'APPROVED', event('released', outcome.by, now, outcome.comment)), changed: true };
   };
@@ -240,7 +279,14 @@ export function resolveRule(xid: string, status: 'committed' | 'aborted', now: D
     const comment = ok
       ? `transaction ${xid} committed (read from pg_xact_status after its executor stopped reporting)`
       : `transaction ${xid} did not commit (read from pg_xact_status): nothing was changed`;
-    return { ticket: withEvent(ticket, ok ? 'EXECUTED' : 'FAILED', event(ok ? 'executed' : 'failed', SYSTEM_ACTOR, now, comment)), changed: true };
+    return {
+      ticket: withEvent(
+        ticket,
+        ok ? 'EXECUTED' : 'FAILED',
+        event(ok ? 'executed' : 'failed', SYSTEM_ACTOR, now, comment),
+      ),
+      changed: true,
+    };
   };
 }
 

@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { AgentError } from '../platform/errors';
 import { TICKET_ID_PATTERN } from '../../shared/ids';
 import type { ImpactReport } from '../../shared/impactReport';
-import type { DecisionSignature, GuardTransactionRecord, PlanBinding, Ticket, TicketOrigin, TicketStatus } from './ticket';
+import type {
+  DecisionSignature,
+  GuardTransactionRecord,
+  PlanBinding,
+  Ticket,
+  TicketOrigin,
+  TicketStatus,
+} from './ticket';
 
 export interface NewTicket {
   /** Default "write". */
@@ -160,7 +167,16 @@ const impactSchema = z.looseObject({
     .array(
       z.object({
         table: z.string(),
-        mode: z.enum(['ACCESS SHARE', 'ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE']),
+        mode: z.enum([
+          'ACCESS SHARE',
+          'ROW SHARE',
+          'ROW EXCLUSIVE',
+          'SHARE UPDATE EXCLUSIVE',
+          'SHARE',
+          'SHARE ROW EXCLUSIVE',
+          'EXCLUSIVE',
+          'ACCESS EXCLUSIVE',
+        ]),
         blocks: z.enum(['reads and writes', 'writes', 'nothing']),
         work: z.enum(['instant', 'scan', 'rewrite']),
         rows: z.number().nullable(),
@@ -185,7 +201,14 @@ const impactSchema = z.looseObject({
     .default([]),
   transactional: z.boolean().default(true),
   reach: z
-    .array(z.object({ function: z.string(), via: z.string(), verdict: z.enum(['safe', 'side-effect', 'unknown']), effect: z.string().optional() }))
+    .array(
+      z.object({
+        function: z.string(),
+        via: z.string(),
+        verdict: z.enum(['safe', 'side-effect', 'unknown']),
+        effect: z.string().optional(),
+      }),
+    )
     .default([]),
 });
 
@@ -196,7 +219,11 @@ const decisionSchema = z.object({
   hash: z.string(),
   comment: z.string().optional(),
   signature: z
-    .object({ keyName: z.string(), value: z.string(), scope: z.object({ database: z.string(), policyVersion: z.number().int().nonnegative() }).optional() })
+    .object({
+      keyName: z.string(),
+      value: z.string(),
+      scope: z.object({ database: z.string(), policyVersion: z.number().int().nonnegative() }).optional(),
+    })
     .optional(),
 });
 
@@ -232,7 +259,15 @@ const ticketSchema = z.object({
   transaction: z
     .object({
       statements: z.array(z.object({ sql: z.string(), template: z.string(), read: z.boolean() })),
-      effects: z.array(z.object({ schema: z.string(), name: z.string(), inserted: z.number(), updated: z.number(), deleted: z.number() })),
+      effects: z.array(
+        z.object({
+          schema: z.string(),
+          name: z.string(),
+          inserted: z.number(),
+          updated: z.number(),
+          deleted: z.number(),
+        }),
+      ),
     })
     .optional(),
 });
@@ -255,14 +290,23 @@ export function parseTicket(text: string, id: string, where: string): Ticket {
   }
   if (parsed.data.id !== id) throw unreadable(id, where, `it holds ticket ${parsed.data.id}`);
   const { decisions, ...rest } = parsed.data;
-  return { ...(rest as Omit<Ticket, 'decisions'>), decisions: decisions ?? decisionsFromHistory(parsed.data as Ticket) };
+  return {
+    ...(rest as Omit<Ticket, 'decisions'>),
+    decisions: decisions ?? decisionsFromHistory(parsed.data as Ticket),
+  };
 }
 
 /** Decisions of a ticket stored before they were kept apart: unsigned, on the ticket's own hash. */
 function decisionsFromHistory(ticket: Ticket): Ticket['decisions'] {
   return ticket.history
     .filter((e) => e.action === 'approved' || e.action === 'rejected')
-    .map((e) => ({ by: e.by, approve: e.action === 'approved', at: e.at, hash: ticket.sqlHash, ...(e.comment !== undefined ? { comment: e.comment } : {}) }));
+    .map((e) => ({
+      by: e.by,
+      approve: e.action === 'approved',
+      at: e.at,
+      hash: ticket.sqlHash,
+      ...(e.comment !== undefined ? { comment: e.comment } : {}),
+    }));
 }
 
 function unreadable(id: string, where: string, why: string, cause?: unknown): AgentError {

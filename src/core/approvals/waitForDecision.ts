@@ -73,13 +73,15 @@ export function waitForDecision(id: string, source: WaitSource, signal?: AbortSi
 
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    source.watch(id, () => void check()).then(
-      (stop) => {
-        if (settled) return stop();
-        stopWatching = stop;
-        void check();
-      },
-      (error: unknown) => settle(() => reject(error instanceof Error ? error : new Error(String(error)))),
-    );
+    source
+      .watch(id, () => void check())
+      .then(
+        (stop) => {
+          if (settled) return stop();
+          stopWatching = stop;
+          void check();
+        },
+        (error: unknown) => settle(() => reject(error instanceof Error ? error : new Error(String(error)))),
+      );
   });
 }

@@ -74,14 +74,23 @@ export function parseWireDecision(text: string): WireDecision {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new AgentError('BAD_INPUT', 'pg_agent.decide takes a signed decision as JSON (what `pg-agent approvals approve --guard URL` sends).');
+    throw new AgentError(
+      'BAD_INPUT',
+      'pg_agent.decide takes a signed decision as JSON (what `pg-agent approvals approve --guard URL` sends).',
+    );
   }
   const parsed = wireDecisionSchema.safeParse(json);
   if (!parsed.success) {
     const unsigned = json !== null && typeof json === 'object' && !('signature' in json);
     throw unsigned
-      ? refused('an unsigned decision is never accepted over the guard\'s connection: any guard client could send one.', 'Approve with your enrolled key from your own terminal: pg-agent approvals approve TICKET --guard URL.')
-      : new AgentError('BAD_INPUT', `pg_agent.decide: not a signed decision (${parsed.error.issues[0]?.path.join('.') ?? 'shape'}).`);
+      ? refused(
+          "an unsigned decision is never accepted over the guard's connection: any guard client could send one.",
+          'Approve with your enrolled key from your own terminal: pg-agent approvals approve TICKET --guard URL.',
+        )
+      : new AgentError(
+          'BAD_INPUT',
+          `pg_agent.decide: not a signed decision (${parsed.error.issues[0]?.path.join('.') ?? 'shape'}).`,
+        );
   }
   return parsed.data;
 }
@@ -90,16 +99,33 @@ export function parseWireDecision(text: string): WireDecision {
  * Why the broker must not record this decision on this ticket, or undefined: the same checks as its executor
  * (signature by an approver of the pinned policy, over this ticket's content, this database and policy version).
  */
-export function wireDecisionProblem(ticket: Ticket, decision: WireDecision, mode: SignedMode, now: Date): string | undefined {
+export function wireDecisionProblem(
+  ticket: Ticket,
+  decision: WireDecision,
+  mode: SignedMode,
+  now: Date,
+): string | undefined {
   if (decision.ticket !== ticket.id) return `the decision is for ticket ${decision.ticket}, not ${ticket.id}`;
-  if (!contentMatchesHash(ticket)) return `ticket ${ticket.id}'s content does not match its hash (altered in the store)`;
-  if (decision.hash !== ticket.sqlHash) return `ticket ${ticket.id} changed since it was shown (its hash is not the one signed)`;
-  if (new Date(decision.at).toISOString() !== decision.at) return 'the decision\'s time is not in the form its signer writes';
-  if (Math.abs(now.getTime() - Date.parse(decision.at)) > WIRE_CLOCK_SKEW_MS) return `the decision was signed at ${decision.at}, not now (replayed, or a clock more than 5 minutes off)`;
+  if (!contentMatchesHash(ticket))
+    return `ticket ${ticket.id}'s content does not match its hash (altered in the store)`;
+  if (decision.hash !== ticket.sqlHash)
+    return `ticket ${ticket.id} changed since it was shown (its hash is not the one signed)`;
+  if (new Date(decision.at).toISOString() !== decision.at)
+    return "the decision's time is not in the form its signer writes";
+  if (Math.abs(now.getTime() - Date.parse(decision.at)) > WIRE_CLOCK_SKEW_MS)
+    return `the decision was signed at ${decision.at}, not now (replayed, or a clock more than 5 minutes off)`;
   const approvers = mode.pinned.rules.approvers;
-  if (!approvers.some((a) => a.name === decision.signature.keyName)) return `"${decision.signature.keyName}" is not an approver the admin enrolled (policy version ${mode.pinned.version})`;
-  const recorded: TicketDecision = { by: decision.by, approve: decision.approve, at: decision.at, hash: decision.hash, signature: decision.signature };
-  if (signatureState(ticket, recorded, approvers) !== 'verified') return `the signature does not verify against ${decision.signature.keyName}'s enrolled key for this ticket`;
+  if (!approvers.some((a) => a.name === decision.signature.keyName))
+    return `"${decision.signature.keyName}" is not an approver the admin enrolled (policy version ${mode.pinned.version})`;
+  const recorded: TicketDecision = {
+    by: decision.by,
+    approve: decision.approve,
+    at: decision.at,
+    hash: decision.hash,
+    signature: decision.signature,
+  };
+  if (signatureState(ticket, recorded, approvers) !== 'verified')
+    return `the signature does not verify against ${decision.signature.keyName}'s enrolled key for this ticket`;
   return scopeProblem(recorded, mode, now);
 }
 
@@ -135,15 +161,32 @@ export function verifiedBrokerPolicy(view: BrokerTicketView, key: SigningKey): P
 /** The ticket the broker sent is whole: its id is the one asked for and its content is what its hash names. */
 export function checkViewedTicket(view: BrokerTicketView, id: string): void {
   if (view.ticket.id !== id || !contentMatchesHash(view.ticket)) {
-    throw refused(`The guard answered a ticket that is not ${id}, or whose content does not match its hash: nothing is decided.`);
+    throw refused(
+      `The guard answered a ticket that is not ${id}, or whose content does not match its hash: nothing is decided.`,
+    );
   }
 }
 
 /** The person's signed decision on the ticket as shown, for the broker's database and pinned policy version. */
-export function signWireDecision(view: BrokerTicketView, document: PolicyDocument, key: SigningKey, approve: boolean, now: Date, comment?: string): WireDecision {
+export function signWireDecision(
+  view: BrokerTicketView,
+  document: PolicyDocument,
+  key: SigningKey,
+  approve: boolean,
+  now: Date,
+  comment?: string,
+): WireDecision {
   const at = now.toISOString();
   const scope = { database: view.database, policyVersion: document.version };
   const hash = view.ticket.sqlHash;
   const value = signScopedDecision(key.privateKey, view.ticket, hash, approve, at, scope);
-  return { ticket: view.ticket.id, approve, by: key.name, at, hash, ...(comment?.trim() ? { comment: comment.trim() } : {}), signature: { keyName: key.name, value, scope } };
+  return {
+    ticket: view.ticket.id,
+    approve,
+    by: key.name,
+    at,
+    hash,
+    ...(comment?.trim() ? { comment: comment.trim() } : {}),
+    signature: { keyName: key.name, value, scope },
+  };
 }

@@ -46,7 +46,11 @@ export async function readOutcome(graph: AskGraph, threadId: string): Promise<As
   assertThreadId(threadId);
   const snapshot = await graph.getState(config(threadId));
   if (snapshot.createdAt === undefined) {
-    throw new AgentError('BAD_INPUT', `There is no ask run ${threadId} in this workspace.`, 'Check the id, and that --workspace is the folder the run was started in.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `There is no ask run ${threadId} in this workspace.`,
+      'Check the id, and that --workspace is the folder the run was started in.',
+    );
   }
   const state = snapshot.values as AskStateValue;
   const held = snapshot.next.includes('awaitApproval');

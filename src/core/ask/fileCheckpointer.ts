@@ -21,7 +21,15 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import { BaseCheckpointSaver, INTERRUPT, WRITES_IDX_MAP, compareWritesSortKeys, copyCheckpoint, getCheckpointId, writesSortKey } from '@langchain/langgraph-checkpoint';
+import {
+  BaseCheckpointSaver,
+  INTERRUPT,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  copyCheckpoint,
+  getCheckpointId,
+  writesSortKey,
+} from '@langchain/langgraph-checkpoint';
 
 interface Blob {
   type: string;
@@ -131,8 +139,10 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     const dir = this.nsDir(threadId, ns);
     const stored = this.readJson<StoredCheckpoint>(join(dir, `${safeName('checkpoint_id', id)}.json`));
     if (!stored) return undefined;
-    const writes = (this.readJson<StoredWrites>(join(dir, `${id}.writes.json`))) ?? {};
-    const ordered = Object.values(writes).sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+    const writes = this.readJson<StoredWrites>(join(dir, `${id}.writes.json`)) ?? {};
+    const ordered = Object.values(writes).sort((a, b) =>
+      compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)),
+    );
     const pendingWrites: CheckpointPendingWrite[] = [];
     for (const w of ordered) pendingWrites.push([w.taskId, w.channel, await this.load(w.value)]);
     const result: CheckpointTuple = {
@@ -141,7 +151,10 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       metadata: (await this.load(stored.metadata)) as CheckpointMetadata,
       pendingWrites,
     };
-    if (stored.parentId !== undefined) result.parentConfig = { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: stored.parentId } };
+    if (stored.parentId !== undefined)
+      result.parentConfig = {
+        configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: stored.parentId },
+      };
     return result;
   }
 
@@ -161,7 +174,7 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
     this.forget(threadId);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
-    const id = getCheckpointId(config) || (this.ids(this.nsDir(threadId, ns)))[0];
+    const id = getCheckpointId(config) || this.ids(this.nsDir(threadId, ns))[0];
     return id === undefined ? undefined : this.tuple(threadId, ns, id);
   }
 
@@ -187,7 +200,12 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    _newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const id = safeName('checkpoint_id', checkpoint.id);
@@ -212,13 +230,18 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
     return run;
   }
 
-  private async putWritesNow(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+  private async putWritesNow(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
     const threadId = safeName('thread_id', config.configurable?.thread_id);
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
     const id = safeName('checkpoint_id', config.configurable?.checkpoint_id);
     const dir = this.nsDir(threadId, ns);
     const file = join(dir, `${id}.writes.json`);
-    const existing = this.written.get(file) ?? (this.readJson<StoredWrites>(file)) ?? {};
+    const existing = this.written.get(file) ?? this.readJson<StoredWrites>(file) ?? {};
     const next: StoredWrites = { ...existing };
     for (const [i, [channel, value]] of writes.entries()) {
       const idx = WRITES_IDX_MAP[channel] ?? i;
@@ -248,7 +271,11 @@ export class FileCheckpointSaver extends BaseCheckpointSaver {
       return Object.values(writes).some((w) => w.channel === INTERRUPT);
     });
     const keepFrom = options.finished ? ids[ids.length - 1] : stops[stops.length - 2];
-    const size = (id: string) => [`${id}.json`, `${id}.writes.json`].reduce((sum, name) => sum + (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0), 0);
+    const size = (id: string) =>
+      [`${id}.json`, `${id}.writes.json`].reduce(
+        (sum, name) => sum + (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0),
+        0,
+      );
     let before = 0;
     let after = 0;
     for (const id of ids) {

@@ -9,7 +9,9 @@ export function routeAfterModel(state: AskStateValue): 'validate' | 'stop' {
 }
 
 /** By the PARSED classification, never by what the model claimed. */
-export function routeAfterValidation(state: AskStateValue): 'repair' | 'read' | 'write' | 'refused' | 'failed' | 'stop' {
+export function routeAfterValidation(
+  state: AskStateValue,
+): 'repair' | 'read' | 'write' | 'refused' | 'failed' | 'stop' {
   if (state.error) return 'stop';
   if (state.validationError) return state.repairAttempts < MAX_REPAIRS ? 'repair' : 'failed';
   switch (state.classification?.decision) {

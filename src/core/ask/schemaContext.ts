@@ -86,7 +86,11 @@ const MAX_SEEDS_PER_TERM = 8;
 const SIZE_PRIOR = 0.05;
 const MIN_RELATIVE_SCORE = 0.1;
 
-export function buildSchemaContext(snapshot: SchemaSnapshot, question: string, options: SchemaContextOptions): SchemaContext {
+export function buildSchemaContext(
+  snapshot: SchemaSnapshot,
+  question: string,
+  options: SchemaContextOptions,
+): SchemaContext {
   const budget = options.budgetTokens;
   if (!Number.isSafeInteger(budget) || budget <= 0) {
     throw new AgentError('BAD_INPUT', `The context token budget must be a positive whole number, got ${budget}.`);
@@ -106,7 +110,10 @@ export function rankedEntries(snapshot: SchemaSnapshot, question: string, all: b
  * The whole blocks of the named tables ("schema.table" or a bare name; a family member gives its family),
  * as the context renders them: what describe_table answers. Names that match no table come back in `unknown`.
  */
-export function describeTables(snapshot: SchemaSnapshot, names: readonly string[]): { blocks: string[]; tables: RankedTable[]; unknown: string[] } {
+export function describeTables(
+  snapshot: SchemaSnapshot,
+  names: readonly string[],
+): { blocks: string[]; tables: RankedTable[]; unknown: string[] } {
   const index = indexOf(snapshot);
   const blocks: string[] = [];
   const tables: RankedTable[] = [];
@@ -123,7 +130,13 @@ export function describeTables(snapshot: SchemaSnapshot, names: readonly string[
     seen.add(e);
     blocks.push(fullBlockOf(entry));
     const { table, members } = entry;
-    tables.push({ schema: table.schema, name: table.name, score: 0, columns: table.columns.map((c) => c.name), ...(members ? { members } : {}) });
+    tables.push({
+      schema: table.schema,
+      name: table.name,
+      score: 0,
+      columns: table.columns.map((c) => c.name),
+      ...(members ? { members } : {}),
+    });
   }
   return { blocks, tables, unknown };
 }
@@ -142,11 +155,15 @@ interface Candidate {
  */
 function questionTermsOf(question: string): Set<string> {
   const terms = new Set(termsOf(question));
-  const words = question.toLowerCase().split(/[^\p{L}]+/u).filter((w) => w !== '');
+  const words = question
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w !== '');
   words.forEach((word, i) => {
     if (MONEY_WORDS.has(word)) terms.add(MONEY_TERM);
     const next = words[i + 1];
-    if (next !== undefined && word.length >= 3 && next.length >= 3) for (const term of termOf(word + next) ?? []) terms.add(term);
+    if (next !== undefined && word.length >= 3 && next.length >= 3)
+      for (const term of termOf(word + next) ?? []) terms.add(term);
   });
   return terms;
 }
@@ -154,7 +171,9 @@ function questionTermsOf(question: string): Set<string> {
 function rank(index: SchemaIndex, question: string, options: SchemaContextOptions, everything: boolean): Candidate[] {
   const { entries } = index;
   const questionTerms = questionTermsOf(question);
-  const samplePostings = options.sampleValues ? samplePostingsOf(index, options.sampleValues) : new Map<string, Posting[]>();
+  const samplePostings = options.sampleValues
+    ? samplePostingsOf(index, options.sampleValues)
+    : new Map<string, Posting[]>();
   const direct = new Float64Array(entries.length);
   const columnScores = new Map<number, Map<number, number>>();
   const idf = new Map<string, number>();
@@ -206,10 +225,15 @@ function rank(index: SchemaIndex, question: string, options: SchemaContextOption
   entries.forEach((entry, i) => {
     let neighbourBest = 0;
     for (const j of index.graph.neighbours(i)) neighbourBest = Math.max(neighbourBest, direct[j] ?? 0);
-    const relevance = (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
+    const relevance =
+      (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
     if (relevance === 0 && !everything) return;
     const rows = Math.max(0, entry.table.rowEstimate ?? 0);
-    candidates.push({ entry, score: relevance + SIZE_PRIOR * Math.log10(1 + rows), columnScores: columnScores.get(i) ?? new Map<number, number>() });
+    candidates.push({
+      entry,
+      score: relevance + SIZE_PRIOR * Math.log10(1 + rows),
+      columnScores: columnScores.get(i) ?? new Map<number, number>(),
+    });
   });
   candidates.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : a.entry.key > b.entry.key ? 1 : 0));
   if (everything) return candidates;
@@ -221,7 +245,12 @@ const SEMANTIC_Z = 2;
 const SEMANTIC_MIN_TABLES = 5;
 
 /** The embedding signal (see Scoring): tables far above the schema's usual similarity to the question. */
-function addSemantic(index: SchemaIndex, semantic: ReadonlyMap<string, number>, direct: Float64Array, termSeeds: Set<number>): void {
+function addSemantic(
+  index: SchemaIndex,
+  semantic: ReadonlyMap<string, number>,
+  direct: Float64Array,
+  termSeeds: Set<number>,
+): void {
   const sims = index.entries.map((e) => semantic.get(e.key));
   const known = sims.filter((x): x is number => x !== undefined);
   if (known.length < SEMANTIC_MIN_TABLES) return;
@@ -239,7 +268,11 @@ function addSemantic(index: SchemaIndex, semantic: ReadonlyMap<string, number>, 
 }
 
 /** Seeds (the best direct matches and the pinned tables) joined to each other along shortest FK paths. */
-function joinScores(index: SchemaIndex, direct: Float64Array, extraSeeds: ReadonlySet<number>): { coherence: Float64Array; bridge: Float64Array } {
+function joinScores(
+  index: SchemaIndex,
+  direct: Float64Array,
+  extraSeeds: ReadonlySet<number>,
+): { coherence: Float64Array; bridge: Float64Array } {
   const coherence = new Float64Array(direct.length);
   const bridge = new Float64Array(direct.length);
   const top = Math.max(0, ...direct);
@@ -268,7 +301,12 @@ function pinnedEntries(index: SchemaIndex, names: readonly string[]): Set<number
     const e =
       index.byKey.get(name) ??
       index.byKey.get(keyOf('public', name)) ??
-      index.entries.findIndex((x) => x.table.name === name || x.key.toLowerCase() === name.toLowerCase() || x.table.name.toLowerCase() === name.toLowerCase());
+      index.entries.findIndex(
+        (x) =>
+          x.table.name === name ||
+          x.key.toLowerCase() === name.toLowerCase() ||
+          x.table.name.toLowerCase() === name.toLowerCase(),
+      );
     if (e !== undefined && e >= 0) found.add(e);
   }
   return found;
@@ -322,7 +360,13 @@ function fit(ranked: readonly Candidate[], budget: number, schemaTokens: number)
     used += block.length + (blocks.length > 0 ? 1 : 0);
     blocks.push(block);
     const { members } = candidate.entry;
-    tables.push({ schema: table.schema, name: table.name, score: candidate.score, columns, ...(members ? { members } : {}) });
+    tables.push({
+      schema: table.schema,
+      name: table.name,
+      score: candidate.score,
+      columns,
+      ...(members ? { members } : {}),
+    });
   }
   const text = blocks.join('\n');
   return { tables, tokens: estimateTokens(text), budget, schemaTokens, text };

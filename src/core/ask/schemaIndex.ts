@@ -68,7 +68,12 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
     if (families.representative[i] !== i) return;
     entryOf[i] = entries.length;
     const memberIndexes = families.members.get(i);
-    const entry: TableEntry = { table, key: keyOf(table.schema, table.name), nameTerms: new Set(identifierTerms(table.name)), ...fkTextOf(table) };
+    const entry: TableEntry = {
+      table,
+      key: keyOf(table.schema, table.name),
+      nameTerms: new Set(identifierTerms(table.name)),
+      ...fkTextOf(table),
+    };
     if (memberIndexes) entry.members = memberIndexes.map((m) => snapshot.tables[m]?.name ?? '');
     entries.push(entry);
   });
@@ -84,13 +89,19 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   entries.forEach((entry, e) => {
     const { table } = entry;
     for (const term of entry.nameTerms) add(term, { table: e, field: 'name', column: -1 });
-    if (table.comment) for (const term of new Set(termsOf(table.comment))) add(term, { table: e, field: 'comment', column: -1 });
+    if (table.comment)
+      for (const term of new Set(termsOf(table.comment))) add(term, { table: e, field: 'comment', column: -1 });
     table.columns.forEach((column, c) => {
       for (const term of identifierTerms(column.name)) add(term, { table: e, field: 'column', column: c });
       if (isMoneyType(column.type)) add(MONEY_TERM, { table: e, field: 'column', column: c });
-      if (column.comment) for (const term of new Set(termsOf(column.comment))) add(term, { table: e, field: 'comment', column: c });
-      if (column.allowedValues) for (const term of new Set(column.allowedValues.flatMap((v) => termsOf(v)))) add(term, { table: e, field: 'allowed', column: c });
-      if (column.samples) for (const term of new Set(column.samples.flatMap((v) => termsOf(v)))) add(term, { table: e, field: 'sample', column: c });
+      if (column.comment)
+        for (const term of new Set(termsOf(column.comment))) add(term, { table: e, field: 'comment', column: c });
+      if (column.allowedValues)
+        for (const term of new Set(column.allowedValues.flatMap((v) => termsOf(v))))
+          add(term, { table: e, field: 'allowed', column: c });
+      if (column.samples)
+        for (const term of new Set(column.samples.flatMap((v) => termsOf(v))))
+          add(term, { table: e, field: 'sample', column: c });
     });
   });
   // Value words of every member (shards hold different values), each once per entry and column.

@@ -29,7 +29,10 @@ export function compactLine(entry: TableEntry): string {
   const comment = table.comment?.replace(/\s+/g, ' ').trim();
   const detail = comment
     ? ` -- ${comment.length > COMMENT_CHARS ? `${comment.slice(0, COMMENT_CHARS - 1)}…` : comment}`
-    : `: ${table.columns.slice(0, LISTED_COLUMNS).map((c) => c.name).join(', ')}${table.columns.length > LISTED_COLUMNS ? ', …' : ''}`;
+    : `: ${table.columns
+        .slice(0, LISTED_COLUMNS)
+        .map((c) => c.name)
+        .join(', ')}${table.columns.length > LISTED_COLUMNS ? ', …' : ''}`;
   return `${displayName(table.schema, table.name)}${family}${detail}`;
 }
 
@@ -49,7 +52,10 @@ export function compactSchemaList(snapshot: SchemaSnapshot, question: string, bu
 }
 
 /** describe_table: the full definitions of the named tables, and the names that matched none. */
-export function describeTablesText(snapshot: SchemaSnapshot, names: readonly string[]): { text: string; found: string[] } {
+export function describeTablesText(
+  snapshot: SchemaSnapshot,
+  names: readonly string[],
+): { text: string; found: string[] } {
   const { blocks, tables, unknown } = describeTables(snapshot, names);
   const notFound = unknown.length > 0 ? `\nNo table named: ${unknown.join(', ')} (find_tables searches by words).` : '';
   return { text: `${blocks.join('\n')}${notFound}`.trim(), found: tables.map((t) => `${t.schema}.${t.name}`) };
@@ -57,8 +63,6 @@ export function describeTablesText(snapshot: SchemaSnapshot, names: readonly str
 
 /** find_tables: the tables whose names, columns, comments or values best match the words, one compact line each. */
 export function findTablesText(snapshot: SchemaSnapshot, words: string): string {
-  const lines = rankedEntries(snapshot, words, false)
-    .slice(0, FIND_LIMIT)
-    .map(compactLine);
+  const lines = rankedEntries(snapshot, words, false).slice(0, FIND_LIMIT).map(compactLine);
   return lines.join('\n');
 }

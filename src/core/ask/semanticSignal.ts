@@ -18,8 +18,14 @@ const DESCRIBED_COLUMNS = 40;
 /** "orders: customer orders; columns: id, customer id, total amount, status -- paid or not, ...". */
 export function tableDescription(entry: TableEntry): string {
   const { table } = entry;
-  const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\s]+/g, ' ').trim();
-  const columns = table.columns.slice(0, DESCRIBED_COLUMNS).map((c) => `${words(c.name)}${c.comment ? ` (${c.comment.replace(/\s+/g, ' ').slice(0, 80)})` : ''}`);
+  const words = (name: string) =>
+    name
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/[_\s]+/g, ' ')
+      .trim();
+  const columns = table.columns
+    .slice(0, DESCRIBED_COLUMNS)
+    .map((c) => `${words(c.name)}${c.comment ? ` (${c.comment.replace(/\s+/g, ' ').slice(0, 80)})` : ''}`);
   return `${words(displayName(table.schema, table.name))}${table.comment ? `: ${table.comment.replace(/\s+/g, ' ').slice(0, 200)}` : ''}; columns: ${columns.join(', ')}`;
 }
 
@@ -42,7 +48,10 @@ export async function semanticScores(
 ): Promise<ReadonlyMap<string, number> | undefined> {
   const { entries } = indexOf(snapshot);
   try {
-    const [tables, [asked]] = await Promise.all([cache.vectorsFor(descriptionsOf(snapshot), 'document', signal), cache.vectorsFor([question], 'query', signal)]);
+    const [tables, [asked]] = await Promise.all([
+      cache.vectorsFor(descriptionsOf(snapshot), 'document', signal),
+      cache.vectorsFor([question], 'query', signal),
+    ]);
     if (!asked) return undefined;
     const scores = new Map<string, number>();
     entries.forEach((entry, i) => {
@@ -52,7 +61,10 @@ export async function semanticScores(
     return scores;
   } catch (error) {
     if (signal?.aborted) throw error;
-    logger.warn('embeddings are not available for this question; the schema is ranked by words only', { model: cache.embedder.model, error: toAgentError(error).message });
+    logger.warn('embeddings are not available for this question; the schema is ranked by words only', {
+      model: cache.embedder.model,
+      error: toAgentError(error).message,
+    });
     return undefined;
   }
 }

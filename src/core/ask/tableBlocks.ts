@@ -26,7 +26,9 @@ export function renderBlock(entry: TableEntry, columns: readonly ColumnInfo[], o
   const included = new Set(columns.map((c) => c.name));
   for (const fk of table.foreignKeys) {
     if (fk.columns.length > 1 && fk.columns.every((c) => included.has(c))) {
-      parts.push(`(${fk.columns.join(', ')}) → ${displayName(fk.references.schema, fk.references.table)}(${fk.references.columns.join(', ')})`);
+      parts.push(
+        `(${fk.columns.join(', ')}) → ${displayName(fk.references.schema, fk.references.table)}(${fk.references.columns.join(', ')})`,
+      );
     }
   }
   if (omitted > 0) parts.push(`… ${omitted} more column${omitted === 1 ? '' : 's'}`);

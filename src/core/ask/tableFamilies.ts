@@ -68,9 +68,16 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
   for (const [key, list] of groups) {
     if (list.length < 2) continue;
     // Only a suffix makes a family: two unrelated tables with equal columns and no suffix stay apart.
-    if (key.startsWith('s:') && list.filter((i) => baseName(tables[i]?.name ?? '') !== undefined).length < list.length - 1) continue;
+    if (
+      key.startsWith('s:') &&
+      list.filter((i) => baseName(tables[i]?.name ?? '') !== undefined).length < list.length - 1
+    )
+      continue;
     const rep = key.startsWith('p:') ? (list[0] ?? 0) : pickRepresentative(tables, list);
-    const ordered = [rep, ...list.filter((i) => i !== rep).sort((a, b) => compareNames(tables[a]?.name ?? '', tables[b]?.name ?? ''))];
+    const ordered = [
+      rep,
+      ...list.filter((i) => i !== rep).sort((a, b) => compareNames(tables[a]?.name ?? '', tables[b]?.name ?? '')),
+    ];
     members.set(rep, ordered);
     for (const i of list) representative[i] = rep;
   }

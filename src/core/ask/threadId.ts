@@ -9,6 +9,10 @@ export function newThreadId(): string {
 
 export function assertThreadId(id: string): void {
   if (!ASK_ID_PATTERN.test(id)) {
-    throw new AgentError('BAD_INPUT', `"${id.slice(0, 60)}" is not an ask run id.`, 'Run ids look like ask_ followed by 16 letters and digits; copy it from the output of pg-agent ask.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `"${id.slice(0, 60)}" is not an ask run id.`,
+      'Run ids look like ask_ followed by 16 letters and digits; copy it from the output of pg-agent ask.',
+    );
   }
 }

@@ -23,13 +23,17 @@ export function providerLabel(provider: LlmProvider): string {
 
 /** "gemini:gemini-2.5-pro,openai:qwen2.5-coder" → specs; bad entries are bad input naming the entry. */
 export function parseModelList(text: string): ModelSpec[] {
-  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.length === 0) throw badList(text, 'the list is empty');
   const specs = entries.map((entry): ModelSpec => {
     const colon = entry.indexOf(':');
     const provider = colon === -1 ? '' : entry.slice(0, colon).trim().toLowerCase();
     const model = colon === -1 ? '' : entry.slice(colon + 1).trim();
-    if (provider !== 'gemini' && provider !== 'openai') throw badList(text, `"${entry}" does not start with gemini: or openai:`);
+    if (provider !== 'gemini' && provider !== 'openai')
+      throw badList(text, `"${entry}" does not start with gemini: or openai:`);
     if (model === '' || /\s/.test(model)) throw badList(text, `"${entry}" has no model name`);
     return { provider, model };
   });
@@ -42,7 +46,11 @@ export function parseModelList(text: string): ModelSpec[] {
 }
 
 function badList(text: string, why: string): AgentError {
-  return new AgentError('BAD_INPUT', `--models "${text.slice(0, 120)}" is not a model list: ${why}.`, 'Use provider:model pairs separated by commas, e.g. gemini:gemini-2.5-pro,openai:qwen2.5-coder (openai = the endpoint at OPENAI_BASE_URL).');
+  return new AgentError(
+    'BAD_INPUT',
+    `--models "${text.slice(0, 120)}" is not a model list: ${why}.`,
+    'Use provider:model pairs separated by commas, e.g. gemini:gemini-2.5-pro,openai:qwen2.5-coder (openai = the endpoint at OPENAI_BASE_URL).',
+  );
 }
 
 export interface Analyst {
@@ -56,7 +64,12 @@ export interface Analyst {
 
 export function buildAnalysts(providers: readonly LlmProvider[]): [Analyst, Analyst] {
   const [first, ...rest] = providers;
-  if (!first) throw new AgentError('CONFIG_INVALID', 'Collaborative planning needs at least one model.', 'Pass --models, or set GEMINI_API_KEY or OPENAI_BASE_URL.');
+  if (!first)
+    throw new AgentError(
+      'CONFIG_INVALID',
+      'Collaborative planning needs at least one model.',
+      'Pass --models, or set GEMINI_API_KEY or OPENAI_BASE_URL.',
+    );
   if (rest.length === 0) {
     return [
       { label: 'A', perspective: 'data/architecture', chain: [first], sameModel: true },

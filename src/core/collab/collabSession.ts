@@ -64,9 +64,15 @@ export class CollabSessionRunner {
   /** Creates the session, gathers the context and runs rounds to the first decision point. */
   async start(request: { task: string; maxRounds?: number; by: string }): Promise<SessionState> {
     const task = request.task.trim();
-    if (task === '') throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe what should be planned, e.g. "archive orders older than two years".');
+    if (task === '')
+      throw new AgentError(
+        'BAD_INPUT',
+        'The task is empty.',
+        'Describe what should be planned, e.g. "archive orders older than two years".',
+      );
     const maxRounds = request.maxRounds ?? DEFAULT_MAX_ROUNDS;
-    if (!Number.isSafeInteger(maxRounds) || maxRounds < 1 || maxRounds > 10) throw new AgentError('BAD_INPUT', `--max-rounds must be 1 to 10, got ${maxRounds}.`);
+    if (!Number.isSafeInteger(maxRounds) || maxRounds < 1 || maxRounds > 10)
+      throw new AgentError('BAD_INPUT', `--max-rounds must be 1 to 10, got ${maxRounds}.`);
     if (this.deps.providers.length === 0) throw noModels();
     await loadParser();
     const at = this.now().toISOString();
@@ -93,7 +99,14 @@ export class CollabSessionRunner {
     await this.deps.store.create(state);
     this.deps.onSaved?.(state);
     this.deps.progress?.(`Session ${state.id} created in ${this.deps.store.sessionDir(state.id)}`);
-    await this.deps.store.audit(state.id, { type: 'session', event: 'created', by: request.by, task, models: state.models, maxRounds });
+    await this.deps.store.audit(state.id, {
+      type: 'session',
+      event: 'created',
+      by: request.by,
+      task,
+      models: state.models,
+      maxRounds,
+    });
     return this.locked(state.id, 'the first round', () =>
       this.guard(state, async () => {
         await this.gather(state);
@@ -133,7 +146,12 @@ export class CollabSessionRunner {
     if (decision.kind === 'option') {
       const latest = await this.deps.store.readSynthesis(id, state.currentRound);
       const solution = latest.solutions[decision.option - 1];
-      if (!solution) throw new AgentError('BAD_INPUT', `Round ${state.currentRound} has ${latest.solutions.length} option(s); there is no option ${decision.option}.`, `Pick 1 to ${latest.solutions.length}.`);
+      if (!solution)
+        throw new AgentError(
+          'BAD_INPUT',
+          `Round ${state.currentRound} has ${latest.solutions.length} option(s); there is no option ${decision.option}.`,
+          `Pick 1 to ${latest.solutions.length}.`,
+        );
     }
     state.decisions.push(record);
     await this.deps.store.audit(id, { type: 'decision', ...record });
@@ -175,7 +193,11 @@ export class CollabSessionRunner {
       if (state.phase === 'planning') state.phase = 'awaiting-decision';
       await this.save(state);
       await this.deps.store.audit(state.id, { type: 'error', code: e.code, message: e.message, phase: state.phase });
-      this.deps.logger.warn('planning session step failed; the session keeps its state', { sessionId: state.id, code: e.code, error: e.message });
+      this.deps.logger.warn('planning session step failed; the session keeps its state', {
+        sessionId: state.id,
+        code: e.code,
+        error: e.message,
+      });
       throw error;
     }
   }
@@ -244,8 +266,17 @@ export class CollabSessionRunner {
         degraded: synthesis.degraded !== null,
         superseded: false,
       });
-      await this.deps.store.audit(state.id, { type: 'round', round, score: synthesis.convergence.score, components: synthesis.convergence.components, recommendation: synthesis.convergence.recommendation, degraded: synthesis.degraded !== null });
-      this.deps.progress?.(`Round ${round}: convergence ${synthesis.convergence.score.toFixed(2)} → ${synthesis.convergence.recommendation}`);
+      await this.deps.store.audit(state.id, {
+        type: 'round',
+        round,
+        score: synthesis.convergence.score,
+        components: synthesis.convergence.components,
+        recommendation: synthesis.convergence.recommendation,
+        degraded: synthesis.degraded !== null,
+      });
+      this.deps.progress?.(
+        `Round ${round}: convergence ${synthesis.convergence.score.toFixed(2)} → ${synthesis.convergence.recommendation}`,
+      );
       if (synthesis.convergence.recommendation === 'continue') continue;
       state.phase = 'awaiting-decision';
       state.awaiting = {
@@ -268,9 +299,20 @@ export class CollabSessionRunner {
     const context = JSON.parse(await this.deps.store.readText(state.id, 'context.json')) as GatheredContext;
     const result = await callWithFallback(
       this.deps.providers,
-      planMessages(taskOf(state), solution, latest.cross_verification.agreements.map((a) => a.point), this.clarifications(state), context),
+      planMessages(
+        taskOf(state),
+        solution,
+        latest.cross_verification.agreements.map((a) => a.point),
+        this.clarifications(state),
+        context,
+      ),
       planOutputSchema,
-      { node: 'plan', recorder: this.recorder(state), ...(this.deps.signal ? { signal: this.deps.signal } : {}), ...(this.deps.modelTimeoutMs ? { timeoutMs: this.deps.modelTimeoutMs } : {}) },
+      {
+        node: 'plan',
+        recorder: this.recorder(state),
+        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+        ...(this.deps.modelTimeoutMs ? { timeoutMs: this.deps.modelTimeoutMs } : {}),
+      },
     );
     const chosen = [...state.decisions].reverse().find((d) => d.kind === 'option');
     const plan: PlanJson = planJsonSchema.parse({
@@ -303,14 +345,22 @@ export class CollabSessionRunner {
   /** The person's clarifications since the last change of direction, oldest first. */
   private clarifications(state: SessionState): string[] {
     const lastRedirect = state.decisions.map((d) => d.kind).lastIndexOf('redirect');
-    return state.decisions.slice(lastRedirect + 1).filter((d) => d.kind === 'clarify' && d.text).map((d) => d.text ?? '');
+    return state.decisions
+      .slice(lastRedirect + 1)
+      .filter((d) => d.kind === 'clarify' && d.text)
+      .map((d) => d.text ?? '');
   }
 
   /** Audit and usage of every model call, per model and in total. */
   private recorder(state: SessionState): CallRecorder {
     return {
       response: async (node, model, messages, response) => {
-        const add = { calls: 1, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd };
+        const add = {
+          calls: 1,
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          costUsd: response.costUsd,
+        };
         state.usage.total = addUsage(state.usage.total, add);
         const entry = state.usage.byModel.find((m) => m.model === model);
         if (entry) entry.usage = addUsage(entry.usage, add);
@@ -340,7 +390,11 @@ export class CollabSessionRunner {
 
   private assertConnection(state: SessionState): void {
     if (state.connection !== this.deps.connectionKey) {
-      throw new AgentError('BAD_INPUT', `Session ${state.id} works on ${state.connection}, not on ${this.deps.connectionKey}.`, 'Pass the session\'s database with --db URL (or --connection NAME), as when it was created.');
+      throw new AgentError(
+        'BAD_INPUT',
+        `Session ${state.id} works on ${state.connection}, not on ${this.deps.connectionKey}.`,
+        "Pass the session's database with --db URL (or --connection NAME), as when it was created.",
+      );
     }
   }
 
@@ -353,7 +407,9 @@ export class CollabSessionRunner {
 
 /** The task as the models see it: with the person's latest direction when they changed it. */
 export function taskOf(state: Pick<SessionState, 'task' | 'direction'>): string {
-  return state.direction ? `${state.task}\n\nNew direction from the person (replaces earlier approaches): ${state.direction}` : state.task;
+  return state.direction
+    ? `${state.task}\n\nNew direction from the person (replaces earlier approaches): ${state.direction}`
+    : state.task;
 }
 
 /** Which decisions a session can take where it stands; anything else is bad input naming what it waits for. */
@@ -367,10 +423,18 @@ export function assertDecidable(state: SessionState, decision: SessionDecision):
   };
   if (!allowed[state.phase].includes(decision.kind)) {
     const where = state.phase === 'executed' ? `executed as job ${state.jobId ?? '?'}` : state.phase;
-    throw new AgentError('BAD_INPUT', `Session ${state.id} is ${where}; it cannot take --${decision.kind === 'option' ? 'option' : decision.kind}.`, `See where it stands with pg-agent plan show ${state.id}.`);
+    throw new AgentError(
+      'BAD_INPUT',
+      `Session ${state.id} is ${where}; it cannot take --${decision.kind === 'option' ? 'option' : decision.kind}.`,
+      `See where it stands with pg-agent plan show ${state.id}.`,
+    );
   }
   if ((decision.kind === 'clarify' || decision.kind === 'redirect') && decision.text.trim() === '') {
-    throw new AgentError('BAD_INPUT', `The ${decision.kind === 'clarify' ? 'clarification' : 'new direction'} is empty.`, 'Write what the analysts should take into account.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `The ${decision.kind === 'clarify' ? 'clarification' : 'new direction'} is empty.`,
+      'Write what the analysts should take into account.',
+    );
   }
   if (decision.kind === 'option' && (!Number.isSafeInteger(decision.option) || decision.option < 1)) {
     throw new AgentError('BAD_INPUT', `--option needs a positive option number, got ${decision.option}.`);
@@ -387,5 +451,9 @@ function addUsage(a: CollabUsage, b: CollabUsage): CollabUsage {
 }
 
 function noModels(): AgentError {
-  return new AgentError('CONFIG_INVALID', 'Collaborative planning needs at least one language model, and none is configured.', 'Pass --models gemini:NAME,openai:NAME with GEMINI_API_KEY and OPENAI_BASE_URL set, or set one of them.');
+  return new AgentError(
+    'CONFIG_INVALID',
+    'Collaborative planning needs at least one language model, and none is configured.',
+    'Pass --models gemini:NAME,openai:NAME with GEMINI_API_KEY and OPENAI_BASE_URL set, or set one of them.',
+  );
 }

@@ -28,7 +28,10 @@ export function agreementRatio(agreements: number, disagreements: number): numbe
 }
 
 /** Stability: the share of this round's insights that are not new (1 when there are none). */
-export function stabilityOf(insights: readonly string[], known: readonly string[]): { stability: number; newInsights: string[] } {
+export function stabilityOf(
+  insights: readonly string[],
+  known: readonly string[],
+): { stability: number; newInsights: string[] } {
   const knownSet = new Set(known.map(normalizeText));
   const fresh = dedupe(insights).filter((i) => !knownSet.has(normalizeText(i)));
   const total = dedupe(insights).length;
@@ -39,7 +42,9 @@ export function computeConvergence(input: ConvergenceInput): Convergence {
   const agreement = agreementRatio(input.agreements, input.disagreements);
   const feasibility = clamp(input.feasibility);
   const { stability, newInsights } = stabilityOf(input.insights, input.knownInsights);
-  const score = round3(WEIGHTS.agreement * agreement + WEIGHTS.feasibility * feasibility + WEIGHTS.stability * stability);
+  const score = round3(
+    WEIGHTS.agreement * agreement + WEIGHTS.feasibility * feasibility + WEIGHTS.stability * stability,
+  );
   return {
     score,
     components: { agreement: round3(agreement), feasibility: round3(feasibility), stability: round3(stability) },
@@ -56,7 +61,10 @@ export function recommend(score: number, openDisagreements: number, roundsLeft: 
 }
 
 export function normalizeText(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 function dedupe(items: readonly string[]): string[] {

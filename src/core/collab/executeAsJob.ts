@@ -38,7 +38,13 @@ async function sessionModelCalls(store: CollabStore, id: string): Promise<Record
   return records;
 }
 
-export async function executeAsJob(store: CollabStore, runner: JobRunner, id: string, by: string, now: () => Date = () => new Date()): Promise<{ state: SessionState; outcome: JobOutcome }> {
+export async function executeAsJob(
+  store: CollabStore,
+  runner: JobRunner,
+  id: string,
+  by: string,
+  now: () => Date = () => new Date(),
+): Promise<{ state: SessionState; outcome: JobOutcome }> {
   const release = await store.lock(id, 'execute as job');
   try {
     return await executeLocked(store, runner, id, by, now);
@@ -47,12 +53,27 @@ export async function executeAsJob(store: CollabStore, runner: JobRunner, id: st
   }
 }
 
-async function executeLocked(store: CollabStore, runner: JobRunner, id: string, by: string, now: () => Date): Promise<{ state: SessionState; outcome: JobOutcome }> {
+async function executeLocked(
+  store: CollabStore,
+  runner: JobRunner,
+  id: string,
+  by: string,
+  now: () => Date,
+): Promise<{ state: SessionState; outcome: JobOutcome }> {
   const view = await readSessionView(store, id);
   const { state, plan, implPlan } = view;
-  if (state.phase === 'executed') throw new AgentError('BAD_INPUT', `Session ${id} was already executed as job ${state.jobId ?? '?'}.`, `Open it with pg-agent job show ${state.jobId ?? '<id>'}.`);
+  if (state.phase === 'executed')
+    throw new AgentError(
+      'BAD_INPUT',
+      `Session ${id} was already executed as job ${state.jobId ?? '?'}.`,
+      `Open it with pg-agent job show ${state.jobId ?? '<id>'}.`,
+    );
   if (state.phase !== 'planned' || !plan || implPlan === null) {
-    throw new AgentError('BAD_INPUT', `Session ${id} has no plan yet (it is ${state.phase}).`, `Choose an option first: pg-agent plan decide ${id} --option N.`);
+    throw new AgentError(
+      'BAD_INPUT',
+      `Session ${id} has no plan yet (it is ${state.phase}).`,
+      `Choose an option first: pg-agent plan decide ${id} --option N.`,
+    );
   }
   const todos: Todo[] = plan.tasks.map((t) => ({
     id: t.id,
@@ -69,7 +90,16 @@ async function executeLocked(store: CollabStore, runner: JobRunner, id: string, 
     todos,
     origin: `collaborative planning session ${id}: option ${m.option} "${m.option_name}" chosen by ${m.chosen_by} at ${m.chosen_at}.\nExecuted as a job by ${by}. The plan waits for your review; every write still needs its own approval.`,
     audit: [
-      { type: 'plan_origin', source: 'collaborative-discussion', sessionId: id, option: m.option, optionName: m.option_name, chosenBy: m.chosen_by, chosenAt: m.chosen_at, executedBy: by },
+      {
+        type: 'plan_origin',
+        source: 'collaborative-discussion',
+        sessionId: id,
+        option: m.option,
+        optionName: m.option_name,
+        chosenBy: m.chosen_by,
+        chosenAt: m.chosen_at,
+        executedBy: by,
+      },
       ...(await sessionModelCalls(store, id)),
     ],
   });

@@ -35,7 +35,12 @@ export interface FallbackOptions {
   stopOn?: (error: LlmError) => boolean;
 }
 
-export async function callWithFallback<T>(chain: readonly LlmProvider[], messages: ChatMessage[], schema: z.ZodType<T>, options: FallbackOptions): Promise<FallbackResult<T>> {
+export async function callWithFallback<T>(
+  chain: readonly LlmProvider[],
+  messages: ChatMessage[],
+  schema: z.ZodType<T>,
+  options: FallbackOptions,
+): Promise<FallbackResult<T>> {
   const failures: string[] = [];
   let firstFailure: { from: string; reason: string } | null = null;
   for (const [i, provider] of chain.entries()) {
@@ -72,7 +77,10 @@ export async function callWithFallback<T>(chain: readonly LlmProvider[], message
 }
 
 /** The provider with every completed response reported (repairs included), before it is parsed. */
-function recordingProvider(provider: LlmProvider, onResponse: (req: LlmRequest, response: LlmResponse) => Promise<void>): LlmProvider {
+function recordingProvider(
+  provider: LlmProvider,
+  onResponse: (req: LlmRequest, response: LlmResponse) => Promise<void>,
+): LlmProvider {
   return {
     name: provider.name,
     model: provider.model,

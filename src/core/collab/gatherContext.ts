@@ -50,7 +50,12 @@ export interface GatherOptions {
   lockTimeoutMs: number;
 }
 
-export async function gatherContext(db: Db, snapshot: SchemaSnapshot, task: string, options: GatherOptions): Promise<GatheredContext> {
+export async function gatherContext(
+  db: Db,
+  snapshot: SchemaSnapshot,
+  task: string,
+  options: GatherOptions,
+): Promise<GatheredContext> {
   const budgetTokens = options.budgetTokens ?? DEFAULT_CONTEXT_BUDGET;
   const ranked = buildSchemaContext(snapshot, task, { budgetTokens });
   const byKey = new Map(snapshot.tables.map((t) => [`${t.schema}.${t.name}`, t]));
@@ -86,9 +91,16 @@ export async function gatherContext(db: Db, snapshot: SchemaSnapshot, task: stri
 }
 
 /** EXPLAIN (FORMAT JSON) of one statement the classifier calls a read, in a READ ONLY transaction. */
-export async function explainRead(db: Db, sql: string, limits: { statementTimeoutMs: number; lockTimeoutMs: number }): Promise<ExplainedQuery> {
+export async function explainRead(
+  db: Db,
+  sql: string,
+  limits: { statementTimeoutMs: number; lockTimeoutMs: number },
+): Promise<ExplainedQuery> {
   try {
-    const result = await runRead(db, `EXPLAIN (FORMAT JSON) ${sql.trim().replace(/;\s*$/, '')}`, false, { maxRows: 10, ...limits });
+    const result = await runRead(db, `EXPLAIN (FORMAT JSON) ${sql.trim().replace(/;\s*$/, '')}`, false, {
+      maxRows: 10,
+      ...limits,
+    });
     const cell = result.rows[0]?.[0];
     return { sql, plan: typeof cell === 'string' ? (JSON.parse(cell) as unknown) : (cell ?? null), error: null };
   } catch (error) {
@@ -141,7 +153,12 @@ async function readStats(db: Db, keys: string[]): Promise<Map<string, Record<str
   return new Map(
     rows.map((r) => {
       const { key, ...rest } = r;
-      return [String(key), Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'string' ? v : null]))];
+      return [
+        String(key),
+        Object.fromEntries(
+          Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' || typeof v === 'string' ? v : null]),
+        ),
+      ];
     }),
   );
 }
@@ -185,7 +202,12 @@ export function fkPaths(tables: readonly TableInfo[], keys: readonly string[]): 
   return paths;
 }
 
-function shortestPath(edges: Map<string, { to: string; label: string }[]>, from: string, to: string, maxHops: number): string[] | undefined {
+function shortestPath(
+  edges: Map<string, { to: string; label: string }[]>,
+  from: string,
+  to: string,
+  maxHops: number,
+): string[] | undefined {
   let frontier: { at: string; labels: string[] }[] = [{ at: from, labels: [] }];
   const seen = new Set([from]);
   for (let hop = 0; hop < maxHops; hop++) {

@@ -25,7 +25,9 @@ export function implPlanMarkdown(plan: PlanJson, task: string, solution: Solutio
     plan.rationale,
     '',
     `Trade-offs of the option: effort ${solution.effort}, risk ${solution.risk}, feasibility ${Math.round(solution.feasibility * 100)} % of its SQL verified against the database.`,
-    ...(solution.refuted.length > 0 ? ['', 'Refuted by the database during the discussion:', ...solution.refuted.map((r) => `- ${r}`)] : []),
+    ...(solution.refuted.length > 0
+      ? ['', 'Refuted by the database during the discussion:', ...solution.refuted.map((r) => `- ${r}`)]
+      : []),
     '',
     '## Implementation Steps',
   ];
@@ -45,12 +47,36 @@ export function implPlanMarkdown(plan: PlanJson, task: string, solution: Solutio
     lines.push('', `**Verification**: ${task.verification}`);
   });
   const manifest = new Map<string, string[]>();
-  for (const task of plan.tasks) for (const object of task.objects) manifest.set(object, [...(manifest.get(object) ?? []), task.id]);
-  lines.push('', '## Object Manifest', '', '| Object | Tasks |', '|---|---|', ...[...manifest].map(([object, ids]) => `| \`${cell(object)}\` | ${ids.join(', ')} |`));
+  for (const task of plan.tasks)
+    for (const object of task.objects) manifest.set(object, [...(manifest.get(object) ?? []), task.id]);
+  lines.push(
+    '',
+    '## Object Manifest',
+    '',
+    '| Object | Tasks |',
+    '|---|---|',
+    ...[...manifest].map(([object, ids]) => `| \`${cell(object)}\` | ${ids.join(', ')} |`),
+  );
   lines.push('', '## Acceptance Criteria', '', ...plan.acceptanceCriteria.map((c, i) => `${i + 1}. ${c}`));
-  lines.push('', '## Risk Mitigation', '', '| Risk | Mitigation |', '|---|---|', ...plan.risks.map((r) => `| ${cell(r.risk)} | ${cell(r.mitigation)} |`));
-  lines.push('', '## Dependencies & Prerequisites', '', ...(plan.prerequisites.length > 0 ? plan.prerequisites.map((p) => `- ${p}`) : ['- none']));
-  lines.push('', 'Every write of this plan is still held for its own approval ticket with its exact impact when it runs.', '');
+  lines.push(
+    '',
+    '## Risk Mitigation',
+    '',
+    '| Risk | Mitigation |',
+    '|---|---|',
+    ...plan.risks.map((r) => `| ${cell(r.risk)} | ${cell(r.mitigation)} |`),
+  );
+  lines.push(
+    '',
+    '## Dependencies & Prerequisites',
+    '',
+    ...(plan.prerequisites.length > 0 ? plan.prerequisites.map((p) => `- ${p}`) : ['- none']),
+  );
+  lines.push(
+    '',
+    'Every write of this plan is still held for its own approval ticket with its exact impact when it runs.',
+    '',
+  );
   return lines.join('\n');
 }
 

@@ -40,16 +40,29 @@ type PlanLike = { tasks: PlanTask[] };
 function checkTasks(plan: PlanLike, ctx: z.RefinementCtx): void {
   const ids = new Map<string, number>();
   plan.tasks.forEach((task, i) => {
-    if (ids.has(task.id)) ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `duplicate task id "${task.id}"` });
+    if (ids.has(task.id))
+      ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `duplicate task id "${task.id}"` });
     ids.set(task.id, i);
   });
   plan.tasks.forEach((task, i) => {
     task.depends_on.forEach((dep, j) => {
-      if (!ids.has(dep)) ctx.addIssue({ code: 'custom', path: ['tasks', i, 'depends_on', j], message: `"${task.id}" depends on unknown task "${dep}"` });
-      if (dep === task.id) ctx.addIssue({ code: 'custom', path: ['tasks', i, 'depends_on', j], message: `"${task.id}" depends on itself` });
+      if (!ids.has(dep))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tasks', i, 'depends_on', j],
+          message: `"${task.id}" depends on unknown task "${dep}"`,
+        });
+      if (dep === task.id)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tasks', i, 'depends_on', j],
+          message: `"${task.id}" depends on itself`,
+        });
     });
   });
-  const cycle = findCycle(plan.tasks.map((t) => ({ id: t.id, title: t.title, status: 'pending' as const, depends_on: t.depends_on })));
+  const cycle = findCycle(
+    plan.tasks.map((t) => ({ id: t.id, title: t.title, status: 'pending' as const, depends_on: t.depends_on })),
+  );
   if (cycle) ctx.addIssue({ code: 'custom', path: ['tasks'], message: `dependency cycle: ${cycle.join(' -> ')}` });
   if (!isParserLoaded()) return;
   plan.tasks.forEach((task, i) => {
@@ -57,7 +70,11 @@ function checkTasks(plan: PlanLike, ctx: z.RefinementCtx): void {
     try {
       classifySql(task.sql);
     } catch (error) {
-      ctx.addIssue({ code: 'custom', path: ['tasks', i, 'sql'], message: `the SQL of "${task.id}" does not parse: ${error instanceof Error ? error.message : String(error)}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tasks', i, 'sql'],
+        message: `the SQL of "${task.id}" does not parse: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   });
 }

@@ -52,11 +52,22 @@ export async function runRound(deps: RoundDeps, request: RoundRequest): Promise<
     },
     fallback: (node, from, to, reason) => deps.recorder.fallback(node, from, to, reason),
   };
-  const common = { recorder, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.modelTimeoutMs ? { timeoutMs: deps.modelTimeoutMs } : {}) };
+  const common = {
+    recorder,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.modelTimeoutMs ? { timeoutMs: deps.modelTimeoutMs } : {}),
+  };
   deps.progress?.(`Round ${request.round}: analyses A (${a.perspective}) and B (${b.perspective})…`);
   // Both calls are awaited even when one fails, so no answer arrives (and is counted) after the round gave up.
   const [resultA, resultB] = await settled(
-    [a, b].map((analyst) => callWithFallback(analyst.chain, analysisMessages(analyst.perspective, analyst.sameModel, request), analysisSchema, { ...common, node: `analysis_${analyst.label}` })),
+    [a, b].map((analyst) =>
+      callWithFallback(
+        analyst.chain,
+        analysisMessages(analyst.perspective, analyst.sameModel, request),
+        analysisSchema,
+        { ...common, node: `analysis_${analyst.label}` },
+      ),
+    ),
   );
   if (!resultA || !resultB) throw new Error('unreachable: two analyses were requested');
   const analyses = [
@@ -65,7 +76,9 @@ export async function runRound(deps: RoundDeps, request: RoundRequest): Promise<
   ];
 
   const targets = analyses.flatMap(({ analyst, result }) =>
-    result.value.approaches.flatMap((approach, i) => approach.sql.map((proposal, index) => ({ approachId: `${analyst.label}${i + 1}`, index, proposal }))),
+    result.value.approaches.flatMap((approach, i) =>
+      approach.sql.map((proposal, index) => ({ approachId: `${analyst.label}${i + 1}`, index, proposal })),
+    ),
   );
   deps.progress?.(`Round ${request.round}: verifying ${targets.length} SQL statement(s) against the database…`);
   const verification: VerifiedSql[] = [];
@@ -74,8 +87,18 @@ export async function runRound(deps: RoundDeps, request: RoundRequest): Promise<
   deps.progress?.(`Round ${request.round}: cross-verification…`);
   const verificationOf = (label: 'A' | 'B') => verification.filter((v) => v.approachId.startsWith(label));
   const [reviewByA, reviewByB] = await settled([
-    callWithFallback(a.chain, reviewMessages(a.perspective, 'B', resultB.value, verificationOf('B'), request.task), reviewSchema, { ...common, node: 'review_by_A' }),
-    callWithFallback(b.chain, reviewMessages(b.perspective, 'A', resultA.value, verificationOf('A'), request.task), reviewSchema, { ...common, node: 'review_by_B' }),
+    callWithFallback(
+      a.chain,
+      reviewMessages(a.perspective, 'B', resultB.value, verificationOf('B'), request.task),
+      reviewSchema,
+      { ...common, node: 'review_by_A' },
+    ),
+    callWithFallback(
+      b.chain,
+      reviewMessages(b.perspective, 'A', resultA.value, verificationOf('A'), request.task),
+      reviewSchema,
+      { ...common, node: 'review_by_B' },
+    ),
   ]);
   if (!reviewByA || !reviewByB) throw new Error('unreachable: two reviews were requested');
   const reviews: { by: 'A' | 'B'; review: Review }[] = [
@@ -89,22 +112,37 @@ export async function runRound(deps: RoundDeps, request: RoundRequest): Promise<
   try {
     const synthesis = await callWithFallback(
       a.chain,
-      synthesisMessages(request.task, [{ label: 'A', analysis: resultA.value }, { label: 'B', analysis: resultB.value }], reviews, verification, request.userInput),
+      synthesisMessages(
+        request.task,
+        [
+          { label: 'A', analysis: resultA.value },
+          { label: 'B', analysis: resultB.value },
+        ],
+        reviews,
+        verification,
+        request.userInput,
+      ),
       synthesisOutputSchema,
       { ...common, node: 'synthesis', stopOn: (error) => error.kind === 'invalid_output' },
     );
     output = synthesis.value;
   } catch (error) {
     if (!(error instanceof LlmError) || error.kind !== 'invalid_output') throw error;
-    degraded = { reason: `The synthesis could not be read after one repair (${error.message}); the options below are the analysts' own approaches, not merged or compared.` };
+    degraded = {
+      reason: `The synthesis could not be read after one repair (${error.message}); the options below are the analysts' own approaches, not merged or compared.`,
+    };
   }
 
   const solutions = output
     ? output.solutions.map((s) => solutionFrom(s, analyses, verification))
     : degradedSolutions(analyses, verification);
-  const questions = (output?.clarificationQuestions ?? [...resultA.value.questions, ...resultB.value.questions]).map((q) => q.trim()).filter((q) => q !== '');
+  const questions = (output?.clarificationQuestions ?? [...resultA.value.questions, ...resultB.value.questions])
+    .map((q) => q.trim())
+    .filter((q) => q !== '');
   const agreements: ReviewPoint[] = reviews.flatMap(({ by, review }) => review.agreements.map((p) => ({ ...p, by })));
-  const disagreements: ReviewPoint[] = reviews.flatMap(({ by, review }) => review.disagreements.map((p) => ({ ...p, by })));
+  const disagreements: ReviewPoint[] = reviews.flatMap(({ by, review }) =>
+    review.disagreements.map((p) => ({ ...p, by })),
+  );
   const convergence = computeConvergence({
     agreements: agreements.length,
     disagreements: disagreements.length,
@@ -148,7 +186,11 @@ function analysisEntry(analyst: Analyst, result: FallbackResult<Analysis>): Anal
 }
 
 /** A synthesized option with its trade-offs measured from the verification of the SQL it builds on. */
-function solutionFrom(s: SynthesisOutput['solutions'][number], analyses: readonly AnalysisResult[], verification: readonly VerifiedSql[]): Solution {
+function solutionFrom(
+  s: SynthesisOutput['solutions'][number],
+  analyses: readonly AnalysisResult[],
+  verification: readonly VerifiedSql[],
+): Solution {
   const ids = s.approachIds.map((id) => id.trim().toUpperCase());
   return {
     name: s.name,
@@ -188,10 +230,17 @@ function degradedSolutions(analyses: readonly AnalysisResult[], verification: re
 function measured(ids: readonly string[], analyses: readonly AnalysisResult[], verification: readonly VerifiedSql[]) {
   const items = verification.filter((v) => ids.includes(v.approachId));
   const risks = items.map((v) => v.risk).filter((r): r is NonNullable<typeof r> => r !== null);
-  const risk = risks.reduce<(typeof RISKS)[number]>((max, r) => (RISKS.indexOf(r) > RISKS.indexOf(max) ? r : max), 'LOW');
+  const risk = risks.reduce<(typeof RISKS)[number]>(
+    (max, r) => (RISKS.indexOf(r) > RISKS.indexOf(max) ? r : max),
+    'LOW',
+  );
   const writes = items.filter((v) => v.class === 'write' || v.class === 'ddl');
   const rows = writes.map((v) => v.exactRows ?? v.estimatedRows);
-  const models = new Set(ids.map((id) => analyses.find((x) => x.analyst.label === id[0])?.result.model).filter((m): m is string => m !== undefined));
+  const models = new Set(
+    ids
+      .map((id) => analyses.find((x) => x.analyst.label === id[0])?.result.model)
+      .filter((m): m is string => m !== undefined),
+  );
   return {
     risk,
     locks: [...new Set(items.flatMap((v) => v.locks))],

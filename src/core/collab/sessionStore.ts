@@ -20,7 +20,8 @@ import { SESSION_ID_PATTERN } from '../../shared/ids';
 import { workspacePaths } from '../config/workspace';
 
 /** The files a session may hold besides its rounds. */
-export type SessionFile = 'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';
+export type SessionFile =
+  'session-state.json' | 'context.json' | 'IMPL_PLAN.md' | 'plan.json' | 'audit.jsonl' | 'run.lock';
 
 export class CollabStore {
   readonly root: string;
@@ -52,11 +53,18 @@ export class CollabStore {
     try {
       text = await readFile(join(this.sessionDir(id), 'session-state.json'), 'utf8');
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `There is no planning session ${id} in this workspace.`, 'List them with pg-agent plan list.', { cause: error });
+      if (isErrno(error, 'ENOENT'))
+        throw new AgentError(
+          'BAD_INPUT',
+          `There is no planning session ${id} in this workspace.`,
+          'List them with pg-agent plan list.',
+          { cause: error },
+        );
       throw error;
     }
     const state = parseSessionFile(text, sessionStateSchema, `session-state.json of ${id}`);
-    if (state.id !== id) throw new AgentError('CONFIG_INVALID', `session-state.json of ${id} names another session (${state.id}).`);
+    if (state.id !== id)
+      throw new AgentError('CONFIG_INVALID', `session-state.json of ${id} names another session (${state.id}).`);
     return state;
   }
 
@@ -68,7 +76,10 @@ export class CollabStore {
       try {
         sessions.push(await this.get(name));
       } catch (error) {
-        this.logger.warn('skipping unreadable planning session', { sessionId: name, error: error instanceof Error ? error.message : String(error) });
+        this.logger.warn('skipping unreadable planning session', {
+          sessionId: name,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     return sessions.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
@@ -88,14 +99,16 @@ export class CollabStore {
   }
 
   async readSynthesis(id: string, round: number): Promise<Synthesis> {
-    if (!Number.isSafeInteger(round) || round < 1) throw new AgentError('BAD_INPUT', `Round ${round} is not a round number.`);
+    if (!Number.isSafeInteger(round) || round < 1)
+      throw new AgentError('BAD_INPUT', `Round ${round} is not a round number.`);
     const path = join(this.sessionDir(id), 'rounds', String(round), 'synthesis.json');
     await this.confine(id, join('rounds', String(round), 'synthesis.json'));
     let text: string;
     try {
       text = await readFile(path, 'utf8');
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `Session ${id} has no round ${round}.`, undefined, { cause: error });
+      if (isErrno(error, 'ENOENT'))
+        throw new AgentError('BAD_INPUT', `Session ${id} has no round ${round}.`, undefined, { cause: error });
       throw error;
     }
     return parseSessionFile(text, synthesisSchema, `rounds/${round}/synthesis.json of ${id}`);
@@ -111,7 +124,8 @@ export class CollabStore {
     try {
       return await readFile(join(this.sessionDir(id), file), 'utf8');
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `Session ${id} has no ${file}.`, undefined, { cause: error });
+      if (isErrno(error, 'ENOENT'))
+        throw new AgentError('BAD_INPUT', `Session ${id} has no ${file}.`, undefined, { cause: error });
       throw error;
     }
   }
@@ -119,7 +133,11 @@ export class CollabStore {
   /** Appends one record to audit.jsonl (append-only, like a job's audit). */
   async audit(id: string, record: Record<string, unknown>): Promise<void> {
     await this.confine(id, 'audit.jsonl');
-    await appendFile(join(this.sessionDir(id), 'audit.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`, 'utf8');
+    await appendFile(
+      join(this.sessionDir(id), 'audit.jsonl'),
+      `${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`,
+      'utf8',
+    );
   }
 
   /**
@@ -166,16 +184,24 @@ export class CollabStore {
     try {
       [realRoot, realDir] = await Promise.all([realpath(this.root), realpath(dir)]);
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `There is no planning session ${id} in this workspace.`, 'List them with pg-agent plan list.', { cause: error });
+      if (isErrno(error, 'ENOENT'))
+        throw new AgentError(
+          'BAD_INPUT',
+          `There is no planning session ${id} in this workspace.`,
+          'List them with pg-agent plan list.',
+          { cause: error },
+        );
       throw error;
     }
-    if (!isInside(realRoot, realDir) || realDir === realRoot) throw outside(id, 'the session folder links outside .pgagent/collab');
+    if (!isInside(realRoot, realDir) || realDir === realRoot)
+      throw outside(id, 'the session folder links outside .pgagent/collab');
     const target = join(dir, relative);
     const real = await realpath(target).catch((error: unknown) => {
       if (isErrno(error, 'ENOENT')) return undefined;
       throw error;
     });
-    if (real !== undefined && !isInside(realDir, real)) throw outside(id, `${relative} links outside the session folder`);
+    if (real !== undefined && !isInside(realDir, real))
+      throw outside(id, `${relative} links outside the session folder`);
   }
 }
 
@@ -197,5 +223,9 @@ function lockHolder(text: string): LockHolder {
 }
 
 function outside(id: string, why: string): AgentError {
-  return new AgentError('BAD_INPUT', `Session ${id} cannot be used: ${why}.`, 'Remove the link and start a new session.');
+  return new AgentError(
+    'BAD_INPUT',
+    `Session ${id} cannot be used: ${why}.`,
+    'Remove the link and start a new session.',
+  );
 }

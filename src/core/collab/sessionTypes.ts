@@ -13,7 +13,11 @@ export function newSessionId(): string {
 
 export function assertSessionId(id: string): void {
   if (!SESSION_ID_PATTERN.test(id)) {
-    throw new AgentError('BAD_INPUT', `"${id.slice(0, 60)}" is not a planning session id.`, 'Session ids look like collab_ followed by 16 hexadecimal digits; list them with pg-agent plan list.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `"${id.slice(0, 60)}" is not a planning session id.`,
+      'Session ids look like collab_ followed by 16 hexadecimal digits; list them with pg-agent plan list.',
+    );
   }
 }
 
@@ -176,7 +180,12 @@ export const sessionStateSchema = z.strictObject({
   decisions: z.array(decisionSchema),
   /** What a person is asked at awaiting-decision. */
   awaiting: z
-    .strictObject({ kind: z.enum(['choice', 'clarification']), round: z.number().int().min(1), questions: z.array(z.string()), options: z.number().int().min(0) })
+    .strictObject({
+      kind: z.enum(['choice', 'clarification']),
+      round: z.number().int().min(1),
+      questions: z.array(z.string()),
+      options: z.number().int().min(0),
+    })
     .nullable(),
   selectedOption: z.number().int().min(1).nullable(),
   jobId: z.string().nullable(),
@@ -191,13 +200,22 @@ export function parseSessionFile<T>(text: string, schema: z.ZodType<T>, source: 
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new AgentError('CONFIG_INVALID', `${source} is not valid JSON: ${(error as Error).message}`, 'The session folder was edited or damaged; start a new session.', { cause: error });
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${source} is not valid JSON: ${(error as Error).message}`,
+      'The session folder was edited or damaged; start a new session.',
+      { cause: error },
+    );
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new AgentError('CONFIG_INVALID', `${source} is invalid at ${where}: ${issue?.message ?? 'unknown problem'}.`, 'The session folder was edited or damaged; start a new session.');
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${source} is invalid at ${where}: ${issue?.message ?? 'unknown problem'}.`,
+      'The session folder was edited or damaged; start a new session.',
+    );
   }
   return result.data;
 }

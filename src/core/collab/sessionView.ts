@@ -35,8 +35,12 @@ export function askedOf(state: SessionState): string | null {
     case 'awaiting-decision': {
       const a = state.awaiting;
       if (!a) return 'a decision: choose an option, clarify, change direction or ask for more analysis';
-      const uncertain = state.rounds.at(-1)?.recommendation === 'max_rounds' ? ` — not converged after ${state.roundsThisLeg} round(s): the options are uncertain` : '';
-      const questions = a.questions.length > 0 ? ` Questions: ${a.questions.map((q, i) => `(${i + 1}) ${q}`).join(' ')}` : '';
+      const uncertain =
+        state.rounds.at(-1)?.recommendation === 'max_rounds'
+          ? ` — not converged after ${state.roundsThisLeg} round(s): the options are uncertain`
+          : '';
+      const questions =
+        a.questions.length > 0 ? ` Questions: ${a.questions.map((q, i) => `(${i + 1}) ${q}`).join(' ')}` : '';
       return a.kind === 'clarification'
         ? `clarification: the analysts disagree on more than 3 points after round ${a.round}; answer the questions (or choose an option anyway, change direction, ask for more).${questions}`
         : `a choice among ${a.options} option(s) of round ${a.round}${uncertain} (or a clarification, a new direction, more analysis).${questions}`;

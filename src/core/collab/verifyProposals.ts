@@ -39,7 +39,20 @@ export async function verifyProposal(db: Db, target: VerifyTarget, settings: Saf
     classification = classifySql(proposal.sql);
   } catch (error) {
     const e = toAgentError(error);
-    return { ...base, class: null, parses: false, explains: false, withinScope: false, feasible: false, refuted: [`does not parse: ${e.message}`], estimatedRows: null, exactRows: null, risk: null, locks: [], objects: [] };
+    return {
+      ...base,
+      class: null,
+      parses: false,
+      explains: false,
+      withinScope: false,
+      feasible: false,
+      refuted: [`does not parse: ${e.message}`],
+      estimatedRows: null,
+      exactRows: null,
+      risk: null,
+      locks: [],
+      objects: [],
+    };
   }
   const refuted: string[] = [];
   const objects = new Set(classification.statements.flatMap((s) => s.tables).map(normalizeObject));
@@ -51,7 +64,10 @@ export async function verifyProposal(db: Db, target: VerifyTarget, settings: Saf
 
   const kind = classification.class;
   const kindMatches = kind === proposal.kind;
-  if (!kindMatches) refuted.push(`claims to be a ${proposal.kind}, but the parser says ${kind}${classification.reasons[0] ? ` (${classification.reasons[0]})` : ''}`);
+  if (!kindMatches)
+    refuted.push(
+      `claims to be a ${proposal.kind}, but the parser says ${kind}${classification.reasons[0] ? ` (${classification.reasons[0]})` : ''}`,
+    );
 
   if (classification.decision === 'refuse') {
     explains = false;
@@ -69,7 +85,11 @@ export async function verifyProposal(db: Db, target: VerifyTarget, settings: Saf
     }
   } else {
     try {
-      const impact = await analyzeImpact(db, classification, { previewTimeoutMs: settings.previewTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs, policy: settings.policy });
+      const impact = await analyzeImpact(db, classification, {
+        previewTimeoutMs: settings.previewTimeoutMs,
+        lockTimeoutMs: settings.lockTimeoutMs,
+        policy: settings.policy,
+      });
       estimatedRows = impact.estimatedRows;
       exactRows = impact.exactRows;
       risk = impact.risk;
@@ -90,7 +110,9 @@ export async function verifyProposal(db: Db, target: VerifyTarget, settings: Saf
   if (unclaimed.length > 0) refuted.push(`touches ${unclaimed.join(', ')}, which the proposal does not claim`);
   const measured = exactRows ?? estimatedRows;
   if (proposal.expectedRows != null && measured !== null && isFarOff(proposal.expectedRows, measured)) {
-    refuted.push(`claims about ${proposal.expectedRows} rows; the database says ${measured}${exactRows !== null ? ' (exact preview)' : ' (planner estimate)'}`);
+    refuted.push(
+      `claims about ${proposal.expectedRows} rows; the database says ${measured}${exactRows !== null ? ' (exact preview)' : ' (planner estimate)'}`,
+    );
   }
   const withinScope = kindMatches && unclaimed.length === 0;
   return {

@@ -72,13 +72,20 @@ export const connectionProfileSchema = z.strictObject({
   sslkey: z.string().min(1).optional(),
   /** An SSH tunnel (issue 27): no secret here; passphrases and passwords are asked or kept in SecretStorage. */
   ssh: sshHopSchema
-    .extend({ jumpHosts: z.array(sshHopSchema).optional(), keepAliveSeconds: z.number().int().min(1).max(3600).optional() })
+    .extend({
+      jumpHosts: z.array(sshHopSchema).optional(),
+      keepAliveSeconds: z.number().int().min(1).max(3600).optional(),
+    })
     .strict()
     .optional(),
   /** A cloud IAM login (issue 27): the password is a short-lived token; the SDK is an optional package. */
   iam: z
     .discriminatedUnion('provider', [
-      z.strictObject({ provider: z.literal('aws-rds'), region: z.string().min(1), awsProfile: z.string().min(1).optional() }),
+      z.strictObject({
+        provider: z.literal('aws-rds'),
+        region: z.string().min(1),
+        awsProfile: z.string().min(1).optional(),
+      }),
       z.strictObject({ provider: z.literal('azure'), scope: z.string().min(1).optional() }),
     ])
     .optional(),
@@ -99,32 +106,63 @@ const workspaceConfigSchema = z.object({
     .object({
       autoApproveMaxRisk: z.enum(['none', 'LOW', 'MEDIUM', 'HIGH']).optional(),
       /** Team approvals (SPEC §5.3): named approvers with public keys and roles, and the policy the executor checks. */
-      approvers: z.array(z.strictObject({ name: z.string().min(1), publicKey: z.string().min(1), roles: z.array(z.string()).default([]) })).optional(),
+      approvers: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1),
+            publicKey: z.string().min(1),
+            roles: z.array(z.string()).default([]),
+          }),
+        )
+        .optional(),
       policy: approvalPolicySchema.optional(),
       /** approval.policy per connection (ticket connection key or profile name). */
       connections: z.record(z.string(), approvalPolicySchema).optional(),
       /** approval.policy per database identity, "<system_identifier>/<database>" (policyInForce.ts). */
-      databases: z.record(z.string().regex(/^[0-9]+\/.+$/, 'a database identity "<system_identifier>/<database>"'), approvalPolicySchema).optional(),
+      databases: z
+        .record(
+          z.string().regex(/^[0-9]+\/.+$/, 'a database identity "<system_identifier>/<database>"'),
+          approvalPolicySchema,
+        )
+        .optional(),
     })
     .optional(),
   safety: z
     .object({
       criticalTables: z.array(z.string()).optional(),
       riskThresholds: z
-        .object({ low: z.number(), medium: z.number(), high: z.number(), smallTableRows: z.number(), bigTableRows: z.number() })
+        .object({
+          low: z.number(),
+          medium: z.number(),
+          high: z.number(),
+          smallTableRows: z.number(),
+          bigTableRows: z.number(),
+        })
         .partial()
         .optional(),
       /** Approved DDL's lock tries (issue 25): the wait of one try, in ms, and how many tries. */
       ddlLockTimeoutMs: z.number().int().min(1).max(60_000).optional(),
       ddlLockAttempts: z.number().int().min(1).max(100).optional(),
       /** Filtered writes that sweep their table (issue 25): the share of rows, and the factor over the estimate. */
-      sweepingWrites: z.object({ matchesAllShare: z.number().gt(0).max(1), estimateFactor: z.number().min(1) }).partial().optional(),
+      sweepingWrites: z
+        .object({ matchesAllShare: z.number().gt(0).max(1), estimateFactor: z.number().min(1) })
+        .partial()
+        .optional(),
       /** The way back from destructive DDL (issue 25); read from the person's own config only (turning it off loosens). */
-      recovery: z.object({ enabled: z.boolean(), maxCopyBytes: z.number().int().min(0), retentionDays: z.number().int().min(0).max(3650) }).partial().optional(),
+      recovery: z
+        .object({
+          enabled: z.boolean(),
+          maxCopyBytes: z.number().int().min(0),
+          retentionDays: z.number().int().min(0).max(3650),
+        })
+        .partial()
+        .optional(),
     })
     .optional(),
   /** The CLI's counterpart of postgresAgent.planning.* (jobs). */
-  planning: z.object({ interactive: z.boolean().optional(), maxReviewCycles: z.number().int().min(1).optional() }).optional(),
+  planning: z
+    .object({ interactive: z.boolean().optional(), maxReviewCycles: z.number().int().min(1).optional() })
+    .optional(),
   /** Team mode: job checkpoints in this database (schema pgagent); passwords come from the environment. */
   team: z.object({ databaseUrl: z.string().optional() }).optional(),
 });
@@ -144,12 +182,20 @@ export interface WorkspaceConfig {
     | {
         criticalTables?: string[] | undefined;
         riskThresholds?:
-          | { low?: number | undefined; medium?: number | undefined; high?: number | undefined; smallTableRows?: number | undefined; bigTableRows?: number | undefined }
+          | {
+              low?: number | undefined;
+              medium?: number | undefined;
+              high?: number | undefined;
+              smallTableRows?: number | undefined;
+              bigTableRows?: number | undefined;
+            }
           | undefined;
         ddlLockTimeoutMs?: number | undefined;
         ddlLockAttempts?: number | undefined;
         sweepingWrites?: { matchesAllShare?: number | undefined; estimateFactor?: number | undefined } | undefined;
-        recovery?: { enabled?: boolean | undefined; maxCopyBytes?: number | undefined; retentionDays?: number | undefined } | undefined;
+        recovery?:
+          | { enabled?: boolean | undefined; maxCopyBytes?: number | undefined; retentionDays?: number | undefined }
+          | undefined;
       }
     | undefined;
   planning?: { interactive?: boolean | undefined; maxReviewCycles?: number | undefined } | undefined;
@@ -178,7 +224,9 @@ export async function readConfigFile(file: string): Promise<WorkspaceConfig> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new AgentError('CONFIG_INVALID', `${paths.config} is not valid JSON.`, 'Fix or delete the file.', { cause: error });
+    throw new AgentError('CONFIG_INVALID', `${paths.config} is not valid JSON.`, 'Fix or delete the file.', {
+      cause: error,
+    });
   }
   const parsed = workspaceConfigSchema.safeParse(json);
   if (!parsed.success) {
@@ -199,10 +247,13 @@ export async function readConfigFile(file: string): Promise<WorkspaceConfig> {
 export function approvalRulesOf(config: WorkspaceConfig): ApprovalRules | undefined {
   const approval = config.approval;
   if (!approval || (!approval.approvers?.length && !approval.policy && !approval.connections)) return undefined;
-  const strip = (p: z.infer<typeof approvalPolicySchema>): ApprovalPolicy => JSON.parse(JSON.stringify(p)) as ApprovalPolicy;
+  const strip = (p: z.infer<typeof approvalPolicySchema>): ApprovalPolicy =>
+    JSON.parse(JSON.stringify(p)) as ApprovalPolicy;
   return {
     approvers: approval.approvers ?? [],
     policy: approval.policy ? strip(approval.policy) : {},
-    ...(approval.connections ? { connections: Object.fromEntries(Object.entries(approval.connections).map(([k, v]) => [k, strip(v)])) } : {}),
+    ...(approval.connections
+      ? { connections: Object.fromEntries(Object.entries(approval.connections).map(([k, v]) => [k, strip(v)])) }
+      : {}),
   };
 }

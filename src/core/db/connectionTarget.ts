@@ -108,7 +108,9 @@ export function resolveTarget(options: ResolveOptions): ConnectionTarget {
     return profileTarget(profile, options.profilePassword ?? env.PGPASSWORD);
   }
   if (env.DATABASE_URL) return parseConnectionUrl(env.DATABASE_URL, env);
-  const named = Object.keys(LIBPQ_VARS).filter((name) => env[name] !== undefined && name !== 'PGPASSWORD' && name !== 'PGPASSFILE');
+  const named = Object.keys(LIBPQ_VARS).filter(
+    (name) => env[name] !== undefined && name !== 'PGPASSWORD' && name !== 'PGPASSFILE',
+  );
   if (named.length > 0) return targetFromParams({}, env, true);
   return { kind: 'sample' };
 }
@@ -171,7 +173,11 @@ function targetFromParams(explicit: ConnParams, env: Env, envDefaults: boolean):
   };
 }
 
-function tlsFiles(p: { sslrootcert?: string | undefined; sslcert?: string | undefined; sslkey?: string | undefined }): Pick<ServerTarget, 'sslrootcert' | 'sslcert' | 'sslkey'> {
+function tlsFiles(p: {
+  sslrootcert?: string | undefined;
+  sslcert?: string | undefined;
+  sslkey?: string | undefined;
+}): Pick<ServerTarget, 'sslrootcert' | 'sslcert' | 'sslkey'> {
   return {
     ...(p.sslrootcert ? { sslrootcert: p.sslrootcert } : {}),
     ...(p.sslcert ? { sslcert: p.sslcert } : {}),

@@ -26,7 +26,16 @@ export type ConnParams = Partial<Record<ConnKeyword, string>>;
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Keywords libpq knows that change nothing we could honour here; accepted so existing files keep working. */
-const IGNORED_KEYWORDS = new Set(['application_name', 'fallback_application_name', 'connect_timeout', 'client_encoding', 'keepalives', 'keepalives_idle', 'keepalives_interval', 'keepalives_count']);
+const IGNORED_KEYWORDS = new Set([
+  'application_name',
+  'fallback_application_name',
+  'connect_timeout',
+  'client_encoding',
+  'keepalives',
+  'keepalives_idle',
+  'keepalives_interval',
+  'keepalives_count',
+]);
 
 /** True when `text` is a keyword/value connection string rather than a URL or "sample". */
 export function isKeywordValueString(text: string): boolean {
@@ -48,7 +57,11 @@ export function parseKeywordValue(text: string, source = 'the connection string'
     const key = text.slice(keyStart, i);
     skipSpace();
     if (key === '' || text[i] !== '=') {
-      throw new AgentError('CONFIG_INVALID', `Cannot read ${source}: expected keyword=value at "${text.slice(keyStart, keyStart + 20)}".`, 'Write it as host=db.example.com dbname=shop, or service=NAME.');
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `Cannot read ${source}: expected keyword=value at "${text.slice(keyStart, keyStart + 20)}".`,
+        'Write it as host=db.example.com dbname=shop, or service=NAME.',
+      );
     }
     i += 1;
     skipSpace();
@@ -56,7 +69,12 @@ export function parseKeywordValue(text: string, source = 'the connection string'
     if (text[i] === "'") {
       i += 1;
       for (;;) {
-        if (i >= text.length) throw new AgentError('CONFIG_INVALID', `Cannot read ${source}: unterminated quoted value of "${key}".`, "Close the value with a single quote; write \\' for a quote inside it.");
+        if (i >= text.length)
+          throw new AgentError(
+            'CONFIG_INVALID',
+            `Cannot read ${source}: unterminated quoted value of "${key}".`,
+            "Close the value with a single quote; write \\' for a quote inside it.",
+          );
         const ch = text[i] ?? '';
         if (ch === '\\' && i + 1 < text.length) {
           value += text[i + 1];
@@ -114,7 +132,11 @@ function setParam(params: ConnParams, key: string, value: string, source: string
   if (IGNORED_KEYWORDS.has(key)) return;
   const keyword = CONN_KEYWORDS.find((k) => k === key);
   if (!keyword) {
-    throw new AgentError('CONFIG_INVALID', `Unknown connection option "${key}" in ${source}.`, `Supported: ${CONN_KEYWORDS.join(', ')}.`);
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `Unknown connection option "${key}" in ${source}.`,
+      `Supported: ${CONN_KEYWORDS.join(', ')}.`,
+    );
   }
   params[keyword] = value;
 }

@@ -19,5 +19,9 @@ export async function databaseIdentity(session: DbSession): Promise<DatabaseIden
   );
   const row = result.rows[0];
   if (!row) throw new Error('pg_control_system() returned no row.');
-  return { systemIdentifier: row.system_identifier, database: row.database, key: `${row.system_identifier}/${row.database}` };
+  return {
+    systemIdentifier: row.system_identifier,
+    database: row.database,
+    key: `${row.system_identifier}/${row.database}`,
+  };
 }

@@ -123,7 +123,7 @@ export function connectionError(error: unknown, target: ServerTarget, env: Env =
       return new AgentError(
         'DB_AUTH_FAILED',
         `${where} refused the connection of "${target.user}": ${message}`,
-        'The server\'s pg_hba.conf does not allow this user, database or address; ask its administrator.',
+        "The server's pg_hba.conf does not allow this user, database or address; ask its administrator.",
         options,
       );
     default:
@@ -159,7 +159,15 @@ export function connectionError(error: unknown, target: ServerTarget, env: Env =
 }
 
 /** Node's codes for a server certificate that verify-ca / verify-full rejected. */
-const CHAIN_CODES = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_SIGNATURE_FAILURE', 'CERT_UNTRUSTED']);
+const CHAIN_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
 
 /** A certificate verification failure, naming the host, the names the certificate has and the CA it was checked against. */
 function tlsVerifyError(error: unknown, target: ServerTarget, env: Env): AgentError | undefined {
@@ -169,7 +177,12 @@ function tlsVerifyError(error: unknown, target: ServerTarget, env: Env): AgentEr
   const options = { cause: error };
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
-    const names = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname : typeof cert?.subject?.CN === 'string' ? `CN=${cert.subject.CN}` : 'other names';
+    const names =
+      typeof cert?.subjectaltname === 'string'
+        ? cert.subjectaltname
+        : typeof cert?.subject?.CN === 'string'
+          ? `CN=${cert.subject.CN}`
+          : 'other names';
     return new AgentError(
       'DB_SSL_VERIFY_FAILED',
       `The server's certificate is not for "${target.host}": it names ${names} (sslmode=verify-full checks the host name).`,
@@ -181,7 +194,7 @@ function tlsVerifyError(error: unknown, target: ServerTarget, env: Env): AgentEr
     return new AgentError(
       'DB_SSL_VERIFY_FAILED',
       `The certificate of ${where} is not signed by the CA in ${describeRootCert(target, env)} (${code}).`,
-      'Point sslrootcert (or PGSSLROOTCERT) at the CA that signed the server\'s certificate; ask the server\'s administrator which one that is.',
+      "Point sslrootcert (or PGSSLROOTCERT) at the CA that signed the server's certificate; ask the server's administrator which one that is.",
       options,
     );
   }
@@ -189,7 +202,7 @@ function tlsVerifyError(error: unknown, target: ServerTarget, env: Env): AgentEr
     return new AgentError(
       'DB_SSL_VERIFY_FAILED',
       `The certificate of ${where} is ${code === 'CERT_HAS_EXPIRED' ? 'expired' : 'not valid yet'}.`,
-      'The server\'s administrator must renew it (or check this machine\'s clock).',
+      "The server's administrator must renew it (or check this machine's clock).",
       options,
     );
   }

@@ -2,13 +2,7 @@
  * Schema intelligence: the whole structure of a database's user schemas from a fixed handful of catalog
  * queries, whatever the number of tables (never one query per table).
  */
-import type {
-  ColumnInfo,
-  ReferentialAction,
-  RelationKind,
-  SchemaSnapshot,
-  TableInfo,
-} from '../../shared/schema';
+import type { ColumnInfo, ReferentialAction, RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schema';
 import { parseArrayLiteral } from './valueEncoding';
 import type { DbSession } from './db';
 import type { StatsRow } from './valueWords';
@@ -74,14 +68,49 @@ const ENUMS_SQL = `
 SELECT enumtypid::int8::text AS oid, array_agg(enumlabel::text ORDER BY enumsortorder) AS labels
 FROM pg_enum GROUP BY enumtypid`;
 
-interface RelationRow { oid: string; schema: string; name: string; kind: string; reltuples: number; comment: string | null; parent_oid: string | null }
-interface ColumnRow { oid: string; num: number; name: string; type: string; nullable: boolean; default: string | null; comment: string | null; type_oid: string }
-interface ConstraintRow {
-  oid: string; name: string; type: string; columns: number[]; ref_oid: string; ref_columns: number[] | null;
-  on_delete: string; on_update: string; definition: string | null;
+interface RelationRow {
+  oid: string;
+  schema: string;
+  name: string;
+  kind: string;
+  reltuples: number;
+  comment: string | null;
+  parent_oid: string | null;
 }
-interface IndexRow { oid: string; name: string; unique: boolean; primary: boolean; definition: string }
-interface TriggerRow { oid: string; name: string; enabled: boolean; definition: string }
+interface ColumnRow {
+  oid: string;
+  num: number;
+  name: string;
+  type: string;
+  nullable: boolean;
+  default: string | null;
+  comment: string | null;
+  type_oid: string;
+}
+interface ConstraintRow {
+  oid: string;
+  name: string;
+  type: string;
+  columns: number[];
+  ref_oid: string;
+  ref_columns: number[] | null;
+  on_delete: string;
+  on_update: string;
+  definition: string | null;
+}
+interface IndexRow {
+  oid: string;
+  name: string;
+  unique: boolean;
+  primary: boolean;
+  definition: string;
+}
+interface TriggerRow {
+  oid: string;
+  name: string;
+  enabled: boolean;
+  definition: string;
+}
 
 const KINDS: Record<string, RelationKind> = {
   r: 'table',
@@ -142,7 +171,8 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
       kind: KINDS[r.kind] ?? 'table',
       comment: r.comment,
       // reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14+), 0 for views.
-      rowEstimate: (r.kind === 'r' || r.kind === 'p' || r.kind === 'm') && r.reltuples >= 0 ? Math.round(r.reltuples) : null,
+      rowEstimate:
+        (r.kind === 'r' || r.kind === 'p' || r.kind === 'm') && r.reltuples >= 0 ? Math.round(r.reltuples) : null,
       columns: [],
       primaryKey: null,
       uniqueConstraints: [],
@@ -153,7 +183,13 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     columnNames.set(r.oid, new Map());
   }
   for (const c of columns.rows) {
-    const column: ColumnInfo = { name: c.name, type: c.type, nullable: c.nullable, default: c.default, comment: c.comment };
+    const column: ColumnInfo = {
+      name: c.name,
+      type: c.type,
+      nullable: c.nullable,
+      default: c.default,
+      comment: c.comment,
+    };
     const labels = enumLabels.get(c.type_oid);
     if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
     byOid.get(c.oid)?.columns.push(column);
@@ -222,7 +258,9 @@ const MAX_ALLOWED_VALUES = 30;
 /** String literals of a CHECK constraint (`status = ANY (ARRAY['paid'::text, ...])`), given to the columns it names. */
 function attachCheckLiterals(table: TableInfo, columns: readonly string[], definition: string | null): void {
   if (!definition) return;
-  const literals = [...definition.matchAll(/'((?:[^']|'')*)'/g)].map((m) => (m[1] ?? '').replaceAll("''", "'")).filter((v) => v.trim() !== '');
+  const literals = [...definition.matchAll(/'((?:[^']|'')*)'/g)]
+    .map((m) => (m[1] ?? '').replaceAll("''", "'"))
+    .filter((v) => v.trim() !== '');
   if (literals.length === 0) return;
   for (const name of columns) {
     const column = table.columns.find((c) => c.name === name);

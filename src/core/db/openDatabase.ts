@@ -29,7 +29,9 @@ export interface OpenOptions {
 }
 
 export function openDatabase(target: ConnectionTarget, options: OpenOptions): Promise<Db> {
-  return target.kind === 'sample' ? openSample(options) : openPostgres(target, {
+  return target.kind === 'sample'
+    ? openSample(options)
+    : openPostgres(target, {
         logger: options.logger,
         ...(options.env ? { env: options.env } : {}),
         ...(options.ssh ? { ssh: options.ssh } : {}),
@@ -50,7 +52,10 @@ async function openSample(options: OpenOptions): Promise<Db> {
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   };
   try {
-    return releasedOnClose(await (options.sampleDbInWorker ? openSampleDbInWorker(sample) : openSampleDb(sample)), hold);
+    return releasedOnClose(
+      await (options.sampleDbInWorker ? openSampleDbInWorker(sample) : openSampleDb(sample)),
+      hold,
+    );
   } catch (error) {
     await hold.release();
     throw error;

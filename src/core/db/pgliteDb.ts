@@ -56,10 +56,15 @@ export class PgliteDb implements Db {
       if (!this.textParsers) {
         const types = await this.pglite.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type');
         const identity = (value: string) => value;
-        this.textParsers = Object.fromEntries(types.rows.map((t): [number, (value: string) => string] => [t.oid, identity]));
+        this.textParsers = Object.fromEntries(
+          types.rows.map((t): [number, (value: string) => string] => [t.oid, identity]),
+        );
       }
       return toResult(
-        await this.pglite.query<(string | null)[]>(sql, params ? [...params] : undefined, { rowMode: 'array', parsers: this.textParsers }),
+        await this.pglite.query<(string | null)[]>(sql, params ? [...params] : undefined, {
+          rowMode: 'array',
+          parsers: this.textParsers,
+        }),
       );
     } catch (error) {
       throw queryError(error, this.label);

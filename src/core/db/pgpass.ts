@@ -21,8 +21,7 @@ export interface PgpassKey {
 }
 
 export type PgpassLookup =
-  | { found: true; password: string; file: string }
-  | { found: false; file: string; warning?: string };
+  { found: true; password: string; file: string } | { found: false; file: string; warning?: string };
 
 /** The file libpq would read: the `passfile` option, else PGPASSFILE, else ~/.pgpass (%APPDATA%\postgresql\pgpass.conf on Windows). */
 export function pgpassFileName(env: Env, passfile?: string, platform = process.platform): string {
@@ -44,7 +43,11 @@ export function lookupPgpass(key: PgpassKey, env: Env, passfile?: string): Pgpas
   }
   if (!stat.isFile()) return { found: false, file, warning: `password file "${file}" is not a plain file` };
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
-    return { found: false, file, warning: `password file "${file}" has group or world access; permissions should be u=rw (0600) or less` };
+    return {
+      found: false,
+      file,
+      warning: `password file "${file}" has group or world access; permissions should be u=rw (0600) or less`,
+    };
   }
   let text: string;
   try {

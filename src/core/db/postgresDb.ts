@@ -49,11 +49,7 @@ export async function openPostgres(given: ServerTarget, options: PostgresOptions
   }
 }
 
-async function openWithSsl(
-  target: ServerTarget,
-  options: PostgresOptions,
-  ssl: TlsSetting,
-): Promise<Db> {
+async function openWithSsl(target: ServerTarget, options: PostgresOptions, ssl: TlsSetting): Promise<Db> {
   const label = describeTarget(target);
   const lease = target.ssh ? await openTunnel(target, options, label) : undefined;
   const pool = new pg.Pool({
@@ -77,7 +73,9 @@ async function openWithSsl(
     ...(lease ? { stream: () => new TunnelSocket(lease.tunnel, label) } : {}),
   });
   // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', (error) => options.logger.warn('idle database connection failed', { db: label, error: error.message }));
+  pool.on('error', (error) =>
+    options.logger.warn('idle database connection failed', { db: label, error: error.message }),
+  );
   try {
     const client = await pool.connect();
     client.release();
@@ -98,9 +96,18 @@ async function openTunnel(target: ServerTarget, options: PostgresOptions, label:
   const ssh = target.ssh;
   if (!ssh) throw new AgentError('INTERNAL', 'openTunnel without ssh settings');
   if (!options.ssh) {
-    throw new AgentError('CONFIG_INVALID', `${label} goes through an SSH tunnel, and this caller cannot open one (no known_hosts file given).`, 'Open it from pg-agent or VS Code.');
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${label} goes through an SSH tunnel, and this caller cannot open one (no known_hosts file given).`,
+      'Open it from pg-agent or VS Code.',
+    );
   }
-  const lease = acquireTunnel(ssh, { ...options.ssh, env: options.env ?? process.env, logger: options.logger, ...(ssh.keepAliveSeconds ? { keepAliveSeconds: ssh.keepAliveSeconds } : {}) });
+  const lease = acquireTunnel(ssh, {
+    ...options.ssh,
+    env: options.env ?? process.env,
+    logger: options.logger,
+    ...(ssh.keepAliveSeconds ? { keepAliveSeconds: ssh.keepAliveSeconds } : {}),
+  });
   try {
     await lease.tunnel.open();
   } catch (error) {
@@ -168,12 +175,15 @@ class PostgresDb implements Db {
     };
     client.on('error', onError);
     const noteBroken = (error: unknown): never => {
-      if (error instanceof AgentError && (error.code === 'DB_UNREACHABLE' || error.code.startsWith('SSH_'))) broken ??= error;
+      if (error instanceof AgentError && (error.code === 'DB_UNREACHABLE' || error.code.startsWith('SSH_')))
+        broken ??= error;
       throw error;
     };
     const session: DbSession = {
-      query: <Row>(sql: string, params?: readonly unknown[]) => runQuery<Row>(client, sql, params, this.label).catch(noteBroken),
-      queryText: (sql: string, params?: readonly unknown[]) => runTextQuery(client, sql, params, this.label).catch(noteBroken),
+      query: <Row>(sql: string, params?: readonly unknown[]) =>
+        runQuery<Row>(client, sql, params, this.label).catch(noteBroken),
+      queryText: (sql: string, params?: readonly unknown[]) =>
+        runTextQuery(client, sql, params, this.label).catch(noteBroken),
     };
     try {
       return await work(session);
@@ -212,7 +222,14 @@ async function runTextQuery(
       types: TEXT_TYPES,
     });
     return {
-      fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID, tableID: f.tableID, columnID: f.columnID, dataTypeSize: f.dataTypeSize, dataTypeModifier: f.dataTypeModifier })),
+      fields: result.fields.map((f) => ({
+        name: f.name,
+        dataTypeID: f.dataTypeID,
+        tableID: f.tableID,
+        columnID: f.columnID,
+        dataTypeSize: f.dataTypeSize,
+        dataTypeModifier: f.dataTypeModifier,
+      })),
       rows: result.rows,
       rowCount: result.rowCount,
     };

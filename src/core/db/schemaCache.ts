@@ -77,7 +77,11 @@ export class SchemaCache {
       }
       const snapshot = await introspectSchema(session, { sampleValues: this.options.sampleValues === true });
       await this.write(connectionKey, { version, activity, snapshot });
-      this.options.logger.info('schema introspected', { db: db.label, tables: snapshot.tables.length, stale: cached !== undefined });
+      this.options.logger.info('schema introspected', {
+        db: db.label,
+        tables: snapshot.tables.length,
+        stale: cached !== undefined,
+      });
       return { snapshot, source: 'introspected' as const };
     });
   }
@@ -168,13 +172,20 @@ function activityTrusted(activity: string): boolean {
 }
 
 /** A cache on Redis when a URL is given and reachable; otherwise (with a warning) memory + files. */
-export async function openSchemaCache(options: { redisUrl?: string; dir?: string; sampleValues?: boolean; logger: Logger }): Promise<{ cache: SchemaCache; close(): Promise<void> }> {
+export async function openSchemaCache(options: {
+  redisUrl?: string;
+  dir?: string;
+  sampleValues?: boolean;
+  logger: Logger;
+}): Promise<{ cache: SchemaCache; close(): Promise<void> }> {
   let redis: Redis | undefined;
   if (options.redisUrl) {
     try {
       redis = await connectRedis(options.redisUrl, { logger: options.logger, purpose: 'schema cache' });
     } catch (error) {
-      options.logger.warn('schema cache: Redis unavailable, caching in .pgagent/ instead', { error: error instanceof Error ? error.message : String(error) });
+      options.logger.warn('schema cache: Redis unavailable, caching in .pgagent/ instead', {
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   const cache = new SchemaCache({

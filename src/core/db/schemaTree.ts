@@ -14,7 +14,13 @@ export type SchemaTreeNode =
   | { kind: 'table'; schema: string; name: string; relation: RelationKind; description: string; tooltip: string }
   | { kind: 'group'; schema: string; table: string; group: 'keys' | 'indexes' | 'triggers'; count: number }
   | { kind: 'column'; label: string; description: string; tooltip: string }
-  | { kind: 'detail'; icon: 'key' | 'index' | 'trigger' | 'foreign-key'; label: string; description: string; tooltip: string }
+  | {
+      kind: 'detail';
+      icon: 'key' | 'index' | 'trigger' | 'foreign-key';
+      label: string;
+      description: string;
+      tooltip: string;
+    }
   | { kind: 'more'; hidden: number };
 
 function matches(table: TableInfo, filter: string): boolean {
@@ -23,7 +29,14 @@ function matches(table: TableInfo, filter: string): boolean {
   return table.name.toLowerCase().includes(needle) || `${table.schema}.${table.name}`.toLowerCase().includes(needle);
 }
 
-const rows = (n: number | null) => (n === null || n < 0 ? '' : n >= 1e6 ? `~${(n / 1e6).toFixed(1)}M rows` : n >= 1e3 ? `~${(n / 1e3).toFixed(1)}k rows` : `~${Math.round(n)} rows`);
+const rows = (n: number | null) =>
+  n === null || n < 0
+    ? ''
+    : n >= 1e6
+      ? `~${(n / 1e6).toFixed(1)}M rows`
+      : n >= 1e3
+        ? `~${(n / 1e3).toFixed(1)}k rows`
+        : `~${Math.round(n)} rows`;
 
 function tableNode(table: TableInfo): SchemaTreeNode {
   const kind = table.kind.replace('_', ' ');
@@ -51,17 +64,28 @@ export function filteredTables(snapshot: SchemaSnapshot, filter: string): Map<st
   return bySchema;
 }
 
-export function schemaTreeChildren(snapshot: SchemaSnapshot, parent: SchemaTreeNode | undefined, filter: string): SchemaTreeNode[] {
+export function schemaTreeChildren(
+  snapshot: SchemaSnapshot,
+  parent: SchemaTreeNode | undefined,
+  filter: string,
+): SchemaTreeNode[] {
   const tables = filteredTables(snapshot, filter);
   if (parent === undefined) {
-    return [...tables.entries()].sort(([a], [b]) => (a === 'public' ? -1 : b === 'public' ? 1 : a.localeCompare(b))).map(([schema, list]) => ({ kind: 'schema', schema, tables: list.length }));
+    return [...tables.entries()]
+      .sort(([a], [b]) => (a === 'public' ? -1 : b === 'public' ? 1 : a.localeCompare(b)))
+      .map(([schema, list]) => ({ kind: 'schema', schema, tables: list.length }));
   }
   if (parent.kind === 'schema') {
     const list = tables.get(parent.schema) ?? [];
     const shown = list.slice(0, LEVEL_LIMIT).map(tableNode);
     return list.length > LEVEL_LIMIT ? [...shown, { kind: 'more', hidden: list.length - LEVEL_LIMIT }] : shown;
   }
-  const table = parent.kind === 'table' || parent.kind === 'group' ? snapshot.tables.find((t) => t.schema === parent.schema && t.name === (parent.kind === 'table' ? parent.name : parent.table)) : undefined;
+  const table =
+    parent.kind === 'table' || parent.kind === 'group'
+      ? snapshot.tables.find(
+          (t) => t.schema === parent.schema && t.name === (parent.kind === 'table' ? parent.name : parent.table),
+        )
+      : undefined;
   if (!table) return [];
   if (parent.kind === 'table') return [...columnNodes(table), ...groupNodes(table)];
   if (parent.kind === 'group') return detailNodes(table, parent.group);
@@ -73,7 +97,11 @@ function columnNodes(table: TableInfo): SchemaTreeNode[] {
   const fkOf = new Map(table.foreignKeys.filter((f) => f.columns.length === 1).map((f) => [f.columns[0] ?? '', f]));
   return table.columns.map((c) => {
     const fk = fkOf.get(c.name);
-    const marks = [pk.has(c.name) ? 'PK' : '', fk ? `→ ${fk.references.table}.${fk.references.columns.join(', ')}` : '', c.nullable ? '' : 'NOT NULL'].filter(Boolean);
+    const marks = [
+      pk.has(c.name) ? 'PK' : '',
+      fk ? `→ ${fk.references.table}.${fk.references.columns.join(', ')}` : '',
+      c.nullable ? '' : 'NOT NULL',
+    ].filter(Boolean);
     return {
       kind: 'column',
       label: c.name,
@@ -87,16 +115,46 @@ function groupNodes(table: TableInfo): SchemaTreeNode[] {
   const keys = (table.primaryKey ? 1 : 0) + table.uniqueConstraints.length + table.foreignKeys.length;
   const groups: SchemaTreeNode[] = [];
   if (keys > 0) groups.push({ kind: 'group', schema: table.schema, table: table.name, group: 'keys', count: keys });
-  if (table.indexes.length > 0) groups.push({ kind: 'group', schema: table.schema, table: table.name, group: 'indexes', count: table.indexes.length });
-  if (table.triggers.length > 0) groups.push({ kind: 'group', schema: table.schema, table: table.name, group: 'triggers', count: table.triggers.length });
+  if (table.indexes.length > 0)
+    groups.push({
+      kind: 'group',
+      schema: table.schema,
+      table: table.name,
+      group: 'indexes',
+      count: table.indexes.length,
+    });
+  if (table.triggers.length > 0)
+    groups.push({
+      kind: 'group',
+      schema: table.schema,
+      table: table.name,
+      group: 'triggers',
+      count: table.triggers.length,
+    });
   return groups;
 }
 
 function detailNodes(table: TableInfo, group: 'keys' | 'indexes' | 'triggers'): SchemaTreeNode[] {
   if (group === 'keys') {
     return [
-      ...(table.primaryKey ? [{ kind: 'detail' as const, icon: 'key' as const, label: 'PRIMARY KEY', description: table.primaryKey.join(', '), tooltip: `PRIMARY KEY (${table.primaryKey.join(', ')})` }] : []),
-      ...table.uniqueConstraints.map((cols) => ({ kind: 'detail' as const, icon: 'key' as const, label: 'UNIQUE', description: cols.join(', '), tooltip: `UNIQUE (${cols.join(', ')})` })),
+      ...(table.primaryKey
+        ? [
+            {
+              kind: 'detail' as const,
+              icon: 'key' as const,
+              label: 'PRIMARY KEY',
+              description: table.primaryKey.join(', '),
+              tooltip: `PRIMARY KEY (${table.primaryKey.join(', ')})`,
+            },
+          ]
+        : []),
+      ...table.uniqueConstraints.map((cols) => ({
+        kind: 'detail' as const,
+        icon: 'key' as const,
+        label: 'UNIQUE',
+        description: cols.join(', '),
+        tooltip: `UNIQUE (${cols.join(', ')})`,
+      })),
       ...table.foreignKeys.map((f) => ({
         kind: 'detail' as const,
         icon: 'foreign-key' as const,
@@ -107,9 +165,21 @@ function detailNodes(table: TableInfo, group: 'keys' | 'indexes' | 'triggers'): 
     ];
   }
   if (group === 'indexes') {
-    return table.indexes.map((i) => ({ kind: 'detail', icon: 'index', label: i.name, description: i.primary ? 'primary key' : i.unique ? 'unique' : '', tooltip: i.definition }));
+    return table.indexes.map((i) => ({
+      kind: 'detail',
+      icon: 'index',
+      label: i.name,
+      description: i.primary ? 'primary key' : i.unique ? 'unique' : '',
+      tooltip: i.definition,
+    }));
   }
-  return table.triggers.map((t) => ({ kind: 'detail', icon: 'trigger', label: t.name, description: t.enabled ? '' : 'disabled', tooltip: t.definition }));
+  return table.triggers.map((t) => ({
+    kind: 'detail',
+    icon: 'trigger',
+    label: t.name,
+    description: t.enabled ? '' : 'disabled',
+    tooltip: t.definition,
+  }));
 }
 
 /** `SELECT * FROM <table> LIMIT 100`, the table's name quoted only where it must be. */

@@ -29,7 +29,11 @@ export function readService(name: string, env: Env): ConnParams {
       text = fs.readFileSync(file, 'utf8');
     } catch (error) {
       if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) continue;
-      throw new AgentError('CONFIG_INVALID', `Cannot read the service file ${file}: ${(error as Error).message}.`, 'Check its permissions, or point PGSERVICEFILE at another file.');
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `Cannot read the service file ${file}: ${(error as Error).message}.`,
+        'Check its permissions, or point PGSERVICEFILE at another file.',
+      );
     }
     const found = serviceInText(text, name, file);
     if (found) return found;
@@ -58,14 +62,29 @@ export function serviceInText(text: string, name: string, file: string): ConnPar
     }
     if (!inGroup || !found) continue;
     const eq = line.indexOf('=');
-    if (eq <= 0) throw new AgentError('CONFIG_INVALID', `Syntax error in service file ${file}, line ${index + 1}: expected keyword=value.`, 'Each line of a service is keyword=value, e.g. host=db.example.com.');
+    if (eq <= 0)
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `Syntax error in service file ${file}, line ${index + 1}: expected keyword=value.`,
+        'Each line of a service is keyword=value, e.g. host=db.example.com.',
+      );
     const key = line.slice(0, eq).trim();
     const value = line.slice(eq + 1).trim();
     if (key === 'service') {
-      throw new AgentError('CONFIG_INVALID', `Service "${name}" in ${file} names another service (line ${index + 1}); nested services are not supported (libpq refuses them too).`, 'Copy the settings of that service into this one.');
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `Service "${name}" in ${file} names another service (line ${index + 1}); nested services are not supported (libpq refuses them too).`,
+        'Copy the settings of that service into this one.',
+      );
     }
     // Values are taken whole: a service file's value runs to the end of its line.
-    Object.assign(found, parseKeywordValue(`${key}='${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`, `service file ${file}, line ${index + 1}`));
+    Object.assign(
+      found,
+      parseKeywordValue(
+        `${key}='${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`,
+        `service file ${file}, line ${index + 1}`,
+      ),
+    );
   }
   return found;
 }

@@ -29,7 +29,11 @@ export async function resetSession(session: DbSession): Promise<Error | undefine
  * A session of a database with one connection (PGlite, here or in a worker): it holds the connection through
  * `queue` so no other caller's statement lands inside its transaction, and resets it after.
  */
-export function withOnlySession<T>(queue: OneAtATime, session: DbSession, work: (session: DbSession) => Promise<T>): Promise<T> {
+export function withOnlySession<T>(
+  queue: OneAtATime,
+  session: DbSession,
+  work: (session: DbSession) => Promise<T>,
+): Promise<T> {
   return queue.run(async () => {
     try {
       return await work(session);

@@ -45,7 +45,9 @@ export function tableDdl(table: TableInfo): TableDdl | undefined {
   for (const fk of table.foreignKeys) {
     const target = qualifiedName(fk.references.schema, fk.references.table);
     const actions = `${fk.onDelete !== 'NO ACTION' ? ` ON DELETE ${fk.onDelete}` : ''}${fk.onUpdate !== 'NO ACTION' ? ` ON UPDATE ${fk.onUpdate}` : ''}`;
-    after.push(`ALTER TABLE ${name} ADD CONSTRAINT ${quoteIdent(fk.name)} FOREIGN KEY (${columnList(fk.columns)}) REFERENCES ${target} (${columnList(fk.references.columns)})${actions};`);
+    after.push(
+      `ALTER TABLE ${name} ADD CONSTRAINT ${quoteIdent(fk.name)} FOREIGN KEY (${columnList(fk.columns)}) REFERENCES ${target} (${columnList(fk.references.columns)})${actions};`,
+    );
   }
   // The primary key's and unique constraints' own indexes come with them; the others are stated.
   const constraintColumns = [table.primaryKey ?? [], ...table.uniqueConstraints].map((cols) => cols.join('\u0000'));
@@ -61,7 +63,8 @@ export function tableDdl(table: TableInfo): TableDdl | undefined {
   }
   if (table.comment) after.push(`COMMENT ON TABLE ${name} IS ${literal(table.comment)};`);
   for (const column of table.columns) {
-    if (column.comment) after.push(`COMMENT ON COLUMN ${name}.${quoteIdent(column.name)} IS ${literal(column.comment)};`);
+    if (column.comment)
+      after.push(`COMMENT ON COLUMN ${name}.${quoteIdent(column.name)} IS ${literal(column.comment)};`);
   }
   return { create, after };
 }
@@ -70,7 +73,8 @@ export function tableDdl(table: TableInfo): TableDdl | undefined {
 export function tableDdlText(table: TableInfo): string {
   const ddl = tableDdl(table);
   const name = qualifiedName(table.schema, table.name);
-  if (!ddl) return `-- ${name} is a ${table.kind.replace('_', ' ')}: its definition is not rebuilt here.\n-- In psql: \\d+ ${name}\n`;
+  if (!ddl)
+    return `-- ${name} is a ${table.kind.replace('_', ' ')}: its definition is not rebuilt here.\n-- In psql: \\d+ ${name}\n`;
   const estimate = table.rowEstimate !== null ? `, ~${Math.round(table.rowEstimate)} rows` : '';
   return `-- ${name}${estimate}, rebuilt from the catalog by Postgres Agent\n${[ddl.create, ...ddl.after].join('\n')}\n`;
 }

@@ -37,14 +37,21 @@ function failedStep(code: string): ConnectionStep {
 
 const ORDER: readonly ConnectionStep[] = ['tunnel', 'server', 'tls', 'login', 'read'];
 
-export async function testConnection(target: ServerTarget, options: PostgresOptions, onStep: (result: StepResult) => void = () => undefined): Promise<StepResult[]> {
+export async function testConnection(
+  target: ServerTarget,
+  options: PostgresOptions,
+  onStep: (result: StepResult) => void = () => undefined,
+): Promise<StepResult[]> {
   const results: StepResult[] = [];
   const report = (result: StepResult) => {
     results.push(result);
     onStep(result);
   };
   // The tunnel first, on its own, so its failure is told apart from the server's.
-  const lease = target.ssh && options.ssh ? acquireTunnel(target.ssh, { ...options.ssh, env: options.env ?? process.env, logger: options.logger }) : undefined;
+  const lease =
+    target.ssh && options.ssh
+      ? acquireTunnel(target.ssh, { ...options.ssh, env: options.env ?? process.env, logger: options.logger })
+      : undefined;
   try {
     if (lease) {
       try {
@@ -63,22 +70,46 @@ export async function testConnection(target: ServerTarget, options: PostgresOpti
       const failed = failedStep(info.code);
       for (const step of ORDER.slice(ORDER.indexOf('server'), ORDER.indexOf(failed))) {
         if (step === 'tls' && target.sslmode === 'disable') continue;
-        report({ step, ok: true, detail: step === 'server' ? `${target.host}:${target.port} answered` : 'the certificate was accepted' });
+        report({
+          step,
+          ok: true,
+          detail: step === 'server' ? `${target.host}:${target.port} answered` : 'the certificate was accepted',
+        });
       }
       report({ step: failed, ok: false, detail: 'failed', error: info });
       return results;
     }
     try {
       report({ step: 'server', ok: true, detail: `${target.host}:${target.port} answered` });
-      const { rows } = await db.query<{ who: string; db: string; version: string; ssl: boolean | null; tls: string | null }>(
+      const { rows } = await db.query<{
+        who: string;
+        db: string;
+        version: string;
+        ssl: boolean | null;
+        tls: string | null;
+      }>(
         "SELECT current_user AS who, current_database() AS db, current_setting('server_version') AS version, s.ssl, s.version AS tls FROM pg_stat_ssl s WHERE s.pid = pg_backend_pid()",
       );
       const row = rows[0];
       if (target.sslmode !== 'disable' || row?.ssl) {
-        report({ step: 'tls', ok: true, detail: row?.ssl ? `${row.tls ?? 'TLS'}, sslmode=${target.sslmode}` : `not encrypted (the server offers no TLS; sslmode=${target.sslmode})` });
+        report({
+          step: 'tls',
+          ok: true,
+          detail: row?.ssl
+            ? `${row.tls ?? 'TLS'}, sslmode=${target.sslmode}`
+            : `not encrypted (the server offers no TLS; sslmode=${target.sslmode})`,
+        });
       }
-      report({ step: 'login', ok: true, detail: `as ${row?.who ?? target.user}${target.iam ? ' with an IAM token' : ''}` });
-      report({ step: 'read', ok: true, detail: `database ${row?.db ?? target.database}, PostgreSQL ${row?.version ?? '?'}` });
+      report({
+        step: 'login',
+        ok: true,
+        detail: `as ${row?.who ?? target.user}${target.iam ? ' with an IAM token' : ''}`,
+      });
+      report({
+        step: 'read',
+        ok: true,
+        detail: `database ${row?.db ?? target.database}, PostgreSQL ${row?.version ?? '?'}`,
+      });
     } catch (error) {
       report({ step: 'read', ok: false, detail: 'failed', error: toAgentError(error).toInfo() });
     } finally {

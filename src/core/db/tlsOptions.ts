@@ -17,7 +17,9 @@ export type TlsSetting = false | ConnectionOptions;
 
 /** libpq's default directory of certificate files (%APPDATA%\postgresql on Windows). */
 function certDir(env: Env): string {
-  return process.platform === 'win32' ? path.join(env.APPDATA ?? os.homedir(), 'postgresql') : path.join(env.HOME ?? os.homedir(), '.postgresql');
+  return process.platform === 'win32'
+    ? path.join(env.APPDATA ?? os.homedir(), 'postgresql')
+    : path.join(env.HOME ?? os.homedir(), '.postgresql');
 }
 
 /** The CA file that verifies the server: sslrootcert, else ~/.postgresql/root.crt; "system" means the system's roots. */
@@ -37,7 +39,7 @@ export function tlsOptions(target: ServerTarget, env: Env): TlsSetting {
     throw new AgentError(
       'DB_SSL_VERIFY_FAILED',
       `sslmode=${target.sslmode} needs the CA certificate that signed the server's certificate, and the root certificate file "${rootFile}" does not exist.`,
-      'Give the CA file with sslrootcert (in the connection, the URL or PGSSLROOTCERT), use sslrootcert=system for the system\'s trusted roots, or choose sslmode=require to skip verification.',
+      "Give the CA file with sslrootcert (in the connection, the URL or PGSSLROOTCERT), use sslrootcert=system for the system's trusted roots, or choose sslmode=require to skip verification.",
     );
   }
   const ca = rootFile === 'system' ? {} : { ca: readTlsFile(rootFile, 'root certificate') };
@@ -91,7 +93,11 @@ function readTlsFile(file: string, what: string): string {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
     const why = isErrno(error, 'ENOENT') ? 'does not exist' : `cannot be read (${(error as Error).message})`;
-    throw new AgentError('CONFIG_INVALID', `The ${what} file "${file}" ${why}.`, 'Check the path in sslrootcert / sslcert / sslkey (or PGSSLROOTCERT / PGSSLCERT / PGSSLKEY).');
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `The ${what} file "${file}" ${why}.`,
+      'Check the path in sslrootcert / sslcert / sslkey (or PGSSLROOTCERT / PGSSLCERT / PGSSLKEY).',
+    );
   }
 }
 

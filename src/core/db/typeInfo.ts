@@ -14,7 +14,11 @@ export interface TypeInfo {
 }
 
 /** Fills `cache` with the types of `oids` it does not hold yet (and their element types), in one query. */
-export async function lookupTypes(session: DbSession, oids: readonly number[], cache: Map<number, TypeInfo>): Promise<Map<number, TypeInfo>> {
+export async function lookupTypes(
+  session: DbSession,
+  oids: readonly number[],
+  cache: Map<number, TypeInfo>,
+): Promise<Map<number, TypeInfo>> {
   const missing = [...new Set(oids)].filter((oid) => !cache.has(oid));
   if (missing.length === 0) return cache;
   const result = await session.query<{ oid: number; name: string; category: string; elem: number; delim: string }>(

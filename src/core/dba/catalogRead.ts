@@ -22,7 +22,11 @@ export interface CatalogReader {
 }
 
 /** Holds one connection for `work`; each `read` is its own READ ONLY transaction on it. */
-export async function withCatalogReader<T>(db: Db, limits: CatalogLimits, work: (reader: CatalogReader) => Promise<T>): Promise<T> {
+export async function withCatalogReader<T>(
+  db: Db,
+  limits: CatalogLimits,
+  work: (reader: CatalogReader) => Promise<T>,
+): Promise<T> {
   return db.withSession(async (session) => work(catalogReader(session, limits)));
 }
 

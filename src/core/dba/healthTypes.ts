@@ -37,7 +37,15 @@ export interface HealthReport {
   serverVersion: string;
   checkedAt: string;
   checks: CheckResult[];
-  summary: { ok: number; findings: number; skipped: number; error: number; critical: number; warning: number; info: number };
+  summary: {
+    ok: number;
+    findings: number;
+    skipped: number;
+    error: number;
+    critical: number;
+    warning: number;
+    info: number;
+  };
   /** Catalog reads issued (one READ ONLY transaction each). */
   queries: number;
   elapsedMs: number;

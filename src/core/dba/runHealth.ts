@@ -91,7 +91,14 @@ async function runCheck(check: HealthCheck, context: CheckContext, limits: Catal
     const outcome = await check.run(context);
     const elapsedMs = Math.round(performance.now() - started);
     if ('skipped' in outcome) return { ...base, status: 'skipped', findings: [], note: outcome.skipped, elapsedMs };
-    if ('note' in outcome) return { ...base, status: outcome.findings.length > 0 ? 'findings' : 'ok', findings: outcome.findings, note: outcome.note, elapsedMs };
+    if ('note' in outcome)
+      return {
+        ...base,
+        status: outcome.findings.length > 0 ? 'findings' : 'ok',
+        findings: outcome.findings,
+        note: outcome.note,
+        elapsedMs,
+      };
     return { ...base, status: outcome.length > 0 ? 'findings' : 'ok', findings: outcome, elapsedMs };
   } catch (error) {
     const elapsedMs = Math.round(performance.now() - started);

@@ -46,10 +46,18 @@ const ORDER_SQL: Record<TopOrder, string> = {
 };
 
 /** Whether pg_stat_statements can be read here, and if not, why and what to do. */
-export async function statementsAvailability(reader: CatalogReader): Promise<{ ok: true; database: string } | { ok: false; database: string; reason: string; setup: string[] }> {
+export async function statementsAvailability(
+  reader: CatalogReader,
+): Promise<{ ok: true; database: string } | { ok: false; database: string; reason: string; setup: string[] }> {
   // shared_preload_libraries is readable by superusers and pg_read_all_settings only: through pg_settings it is
   // simply absent for others (null: unknown), where current_setting() would fail.
-  const [state] = await reader.read<{ database: string; installed: string | null; schema: string | null; preloaded: boolean | null; available: boolean }>(
+  const [state] = await reader.read<{
+    database: string;
+    installed: string | null;
+    schema: string | null;
+    preloaded: boolean | null;
+    available: boolean;
+  }>(
     `SELECT current_database() AS database,
             (SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements') AS installed,
             (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_stat_statements') AS schema,
@@ -57,47 +65,102 @@ export async function statementsAvailability(reader: CatalogReader): Promise<{ o
             EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_stat_statements') AS available`,
   );
   const database = state?.database ?? '';
-  const create = 'CREATE EXTENSION pg_stat_statements;  -- in this database, as a superuser or a role with CREATE on it (pg-agent sql holds it for approval)';
-  const preload = "Add pg_stat_statements to shared_preload_libraries in postgresql.conf (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; keep what is there already), then restart PostgreSQL.";
+  const create =
+    'CREATE EXTENSION pg_stat_statements;  -- in this database, as a superuser or a role with CREATE on it (pg-agent sql holds it for approval)';
+  const preload =
+    "Add pg_stat_statements to shared_preload_libraries in postgresql.conf (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; keep what is there already), then restart PostgreSQL.";
   if (!state?.available) {
-    return { ok: false, database, reason: 'pg_stat_statements is not available on this server (the contrib package is not installed).', setup: ['Install the contrib package (Debian/Ubuntu: apt-get install postgresql-contrib; it ships with PostgreSQL on most managed services).', preload, create] };
+    return {
+      ok: false,
+      database,
+      reason: 'pg_stat_statements is not available on this server (the contrib package is not installed).',
+      setup: [
+        'Install the contrib package (Debian/Ubuntu: apt-get install postgresql-contrib; it ships with PostgreSQL on most managed services).',
+        preload,
+        create,
+      ],
+    };
   }
   if (state.preloaded === false) {
-    return { ok: false, database, reason: 'pg_stat_statements is not loaded: it must be in shared_preload_libraries.', setup: state.installed ? [preload] : [preload, create] };
+    return {
+      ok: false,
+      database,
+      reason: 'pg_stat_statements is not loaded: it must be in shared_preload_libraries.',
+      setup: state.installed ? [preload] : [preload, create],
+    };
   }
   if (!state.installed) {
     return state.preloaded
-      ? { ok: false, database, reason: `pg_stat_statements is loaded but the extension is not created in database ${database}.`, setup: [create] }
-      : { ok: false, database, reason: `the pg_stat_statements extension is not created in database ${database} (this role cannot see whether the server loads it).`, setup: [`If it is not in shared_preload_libraries: ${preload}`, create] };
+      ? {
+          ok: false,
+          database,
+          reason: `pg_stat_statements is loaded but the extension is not created in database ${database}.`,
+          setup: [create],
+        }
+      : {
+          ok: false,
+          database,
+          reason: `the pg_stat_statements extension is not created in database ${database} (this role cannot see whether the server loads it).`,
+          setup: [`If it is not in shared_preload_libraries: ${preload}`, create],
+        };
   }
   return { ok: true, database };
 }
 
-export async function topQueries(db: Db, options: { by?: TopOrder; limit?: number; limits?: CatalogLimits } = {}): Promise<TopReport> {
+export async function topQueries(
+  db: Db,
+  options: { by?: TopOrder; limit?: number; limits?: CatalogLimits } = {},
+): Promise<TopReport> {
   const by = options.by ?? 'total';
   const limit = Math.max(1, Math.min(options.limit ?? 10, 500));
   return withCatalogReader(db, options.limits ?? DEFAULT_CATALOG_LIMITS, async (reader) => {
     const availability = await statementsAvailability(reader);
-    if (!availability.ok) return { available: false, by, database: availability.database, reason: availability.reason, setup: availability.setup };
+    if (!availability.ok)
+      return {
+        available: false,
+        by,
+        database: availability.database,
+        reason: availability.reason,
+        setup: availability.setup,
+      };
     try {
       const queries = await readTop(reader, by, limit);
       const hidden = queries.filter((q) => q.query === '<insufficient privilege>').length;
-      const [since] = await reader.read<{ since: string | null }>(`SELECT stats_reset::text AS since FROM pg_stat_statements_info`).catch(() => [{ since: null }]);
+      const [since] = await reader
+        .read<{ since: string | null }>(`SELECT stats_reset::text AS since FROM pg_stat_statements_info`)
+        .catch(() => [{ since: null }]);
       return {
         available: true,
         by,
         database: availability.database,
         statsSince: since?.since ?? null,
         queries,
-        ...(hidden > 0 ? { note: `${hidden} of these are other roles' statements, whose text PostgreSQL hides from this role (grant it pg_read_all_stats to see them).` } : {}),
+        ...(hidden > 0
+          ? {
+              note: `${hidden} of these are other roles' statements, whose text PostgreSQL hides from this role (grant it pg_read_all_stats to see them).`,
+            }
+          : {}),
       };
     } catch (error) {
       if (error instanceof DbQueryError && error.sqlState === '55000') {
-        const preload = "Add pg_stat_statements to shared_preload_libraries in postgresql.conf (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; keep what is there already), then restart PostgreSQL.";
-        return { available: false, by, database: availability.database, reason: `pg_stat_statements is created but not loaded: ${error.message}`, setup: [preload] };
+        const preload =
+          "Add pg_stat_statements to shared_preload_libraries in postgresql.conf (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; keep what is there already), then restart PostgreSQL.";
+        return {
+          available: false,
+          by,
+          database: availability.database,
+          reason: `pg_stat_statements is created but not loaded: ${error.message}`,
+          setup: [preload],
+        };
       }
       if (error instanceof DbQueryError && error.sqlState === '42501') {
-        return { available: false, by, database: availability.database, reason: `This role may not read pg_stat_statements: ${error.message}`, setup: ['GRANT pg_read_all_stats TO <this role>;  -- as a superuser'] };
+        return {
+          available: false,
+          by,
+          database: availability.database,
+          reason: `This role may not read pg_stat_statements: ${error.message}`,
+          setup: ['GRANT pg_read_all_stats TO <this role>;  -- as a superuser'],
+        };
       }
       throw error;
     }

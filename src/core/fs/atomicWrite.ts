@@ -49,7 +49,11 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
  * flushed to disk (fsync) before the rename, and `beforeRename` (a lock still held…) may throw to abandon
  * the write, leaving the old file in place and no temp file behind.
  */
-export async function writeFileAtomicDurable(path: string, text: string, beforeRename?: () => Promise<void>): Promise<void> {
+export async function writeFileAtomicDurable(
+  path: string,
+  text: string,
+  beforeRename?: () => Promise<void>,
+): Promise<void> {
   const temp = await writeTemp(path, text, true);
   try {
     await beforeRename?.();
@@ -64,7 +68,11 @@ export async function writeFileAtomicDurable(path: string, text: string, beforeR
  * Creates `path` whole, never replacing it: written to a temp file, then link()ed into place (link fails
  * when the name exists). False when `path` already existed; nothing is left behind either way.
  */
-export async function createFileWhole(path: string, text: string, options: { durable?: boolean } = {}): Promise<boolean> {
+export async function createFileWhole(
+  path: string,
+  text: string,
+  options: { durable?: boolean } = {},
+): Promise<boolean> {
   const temp = await writeTemp(path, text, options.durable ?? false);
   try {
     await link(temp, path);

@@ -17,7 +17,10 @@ export async function withFileMutex<T>(dir: string, body: () => Promise<T>, stuc
       break;
     } catch (error) {
       if (!isErrno(error, 'EEXIST')) throw error;
-      const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(dir).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > STALE_MUTEX_MS) await rmdir(dir).catch(() => undefined);
       if (attempt > MAX_ATTEMPTS) throw stuck();
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 10));

@@ -101,14 +101,16 @@ function readIndex(path: string): PackIndex {
   const known = indexes.get(path);
   if (known) return known;
   const idx = readFileSync(path);
-  if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) throw new Error(`${path} is not a version 2 pack index`);
+  if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2)
+    throw new Error(`${path} is not a version 2 pack index`);
   const count = idx.readUInt32BE(8 + 255 * 4);
   const oidsAt = 8 + 256 * 4;
   const offsetsAt = oidsAt + count * 20 + count * 4;
   const offsets: number[] = [];
   for (let i = 0; i < count; i++) {
     const value = idx.readUInt32BE(offsetsAt + i * 4);
-    if (value & 0x80000000) throw new Error(`${path} has 64-bit offsets (a pack over 2 GiB), which job histories never have`);
+    if (value & 0x80000000)
+      throw new Error(`${path} has 64-bit offsets (a pack over 2 GiB), which job histories never have`);
     offsets.push(value);
   }
   const parsed = { count, oids: idx.subarray(oidsAt, oidsAt + count * 20), offsets };
@@ -153,7 +155,10 @@ export function readPacked(gitdir: string, oid: string): { type: ObjectType; bod
     const code = (byte >> 4) & 0x07;
     while (byte & 0x80) byte = pack[pos++]!;
     const type = CODE_TYPE[code];
-    if (type === undefined) throw new Error(`object ${oid} in ${name} is stored as a delta (type ${code}); this history was repacked by another tool`);
+    if (type === undefined)
+      throw new Error(
+        `object ${oid} in ${name} is stored as a delta (type ${code}); this history was repacked by another tool`,
+      );
     return { type, body: inflateSync(pack.subarray(pos)) };
   }
   return undefined;

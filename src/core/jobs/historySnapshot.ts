@@ -70,12 +70,16 @@ function readTree(gitdir: string, oid: string | undefined): Map<string, TreeEntr
   const entries = new Map<string, TreeEntry>();
   if (oid === undefined) return entries;
   const body = readObject(gitdir, oid, 'tree');
-  for (let at = 0; at < body.length; ) {
+  for (let at = 0; at < body.length;) {
     const space = body.indexOf(0x20, at);
     const nul = body.indexOf(0, space);
     const mode = body.subarray(at, space).toString('latin1');
     const name = body.subarray(space + 1, nul).toString('utf8');
-    entries.set(name, { name, mode: mode === '40000' ? '40000' : '100644', oid: body.subarray(nul + 1, nul + 21).toString('hex') });
+    entries.set(name, {
+      name,
+      mode: mode === '40000' ? '40000' : '100644',
+      oid: body.subarray(nul + 1, nul + 21).toString('hex'),
+    });
     at = nul + 21;
   }
   return entries;
@@ -112,7 +116,9 @@ function writeTree(gitdir: string, dir: string, previous: string | undefined, ad
   }
   if (entries.length === 0) return undefined;
   entries.sort(treeOrder);
-  const body = Buffer.concat(entries.map((e) => Buffer.concat([Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')])));
+  const body = Buffer.concat(
+    entries.map((e) => Buffer.concat([Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')])),
+  );
   const oid = objectId('tree', body);
   if (oid !== previous) added.add('tree', body);
   return oid;
@@ -156,7 +162,13 @@ export interface HistoryAuthor {
   email: string;
 }
 
-export function commitSnapshot(dir: string, gitdir: string, message: string, author: HistoryAuthor, now: Date = new Date()): string {
+export function commitSnapshot(
+  dir: string,
+  gitdir: string,
+  message: string,
+  author: HistoryAuthor,
+  now: Date = new Date(),
+): string {
   const ref = headRef(gitdir);
   const parent = readRef(gitdir, ref);
   const previous = parent === undefined ? undefined : treeOf(gitdir, parent);
@@ -164,7 +176,14 @@ export function commitSnapshot(dir: string, gitdir: string, message: string, aut
   const tree = writeTree(gitdir, dir, previous, added) ?? added.add('tree', Buffer.alloc(0));
   if (parent !== undefined && previous === tree) return parent;
   const signature = `${author.name} <${author.email}> ${Math.floor(now.getTime() / 1000)} +0000`;
-  const body = [`tree ${tree}`, ...(parent ? [`parent ${parent}`] : []), `author ${signature}`, `committer ${signature}`, '', message.endsWith('\n') ? message : `${message}\n`].join('\n');
+  const body = [
+    `tree ${tree}`,
+    ...(parent ? [`parent ${parent}`] : []),
+    `author ${signature}`,
+    `committer ${signature}`,
+    '',
+    message.endsWith('\n') ? message : `${message}\n`,
+  ].join('\n');
   const commit = added.add('commit', Buffer.from(body, 'utf8'));
   // Objects first, the branch last: a reader (or a kill -9 in between) never finds a commit without its objects.
   writePack(gitdir, added.list());

@@ -7,7 +7,15 @@ import { z } from 'zod';
 import { JOB_ID_PATTERN } from '../../shared/ids';
 import { AgentError } from '../platform/errors';
 
-export const JOB_STATUSES = ['planning', 'pending_review', 'running', 'completed', 'failed', 'cancelled', 'frozen'] as const;
+export const JOB_STATUSES = [
+  'planning',
+  'pending_review',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+  'frozen',
+] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const JOB_PHASES = ['strategic', 'tactical'] as const;
@@ -56,7 +64,10 @@ export function assertJobId(id: string): void {
 export function assertTransition(from: JobStatus, to: JobStatus, frozenFrom?: JobStatus): void {
   if (from === 'frozen') {
     if (frozenFrom === undefined) {
-      throw new AgentError('INTERNAL', `The job is frozen but does not record the status it was frozen from, so it cannot move to "${to}".`);
+      throw new AgentError(
+        'INTERNAL',
+        `The job is frozen but does not record the status it was frozen from, so it cannot move to "${to}".`,
+      );
     }
     if (to !== frozenFrom) {
       throw new AgentError(
@@ -69,9 +80,10 @@ export function assertTransition(from: JobStatus, to: JobStatus, frozenFrom?: Jo
   }
   const allowed = JOB_TRANSITIONS[from];
   if (!allowed.includes(to)) {
-    const advice = allowed.length === 0
-      ? `"${from}" is final; start a new job instead.`
-      : `From "${from}" a job can move to: ${allowed.join(', ')}.`;
+    const advice =
+      allowed.length === 0
+        ? `"${from}" is final; start a new job instead.`
+        : `From "${from}" a job can move to: ${allowed.join(', ')}.`;
     throw new AgentError('BAD_INPUT', `A job cannot move from "${from}" to "${to}".`, advice);
   }
 }
@@ -106,7 +118,10 @@ export const jobSchema = z
     message: 'frozenFrom must be set exactly when the status is "frozen"',
     path: ['frozenFrom'],
   })
-  .refine((job) => job.frozenFrom !== 'frozen', { message: 'a job cannot be frozen from "frozen"', path: ['frozenFrom'] });
+  .refine((job) => job.frozenFrom !== 'frozen', {
+    message: 'a job cannot be frozen from "frozen"',
+    path: ['frozenFrom'],
+  });
 
 export type Job = z.infer<typeof jobSchema>;
 
@@ -122,13 +137,19 @@ export function parseJob(text: string, source = 'job.json'): Job {
     const message = (error as Error).message;
     const position = /at position (\d+)/.exec(message)?.[1];
     const line = position === undefined ? '' : ` (line ${text.slice(0, Number(position)).split('\n').length})`;
-    throw new AgentError('CONFIG_INVALID', `${source} is not valid JSON${line}: ${message}`, RESTORE_ADVICE, { cause: error });
+    throw new AgentError('CONFIG_INVALID', `${source} is not valid JSON${line}: ${message}`, RESTORE_ADVICE, {
+      cause: error,
+    });
   }
   const result = jobSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new AgentError('CONFIG_INVALID', `${source} is invalid at ${where}: ${issue?.message ?? 'unknown problem'}.`, RESTORE_ADVICE);
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${source} is invalid at ${where}: ${issue?.message ?? 'unknown problem'}.`,
+      RESTORE_ADVICE,
+    );
   }
   return result.data;
 }

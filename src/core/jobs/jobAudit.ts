@@ -24,7 +24,12 @@ export type JobAuditEvent =
 export type JobAuditRecord = JobAuditEvent & { at: string };
 
 /** The audit record of one model call: what was sent, what came back, its tokens, latency and cost. */
-export function modelCallEvent(node: string, phase: JobPhase, messages: ChatMessage[], response: LlmResponse): JobAuditEvent {
+export function modelCallEvent(
+  node: string,
+  phase: JobPhase,
+  messages: ChatMessage[],
+  response: LlmResponse,
+): JobAuditEvent {
   return {
     type: 'model_call',
     node,
@@ -41,7 +46,11 @@ export function modelCallEvent(node: string, phase: JobPhase, messages: ChatMess
 }
 
 /** The ask graph's AuditLog port, writing to the job's audit.jsonl (the "thread" is the job id). */
-export function jobAuditLog(store: JobStore, now: () => Date = () => new Date()): AuditLog & { recordJob(jobId: string, event: JobAuditEvent): Promise<void> } {
-  const recordJob = (jobId: string, event: JobAuditEvent) => store.appendJsonl(jobId, 'audit.jsonl', { at: now().toISOString(), ...event });
+export function jobAuditLog(
+  store: JobStore,
+  now: () => Date = () => new Date(),
+): AuditLog & { recordJob(jobId: string, event: JobAuditEvent): Promise<void> } {
+  const recordJob = (jobId: string, event: JobAuditEvent) =>
+    store.appendJsonl(jobId, 'audit.jsonl', { at: now().toISOString(), ...event });
   return { record: recordJob, recordJob };
 }

@@ -20,9 +20,14 @@ export interface JobCheckpointer {
   close(): Promise<void>;
 }
 
-export async function openJobCheckpointer(options: { teamDatabaseUrl?: string | undefined; checkpointsDir: string; logger: Logger }): Promise<JobCheckpointer> {
+export async function openJobCheckpointer(options: {
+  teamDatabaseUrl?: string | undefined;
+  checkpointsDir: string;
+  logger: Logger;
+}): Promise<JobCheckpointer> {
   const url = options.teamDatabaseUrl?.trim();
-  if (!url) return { saver: new FileCheckpointSaver(options.checkpointsDir), kind: 'files', close: () => Promise.resolve() };
+  if (!url)
+    return { saver: new FileCheckpointSaver(options.checkpointsDir), kind: 'files', close: () => Promise.resolve() };
   const target = parseConnectionUrl(url);
   const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 });
   pool.on('error', (error) => options.logger.warn('team checkpoint connection error', { error: error.message }));

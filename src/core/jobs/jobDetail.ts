@@ -58,7 +58,17 @@ export async function readJobDetail(store: JobStore, outcome: JobOutcome): Promi
   } catch (error) {
     todos = { ok: false, error: toAgentError(error).message };
   }
-  return { job: outcome.job, stop: outcome.stop, workspaceMd, planMd, todos, planChange: await planChange(dir, history), usage, files, history };
+  return {
+    job: outcome.job,
+    stop: outcome.stop,
+    workspaceMd,
+    planMd,
+    todos,
+    planChange: await planChange(dir, history),
+    usage,
+    files,
+    history,
+  };
 }
 
 const REVIEW_COMMIT = /^Review cycle (\d+): plan ready for review/;
@@ -69,7 +79,11 @@ export async function planChange(dir: string, history: readonly HistoryEntry[]):
   const [newer, older] = reviews;
   if (!newer || !older) return null;
   const cycle = (entry: HistoryEntry) => Number(REVIEW_COMMIT.exec(entry.message)?.[1] ?? 0);
-  return { fromCycle: cycle(older), toCycle: cycle(newer), diff: await diff(dir, older.oid, newer.oid, 'plan.md').catch(() => '') };
+  return {
+    fromCycle: cycle(older),
+    toCycle: cycle(newer),
+    diff: await diff(dir, older.oid, newer.oid, 'plan.md').catch(() => ''),
+  };
 }
 
 /** Tokens and cost of every model call recorded in audit.jsonl (phases and review chat). */
@@ -79,9 +93,19 @@ export async function usageOf(dir: string): Promise<Usage> {
   for (const line of text.split('\n')) {
     if (!line.includes('"model_call"')) continue;
     try {
-      const record = JSON.parse(line) as { type?: string; inputTokens?: number; outputTokens?: number; costUsd?: number | null };
+      const record = JSON.parse(line) as {
+        type?: string;
+        inputTokens?: number;
+        outputTokens?: number;
+        costUsd?: number | null;
+      };
       if (record.type !== 'model_call') continue;
-      usage = addUsage(usage, { calls: 1, inputTokens: record.inputTokens ?? 0, outputTokens: record.outputTokens ?? 0, costUsd: record.costUsd ?? null });
+      usage = addUsage(usage, {
+        calls: 1,
+        inputTokens: record.inputTokens ?? 0,
+        outputTokens: record.outputTokens ?? 0,
+        costUsd: record.costUsd ?? null,
+      });
     } catch {
       // a torn last line (a write in progress) is not a model call yet
     }
@@ -94,6 +118,8 @@ async function listFiles(dir: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .filter((path) => path !== HISTORY_DIR && !path.startsWith(`${HISTORY_DIR}/`) && !path.split('/').some(isAtomicWriteTemp))
+    .filter(
+      (path) => path !== HISTORY_DIR && !path.startsWith(`${HISTORY_DIR}/`) && !path.split('/').some(isAtomicWriteTemp),
+    )
     .sort();
 }

@@ -72,11 +72,21 @@ export async function log(jobDir: string, options: { limit?: number } = {}): Pro
 }
 
 async function resolveCommit(jobDir: string, oid: string): Promise<string> {
-  if (!/^[0-9a-f]{4,40}$/.test(oid)) throw new AgentError('BAD_INPUT', `"${oid.slice(0, 60)}" is not a commit id.`, 'Take the id from the job history log.');
+  if (!/^[0-9a-f]{4,40}$/.test(oid))
+    throw new AgentError(
+      'BAD_INPUT',
+      `"${oid.slice(0, 60)}" is not a commit id.`,
+      'Take the id from the job history log.',
+    );
   try {
     return await git.expandOid({ ...repo(jobDir), oid });
   } catch (error) {
-    throw new AgentError('BAD_INPUT', `The job history has no commit ${oid}.`, 'Take the id from the job history log.', { cause: error });
+    throw new AgentError(
+      'BAD_INPUT',
+      `The job history has no commit ${oid}.`,
+      'Take the id from the job history log.',
+      { cause: error },
+    );
   }
 }
 
@@ -104,7 +114,10 @@ export async function diff(jobDir: string, fromOid: string, toOid: string, path:
   const before = await textAt(jobDir, fromOid, path);
   const after = await textAt(jobDir, toOid, path);
   if (before === undefined && after === undefined) {
-    throw new AgentError('BAD_INPUT', `${path} exists in neither commit ${fromOid.slice(0, 7)} nor ${toOid.slice(0, 7)}.`);
+    throw new AgentError(
+      'BAD_INPUT',
+      `${path} exists in neither commit ${fromOid.slice(0, 7)} nor ${toOid.slice(0, 7)}.`,
+    );
   }
   return unifiedDiff(before ?? '', after ?? '', {
     from: before === undefined ? '/dev/null' : `a/${path} (${fromOid.slice(0, 7)})`,

@@ -93,7 +93,10 @@ export class JobLease {
     this.timer = undefined;
     if (this.lost !== null) return;
     await this.backend.remove(this.jobId, this.current).catch((error: unknown) =>
-      this.logger.warn('could not release a job lease; it goes stale by itself', { jobId: this.jobId, error: String(error) }),
+      this.logger.warn('could not release a job lease; it goes stale by itself', {
+        jobId: this.jobId,
+        error: String(error),
+      }),
     );
   }
 
@@ -106,7 +109,10 @@ export class JobLease {
         return;
       }
       this.lost = await this.backend.read(this.jobId);
-      this.logger.warn('job lease lost to another driver', { jobId: this.jobId, holder: this.lost ? describeHolder(this.lost) : 'none' });
+      this.logger.warn('job lease lost to another driver', {
+        jobId: this.jobId,
+        holder: this.lost ? describeHolder(this.lost) : 'none',
+      });
     } catch (error) {
       // A renewal that cannot reach the store is not a loss yet: the lease stays valid until it expires.
       this.logger.warn('could not renew a job lease', { jobId: this.jobId, error: String(error) });
@@ -149,7 +155,8 @@ export class JobLeases {
     assertJobId(jobId);
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await this.backend.read(jobId);
-      const takeOver = current !== undefined && (this.isStale(current) || (options.takeOver === true && current.host !== hostname()));
+      const takeOver =
+        current !== undefined && (this.isStale(current) || (options.takeOver === true && current.host !== hostname()));
       if (current && !takeOver) throw busy(jobId, current);
       const candidate: LeaseHolder = {
         host: hostname(),
@@ -160,8 +167,15 @@ export class JobLeases {
         token: await this.backend.nextToken(jobId),
         nonce: randomBytes(8).toString('hex'),
       };
-      const taken = current ? await this.backend.replace(jobId, current, candidate, this.ttlMs) : await this.backend.create(jobId, candidate, this.ttlMs);
-      if (taken && current) this.options.logger.warn('took over a stale job lease', { jobId, from: describeHolder(current), token: candidate.token });
+      const taken = current
+        ? await this.backend.replace(jobId, current, candidate, this.ttlMs)
+        : await this.backend.create(jobId, candidate, this.ttlMs);
+      if (taken && current)
+        this.options.logger.warn('took over a stale job lease', {
+          jobId,
+          from: describeHolder(current),
+          token: candidate.token,
+        });
       if (taken) {
         const lease = new JobLease(jobId, candidate, this.backend, this.ttlMs, this.now, this.options.logger);
         lease.startHeartbeat();
@@ -170,7 +184,11 @@ export class JobLeases {
     }
     const current = await this.backend.read(jobId);
     if (current) throw busy(jobId, current);
-    throw new AgentError('JOB_BUSY', `Job ${jobId} is being taken by several drivers at once.`, 'Try again in a moment.');
+    throw new AgentError(
+      'JOB_BUSY',
+      `Job ${jobId} is being taken by several drivers at once.`,
+      'Try again in a moment.',
+    );
   }
 
   private isStale(holder: LeaseHolder): boolean {

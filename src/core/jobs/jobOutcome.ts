@@ -20,7 +20,15 @@ export type JobStop =
     }
   /** A write of the tactical phase held for a person's approval (its ticket is PENDING_APPROVAL). */
   /** `lockWait`: approved, but it stopped because others hold its locks (LOCK_UNAVAILABLE); Continue tries it again. */
-  | { kind: 'approval'; ticketId: string; sql: string; sqlFile: string; impact: ImpactReport; todoId: string | null; lockWait?: string }
+  | {
+      kind: 'approval';
+      ticketId: string;
+      sql: string;
+      sqlFile: string;
+      impact: ImpactReport;
+      todoId: string | null;
+      lockWait?: string;
+    }
   | { kind: 'completed'; summary: string }
   | { kind: 'failed'; error: ErrorInfo }
   | { kind: 'cancelled' }

@@ -87,7 +87,12 @@ export class JobRunner {
    */
   async create(request: NewJobRequest): Promise<Job> {
     const task = request.task.trim();
-    if (task === '') throw new AgentError('BAD_INPUT', 'The task is empty.', 'Describe what the job should do, e.g. "archive orders older than two years".');
+    if (task === '')
+      throw new AgentError(
+        'BAD_INPUT',
+        'The task is empty.',
+        'Describe what the job should do, e.g. "archive orders older than two years".',
+      );
     const job = await this.deps.store.create({
       title: request.title?.trim() || titleOf(task),
       task,
@@ -104,14 +109,21 @@ export class JobRunner {
    * are given, and the job waits at its first plan review as if its strategic phase had just written them.
    * The person approves (or revises) it like any plan; every write of the tactical phase gets its own ticket.
    */
-  async createAtReview(request: NewJobRequest & { plan: string; todos: Todo[]; origin: string; audit: Record<string, unknown>[] }): Promise<JobOutcome> {
+  async createAtReview(
+    request: NewJobRequest & { plan: string; todos: Todo[]; origin: string; audit: Record<string, unknown>[] },
+  ): Promise<JobOutcome> {
     const job = await this.create(request);
     const { store } = this.deps;
     await store.writeFile(job.id, 'plan.md', request.plan);
     await store.writeFile(job.id, 'todos.yaml', renderTodos(request.todos));
     const workspace = await store.readFile(job.id, 'workspace.md');
-    await store.writeFile(job.id, 'workspace.md', `${workspace.replace(/\n*$/, '\n')}\n## Origin\n\n${request.origin.trim()}\n`);
-    for (const record of request.audit) await store.appendJsonl(job.id, 'audit.jsonl', { at: new Date().toISOString(), ...record });
+    await store.writeFile(
+      job.id,
+      'workspace.md',
+      `${workspace.replace(/\n*$/, '\n')}\n## Origin\n\n${request.origin.trim()}\n`,
+    );
+    for (const record of request.audit)
+      await store.appendJsonl(job.id, 'audit.jsonl', { at: new Date().toISOString(), ...record });
     const summary = `plan from ${request.origin.split('\n')[0] ?? 'elsewhere'}`;
     // The checkpoint a finished strategic phase leaves: the graph's next step is the review stop.
     await this.graph().updateState(
@@ -143,8 +155,14 @@ export class JobRunner {
   continue(jobId: string): Promise<JobOutcome> {
     return this.driving(jobId, async () => {
       const job = await this.deps.store.get(jobId);
-      if (isTerminal(job.status)) throw new AgentError('BAD_INPUT', `Job ${jobId} is ${job.status}; it cannot continue.`, 'Start a new job instead.');
-      if (job.status === 'frozen' && job.frozenFrom) await this.deps.store.setStatus(jobId, job.frozenFrom, 'continued by the person');
+      if (isTerminal(job.status))
+        throw new AgentError(
+          'BAD_INPUT',
+          `Job ${jobId} is ${job.status}; it cannot continue.`,
+          'Start a new job instead.',
+        );
+      if (job.status === 'frozen' && job.frozenFrom)
+        await this.deps.store.setStatus(jobId, job.frozenFrom, 'continued by the person');
       const at = await this.standing(jobId, { hashPlan: false });
       const ticketId = stopTicket(at.outcome.stop);
       if (ticketId !== undefined) return this.resumeAt(at.outcome, ticketId, await this.deps.ticketStore.get(ticketId));
@@ -160,7 +178,10 @@ export class JobRunner {
 
   /** At the plan review: reject the plan ticket with the feedback, which goes to workspace.md (dated) and to the agent; another strategic iteration. */
   requestChanges(jobId: string, feedback: string, decision: StopDecision): Promise<JobOutcome> {
-    if (feedback.trim() === '') return Promise.reject(new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.'));
+    if (feedback.trim() === '')
+      return Promise.reject(
+        new AgentError('BAD_INPUT', 'The feedback is empty.', 'Write what should change in the plan.'),
+      );
     return this.decidePlan(jobId, { ...decision, approve: false, comment: feedback.trim() });
   }
 
@@ -169,10 +190,19 @@ export class JobRunner {
     const job = await this.deps.store.get(jobId);
     if (job.status === 'planning') {
       await this.deps.store.update(jobId, { skipReview: true });
-      await jobAuditLog(this.deps.store).recordJob(jobId, { type: 'review', action: 'skip', by: decision.key?.name ?? decision.by ?? 'pg-agent', cycle: job.reviewCycles });
+      await jobAuditLog(this.deps.store).recordJob(jobId, {
+        type: 'review',
+        action: 'skip',
+        by: decision.key?.name ?? decision.by ?? 'pg-agent',
+        cycle: job.reviewCycles,
+      });
       return this.outcome(jobId);
     }
-    return this.decidePlan(jobId, { ...decision, approve: true, comment: decision.comment ?? 'review skipped: run as is' }, { skip: true });
+    return this.decidePlan(
+      jobId,
+      { ...decision, approve: true, comment: decision.comment ?? 'review skipped: run as is' },
+      { skip: true },
+    );
   }
 
   /** At a held write: the person's decision (recorded on the ticket), then the job goes on. */
@@ -200,7 +230,12 @@ export class JobRunner {
   }
 
   /** Goes on from the stop `at` as its ticket says (read once by the caller, or the one just decided); still pending: stays. */
-  private async resumeAt(at: JobOutcome, ticketId: string, ticket: Ticket | undefined, hint?: { skip: boolean }): Promise<JobOutcome> {
+  private async resumeAt(
+    at: JobOutcome,
+    ticketId: string,
+    ticket: Ticket | undefined,
+    hint?: { skip: boolean },
+  ): Promise<JobOutcome> {
     const decision = decisionOf(ticket);
     // Still undecided: it stays where it is (at the review, shown with the hash of its plan).
     if (!decision) return at.stop.kind === 'review' ? this.outcome(at.job.id) : at;
@@ -214,7 +249,11 @@ export class JobRunner {
     }
     if (decision.approve || at.stop.kind === 'review') this.requireModel();
     try {
-      return await this.drive(at.job.id, new Command({ resume: { ticketId, ...(hint ?? {}) } }), at.execution?.ticketId);
+      return await this.drive(
+        at.job.id,
+        new Command({ resume: { ticketId, ...(hint ?? {}) } }),
+        at.execution?.ticketId,
+      );
     } finally {
       this.scope.authorized = undefined;
     }
@@ -224,7 +263,11 @@ export class JobRunner {
    * A decision at the plan review: the plan is hashed once, here; a plan edited during its review gets a new
    * ticket (the old one superseded) and the person's decision (with the hash they saw) goes on that one.
    */
-  private decidePlan(jobId: string, decision: StopDecision & { approve: boolean }, hint?: { skip: boolean }): Promise<JobOutcome> {
+  private decidePlan(
+    jobId: string,
+    decision: StopDecision & { approve: boolean },
+    hint?: { skip: boolean },
+  ): Promise<JobOutcome> {
     return this.driving(jobId, async () => {
       const at = await this.standing(jobId, { hashPlan: true });
       if (at.outcome.stop.kind !== 'review') throw notAt(at.outcome, 'the plan review');
@@ -243,10 +286,25 @@ export class JobRunner {
     if (ref && ref.hash === at.plan.hash) return ref.id;
     if (ref) {
       const old = await this.deps.ticketStore.get(ref.id);
-      if (old?.status === 'PENDING_APPROVAL') await this.deps.ticketStore.decide(ref.id, { approve: false, by: SYSTEM_ACTOR, comment: 'superseded: the plan changed during its review' });
+      if (old?.status === 'PENDING_APPROVAL')
+        await this.deps.ticketStore.decide(ref.id, {
+          approve: false,
+          by: SYSTEM_ACTOR,
+          comment: 'superseded: the plan changed during its review',
+        });
     }
-    const ticket = await createPlanTicket(this.deps.ticketStore, { ...at.plan.files, cycle: job.reviewCycles, title: job.title, connection: this.deps.connectionKey, requestedBy: this.deps.requestedBy });
-    await this.graph().updateState(threadOf(job.id), { planTicket: { id: ticket.id, hash: ticket.sqlHash } }, 'endStrategic');
+    const ticket = await createPlanTicket(this.deps.ticketStore, {
+      ...at.plan.files,
+      cycle: job.reviewCycles,
+      title: job.title,
+      connection: this.deps.connectionKey,
+      requestedBy: this.deps.requestedBy,
+    });
+    await this.graph().updateState(
+      threadOf(job.id),
+      { planTicket: { id: ticket.id, hash: ticket.sqlHash } },
+      'endStrategic',
+    );
     return ticket.id;
   }
 
@@ -257,7 +315,8 @@ export class JobRunner {
     const ticketId = stopTicket(current.stop);
     if (ticketId !== undefined) {
       const ticket = await this.deps.ticketStore.get(ticketId);
-      if (ticket?.status === 'PENDING_APPROVAL') await this.deps.ticketStore.decide(ticket.id, { approve: false, by, comment: 'the job was cancelled' });
+      if (ticket?.status === 'PENDING_APPROVAL')
+        await this.deps.ticketStore.decide(ticket.id, { approve: false, by, comment: 'the job was cancelled' });
     }
     await this.deps.store.setStatus(jobId, 'cancelled', `cancelled by ${by}`);
     await commitJob(this.deps, jobId, `Job cancelled by ${by}`);
@@ -269,7 +328,10 @@ export class JobRunner {
   async freeze(jobId: string): Promise<JobOutcome> {
     const job = await this.deps.store.get(jobId);
     if (job.status !== 'planning' && job.status !== 'running') {
-      throw new AgentError('BAD_INPUT', `Job ${jobId} is ${job.status}; only a job that is planning or running can be paused.`);
+      throw new AgentError(
+        'BAD_INPUT',
+        `Job ${jobId} is ${job.status}; only a job that is planning or running can be paused.`,
+      );
     }
     await this.deps.store.setStatus(jobId, 'frozen', 'paused by the person');
     this.deps.onEvent?.({ type: 'status', jobId, status: 'frozen' });
@@ -285,27 +347,45 @@ export class JobRunner {
    * Runs the graph from its checkpoint to the next stop. A failed step leaves the job where it was. `executedBefore`:
    * the last execution's ticket before this run (only an execution of this run is reported as the outcome's).
    */
-  private async drive(jobId: string, input: Parameters<JobGraph['invoke']>[0], executedBefore: string | undefined): Promise<JobOutcome> {
+  private async drive(
+    jobId: string,
+    input: Parameters<JobGraph['invoke']>[0],
+    executedBefore: string | undefined,
+  ): Promise<JobOutcome> {
     let failure: unknown;
     try {
-      await this.graph().invoke(input, { ...threadOf(jobId), recursionLimit: 10_000, ...(this.deps.signal ? { signal: this.deps.signal } : {}) });
+      await this.graph().invoke(input, {
+        ...threadOf(jobId),
+        recursionLimit: 10_000,
+        ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+      });
     } catch (error) {
       if (!(error instanceof JobHaltedError)) {
         failure = error;
         const e = toAgentError(error);
         this.deps.logger.warn('job step failed; the job stays where it was', { jobId, code: e.code, error: e.message });
-        await jobAuditLog(this.deps.store).recordJob(jobId, { type: 'error', node: 'runner', code: e.code, message: e.message });
+        await jobAuditLog(this.deps.store).recordJob(jobId, {
+          type: 'error',
+          node: 'runner',
+          code: e.code,
+          message: e.message,
+        });
       }
     }
     const { outcome } = await this.standing(jobId, { hashPlan: true, error: failure });
-    if (failure === undefined) await this.shared.prune(jobId, isTerminal(outcome.job.status), this.scope.held.get(jobId));
+    if (failure === undefined)
+      await this.shared.prune(jobId, isTerminal(outcome.job.status), this.scope.held.get(jobId));
     if (outcome.execution && outcome.execution.ticketId === executedBefore) delete outcome.execution;
     return outcome;
   }
 
   private requireModel(): void {
     if (!this.deps.provider) {
-      throw new AgentError('CONFIG_INVALID', 'Jobs need a language model and none is configured.', 'Set a Gemini API key (or GEMINI_API_KEY), or an OpenAI-compatible endpoint.');
+      throw new AgentError(
+        'CONFIG_INVALID',
+        'Jobs need a language model and none is configured.',
+        'Set a Gemini API key (or GEMINI_API_KEY), or an OpenAI-compatible endpoint.',
+      );
     }
   }
 }

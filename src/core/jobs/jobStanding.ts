@@ -64,11 +64,26 @@ export async function readStanding(
     }
     const pending = state.pendingWrite;
     if (snapshot.next.includes('awaitWrite') && pending) {
-      return { kind: 'approval', ticketId: pending.ticketId, sql: pending.sql, sqlFile: pending.sqlFile, impact: pending.impact, todoId: pending.todoId, ...(pending.lockWait ? { lockWait: pending.lockWait } : {}) };
+      return {
+        kind: 'approval',
+        ticketId: pending.ticketId,
+        sql: pending.sql,
+        sqlFile: pending.sqlFile,
+        impact: pending.impact,
+        todoId: pending.todoId,
+        ...(pending.lockWait ? { lockWait: pending.lockWait } : {}),
+      };
     }
-    return options.error === undefined ? { kind: 'interrupted' } : { kind: 'interrupted', error: toAgentError(options.error).toInfo() };
+    return options.error === undefined
+      ? { kind: 'interrupted' }
+      : { kind: 'interrupted', error: toAgentError(options.error).toInfo() };
   })();
-  return { outcome: { job, stop, ...(execution ? { execution } : {}) }, state, started: snapshot.createdAt !== undefined, ...(plan ? { plan } : {}) };
+  return {
+    outcome: { job, stop, ...(execution ? { execution } : {}) },
+    state,
+    started: snapshot.createdAt !== undefined,
+    ...(plan ? { plan } : {}),
+  };
 }
 
 /** The ticket a stop waits on (the plan's at the review, the write's at an approval). */
@@ -77,6 +92,15 @@ export function stopTicket(stop: JobStop): string | undefined {
 }
 
 export function notAt(current: JobOutcome, what: string): AgentError {
-  const where = current.stop.kind === 'review' ? 'waiting for the plan review' : current.stop.kind === 'approval' ? 'waiting for a write approval' : current.job.status;
-  return new AgentError('BAD_INPUT', `Job ${current.job.id} is not at ${what}: it is ${where}.`, 'Show the job to see what it waits for.');
+  const where =
+    current.stop.kind === 'review'
+      ? 'waiting for the plan review'
+      : current.stop.kind === 'approval'
+        ? 'waiting for a write approval'
+        : current.job.status;
+  return new AgentError(
+    'BAD_INPUT',
+    `Job ${current.job.id} is not at ${what}: it is ${where}.`,
+    'Show the job to see what it waits for.',
+  );
 }

@@ -67,7 +67,11 @@ export class ReadByIdentity<T> {
 }
 
 function outside(relativePath: string, why: string): AgentError {
-  return new AgentError('BAD_INPUT', `"${relativePath.slice(0, 120)}" is not a file of this job: ${why}.`, 'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.');
+  return new AgentError(
+    'BAD_INPUT',
+    `"${relativePath.slice(0, 120)}" is not a file of this job: ${why}.`,
+    'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.',
+  );
 }
 
 export class JobStore {
@@ -121,7 +125,8 @@ export class JobStore {
       ...(input.files ?? []),
     ];
     for (const { file } of input.files ?? []) {
-      if (!new RegExp(`^(${JOB_SUBFOLDERS.join('|')})/[\\w.-]+$`).test(file) || file.includes('..')) throw outside(file, 'a new job only gets files in its subfolders');
+      if (!new RegExp(`^(${JOB_SUBFOLDERS.join('|')})/[\\w.-]+$`).test(file) || file.includes('..'))
+        throw outside(file, 'a new job only gets files in its subfolders');
     }
     mkdirSync(this.root, { recursive: true });
     mkdirSync(dir); // fails if the id already exists rather than mixing two jobs
@@ -140,13 +145,19 @@ export class JobStore {
   private readJob(id: string): Job {
     const path = join(this.jobDir(id), 'job.json');
     const job = this.jobs.read(path, (text) => this.checkedJob(id, text, path));
-    if (!job) throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.');
+    if (!job)
+      throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.');
     return { ...job };
   }
 
   private checkedJob(id: string, text: string, path: string): Job {
     const job = parseJob(text, path);
-    if (job.id !== id) throw new AgentError('CONFIG_INVALID', `job.json of ${id} names another job (${job.id}).`, 'Restore the file from the job history.');
+    if (job.id !== id)
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `job.json of ${id} names another job (${job.id}).`,
+        'Restore the file from the job history.',
+      );
     return job;
   }
 
@@ -165,7 +176,10 @@ export class JobStore {
       try {
         jobs.push(await this.get(name));
       } catch (error) {
-        this.logger.warn('skipping unreadable job folder', { jobId: name, error: error instanceof Error ? error.message : String(error) });
+        this.logger.warn('skipping unreadable job folder', {
+          jobId: name,
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
     return jobs.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
@@ -202,7 +216,8 @@ export class JobStore {
       try {
         real = realpathSync(path);
       } catch (error) {
-        if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `Job ${id} has no file ${relativePath}.`, undefined, { cause: error });
+        if (isErrno(error, 'ENOENT'))
+          throw new AgentError('BAD_INPUT', `Job ${id} has no file ${relativePath}.`, undefined, { cause: error });
         throw error;
       }
       if (!isInside(this.realJobDir(id), real)) throw outside(relativePath, 'it links outside the job folder');
@@ -220,7 +235,8 @@ export class JobStore {
 
   appendJsonl(id: string, log: JsonlLog, record: Record<string, unknown>): Promise<void> {
     return settled(() => {
-      if (log !== 'chat.jsonl' && log !== 'audit.jsonl') throw new AgentError('BAD_INPUT', `"${String(log)}" is not a log of a job.`);
+      if (log !== 'chat.jsonl' && log !== 'audit.jsonl')
+        throw new AgentError('BAD_INPUT', `"${String(log)}" is not a log of a job.`);
       appendFileSync(join(this.jobDir(id), log), `${JSON.stringify(record)}\n`, 'utf8');
     });
   }
@@ -231,7 +247,8 @@ export class JobStore {
    */
   async appendReviewFeedback(id: string, feedback: string, now: Date = this.now()): Promise<void> {
     const text = feedback.trim();
-    if (text === '') throw new AgentError('BAD_INPUT', 'Review feedback is empty.', 'Write what should change in the plan.');
+    if (text === '')
+      throw new AgentError('BAD_INPUT', 'Review feedback is empty.', 'Write what should change in the plan.');
     const path = join(this.jobDir(id), 'workspace.md');
     let doc = readFileSync(path, 'utf8');
     const entry = `### ${now.toISOString()}\n\n${text}\n\n`;
@@ -254,7 +271,13 @@ export class JobStore {
 
   /** The next free `sql/NNN-<slug>.sql` path (relative to the job folder); the file is not created. */
   async nextSqlFile(id: string, slug: string): Promise<string> {
-    const clean = slug.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50).replace(/-+$/, '') || 'query';
+    const clean =
+      slug
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 50)
+        .replace(/-+$/, '') || 'query';
     const names = await readdir(join(this.jobDir(id), 'sql')).catch((error: unknown) => {
       if (isErrno(error, 'ENOENT')) return [] as string[];
       throw error;
@@ -278,7 +301,13 @@ export class JobStore {
       this.realDirs.set(id, real);
       return real;
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.', { cause: error });
+      if (isErrno(error, 'ENOENT'))
+        throw new AgentError(
+          'BAD_INPUT',
+          `There is no job ${id} in this workspace.`,
+          'List the jobs to see their ids.',
+          { cause: error },
+        );
       throw error;
     }
   }
@@ -290,7 +319,8 @@ export class JobStore {
   private confined(id: string, relativePath: string, options: { createParent?: boolean } = {}): string {
     const dir = this.jobDir(id);
     if (relativePath.trim() === '' || relativePath.includes('\0')) throw outside(relativePath, 'the path is empty');
-    if (isAbsolute(relativePath) || /^[a-zA-Z]:/.test(relativePath)) throw outside(relativePath, 'the path is absolute');
+    if (isAbsolute(relativePath) || /^[a-zA-Z]:/.test(relativePath))
+      throw outside(relativePath, 'the path is absolute');
     const parts = relativePath.split(/[\\/]+/);
     if (parts.includes('..')) throw outside(relativePath, 'the path climbs out with ".."');
     const clean = normalize(relativePath);
@@ -310,7 +340,12 @@ export class JobStore {
         if (!isErrno(error, 'ENOENT')) throw error;
         if (ancestor === dir) {
           this.realDirs.delete(id);
-          throw new AgentError('BAD_INPUT', `There is no job ${id} in this workspace.`, 'List the jobs to see their ids.', { cause: error });
+          throw new AgentError(
+            'BAD_INPUT',
+            `There is no job ${id} in this workspace.`,
+            'List the jobs to see their ids.',
+            { cause: error },
+          );
         }
         ancestor = dirname(ancestor);
       }

@@ -37,7 +37,11 @@ const PLAN_TICKET_CREATED = /^plan ticket for review cycle \d+/;
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
-const REVIEW_ACTION: Record<string, string> = { approve: 'plan approved', revise: 'changes requested', skip: 'run as is' };
+const REVIEW_ACTION: Record<string, string> = {
+  approve: 'plan approved',
+  revise: 'changes requested',
+  skip: 'run as is',
+};
 const STATUS_MARK: Record<string, string> = {
   pending_review: 'plan ready for review',
   frozen: 'paused',
@@ -54,8 +58,25 @@ export function timelineFromAudit(auditText: string): TimelineView {
   let chat: TimelineStepView | undefined;
   let reviewCycle = 0;
   const mark = (at: string, words: string) => marks.push({ at, text: words, after: steps.length - 1 });
-  const newStep = (kind: TimelineStepView['kind'], phase: TimelineStepView['phase'], iteration: number, at: string): TimelineStepView => {
-    const step: TimelineStepView = { kind, phase, iteration, startedAt: at, endedAt: null, calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, modelMs: 0, summary: null };
+  const newStep = (
+    kind: TimelineStepView['kind'],
+    phase: TimelineStepView['phase'],
+    iteration: number,
+    at: string,
+  ): TimelineStepView => {
+    const step: TimelineStepView = {
+      kind,
+      phase,
+      iteration,
+      startedAt: at,
+      endedAt: null,
+      calls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+      modelMs: 0,
+      summary: null,
+    };
     steps.push(step);
     return step;
   };
@@ -76,7 +97,10 @@ export function timelineFromAudit(auditText: string): TimelineView {
           chat = undefined;
           open = newStep('phase', phase, num(record.iteration), at);
         } else if (record.event === 'end') {
-          const step = open?.phase === phase ? open : [...steps].reverse().find((s) => s.kind === 'phase' && s.phase === phase && s.endedAt === null);
+          const step =
+            open?.phase === phase
+              ? open
+              : [...steps].reverse().find((s) => s.kind === 'phase' && s.phase === phase && s.endedAt === null);
           if (step) {
             step.endedAt = at;
             step.summary = text(record.summary) || null;
@@ -86,7 +110,12 @@ export function timelineFromAudit(auditText: string): TimelineView {
         break;
       }
       case 'model_call': {
-        const phase = record.phase === 'review' || record.node === 'review_chat' ? 'review' : record.phase === 'tactical' ? 'tactical' : 'strategic';
+        const phase =
+          record.phase === 'review' || record.node === 'review_chat'
+            ? 'review'
+            : record.phase === 'tactical'
+              ? 'tactical'
+              : 'strategic';
         let step: TimelineStepView;
         if (phase === 'review') {
           chat ??= newStep('chat', 'review', reviewCycle, at);
@@ -94,20 +123,25 @@ export function timelineFromAudit(auditText: string): TimelineView {
           step.endedAt = at;
         } else {
           chat = undefined;
-          if (open?.phase !== phase) open = newStep('phase', phase, steps.filter((s) => s.phase === phase).length + 1, at);
+          if (open?.phase !== phase)
+            open = newStep('phase', phase, steps.filter((s) => s.phase === phase).length + 1, at);
           step = open;
         }
         step.calls += 1;
         step.inputTokens += num(record.inputTokens);
         step.outputTokens += num(record.outputTokens);
         step.modelMs += num(record.latencyMs);
-        step.costUsd = step.costUsd === null || typeof record.costUsd !== 'number' ? null : step.costUsd + record.costUsd;
+        step.costUsd =
+          step.costUsd === null || typeof record.costUsd !== 'number' ? null : step.costUsd + record.costUsd;
         break;
       }
       case 'review': {
         chat = undefined;
         const by = text(record.by);
-        mark(at, `Review ${num(record.cycle)}: ${REVIEW_ACTION[text(record.action)] ?? text(record.action)}${by ? ` by ${by}` : ''}`);
+        mark(
+          at,
+          `Review ${num(record.cycle)}: ${REVIEW_ACTION[text(record.action)] ?? text(record.action)}${by ? ` by ${by}` : ''}`,
+        );
         break;
       }
       case 'status': {
@@ -122,7 +156,10 @@ export function timelineFromAudit(auditText: string): TimelineView {
       case 'approval':
         // endStrategic records the plan ticket it creates this way; the review's decision has its own record.
         if (PLAN_TICKET_CREATED.test(text(record.comment))) break;
-        mark(at, `write ${record.approve === true ? 'approved' : 'rejected'}${text(record.by) ? ` by ${text(record.by)}` : ''}`);
+        mark(
+          at,
+          `write ${record.approve === true ? 'approved' : 'rejected'}${text(record.by) ? ` by ${text(record.by)}` : ''}`,
+        );
         break;
       case 'error':
         mark(at, `error ${text(record.code)}`);
@@ -145,5 +182,7 @@ export function timelineFromAudit(auditText: string): TimelineView {
 const audits = new ReadByIdentity<TimelineView>();
 
 export function readJobTimeline(jobDir: string): Promise<TimelineView> {
-  return settled(() => audits.read(join(jobDir, 'audit.jsonl'), timelineFromAudit) ?? timelineFromAudit('')).catch(() => timelineFromAudit(''));
+  return settled(() => audits.read(join(jobDir, 'audit.jsonl'), timelineFromAudit) ?? timelineFromAudit('')).catch(() =>
+    timelineFromAudit(''),
+  );
 }

@@ -34,7 +34,11 @@ function parseHolder(text: string, where: string): LeaseHolder {
   }
   const parsed = holderSchema.safeParse(json);
   if (!parsed.success) {
-    throw new AgentError('CONFIG_INVALID', `The job lease ${where} is not a lease record.`, `Delete ${where} if no process drives the job.`);
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `The job lease ${where} is not a lease record.`,
+      `Delete ${where} if no process drives the job.`,
+    );
   }
   return parsed.data;
 }
@@ -90,7 +94,16 @@ export class FileLeaseBackend implements LeaseBackend {
   private async locked<T>(jobId: string, body: () => Promise<T>): Promise<T> {
     await mkdir(this.dir, { recursive: true });
     const mutex = join(this.dir, `${jobId}.mutex`);
-    return withFileMutex(mutex, body, () => new AgentError('JOB_BUSY', `The lease of job ${jobId} stays locked (${mutex}).`, `Delete ${mutex} if no pg-agent or VS Code is running.`));
+    return withFileMutex(
+      mutex,
+      body,
+      () =>
+        new AgentError(
+          'JOB_BUSY',
+          `The lease of job ${jobId} stays locked (${mutex}).`,
+          `Delete ${mutex} if no pg-agent or VS Code is running.`,
+        ),
+    );
   }
 }
 
@@ -124,7 +137,9 @@ export class RedisLeaseBackend implements LeaseBackend {
   }
 
   async replace(jobId: string, expected: LeaseHolder, next: LeaseHolder, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(REPLACE_IF, 1, this.key(jobId), expected.nonce, JSON.stringify(next), String(ttlMs))) === 1;
+    return (
+      (await this.redis.eval(REPLACE_IF, 1, this.key(jobId), expected.nonce, JSON.stringify(next), String(ttlMs))) === 1
+    );
   }
 
   async remove(jobId: string, expected: LeaseHolder): Promise<void> {
@@ -154,5 +169,8 @@ export async function openLeaseBackend(options: {
   const redisUrl = options.redisUrl?.trim();
   if (!redisUrl) return { backend: new FileLeaseBackend(options.leasesDir), close: () => Promise.resolve() };
   const redis = await connectRedis(redisUrl, { logger: options.logger, purpose: 'tickets' });
-  return { backend: new RedisLeaseBackend(redis, options.prefix), close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
+  return {
+    backend: new RedisLeaseBackend(redis, options.prefix),
+    close: async () => void (await redis.quit().catch(() => redis.disconnect())),
+  };
 }

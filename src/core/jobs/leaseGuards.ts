@@ -9,7 +9,14 @@ import type { JobStore } from './jobStore';
 export type LeaseGuard = (jobId: string) => Promise<void>;
 
 /** JobStore methods that change a job's files; each takes the job id first. */
-const WRITES = new Set<string | symbol>(['setStatus', 'update', 'writeFile', 'appendJsonl', 'appendReviewFeedback', 'nextSqlFile']);
+const WRITES = new Set<string | symbol>([
+  'setStatus',
+  'update',
+  'writeFile',
+  'appendJsonl',
+  'appendReviewFeedback',
+  'nextSqlFile',
+]);
 
 export function guardJobStore(store: JobStore, guard: LeaseGuard): JobStore {
   return new Proxy(store, {

@@ -75,7 +75,9 @@ export function unifiedDiff(a: string, b: string, labels: { from: string; to: st
     const body = ops.slice(start, end);
     const oldCount = body.filter((op) => op.kind !== '+').length;
     const newCount = body.filter((op) => op.kind !== '-').length;
-    out.push(`@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`);
+    out.push(
+      `@@ -${oldCount === 0 ? oldLine - 1 : oldLine},${oldCount} +${newCount === 0 ? newLine - 1 : newLine},${newCount} @@`,
+    );
     for (const op of body) out.push(`${op.kind}${op.line}`);
   }
   return `${out.join('\n')}\n`;

@@ -31,7 +31,9 @@ export interface StepScope {
 
 /** The policy in force for a claim by `deps`' database, read now. */
 export function readClaimAuthorizer(deps: JobRunnerDeps): Promise<ClaimAuthorizer> {
-  return deps.db.withSession((session) => authorizeAtClaim(session, { ...deps.settings, connection: deps.connectionKey }));
+  return deps.db.withSession((session) =>
+    authorizeAtClaim(session, { ...deps.settings, connection: deps.connectionKey }),
+  );
 }
 
 const inStep = new AsyncLocalStorage<StepScope>();
@@ -46,7 +48,12 @@ export class SharedJobGraph {
     private readonly base: JobRunnerDeps,
     private readonly planning: PlanningSettings,
   ) {
-    this.leases = base.leases ?? new JobLeases(new FileLeaseBackend(join(dirname(base.store.root), 'leases')), { by: 'pg-agent', logger: base.logger });
+    this.leases =
+      base.leases ??
+      new JobLeases(new FileLeaseBackend(join(dirname(base.store.root), 'leases')), {
+        by: 'pg-agent',
+        logger: base.logger,
+      });
   }
 
   /** Runs `body` as `scope`'s: the graph's nodes, store writes and checkpoint writes inside it are the step's. */
@@ -68,7 +75,10 @@ export class SharedJobGraph {
       const { before, after } = this.fileSaver.prune(jobId, { finished });
       if (after < before) this.base.logger.debug('job checkpoints pruned', { jobId, before, after });
     } catch (error) {
-      this.base.logger.warn('could not prune the job checkpoints; they stay as they are', { jobId, error: error instanceof Error ? error.message : String(error) });
+      this.base.logger.warn('could not prune the job checkpoints; they stay as they are', {
+        jobId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 

@@ -10,7 +10,12 @@ export const TODO_STATUSES = ['pending', 'in_progress', 'done', 'skipped', 'fail
 export type TodoStatus = (typeof TODO_STATUSES)[number];
 
 const todoSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be letters, digits, "_", "-" or "." (starting with a letter or digit)'),
+  id: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_.-]*$/,
+      'must be letters, digits, "_", "-" or "." (starting with a letter or digit)',
+    ),
   title: z.string().min(1),
   status: z.enum(TODO_STATUSES),
   sql: z.string().optional(),
@@ -22,7 +27,11 @@ export const todoListSchema = z.array(todoSchema).superRefine((todos, ctx) => {
   todos.forEach((todo, i) => {
     const first = index.get(todo.id);
     if (first !== undefined) {
-      ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate id "${todo.id}" (already used by todo ${first + 1})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'id'],
+        message: `duplicate id "${todo.id}" (already used by todo ${first + 1})`,
+      });
     } else {
       index.set(todo.id, i);
     }
@@ -30,7 +39,11 @@ export const todoListSchema = z.array(todoSchema).superRefine((todos, ctx) => {
   todos.forEach((todo, i) => {
     (todo.depends_on ?? []).forEach((dep, j) => {
       if (!index.has(dep)) {
-        ctx.addIssue({ code: 'custom', path: [i, 'depends_on', j], message: `"${todo.id}" depends on unknown todo "${dep}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'depends_on', j],
+          message: `"${todo.id}" depends on unknown todo "${dep}"`,
+        });
       }
     });
   });
@@ -71,7 +84,11 @@ export function findCycle(todos: readonly Todo[]): string[] | undefined {
 }
 
 function invalid(message: string): AgentError {
-  return new AgentError('CONFIG_INVALID', `todos.yaml ${message}`, 'Fix todos.yaml (a list of { id, title, status, sql?, depends_on? }) and save it again.');
+  return new AgentError(
+    'CONFIG_INVALID',
+    `todos.yaml ${message}`,
+    'Fix todos.yaml (a list of { id, title, status, sql?, depends_on? }) and save it again.',
+  );
 }
 
 /** todos.yaml text to a checked list; errors read like "todos.yaml line 4, todo 2 field status: ...". */

@@ -51,7 +51,11 @@ export function createProvider(config: ProviderConfig, logger: Logger): LlmProvi
     }
     default: {
       const unexpected: never = config.provider;
-      throw new AgentError('CONFIG_INVALID', `Unknown model provider ${String(unexpected)}.`, 'Use gemini or openai-compatible.');
+      throw new AgentError(
+        'CONFIG_INVALID',
+        `Unknown model provider ${String(unexpected)}.`,
+        'Use gemini or openai-compatible.',
+      );
     }
   }
 }
@@ -61,13 +65,26 @@ export function createProvider(config: ProviderConfig, logger: Logger): LlmProvi
  * PGAGENT_EMBEDDING_MODEL; e.g. gemini-embedding-001, or nomic-embed-text on Ollama); undefined otherwise.
  * Off unless named: it sends every table's description to the provider once, and a call per question.
  */
-export function createEmbedder(config: Pick<ProviderConfig, 'provider' | 'apiKey' | 'baseUrl'> & { embeddingModel?: string }, logger: Logger): Embedder | undefined {
+export function createEmbedder(
+  config: Pick<ProviderConfig, 'provider' | 'apiKey' | 'baseUrl'> & { embeddingModel?: string },
+  logger: Logger,
+): Embedder | undefined {
   const model = config.embeddingModel?.trim();
   if (!model) return undefined;
   if (config.provider === 'gemini') {
     if (!config.apiKey) return undefined;
-    return createGeminiEmbedder({ apiKey: config.apiKey, model, ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}), logger });
+    return createGeminiEmbedder({
+      apiKey: config.apiKey,
+      model,
+      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+      logger,
+    });
   }
   if (!config.baseUrl?.trim()) return undefined;
-  return createOpenAiEmbedder({ baseUrl: config.baseUrl.trim(), model, ...(config.apiKey ? { apiKey: config.apiKey } : {}), logger });
+  return createOpenAiEmbedder({
+    baseUrl: config.baseUrl.trim(),
+    model,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    logger,
+  });
 }

@@ -70,7 +70,11 @@ export class EmbeddingCache {
       const stored = JSON.parse(readFileSync(this.file, 'utf8')) as StoredVectors;
       return stored.model === this.embedder.model && typeof stored.vectors === 'object' ? stored : undefined;
     } catch (error) {
-      if (!isErrno(error, 'ENOENT')) this.logger.warn('the embedding cache could not be read; it is rebuilt', { file: this.file, error: String(error) });
+      if (!isErrno(error, 'ENOENT'))
+        this.logger.warn('the embedding cache could not be read; it is rebuilt', {
+          file: this.file,
+          error: String(error),
+        });
       return undefined;
     }
   }
@@ -88,7 +92,10 @@ export class EmbeddingCache {
       mkdirSync(dirname(this.file), { recursive: true });
       await writeFileAtomic(this.file, JSON.stringify({ model: this.embedder.model, vectors } satisfies StoredVectors));
     } catch (error) {
-      this.logger.warn('the embedding cache could not be written; the vectors are kept in memory', { file: this.file, error: String(error) });
+      this.logger.warn('the embedding cache could not be written; the vectors are kept in memory', {
+        file: this.file,
+        error: String(error),
+      });
     }
   }
 }

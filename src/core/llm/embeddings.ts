@@ -27,8 +27,17 @@ const BATCH = 100;
 const TIMEOUT_MS = 30_000;
 const GEMINI_DIMENSIONS = 768;
 
-export function createGeminiEmbedder(options: { apiKey: string; model: string; baseUrl?: string; logger: Logger }): Embedder {
-  const ai = new GoogleGenAI({ apiKey: options.apiKey, vertexai: false, ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}) });
+export function createGeminiEmbedder(options: {
+  apiKey: string;
+  model: string;
+  baseUrl?: string;
+  logger: Logger;
+}): Embedder {
+  const ai = new GoogleGenAI({
+    apiKey: options.apiKey,
+    vertexai: false,
+    ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}),
+  });
   return batched('gemini', options.model, options.logger, async (texts, kind, signal) => {
     const scope = openCallScope(signal, TIMEOUT_MS);
     try {
@@ -36,30 +45,45 @@ export function createGeminiEmbedder(options: { apiKey: string; model: string; b
         model: options.model,
         contents: [...texts],
         // 768 of gemini-embedding-001's 3072 dimensions (it is trained to be cut so): a quarter of the cache.
-        config: { taskType: kind === 'query' ? 'RETRIEVAL_QUERY' : 'RETRIEVAL_DOCUMENT', outputDimensionality: GEMINI_DIMENSIONS, abortSignal: scope.signal },
+        config: {
+          taskType: kind === 'query' ? 'RETRIEVAL_QUERY' : 'RETRIEVAL_DOCUMENT',
+          outputDimensionality: GEMINI_DIMENSIONS,
+          abortSignal: scope.signal,
+        },
       });
       return (response.embeddings ?? []).map((e) => e.values ?? []);
     } catch (error) {
-      throw error instanceof ApiError ? mapHttpFailure('gemini', { status: error.status, message: error.message, codes: [] }, error) : mapTransportFailure('gemini', error, scope);
+      throw error instanceof ApiError
+        ? mapHttpFailure('gemini', { status: error.status, message: error.message, codes: [] }, error)
+        : mapTransportFailure('gemini', error, scope);
     } finally {
       scope.dispose();
     }
   });
 }
 
-export function createOpenAiEmbedder(options: { baseUrl: string; apiKey?: string; model: string; logger: Logger }): Embedder {
+export function createOpenAiEmbedder(options: {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  logger: Logger;
+}): Embedder {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
   return batched('openai-compatible', options.model, options.logger, async (texts, _kind, signal) => {
     const scope = openCallScope(signal, TIMEOUT_MS);
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+        },
         body: JSON.stringify({ model: options.model, input: texts }),
         signal: scope.signal,
       });
       const text = await response.text();
-      if (!response.ok) throw mapHttpFailure('openai-compatible', { status: response.status, message: text.slice(0, 300), codes: [] });
+      if (!response.ok)
+        throw mapHttpFailure('openai-compatible', { status: response.status, message: text.slice(0, 300), codes: [] });
       const body = JSON.parse(text) as { data?: { index?: number; embedding?: number[] }[] };
       return [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding ?? []);
     } catch (error) {
@@ -86,10 +110,21 @@ function batched(
       for (let i = 0; i < texts.length; i += BATCH) {
         const part = texts.slice(i, i + BATCH);
         const answer = await request(part, kind, signal);
-        if (answer.length !== part.length) throw llmErrors.invalidOutput(provider, `${part.length} texts were sent to ${model} for embedding and ${answer.length} vectors came back.`);
+        if (answer.length !== part.length)
+          throw llmErrors.invalidOutput(
+            provider,
+            `${part.length} texts were sent to ${model} for embedding and ${answer.length} vectors came back.`,
+          );
         for (const values of answer) {
-          if (values.length === 0 || values.length !== (vectors[0]?.length ?? values.length) || !values.every(Number.isFinite)) {
-            throw llmErrors.invalidOutput(provider, `${model} returned an embedding that is empty, not numbers, or of another size than the others.`);
+          if (
+            values.length === 0 ||
+            values.length !== (vectors[0]?.length ?? values.length) ||
+            !values.every(Number.isFinite)
+          ) {
+            throw llmErrors.invalidOutput(
+              provider,
+              `${model} returned an embedding that is empty, not numbers, or of another size than the others.`,
+            );
           }
           vectors.push(Float32Array.from(values));
         }

@@ -45,7 +45,10 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
   async function call(req: LlmRequest, onText: ((delta: string) => void) | undefined): Promise<LlmResponse> {
     if (!ai) throw llmErrors.missingKey(PROVIDER);
     if (req.signal?.aborted) throw llmErrors.cancelled(PROVIDER);
-    return retryingCall(req.signal, onText, (emit, attempt) => runAttempt(ai, req, emit, attempt), { ...options, logger });
+    return retryingCall(req.signal, onText, (emit, attempt) => runAttempt(ai, req, emit, attempt), {
+      ...options,
+      logger,
+    });
   }
 
   async function runAttempt(
@@ -81,9 +84,19 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
       } else {
         collected = collect(await client.models.generateContent(params));
       }
-      const blocked = collected.blockReason ?? (SAFETY_FINISH_REASONS.has(collected.finishReason) ? collected.finishReason : undefined);
+      const blocked =
+        collected.blockReason ??
+        (SAFETY_FINISH_REASONS.has(collected.finishReason) ? collected.finishReason : undefined);
       if (blocked) throw llmErrors.safetyBlock(PROVIDER, blocked);
-      return toLlmResponse(collected, { provider: 'gemini', model, attempt, startedAt: started, prices: options.prices, defaultFinishReason: 'STOP', logger });
+      return toLlmResponse(collected, {
+        provider: 'gemini',
+        model,
+        attempt,
+        startedAt: started,
+        prices: options.prices,
+        defaultFinishReason: 'STOP',
+        logger,
+      });
     } catch (error) {
       throw mapGeminiError(error, scope, retryAfterHeader);
     } finally {
@@ -165,7 +178,8 @@ export function toContents(messages: ChatMessage[]): Content[] {
 function toResponseObject(content: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(content);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
     return { result: parsed };
   } catch {
     return { result: content };

@@ -26,7 +26,11 @@ export function mapHttpFailure(provider: LlmProviderName, failure: HttpFailure, 
   const { status, message, retryAfterMs } = failure;
   const words = [message, ...failure.codes].join(' ');
   const detail = truncate(message, 300);
-  if (status === 401 || status === 403 || (status === 400 && /API_KEY_INVALID|API key (?:not valid|invalid)|invalid api key/i.test(words))) {
+  if (
+    status === 401 ||
+    status === 403 ||
+    (status === 400 && /API_KEY_INVALID|API key (?:not valid|invalid)|invalid api key/i.test(words))
+  ) {
     return llmErrors.invalidKey(provider, status, detail, cause);
   }
   if (status === 429) {
@@ -58,7 +62,8 @@ export function mapTransportFailure(provider: LlmProviderName, error: unknown, s
   if (scope.timedOut()) return llmErrors.timeout(provider, scope.timeoutMs, error);
   const message = error instanceof Error ? describeCause(error) : String(error);
   // It answered, but not with JSON (an HTML error page of a proxy, a truncated body): not the network.
-  if (error instanceof Error && error.name === 'SyntaxError') return llmErrors.invalidOutput(provider, `its answer is not JSON (${message}).`, error);
+  if (error instanceof Error && error.name === 'SyntaxError')
+    return llmErrors.invalidOutput(provider, `its answer is not JSON (${message}).`, error);
   return llmErrors.network(provider, message, error);
 }
 

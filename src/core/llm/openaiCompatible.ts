@@ -73,7 +73,11 @@ const chunkSchema = z.object({
 const errorBodySchema = z.object({
   error: z.union([
     z.string(),
-    z.object({ message: z.string().optional(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }),
+    z.object({
+      message: z.string().optional(),
+      type: z.string().nullish(),
+      code: z.union([z.string(), z.number()]).nullish(),
+    }),
   ]),
 });
 
@@ -110,7 +114,15 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleProvider
       if (!response.ok) throw await httpError(response);
       const collected = onText ? await readStream(response, onText) : parseCompletion(await response.json());
       if (collected.finishReason === 'content_filter') throw llmErrors.safetyBlock(PROVIDER, 'content_filter');
-      return toLlmResponse(collected, { provider: 'openai-compatible', model, attempt, startedAt: started, prices: options.prices, defaultFinishReason: 'stop', logger });
+      return toLlmResponse(collected, {
+        provider: 'openai-compatible',
+        model,
+        attempt,
+        startedAt: started,
+        prices: options.prices,
+        defaultFinishReason: 'stop',
+        logger,
+      });
     } catch (error) {
       throw error instanceof AgentError ? error : mapTransportFailure(PROVIDER, error, scope);
     } finally {
@@ -133,7 +145,10 @@ function buildBody(model: string, req: LlmRequest, stream: boolean): Record<stri
   }
   if (req.jsonSchema) {
     // strict: false because local servers support only parts of OpenAI's strict subset.
-    body.response_format = { type: 'json_schema', json_schema: { name: 'response', schema: req.jsonSchema, strict: false } };
+    body.response_format = {
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: req.jsonSchema, strict: false },
+    };
   }
   if (stream) {
     body.stream = true;
@@ -202,7 +217,8 @@ async function httpError(response: Response): Promise<AgentError> {
 
 function parseCompletion(json: unknown): Collected {
   const parsed = completionSchema.safeParse(json);
-  if (!parsed.success) throw llmErrors.invalidOutput(PROVIDER, `unexpected response shape: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw llmErrors.invalidOutput(PROVIDER, `unexpected response shape: ${z.prettifyError(parsed.error)}`);
   const choice = parsed.data.choices[0];
   if (!choice) throw llmErrors.invalidOutput(PROVIDER, 'the response has no choices.');
   return {

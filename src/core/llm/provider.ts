@@ -69,7 +69,11 @@ export interface LlmProvider {
 }
 
 /** A provider from its one call: `onText` undefined for complete, the delta sink for stream. */
-export function providerOf(name: LlmProviderName, model: string, call: (req: LlmRequest, onText: ((delta: string) => void) | undefined) => Promise<LlmResponse>): LlmProvider {
+export function providerOf(
+  name: LlmProviderName,
+  model: string,
+  call: (req: LlmRequest, onText: ((delta: string) => void) | undefined) => Promise<LlmResponse>,
+): LlmProvider {
   return { name, model, complete: (req) => call(req, undefined), stream: (req, onText) => call(req, onText) };
 }
 

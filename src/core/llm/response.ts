@@ -13,11 +13,25 @@ export interface CollectedReply {
 
 export function toLlmResponse(
   collected: CollectedReply,
-  call: { provider: string; model: string; attempt: number; startedAt: number; prices: ModelPrices | undefined; defaultFinishReason: string; logger: Logger },
+  call: {
+    provider: string;
+    model: string;
+    attempt: number;
+    startedAt: number;
+    prices: ModelPrices | undefined;
+    defaultFinishReason: string;
+    logger: Logger;
+  },
 ): LlmResponse {
   const usage = { inputTokens: collected.inputTokens, outputTokens: collected.outputTokens };
   const latencyMs = Date.now() - call.startedAt;
-  call.logger.debug(`${call.provider} call`, { model: call.model, attempt: call.attempt, latencyMs, ...usage, finishReason: collected.finishReason });
+  call.logger.debug(`${call.provider} call`, {
+    model: call.model,
+    attempt: call.attempt,
+    latencyMs,
+    ...usage,
+    finishReason: collected.finishReason,
+  });
   return {
     text: collected.text,
     toolCalls: collected.toolCalls,

@@ -32,7 +32,9 @@ export async function withRetries<T>(fn: (attempt: number) => Promise<T>, option
       const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
       // Full jitter on the upper half keeps parallel callers apart without waiting less than half the backoff.
       const jittered = backoff / 2 + Math.random() * (backoff / 2);
-      const delayMs = Math.round(error.retryAfterMs === undefined ? jittered : Math.min(maxDelayMs, error.retryAfterMs));
+      const delayMs = Math.round(
+        error.retryAfterMs === undefined ? jittered : Math.min(maxDelayMs, error.retryAfterMs),
+      );
       options.logger?.warn('model call failed, retrying', {
         provider: error.provider,
         kind: error.kind,

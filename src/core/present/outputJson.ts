@@ -8,7 +8,13 @@ import type { Classification } from '../sql/classification';
 
 /** SPEC §6 `statements` of the JSON output: each statement with its class and what happens to it. */
 export function statementsJson(classification: Classification) {
-  return classification.statements.map((s) => ({ sql: s.sql, kind: s.kind, class: s.class, decision: s.decision, reasons: s.reasons }));
+  return classification.statements.map((s) => ({
+    sql: s.sql,
+    kind: s.kind,
+    class: s.class,
+    decision: s.decision,
+    reasons: s.reasons,
+  }));
 }
 
 export function ticketSummary(ticket: Ticket) {

@@ -16,15 +16,26 @@ export function renderHealth(report: HealthReport): string {
 
 function renderCheck(check: CheckResult): string {
   const title = `${MARK[check.status]} ${check.title}`;
-  const lines = [check.status === 'skipped' ? `${title}: could not run: ${visibleText(check.note ?? '')}` : check.status === 'error' ? `${title}: failed: ${visibleText(check.note ?? '')}` : title];
-  if (check.note && (check.status === 'ok' || check.status === 'findings')) lines.push(`  note: ${visibleText(check.note)}`);
+  const lines = [
+    check.status === 'skipped'
+      ? `${title}: could not run: ${visibleText(check.note ?? '')}`
+      : check.status === 'error'
+        ? `${title}: failed: ${visibleText(check.note ?? '')}`
+        : title,
+  ];
+  if (check.note && (check.status === 'ok' || check.status === 'findings'))
+    lines.push(`  note: ${visibleText(check.note)}`);
   for (const finding of check.findings) lines.push(...renderFinding(finding));
   return lines.join('\n');
 }
 
 export function renderFinding(finding: Finding): string[] {
   const lines = [`  ${finding.severity.toUpperCase()} ${visibleText(finding.message)}`];
-  lines.push(`    evidence: ${Object.entries(finding.evidence).map(([k, v]) => `${k}=${evidenceText(v)}`).join(' ')}`);
+  lines.push(
+    `    evidence: ${Object.entries(finding.evidence)
+      .map(([k, v]) => `${k}=${evidenceText(v)}`)
+      .join(' ')}`,
+  );
   if (finding.fixSql) lines.push(`    fix (held for approval): ${visibleText(finding.fixSql)}`);
   if (finding.advice) lines.push(`    ${visibleText(finding.advice)}`);
   return lines;

@@ -10,11 +10,15 @@ import { columns, formatCount } from './format';
 const BAR_WIDTH = 24;
 
 export function renderImpact(impact: ImpactReport): string {
-  const previewed = (impact as Partial<ImpactReport>).previewed !== false ? `preview ${formatCount(impact.previewMs)} ms` : `not previewed (analysed in ${formatCount(impact.previewMs)} ms)`;
+  const previewed =
+    (impact as Partial<ImpactReport>).previewed !== false
+      ? `preview ${formatCount(impact.previewMs)} ms`
+      : `not previewed (analysed in ${formatCount(impact.previewMs)} ms)`;
   const lines = [
     `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows · ${previewed}`,
   ];
-  if ((impact as Partial<ImpactReport>).transactional === false) lines.push('  CANNOT BE ROLLED BACK: runs outside a transaction, alone, once approved');
+  if ((impact as Partial<ImpactReport>).transactional === false)
+    lines.push('  CANNOT BE ROLLED BACK: runs outside a transaction, alone, once approved');
   lines.push(...renderDdl(impact));
   const locks = (impact as Partial<ImpactReport>).locks ?? [];
   const ddlOnly = locks.length > 0 && locks.every((l) => l.mode !== 'ROW EXCLUSIVE');
@@ -38,7 +42,8 @@ export function renderImpact(impact: ImpactReport): string {
   } else if (!impact.wouldFail && !ddlOnly) {
     lines.push('  no rows change');
   }
-  for (const fk of impact.foreignKeyActions) lines.push(`  foreign key ${fk.constraint}: ${fk.action} from ${fk.references} to ${fk.table}`);
+  for (const fk of impact.foreignKeyActions)
+    lines.push(`  foreign key ${fk.constraint}: ${fk.action} from ${fk.references} to ${fk.table}`);
   for (const t of impact.triggers) lines.push(`  trigger ${t.name} fires on ${t.table}`);
   lines.push(...renderReach(impact));
   if (impact.wouldFail) lines.push(`  WOULD FAIL: ${impact.wouldFail.message} (SQLSTATE ${impact.wouldFail.code})`);
@@ -52,8 +57,12 @@ export function renderImpact(impact: ImpactReport): string {
 function renderReach(report: ImpactReport): string[] {
   // Impacts stored before reach existed (tickets, job checkpoints) have none.
   const { shown, safeLeftOut } = reachToShow((report as Partial<ImpactReport>).reach ?? []);
-  const lines = shown.map((entry) => `  ${entry.verdict === 'safe' ? 'runs' : entry.verdict === 'unknown' ? 'RUNS UNKNOWN CODE' : 'RUNS'}: ${describeReach(entry)}`);
-  if (safeLeftOut > 0) lines.push(`  runs ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute`);
+  const lines = shown.map(
+    (entry) =>
+      `  ${entry.verdict === 'safe' ? 'runs' : entry.verdict === 'unknown' ? 'RUNS UNKNOWN CODE' : 'RUNS'}: ${describeReach(entry)}`,
+  );
+  if (safeLeftOut > 0)
+    lines.push(`  runs ${safeLeftOut} more function${safeLeftOut === 1 ? '' : 's'} that only compute`);
   return lines;
 }
 
@@ -61,17 +70,29 @@ function renderReach(report: ImpactReport): string[] {
 function renderDdl(report: ImpactReport): string[] {
   // Impacts stored before these fields existed (job checkpoints) have none of them.
   const stored: Partial<ImpactReport> = report;
-  const impact = { locks: stored.locks ?? [], rewrites: stored.rewrites ?? [], dependents: stored.dependents ?? [], lint: stored.lint ?? [], previewed: stored.previewed !== false };
+  const impact = {
+    locks: stored.locks ?? [],
+    rewrites: stored.rewrites ?? [],
+    dependents: stored.dependents ?? [],
+    lint: stored.lint ?? [],
+    previewed: stored.previewed !== false,
+  };
   const lines: string[] = [];
   // Plain data changes take ROW EXCLUSIVE, which blocks no reads or writes: not worth a line each.
   for (const lock of impact.locks.filter((l) => l.mode !== 'ROW EXCLUSIVE' || l.waitsBehind > 0)) {
-    lines.push(`  lock: ${describeLock(lock)}${lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : ''}`);
+    lines.push(
+      `  lock: ${describeLock(lock)}${lock.waitsBehind > 0 ? ` · waits behind ${lock.waitsBehind} session${lock.waitsBehind === 1 ? '' : 's'}` : ''}`,
+    );
   }
   // Issue 25: who held or awaited a conflicting lock when the impact was computed (the executor checks again).
   for (const holder of stored.lockHolders ?? []) lines.push(`  in the way: ${describeLockHolder(holder)}`);
   // The summary starts with "Way back:" or "No way back:"; the latter in capitals, like other points of no return.
-  for (const way of stored.recovery ?? []) lines.push(`  ${way.way === 'none' ? way.summary.replace(/^No way back:/, 'NO WAY BACK:') : way.summary}`);
-  if (impact.rewrites.length > 0) lines.push(`  rewrites: ${impact.rewrites.join(', ')}${impact.previewed ? ' (seen by the preview)' : ' (predicted)'}`);
+  for (const way of stored.recovery ?? [])
+    lines.push(`  ${way.way === 'none' ? way.summary.replace(/^No way back:/, 'NO WAY BACK:') : way.summary}`);
+  if (impact.rewrites.length > 0)
+    lines.push(
+      `  rewrites: ${impact.rewrites.join(', ')}${impact.previewed ? ' (seen by the preview)' : ' (predicted)'}`,
+    );
   for (const d of impact.dependents) lines.push(`  depends: ${d.kind} ${d.name} — ${d.effect}`);
   for (const l of impact.lint) {
     lines.push(`  lint ${l.severity} ${l.rule}: ${l.message}`);
@@ -92,7 +113,8 @@ export function renderRows(result: ReadResult): string {
   };
   const header = result.fields.map((f) => visibleText(f.name));
   const body = result.rows.map((row) => row.map(cell));
-  const table = result.fields.length > 0 ? columns([header, header.map((h) => '-'.repeat(Math.max(h.length, 3))), ...body]) : '';
+  const table =
+    result.fields.length > 0 ? columns([header, header.map((h) => '-'.repeat(Math.max(h.length, 3))), ...body]) : '';
   const footer = `(${formatCount(result.rowCount)} row${result.rowCount === 1 ? '' : 's'}${result.truncated ? `, truncated at the row cap; use --max-rows to see more` : ''}; ${formatCount(result.elapsedMs)} ms)`;
   return table ? `${table}\n${footer}` : footer;
 }

@@ -5,10 +5,17 @@ import { formatCount } from './format';
 
 export function renderTop(report: TopReport): string {
   if (!report.available) {
-    return [`pg_stat_statements is not usable in ${visibleText(report.database)}: ${report.reason}`, 'To set it up:', ...report.setup.map((s, i) => `  ${i + 1}. ${s}`)].join('\n');
+    return [
+      `pg_stat_statements is not usable in ${visibleText(report.database)}: ${report.reason}`,
+      'To set it up:',
+      ...report.setup.map((s, i) => `  ${i + 1}. ${s}`),
+    ].join('\n');
   }
-  if (report.queries.length === 0) return `No statements recorded in ${visibleText(report.database)} yet${report.statsSince ? ` (since ${report.statsSince})` : ''}.`;
-  const lines = [`Heaviest statements in ${visibleText(report.database)} by ${report.by === 'io' ? 'I/O' : report.by === 'total' ? 'total time' : report.by === 'mean' ? 'mean time' : report.by}${report.statsSince ? ` (since ${report.statsSince})` : ''}:`];
+  if (report.queries.length === 0)
+    return `No statements recorded in ${visibleText(report.database)} yet${report.statsSince ? ` (since ${report.statsSince})` : ''}.`;
+  const lines = [
+    `Heaviest statements in ${visibleText(report.database)} by ${report.by === 'io' ? 'I/O' : report.by === 'total' ? 'total time' : report.by === 'mean' ? 'mean time' : report.by}${report.statsSince ? ` (since ${report.statsSince})` : ''}:`,
+  ];
   report.queries.forEach((q, i) => {
     lines.push('');
     lines.push(

@@ -25,7 +25,12 @@ export type ChatEntry =
   | { kind: 'plan_edit'; at: string; id: string; summary: string; diff: string; status: PlanEditStatus };
 
 const at = z.string().min(1);
-const toolUseSchema = z.object({ name: z.string(), args: z.record(z.string(), z.unknown()), ok: z.boolean(), summary: z.string() });
+const toolUseSchema = z.object({
+  name: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  ok: z.boolean(),
+  summary: z.string(),
+});
 
 /**
  * The lines of chat.jsonl. Appended in the order things happen; a plan edit's later status is a separate
@@ -35,7 +40,13 @@ export const chatRecordSchema = z.discriminatedUnion('type', [
   /** The person's message; `debug` when it switched the debug tools on. */
   z.object({ type: z.literal('user'), at, text: z.string(), debug: z.boolean().optional() }),
   /** The chat's reply with the tools it used to write it. */
-  z.object({ type: z.literal('assistant'), at, text: z.string(), tools: z.array(toolUseSchema), tiers: z.array(z.string()).optional() }),
+  z.object({
+    type: z.literal('assistant'),
+    at,
+    text: z.string(),
+    tools: z.array(toolUseSchema),
+    tiers: z.array(z.string()).optional(),
+  }),
   z.object({ type: z.literal('draft_feedback'), at, text: z.string() }),
   /** A full new plan.md; `basePlanHash` is the sha256 of the plan.md it was written against. */
   z.object({
@@ -66,7 +77,11 @@ function isMissingFile(error: unknown): boolean {
 }
 
 /** Every well-formed record of chat.jsonl in order; malformed lines are skipped with a warning. */
-export async function readChatRecords(store: JobStore, jobId: string, logger: Logger = silentLogger): Promise<ChatRecord[]> {
+export async function readChatRecords(
+  store: JobStore,
+  jobId: string,
+  logger: Logger = silentLogger,
+): Promise<ChatRecord[]> {
   let text: string;
   try {
     text = await store.readFile(jobId, 'chat.jsonl');
@@ -86,7 +101,12 @@ export async function readChatRecords(store: JobStore, jobId: string, logger: Lo
     }
     const parsed = chatRecordSchema.safeParse(raw);
     if (parsed.success) records.push(parsed.data);
-    else logger.warn('skipping a chat.jsonl line that is not a chat record', { jobId, line: index + 1, error: parsed.error.issues[0]?.message });
+    else
+      logger.warn('skipping a chat.jsonl line that is not a chat record', {
+        jobId,
+        line: index + 1,
+        error: parsed.error.issues[0]?.message,
+      });
   });
   return records;
 }
@@ -111,7 +131,14 @@ export function foldChat(records: readonly ChatRecord[], logger: Logger = silent
         entries.push({ kind: 'draft_feedback', at: record.at, text: record.text });
         break;
       case 'plan_edit': {
-        const entry = { kind: 'plan_edit' as const, at: record.at, id: record.id, summary: record.summary, diff: record.diff, status: 'proposed' as PlanEditStatus };
+        const entry = {
+          kind: 'plan_edit' as const,
+          at: record.at,
+          id: record.id,
+          summary: record.summary,
+          diff: record.diff,
+          status: 'proposed' as PlanEditStatus,
+        };
         edits.set(record.id, entry);
         entries.push(entry);
         break;
@@ -131,7 +158,11 @@ export function foldChat(records: readonly ChatRecord[], logger: Logger = silent
   return entries;
 }
 
-export async function readChat(store: JobStore, jobId: string, options: { logger?: Logger } = {}): Promise<ChatEntry[]> {
+export async function readChat(
+  store: JobStore,
+  jobId: string,
+  options: { logger?: Logger } = {},
+): Promise<ChatEntry[]> {
   const logger = options.logger ?? silentLogger;
   return foldChat(await readChatRecords(store, jobId, logger), logger);
 }

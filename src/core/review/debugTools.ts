@@ -15,8 +15,10 @@ export interface AuditLine {
   record: Record<string, unknown>;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-const str = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+const str = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const oneLine = (text: string, max: number): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -55,7 +57,9 @@ async function readAudit(store: JobStore, jobId: string): Promise<AuditLine[]> {
 
 function callNames(value: unknown): string {
   if (!Array.isArray(value) || value.length === 0) return '';
-  return value.map((call) => (isRecord(call) ? `${str(call.name)}(${oneLine(JSON.stringify(call.args ?? {}), 80)})` : '?')).join(', ');
+  return value
+    .map((call) => (isRecord(call) ? `${str(call.name)}(${oneLine(JSON.stringify(call.args ?? {}), 80)})` : '?'))
+    .join(', ');
 }
 
 /** One line per audit record: "#12 10:00:01 model_call strategicModel: 1000 in / 200 out, called write_plan(...)". */
@@ -89,24 +93,46 @@ export function summarizeAudit(line: AuditLine): string {
 function usageOf(lines: readonly AuditLine[]): Usage {
   return lines
     .filter((l) => l.record.type === 'model_call')
-    .reduce((total, l) => addUsage(total, { calls: 1, inputTokens: num(l.record.inputTokens), outputTokens: num(l.record.outputTokens), costUsd: typeof l.record.costUsd === 'number' ? l.record.costUsd : null }), NO_USAGE);
+    .reduce(
+      (total, l) =>
+        addUsage(total, {
+          calls: 1,
+          inputTokens: num(l.record.inputTokens),
+          outputTokens: num(l.record.outputTokens),
+          costUsd: typeof l.record.costUsd === 'number' ? l.record.costUsd : null,
+        }),
+      NO_USAGE,
+    );
 }
 
 export async function getJob(store: JobStore, jobId: string): Promise<string> {
   const job = await store.get(jobId);
   const lines = await readAudit(store, jobId);
   const counts: Record<string, number> = {};
-  for (const line of lines.filter((l) => !isReviewChatRecord(l.record))) counts[str(line.record.type)] = (counts[str(line.record.type)] ?? 0) + 1;
+  for (const line of lines.filter((l) => !isReviewChatRecord(l.record)))
+    counts[str(line.record.type)] = (counts[str(line.record.type)] ?? 0) + 1;
   const agent = usageOf(lines.filter((l) => l.record.node !== 'review_chat'));
   const reviewChat = usageOf(lines.filter((l) => l.record.node === 'review_chat'));
-  return JSON.stringify({ job, modelUsage: { agent, reviewChat, total: addUsage(agent, reviewChat) }, auditRecords: counts }, null, 1);
+  return JSON.stringify(
+    { job, modelUsage: { agent, reviewChat, total: addUsage(agent, reviewChat) }, auditRecords: counts },
+    null,
+    1,
+  );
 }
 
 /** The agent's audit trail (the review chat's own records left out), one line per record. */
-export async function getAuditTrail(store: JobStore, jobId: string, type: string | undefined, limit: number): Promise<string> {
+export async function getAuditTrail(
+  store: JobStore,
+  jobId: string,
+  type: string | undefined,
+  limit: number,
+): Promise<string> {
   const all = (await readAudit(store, jobId)).filter((l) => !isReviewChatRecord(l.record));
   const matching = type ? all.filter((l) => l.record.type === type) : all;
-  if (matching.length === 0) return type ? `No audit records of type "${type}" (the trail has ${all.length} records).` : 'The audit trail is empty.';
+  if (matching.length === 0)
+    return type
+      ? `No audit records of type "${type}" (the trail has ${all.length} records).`
+      : 'The audit trail is empty.';
   const shown = matching.slice(-limit);
   const header = `${matching.length} record(s)${type ? ` of type ${type}` : ''}${shown.length < matching.length ? `, the last ${shown.length} shown` : ''}:`;
   return [header, ...shown.map(summarizeAudit)].join('\n');
@@ -114,14 +140,18 @@ export async function getAuditTrail(store: JobStore, jobId: string, type: string
 
 function lastTold(messages: unknown): string {
   if (!Array.isArray(messages)) return '';
-  const last = [...(messages as unknown[])].reverse().find((m) => isRecord(m) && m.role !== 'system' && m.role !== 'assistant');
+  const last = [...(messages as unknown[])]
+    .reverse()
+    .find((m) => isRecord(m) && m.role !== 'system' && m.role !== 'assistant');
   if (!isRecord(last)) return '';
   return `${str(last.role)}${last.name ? ` ${str(last.name)}` : ''}: ${oneLine(str(last.content), 300)}`;
 }
 
 /** The planning agent's model calls (the review chat's own are left out), oldest first. */
 export async function getAgentConversation(store: JobStore, jobId: string, limit: number): Promise<string> {
-  const calls = (await readAudit(store, jobId)).filter((l) => l.record.type === 'model_call' && !isReviewChatRecord(l.record));
+  const calls = (await readAudit(store, jobId)).filter(
+    (l) => l.record.type === 'model_call' && !isReviewChatRecord(l.record),
+  );
   if (calls.length === 0) return 'The planning agent made no model calls yet.';
   const shown = calls.slice(-limit);
   const blocks = shown.map((l) => {
@@ -134,23 +164,38 @@ export async function getAgentConversation(store: JobStore, jobId: string, limit
       ...(calls2 ? [`  called: ${calls2}`] : []),
     ].join('\n');
   });
-  return [`${calls.length} model call(s) of the agent${shown.length < calls.length ? `, the last ${shown.length} shown` : ''} (full text: get_llm_request with the #N):`, ...blocks].join('\n');
+  return [
+    `${calls.length} model call(s) of the agent${shown.length < calls.length ? `, the last ${shown.length} shown` : ''} (full text: get_llm_request with the #N):`,
+    ...blocks,
+  ].join('\n');
 }
 
 /** The full request and response of one model call, response first (it is what is usually asked about). */
 export async function getLlmRequest(store: JobStore, jobId: string, index: number): Promise<string> {
   const lines = await readAudit(store, jobId);
   const line = lines.find((l) => l.index === index);
-  if (!line) throw new AgentError('BAD_INPUT', `audit.jsonl has no record at line ${index}.`, 'Take the #N of a model_call from get_audit_trail or get_chat_history.');
+  if (!line)
+    throw new AgentError(
+      'BAD_INPUT',
+      `audit.jsonl has no record at line ${index}.`,
+      'Take the #N of a model_call from get_audit_trail or get_chat_history.',
+    );
   const r = line.record;
-  if (r.type !== 'model_call') throw new AgentError('BAD_INPUT', `Line ${index} of audit.jsonl is a ${str(r.type)} record, not a model call.`, 'Use get_audit_trail with type model_call to find one.');
+  if (r.type !== 'model_call')
+    throw new AgentError(
+      'BAD_INPUT',
+      `Line ${index} of audit.jsonl is a ${str(r.type)} record, not a model call.`,
+      'Use get_audit_trail with type model_call to find one.',
+    );
   const messages = Array.isArray(r.messages) ? r.messages : [];
   return [
     `#${index} ${str(r.at)} ${str(r.node)}${r.phase ? ` (${str(r.phase)})` : ''} model ${str(r.model)}: ${num(r.inputTokens)} in / ${num(r.outputTokens)} out tokens, ${num(r.latencyMs)} ms, cost ${r.costUsd === null || r.costUsd === undefined ? 'unknown' : `$${num(r.costUsd)}`}`,
     '',
     '## Response',
     str(r.response) || '(no text)',
-    ...(Array.isArray(r.toolCalls) && r.toolCalls.length > 0 ? ['', '## Tool calls', JSON.stringify(r.toolCalls, null, 1)] : []),
+    ...(Array.isArray(r.toolCalls) && r.toolCalls.length > 0
+      ? ['', '## Tool calls', JSON.stringify(r.toolCalls, null, 1)]
+      : []),
     '',
     `## Request (${messages.length} messages)`,
     ...messages.map((m, i) => {
@@ -167,7 +212,11 @@ export async function searchAudit(store: JobStore, jobId: string, query: string,
   const hits: string[] = [];
   let more = 0;
   const text = await auditText(store, jobId);
-  const reviewChatLines = new Set(parseAudit(text).filter((l) => isReviewChatRecord(l.record)).map((l) => l.index));
+  const reviewChatLines = new Set(
+    parseAudit(text)
+      .filter((l) => isReviewChatRecord(l.record))
+      .map((l) => l.index),
+  );
   text.split('\n').forEach((line, i) => {
     const at = line.toLowerCase().indexOf(needle);
     if (at === -1 || reviewChatLines.has(i + 1)) return;
@@ -177,10 +226,15 @@ export async function searchAudit(store: JobStore, jobId: string, query: string,
     }
     const type = /"type":"([a-z_]+)"/.exec(line)?.[1] ?? '?';
     const from = Math.max(0, at - 100);
-    hits.push(`#${i + 1} ${type}: ${from > 0 ? '…' : ''}${line.slice(from, at + needle.length + 100)}${at + needle.length + 100 < line.length ? '…' : ''}`);
+    hits.push(
+      `#${i + 1} ${type}: ${from > 0 ? '…' : ''}${line.slice(from, at + needle.length + 100)}${at + needle.length + 100 < line.length ? '…' : ''}`,
+    );
   });
   if (hits.length === 0) return `"${query}" does not occur in the audit trail.`;
-  return [...hits, ...(more > 0 ? [`(${more} more matching record(s) not shown; search for something more precise)`] : [])].join('\n');
+  return [
+    ...hits,
+    ...(more > 0 ? [`(${more} more matching record(s) not shown; search for something more precise)`] : []),
+  ].join('\n');
 }
 
 export async function getTodos(store: JobStore, jobId: string): Promise<string> {
@@ -193,6 +247,11 @@ export async function getTodos(store: JobStore, jobId: string): Promise<string> 
   }
   if (todos.length === 0) return 'todos.yaml has no todos.';
   return todos
-    .map((t) => [`- [${t.status}] ${t.id}: ${t.title}${t.depends_on?.length ? ` (after ${t.depends_on.join(', ')})` : ''}`, ...(t.sql ? [`    sql: ${t.sql.replace(/\n/g, '\n         ')}`] : [])].join('\n'))
+    .map((t) =>
+      [
+        `- [${t.status}] ${t.id}: ${t.title}${t.depends_on?.length ? ` (after ${t.depends_on.join(', ')})` : ''}`,
+        ...(t.sql ? [`    sql: ${t.sql.replace(/\n/g, '\n         ')}`] : []),
+      ].join('\n'),
+    )
     .join('\n');
 }

@@ -22,12 +22,21 @@ export function jobEmbeddings(store: JobStore, jobId: string, embedder: Embedder
 }
 
 /** Embeds what the job's files and the schema hold now; a failure is logged and changes nothing else. */
-export async function indexJobForSearch(store: JobStore, jobId: string, embedder: Embedder, logger: Logger, schema?: () => Promise<SchemaSnapshot>): Promise<void> {
+export async function indexJobForSearch(
+  store: JobStore,
+  jobId: string,
+  embedder: Embedder,
+  logger: Logger,
+  schema?: () => Promise<SchemaSnapshot>,
+): Promise<void> {
   try {
     const { chunks } = await researchChunks({ store, jobId, schema });
     await jobEmbeddings(store, jobId, embedder, logger).vectorsFor(chunks.map(chunkDocument), 'document');
   } catch (error) {
-    logger.warn('the job could not be indexed for vector_search; it embeds what it searches when asked', { jobId, error: toAgentError(error).message });
+    logger.warn('the job could not be indexed for vector_search; it embeds what it searches when asked', {
+      jobId,
+      error: toAgentError(error).message,
+    });
   }
 }
 

@@ -37,17 +37,38 @@ export async function proposePlanEdit(
   const summary = input.summary.trim().replace(/\s+/g, ' ');
   if (summary === '') throw new AgentError('BAD_INPUT', 'A plan edit needs a one-line summary.');
   const newPlan = `${input.newPlan.trimEnd()}\n`;
-  if (newPlan.trim() === '') throw new AgentError('BAD_INPUT', 'The proposed plan.md is empty.', 'Send the whole new plan.md.');
-  if (newPlan.length > MAX_PLAN_CHARS) throw new AgentError('BAD_INPUT', `The proposed plan.md is longer than ${MAX_PLAN_CHARS} characters.`);
+  if (newPlan.trim() === '')
+    throw new AgentError('BAD_INPUT', 'The proposed plan.md is empty.', 'Send the whole new plan.md.');
+  if (newPlan.length > MAX_PLAN_CHARS)
+    throw new AgentError('BAD_INPUT', `The proposed plan.md is longer than ${MAX_PLAN_CHARS} characters.`);
   const current = await store.readFile(jobId, 'plan.md');
   const diff = unifiedDiff(current, newPlan, { from: 'a/plan.md', to: 'b/plan.md' });
-  if (diff === '') throw new AgentError('BAD_INPUT', 'The proposed plan.md is the same as the current one.', 'Change the plan text, or do not propose an edit.');
+  if (diff === '')
+    throw new AgentError(
+      'BAD_INPUT',
+      'The proposed plan.md is the same as the current one.',
+      'Change the plan text, or do not propose an edit.',
+    );
 
   const id = `edit_${randomBytes(6).toString('hex')}`;
   for (const open of await openEdits(store, jobId, logger)) {
-    await appendChatRecord(store, jobId, { type: 'plan_edit_status', at: now().toISOString(), id: open, status: 'discarded', by: `superseded by ${id}` });
+    await appendChatRecord(store, jobId, {
+      type: 'plan_edit_status',
+      at: now().toISOString(),
+      id: open,
+      status: 'discarded',
+      by: `superseded by ${id}`,
+    });
   }
-  await appendChatRecord(store, jobId, { type: 'plan_edit', at: now().toISOString(), id, summary, diff, basePlanHash: planHash(current), newPlan });
+  await appendChatRecord(store, jobId, {
+    type: 'plan_edit',
+    at: now().toISOString(),
+    id,
+    summary,
+    diff,
+    basePlanHash: planHash(current),
+    newPlan,
+  });
   logger.info('plan edit proposed', { jobId, edit: id });
   return { id, summary, diff };
 }
@@ -68,12 +89,25 @@ export async function applyPlanEdit(store: JobStore, jobId: string, editId: stri
   const dir = store.jobDir(jobId);
   await initHistory(dir);
   const commit = await commitAll(dir, `Plan edited in review: ${edit.record.summary} (applied by ${who})`);
-  await appendChatRecord(store, jobId, { type: 'plan_edit_status', at: new Date().toISOString(), id: editId, status: 'applied', by: who, commit });
+  await appendChatRecord(store, jobId, {
+    type: 'plan_edit_status',
+    at: new Date().toISOString(),
+    id: editId,
+    status: 'applied',
+    by: who,
+    commit,
+  });
 }
 
 export async function discardPlanEdit(store: JobStore, jobId: string, editId: string, by: string): Promise<void> {
   await openEdit(store, jobId, editId);
-  await appendChatRecord(store, jobId, { type: 'plan_edit_status', at: new Date().toISOString(), id: editId, status: 'discarded', by: actorName(by) });
+  await appendChatRecord(store, jobId, {
+    type: 'plan_edit_status',
+    at: new Date().toISOString(),
+    id: editId,
+    status: 'discarded',
+    by: actorName(by),
+  });
 }
 
 function actorName(by: string): string {
@@ -81,7 +115,9 @@ function actorName(by: string): string {
 }
 
 /** The statuses of every plan edit, latest first wins. */
-function editStates(records: Awaited<ReturnType<typeof readChatRecords>>): Map<string, { record: PlanEditRecord; status: PlanEditStatus }> {
+function editStates(
+  records: Awaited<ReturnType<typeof readChatRecords>>,
+): Map<string, { record: PlanEditRecord; status: PlanEditStatus }> {
   const edits = new Map<string, { record: PlanEditRecord; status: PlanEditStatus }>();
   for (const record of records) {
     if (record.type === 'plan_edit') edits.set(record.id, { record, status: 'proposed' });
@@ -100,12 +136,25 @@ async function openEdits(store: JobStore, jobId: string, logger: Logger): Promis
 
 async function openEdit(store: JobStore, jobId: string, editId: string): Promise<{ record: PlanEditRecord }> {
   if (!PLAN_EDIT_ID_PATTERN.test(editId)) {
-    throw new AgentError('BAD_INPUT', `"${editId.slice(0, 60)}" is not a plan edit id.`, 'Plan edit ids look like edit_ followed by 12 hexadecimal digits.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `"${editId.slice(0, 60)}" is not a plan edit id.`,
+      'Plan edit ids look like edit_ followed by 12 hexadecimal digits.',
+    );
   }
   const edit = editStates(await readChatRecords(store, jobId)).get(editId);
-  if (!edit) throw new AgentError('BAD_INPUT', `Job ${jobId} has no plan edit ${editId}.`, 'Open the job again to see its current plan edits.');
+  if (!edit)
+    throw new AgentError(
+      'BAD_INPUT',
+      `Job ${jobId} has no plan edit ${editId}.`,
+      'Open the job again to see its current plan edits.',
+    );
   if (edit.status !== 'proposed') {
-    throw new AgentError('BAD_INPUT', `Plan edit ${editId} was already ${edit.status}; it can no longer be applied or discarded.`, 'Ask the review chat for a new proposal if the plan should still change.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `Plan edit ${editId} was already ${edit.status}; it can no longer be applied or discarded.`,
+      'Ask the review chat for a new proposal if the plan should still change.',
+    );
   }
   return edit;
 }

@@ -23,7 +23,9 @@ export interface RankedHit {
 }
 
 const STOPWORDS = new Set(
-  'a an and are as at be by do does for from has have how i if in is it its of on or that the this to was were what when where which who why will with'.split(' '),
+  'a an and are as at be by do does for from has have how i if in is it its of on or that the this to was were what when where which who why will with'.split(
+    ' ',
+  ),
 );
 const WINDOW_LINES = 40;
 const MAX_SECTION_LINES = 60;
@@ -58,7 +60,11 @@ function windows(path: string, lines: readonly string[], offset: number, label: 
     const part = lines.slice(i, i + WINDOW_LINES);
     if (part.join('').trim() === '') continue;
     const first = offset + i + 1;
-    chunks.push({ source: `${path}${label} (${lineRange(first, first + part.length - 1)})`, title, text: part.join('\n') });
+    chunks.push({
+      source: `${path}${label} (${lineRange(first, first + part.length - 1)})`,
+      title,
+      text: part.join('\n'),
+    });
   }
   return chunks;
 }
@@ -96,9 +102,16 @@ function yamlChunks(path: string, lines: readonly string[]): SearchChunk[] {
     const end = starts[k + 1] ?? lines.length;
     const body = lines.slice(start, end);
     if (body.join('').trim() === '') return;
-    const id = /^-?\s*(?:id|name):\s*(.+)$/m.exec(body.join('\n'))?.[1]?.trim().replace(/^["']|["']$/g, '');
+    const id = /^-?\s*(?:id|name):\s*(.+)$/m
+      .exec(body.join('\n'))?.[1]
+      ?.trim()
+      .replace(/^["']|["']$/g, '');
     const title = id ?? '';
-    chunks.push({ source: `${path}${id ? ` item ${id}` : ''} (${lineRange(start + 1, end)})`, title, text: body.join('\n') });
+    chunks.push({
+      source: `${path}${id ? ` item ${id}` : ''} (${lineRange(start + 1, end)})`,
+      title,
+      text: body.join('\n'),
+    });
   });
   return chunks;
 }
@@ -118,8 +131,13 @@ export function chunkSchema(snapshot: SchemaSnapshot): SearchChunk[] {
     const name = `${table.schema}.${table.name}`;
     const lines = [
       `${table.kind} ${name}${table.rowEstimate !== null ? ` (~${table.rowEstimate} rows)` : ''}${table.comment ? `: ${table.comment}` : ''}`,
-      ...table.columns.map((c) => `  ${c.name} ${c.type}${c.nullable ? '' : ' not null'}${c.comment ? ` -- ${c.comment}` : ''}`),
-      ...table.foreignKeys.map((fk) => `  (${fk.columns.join(', ')}) references ${fk.references.schema}.${fk.references.table} (${fk.references.columns.join(', ')}) on delete ${fk.onDelete.toLowerCase()}`),
+      ...table.columns.map(
+        (c) => `  ${c.name} ${c.type}${c.nullable ? '' : ' not null'}${c.comment ? ` -- ${c.comment}` : ''}`,
+      ),
+      ...table.foreignKeys.map(
+        (fk) =>
+          `  (${fk.columns.join(', ')}) references ${fk.references.schema}.${fk.references.table} (${fk.references.columns.join(', ')}) on delete ${fk.onDelete.toLowerCase()}`,
+      ),
     ];
     return { source: `schema: ${name}`, title: table.name, text: lines.join('\n') };
   });
@@ -162,9 +180,17 @@ export function chunkDocument(chunk: SearchChunk): string {
 }
 
 /** The chunks closest in meaning to the query (cosine of embeddings), best first; only new chunks are embedded. */
-export async function rankByMeaning(cache: EmbeddingCache, chunks: readonly SearchChunk[], query: string, limit: number): Promise<RankedHit[]> {
+export async function rankByMeaning(
+  cache: EmbeddingCache,
+  chunks: readonly SearchChunk[],
+  query: string,
+  limit: number,
+): Promise<RankedHit[]> {
   if (chunks.length === 0) return [];
-  const [vectors, [asked]] = await Promise.all([cache.vectorsFor(chunks.map(chunkDocument), 'document'), cache.vectorsFor([query], 'query')]);
+  const [vectors, [asked]] = await Promise.all([
+    cache.vectorsFor(chunks.map(chunkDocument), 'document'),
+    cache.vectorsFor([query], 'query'),
+  ]);
   if (!asked) return [];
   return chunks
     .map((chunk, i) => ({ chunk, score: cosine(asked, vectors[i] ?? new Float32Array(0)) }))

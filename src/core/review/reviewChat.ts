@@ -74,11 +74,21 @@ const CHAT_ARG_CHARS = 200;
 
 /** Tool arguments as kept in chat.jsonl: long strings (a whole new plan) cut, the full call is in audit.jsonl. */
 function argsForChat(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).map(([key, value]) => [key, typeof value === 'string' && value.length > CHAT_ARG_CHARS ? `${value.slice(0, CHAT_ARG_CHARS)}…` : value]));
+  return Object.fromEntries(
+    Object.entries(args).map(([key, value]) => [
+      key,
+      typeof value === 'string' && value.length > CHAT_ARG_CHARS ? `${value.slice(0, CHAT_ARG_CHARS)}…` : value,
+    ]),
+  );
 }
 
 /** The tiers of this turn, from the job's state, its folder and history, and what the person asked. */
-async function tiersFor(deps: ReviewChatDeps, jobId: string, status: JobStatus, debugRequested: boolean): Promise<ReviewTier[]> {
+async function tiersFor(
+  deps: ReviewChatDeps,
+  jobId: string,
+  status: JobStatus,
+  debugRequested: boolean,
+): Promise<ReviewTier[]> {
   const dir = deps.store.jobDir(jobId);
   const hasHistory = await historyLog(dir, { limit: 1 }).then(
     (entries) => entries.length > 0,
@@ -87,20 +97,44 @@ async function tiersFor(deps: ReviewChatDeps, jobId: string, status: JobStatus, 
       return false;
     },
   );
-  const files = deps.loadSnapshot ? [] : (await listJobFiles(deps.store, jobId)).entries.filter((e) => e.kind === 'file').map((e) => e.path);
-  return activeTiers({ status, hasHistory, debugRequested, researchMaterial: deps.loadSnapshot !== undefined || hasResearchFiles(files), database: deps.db !== undefined });
+  const files = deps.loadSnapshot
+    ? []
+    : (await listJobFiles(deps.store, jobId)).entries.filter((e) => e.kind === 'file').map((e) => e.path);
+  return activeTiers({
+    status,
+    hasHistory,
+    debugRequested,
+    researchMaterial: deps.loadSnapshot !== undefined || hasResearchFiles(files),
+    database: deps.db !== undefined,
+  });
 }
 
-export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, text: string, options: ReviewTurnOptions = {}): Promise<ReviewTurn> {
+export async function sendReviewMessage(
+  deps: ReviewChatDeps,
+  jobId: string,
+  text: string,
+  options: ReviewTurnOptions = {},
+): Promise<ReviewTurn> {
   const { store, provider, logger } = deps;
   const now = deps.now ?? (() => new Date());
   const message = text.trim();
-  if (message === '') throw new AgentError('BAD_INPUT', 'The message is empty.', 'Write what you want to know or change about the plan.');
-  if (message.length > MAX_MESSAGE_CHARS) throw new AgentError('BAD_INPUT', `The message is longer than ${MAX_MESSAGE_CHARS} characters.`, 'Shorten it, or point the chat at the files instead of pasting them.');
+  if (message === '')
+    throw new AgentError('BAD_INPUT', 'The message is empty.', 'Write what you want to know or change about the plan.');
+  if (message.length > MAX_MESSAGE_CHARS)
+    throw new AgentError(
+      'BAD_INPUT',
+      `The message is longer than ${MAX_MESSAGE_CHARS} characters.`,
+      'Shorten it, or point the chat at the files instead of pasting them.',
+    );
   const job = await store.get(jobId);
   const debugRequested = options.debug === true || asksForDebugging(message);
   const earlier = await readChatRecords(store, jobId, logger);
-  const userRecord: ChatRecord = { type: 'user', at: now().toISOString(), text: message, ...(debugRequested ? { debug: true } : {}) };
+  const userRecord: ChatRecord = {
+    type: 'user',
+    at: now().toISOString(),
+    text: message,
+    ...(debugRequested ? { debug: true } : {}),
+  };
   // Kept before the model is asked, so the person's message survives a failed turn.
   await appendChatRecord(store, jobId, userRecord);
 
@@ -114,7 +148,18 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
     logger,
     now,
     schema: loadSnapshot ? () => (snapshot ??= loadSnapshot()) : undefined,
-    ...(deps.db ? { dba: { db: deps.db, settings: deps.settings ?? DEFAULT_SAFETY, loadSnapshot: () => (loadSnapshot ? (snapshot ??= loadSnapshot()) : Promise.reject(new AgentError('BAD_INPUT', 'No schema is loaded in this chat.'))) } } : {}),
+    ...(deps.db
+      ? {
+          dba: {
+            db: deps.db,
+            settings: deps.settings ?? DEFAULT_SAFETY,
+            loadSnapshot: () =>
+              loadSnapshot
+                ? (snapshot ??= loadSnapshot())
+                : Promise.reject(new AgentError('BAD_INPUT', 'No schema is loaded in this chat.')),
+          },
+        }
+      : {}),
     ...(deps.embedder ? { embeddings: jobEmbeddings(store, jobId, deps.embedder, logger) } : {}),
   };
   const audit = jobAuditLog(store, now);
@@ -129,7 +174,8 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
   let roundStart = 0;
   const onText = (delta: string) => {
     // Text of a later round starts a new paragraph after the text of an earlier one.
-    const piece = reply.length > 0 && reply.length === roundStart && !/\s$/.test(reply) && delta !== '' ? `\n\n${delta}` : delta;
+    const piece =
+      reply.length > 0 && reply.length === roundStart && !/\s$/.test(reply) && delta !== '' ? `\n\n${delta}` : delta;
     reply += piece;
     options.onText?.(piece);
   };
@@ -141,7 +187,9 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
       // The tools stay declared in the last round (Gemini pairs every earlier call with its declaration);
       // the system prompt tells the model to answer, and calls it still makes are not run.
       const request: LlmRequest = {
-        messages: lastRound ? [{ role: 'system', content: `${system}\n\n${LIMIT_NOTE}` }, ...messages.slice(1)] : [...messages],
+        messages: lastRound
+          ? [{ role: 'system', content: `${system}\n\n${LIMIT_NOTE}` }, ...messages.slice(1)]
+          : [...messages],
         tools,
         temperature: 0.2,
         timeoutMs: deps.modelTimeoutMs ?? 60_000,
@@ -152,7 +200,12 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
       // A provider that delivered the text without deltas still gives the reply its text.
       if (reply.length === roundStart && response.text !== '') onText(response.text);
       await audit.recordJob(jobId, modelCallEvent('review_chat', 'review', request.messages, response));
-      usage = addUsage(usage, { calls: 1, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd });
+      usage = addUsage(usage, {
+        calls: 1,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+        costUsd: response.costUsd,
+      });
       if (response.toolCalls.length === 0) break;
       if (lastRound) {
         logger.warn('review chat reached its tool round limit', { jobId, rounds: MAX_TOOL_ROUNDS });
@@ -164,7 +217,14 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
       for (const call of response.toolCalls) {
         const run = await runReviewTool(context, call);
         toolUses.push({ name: call.name, args: argsForChat(call.args), ok: run.ok, summary: run.summary });
-        await audit.recordJob(jobId, { type: 'tool_call', phase: 'review', name: call.name, args: call.args, ok: run.ok, result: run.text.slice(0, AUDIT_RESULT_CHARS) });
+        await audit.recordJob(jobId, {
+          type: 'tool_call',
+          phase: 'review',
+          name: call.name,
+          args: call.args,
+          ok: run.ok,
+          result: run.text.slice(0, AUDIT_RESULT_CHARS),
+        });
         if (run.effect?.kind === 'draft_feedback') draftFeedback = run.effect.text;
         if (run.effect?.kind === 'plan_edit') planEdit = run.effect.edit;
         messages.push({ role: 'tool', content: run.content, toolCallId: call.id, name: call.name });
@@ -173,12 +233,20 @@ export async function sendReviewMessage(deps: ReviewChatDeps, jobId: string, tex
   } catch (error) {
     const e = toAgentError(error);
     logger.error('review chat turn failed', { jobId, code: e.code, error: e.message });
-    await audit.recordJob(jobId, { type: 'error', node: 'review_chat', code: e.code, message: e.message }).catch((recordError: unknown) => {
-      logger.warn('could not record the review chat error', { jobId, error: toAgentError(recordError).message });
-    });
+    await audit
+      .recordJob(jobId, { type: 'error', node: 'review_chat', code: e.code, message: e.message })
+      .catch((recordError: unknown) => {
+        logger.warn('could not record the review chat error', { jobId, error: toAgentError(recordError).message });
+      });
     throw e;
   }
 
-  await appendChatRecord(store, jobId, { type: 'assistant', at: now().toISOString(), text: reply, tools: toolUses, tiers });
+  await appendChatRecord(store, jobId, {
+    type: 'assistant',
+    at: now().toISOString(),
+    text: reply,
+    tools: toolUses,
+    tiers,
+  });
   return { reply, tools: toolUses, draftFeedback, planEdit, usage, tiers };
 }

@@ -30,7 +30,11 @@ const MAX_ENTRIES = 2000;
 const MAX_SEARCH_FILE_BYTES = 1_000_000;
 
 function refused(path: string, why: string): AgentError {
-  return new AgentError('BAD_INPUT', `"${path.slice(0, 120)}" is not a file of this job: ${why}.`, 'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.');
+  return new AgentError(
+    'BAD_INPUT',
+    `"${path.slice(0, 120)}" is not a file of this job: ${why}.`,
+    'Use a path relative to the job folder, such as plan.md or sql/001-add-index.sql.',
+  );
 }
 
 /**
@@ -40,7 +44,8 @@ function refused(path: string, why: string): AgentError {
 export function checkJobPath(path: string): string {
   if (path.includes('\0')) throw refused(path, 'the path contains a NUL character');
   const trimmed = path.trim();
-  if (isAbsolute(trimmed) || /^[a-zA-Z]:/.test(trimmed) || trimmed.startsWith('/') || trimmed.startsWith('\\')) throw refused(path, 'the path is absolute');
+  if (isAbsolute(trimmed) || /^[a-zA-Z]:/.test(trimmed) || trimmed.startsWith('/') || trimmed.startsWith('\\'))
+    throw refused(path, 'the path is absolute');
   const parts = trimmed.split(/[\\/]+/).filter((part) => part !== '' && part !== '.');
   if (parts.includes('..')) throw refused(path, 'the path climbs out with ".."');
   if (parts[0] === HISTORY_DIR) throw refused(path, 'the job history is read with the git tools, not as files');
@@ -54,9 +59,15 @@ async function folderOf(store: JobStore, jobId: string, path: string): Promise<s
   for (const part of clean === '' ? [] : clean.split('/')) {
     absolute = join(absolute, part);
     const stat = await lstat(absolute).catch(() => undefined);
-    if (!stat) throw new AgentError('BAD_INPUT', `Job ${jobId} has no folder ${clean}.`, 'List the job folder to see what is there.');
+    if (!stat)
+      throw new AgentError(
+        'BAD_INPUT',
+        `Job ${jobId} has no folder ${clean}.`,
+        'List the job folder to see what is there.',
+      );
     if (stat.isSymbolicLink()) throw refused(path, `${part} is a symbolic link, which the review chat does not follow`);
-    if (!stat.isDirectory()) throw new AgentError('BAD_INPUT', `${clean} is a file, not a folder.`, 'Read it with read_workspace_file.');
+    if (!stat.isDirectory())
+      throw new AgentError('BAD_INPUT', `${clean} is a file, not a folder.`, 'Read it with read_workspace_file.');
   }
   return absolute;
 }
@@ -65,7 +76,11 @@ async function folderOf(store: JobStore, jobId: string, path: string): Promise<s
 export const SEARCH_INDEX_DIR = '.index';
 
 /** Files and folders under `path` (default: the whole job), sorted, skipping `.history`, `.index` and temp files. */
-export async function listJobFiles(store: JobStore, jobId: string, path = ''): Promise<{ entries: JobFileEntry[]; truncated: boolean }> {
+export async function listJobFiles(
+  store: JobStore,
+  jobId: string,
+  path = '',
+): Promise<{ entries: JobFileEntry[]; truncated: boolean }> {
   const start = await folderOf(store, jobId, path);
   const base = checkJobPath(path);
   const entries: JobFileEntry[] = [];
@@ -103,13 +118,24 @@ export async function listJobFiles(store: JobStore, jobId: string, path = ''): P
 }
 
 /** The text of a job file; `.history`, traversal and symlinks out are refused by the store's confinement. */
-export async function readJobFile(store: JobStore, jobId: string, path: string): Promise<{ path: string; text: string }> {
+export async function readJobFile(
+  store: JobStore,
+  jobId: string,
+  path: string,
+): Promise<{ path: string; text: string }> {
   const clean = checkJobPath(path);
-  if (clean === '') throw new AgentError('BAD_INPUT', 'That is the job folder itself, not a file.', 'List it with list_workspace_files.');
+  if (clean === '')
+    throw new AgentError(
+      'BAD_INPUT',
+      'That is the job folder itself, not a file.',
+      'List it with list_workspace_files.',
+    );
   const stat = await lstat(join(store.jobDir(jobId), clean)).catch(() => undefined);
-  if (stat?.isDirectory()) throw new AgentError('BAD_INPUT', `${clean} is a folder, not a file.`, 'List it with list_workspace_files.');
+  if (stat?.isDirectory())
+    throw new AgentError('BAD_INPUT', `${clean} is a folder, not a file.`, 'List it with list_workspace_files.');
   const text = await store.readFile(jobId, clean);
-  if (text.includes('\0')) throw new AgentError('BAD_INPUT', `${clean} is a binary file; the review chat reads text files only.`);
+  if (text.includes('\0'))
+    throw new AgentError('BAD_INPUT', `${clean} is a binary file; the review chat reads text files only.`);
   return { path: clean, text };
 }
 
@@ -126,7 +152,12 @@ export async function searchableFiles(store: JobStore, jobId: string): Promise<{
 }
 
 /** Case-insensitive substring search, line by line; at most `limit` hits plus how many more there were. */
-export async function searchJobFiles(store: JobStore, jobId: string, query: string, limit: number): Promise<{ hits: SearchHit[]; more: number }> {
+export async function searchJobFiles(
+  store: JobStore,
+  jobId: string,
+  query: string,
+  limit: number,
+): Promise<{ hits: SearchHit[]; more: number }> {
   const needle = query.trim().toLowerCase();
   if (needle === '') throw new AgentError('BAD_INPUT', 'The search text is empty.');
   const hits: SearchHit[] = [];

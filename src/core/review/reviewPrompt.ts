@@ -26,7 +26,7 @@ const TIER_NOTES: Record<ReviewTier, string> = {
   research: 'ranked search over the job files and the database schema',
   history: "the job's own git history (how the files changed between phases and reviews)",
   debug: "the job's audit trail and the planning agent's model calls (for investigating what went wrong)",
-  dba: 'read-only DBA checks of the job\'s database: health findings, the heaviest recorded queries, index advice (nothing is built; a fix becomes feedback or a plan edit the person decides on)',
+  dba: "read-only DBA checks of the job's database: health findings, the heaviest recorded queries, index advice (nothing is built; a fix becomes feedback or a plan edit the person decides on)",
 };
 
 export function reviewSystemPrompt(job: Job, tiers: readonly ReviewTier[]): string {
@@ -47,9 +47,14 @@ export function reviewSystemPrompt(job: Job, tiers: readonly ReviewTier[]): stri
     '## Your tools this turn',
     ...tierLines,
     `- always: ${(['draft_feedback', 'propose_plan_edit'] as const).map((name) => `${name} (${REVIEW_TOOLS[name].description})`).join('; ')}`,
-    ...(off.length > 0 ? ['', `Not on this turn: ${off.join(', ')}.${off.includes('debug') ? ' The debug tools come on when the job failed or when the person asks for debugging (a message starting with /debug).' : ''}`] : []),
+    ...(off.length > 0
+      ? [
+          '',
+          `Not on this turn: ${off.join(', ')}.${off.includes('debug') ? ' The debug tools come on when the job failed or when the person asks for debugging (a message starting with /debug).' : ''}`,
+        ]
+      : []),
     '',
-    'Every tool works inside this job\'s folder only. A tool error is an answer too: read it and adjust.',
+    "Every tool works inside this job's folder only. A tool error is an answer too: read it and adjust.",
   ].join('\n');
 }
 
@@ -64,13 +69,20 @@ export function historyMessages(records: readonly ChatRecord[]): ChatMessage[] {
         raw.push({ role: 'user', content: r.text });
         break;
       case 'assistant':
-        raw.push({ role: 'assistant', content: r.text.trim() || (r.tools.length > 0 ? `(used ${r.tools.map((t) => t.summary).join('; ')})` : '(no reply)') });
+        raw.push({
+          role: 'assistant',
+          content:
+            r.text.trim() || (r.tools.length > 0 ? `(used ${r.tools.map((t) => t.summary).join('; ')})` : '(no reply)'),
+        });
         break;
       case 'draft_feedback':
         raw.push({ role: 'assistant', content: `[I drafted this feedback for the Request changes box:]\n${r.text}` });
         break;
       case 'plan_edit':
-        raw.push({ role: 'assistant', content: `[I proposed plan edit ${r.id}: ${r.summary}. Status: ${editStatus.get(r.id) ?? 'proposed'}.]` });
+        raw.push({
+          role: 'assistant',
+          content: `[I proposed plan edit ${r.id}: ${r.summary}. Status: ${editStatus.get(r.id) ?? 'proposed'}.]`,
+        });
         break;
       case 'plan_edit_status':
         break;

@@ -63,48 +63,82 @@ const short = (text: string, max = 60) => (text.length <= max ? text : `${text.s
 function summaryOf(name: ReviewToolName, args: Record<string, unknown>): string {
   const s = (key: string) => (typeof args[key] === 'string' ? short(args[key]) : '');
   switch (name) {
-    case 'read_workspace_file': return `read ${s('path')}`;
-    case 'list_workspace_files': return `listed ${s('path') || 'the job folder'}`;
-    case 'search_workspace': return `searched the job for "${s('query')}"`;
-    case 'ranked_search': return `ranked search for "${s('query')}"`;
-    case 'vector_search': return `searched by meaning for "${s('query')}"`;
-    case 'git_log': return 'git log';
-    case 'git_diff': return `git diff ${short(s('from'), 10)}..${short(s('to'), 10)} ${s('path')}`;
-    case 'git_show': return `git show ${short(s('commit'), 10)}:${s('path')}`;
-    case 'get_job': return 'job details';
-    case 'get_audit_trail': return `audit trail${s('type') ? ` (${s('type')})` : ''}`;
-    case 'get_chat_history': return "the agent's conversation";
-    case 'get_todos': return 'todos';
-    case 'get_llm_request': return `model call #${typeof args.index === 'number' ? args.index : '?'}`;
-    case 'search_audit': return `searched the audit trail for "${s('query')}"`;
-    case 'db_health': return 'health checks';
-    case 'top_queries': return 'the heaviest queries';
-    case 'advise_indexes': return typeof args.sql === 'string' ? `index advice for ${short(args.sql)}` : 'index advice for the heaviest queries';
-    case 'draft_feedback': return 'drafted feedback';
-    case 'propose_plan_edit': return `proposed a plan edit: ${s('summary')}`;
+    case 'read_workspace_file':
+      return `read ${s('path')}`;
+    case 'list_workspace_files':
+      return `listed ${s('path') || 'the job folder'}`;
+    case 'search_workspace':
+      return `searched the job for "${s('query')}"`;
+    case 'ranked_search':
+      return `ranked search for "${s('query')}"`;
+    case 'vector_search':
+      return `searched by meaning for "${s('query')}"`;
+    case 'git_log':
+      return 'git log';
+    case 'git_diff':
+      return `git diff ${short(s('from'), 10)}..${short(s('to'), 10)} ${s('path')}`;
+    case 'git_show':
+      return `git show ${short(s('commit'), 10)}:${s('path')}`;
+    case 'get_job':
+      return 'job details';
+    case 'get_audit_trail':
+      return `audit trail${s('type') ? ` (${s('type')})` : ''}`;
+    case 'get_chat_history':
+      return "the agent's conversation";
+    case 'get_todos':
+      return 'todos';
+    case 'get_llm_request':
+      return `model call #${typeof args.index === 'number' ? args.index : '?'}`;
+    case 'search_audit':
+      return `searched the audit trail for "${s('query')}"`;
+    case 'db_health':
+      return 'health checks';
+    case 'top_queries':
+      return 'the heaviest queries';
+    case 'advise_indexes':
+      return typeof args.sql === 'string'
+        ? `index advice for ${short(args.sql)}`
+        : 'index advice for the heaviest queries';
+    case 'draft_feedback':
+      return 'drafted feedback';
+    case 'propose_plan_edit':
+      return `proposed a plan edit: ${s('summary')}`;
   }
 }
 
 export async function runReviewTool(ctx: ReviewToolContext, call: ToolCall): Promise<ToolRun> {
-  const fail = (summary: string, message: string): ToolRun => ({ ok: false, content: JSON.stringify({ error: message }), text: message, summary: `${summary} (failed)` });
-  if (!isReviewToolName(call.name)) return fail(`unknown tool ${short(call.name, 40)}`, `There is no tool "${call.name}" in the review chat.`);
+  const fail = (summary: string, message: string): ToolRun => ({
+    ok: false,
+    content: JSON.stringify({ error: message }),
+    text: message,
+    summary: `${summary} (failed)`,
+  });
+  if (!isReviewToolName(call.name))
+    return fail(`unknown tool ${short(call.name, 40)}`, `There is no tool "${call.name}" in the review chat.`);
   const name = call.name;
   const summary = summaryOf(name, call.args);
   if (!toolAvailable(name, ctx.tiers)) {
     const group = REVIEW_TOOLS[name].group;
-    return fail(summary, `${name} is a ${group} tool and the ${group} tier is not on for this turn (on now: ${ctx.tiers.join(', ')}).`);
+    return fail(
+      summary,
+      `${name} is a ${group} tool and the ${group} tier is not on for this turn (on now: ${ctx.tiers.join(', ')}).`,
+    );
   }
   const parsed = REVIEW_TOOL_ARGS[name].safeParse(call.args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return fail(summary, `Bad arguments for ${name}: ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}.`);
+    return fail(
+      summary,
+      `Bad arguments for ${name}: ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}.`,
+    );
   }
   try {
     const { text, effect } = await dispatch(ctx, name, parsed.data);
     return { ok: true, content: JSON.stringify({ result: text }), text, summary, ...(effect ? { effect } : {}) };
   } catch (error) {
     const e = toAgentError(error);
-    if (e.code === 'INTERNAL') ctx.logger.warn('review chat tool failed', { jobId: ctx.jobId, tool: name, error: e.message });
+    if (e.code === 'INTERNAL')
+      ctx.logger.warn('review chat tool failed', { jobId: ctx.jobId, tool: name, error: e.message });
     return fail(summary, `${e.message}${e.advice ? ` ${e.advice}` : ''}`);
   }
 }
@@ -113,11 +147,20 @@ type Dispatched = { text: string; effect?: ToolEffect };
 
 /** The job's database for a DBA tool; the dba tier is on only with one, so this is a guard, not a path. */
 function dbaOf(ctx: ReviewToolContext): ReadToolContext {
-  if (!ctx.dba) throw new AgentError('BAD_INPUT', "The job's database is not open in this chat, so its DBA tools cannot run.", 'Open the review chat connected to the job\'s own database.');
+  if (!ctx.dba)
+    throw new AgentError(
+      'BAD_INPUT',
+      "The job's database is not open in this chat, so its DBA tools cannot run.",
+      "Open the review chat connected to the job's own database.",
+    );
   return ctx.dba;
 }
 
-async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Record<string, unknown>): Promise<Dispatched> {
+async function dispatch(
+  ctx: ReviewToolContext,
+  name: ReviewToolName,
+  args: Record<string, unknown>,
+): Promise<Dispatched> {
   const { store, jobId } = ctx;
   // The arguments were checked against REVIEW_TOOL_ARGS[name] before dispatch: this only names their type.
   const argsOf = <N extends ReviewToolName>(_name: N) => args as ReviewToolArgs<N>;
@@ -127,7 +170,13 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
     case 'list_workspace_files': {
       const { entries, truncated } = await listJobFiles(store, jobId, argsOf(name).path ?? '');
       if (entries.length === 0) return { text: 'The folder is empty.' };
-      const lines = entries.map((e) => (e.kind === 'folder' ? `${e.path}/` : e.kind === 'link' ? `${e.path} (symbolic link, not followed)` : `${e.path} (${e.size} bytes)`));
+      const lines = entries.map((e) =>
+        e.kind === 'folder'
+          ? `${e.path}/`
+          : e.kind === 'link'
+            ? `${e.path} (symbolic link, not followed)`
+            : `${e.path} (${e.size} bytes)`,
+      );
       return { text: clip([...lines, ...(truncated ? ['(listing cut: too many files)'] : [])].join('\n')) };
     }
     case 'search_workspace': {
@@ -135,7 +184,13 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
       const { hits, more } = await searchJobFiles(store, jobId, query, SEARCH_HIT_LIMIT);
       if (hits.length === 0) return { text: `"${query}" does not occur in the job files.` };
       const lines = hits.map((h) => `${h.path}:${h.line}: ${h.text}`);
-      return { text: clip([...lines, ...(more > 0 ? [`(${more} more hit(s) not shown; search for something more precise)`] : [])].join('\n')) };
+      return {
+        text: clip(
+          [...lines, ...(more > 0 ? [`(${more} more hit(s) not shown; search for something more precise)`] : [])].join(
+            '\n',
+          ),
+        ),
+      };
     }
     case 'vector_search':
       return { text: await vectorSearchTool(ctx, argsOf(name)) };
@@ -144,7 +199,13 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
     case 'git_log': {
       const entries = await historyLog(store.jobDir(jobId), { limit: argsOf(name).limit ?? 20 });
       if (entries.length === 0) return { text: 'The job history has no commits yet.' };
-      return { text: clip(entries.map((e) => `${e.oid.slice(0, 10)} ${e.time.toISOString()} ${e.message.split('\n')[0] ?? ''}`).join('\n')) };
+      return {
+        text: clip(
+          entries
+            .map((e) => `${e.oid.slice(0, 10)} ${e.time.toISOString()} ${e.message.split('\n')[0] ?? ''}`)
+            .join('\n'),
+        ),
+      };
     }
     case 'git_diff': {
       const a = argsOf(name);
@@ -170,7 +231,13 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
       return { text: clip(await getTodos(store, jobId)) };
     case 'get_llm_request': {
       const a = argsOf(name);
-      return { text: page(await getLlmRequest(store, jobId, a.index), a.offset ?? 0, `call get_llm_request with index ${a.index} and offset`) };
+      return {
+        text: page(
+          await getLlmRequest(store, jobId, a.index),
+          a.offset ?? 0,
+          `call get_llm_request with index ${a.index} and offset`,
+        ),
+      };
     }
     case 'search_audit':
       return { text: clip(await searchAudit(store, jobId, argsOf(name).query, SEARCH_HIT_LIMIT)) };
@@ -190,11 +257,19 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
       const text = argsOf(name).text.trim();
       if (text === '') throw new AgentError('BAD_INPUT', 'The feedback is empty.');
       await appendChatRecord(store, jobId, { type: 'draft_feedback', at: ctx.now().toISOString(), text });
-      return { text: 'The feedback is in the Request changes box. The person will read it, may edit it, and decides whether to send it.', effect: { kind: 'draft_feedback', text } };
+      return {
+        text: 'The feedback is in the Request changes box. The person will read it, may edit it, and decides whether to send it.',
+        effect: { kind: 'draft_feedback', text },
+      };
     }
     case 'propose_plan_edit': {
       const a = argsOf(name);
-      const edit = await proposePlanEdit(store, jobId, { newPlan: a.new_plan, summary: a.summary }, { now: ctx.now, logger: ctx.logger });
+      const edit = await proposePlanEdit(
+        store,
+        jobId,
+        { newPlan: a.new_plan, summary: a.summary },
+        { now: ctx.now, logger: ctx.logger },
+      );
       return {
         text: `Plan edit ${edit.id} is proposed and shown to the person as this diff; plan.md changes only if they apply it.\n${clip(edit.diff, TOOL_RESULT_LIMIT - 200)}`,
         effect: { kind: 'plan_edit', edit },
@@ -205,7 +280,8 @@ async function dispatch(ctx: ReviewToolContext, name: ReviewToolName, args: Reco
 
 /** A slice of a long text from `offset`, with a note on how to read on. */
 function page(text: string, offset: number, how: string): string {
-  if (offset >= text.length && offset > 0) throw new AgentError('BAD_INPUT', `offset ${offset} is past the end (${text.length} characters).`);
+  if (offset >= text.length && offset > 0)
+    throw new AgentError('BAD_INPUT', `offset ${offset} is past the end (${text.length} characters).`);
   const slice = text.slice(offset, offset + TOOL_RESULT_LIMIT);
   const rest = text.length - offset - slice.length;
   return rest > 0 ? `${slice}\n… (${rest} more characters; ${how} ${offset + slice.length})` : slice;
@@ -214,15 +290,23 @@ function page(text: string, offset: number, how: string): string {
 async function readTool(ctx: ReviewToolContext, args: ReviewToolArgs<'read_workspace_file'>): Promise<string> {
   const clean = checkJobPath(args.path);
   if (clean === 'audit.jsonl' && !ctx.tiers.includes('debug')) {
-    throw new AgentError('BAD_INPUT', 'audit.jsonl is read with the debug tools, which are not on for this turn.', 'They are on when the job failed or when the person asks for debugging (a message starting with /debug).');
+    throw new AgentError(
+      'BAD_INPUT',
+      'audit.jsonl is read with the debug tools, which are not on for this turn.',
+      'They are on when the job failed or when the person asks for debugging (a message starting with /debug).',
+    );
   }
   const { path, text } = await readJobFile(ctx.store, ctx.jobId, clean);
   return page(text, args.offset ?? 0, `call read_workspace_file with path ${path} and offset`);
 }
 
 /** What the research tier searches: the job's text files (not its logs) and, when a database is open, the schema. */
-export async function researchChunks(ctx: Pick<ReviewToolContext, 'store' | 'jobId' | 'schema'>): Promise<{ chunks: SearchChunk[]; note: string }> {
-  const chunks = (await searchableFiles(ctx.store, ctx.jobId)).filter((f) => !LOG_FILES.has(f.path)).flatMap((f) => chunkFile(f.path, f.text));
+export async function researchChunks(
+  ctx: Pick<ReviewToolContext, 'store' | 'jobId' | 'schema'>,
+): Promise<{ chunks: SearchChunk[]; note: string }> {
+  const chunks = (await searchableFiles(ctx.store, ctx.jobId))
+    .filter((f) => !LOG_FILES.has(f.path))
+    .flatMap((f) => chunkFile(f.path, f.text));
   let note = 'no database is open, so the schema was not searched';
   if (ctx.schema) {
     try {
@@ -236,9 +320,15 @@ export async function researchChunks(ctx: Pick<ReviewToolContext, 'store' | 'job
 }
 
 function renderHits(hits: readonly RankedHit[], query: string, notes: readonly string[]): string {
-  const note = notes.filter(Boolean).map((n) => `\n(${n})`).join('');
+  const note = notes
+    .filter(Boolean)
+    .map((n) => `\n(${n})`)
+    .join('');
   if (hits.length === 0) return `Nothing matches "${query}".${note}`;
-  const blocks = hits.map((hit, i) => `[${i + 1}] ${hit.chunk.source} (score ${hit.score.toFixed(2)})\n${clip(hit.chunk.text, 1200, '; read the file for the rest')}`);
+  const blocks = hits.map(
+    (hit, i) =>
+      `[${i + 1}] ${hit.chunk.source} (score ${hit.score.toFixed(2)})\n${clip(hit.chunk.text, 1200, '; read the file for the rest')}`,
+  );
   return clip(`${blocks.join('\n\n')}${note}`);
 }
 
@@ -251,13 +341,20 @@ async function rankedSearchTool(ctx: ReviewToolContext, args: ReviewToolArgs<'ra
 async function vectorSearchTool(ctx: ReviewToolContext, args: ReviewToolArgs<'vector_search'>): Promise<string> {
   const { chunks, note } = await researchChunks(ctx);
   const limit = args.limit ?? 8;
-  if (!ctx.embeddings) return renderHits(rankChunks(chunks, args.query, limit), args.query, [note, 'no embedding model is configured, so this ranked by words (BM25)']);
+  if (!ctx.embeddings)
+    return renderHits(rankChunks(chunks, args.query, limit), args.query, [
+      note,
+      'no embedding model is configured, so this ranked by words (BM25)',
+    ]);
   try {
     const hits = await rankByMeaning(ctx.embeddings, chunks, args.query, limit);
     return renderHits(hits, args.query, [note, `ranked by meaning with ${ctx.embeddings.embedder.model}`]);
   } catch (error) {
     ctx.logger.warn('vector_search fell back to words', { jobId: ctx.jobId, error: toAgentError(error).message });
-    return renderHits(rankChunks(chunks, args.query, limit), args.query, [note, `the embedding model failed (${toAgentError(error).message}), so this ranked by words (BM25)`]);
+    return renderHits(rankChunks(chunks, args.query, limit), args.query, [
+      note,
+      `the embedding model failed (${toAgentError(error).message}), so this ranked by words (BM25)`,
+    ]);
   }
 }
 
@@ -274,6 +371,11 @@ async function resolveRef(dir: string, ref: string): Promise<string> {
   const back = Number(match[1] ?? 0);
   const entries = await historyLog(dir, { limit: back + 1 });
   const entry = entries[back];
-  if (!entry) throw new AgentError('BAD_INPUT', `The job history has no ${ref} (it has ${entries.length} commit(s)).`, 'Take a commit id from git_log.');
+  if (!entry)
+    throw new AgentError(
+      'BAD_INPUT',
+      `The job history has no ${ref} (it has ${entries.length} commit(s)).`,
+      'Take a commit id from git_log.',
+    );
   return entry.oid;
 }

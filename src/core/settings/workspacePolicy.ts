@@ -40,11 +40,19 @@ export interface PolicyFiles {
 }
 
 type Thresholds = RiskPolicy['thresholds'];
-const THRESHOLD_KEYS = ['low', 'medium', 'high', 'smallTableRows', 'bigTableRows'] as const satisfies readonly (keyof Thresholds)[];
+const THRESHOLD_KEYS = [
+  'low',
+  'medium',
+  'high',
+  'smallTableRows',
+  'bigTableRows',
+] as const satisfies readonly (keyof Thresholds)[];
 const AUTO_ORDER: readonly RiskPolicy['autoApproveMaxRisk'][] = ['none', ...RISK_ORDER];
 
 function definedThresholds<T extends object>(given: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 /** The person's own config file applied over their base settings: it may set anything, loosening included. */
@@ -56,13 +64,20 @@ export function applyOwnSafety(own: WorkspaceConfig, base: SafetySettings): Safe
     ddlLockTimeoutMs: own.safety?.ddlLockTimeoutMs ?? base.ddlLockTimeoutMs,
     ddlLockAttempts: own.safety?.ddlLockAttempts ?? base.ddlLockAttempts,
     // The way back from destructive DDL: only the person's own config changes it (a workspace's is not read).
-    ...(own.safety?.recovery ? { recovery: { ...(base.recovery ?? DEFAULT_RECOVERY), ...definedThresholds(own.safety.recovery) } } : {}),
+    ...(own.safety?.recovery
+      ? { recovery: { ...(base.recovery ?? DEFAULT_RECOVERY), ...definedThresholds(own.safety.recovery) } }
+      : {}),
     policy: {
       thresholds: { ...base.policy.thresholds, ...definedThresholds(own.safety?.riskThresholds) },
       criticalTables: own.safety?.criticalTables ?? base.policy.criticalTables,
       autoApproveMaxRisk: own.approval?.autoApproveMaxRisk ?? base.policy.autoApproveMaxRisk,
       ...(own.safety?.sweepingWrites || base.policy.sweepingWrites
-        ? { sweepingWrites: { ...(base.policy.sweepingWrites ?? DEFAULT_SWEEPING_RULES), ...definedThresholds(own.safety?.sweepingWrites) } }
+        ? {
+            sweepingWrites: {
+              ...(base.policy.sweepingWrites ?? DEFAULT_SWEEPING_RULES),
+              ...definedThresholds(own.safety?.sweepingWrites),
+            },
+          }
         : {}),
     },
   };
@@ -76,7 +91,11 @@ export function applyOwnPlanning(own: WorkspaceConfig, base: PlanningSettings): 
 }
 
 /** The stricter of the person's own settings and the workspace's, with a warning for each loosening ignored. */
-export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, files: PolicyFiles): Resolved<SafetySettings> {
+export function resolveSafety(
+  workspace: WorkspaceConfig,
+  own: SafetySettings,
+  files: PolicyFiles,
+): Resolved<SafetySettings> {
   const warnings: PolicyWarning[] = [];
   const ignore = (setting: string, asked: unknown, kept: unknown) =>
     warnings.push({
@@ -94,7 +113,10 @@ export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, f
 
   // A higher threshold lets more rows count as a lower risk (and more tables as small): lower is stricter.
   const thresholds = { ...own.policy.thresholds };
-  for (const [key, asked] of Object.entries(definedThresholds(workspace.safety?.riskThresholds)) as [keyof Thresholds, number][]) {
+  for (const [key, asked] of Object.entries(definedThresholds(workspace.safety?.riskThresholds)) as [
+    keyof Thresholds,
+    number,
+  ][]) {
     if (!THRESHOLD_KEYS.includes(key)) continue;
     if (asked <= thresholds[key]) thresholds[key] = asked;
     else ignore(`safety.riskThresholds.${key}`, asked, thresholds[key]);
@@ -114,19 +136,29 @@ export function resolveSafety(workspace: WorkspaceConfig, own: SafetySettings, f
 
   // A smaller share and factor flag more writes: lower is stricter.
   const sweepingWrites = { ...(own.policy.sweepingWrites ?? DEFAULT_SWEEPING_RULES) };
-  for (const [key, asked] of Object.entries(definedThresholds(workspace.safety?.sweepingWrites)) as [keyof typeof sweepingWrites, number][]) {
+  for (const [key, asked] of Object.entries(definedThresholds(workspace.safety?.sweepingWrites)) as [
+    keyof typeof sweepingWrites,
+    number,
+  ][]) {
     if (!(key in sweepingWrites)) continue;
     if (asked <= sweepingWrites[key]) sweepingWrites[key] = asked;
     else ignore(`safety.sweepingWrites.${key}`, asked, sweepingWrites[key]);
   }
 
-  const approvalRules = combinedRules(own.approvalRules, approvalRulesOf(workspace), (setting, asked, kept) => ignore(setting, asked, kept));
+  const approvalRules = combinedRules(own.approvalRules, approvalRulesOf(workspace), (setting, asked, kept) =>
+    ignore(setting, asked, kept),
+  );
   return {
     settings: {
       ...own,
       ...ddlLocks,
       ...(approvalRules ? { approvalRules } : {}),
-      policy: { thresholds, criticalTables, autoApproveMaxRisk, ...(own.policy.sweepingWrites || workspace.safety?.sweepingWrites ? { sweepingWrites } : {}) },
+      policy: {
+        thresholds,
+        criticalTables,
+        autoApproveMaxRisk,
+        ...(own.policy.sweepingWrites || workspace.safety?.sweepingWrites ? { sweepingWrites } : {}),
+      },
     },
     warnings,
   };
@@ -143,7 +175,11 @@ export interface WorkspaceLayer {
  * the CLI's flags, or VS Code's user settings) with their own config file applied (it may loosen), then each
  * workspace layer in order as a tightening only, with every loosening it asked for as a warning.
  */
-export function safetyInForce(base: SafetySettings, own: WorkspaceConfig, layers: readonly WorkspaceLayer[]): Resolved<SafetySettings> {
+export function safetyInForce(
+  base: SafetySettings,
+  own: WorkspaceConfig,
+  layers: readonly WorkspaceLayer[],
+): Resolved<SafetySettings> {
   let settings = applyOwnSafety(own, base);
   const warnings: PolicyWarning[] = [];
   for (const layer of layers) {
@@ -159,17 +195,29 @@ export function safetyInForce(base: SafetySettings, own: WorkspaceConfig, layers
  * does not rely on this merge: policyInForce checks each source against its own approvers, so an approver
  * listed only by the workspace never satisfies the person's own requirement.
  */
-function combinedRules(own: ApprovalRules | undefined, workspace: ApprovalRules | undefined, ignore: (setting: string, asked: unknown, kept: unknown) => void): ApprovalRules | undefined {
+function combinedRules(
+  own: ApprovalRules | undefined,
+  workspace: ApprovalRules | undefined,
+  ignore: (setting: string, asked: unknown, kept: unknown) => void,
+): ApprovalRules | undefined {
   if (!workspace) return own;
   if (!own) return workspace;
-  for (const field of looserFields(workspace.policy, own.policy)) ignore(`approval.policy.${field}`, workspace.policy[field], own.policy[field]);
-  const approvers: Approver[] = [...own.approvers, ...workspace.approvers.filter((a) => !own.approvers.some((o) => o.name === a.name))];
+  for (const field of looserFields(workspace.policy, own.policy))
+    ignore(`approval.policy.${field}`, workspace.policy[field], own.policy[field]);
+  const approvers: Approver[] = [
+    ...own.approvers,
+    ...workspace.approvers.filter((a) => !own.approvers.some((o) => o.name === a.name)),
+  ];
   const connections: Record<string, ApprovalPolicy> = { ...own.connections };
   for (const [key, policy] of Object.entries(workspace.connections ?? {})) {
     const mine = own.connections?.[key];
     connections[key] = mine ? strictestPolicy(mine, policy) : policy;
   }
-  return { approvers, policy: strictestPolicy(own.policy, workspace.policy), ...(Object.keys(connections).length > 0 ? { connections } : {}) };
+  return {
+    approvers,
+    policy: strictestPolicy(own.policy, workspace.policy),
+    ...(Object.keys(connections).length > 0 ? { connections } : {}),
+  };
 }
 
 /**
@@ -177,7 +225,11 @@ function combinedRules(own: ApprovalRules | undefined, workspace: ApprovalRules 
  * setting can do it. `maxReviewCycles` is a soft limit that only changes a hint, never what runs: the
  * workspace may set it either way.
  */
-export function resolvePlanning(workspace: WorkspaceConfig, own: PlanningSettings, files: PolicyFiles): Resolved<PlanningSettings> {
+export function resolvePlanning(
+  workspace: WorkspaceConfig,
+  own: PlanningSettings,
+  files: PolicyFiles,
+): Resolved<PlanningSettings> {
   const warnings: PolicyWarning[] = [];
   let interactive = own.interactive;
   const asked = workspace.planning?.interactive;
@@ -189,5 +241,8 @@ export function resolvePlanning(workspace: WorkspaceConfig, own: PlanningSetting
       message: `${files.workspace}: planning.interactive false is ignored: a workspace file may not skip the plan review (in force: true). If you mean it, set it in ${files.own}.`,
     });
   }
-  return { settings: { interactive, maxReviewCycles: workspace.planning?.maxReviewCycles ?? own.maxReviewCycles }, warnings };
+  return {
+    settings: { interactive, maxReviewCycles: workspace.planning?.maxReviewCycles ?? own.maxReviewCycles },
+    warnings,
+  };
 }

@@ -74,8 +74,15 @@ export interface TicketStatements {
 }
 
 /** After a committed schema change: the cache is emptied; a failure to do so is logged (the cache's own freshness check still notices). */
-export async function invalidateAfterDdl(options: Pick<ExecuteOptions, 'invalidateSchema' | 'logger'>, log: Record<string, unknown>): Promise<void> {
-  await options.invalidateSchema?.().catch((error: unknown) => options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }));
+export async function invalidateAfterDdl(
+  options: Pick<ExecuteOptions, 'invalidateSchema' | 'logger'>,
+  log: Record<string, unknown>,
+): Promise<void> {
+  await options
+    .invalidateSchema?.()
+    .catch((error: unknown) =>
+      options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }),
+    );
 }
 
 /** A write ticket's SQL parsed once, before its claim (to pick the execution path and the locks to take first). */
@@ -97,18 +104,34 @@ export function peekTicket(ticket: Ticket): PeekedTicket | undefined {
  * `peeked` is the parse of the same ticket read just before its claim (to pick the execution path): it is
  * used only when the claimed ticket's SQL is exactly the text it was made from, so the SQL is parsed once.
  */
-export function parseTicket(ticket: Ticket, peeked?: { sql: string; classification: Classification }): TicketStatements {
+export function parseTicket(
+  ticket: Ticket,
+  peeked?: { sql: string; classification: Classification },
+): TicketStatements {
   if (ticket.kind !== 'write') {
-    throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`, 'Plan tickets move their job on; see `pg-agent job show`.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `Ticket ${ticket.id} approves a plan, not SQL: it cannot be executed as a write.`,
+      'Plan tickets move their job on; see `pg-agent job show`.',
+    );
   }
-  const classification = peeked !== undefined && peeked.sql === ticket.sql ? peeked.classification : classifySql(ticket.sql);
+  const classification =
+    peeked !== undefined && peeked.sql === ticket.sql ? peeked.classification : classifySql(ticket.sql);
   if (classification.decision === 'refuse') {
-    throw new AgentError('SQL_REFUSED', `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`);
+    throw new AgentError(
+      'SQL_REFUSED',
+      `Ticket ${ticket.id} holds SQL the safety path refuses: ${classification.reasons.join('; ')}.`,
+    );
   }
   return { classification };
 }
 
 /** How approved DDL waits for its locks: the options' short waits, else the defaults (100 ms × 10). */
-export function lockWaitPolicyOf(options: Pick<ExecuteOptions, 'ddlLockTimeoutMs' | 'ddlLockAttempts'>): LockWaitPolicy {
-  return { timeoutMs: options.ddlLockTimeoutMs ?? DEFAULT_SAFETY.ddlLockTimeoutMs, attempts: options.ddlLockAttempts ?? DEFAULT_SAFETY.ddlLockAttempts };
+export function lockWaitPolicyOf(
+  options: Pick<ExecuteOptions, 'ddlLockTimeoutMs' | 'ddlLockAttempts'>,
+): LockWaitPolicy {
+  return {
+    timeoutMs: options.ddlLockTimeoutMs ?? DEFAULT_SAFETY.ddlLockTimeoutMs,
+    attempts: options.ddlLockAttempts ?? DEFAULT_SAFETY.ddlLockAttempts,
+  };
 }

@@ -18,34 +18,105 @@ import { SIMPLE, applySimple } from './simpleStatements';
  */
 export const CLASS_ORDER: readonly SqlClass[] = ['read', 'session', 'write', 'ddl', 'admin', 'unknown'];
 
-
 /** Statements that may be reads; they still need a tree of READ_SAFE nodes and no fact against them. */
 const READ_TOP = new Set(['SelectStmt', 'VariableShowStmt', 'ExplainStmt']);
 
 /** Plain expressions and references: the only node types a read may hold (FuncCall is checked by name). */
 const READ_SAFE = new Set([
-  'SelectStmt', 'ResTarget', 'A_Const', 'A_Expr', 'A_Star', 'A_Indices', 'A_Indirection', 'A_ArrayExpr',
-  'ColumnRef', 'ParamRef', 'FuncCall', 'NamedArgExpr', 'TypeCast', 'TypeName', 'CollateClause', 'SortBy',
-  'WindowDef', 'RangeVar', 'RangeSubselect', 'RangeFunction', 'RangeTableSample', 'RangeTableFunc',
-  'RangeTableFuncCol', 'JoinExpr', 'Alias', 'BoolExpr', 'NullTest', 'BooleanTest', 'SubLink', 'CaseExpr',
-  'CaseWhen', 'CoalesceExpr', 'MinMaxExpr', 'RowExpr', 'SQLValueFunction', 'XmlExpr', 'XmlSerialize',
-  'GroupingSet', 'GroupingFunc', 'WithClause', 'CommonTableExpr', 'CTESearchClause', 'CTECycleClause',
-  'String', 'Integer', 'Float', 'Boolean', 'BitString', 'List', 'DefElem', 'JsonObjectConstructor',
-  'JsonArrayConstructor', 'JsonArrayQueryConstructor', 'JsonAggConstructor', 'JsonObjectAgg', 'JsonArrayAgg',
-  'JsonFuncExpr', 'JsonTable', 'JsonTableColumn', 'JsonTablePathSpec', 'JsonValueExpr', 'JsonFormat',
-  'JsonOutput', 'JsonReturning', 'JsonKeyValue', 'JsonParseExpr', 'JsonScalarExpr', 'JsonSerializeExpr',
-  'JsonIsPredicate', 'JsonBehavior', 'JsonArgument',
+  'SelectStmt',
+  'ResTarget',
+  'A_Const',
+  'A_Expr',
+  'A_Star',
+  'A_Indices',
+  'A_Indirection',
+  'A_ArrayExpr',
+  'ColumnRef',
+  'ParamRef',
+  'FuncCall',
+  'NamedArgExpr',
+  'TypeCast',
+  'TypeName',
+  'CollateClause',
+  'SortBy',
+  'WindowDef',
+  'RangeVar',
+  'RangeSubselect',
+  'RangeFunction',
+  'RangeTableSample',
+  'RangeTableFunc',
+  'RangeTableFuncCol',
+  'JoinExpr',
+  'Alias',
+  'BoolExpr',
+  'NullTest',
+  'BooleanTest',
+  'SubLink',
+  'CaseExpr',
+  'CaseWhen',
+  'CoalesceExpr',
+  'MinMaxExpr',
+  'RowExpr',
+  'SQLValueFunction',
+  'XmlExpr',
+  'XmlSerialize',
+  'GroupingSet',
+  'GroupingFunc',
+  'WithClause',
+  'CommonTableExpr',
+  'CTESearchClause',
+  'CTECycleClause',
+  'String',
+  'Integer',
+  'Float',
+  'Boolean',
+  'BitString',
+  'List',
+  'DefElem',
+  'JsonObjectConstructor',
+  'JsonArrayConstructor',
+  'JsonArrayQueryConstructor',
+  'JsonAggConstructor',
+  'JsonObjectAgg',
+  'JsonArrayAgg',
+  'JsonFuncExpr',
+  'JsonTable',
+  'JsonTableColumn',
+  'JsonTablePathSpec',
+  'JsonValueExpr',
+  'JsonFormat',
+  'JsonOutput',
+  'JsonReturning',
+  'JsonKeyValue',
+  'JsonParseExpr',
+  'JsonScalarExpr',
+  'JsonSerializeExpr',
+  'JsonIsPredicate',
+  'JsonBehavior',
+  'JsonArgument',
   // Only a name and a type in a read: the column definition list of a record function, f() AS t(a int).
   'ColumnDef',
 ]);
 
 /** Node types of fields that hold a node without the {"Type": …} wrapper (RangeVar is recognised by shape). */
 const FIELD_TYPES = new Map([
-  ['intoClause', 'IntoClause'], ['into', 'IntoClause'], ['withClause', 'WithClause'], ['larg', 'SelectStmt'],
-  ['rarg', 'SelectStmt'], ['onConflictClause', 'OnConflictClause'], ['returningClause', 'ReturningClause'],
-  ['funccall', 'FuncCall'], ['over', 'WindowDef'], ['typeName', 'TypeName'], ['alias', 'Alias'],
-  ['collClause', 'CollateClause'], ['infer', 'InferClause'], ['search_clause', 'CTESearchClause'],
-  ['cycle_clause', 'CTECycleClause'], ['partspec', 'PartitionSpec'], ['partbound', 'PartitionBoundSpec'],
+  ['intoClause', 'IntoClause'],
+  ['into', 'IntoClause'],
+  ['withClause', 'WithClause'],
+  ['larg', 'SelectStmt'],
+  ['rarg', 'SelectStmt'],
+  ['onConflictClause', 'OnConflictClause'],
+  ['returningClause', 'ReturningClause'],
+  ['funccall', 'FuncCall'],
+  ['over', 'WindowDef'],
+  ['typeName', 'TypeName'],
+  ['alias', 'Alias'],
+  ['collClause', 'CollateClause'],
+  ['infer', 'InferClause'],
+  ['search_clause', 'CTESearchClause'],
+  ['cycle_clause', 'CTECycleClause'],
+  ['partspec', 'PartitionSpec'],
+  ['partbound', 'PartitionBoundSpec'],
 ]);
 
 const NODE_NAME = /^[A-Z]/;
@@ -76,7 +147,9 @@ export function classifyParsed(parsed: ParsedInput): Classification {
   if (many && alone) {
     // It runs outside any transaction: together with others, a failure half-way could not be rolled back.
     alone.decision = 'refuse';
-    reasons.push(`${alone.kind.replace(/Stmt$/, '')} runs outside a transaction and must be sent alone, not with other statements`);
+    reasons.push(
+      `${alone.kind.replace(/Stmt$/, '')} runs outside a transaction and must be sent alone, not with other statements`,
+    );
   }
   for (const reason of statements.flatMap((s) => s.reasons)) if (!reasons.includes(reason)) reasons.push(reason);
   const decision = statements.some((s) => s.decision === 'refuse')
@@ -89,8 +162,16 @@ export function classifyParsed(parsed: ParsedInput): Classification {
 
 function classifyStatement(stmt: ParsedStatement): { statement: StatementClassification; params: State['params'] } {
   const st: State = {
-    facts: [], kinds: new Set(), tables: [], writesTo: [], cteNames: new Set(),
-    unbounded: false, destructive: false, sideEffects: [], params: [], transactional: true,
+    facts: [],
+    kinds: new Set(),
+    tables: [],
+    writesTo: [],
+    cteNames: new Set(),
+    unbounded: false,
+    destructive: false,
+    sideEffects: [],
+    params: [],
+    transactional: true,
   };
   walk(stmt, st);
   if (st.facts.length === 0) {
@@ -172,4 +253,3 @@ function walk(stmt: ParsedStatement, st: State): void {
 export function maxClass(classes: SqlClass[]): SqlClass {
   return classes.reduce<SqlClass>((a, b) => (CLASS_ORDER.indexOf(b) > CLASS_ORDER.indexOf(a) ? b : a), 'read');
 }
-

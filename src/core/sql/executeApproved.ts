@@ -29,7 +29,12 @@ import { isLockTimeout, lockedStatements, lockNotForeseen, lockTargetsOf, takeLo
 import { isQuarantineSchema } from './recovery/quarantineStore';
 import { runWithRecovery } from './recovery/runWithRecovery';
 
-export async function executeApproved(db: Db, store: TicketStore, ticketId: string, options: ExecuteOptions): Promise<ExecutionResult> {
+export async function executeApproved(
+  db: Db,
+  store: TicketStore,
+  ticketId: string,
+  options: ExecuteOptions,
+): Promise<ExecutionResult> {
   const started = performance.now();
   await loadParser();
   // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.
@@ -37,7 +42,11 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
   // is the peek's only when it is the same text (parseTicket).
   const ticketRead = await store.get(ticketId);
   if (ticketRead && isGuardTransaction(ticketRead)) {
-    throw new AgentError('SQL_REFUSED', `Ticket ${ticketId} holds a client transaction through pg-agent guard: a replay of its recorded values would be wrong (ids it returned were used later).`, 'The client runs the same transaction again through the guard: it commits once, within the approved rows.');
+    throw new AgentError(
+      'SQL_REFUSED',
+      `Ticket ${ticketId} holds a client transaction through pg-agent guard: a replay of its recorded values would be wrong (ids it returned were used later).`,
+      'The client runs the same transaction again through the guard: it commits once, within the approved rows.',
+    );
   }
   const peeked = ticketRead ? peekTicket(ticketRead) : undefined;
   if (peeked && runsOutsideTransaction(peeked.classification.statements)) {
@@ -57,9 +66,15 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       if (guards.ledger) await assertNotInLedger(session, ticketId);
       // Issue 25: approved DDL takes its table locks first, in short tries, before the ticket is claimed: when
       // others hold them, it stops here with the ticket unspent, and no one ever queued behind it for long.
-      const ddlAhead = peeked && ticketRead?.status === 'APPROVED' ? lockedStatements(peeked.classification.statements) : [];
+      const ddlAhead =
+        peeked && ticketRead?.status === 'APPROVED' ? lockedStatements(peeked.classification.statements) : [];
       if (ddlAhead.length > 0) {
-        const waited = await takeLocksBriefly(session, await lockTargetsOf(session, ddlAhead), lockWaitPolicyOf(options), { logger: options.logger, ticketId });
+        const waited = await takeLocksBriefly(
+          session,
+          await lockTargetsOf(session, ddlAhead),
+          lockWaitPolicyOf(options),
+          { logger: options.logger, ticketId },
+        );
         if (waited.attempts > 1) options.logger.info('approved DDL got its locks after retries', { ...log, ...waited });
       }
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
@@ -78,8 +93,15 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       const statements = parseTicket(ticket, peeked);
       schemaChanged = statements.classification.statements.some((st) => st.class === 'ddl');
       // A lock the model did not foresee is not waited for long either: approved DDL never queues others for seconds.
-      await setLocalTimeouts(session, options.statementTimeoutMs, ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs);
-      const capture = await installUndoCapture(session, ticket.impact.tables.map((t) => `${t.schema}.${t.name}`));
+      await setLocalTimeouts(
+        session,
+        options.statementTimeoutMs,
+        ddlAhead.length > 0 ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs,
+      );
+      const capture = await installUndoCapture(
+        session,
+        ticket.impact.tables.map((t) => `${t.schema}.${t.name}`),
+      );
       const before = await readXactStats(session);
       const { directRelids, results } = await runTicketStatements(session, statements, ticket);
       // What the way back keeps (issue 25) is not a change of the data that was approved.
@@ -121,21 +143,41 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
       // Issue 25: a lock the model did not foresee, not free within the short wait. The rollback is confirmed and
       // nothing committed, so the approval is not spent: the ticket goes back to APPROVED (if the store can).
       if (rolledBack && undoFile === undefined && isLockTimeout(error) && store.release) {
-        const released = await store.release(ticket.id, { ok: false, by: options.by, xid: ticket.execution.xid, comment: e.message }).catch((releaseError: unknown) => {
-          options.logger.error('could not release the claim of a ticket whose lock was not free', { ...log, error: String(releaseError) });
-          return undefined;
-        });
-        if (released) throw await lockNotForeseen(session, parseTicket(released).classification.statements, lockWaitPolicyOf(options), ticket.id, e);
+        const released = await store
+          .release(ticket.id, { ok: false, by: options.by, xid: ticket.execution.xid, comment: e.message })
+          .catch((releaseError: unknown) => {
+            options.logger.error('could not release the claim of a ticket whose lock was not free', {
+              ...log,
+              error: String(releaseError),
+            });
+            return undefined;
+          });
+        if (released)
+          throw await lockNotForeseen(
+            session,
+            parseTicket(released).classification.statements,
+            lockWaitPolicyOf(options),
+            ticket.id,
+            e,
+          );
       }
       if (undoFile !== undefined) {
-        await options.undo.markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`).catch((voidError: unknown) =>
-          options.logger.error('could not mark an undo script void', { ...log, file: undoFile, error: String(voidError) }),
-        );
+        await options.undo
+          .markVoid(undoFile, `transaction ${ticket.execution.xid} did not commit: ${e.message}`)
+          .catch((voidError: unknown) =>
+            options.logger.error('could not mark an undo script void', {
+              ...log,
+              file: undoFile,
+              error: String(voidError),
+            }),
+          );
       }
-      await store.finish(ticket.id, { ok: false, by: options.by, comment: e.message, xid: ticket.execution.xid }).catch((finishError: unknown) =>
-        // The ticket stays EXECUTING with its transaction id; the next read resolves it to FAILED.
-        options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
-      );
+      await store
+        .finish(ticket.id, { ok: false, by: options.by, comment: e.message, xid: ticket.execution.xid })
+        .catch((finishError: unknown) =>
+          // The ticket stays EXECUTING with its transaction id; the next read resolves it to FAILED.
+          options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
+        );
       options.logger.warn('approved write rolled back', { ...log, code: e.code, error: e.message });
       throw e;
     }
@@ -152,11 +194,19 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
     results: outcome.results,
   };
   try {
-    result.ticket = await store.finish(outcome.ticket.id, { ok: true, by: options.by, comment: `${rows} rows changed`, xid: outcome.xid });
+    result.ticket = await store.finish(outcome.ticket.id, {
+      ok: true,
+      by: options.by,
+      comment: `${rows} rows changed`,
+      xid: outcome.xid,
+    });
   } catch (error) {
     // Committed is committed: a store that fails now must never turn the write into "failed" anywhere.
     result.outcomeNotRecorded = toAgentError(error).message;
-    options.logger.error('the write committed but its outcome could not be recorded on the ticket', { ...log, error: result.outcomeNotRecorded });
+    options.logger.error('the write committed but its outcome could not be recorded on the ticket', {
+      ...log,
+      error: result.outcomeNotRecorded,
+    });
   }
   options.logger.info('approved write committed', { ...log, rows });
   if (outcome.schemaChanged) await invalidateAfterDdl(options, log);
@@ -170,7 +220,11 @@ export async function executeApproved(db: Db, store: TicketStore, ticketId: stri
  * them: the guard). One step on its own, so statements that must run outside a transaction can get their
  * own branch here.
  */
-async function runTicketStatements(session: DbSession, statements: TicketStatements, ticket: Ticket): Promise<{ directRelids: number[]; results: (DbTextResult | undefined)[] }> {
+async function runTicketStatements(
+  session: DbSession,
+  statements: TicketStatements,
+  ticket: Ticket,
+): Promise<{ directRelids: number[]; results: (DbTextResult | undefined)[] }> {
   const directRelids: number[] = [];
   const results: (DbTextResult | undefined)[] = [];
   for (const [index, statement] of statements.classification.statements.entries()) {
@@ -207,17 +261,34 @@ async function settleFailedCommit(
   let status: string | undefined;
   try {
     status = await db.withSession(async (session) => {
-      const result = await session.query<{ status: string | null }>('SELECT pg_xact_status($1::text::xid8) AS status', [outcome.xid]);
+      const result = await session.query<{ status: string | null }>('SELECT pg_xact_status($1::text::xid8) AS status', [
+        outcome.xid,
+      ]);
       return result.rows[0]?.status ?? undefined;
     });
   } catch (error) {
-    options.logger.warn('could not read the fate of a failed COMMIT', { ticket: outcome.ticket.id, xid: outcome.xid, error: String(error) });
+    options.logger.warn('could not read the fate of a failed COMMIT', {
+      ticket: outcome.ticket.id,
+      xid: outcome.xid,
+      error: String(error),
+    });
   }
   if (status === 'committed') return;
   if (status === 'aborted') {
-    await options.undo.markVoid(outcome.undoFile, `transaction ${outcome.xid} did not commit: ${e.message}`).catch(() => undefined);
-    await store.finish(outcome.ticket.id, { ok: false, by: options.by, comment: `COMMIT failed: ${e.message}`, xid: outcome.xid }).catch(() => undefined);
-    throw new AgentError('DB_QUERY_FAILED', `COMMIT failed, nothing was changed: ${e.message}`, undefined, { cause: outcome.commitError });
+    await options.undo
+      .markVoid(outcome.undoFile, `transaction ${outcome.xid} did not commit: ${e.message}`)
+      .catch(() => undefined);
+    await store
+      .finish(outcome.ticket.id, {
+        ok: false,
+        by: options.by,
+        comment: `COMMIT failed: ${e.message}`,
+        xid: outcome.xid,
+      })
+      .catch(() => undefined);
+    throw new AgentError('DB_QUERY_FAILED', `COMMIT failed, nothing was changed: ${e.message}`, undefined, {
+      cause: outcome.commitError,
+    });
   }
   throw new AgentError(
     'DB_QUERY_FAILED',
@@ -233,7 +304,11 @@ export function compareWithApproved(changed: readonly ChangedTable[], ticket: Ti
   for (const t of ticket.impact.tables) {
     const key = `${t.schema}.${t.name}`;
     const a = approved.get(key) ?? { inserted: 0, updated: 0, deleted: 0 };
-    approved.set(key, { inserted: a.inserted + t.inserted, updated: a.updated + t.updated, deleted: a.deleted + t.deleted });
+    approved.set(key, {
+      inserted: a.inserted + t.inserted,
+      updated: a.updated + t.updated,
+      deleted: a.deleted + t.deleted,
+    });
   }
   const problems: string[] = [];
   for (const c of changed) {

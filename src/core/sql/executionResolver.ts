@@ -15,7 +15,9 @@ import type { ExecutionResolver, XactStatus } from '../approvals/ticketStore';
 /** Reads the fate of transaction `xid` (cluster-wide ids, so any database of the cluster can answer). */
 export async function xactStatus(db: Db, xid: string): Promise<XactStatus | undefined> {
   return db.withSession(async (session) => {
-    const result = await session.query<{ status: string | null }>('SELECT pg_xact_status($1::text::xid8) AS status', [xid]);
+    const result = await session.query<{ status: string | null }>('SELECT pg_xact_status($1::text::xid8) AS status', [
+      xid,
+    ]);
     const status = result.rows[0]?.status;
     return status === 'committed' || status === 'aborted' || status === 'in progress' ? status : undefined;
   });
@@ -41,13 +43,19 @@ async function ledgerStatus(db: Db, ticket: Ticket): Promise<XactStatus | undefi
  * A resolver over the databases this process can open: `databaseFor` gives the Db of a ticket's connection
  * key, or undefined when it cannot be reached from here (another machine's sample database, no password).
  */
-export function databaseResolver(databaseFor: (connection: string) => Promise<Db | undefined>, logger: Logger): ExecutionResolver {
+export function databaseResolver(
+  databaseFor: (connection: string) => Promise<Db | undefined>,
+  logger: Logger,
+): ExecutionResolver {
   return {
     async status(ticket: Ticket) {
       if (!ticket.execution) return undefined;
       const db = await databaseFor(ticket.connection);
       if (!db) {
-        logger.debug('cannot reach the database of an executing ticket', { ticket: ticket.id, connection: ticket.connection });
+        logger.debug('cannot reach the database of an executing ticket', {
+          ticket: ticket.id,
+          connection: ticket.connection,
+        });
         return undefined;
       }
       const fromLedger = await ledgerStatus(db, ticket);
@@ -57,7 +65,9 @@ export function databaseResolver(databaseFor: (connection: string) => Promise<Db
     async resolved(ticket: Ticket) {
       const file = ticket.execution?.undoFile;
       if (ticket.status === 'FAILED' && file !== undefined) {
-        if (await voidUndoFile(file, `transaction ${ticket.execution?.xid ?? '?'} of ticket ${ticket.id} did not commit`)) {
+        if (
+          await voidUndoFile(file, `transaction ${ticket.execution?.xid ?? '?'} of ticket ${ticket.id} did not commit`)
+        ) {
           logger.info('voided the undo script of a write that did not commit', { ticket: ticket.id, file });
         }
       }

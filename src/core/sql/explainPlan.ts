@@ -19,14 +19,21 @@ export interface ExplainLimits {
 }
 
 /** EXPLAIN (FORMAT …) of one statement in a READ ONLY transaction that is rolled back. */
-export async function explainReadOnly(db: Db, statementSql: string, format: 'text' | 'json', limits: ExplainLimits): Promise<string> {
+export async function explainReadOnly(
+  db: Db,
+  statementSql: string,
+  format: 'text' | 'json',
+  limits: ExplainLimits,
+): Promise<string> {
   // Planning evaluates functions (an IMMUTABLE label can lie): nothing whose reach acts beyond READ ONLY.
   await assertReachAllows(db, statementSql, 'explain');
   return db.withSession(async (session) => {
     await session.query('BEGIN READ ONLY');
     try {
       await setLocalTimeouts(session, limits.statementTimeoutMs, limits.lockTimeoutMs);
-      const result = await session.queryText(format === 'json' ? `EXPLAIN (FORMAT JSON) ${statementSql}` : `EXPLAIN ${statementSql}`);
+      const result = await session.queryText(
+        format === 'json' ? `EXPLAIN (FORMAT JSON) ${statementSql}` : `EXPLAIN ${statementSql}`,
+      );
       return result.rows.map((row) => row[0] ?? '').join('\n');
     } finally {
       await session.query('ROLLBACK');
@@ -73,9 +80,16 @@ interface RawPlan {
 }
 
 function labelOf(raw: RawPlan): string {
-  const type = raw['Join Type'] && raw['Join Type'] !== 'Inner' && /Join|Nested Loop/.test(raw['Node Type']) ? `${raw['Node Type']} (${raw['Join Type']})` : raw['Strategy'] && raw['Node Type'] === 'Aggregate' ? `${raw['Strategy']} Aggregate` : raw['Node Type'];
+  const type =
+    raw['Join Type'] && raw['Join Type'] !== 'Inner' && /Join|Nested Loop/.test(raw['Node Type'])
+      ? `${raw['Node Type']} (${raw['Join Type']})`
+      : raw['Strategy'] && raw['Node Type'] === 'Aggregate'
+        ? `${raw['Strategy']} Aggregate`
+        : raw['Node Type'];
   const index = raw['Index Name'] ? ` using ${raw['Index Name']}` : '';
-  const relation = raw['Relation Name'] ? ` on ${raw['Schema'] ? `${raw['Schema']}.` : ''}${raw['Relation Name']}${raw['Alias'] && raw['Alias'] !== raw['Relation Name'] ? ` ${raw['Alias']}` : ''}` : '';
+  const relation = raw['Relation Name']
+    ? ` on ${raw['Schema'] ? `${raw['Schema']}.` : ''}${raw['Relation Name']}${raw['Alias'] && raw['Alias'] !== raw['Relation Name'] ? ` ${raw['Alias']}` : ''}`
+    : '';
   return `${type}${index}${relation}`;
 }
 
@@ -96,14 +110,29 @@ export function planTree(explainJson: string): PlanNode {
   try {
     parsed = JSON.parse(explainJson);
   } catch (error) {
-    throw new AgentError('INTERNAL', 'PostgreSQL answered EXPLAIN (FORMAT JSON) with something that is not JSON.', undefined, { cause: error });
+    throw new AgentError(
+      'INTERNAL',
+      'PostgreSQL answered EXPLAIN (FORMAT JSON) with something that is not JSON.',
+      undefined,
+      { cause: error },
+    );
   }
   const root = Array.isArray(parsed) ? (parsed[0] as { Plan?: RawPlan } | undefined)?.Plan : undefined;
   if (!root) throw new AgentError('INTERNAL', 'EXPLAIN (FORMAT JSON) gave no plan.');
   const build = (raw: RawPlan): PlanNode => {
     const children = (raw.Plans ?? []).map(build);
     const selfCost = Math.max(0, raw['Total Cost'] - children.reduce((sum, c) => sum + c.totalCost, 0));
-    return { label: labelOf(raw), detail: detailOf(raw), startupCost: raw['Startup Cost'], totalCost: raw['Total Cost'], rows: raw['Plan Rows'], selfCost, share: 0, dominant: false, children };
+    return {
+      label: labelOf(raw),
+      detail: detailOf(raw),
+      startupCost: raw['Startup Cost'],
+      totalCost: raw['Total Cost'],
+      rows: raw['Plan Rows'],
+      selfCost,
+      share: 0,
+      dominant: false,
+      children,
+    };
   };
   const tree = build(root);
   const nodes: PlanNode[] = [];
@@ -112,7 +141,10 @@ export function planTree(explainJson: string): PlanNode {
     node.children.forEach(visit);
   };
   visit(tree);
-  const work = Math.max(nodes.reduce((sum, n) => sum + n.selfCost, 0), Number.EPSILON);
+  const work = Math.max(
+    nodes.reduce((sum, n) => sum + n.selfCost, 0),
+    Number.EPSILON,
+  );
   let top = tree;
   for (const node of nodes) {
     node.share = node.selfCost / work;
@@ -128,7 +160,11 @@ export async function readToExplain(sql: string): Promise<StatementClassificatio
   const classification = classifySql(sql);
   const [statement] = classification.statements;
   if (classification.statements.length !== 1 || !statement) {
-    throw new AgentError('BAD_INPUT', `Explain takes one statement; this text has ${classification.statements.length}.`, 'Select the one statement to explain.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `Explain takes one statement; this text has ${classification.statements.length}.`,
+      'Select the one statement to explain.',
+    );
   }
   if (statement.class !== 'read' || statement.decision !== 'run' || statement.kind !== 'SelectStmt') {
     throw new AgentError(

@@ -52,27 +52,57 @@ const ESTIMATE_WARNING_RATIO = 10;
  * `carried`: what the check of this SQL already found (its parse, the first statement's planned rows), so
  * that the lock model does not parse it again and the first statement is not EXPLAINed twice.
  */
-export async function analyzeImpact(db: Db, given: Classification, options: ImpactOptions, carried?: Pick<CheckedSql, 'parsed' | 'firstPlannedRows'>): Promise<ImpactReport> {
+export async function analyzeImpact(
+  db: Db,
+  given: Classification,
+  options: ImpactOptions,
+  carried?: Pick<CheckedSql, 'parsed' | 'firstPlannedRows'>,
+): Promise<ImpactReport> {
   // What the database's own code would do decides whether a preview may run at all (SPEC §5 1a).
   const classification = await withReach(db, given);
   const refused = classification.statements.find((s) => s.decision === 'refuse');
   if (refused) {
-    throw new AgentError('SQL_REFUSED', `Refused: ${refused.reasons.join('; ')}.`, 'This statement never runs through Postgres Agent; run it yourself outside the agent if you must.');
+    throw new AgentError(
+      'SQL_REFUSED',
+      `Refused: ${refused.reasons.join('; ')}.`,
+      'This statement never runs through Postgres Agent; run it yourself outside the agent if you must.',
+    );
   }
   const started = performance.now();
   const ddl = await db.withSession((session) =>
-    analyseDdl(session, classification.statements, { thresholds: options.policy.thresholds, lockTimeoutMs: options.lockTimeoutMs }, carried?.parsed),
+    analyseDdl(
+      session,
+      classification.statements,
+      { thresholds: options.policy.thresholds, lockTimeoutMs: options.lockTimeoutMs },
+      carried?.parsed,
+    ),
   );
   const unsafe = classification.statements
     .map((s, i) => whyNotPreviewable(s, ddl.plans[i]?.known === true))
     .filter((why): why is string => why !== undefined);
   let preview: PreviewOutcome;
   if (unsafe.length > 0) {
-    preview = { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: unsafe.map((why) => `Not previewed: ${why}.`), rewrites: null };
+    preview = {
+      estimatedRows: null,
+      exactRows: null,
+      effects: null,
+      wouldFail: null,
+      warnings: unsafe.map((why) => `Not previewed: ${why}.`),
+      rewrites: null,
+    };
   } else if (ddl.noPreview !== null) {
-    preview = { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings: [`Not previewed: ${ddl.noPreview}; analysed from the catalog instead.`], rewrites: null };
+    preview = {
+      estimatedRows: null,
+      exactRows: null,
+      effects: null,
+      wouldFail: null,
+      warnings: [`Not previewed: ${ddl.noPreview}; analysed from the catalog instead.`],
+      rewrites: null,
+    };
   } else {
-    preview = await db.withSession((session) => previewInTransaction(session, classification.statements, options, ddl, carried?.firstPlannedRows));
+    preview = await db.withSession((session) =>
+      previewInTransaction(session, classification.statements, options, ddl, carried?.firstPlannedRows),
+    );
   }
   const previewed = preview.rewrites !== null;
   let wouldFail = preview.wouldFail;
@@ -81,31 +111,48 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     // Nothing ran: what the catalog and read-only queries prove instead (READ ONLY, ACCESS SHARE at most).
     wouldFail = ddl.wouldFail;
     if (wouldFail === null && unsafe.length === 0) {
-      const prediction = await db.withSession((session) => predictFailure(session, ddl.changes, options.previewTimeoutMs));
+      const prediction = await db.withSession((session) =>
+        predictFailure(session, ddl.changes, options.previewTimeoutMs),
+      );
       wouldFail = prediction.wouldFail;
       predictionWarnings.push(...prediction.warnings);
     }
-    if (wouldFail !== null) predictionWarnings.push('Would fail: predicted from the catalog and a read-only query, without running the statement.');
+    if (wouldFail !== null)
+      predictionWarnings.push(
+        'Would fail: predicted from the catalog and a read-only query, without running the statement.',
+      );
   }
   const recovery = classification.statements.some((s) => s.destructive)
-    ? await db.withSession((session) => planRecovery(session, classification.statements, options.recovery ?? DEFAULT_RECOVERY))
+    ? await db.withSession((session) =>
+        planRecovery(session, classification.statements, options.recovery ?? DEFAULT_RECOVERY),
+      )
     : [];
   const previewMs = Math.round(performance.now() - started);
 
-  const touched = preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
+  const touched =
+    preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
   const rows = preview.exactRows ?? preview.estimatedRows ?? 0;
   const rewrites = preview.rewrites ?? ddl.rewrites;
-  const locks = ddl.locks.map((l) => (rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const }));
+  const locks = ddl.locks.map((l) =>
+    rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const },
+  );
   const assessed = assessRisk({ classification, rows, tables: touched, ddl: { locks, rewrites } }, options.policy);
   // What cannot be previewed cannot be measured: never rate it below HIGH (DDL the lock model knows is
   // measured by lock × size × rewrite instead). Code we only cannot see into (and that is all) is at least
   // MEDIUM; code that does what ROLLBACK cannot undo will do it again at execution: at least HIGH.
-  const floor = unpreviewedFloor(classification.statements, (s, i) => whyNotPreviewable(s, ddl.plans[i]?.known === true));
+  const floor = unpreviewedFloor(classification.statements, (s, i) =>
+    whyNotPreviewable(s, ddl.plans[i]?.known === true),
+  );
   const { risk: floored, reasons } =
     floor !== undefined && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf(floor)
       ? {
           risk: floor,
-          reasons: [...assessed.reasons, floor === 'HIGH' ? 'its effect could not be measured beforehand, so it is at least HIGH' : 'it runs code that could not be looked into, so it is at least MEDIUM'],
+          reasons: [
+            ...assessed.reasons,
+            floor === 'HIGH'
+              ? 'its effect could not be measured beforehand, so it is at least HIGH'
+              : 'it runs code that could not be looked into, so it is at least MEDIUM',
+          ],
         }
       : assessed;
   // Issue 25: a filtered write that sweeps (almost) the whole table, or far beyond its estimate: one level up.
@@ -116,13 +163,21 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
   const warnings = [...ddl.warnings, ...preview.warnings, ...predictionWarnings, ...reasons.map((r) => `Risk: ${r}.`)];
   const reachSequences = [...new Set(classification.statements.flatMap((s) => s.reachSequences ?? []))];
   if (!previewed && reachSequences.length > 0) {
-    warnings.push(`It advances the sequence${reachSequences.length === 1 ? '' : 's'} ${reachSequences.join(', ')} (through the database's own code): values it uses are never given back, also when it fails or is rolled back.`);
+    warnings.push(
+      `It advances the sequence${reachSequences.length === 1 ? '' : 's'} ${reachSequences.join(', ')} (through the database's own code): values it uses are never given back, also when it fails or is rolled back.`,
+    );
   }
-  if (!ddl.transactional) warnings.unshift('Cannot be rolled back: it runs outside a transaction, alone, once approved.');
+  if (!ddl.transactional)
+    warnings.unshift('Cannot be rolled back: it runs outside a transaction, alone, once approved.');
   if (preview.exactRows !== null && preview.estimatedRows !== null) {
-    const [low, high] = [Math.min(preview.exactRows, preview.estimatedRows), Math.max(preview.exactRows, preview.estimatedRows)];
+    const [low, high] = [
+      Math.min(preview.exactRows, preview.estimatedRows),
+      Math.max(preview.exactRows, preview.estimatedRows),
+    ];
     if (high >= 10 && high > Math.max(low, 1) * ESTIMATE_WARNING_RATIO) {
-      warnings.push(`The planner estimated ${preview.estimatedRows} rows, the preview touched ${preview.exactRows}: trust the exact count.`);
+      warnings.push(
+        `The planner estimated ${preview.estimatedRows} rows, the preview touched ${preview.exactRows}: trust the exact count.`,
+      );
     }
   }
   return {
@@ -138,7 +193,16 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
     foreignKeyActions: preview.effects?.foreignKeyActions ?? [],
     triggers: preview.effects?.triggers ?? [],
     previewed,
-    locks: locks.map((l) => ({ table: l.table, mode: l.mode, blocks: l.blocks, work: l.work, rows: l.rows, bytes: l.bytes, waitsBehind: l.waitsBehind, why: l.why })),
+    locks: locks.map((l) => ({
+      table: l.table,
+      mode: l.mode,
+      blocks: l.blocks,
+      work: l.work,
+      rows: l.rows,
+      bytes: l.bytes,
+      waitsBehind: l.waitsBehind,
+      why: l.why,
+    })),
     rewrites,
     dependents: ddl.dependents,
     lint: [...withWayBack(ddl.lint, recovery), ...sweeping],
@@ -150,14 +214,27 @@ export async function analyzeImpact(db: Db, given: Classification, options: Impa
 }
 
 /** The lint against destroying data, told that this approval keeps a way back (issue 25). */
-function withWayBack(lint: ImpactReport['lint'], recovery: readonly NonNullable<ImpactReport['recovery']>[number][]): ImpactReport['lint'] {
+function withWayBack(
+  lint: ImpactReport['lint'],
+  recovery: readonly NonNullable<ImpactReport['recovery']>[number][],
+): ImpactReport['lint'] {
   if (!recovery.some((r) => r.way !== 'none')) return lint;
   const destroying = new Set(['ban-drop-table', 'ban-drop-column', 'ban-truncate-cascade']);
-  return lint.map((l) => (destroying.has(l.rule) ? { ...l, advice: `${l.advice} Here the recovery window keeps a way back (see "Way back"): \`pg-agent undo <ticket>\` once it ran.` } : l));
+  return lint.map((l) =>
+    destroying.has(l.rule)
+      ? {
+          ...l,
+          advice: `${l.advice} Here the recovery window keeps a way back (see "Way back"): \`pg-agent undo <ticket>\` once it ran.`,
+        }
+      : l,
+  );
 }
 
 /** The least risk of statements that were not previewed: MEDIUM when all that stopped them is unknown code. */
-function unpreviewedFloor(statements: readonly StatementClassification[], why: (s: StatementClassification, i: number) => string | undefined): Risk | undefined {
+function unpreviewedFloor(
+  statements: readonly StatementClassification[],
+  why: (s: StatementClassification, i: number) => string | undefined,
+): Risk | undefined {
   const stopped = statements.filter((s, i) => why(s, i) !== undefined);
   if (stopped.length === 0) return undefined;
   // Stopped by something besides the reach (a DO block, a side-effect call, a session change): HIGH as before.
@@ -186,10 +263,12 @@ export function whyNotPreviewable(statement: StatementClassification, lockModelK
   // nothing, as a direct nextval() would (which is not previewed either).
   const sequences = (statement.reachEffects ?? []).filter((e) => e.kind === 'sequence');
   if (statement.kind === 'SelectStmt' && sequences.length > 0) return sequences.map((e) => e.reason).join('; ');
-  if (statement.sideEffects.length > 0) return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
+  if (statement.sideEffects.length > 0)
+    return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
   // Maintenance the lock model knows (REINDEX, CLUSTER, ANALYZE) is previewed under the DDL rules.
   if (lockModelKnows && statement.class === 'admin') return undefined;
-  if (statement.class !== 'write' && statement.class !== 'ddl') return `${statement.kind} is ${statement.class === 'session' ? 'a session change' : `${statement.class} work`}, not a data change`;
+  if (statement.class !== 'write' && statement.class !== 'ddl')
+    return `${statement.kind} is ${statement.class === 'session' ? 'a session change' : `${statement.class} work`}, not a data change`;
   return undefined;
 }
 
@@ -241,7 +320,11 @@ async function previewInTransaction(
       for (const [i, statement] of statements.entries()) {
         const dml = DML_KINDS.has(statement.kind);
         // Before anything ran, the first statement's plan is the one its validation already EXPLAINed.
-        const estimate = !dml ? null : i === 0 && firstPlannedRows !== undefined ? firstPlannedRows : await planEstimate(session, statement.sql);
+        const estimate = !dml
+          ? null
+          : i === 0 && firstPlannedRows !== undefined
+            ? firstPlannedRows
+            : await planEstimate(session, statement.sql);
         estimatedRows = estimate === null || estimatedRows === null ? null : estimatedRows + estimate;
         directRelids.push(...(await resolveTables(session, statement.writesTo)));
         if (statement.kind === 'TruncateStmt') truncated.push(...(await countRows(session, statement.writesTo)));
@@ -260,7 +343,8 @@ async function previewInTransaction(
         // Our own bound stopped it: not a failure of the statement, a finding about its locks.
         await session.query('ROLLBACK');
         await session.query('BEGIN');
-        const waiting = error.sqlState === '55P03' ? await Promise.all(oids.map((oid) => blockersOf(session, oid))) : [];
+        const waiting =
+          error.sqlState === '55P03' ? await Promise.all(oids.map((oid) => blockersOf(session, oid))) : [];
         const behind = waiting.reduce((a, b) => Math.max(a, b), 0);
         warnings.push(
           error.sqlState === '55P03'
@@ -270,22 +354,43 @@ async function previewInTransaction(
         return { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings, rewrites: null };
       }
       if (error.sqlState === '57014') {
-        warnings.push(`The preview was stopped by its ${options.previewTimeoutMs} ms time limit; the write itself may take longer.`);
+        warnings.push(
+          `The preview was stopped by its ${options.previewTimeoutMs} ms time limit; the write itself may take longer.`,
+        );
       }
-      return { estimatedRows, exactRows: null, effects: null, wouldFail: { code: error.sqlState, message: error.message }, warnings, rewrites: [] };
+      return {
+        estimatedRows,
+        exactRows: null,
+        effects: null,
+        wouldFail: { code: error.sqlState, message: error.message },
+        warnings,
+        rewrites: [],
+      };
     }
     const nodesAfter = await relfilenodes(session, oids);
     const emptied = new Set(statements.filter((s) => s.kind === 'TruncateStmt').flatMap((s) => s.writesTo));
     const rewrites = [...ddl.facts.values()]
-      .filter((f) => nodesBefore.get(f.oid) !== nodesAfter.get(f.oid) && ![...emptied].some((t) => f.table === t || f.table.endsWith(`.${t}`)))
+      .filter(
+        (f) =>
+          nodesBefore.get(f.oid) !== nodesAfter.get(f.oid) &&
+          ![...emptied].some((t) => f.table === t || f.table.endsWith(`.${t}`)),
+      )
       .map((f) => f.table);
     const changed = mergeCounts(diffStats(before, await readXactStats(session)), truncated);
     const effects = await attributeEffects(session, changed, directRelids);
     const exactRows = effects.tables.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
-    const lint = await sweepingWriteFindings(session, statements, effects.tables, estimatedRows, options.policy.sweepingWrites);
+    const lint = await sweepingWriteFindings(
+      session,
+      statements,
+      effects.tables,
+      estimatedRows,
+      options.policy.sweepingWrites,
+    );
     if (effects.tables.some((t) => t.inserted > 0) || sequenced.length > 0) warnings.push(sequenceWarning(false));
     if (truncated.length > 0 && statements.some((s) => s.kind === 'TruncateStmt' && /\bcascade\b/i.test(s.sql))) {
-      warnings.push('TRUNCATE … CASCADE also empties every table that references these; only the named tables are counted.');
+      warnings.push(
+        'TRUNCATE … CASCADE also empties every table that references these; only the named tables are counted.',
+      );
     }
     return { estimatedRows, exactRows, effects, wouldFail: null, warnings, rewrites, lint };
   } finally {
@@ -301,8 +406,13 @@ function reachEntries(statements: readonly StatementClassification[]): ReachEntr
 }
 
 /** Tables an INSERT or MERGE of the input fills whose columns draw from a sequence (serial or identity). */
-async function tablesUsingSequences(session: DbSession, statements: readonly StatementClassification[]): Promise<string[]> {
-  const targets = statements.filter((s) => s.kind === 'InsertStmt' || s.kind === 'MergeStmt').flatMap((s) => s.writesTo);
+async function tablesUsingSequences(
+  session: DbSession,
+  statements: readonly StatementClassification[],
+): Promise<string[]> {
+  const targets = statements
+    .filter((s) => s.kind === 'InsertStmt' || s.kind === 'MergeStmt')
+    .flatMap((s) => s.writesTo);
   if (targets.length === 0) return [];
   const result = await session.query<{ name: string }>(
     `SELECT DISTINCT c.oid::regclass::text AS name
@@ -342,7 +452,8 @@ async function countRows(session: DbSession, tables: readonly string[]): Promise
       [quoteQualified(table)],
     );
     const row = result.rows[0];
-    if (row) counted.push({ relid: row.relid, schema: row.schema, name: row.name, inserted: 0, updated: 0, deleted: row.n });
+    if (row)
+      counted.push({ relid: row.relid, schema: row.schema, name: row.name, inserted: 0, updated: 0, deleted: row.n });
   }
   return counted;
 }

@@ -186,7 +186,7 @@ function byteToIndexMapper(input: string): (byteOffset: number) => number {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(input)) return (byteOffset) => clamp(byteOffset, input.length);
   const map: number[] = [];
-  for (let index = 0; index < input.length; ) {
+  for (let index = 0; index < input.length;) {
     const codePoint = input.codePointAt(index) ?? 0;
     const bytes = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
     for (let b = 0; b < bytes; b++) map.push(index);

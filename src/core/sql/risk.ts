@@ -33,13 +33,17 @@ export interface RiskInput {
   /** Every table touched, "schema.name". */
   tables: readonly string[];
   /** DDL and maintenance: the locks taken, with the table's size, and the tables rewritten. */
-  ddl?: { locks: readonly Pick<TableLock, 'table' | 'blocks' | 'work' | 'rows' | 'bytes'>[]; rewrites: readonly string[] };
+  ddl?: {
+    locks: readonly Pick<TableLock, 'table' | 'blocks' | 'work' | 'rows' | 'bytes'>[];
+    rewrites: readonly string[];
+  };
 }
 
 export function assessRisk(input: RiskInput, policy: RiskPolicy): { risk: Risk; reasons: string[] } {
   const { thresholds } = policy;
   const reasons: string[] = [];
-  let level = input.rows <= thresholds.low ? 0 : input.rows <= thresholds.medium ? 1 : input.rows <= thresholds.high ? 2 : 3;
+  let level =
+    input.rows <= thresholds.low ? 0 : input.rows <= thresholds.medium ? 1 : input.rows <= thresholds.high ? 2 : 3;
   const statements = input.classification.statements;
   if (statements.some((s) => s.destructive)) {
     level = 3;
@@ -78,9 +82,15 @@ function ddlRisk(ddl: RiskInput['ddl'], policy: RiskPolicy): { level: number; re
     if (size === 'small' || lock.work === 'instant') continue;
     const sized = `${size} table ${lock.table}`;
     if (lock.work === 'rewrite' && lock.blocks !== 'nothing') {
-      found.push({ level: size === 'big' ? 3 : 2, reason: `it rewrites the ${sized} while blocking its ${lock.blocks}` });
+      found.push({
+        level: size === 'big' ? 3 : 2,
+        reason: `it rewrites the ${sized} while blocking its ${lock.blocks}`,
+      });
     } else if (lock.blocks !== 'nothing') {
-      found.push({ level: size === 'big' ? 2 : 1, reason: `it blocks ${lock.blocks} of the ${sized} while it reads every row` });
+      found.push({
+        level: size === 'big' ? 2 : 1,
+        reason: `it blocks ${lock.blocks} of the ${sized} while it reads every row`,
+      });
     } else if (size === 'big') {
       found.push({ level: 1, reason: `it reads all of the ${sized} (without blocking reads or writes)` });
     }

@@ -35,7 +35,12 @@ const typeCaches = new WeakMap<Db, Map<number, TypeInfo>>();
  * trailing semicolon;
  * `useCursor` is true for SELECT/VALUES/TABLE (SHOW and EXPLAIN cannot be declared as cursors).
  */
-export async function runRead(db: Db, read: string | StatementClassification, useCursor: boolean, limits: ReadLimits): Promise<ReadResult> {
+export async function runRead(
+  db: Db,
+  read: string | StatementClassification,
+  useCursor: boolean,
+  limits: ReadLimits,
+): Promise<ReadResult> {
   const started = performance.now();
   const statement = typeof read === 'string' ? read : read.sql;
   // Whoever called: a read runs none of the database's code that does more than read (SPEC §5 1a). A statement
@@ -52,8 +57,14 @@ export async function runRead(db: Db, read: string | StatementClassification, us
     await session.query('BEGIN READ ONLY');
     try {
       await setLocalTimeouts(session, limits.statementTimeoutMs, limits.lockTimeoutMs);
-      const raw = useCursor ? await fetchCapped(session, statement, limits) : await fetchAll(session, statement, limits.maxRows);
-      await lookupTypes(session, raw.fields.map((f) => f.dataTypeID), types);
+      const raw = useCursor
+        ? await fetchCapped(session, statement, limits)
+        : await fetchAll(session, statement, limits.maxRows);
+      await lookupTypes(
+        session,
+        raw.fields.map((f) => f.dataTypeID),
+        types,
+      );
       return {
         fields: raw.fields.map((f) => ({ name: f.name, type: types.get(f.dataTypeID)?.name ?? String(f.dataTypeID) })),
         rows: raw.rows.map((row) => row.map((value, i) => encodeValue(value, raw.fields[i]?.dataTypeID ?? 0, types))),
@@ -68,7 +79,11 @@ export async function runRead(db: Db, read: string | StatementClassification, us
   });
 }
 
-export async function setLocalTimeouts(session: DbSession, statementTimeoutMs: number, lockTimeoutMs: number): Promise<void> {
+export async function setLocalTimeouts(
+  session: DbSession,
+  statementTimeoutMs: number,
+  lockTimeoutMs: number,
+): Promise<void> {
   // SET cannot take parameters; the values are integers we produced, never user text.
   await session.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(statementTimeoutMs))}`);
   await session.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);

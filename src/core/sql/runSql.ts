@@ -27,7 +27,13 @@ export type SqlOutcome =
   | { status: 'held'; classification: Classification; impact: ImpactReport; ticket: Ticket }
   | { status: 'refused'; classification: Classification }
   /** A write the policy let through without a person (approval.autoApproveMaxRisk), already executed. */
-  | { status: 'written'; classification: Classification; impact: ImpactReport; ticket: Ticket; execution: ExecutionResult };
+  | {
+      status: 'written';
+      classification: Classification;
+      impact: ImpactReport;
+      ticket: Ticket;
+      execution: ExecutionResult;
+    };
 
 export interface RunSqlRequest {
   sql: string;
@@ -66,19 +72,44 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
       return { status: 'executed', classification, result };
     }
   }
-  const impact = await analyzeImpact(db, classification, request.contextLint?.length ? { ...request.settings, contextLint: request.contextLint } : request.settings, checked);
-  const ticket = await store.create({ sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy });
+  const impact = await analyzeImpact(
+    db,
+    classification,
+    request.contextLint?.length ? { ...request.settings, contextLint: request.contextLint } : request.settings,
+    checked,
+  );
+  const ticket = await store.create({
+    sql: request.sql,
+    connection: request.connection,
+    impact,
+    createdBy: request.requestedBy,
+  });
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.
   // The policy in force for this database (wherever it is set: pinned, the person's own config, the workspace).
   const teamPolicy = async () =>
     request.settings.policySources
-      ? requiresPeople(await db.withSession((session) => policyInForce(session, request.connection, request.settings.policySources ?? {})))
+      ? requiresPeople(
+          await db.withSession((session) =>
+            policyInForce(session, request.connection, request.settings.policySources ?? {}),
+          ),
+        )
       : Object.keys(request.settings.approvalRules?.policy ?? {}).length > 0;
-  if (request.autoApprove && request.undoDir !== undefined && !impact.requiresApproval && impact.wouldFail === null && !(await teamPolicy()) && !(await pinsSignedPolicy(db))) {
+  if (
+    request.autoApprove &&
+    request.undoDir !== undefined &&
+    !impact.requiresApproval &&
+    impact.wouldFail === null &&
+    !(await teamPolicy()) &&
+    !(await pinsSignedPolicy(db))
+  ) {
     const limit = request.settings.policy.autoApproveMaxRisk;
     // The ticket's history says who let it through: the policy, on behalf of the person who sent it.
-    await store.decide(ticket.id, { approve: true, by: `policy (autoApproveMaxRisk=${limit})`, comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}` });
+    await store.decide(ticket.id, {
+      approve: true,
+      by: `policy (autoApproveMaxRisk=${limit})`,
+      comment: `${impact.risk} is within approval.autoApproveMaxRisk=${limit}; sent by ${request.requestedBy}`,
+    });
     const execution = await executeApproved(db, store, ticket.id, {
       ...request.settings,
       connection: request.connection,

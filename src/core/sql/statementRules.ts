@@ -5,7 +5,20 @@
 import type { SqlClass, SqlDecision } from './classification';
 import { sideEffectOf } from './sideEffectFunctions';
 import type { Rec } from './parseTree';
-import { arr, isFalseOption, isRec, names, num, objectLabel, objectName, pushName, rangeVarName, rec, str, sval } from './parseTree';
+import {
+  arr,
+  isFalseOption,
+  isRec,
+  names,
+  num,
+  objectLabel,
+  objectName,
+  pushName,
+  rangeVarName,
+  rec,
+  str,
+  sval,
+} from './parseTree';
 
 export type Rule = (node: Rec, ctx: Ctx, st: State, sql: string) => Ctx | void;
 
@@ -40,35 +53,69 @@ export interface State {
   transactional: boolean;
 }
 
-
 const SELECT_FIELDS = new Set([
-  'distinctClause', 'intoClause', 'targetList', 'fromClause', 'whereClause', 'groupClause', 'groupDistinct',
-  'havingClause', 'windowClause', 'valuesLists', 'sortClause', 'limitOffset', 'limitCount', 'limitOption',
-  'lockingClause', 'withClause', 'op', 'all', 'larg', 'rarg',
+  'distinctClause',
+  'intoClause',
+  'targetList',
+  'fromClause',
+  'whereClause',
+  'groupClause',
+  'groupDistinct',
+  'havingClause',
+  'windowClause',
+  'valuesLists',
+  'sortClause',
+  'limitOffset',
+  'limitCount',
+  'limitOption',
+  'lockingClause',
+  'withClause',
+  'op',
+  'all',
+  'larg',
+  'rarg',
 ]);
 
 const EXPLAIN_OPTIONS = new Set([
-  'verbose', 'costs', 'settings', 'buffers', 'serialize', 'wal', 'timing', 'summary', 'memory', 'format',
+  'verbose',
+  'costs',
+  'settings',
+  'buffers',
+  'serialize',
+  'wal',
+  'timing',
+  'summary',
+  'memory',
+  'format',
 ]);
 /** Settings that change how the server reads SQL text: after them our parse could differ from the server's. */
 const LEXING_SETTINGS = new Set(['client_encoding', 'standard_conforming_strings']);
 const LOCK_STRENGTH: Record<string, string> = {
-  LCS_FORUPDATE: 'FOR UPDATE', LCS_FORNOKEYUPDATE: 'FOR NO KEY UPDATE', LCS_FORSHARE: 'FOR SHARE',
+  LCS_FORUPDATE: 'FOR UPDATE',
+  LCS_FORNOKEYUPDATE: 'FOR NO KEY UPDATE',
+  LCS_FORSHARE: 'FOR SHARE',
   LCS_FORKEYSHARE: 'FOR KEY SHARE',
 };
 /** ALTER TABLE subcommands that lose data or loosen the rules data obeys (SPEC §5.5: CRITICAL). */
 const DESTRUCTIVE_ALTER: Record<string, string> = {
-  AT_DropColumn: 'drops column', AT_DropConstraint: 'drops constraint', AT_AlterColumnType: 'changes the type of',
-  AT_DropNotNull: 'drops NOT NULL of', AT_DropIdentity: 'drops the identity of', AT_SetExpression: 'recomputes',
-  AT_DropExpression: 'drops the generation expression of', AT_DetachPartition: 'detaches a partition',
-  AT_DetachPartitionFinalize: 'detaches a partition', AT_DropInherit: 'stops inheriting',
+  AT_DropColumn: 'drops column',
+  AT_DropConstraint: 'drops constraint',
+  AT_AlterColumnType: 'changes the type of',
+  AT_DropNotNull: 'drops NOT NULL of',
+  AT_DropIdentity: 'drops the identity of',
+  AT_SetExpression: 'recomputes',
+  AT_DropExpression: 'drops the generation expression of',
+  AT_DetachPartition: 'detaches a partition',
+  AT_DetachPartitionFinalize: 'detaches a partition',
+  AT_DropInherit: 'stops inheriting',
 };
 /** Objects of the whole server rather than of this database's schema: changing them is admin work. */
 const SERVER_OBJECTS = new Set(['OBJECT_DATABASE', 'OBJECT_ROLE', 'OBJECT_TABLESPACE']);
 const TABLE_LIKE = new Set(['OBJECT_TABLE', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_FOREIGN_TABLE']);
 export const NOT_IN_TRANSACTION = 'cannot run inside a transaction block, so it cannot be previewed or rolled back';
 /** SPEC §5.4a: these are held for approval (never refused), analysed without running, and run alone. */
-const RUNS_ALONE = 'runs outside a transaction (cannot be rolled back): analysed without running, run alone once approved';
+const RUNS_ALONE =
+  'runs outside a transaction (cannot be rolled back): analysed without running, run alone once approved';
 
 function holdOutsideTransaction(st: State, cls: SqlClass, reason: string): void {
   st.transactional = false;
@@ -83,8 +130,10 @@ export function refuse(st: State, cls: SqlClass, reason: string): void {
 }
 
 const DML: Record<string, readonly [string, string]> = {
-  InsertStmt: ['INSERT', 'inserts rows into'], UpdateStmt: ['UPDATE', 'updates rows in'],
-  DeleteStmt: ['DELETE', 'deletes rows from'], MergeStmt: ['MERGE', 'merges rows into'],
+  InsertStmt: ['INSERT', 'inserts rows into'],
+  UpdateStmt: ['UPDATE', 'updates rows in'],
+  DeleteStmt: ['DELETE', 'deletes rows from'],
+  MergeStmt: ['MERGE', 'merges rows into'],
 };
 
 function dml(kind: string): Rule {
@@ -110,203 +159,313 @@ export const RULES = new Map<string, Rule>([
   ['DeleteStmt', dml('DeleteStmt')],
   ['MergeStmt', dml('MergeStmt')],
   ['RangeVar', (n, _ctx, st) => void pushName(st.tables, rangeVarName(n))],
-  ['CommonTableExpr', (n, ctx, st) => {
-    const name = str(n, 'ctename');
-    if (name !== undefined) st.cteNames.add(name);
-    return { ...ctx, top: false, inCte: true };
-  }],
-  ['ParamRef', (n, ctx, st) => {
-    if (!ctx.paramsOk) st.params.push({ number: num(n, 'number'), location: num(n, 'location') });
-  }],
-  ['FuncCall', (n, ctx, st) => {
-    const effect = sideEffectOf(arr(n, 'funcname').map(sval).filter((s): s is string => s !== undefined));
-    if (!effect) return;
-    const prefix = ctx.deferred ? `${ctx.deferred} ` : '';
-    const setting = (sval(arr(n, 'args')[0]) ?? '').toLowerCase();
-    if (/(^|\.)set_config$/i.test(effect.name) && (setting.startsWith('transaction_') || LEXING_SETTINGS.has(setting))) {
-      return refuse(st, 'session', `${prefix}calls ${effect.name}(), which changes ${setting}, which the agent controls`);
-    }
-    hold(st, effect.class, `${prefix}calls ${effect.name}(), which ${effect.why}`);
-    if (!ctx.deferred) st.sideEffects.push(effect.name);
-  }],
-  ['SelectStmt', (n, ctx, st) => {
-    const prefix = ctx.deferred ? `${ctx.deferred} ` : '';
-    for (const key of Object.keys(n)) {
-      if (!SELECT_FIELDS.has(key)) hold(st, 'unknown', `SELECT has a clause the classifier does not know (${key})`);
-    }
-    const into = rec(n, 'intoClause');
-    if (into) hold(st, 'ddl', `${prefix}SELECT INTO creates table ${rangeVarName(rec(into, 'rel')) ?? '?'}`);
-    for (const item of arr(n, 'lockingClause')) {
-      const lock = rec(item, 'LockingClause');
-      const wait = str(lock, 'waitPolicy');
-      const how = wait === 'LockWaitError' ? ' NOWAIT' : wait === 'LockWaitSkip' ? ' SKIP LOCKED' : '';
-      hold(st, 'write', `${prefix}locks rows (${LOCK_STRENGTH[str(lock, 'strength') ?? ''] ?? 'FOR UPDATE'}${how})`);
-    }
-  }],
-  ['ExplainStmt', (n, ctx, st) => {
-    let analyze = false;
-    let generic = false;
-    for (const option of arr(n, 'options')) {
-      const def = rec(option, 'DefElem');
-      const name = (str(def, 'defname') ?? '').toLowerCase();
-      if (name === 'analyze' || name === 'analyse') analyze ||= !isFalseOption(def?.arg);
-      else if (name === 'generic_plan') generic ||= !isFalseOption(def?.arg);
-      else if (!EXPLAIN_OPTIONS.has(name)) hold(st, 'read', `EXPLAIN option ${name} is not known to be harmless`);
-    }
-    if (!analyze) {
-      const deferred = ctx.deferred ?? 'EXPLAIN of a statement that';
-      return { ...ctx, top: false, deferred, paramsOk: ctx.paramsOk || generic };
-    }
-    const inner = isRec(n.query) ? Object.keys(n.query)[0] : undefined;
-    hold(st, 'read', `EXPLAIN ANALYZE executes the ${inner === 'SelectStmt' ? 'query' : 'statement'}`);
-  }],
-  ['CopyStmt', (n, _ctx, st) => {
-    const target = rangeVarName(rec(n, 'relation')) ?? 'a query';
-    const file = str(n, 'filename');
-    const from = n.is_from === true;
-    if (n.is_program === true) refuse(st, 'admin', `COPY … PROGRAM runs a shell command on the server (${file ?? ''})`);
-    else if (file !== undefined) hold(st, 'admin', `COPY ${from ? 'reads' : 'writes'} the server file ${file}`);
-    else if (!from) hold(st, 'read', 'COPY … TO STDOUT is not a read: only SELECT, VALUES, TABLE, SHOW, EXPLAIN are');
-    if (from) {
-      hold(st, 'write', `COPY FROM loads rows into ${target}`);
-      st.writesTo.push(target);
-    }
-  }],
-  ['CreateTableAsStmt', (n, _ctx, st) => {
-    const name = rangeVarName(rec(rec(n, 'into'), 'rel')) ?? '?';
-    if (n.is_select_into === true) hold(st, 'ddl', `SELECT INTO creates table ${name}`);
-    else if (n.objtype === 'OBJECT_MATVIEW') hold(st, 'ddl', `creates materialized view ${name}`);
-    else hold(st, 'ddl', `creates table ${name} from a query`);
-  }],
-  ['TransactionStmt', (n, _ctx, st, sql) => {
-    const word = (/^[A-Za-z]+/.exec(sql)?.[0] ?? 'transaction control').toUpperCase();
-    const kind = (str(n, 'kind') ?? '').replace('TRANS_STMT_', '');
-    if (kind === 'COMMIT' || kind === 'ROLLBACK') refuse(st, 'session', `${word} would end the agent's transaction`);
-    else if (kind === 'BEGIN' || kind === 'START') refuse(st, 'session', `${word} would nest in the agent's transaction`);
-    else if (kind === 'PREPARE') refuse(st, 'session', "PREPARE TRANSACTION would detach the agent's transaction");
-    else if (kind.endsWith('_PREPARED')) refuse(st, 'session', `${word} … PREPARED ${NOT_IN_TRANSACTION}`);
-    else refuse(st, 'session', `${word} takes over transaction control, which belongs to the agent`);
-  }],
-  ['VariableSetStmt', (n, ctx, st) => {
-    if (!ctx.top) return; // ALTER ROLE … SET, CREATE FUNCTION … SET: the container's rule says what it does
-    const name = (str(n, 'name') ?? '').toLowerCase();
-    const kind = str(n, 'kind');
-    const local = n.is_local === true;
-    if (name === 'transaction' || name.startsWith('transaction_')) {
-      refuse(st, 'session', "SET TRANSACTION would change the agent's own transaction");
-    } else if (name === 'session characteristics') {
-      refuse(st, 'session', 'SET SESSION CHARACTERISTICS changes the mode of every later transaction of the connection');
-    } else if (LEXING_SETTINGS.has(name)) {
-      refuse(st, 'session', `changing ${name} changes how the server reads SQL text, so later checks could not be trusted`);
-    } else if (kind === 'VAR_RESET_ALL') {
-      hold(st, 'session', 'RESET ALL resets every setting of this session');
-    } else if (kind === 'VAR_RESET') {
-      hold(st, 'session', `RESET ${name} changes a setting of this session`);
-    } else {
-      const scope = local ? 'transaction' : 'session';
-      hold(st, 'session', `SET ${local ? 'LOCAL ' : ''}${name} changes a setting of this ${scope}`);
-    }
-  }],
-  ['PrepareStmt', (n, ctx, st) => {
-    hold(st, 'session', `PREPARE stores statement ${str(n, 'name') ?? ''} in this session`);
-    return { ...ctx, top: false, deferred: 'PREPARE of a statement that', paramsOk: true };
-  }],
-  ['CreateFunctionStmt', (n, ctx, st) => {
-    hold(st, 'ddl', `creates ${n.is_procedure === true ? 'procedure' : 'function'} ${names(n.funcname)}`);
-    return { ...ctx, top: false, deferred: 'a routine body that', paramsOk: true };
-  }],
-  ['RuleStmt', (n, ctx, st) => {
-    hold(st, 'ddl', `creates rule ${str(n, 'rulename') ?? ''} on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
-    return { ...ctx, top: false, deferred: 'a rule action that' };
-  }],
-  ['ViewStmt', (n, ctx, st) => {
-    hold(st, 'ddl', `creates view ${rangeVarName(rec(n, 'view')) ?? '?'}`);
-    return { ...ctx, top: false, deferred: 'a view definition that' };
-  }],
-  ['DropStmt', (n, _ctx, st) => {
-    const type = str(n, 'removeType') ?? 'OBJECT';
-    const objects = arr(n, 'objects').map(objectName);
-    if (TABLE_LIKE.has(type)) objects.forEach((o) => pushName(st.tables, o));
-    st.destructive = true;
-    if (n.concurrent === true) holdOutsideTransaction(st, 'ddl', `DROP INDEX CONCURRENTLY ${RUNS_ALONE}`);
-    hold(st, 'ddl', `drops ${objectLabel(type).toLowerCase()} ${objects.join(', ')}`);
-  }],
-  ['TruncateStmt', (n, _ctx, st) => {
-    const targets = arr(n, 'relations').map((r) => rangeVarName(rec(r, 'RangeVar')) ?? '?');
-    st.writesTo.push(...targets);
-    st.destructive = true;
-    const cascade = n.behavior === 'DROP_CASCADE' ? ' and every table referencing it' : '';
-    hold(st, 'write', `truncates ${targets.join(', ')}${cascade}`);
-  }],
-  ['AlterTableStmt', (n, _ctx, st) => {
-    const target = `${objectLabel(str(n, 'objtype') ?? 'OBJECT_TABLE')} ${rangeVarName(rec(n, 'relation')) ?? '?'}`;
-    hold(st, 'ddl', `ALTER ${target} changes the schema`);
-    for (const item of arr(n, 'cmds')) {
-      const cmd = rec(item, 'AlterTableCmd');
-      const phrase = DESTRUCTIVE_ALTER[str(cmd, 'subtype') ?? ''];
-      const column = str(cmd, 'name');
-      if (phrase !== undefined) {
-        st.destructive = true;
-        hold(st, 'ddl', `ALTER ${target} ${phrase}${column === undefined ? '' : ` ${column}`}`);
+  [
+    'CommonTableExpr',
+    (n, ctx, st) => {
+      const name = str(n, 'ctename');
+      if (name !== undefined) st.cteNames.add(name);
+      return { ...ctx, top: false, inCte: true };
+    },
+  ],
+  [
+    'ParamRef',
+    (n, ctx, st) => {
+      if (!ctx.paramsOk) st.params.push({ number: num(n, 'number'), location: num(n, 'location') });
+    },
+  ],
+  [
+    'FuncCall',
+    (n, ctx, st) => {
+      const effect = sideEffectOf(
+        arr(n, 'funcname')
+          .map(sval)
+          .filter((s): s is string => s !== undefined),
+      );
+      if (!effect) return;
+      const prefix = ctx.deferred ? `${ctx.deferred} ` : '';
+      const setting = (sval(arr(n, 'args')[0]) ?? '').toLowerCase();
+      if (
+        /(^|\.)set_config$/i.test(effect.name) &&
+        (setting.startsWith('transaction_') || LEXING_SETTINGS.has(setting))
+      ) {
+        return refuse(
+          st,
+          'session',
+          `${prefix}calls ${effect.name}(), which changes ${setting}, which the agent controls`,
+        );
       }
-      const detach = rec(rec(cmd, 'def'), 'PartitionCmd');
-      if (detach?.concurrent === true) holdOutsideTransaction(st, 'ddl', `DETACH PARTITION CONCURRENTLY ${RUNS_ALONE}`);
-    }
-  }],
-  ['IndexStmt', (n, _ctx, st) => {
-    if (n.concurrent === true) holdOutsideTransaction(st, 'ddl', `CREATE INDEX CONCURRENTLY on ${rangeVarName(rec(n, 'relation')) ?? '?'} ${RUNS_ALONE}`);
-    else hold(st, 'ddl', `creates an index on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
-  }],
-  ['ReindexStmt', (n, _ctx, st) => {
-    const kind = (str(n, 'kind') ?? '').replace('REINDEX_OBJECT_', '');
-    const concurrently = arr(n, 'params').some((p) => {
-      const def = rec(p, 'DefElem');
-      return str(def, 'defname') === 'concurrently' && !isFalseOption(def?.arg);
-    });
-    if (['SCHEMA', 'SYSTEM', 'DATABASE'].includes(kind)) refuse(st, 'admin', `REINDEX ${kind} ${NOT_IN_TRANSACTION}`);
-    else if (concurrently) holdOutsideTransaction(st, 'admin', `REINDEX CONCURRENTLY ${RUNS_ALONE}`);
-    else hold(st, 'admin', `REINDEX rebuilds the indexes of ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
-  }],
-  ['VacuumStmt', (n, _ctx, st) => {
-    if (n.is_vacuumcmd === true) holdOutsideTransaction(st, 'admin', `VACUUM ${RUNS_ALONE}`);
-    else hold(st, 'admin', 'ANALYZE recomputes planner statistics');
-  }],
-  ['ClusterStmt', (n, _ctx, st) => {
-    const target = rangeVarName(rec(n, 'relation'));
-    if (target === undefined) refuse(st, 'admin', `CLUSTER without a table ${NOT_IN_TRANSACTION}`);
-    else hold(st, 'admin', `CLUSTER rewrites table ${target}`);
-  }],
-  ['DiscardStmt', (n, _ctx, st) => {
-    const target = (str(n, 'target') ?? '').replace('DISCARD_', '');
-    if (target === 'ALL') refuse(st, 'session', `DISCARD ALL ${NOT_IN_TRANSACTION}`);
-    else hold(st, 'session', `DISCARD ${target} drops session state`);
-  }],
-  ['RenameStmt', (n, _ctx, st) => {
-    const type = str(n, 'renameType') ?? 'OBJECT';
-    const what = `${objectLabel(type).toLowerCase()} ${str(n, 'subname') ?? ''}`.trimEnd();
-    hold(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', `RENAME renames ${what}`);
-  }],
-  ['AlterOwnerStmt', (n, _ctx, st) => {
-    const type = str(n, 'objectType') ?? 'OBJECT';
-    hold(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', `OWNER TO changes the owner of ${objectLabel(type).toLowerCase()}`);
-  }],
-  ['AlterDatabaseStmt', (n, _ctx, st) => {
-    const moves = arr(n, 'options').some((o) => str(rec(o, 'DefElem'), 'defname') === 'tablespace');
-    if (moves) refuse(st, 'admin', `ALTER DATABASE … SET TABLESPACE ${NOT_IN_TRANSACTION}`);
-    else hold(st, 'admin', `ALTER DATABASE changes database ${str(n, 'dbname') ?? ''}`);
-  }],
-  ['AlterEnumStmt', (n, _ctx, st) => {
-    // ADD VALUE is on SPEC §5.4a's list: the new value cannot be used before it commits, so it runs alone.
-    if (str(n, 'newVal') !== undefined && str(n, 'oldVal') === undefined) holdOutsideTransaction(st, 'ddl', `ALTER TYPE … ADD VALUE ${RUNS_ALONE}`);
-    else hold(st, 'ddl', 'ALTER TYPE changes an enum type');
-  }],
-  ['AlterSubscriptionStmt', (n, _ctx, st) => {
-    if (/REFRESH|PUBLICATION/.test(str(n, 'kind') ?? '')) {
-      refuse(st, 'admin', `ALTER SUBSCRIPTION … that refreshes ${NOT_IN_TRANSACTION}`);
-    } else {
-      hold(st, 'admin', 'ALTER SUBSCRIPTION changes logical replication');
-    }
-  }],
+      hold(st, effect.class, `${prefix}calls ${effect.name}(), which ${effect.why}`);
+      if (!ctx.deferred) st.sideEffects.push(effect.name);
+    },
+  ],
+  [
+    'SelectStmt',
+    (n, ctx, st) => {
+      const prefix = ctx.deferred ? `${ctx.deferred} ` : '';
+      for (const key of Object.keys(n)) {
+        if (!SELECT_FIELDS.has(key)) hold(st, 'unknown', `SELECT has a clause the classifier does not know (${key})`);
+      }
+      const into = rec(n, 'intoClause');
+      if (into) hold(st, 'ddl', `${prefix}SELECT INTO creates table ${rangeVarName(rec(into, 'rel')) ?? '?'}`);
+      for (const item of arr(n, 'lockingClause')) {
+        const lock = rec(item, 'LockingClause');
+        const wait = str(lock, 'waitPolicy');
+        const how = wait === 'LockWaitError' ? ' NOWAIT' : wait === 'LockWaitSkip' ? ' SKIP LOCKED' : '';
+        hold(st, 'write', `${prefix}locks rows (${LOCK_STRENGTH[str(lock, 'strength') ?? ''] ?? 'FOR UPDATE'}${how})`);
+      }
+    },
+  ],
+  [
+    'ExplainStmt',
+    (n, ctx, st) => {
+      let analyze = false;
+      let generic = false;
+      for (const option of arr(n, 'options')) {
+        const def = rec(option, 'DefElem');
+        const name = (str(def, 'defname') ?? '').toLowerCase();
+        if (name === 'analyze' || name === 'analyse') analyze ||= !isFalseOption(def?.arg);
+        else if (name === 'generic_plan') generic ||= !isFalseOption(def?.arg);
+        else if (!EXPLAIN_OPTIONS.has(name)) hold(st, 'read', `EXPLAIN option ${name} is not known to be harmless`);
+      }
+      if (!analyze) {
+        const deferred = ctx.deferred ?? 'EXPLAIN of a statement that';
+        return { ...ctx, top: false, deferred, paramsOk: ctx.paramsOk || generic };
+      }
+      const inner = isRec(n.query) ? Object.keys(n.query)[0] : undefined;
+      hold(st, 'read', `EXPLAIN ANALYZE executes the ${inner === 'SelectStmt' ? 'query' : 'statement'}`);
+    },
+  ],
+  [
+    'CopyStmt',
+    (n, _ctx, st) => {
+      const target = rangeVarName(rec(n, 'relation')) ?? 'a query';
+      const file = str(n, 'filename');
+      const from = n.is_from === true;
+      if (n.is_program === true)
+        refuse(st, 'admin', `COPY … PROGRAM runs a shell command on the server (${file ?? ''})`);
+      else if (file !== undefined) hold(st, 'admin', `COPY ${from ? 'reads' : 'writes'} the server file ${file}`);
+      else if (!from) hold(st, 'read', 'COPY … TO STDOUT is not a read: only SELECT, VALUES, TABLE, SHOW, EXPLAIN are');
+      if (from) {
+        hold(st, 'write', `COPY FROM loads rows into ${target}`);
+        st.writesTo.push(target);
+      }
+    },
+  ],
+  [
+    'CreateTableAsStmt',
+    (n, _ctx, st) => {
+      const name = rangeVarName(rec(rec(n, 'into'), 'rel')) ?? '?';
+      if (n.is_select_into === true) hold(st, 'ddl', `SELECT INTO creates table ${name}`);
+      else if (n.objtype === 'OBJECT_MATVIEW') hold(st, 'ddl', `creates materialized view ${name}`);
+      else hold(st, 'ddl', `creates table ${name} from a query`);
+    },
+  ],
+  [
+    'TransactionStmt',
+    (n, _ctx, st, sql) => {
+      const word = (/^[A-Za-z]+/.exec(sql)?.[0] ?? 'transaction control').toUpperCase();
+      const kind = (str(n, 'kind') ?? '').replace('TRANS_STMT_', '');
+      if (kind === 'COMMIT' || kind === 'ROLLBACK') refuse(st, 'session', `${word} would end the agent's transaction`);
+      else if (kind === 'BEGIN' || kind === 'START')
+        refuse(st, 'session', `${word} would nest in the agent's transaction`);
+      else if (kind === 'PREPARE') refuse(st, 'session', "PREPARE TRANSACTION would detach the agent's transaction");
+      else if (kind.endsWith('_PREPARED')) refuse(st, 'session', `${word} … PREPARED ${NOT_IN_TRANSACTION}`);
+      else refuse(st, 'session', `${word} takes over transaction control, which belongs to the agent`);
+    },
+  ],
+  [
+    'VariableSetStmt',
+    (n, ctx, st) => {
+      if (!ctx.top) return; // ALTER ROLE … SET, CREATE FUNCTION … SET: the container's rule says what it does
+      const name = (str(n, 'name') ?? '').toLowerCase();
+      const kind = str(n, 'kind');
+      const local = n.is_local === true;
+      if (name === 'transaction' || name.startsWith('transaction_')) {
+        refuse(st, 'session', "SET TRANSACTION would change the agent's own transaction");
+      } else if (name === 'session characteristics') {
+        refuse(
+          st,
+          'session',
+          'SET SESSION CHARACTERISTICS changes the mode of every later transaction of the connection',
+        );
+      } else if (LEXING_SETTINGS.has(name)) {
+        refuse(
+          st,
+          'session',
+          `changing ${name} changes how the server reads SQL text, so later checks could not be trusted`,
+        );
+      } else if (kind === 'VAR_RESET_ALL') {
+        hold(st, 'session', 'RESET ALL resets every setting of this session');
+      } else if (kind === 'VAR_RESET') {
+        hold(st, 'session', `RESET ${name} changes a setting of this session`);
+      } else {
+        const scope = local ? 'transaction' : 'session';
+        hold(st, 'session', `SET ${local ? 'LOCAL ' : ''}${name} changes a setting of this ${scope}`);
+      }
+    },
+  ],
+  [
+    'PrepareStmt',
+    (n, ctx, st) => {
+      hold(st, 'session', `PREPARE stores statement ${str(n, 'name') ?? ''} in this session`);
+      return { ...ctx, top: false, deferred: 'PREPARE of a statement that', paramsOk: true };
+    },
+  ],
+  [
+    'CreateFunctionStmt',
+    (n, ctx, st) => {
+      hold(st, 'ddl', `creates ${n.is_procedure === true ? 'procedure' : 'function'} ${names(n.funcname)}`);
+      return { ...ctx, top: false, deferred: 'a routine body that', paramsOk: true };
+    },
+  ],
+  [
+    'RuleStmt',
+    (n, ctx, st) => {
+      hold(st, 'ddl', `creates rule ${str(n, 'rulename') ?? ''} on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
+      return { ...ctx, top: false, deferred: 'a rule action that' };
+    },
+  ],
+  [
+    'ViewStmt',
+    (n, ctx, st) => {
+      hold(st, 'ddl', `creates view ${rangeVarName(rec(n, 'view')) ?? '?'}`);
+      return { ...ctx, top: false, deferred: 'a view definition that' };
+    },
+  ],
+  [
+    'DropStmt',
+    (n, _ctx, st) => {
+      const type = str(n, 'removeType') ?? 'OBJECT';
+      const objects = arr(n, 'objects').map(objectName);
+      if (TABLE_LIKE.has(type)) objects.forEach((o) => pushName(st.tables, o));
+      st.destructive = true;
+      if (n.concurrent === true) holdOutsideTransaction(st, 'ddl', `DROP INDEX CONCURRENTLY ${RUNS_ALONE}`);
+      hold(st, 'ddl', `drops ${objectLabel(type).toLowerCase()} ${objects.join(', ')}`);
+    },
+  ],
+  [
+    'TruncateStmt',
+    (n, _ctx, st) => {
+      const targets = arr(n, 'relations').map((r) => rangeVarName(rec(r, 'RangeVar')) ?? '?');
+      st.writesTo.push(...targets);
+      st.destructive = true;
+      const cascade = n.behavior === 'DROP_CASCADE' ? ' and every table referencing it' : '';
+      hold(st, 'write', `truncates ${targets.join(', ')}${cascade}`);
+    },
+  ],
+  [
+    'AlterTableStmt',
+    (n, _ctx, st) => {
+      const target = `${objectLabel(str(n, 'objtype') ?? 'OBJECT_TABLE')} ${rangeVarName(rec(n, 'relation')) ?? '?'}`;
+      hold(st, 'ddl', `ALTER ${target} changes the schema`);
+      for (const item of arr(n, 'cmds')) {
+        const cmd = rec(item, 'AlterTableCmd');
+        const phrase = DESTRUCTIVE_ALTER[str(cmd, 'subtype') ?? ''];
+        const column = str(cmd, 'name');
+        if (phrase !== undefined) {
+          st.destructive = true;
+          hold(st, 'ddl', `ALTER ${target} ${phrase}${column === undefined ? '' : ` ${column}`}`);
+        }
+        const detach = rec(rec(cmd, 'def'), 'PartitionCmd');
+        if (detach?.concurrent === true)
+          holdOutsideTransaction(st, 'ddl', `DETACH PARTITION CONCURRENTLY ${RUNS_ALONE}`);
+      }
+    },
+  ],
+  [
+    'IndexStmt',
+    (n, _ctx, st) => {
+      if (n.concurrent === true)
+        holdOutsideTransaction(
+          st,
+          'ddl',
+          `CREATE INDEX CONCURRENTLY on ${rangeVarName(rec(n, 'relation')) ?? '?'} ${RUNS_ALONE}`,
+        );
+      else hold(st, 'ddl', `creates an index on ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
+    },
+  ],
+  [
+    'ReindexStmt',
+    (n, _ctx, st) => {
+      const kind = (str(n, 'kind') ?? '').replace('REINDEX_OBJECT_', '');
+      const concurrently = arr(n, 'params').some((p) => {
+        const def = rec(p, 'DefElem');
+        return str(def, 'defname') === 'concurrently' && !isFalseOption(def?.arg);
+      });
+      if (['SCHEMA', 'SYSTEM', 'DATABASE'].includes(kind)) refuse(st, 'admin', `REINDEX ${kind} ${NOT_IN_TRANSACTION}`);
+      else if (concurrently) holdOutsideTransaction(st, 'admin', `REINDEX CONCURRENTLY ${RUNS_ALONE}`);
+      else hold(st, 'admin', `REINDEX rebuilds the indexes of ${rangeVarName(rec(n, 'relation')) ?? '?'}`);
+    },
+  ],
+  [
+    'VacuumStmt',
+    (n, _ctx, st) => {
+      if (n.is_vacuumcmd === true) holdOutsideTransaction(st, 'admin', `VACUUM ${RUNS_ALONE}`);
+      else hold(st, 'admin', 'ANALYZE recomputes planner statistics');
+    },
+  ],
+  [
+    'ClusterStmt',
+    (n, _ctx, st) => {
+      const target = rangeVarName(rec(n, 'relation'));
+      if (target === undefined) refuse(st, 'admin', `CLUSTER without a table ${NOT_IN_TRANSACTION}`);
+      else hold(st, 'admin', `CLUSTER rewrites table ${target}`);
+    },
+  ],
+  [
+    'DiscardStmt',
+    (n, _ctx, st) => {
+      const target = (str(n, 'target') ?? '').replace('DISCARD_', '');
+      if (target === 'ALL') refuse(st, 'session', `DISCARD ALL ${NOT_IN_TRANSACTION}`);
+      else hold(st, 'session', `DISCARD ${target} drops session state`);
+    },
+  ],
+  [
+    'RenameStmt',
+    (n, _ctx, st) => {
+      const type = str(n, 'renameType') ?? 'OBJECT';
+      const what = `${objectLabel(type).toLowerCase()} ${str(n, 'subname') ?? ''}`.trimEnd();
+      hold(st, SERVER_OBJECTS.has(type) ? 'admin' : 'ddl', `RENAME renames ${what}`);
+    },
+  ],
+  [
+    'AlterOwnerStmt',
+    (n, _ctx, st) => {
+      const type = str(n, 'objectType') ?? 'OBJECT';
+      hold(
+        st,
+        SERVER_OBJECTS.has(type) ? 'admin' : 'ddl',
+        `OWNER TO changes the owner of ${objectLabel(type).toLowerCase()}`,
+      );
+    },
+  ],
+  [
+    'AlterDatabaseStmt',
+    (n, _ctx, st) => {
+      const moves = arr(n, 'options').some((o) => str(rec(o, 'DefElem'), 'defname') === 'tablespace');
+      if (moves) refuse(st, 'admin', `ALTER DATABASE … SET TABLESPACE ${NOT_IN_TRANSACTION}`);
+      else hold(st, 'admin', `ALTER DATABASE changes database ${str(n, 'dbname') ?? ''}`);
+    },
+  ],
+  [
+    'AlterEnumStmt',
+    (n, _ctx, st) => {
+      // ADD VALUE is on SPEC §5.4a's list: the new value cannot be used before it commits, so it runs alone.
+      if (str(n, 'newVal') !== undefined && str(n, 'oldVal') === undefined)
+        holdOutsideTransaction(st, 'ddl', `ALTER TYPE … ADD VALUE ${RUNS_ALONE}`);
+      else hold(st, 'ddl', 'ALTER TYPE changes an enum type');
+    },
+  ],
+  [
+    'AlterSubscriptionStmt',
+    (n, _ctx, st) => {
+      if (/REFRESH|PUBLICATION/.test(str(n, 'kind') ?? '')) {
+        refuse(st, 'admin', `ALTER SUBSCRIPTION … that refreshes ${NOT_IN_TRANSACTION}`);
+      } else {
+        hold(st, 'admin', 'ALTER SUBSCRIPTION changes logical replication');
+      }
+    },
+  ],
 ]);
 
 /** No WHERE clause, or one that is the constant true or `1 = 1`. */

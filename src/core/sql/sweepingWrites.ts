@@ -65,7 +65,12 @@ export async function sweepingWriteFindings(
   }
 }
 
-async function findingsFor(session: DbSession, effects: readonly TableEffect[], estimatedRows: number | null, rules: SweepingWriteRules): Promise<LintFindingView[]> {
+async function findingsFor(
+  session: DbSession,
+  effects: readonly TableEffect[],
+  estimatedRows: number | null,
+  rules: SweepingWriteRules,
+): Promise<LintFindingView[]> {
   const findings: LintFindingView[] = [];
   const direct = effects.filter((t) => t.via === 'direct');
   for (const t of direct) {
@@ -78,16 +83,22 @@ async function findingsFor(session: DbSession, effects: readonly TableEffect[], 
       rule: MATCHES_ALL_RULE,
       severity: 'warning',
       message: `matches ${count(touched)} of ${count(before)} rows of ${t.schema}.${t.name} (${share >= 99.995 ? '100' : share.toFixed(share >= 99.9 ? 2 : 1)} %): its WHERE filters (almost) nothing`,
-      advice: 'Check the WHERE clause against the rows you mean (a comparison with NULL, a join that fans out, a column an earlier step just set). If every row is meant, say so without a WHERE.',
+      advice:
+        'Check the WHERE clause against the rows you mean (a comparison with NULL, a join that fans out, a column an earlier step just set). If every row is meant, say so without a WHERE.',
     });
   }
   const directRows = direct.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
-  if (estimatedRows !== null && directRows >= MIN_FAR_ROWS && directRows >= Math.max(estimatedRows, 1) * rules.estimateFactor) {
+  if (
+    estimatedRows !== null &&
+    directRows >= MIN_FAR_ROWS &&
+    directRows >= Math.max(estimatedRows, 1) * rules.estimateFactor
+  ) {
     findings.push({
       rule: ESTIMATE_RULE,
       severity: 'warning',
       message: `changes ${count(directRows)} rows where the planner expected ${count(estimatedRows)} (${Math.round(directRows / Math.max(estimatedRows, 1)).toLocaleString('en-US')}×)`,
-      advice: 'The predicate matches far more than the statistics suggest: check it against the data, and run ANALYZE if the table changed a lot since its statistics were taken.',
+      advice:
+        'The predicate matches far more than the statistics suggest: check it against the data, and run ANALYZE if the table changed a lot since its statistics were taken.',
     });
   }
   return findings;
@@ -118,9 +129,15 @@ function count(n: number): string {
 }
 
 /** One risk level up when a write sweeps (almost) everything or far beyond its estimate, or a job's finding says it may be planned wrong, with the reason why. */
-export function liftForSweepingWrites(risk: Risk, findings: readonly LintFindingView[]): { risk: Risk; reason?: string } {
+export function liftForSweepingWrites(
+  risk: Risk,
+  findings: readonly LintFindingView[],
+): { risk: Risk; reason?: string } {
   const found = findings.filter((f) => LIFTING_RULES.has(f.rule));
   if (found.length === 0 || risk === 'CRITICAL') return { risk };
   const lifted = RISK_ORDER[RISK_ORDER.indexOf(risk) + 1] ?? 'CRITICAL';
-  return { risk: lifted, reason: `it ${found.map((f) => f.message.replace(/: its WHERE filters \(almost\) nothing$/, '')).join(' and ')}: one level up` };
+  return {
+    risk: lifted,
+    reason: `it ${found.map((f) => f.message.replace(/: its WHERE filters \(almost\) nothing$/, '')).join(' and ')}: one level up`,
+  };
 }

@@ -18,14 +18,26 @@ export type StatSnapshot = Map<number, Counters>;
 
 /** The transaction's counters so far; diff two snapshots to get what happened in between. */
 export async function readXactStats(session: DbSession): Promise<StatSnapshot> {
-  const result = await session.query<{ relid: number; schema: string; name: string; ins: number; upd: number; del: number }>(
+  const result = await session.query<{
+    relid: number;
+    schema: string;
+    name: string;
+    ins: number;
+    upd: number;
+    del: number;
+  }>(
     `SELECT relid::int8::float8 AS relid, schemaname AS schema, relname AS name,
             n_tup_ins::float8 AS ins, n_tup_upd::float8 AS upd, n_tup_del::float8 AS del
      FROM pg_stat_xact_user_tables
      -- Temporary tables (ours and the statement's own) are gone at the end of the session.
      WHERE schemaname NOT LIKE 'pg\\_temp%'`,
   );
-  return new Map(result.rows.map((r) => [r.relid, { schema: r.schema, name: r.name, inserted: r.ins, updated: r.upd, deleted: r.del }]));
+  return new Map(
+    result.rows.map((r) => [
+      r.relid,
+      { schema: r.schema, name: r.name, inserted: r.ins, updated: r.upd, deleted: r.del },
+    ]),
+  );
 }
 
 export interface ChangedTable extends Counters {
@@ -39,7 +51,8 @@ export function diffStats(before: StatSnapshot, after: StatSnapshot): ChangedTab
     const inserted = now.inserted - (then?.inserted ?? 0);
     const updated = now.updated - (then?.updated ?? 0);
     const deleted = now.deleted - (then?.deleted ?? 0);
-    if (inserted > 0 || updated > 0 || deleted > 0) changed.push({ relid, schema: now.schema, name: now.name, inserted, updated, deleted });
+    if (inserted > 0 || updated > 0 || deleted > 0)
+      changed.push({ relid, schema: now.schema, name: now.name, inserted, updated, deleted });
   }
   return changed.sort((a, b) => `${a.schema}.${a.name}`.localeCompare(`${b.schema}.${b.name}`));
 }
@@ -96,7 +109,13 @@ export async function attributeEffects(
 ): Promise<Attribution> {
   const relids = changed.map((c) => c.relid);
   const byRelid = new Map(changed.map((c) => [c.relid, c]));
-  const fks = await session.query<{ name: string; child: number; parent: number; on_delete: string; on_update: string }>(
+  const fks = await session.query<{
+    name: string;
+    child: number;
+    parent: number;
+    on_delete: string;
+    on_update: string;
+  }>(
     `SELECT conname AS name, conrelid::int8::float8 AS child, confrelid::int8::float8 AS parent,
             confdeltype::text AS on_delete, confupdtype::text AS on_update
      FROM pg_constraint WHERE contype = 'f' AND conrelid = ANY($1::float8[]::int8[]::oid[]) AND confrelid = ANY($1::float8[]::int8[]::oid[])`,
@@ -111,10 +130,20 @@ export async function attributeEffects(
     const p = byRelid.get(parent);
     if (!p) continue;
     for (const fk of fks.rows.filter((f) => f.parent === parent)) {
-      const action = p.deleted > 0 && FK_ACTIONS[fk.on_delete] ? `ON DELETE ${FK_ACTIONS[fk.on_delete]}` : p.updated > 0 && FK_ACTIONS[fk.on_update] ? `ON UPDATE ${FK_ACTIONS[fk.on_update]}` : undefined;
+      const action =
+        p.deleted > 0 && FK_ACTIONS[fk.on_delete]
+          ? `ON DELETE ${FK_ACTIONS[fk.on_delete]}`
+          : p.updated > 0 && FK_ACTIONS[fk.on_update]
+            ? `ON UPDATE ${FK_ACTIONS[fk.on_update]}`
+            : undefined;
       const child = byRelid.get(fk.child);
       if (!action || !child) continue;
-      foreignKeyActions.push({ constraint: fk.name, table: `${child.schema}.${child.name}`, references: `${p.schema}.${p.name}`, action });
+      foreignKeyActions.push({
+        constraint: fk.name,
+        table: `${child.schema}.${child.name}`,
+        references: `${p.schema}.${p.name}`,
+        action,
+      });
       if (!direct.has(fk.child) && !cascade.has(fk.child)) {
         cascade.add(fk.child);
         queue.push(fk.child);
@@ -132,7 +161,10 @@ export async function attributeEffects(
     const c = byRelid.get(t.relid);
     if (!c || ignoreTriggers.includes(t.name)) continue;
     // pg_trigger.tgtype bits: 4 INSERT, 8 DELETE, 16 UPDATE.
-    const fires = ((t.type & 4) !== 0 && c.inserted > 0) || ((t.type & 8) !== 0 && c.deleted > 0) || ((t.type & 16) !== 0 && c.updated > 0);
+    const fires =
+      ((t.type & 4) !== 0 && c.inserted > 0) ||
+      ((t.type & 8) !== 0 && c.deleted > 0) ||
+      ((t.type & 16) !== 0 && c.updated > 0);
     if (fires) triggers.push({ table: `${c.schema}.${c.name}`, name: t.name });
   }
 

@@ -41,7 +41,9 @@ export async function installUndoCapture(session: DbSession, tables: readonly st
     const quoted = quoteQualified(table);
     await session.query('SAVEPOINT pgagent_capture');
     try {
-      await session.query(`CREATE TRIGGER ${TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON ${quoted} FOR EACH ROW EXECUTE FUNCTION pg_temp.pgagent_undo_capture()`);
+      await session.query(
+        `CREATE TRIGGER ${TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON ${quoted} FOR EACH ROW EXECUTE FUNCTION pg_temp.pgagent_undo_capture()`,
+      );
       await session.query('RELEASE SAVEPOINT pgagent_capture');
       installed.push(quoted);
     } catch (error) {
@@ -100,10 +102,14 @@ async function buildScript(session: DbSession, skipped: UndoCapture['skipped']):
     const inserted = group('INSERT', shape).map((r) => r.new_row);
     if (inserted.length === 0) continue;
     if (shape.pk.length === 0) {
-      warnings.push(`${shape.table} has no primary key: its ${inserted.length} inserted rows are not in the undo script.`);
+      warnings.push(
+        `${shape.table} has no primary key: its ${inserted.length} inserted rows are not in the undo script.`,
+      );
       continue;
     }
-    statements.push(`DELETE FROM ${shape.table} WHERE (${cols(shape.pk)}) IN (SELECT ${cols(shape.pk)} FROM jsonb_populate_recordset(NULL::${shape.table}, ${jsonLiteral(inserted)}));`);
+    statements.push(
+      `DELETE FROM ${shape.table} WHERE (${cols(shape.pk)}) IN (SELECT ${cols(shape.pk)} FROM jsonb_populate_recordset(NULL::${shape.table}, ${jsonLiteral(inserted)}));`,
+    );
     restored += inserted.length;
   }
   // 2. Restore updated rows to their old values (matched on the key they have now).
@@ -111,15 +117,21 @@ async function buildScript(session: DbSession, skipped: UndoCapture['skipped']):
     const updated = group('UPDATE', shape);
     if (updated.length === 0) continue;
     if (shape.pk.length === 0) {
-      warnings.push(`${shape.table} has no primary key: its ${updated.length} updated rows are not in the undo script.`);
+      warnings.push(
+        `${shape.table} has no primary key: its ${updated.length} updated rows are not in the undo script.`,
+      );
       continue;
     }
     for (const u of updated) {
       const keyNow = JSON.stringify(shape.pk.map((k) => u.new_row?.[k]));
       const keyBefore = JSON.stringify(shape.pk.map((k) => u.old_row?.[k]));
-      if (keyNow !== keyBefore) warnings.push(`A row of ${shape.table} changed its primary key; it is restored by its new key.`);
+      if (keyNow !== keyBefore)
+        warnings.push(`A row of ${shape.table} changed its primary key; it is restored by its new key.`);
     }
-    const pairs = updated.map((u) => ({ key: Object.fromEntries(shape.pk.map((k) => [k, u.new_row?.[k]])), old: u.old_row }));
+    const pairs = updated.map((u) => ({
+      key: Object.fromEntries(shape.pk.map((k) => [k, u.new_row?.[k]])),
+      old: u.old_row,
+    }));
     statements.push(
       `UPDATE ${shape.table} AS t SET (${cols(shape.columns)}) = (SELECT ${shape.columns.map((c) => `o.${quoteIdent(c)}`).join(', ')} FROM jsonb_populate_record(NULL::${shape.table}, p.value->'old') AS o)\n` +
         `  FROM jsonb_array_elements(${jsonLiteral(pairs)}) AS p\n` +
@@ -141,7 +153,13 @@ async function buildScript(session: DbSession, skipped: UndoCapture['skipped']):
 }
 
 async function tableShapes(session: DbSession, relids: number[]): Promise<TableShape[]> {
-  const result = await session.query<{ relid: number; table: string; pk: string[] | null; columns: string[]; parents: number[] | null }>(
+  const result = await session.query<{
+    relid: number;
+    table: string;
+    pk: string[] | null;
+    columns: string[];
+    parents: number[] | null;
+  }>(
     `SELECT c.oid::int8::float8 AS relid, c.oid::regclass::text AS table,
        (SELECT array_agg(a.attname::text ORDER BY array_position(i.indkey::int2[], a.attnum))
           FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
@@ -153,7 +171,13 @@ async function tableShapes(session: DbSession, relids: number[]): Promise<TableS
      FROM pg_class c WHERE c.oid = ANY($1::float8[]::int8[]::oid[])`,
     [relids],
   );
-  return result.rows.map((r) => ({ relid: r.relid, table: r.table, pk: r.pk ?? [], columns: r.columns, parents: r.parents ?? [] }));
+  return result.rows.map((r) => ({
+    relid: r.relid,
+    table: r.table,
+    pk: r.pk ?? [],
+    columns: r.columns,
+    parents: r.parents ?? [],
+  }));
 }
 
 /** Referenced tables before the tables that reference them (cycles broken arbitrarily). */

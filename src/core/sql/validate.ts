@@ -12,7 +12,16 @@ import { blockingEffects } from './reach/reachVerdicts';
 import { plannedRowsOf } from './plannedRows';
 
 /** Statement kinds EXPLAIN accepts; others (DDL, utility statements) are checked by the parser only. */
-const EXPLAINABLE = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CreateTableAsStmt', 'DeclareCursorStmt', 'ExecuteStmt']);
+const EXPLAINABLE = new Set([
+  'SelectStmt',
+  'InsertStmt',
+  'UpdateStmt',
+  'DeleteStmt',
+  'MergeStmt',
+  'CreateTableAsStmt',
+  'DeclareCursorStmt',
+  'ExecuteStmt',
+]);
 /** Data changes: their plan is read as JSON, for the rows the planner expects them to write. */
 const DML = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
 
@@ -52,7 +61,8 @@ export async function validateSql(db: Db, given: Classification, timeoutMs: numb
         } catch (error) {
           if (!(error instanceof DbQueryError)) throw error;
           // PostgreSQL's position counts from the start of "EXPLAIN …"; point into the input instead.
-          const position = error.position === undefined ? undefined : statement.offset + error.position - 1 - explain.length;
+          const position =
+            error.position === undefined ? undefined : statement.offset + error.position - 1 - explain.length;
           return {
             ok: false,
             statement: i,

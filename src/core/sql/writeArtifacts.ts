@@ -10,7 +10,10 @@ import type { UndoScript } from './undoCapture';
 export async function saveImpactReport(impactDir: string, ticket: Ticket): Promise<string> {
   await mkdir(impactDir, { recursive: true });
   const file = join(impactDir, `${ticket.id}.json`);
-  await writeFile(file, `${JSON.stringify({ ticket: ticket.id, sql: ticket.sql, connection: ticket.connection, ...ticket.impact }, null, 2)}\n`);
+  await writeFile(
+    file,
+    `${JSON.stringify({ ticket: ticket.id, sql: ticket.sql, connection: ticket.connection, ...ticket.impact }, null, 2)}\n`,
+  );
   return file;
 }
 
@@ -20,7 +23,12 @@ export function undoFileText(header: string, undo: UndoScript): string {
   return `${header}${notes}${undo.sql}`;
 }
 
-export async function saveUndoScript(undoDir: string, ticketId: string, undo: UndoScript, header = `-- Undo of ticket ${ticketId}\n`): Promise<string> {
+export async function saveUndoScript(
+  undoDir: string,
+  ticketId: string,
+  undo: UndoScript,
+  header = `-- Undo of ticket ${ticketId}\n`,
+): Promise<string> {
   await mkdir(undoDir, { recursive: true });
   const file = join(undoDir, `${ticketId}.sql`);
   // Written whole and renamed into place: a crash never leaves half an undo script.

@@ -30,7 +30,15 @@ import { isDml } from './effectBounds';
 export const DDL_LOCK_BUDGET_MS = 250;
 
 /** Statements that only create a new object and lock no existing table, though the lock model does not list them. */
-const CREATES_ONLY = new Set(['CreateSchemaStmt', 'CreateSeqStmt', 'CreateEnumStmt', 'CompositeTypeStmt', 'CreateDomainStmt', 'CreateFunctionStmt', 'CreateRangeStmt']);
+const CREATES_ONLY = new Set([
+  'CreateSchemaStmt',
+  'CreateSeqStmt',
+  'CreateEnumStmt',
+  'CompositeTypeStmt',
+  'CreateDomainStmt',
+  'CreateFunctionStmt',
+  'CreateRangeStmt',
+]);
 
 export type DdlVerdict =
   /** `notes`: each DDL statement with its 4a analysis, for the ticket. */
@@ -47,7 +55,11 @@ export type DdlVerdict =
  * ROLLBACK does not undo (the core's preview rule, whyNotPreviewable; advancing a sequence excepted, as for
  * any measured INSERT), and DDL (every statement that is not DML: maintenance, LOCK…) only when cheap.
  */
-export async function judgeDdlInTransaction(db: Db, statements: readonly StatementClassification[], settings: SafetySettings): Promise<DdlVerdict> {
+export async function judgeDdlInTransaction(
+  db: Db,
+  statements: readonly StatementClassification[],
+  settings: SafetySettings,
+): Promise<DdlVerdict> {
   const notes: string[] = [];
   const heavy: string[] = [];
   const holders: LockHolder[] = [];
@@ -56,11 +68,20 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
     const text = shorten(statement.sql);
     // COPY … FROM STDIN loads rows as an INSERT does (the client's data, relayed): judged as one, triggers and all.
     const copyIn = statement.kind === 'CopyStmt' && isCopyFromStdin(statement.sql);
-    const irreversible = whyNotPreviewable(withoutSequenceAdvance(copyIn ? { ...statement, kind: 'InsertStmt' } : statement), true);
+    const irreversible = whyNotPreviewable(
+      withoutSequenceAdvance(copyIn ? { ...statement, kind: 'InsertStmt' } : statement),
+      true,
+    );
     if (irreversible !== undefined) return { run: false, why: `${text} cannot be run to be measured: ${irreversible}` };
     if (isDml(statement.kind) || copyIn) continue;
-    if (!statement.transactional) return { run: false, why: `${text} runs only outside a transaction, so it cannot be measured and rolled back` };
-    const analysis = await db.withSession((session) => analyseDdl(session, [statement], { thresholds: settings.policy.thresholds, lockTimeoutMs: settings.lockTimeoutMs }));
+    if (!statement.transactional)
+      return { run: false, why: `${text} runs only outside a transaction, so it cannot be measured and rolled back` };
+    const analysis = await db.withSession((session) =>
+      analyseDdl(session, [statement], {
+        thresholds: settings.policy.thresholds,
+        lockTimeoutMs: settings.lockTimeoutMs,
+      }),
+    );
     const plan = analysis.plans[0];
     if (!plan?.known && !CREATES_ONLY.has(statement.kind)) {
       heavy.push(`the lock model does not know ${statement.kind} (${text})`);
@@ -72,14 +93,20 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
     if (view !== undefined) {
       // The lock model gives CREATE VIEW no lock; replacing a view others see takes ACCESS EXCLUSIVE on it.
       blocking = true;
-      locks.push(`ACCESS EXCLUSIVE on the view ${view}, blocking its reads until COMMIT; CREATE OR REPLACE VIEW of an existing view`);
+      locks.push(
+        `ACCESS EXCLUSIVE on the view ${view}, blocking its reads until COMMIT; CREATE OR REPLACE VIEW of an existing view`,
+      );
     }
     const heavyBefore = heavy.length;
     for (const lock of analysis.locks) {
       const size = describeTableSize({ rows: lock.rows, bytes: lock.bytes ?? 0 });
       const what = `${lock.mode} on ${lock.table} (${size}), blocking its ${lock.blocks}`;
-      if (lock.blocks !== 'nothing' && lock.work === 'rewrite') heavy.push(`${text} would rewrite ${lock.table} under ${what}`);
-      else if (lock.blocks !== 'nothing' && lock.size !== 'small') heavy.push(`${text} would hold ${what} until the transaction ends (${lock.work === 'scan' ? 'and scan the table' : 'the table is not small'})`);
+      if (lock.blocks !== 'nothing' && lock.work === 'rewrite')
+        heavy.push(`${text} would rewrite ${lock.table} under ${what}`);
+      else if (lock.blocks !== 'nothing' && lock.size !== 'small')
+        heavy.push(
+          `${text} would hold ${what} until the transaction ends (${lock.work === 'scan' ? 'and scan the table' : 'the table is not small'})`,
+        );
       if (lock.blocks !== 'nothing') blocking = true;
       locks.push(`${what}${lock.blocks === 'nothing' ? '' : ' until COMMIT'}; ${lock.why}`);
     }
@@ -87,7 +114,9 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
       holders.push(...analysis.lockHolders);
       continue;
     }
-    notes.push(`DDL run in the measured transaction: ${text} — ${locks.length === 0 ? 'no lock on a table other sessions see (a new object, or one this transaction created)' : locks.join('; ')}.`);
+    notes.push(
+      `DDL run in the measured transaction: ${text} — ${locks.length === 0 ? 'no lock on a table other sessions see (a new object, or one this transaction created)' : locks.join('; ')}.`,
+    );
   }
   if (heavy.length > 0) return { run: false, why: heavy.join('; '), heavy: { holders } };
   return { run: true, notes, blocking };
@@ -101,7 +130,9 @@ export async function judgeDdlInTransaction(db: Db, statements: readonly Stateme
  */
 export function lockBudgetSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>, blocking: boolean): string {
   const ms = lockWaitMs(settings);
-  const after = blocking ? `, ${atMost('idle_in_transaction_session_timeout', DDL_LOCK_BUDGET_MS)}, ${atMost('statement_timeout', DDL_LOCK_BUDGET_MS)}` : '';
+  const after = blocking
+    ? `, ${atMost('idle_in_transaction_session_timeout', DDL_LOCK_BUDGET_MS)}, ${atMost('statement_timeout', DDL_LOCK_BUDGET_MS)}`
+    : '';
   return `SELECT ${atMost('lock_timeout', ms)}${after}`;
 }
 
@@ -124,7 +155,8 @@ export function heavyBudgetSql(settings: Pick<SafetySettings, 'ddlLockTimeoutMs'
 export const GUARD_WORK_SQL = "SELECT set_config('idle_in_transaction_session_timeout', '10s', true)";
 
 /** The lock wait of DDL in a client transaction: ddlLockTimeoutMs, at most the 250 ms budget. */
-export const lockWaitMs = (settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>): number => Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
+export const lockWaitMs = (settings: Pick<SafetySettings, 'ddlLockTimeoutMs'>): number =>
+  Math.max(1, Math.min(settings.ddlLockTimeoutMs, DDL_LOCK_BUDGET_MS));
 
 /** A transaction-local setting at most `limit` ms (0, no limit, counts as above it); a lower one stays. */
 const atMost = (name: string, limit: number) =>
@@ -142,7 +174,11 @@ async function replacedView(db: Db, sql: string): Promise<string | undefined> {
 /** nextval() only spends values (as a measured INSERT's serial default does: the ticket says they are gone); setval() is not this. */
 function withoutSequenceAdvance(statement: StatementClassification): StatementClassification {
   if (!statement.sideEffects.every((f) => /(^|\.)nextval$/i.test(f))) return statement;
-  return { ...statement, sideEffects: [], reachEffects: (statement.reachEffects ?? []).filter((e) => e.kind !== 'sequence') };
+  return {
+    ...statement,
+    sideEffects: [],
+    reachEffects: (statement.reachEffects ?? []).filter((e) => e.kind !== 'sequence'),
+  };
 }
 
 function shorten(sql: string): string {

@@ -30,12 +30,18 @@ export function ddlStatementsOf(sql: string): string[] {
 }
 
 /** Why the measured transaction exceeds the approved ticket; empty when it may commit. */
-export function exceededBounds(measured: MeasuredTransaction, ticket: Ticket, approvedDdl: readonly string[], tolerance: number): string[] {
+export function exceededBounds(
+  measured: MeasuredTransaction,
+  ticket: Ticket,
+  approvedDdl: readonly string[],
+  tolerance: number,
+): string[] {
   const problems = compareWithApproved(measured.changed, ticket, tolerance);
   const allowed = [...approvedDdl];
   for (const statement of measured.ddl) {
     const at = allowed.indexOf(statement);
-    if (at === -1) problems.push(`DDL not in the ticket: ${statement.length > 120 ? `${statement.slice(0, 117)}…` : statement}`);
+    if (at === -1)
+      problems.push(`DDL not in the ticket: ${statement.length > 120 ? `${statement.slice(0, 117)}…` : statement}`);
     else allowed.splice(at, 1);
   }
   return problems;

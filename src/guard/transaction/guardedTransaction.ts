@@ -103,23 +103,35 @@ export class GuardedTransaction {
   async admit(classification: Classification, inBatch: boolean, simple = false): Promise<boolean> {
     this.refusal = undefined;
     const notRun = (why: string): false => {
-      this.refusal = refusedError(`not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`, DDL_NOT_RUN_HINT);
+      this.refusal = refusedError(
+        `not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`,
+        DDL_NOT_RUN_HINT,
+      );
       return false;
     };
     if (this.rebudget) {
       // After approved heavy DDL (its statement budget lifted for it): each later statement at most 250 ms again.
-      if (inBatch) return notRun('a statement sent inside a pipelined batch after heavy DDL (send it with its own Sync)');
+      if (inBatch)
+        return notRun('a statement sent inside a pipelined batch after heavy DDL (send it with its own Sync)');
       const set = await this.inBand.run(lockBudgetSql(this.context.settings, true));
       if (set.error !== undefined) return notRun(`its statement_timeout could not be set (${set.error})`);
       this.rebudget = false;
     }
-    const verdict = await judgeDdlInTransaction(await this.context.openDb(), classification.statements, this.context.settings);
+    const verdict = await judgeDdlInTransaction(
+      await this.context.openDb(),
+      classification.statements,
+      this.context.settings,
+    );
     if (!verdict.run && !verdict.heavy) return notRun(verdict.why);
     const ddl = classification.statements.filter((s) => !isDml(s.kind));
     if (ddl.length === 0) return true;
-    if (inBatch) return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
+    if (inBatch)
+      return notRun('DDL sent inside a pipelined batch of the extended protocol (send it with its own Sync)');
     // A simple query alone: the guard sets the statement budget again right after it (ran()), before a COPY's data.
-    if (!verdict.run && (!simple || classification.statements.some((s) => s.kind === 'CopyStmt'))) return notRun(`${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters or COPY), not through Parse/Bind (JDBC, e.g. Flyway or Liquibase: add preferQueryMode=simple to the URL)`);
+    if (!verdict.run && (!simple || classification.statements.some((s) => s.kind === 'CopyStmt')))
+      return notRun(
+        `${verdict.why}; heavy DDL is held and runs approved only when sent as a simple query (without parameters or COPY), not through Parse/Bind (JDBC, e.g. Flyway or Liquibase: add preferQueryMode=simple to the URL)`,
+      );
     if (!verdict.run) return this.admitHeavy(classification, verdict.why, verdict.heavy?.holders ?? []);
     const set = await this.inBand.run(lockBudgetSql(this.context.settings, verdict.blocking));
     if (set.error !== undefined) return notRun(`its lock_timeout could not be set (${set.error})`);
@@ -134,7 +146,11 @@ export class GuardedTransaction {
    * lock_timeout. Otherwise false: the client session rolls back, and takeRefusal holds 1..N on a ticket (or
    * answers 55P03, or PA002 when the ticket may not run).
    */
-  private async admitHeavy(classification: Classification, why: string, holders: readonly LockHolder[]): Promise<boolean> {
+  private async admitHeavy(
+    classification: Classification,
+    why: string,
+    holders: readonly LockHolder[],
+  ): Promise<boolean> {
     const sql = classification.statements.map((s) => s.sql.trim().replace(/;\s*$/, '')).join(';\n');
     const index = this.record.statements.length;
     const next = await recordStatement(sql, false, sql, true);
@@ -142,26 +158,50 @@ export class GuardedTransaction {
     const ddl = [...this.record.writes.flatMap((s) => ddlStatementsOf(s.sql)), ...ddlStatementsOf(sql)];
     const connection = await this.context.connectionKey();
     const tickets = await (await this.context.openTicketStore()).list();
-    const ticket = approvedPrefix(tickets, connection, this.record.statements, next, { changed, ddl }, this.context.settings.tolerance);
+    const ticket = approvedPrefix(
+      tickets,
+      connection,
+      this.record.statements,
+      next,
+      { changed, ddl },
+      this.context.settings.tolerance,
+    );
     if (!ticket) {
-      this.heavyHold = { writes: [...this.record.statements, next], changed, notes: [...this.ddlNotes, heavyHeldNote(index, why, lockWaitMs(this.context.settings))] };
+      this.heavyHold = {
+        writes: [...this.record.statements, next],
+        changed,
+        notes: [...this.ddlNotes, heavyHeldNote(index, why, lockWaitMs(this.context.settings))],
+      };
       return false;
     }
     const stop = (fields: ErrorFields): false => ((this.refusal = fields), false);
     const denied = await whyNotAuthorized(this.context, ticket, connection);
-    if (denied !== undefined) return stop(refusedError(`not run: ticket ${ticket.id} approves this heavy statement, but may not run now: ${denied}; the transaction was rolled back, nothing kept`));
+    if (denied !== undefined)
+      return stop(
+        refusedError(
+          `not run: ticket ${ticket.id} approves this heavy statement, but may not run now: ${denied}; the transaction was rolled back, nothing kept`,
+        ),
+      );
     // The analysis read pg_locks from the guard's own session: the client's own transaction's locks are not in the way.
     this.upstreamPid ??= Number((await this.inBand.run('SELECT pg_backend_pid()')).rows[0]?.[0]);
     const others = holders.filter((h) => h.pid !== this.upstreamPid);
     if (others.length > 0) return stop(lockedOut(ticket.id, others));
     const set = await this.inBand.run(heavyBudgetSql(this.context.settings));
-    if (set.error !== undefined) return stop(refusedError(`not run: the lock_timeout of the heavy statement approved on ticket ${ticket.id} could not be set (${set.error}); the transaction was rolled back, nothing kept`));
+    if (set.error !== undefined)
+      return stop(
+        refusedError(
+          `not run: the lock_timeout of the heavy statement approved on ticket ${ticket.id} could not be set (${set.error}); the transaction was rolled back, nothing kept`,
+        ),
+      );
     this.rebudget = true;
     spendHeavyRun(ticket.id, index);
     this.ddlNotes.push(heavyRanNote(index, ticket.id, sql));
     // Never in `admitted`: heavy DDL runs only as this simple query, never as a prepared statement bound later.
     for (const text of ddlStatementsOf(sql)) this.heavyAt.set(text, index);
-    this.context.logger.info('guard runs approved heavy DDL in a client transaction', { ticket: ticket.id, statement: index + 1 });
+    this.context.logger.info('guard runs approved heavy DDL in a client transaction', {
+      ticket: ticket.id,
+      statement: index + 1,
+    });
     return true;
   }
 
@@ -206,7 +246,8 @@ export class GuardedTransaction {
 
   /** The data the last recorded statement (a COPY … FROM STDIN) read: shown before it, its hash part of its template. */
   addCopyData(comment: string, sha256: string): void {
-    if (this.active) this.record.amendLast((s) => ({ ...s, sql: `${comment}\n${s.sql}`, template: `${s.template}:${sha256}` }));
+    if (this.active)
+      this.record.amendLast((s) => ({ ...s, sql: `${comment}\n${s.sql}`, template: `${s.template}:${sha256}` }));
   }
 
   /** The transaction ended upstream (ReadyForQuery 'I'): the next one starts read-only and unrecorded. */
@@ -230,16 +271,34 @@ export class GuardedTransaction {
    * or COMMIT of an aborted transaction, goes upstream as sent; COMMIT alone is the guard's; anything else
    * (SAVEPOINT, AND CHAIN, COMMIT among other statements) is rolled back and refused.
    */
-  async end(sql: string, upstreamAborted: boolean): Promise<{ kind: 'forward' } | { kind: 'answer'; bytes: Buffer; aborted: boolean }> {
+  async end(
+    sql: string,
+    upstreamAborted: boolean,
+  ): Promise<{ kind: 'forward' } | { kind: 'answer'; bytes: Buffer; aborted: boolean }> {
     const control = await transactionControlOf(sql);
     const alone = control.length === 1 && (await statementCount(sql)) === 1;
-    if (alone && (control[0] === 'rollback' || (control[0] === 'commit' && upstreamAborted))) return { kind: 'forward' };
+    if (alone && (control[0] === 'rollback' || (control[0] === 'commit' && upstreamAborted)))
+      return { kind: 'forward' };
     if (alone && control[0] === 'commit') {
       const answer = await this.commit();
-      return { kind: 'answer', aborted: false, bytes: Buffer.concat([answer.kind === 'committed' ? commandComplete('COMMIT') : errorResponse(answer.fields), readyForQuery('I')]) };
+      return {
+        kind: 'answer',
+        aborted: false,
+        bytes: Buffer.concat([
+          answer.kind === 'committed' ? commandComplete('COMMIT') : errorResponse(answer.fields),
+          readyForQuery('I'),
+        ]),
+      };
     }
     await this.rollback();
-    return { kind: 'answer', aborted: true, bytes: Buffer.concat([errorResponse(refusedError(`${NOT_WHOLE}; the transaction was rolled back`, WHOLE_HINT)), readyForQuery('E')]) };
+    return {
+      kind: 'answer',
+      aborted: true,
+      bytes: Buffer.concat([
+        errorResponse(refusedError(`${NOT_WHOLE}; the transaction was rolled back`, WHOLE_HINT)),
+        readyForQuery('E'),
+      ]),
+    };
   }
 
   /** The client's COMMIT: held on one ticket (rolled back) or, approved and within bounds, committed once. */
@@ -266,14 +325,21 @@ export class GuardedTransaction {
     const approved = same.find((t) => t.status === 'APPROVED');
     let exceeded: string[] = [];
     if (approved) {
-      exceeded = exceededBounds({ changed, ddl }, hashedBounds(approved), ddlStatementsOf(approved.sql), this.context.settings.tolerance);
+      exceeded = exceededBounds(
+        { changed, ddl },
+        hashedBounds(approved),
+        ddlStatementsOf(approved.sql),
+        this.context.settings.tolerance,
+      );
       if (exceeded.length === 0) return this.commitApproved(approved, connection);
     }
     await this.rollback();
     // Rolled back, so no lock is held upstream: identical transactions from concurrent clients are decided in
     // turn from here (the first holds, the others find its ticket).
     return oneAtATime(`transaction ${key}`, async () => {
-      const pending = (await store.list()).find((t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL');
+      const pending = (await store.list()).find(
+        (t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL',
+      );
       if (pending && exceeded.length === 0) {
         this.events?.held(pending.id);
         return { kind: 'error', fields: heldTransaction(pending, true) };
@@ -288,17 +354,35 @@ export class GuardedTransaction {
     const connection = await this.context.connectionKey();
     const store = await this.context.openTicketStore();
     return oneAtATime(`transaction ${key}`, async () => {
-      const pending = (await store.list()).find((t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL');
+      const pending = (await store.list()).find(
+        (t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL',
+      );
       if (pending) {
         this.events?.held(pending.id);
         return heldTransaction(pending, true, hold.writes.length);
       }
-      const answer = await this.holdOnTicket(connection, hold.writes, hold.changed, [], undefined, hold.notes, hold.writes.length);
+      const answer = await this.holdOnTicket(
+        connection,
+        hold.writes,
+        hold.changed,
+        [],
+        undefined,
+        hold.notes,
+        hold.writes.length,
+      );
       return answer.kind === 'error' ? answer.fields : refusedError('not run');
     });
   }
 
-  private async holdOnTicket(connection: string, writes: TransactionRecord['statements'], changed: ChangedTable[], exceeded: string[], approved: Ticket | undefined, ddlNotes: string[], heavyAt?: number): Promise<CommitAnswer> {
+  private async holdOnTicket(
+    connection: string,
+    writes: TransactionRecord['statements'],
+    changed: ChangedTable[],
+    exceeded: string[],
+    approved: Ticket | undefined,
+    ddlNotes: string[],
+    heavyAt?: number,
+  ): Promise<CommitAnswer> {
     const store = await this.context.openTicketStore();
     const db = await this.context.openDb();
     const body = transactionSql(writes);
@@ -306,24 +390,66 @@ export class GuardedTransaction {
     const impact = await analyzeImpact(db, classification, this.context.settings);
     // The rows per table are what the client's own run changed (the preview replays recorded values, whose ids
     // may match nothing now): its rows and its risk are the measured run's, never below the preview's risk.
-    impact.tables = changed.map((c) => ({ schema: c.schema, name: c.name, via: 'direct', inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    impact.tables = changed.map((c) => ({
+      schema: c.schema,
+      name: c.name,
+      via: 'direct',
+      inserted: c.inserted,
+      updated: c.updated,
+      deleted: c.deleted,
+    }));
     impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
-    const measured = assessRisk({ classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) }, this.context.settings.policy);
+    const measured = assessRisk(
+      { classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) },
+      this.context.settings.policy,
+    );
     if (RISK_ORDER.indexOf(measured.risk) > RISK_ORDER.indexOf(impact.risk)) impact.risk = measured.risk;
     impact.warnings.push(...ddlNotes);
-    impact.warnings.push('A transaction through the guard: it commits only as the client\'s retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.');
-    const effects = changed.map((c) => ({ schema: c.schema, name: c.name, inserted: c.inserted, updated: c.updated, deleted: c.deleted }));
+    impact.warnings.push(
+      "A transaction through the guard: it commits only as the client's retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.",
+    );
+    const effects = changed.map((c) => ({
+      schema: c.schema,
+      name: c.name,
+      inserted: c.inserted,
+      updated: c.updated,
+      deleted: c.deleted,
+    }));
     const statements = writes.map((s) => ({ sql: s.sql, template: s.template, read: s.read }));
     const createdBy = `guard user ${this.user}`;
-    const ticket = await store.create({ sql: body, origin: 'guardTransaction', transaction: { statements, effects }, connection, impact, createdBy });
-    this.context.logger.info('guard held a transaction', { ticket: ticket.id, statements: writes.length, exceeded: exceeded.join('; ') });
+    const ticket = await store.create({
+      sql: body,
+      origin: 'guardTransaction',
+      transaction: { statements, effects },
+      connection,
+      impact,
+      createdBy,
+    });
+    this.context.logger.info('guard held a transaction', {
+      ticket: ticket.id,
+      statements: writes.length,
+      exceeded: exceeded.join('; '),
+    });
     // Shown in VS Code ("Waiting for you") as one card, like a held statement; approving there only decides it.
-    await writeProposal(this.context.workspaceDir, ticket.id, body, createdBy, `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run${heavyAt === undefined ? '' : `; statement ${heavyAt} heavy DDL, analysed, not run`})`, heavyAt === undefined ? "the client's retry through the guard commits it" : `the client's retry runs statements 1..${heavyAt}; it commits if it ends there, else it is held once more at COMMIT`).catch((error: unknown) =>
-      this.context.logger.warn('could not write the proposal file of a held transaction', { ticket: ticket.id, error: String(error) }),
+    await writeProposal(
+      this.context.workspaceDir,
+      ticket.id,
+      body,
+      createdBy,
+      `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run${heavyAt === undefined ? '' : `; statement ${heavyAt} heavy DDL, analysed, not run`})`,
+      heavyAt === undefined
+        ? "the client's retry through the guard commits it"
+        : `the client's retry runs statements 1..${heavyAt}; it commits if it ends there, else it is held once more at COMMIT`,
+    ).catch((error: unknown) =>
+      this.context.logger.warn('could not write the proposal file of a held transaction', {
+        ticket: ticket.id,
+        error: String(error),
+      }),
     );
     this.events?.held(ticket.id);
     const fields = heldTransaction(ticket, false, heavyAt);
-    if (exceeded.length > 0) fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
+    if (exceeded.length > 0)
+      fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
     return { kind: 'error', fields };
   }
 
@@ -333,13 +459,28 @@ export class GuardedTransaction {
     const by = `${this.context.executedBy} for guard user ${this.user}`;
     let ticket: Ticket;
     try {
-      ticket = await claimInClientTransaction(this.context, this.inBand, { ticketId: approved.id, connection, xid, by });
+      ticket = await claimInClientTransaction(this.context, this.inBand, {
+        ticketId: approved.id,
+        connection,
+        xid,
+        by,
+      });
     } catch (error) {
       await this.rollback();
       // Claimed, then refused by the ledger (a reset ticket): the execution that owns the row is what the ticket resolves to.
-      const claimed = !(error instanceof LedgerRefusal) && (await store(this.context).then((s) => s.get(approved.id)))?.execution?.xid === xid;
-      if (claimed) await store(this.context).then((s) => s.finish(approved.id, { ok: false, by, xid, comment: toAgentError(error).message })).catch(() => undefined);
-      return { kind: 'error', fields: refusedError(`ticket ${approved.id} could not be claimed; rolled back, nothing kept: ${toAgentError(error).message}`) };
+      const claimed =
+        !(error instanceof LedgerRefusal) &&
+        (await store(this.context).then((s) => s.get(approved.id)))?.execution?.xid === xid;
+      if (claimed)
+        await store(this.context)
+          .then((s) => s.finish(approved.id, { ok: false, by, xid, comment: toAgentError(error).message }))
+          .catch(() => undefined);
+      return {
+        kind: 'error',
+        fields: refusedError(
+          `ticket ${approved.id} could not be claimed; rolled back, nothing kept: ${toAgentError(error).message}`,
+        ),
+      };
     }
     const committed = await this.inBand.run('COMMIT');
     this.reset();
@@ -349,9 +490,14 @@ export class GuardedTransaction {
       await s.finish(ticket.id, { ok: false, by, xid, comment: committed.error }).catch(() => undefined);
       return { kind: 'error', fields: { code: '40000', message: committed.error } };
     }
-    await s.finish(ticket.id, { ok: true, by, xid, comment: 'committed by the client\'s transaction through the guard' }).catch((error: unknown) =>
-      this.context.logger.error('a guarded transaction committed but its ticket could not be marked executed', { ticket: ticket.id, error: String(error) }),
-    );
+    await s
+      .finish(ticket.id, { ok: true, by, xid, comment: "committed by the client's transaction through the guard" })
+      .catch((error: unknown) =>
+        this.context.logger.error('a guarded transaction committed but its ticket could not be marked executed', {
+          ticket: ticket.id,
+          error: String(error),
+        }),
+      );
     this.context.logger.info('guard committed an approved transaction', { ticket: ticket.id, xid });
     return { kind: 'committed' };
   }
@@ -367,7 +513,12 @@ export class GuardedTransaction {
       'SELECT relid::int8, schemaname, relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_xact_user_tables WHERE n_tup_ins + n_tup_upd + n_tup_del > 0',
     );
     if (answer.error !== undefined) throw new Error(answer.error);
-    return new Map(answer.rows.map(([relid, schema, name, ins, upd, del]) => [Number(relid), { schema: schema ?? '', name: name ?? '', inserted: Number(ins), updated: Number(upd), deleted: Number(del) }]));
+    return new Map(
+      answer.rows.map(([relid, schema, name, ins, upd, del]) => [
+        Number(relid),
+        { schema: schema ?? '', name: name ?? '', inserted: Number(ins), updated: Number(upd), deleted: Number(del) },
+      ]),
+    );
   }
 }
 
@@ -375,7 +526,12 @@ const store = (context: GuardContext) => context.openTicketStore();
 
 /** A guard transaction ticket of this connection whose statements have these templates. */
 function sameTransaction(ticket: Ticket, connection: string, key: string): boolean {
-  return ticket.kind === 'write' && ticket.connection === connection && isGuardTransaction(ticket) && templateKeyOf(ticket.transaction?.statements ?? []) === key;
+  return (
+    ticket.kind === 'write' &&
+    ticket.connection === connection &&
+    isGuardTransaction(ticket) &&
+    templateKeyOf(ticket.transaction?.statements ?? []) === key
+  );
 }
 
 /** The approved rows per table are the effects the ticket's hash covers (ticketHash), not the impact the card draws. */
@@ -389,11 +545,17 @@ function hashedBounds(ticket: Ticket): Ticket {
 function heldTransaction(ticket: Ticket, reused: boolean, heavyAt?: number): ErrorFields {
   const held = heldError(ticket, reused);
   if (heavyAt === undefined) {
-    return { ...held, hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again (same statements; values may differ): it commits once, within the approved rows per table.` };
+    return {
+      ...held,
+      hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again (same statements; values may differ): it commits once, within the approved rows per table.`,
+    };
   }
   return {
     ...held,
-    message: held.message.replace(/; nothing ran$/, `; statement ${heavyAt} is heavy DDL, analysed, not executed; the transaction was rolled back there, nothing kept, no lock held`),
+    message: held.message.replace(
+      /; nothing ran$/,
+      `; statement ${heavyAt} is heavy DDL, analysed, not executed; the transaction was rolled back there, nothing kept, no lock held`,
+    ),
     hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again: statements 1..${heavyAt} run for real (${heavyAt} under a short lock_timeout: on 55P03 retry later); a transaction that ends there commits once, a longer one is held once more at its COMMIT for the rest.`,
   };
 }

@@ -47,11 +47,24 @@ const textsOf = (sql: string): string[] => parseSql(sql).statements.map((p) => p
  * the retry's so far (`recorded`, by template) and then `next` (heavy, identical text), and what the retry did
  * so far (rows per table, DDL texts) is within it. The parser must be loaded.
  */
-export function approvedPrefix(tickets: readonly Ticket[], connection: string, recorded: readonly RecordedStatement[], next: RecordedStatement, measured: MeasuredTransaction, tolerance: number): Ticket | undefined {
+export function approvedPrefix(
+  tickets: readonly Ticket[],
+  connection: string,
+  recorded: readonly RecordedStatement[],
+  next: RecordedStatement,
+  measured: MeasuredTransaction,
+  tolerance: number,
+): Ticket | undefined {
   const n = recorded.length;
   return tickets.find((ticket) => {
     const statements = ticket.transaction?.statements ?? [];
-    if (ticket.status !== 'APPROVED' || ticket.kind !== 'write' || ticket.connection !== connection || !isGuardTransaction(ticket)) return false;
+    if (
+      ticket.status !== 'APPROVED' ||
+      ticket.kind !== 'write' ||
+      ticket.connection !== connection ||
+      !isGuardTransaction(ticket)
+    )
+      return false;
     if (!contentMatchesHash(ticket) || ticket.decisions.some((d) => d.hash !== ticket.sqlHash)) return false;
     if ((heavyRuns.get(runKey(ticket.id, n)) ?? 0) >= MAX_HEAVY_RUNS) return false;
     const at = statements[n];
@@ -60,12 +73,18 @@ export function approvedPrefix(tickets: readonly Ticket[], connection: string, r
     if (JSON.stringify(textsOf(at.sql)) !== JSON.stringify(textsOf(next.sql))) return false;
     const approvedDdl = statements.slice(0, n + 1).flatMap((s) => (s.read ? [] : ddlStatementsOf(s.sql)));
     const tables = (ticket.transaction?.effects ?? []).map((e) => ({ ...e, via: 'direct' as const }));
-    return exceededBounds(measured, { ...ticket, impact: { ...ticket.impact, tables } }, approvedDdl, tolerance).length === 0;
+    return (
+      exceededBounds(measured, { ...ticket, impact: { ...ticket.impact, tables } }, approvedDdl, tolerance).length === 0
+    );
   });
 }
 
 /** Why the ticket may not run now (the checks its claim makes, SPEC §5 3a: ledger, signed and in-force policy), or undefined. */
-export async function whyNotAuthorized(context: GuardContext, ticket: Ticket, connection: string): Promise<string | undefined> {
+export async function whyNotAuthorized(
+  context: GuardContext,
+  ticket: Ticket,
+  connection: string,
+): Promise<string | undefined> {
   try {
     const db = await context.openDb();
     const guards = await executionGuards(db);
@@ -81,7 +100,10 @@ export async function whyNotAuthorized(context: GuardContext, ticket: Ticket, co
 export function lockedOut(ticketId: string, holders: readonly LockHolder[]): ErrorFields {
   const who = holders
     .slice(0, 3)
-    .map((h) => `pid ${h.pid ?? 'prepared transaction'} (${h.user ?? '?'}, ${h.state ?? '?'}${h.transactionSeconds !== null ? ` for ${h.transactionSeconds} s` : ''}) ${h.granted ? 'holds' : 'awaits'} ${h.mode} on ${h.table}${h.query ? `: ${h.query}` : ''}`)
+    .map(
+      (h) =>
+        `pid ${h.pid ?? 'prepared transaction'} (${h.user ?? '?'}, ${h.state ?? '?'}${h.transactionSeconds !== null ? ` for ${h.transactionSeconds} s` : ''}) ${h.granted ? 'holds' : 'awaits'} ${h.mode} on ${h.table}${h.query ? `: ${h.query}` : ''}`,
+    )
     .join('; ');
   return {
     code: '55P03',

@@ -33,7 +33,11 @@ export interface ClaimRequest {
  * its row in that transaction. Throws (nothing claimed) when the ledger or the policy refuses; after the claim,
  * a LedgerRefusal means another execution owns the ledger row (the caller records nothing on the ticket).
  */
-export async function claimInClientTransaction(context: GuardContext, inBand: InBandSession, request: ClaimRequest): Promise<Ticket> {
+export async function claimInClientTransaction(
+  context: GuardContext,
+  inBand: InBandSession,
+  request: ClaimRequest,
+): Promise<Ticket> {
   const db = await context.openDb();
   const guards = await executionGuards(db);
   if (guards.ledger) await assertNotInLedger(db, request.ticketId);
@@ -49,14 +53,23 @@ export async function claimInClientTransaction(context: GuardContext, inBand: In
   return ticket;
 }
 
-async function recordInClientTransaction(inBand: InBandSession, ticket: Pick<Ticket, 'id' | 'sqlHash'>, request: ClaimRequest): Promise<void> {
+async function recordInClientTransaction(
+  inBand: InBandSession,
+  ticket: Pick<Ticket, 'id' | 'sqlHash'>,
+  request: ClaimRequest,
+): Promise<void> {
   const values = [ticket.id, ticket.sqlHash, request.xid, request.by].map(literal).join(', ');
   // Schema-qualified, and the client cannot change how this text is read (standard_conforming_strings and
   // search_path are not among the settings a guard client may SET); E'' escapes hold either way.
-  const answer = await inBand.run(`INSERT INTO pgagent.executions (ticket_id, sql_hash, xid, by, status) VALUES (${values}, 'done')`);
+  const answer = await inBand.run(
+    `INSERT INTO pgagent.executions (ticket_id, sql_hash, xid, by, status) VALUES (${values}, 'done')`,
+  );
   if (answer.error === undefined) return;
   if (answer.code === '23505') throw alreadyExecuted(ticket.id, undefined);
-  throw new AgentError('DB_QUERY_FAILED', `The execution ledger row of ticket ${ticket.id} could not be written: ${answer.error}`);
+  throw new AgentError(
+    'DB_QUERY_FAILED',
+    `The execution ledger row of ticket ${ticket.id} could not be written: ${answer.error}`,
+  );
 }
 
 /** A string constant PostgreSQL reads the same whatever standard_conforming_strings says. */

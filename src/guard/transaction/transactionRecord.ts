@@ -20,7 +20,12 @@ export interface RecordedStatement {
  * is heavy DDL ("h:", heavyDdl.ts: analysed, not executed, when measured; run only in an approved retry), so a
  * ticket's approval of a heavy statement is part of its template key and of its hash (ticketHash).
  */
-export async function recordStatement(sql: string, read: boolean, templateText: string = sql, heavy = false): Promise<RecordedStatement> {
+export async function recordStatement(
+  sql: string,
+  read: boolean,
+  templateText: string = sql,
+  heavy = false,
+): Promise<RecordedStatement> {
   await loadParser();
   return { sql, read, template: `${read ? 'r' : heavy ? 'h' : 'w'}:${fingerprintSql(templateText)}` };
 }

@@ -70,7 +70,11 @@ export function parameterDescription(oids: readonly number[]): Buffer {
 /** The NotificationResponses among `messages` (a NOTIFY for the client's LISTEN amid the guard's own query's answer). */
 export function notificationsIn(messages: readonly BackendMessage[]): Buffer {
   const notifications = messages.filter((m): m is NotificationResponseMessage => m.name === 'notification');
-  return Buffer.concat(notifications.map((n) => new Writer().addInt32(n.processId).addCString(n.channel).addCString(n.payload).flush(0x41)));
+  return Buffer.concat(
+    notifications.map((n) =>
+      new Writer().addInt32(n.processId).addCString(n.channel).addCString(n.payload).flush(0x41),
+    ),
+  );
 }
 
 /** The guard's own CopyInResponse (a COPY FROM STDIN it reads itself): text format, every column text. */

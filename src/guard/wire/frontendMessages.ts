@@ -9,7 +9,14 @@ import { BufferReader } from 'pg-protocol/dist/buffer-reader';
 export type FrontendMessage =
   | { type: 'query'; sql: string }
   | { type: 'parse'; name: string; sql: string; paramTypes: number[] }
-  | { type: 'bind'; portal: string; statement: string; paramFormats: number[]; params: (Buffer | null)[]; resultFormats: number[] }
+  | {
+      type: 'bind';
+      portal: string;
+      statement: string;
+      paramFormats: number[];
+      params: (Buffer | null)[];
+      resultFormats: number[];
+    }
   | { type: 'execute'; portal: string; maxRows: number }
   | { type: 'describe'; target: 'S' | 'P'; name: string }
   | { type: 'close'; target: 'S' | 'P'; name: string }
@@ -37,7 +44,8 @@ export function readFrontendMessage(raw: Uint8Array): FrontendMessage {
 
 function readFields(raw: Uint8Array): FrontendMessage {
   const buffer = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  if (buffer.length < 5 || buffer.readInt32BE(1) !== buffer.length - 1) throw new MalformedMessage('the message length does not match its bytes');
+  if (buffer.length < 5 || buffer.readInt32BE(1) !== buffer.length - 1)
+    throw new MalformedMessage('the message length does not match its bytes');
   const reader = new BufferReader();
   reader.setBuffer(5, buffer);
   const code = buffer[0]!;
@@ -75,7 +83,8 @@ function readFields(raw: Uint8Array): FrontendMessage {
       const params: (Buffer | null)[] = [];
       for (let i = 0, n = count(); i < n; i++) {
         const length = reader.int32();
-        if (length < -1 || readerOffset(reader) + Math.max(length, 0) > buffer.length) throw new MalformedMessage('a parameter is longer than its message');
+        if (length < -1 || readerOffset(reader) + Math.max(length, 0) > buffer.length)
+          throw new MalformedMessage('a parameter is longer than its message');
         params.push(length === -1 ? null : Buffer.from(reader.bytes(length)));
       }
       const resultFormats: number[] = [];
@@ -89,7 +98,8 @@ function readFields(raw: Uint8Array): FrontendMessage {
     case 'D':
     case 'C': {
       const target = String.fromCharCode(reader.byte());
-      if (target !== 'S' && target !== 'P') throw new MalformedMessage(`"${target}" is neither S (statement) nor P (portal)`);
+      if (target !== 'S' && target !== 'P')
+        throw new MalformedMessage(`"${target}" is neither S (statement) nor P (portal)`);
       message = { type: code === 0x44 ? 'describe' : 'close', target, name: text() };
       break;
     }
@@ -115,7 +125,10 @@ function readFields(raw: Uint8Array): FrontendMessage {
     default:
       return { type: 'other', code };
   }
-  if (readerOffset(reader) !== buffer.length) throw new MalformedMessage(`the ${message.type} message has ${buffer.length - readerOffset(reader)} bytes more or less than its fields`);
+  if (readerOffset(reader) !== buffer.length)
+    throw new MalformedMessage(
+      `the ${message.type} message has ${buffer.length - readerOffset(reader)} bytes more or less than its fields`,
+    );
   return message;
 }
 

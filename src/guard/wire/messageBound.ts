@@ -18,7 +18,11 @@ export interface UnreadBytes {
 }
 
 /** Watches `socket`; `overflow(limit)` is called once when a client sends more than the bound without ending a message. */
-export function boundUnreadBytes(socket: Socket, started: () => boolean, overflow: (limit: number) => void): UnreadBytes {
+export function boundUnreadBytes(
+  socket: Socket,
+  started: () => boolean,
+  overflow: (limit: number) => void,
+): UnreadBytes {
   let unread = 0;
   let over = false;
   socket.on('data', (chunk: Buffer) => {

@@ -10,7 +10,8 @@
  */
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 
-export type Awaited = 'query' | 'parse' | 'bind' | 'describeStatement' | 'describePortal' | 'execute' | 'close' | 'sync';
+export type Awaited =
+  'query' | 'parse' | 'bind' | 'describeStatement' | 'describePortal' | 'execute' | 'close' | 'sync';
 
 const ENDS: Record<Awaited, readonly string[]> = {
   query: ['readyForQuery'],

@@ -12,7 +12,11 @@ import type { ConnectionStore } from '../connection/connectionStore';
 import { redisUrl } from '../settings/settings';
 import { buildGuardLaunch, endpointUrl, listeningPort } from './guardLaunch';
 
-export function registerGuardEndpoint(context: vscode.ExtensionContext, store: ConnectionStore, logger: Logger): vscode.Disposable[] {
+export function registerGuardEndpoint(
+  context: vscode.ExtensionContext,
+  store: ConnectionStore,
+  logger: Logger,
+): vscode.Disposable[] {
   let running: { child: ChildProcess; url: string; connection: string } | undefined;
   const stop = () => {
     running?.child.kill('SIGINT');
@@ -23,12 +27,19 @@ export function registerGuardEndpoint(context: vscode.ExtensionContext, store: C
     const choice = store.active();
     const profile = choice.kind === 'sample' ? undefined : (await store.profiles()).find((p) => p.name === choice.name);
     if (!profile) {
-      return vscode.window.showWarningMessage('The guarded endpoint stands in front of a PostgreSQL server: select a server connection first (the sample database is this window\'s own).');
+      return vscode.window.showWarningMessage(
+        "The guarded endpoint stands in front of a PostgreSQL server: select a server connection first (the sample database is this window's own).",
+      );
     }
-    if (!vscode.workspace.isTrusted) return vscode.window.showWarningMessage('Trust this workspace first: the guard keeps its tickets and users in its .pgagent/ folder.');
+    if (!vscode.workspace.isTrusted)
+      return vscode.window.showWarningMessage(
+        'Trust this workspace first: the guard keeps its tickets and users in its .pgagent/ folder.',
+      );
     if (running?.connection === profile.name) {
       await vscode.env.clipboard.writeText(running.url);
-      return vscode.window.showInformationMessage(`The guarded endpoint for ${profile.name} runs already; its URL is copied again.`);
+      return vscode.window.showInformationMessage(
+        `The guarded endpoint for ${profile.name} runs already; its URL is copied again.`,
+      );
     }
     stop();
     const password = await store.password(profile.name);
@@ -42,31 +53,40 @@ export function registerGuardEndpoint(context: vscode.ExtensionContext, store: C
       ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
     });
     const env = { ...process.env, ...launch.env };
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Starting a guarded endpoint for ${profile.name}…` }, async () => {
-      const added = await new Promise<string>((resolve, reject) =>
-        execFile(launch.command, launch.addUserArgs, { cwd: launch.cwd, env }, (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout))),
-      );
-      const { url: userUrl } = JSON.parse(added) as { url: string };
-      const child = spawn(launch.command, launch.serveArgs, { cwd: launch.cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      const port = await new Promise<number>((resolve, reject) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString('utf8');
-          const found = listeningPort(stderr);
-          if (found !== undefined) resolve(found);
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Starting a guarded endpoint for ${profile.name}…` },
+      async () => {
+        const added = await new Promise<string>((resolve, reject) =>
+          execFile(launch.command, launch.addUserArgs, { cwd: launch.cwd, env }, (error, stdout, stderr) =>
+            error ? reject(new Error(stderr || error.message)) : resolve(stdout),
+          ),
+        );
+        const { url: userUrl } = JSON.parse(added) as { url: string };
+        const child = spawn(launch.command, launch.serveArgs, {
+          cwd: launch.cwd,
+          env,
+          stdio: ['ignore', 'ignore', 'pipe'],
         });
-        child.once('exit', (code) => reject(new Error(`pg-agent guard stopped (${code}): ${stderr.trim()}`)));
-      });
-      child.stderr.on('data', (chunk: Buffer) => logger.info('guard', { output: chunk.toString('utf8').trim() }));
-      child.once('exit', (code) => {
-        logger.info('guarded endpoint stopped', { connection: profile.name, code });
-        if (running?.child === child) running = undefined;
-      });
-      const url = endpointUrl(userUrl, port);
-      running = { child, url, connection: profile.name };
-      await vscode.env.clipboard.writeText(url);
-      logger.info('guarded endpoint started', { connection: profile.name, port, user: launch.user });
-    });
+        let stderr = '';
+        const port = await new Promise<number>((resolve, reject) => {
+          child.stderr.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString('utf8');
+            const found = listeningPort(stderr);
+            if (found !== undefined) resolve(found);
+          });
+          child.once('exit', (code) => reject(new Error(`pg-agent guard stopped (${code}): ${stderr.trim()}`)));
+        });
+        child.stderr.on('data', (chunk: Buffer) => logger.info('guard', { output: chunk.toString('utf8').trim() }));
+        child.once('exit', (code) => {
+          logger.info('guarded endpoint stopped', { connection: profile.name, code });
+          if (running?.child === child) running = undefined;
+        });
+        const url = endpointUrl(userUrl, port);
+        running = { child, url, connection: profile.name };
+        await vscode.env.clipboard.writeText(url);
+        logger.info('guarded endpoint started', { connection: profile.name, port, user: launch.user });
+      },
+    );
     return vscode.window.showInformationMessage(
       `Guarded endpoint for ${profile.name} on 127.0.0.1:${running?.url ? new URL(running.url).port : '?'}: its URL (guard user ${launch.user}) is copied. Reads pass; writes wait in "Waiting for you".`,
     );
@@ -74,12 +94,18 @@ export function registerGuardEndpoint(context: vscode.ExtensionContext, store: C
 
   return [
     vscode.commands.registerCommand('postgresAgent.startGuardedEndpoint', () =>
-      start().catch((error: unknown) => vscode.window.showErrorMessage(`Could not start the guarded endpoint: ${error instanceof Error ? error.message : String(error)}`)),
+      start().catch((error: unknown) =>
+        vscode.window.showErrorMessage(
+          `Could not start the guarded endpoint: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      ),
     ),
     vscode.commands.registerCommand('postgresAgent.stopGuardedEndpoint', () => {
       const had = running !== undefined;
       stop();
-      return vscode.window.showInformationMessage(had ? 'Guarded endpoint stopped.' : 'No guarded endpoint runs in this window.');
+      return vscode.window.showInformationMessage(
+        had ? 'Guarded endpoint stopped.' : 'No guarded endpoint runs in this window.',
+      );
     }),
     { dispose: stop },
   ];

@@ -31,7 +31,10 @@ export interface GuardLaunch {
   user: string;
 }
 
-export function buildGuardLaunch(input: GuardLaunchInput, user = `vscode_${randomBytes(4).toString('hex')}`): GuardLaunch {
+export function buildGuardLaunch(
+  input: GuardLaunchInput,
+  user = `vscode_${randomBytes(4).toString('hex')}`,
+): GuardLaunch {
   const cli = join(input.extensionPath, 'dist', 'cli.js');
   const common = ['--db', profileUrl(input.profile), '--workspace', input.workspaceDir];
   return {

@@ -30,7 +30,9 @@ type Input = Record<string, unknown>;
 
 export function registerLanguageModelTools(deps: LanguageModelToolsDeps): vscode.Disposable[] {
   if (typeof vscode.lm?.registerTool !== 'function') return [];
-  return LM_TOOL_NAMES.map((name) => vscode.lm.registerTool<Input>(`${LM_TOOL_PREFIX}${name}`, new McpBackedTool(name, deps)));
+  return LM_TOOL_NAMES.map((name) =>
+    vscode.lm.registerTool<Input>(`${LM_TOOL_PREFIX}${name}`, new McpBackedTool(name, deps)),
+  );
 }
 
 class McpBackedTool implements vscode.LanguageModelTool<Input> {
@@ -39,12 +41,21 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
     private readonly deps: LanguageModelToolsDeps,
   ) {}
 
-  async prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<Input>): Promise<vscode.PreparedToolInvocation> {
+  async prepareInvocation(
+    options: vscode.LanguageModelToolInvocationPrepareOptions<Input>,
+  ): Promise<vscode.PreparedToolInvocation> {
     const message = await toolMessage(this.name, options.input, {
       impact: async (sql) => (await this.toolNamed('impact').run(await this.context(), { sql })).text,
       ticket: async (id) => {
         const ticket = await (await this.deps.tickets.ticketStore()).get(id);
-        return ticket && { sql: ticket.sql, status: ticket.status, risk: ticket.risk, rows: ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0 };
+        return (
+          ticket && {
+            sql: ticket.sql,
+            status: ticket.status,
+            risk: ticket.risk,
+            rows: ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0,
+          }
+        );
       },
     });
     if (!message.confirmation) return { invocationMessage: message.invocation };
@@ -52,7 +63,10 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
     // Shown as written: no command links, no HTML.
     markdown.isTrusted = false;
     markdown.supportHtml = false;
-    return { invocationMessage: message.invocation, confirmationMessages: { title: message.confirmation.title, message: markdown } };
+    return {
+      invocationMessage: message.invocation,
+      confirmationMessages: { title: message.confirmation.title, message: markdown },
+    };
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>): Promise<vscode.LanguageModelToolResult> {

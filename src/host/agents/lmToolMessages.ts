@@ -20,7 +20,11 @@ export interface ToolMessageFacts {
   ticket: (id: string) => Promise<{ sql: string; status: string; risk: string; rows: number } | undefined>;
 }
 
-export async function toolMessage(name: LmToolName, input: Record<string, unknown>, facts: ToolMessageFacts): Promise<ToolMessage> {
+export async function toolMessage(
+  name: LmToolName,
+  input: Record<string, unknown>,
+  facts: ToolMessageFacts,
+): Promise<ToolMessage> {
   const sql = typeof input.sql === 'string' ? input.sql : '';
   const ticketId = typeof input.ticket_id === 'string' ? input.ticket_id : '';
   switch (name) {
@@ -38,18 +42,29 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
       return {
         invocation: 'Postgres Agent: advising indexes',
         ...(sql !== ''
-          ? { confirmation: { title: 'Advise indexes for this query?', markdown: `${statement(sql)}\n\nPlanned with EXPLAIN (and hypothetical indexes) in a READ ONLY transaction: nothing is executed or built.` } }
+          ? {
+              confirmation: {
+                title: 'Advise indexes for this query?',
+                markdown: `${statement(sql)}\n\nPlanned with EXPLAIN (and hypothetical indexes) in a READ ONLY transaction: nothing is executed or built.`,
+              },
+            }
           : {}),
       };
     case 'run_read':
       return {
         invocation: 'Postgres Agent: running a read',
-        confirmation: { title: 'Run this read?', markdown: `${statement(sql)}\n\nRuns READ ONLY with a row cap and timeouts; its rows go to the model.` },
+        confirmation: {
+          title: 'Run this read?',
+          markdown: `${statement(sql)}\n\nRuns READ ONLY with a row cap and timeouts; its rows go to the model.`,
+        },
       };
     case 'explain':
       return {
         invocation: 'Postgres Agent: explaining',
-        confirmation: { title: 'Explain this statement?', markdown: `${statement(sql)}\n\nEXPLAIN without ANALYZE: nothing is executed.` },
+        confirmation: {
+          title: 'Explain this statement?',
+          markdown: `${statement(sql)}\n\nEXPLAIN without ANALYZE: nothing is executed.`,
+        },
       };
     case 'impact':
       return {
@@ -60,7 +75,10 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
         },
       };
     case 'propose_write': {
-      const reason = typeof input.reason === 'string' && input.reason.trim() !== '' ? `**Reason given by the agent:** ${plain(input.reason.replace(/\s+/g, ' ').slice(0, 500))}\n\n` : '';
+      const reason =
+        typeof input.reason === 'string' && input.reason.trim() !== ''
+          ? `**Reason given by the agent:** ${plain(input.reason.replace(/\s+/g, ' ').slice(0, 500))}\n\n`
+          : '';
       let impact: string;
       try {
         impact = fenced(await facts.impact(sql), 'text');
@@ -85,7 +103,10 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
       } catch (error) {
         markdown = `Ticket ${plain(ticketId)} cannot be read: ${plain(error instanceof Error ? error.message : String(error))}`;
       }
-      return { invocation: `Postgres Agent: running approved ticket ${ticketId}`, confirmation: { title: 'Run this approved write?', markdown } };
+      return {
+        invocation: `Postgres Agent: running approved ticket ${ticketId}`,
+        confirmation: { title: 'Run this approved write?', markdown },
+      };
     }
   }
 }
@@ -96,7 +117,9 @@ export async function toolMessage(name: LmToolName, input: Record<string, unknow
  */
 function statement(sql: string): string {
   const { text, hidden } = visibleSql(sql);
-  return hidden.length === 0 ? fenced(text, 'sql') : `${fenced(text, 'sql')}\n\n**⚠ This statement ${plain(hiddenWarning(hidden))}.** It runs with them, exactly as shown.`;
+  return hidden.length === 0
+    ? fenced(text, 'sql')
+    : `${fenced(text, 'sql')}\n\n**⚠ This statement ${plain(hiddenWarning(hidden))}.** It runs with them, exactly as shown.`;
 }
 
 /** A code block whose fence is longer than any run of backticks inside (the text cannot close it early). */

@@ -37,9 +37,12 @@ export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
   const { connection } = input;
   // A tunnel or an IAM login cannot be said in a URL (and the URL's host:port would be another database,
   // seen from here): the server resolves such a profile by name from the workspace's .pgagent/config.json.
-  const byName = connection.kind === 'profile' && (connection.profile.ssh !== undefined || connection.profile.iam !== undefined);
-  const db = connection.kind === 'sample' ? 'sample' : byName ? connection.profile.name : profileUrl(connection.profile);
-  const label = connection.kind === 'sample' ? 'Postgres Agent (sample)' : `Postgres Agent (${connection.profile.name})`;
+  const byName =
+    connection.kind === 'profile' && (connection.profile.ssh !== undefined || connection.profile.iam !== undefined);
+  const db =
+    connection.kind === 'sample' ? 'sample' : byName ? connection.profile.name : profileUrl(connection.profile);
+  const label =
+    connection.kind === 'sample' ? 'Postgres Agent (sample)' : `Postgres Agent (${connection.profile.name})`;
   return {
     label,
     command: input.nodePath,
@@ -64,7 +67,11 @@ export function buildMcpLaunch(input: McpLaunchInput): McpLaunch {
  * The environment of a `pg-agent` child the editor starts (mcp, guard): Electron told to behave as Node.js,
  * the profile's password as PGPASSWORD (never on a command line), the window's Redis.
  */
-export function childEnv(electron: boolean, password: string | undefined, redisUrl: string | undefined): Record<string, string> {
+export function childEnv(
+  electron: boolean,
+  password: string | undefined,
+  redisUrl: string | undefined,
+): Record<string, string> {
   return {
     ...(electron ? { ELECTRON_RUN_AS_NODE: '1' } : {}),
     ...(password ? { PGPASSWORD: password } : {}),

@@ -10,7 +10,10 @@ import type { McpLaunchInput } from './mcpLaunch';
 import { MCP_PROVIDER_ID } from './lmToolNames';
 import { redisUrl } from '../settings/settings';
 
-export function registerMcpServerDefinition(context: vscode.ExtensionContext, store: ConnectionStore): vscode.Disposable[] {
+export function registerMcpServerDefinition(
+  context: vscode.ExtensionContext,
+  store: ConnectionStore,
+): vscode.Disposable[] {
   // Hosts without the MCP API (older VS Code forks) simply get no server; everything else works.
   if (typeof vscode.lm?.registerMcpServerDefinitionProvider !== 'function') return [];
   const changed = new vscode.EventEmitter<void>();
@@ -29,7 +32,9 @@ export function registerMcpServerDefinition(context: vscode.ExtensionContext, st
       version,
       ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
       ...(config.get<number>('query.maxRows') !== undefined ? { maxRows: config.get<number>('query.maxRows') } : {}),
-      ...(config.get<number>('query.statementTimeoutMs') !== undefined ? { timeoutMs: config.get<number>('query.statementTimeoutMs') } : {}),
+      ...(config.get<number>('query.statementTimeoutMs') !== undefined
+        ? { timeoutMs: config.get<number>('query.statementTimeoutMs') }
+        : {}),
     };
     // The embedded sample database is one PGlite data folder that this window's extension host holds; a
     // second process on it is refused (sampleDbHold). On it, Copilot gets the same operations in-process as
@@ -44,7 +49,13 @@ export function registerMcpServerDefinition(context: vscode.ExtensionContext, st
   };
   const definition = (input: McpLaunchInput): vscode.McpStdioServerDefinition => {
     const launch = buildMcpLaunch(input);
-    const server = new vscode.McpStdioServerDefinition(launch.label, launch.command, launch.args, launch.env, launch.version);
+    const server = new vscode.McpStdioServerDefinition(
+      launch.label,
+      launch.command,
+      launch.args,
+      launch.env,
+      launch.version,
+    );
     server.cwd = vscode.Uri.file(launch.cwd);
     return server;
   };

@@ -32,10 +32,15 @@ export class OutsideProposals implements vscode.Disposable {
     // Cheap at activation: a watcher, no core code; the ticket store opens on the first proposal.
     // The folder too: a file written right after its new folder is created can slip past the watcher (the
     // folder's own watch starts a moment later), so the folder's creation rescans it.
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(deps.rootDir), '.pgagent/proposals{,/*.sql}'));
+    this.watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(deps.rootDir), '.pgagent/proposals{,/*.sql}'),
+    );
     const onFile = (uri: vscode.Uri) => {
       if (uri.fsPath.endsWith('.sql')) void this.show(uri, true);
-      else void this.scan(true).catch((error: unknown) => deps.logger.warn('could not read the proposals folder', { error: String(error) }));
+      else
+        void this.scan(true).catch((error: unknown) =>
+          deps.logger.warn('could not read the proposals folder', { error: String(error) }),
+        );
     };
     this.disposables = [this.watcher, this.watcher.onDidCreate(onFile), this.watcher.onDidChange(onFile)];
   }
@@ -56,7 +61,8 @@ export class OutsideProposals implements vscode.Disposable {
       throw error;
     }
     for (const [name, type] of entries) {
-      if (type === vscode.FileType.File && name.endsWith('.sql')) await this.show(vscode.Uri.file(join(dir.fsPath, name)), notify);
+      if (type === vscode.FileType.File && name.endsWith('.sql'))
+        await this.show(vscode.Uri.file(join(dir.fsPath, name)), notify);
     }
   }
 
@@ -67,23 +73,42 @@ export class OutsideProposals implements vscode.Disposable {
     try {
       const ticket = await (await this.deps.tickets.ticketStore()).get(ticketId);
       if (ticket?.status !== 'PENDING_APPROVAL' && ticket?.status !== 'APPROVED') {
-        this.deps.logger.info('proposal no longer pending; not shown', { ticket: ticketId, status: ticket?.status ?? 'missing' });
+        this.deps.logger.info('proposal no longer pending; not shown', {
+          ticket: ticketId,
+          status: ticket?.status ?? 'missing',
+        });
         return;
       }
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       const start = sqlOffset(text, ticket.sql);
       if (start === undefined) {
-        this.deps.logger.warn('a proposal file does not hold its ticket\'s SQL; not shown', { ticket: ticketId, file: uri.fsPath });
+        this.deps.logger.warn("a proposal file does not hold its ticket's SQL; not shown", {
+          ticket: ticketId,
+          file: uri.fsPath,
+        });
         return;
       }
       // The executor rule: an outside agent's proposal is run only by that agent (execute_approved); here it is decided.
       // A guard client's transaction is one card: its statements (the ticket's SQL, in order) and their measured effects.
       const transaction = ticket.origin === 'guardTransaction' ? ticket.transaction : undefined;
-      const held = { ticketId, uri, start, end: start + ticket.sql.length, sql: ticket.sql, connection: ticket.connection, impact: ticket.impact, proposedBy: ticket.createdBy, ...(transaction ? { transaction } : {}) };
+      const held = {
+        ticketId,
+        uri,
+        start,
+        end: start + ticket.sql.length,
+        sql: ticket.sql,
+        connection: ticket.connection,
+        impact: ticket.impact,
+        proposedBy: ticket.createdBy,
+        ...(transaction ? { transaction } : {}),
+      };
       if (ticket.status === 'APPROVED') {
         // Approved before this window saw it (a terminal, a reload): shown waiting for its agent, nothing to decide.
         this.deps.approval.trackApproved(held);
-        this.deps.logger.info('outside proposal already approved; waiting for its agent', { ticket: ticketId, by: ticket.createdBy });
+        this.deps.logger.info('outside proposal already approved; waiting for its agent', {
+          ticket: ticketId,
+          by: ticket.createdBy,
+        });
         return;
       }
       this.deps.approval.track(held);
@@ -92,7 +117,8 @@ export class OutsideProposals implements vscode.Disposable {
       const rows = ticket.impact.exactRows ?? ticket.impact.estimatedRows ?? 0;
       // The editor shows the file's raw SQL: say here already when it holds hidden characters (they are marked there too).
       const hidden = visibleSql(ticket.sql).hidden.length;
-      const flag = hidden > 0 ? ` Its SQL holds ${hidden} hidden character${hidden === 1 ? '' : 's'}: review it with care.` : '';
+      const flag =
+        hidden > 0 ? ` Its SQL holds ${hidden} hidden character${hidden === 1 ? '' : 's'}: review it with care.` : '';
       const choice = await vscode.window.showInformationMessage(
         transaction
           ? `${visibleText(ticket.createdBy)} proposes a transaction of ${transaction.statements.length} statements (${ticket.risk} · ${rows.toLocaleString('en-US')} rows). Nothing commits until you approve it; then the client's retry commits it.${flag}`

@@ -59,7 +59,17 @@ export class AskController {
     await this.remember(question);
     const services = this.deps.core();
     const threadId = services.newThreadId();
-    this.setAnswer({ threadId, question, status: 'running', sql: null, results: null, summary: null, executedRows: null, usage: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 }, error: null });
+    this.setAnswer({
+      threadId,
+      question,
+      status: 'running',
+      sql: null,
+      results: null,
+      summary: null,
+      executedRows: null,
+      usage: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      error: null,
+    });
     await this.deps.showPanel();
     const abort = new AbortController();
     try {
@@ -69,8 +79,13 @@ export class AskController {
           token.onCancellationRequested(() => abort.abort());
           progress.report({ message: 'Reading schema…' });
           // The summary grows in the panel as the model writes it.
-          const graph = await this.graph(withSignal(provider, abort.signal), (delta) => this.update(threadId, { summary: `${this.answer?.summary ?? ''}${delta}` }));
-          const stream = await graph.stream({ question }, { configurable: { thread_id: threadId }, streamMode: 'updates', signal: abort.signal });
+          const graph = await this.graph(withSignal(provider, abort.signal), (delta) =>
+            this.update(threadId, { summary: `${this.answer?.summary ?? ''}${delta}` }),
+          );
+          const stream = await graph.stream(
+            { question },
+            { configurable: { thread_id: threadId }, streamMode: 'updates', signal: abort.signal },
+          );
           for await (const update of stream) {
             for (const node of Object.keys(update)) {
               const next = NEXT_STEP[node];
@@ -123,13 +138,18 @@ export class AskController {
   private async findHeld(): Promise<void> {
     const services = this.deps.core();
     const dir = services.workspacePaths(this.deps.rootDir).checkpoints;
-    const threads = (await readdir(dir).catch(() => [] as string[])).filter((name) => services.THREAD_ID_PATTERN.test(name));
+    const threads = (await readdir(dir).catch(() => [] as string[])).filter((name) =>
+      services.THREAD_ID_PATTERN.test(name),
+    );
     if (threads.length === 0) return;
     const graph = await this.graph(undefined);
     const store = await this.deps.tickets.ticketStore();
     for (const threadId of threads) {
       const outcome = await services.readOutcome(graph, threadId).catch((error: unknown) => {
-        this.deps.logger.warn('an ask run could not be read back; its write (if any) is not restored', { thread: threadId, error: services.toAgentError(error).message });
+        this.deps.logger.warn('an ask run could not be read back; its write (if any) is not restored', {
+          thread: threadId,
+          error: services.toAgentError(error).message,
+        });
         return undefined;
       });
       const ticketId = outcome?.state.ticketId;
@@ -158,19 +178,39 @@ export class AskController {
     const { key } = await this.deps.session.database();
     const owner: HeldWriteOwner = {
       execute: async () => {
-        const done = await services.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId);
+        const done = await services.resumeAsk(
+          await this.graph(undefined),
+          await this.deps.tickets.ticketStore(),
+          threadId,
+        );
         this.show(done);
         const execution = done.state.execution;
-        if (done.state.error) throw new services.AgentError(done.state.error.code, done.state.error.message, done.state.error.advice);
-        if (!execution) throw new services.AgentError('APPROVAL_NOT_APPROVED', `The ask run ${threadId} did not run the write (${done.status}).`);
+        if (done.state.error)
+          throw new services.AgentError(done.state.error.code, done.state.error.message, done.state.error.advice);
+        if (!execution)
+          throw new services.AgentError(
+            'APPROVAL_NOT_APPROVED',
+            `The ask run ${threadId} did not run the write (${done.status}).`,
+          );
         return { rows: execution.rows, tables: execution.tables, undoFile: execution.undoFile };
       },
       rejected: async () => {
-        this.show(await services.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId));
+        this.show(
+          await services.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId),
+        );
       },
     };
     const uri = vscode.Uri.file(file);
-    this.deps.approval.track({ ticketId, uri, start: 0, end: sql.length, sql, connection: key, impact: state.impact, owner });
+    this.deps.approval.track({
+      ticketId,
+      uri,
+      start: 0,
+      end: sql.length,
+      sql,
+      connection: key,
+      impact: state.impact,
+      owner,
+    });
     if (open) {
       const document = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(document, { preview: false });
@@ -199,7 +239,15 @@ export class AskController {
       contextBudgetTokens: config.get<number>('context.tokenBudget') ?? 6000,
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
       ...(onSummaryText ? { onSummaryText } : {}),
-      ...(embedder ? { embeddings: services.sharedEmbeddingCache(join(paths.schemaCache, 'embeddings.json'), embedder, this.deps.logger) } : {}),
+      ...(embedder
+        ? {
+            embeddings: services.sharedEmbeddingCache(
+              join(paths.schemaCache, 'embeddings.json'),
+              embedder,
+              this.deps.logger,
+            ),
+          }
+        : {}),
     };
     return services.buildAskGraph(askDeps, new services.FileCheckpointSaver(paths.checkpoints));
   }
@@ -210,7 +258,10 @@ export class AskController {
     const recentItems = recent.map((q): vscode.QuickPickItem => ({ label: q, description: 'recent' }));
     const pick = vscode.window.createQuickPick();
     pick.title = 'Postgres Agent: Ask…';
-    pick.placeholder = recent.length > 0 ? 'Ask about the database in plain words, or pick a recent question' : 'Ask about the database in plain words, e.g. how many orders were placed last week?';
+    pick.placeholder =
+      recent.length > 0
+        ? 'Ask about the database in plain words, or pick a recent question'
+        : 'Ask about the database in plain words, e.g. how many orders were placed last week?';
     pick.ignoreFocusOut = true;
     pick.items = recentItems;
     if (prefill) {
@@ -227,7 +278,8 @@ export class AskController {
       };
       pick.onDidChangeValue((value) => {
         const typed = value.trim();
-        pick.items = typed && !recent.includes(typed) ? [{ label: typed, description: 'ask' }, ...recentItems] : recentItems;
+        pick.items =
+          typed && !recent.includes(typed) ? [{ label: typed, description: 'ask' }, ...recentItems] : recentItems;
       });
       pick.onDidAccept(() => {
         const chosen = pick.selectedItems[0]?.label ?? pick.activeItems[0]?.label ?? pick.value;
@@ -240,27 +292,47 @@ export class AskController {
 
   private async remember(question: string): Promise<void> {
     const recent = this.deps.workspaceState.get<string[]>(RECENT_KEY, []);
-    await this.deps.workspaceState.update(RECENT_KEY, [question, ...recent.filter((q) => q !== question)].slice(0, RECENT_KEPT));
+    await this.deps.workspaceState.update(
+      RECENT_KEY,
+      [question, ...recent.filter((q) => q !== question)].slice(0, RECENT_KEPT),
+    );
   }
 
   /** The panel's answer from where the run stopped. */
   private show(outcome: AskOutcome): void {
     const { state, threadId } = outcome;
     const status: AnswerStatus =
-      outcome.status === 'done' ? (state.execution ? 'executed' : 'answered') : outcome.status === 'held' ? 'held' : outcome.status;
+      outcome.status === 'done'
+        ? state.execution
+          ? 'executed'
+          : 'answered'
+        : outcome.status === 'held'
+          ? 'held'
+          : outcome.status;
     const r = state.result;
     this.setAnswer({
       threadId,
       question: state.question,
       status,
       sql: state.sql ?? null,
-      results: r && state.sql ? { sql: state.sql, fields: r.fields, rows: r.rows, rowCount: r.rowCount, truncated: r.truncated, elapsedMs: r.elapsedMs } : null,
+      results:
+        r && state.sql
+          ? {
+              sql: state.sql,
+              fields: r.fields,
+              rows: r.rows,
+              rowCount: r.rowCount,
+              truncated: r.truncated,
+              elapsedMs: r.elapsedMs,
+            }
+          : null,
       summary: state.summary ?? null,
       executedRows: state.execution?.rows ?? null,
       usage: state.usage,
       error: state.error ?? null,
     });
-    if (state.error && outcome.status !== 'held') this.deps.logger.warn('ask stopped', { thread: threadId, code: state.error.code, error: state.error.message });
+    if (state.error && outcome.status !== 'held')
+      this.deps.logger.warn('ask stopped', { thread: threadId, code: state.error.code, error: state.error.message });
   }
 
   private update(threadId: string, change: Partial<AnswerView>): void {
@@ -272,6 +344,7 @@ export class AskController {
     const newRows = answer.results !== null && answer.results !== this.answer?.results;
     this.answer = answer;
     this.push.request();
-    if (newRows && answer.results) this.rowsShown.fire({ threadId: answer.threadId, question: answer.question, results: answer.results });
+    if (newRows && answer.results)
+      this.rowsShown.fire({ threadId: answer.threadId, question: answer.question, results: answer.results });
   }
 }

@@ -26,7 +26,10 @@ export interface OpenAskResultDeps {
 
 export function registerOpenAskResult(deps: OpenAskResultDeps): vscode.Disposable {
   return vscode.commands.registerCommand(OPEN_ASK_RESULT_COMMAND, async (threadId?: unknown) => {
-    const ask = typeof threadId === 'string' ? deps.recentAsks.list().find((r) => r.threadId === threadId) : await pick(deps.recentAsks.list());
+    const ask =
+      typeof threadId === 'string'
+        ? deps.recentAsks.list().find((r) => r.threadId === threadId)
+        : await pick(deps.recentAsks.list());
     if (!ask) return;
     await open(ask, deps);
   });
@@ -39,7 +42,10 @@ async function open(ask: RecentAskView, deps: OpenAskResultDeps): Promise<void> 
     return;
   }
   if (ask.status === 'answered' && ask.sql !== undefined) {
-    await vscode.commands.executeCommand('postgresAgent.showQueryResults', { sql: ask.sql, title: `${ask.question.slice(0, 40)} (run again)` });
+    await vscode.commands.executeCommand('postgresAgent.showQueryResults', {
+      sql: ask.sql,
+      title: `${ask.question.slice(0, 40)} (run again)`,
+    });
     return;
   }
   void vscode.window.showInformationMessage(`"${ask.question}" has no rows to show: it ${STATUS_TEXT[ask.status]}.`);
@@ -62,7 +68,11 @@ async function pick(recent: readonly RecentAskView[]): Promise<RecentAskView | u
     return undefined;
   }
   const chosen = await vscode.window.showQuickPick(
-    recent.map((ask) => ({ label: ask.question, description: `${ask.status} · ${new Date(ask.at).toLocaleString()}`, ask })),
+    recent.map((ask) => ({
+      label: ask.question,
+      description: `${ask.status} · ${new Date(ask.at).toLocaleString()}`,
+      ask,
+    })),
     { title: 'Open the result of a recent ask', matchOnDescription: true },
   );
   return chosen?.ask;

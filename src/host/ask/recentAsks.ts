@@ -35,5 +35,10 @@ export class RecentAsks {
 function isRecentAsk(value: unknown): value is RecentAskView {
   if (typeof value !== 'object' || value === null) return false;
   const r = value as Partial<Record<keyof RecentAskView, unknown>>;
-  return typeof r.threadId === 'string' && ASK_ID_PATTERN.test(r.threadId) && typeof r.question === 'string' && (r.sql === undefined || typeof r.sql === 'string');
+  return (
+    typeof r.threadId === 'string' &&
+    ASK_ID_PATTERN.test(r.threadId) &&
+    typeof r.question === 'string' &&
+    (r.sql === undefined || typeof r.sql === 'string')
+  );
 }

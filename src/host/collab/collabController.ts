@@ -41,10 +41,25 @@ export class CollabController implements vscode.Disposable {
     const sessions = await this.store().list();
     type Item = vscode.QuickPickItem & { id?: string };
     const items: Item[] = [
-      { label: '$(add) New planning session…', detail: 'Two analysts (or two perspectives of one model) discuss the task in rounds, checked against the database.' },
-      ...sessions.map((s): Item => ({ label: s.task.split('\n')[0] ?? s.id, description: `${s.phase} · round ${s.currentRound}`, detail: `${s.id} · ${s.models.join(', ')}`, id: s.id })),
+      {
+        label: '$(add) New planning session…',
+        detail:
+          'Two analysts (or two perspectives of one model) discuss the task in rounds, checked against the database.',
+      },
+      ...sessions.map((s): Item => ({
+        label: s.task.split('\n')[0] ?? s.id,
+        description: `${s.phase} · round ${s.currentRound}`,
+        detail: `${s.id} · ${s.models.join(', ')}`,
+        id: s.id,
+      })),
     ];
-    const picked = sessions.length === 0 ? items[0] : await vscode.window.showQuickPick(items, { title: 'Postgres Agent: Plan with Several Models', placeHolder: 'Start a session or open one' });
+    const picked =
+      sessions.length === 0
+        ? items[0]
+        : await vscode.window.showQuickPick(items, {
+            title: 'Postgres Agent: Plan with Several Models',
+            placeHolder: 'Start a session or open one',
+          });
     if (!picked) return;
     if (picked.id) {
       await this.open(picked.id);
@@ -71,11 +86,19 @@ export class CollabController implements vscode.Disposable {
   private async handle(intent: CollabIntent): Promise<void> {
     switch (intent.type) {
       case 'chooseOption':
-        return this.decide(intent.sessionId, { kind: 'option', option: intent.option }, `Writing the plan of option ${intent.option}`);
+        return this.decide(
+          intent.sessionId,
+          { kind: 'option', option: intent.option },
+          `Writing the plan of option ${intent.option}`,
+        );
       case 'clarify':
         return this.decide(intent.sessionId, { kind: 'clarify', text: intent.text }, 'Another round with your answer');
       case 'redirect':
-        return this.decide(intent.sessionId, { kind: 'redirect', text: intent.text }, 'Starting over in the new direction');
+        return this.decide(
+          intent.sessionId,
+          { kind: 'redirect', text: intent.text },
+          'Starting over in the new direction',
+        );
       case 'more':
         return this.decide(intent.sessionId, { kind: 'more' }, 'Another round of analysis');
       case 'execute':
@@ -89,7 +112,11 @@ export class CollabController implements vscode.Disposable {
     }
   }
 
-  private async decide(id: string, decision: Parameters<CollabSessionRunner['decide']>[1], title: string): Promise<void> {
+  private async decide(
+    id: string,
+    decision: Parameters<CollabSessionRunner['decide']>[1],
+    title: string,
+  ): Promise<void> {
     const session = await this.store().get(id);
     await this.step(title, session, (runner) => runner.decide(id, decision, actor()));
   }
@@ -100,13 +127,17 @@ export class CollabController implements vscode.Disposable {
     try {
       const session = await this.store().get(id);
       // The window's job runner, bound to this one action.
-      const { outcome } = await this.deps.jobRunners.withAction(session.connection, { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() }, (runner) =>
-        this.deps.core().executeAsJob(this.store(), runner, id, actor()),
+      const { outcome } = await this.deps.jobRunners.withAction(
+        session.connection,
+        { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() },
+        (runner) => this.deps.core().executeAsJob(this.store(), runner, id, actor()),
       );
       await this.refresh(id);
       this.deps.onChange();
       await this.deps.openJob(outcome.job.id);
-      void vscode.window.showInformationMessage(`Job "${outcome.job.title}" waits for the review of its plan; every write still needs its own approval.`);
+      void vscode.window.showInformationMessage(
+        `Job "${outcome.job.title}" waits for the review of its plan; every write still needs its own approval.`,
+      );
     } catch (error) {
       this.fail(error);
     } finally {
@@ -115,7 +146,11 @@ export class CollabController implements vscode.Disposable {
   }
 
   /** One long step with a cancellable progress notification; the view follows each save of the session. */
-  private async step(title: string, session: SessionState | undefined, run: (runner: CollabSessionRunner) => Promise<SessionState>): Promise<void> {
+  private async step(
+    title: string,
+    session: SessionState | undefined,
+    run: (runner: CollabSessionRunner) => Promise<SessionState>,
+  ): Promise<void> {
     if (this.running) {
       void vscode.window.showInformationMessage('A planning step is already running; wait for it or cancel it.');
       return;
@@ -123,27 +158,33 @@ export class CollabController implements vscode.Disposable {
     this.running = true;
     let currentId = session?.id;
     try {
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-        const controller = new AbortController();
-        token.onCancellationRequested(() => controller.abort(new Error('cancelled by the person')));
-        const runner = await this.runner(session, controller.signal, {
-          progress: (message) => {
-            progress.report({ message });
-            this.panel.update({ busy: message });
-          },
-          onSaved: (state) => {
-            currentId = state.id;
-            void this.refresh(state.id, true);
-          },
-        });
-        if (!runner) return;
-        this.panel.update({ busy: `${title}…`, error: null });
-        await run(runner);
-      });
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        async (progress, token) => {
+          const controller = new AbortController();
+          token.onCancellationRequested(() => controller.abort(new Error('cancelled by the person')));
+          const runner = await this.runner(session, controller.signal, {
+            progress: (message) => {
+              progress.report({ message });
+              this.panel.update({ busy: message });
+            },
+            onSaved: (state) => {
+              currentId = state.id;
+              void this.refresh(state.id, true);
+            },
+          });
+          if (!runner) return;
+          this.panel.update({ busy: `${title}…`, error: null });
+          await run(runner);
+        },
+      );
       if (currentId) await this.refresh(currentId);
       this.panel.update({ busy: null });
     } catch (error) {
-      if (currentId) await this.refresh(currentId).catch((e: unknown) => this.deps.logger.warn('could not read the session back', { error: String(e) }));
+      if (currentId)
+        await this.refresh(currentId).catch((e: unknown) =>
+          this.deps.logger.warn('could not read the session back', { error: String(e) }),
+        );
       this.fail(error);
     } finally {
       this.running = false;
@@ -164,7 +205,11 @@ export class CollabController implements vscode.Disposable {
   }
 
   /** The runner on the window's database with the session's models (or, for a new one, the configured ones). */
-  private async runner(session: SessionState | undefined, signal: AbortSignal, hooks: Pick<CollabDeps, 'progress' | 'onSaved'>): Promise<CollabSessionRunner | undefined> {
+  private async runner(
+    session: SessionState | undefined,
+    signal: AbortSignal,
+    hooks: Pick<CollabDeps, 'progress' | 'onSaved'>,
+  ): Promise<CollabSessionRunner | undefined> {
     const services = this.deps.core();
     const providers = await this.providers(session?.models, signal);
     if (!providers) return undefined;
@@ -184,7 +229,10 @@ export class CollabController implements vscode.Disposable {
   }
 
   /** postgresAgent.collab.models (or the session's own), else the one configured model: two perspectives of it. */
-  private async providers(sessionModels: readonly string[] | undefined, signal: AbortSignal): Promise<LlmProvider[] | undefined> {
+  private async providers(
+    sessionModels: readonly string[] | undefined,
+    signal: AbortSignal,
+  ): Promise<LlmProvider[] | undefined> {
     const services = this.deps.core();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const listed = sessionModels?.join(',') || config.get<string>('collab.models')?.trim();
@@ -194,13 +242,32 @@ export class CollabController implements vscode.Disposable {
     }
     const geminiKey = (await this.deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
     const geminiBase = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
-    const openAiBase = config.get<string>('model.openaiCompatible.baseUrl')?.trim() || process.env.OPENAI_BASE_URL?.trim();
+    const openAiBase =
+      config.get<string>('model.openaiCompatible.baseUrl')?.trim() || process.env.OPENAI_BASE_URL?.trim();
     const openAiKey = process.env.OPENAI_API_KEY?.trim();
     return services.parseModelList(listed).map((spec) =>
       withSignal(
         spec.provider === 'gemini'
-          ? services.createProvider({ provider: 'gemini', model: spec.model, ...(geminiKey ? { apiKey: geminiKey } : {}), ...(geminiBase ? { baseUrl: geminiBase } : {}), maxRetries: 1 }, this.deps.logger)
-          : services.createProvider({ provider: 'openai-compatible', model: spec.model, baseUrl: openAiBase ?? '', ...(openAiKey ? { apiKey: openAiKey } : {}), maxRetries: 1 }, this.deps.logger),
+          ? services.createProvider(
+              {
+                provider: 'gemini',
+                model: spec.model,
+                ...(geminiKey ? { apiKey: geminiKey } : {}),
+                ...(geminiBase ? { baseUrl: geminiBase } : {}),
+                maxRetries: 1,
+              },
+              this.deps.logger,
+            )
+          : services.createProvider(
+              {
+                provider: 'openai-compatible',
+                model: spec.model,
+                baseUrl: openAiBase ?? '',
+                ...(openAiKey ? { apiKey: openAiKey } : {}),
+                maxRetries: 1,
+              },
+              this.deps.logger,
+            ),
         signal,
       ),
     );

@@ -29,11 +29,19 @@ export class CollabPanel implements vscode.Disposable {
       this.panel.reveal(undefined, false);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(COLLAB_PANEL_TYPE, 'Plan with Several Models', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      COLLAB_PANEL_TYPE,
+      'Plan with Several Models',
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [
+          vscode.Uri.joinPath(this.extensionUri, 'dist'),
+          vscode.Uri.joinPath(this.extensionUri, 'media'),
+        ],
+      },
+    );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
     panel.webview.html = this.html(panel.webview);
     this.panel = panel;
@@ -75,7 +83,10 @@ export class CollabPanel implements vscode.Disposable {
   }
 
   private html(webview: vscode.Webview): string {
-    return webviewPage(webview, this.extensionUri, { styles: ['media/panel.css', 'media/collab.css'], script: 'dist/collab.js' });
+    return webviewPage(webview, this.extensionUri, {
+      styles: ['media/panel.css', 'media/collab.css'],
+      script: 'dist/collab.js',
+    });
   }
 
   dispose(): void {

@@ -17,10 +17,18 @@ export function toSessionView(view: SessionView): CollabSessionView {
     asked: view.asked,
     awaiting: state.awaiting,
     rounds: view.rounds.map((s) => toRoundView(s, superseded.get(s.round) ?? false)),
-    decisions: state.decisions.map((d) => ({ kind: d.kind, by: d.by, at: d.at, ...(d.option !== undefined ? { option: d.option } : {}), ...(d.text !== undefined ? { text: d.text } : {}) })),
+    decisions: state.decisions.map((d) => ({
+      kind: d.kind,
+      by: d.by,
+      at: d.at,
+      ...(d.option !== undefined ? { option: d.option } : {}),
+      ...(d.text !== undefined ? { text: d.text } : {}),
+    })),
     selectedOption: state.selectedOption,
     implPlan: view.implPlan,
-    planTasks: view.plan?.tasks.map((t) => ({ id: t.id, title: t.title, dependsOn: t.depends_on, group: t.execution_group })) ?? [],
+    planTasks:
+      view.plan?.tasks.map((t) => ({ id: t.id, title: t.title, dependsOn: t.depends_on, group: t.execution_group })) ??
+      [],
     jobId: state.jobId,
     lastError: state.lastError?.message ?? null,
     usage: { total: state.usage.total, byModel: state.usage.byModel.map((m) => ({ model: m.model, ...m.usage })) },
@@ -45,16 +53,28 @@ function toRoundView(s: Synthesis, superseded: boolean): CollabRoundView {
         latencyMs: a.latencyMs,
         costUsd: a.costUsd,
         understanding: analysis.understanding,
-        approaches: analysis.approaches.map((x, i) => ({ id: `${a.label}${i + 1}`, name: x.name, description: x.description, effort: x.effort })),
+        approaches: analysis.approaches.map((x, i) => ({
+          id: `${a.label}${i + 1}`,
+          name: x.name,
+          description: x.description,
+          effort: x.effort,
+        })),
         risks: analysis.risks,
         questions: analysis.questions,
       };
     }),
     agreements: s.cross_verification.agreements,
     disagreements: s.cross_verification.disagreements,
-    refuted: s.verification.filter((v) => v.refuted.length > 0).map((v) => ({ approachId: v.approachId, sql: v.sql, refuted: v.refuted })),
+    refuted: s.verification
+      .filter((v) => v.refuted.length > 0)
+      .map((v) => ({ approachId: v.approachId, sql: v.sql, refuted: v.refuted })),
     solutions: s.solutions.map(({ approachIds: _ids, ...rest }) => rest),
-    convergence: { score: s.convergence.score, ...s.convergence.components, recommendation: s.convergence.recommendation, openDisagreements: s.convergence.openDisagreements },
+    convergence: {
+      score: s.convergence.score,
+      ...s.convergence.components,
+      recommendation: s.convergence.recommendation,
+      openDisagreements: s.convergence.openDisagreements,
+    },
     questions: s.clarification_questions,
     degraded: s.degraded?.reason ?? null,
     usage: s.usage,

@@ -28,7 +28,10 @@ export interface ConnectionCommandDeps {
 }
 
 /** Saves what the form answered: the password to SecretStorage unless "keep". */
-export async function saveAnswer(store: ConnectionStore, answer: NonNullable<Awaited<ReturnType<typeof promptForProfile>>>): Promise<void> {
+export async function saveAnswer(
+  store: ConnectionStore,
+  answer: NonNullable<Awaited<ReturnType<typeof promptForProfile>>>,
+): Promise<void> {
   const password = answer.keepPassword ? await store.password(answer.profile.name) : answer.password;
   await store.saveProfile(answer.profile, password);
 }
@@ -36,13 +39,23 @@ export async function saveAnswer(store: ConnectionStore, answer: NonNullable<Awa
 async function pickProfile(store: ConnectionStore, verb: string): Promise<ConnectionProfile | undefined> {
   const profiles = await store.profiles();
   if (profiles.length === 0) {
-    void vscode.window.showInformationMessage('Postgres Agent: no saved connection yet. Add one with "Postgres Agent: Add Connection…".');
+    void vscode.window.showInformationMessage(
+      'Postgres Agent: no saved connection yet. Add one with "Postgres Agent: Add Connection…".',
+    );
     return undefined;
   }
   const active = store.active();
-  const sorted = [...profiles].sort((a, b) => Number(active.kind === 'profile' && b.name === active.name) - Number(active.kind === 'profile' && a.name === active.name));
+  const sorted = [...profiles].sort(
+    (a, b) =>
+      Number(active.kind === 'profile' && b.name === active.name) -
+      Number(active.kind === 'profile' && a.name === active.name),
+  );
   const picked = await vscode.window.showQuickPick(
-    sorted.map((p) => ({ label: p.name, description: `${p.user}@${p.host}:${p.port ?? 5432}/${p.database}${p.ssh ? ` via ssh ${p.ssh.host}` : ''}`, profile: p })),
+    sorted.map((p) => ({
+      label: p.name,
+      description: `${p.user}@${p.host}:${p.port ?? 5432}/${p.database}${p.ssh ? ` via ssh ${p.ssh.host}` : ''}`,
+      profile: p,
+    })),
     { title: `Postgres Agent: ${verb}` },
   );
   return picked?.profile;
@@ -63,23 +76,37 @@ export function registerConnectionCommands(deps: ConnectionCommandDeps): vscode.
     }),
     vscode.commands.registerCommand(CONNECTION_COMMAND_IDS.testConnection, async (name?: unknown) => {
       const profiles = await store.profiles();
-      const profile = typeof name === 'string' ? profiles.find((p) => p.name === name) : await pickProfile(store, 'Test Connection');
+      const profile =
+        typeof name === 'string' ? profiles.find((p) => p.name === name) : await pickProfile(store, 'Test Connection');
       if (!profile) return;
       const services = core();
       const password = await store.password(profile.name);
       const steps: StepResult[] = [];
       const ssh = deps.ssh(profile.name);
       await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Postgres Agent: testing ${profile.name}`, cancellable: false },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Postgres Agent: testing ${profile.name}`,
+          cancellable: false,
+        },
         async (progress) => {
-          const target = services.resolveTarget({ profile: profile.name, profiles, ...(password ? { profilePassword: password } : {}), env: {} });
-          if (target.kind !== 'server') return;
-          const result = await services.testConnection(target, { logger, ssh: ssh.options, connectTimeoutMs: 15_000, maxConnections: 1 }, (step) => {
-            steps.push(step);
-            const line = `${step.ok ? '✓' : '✗'} ${services.STEP_TITLES[step.step]}: ${step.ok ? step.detail : (step.error?.message ?? step.detail)}`;
-            logger[step.ok ? 'info' : 'error'](`test connection ${profile.name}: ${line}`);
-            progress.report({ message: line });
+          const target = services.resolveTarget({
+            profile: profile.name,
+            profiles,
+            ...(password ? { profilePassword: password } : {}),
+            env: {},
           });
+          if (target.kind !== 'server') return;
+          const result = await services.testConnection(
+            target,
+            { logger, ssh: ssh.options, connectTimeoutMs: 15_000, maxConnections: 1 },
+            (step) => {
+              steps.push(step);
+              const line = `${step.ok ? '✓' : '✗'} ${services.STEP_TITLES[step.step]}: ${step.ok ? step.detail : (step.error?.message ?? step.detail)}`;
+              logger[step.ok ? 'info' : 'error'](`test connection ${profile.name}: ${line}`);
+              progress.report({ message: line });
+            },
+          );
           if (result.some((s) => s.error?.code === 'SSH_AUTH_FAILED')) await ssh.forget();
         },
       );

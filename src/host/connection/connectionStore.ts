@@ -40,10 +40,14 @@ export class ConnectionStore {
     // An untrusted workspace names no connection: only the person's own (user settings) are offered (workspaceTrust.ts).
     const trusted = vscode.workspace.isTrusted;
     const setting = vscode.workspace.getConfiguration('postgresAgent');
-    const fromSettings = (trusted ? setting.get<ConnectionProfile[]>('connections') : setting.inspect<ConnectionProfile[]>('connections')?.globalValue) ?? [];
-    const fromWorkspace = this.workspaceDir && trusted
-      ? (await this.core().readWorkspaceConfig(this.core().workspacePaths(this.workspaceDir))).connections
-      : [];
+    const fromSettings =
+      (trusted
+        ? setting.get<ConnectionProfile[]>('connections')
+        : setting.inspect<ConnectionProfile[]>('connections')?.globalValue) ?? [];
+    const fromWorkspace =
+      this.workspaceDir && trusted
+        ? (await this.core().readWorkspaceConfig(this.core().workspacePaths(this.workspaceDir))).connections
+        : [];
     const byName = new Map<string, ConnectionProfile>();
     for (const p of [...fromSettings, ...fromWorkspace]) byName.set(p.name, p);
     return [...byName.values()];
@@ -84,7 +88,9 @@ export class ConnectionStore {
 async function readJsonObject(file: string): Promise<Record<string, unknown>> {
   try {
     const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return {};
     throw error;

@@ -29,7 +29,11 @@ export class DatabaseSession implements vscode.Disposable {
   /** One cache per sample-values setting (their snapshots differ), opened on first use. */
   private readonly schemaCaches = new Map<boolean, Promise<{ cache: SchemaCache; close(): Promise<void> }>>();
   /** Steps running on each open database (`use`): a database replaced under one is closed when they end. */
-  private readonly holds = new RetiringHolds<Db>((db) => db.close().catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) })));
+  private readonly holds = new RetiringHolds<Db>((db) =>
+    db
+      .close()
+      .catch((error: unknown) => this.logger.warn('closing the previous database failed', { error: String(error) })),
+  );
   readonly onDidChange = this.changed.event;
   private tunnelWatch: (() => void) | undefined;
 
@@ -82,7 +86,8 @@ export class DatabaseSession implements vscode.Disposable {
     this.key = undefined;
     // A job step or an ask still working on the previous database finishes there; it closes after them.
     const steps = previous ? await this.holds.retire(previous) : 0;
-    if (steps > 0) this.logger.info('the previous database closes when its running steps end', { db: previous?.label, steps });
+    if (steps > 0)
+      this.logger.info('the previous database closes when its running steps end', { db: previous?.label, steps });
 
     const kind = choice.kind === 'sample' ? 'sample' : 'server';
     const label = choice.kind === 'sample' ? 'sample (PGlite)' : choice.name;
@@ -93,16 +98,17 @@ export class DatabaseSession implements vscode.Disposable {
       const target = await this.target(choice);
       const db = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Postgres Agent: connecting to ${label}` },
-        async (progress) => services.openDatabase(target, {
-          sampleDbDir: this.sampleDbDir(),
-          logger: this.logger,
-          onProgress: (message) => progress.report({ message }),
-          sampleDbInWorker: true,
-          sampleDbHeldBy: 'VS Code',
-          // Long enough for a reloading window's previous extension host to close it.
-          sampleDbWaitMs: 20_000,
-          ...(ssh ? { ssh: ssh.options } : {}),
-        }),
+        async (progress) =>
+          services.openDatabase(target, {
+            sampleDbDir: this.sampleDbDir(),
+            logger: this.logger,
+            onProgress: (message) => progress.report({ message }),
+            sampleDbInWorker: true,
+            sampleDbHeldBy: 'VS Code',
+            // Long enough for a reloading window's previous extension host to close it.
+            sampleDbWaitMs: 20_000,
+            ...(ssh ? { ssh: ssh.options } : {}),
+          }),
       );
       if (generation !== this.generation) {
         await db.close();
@@ -162,7 +168,8 @@ export class DatabaseSession implements vscode.Disposable {
   }
 
   private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
-    const sampleValues = vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
+    const sampleValues =
+      vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
     let opened = this.schemaCaches.get(sampleValues);
     if (!opened) {
       const services = this.core();
@@ -222,6 +229,20 @@ export class DatabaseSession implements vscode.Disposable {
   }
 }
 
-function toSummary(t: { schema: string; name: string; kind: TableSummary['kind']; rowEstimate: number | null; columns: unknown[]; comment: string | null }): TableSummary {
-  return { schema: t.schema, name: t.name, kind: t.kind, rowEstimate: t.rowEstimate, columnCount: t.columns.length, comment: t.comment };
+function toSummary(t: {
+  schema: string;
+  name: string;
+  kind: TableSummary['kind'];
+  rowEstimate: number | null;
+  columns: unknown[];
+  comment: string | null;
+}): TableSummary {
+  return {
+    schema: t.schema,
+    name: t.name,
+    kind: t.kind,
+    rowEstimate: t.rowEstimate,
+    columnCount: t.columns.length,
+    comment: t.comment,
+  };
 }

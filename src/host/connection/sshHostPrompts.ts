@@ -42,7 +42,10 @@ export function hostSshOptions(secrets: vscode.SecretStorage, core: CoreLoader, 
       if (stored) return stored;
       const typed = await vscode.window.showInputBox({
         title: `Postgres Agent: ${profile}`,
-        prompt: kind === 'passphrase' ? `Passphrase of the key ${hop.keyFile ?? ''} for ${name}` : `Password of ${hop.user} on ${name}`,
+        prompt:
+          kind === 'passphrase'
+            ? `Passphrase of the key ${hop.keyFile ?? ''} for ${name}`
+            : `Password of ${hop.user} on ${name}`,
         password: true,
         ignoreFocusOut: true,
       });

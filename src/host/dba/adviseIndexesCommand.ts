@@ -12,38 +12,73 @@ import { showError } from '../ui/showError';
 
 export const ADVISE_INDEXES_COMMAND = 'postgresAgent.adviseIndexes';
 
-export function registerAdviseIndexes(session: DatabaseSession, core: CoreLoader, logger: Logger, output: vscode.LogOutputChannel): vscode.Disposable {
+export function registerAdviseIndexes(
+  session: DatabaseSession,
+  core: CoreLoader,
+  logger: Logger,
+  output: vscode.LogOutputChannel,
+): vscode.Disposable {
   return vscode.commands.registerCommand(ADVISE_INDEXES_COMMAND, () => adviseFromEditor(session, core, logger, output));
 }
 
-async function adviseFromEditor(session: DatabaseSession, core: CoreLoader, logger: Logger, output: vscode.LogOutputChannel): Promise<void> {
+async function adviseFromEditor(
+  session: DatabaseSession,
+  core: CoreLoader,
+  logger: Logger,
+  output: vscode.LogOutputChannel,
+): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  const sql = editor ? (editor.selection.isEmpty ? editor.document.getText() : editor.document.getText(editor.selection)).trim().replace(/;\s*$/, '') : '';
+  const sql = editor
+    ? (editor.selection.isEmpty ? editor.document.getText() : editor.document.getText(editor.selection))
+        .trim()
+        .replace(/;\s*$/, '')
+    : '';
   if (!sql) {
-    void vscode.window.showInformationMessage('Advise Indexes works on the selected query (or the whole file) of a SQL editor: open a .sql file first.');
+    void vscode.window.showInformationMessage(
+      'Advise Indexes works on the selected query (or the whole file) of a SQL editor: open a .sql file first.',
+    );
     return;
   }
   try {
-    const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Postgres Agent: advising indexes…' }, () =>
-      session.use(({ db }) => core().adviseIndexes(db, [{ sql, calls: 1, source: 'given' }])),
+    const report = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent: advising indexes…' },
+      () => session.use(({ db }) => core().adviseIndexes(db, [{ sql, calls: 1, source: 'given' }])),
     );
-    logger.info('index advice', { measured: report.measured, candidates: report.candidates, recommendations: report.recommendations.length, explains: report.explains, elapsedMs: report.elapsedMs });
+    logger.info('index advice', {
+      measured: report.measured,
+      candidates: report.candidates,
+      recommendations: report.recommendations.length,
+      explains: report.explains,
+      elapsedMs: report.elapsedMs,
+    });
     const skipped = report.queries[0]?.skipped;
     if (skipped) {
       void vscode.window.showWarningMessage(`No index advice: ${skipped}.`);
       return;
     }
     if (report.recommendations.length === 0) {
-      void vscode.window.showInformationMessage(report.measured ? 'No index would make this query notably cheaper (measured with hypothetical indexes).' : `No candidate index. ${report.note ?? ''}`);
+      void vscode.window.showInformationMessage(
+        report.measured
+          ? 'No index would make this query notably cheaper (measured with hypothetical indexes).'
+          : `No candidate index. ${report.note ?? ''}`,
+      );
       return;
     }
     if (!report.measured && report.note) void vscode.window.showWarningMessage(report.note);
     const picked = await vscode.window.showQuickPick(
-      report.recommendations.map((r) => ({ label: r.sql, description: describe(r), detail: r.reasons.join('; '), recommendation: r })),
+      report.recommendations.map((r) => ({
+        label: r.sql,
+        description: describe(r),
+        detail: r.reasons.join('; '),
+        recommendation: r,
+      })),
       { title: 'Index advice: pick one to review its CREATE INDEX (held for your approval)', matchOnDescription: true },
     );
     if (!picked) return;
-    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: `${picked.recommendation.sql};\n` });
+    const document = await vscode.workspace.openTextDocument({
+      language: 'sql',
+      content: `${picked.recommendation.sql};\n`,
+    });
     await vscode.window.showTextDocument(document, { preview: false });
     await vscode.commands.executeCommand('postgresAgent.runSqlWithReview');
   } catch (error) {

@@ -15,7 +15,10 @@ export const HEALTH_VIEW_ID = 'postgresAgent.health';
 export const RUN_HEALTH_COMMAND = 'postgresAgent.runHealthChecks';
 export const FIX_FINDING_COMMAND = 'postgresAgent.fixHealthFinding';
 
-type Node = { kind: 'check'; check: CheckResult } | { kind: 'finding'; finding: Finding } | { kind: 'fix'; sql: string; finding: Finding };
+type Node =
+  | { kind: 'check'; check: CheckResult }
+  | { kind: 'finding'; finding: Finding }
+  | { kind: 'fix'; sql: string; finding: Finding };
 
 const SEVERITY_ICON: Record<Finding['severity'], vscode.ThemeIcon> = {
   critical: new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground')),
@@ -48,7 +51,9 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       this.view,
       this.changed,
       vscode.commands.registerCommand(RUN_HEALTH_COMMAND, () => this.run()),
-      vscode.commands.registerCommand(FIX_FINDING_COMMAND, (sql: unknown) => (typeof sql === 'string' ? this.fix(sql) : undefined)),
+      vscode.commands.registerCommand(FIX_FINDING_COMMAND, (sql: unknown) =>
+        typeof sql === 'string' ? this.fix(sql) : undefined,
+      ),
     );
   }
 
@@ -56,9 +61,27 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
     switch (node.kind) {
       case 'check': {
         const { check } = node;
-        const item = new vscode.TreeItem(check.title, check.findings.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-        item.description = check.status === 'ok' ? 'ok' : check.status === 'findings' ? `${check.findings.length} found` : check.status === 'skipped' ? `could not run: ${check.note ?? ''}` : `failed: ${check.note ?? ''}`;
-        item.iconPath = new vscode.ThemeIcon(check.status === 'ok' ? 'pass' : check.status === 'findings' ? 'warning' : check.status === 'skipped' ? 'circle-slash' : 'error');
+        const item = new vscode.TreeItem(
+          check.title,
+          check.findings.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+        );
+        item.description =
+          check.status === 'ok'
+            ? 'ok'
+            : check.status === 'findings'
+              ? `${check.findings.length} found`
+              : check.status === 'skipped'
+                ? `could not run: ${check.note ?? ''}`
+                : `failed: ${check.note ?? ''}`;
+        item.iconPath = new vscode.ThemeIcon(
+          check.status === 'ok'
+            ? 'pass'
+            : check.status === 'findings'
+              ? 'warning'
+              : check.status === 'skipped'
+                ? 'circle-slash'
+                : 'error',
+        );
         item.tooltip = `${check.title}: ${item.description}${Object.keys(check.thresholds).length > 0 ? `\nthresholds: ${JSON.stringify(check.thresholds)}` : ''}`;
         item.contextValue = 'healthCheck';
         return item;
@@ -66,17 +89,27 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       case 'finding': {
         const { finding } = node;
         // Names, application names and query texts come from the database: hidden characters are shown, never rendered.
-        const item = new vscode.TreeItem(visibleText(finding.object), finding.fixSql ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          visibleText(finding.object),
+          finding.fixSql ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
         item.description = visibleText(finding.message);
         item.iconPath = SEVERITY_ICON[finding.severity];
-        item.tooltip = new vscode.MarkdownString().appendText(`${finding.severity.toUpperCase()}: ${visibleText(finding.message)}\n\n`).appendCodeblock(visibleText(JSON.stringify(finding.evidence, null, 1)), 'json').appendText(finding.advice ?? '');
+        item.tooltip = new vscode.MarkdownString()
+          .appendText(`${finding.severity.toUpperCase()}: ${visibleText(finding.message)}\n\n`)
+          .appendCodeblock(visibleText(JSON.stringify(finding.evidence, null, 1)), 'json')
+          .appendText(finding.advice ?? '');
         item.contextValue = 'healthFinding';
         return item;
       }
       case 'fix': {
         const item = new vscode.TreeItem('Fix as SQL', vscode.TreeItemCollapsibleState.None);
         item.description = visibleText(node.sql);
-        item.tooltip = new vscode.MarkdownString().appendCodeblock(visibleText(node.sql), 'sql').appendText(`\n${node.finding.advice ?? ''}\n\nOpens in an editor and waits for your approval with its impact.`);
+        item.tooltip = new vscode.MarkdownString()
+          .appendCodeblock(visibleText(node.sql), 'sql')
+          .appendText(
+            `\n${node.finding.advice ?? ''}\n\nOpens in an editor and waits for your approval with its impact.`,
+          );
         item.iconPath = new vscode.ThemeIcon('wrench');
         item.command = { command: FIX_FINDING_COMMAND, title: 'Fix as SQL', arguments: [node.sql] };
         item.contextValue = 'healthFix';
@@ -87,23 +120,38 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
 
   getChildren(node?: Node): Node[] {
     // What needs attention first: checks with findings (the most severe first), then those that could not run, then ok.
-    if (!node) return [...(this.report?.checks ?? [])].sort((a, b) => rank(a) - rank(b)).map((check) => ({ kind: 'check', check }));
+    if (!node)
+      return [...(this.report?.checks ?? [])]
+        .sort((a, b) => rank(a) - rank(b))
+        .map((check) => ({ kind: 'check', check }));
     if (node.kind === 'check') return node.check.findings.map((finding) => ({ kind: 'finding', finding }));
-    if (node.kind === 'finding' && node.finding.fixSql) return [{ kind: 'fix', sql: node.finding.fixSql, finding: node.finding }];
+    if (node.kind === 'finding' && node.finding.fixSql)
+      return [{ kind: 'fix', sql: node.finding.fixSql, finding: node.finding }];
     return [];
   }
 
   /** Runs every check on the open database, with progress; the tree shows the report. */
   async run(): Promise<void> {
     try {
-      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Postgres Agent: health checks', cancellable: false }, async (progress) =>
-        this.session.use(({ db }) => this.core().runHealth(db, { onProgress: (message) => progress.report({ message: message.replace(/^health: /, '') }) })),
+      const report = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent: health checks', cancellable: false },
+        async (progress) =>
+          this.session.use(({ db }) =>
+            this.core().runHealth(db, {
+              onProgress: (message) => progress.report({ message: message.replace(/^health: /, '') }),
+            }),
+          ),
       );
       this.report = report;
       const s = report.summary;
       this.view.message = `${report.database}: ${s.critical} critical, ${s.warning} warnings, ${s.info} info · ${s.skipped} could not run · ${report.queries} catalog reads in ${report.elapsedMs} ms`;
       this.changed.fire(undefined);
-      this.logger.info('health checks done', { database: report.database, ...s, queries: report.queries, elapsedMs: report.elapsedMs });
+      this.logger.info('health checks done', {
+        database: report.database,
+        ...s,
+        queries: report.queries,
+        elapsedMs: report.elapsedMs,
+      });
       await vscode.commands.executeCommand(`${HEALTH_VIEW_ID}.focus`);
     } catch (error) {
       this.logger.warn('health checks failed', { error: this.core().toAgentError(error).message });

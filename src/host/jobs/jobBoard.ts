@@ -73,14 +73,21 @@ export class JobBoard {
 
   /** The job (read in full) whose view waits at the held write `ticketId`. */
   jobAtWrite(ticketId: string): string | undefined {
-    for (const [id, entry] of this.entries) if (entry.view?.stop.kind === 'approval' && entry.view.stop.ticketId === ticketId) return id;
+    for (const [id, entry] of this.entries)
+      if (entry.view?.stop.kind === 'approval' && entry.view.stop.ticketId === ticketId) return id;
     return undefined;
   }
 
   /** One job's snapshot for its cockpit. */
   cockpitState(jobId: string): CockpitState {
     const entry = this.entries.get(jobId);
-    return { jobId, job: this.viewOf(jobId), timeline: entry?.timeline ?? NO_TIMELINE, writes: entry?.writes ?? [], error: entry?.error ?? null };
+    return {
+      jobId,
+      job: this.viewOf(jobId),
+      timeline: entry?.timeline ?? NO_TIMELINE,
+      writes: entry?.writes ?? [],
+      error: entry?.error ?? null,
+    };
   }
 
   /** The job's view with its held write's card as the inline approval tracks it right now (pending → running → executed). */
@@ -142,7 +149,17 @@ export class JobBoard {
     for (const id of ids) {
       if (!jobs.some((j) => j.id === id)) {
         // A cockpit of a job deleted since (or never there): it says so.
-        this.entries.set(id, { inputs: undefined, view: null, timeline: NO_TIMELINE, writes: [], error: { code: 'BAD_INPUT', message: `There is no job ${id} in this workspace (any more).`, advice: 'Close this tab; Open Job… lists the jobs there are.' } });
+        this.entries.set(id, {
+          inputs: undefined,
+          view: null,
+          timeline: NO_TIMELINE,
+          writes: [],
+          error: {
+            code: 'BAD_INPUT',
+            message: `There is no job ${id} in this workspace (any more).`,
+            advice: 'Close this tab; Open Job… lists the jobs there are.',
+          },
+        });
         continue;
       }
       this.entries.set(id, await this.deps.readEntry(id, this.localOf(id), this.watched.has(id), this.entries.get(id)));
@@ -164,7 +181,9 @@ export class JobBoard {
     this.local.set(jobId, next);
     const entry = this.entries.get(jobId);
     if (entry?.inputs) entry.view = toJobView({ ...entry.inputs, local: next });
-    this.jobs = this.jobs.map((j) => (j.id === jobId ? { ...j, busy: next.busy !== null || next.pendingChat !== null } : j));
+    this.jobs = this.jobs.map((j) =>
+      j.id === jobId ? { ...j, busy: next.busy !== null || next.pendingChat !== null } : j,
+    );
     this.updateStatusBar();
     this.push.request();
   }
@@ -172,7 +191,12 @@ export class JobBoard {
   private updateStatusBar(): void {
     const busyId = this.deps.anyRunning();
     const busy = busyId === undefined ? undefined : this.jobs.find((j) => j.id === busyId);
-    this.deps.showJobInStatusBar(statusBarJob(busy ? { id: busy.id, title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined, this.selected()));
+    this.deps.showJobInStatusBar(
+      statusBarJob(
+        busy ? { id: busy.id, title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined,
+        this.selected(),
+      ),
+    );
   }
 
   dispose(): void {

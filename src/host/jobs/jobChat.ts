@@ -61,30 +61,45 @@ export class JobChat implements vscode.Disposable {
     try {
       const config = vscode.workspace.getConfiguration('postgresAgent');
       // The research tier searches the schema only when a database is open; the chat never opens one.
-      const loadSnapshot = this.deps.session.connection.status === 'connected'
-        ? () => this.deps.session.loadSnapshot()
-        : undefined;
+      const loadSnapshot =
+        this.deps.session.connection.status === 'connected' ? () => this.deps.session.loadSnapshot() : undefined;
       const embedder = await configuredEmbedder(this.deps);
       const store = this.deps.runners.store();
-      const turnOn = (db: Db | undefined) => services.sendReviewMessage(
-        { store, provider, ...(loadSnapshot ? { loadSnapshot } : {}), ...(db ? { db } : {}), ...(embedder ? { embedder } : {}), logger: this.deps.logger, modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000 },
-        jobId,
-        text,
-        {
-          signal: abort.signal,
-          debug,
-          onText: (delta) => {
-            const pending = this.deps.local(jobId).pendingChat;
-            if (pending) this.deps.setLocal(jobId, { pendingChat: { text: pending.text, reply: pending.reply + delta } });
+      const turnOn = (db: Db | undefined) =>
+        services.sendReviewMessage(
+          {
+            store,
+            provider,
+            ...(loadSnapshot ? { loadSnapshot } : {}),
+            ...(db ? { db } : {}),
+            ...(embedder ? { embedder } : {}),
+            logger: this.deps.logger,
+            modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
           },
-        },
-      );
+          jobId,
+          text,
+          {
+            signal: abort.signal,
+            debug,
+            onText: (delta) => {
+              const pending = this.deps.local(jobId).pendingChat;
+              if (pending)
+                this.deps.setLocal(jobId, { pendingChat: { text: pending.text, reply: pending.reply + delta } });
+            },
+          },
+        );
       // The DBA tools (dba tier) run on the open database only when it is the job's own; the pool stays open for the turn.
       const jobConnection = (await store.get(jobId)).connection;
       const turn = loadSnapshot
         ? await this.deps.session.use(({ db, key }) => turnOn(key === jobConnection ? db : undefined))
         : await turnOn(undefined);
-      this.deps.logger.info('review chat replied', { jobId, tools: turn.tools.length, draft: turn.draftFeedback !== null, planEdit: turn.planEdit?.id ?? null, tiers: turn.tiers.join(',') });
+      this.deps.logger.info('review chat replied', {
+        jobId,
+        tools: turn.tools.length,
+        draft: turn.draftFeedback !== null,
+        planEdit: turn.planEdit?.id ?? null,
+        tiers: turn.tiers.join(','),
+      });
     } catch (error) {
       if (!abort.signal.aborted) {
         const info = services.toAgentError(error).toInfo();
@@ -101,7 +116,10 @@ export class JobChat implements vscode.Disposable {
   /** Applies (writes plan.md and commits it) or discards a plan edit the chat proposed. */
   async planEdit(jobId: string, editId: string, apply: boolean): Promise<void> {
     const services = this.deps.core();
-    this.deps.setLocal(jobId, { busy: { action: 'planEdit', message: apply ? 'Applying the plan edit…' : 'Discarding the plan edit…' }, error: null });
+    this.deps.setLocal(jobId, {
+      busy: { action: 'planEdit', message: apply ? 'Applying the plan edit…' : 'Discarding the plan edit…' },
+      error: null,
+    });
     try {
       if (apply) await services.applyPlanEdit(this.deps.runners.store(), jobId, editId, actor());
       else await services.discardPlanEdit(this.deps.runners.store(), jobId, editId, actor());

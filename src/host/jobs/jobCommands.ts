@@ -46,7 +46,10 @@ function checkText(value: string): string | undefined {
 /**
  * `decide`: the one approval path of a held write (InlineApproval.decide), which the cockpit's Approve & run uses too.
  */
-export function registerJobCommands(jobs: JobController, decide: (ticketId: string, approve: boolean) => Promise<void>): vscode.Disposable[] {
+export function registerJobCommands(
+  jobs: JobController,
+  decide: (ticketId: string, approve: boolean) => Promise<void>,
+): vscode.Disposable[] {
   /** The selected job when the action applies to it, else the person's pick among jobs that may accept it. */
   const target = async (action: JobActionName): Promise<string | undefined> => {
     await jobs.refresh();
@@ -59,7 +62,10 @@ export function registerJobCommands(jobs: JobController, decide: (ticketId: stri
     }
     return pickJob(candidates, 'Which job?');
   };
-  const pickJob = async (items: ReturnType<JobController['list']>, placeHolder: string): Promise<string | undefined> => {
+  const pickJob = async (
+    items: ReturnType<JobController['list']>,
+    placeHolder: string,
+  ): Promise<string | undefined> => {
     const picked = await vscode.window.showQuickPick(
       items.map((j) => ({
         label: j.title,
@@ -76,7 +82,8 @@ export function registerJobCommands(jobs: JobController, decide: (ticketId: stri
     [JOB_COMMAND_IDS.newJob]: async () => {
       const task = await vscode.window.showInputBox({
         title: 'Postgres Agent: New Job',
-        prompt: 'Describe the task in plain words. The agent explores the database and writes a plan; nothing runs until you approve it.',
+        prompt:
+          'Describe the task in plain words. The agent explores the database and writes a plan; nothing runs until you approve it.',
         placeHolder: 'e.g. Archive orders older than two years into an archive table',
         ignoreFocusOut: true,
         validateInput: checkText,
@@ -88,7 +95,10 @@ export function registerJobCommands(jobs: JobController, decide: (ticketId: stri
       await jobs.refresh();
       const all = jobs.list();
       if (all.length === 0) {
-        const choice = await vscode.window.showInformationMessage('There are no jobs in this workspace yet.', 'New Job…');
+        const choice = await vscode.window.showInformationMessage(
+          'There are no jobs in this workspace yet.',
+          'New Job…',
+        );
         if (choice) await vscode.commands.executeCommand(JOB_COMMAND_IDS.newJob);
         return;
       }
@@ -105,12 +115,14 @@ export function registerJobCommands(jobs: JobController, decide: (ticketId: stri
     [JOB_COMMAND_IDS.sendReviewChat]: async () => {
       const job = jobs.selected();
       if (!job || job.busy !== null || job.chat.pending !== null) {
-        void vscode.window.showInformationMessage(job ? 'The job is busy; ask the review chat once it is done.' : 'Open a job first (Open Job…).');
+        void vscode.window.showInformationMessage(
+          job ? 'The job is busy; ask the review chat once it is done.' : 'Open a job first (Open Job…).',
+        );
         return;
       }
       const text = await vscode.window.showInputBox({
         title: `Postgres Agent: Review Chat — ${job.title}`,
-        prompt: 'Ask about the plan; the chat reads the job\'s files and history, and cannot run or approve anything.',
+        prompt: "Ask about the plan; the chat reads the job's files and history, and cannot run or approve anything.",
         ignoreFocusOut: true,
         validateInput: checkText,
       });
@@ -118,7 +130,12 @@ export function registerJobCommands(jobs: JobController, decide: (ticketId: stri
       await jobs.handle({ type: 'sendChat', jobId: job.id, text: text.trim(), debug: false });
     },
     ...Object.fromEntries(
-      ([['approveJobWrite', true], ['rejectJobWrite', false]] as const).map(([command, approve]) => [
+      (
+        [
+          ['approveJobWrite', true],
+          ['rejectJobWrite', false],
+        ] as const
+      ).map(([command, approve]) => [
         JOB_COMMAND_IDS[command],
         async () => {
           const approval = jobs.selected()?.approval;
@@ -137,7 +154,9 @@ export function registerJobCommands(jobs: JobController, decide: (ticketId: stri
           const job = jobs.selected();
           const edit = job?.chat.openPlanEdit;
           if (!job || !edit) {
-            void vscode.window.showInformationMessage('The review chat has proposed no edit of the plan that waits for a decision.');
+            void vscode.window.showInformationMessage(
+              'The review chat has proposed no edit of the plan that waits for a decision.',
+            );
             return;
           }
           await jobs.handle({ type, jobId: job.id, editId: edit.id });

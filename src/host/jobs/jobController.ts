@@ -102,7 +102,8 @@ export class JobController implements vscode.Disposable {
       logger: deps.logger,
       hooks: {
         run: (jobId, action, message, step) => this.steps.run(jobId, action, message, step, true),
-        ended: (outcome) => this.notices.afterStep(outcome, true).catch((error: unknown) => this.report(outcome.job.id, 'write', error)),
+        ended: (outcome) =>
+          this.notices.afterStep(outcome, true).catch((error: unknown) => this.report(outcome.job.id, 'write', error)),
         fail: (jobId, error, notify) => this.report(jobId, 'write', error, notify),
         isFinal: (jobId) => isFinalStatus(this.board.job(jobId)?.status ?? 'planning'),
         changed: () => this.board.changed(),
@@ -119,9 +120,20 @@ export class JobController implements vscode.Disposable {
       refresh: () => this.refresh(),
       fail: (jobId, error) => this.report(jobId, 'planEdit', error),
     });
-    this.planWatch = new JobPlanWatch(() => deps.tickets.ticketStore(), logger, (jobId, ticket) => this.planDecided(jobId, ticket));
+    this.planWatch = new JobPlanWatch(
+      () => deps.tickets.ticketStore(),
+      logger,
+      (jobId, ticket) => this.planDecided(jobId, ticket),
+    );
     const saved = deps.workspaceState.get<string>(SELECTED_KEY);
-    const entryDeps = { core, runners: this.runners, ticketStore: () => deps.tickets.ticketStore(), held: this.writes, planWatch: this.planWatch, logger };
+    const entryDeps = {
+      core,
+      runners: this.runners,
+      ticketStore: () => deps.tickets.ticketStore(),
+      held: this.writes,
+      planWatch: this.planWatch,
+      logger,
+    };
     this.board = new JobBoard({
       logger,
       listJobs: () => this.runners.store().list(),
@@ -189,7 +201,9 @@ export class JobController implements vscode.Disposable {
    */
   panelShown(): Promise<void> {
     if (!this.watcher) {
-      this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/{jobs/**,config.json}'));
+      this.watcher = vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(vscode.Uri.file(this.deps.rootDir), '.pgagent/{jobs/**,config.json}'),
+      );
       // The history's own objects change with every commit, which also changes the job's files.
       const changed = (uri: vscode.Uri) => {
         if (uri.path.endsWith('/.pgagent/config.json')) this.settingsChanged();
@@ -210,9 +224,12 @@ export class JobController implements vscode.Disposable {
 
   /** After the database is open: jobs waiting at a write get their CodeLens and card again. */
   restoreHeld(): Promise<void> {
-    this.restored ??= this.writes.restoreAll().then(() => this.refresh()).catch((error: unknown) => {
-      this.deps.logger.warn('could not restore jobs held at a write', { error: String(error) });
-    });
+    this.restored ??= this.writes
+      .restoreAll()
+      .then(() => this.refresh())
+      .catch((error: unknown) => {
+        this.deps.logger.warn('could not restore jobs held at a write', { error: String(error) });
+      });
     return this.restored;
   }
 
@@ -254,7 +271,11 @@ export class JobController implements vscode.Disposable {
     if (!provider) return;
     let jobId: string;
     try {
-      const job = await this.runners.withAction(undefined, { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined }, (runner) => runner.create({ task }));
+      const job = await this.runners.withAction(
+        undefined,
+        { provider: undefined, signal: new AbortController().signal, onEvent: () => undefined },
+        (runner) => runner.create({ task }),
+      );
       jobId = job.id;
       this.deps.logger.info('job created', { jobId, title: job.title });
     } catch (error) {
@@ -282,11 +303,19 @@ export class JobController implements vscode.Disposable {
   }
 
   /** A decision at the plan review (planDecisions.ts): its own step resumes the job; the ticket's watch stands down. */
-  private decidePlan(kind: PlanDecisionKind, jobId: string, seenHash: string | undefined, feedback?: string): Promise<void> {
+  private decidePlan(
+    kind: PlanDecisionKind,
+    jobId: string,
+    seenHash: string | undefined,
+    feedback?: string,
+  ): Promise<void> {
     const stop = this.board.viewOf(jobId)?.stop;
     const ticketId = stop?.kind === 'review' ? (stop.ticketId ?? undefined) : undefined;
     return this.attempt(jobId, kind, kind, () =>
-      decidePlanHere({ steps: this.steps, planWatch: this.planWatch, decider: () => this.decider() }, { kind, jobId, ticketId, seenHash, ...(feedback !== undefined ? { feedback } : {}) }),
+      decidePlanHere(
+        { steps: this.steps, planWatch: this.planWatch, decider: () => this.decider() },
+        { kind, jobId, ticketId, seenHash, ...(feedback !== undefined ? { feedback } : {}) },
+      ),
     );
   }
 
@@ -303,13 +332,16 @@ export class JobController implements vscode.Disposable {
   async pauseJob(jobId: string): Promise<void> {
     const view = this.board.viewOf(jobId);
     if (view && !jobActions(view).includes('pauseJob')) {
-      void vscode.window.showWarningMessage(`Only a job that is planning or running can be paused (this one is ${view.status}).`);
+      void vscode.window.showWarningMessage(
+        `Only a job that is planning or running can be paused (this one is ${view.status}).`,
+      );
       return;
     }
     try {
       await (await this.runners.viewer()).freeze(jobId);
       this.deps.logger.info('job paused by the person', { jobId, running: this.steps.isRunning(jobId) });
-      if (this.steps.isRunning(jobId)) this.board.setLocal(jobId, { busy: { action: 'pause', message: 'Pausing after the current step…' } });
+      if (this.steps.isRunning(jobId))
+        this.board.setLocal(jobId, { busy: { action: 'pause', message: 'Pausing after the current step…' } });
     } catch (error) {
       this.report(jobId, 'pause', error);
     }
@@ -321,7 +353,11 @@ export class JobController implements vscode.Disposable {
     const title = this.board.job(jobId)?.title ?? jobId;
     const confirm = await vscode.window.showWarningMessage(
       `Cancel the job "${title}"?`,
-      { modal: true, detail: 'A cancelled job cannot be resumed. A write of the job waiting for approval is rejected; writes already run stay (each has its undo script).' },
+      {
+        modal: true,
+        detail:
+          'A cancelled job cannot be resumed. A write of the job waiting for approval is rejected; writes already run stay (each has its undo script).',
+      },
       'Cancel Job',
     );
     if (confirm !== 'Cancel Job') return;
@@ -345,15 +381,30 @@ export class JobController implements vscode.Disposable {
   // ---- running steps ---------------------------------------------------------------------------
 
   /** Runs one step with progress; errors are shown (the job stays where it was) and kept in the panel. */
-  private perform(jobId: string, action: JobBusyView['action'], message: string, step: Step, requires?: JobActionName, needsModel = true): Promise<void> {
+  private perform(
+    jobId: string,
+    action: JobBusyView['action'],
+    message: string,
+    step: Step,
+    requires?: JobActionName,
+    needsModel = true,
+  ): Promise<void> {
     return this.attempt(jobId, action, requires, () => this.steps.run(jobId, action, message, step, needsModel));
   }
 
   /** `run` when the action applies to the job as shown; where it ended is shown, an error reported (and kept in the panel). */
-  private async attempt(jobId: string, action: JobBusyView['action'], requires: JobActionName | undefined, run: () => Promise<JobOutcome | undefined>, quietWhenBusy = false): Promise<void> {
+  private async attempt(
+    jobId: string,
+    action: JobBusyView['action'],
+    requires: JobActionName | undefined,
+    run: () => Promise<JobOutcome | undefined>,
+    quietWhenBusy = false,
+  ): Promise<void> {
     const view = this.board.viewOf(jobId);
     if (requires && view && !jobActions(view).includes(requires)) {
-      void vscode.window.showWarningMessage(`That does not apply to the job right now (${view.busy ? view.busy.message : view.status}).`);
+      void vscode.window.showWarningMessage(
+        `That does not apply to the job right now (${view.busy ? view.busy.message : view.status}).`,
+      );
       return;
     }
     try {
@@ -381,8 +432,19 @@ export class JobController implements vscode.Disposable {
 
   /** A plan ticket decided elsewhere (a terminal, a teammate): resumed once, by this one path (planDecisions.ts). */
   private async planDecided(jobId: string, ticket: Ticket): Promise<void> {
-    this.deps.logger.info('plan ticket decided elsewhere', { jobId, ticket: ticket.id, status: ticket.status, by: ticket.decisions.at(-1)?.by });
-    await this.attempt(jobId, 'continue', undefined, () => resumeDecidedElsewhere({ steps: this.steps, runners: this.runners }, jobId, ticket), true);
+    this.deps.logger.info('plan ticket decided elsewhere', {
+      jobId,
+      ticket: ticket.id,
+      status: ticket.status,
+      by: ticket.decisions.at(-1)?.by,
+    });
+    await this.attempt(
+      jobId,
+      'continue',
+      undefined,
+      () => resumeDecidedElsewhere({ steps: this.steps, runners: this.runners }, jobId, ticket),
+      true,
+    );
   }
 
   dispose(): void {

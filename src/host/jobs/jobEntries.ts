@@ -47,7 +47,13 @@ export interface JobEntryDeps {
 }
 
 /** Reads job `id` (with its timeline and writes when `cockpit`); a failure keeps what `previous` showed, with the error. */
-export async function readJobEntry(deps: JobEntryDeps, id: string, local: JobLocalState, cockpit: boolean, previous: JobEntry | undefined): Promise<JobEntry> {
+export async function readJobEntry(
+  deps: JobEntryDeps,
+  id: string,
+  local: JobLocalState,
+  cockpit: boolean,
+  previous: JobEntry | undefined,
+): Promise<JobEntry> {
   const core = deps.core();
   const store = deps.runners.store();
   try {
@@ -62,7 +68,8 @@ export async function readJobEntry(deps: JobEntryDeps, id: string, local: JobLoc
     // A job held at a write shown before restoreAll ran (no database yet) gets its lens now.
     await deps.held.restore(outcome);
     const approval = outcome.stop.kind === 'approval' ? deps.held.card(outcome.stop.ticketId) : null;
-    if (outcome.stop.kind === 'review' && outcome.stop.ticketId !== undefined) deps.planWatch.watch(id, outcome.stop.ticketId);
+    if (outcome.stop.kind === 'review' && outcome.stop.ticketId !== undefined)
+      deps.planWatch.watch(id, outcome.stop.ticketId);
     const timeline = cockpit ? await core.readJobTimeline(store.jobDir(id)) : NO_TIMELINE;
     const writes = cockpit ? await writesOf(deps, id) : [];
     const inputs = { detail, chat, approval, sqlFiles };
@@ -70,7 +77,13 @@ export async function readJobEntry(deps: JobEntryDeps, id: string, local: JobLoc
   } catch (error) {
     const info = core.toAgentError(error).toInfo();
     deps.logger.warn('reading a job failed', { jobId: id, code: info.code, error: info.message });
-    return { inputs: previous?.inputs, view: previous?.view ?? null, timeline: previous?.timeline ?? NO_TIMELINE, writes: previous?.writes ?? [], error: info };
+    return {
+      inputs: previous?.inputs,
+      view: previous?.view ?? null,
+      timeline: previous?.timeline ?? NO_TIMELINE,
+      writes: previous?.writes ?? [],
+      error: info,
+    };
   }
 }
 
@@ -83,7 +96,7 @@ async function writesOf(deps: JobEntryDeps, jobId: string): Promise<ApprovalView
       return ticket ? { status: ticket.status, decisions: ticket.decisions } : undefined;
     });
   } catch (error) {
-    deps.logger.warn('reading the job\'s writes failed', { jobId, error: String(error) });
+    deps.logger.warn("reading the job's writes failed", { jobId, error: String(error) });
     return [];
   }
 }

@@ -23,7 +23,12 @@ type Execution = Awaited<ReturnType<HeldWriteOwner['execute']>>;
 /** What the held writes need from the job controller. */
 export interface HeldWriteHooks {
   /** Runs a step of the job with progress (JobSteps.run); undefined when it did not run. */
-  run(jobId: string, action: JobBusyView['action'], message: string, step: (runner: JobRunner) => Promise<JobOutcome>): Promise<JobOutcome | undefined>;
+  run(
+    jobId: string,
+    action: JobBusyView['action'],
+    message: string,
+    step: (runner: JobRunner) => Promise<JobOutcome>,
+  ): Promise<JobOutcome | undefined>;
   /** Where a step ended (another write, the end, an error) shown to the person. */
   ended(outcome: JobOutcome): Promise<void>;
   fail(jobId: string, error: unknown, notify: boolean): void;
@@ -61,15 +66,34 @@ export class JobHeldWrites {
     const { job, stop } = outcome;
     if (stop.kind !== 'approval') return;
     const check = await resolveJobFile(this.deps.runners.store().jobDir(job.id), stop.sqlFile);
-    if (!check.ok) throw new (this.deps.core().AgentError)('INTERNAL', `The job's SQL file ${stop.sqlFile} cannot be opened: ${check.reason}.`, 'Continue the job to have the write prepared again.');
+    if (!check.ok)
+      throw new (this.deps.core().AgentError)(
+        'INTERNAL',
+        `The job's SQL file ${stop.sqlFile} cannot be opened: ${check.reason}.`,
+        'Continue the job to have the write prepared again.',
+      );
     const uri = vscode.Uri.file(check.path);
     this.jobOf.set(stop.ticketId, job.id);
     const owner: HeldWriteOwner = {
       execute: () => this.execute(job.id, stop.ticketId),
       rejected: () => this.rejected(job.id),
     };
-    this.deps.approval.track({ ticketId: stop.ticketId, uri, start: 0, end: stop.sql.length, sql: stop.sql, connection: job.connection, impact: stop.impact, owner });
-    this.deps.logger.info('job write held for approval', { jobId: job.id, ticket: stop.ticketId, risk: stop.impact.risk, todo: stop.todoId ?? undefined });
+    this.deps.approval.track({
+      ticketId: stop.ticketId,
+      uri,
+      start: 0,
+      end: stop.sql.length,
+      sql: stop.sql,
+      connection: job.connection,
+      impact: stop.impact,
+      owner,
+    });
+    this.deps.logger.info('job write held for approval', {
+      jobId: job.id,
+      ticket: stop.ticketId,
+      risk: stop.impact.risk,
+      todo: stop.todoId ?? undefined,
+    });
     if (open) {
       const document = await vscode.workspace.openTextDocument(uri);
       await vscode.window.showTextDocument(document, { preview: false });
@@ -94,7 +118,10 @@ export class JobHeldWrites {
     for (const job of await this.deps.runners.store().list()) {
       if (isFinalStatus(job.status) || job.status === 'pending_review') continue;
       const outcome = await viewer.outcome(job.id).catch((error: unknown) => {
-        this.deps.logger.warn('a job could not be read back; its held write (if any) is not restored', { jobId: job.id, error: error instanceof Error ? error.message : String(error) });
+        this.deps.logger.warn('a job could not be read back; its held write (if any) is not restored', {
+          jobId: job.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return undefined;
       });
       if (outcome) await this.restore(outcome);
@@ -105,7 +132,9 @@ export class JobHeldWrites {
   private async execute(jobId: string, ticketId: string): Promise<Execution> {
     let outcome: JobOutcome | undefined;
     try {
-      outcome = await this.deps.hooks.run(jobId, 'write', 'Running the approved write…', (runner) => runner.resumeFromTicket(jobId));
+      outcome = await this.deps.hooks.run(jobId, 'write', 'Running the approved write…', (runner) =>
+        runner.resumeFromTicket(jobId),
+      );
     } catch (error) {
       // The inline approval shows the failure on the lens and in a notification.
       this.deps.hooks.fail(jobId, error, false);
@@ -114,22 +143,36 @@ export class JobHeldWrites {
     const execution = outcome?.execution;
     // Others held its locks (issue 25): nothing ran, the ticket is still approved; the lens says who is in the way.
     if (outcome?.stop.kind === 'approval' && outcome.stop.ticketId === ticketId && outcome.stop.lockWait) {
-      throw new (this.deps.core().AgentError)('LOCK_UNAVAILABLE', outcome.stop.lockWait, 'The ticket is still approved: Continue the job when they are done to run it.');
+      throw new (this.deps.core().AgentError)(
+        'LOCK_UNAVAILABLE',
+        outcome.stop.lockWait,
+        'The ticket is still approved: Continue the job when they are done to run it.',
+      );
     }
     if (!outcome || !execution || execution.ticketId !== ticketId) {
       const why = outcome ? `it stopped at "${outcome.stop.kind}"` : 'the step did not run';
-      throw new (this.deps.core().AgentError)('APPROVAL_NOT_APPROVED', `The job did not report running the write (${why}).`, 'See the job in the panel; Continue goes on from where it stopped.');
+      throw new (this.deps.core().AgentError)(
+        'APPROVAL_NOT_APPROVED',
+        `The job did not report running the write (${why}).`,
+        'See the job in the panel; Continue goes on from where it stopped.',
+      );
     }
     // The job went on after the write: its next stop may be another write, or the end.
     void this.deps.hooks.ended(outcome);
-    return { rows: execution.rows, tables: execution.tables, undoFile: join(this.deps.runners.store().jobDir(jobId), execution.undoFile) };
+    return {
+      rows: execution.rows,
+      tables: execution.tables,
+      undoFile: join(this.deps.runners.store().jobDir(jobId), execution.undoFile),
+    };
   }
 
   /** Rejected (here, by a teammate, or voided by an edit): the job goes on without the write. */
   private async rejected(jobId: string): Promise<void> {
     if (this.deps.hooks.isFinal(jobId)) return;
     try {
-      const outcome = await this.deps.hooks.run(jobId, 'write', 'Going on without the rejected write…', (runner) => runner.resumeFromTicket(jobId));
+      const outcome = await this.deps.hooks.run(jobId, 'write', 'Going on without the rejected write…', (runner) =>
+        runner.resumeFromTicket(jobId),
+      );
       if (outcome) await this.deps.hooks.ended(outcome);
     } catch (error) {
       this.deps.hooks.fail(jobId, error, true);

@@ -18,11 +18,13 @@ import type { JobStepModel, JobStepUi } from './jobSteps';
 export const PROGRESS_UI: JobStepUi = {
   progress: (title, work) =>
     Promise.resolve(
-      vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) =>
-        work(
-          (message) => progress.report({ message }),
-          (cancel) => token.onCancellationRequested(cancel),
-        ),
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        (progress, token) =>
+          work(
+            (message) => progress.report({ message }),
+            (cancel) => token.onCancellationRequested(cancel),
+          ),
       ),
     ),
   info: (message) => void vscode.window.showInformationMessage(message),
@@ -65,7 +67,12 @@ export class JobNotices {
         return;
       case 'failed':
         this.deps.setLocal(job.id, { error: stop.error });
-        this.notify('error', `Job "${job.title}" failed: ${stop.error.message}${stop.error.advice ? ` ${stop.error.advice}` : ''}`, job.id, true);
+        this.notify(
+          'error',
+          `Job "${job.title}" failed: ${stop.error.message}${stop.error.advice ? ` ${stop.error.advice}` : ''}`,
+          job.id,
+          true,
+        );
         return;
       case 'interrupted':
         // A failed step: the job stays where it was, the error goes to the panel and a notification.
@@ -93,16 +100,21 @@ export class JobNotices {
         if (choice && jobId !== undefined) void this.deps.open(jobId);
       });
     } else if (notify) {
-      void vscode.window.showErrorMessage(`${info.message}${info.advice ? ` ${info.advice}` : ''}`, 'Show Job').then((choice) => {
-        if (choice && jobId !== undefined) void this.deps.open(jobId);
-      });
+      void vscode.window
+        .showErrorMessage(`${info.message}${info.advice ? ` ${info.advice}` : ''}`, 'Show Job')
+        .then((choice) => {
+          if (choice && jobId !== undefined) void this.deps.open(jobId);
+        });
     }
   }
 
   /** A notification with Open (the job's cockpit), unless the person is looking at that cockpit already. */
   private notify(severity: 'info' | 'error', message: string, jobId: string, always = false): void {
     if (!always && this.deps.isShown(jobId)) return;
-    const shown = severity === 'error' ? vscode.window.showErrorMessage(message, 'Open') : vscode.window.showInformationMessage(message, 'Open');
+    const shown =
+      severity === 'error'
+        ? vscode.window.showErrorMessage(message, 'Open')
+        : vscode.window.showInformationMessage(message, 'Open');
     void shown.then((choice) => {
       if (choice === 'Open') void this.deps.open(jobId);
     });
@@ -110,5 +122,11 @@ export class JobNotices {
 }
 
 function isErrorInfo(value: unknown): value is ErrorInfo {
-  return typeof value === 'object' && value !== null && !(value instanceof Error) && typeof (value as ErrorInfo).code === 'string' && typeof (value as ErrorInfo).message === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !(value instanceof Error) &&
+    typeof (value as ErrorInfo).code === 'string' &&
+    typeof (value as ErrorInfo).message === 'string'
+  );
 }

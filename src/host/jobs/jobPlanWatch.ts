@@ -36,7 +36,8 @@ export class JobPlanWatch {
       })
       .catch((error: unknown) => {
         if (this.watching.get(ticketId) === controller) this.watching.delete(ticketId);
-        if (!controller.signal.aborted) this.logger.warn('stopped watching a plan ticket', { jobId, ticket: ticketId, error: String(error) });
+        if (!controller.signal.aborted)
+          this.logger.warn('stopped watching a plan ticket', { jobId, ticket: ticketId, error: String(error) });
       });
   }
 

@@ -78,7 +78,8 @@ interface Built {
 
 export class JobRunners {
   private jobStore: JobStore | undefined;
-  private leaseBackend: { url: string | undefined; opened: ReturnType<CoreServices['openLeaseBackend']>; leases?: JobLeases } | undefined;
+  private leaseBackend:
+    { url: string | undefined; opened: ReturnType<CoreServices['openLeaseBackend']>; leases?: JobLeases } | undefined;
   private checkpointer: { url: string; opened: ReturnType<CoreServices['openJobCheckpointer']> } | undefined;
   private built: Promise<Built> | undefined;
   /** How many times the window's runner was built (for the log and the tests: once until the settings change). */
@@ -108,7 +109,11 @@ export class JobRunners {
    * window has another database open, since the job's tickets and plan are bound to the one it was planned on.
    * The database stays open until `work` ends, even if the window switches to another one meanwhile.
    */
-  withAction<T>(jobConnection: string | undefined, options: ActionRunnerOptions, work: (runner: JobRunner) => Promise<T>): Promise<T> {
+  withAction<T>(
+    jobConnection: string | undefined,
+    options: ActionRunnerOptions,
+    work: (runner: JobRunner) => Promise<T>,
+  ): Promise<T> {
     return this.deps.session.use(async ({ db, key }) => {
       const core = this.deps.core();
       if (jobConnection !== undefined && jobConnection !== key) {
@@ -162,10 +167,25 @@ export class JobRunners {
   private async rebuildIfChanged(previous: Promise<Built> | undefined): Promise<Built> {
     this.stale = false;
     const settings = await this.deps.settings();
-    const [ticketStore, checkpointer, leases] = await Promise.all([this.deps.ticketStore(), this.jobCheckpointer(settings.teamDatabaseUrl), this.leases(settings.redisUrl)]);
-    const key = JSON.stringify({ safety: settings.safety, planning: settings.planning, modelTimeoutMs: settings.modelTimeoutMs });
+    const [ticketStore, checkpointer, leases] = await Promise.all([
+      this.deps.ticketStore(),
+      this.jobCheckpointer(settings.teamDatabaseUrl),
+      this.leases(settings.redisUrl),
+    ]);
+    const key = JSON.stringify({
+      safety: settings.safety,
+      planning: settings.planning,
+      modelTimeoutMs: settings.modelTimeoutMs,
+    });
     const before = await previous?.catch(() => undefined);
-    if (before && before.key === key && before.ticketStore === ticketStore && before.checkpointer === checkpointer && before.leases === leases) return before;
+    if (
+      before &&
+      before.key === key &&
+      before.ticketStore === ticketStore &&
+      before.checkpointer === checkpointer &&
+      before.leases === leases
+    )
+      return before;
     const core = this.deps.core();
     const runner = new core.JobRunner({
       store: this.store(),
@@ -184,7 +204,10 @@ export class JobRunners {
       checkpointer,
     });
     this.builds += 1;
-    this.deps.logger.debug(before ? 'job runner rebuilt: its settings or stores changed' : 'job runner built for this window', { builds: this.builds });
+    this.deps.logger.debug(
+      before ? 'job runner rebuilt: its settings or stores changed' : 'job runner built for this window',
+      { builds: this.builds },
+    );
     return { runner, key, ticketStore, checkpointer, leases };
   }
 
@@ -192,8 +215,18 @@ export class JobRunners {
   private async leases(redisUrl: string | undefined): Promise<JobLeases> {
     const core = this.deps.core();
     if (!this.leaseBackend || this.leaseBackend.url !== redisUrl) {
-      void this.leaseBackend?.opened.then((opened) => opened.close(), () => undefined);
-      this.leaseBackend = { url: redisUrl, opened: core.openLeaseBackend({ redisUrl, leasesDir: core.workspacePaths(this.deps.rootDir).leases, logger: this.deps.logger }) };
+      void this.leaseBackend?.opened.then(
+        (opened) => opened.close(),
+        () => undefined,
+      );
+      this.leaseBackend = {
+        url: redisUrl,
+        opened: core.openLeaseBackend({
+          redisUrl,
+          leasesDir: core.workspacePaths(this.deps.rootDir).leases,
+          logger: this.deps.logger,
+        }),
+      };
     }
     const current = this.leaseBackend;
     const opened = await current.opened.catch((error: unknown) => {
@@ -207,9 +240,19 @@ export class JobRunners {
   /** Team mode (team.databaseUrl of .pgagent/config.json, else postgresAgent.team.databaseUrl): checkpoints in that database. */
   private async jobCheckpointer(url: string): Promise<BaseCheckpointSaver> {
     if (this.checkpointer?.url !== url) {
-      void this.checkpointer?.opened.then((c) => c.close(), () => undefined);
+      void this.checkpointer?.opened.then(
+        (c) => c.close(),
+        () => undefined,
+      );
       const core = this.deps.core();
-      this.checkpointer = { url, opened: core.openJobCheckpointer({ teamDatabaseUrl: url, checkpointsDir: core.workspacePaths(this.deps.rootDir).checkpoints, logger: this.deps.logger }) };
+      this.checkpointer = {
+        url,
+        opened: core.openJobCheckpointer({
+          teamDatabaseUrl: url,
+          checkpointsDir: core.workspacePaths(this.deps.rootDir).checkpoints,
+          logger: this.deps.logger,
+        }),
+      };
     }
     const current = this.checkpointer;
     const opened = await current.opened.catch((error: unknown) => {
@@ -220,16 +263,25 @@ export class JobRunners {
   }
 
   dispose(): void {
-    void this.leaseBackend?.opened.then((opened) => opened.close(), () => undefined);
+    void this.leaseBackend?.opened.then(
+      (opened) => opened.close(),
+      () => undefined,
+    );
     this.leaseBackend = undefined;
-    void this.checkpointer?.opened.then((c) => c.close(), () => undefined);
+    void this.checkpointer?.opened.then(
+      (c) => c.close(),
+      () => undefined,
+    );
     this.checkpointer = undefined;
     this.built = undefined;
   }
 }
 
 function notOpen(core: CoreServices): Error {
-  return new core.AgentError('INTERNAL', 'Reading where a job stands needs no database, but the job runner asked for one.');
+  return new core.AgentError(
+    'INTERNAL',
+    'Reading where a job stands needs no database, but the job runner asked for one.',
+  );
 }
 
 /** A Db that refuses every query: what the window's runner has outside a step, which only reads job files. */

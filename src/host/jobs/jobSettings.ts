@@ -10,7 +10,10 @@ import type { JobRunnerSettings } from './jobRunners';
 
 export async function jobRunnerSettings(core: CoreLoader, rootDir: string): Promise<JobRunnerSettings> {
   const services = core();
-  const [workspace, own] = await Promise.all([services.readWorkspaceConfig(services.workspacePaths(rootDir)), services.readOwnConfig(process.env)]);
+  const [workspace, own] = await Promise.all([
+    services.readWorkspaceConfig(services.workspacePaths(rootDir)),
+    services.readOwnConfig(process.env),
+  ]);
   const read = { workspace, own };
   const config = vscode.workspace.getConfiguration('postgresAgent');
   return {

@@ -17,7 +17,10 @@ export type Step = (runner: JobRunner) => Promise<JobOutcome>;
 /** The window's progress notification and messages (VS Code's withProgress in the extension). */
 export interface JobStepUi {
   /** Runs `work` under a cancellable progress titled `title`; `report` updates its message, `onCancel` is the person's Cancel. */
-  progress<T>(title: string, work: (report: (message: string) => void, onCancel: (cancel: () => void) => void) => Promise<T>): Promise<T>;
+  progress<T>(
+    title: string,
+    work: (report: (message: string) => void, onCancel: (cancel: () => void) => void) => Promise<T>,
+  ): Promise<T>;
   info(message: string): void;
 }
 
@@ -58,7 +61,8 @@ export class JobSteps {
 
   /** Resolves when no step of `jobId` is in flight (at once when none is). */
   async idle(jobId: string): Promise<void> {
-    for (let inFlight = this.running.get(jobId); inFlight; inFlight = this.running.get(jobId)) await inFlight.done.catch(() => undefined);
+    for (let inFlight = this.running.get(jobId); inFlight; inFlight = this.running.get(jobId))
+      await inFlight.done.catch(() => undefined);
   }
 
   /** Stops the step in flight of `jobId`, if any, and waits for it to end. */
@@ -70,7 +74,13 @@ export class JobSteps {
   }
 
   /** Resolves undefined when the step was not started (one in flight, no model) or was cancelled. */
-  async run(jobId: string, action: JobBusyView['action'], message: string, step: Step, needsModel: boolean): Promise<JobOutcome | undefined> {
+  async run(
+    jobId: string,
+    action: JobBusyView['action'],
+    message: string,
+    step: Step,
+    needsModel: boolean,
+  ): Promise<JobOutcome | undefined> {
     if (this.running.has(jobId)) {
       this.deps.ui.info('This job is already working on something; wait for it or cancel the job.');
       return undefined;
@@ -88,20 +98,24 @@ export class JobSteps {
       const work = this.deps.ui.progress(`Job: ${job.title}`, (report, onCancel) => {
         onCancel(() => abort.abort());
         report(message);
-        return this.deps.runners.withAction(job.connection, {
-          provider: model?.provider,
-          ...(model?.embedder ? { embedder: model.embedder } : {}),
-          signal: abort.signal,
-          onEvent: (event) => {
-            if (event.type === 'step') {
-              report(event.message);
-              this.deps.setLocal(jobId, { busy: { action, message: event.message } });
-              this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
-            } else {
-              this.deps.filesChanged();
-            }
+        return this.deps.runners.withAction(
+          job.connection,
+          {
+            provider: model?.provider,
+            ...(model?.embedder ? { embedder: model.embedder } : {}),
+            signal: abort.signal,
+            onEvent: (event) => {
+              if (event.type === 'step') {
+                report(event.message);
+                this.deps.setLocal(jobId, { busy: { action, message: event.message } });
+                this.deps.logger.debug('job step', { jobId, phase: event.phase, step: event.message });
+              } else {
+                this.deps.filesChanged();
+              }
+            },
           },
-        }, step);
+          step,
+        );
       });
       started = true;
       this.deps.setLocal(jobId, { busy: { action, message }, error: null });

@@ -39,7 +39,10 @@ const MESSAGES: Record<PlanDecisionKind, string> = {
 };
 
 /** The person's decision at the plan review, run as one step; resolves undefined when the step did not run. */
-export async function decidePlanHere(deps: PlanDecisionDeps, request: PlanDecisionRequest): Promise<JobOutcome | undefined> {
+export async function decidePlanHere(
+  deps: PlanDecisionDeps,
+  request: PlanDecisionRequest,
+): Promise<JobOutcome | undefined> {
   const { kind, jobId } = request;
   const settled = request.ticketId === undefined ? undefined : deps.planWatch.decidingHere(request.ticketId);
   let decided = false;
@@ -49,7 +52,10 @@ export async function decidePlanHere(deps: PlanDecisionDeps, request: PlanDecisi
       kind,
       MESSAGES[kind],
       async (runner) => {
-        const decision: StopDecision = { ...(await deps.decider()), ...(request.seenHash !== undefined ? { seenHash: request.seenHash } : {}) };
+        const decision: StopDecision = {
+          ...(await deps.decider()),
+          ...(request.seenHash !== undefined ? { seenHash: request.seenHash } : {}),
+        };
         if (kind === 'approvePlan') return runner.approvePlan(jobId, decision);
         if (kind === 'skipReview') return runner.skipReview(jobId, decision);
         return runner.requestChanges(jobId, request.feedback ?? '', decision);
@@ -76,10 +82,20 @@ export interface ElsewhereDeps {
  * A plan ticket decided elsewhere: once any step of this window on the job has ended, the job goes on as the
  * ticket says when it still waits at that review. Resolves the outcome, or undefined when there was nothing to do.
  */
-export async function resumeDecidedElsewhere(deps: ElsewhereDeps, jobId: string, ticket: Ticket): Promise<JobOutcome | undefined> {
+export async function resumeDecidedElsewhere(
+  deps: ElsewhereDeps,
+  jobId: string,
+  ticket: Ticket,
+): Promise<JobOutcome | undefined> {
   await deps.steps.idle(jobId);
   const { stop } = await (await deps.runners.viewer()).outcome(jobId);
   if (stop.kind !== 'review' || stop.ticketId !== ticket.id) return undefined;
   const by = ticket.decisions.at(-1)?.by ?? 'someone';
-  return deps.steps.run(jobId, 'continue', `Plan decided by ${by}: going on…`, (runner) => runner.resumeFromTicket(jobId), true);
+  return deps.steps.run(
+    jobId,
+    'continue',
+    `Plan decided by ${by}: going on…`,
+    (runner) => runner.resumeFromTicket(jobId),
+    true,
+  );
 }

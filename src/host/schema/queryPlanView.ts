@@ -31,17 +31,31 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
     private readonly output: vscode.LogOutputChannel,
   ) {
     this.view = vscode.window.createTreeView(QUERY_PLAN_VIEW_ID, { treeDataProvider: this });
-    this.disposables.push(this.view, this.changed, vscode.commands.registerCommand('postgresAgent.explainQuery', () => this.explain()));
+    this.disposables.push(
+      this.view,
+      this.changed,
+      vscode.commands.registerCommand('postgresAgent.explainQuery', () => this.explain()),
+    );
   }
 
   getTreeItem(node: PlanNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.label, node.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(
+      node.label,
+      node.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
     const share = `${Math.round(node.share * 100)} % of the plan`;
     item.description = `${node.dominant ? 'most expensive · ' : ''}cost ${number(node.totalCost)} · ~${number(node.rows)} rows · ${share}`;
     item.tooltip = new vscode.MarkdownString(
-      [`**${node.label}**`, node.detail ? `\n\n${node.detail}` : '', `\n\nestimated cost ${number(node.startupCost)}..${number(node.totalCost)} (own ${number(node.selfCost)}, ${share}), ~${number(node.rows)} rows`].join(''),
+      [
+        `**${node.label}**`,
+        node.detail ? `\n\n${node.detail}` : '',
+        `\n\nestimated cost ${number(node.startupCost)}..${number(node.totalCost)} (own ${number(node.selfCost)}, ${share}), ~${number(node.rows)} rows`,
+      ].join(''),
     );
-    item.iconPath = new vscode.ThemeIcon(node.dominant ? 'flame' : node.children.length > 0 ? 'git-merge' : 'database', node.dominant ? new vscode.ThemeColor('charts.orange') : undefined);
+    item.iconPath = new vscode.ThemeIcon(
+      node.dominant ? 'flame' : node.children.length > 0 ? 'git-merge' : 'database',
+      node.dominant ? new vscode.ThemeColor('charts.orange') : undefined,
+    );
     item.accessibilityInformation = { label: `${node.label}, ${item.description}` };
     return item;
   }
@@ -54,15 +68,20 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
   /** The selection of the active SQL editor (or its whole text), explained on the open database. */
   private async explain(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
-    const sql = editor ? (editor.selection.isEmpty ? editor.document.getText() : editor.document.getText(editor.selection)).trim() : '';
+    const sql = editor
+      ? (editor.selection.isEmpty ? editor.document.getText() : editor.document.getText(editor.selection)).trim()
+      : '';
     if (!sql) {
-      void vscode.window.showInformationMessage('Explain Query explains the selected query (or the whole file) of the active editor: open a .sql file first.');
+      void vscode.window.showInformationMessage(
+        'Explain Query explains the selected query (or the whole file) of the active editor: open a .sql file first.',
+      );
       return;
     }
     try {
       const settings = await safetySettings(this.core, this.rootDir);
-      const plan = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Postgres Agent: explaining…' }, () =>
-        this.session.use(({ db }) => this.core().explainRead(db, sql, settings)),
+      const plan = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Postgres Agent: explaining…' },
+        () => this.session.use(({ db }) => this.core().explainRead(db, sql, settings)),
       );
       this.root = plan;
       this.view.message = `${sql.replace(/\s+/g, ' ').slice(0, 100)}${sql.length > 100 ? '…' : ''} — estimated, not run (EXPLAIN without ANALYZE)`;
@@ -73,7 +92,8 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       const e = this.core().toAgentError(error);
       this.logger.warn('explain refused or failed', { code: e.code, error: e.message });
       // The SQL itself is the problem (not a read, several statements, a syntax error): no connection advice.
-      if (e.code === 'SQL_REFUSED' || e.code === 'BAD_INPUT' || e.code === 'SQL_SYNTAX') void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      if (e.code === 'SQL_REFUSED' || e.code === 'BAD_INPUT' || e.code === 'SQL_SYNTAX')
+        void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
       else await showError(this.core, error, this.output);
     }
   }

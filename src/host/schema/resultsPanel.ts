@@ -60,14 +60,19 @@ export class ResultsPanel implements vscode.Disposable {
    */
   show(result: ResultsView, title: string, key?: string): void {
     const id = `r${++this.counter}`;
-    this.tabs = [...this.tabs.filter((t) => key === undefined || t.key !== key), { id, title, result, ...(key !== undefined ? { key } : {}) }].slice(-KEPT);
+    this.tabs = [
+      ...this.tabs.filter((t) => key === undefined || t.key !== key),
+      { id, title, result, ...(key !== undefined ? { key } : {}) },
+    ].slice(-KEPT);
     this.display(id);
   }
 
   /** Shows the panel with the tab last active (the side panel's "Show rows" of a read). */
   private showLatest(): void {
     if (this.tabs.length === 0) {
-      void vscode.window.showInformationMessage('No results yet: run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.');
+      void vscode.window.showInformationMessage(
+        'No results yet: run a read (Run SQL with Review, Select First 100 Rows, Ask…) and its rows open here.',
+      );
       return;
     }
     this.display(this.active ?? this.tabs.at(-1)?.id ?? null);
@@ -98,9 +103,23 @@ export class ResultsPanel implements vscode.Disposable {
       const statement = await services.readToExplain(sql); // the same check as Explain: one plain SELECT
       const settings = await safetySettings(this.core, this.rootDir);
       const result = await this.session.use(({ db }) =>
-        services.runRead(db, statement.sql, true, { maxRows: settings.maxRows, statementTimeoutMs: settings.statementTimeoutMs, lockTimeoutMs: settings.lockTimeoutMs }),
+        services.runRead(db, statement.sql, true, {
+          maxRows: settings.maxRows,
+          statementTimeoutMs: settings.statementTimeoutMs,
+          lockTimeoutMs: settings.lockTimeoutMs,
+        }),
       );
-      this.show({ sql, fields: result.fields, rows: result.rows, rowCount: result.rowCount, truncated: result.truncated, elapsedMs: result.elapsedMs }, title);
+      this.show(
+        {
+          sql,
+          fields: result.fields,
+          rows: result.rows,
+          rowCount: result.rowCount,
+          truncated: result.truncated,
+          elapsedMs: result.elapsedMs,
+        },
+        title,
+      );
     } catch (error) {
       const e = services.toAgentError(error);
       this.logger.warn('showQueryResults refused or failed', { code: e.code, error: e.message });
@@ -113,13 +132,24 @@ export class ResultsPanel implements vscode.Disposable {
       this.panel.reveal(vscode.ViewColumn.Beside, true);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(RESULTS_PANEL_TYPE, 'Results', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      RESULTS_PANEL_TYPE,
+      'Results',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [
+          vscode.Uri.joinPath(this.extensionUri, 'dist'),
+          vscode.Uri.joinPath(this.extensionUri, 'media'),
+        ],
+      },
+    );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
-    panel.webview.html = webviewPage(panel.webview, this.extensionUri, { styles: ['media/results.css'], script: 'dist/results.js' });
+    panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
+      styles: ['media/results.css'],
+      script: 'dist/results.js',
+    });
     this.panel = panel;
     const listeners = [
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
@@ -133,7 +163,9 @@ export class ResultsPanel implements vscode.Disposable {
   private receive(raw: unknown): void {
     const parsed = RESULTS_WEBVIEW_MESSAGE.safeParse(raw);
     if (!parsed.success) {
-      this.logger.warn('ignored a malformed results view message', { reason: parsed.error.issues[0]?.message ?? 'invalid' });
+      this.logger.warn('ignored a malformed results view message', {
+        reason: parsed.error.issues[0]?.message ?? 'invalid',
+      });
       return;
     }
     void this.handle(parsed.data);
@@ -175,7 +207,11 @@ export class ResultsPanel implements vscode.Disposable {
     if (!tab) return;
     const { rows, fields } = tab.result;
     const text =
-      what === 'cell' ? cellText(rows[row]?.[column]) : what === 'row' ? (rows[row] ?? []).map(cellText).join('\t') : [fields[column]?.name ?? '', ...rows.map((r) => cellText(r[column]))].join('\n');
+      what === 'cell'
+        ? cellText(rows[row]?.[column])
+        : what === 'row'
+          ? (rows[row] ?? []).map(cellText).join('\t')
+          : [fields[column]?.name ?? '', ...rows.map((r) => cellText(r[column]))].join('\n');
     await vscode.env.clipboard.writeText(text);
     void vscode.window.setStatusBarMessage(`Postgres Agent: copied the ${what}`, 3000);
   }
@@ -194,16 +230,31 @@ export class ResultsPanel implements vscode.Disposable {
     if (!target) return;
     const { fields, rows } = tab.result;
     const names = fields.map((f) => f.name);
-    const text = format === 'csv' ? toCsv(names, rows) : `${JSON.stringify(rows.map((r) => Object.fromEntries(names.map((n, i) => [n, r[i] ?? null]))), null, 2)}\n`;
+    const text =
+      format === 'csv'
+        ? toCsv(names, rows)
+        : `${JSON.stringify(
+            rows.map((r) => Object.fromEntries(names.map((n, i) => [n, r[i] ?? null]))),
+            null,
+            2,
+          )}\n`;
     await writeFile(target.fsPath, text, 'utf8');
-    void vscode.window.showInformationMessage(`Exported ${tab.result.rowCount.toLocaleString('en-US')} rows to ${target.fsPath}${tab.result.truncated ? ' (the rows shown: the query had more than the row cap)' : ''}.`);
+    void vscode.window.showInformationMessage(
+      `Exported ${tab.result.rowCount.toLocaleString('en-US')} rows to ${target.fsPath}${tab.result.truncated ? ' (the rows shown: the query had more than the row cap)' : ''}.`,
+    );
   }
 
   private post(): void {
     if (!this.panel) return;
     const tab = this.current();
     this.panel.title = tab ? `Results: ${tab.title}` : 'Results';
-    const message: ResultsHostMessage = { type: 'results', version: ++this.version, tabs: this.tabs.map(({ id, title }) => ({ id, title })), active: this.active, result: tab?.result ?? null };
+    const message: ResultsHostMessage = {
+      type: 'results',
+      version: ++this.version,
+      tabs: this.tabs.map(({ id, title }) => ({ id, title })),
+      active: this.active,
+      result: tab?.result ?? null,
+    };
     void this.panel.webview.postMessage(message);
   }
 

@@ -19,7 +19,12 @@ const OPEN_CONTEXT = 'postgresAgent.databaseOpen';
 /** The command other views (the results view) provide to run a read and show its rows; the fallback is Run SQL with Review. */
 const SHOW_QUERY_RESULTS = 'postgresAgent.showQueryResults';
 
-const ICONS: Record<string, string> = { key: 'key', 'foreign-key': 'references', index: 'list-ordered', trigger: 'zap' };
+const ICONS: Record<string, string> = {
+  key: 'key',
+  'foreign-key': 'references',
+  index: 'list-ordered',
+  trigger: 'zap',
+};
 
 export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SchemaTreeNode | undefined>();
@@ -44,7 +49,9 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
       vscode.commands.registerCommand('postgresAgent.schemaTree.filter', () => this.askFilter()),
       vscode.commands.registerCommand('postgresAgent.schemaTree.clearFilter', () => this.setFilter('')),
       vscode.commands.registerCommand('postgresAgent.schemaTree.refresh', () => this.refresh()),
-      vscode.commands.registerCommand('postgresAgent.selectFirstRows', (node?: SchemaTreeNode) => this.selectFirstRows(node)),
+      vscode.commands.registerCommand('postgresAgent.selectFirstRows', (node?: SchemaTreeNode) =>
+        this.selectFirstRows(node),
+      ),
       vscode.commands.registerCommand('postgresAgent.showTableDdl', (node?: SchemaTreeNode) => this.showDdl(node)),
       vscode.commands.registerCommand('postgresAgent.copyTableName', (node?: SchemaTreeNode) => this.copyName(node)),
       vscode.commands.registerCommand('postgresAgent.askAboutTable', (node?: SchemaTreeNode) => this.askAbout(node)),
@@ -61,11 +68,14 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     const collapsed = vscode.TreeItemCollapsibleState.Collapsed;
     switch (node.kind) {
       case 'schema':
-        return Object.assign(new vscode.TreeItem(node.schema, this.filter ? vscode.TreeItemCollapsibleState.Expanded : collapsed), {
-          description: `${node.tables} table${node.tables === 1 ? '' : 's'}`,
-          iconPath: new vscode.ThemeIcon('symbol-namespace'),
-          contextValue: 'schema',
-        });
+        return Object.assign(
+          new vscode.TreeItem(node.schema, this.filter ? vscode.TreeItemCollapsibleState.Expanded : collapsed),
+          {
+            description: `${node.tables} table${node.tables === 1 ? '' : 's'}`,
+            iconPath: new vscode.ThemeIcon('symbol-namespace'),
+            contextValue: 'schema',
+          },
+        );
       case 'table': {
         const view = node.relation === 'view' || node.relation === 'materialized_view';
         return Object.assign(new vscode.TreeItem(node.name, collapsed), {
@@ -74,15 +84,23 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
           tooltip: node.tooltip,
           iconPath: new vscode.ThemeIcon(view ? 'eye' : 'table'),
           contextValue: view ? 'view' : 'table',
-          accessibilityInformation: { label: `${view ? 'view' : 'table'} ${node.schema}.${node.name}${node.description ? `, ${node.description}` : ''}` },
+          accessibilityInformation: {
+            label: `${view ? 'view' : 'table'} ${node.schema}.${node.name}${node.description ? `, ${node.description}` : ''}`,
+          },
         });
       }
       case 'group':
-        return Object.assign(new vscode.TreeItem(node.group === 'keys' ? 'Keys' : node.group === 'indexes' ? 'Indexes' : 'Triggers', collapsed), {
-          description: String(node.count),
-          iconPath: new vscode.ThemeIcon('list-tree'),
-          contextValue: 'group',
-        });
+        return Object.assign(
+          new vscode.TreeItem(
+            node.group === 'keys' ? 'Keys' : node.group === 'indexes' ? 'Indexes' : 'Triggers',
+            collapsed,
+          ),
+          {
+            description: String(node.count),
+            iconPath: new vscode.ThemeIcon('list-tree'),
+            contextValue: 'group',
+          },
+        );
       case 'column':
         return Object.assign(new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None), {
           description: node.description,
@@ -98,11 +116,14 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
           contextValue: node.icon,
         });
       case 'more':
-        return Object.assign(new vscode.TreeItem(`${node.hidden} more — refine the filter`, vscode.TreeItemCollapsibleState.None), {
-          iconPath: new vscode.ThemeIcon('filter'),
-          command: { command: 'postgresAgent.schemaTree.filter', title: 'Filter Tables…' },
-          contextValue: 'more',
-        });
+        return Object.assign(
+          new vscode.TreeItem(`${node.hidden} more — refine the filter`, vscode.TreeItemCollapsibleState.None),
+          {
+            iconPath: new vscode.ThemeIcon('filter'),
+            command: { command: 'postgresAgent.schemaTree.filter', title: 'Filter Tables…' },
+            contextValue: 'more',
+          },
+        );
       default: {
         const unexpected: never = node;
         throw new Error(`unknown tree node ${JSON.stringify(unexpected)}`);
@@ -133,7 +154,12 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   }
 
   private async askFilter(): Promise<void> {
-    const value = await vscode.window.showInputBox({ title: 'Filter Tables', prompt: 'Tables whose name holds this text (schema.table works too)', value: this.filter, placeHolder: 'e.g. order' });
+    const value = await vscode.window.showInputBox({
+      title: 'Filter Tables',
+      prompt: 'Tables whose name holds this text (schema.table works too)',
+      value: this.filter,
+      placeHolder: 'e.g. order',
+    });
     if (value !== undefined) this.setFilter(value.trim());
   }
 
@@ -154,7 +180,9 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     if (candidate?.kind === 'table') return candidate;
     const snapshot = await this.snapshot();
     if (!snapshot) {
-      void vscode.window.showInformationMessage('Open a database first: Postgres Agent: Open Sample Database, or Select Connection…');
+      void vscode.window.showInformationMessage(
+        'Open a database first: Postgres Agent: Open Sample Database, or Select Connection…',
+      );
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
@@ -184,7 +212,10 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     const snapshot = table ? await this.snapshot() : undefined;
     const info = snapshot?.tables.find((t) => t.schema === table?.schema && t.name === table?.name);
     if (!info) return;
-    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: this.core().tableDdlText(info) });
+    const document = await vscode.workspace.openTextDocument({
+      language: 'sql',
+      content: this.core().tableDdlText(info),
+    });
     await vscode.window.showTextDocument(document, { preview: false });
   }
 
@@ -198,7 +229,8 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
 
   private async askAbout(node: SchemaTreeNode | undefined): Promise<void> {
     const table = await this.tableOf(node);
-    if (table) await vscode.commands.executeCommand('postgresAgent.ask', `About ${qualifiedName(table.schema, table.name)}: `);
+    if (table)
+      await vscode.commands.executeCommand('postgresAgent.ask', `About ${qualifiedName(table.schema, table.name)}: `);
   }
 
   dispose(): void {

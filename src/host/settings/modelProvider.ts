@@ -30,7 +30,13 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
     if (config.get<string>('model.provider') === 'openai-compatible') {
       const apiKey = process.env.OPENAI_API_KEY?.trim();
       return services.createProvider(
-        { provider: 'openai-compatible', baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '', model: config.get<string>('model.openaiCompatible.model') ?? '', ...(apiKey ? { apiKey } : {}), ...common },
+        {
+          provider: 'openai-compatible',
+          baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '',
+          model: config.get<string>('model.openaiCompatible.model') ?? '',
+          ...(apiKey ? { apiKey } : {}),
+          ...common,
+        },
         deps.logger,
       );
     }
@@ -44,12 +50,23 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
       return undefined;
     }
     const baseUrl = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return services.createProvider({ provider: 'gemini', model: config.get<string>('model.gemini.model') ?? '', apiKey, ...(baseUrl ? { baseUrl } : {}), ...common }, deps.logger);
+    return services.createProvider(
+      {
+        provider: 'gemini',
+        model: config.get<string>('model.gemini.model') ?? '',
+        apiKey,
+        ...(baseUrl ? { baseUrl } : {}),
+        ...common,
+      },
+      deps.logger,
+    );
   } catch (error) {
     const e = services.toAgentError(error);
-    void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message, 'Open Settings').then((choice) => {
-      if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'postgresAgent.model');
-    });
+    void vscode.window
+      .showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message, 'Open Settings')
+      .then((choice) => {
+        if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'postgresAgent.model');
+      });
     return undefined;
   }
 }
@@ -65,11 +82,22 @@ export async function configuredEmbedder(deps: ModelProviderDeps): Promise<Embed
   const services = deps.core();
   if (config.get<string>('model.provider') === 'openai-compatible') {
     const apiKey = process.env.OPENAI_API_KEY?.trim();
-    return services.createEmbedder({ provider: 'openai-compatible', baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '', ...(apiKey ? { apiKey } : {}), embeddingModel }, deps.logger);
+    return services.createEmbedder(
+      {
+        provider: 'openai-compatible',
+        baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '',
+        ...(apiKey ? { apiKey } : {}),
+        embeddingModel,
+      },
+      deps.logger,
+    );
   }
   const apiKey = (await deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
   const baseUrl = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
-  return services.createEmbedder({ provider: 'gemini', ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), embeddingModel }, deps.logger);
+  return services.createEmbedder(
+    { provider: 'gemini', ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), embeddingModel },
+    deps.logger,
+  );
 }
 
 /** The provider with a Cancel button's signal on every call (an aborted call is never retried). */

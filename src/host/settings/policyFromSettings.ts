@@ -47,15 +47,29 @@ export function workspaceSettingsConfig(get: SettingsGetter): WorkspaceConfig {
   const maxReviewCycles = get<number>('planning.maxReviewCycles');
   const ddlLockTimeoutMs = get<number>('query.ddlLockTimeoutMs');
   const ddlLockAttempts = get<number>('query.ddlLockAttempts');
-  const ddlLocks = { ...(ddlLockTimeoutMs !== undefined ? { ddlLockTimeoutMs } : {}), ...(ddlLockAttempts !== undefined ? { ddlLockAttempts } : {}) };
+  const ddlLocks = {
+    ...(ddlLockTimeoutMs !== undefined ? { ddlLockTimeoutMs } : {}),
+    ...(ddlLockAttempts !== undefined ? { ddlLockAttempts } : {}),
+  };
   return {
     connections: [],
     ...(autoApproveMaxRisk !== undefined ? { approval: { autoApproveMaxRisk } } : {}),
     ...(criticalTables !== undefined || riskThresholds !== undefined || Object.keys(ddlLocks).length > 0
-      ? { safety: { ...(criticalTables !== undefined ? { criticalTables } : {}), ...(riskThresholds !== undefined ? { riskThresholds } : {}), ...ddlLocks } }
+      ? {
+          safety: {
+            ...(criticalTables !== undefined ? { criticalTables } : {}),
+            ...(riskThresholds !== undefined ? { riskThresholds } : {}),
+            ...ddlLocks,
+          },
+        }
       : {}),
     ...(interactive !== undefined || maxReviewCycles !== undefined
-      ? { planning: { ...(interactive !== undefined ? { interactive } : {}), ...(maxReviewCycles !== undefined ? { maxReviewCycles } : {}) } }
+      ? {
+          planning: {
+            ...(interactive !== undefined ? { interactive } : {}),
+            ...(maxReviewCycles !== undefined ? { maxReviewCycles } : {}),
+          },
+        }
       : {}),
   };
 }

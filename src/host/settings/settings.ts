@@ -20,7 +20,13 @@ const OWN = 'your VS Code user settings (postgresAgent.*) or ~/.config/pg-agent/
 const WORKSPACE_SETTINGS = 'the workspace settings (.vscode/settings.json)';
 
 /** Settings that loosen or tighten the approval rules: only the person's own value is theirs. */
-const POLICY_KEYS = new Set(['approval.autoApproveMaxRisk', 'safety.criticalTables', 'safety.riskThresholds', 'planning.interactive', 'planning.maxReviewCycles']);
+const POLICY_KEYS = new Set([
+  'approval.autoApproveMaxRisk',
+  'safety.criticalTables',
+  'safety.riskThresholds',
+  'planning.interactive',
+  'planning.maxReviewCycles',
+]);
 
 /**
  * The person's own values of the policy settings (a workspace's or folder's settings.json is the workspace's,
@@ -54,23 +60,45 @@ export async function safetySettings(core: CoreLoader, rootDir: string, read?: C
   const services = core();
   const blocked = () => untrustedRefusal(core);
   const ownFile = services.ownConfigFile(process.env);
-  const own = services.applyOwnSafety(read?.own ?? (await services.readOwnConfig(process.env)), userSafety(ownSettings(), services.DEFAULT_SAFETY));
+  const own = services.applyOwnSafety(
+    read?.own ?? (await services.readOwnConfig(process.env)),
+    userSafety(ownSettings(), services.DEFAULT_SAFETY),
+  );
   if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked } };
   const paths = services.workspacePaths(rootDir);
-  const fromFile = services.resolveSafety(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, { workspace: paths.config, own: OWN });
-  const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
+  const fromFile = services.resolveSafety(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, {
+    workspace: paths.config,
+    own: OWN,
+  });
+  const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, {
+    workspace: WORKSPACE_SETTINGS,
+    own: OWN,
+  });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
   return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked } };
 }
 
 /** Planning settings, resolved like the safety settings. */
-export async function planningSettings(core: CoreLoader, rootDir: string, read?: ConfigFiles): Promise<PlanningSettings> {
+export async function planningSettings(
+  core: CoreLoader,
+  rootDir: string,
+  read?: ConfigFiles,
+): Promise<PlanningSettings> {
   const services = core();
-  const own = services.applyOwnPlanning(read?.own ?? (await services.readOwnConfig(process.env)), userPlanning(ownSettings(), services.DEFAULT_PLANNING));
+  const own = services.applyOwnPlanning(
+    read?.own ?? (await services.readOwnConfig(process.env)),
+    userPlanning(ownSettings(), services.DEFAULT_PLANNING),
+  );
   if (!vscode.workspace.isTrusted) return own;
   const paths = services.workspacePaths(rootDir);
-  const fromFile = services.resolvePlanning(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, { workspace: paths.config, own: OWN });
-  const fromSettings = services.resolvePlanning(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, { workspace: WORKSPACE_SETTINGS, own: OWN });
+  const fromFile = services.resolvePlanning(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, {
+    workspace: paths.config,
+    own: OWN,
+  });
+  const fromSettings = services.resolvePlanning(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, {
+    workspace: WORKSPACE_SETTINGS,
+    own: OWN,
+  });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
   return fromSettings.settings;
 }

@@ -12,7 +12,12 @@ const FOLLOW_INTERVAL_MS = 2_000;
 const SETTLED: ReadonlySet<TicketStatus> = new Set<TicketStatus>(['EXECUTED', 'FAILED', 'EXPIRED', 'REJECTED']);
 
 /** The ticket once it is settled; rejects when the ticket is gone or `signal` aborts. */
-export async function followAgentRun(store: () => Promise<Pick<TicketStore, 'get'>>, ticketId: string, signal: AbortSignal, intervalMs = FOLLOW_INTERVAL_MS): Promise<Ticket> {
+export async function followAgentRun(
+  store: () => Promise<Pick<TicketStore, 'get'>>,
+  ticketId: string,
+  signal: AbortSignal,
+  intervalMs = FOLLOW_INTERVAL_MS,
+): Promise<Ticket> {
   for (;;) {
     signal.throwIfAborted();
     const ticket = await (await store()).get(ticketId);

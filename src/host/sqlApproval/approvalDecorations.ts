@@ -39,7 +39,8 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
     for (const t of this.entries.values()) {
       if (t.uri.toString() !== document.uri.toString()) continue;
       const range = new vscode.Range(document.positionAt(t.start), document.positionAt(t.start));
-      const lens = (title: string, command: string, ...args: unknown[]) => lenses.push(new vscode.CodeLens(range, { title, command, arguments: args }));
+      const lens = (title: string, command: string, ...args: unknown[]) =>
+        lenses.push(new vscode.CodeLens(range, { title, command, arguments: args }));
       switch (t.status) {
         case 'pending':
           for (const l of pendingLenses(t.impact, t.sql, runsInThisWindow(t))) lens(l.title, l.command, t.ticketId);
@@ -48,14 +49,24 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
           lens('$(refresh) Changed — re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
           break;
         case 'approved':
-          lens(t.transaction ? "$(check) Approved — waiting for the client's retry to commit it" : '$(check) Approved — waiting for the agent to run it', 'postgresAgent.showImpact', t.ticketId);
+          lens(
+            t.transaction
+              ? "$(check) Approved — waiting for the client's retry to commit it"
+              : '$(check) Approved — waiting for the agent to run it',
+            'postgresAgent.showImpact',
+            t.ticketId,
+          );
           break;
         case 'running':
           lens('$(sync~spin) Running…', 'postgresAgent.showImpact', t.ticketId);
           break;
         case 'executed':
           if (t.executed) {
-            lens(`$(pass) Executed ${clock(t.executed.at)} · ${t.executed.rows.toLocaleString('en-US')} rows`, 'postgresAgent.showImpact', t.ticketId);
+            lens(
+              `$(pass) Executed ${clock(t.executed.at)} · ${t.executed.rows.toLocaleString('en-US')} rows`,
+              'postgresAgent.showImpact',
+              t.ticketId,
+            );
             lens('Undo script', 'postgresAgent.openUndoScript', t.ticketId);
           } else lens('$(pass) Executed by the agent that proposed it', 'postgresAgent.showImpact', t.ticketId);
           break;
@@ -64,11 +75,14 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
           break;
         case 'failed':
           // Refused by the team's approval policy: nothing ran and the ticket is still approved.
-          if (t.error?.code === 'APPROVAL_POLICY') lens(`$(shield) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
+          if (t.error?.code === 'APPROVAL_POLICY')
+            lens(`$(shield) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
           // Issue 25: its lock was held by others; nothing ran and the ticket is still approved.
-          else if (t.error?.code === 'LOCK_UNAVAILABLE') lens(`$(lock) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
+          else if (t.error?.code === 'LOCK_UNAVAILABLE')
+            lens(`$(lock) Not run yet: ${t.error.message}`, 'postgresAgent.showImpact', t.ticketId);
           else lens(`$(error) Failed, rolled back: ${t.error?.message ?? ''}`, 'postgresAgent.showImpact', t.ticketId);
-          if (notRunYet(t) && runsInThisWindow(t)) lens('$(play) Run again', 'postgresAgent.runApprovedAgain', t.ticketId);
+          if (notRunYet(t) && runsInThisWindow(t))
+            lens('$(play) Run again', 'postgresAgent.runApprovedAgain', t.ticketId);
           lens('Re-check impact', 'postgresAgent.recheckImpact', t.ticketId);
           break;
       }
@@ -78,16 +92,26 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
 
   provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
     const offset = document.offsetAt(position);
-    const t = this.entries.values().find((x) => x.uri.toString() === document.uri.toString() && offset >= x.start && offset <= x.end);
+    const t = this.entries
+      .values()
+      .find((x) => x.uri.toString() === document.uri.toString() && offset >= x.start && offset <= x.end);
     if (!t) return undefined;
-    const md = new vscode.MarkdownString(`**${t.impact.risk}** · estimate ${t.impact.estimatedRows ?? 'n/a'} · exact ${t.impact.exactRows ?? 'n/a'} · preview ${t.impact.previewMs} ms\n\n`);
+    const md = new vscode.MarkdownString(
+      `**${t.impact.risk}** · estimate ${t.impact.estimatedRows ?? 'n/a'} · exact ${t.impact.exactRows ?? 'n/a'} · preview ${t.impact.previewMs} ms\n\n`,
+    );
     const shown = visibleSql(t.sql);
     if (shown.hidden.length > 0) {
-      md.appendMarkdown(`**⚠ This statement ${hiddenWarning(shown.hidden)}.** What runs, every character shown:\n\n${fenced(shown.text, 'sql')}\n\n`);
+      md.appendMarkdown(
+        `**⚠ This statement ${hiddenWarning(shown.hidden)}.** What runs, every character shown:\n\n${fenced(shown.text, 'sql')}\n\n`,
+      );
     }
     md.appendMarkdown('| table | via | inserted | updated | deleted |\n|---|---|---:|---:|---:|\n');
-    for (const x of t.impact.tables) md.appendMarkdown(`| ${visibleText(`${x.schema}.${x.name}`)} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`);
-    if (t.impact.wouldFail) md.appendMarkdown(`\n**Would fail:** ${visibleText(t.impact.wouldFail.message)} (${t.impact.wouldFail.code})\n`);
+    for (const x of t.impact.tables)
+      md.appendMarkdown(
+        `| ${visibleText(`${x.schema}.${x.name}`)} | ${x.via} | ${x.inserted} | ${x.updated} | ${x.deleted} |\n`,
+      );
+    if (t.impact.wouldFail)
+      md.appendMarkdown(`\n**Would fail:** ${visibleText(t.impact.wouldFail.message)} (${t.impact.wouldFail.code})\n`);
     return new vscode.Hover(md);
   }
 
@@ -99,7 +123,11 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
   /** The parser's syntax error, at its character. */
   markSyntaxError(document: vscode.TextDocument, offset: number, message: string): void {
     const at = document.positionAt(offset);
-    const diagnostic = new vscode.Diagnostic(new vscode.Range(at, at.translate(0, 1)), message, vscode.DiagnosticSeverity.Error);
+    const diagnostic = new vscode.Diagnostic(
+      new vscode.Range(at, at.translate(0, 1)),
+      message,
+      vscode.DiagnosticSeverity.Error,
+    );
     diagnostic.source = 'Postgres Agent';
     this.diagnostics.set(document.uri, [diagnostic]);
   }
@@ -109,7 +137,9 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
    * shows its raw SQL): the editor may draw them as nothing, but they run.
    */
   async markHidden(uri: vscode.Uri): Promise<void> {
-    const waiting = this.entries.values().filter((t) => t.uri.toString() === uri.toString() && (t.status === 'pending' || t.status === 'running'));
+    const waiting = this.entries
+      .values()
+      .filter((t) => t.uri.toString() === uri.toString() && (t.status === 'pending' || t.status === 'running'));
     const marks = waiting.flatMap((t) => hiddenCharacterMarks(t.sql, t.start));
     if (marks.length === 0) return;
     try {
@@ -117,7 +147,11 @@ export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.Hove
       this.diagnostics.set(
         uri,
         marks.map((m) => {
-          const diagnostic = new vscode.Diagnostic(new vscode.Range(document.positionAt(m.offset), document.positionAt(m.offset + m.length)), m.message, vscode.DiagnosticSeverity.Warning);
+          const diagnostic = new vscode.Diagnostic(
+            new vscode.Range(document.positionAt(m.offset), document.positionAt(m.offset + m.length)),
+            m.message,
+            vscode.DiagnosticSeverity.Warning,
+          );
           diagnostic.source = 'Postgres Agent';
           return diagnostic;
         }),

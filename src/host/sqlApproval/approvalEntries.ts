@@ -14,7 +14,11 @@ import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../.
  */
 export interface HeldWriteOwner {
   /** Runs the approved ticket once and says what it did; throws when it did not run. */
-  execute(): Promise<{ rows: number; tables: { via: string; inserted: number; updated: number; deleted: number }[]; undoFile: string }>;
+  execute(): Promise<{
+    rows: number;
+    tables: { via: string; inserted: number; updated: number; deleted: number }[];
+    undoFile: string;
+  }>;
   /** The ticket was rejected, voided or expired: the owner finishes its run. */
   rejected(): Promise<void>;
 }

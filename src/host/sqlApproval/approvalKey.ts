@@ -30,10 +30,17 @@ export class ApprovalKeyStore {
     try {
       const stored = JSON.parse(text) as { name?: unknown; envelope?: unknown; pem?: unknown };
       if (typeof stored.name !== 'string') throw new Error('not a stored key');
-      return typeof stored.envelope === 'string' ? { name: stored.name, envelope: stored.envelope } : { name: stored.name };
+      return typeof stored.envelope === 'string'
+        ? { name: stored.name, envelope: stored.envelope }
+        : { name: stored.name };
     } catch (error) {
       // A damaged secret must not sign anything, nor silently drop to unsigned: the decision is refused.
-      throw new (this.core().AgentError)('CONFIG_INVALID', 'The approval key in VS Code\'s secret storage cannot be read.', `Run "${TITLE}…" to make a new one.`, { cause: error });
+      throw new (this.core().AgentError)(
+        'CONFIG_INVALID',
+        "The approval key in VS Code's secret storage cannot be read.",
+        `Run "${TITLE}…" to make a new one.`,
+        { cause: error },
+      );
     }
   }
 
@@ -58,23 +65,32 @@ export class ApprovalKeyStore {
       password: true,
       ignoreFocusOut: true,
     });
-    if (passphrase === undefined || passphrase === '') throw new services.AgentError('APPROVAL_POLICY', 'No passphrase given: nothing was signed or decided.');
-    const where = 'the approval key in VS Code\'s secret storage';
-    return { name: stored.name, privateKey: await services.openPrivateKey(services.parseEnvelope(stored.envelope, where), passphrase, where) };
+    if (passphrase === undefined || passphrase === '')
+      throw new services.AgentError('APPROVAL_POLICY', 'No passphrase given: nothing was signed or decided.');
+    const where = "the approval key in VS Code's secret storage";
+    return {
+      name: stored.name,
+      privateKey: await services.openPrivateKey(services.parseEnvelope(stored.envelope, where), passphrase, where),
+    };
   }
 
   /** Asks for a name and a passphrase (twice), makes the key pair and keeps it encrypted; prints the enrol command. */
   async create(): Promise<void> {
     const existing = await this.stored().catch(() => undefined);
     if (existing) {
-      const replace = await vscode.window.showWarningMessage(`This VS Code already signs as "${existing.name}". Make a new key?`, { modal: true }, 'Make a new key');
+      const replace = await vscode.window.showWarningMessage(
+        `This VS Code already signs as "${existing.name}". Make a new key?`,
+        { modal: true },
+        'Make a new key',
+      );
       if (replace !== 'Make a new key') return;
     }
     const services = this.core();
     const name = await vscode.window.showInputBox({
       title: TITLE,
       prompt: 'Your name as an approver (decisions signed with this key are recorded under it)',
-      validateInput: (value) => (NAME.test(value) ? undefined : 'Letters, digits, dot, dash and underscore (up to 64).'),
+      validateInput: (value) =>
+        NAME.test(value) ? undefined : 'Letters, digits, dot, dash and underscore (up to 64).',
     });
     if (name === undefined) return;
     const passphrase = await vscode.window.showInputBox({
@@ -82,7 +98,10 @@ export class ApprovalKeyStore {
       prompt: `A passphrase for this key (${services.MIN_PASSPHRASE_LENGTH} characters or more); you type it for every signed decision`,
       password: true,
       ignoreFocusOut: true,
-      validateInput: (value) => (value.length >= services.MIN_PASSPHRASE_LENGTH ? undefined : `${services.MIN_PASSPHRASE_LENGTH} characters or more.`),
+      validateInput: (value) =>
+        value.length >= services.MIN_PASSPHRASE_LENGTH
+          ? undefined
+          : `${services.MIN_PASSPHRASE_LENGTH} characters or more.`,
     });
     if (passphrase === undefined) return;
     const again = await vscode.window.showInputBox({
@@ -95,7 +114,10 @@ export class ApprovalKeyStore {
     if (again !== passphrase) return;
     const { privateKey } = generateKeyPairSync('ed25519');
     const publicKey = services.publicKeyText(privateKey);
-    await this.secrets.store(APPROVAL_KEY_SECRET, JSON.stringify({ name, envelope: await services.sealPrivateKey(name, privateKey, passphrase) }));
+    await this.secrets.store(
+      APPROVAL_KEY_SECRET,
+      JSON.stringify({ name, envelope: await services.sealPrivateKey(name, privateKey, passphrase) }),
+    );
     this.logger.info('approval key created', { name, workspace: this.workspaceDir ?? '' });
     const enroll = `pg-agent policy enroll ${name} --key ${publicKey}`;
     const copy = await vscode.window.showInformationMessage(

@@ -28,7 +28,11 @@ export interface BadgeTargets {
 /** A pending ticket as the navigator lists it (the SQL cut to its start). */
 /** `hiddenChars`: how many hidden characters the whole SQL holds (the navigator flags it; sqlStart is only its start). */
 /** `statements`: a client transaction held whole by pg-agent guard, and how many statements it has. */
-export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & { sqlStart: string; hiddenChars?: number; statements?: number };
+export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & {
+  sqlStart: string;
+  hiddenChars?: number;
+  statements?: number;
+};
 
 const SQL_START = 200;
 
@@ -50,9 +54,17 @@ export class ApprovalsBadge implements vscode.Disposable {
     private readonly targets: BadgeTargets,
     private readonly logger: Logger,
   ) {
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(approvalsDir), '**'));
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(approvalsDir), '**'),
+    );
     const changed = () => this.recount.request();
-    this.disposables.push(watcher, watcher.onDidCreate(changed), watcher.onDidChange(changed), watcher.onDidDelete(changed), approvalsChanged(changed));
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate(changed),
+      watcher.onDidChange(changed),
+      watcher.onDidDelete(changed),
+      approvalsChanged(changed),
+    );
     const hasTickets = existsSync(approvalsDir) && readdirSync(approvalsDir).length > 0;
     if (hasTickets || redisUrl()) {
       const start = setTimeout(changed, START_DELAY_MS);
@@ -79,8 +91,20 @@ export class ApprovalsBadge implements vscode.Disposable {
       const store = await this.tickets.ticketStore();
       const pending = await store.list({ status: ['PENDING_APPROVAL'] });
       const now = Date.now();
-      const live = pending.filter((t) => Date.parse(t.expiresAt) > now).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-      const listed = live.map((t): PendingTicket => ({ id: t.id, kind: t.kind, risk: t.risk, createdBy: t.createdBy, createdAt: t.createdAt, ...(t.plan ? { plan: t.plan } : {}), sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '', hiddenChars: t.kind === 'write' ? visibleSql(t.sql).hidden.length : 0, ...(t.origin === 'guardTransaction' ? { statements: t.transaction?.statements.length ?? 0 } : {}) }));
+      const live = pending
+        .filter((t) => Date.parse(t.expiresAt) > now)
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      const listed = live.map((t): PendingTicket => ({
+        id: t.id,
+        kind: t.kind,
+        risk: t.risk,
+        createdBy: t.createdBy,
+        createdAt: t.createdAt,
+        ...(t.plan ? { plan: t.plan } : {}),
+        sqlStart: t.kind === 'write' ? t.sql.slice(0, SQL_START) : '',
+        hiddenChars: t.kind === 'write' ? visibleSql(t.sql).hidden.length : 0,
+        ...(t.origin === 'guardTransaction' ? { statements: t.transaction?.statements.length ?? 0 } : {}),
+      }));
       const same = listed.length === this.pending.length && listed.every((t, i) => t.id === this.pending[i]?.id);
       this.pending = listed;
       if (!same) this.changed.fire();

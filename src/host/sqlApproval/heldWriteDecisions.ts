@@ -43,14 +43,22 @@ export class HeldWriteDecisions {
   async decide(ticketId: string, approve: boolean): Promise<void> {
     const t = this.deps.entries.get(ticketId);
     if (!t || t.status !== 'pending') {
-      void vscode.window.showWarningMessage(t?.status === 'stale' ? 'The SQL changed since this impact was measured; re-check it first.' : 'This approval is no longer pending.');
+      void vscode.window.showWarningMessage(
+        t?.status === 'stale'
+          ? 'The SQL changed since this impact was measured; re-check it first.'
+          : 'This approval is no longer pending.',
+      );
       return;
     }
     const runsHere = runsInThisWindow(t);
     // HIGH and CRITICAL, and a statement holding hidden characters, ask once more in a modal that says why.
     const confirmation = approve ? approvalConfirmation(t.impact, t.sql, runsHere) : undefined;
     if (confirmation) {
-      const confirm = await vscode.window.showWarningMessage(confirmation.message, { modal: true, detail: confirmation.detail }, confirmation.button);
+      const confirm = await vscode.window.showWarningMessage(
+        confirmation.message,
+        { modal: true, detail: confirmation.detail },
+        confirmation.button,
+      );
       if (confirm !== confirmation.button) return;
     }
     const store = await this.deps.tickets.ticketStore();
@@ -75,7 +83,10 @@ export class HeldWriteDecisions {
         ...(key ? { key } : { by: userInfo().username }),
         ...(scope ? { scope } : {}),
         // What this window showed: the SQL, and for a guard transaction its statements and effects too.
-        seenHash: services.ticketHash({ sql: t.sql, ...(t.transaction ? { origin: 'guardTransaction' as const, transaction: t.transaction } : {}) }),
+        seenHash: services.ticketHash({
+          sql: t.sql,
+          ...(t.transaction ? { origin: 'guardTransaction' as const, transaction: t.transaction } : {}),
+        }),
         comment: approve ? 'approved in VS Code' : 'rejected in VS Code',
       });
     } catch (error) {
@@ -112,7 +123,9 @@ export class HeldWriteDecisions {
   async runAgain(ticketId: string): Promise<void> {
     const t = this.deps.entries.get(ticketId);
     if (!t || !notRunYet(t) || !runsInThisWindow(t)) {
-      void vscode.window.showWarningMessage('Only an approved write that did not run yet, and that this window runs, can be run again.');
+      void vscode.window.showWarningMessage(
+        'Only an approved write that did not run yet, and that this window runs, can be run again.',
+      );
       return;
     }
     t.error = undefined;
@@ -120,7 +133,12 @@ export class HeldWriteDecisions {
   }
 
   private tellOwnerRejected(t: ApprovalEntry): void {
-    t.owner?.rejected().catch((error: unknown) => this.deps.logger.warn('could not finish the ask run of a rejected write', { ticket: t.ticketId, error: String(error) }));
+    t.owner?.rejected().catch((error: unknown) =>
+      this.deps.logger.warn('could not finish the ask run of a rejected write', {
+        ticket: t.ticketId,
+        error: String(error),
+      }),
+    );
   }
 
   /** Runs an approved ticket's exact SQL once, keeps its undo script, and says what happened. */
@@ -132,7 +150,9 @@ export class HeldWriteDecisions {
       t.status = 'executed';
       t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile: result.undoFile };
       this.deps.entries.refresh();
-      const direct = result.tables.filter((x) => x.via === 'direct').reduce((n, x) => n + x.inserted + x.updated + x.deleted, 0);
+      const direct = result.tables
+        .filter((x) => x.via === 'direct')
+        .reduce((n, x) => n + x.inserted + x.updated + x.deleted, 0);
       const summary = `Executed: ${result.rows.toLocaleString('en-US')} rows changed in ${result.tables.length} table${result.tables.length === 1 ? '' : 's'} (${direct.toLocaleString('en-US')} by the statement itself).`;
       void vscode.window.showInformationMessage(summary, 'Open Undo Script').then((choice) => {
         if (choice) void this.deps.openUndo(t.ticketId);
@@ -161,7 +181,9 @@ export class HeldWriteDecisions {
     t.decisions = await this.decisionsView(result.ticket);
     if (result.outcomeNotRecorded !== undefined) {
       // Committed is committed: the lens says executed; the ticket is resolved from the database on its next read.
-      void vscode.window.showWarningMessage(`The write committed, but recording that on ticket ${t.ticketId} failed: ${result.outcomeNotRecorded}`);
+      void vscode.window.showWarningMessage(
+        `The write committed, but recording that on ticket ${t.ticketId} failed: ${result.outcomeNotRecorded}`,
+      );
     }
     return { rows: result.rows, tables: result.tables, undoFile: result.undoFile };
   }
@@ -169,7 +191,11 @@ export class HeldWriteDecisions {
   /** Who decided a ticket, each with whether their signature verifies (the card's "Approved by alice ✓ signed"). */
   private async decisionsView(ticket: Ticket): Promise<NonNullable<ApprovalView['decisions']>> {
     const approvers = (await safetySettings(this.deps.core, this.deps.rootDir)).approvalRules?.approvers ?? [];
-    return ticket.decisions.map((d) => ({ by: d.by, approve: d.approve, signed: this.deps.core().signatureState(ticket, d, approvers) === 'verified' }));
+    return ticket.decisions.map((d) => ({
+      by: d.by,
+      approve: d.approve,
+      signed: this.deps.core().signatureState(ticket, d, approvers) === 'verified',
+    }));
   }
 
   private fail(t: ApprovalEntry, error: unknown): void {
@@ -184,7 +210,10 @@ export class HeldWriteDecisions {
   awaitAgent(t: ApprovalEntry): void {
     t.status = 'approved';
     this.deps.entries.refresh();
-    this.deps.logger.info('outside proposal approved; waiting for its agent to run it', { ticket: t.ticketId, by: t.proposedBy ?? '' });
+    this.deps.logger.info('outside proposal approved; waiting for its agent to run it', {
+      ticket: t.ticketId,
+      by: t.proposedBy ?? '',
+    });
     void followAgentRun(() => this.deps.tickets.ticketStore(), t.ticketId, t.watch.signal)
       .then((ticket) => {
         if (!this.deps.entries.isCurrent(t) || t.status !== 'approved') return;
@@ -192,12 +221,19 @@ export class HeldWriteDecisions {
         if (ticket.status === 'EXECUTED') t.status = 'executed';
         else {
           t.status = ticket.status === 'FAILED' ? 'failed' : 'rejected';
-          t.error = ticket.status === 'FAILED' ? { code: 'DB_QUERY_FAILED', message: 'The agent ran it and it failed; it was rolled back.' } : { code: 'APPROVAL_EXPIRED', message: 'The ticket expired before the agent ran it.' };
+          t.error =
+            ticket.status === 'FAILED'
+              ? { code: 'DB_QUERY_FAILED', message: 'The agent ran it and it failed; it was rolled back.' }
+              : { code: 'APPROVAL_EXPIRED', message: 'The ticket expired before the agent ran it.' };
         }
         this.deps.entries.refresh();
       })
       .catch((error: unknown) => {
-        if (!t.watch.signal.aborted) this.deps.logger.warn('stopped following an agent\'s approved write', { ticket: t.ticketId, error: String(error) });
+        if (!t.watch.signal.aborted)
+          this.deps.logger.warn("stopped following an agent's approved write", {
+            ticket: t.ticketId,
+            error: String(error),
+          });
       });
   }
 
@@ -217,23 +253,38 @@ export class HeldWriteDecisions {
         const decision = ticket.decisions.at(-1);
         const rules = (await safetySettings(this.deps.core, this.deps.rootDir)).approvalRules;
         t.decisions = await this.decisionsView(ticket);
-        const signed = decision && rules && this.deps.core().signatureState(ticket, decision, rules.approvers) === 'verified' ? ', signed ✓' : '';
+        const signed =
+          decision && rules && this.deps.core().signatureState(ticket, decision, rules.approvers) === 'verified'
+            ? ', signed ✓'
+            : '';
         const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
         if (ticket.status === 'APPROVED' && !runsInThisWindow(t)) {
-          void vscode.window.showInformationMessage(t.transaction ? `Approved by ${who}: the client's retry through the guard commits it; nothing runs here.` : `Approved by ${who}: ${t.proposedBy} runs it with execute_approved; nothing runs here.`);
+          void vscode.window.showInformationMessage(
+            t.transaction
+              ? `Approved by ${who}: the client's retry through the guard commits it; nothing runs here.`
+              : `Approved by ${who}: ${t.proposedBy} runs it with execute_approved; nothing runs here.`,
+          );
           this.awaitAgent(t);
         } else if (ticket.status === 'APPROVED') {
           void vscode.window.showInformationMessage(`Approved by ${who}: running it now.`);
           await this.run(t);
         } else {
           t.status = 'rejected';
-          t.error = { code: ticket.status === 'EXPIRED' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED', message: ticket.status === 'EXPIRED' ? 'The ticket expired before anyone approved it.' : `Rejected by ${who}.` };
+          t.error = {
+            code: ticket.status === 'EXPIRED' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED',
+            message:
+              ticket.status === 'EXPIRED' ? 'The ticket expired before anyone approved it.' : `Rejected by ${who}.`,
+          };
           this.deps.entries.refresh();
           this.tellOwnerRejected(t);
         }
       })
       .catch((error: unknown) => {
-        if (!t.watch.signal.aborted) this.deps.logger.warn('stopped watching a ticket for decisions', { ticket: t.ticketId, error: String(error) });
+        if (!t.watch.signal.aborted)
+          this.deps.logger.warn('stopped watching a ticket for decisions', {
+            ticket: t.ticketId,
+            error: String(error),
+          });
       });
   }
 
@@ -243,7 +294,11 @@ export class HeldWriteDecisions {
     t.decidedHere = true;
     this.deps.entries.refresh();
     try {
-      await this.deps.core().decideTicket(await this.deps.tickets.ticketStore(), t.ticketId, { approve: false, by: 'pg-agent', comment: 'voided: the SQL was edited after its impact was measured' });
+      await this.deps.core().decideTicket(await this.deps.tickets.ticketStore(), t.ticketId, {
+        approve: false,
+        by: 'pg-agent',
+        comment: 'voided: the SQL was edited after its impact was measured',
+      });
     } catch (error) {
       this.deps.logger.warn('could not void an edited ticket', { ticket: t.ticketId, error: String(error) });
     }

@@ -68,7 +68,9 @@ export class InlineApproval implements vscode.Disposable {
   /** The selection, or the whole document when nothing is selected. */
   async runFromEditor(editor: vscode.TextEditor | undefined): Promise<void> {
     if (!editor) {
-      void vscode.window.showWarningMessage('Open a .sql file or select SQL in an editor, then run "Run SQL with Review".');
+      void vscode.window.showWarningMessage(
+        'Open a .sql file or select SQL in an editor, then run "Run SQL with Review".',
+      );
       return;
     }
     const document = editor.document;
@@ -79,7 +81,12 @@ export class InlineApproval implements vscode.Disposable {
   }
 
   /** Checks a statement of a document: a read shows its rows, a write is held here (or runs when auto-approved). */
-  private async check(document: vscode.TextDocument, start: number, end: number, replacing?: ApprovalEntry): Promise<void> {
+  private async check(
+    document: vscode.TextDocument,
+    start: number,
+    end: number,
+    replacing?: ApprovalEntry,
+  ): Promise<void> {
     const sql = document.getText().slice(start, end);
     this.decorations.clear(document.uri);
     const services = this.deps.core();
@@ -109,26 +116,53 @@ export class InlineApproval implements vscode.Disposable {
       const at = { uri: document.uri, start, end, sql, connection: key };
       switch (o.status) {
         case 'executed':
-          this.entries.results = { sql, fields: o.result.fields, rows: o.result.rows, rowCount: o.result.rowCount, truncated: o.result.truncated, elapsedMs: o.result.elapsedMs };
+          this.entries.results = {
+            sql,
+            fields: o.result.fields,
+            rows: o.result.rows,
+            rowCount: o.result.rowCount,
+            truncated: o.result.truncated,
+            elapsedMs: o.result.elapsedMs,
+          };
           this.readDone.fire(this.entries.results);
           this.entries.refresh();
           await this.deps.showPanel();
           return;
         case 'refused':
-          void vscode.window.showErrorMessage(`Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`);
+          void vscode.window.showErrorMessage(
+            `Refused: ${o.classification.reasons.join('; ')}. This never runs through Postgres Agent.`,
+          );
           return;
         case 'written': {
           const executed = { at: new Date().toISOString(), rows: o.execution.rows, undoFile: o.execution.undoFile };
-          await this.keep({ ...at, ticketId: o.ticket.id, impact: o.impact, status: 'executed', executed, watch: new AbortController() }, o.ticket, replacing);
+          await this.keep(
+            {
+              ...at,
+              ticketId: o.ticket.id,
+              impact: o.impact,
+              status: 'executed',
+              executed,
+              watch: new AbortController(),
+            },
+            o.ticket,
+            replacing,
+          );
           void vscode.window
-            .showInformationMessage(`Auto-approved by postgresAgent.approval.autoApproveMaxRisk (${o.impact.risk}): ${o.execution.rows.toLocaleString('en-US')} rows changed.`, 'Open Undo Script')
+            .showInformationMessage(
+              `Auto-approved by postgresAgent.approval.autoApproveMaxRisk (${o.impact.risk}): ${o.execution.rows.toLocaleString('en-US')} rows changed.`,
+              'Open Undo Script',
+            )
             .then((choice) => {
               if (choice) void this.openUndo(o.ticket.id);
             });
           return;
         }
         case 'held': {
-          const entry = await this.keep({ ...at, ticketId: o.ticket.id, impact: o.impact, status: 'pending', watch: new AbortController() }, o.ticket, replacing);
+          const entry = await this.keep(
+            { ...at, ticketId: o.ticket.id, impact: o.impact, status: 'pending', watch: new AbortController() },
+            o.ticket,
+            replacing,
+          );
           this.decisions.watchForDecision(entry);
           this.deps.logger.info('write held for approval', { ticket: o.ticket.id, risk: o.impact.risk });
           await this.deps.showPanel();
@@ -137,7 +171,8 @@ export class InlineApproval implements vscode.Disposable {
       }
     } catch (error) {
       const e = services.toAgentError(error);
-      if (e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number') this.decorations.markSyntaxError(document, start + e.position, e.message);
+      if (e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number')
+        this.decorations.markSyntaxError(document, start + e.position, e.message);
       void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
     }
   }
@@ -151,7 +186,10 @@ export class InlineApproval implements vscode.Disposable {
     const entry: ApprovalEntry = { ...held, status: 'pending', watch: new AbortController() };
     this.entries.add(entry);
     this.decisions.watchForDecision(entry);
-    this.deps.logger.info('write held elsewhere tracked for approval', { ticket: held.ticketId, risk: held.impact.risk });
+    this.deps.logger.info('write held elsewhere tracked for approval', {
+      ticket: held.ticketId,
+      risk: held.impact.risk,
+    });
     void this.decorations.markHidden(entry.uri);
   }
 
@@ -164,9 +202,14 @@ export class InlineApproval implements vscode.Disposable {
   }
 
   /** Records a write's card and lens (replacing the one it was re-checked from) and keeps its impact report. */
-  private async keep(entry: ApprovalEntry, ticket: Ticket, replacing: ApprovalEntry | undefined): Promise<ApprovalEntry> {
+  private async keep(
+    entry: ApprovalEntry,
+    ticket: Ticket,
+    replacing: ApprovalEntry | undefined,
+  ): Promise<ApprovalEntry> {
     const services = this.deps.core();
-    if (this.deps.workspaceDir) await services.saveImpactReport(services.workspacePaths(this.deps.workspaceDir).impact, ticket);
+    if (this.deps.workspaceDir)
+      await services.saveImpactReport(services.workspacePaths(this.deps.workspaceDir).impact, ticket);
     this.entries.add(entry, replacing);
     void this.decorations.markHidden(entry.uri);
     return entry;
@@ -181,7 +224,9 @@ export class InlineApproval implements vscode.Disposable {
     const t = this.entries.get(ticketId);
     if (!t) return;
     const document = await vscode.workspace.openTextDocument(t.uri);
-    await vscode.window.showTextDocument(document, { selection: new vscode.Range(document.positionAt(t.start), document.positionAt(t.end)) });
+    await vscode.window.showTextDocument(document, {
+      selection: new vscode.Range(document.positionAt(t.start), document.positionAt(t.end)),
+    });
   }
 
   /**
@@ -190,7 +235,9 @@ export class InlineApproval implements vscode.Disposable {
    * someone rejects it (nothing is decided on the person's behalf).
    */
   async useSaferSql(ticketId: string, rule: string): Promise<void> {
-    const saferSql = ((this.entries.get(ticketId)?.impact as Partial<ImpactView> | undefined)?.lint ?? []).find((l) => l.rule === rule)?.saferSql;
+    const saferSql = ((this.entries.get(ticketId)?.impact as Partial<ImpactView> | undefined)?.lint ?? []).find(
+      (l) => l.rule === rule,
+    )?.saferSql;
     if (saferSql === undefined) {
       void vscode.window.showWarningMessage('That write has no safer statement to offer any more.');
       return;

@@ -2,7 +2,14 @@
  * The side panel as a navigator (issue 15): what is waiting for a person, from the ticket store, and the
  * recent asks. Plain data in, plain data out (no VS Code), so the rules are unit-tested under Node.
  */
-import type { AnswerView, PanelAnswerView, RecentAskView, ResultsView, RowsSummary, WaitingView } from '../../shared/protocol';
+import type {
+  AnswerView,
+  PanelAnswerView,
+  RecentAskView,
+  ResultsView,
+  RowsSummary,
+  WaitingView,
+} from '../../shared/protocol';
 import type { PendingTicket } from '../sqlApproval/approvalsBadge';
 import { visibleSql, visibleText } from '../../shared/visibleSql';
 
@@ -15,7 +22,11 @@ export const RECENT_ASKS_KEPT = 8;
  */
 export function firstLine(sql: string, max = 80, flagged = false): string {
   const { text, hidden } = visibleSql(sql.trim());
-  const first = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--'))?.trim() ?? text;
+  const first =
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '' && !l.trim().startsWith('--'))
+      ?.trim() ?? text;
   const line = hidden.length > 0 || flagged ? `⚠ hidden characters · ${first}` : first;
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
@@ -24,11 +35,18 @@ export function firstLine(sql: string, max = 80, flagged = false): string {
  * Pending tickets as the navigator lists them: a plan names its job; a write names the job holding it when
  * this window knows it, and says whether this window tracks it (its CodeLens and card are here).
  */
-export function waitingView(pending: readonly PendingTicket[], trackedHere: ReadonlySet<string>, jobOfTicket: (ticketId: string) => string | undefined): WaitingView[] {
+export function waitingView(
+  pending: readonly PendingTicket[],
+  trackedHere: ReadonlySet<string>,
+  jobOfTicket: (ticketId: string) => string | undefined,
+): WaitingView[] {
   return pending.map((t) => ({
     ticketId: t.id,
     kind: t.kind,
-    title: t.kind === 'plan' ? visibleText(t.plan?.title ?? 'a job\'s plan') : firstLine(t.sqlStart, 80, (t.hiddenChars ?? 0) > 0),
+    title:
+      t.kind === 'plan'
+        ? visibleText(t.plan?.title ?? "a job's plan")
+        : firstLine(t.sqlStart, 80, (t.hiddenChars ?? 0) > 0),
     risk: t.risk,
     createdBy: t.createdBy,
     createdAt: t.createdAt,
@@ -42,20 +60,45 @@ export function waitingView(pending: readonly PendingTicket[], trackedHere: Read
  * The recent asks after `answer` was shown: a new run goes first, a run already listed takes its new
  * status (its place and time stay); undefined when nothing changed (nothing to save).
  */
-export function withAnswer(recent: readonly RecentAskView[], answer: AnswerView | null, now: () => Date = () => new Date()): RecentAskView[] | undefined {
+export function withAnswer(
+  recent: readonly RecentAskView[],
+  answer: AnswerView | null,
+  now: () => Date = () => new Date(),
+): RecentAskView[] | undefined {
   if (answer === null) return undefined;
   const sql = answer.sql ?? undefined;
   const listed = recent.find((r) => r.threadId === answer.threadId);
   if (listed) {
     if (listed.status === answer.status && listed.question === answer.question && listed.sql === sql) return undefined;
-    return recent.map((r) => (r.threadId === answer.threadId ? { ...r, status: answer.status, question: answer.question, ...(sql !== undefined ? { sql } : {}) } : r));
+    return recent.map((r) =>
+      r.threadId === answer.threadId
+        ? { ...r, status: answer.status, question: answer.question, ...(sql !== undefined ? { sql } : {}) }
+        : r,
+    );
   }
-  return [{ threadId: answer.threadId, question: answer.question, status: answer.status, at: now().toISOString(), ...(sql !== undefined ? { sql } : {}) }, ...recent].slice(0, RECENT_ASKS_KEPT);
+  return [
+    {
+      threadId: answer.threadId,
+      question: answer.question,
+      status: answer.status,
+      at: now().toISOString(),
+      ...(sql !== undefined ? { sql } : {}),
+    },
+    ...recent,
+  ].slice(0, RECENT_ASKS_KEPT);
 }
 
 /** A result as the side panel shows it: its size and SQL; the rows stay in the host and the Results view. */
 export function rowsSummary(view: ResultsView | null): RowsSummary | null {
-  return view === null ? null : { sql: view.sql, rowCount: view.rowCount, columns: view.fields.length, truncated: view.truncated, elapsedMs: view.elapsedMs };
+  return view === null
+    ? null
+    : {
+        sql: view.sql,
+        rowCount: view.rowCount,
+        columns: view.fields.length,
+        truncated: view.truncated,
+        elapsedMs: view.elapsedMs,
+      };
 }
 
 /** The latest answer as the side panel shows it (rows as a summary). */

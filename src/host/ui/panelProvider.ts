@@ -53,7 +53,10 @@ export class SidePanelProvider implements vscode.WebviewViewProvider, vscode.Dis
     this.view = view;
     view.webview.options = {
       enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'dist'),
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+      ],
     };
     view.webview.html = this.html(view.webview);
     // The view's own listeners go with the view: a view resolved again (moved, reopened) adds none for good.

@@ -20,7 +20,11 @@ const TITLE_SHOWN = 40;
 
 export class ConnectionStatusBar implements vscode.Disposable {
   private job: JobBarState | undefined;
-  private readonly item = vscode.window.createStatusBarItem('postgresAgent.connection', vscode.StatusBarAlignment.Left, 100);
+  private readonly item = vscode.window.createStatusBarItem(
+    'postgresAgent.connection',
+    vscode.StatusBarAlignment.Left,
+    100,
+  );
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -43,7 +47,8 @@ export class ConnectionStatusBar implements vscode.Disposable {
 
   private render(): void {
     if (this.job) {
-      const title = this.job.title.length > TITLE_SHOWN ? `${this.job.title.slice(0, TITLE_SHOWN - 1)}…` : this.job.title;
+      const title =
+        this.job.title.length > TITLE_SHOWN ? `${this.job.title.slice(0, TITLE_SHOWN - 1)}…` : this.job.title;
       this.item.text = `$(sync~spin) job: ${title} — ${this.job.state}`;
       this.item.tooltip = `Postgres Agent: job "${this.job.title}" — ${this.job.state} (click to open its cockpit)`;
       this.item.command = { command: SHOW_JOB_COCKPIT_COMMAND, title: 'Open Job Cockpit', arguments: [this.job.jobId] };

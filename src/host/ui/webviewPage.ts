@@ -3,9 +3,14 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { panelPage } from './panelPage';
 
-export function webviewPage(webview: vscode.Webview, extensionUri: vscode.Uri, assets: { styles: string[]; script: string }): string {
+export function webviewPage(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  assets: { styles: string[]; script: string },
+): string {
   const nonce = randomBytes(16).toString('base64');
-  const asset = (path: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path.split('/'))).toString();
+  const asset = (path: string) =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...path.split('/'))).toString();
   return panelPage({
     cspSource: webview.cspSource,
     nonce,

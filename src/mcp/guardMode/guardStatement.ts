@@ -43,19 +43,33 @@ export async function sendThroughGuard(link: Pick<GuardLink, 'url' | 'label'>, s
   try {
     await client.connect();
   } catch (error) {
-    throw new AgentError('DB_CONNECT_FAILED', `Cannot reach the guard at ${link.label}: ${error instanceof Error ? error.message : String(error)}`, 'Is `pg-agent guard` running there, and is the guard user in the --guard URL right?');
+    throw new AgentError(
+      'DB_CONNECT_FAILED',
+      `Cannot reach the guard at ${link.label}: ${error instanceof Error ? error.message : String(error)}`,
+      'Is `pg-agent guard` running there, and is the guard user in the --guard URL right?',
+    );
   }
   try {
     const result = (await client.query(sql)) as pg.QueryResult | pg.QueryResult[];
     const results = Array.isArray(result) ? result : [result];
-    return { kind: 'ran', rows: results.reduce((sum, r) => sum + (r.rowCount ?? 0), 0), command: results.map((r) => r.command).join(', ') };
+    return {
+      kind: 'ran',
+      rows: results.reduce((sum, r) => sum + (r.rowCount ?? 0), 0),
+      command: results.map((r) => r.command).join(', '),
+    };
   } catch (error) {
     const e = error as Partial<pg.DatabaseError>;
     if (typeof e.code !== 'string') throw error;
-    const words: GuardWords = { message: e.message ?? '', ...(e.detail ? { detail: e.detail } : {}), ...(e.hint ? { hint: e.hint } : {}) };
+    const words: GuardWords = {
+      message: e.message ?? '',
+      ...(e.detail ? { detail: e.detail } : {}),
+      ...(e.hint ? { hint: e.hint } : {}),
+    };
     const held = HELD.exec(words.message);
-    if (e.code === GUARD_SQLSTATE.held && held) return { kind: 'held', ticket: held[1]!, risk: held[2]!, reused: words.message.includes('still waiting'), words };
-    if (e.code === GUARD_SQLSTATE.refused) throw new AgentError('SQL_REFUSED', `The guard did not run it: ${words.message}`, words.hint ?? 'Nothing ran.');
+    if (e.code === GUARD_SQLSTATE.held && held)
+      return { kind: 'held', ticket: held[1]!, risk: held[2]!, reused: words.message.includes('still waiting'), words };
+    if (e.code === GUARD_SQLSTATE.refused)
+      throw new AgentError('SQL_REFUSED', `The guard did not run it: ${words.message}`, words.hint ?? 'Nothing ran.');
     throw new AgentError('DB_QUERY_FAILED', `${words.message} (SQLSTATE ${e.code}, from the guard)`, words.hint);
   } finally {
     await client.end().catch(() => undefined);

@@ -27,7 +27,9 @@ function linkOf(context: McpToolContext): GuardLink {
 }
 
 function guardText(words: GuardWords): string {
-  return [`The guard: ${words.message}`, words.detail ?? '', words.hint ? `(${words.hint})` : ''].filter(Boolean).join('\n');
+  return [`The guard: ${words.message}`, words.detail ?? '', words.hint ? `(${words.hint})` : '']
+    .filter(Boolean)
+    .join('\n');
 }
 
 const proposeThroughGuard = defineTool({
@@ -36,29 +38,52 @@ const proposeThroughGuard = defineTool({
   description:
     'Asks a person to approve a change: the statement is sent to pg-agent guard (the broker this server reaches the ' +
     'database through; it holds the credentials and the tickets), which previews it and holds it on an approval ticket. ' +
-    'Nothing runs until a person approves it (`pg-agent approvals approve <ticket>` where the guard\'s tickets are). ' +
+    "Nothing runs until a person approves it (`pg-agent approvals approve <ticket>` where the guard's tickets are). " +
     'Then call execute_approved: the guard runs the identical statement once. If a person already approved this ' +
     'identical statement, the guard runs it now, once, and this tool says so.',
   annotations: proposeWriteTool.annotations,
   input: {
     sql: z.string().max(100_000).describe('The exact SQL to run once approved.'),
-    reason: z.string().min(1).max(2000).describe('Why this change, in one or two sentences (kept in this server\'s log: the guard shows the statement).'),
+    reason: z
+      .string()
+      .min(1)
+      .max(2000)
+      .describe("Why this change, in one or two sentences (kept in this server's log: the guard shows the statement)."),
   },
-  output: { status: z.enum(['held', 'executed']), ticket: HELD_TICKET.optional(), rows: z.number().optional(), guard: WORDS.optional() },
+  output: {
+    status: z.enum(['held', 'executed']),
+    ticket: HELD_TICKET.optional(),
+    rows: z.number().optional(),
+    guard: WORDS.optional(),
+  },
   async run(context, { sql, reason }) {
-    if (reason.trim() === '') throw new AgentError('BAD_INPUT', 'The reason is empty.', 'Say why this change is needed: the person approving it reads it.');
+    if (reason.trim() === '')
+      throw new AgentError(
+        'BAD_INPUT',
+        'The reason is empty.',
+        'Say why this change is needed: the person approving it reads it.',
+      );
     const link = linkOf(context);
     const { classification } = await checkSqlArg(sql, await context.openDb());
     if (classification.decision === 'refuse') throw refusedError(classification);
-    if (classification.decision === 'run') throw new AgentError('BAD_INPUT', 'This is a read: it needs no approval.', 'Call run_read with it instead.');
+    if (classification.decision === 'run')
+      throw new AgentError('BAD_INPUT', 'This is a read: it needs no approval.', 'Call run_read with it instead.');
     const answer = await sendThroughGuard(link, sql);
     if (answer.kind === 'ran') {
       context.logger.info('a proposed write was already approved: the guard ran it', { rows: answer.rows });
-      return { structured: { status: 'executed', rows: answer.rows }, text: `A person had already approved this identical statement: the guard ran it now, once (${answer.command}, ${answer.rows} rows). Do not send it again.` };
+      return {
+        structured: { status: 'executed', rows: answer.rows },
+        text: `A person had already approved this identical statement: the guard ran it now, once (${answer.command}, ${answer.rows} rows). Do not send it again.`,
+      };
     }
     link.sent.set(answer.ticket, sql);
     context.logger.info('write proposed through the guard', { ticket: answer.ticket, risk: answer.risk, reason });
-    const ticket = { id: answer.ticket, status: 'PENDING_APPROVAL', risk: answer.risk, heldBy: `pg-agent guard at ${link.label}` };
+    const ticket = {
+      id: answer.ticket,
+      status: 'PENDING_APPROVAL',
+      risk: answer.risk,
+      heldBy: `pg-agent guard at ${link.label}`,
+    };
     return {
       structured: { status: 'held', ticket, guard: answer.words },
       text:
@@ -83,7 +108,12 @@ const statusThroughGuard = defineTool({
   run(context, { ticket_id: id }) {
     const link = linkOf(context);
     const sql = link.sent.get(id);
-    if (sql === undefined) throw new AgentError('APPROVAL_NOT_FOUND', `This server sent no statement the guard held on ${id}.`, 'Use the ticket id propose_write returned in this session; after a restart, propose the same SQL again: the guard answers with its ticket.');
+    if (sql === undefined)
+      throw new AgentError(
+        'APPROVAL_NOT_FOUND',
+        `This server sent no statement the guard held on ${id}.`,
+        'Use the ticket id propose_write returned in this session; after a restart, propose the same SQL again: the guard answers with its ticket.',
+      );
     return Promise.resolve({
       structured: { id, status: 'HELD_BY_GUARD', sql, heldBy: `pg-agent guard at ${link.label}` },
       text: `Ticket ${id} is held by the guard at ${link.label}, which keeps its status and decisions; this server has no ticket store. Ask the person whether it is approved; then call execute_approved("${id}").`,
@@ -100,17 +130,38 @@ const executeThroughGuard = defineTool({
     'waits, was rejected, or is used up. Returns the rows changed.',
   annotations: executeApprovedTool.annotations,
   input: { ticket_id: z.string().max(100).describe('A ticket id (tkt_…) propose_write returned.') },
-  output: { status: z.literal('executed'), ticket: z.string(), rows: z.number(), tables: z.array(z.looseObject({})), undoFile: z.string(), elapsedMs: z.number() },
+  output: {
+    status: z.literal('executed'),
+    ticket: z.string(),
+    rows: z.number(),
+    tables: z.array(z.looseObject({})),
+    undoFile: z.string(),
+    elapsedMs: z.number(),
+  },
   async run(context, { ticket_id: id }) {
     const link = linkOf(context);
     const sql = link.sent.get(id);
-    if (sql === undefined) throw new AgentError('APPROVAL_NOT_FOUND', `This server sent no statement the guard held on ${id}.`, 'Use the ticket id propose_write returned in this session; after a restart, propose the same SQL again.');
+    if (sql === undefined)
+      throw new AgentError(
+        'APPROVAL_NOT_FOUND',
+        `This server sent no statement the guard held on ${id}.`,
+        'Use the ticket id propose_write returned in this session; after a restart, propose the same SQL again.',
+      );
     const started = performance.now();
     const answer = await sendThroughGuard(link, sql);
     if (answer.kind === 'held') {
       link.sent.set(answer.ticket, sql);
-      if (answer.ticket === id) throw new AgentError('APPROVAL_NOT_APPROVED', `Ticket ${id} is still waiting for a person; nothing ran.`, 'Ask the person to approve it where the guard keeps its tickets, then call execute_approved again.');
-      throw new AgentError('APPROVAL_NOT_APPROVED', `Ticket ${id} can no longer run (used, expired or gone); the guard held the statement again on ticket ${answer.ticket}. Nothing ran.`, `A person approves ${answer.ticket} if it is still wanted.`);
+      if (answer.ticket === id)
+        throw new AgentError(
+          'APPROVAL_NOT_APPROVED',
+          `Ticket ${id} is still waiting for a person; nothing ran.`,
+          'Ask the person to approve it where the guard keeps its tickets, then call execute_approved again.',
+        );
+      throw new AgentError(
+        'APPROVAL_NOT_APPROVED',
+        `Ticket ${id} can no longer run (used, expired or gone); the guard held the statement again on ticket ${answer.ticket}. Nothing ran.`,
+        `A person approves ${answer.ticket} if it is still wanted.`,
+      );
     }
     link.sent.delete(id);
     const elapsedMs = Math.round(performance.now() - started);
@@ -124,18 +175,25 @@ const executeThroughGuard = defineTool({
 const impactThroughGuard = defineTool({
   name: impactTool.name,
   title: impactTool.title,
-  description: 'Through the guard, the impact preview is the guard\'s: call propose_write, whose held answer carries the risk and rows per table the guard previewed. This tool runs nothing.',
+  description:
+    "Through the guard, the impact preview is the guard's: call propose_write, whose held answer carries the risk and rows per table the guard previewed. This tool runs nothing.",
   annotations: READ_HINTS,
   input: { sql: z.string().max(100_000).describe('The write to analyse.') },
   output: {},
   run() {
     return Promise.reject(
-      new AgentError('BAD_INPUT', 'This server reaches the database through pg-agent guard, which previews writes itself when it holds them.', 'Call propose_write: its answer carries the guard\'s risk and rows per table, and nothing runs until a person approves.'),
+      new AgentError(
+        'BAD_INPUT',
+        'This server reaches the database through pg-agent guard, which previews writes itself when it holds them.',
+        "Call propose_write: its answer carries the guard's risk and rows per table, and nothing runs until a person approves.",
+      ),
     );
   },
 });
 
-const REPLACED = new Map<string, McpTool>([proposeThroughGuard, statusThroughGuard, executeThroughGuard, impactThroughGuard].map((t) => [t.name, t]));
+const REPLACED = new Map<string, McpTool>(
+  [proposeThroughGuard, statusThroughGuard, executeThroughGuard, impactThroughGuard].map((t) => [t.name, t]),
+);
 
 /** The tool list of `pg-agent mcp --guard`: the same names in the same order, the four above in place of theirs. */
 export function guardModeTools(tools: readonly McpTool[]): McpTool[] {

@@ -24,7 +24,12 @@ export const adviseIndexesTool = defineTool({
   input: {
     sql: z.string().max(100_000).optional().describe('One SELECT to advise on.'),
     top: z.number().int().min(1).max(50).optional().describe('Or: the N heaviest statements of pg_stat_statements.'),
-    budget_mb: z.number().positive().max(1_000_000).optional().describe('Space the indexes may take together (default 1024).'),
+    budget_mb: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .optional()
+      .describe('Space the indexes may take together (default 1024).'),
   },
   output: { measured: z.boolean(), recommendations: z.array(z.unknown()) },
   async run(context, { sql, top, budget_mb }) {
@@ -35,10 +40,23 @@ export const adviseIndexesTool = defineTool({
       inputs = [{ sql: sql.trim().replace(/;\s*$/, ''), calls: 1, source: 'given' }];
     } else {
       const recorded = await topQueries(db, { limit: top ?? 10 });
-      if (!recorded.available) return { structured: { measured: false, recommendations: [], top: recorded }, text: renderTop(recorded) };
-      inputs = recorded.queries.map((q) => ({ sql: q.query, calls: q.calls, source: 'pg_stat_statements' as const, queryid: q.queryid }));
+      if (!recorded.available)
+        return { structured: { measured: false, recommendations: [], top: recorded }, text: renderTop(recorded) };
+      inputs = recorded.queries.map((q) => ({
+        sql: q.query,
+        calls: q.calls,
+        source: 'pg_stat_statements' as const,
+        queryid: q.queryid,
+      }));
     }
-    const report = await adviseIndexes(db, inputs, { ...(budget_mb ? { budgetBytes: budget_mb * 1024 * 1024 } : {}), statementTimeoutMs: context.settings.statementTimeoutMs, lockTimeoutMs: context.settings.lockTimeoutMs });
-    return { structured: { ...report }, text: `Index advice (query texts come from the database; nothing was built):\n${untrustedData(renderAdvice(report))}` };
+    const report = await adviseIndexes(db, inputs, {
+      ...(budget_mb ? { budgetBytes: budget_mb * 1024 * 1024 } : {}),
+      statementTimeoutMs: context.settings.statementTimeoutMs,
+      lockTimeoutMs: context.settings.lockTimeoutMs,
+    });
+    return {
+      structured: { ...report },
+      text: `Index advice (query texts come from the database; nothing was built):\n${untrustedData(renderAdvice(report))}`,
+    };
   },
 });

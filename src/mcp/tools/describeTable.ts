@@ -15,7 +15,14 @@ export const describeTableTool = defineTool({
   output: {
     database: z.string(),
     serverVersion: z.string(),
-    tables: z.array(z.looseObject({ schema: z.string(), name: z.string(), kind: z.string(), columns: z.array(z.looseObject({ name: z.string(), type: z.string() })) })),
+    tables: z.array(
+      z.looseObject({
+        schema: z.string(),
+        name: z.string(),
+        kind: z.string(),
+        columns: z.array(z.looseObject({ name: z.string(), type: z.string() })),
+      }),
+    ),
   },
   async run(context, { table }) {
     const read = await readToolContext(context);
@@ -23,6 +30,9 @@ export const describeTableTool = defineTool({
     const snapshot = await context.loadSchema();
     // The same JSON as `pg-agent schema --table <name> --json`.
     const structured = { ...snapshot, tables: [found] };
-    return { structured, text: schemaForModel(`Table ${found.schema}.${found.name}:`, await describeTable(read, table)) };
+    return {
+      structured,
+      text: schemaForModel(`Table ${found.schema}.${found.name}:`, await describeTable(read, table)),
+    };
   },
 });

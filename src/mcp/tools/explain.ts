@@ -21,7 +21,12 @@ export const explainTool = defineTool({
     const plan = await explainSql(await readToolContext(context), sql);
     const lines = plan.split('\n');
     // The shape of `pg-agent sql --json -- "EXPLAIN …"`: one text column, a row per plan line.
-    const structured = readJson(classification, { fields: [{ name: 'QUERY PLAN', type: 'text' }], rows: lines.map((l) => [l]), rowCount: lines.length, truncated: false });
+    const structured = readJson(classification, {
+      fields: [{ name: 'QUERY PLAN', type: 'text' }],
+      rows: lines.map((l) => [l]),
+      rowCount: lines.length,
+      truncated: false,
+    });
     return { structured, text: `Query plan (estimates; nothing was executed):\n${plan}` };
   },
 });

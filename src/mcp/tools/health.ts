@@ -17,7 +17,16 @@ export const healthTool = defineTool({
   input: { checks: z.array(z.string().max(40)).max(20).optional().describe('Only these check ids (all when absent).') },
   output: { checks: z.array(z.unknown()), summary: z.record(z.string(), z.number()) },
   async run(context, { checks }) {
-    const report = await runHealth(await context.openDb(), { ...(checks && checks.length > 0 ? { only: checks } : {}), limits: { statementTimeoutMs: context.settings.statementTimeoutMs, lockTimeoutMs: context.settings.lockTimeoutMs } });
-    return { structured: { ...report }, text: `Health checks (findings quote names and session queries from the database):\n${untrustedData(renderHealth(report))}` };
+    const report = await runHealth(await context.openDb(), {
+      ...(checks && checks.length > 0 ? { only: checks } : {}),
+      limits: {
+        statementTimeoutMs: context.settings.statementTimeoutMs,
+        lockTimeoutMs: context.settings.lockTimeoutMs,
+      },
+    });
+    return {
+      structured: { ...report },
+      text: `Health checks (findings quote names and session queries from the database):\n${untrustedData(renderHealth(report))}`,
+    };
   },
 });

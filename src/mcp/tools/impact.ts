@@ -10,7 +10,7 @@ export const impactTool = defineTool({
   name: 'impact',
   title: 'Impact of a write',
   description:
-    'What a write would do, without doing it: the planner\'s estimate and an exact preview run inside BEGIN … ROLLBACK ' +
+    "What a write would do, without doing it: the planner's estimate and an exact preview run inside BEGIN … ROLLBACK " +
     '(rows inserted, updated and deleted per table, including foreign-key cascades and trigger effects), risk, ' +
     'and whether it would fail. Creates no ticket; call propose_write to ask a person to approve it.',
   // The preview runs the write and rolls it back; only sequence values it drew stay used (PostgreSQL's rule).

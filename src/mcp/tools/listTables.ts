@@ -14,7 +14,9 @@ export const listTablesTool = defineTool({
   input: {},
   output: {
     database: z.string(),
-    tables: z.array(z.looseObject({ table: z.string(), kind: z.string(), rowEstimate: z.number().nullable(), columns: z.number() })),
+    tables: z.array(
+      z.looseObject({ table: z.string(), kind: z.string(), rowEstimate: z.number().nullable(), columns: z.number() }),
+    ),
     note: z.string().optional(),
   },
   async run(context) {

@@ -25,17 +25,26 @@ export const proposeWriteTool = defineTool({
     'table from a preview that was rolled back, cascades, triggers, risk) and an approval ticket. Nothing runs: a person must ' +
     'approve the ticket in VS Code or with `pg-agent approvals approve <ticket>`. Approving only records the decision: you, ' +
     'the proposer, are the one who runs it. Poll ticket_status; once it is APPROVED call execute_approved. No tool approves, and you must not approve it yourself by any other route (a shell, ticket files, ' +
-    'Redis): by default that is not prevented for a process running as the person\'s OS user, only signed mode or the broker ' +
+    "Redis): by default that is not prevented for a process running as the person's OS user, only signed mode or the broker " +
     '(`pg-agent guard`) enforce it. Editing the SQL needs a new proposal.',
   // Creates a ticket and files, changes no data.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: {
     sql: z.string().max(100_000).describe('The exact SQL to run once approved.'),
-    reason: z.string().min(1).max(2000).describe('Why this change, in one or two sentences, for the person who approves it.'),
+    reason: z
+      .string()
+      .min(1)
+      .max(2000)
+      .describe('Why this change, in one or two sentences, for the person who approves it.'),
   },
   output: { impact: IMPACT_SCHEMA, ticket: TICKET_SUMMARY_SCHEMA },
   async run(context, { sql, reason }) {
-    if (reason.trim() === '') throw new AgentError('BAD_INPUT', 'The reason is empty.', 'Say why this change is needed: the person approving it reads it.');
+    if (reason.trim() === '')
+      throw new AgentError(
+        'BAD_INPUT',
+        'The reason is empty.',
+        'Say why this change is needed: the person approving it reads it.',
+      );
     const checked = await checkSqlArg(sql, await context.openDb());
     const { classification } = checked;
     if (classification.decision === 'refuse') throw refusedError(classification);
@@ -54,7 +63,8 @@ export const proposeWriteTool = defineTool({
       checked,
     });
     if (outcome.status === 'refused') throw refusedError(outcome.classification);
-    if (outcome.status !== 'held') throw new AgentError('INTERNAL', `An agent's write was not held for approval (${outcome.status}).`);
+    if (outcome.status !== 'held')
+      throw new AgentError('INTERNAL', `An agent's write was not held for approval (${outcome.status}).`);
     const { impact, ticket } = outcome;
     await saveImpactReport(workspacePaths(context.workspaceDir).impact, ticket);
     await writeProposal(context.workspaceDir, ticket.id, ticket.sql, ticket.createdBy, reason);
@@ -63,7 +73,9 @@ export const proposeWriteTool = defineTool({
     const shown = shownStatement(ticket.sql);
     const text =
       `Proposed statement (as the person approving it sees it):\n${shown.text}\n\n` +
-      (shown.hidden.length > 0 ? 'It is flagged to the person: it holds hidden characters, and approving it takes an explicit confirmation.\n\n' : '') +
+      (shown.hidden.length > 0
+        ? 'It is flagged to the person: it holds hidden characters, and approving it takes an explicit confirmation.\n\n'
+        : '') +
       `${renderImpact(impact)}\n\n` +
       `Held for approval: ticket ${ticket.id} (risk ${impact.risk}, expires ${ticket.expiresAt}). NOTHING HAS RUN.\n` +
       'A person must approve it: in VS Code (the CodeLens "Approve & run" above the SQL, or the Postgres Agent panel), ' +

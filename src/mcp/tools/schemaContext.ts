@@ -13,15 +13,23 @@ export const schemaContextTool = defineTool({
     'The tables and columns that matter for a question in plain words, ranked best first and bounded by a token budget, ' +
     'with their compact definitions (columns, keys, references). Start here before writing SQL on a large schema.',
   annotations: READ_HINTS,
-  input: { question: z.string().max(4000).describe('The question or task in plain words, e.g. "revenue per customer last month".') },
+  input: {
+    question: z
+      .string()
+      .max(4000)
+      .describe('The question or task in plain words, e.g. "revenue per customer last month".'),
+  },
   output: {
-    tables: z.array(z.looseObject({ schema: z.string(), name: z.string(), score: z.number(), columns: z.array(z.string()) })),
+    tables: z.array(
+      z.looseObject({ schema: z.string(), name: z.string(), score: z.number(), columns: z.array(z.string()) }),
+    ),
     tokens: z.number(),
     budget: z.number(),
     schemaTokens: z.number(),
   },
   async run(context, { question }) {
-    if (question.trim() === '') throw new AgentError('BAD_INPUT', 'The question is empty.', 'Pass the question or task in plain words.');
+    if (question.trim() === '')
+      throw new AgentError('BAD_INPUT', 'The question is empty.', 'Pass the question or task in plain words.');
     const built = buildSchemaContext(await context.loadSchema(), question, { budgetTokens: context.contextBudget });
     const structured = contextJson(built);
     const text =

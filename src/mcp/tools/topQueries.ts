@@ -18,7 +18,19 @@ export const topQueriesTool = defineTool({
   },
   output: { available: z.boolean(), by: z.string() },
   async run(context, { order: by, limit }) {
-    const report = await topQueries(await context.openDb(), { ...(by ? { by } : {}), ...(limit ? { limit } : {}), limits: { statementTimeoutMs: context.settings.statementTimeoutMs, lockTimeoutMs: context.settings.lockTimeoutMs } });
-    return { structured: { ...report }, text: report.available ? `Heaviest statements (their text comes from the database):\n${untrustedData(renderTop(report))}` : renderTop(report) };
+    const report = await topQueries(await context.openDb(), {
+      ...(by ? { by } : {}),
+      ...(limit ? { limit } : {}),
+      limits: {
+        statementTimeoutMs: context.settings.statementTimeoutMs,
+        lockTimeoutMs: context.settings.lockTimeoutMs,
+      },
+    });
+    return {
+      structured: { ...report },
+      text: report.available
+        ? `Heaviest statements (their text comes from the database):\n${untrustedData(renderTop(report))}`
+        : renderTop(report),
+    };
   },
 });

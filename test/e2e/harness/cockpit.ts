@@ -71,7 +71,13 @@ export async function cockpitState(p: Page, title: string): Promise<CockpitJobSt
 }
 
 /** Waits until the job's cockpit shows it stopped at `stop` (this window no longer busy with it). */
-export async function waitForCockpitStop(p: Page, title: string, stop: string, timeout: number, text?: RegExp): Promise<CockpitJobState> {
+export async function waitForCockpitStop(
+  p: Page,
+  title: string,
+  stop: string,
+  timeout: number,
+  text?: RegExp,
+): Promise<CockpitJobState> {
   await expect
     .poll(
       async () => {
@@ -104,7 +110,9 @@ export async function newJob(p: Page, task: string, options: { afterDatabaseOpen
   await p.locator('.part.titlebar').click({ position: { x: 120, y: 10 } });
   const widget = p.locator('.quick-input-widget');
   await pickCommand(p, 'Postgres Agent: New Job…');
-  await widget.locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await widget
+    .locator('.quick-input-title', { hasText: 'Postgres Agent: New Job' })
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   // The box replacing the palette does not always get the keyboard (a cockpit kept it): typed only once it has.
   await typeInQuickInput(p, task);
   await p.keyboard.press('Enter');

@@ -2,7 +2,17 @@
 // directories per run, and stops it by killing its whole process group.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,7 +64,8 @@ const QUIET_SETTINGS: Record<string, unknown> = {
 // Variables from the developer's shell that would change what the extension connects to or, for
 // VSCODE_*, make code-server hand its arguments to the VS Code it was started from. Tests that want
 // them pass them explicitly in `env`.
-const HOST_ONLY_ENV = /^(VSCODE_.*|ELECTRON_RUN_AS_NODE|NODE_OPTIONS|VITEST.*|DATABASE_URL|PG(HOST|HOSTADDR|PORT|DATABASE|USER|PASSWORD|PASSFILE|SERVICE|SSLMODE|OPTIONS))$/;
+const HOST_ONLY_ENV =
+  /^(VSCODE_.*|ELECTRON_RUN_AS_NODE|NODE_OPTIONS|VITEST.*|DATABASE_URL|PG(HOST|HOSTADDR|PORT|DATABASE|USER|PASSWORD|PASSFILE|SERVICE|SSLMODE|OPTIONS))$/;
 
 const HEALTH_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
@@ -109,7 +120,9 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       logPath,
     );
     if (installCode !== 0) {
-      throw new Error(`code-server --install-extension ${vsix} failed (exit ${String(installCode)}):\n${tail(logPath)}`);
+      throw new Error(
+        `code-server --install-extension ${vsix} failed (exit ${String(installCode)}):\n${tail(logPath)}`,
+      );
     }
 
     const port = await freePort();
@@ -162,7 +175,9 @@ async function waitForHealth(url: string, child: ChildProcess, logPath: string):
   const deadline = Date.now() + HEALTH_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`code-server exited before it was healthy (${String(child.exitCode ?? child.signalCode)}):\n${tail(logPath)}`);
+      throw new Error(
+        `code-server exited before it was healthy (${String(child.exitCode ?? child.signalCode)}):\n${tail(logPath)}`,
+      );
     }
     try {
       const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) });
@@ -197,7 +212,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function runLogged(command: string, args: string[], env: NodeJS.ProcessEnv, logPath: string): Promise<number | string> {
+async function runLogged(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logPath: string,
+): Promise<number | string> {
   const fd = openSync(logPath, 'a');
   try {
     return await new Promise((resolveCode, reject) => {

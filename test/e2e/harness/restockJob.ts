@@ -5,7 +5,12 @@ export const WRITE_SQL = 'UPDATE products SET stock_quantity = stock_quantity + 
 export const READ_SQL = 'SELECT id, name, stock_quantity FROM products WHERE id IN (1, 2, 3) ORDER BY id';
 export const TODOS_V1 = [
   { id: 'read-stock', title: 'Read the current stock', sql: READ_SQL },
-  { id: 'restock', title: 'Add 5 units to products 1, 2 and 3', sql: 'UPDATE products SET stock_quantity = stock_quantity + 5 WHERE id IN (1, 2, 3)', depends_on: ['read-stock'] },
+  {
+    id: 'restock',
+    title: 'Add 5 units to products 1, 2 and 3',
+    sql: 'UPDATE products SET stock_quantity = stock_quantity + 5 WHERE id IN (1, 2, 3)',
+    depends_on: ['read-stock'],
+  },
 ];
 export const TODOS_V2 = [
   { id: 'read-stock', title: 'Read the current stock', sql: READ_SQL },

@@ -21,7 +21,8 @@ export async function shownResult(page: Page): Promise<ShownResult | undefined> 
         const grid = document.querySelector('[data-testid="results-grid"]');
         const tab = document.querySelector('[data-testid="result-tab"][aria-selected="true"]');
         if (!grid || !tab) return undefined;
-        const texts = (root: ParentNode, selector: string) => [...root.querySelectorAll(selector)].map((e) => e.textContent?.trim() ?? '');
+        const texts = (root: ParentNode, selector: string) =>
+          [...root.querySelectorAll(selector)].map((e) => e.textContent?.trim() ?? '');
         const first = grid.querySelector('[data-testid="result-row"]');
         return {
           tabId: tab.getAttribute('data-tab-id') ?? '',

@@ -10,7 +10,15 @@ import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { startCodeServer } from './codeServer';
 import type { CodeServer, CodeServerOptions } from './codeServer';
-import { ACTIVITY_ITEM, artifactsDir, launchBrowser, openWorkbench, resetArtifacts, screenshot, seenNotifications } from './workbench';
+import {
+  ACTIVITY_ITEM,
+  artifactsDir,
+  launchBrowser,
+  openWorkbench,
+  resetArtifacts,
+  screenshot,
+  seenNotifications,
+} from './workbench';
 
 export interface SuiteOptions {
   /** Starts the scripted model server and points the extension's Gemini client at it. */
@@ -58,13 +66,15 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
     });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server.url, workspace);
-    if (options.waitForExtension !== false) await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+    if (options.waitForExtension !== false)
+      await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
   });
 
   beforeEach(({ onTestFailed }) => {
     onTestFailed(async ({ task }) => {
       // An `it.fails` test fails on purpose: no screenshot for it.
-      if (page !== undefined && task.fails !== true) await screenshot(page, `FAILED-${task.name}`, suite).catch(() => undefined);
+      if (page !== undefined && task.fails !== true)
+        await screenshot(page, `FAILED-${task.name}`, suite).catch(() => undefined);
     });
   });
 

@@ -11,8 +11,18 @@ const UI_TIMEOUT_MS = 30_000;
 /** The themes as the picker names them and as settings name them, the workbench's classes, and the webviews' body classes. */
 export const THEMES = [
   { name: 'Light Modern', setting: 'Default Light Modern', workbench: 'vs', webview: 'vscode-light' },
-  { name: 'Dark High Contrast', setting: 'Default High Contrast', workbench: 'hc-black', webview: 'vscode-high-contrast' },
-  { name: 'Light High Contrast', setting: 'Default High Contrast Light', workbench: 'hc-light', webview: 'vscode-high-contrast-light' },
+  {
+    name: 'Dark High Contrast',
+    setting: 'Default High Contrast',
+    workbench: 'hc-black',
+    webview: 'vscode-high-contrast',
+  },
+  {
+    name: 'Light High Contrast',
+    setting: 'Default High Contrast Light',
+    workbench: 'hc-light',
+    webview: 'vscode-high-contrast-light',
+  },
   { name: 'Dark Modern', setting: 'Default Dark Modern', workbench: 'vs-dark', webview: 'vscode-dark' },
 ] as const;
 
@@ -28,7 +38,12 @@ export const MIN_CONTRAST = 4.5;
  * No keyboard is involved: the theme picker needs the palette, which a webview holding the keyboard can
  * swallow.
  */
-export async function useTheme(p: Page, workspace: string, theme: Theme, frames: (() => Promise<Frame>)[]): Promise<void> {
+export async function useTheme(
+  p: Page,
+  workspace: string,
+  theme: Theme,
+  frames: (() => Promise<Frame>)[],
+): Promise<void> {
   const file = join(workspace, '.vscode', 'settings.json');
   const settings = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
   mkdirSync(dirname(file), { recursive: true });
@@ -36,7 +51,9 @@ export async function useTheme(p: Page, workspace: string, theme: Theme, frames:
   await p.locator(`.monaco-workbench.${theme.workbench}`).waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
   for (const frameOf of frames) {
     const frame = await frameOf();
-    await expect.poll(() => frame.evaluate(() => document.body.className), { timeout: UI_TIMEOUT_MS }).toContain(theme.webview);
+    await expect
+      .poll(() => frame.evaluate(() => document.body.className), { timeout: UI_TIMEOUT_MS })
+      .toContain(theme.webview);
   }
 }
 
@@ -44,7 +61,10 @@ export async function useTheme(p: Page, workspace: string, theme: Theme, frames:
  * The contrast of each visible text matched by `selectors` against the colour behind it: the element's
  * own and its ancestors' backgrounds composited (alpha included) over the side bar's background.
  */
-export async function contrasts(frame: Frame, selectors: readonly string[]): Promise<{ selector: string; text: string; ratio: number }[]> {
+export async function contrasts(
+  frame: Frame,
+  selectors: readonly string[],
+): Promise<{ selector: string; text: string; ratio: number }[]> {
   return frame.evaluate((list) => {
     const probe = document.createElement('span');
     document.body.append(probe);
@@ -53,7 +73,10 @@ export async function contrasts(frame: Frame, selectors: readonly string[]): Pro
       probe.style.color = '';
       probe.style.color = css;
       const m = /rgba?\(([^)]+)\)/.exec(getComputedStyle(probe).color);
-      const [r = 0, g = 0, b = 0, a = 1] = (m?.[1] ?? '0, 0, 0').split(/[\s,/]+/).filter(Boolean).map(Number);
+      const [r = 0, g = 0, b = 0, a = 1] = (m?.[1] ?? '0, 0, 0')
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return [r / 255, g / 255, b / 255, a];
     };
     const over = (top: number[], bottom: number[]): number[] => {
@@ -65,17 +88,25 @@ export async function contrasts(frame: Frame, selectors: readonly string[]): Pro
       return 0.2126 * r + 0.7152 * g + 0.0722 * b;
     };
     const root = getComputedStyle(document.documentElement);
-    const base = rgba(root.getPropertyValue('--vscode-sideBar-background').trim() || root.getPropertyValue('--vscode-editor-background').trim());
+    const base = rgba(
+      root.getPropertyValue('--vscode-sideBar-background').trim() ||
+        root.getPropertyValue('--vscode-editor-background').trim(),
+    );
     const results: { selector: string; text: string; ratio: number }[] = [];
     for (const selector of list) {
       for (const element of document.querySelectorAll<HTMLElement>(selector)) {
         if (element.offsetParent === null || (element.innerText ?? '').trim() === '') continue;
         const layers: number[][] = [];
-        for (let e: HTMLElement | null = element; e; e = e.parentElement) layers.push(rgba(getComputedStyle(e).backgroundColor));
+        for (let e: HTMLElement | null = element; e; e = e.parentElement)
+          layers.push(rgba(getComputedStyle(e).backgroundColor));
         const background = layers.reduceRight((below, layer) => over(layer, below), base);
         const foreground = over(rgba(getComputedStyle(element).color), background);
         const [hi, lo] = [luminance(foreground), luminance(background)].sort((x, y) => y - x);
-        results.push({ selector, text: element.innerText.trim().slice(0, 40), ratio: Math.round((((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05)) * 100) / 100 });
+        results.push({
+          selector,
+          text: element.innerText.trim().slice(0, 40),
+          ratio: Math.round((((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05)) * 100) / 100,
+        });
       }
     }
     probe.remove();
@@ -94,13 +125,26 @@ export interface ReadableView {
  * `views`. Each kind of text must be found (a renamed class cannot make this pass by measuring nothing) and
  * reach WCAG AA.
  */
-export async function readableInEveryTheme(p: Page, workspace: string, suite: string, views: readonly ReadableView[]): Promise<void> {
+export async function readableInEveryTheme(
+  p: Page,
+  workspace: string,
+  suite: string,
+  views: readonly ReadableView[],
+): Promise<void> {
   for (const theme of THEMES) {
-    await useTheme(p, workspace, theme, views.map((v) => v.frame));
+    await useTheme(
+      p,
+      workspace,
+      theme,
+      views.map((v) => v.frame),
+    );
     const measured = [];
     for (const view of views) measured.push(...(await contrasts(await view.frame(), view.readable)));
     await screenshot(p, `theme-${theme.workbench}`, suite);
     expect(new Set(measured.map((m) => m.selector)), theme.name).toEqual(new Set(views.flatMap((v) => v.readable)));
-    expect(measured.filter((m) => m.ratio < MIN_CONTRAST), `text under ${MIN_CONTRAST}:1 in ${theme.name}`).toEqual([]);
+    expect(
+      measured.filter((m) => m.ratio < MIN_CONTRAST),
+      `text under ${MIN_CONTRAST}:1 in ${theme.name}`,
+    ).toEqual([]);
   }
 }

@@ -314,7 +314,9 @@ export async function openFile(page: Page, name: string): Promise<void> {
   await page.keyboard.type(name);
   // Results arrive in stages (recently opened, then the file search), re-ordering the rows under the mouse:
   // Enter on the focused row once it is our file, which the picker ranks first for an exact name.
-  const ours = { has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) };
+  const ours = {
+    has: page.locator('.label-name', { hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }),
+  };
   try {
     await widget.locator('.monaco-list-row.focused', ours).waitFor({ state: 'visible', timeout: 10_000 });
     await page.keyboard.press('Enter');
@@ -323,7 +325,9 @@ export async function openFile(page: Page, name: string): Promise<void> {
   }
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
   // The tab's label splits the name ("count" + ".sql"); its data-resource-name holds it whole.
-  await page.locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await page
+    .locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`)
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
 }
 
 /**
@@ -339,9 +343,12 @@ export async function databaseOpen(page: Page, timeoutMs = 150_000): Promise<voi
 /** Answers the password input box (showInputBox({ password: true })) that asks `prompt`; checks it hides what is typed. */
 export async function answerPasswordBox(page: Page, prompt: string, text: string): Promise<void> {
   const widget = page.locator('.quick-input-widget');
-  await widget.locator('.quick-input-message', { hasText: prompt }).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await widget
+    .locator('.quick-input-message', { hasText: prompt })
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   const type = await widget.locator('input').first().getAttribute('type');
-  if (type !== 'password') throw new Error(`The box asking "${prompt}" shows what is typed (input type ${String(type)})`);
+  if (type !== 'password')
+    throw new Error(`The box asking "${prompt}" shows what is typed (input type ${String(type)})`);
   await typeInQuickInput(page, text);
   await page.keyboard.press('Enter');
 }

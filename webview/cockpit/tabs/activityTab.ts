@@ -10,9 +10,22 @@ export function usageText(u: JobView['usage']): string {
 }
 
 export function activityTab(job: JobView): HTMLElement {
-  const history = job.history.length === 0
-    ? el('p', { class: 'muted' }, 'No history yet.')
-    : el('ol', { class: 'history', 'aria-label': 'Job history, newest first' }, ...job.history.map((h) => el('li', { 'data-testid': 'history-item' }, el('code', {}, h.oid), ` ${h.message} `, el('span', { class: 'muted' }, clock(h.at)))));
+  const history =
+    job.history.length === 0
+      ? el('p', { class: 'muted' }, 'No history yet.')
+      : el(
+          'ol',
+          { class: 'history', 'aria-label': 'Job history, newest first' },
+          ...job.history.map((h) =>
+            el(
+              'li',
+              { 'data-testid': 'history-item' },
+              el('code', {}, h.oid),
+              ` ${h.message} `,
+              el('span', { class: 'muted' }, clock(h.at)),
+            ),
+          ),
+        );
   const files = el(
     'ul',
     { class: 'files', 'aria-label': 'Files of the job' },
@@ -26,7 +39,11 @@ export function activityTab(job: JobView): HTMLElement {
     'div',
     { class: 'activity-tab' },
     el('p', { 'data-testid': 'job-usage' }, usageText(job.usage)),
-    el('p', { class: 'muted' }, `Created ${new Date(job.createdAt).toLocaleString()} · updated ${new Date(job.updatedAt).toLocaleString()} · ${job.phase} phase · ${plural(job.reviewCycles, 'review cycle')} · database ${job.connection}`),
+    el(
+      'p',
+      { class: 'muted' },
+      `Created ${new Date(job.createdAt).toLocaleString()} · updated ${new Date(job.updatedAt).toLocaleString()} · ${job.phase} phase · ${plural(job.reviewCycles, 'review cycle')} · database ${job.connection}`,
+    ),
     el('h3', {}, 'History'),
     history,
     el('vscode-collapsible', { heading: `Files (${job.files.length})` }, files),

@@ -20,8 +20,16 @@ function tools(entry: Extract<ChatEntryView, { kind: 'assistant' }>): HTMLElemen
     el(
       'details',
       { class: 'chat-tools', 'data-testid': 'chat-tools' },
-      el('summary', {}, `${entry.tools.length} tool call${entry.tools.length === 1 ? '' : 's'}: ${entry.tools.map((t) => t.name).join(', ')}`),
-      el('ul', {}, ...entry.tools.map((t) => el('li', { class: t.ok ? '' : 'error-text' }, `${t.ok ? '✓' : '✗'} ${t.summary}`))),
+      el(
+        'summary',
+        {},
+        `${entry.tools.length} tool call${entry.tools.length === 1 ? '' : 's'}: ${entry.tools.map((t) => t.name).join(', ')}`,
+      ),
+      el(
+        'ul',
+        {},
+        ...entry.tools.map((t) => el('li', { class: t.ok ? '' : 'error-text' }, `${t.ok ? '✓' : '✗'} ${t.summary}`)),
+      ),
     ),
   ];
 }
@@ -29,21 +37,44 @@ function tools(entry: Extract<ChatEntryView, { kind: 'assistant' }>): HTMLElemen
 function entryView(job: JobView, entry: ChatEntryView, atReview: boolean): HTMLElement {
   switch (entry.kind) {
     case 'user':
-      return el('div', { class: 'chat-msg user', 'data-testid': 'chat-user' }, el('span', { class: 'chat-who' }, `You · ${clock(entry.at)}`), el('p', {}, entry.text));
+      return el(
+        'div',
+        { class: 'chat-msg user', 'data-testid': 'chat-user' },
+        el('span', { class: 'chat-who' }, `You · ${clock(entry.at)}`),
+        el('p', {}, entry.text),
+      );
     case 'assistant':
-      return el('div', { class: 'chat-msg assistant', 'data-testid': 'chat-reply' }, el('span', { class: 'chat-who' }, `Review chat · ${clock(entry.at)}`), ...tools(entry), markdownBlock(entry.text));
+      return el(
+        'div',
+        { class: 'chat-msg assistant', 'data-testid': 'chat-reply' },
+        el('span', { class: 'chat-who' }, `Review chat · ${clock(entry.at)}`),
+        ...tools(entry),
+        markdownBlock(entry.text),
+      );
     case 'draft_feedback':
       return el(
         'div',
         { class: 'chat-msg draft', 'data-testid': 'chat-draft' },
         el('span', { class: 'chat-who' }, 'Drafted feedback'),
         el('p', {}, entry.text),
-        ...(atReview ? [el('div', { class: 'buttons' }, button('Use as feedback', 'use-as-feedback-button', () => useAsFeedback(job.id, entry.text), true))] : []),
+        ...(atReview
+          ? [
+              el(
+                'div',
+                { class: 'buttons' },
+                button('Use as feedback', 'use-as-feedback-button', () => useAsFeedback(job.id, entry.text), true),
+              ),
+            ]
+          : []),
       );
     case 'plan_edit':
       return el(
         'div',
-        { class: `chat-msg plan-edit status-${entry.status}`, 'data-testid': 'chat-plan-edit', 'data-status': entry.status },
+        {
+          class: `chat-msg plan-edit status-${entry.status}`,
+          'data-testid': 'chat-plan-edit',
+          'data-status': entry.status,
+        },
         el('span', { class: 'chat-who' }, `Proposed edit of plan.md — ${entry.status}`),
         el('p', {}, entry.summary),
         diffView(entry.diff, { 'aria-label': 'Proposed change of plan.md' }),
@@ -52,8 +83,15 @@ function entryView(job: JobView, entry: ChatEntryView, atReview: boolean): HTMLE
               el(
                 'div',
                 { class: 'buttons' },
-                button('Apply', 'apply-plan-edit-button', () => post({ type: 'applyPlanEdit', jobId: job.id, editId: entry.id })),
-                button('Discard', 'discard-plan-edit-button', () => post({ type: 'discardPlanEdit', jobId: job.id, editId: entry.id }), true),
+                button('Apply', 'apply-plan-edit-button', () =>
+                  post({ type: 'applyPlanEdit', jobId: job.id, editId: entry.id }),
+                ),
+                button(
+                  'Discard',
+                  'discard-plan-edit-button',
+                  () => post({ type: 'discardPlanEdit', jobId: job.id, editId: entry.id }),
+                  true,
+                ),
               ),
             ]
           : []),
@@ -68,25 +106,47 @@ function chatLog(job: JobView): HTMLElement {
     'div',
     { class: 'chat-log', role: 'log', 'aria-label': 'Review chat', 'data-testid': 'chat-log' },
     ...(job.chat.entries.length === 0 && !pending
-      ? [el('p', { class: 'muted' }, 'Ask about the plan ("why this order?", "what does step 2 touch?"), or ask for help phrasing your feedback. The chat reads the job\'s files and history; it cannot run or approve anything.')]
+      ? [
+          el(
+            'p',
+            { class: 'muted' },
+            'Ask about the plan ("why this order?", "what does step 2 touch?"), or ask for help phrasing your feedback. The chat reads the job\'s files and history; it cannot run or approve anything.',
+          ),
+        ]
       : []),
     ...job.chat.entries.map((entry) => entryView(job, entry, atReview)),
   );
   if (pending) {
-    if (pending.text !== '') log.append(el('div', { class: 'chat-msg user' }, el('span', { class: 'chat-who' }, 'You'), el('p', {}, pending.text)));
+    if (pending.text !== '')
+      log.append(
+        el('div', { class: 'chat-msg user' }, el('span', { class: 'chat-who' }, 'You'), el('p', {}, pending.text)),
+      );
     log.append(
       el(
         'div',
-        { class: 'chat-msg assistant streaming', 'data-testid': 'chat-streaming', 'aria-live': 'polite', 'aria-busy': 'true' },
+        {
+          class: 'chat-msg assistant streaming',
+          'data-testid': 'chat-streaming',
+          'aria-live': 'polite',
+          'aria-busy': 'true',
+        },
         el('span', { class: 'chat-who' }, 'Review chat · writing…'),
-        pending.reply === '' ? el('vscode-progress-ring', { class: 'inline-ring', 'aria-label': 'Thinking' }) : markdownBlock(pending.reply),
+        pending.reply === ''
+          ? el('vscode-progress-ring', { class: 'inline-ring', 'aria-label': 'Thinking' })
+          : markdownBlock(pending.reply),
       ),
     );
   }
   const failed = job.chat.error;
   if (failed) {
     const e = failed.error;
-    log.append(el('p', { class: 'error-text', role: 'alert', 'data-testid': 'chat-error' }, `No answer: ${e.message}${e.advice ? ` ${e.advice}` : ''} Your message is back in the box below.`));
+    log.append(
+      el(
+        'p',
+        { class: 'error-text', role: 'alert', 'data-testid': 'chat-error' },
+        `No answer: ${e.message}${e.advice ? ` ${e.advice}` : ''} Your message is back in the box below.`,
+      ),
+    );
   }
   // The newest message in view once the log is on the page.
   requestAnimationFrame(() => {
@@ -107,8 +167,18 @@ const inputs = new Map<string, ChatInput>();
 function chatInput(jobId: string): ChatInput {
   const existing = inputs.get(jobId);
   if (existing) return existing;
-  const text = el('textarea', { id: `chat-input-${jobId}`, rows: '3', maxlength: String(MAX_MESSAGE_CHARS), 'data-testid': 'chat-input', placeholder: 'Ask the review chat… (Ctrl+Enter sends)' }) as HTMLTextAreaElement;
-  const debug = el('input', { type: 'checkbox', id: `chat-debug-${jobId}`, 'data-testid': 'chat-debug' }) as HTMLInputElement;
+  const text = el('textarea', {
+    id: `chat-input-${jobId}`,
+    rows: '3',
+    maxlength: String(MAX_MESSAGE_CHARS),
+    'data-testid': 'chat-input',
+    placeholder: 'Ask the review chat… (Ctrl+Enter sends)',
+  }) as HTMLTextAreaElement;
+  const debug = el('input', {
+    type: 'checkbox',
+    id: `chat-debug-${jobId}`,
+    'data-testid': 'chat-debug',
+  }) as HTMLInputElement;
   debug.checked = jobUi.debugChat;
   debug.addEventListener('change', () => {
     jobUi.debugChat = debug.checked;
@@ -131,7 +201,12 @@ function chatInput(jobId: string): ChatInput {
     { class: 'chat-input' },
     el('label', { for: text.id }, 'Message'),
     text,
-    el('div', { class: 'chat-input-row' }, el('label', { class: 'check' }, debug, ' Debug tools (audit trail, model calls)'), send),
+    el(
+      'div',
+      { class: 'chat-input-row' },
+      el('label', { class: 'check' }, debug, ' Debug tools (audit trail, model calls)'),
+      send,
+    ),
   );
   const created = { form, text, send };
   inputs.set(jobId, created);
@@ -142,7 +217,18 @@ function chatInput(jobId: string): ChatInput {
 const restored = new Map<string, string>();
 
 export function chatTab(job: JobView): HTMLElement[] {
-  const log = memo('chat-log', { id: job.id, entries: job.chat.entries, pending: job.chat.pending, stop: job.stop.kind, busy: job.busy !== null, error: job.chat.error }, () => chatLog(job));
+  const log = memo(
+    'chat-log',
+    {
+      id: job.id,
+      entries: job.chat.entries,
+      pending: job.chat.pending,
+      stop: job.stop.kind,
+      busy: job.busy !== null,
+      error: job.chat.error,
+    },
+    () => chatLog(job),
+  );
   const input = chatInput(job.id);
   const failed = job.chat.error;
   const key = failed ? `${failed.text}\u0000${failed.error.code}\u0000${failed.error.message}` : undefined;

@@ -7,7 +7,16 @@ export function diffView(diff: string, attrs: Record<string, string> = {}): HTML
     'pre',
     { class: 'diff', ...attrs },
     ...lines.map((line) => {
-      const kind = line.startsWith('+++') || line.startsWith('---') ? 'diff-file' : line.startsWith('@@') ? 'diff-hunk' : line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : 'diff-ctx';
+      const kind =
+        line.startsWith('+++') || line.startsWith('---')
+          ? 'diff-file'
+          : line.startsWith('@@')
+            ? 'diff-hunk'
+            : line.startsWith('+')
+              ? 'diff-add'
+              : line.startsWith('-')
+                ? 'diff-del'
+                : 'diff-ctx';
       // Screen readers hear what the colour shows.
       const label = kind === 'diff-add' ? 'added: ' : kind === 'diff-del' ? 'removed: ' : '';
       const row = el('span', { class: `diff-line ${kind}` }, line === '' ? ' ' : line);

@@ -4,26 +4,51 @@ import { statementView } from '../../../src/shared/visibleSql';
 import { el, fmt } from '../../common/dom';
 import { post } from '../../common/vscodeApi';
 
-const MARK: Record<TodoView['status'], string> = { pending: '☐', in_progress: '◐', done: '☑', skipped: '⤼', failed: '☒' };
-const SAID: Record<TodoView['status'], string> = { pending: 'to do', in_progress: 'in progress', done: 'done', skipped: 'skipped', failed: 'failed' };
+const MARK: Record<TodoView['status'], string> = {
+  pending: '☐',
+  in_progress: '◐',
+  done: '☑',
+  skipped: '⤼',
+  failed: '☒',
+};
+const SAID: Record<TodoView['status'], string> = {
+  pending: 'to do',
+  in_progress: 'in progress',
+  done: 'done',
+  skipped: 'skipped',
+  failed: 'failed',
+};
 
 function openFile(jobId: string, path: string, label: string): HTMLElement {
-  const link = el('button', { type: 'button', class: 'link', 'data-testid': 'todo-sql-link', title: `Open ${path}` }, label);
+  const link = el(
+    'button',
+    { type: 'button', class: 'link', 'data-testid': 'todo-sql-link', title: `Open ${path}` },
+    label,
+  );
   link.addEventListener('click', () => post({ type: 'openJobFile', jobId, path }));
   return link;
 }
 
 function todoSql(sql: string): HTMLElement[] {
   const { text, flag } = statementView(sql.trim());
-  return [el('pre', { class: 'sql' }, text), ...(flag ? [el('p', { class: 'warning-text', 'data-testid': 'hidden-chars' }, flag.sentence)] : [])];
+  return [
+    el('pre', { class: 'sql' }, text),
+    ...(flag ? [el('p', { class: 'warning-text', 'data-testid': 'hidden-chars' }, flag.sentence)] : []),
+  ];
 }
 
 export function todosTab(job: JobView): HTMLElement {
   const todos = job.todos;
   if (!todos.ok) {
-    return el('div', {}, el('p', { class: 'error-text', role: 'alert' }, todos.error), el('div', { class: 'buttons' }, openFile(job.id, 'todos.yaml', 'Open todos.yaml')));
+    return el(
+      'div',
+      {},
+      el('p', { class: 'error-text', role: 'alert' }, todos.error),
+      el('div', { class: 'buttons' }, openFile(job.id, 'todos.yaml', 'Open todos.yaml')),
+    );
   }
-  if (todos.items.length === 0) return el('p', { class: 'muted' }, 'No todos yet: the plan lists them once the agent has explored the database.');
+  if (todos.items.length === 0)
+    return el('p', { class: 'muted' }, 'No todos yet: the plan lists them once the agent has explored the database.');
   const { done, skipped, failed, inProgress, total } = todos.counts;
   const finished = done + skipped;
   const percent = total === 0 ? 0 : Math.round((finished / total) * 100);
@@ -31,10 +56,24 @@ export function todosTab(job: JobView): HTMLElement {
   fill.style.width = `${percent}%`;
   const progress = el(
     'div',
-    { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': String(total), 'aria-valuenow': String(finished), 'aria-label': 'Todos finished', 'data-testid': 'todo-progress' },
+    {
+      class: 'progress',
+      role: 'progressbar',
+      'aria-valuemin': '0',
+      'aria-valuemax': String(total),
+      'aria-valuenow': String(finished),
+      'aria-label': 'Todos finished',
+      'data-testid': 'todo-progress',
+    },
     fill,
   );
-  const summary = [`${fmt(finished)} of ${fmt(total)} finished`, inProgress ? `${fmt(inProgress)} in progress` : '', failed ? `${fmt(failed)} failed` : ''].filter(Boolean).join(' · ');
+  const summary = [
+    `${fmt(finished)} of ${fmt(total)} finished`,
+    inProgress ? `${fmt(inProgress)} in progress` : '',
+    failed ? `${fmt(failed)} failed` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const items = todos.items.map((t) =>
     el(
       'li',
@@ -51,5 +90,11 @@ export function todosTab(job: JobView): HTMLElement {
       ),
     ),
   );
-  return el('div', { class: 'todos-tab' }, progress, el('p', { class: 'muted' }, summary), el('ul', { class: 'todos', 'aria-label': 'Todos' }, ...items));
+  return el(
+    'div',
+    { class: 'todos-tab' },
+    progress,
+    el('p', { class: 'muted' }, summary),
+    el('ul', { class: 'todos', 'aria-label': 'Todos' }, ...items),
+  );
 }

@@ -24,11 +24,25 @@ export function makeAwaitApprovalNode(deps: AskDeps): AskNode {
     interrupt<ApprovalRequest, unknown>({ ticketId, sql: state.sql ?? '', impact: state.impact });
     try {
       const decided = await ticketDecision(deps.ticketStore, ticketId);
-      const decision = decided ?? { approve: false, by: 'pg-agent', comment: `resumed while ticket ${ticketId} was still waiting for a decision` };
-      await deps.audit.record(threadId, { type: 'approval', ticketId, approve: decision.approve, by: decision.by, ...(decision.comment === undefined ? {} : { comment: decision.comment }), recorded: decided !== undefined });
+      const decision = decided ?? {
+        approve: false,
+        by: 'pg-agent',
+        comment: `resumed while ticket ${ticketId} was still waiting for a decision`,
+      };
+      await deps.audit.record(threadId, {
+        type: 'approval',
+        ticketId,
+        approve: decision.approve,
+        by: decision.by,
+        ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+        recorded: decided !== undefined,
+      });
       return { decision };
     } catch (error) {
-      return { decision: { approve: false, by: 'pg-agent', comment: 'the ticket could not be read' }, error: await failureInfo(deps, threadId, 'awaitApproval', error) };
+      return {
+        decision: { approve: false, by: 'pg-agent', comment: 'the ticket could not be read' },
+        error: await failureInfo(deps, threadId, 'awaitApproval', error),
+      };
     }
   };
 }

@@ -30,7 +30,11 @@ export function makeBuildSqlNode(deps: AskDeps): AskNode {
         usage = addUsage(usage, answer.usage);
         const value = answer.value;
         if (value.sql.trim() !== '' || !value.lookup || lookups >= MAX_LOOKUPS) {
-          if (value.sql.trim() === '') throw llmErrors.invalidOutput(deps.provider.name, 'the model wrote no SQL (it kept asking to look tables up)');
+          if (value.sql.trim() === '')
+            throw llmErrors.invalidOutput(
+              deps.provider.name,
+              'the model wrote no SQL (it kept asking to look tables up)',
+            );
           return {
             sql: value.sql,
             modelClaim: { operation: value.operation, explanation: value.explanation },
@@ -41,8 +45,16 @@ export function makeBuildSqlNode(deps: AskDeps): AskNode {
           };
         }
         const found = await lookUp(deps, value.lookup);
-        deps.logger.info('schema lookup by the SQL step', { thread: threadId, describe: (value.lookup.describe ?? []).join(', '), find: (value.lookup.find ?? []).join(', '), found: found.tables.length });
-        context = { text: [context.text, found.definitions].filter((t) => t !== '').join('\n'), tables: [...new Set([...context.tables, ...found.tables])] };
+        deps.logger.info('schema lookup by the SQL step', {
+          thread: threadId,
+          describe: (value.lookup.describe ?? []).join(', '),
+          find: (value.lookup.find ?? []).join(', '),
+          found: found.tables.length,
+        });
+        context = {
+          text: [context.text, found.definitions].filter((t) => t !== '').join('\n'),
+          tables: [...new Set([...context.tables, ...found.tables])],
+        };
         messages = [
           ...messages,
           { role: 'assistant', content: JSON.stringify(value) },
@@ -56,14 +68,20 @@ export function makeBuildSqlNode(deps: AskDeps): AskNode {
 }
 
 /** Runs describe_table and find_tables on the cached schema; tables described join the context. */
-async function lookUp(deps: AskDeps, lookup: NonNullable<SqlOrLookup['lookup']>): Promise<{ report: string; definitions: string; tables: string[] }> {
+async function lookUp(
+  deps: AskDeps,
+  lookup: NonNullable<SqlOrLookup['lookup']>,
+): Promise<{ report: string; definitions: string; tables: string[] }> {
   const snapshot = await deps.loadSnapshot();
   const parts: string[] = [];
   let definitions = '';
   let tables: string[] = [];
   if (lookup.describe && lookup.describe.length > 0) {
     const described = describeTablesText(snapshot, lookup.describe);
-    definitions = described.text.split('\n').filter((line) => !line.startsWith('No table named:')).join('\n');
+    definitions = described.text
+      .split('\n')
+      .filter((line) => !line.startsWith('No table named:'))
+      .join('\n');
     tables = described.found;
     parts.push(`describe_table(${lookup.describe.join(', ')}):\n${described.text || '(nothing)'}`);
   }
@@ -72,4 +90,3 @@ async function lookUp(deps: AskDeps, lookup: NonNullable<SqlOrLookup['lookup']>)
   }
   return { report: parts.join('\n\n'), definitions, tables };
 }
-

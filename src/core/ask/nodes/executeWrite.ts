@@ -21,9 +21,22 @@ export function makeExecuteWriteNode(deps: AskDeps): AskNode {
         logger: deps.logger,
         ...(deps.invalidateSchema ? { invalidateSchema: deps.invalidateSchema } : {}),
       });
-      await deps.audit.record(threadId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed` });
+      await deps.audit.record(threadId, {
+        type: 'sql',
+        node: 'executeWrite',
+        sql: result.ticket.sql,
+        outcome: 'executed',
+        detail: `${result.rows} rows changed`,
+      });
       return {
-        execution: { rows: result.rows, tables: result.tables, undoSql: result.undo.sql, undoWarnings: result.undo.warnings, undoFile: result.undoFile, elapsedMs: result.elapsedMs },
+        execution: {
+          rows: result.rows,
+          tables: result.tables,
+          undoSql: result.undo.sql,
+          undoWarnings: result.undo.warnings,
+          undoFile: result.undoFile,
+          elapsedMs: result.elapsedMs,
+        },
       };
     } catch (error) {
       return { error: await failureInfo(deps, threadId, 'executeWrite', error) };

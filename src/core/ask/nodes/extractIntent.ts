@@ -58,7 +58,10 @@ export function makeExtractIntentNode(deps: AskDeps): AskNode {
       return { intent: { ...value, source: 'model' }, usage };
     } catch (error) {
       // The intent only steers context ranking: a static guess keeps the run going.
-      deps.logger.warn('intent extraction failed; using the static fallback', { thread: threadId, error: error instanceof Error ? error.message : String(error) });
+      deps.logger.warn('intent extraction failed; using the static fallback', {
+        thread: threadId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return { intent: staticIntent(state.question, tableNames) };
     }
   };

@@ -13,8 +13,14 @@ export function makeGatherContextNode(deps: AskDeps): AskNode {
   return async (state) => {
     const snapshot = await deps.loadSnapshot();
     const pinned = state.intent?.source === 'model' ? state.intent.tables : [];
-    const semantic = deps.embeddings ? await semanticScores(snapshot, state.question, deps.embeddings, deps.logger) : undefined;
-    const context = buildSchemaContext(snapshot, state.question, { budgetTokens: deps.contextBudgetTokens ?? DEFAULT_BUDGET, pinned, ...(semantic ? { semantic } : {}) });
+    const semantic = deps.embeddings
+      ? await semanticScores(snapshot, state.question, deps.embeddings, deps.logger)
+      : undefined;
+    const context = buildSchemaContext(snapshot, state.question, {
+      budgetTokens: deps.contextBudgetTokens ?? DEFAULT_BUDGET,
+      pinned,
+      ...(semantic ? { semantic } : {}),
+    });
     return { schemaContext: { text: context.text, tables: context.tables.map((t) => `${t.schema}.${t.name}`) } };
   };
 }

@@ -21,11 +21,23 @@ export function makePreviewWriteNode(deps: AskDeps, checks: CarriedChecks): AskN
       }
       const checked = checks.take(sql);
       // The validation's check of this SQL, when it was made in this process (else runSql checks it now).
-      const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, ...(checked ? { checked } : {}) });
+      const outcome = await runSql(deps.db, deps.ticketStore, {
+        sql,
+        connection: deps.connectionKey,
+        requestedBy: deps.requestedBy,
+        settings: deps.settings,
+        ...(checked ? { checked } : {}),
+      });
       if (outcome.status !== 'held') {
         throw new AgentError('INTERNAL', `The write was expected to be held for approval but was ${outcome.status}.`);
       }
-      await deps.audit.record(threadId, { type: 'sql', node: 'previewWrite', sql, outcome: 'held', detail: `ticket ${outcome.ticket.id}, risk ${outcome.impact.risk}` });
+      await deps.audit.record(threadId, {
+        type: 'sql',
+        node: 'previewWrite',
+        sql,
+        outcome: 'held',
+        detail: `ticket ${outcome.ticket.id}, risk ${outcome.impact.risk}`,
+      });
       return { impact: outcome.impact, ticketId: outcome.ticket.id };
     } catch (error) {
       return { error: await failureInfo(deps, threadId, 'previewWrite', error) };

@@ -18,13 +18,27 @@ export function makeRepairSqlNode(deps: AskDeps): AskNode {
         : 'unknown error';
       const messages = [
         ...sqlMessages(state),
-        { role: 'assistant' as const, content: JSON.stringify({ sql: state.sql ?? '', operation: state.modelClaim?.operation ?? 'read', explanation: state.modelClaim?.explanation ?? '' }) },
+        {
+          role: 'assistant' as const,
+          content: JSON.stringify({
+            sql: state.sql ?? '',
+            operation: state.modelClaim?.operation ?? 'read',
+            explanation: state.modelClaim?.explanation ?? '',
+          }),
+        },
         {
           role: 'user' as const,
           content: `PostgreSQL rejected that SQL (SQLSTATE ${problem?.sqlState ?? '?'}): ${objection}\nWrite a corrected statement, using only the tables and columns of the schema above.`,
         },
       ];
-      const { value, usage } = await callStructured(deps, deps.provider, threadId, 'repairSql', messages, sqlAnswerSchema);
+      const { value, usage } = await callStructured(
+        deps,
+        deps.provider,
+        threadId,
+        'repairSql',
+        messages,
+        sqlAnswerSchema,
+      );
       return {
         sql: value.sql,
         modelClaim: { operation: value.operation, explanation: value.explanation },

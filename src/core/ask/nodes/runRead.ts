@@ -14,8 +14,20 @@ export function makeRunReadNode(deps: AskDeps, checks: CarriedChecks): AskNode {
     try {
       const checked = checks.take(sql);
       // The validation's check of this SQL, when it was made in this process (else runSql checks it now).
-      const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, ...(checked ? { checked } : {}) });
-      await deps.audit.record(threadId, { type: 'sql', node: 'runRead', sql, outcome: outcome.status, ...(outcome.status === 'executed' ? { detail: `${outcome.result.rowCount} rows` } : {}) });
+      const outcome = await runSql(deps.db, deps.ticketStore, {
+        sql,
+        connection: deps.connectionKey,
+        requestedBy: deps.requestedBy,
+        settings: deps.settings,
+        ...(checked ? { checked } : {}),
+      });
+      await deps.audit.record(threadId, {
+        type: 'sql',
+        node: 'runRead',
+        sql,
+        outcome: outcome.status,
+        ...(outcome.status === 'executed' ? { detail: `${outcome.result.rowCount} rows` } : {}),
+      });
       if (outcome.status !== 'executed') {
         throw new AgentError('INTERNAL', `The read was not executed (${outcome.status}).`);
       }

@@ -24,17 +24,38 @@ export function makeValidateSqlNode(deps: AskDeps, checks: CarriedChecks): AskNo
         checked = await checkSqlParsed(deps.db, sql);
       } catch (error) {
         if (error instanceof AgentError && REPAIRABLE.has(error.code)) {
-          const position = 'position' in error && typeof error.position === 'number' ? { position: error.position } : {};
-          await deps.audit.record(threadId, { type: 'sql', node: 'validateSql', sql, outcome: 'invalid', detail: error.message });
-          return { classification: undefined, validationError: { sqlState: error.code, message: error.message, ...position } };
+          const position =
+            'position' in error && typeof error.position === 'number' ? { position: error.position } : {};
+          await deps.audit.record(threadId, {
+            type: 'sql',
+            node: 'validateSql',
+            sql,
+            outcome: 'invalid',
+            detail: error.message,
+          });
+          return {
+            classification: undefined,
+            validationError: { sqlState: error.code, message: error.message, ...position },
+          };
         }
         throw error;
       }
       const { classification } = checked;
       if (classification.decision === 'refuse') return { classification, validationError: undefined };
       const validation = await validateSql(deps.db, classification, deps.settings.previewTimeoutMs);
-      if (validation.ok) checks.keep(validation.firstPlannedRows === undefined ? checked : { ...checked, firstPlannedRows: validation.firstPlannedRows });
-      await deps.audit.record(threadId, { type: 'sql', node: 'validateSql', sql, outcome: validation.ok ? 'valid' : 'invalid', ...(validation.ok ? {} : { detail: validation.error.message }) });
+      if (validation.ok)
+        checks.keep(
+          validation.firstPlannedRows === undefined
+            ? checked
+            : { ...checked, firstPlannedRows: validation.firstPlannedRows },
+        );
+      await deps.audit.record(threadId, {
+        type: 'sql',
+        node: 'validateSql',
+        sql,
+        outcome: validation.ok ? 'valid' : 'invalid',
+        ...(validation.ok ? {} : { detail: validation.error.message }),
+      });
       return { classification, validationError: validation.ok ? undefined : validation.error };
     } catch (error) {
       return { error: await failureInfo(deps, threadId, 'validateSql', error) };

@@ -26,5 +26,7 @@ export const IAM_PACKAGES: Record<IamAuth['provider'], string> = {
 };
 
 export function describeIam(iam: IamAuth): string {
-  return iam.provider === 'aws-rds' ? `AWS RDS IAM (${iam.region}${iam.awsProfile ? `, profile ${iam.awsProfile}` : ''})` : 'Azure Entra ID';
+  return iam.provider === 'aws-rds'
+    ? `AWS RDS IAM (${iam.region}${iam.awsProfile ? `, profile ${iam.awsProfile}` : ''})`
+    : 'Azure Entra ID';
 }

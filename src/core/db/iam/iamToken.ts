@@ -49,7 +49,7 @@ export function iamPasswordSource(iam: IamAuth, target: IamTarget, deps: IamToke
       throw new AgentError(
         'DB_TOKEN_FAILED',
         `The ${describeIam(iam)} token for "${target.user}" expired at ${new Date(token.expiresAt).toISOString()}, before it could be used.`,
-        'Check this machine\'s clock, and sign in again (aws sso login / az login) if your cloud session has ended.',
+        "Check this machine's clock, and sign in again (aws sso login / az login) if your cloud session has ended.",
       );
     }
     cached = token;
@@ -61,12 +61,24 @@ async function makeToken(iam: IamAuth, target: IamTarget, load: ModuleLoader, no
   const module = await loadOptional(iam, load);
   try {
     if (iam.provider === 'aws-rds') {
-      const { Signer } = module as { Signer: new (options: Record<string, unknown>) => { getAuthToken(): Promise<string> } };
+      const { Signer } = module as {
+        Signer: new (options: Record<string, unknown>) => { getAuthToken(): Promise<string> };
+      };
       const signedAt = now();
-      const signer = new Signer({ hostname: target.host, port: target.port, username: target.user, region: iam.region, ...(iam.awsProfile ? { profile: iam.awsProfile } : {}) });
+      const signer = new Signer({
+        hostname: target.host,
+        port: target.port,
+        username: target.user,
+        region: iam.region,
+        ...(iam.awsProfile ? { profile: iam.awsProfile } : {}),
+      });
       return { value: await signer.getAuthToken(), expiresAt: signedAt + AWS_TOKEN_LIFETIME_MS };
     }
-    const { DefaultAzureCredential } = module as { DefaultAzureCredential: new () => { getToken(scope: string): Promise<{ token: string; expiresOnTimestamp: number } | null> } };
+    const { DefaultAzureCredential } = module as {
+      DefaultAzureCredential: new () => {
+        getToken(scope: string): Promise<{ token: string; expiresOnTimestamp: number } | null>;
+      };
+    };
     const token = await new DefaultAzureCredential().getToken(iam.scope ?? AZURE_POSTGRES_SCOPE);
     if (!token) throw new Error('no token was returned');
     return { value: token.token, expiresAt: token.expiresOnTimestamp };
@@ -75,7 +87,9 @@ async function makeToken(iam: IamAuth, target: IamTarget, load: ModuleLoader, no
     throw new AgentError(
       'DB_TOKEN_FAILED',
       `Could not make the ${describeIam(iam)} token for "${target.user}": ${error instanceof Error ? error.message : String(error)}.`,
-      iam.provider === 'aws-rds' ? 'Check your AWS credentials (aws sts get-caller-identity) and the region.' : 'Sign in with az login (or set the AZURE_* variables of a service principal).',
+      iam.provider === 'aws-rds'
+        ? 'Check your AWS credentials (aws sts get-caller-identity) and the region.'
+        : 'Sign in with az login (or set the AZURE_* variables of a service principal).',
       { cause: error },
     );
   }

@@ -20,12 +20,15 @@ export function extractImage(gzipped: Uint8Array, dir: string): void {
   while (offset + BLOCK <= tar.length) {
     const header = tar.subarray(offset, offset + BLOCK);
     if (header.every((byte) => byte === 0)) break; // the end-of-archive blocks
-    const name = field(header, 345, 155) ? `${field(header, 345, 155)}/${field(header, 0, 100)}` : field(header, 0, 100);
+    const name = field(header, 345, 155)
+      ? `${field(header, 345, 155)}/${field(header, 0, 100)}`
+      : field(header, 0, 100);
     const size = Number.parseInt(field(header, 124, 12).trim() || '0', 8);
     const type = String.fromCharCode(header[156] ?? 0);
     if (!Number.isSafeInteger(size) || size < 0) throw new Error(`the image has a damaged header at byte ${offset}`);
     const target = path.resolve(root, `.${path.posix.sep}${name.replace(/^\/+/, '')}`);
-    if (target !== root && !isInside(root, target)) throw new Error(`the image names a path outside its folder: ${name}`);
+    if (target !== root && !isInside(root, target))
+      throw new Error(`the image names a path outside its folder: ${name}`);
     offset += BLOCK;
     if (type === '5') {
       fs.mkdirSync(target, { recursive: true, mode: 0o700 });

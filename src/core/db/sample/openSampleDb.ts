@@ -57,7 +57,9 @@ export async function openSampleDb(options: OpenSampleDbOptions): Promise<Db> {
     let built = await openIfComplete(dataDir, logger);
     if (!(built instanceof PGlite) && restored) {
       // The image holds another version's database (its marker says so): generate this version over it.
-      logger.warn('sample database: the shipped image is of another version; generating instead', { imageFile: imageFileOf(options) });
+      logger.warn('sample database: the shipped image is of another version; generating instead', {
+        imageFile: imageFileOf(options),
+      });
       await buildInto(dataDir, options, true, false);
       built = await openIfComplete(dataDir, logger);
     }
@@ -123,7 +125,12 @@ let stagingCounter = 0;
  * `replace` says the database found at `dataDir` is stale; otherwise one appearing there meanwhile was
  * built by another process (the extension and the CLI share the folder) and is kept.
  */
-async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace: boolean, useImage: boolean): Promise<boolean> {
+async function buildInto(
+  dataDir: string,
+  options: OpenSampleDbOptions,
+  replace: boolean,
+  useImage: boolean,
+): Promise<boolean> {
   const { logger } = options;
   const report = (message: string): void => {
     logger.debug(`sample database: ${message}`);
@@ -150,7 +157,9 @@ async function buildInto(dataDir: string, options: OpenSampleDbOptions, replace:
         await closeQuietly(pglite);
       }
     }
-    logger.info(restored ? 'sample database: restored from the shipped image' : 'sample database: generated', { ms: Math.round(performance.now() - started) });
+    logger.info(restored ? 'sample database: restored from the shipped image' : 'sample database: generated', {
+      ms: Math.round(performance.now() - started),
+    });
     if (!replace && fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
       logger.info('sample database: another process generated it meanwhile; using that one', { dataDir });
       fs.rmSync(staging, { recursive: true, force: true });
@@ -179,7 +188,10 @@ function restoreImage(staging: string, options: OpenSampleDbOptions): boolean {
     extractImage(fs.readFileSync(imageFile), staging);
     return true;
   } catch (error) {
-    options.logger.warn('sample database: the shipped image could not be restored; generating instead', { imageFile, error: errorText(error) });
+    options.logger.warn('sample database: the shipped image could not be restored; generating instead', {
+      imageFile,
+      error: errorText(error),
+    });
     fs.rmSync(staging, { recursive: true, force: true });
     return false;
   }
@@ -273,7 +285,8 @@ function errorText(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const { errno, code, message } = error as { errno?: unknown; code?: unknown; message?: unknown };
     if (typeof message === 'string' && message !== '') return message;
-    if (typeof errno === 'number' || typeof code === 'string') return `file system error${typeof code === 'string' ? ` ${code}` : ''}${typeof errno === 'number' ? ` (errno ${errno})` : ''}`;
+    if (typeof errno === 'number' || typeof code === 'string')
+      return `file system error${typeof code === 'string' ? ` ${code}` : ''}${typeof errno === 'number' ? ` (errno ${errno})` : ''}`;
     try {
       return JSON.stringify(error);
     } catch {

@@ -18,7 +18,13 @@ import type { Logger } from '../../platform/logger';
 import { processAlive } from '../../fs/processAlive';
 import type { Db } from '../db';
 
-const holderSchema = z.object({ host: z.string(), pid: z.number().int(), by: z.string(), since: z.string(), nonce: z.string() });
+const holderSchema = z.object({
+  host: z.string(),
+  pid: z.number().int(),
+  by: z.string(),
+  since: z.string(),
+  nonce: z.string(),
+});
 export type SampleDbHolder = z.infer<typeof holderSchema>;
 
 export interface HoldOptions {
@@ -43,14 +49,21 @@ export function sampleDbLockFile(dataDir: string): string {
 export async function holdSampleDb(dataDir: string, options: HoldOptions): Promise<SampleDbHold> {
   const lockFile = sampleDbLockFile(dataDir);
   await mkdir(path.dirname(lockFile), { recursive: true });
-  const me: SampleDbHolder = { host: hostname(), pid: process.pid, by: options.by, since: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+  const me: SampleDbHolder = {
+    host: hostname(),
+    pid: process.pid,
+    by: options.by,
+    since: new Date().toISOString(),
+    nonce: randomBytes(8).toString('hex'),
+  };
   const deadline = Date.now() + (options.waitMs ?? DEFAULT_WAIT_MS);
   let logged = false;
   for (;;) {
     const other = await locked(lockFile, async () => {
       const current = await readHolder(lockFile, options.logger);
       if (current && live(current)) return current;
-      if (current) options.logger.warn('sample database: taking over from a process that is gone', { holder: describe(current) });
+      if (current)
+        options.logger.warn('sample database: taking over from a process that is gone', { holder: describe(current) });
       await writeFileAtomic(lockFile, JSON.stringify(me));
       return undefined;
     });
@@ -99,7 +112,16 @@ export function releasedOnClose(db: Db, hold: SampleDbHold): Db {
 
 function locked<T>(lockFile: string, body: () => Promise<T>): Promise<T> {
   const mutex = `${lockFile}.mutex`;
-  return withFileMutex(mutex, body, () => new AgentError('SAMPLE_DB_FAILED', `The sample database's lock stays locked (${mutex}).`, `Delete ${mutex} if no pg-agent or VS Code is running.`));
+  return withFileMutex(
+    mutex,
+    body,
+    () =>
+      new AgentError(
+        'SAMPLE_DB_FAILED',
+        `The sample database's lock stays locked (${mutex}).`,
+        `Delete ${mutex} if no pg-agent or VS Code is running.`,
+      ),
+  );
 }
 
 async function readHolder(lockFile: string, logger?: Logger): Promise<SampleDbHolder | undefined> {

@@ -23,7 +23,10 @@ export interface OpenSampleDbInWorkerOptions extends OpenSampleDbOptions {
 }
 
 export function openSampleDbInWorker(options: OpenSampleDbInWorkerOptions): Promise<Db> {
-  const data: SampleWorkerData = { dataDir: path.resolve(options.dataDir), ...(options.imageFile !== undefined ? { imageFile: options.imageFile } : {}) };
+  const data: SampleWorkerData = {
+    dataDir: path.resolve(options.dataDir),
+    ...(options.imageFile !== undefined ? { imageFile: options.imageFile } : {}),
+  };
   const worker = new Worker(options.workerScript ?? path.join(__dirname, SAMPLE_DB_WORKER_FILE), { workerData: data });
   const db = new WorkerDb(worker, options);
   return db.opened.then(() => db);
@@ -49,7 +52,8 @@ class WorkerDb implements Db {
   private readonly queue = new OneAtATime();
   private readonly session: DbSession = {
     query: <Row>(sql: string, params?: readonly unknown[]) => this.send('query', sql, params) as Promise<DbResult<Row>>,
-    queryText: (sql: string, params?: readonly unknown[]) => this.send('queryText', sql, params) as Promise<DbTextResult>,
+    queryText: (sql: string, params?: readonly unknown[]) =>
+      this.send('queryText', sql, params) as Promise<DbTextResult>,
   };
 
   constructor(
@@ -133,7 +137,11 @@ class WorkerDb implements Db {
     await this.exited;
   }
 
-  private send(op: 'query' | 'queryText', sql: string, params: readonly unknown[] | undefined): Promise<DbResult | DbTextResult> {
+  private send(
+    op: 'query' | 'queryText',
+    sql: string,
+    params: readonly unknown[] | undefined,
+  ): Promise<DbResult | DbTextResult> {
     if (this.gone) return Promise.reject(this.gone);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

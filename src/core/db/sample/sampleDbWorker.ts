@@ -15,7 +15,13 @@ const at =
   (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
   (message: string, fields?: LogFields): void =>
     post({ op: 'log', level, message, ...(fields ? { fields } : {}) });
-const logger: Logger = { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+const logger: Logger = {
+  trace: at('trace'),
+  debug: at('debug'),
+  info: at('info'),
+  warn: at('warn'),
+  error: at('error'),
+};
 
 async function main(): Promise<void> {
   const data = workerData as SampleWorkerData;
@@ -40,7 +46,8 @@ async function main(): Promise<void> {
       return;
     }
     // The host sends one statement at a time per session and keeps sessions apart; PgliteDb queues anyway.
-    const run = message.op === 'query' ? db.query(message.sql, message.params) : db.queryText(message.sql, message.params);
+    const run =
+      message.op === 'query' ? db.query(message.sql, message.params) : db.queryText(message.sql, message.params);
     run.then(
       (result) => post({ op: 'result', id: message.id, result }),
       (error: unknown) => post({ op: 'failed', id: message.id, error: toWorkerError(error) }),

@@ -20,10 +20,15 @@ export function fingerprintOf(keyBlob: Buffer): string {
 export function keyTypeOf(keyBlob: Buffer): string {
   if (keyBlob.length < 4) return 'unknown';
   const length = keyBlob.readUInt32BE(0);
-  return length > 0 && length < 64 && keyBlob.length >= 4 + length ? keyBlob.subarray(4, 4 + length).toString('latin1') : 'unknown';
+  return length > 0 && length < 64 && keyBlob.length >= 4 + length
+    ? keyBlob.subarray(4, 4 + length).toString('latin1')
+    : 'unknown';
 }
 
-export type HostKeyCheck = { kind: 'pinned' } | { kind: 'unknown'; fingerprint: string } | { kind: 'changed'; pinned: string; presented: string };
+export type HostKeyCheck =
+  | { kind: 'pinned' }
+  | { kind: 'unknown'; fingerprint: string }
+  | { kind: 'changed'; pinned: string; presented: string };
 
 /** `host:port` as written in the file (hosts are compared case-insensitively, like OpenSSH). */
 function entryName(host: string, port: number): string {
@@ -32,10 +37,16 @@ function entryName(host: string, port: number): string {
 
 function readEntries(file: string): string[] {
   try {
-    return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return [];
-    throw new AgentError('CONFIG_INVALID', `Cannot read pg-agent's known hosts file ${file}: ${(error as Error).message}.`, 'Check its permissions.');
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `Cannot read pg-agent's known hosts file ${file}: ${(error as Error).message}.`,
+      'Check its permissions.',
+    );
   }
 }
 
@@ -63,6 +74,11 @@ export async function pinHostKey(file: string, host: string, port: number, keyBl
       entries.push(`${name} ${keyTypeOf(keyBlob)} ${keyBlob.toString('base64')}`);
       await writeFileAtomic(file, `${entries.join('\n')}\n`);
     },
-    () => new AgentError('INTERNAL', `pg-agent's known hosts file ${file} stayed locked.`, `Remove ${file}.lock if no pg-agent is running.`),
+    () =>
+      new AgentError(
+        'INTERNAL',
+        `pg-agent's known hosts file ${file} stayed locked.`,
+        `Remove ${file}.lock if no pg-agent is running.`,
+      ),
   );
 }

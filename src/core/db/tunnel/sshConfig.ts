@@ -39,7 +39,12 @@ export function describeHop(hop: SshHop): string {
 export function nameHop(hops: readonly SshHop[], index: number): string {
   const hop = hops[index];
   if (!hop) return 'the SSH tunnel';
-  const role = index === hops.length - 1 ? (hops.length > 1 ? 'the SSH host (last hop)' : 'the SSH host') : `jump host ${index + 1} of ${hops.length - 1}`;
+  const role =
+    index === hops.length - 1
+      ? hops.length > 1
+        ? 'the SSH host (last hop)'
+        : 'the SSH host'
+      : `jump host ${index + 1} of ${hops.length - 1}`;
   return `${role} ${describeHop(hop)}`;
 }
 

@@ -46,7 +46,10 @@ export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, so
     timer = setTimeout(() => {
       timedOut = true;
       client.end();
-      client.emit('error', Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }));
+      client.emit(
+        'error',
+        Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }),
+      );
     }, readyMs);
   };
   const stopTimer = () => clearTimeout(timer);
@@ -59,7 +62,8 @@ export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, so
         verify(true);
       },
       (error: unknown) => {
-        hostKeyRefusal = error instanceof AgentError ? error : new AgentError('SSH_HOST_KEY_UNKNOWN', `${name}: ${String(error)}`);
+        hostKeyRefusal =
+          error instanceof AgentError ? error : new AgentError('SSH_HOST_KEY_UNKNOWN', `${name}: ${String(error)}`);
         verify(false);
       },
     );
@@ -84,7 +88,10 @@ export async function connectHop(hop: SshHop, name: string, deps: TunnelDeps, so
       // A discarded client may still report its socket closing: never an unhandled 'error'.
       client.on('error', () => undefined);
       client.end();
-      reject(hostKeyRefusal ?? hopError(timedOut ? Object.assign(new Error('timed out'), { level: 'client-timeout' }) : error, hop, name));
+      reject(
+        hostKeyRefusal ??
+          hopError(timedOut ? Object.assign(new Error('timed out'), { level: 'client-timeout' }) : error, hop, name),
+      );
     };
     const onReady = () => {
       stopTimer();
@@ -112,13 +119,15 @@ async function verifyHostKey(hop: SshHop, port: number, name: string, key: Buffe
     );
   }
   const keyType = keyTypeOf(key);
-  const accepted = deps.confirmHostKey ? await deps.confirmHostKey({ hop: name, fingerprint: check.fingerprint, keyType }) : false;
+  const accepted = deps.confirmHostKey
+    ? await deps.confirmHostKey({ hop: name, fingerprint: check.fingerprint, keyType })
+    : false;
   if (!accepted) {
     throw new AgentError(
       'SSH_HOST_KEY_UNKNOWN',
       `The host key of ${name} is not known yet (${keyType} ${check.fingerprint}) and was not accepted: nothing was sent to it.`,
       deps.confirmHostKey
-        ? 'Compare the fingerprint with the one the host\'s administrator gives (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on the host), then connect again and accept it.'
+        ? "Compare the fingerprint with the one the host's administrator gives (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on the host), then connect again and accept it."
         : `Connect once where you can answer (a terminal without --no-input, or VS Code) to check and pin it; pinned keys are kept in ${deps.knownHostsFile}.`,
     );
   }
@@ -131,7 +140,11 @@ async function authConfig(hop: SshHop, name: string, deps: TunnelDeps): Promise<
     case 'agent': {
       const agent = deps.env.SSH_AUTH_SOCK;
       if (!agent) {
-        throw new AgentError('SSH_AUTH_FAILED', `${name} logs in with ssh-agent, and no agent is running here (SSH_AUTH_SOCK is not set).`, 'Start ssh-agent and add the key (ssh-add), or choose a key file for this hop.');
+        throw new AgentError(
+          'SSH_AUTH_FAILED',
+          `${name} logs in with ssh-agent, and no agent is running here (SSH_AUTH_SOCK is not set).`,
+          'Start ssh-agent and add the key (ssh-add), or choose a key file for this hop.',
+        );
       }
       return { agent };
     }
@@ -139,7 +152,12 @@ async function authConfig(hop: SshHop, name: string, deps: TunnelDeps): Promise<
       return privateKey(hop, name, deps);
     case 'password': {
       const password = await deps.secret?.({ kind: 'password', hop, name });
-      if (!password) throw new AgentError('SSH_AUTH_FAILED', `${name} logs in with a password, and none was given.`, 'Enter it when asked (VS Code keeps it in its secret storage), or use a key.');
+      if (!password)
+        throw new AgentError(
+          'SSH_AUTH_FAILED',
+          `${name} logs in with a password, and none was given.`,
+          'Enter it when asked (VS Code keeps it in its secret storage), or use a key.',
+        );
       return { password };
     }
   }
@@ -147,23 +165,45 @@ async function authConfig(hop: SshHop, name: string, deps: TunnelDeps): Promise<
 
 /** The key file, decrypted with its passphrase when it has one (asked once; a wrong one is said so). */
 async function privateKey(hop: SshHop, name: string, deps: TunnelDeps): Promise<Partial<ConnectConfig>> {
-  if (!hop.keyFile) throw new AgentError('CONFIG_INVALID', `${name} logs in with a key file, and none is set.`, 'Set keyFile in the connection\'s ssh settings.');
+  if (!hop.keyFile)
+    throw new AgentError(
+      'CONFIG_INVALID',
+      `${name} logs in with a key file, and none is set.`,
+      "Set keyFile in the connection's ssh settings.",
+    );
   let data: Buffer;
   try {
     data = readFileSync(hop.keyFile);
   } catch (error) {
-    throw new AgentError('SSH_AUTH_FAILED', `Cannot read the key file ${hop.keyFile} of ${name}: ${(error as Error).message}.`, 'Check the path and its permissions.');
+    throw new AgentError(
+      'SSH_AUTH_FAILED',
+      `Cannot read the key file ${hop.keyFile} of ${name}: ${(error as Error).message}.`,
+      'Check the path and its permissions.',
+    );
   }
   const plain = utils.parseKey(data);
   if (!(plain instanceof Error)) return { privateKey: data };
   if (!/passphrase|encrypted/i.test(plain.message)) {
-    throw new AgentError('SSH_AUTH_FAILED', `The key file ${hop.keyFile} of ${name} is not a private key ssh2 can read: ${plain.message}.`, 'Use an OpenSSH or PEM private key (ssh-keygen -t ed25519).');
+    throw new AgentError(
+      'SSH_AUTH_FAILED',
+      `The key file ${hop.keyFile} of ${name} is not a private key ssh2 can read: ${plain.message}.`,
+      'Use an OpenSSH or PEM private key (ssh-keygen -t ed25519).',
+    );
   }
   const passphrase = await deps.secret?.({ kind: 'passphrase', hop, name });
-  if (!passphrase) throw new AgentError('SSH_AUTH_FAILED', `The key file ${hop.keyFile} of ${name} is encrypted, and no passphrase was given.`, 'Enter its passphrase when asked.');
+  if (!passphrase)
+    throw new AgentError(
+      'SSH_AUTH_FAILED',
+      `The key file ${hop.keyFile} of ${name} is encrypted, and no passphrase was given.`,
+      'Enter its passphrase when asked.',
+    );
   const decrypted = utils.parseKey(data, passphrase);
   if (decrypted instanceof Error) {
-    throw new AgentError('SSH_AUTH_FAILED', `Wrong passphrase for the key file ${hop.keyFile} of ${name}.`, 'Try again with the passphrase of that key (ssh-keygen -y -f KEYFILE checks it).');
+    throw new AgentError(
+      'SSH_AUTH_FAILED',
+      `Wrong passphrase for the key file ${hop.keyFile} of ${name}.`,
+      'Try again with the passphrase of that key (ssh-keygen -y -f KEYFILE checks it).',
+    );
   }
   return { privateKey: data, passphrase };
 }
@@ -171,14 +211,47 @@ async function privateKey(hop: SshHop, name: string, deps: TunnelDeps): Promise<
 function hopError(error: Error & { level?: string; code?: string }, hop: SshHop, name: string): AgentError {
   const options = { cause: error };
   if (error.level === 'client-authentication') {
-    return new AgentError('SSH_AUTH_FAILED', `${name} refused the login of "${hop.user}" by ${hop.auth === 'key' ? `the key ${hop.keyFile ?? ''}` : hop.auth === 'agent' ? 'the keys of ssh-agent' : 'password'}.`, 'Check that the public key is in ~/.ssh/authorized_keys of that user on the host (or the password), and the user name.', options);
+    return new AgentError(
+      'SSH_AUTH_FAILED',
+      `${name} refused the login of "${hop.user}" by ${hop.auth === 'key' ? `the key ${hop.keyFile ?? ''}` : hop.auth === 'agent' ? 'the keys of ssh-agent' : 'password'}.`,
+      'Check that the public key is in ~/.ssh/authorized_keys of that user on the host (or the password), and the user name.',
+      options,
+    );
   }
   if (error.level === 'client-timeout') {
-    return new AgentError('SSH_UNREACHABLE', `${name} did not answer in time (SSH handshake timed out).`, 'Is the host up, and is a firewall or VPN in the way?', options);
+    return new AgentError(
+      'SSH_UNREACHABLE',
+      `${name} did not answer in time (SSH handshake timed out).`,
+      'Is the host up, and is a firewall or VPN in the way?',
+      options,
+    );
   }
   const code = error.code ?? '';
-  if (code === 'ECONNREFUSED') return new AgentError('SSH_UNREACHABLE', `Cannot reach ${name} (connection refused).`, 'Is sshd running on that host and port?', options);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new AgentError('SSH_UNREACHABLE', `The host name of ${name} could not be resolved.`, 'Check the spelling of the SSH host.', options);
-  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new AgentError('SSH_UNREACHABLE', `Cannot reach ${name} (${code}).`, 'Is the host up, and is a firewall or VPN in the way?', options);
-  return new AgentError('SSH_TUNNEL_FAILED', `${name} failed: ${error.message}`, 'Check the SSH settings of the connection.', options);
+  if (code === 'ECONNREFUSED')
+    return new AgentError(
+      'SSH_UNREACHABLE',
+      `Cannot reach ${name} (connection refused).`,
+      'Is sshd running on that host and port?',
+      options,
+    );
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new AgentError(
+      'SSH_UNREACHABLE',
+      `The host name of ${name} could not be resolved.`,
+      'Check the spelling of the SSH host.',
+      options,
+    );
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return new AgentError(
+      'SSH_UNREACHABLE',
+      `Cannot reach ${name} (${code}).`,
+      'Is the host up, and is a firewall or VPN in the way?',
+      options,
+    );
+  return new AgentError(
+    'SSH_TUNNEL_FAILED',
+    `${name} failed: ${error.message}`,
+    'Check the SSH settings of the connection.',
+    options,
+  );
 }

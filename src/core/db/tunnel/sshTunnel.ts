@@ -45,7 +45,9 @@ export class SshTunnel {
 
   /** "deploy@bastion:22" or "jump → deploy@bastion:22": where the tunnel goes, for a status bar. */
   get route(): string {
-    return hopsOf(this.config).map((hop) => `${hop.user}@${hop.host}:${hop.port ?? 22}`).join(' → ');
+    return hopsOf(this.config)
+      .map((hop) => `${hop.user}@${hop.host}:${hop.port ?? 22}`)
+      .join(' → ');
   }
 
   onState(listener: (state: TunnelState) => void): () => void {
@@ -55,13 +57,15 @@ export class SshTunnel {
 
   /** Opens the chain of hops now (asking what must be asked), unless it is up. */
   async open(): Promise<void> {
-    if (this.closed) throw new AgentError('SSH_TUNNEL_FAILED', 'The SSH tunnel was closed.', 'Open the connection again.');
+    if (this.closed)
+      throw new AgentError('SSH_TUNNEL_FAILED', 'The SSH tunnel was closed.', 'Open the connection again.');
     await this.connect();
   }
 
   /** A channel from the SSH host to host:port (the database as the SSH host sees it). */
   async forward(host: string, port: number): Promise<ClientChannel> {
-    if (this.closed) throw new AgentError('SSH_TUNNEL_FAILED', 'The SSH tunnel was closed.', 'Open the connection again.');
+    if (this.closed)
+      throw new AgentError('SSH_TUNNEL_FAILED', 'The SSH tunnel was closed.', 'Open the connection again.');
     const clients = await this.connect();
     const last = clients[clients.length - 1];
     if (!last) throw new AgentError('SSH_TUNNEL_FAILED', 'The SSH tunnel has no hop.');
@@ -69,12 +73,14 @@ export class SshTunnel {
     return new Promise<ClientChannel>((resolve, reject) => {
       last.forwardOut('127.0.0.1', 0, host, port, (error, channel) => {
         if (error) {
-          reject(new AgentError(
-            'SSH_TUNNEL_FAILED',
-            `${nameHop(hops, hops.length - 1)} could not open a connection to the database at ${host}:${port}: ${error.message}.`,
-            'The tunnel is up; check the database host and port as seen from the SSH host, and that its sshd allows TCP forwarding (AllowTcpForwarding).',
-            { cause: error },
-          ));
+          reject(
+            new AgentError(
+              'SSH_TUNNEL_FAILED',
+              `${nameHop(hops, hops.length - 1)} could not open a connection to the database at ${host}:${port}: ${error.message}.`,
+              'The tunnel is up; check the database host and port as seen from the SSH host, and that its sshd allows TCP forwarding (AllowTcpForwarding).',
+              { cause: error },
+            ),
+          );
         } else {
           resolve(channel);
         }
@@ -130,7 +136,14 @@ export class SshTunnel {
     return new Promise<Duplex>((resolve, reject) => {
       previous.forwardOut('127.0.0.1', 0, hop.host, hop.port ?? 22, (error, channel) => {
         if (error) {
-          reject(new AgentError('SSH_UNREACHABLE', `Cannot reach ${nameHop(hops, index)} from ${nameHop(hops, index - 1)}: ${error.message}.`, 'Check the host and port of that hop as seen from the one before it.', { cause: error }));
+          reject(
+            new AgentError(
+              'SSH_UNREACHABLE',
+              `Cannot reach ${nameHop(hops, index)} from ${nameHop(hops, index - 1)}: ${error.message}.`,
+              'Check the host and port of that hop as seen from the one before it.',
+              { cause: error },
+            ),
+          );
         } else {
           resolve(channel);
         }

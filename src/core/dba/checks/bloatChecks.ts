@@ -54,7 +54,17 @@ export const tableBloat: HealthCheck = {
         message: mostlyDead
           ? `${r.table}: ${Math.round(deadRatio * 100)}% of its rows are dead tuples; VACUUM makes that space reusable.`
           : `${r.table}: about ${Math.round(ratio * 100)}% of its ${bytes} bytes is free space its live rows do not need (estimate).`,
-        evidence: { table: r.table, bytes, expected_bytes: expected, wasted_bytes: wasted, bloat_ratio: round(ratio), live_tuples: live, dead_tuples: dead, dead_ratio: round(deadRatio), analyzed: r.analyzed },
+        evidence: {
+          table: r.table,
+          bytes,
+          expected_bytes: expected,
+          wasted_bytes: wasted,
+          bloat_ratio: round(ratio),
+          live_tuples: live,
+          dead_tuples: dead,
+          dead_ratio: round(deadRatio),
+          analyzed: r.analyzed,
+        },
         fixSql: `VACUUM (ANALYZE) ${r.table}`,
         advice: mostlyDead
           ? 'VACUUM does not block reads or writes; it makes the space reusable but rarely returns it to the OS.'
@@ -105,9 +115,17 @@ export const indexBloat: HealthCheck = {
         severity: ratio >= 0.7 ? 'warning' : 'info',
         object: `index ${r.index}`,
         message: `${r.index} on ${r.table}: about ${Math.round(ratio * 100)}% of its ${bytes} bytes is not needed by its entries (estimate).`,
-        evidence: { index: r.index, table: r.table, bytes, expected_bytes: expected, wasted_bytes: wasted, bloat_ratio: round(ratio) },
+        evidence: {
+          index: r.index,
+          table: r.table,
+          bytes,
+          expected_bytes: expected,
+          wasted_bytes: wasted,
+          bloat_ratio: round(ratio),
+        },
         fixSql: `REINDEX INDEX CONCURRENTLY ${r.index}`,
-        advice: 'REINDEX CONCURRENTLY builds a fresh copy without blocking writes; it needs the space of a second copy while it runs.',
+        advice:
+          'REINDEX CONCURRENTLY builds a fresh copy without blocking writes; it needs the space of a second copy while it runs.',
       });
     }
     return findings;

@@ -65,7 +65,14 @@ export const unusedIndexes: HealthCheck = {
       severity: 'info',
       object: `index ${r.index}`,
       message: `${r.index} on ${r.table} has never been scanned since statistics began${r.stats_since ? ` (${r.stats_since})` : ''}; it costs space and write time.`,
-      evidence: { index: r.index, table: r.table, bytes: Number(r.bytes), idx_scan: Number(r.scans), table_scans: r.table_scans === null ? null : Number(r.table_scans), stats_since: r.stats_since },
+      evidence: {
+        index: r.index,
+        table: r.table,
+        bytes: Number(r.bytes),
+        idx_scan: Number(r.scans),
+        table_scans: r.table_scans === null ? null : Number(r.table_scans),
+        stats_since: r.stats_since,
+      },
       fixSql: `DROP INDEX CONCURRENTLY ${r.index}`,
       advice: 'Statistics are per server: check replicas, and a month-end or yearly job, before dropping.',
     }));
@@ -119,10 +126,22 @@ export const duplicateIndexes: HealthCheck = {
       findings.push({
         severity: 'warning',
         object: `index ${r.index}`,
-        message: r.exact ? `${r.index} duplicates ${r.covered_by} on ${r.table}: the same columns twice.` : `${r.index} on ${r.table} is covered by ${r.covered_by}, whose leading columns are the same.`,
-        evidence: { index: r.index, covered_by: r.covered_by, table: r.table, exact: r.exact, bytes: Number(r.bytes), definition: r.definition, covering_definition: r.other_definition },
+        message: r.exact
+          ? `${r.index} duplicates ${r.covered_by} on ${r.table}: the same columns twice.`
+          : `${r.index} on ${r.table} is covered by ${r.covered_by}, whose leading columns are the same.`,
+        evidence: {
+          index: r.index,
+          covered_by: r.covered_by,
+          table: r.table,
+          exact: r.exact,
+          bytes: Number(r.bytes),
+          definition: r.definition,
+          covering_definition: r.other_definition,
+        },
         fixSql: `DROP INDEX CONCURRENTLY ${r.index}`,
-        advice: r.exact ? 'Keep one of the two.' : `Queries that used ${r.index} can use ${r.covered_by}, which is larger: check the plans of your hottest queries after.`,
+        advice: r.exact
+          ? 'Keep one of the two.'
+          : `Queries that used ${r.index} can use ${r.covered_by}, which is larger: check the plans of your hottest queries after.`,
       });
     }
     return findings;

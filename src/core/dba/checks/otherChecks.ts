@@ -28,9 +28,16 @@ export const replicationSlots: HealthCheck = {
         severity: r.wal_status === 'lost' || retained >= thresholds.slotWarnBytes * 10 ? 'critical' : 'warning',
         object: `slot ${r.slot_name}`,
         message: `Replication slot ${r.slot_name} (${r.slot_type}, ${r.active ? 'active' : 'inactive'}) holds ${retained} bytes of WAL on disk${r.wal_status === 'lost' ? ' and has already lost WAL its consumer needs' : ''}.`,
-        evidence: { slot: r.slot_name, type: r.slot_type, active: r.active, retained_bytes: retained, wal_status: r.wal_status },
+        evidence: {
+          slot: r.slot_name,
+          type: r.slot_type,
+          active: r.active,
+          retained_bytes: retained,
+          wal_status: r.wal_status,
+        },
         fixSql: `SELECT pg_drop_replication_slot(${quoteLiteral(r.slot_name)})`,
-        advice: 'Dropping a slot its consumer still needs breaks that replica or CDC pipeline; if it is alive, find why it lags instead.',
+        advice:
+          'Dropping a slot its consumer still needs breaks that replica or CDC pipeline; if it is alive, find why it lags instead.',
       });
     }
     return findings;
@@ -76,9 +83,16 @@ export const missingFkIndexes: HealthCheck = {
       severity: 'warning',
       object: r.table,
       message: `${r.table} (${r.columns}) references ${r.references} without an index: each DELETE or key UPDATE on ${r.references} scans ${r.table}, and joins on it cannot use an index.`,
-      evidence: { table: r.table, constraint: r.constraint_name, columns: r.columns, references: r.references, table_rows: Number(r.rows) },
+      evidence: {
+        table: r.table,
+        constraint: r.constraint_name,
+        columns: r.columns,
+        references: r.references,
+        table_rows: Number(r.rows),
+      },
       fixSql: r.create_sql,
-      advice: 'CREATE INDEX CONCURRENTLY does not block writes; it cannot run inside a transaction and leaves an INVALID index if it fails.',
+      advice:
+        'CREATE INDEX CONCURRENTLY does not block writes; it cannot run inside a transaction and leaves an INVALID index if it fails.',
     }));
   },
 };
@@ -114,8 +128,15 @@ export const cacheHitRatios: HealthCheck = {
         severity: r.scope === 'database' && ratio < 0.9 ? 'warning' : 'info',
         object: r.scope === 'database' ? `database ${r.name}` : r.name,
         message: `${r.scope === 'indexes of' ? `Indexes of ${r.name}` : r.scope === 'database' ? `Database ${r.name}` : r.name}: ${Math.round(ratio * 1000) / 10}% of block reads found in shared buffers.`,
-        evidence: { scope: r.scope, name: r.name, blocks_hit: hit, blocks_read: reads, hit_ratio: Math.round(ratio * 10000) / 10000 },
-        advice: 'Reads from the OS page cache count as misses here, so this is a lower bound. If the working set does not fit in memory: more shared_buffers or RAM, or fewer rows read (indexes, `pg-agent top`).',
+        evidence: {
+          scope: r.scope,
+          name: r.name,
+          blocks_hit: hit,
+          blocks_read: reads,
+          hit_ratio: Math.round(ratio * 10000) / 10000,
+        },
+        advice:
+          'Reads from the OS page cache count as misses here, so this is a lower bound. If the working set does not fit in memory: more shared_buffers or RAM, or fewer rows read (indexes, `pg-agent top`).',
       });
     }
     return findings;

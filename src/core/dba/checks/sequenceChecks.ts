@@ -54,7 +54,15 @@ export const sequencesNearMax: HealthCheck = {
         severity: ratio >= thresholds.sequenceCriticalRatio ? 'critical' : 'warning',
         object: `sequence ${r.sequence}`,
         message: `${r.sequence} has used ${Math.round(ratio * 1000) / 10}% of its range (${last} of ${limit}${byColumn ? `, the limit of ${r.column_ref} (${r.column_type})` : ''}); inserts fail when it runs out.`,
-        evidence: { sequence: r.sequence, last_value: r.last_value, max_value: r.max_value, limit: limit.toString(), used_ratio: ratio, column: r.column_ref, column_type: r.column_type },
+        evidence: {
+          sequence: r.sequence,
+          last_value: r.last_value,
+          max_value: r.max_value,
+          limit: limit.toString(),
+          used_ratio: ratio,
+          column: r.column_ref,
+          column_type: r.column_type,
+        },
         fixSql: widenColumn
           ? `ALTER TABLE ${r.table_name} ALTER COLUMN ${r.column_name} TYPE bigint`
           : `ALTER SEQUENCE ${r.sequence} AS bigint MAXVALUE 9223372036854775807`,
@@ -64,7 +72,9 @@ export const sequencesNearMax: HealthCheck = {
       });
     }
     if (findings.length === 0 && unreadable > 0 && unreadable === rows.length) {
-      return { skipped: `none of the ${unreadable} sequences could be read (no USAGE or SELECT privilege on them, or never used)` };
+      return {
+        skipped: `none of the ${unreadable} sequences could be read (no USAGE or SELECT privilege on them, or never used)`,
+      };
     }
     return findings;
   },

@@ -40,7 +40,10 @@ function evidenceOf(r: ActivityRow): Finding['evidence'] {
  * Without superuser or pg_read_all_stats, PostgreSQL hides the state and query of other roles' sessions: the
  * findings then cover this role's sessions only, and the note says how many others could not be seen.
  */
-async function withHiddenNote(context: CheckContext, findings: Finding[]): Promise<Finding[] | { findings: Finding[]; note: string }> {
+async function withHiddenNote(
+  context: CheckContext,
+  findings: Finding[],
+): Promise<Finding[] | { findings: Finding[]; note: string }> {
   if (context.isSuperuser) return findings;
   const [row] = await context.read<{ hidden: string }>(
     `SELECT count(*)::text AS hidden FROM pg_stat_activity
@@ -48,7 +51,10 @@ async function withHiddenNote(context: CheckContext, findings: Finding[]): Promi
   );
   const hidden = Number(row?.hidden ?? 0);
   if (hidden === 0) return findings;
-  return { findings, note: `${hidden} sessions of other roles are hidden from this role (it needs pg_read_all_stats or pg_monitor to see their state).` };
+  return {
+    findings,
+    note: `${hidden} sessions of other roles are hidden from this role (it needs pg_read_all_stats or pg_monitor to see their state).`,
+  };
 }
 
 export const longRunningQueries: HealthCheck = {
@@ -57,15 +63,22 @@ export const longRunningQueries: HealthCheck = {
   thresholdKeys: ['longQuerySeconds'],
   async run(context: CheckContext) {
     const { read, thresholds } = context;
-    const rows = await read<ActivityRow>(ACTIVITY.replaceAll('%SINCE%', 'query_start').replace('%STATE%', "state = 'active'"), [thresholds.longQuerySeconds]);
-    return withHiddenNote(context, rows.map((r): Finding => ({
-      severity: Number(r.seconds) >= thresholds.longQuerySeconds * 4 ? 'critical' : 'warning',
-      object: `pid ${r.pid}`,
-      message: `Session ${r.pid} (${r.usename ?? '?'}${r.application_name ? `, ${r.application_name}` : ''}) has been running one query for ${r.seconds} s.`,
-      evidence: evidenceOf(r),
-      fixSql: `SELECT pg_cancel_backend(${r.pid})`,
-      advice: 'Cancelling stops the query and rolls back its transaction; pg_terminate_backend ends the whole session. Check with its owner first.',
-    })));
+    const rows = await read<ActivityRow>(
+      ACTIVITY.replaceAll('%SINCE%', 'query_start').replace('%STATE%', "state = 'active'"),
+      [thresholds.longQuerySeconds],
+    );
+    return withHiddenNote(
+      context,
+      rows.map((r): Finding => ({
+        severity: Number(r.seconds) >= thresholds.longQuerySeconds * 4 ? 'critical' : 'warning',
+        object: `pid ${r.pid}`,
+        message: `Session ${r.pid} (${r.usename ?? '?'}${r.application_name ? `, ${r.application_name}` : ''}) has been running one query for ${r.seconds} s.`,
+        evidence: evidenceOf(r),
+        fixSql: `SELECT pg_cancel_backend(${r.pid})`,
+        advice:
+          'Cancelling stops the query and rolls back its transaction; pg_terminate_backend ends the whole session. Check with its owner first.',
+      })),
+    );
   },
 };
 
@@ -75,15 +88,25 @@ export const idleInTransaction: HealthCheck = {
   thresholdKeys: ['idleInTransactionSeconds'],
   async run(context: CheckContext) {
     const { read, thresholds } = context;
-    const rows = await read<ActivityRow>(ACTIVITY.replaceAll('%SINCE%', 'state_change').replace('%STATE%', "state IN ('idle in transaction', 'idle in transaction (aborted)')"), [thresholds.idleInTransactionSeconds]);
-    return withHiddenNote(context, rows.map((r): Finding => ({
-      severity: Number(r.seconds) >= Math.max(thresholds.idleInTransactionSeconds * 10, 600) ? 'critical' : 'warning',
-      object: `pid ${r.pid}`,
-      message: `Session ${r.pid} (${r.usename ?? '?'}${r.application_name ? `, ${r.application_name}` : ''}) has been idle in a transaction for ${r.seconds} s: it holds its locks and keeps VACUUM from removing dead rows.`,
-      evidence: evidenceOf(r),
-      fixSql: `SELECT pg_terminate_backend(${r.pid})`,
-      advice: 'Ending the session rolls back its open transaction. For the future: SET idle_in_transaction_session_timeout for the role or database.',
-    })));
+    const rows = await read<ActivityRow>(
+      ACTIVITY.replaceAll('%SINCE%', 'state_change').replace(
+        '%STATE%',
+        "state IN ('idle in transaction', 'idle in transaction (aborted)')",
+      ),
+      [thresholds.idleInTransactionSeconds],
+    );
+    return withHiddenNote(
+      context,
+      rows.map((r): Finding => ({
+        severity: Number(r.seconds) >= Math.max(thresholds.idleInTransactionSeconds * 10, 600) ? 'critical' : 'warning',
+        object: `pid ${r.pid}`,
+        message: `Session ${r.pid} (${r.usename ?? '?'}${r.application_name ? `, ${r.application_name}` : ''}) has been idle in a transaction for ${r.seconds} s: it holds its locks and keeps VACUUM from removing dead rows.`,
+        evidence: evidenceOf(r),
+        fixSql: `SELECT pg_terminate_backend(${r.pid})`,
+        advice:
+          'Ending the session rolls back its open transaction. For the future: SET idle_in_transaction_session_timeout for the role or database.',
+      })),
+    );
   },
 };
 
@@ -114,8 +137,15 @@ export const connectionSaturation: HealthCheck = {
         severity: ratio >= 0.95 ? 'critical' : 'warning',
         object: 'server',
         message: `${used} of ${available} connections for ordinary roles are in use (${Math.round(ratio * 100)}%); new clients will be refused when none is left.`,
-        evidence: { connections: used, max_connections: Number(row.max), superuser_reserved: Number(row.reserved), used_ratio: Math.round(ratio * 1000) / 1000, by_state: row.by_state },
-        advice: 'Put a connection pooler (PgBouncer) in front, or lower the pool sizes of the applications; raising max_connections costs memory and needs a restart.',
+        evidence: {
+          connections: used,
+          max_connections: Number(row.max),
+          superuser_reserved: Number(row.reserved),
+          used_ratio: Math.round(ratio * 1000) / 1000,
+          by_state: row.by_state,
+        },
+        advice:
+          'Put a connection pooler (PgBouncer) in front, or lower the pool sizes of the applications; raising max_connections costs memory and needs a restart.',
       },
     ];
   },

@@ -35,16 +35,32 @@ export const staleMaintenance: HealthCheck = {
       const neverVacuumed = r.last_vacuum === null;
       const neverAnalyzed = r.last_analyze === null;
       const what = [
-        neverVacuumed ? 'never vacuumed' : Number(r.vacuum_days) >= thresholds.vacuumStaleDays ? `not vacuumed for ${r.vacuum_days} days` : '',
-        neverAnalyzed ? 'never analyzed' : Number(r.analyze_days) >= thresholds.vacuumStaleDays ? `not analyzed for ${r.analyze_days} days` : '',
+        neverVacuumed
+          ? 'never vacuumed'
+          : Number(r.vacuum_days) >= thresholds.vacuumStaleDays
+            ? `not vacuumed for ${r.vacuum_days} days`
+            : '',
+        neverAnalyzed
+          ? 'never analyzed'
+          : Number(r.analyze_days) >= thresholds.vacuumStaleDays
+            ? `not analyzed for ${r.analyze_days} days`
+            : '',
       ].filter((s) => s !== '');
       return {
         severity: neverAnalyzed ? 'warning' : 'info',
         object: r.table,
         message: `${r.table} (${r.rows} rows) is ${what.join(' and ')}${neverAnalyzed ? ': the planner guesses its row counts' : ''}.`,
-        evidence: { table: r.table, rows: Number(r.rows), dead_tuples: Number(r.dead), modified_since_analyze: Number(r.modified), last_vacuum: r.last_vacuum, last_analyze: r.last_analyze },
+        evidence: {
+          table: r.table,
+          rows: Number(r.rows),
+          dead_tuples: Number(r.dead),
+          modified_since_analyze: Number(r.modified),
+          last_vacuum: r.last_vacuum,
+          last_analyze: r.last_analyze,
+        },
         fixSql: `VACUUM (ANALYZE) ${r.table}`,
-        advice: 'If this keeps happening, check that autovacuum is on and its thresholds suit this table (ALTER TABLE … SET (autovacuum_…)).',
+        advice:
+          'If this keeps happening, check that autovacuum is on and its thresholds suit this table (ALTER TABLE … SET (autovacuum_…)).',
       } satisfies Finding;
     });
   },
@@ -77,9 +93,16 @@ export const xidWraparound: HealthCheck = {
         severity: age >= thresholds.wraparoundCriticalAge ? 'critical' : 'warning',
         object: `database ${r.database}`,
         message: `Database ${r.database} is ${age} transactions old: ${limit - age} left before PostgreSQL stops accepting writes to prevent wraparound.`,
-        evidence: { database: r.database, xid_age: age, remaining: limit - age, oldest_table: r.oldest_table, oldest_table_age: r.oldest_table_age === null ? null : Number(r.oldest_table_age) },
+        evidence: {
+          database: r.database,
+          xid_age: age,
+          remaining: limit - age,
+          oldest_table: r.oldest_table,
+          oldest_table_age: r.oldest_table_age === null ? null : Number(r.oldest_table_age),
+        },
         ...(r.oldest_table ? { fixSql: `VACUUM (FREEZE, ANALYZE) ${r.oldest_table}` } : {}),
-        advice: 'Freeze the oldest tables first (VACUUM FREEZE, in the database concerned); look for long transactions and abandoned replication slots or prepared transactions holding the horizon back.',
+        advice:
+          'Freeze the oldest tables first (VACUUM FREEZE, in the database concerned); look for long transactions and abandoned replication slots or prepared transactions holding the horizon back.',
       } satisfies Finding;
     });
   },

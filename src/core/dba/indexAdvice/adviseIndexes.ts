@@ -12,7 +12,14 @@ import { checkSql } from '../../sql/reach/checkSql';
 import { setLocalTimeouts } from '../../sql/runRead';
 import { toAgentError } from '../../platform/errors';
 import type { CatalogReader } from '../catalogRead';
-import type { AdviceOptions, AdviceQueryInput, AdviceReport, AdvisedQuery, IndexBenefit, IndexRecommendation } from './adviceTypes';
+import type {
+  AdviceOptions,
+  AdviceQueryInput,
+  AdviceReport,
+  AdvisedQuery,
+  IndexBenefit,
+  IndexRecommendation,
+} from './adviceTypes';
 import type { IndexCandidate } from './candidates';
 import { buildCandidates, createIndexSql } from './candidates';
 import type { QueryUsage } from './columnUsage';
@@ -30,17 +37,32 @@ interface Prepared {
   usage: QueryUsage[];
 }
 
-export async function adviseIndexes(db: Db, inputs: readonly AdviceQueryInput[], options: AdviceOptions = {}): Promise<AdviceReport> {
+export async function adviseIndexes(
+  db: Db,
+  inputs: readonly AdviceQueryInput[],
+  options: AdviceOptions = {},
+): Promise<AdviceReport> {
   const started = performance.now();
   const budgetBytes = options.budgetBytes ?? GIB;
   const minGain = options.minGain ?? 0.1;
   const maxIndexes = options.maxIndexes ?? 5;
-  const limits = { statementTimeoutMs: options.statementTimeoutMs ?? 5000, lockTimeoutMs: options.lockTimeoutMs ?? 250 };
+  const limits = {
+    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+    lockTimeoutMs: options.lockTimeoutMs ?? 250,
+  };
   await loadParser();
   const queries: AdvisedQuery[] = [];
   const prepared: Prepared[] = [];
   for (const [id, input] of inputs.entries()) {
-    const entry: AdvisedQuery = { id, sql: input.sql, calls: input.calls, source: input.source, ...(input.queryid ? { queryid: input.queryid } : {}), costBefore: null, costAfter: null };
+    const entry: AdvisedQuery = {
+      id,
+      sql: input.sql,
+      calls: input.calls,
+      source: input.source,
+      ...(input.queryid ? { queryid: input.queryid } : {}),
+      costBefore: null,
+      costAfter: null,
+    };
     queries.push(entry);
     const skipped = await whyNotPlanned(db, input.sql);
     if (skipped) {
@@ -63,19 +85,46 @@ export async function adviseIndexes(db: Db, inputs: readonly AdviceQueryInput[],
       await setLocalTimeouts(session, limits.statementTimeoutMs, limits.lockTimeoutMs);
       await session.query("SET LOCAL plan_cache_mode = 'force_generic_plan'");
       const reader = catalogReaderInTransaction(session);
-      const { candidates, queryTables } = await buildCandidates(reader, prepared.flatMap((p) => p.usage.map((usage) => ({ query: p.id, usage, weight: Math.log10(10 + p.input.calls) }))));
+      const { candidates, queryTables } = await buildCandidates(
+        reader,
+        prepared.flatMap((p) =>
+          p.usage.map((usage) => ({ query: p.id, usage, weight: Math.log10(10 + p.input.calls) })),
+        ),
+      );
       const tableBytes = await tableSizes(session, [...new Set(candidates.map((c) => c.table))]);
       const hypopg = await hypopgState(session);
       const base = { hypopg, queries, candidates: candidates.length, budgetBytes, minGain } as const;
       if (hypopg !== 'installed') {
-        const note = hypopg === 'available'
-          ? 'Not measured: hypopg is available on this server but not created in this database (CREATE EXTENSION hypopg; as a superuser or the database owner). Candidates are ranked by heuristics.'
-          : 'Not measured: the hypopg extension is not installed on this server (Debian/Ubuntu: apt-get install postgresql-NN-hypopg for server major version NN, then CREATE EXTENSION hypopg). Candidates are ranked by heuristics.';
-        return { ...base, measured: false, note, recommendations: heuristicPicks(candidates, maxIndexes, tableBytes), explains: 0, elapsedMs: Math.round(performance.now() - started) };
+        const note =
+          hypopg === 'available'
+            ? 'Not measured: hypopg is available on this server but not created in this database (CREATE EXTENSION hypopg; as a superuser or the database owner). Candidates are ranked by heuristics.'
+            : 'Not measured: the hypopg extension is not installed on this server (Debian/Ubuntu: apt-get install postgresql-NN-hypopg for server major version NN, then CREATE EXTENSION hypopg). Candidates are ranked by heuristics.';
+        return {
+          ...base,
+          measured: false,
+          note,
+          recommendations: heuristicPicks(candidates, maxIndexes, tableBytes),
+          explains: 0,
+          elapsedMs: Math.round(performance.now() - started),
+        };
       }
       hypopgUsed = true;
-      const measured = await measureGreedy(session, prepared, candidates, queryTables, queries, { budgetBytes, minGain, maxIndexes }, tableBytes);
-      return { ...base, measured: true, recommendations: measured.recommendations, explains: measured.explains, elapsedMs: Math.round(performance.now() - started) };
+      const measured = await measureGreedy(
+        session,
+        prepared,
+        candidates,
+        queryTables,
+        queries,
+        { budgetBytes, minGain, maxIndexes },
+        tableBytes,
+      );
+      return {
+        ...base,
+        measured: true,
+        recommendations: measured.recommendations,
+        explains: measured.explains,
+        elapsedMs: Math.round(performance.now() - started),
+      };
     } finally {
       // Hypothetical indexes live in this backend's memory, not in the transaction: they are removed explicitly.
       if (hypopgUsed) await session.query('SELECT hypopg_reset()').catch(() => undefined);
@@ -88,8 +137,10 @@ export async function adviseIndexes(db: Db, inputs: readonly AdviceQueryInput[],
 async function whyNotPlanned(db: Db, sql: string): Promise<string | undefined> {
   try {
     const parsed = parseSql(sql);
-    if (parsed.statements.length !== 1) return `${parsed.statements.length} statements: advice takes one query at a time`;
-    if (parsed.statements[0]?.kind !== 'SelectStmt') return `not a SELECT (${parsed.statements[0]?.kind ?? 'empty'}): index advice plans reads only`;
+    if (parsed.statements.length !== 1)
+      return `${parsed.statements.length} statements: advice takes one query at a time`;
+    if (parsed.statements[0]?.kind !== 'SelectStmt')
+      return `not a SELECT (${parsed.statements[0]?.kind ?? 'empty'}): index advice plans reads only`;
     const checked = await checkSql(db, sql.replace(/\$\d+/g, 'NULL'));
     if (checked.decision !== 'run') return `not a plain read: ${checked.reasons.join('; ')}`;
     return undefined;
@@ -121,7 +172,10 @@ async function hypopgState(session: DbSession): Promise<AdviceReport['hypopg']> 
 
 async function tableSizes(session: DbSession, tables: string[]): Promise<Map<string, number>> {
   if (tables.length === 0) return new Map();
-  const { rows } = await session.query<{ name: string; bytes: string }>(`SELECT t AS name, pg_table_size(to_regclass(t))::text AS bytes FROM unnest($1::text[]) t`, [tables]);
+  const { rows } = await session.query<{ name: string; bytes: string }>(
+    `SELECT t AS name, pg_table_size(to_regclass(t))::text AS bytes FROM unnest($1::text[]) t`,
+    [tables],
+  );
   return new Map(rows.map((r) => [r.name, Number(r.bytes)]));
 }
 
@@ -129,18 +183,33 @@ function buildSeconds(bytes: number): number {
   return Math.max(1, Math.round((bytes * 1.5) / BUILD_BYTES_PER_SECOND));
 }
 
-function heuristicPicks(candidates: IndexCandidate[], maxIndexes: number, tableBytes: Map<string, number>): IndexRecommendation[] {
+function heuristicPicks(
+  candidates: IndexCandidate[],
+  maxIndexes: number,
+  tableBytes: Map<string, number>,
+): IndexRecommendation[] {
   const picks: IndexCandidate[] = [];
   for (const c of candidates) {
     if (picks.length >= maxIndexes) break;
     // A pick whose columns lead another pick of the same table is served by it.
-    if (picks.some((p) => p.table === c.table && p.columns.slice(0, c.columns.length).join(',') === c.columns.join(','))) continue;
+    if (
+      picks.some((p) => p.table === c.table && p.columns.slice(0, c.columns.length).join(',') === c.columns.join(','))
+    )
+      continue;
     picks.push(c);
   }
   return picks.map((c) => recommendation(c, tableBytes, false, null, null, null, []));
 }
 
-function recommendation(c: IndexCandidate, tableBytes: Map<string, number>, measured: boolean, bytes: number | null, gain: number | null, ratio: number | null, benefits: IndexBenefit[]): IndexRecommendation {
+function recommendation(
+  c: IndexCandidate,
+  tableBytes: Map<string, number>,
+  measured: boolean,
+  bytes: number | null,
+  gain: number | null,
+  ratio: number | null,
+  benefits: IndexBenefit[],
+): IndexRecommendation {
   const size = tableBytes.get(c.table) ?? 0;
   return {
     sql: createIndexSql(c),
@@ -184,7 +253,8 @@ async function measureGreedy(
     const planned = await planCost(session, p.input.sql, p.params);
     const entry = queries[p.id];
     if (!planned) {
-      if (entry) entry.skipped = 'PostgreSQL could not plan it (a placeholder of unknown type, or an object that is gone)';
+      if (entry)
+        entry.skipped = 'PostgreSQL could not plan it (a placeholder of unknown type, or an object that is gone)';
       continue;
     }
     current.set(p.id, planned.cost);
@@ -226,7 +296,8 @@ async function measureGreedy(
       const ratio = before > 0 ? gain / before : 0;
       if (spent + bytes > limits.budgetBytes || ratio < limits.minGain) continue;
       kept.push(candidate);
-      if (!best || gain > best.gain || (gain === best.gain && bytes < best.bytes)) best = { candidate, oid: created.indexrelid, bytes, costs, gain, ratio };
+      if (!best || gain > best.gain || (gain === best.gain && bytes < best.bytes))
+        best = { candidate, oid: created.indexrelid, bytes, costs, gain, ratio };
     }
     if (!best) break;
     // Keep the winner (hypothetically) so the next round measures what it adds on top of it.
@@ -235,7 +306,12 @@ async function measureGreedy(
     for (const [query, { cost }] of best.costs) {
       const before = current.get(query) ?? cost;
       if (cost < before) {
-        benefits.push({ query, costBefore: before, costAfter: cost, usesIndex: best.costs.get(query)?.usesIndex ?? false });
+        benefits.push({
+          query,
+          costBefore: before,
+          costAfter: cost,
+          usesIndex: best.costs.get(query)?.usesIndex ?? false,
+        });
         current.set(query, cost);
       }
     }

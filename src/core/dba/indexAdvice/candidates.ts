@@ -42,7 +42,13 @@ interface TableRow {
   indexes: string[] | null;
 }
 
-const ROLE_WORD: Record<ColumnUse['role'], string> = { eq: 'equality on', range: 'range on', join: 'join on', order: 'sort on', group: 'grouping on' };
+const ROLE_WORD: Record<ColumnUse['role'], string> = {
+  eq: 'equality on',
+  range: 'range on',
+  join: 'join on',
+  order: 'sort on',
+  group: 'grouping on',
+};
 const ROLE_WEIGHT: Record<ColumnUse['role'], number> = { eq: 3, join: 2, range: 2, order: 1, group: 1 };
 
 export interface CandidateSet {
@@ -51,7 +57,10 @@ export interface CandidateSet {
   queryTables: Map<number, Set<string>>;
 }
 
-export async function buildCandidates(reader: CatalogReader, usages: readonly { query: number; usage: QueryUsage; weight: number }[]): Promise<CandidateSet> {
+export async function buildCandidates(
+  reader: CatalogReader,
+  usages: readonly { query: number; usage: QueryUsage; weight: number }[],
+): Promise<CandidateSet> {
   const names = [...new Set(usages.flatMap((u) => u.usage.tables.map((t) => t.name)))];
   const queryTables = new Map<number, Set<string>>();
   if (names.length === 0) return { candidates: [], queryTables };
@@ -72,13 +81,29 @@ export async function buildCandidates(reader: CatalogReader, usages: readonly { 
   );
   const byName = new Map(rows.filter((r) => r.oid !== null).map((r) => [r.name, r]));
   const found = new Map<string, IndexCandidate>();
-  const add = (resolved: ResolvedTable, columns: string[], include: string[], reason: string, query: number, score: number) => {
+  const add = (
+    resolved: ResolvedTable,
+    columns: string[],
+    include: string[],
+    reason: string,
+    query: number,
+    score: number,
+  ) => {
     if (columns.length === 0) return;
     const joined = columns.join(',');
     // An existing index leading with these columns already serves them (a covering one only when it includes them too).
     if (include.length === 0 && resolved.existing.some((e) => e === joined || e.startsWith(`${joined},`))) return;
     const key = `${resolved.table}(${joined})${include.length ? ` INCLUDE (${include.join(',')})` : ''}`;
-    const candidate = found.get(key) ?? { key, table: resolved.table, columns, include, queries: [], reasons: [], score: 0, tableRows: resolved.rows };
+    const candidate = found.get(key) ?? {
+      key,
+      table: resolved.table,
+      columns,
+      include,
+      queries: [],
+      reasons: [],
+      score: 0,
+      tableRows: resolved.rows,
+    };
     if (!candidate.queries.includes(query)) candidate.queries.push(query);
     if (!candidate.reasons.includes(reason)) candidate.reasons.push(reason);
     candidate.score += score * Math.log10(10 + resolved.rows);
@@ -89,7 +114,14 @@ export async function buildCandidates(reader: CatalogReader, usages: readonly { 
     for (const t of usage.tables) {
       const row = byName.get(t.name);
       if (!row?.table || !row.columns || !row.quoted || row.oid === null) continue;
-      tables.push({ alias: t.alias, table: row.table, oid: row.oid, columns: new Map(row.columns.map((c, i) => [c, row.quoted?.[i] ?? c])), rows: Number(row.rows ?? 0), existing: row.indexes ?? [] });
+      tables.push({
+        alias: t.alias,
+        table: row.table,
+        oid: row.oid,
+        columns: new Map(row.columns.map((c, i) => [c, row.quoted?.[i] ?? c])),
+        rows: Number(row.rows ?? 0),
+        existing: row.indexes ?? [],
+      });
       const seen = queryTables.get(query) ?? new Set<string>();
       seen.add(row.table);
       queryTables.set(query, seen);
@@ -102,27 +134,55 @@ export async function buildCandidates(reader: CatalogReader, usages: readonly { 
     for (const table of tables) {
       const mine = usage.uses.filter((u) => tableOf(u.qualifier, u.column) === table);
       const quote = (c: string) => table.columns.get(c) ?? c;
-      const ofRole = (...roles: ColumnUse['role'][]) => [...new Set(mine.filter((u) => roles.includes(u.role)).map((u) => quote(u.column)))];
+      const ofRole = (...roles: ColumnUse['role'][]) => [
+        ...new Set(mine.filter((u) => roles.includes(u.role)).map((u) => quote(u.column))),
+      ];
       for (const use of mine) {
         if (use.role === 'group') continue;
-        add(table, [quote(use.column)], [], `${ROLE_WORD[use.role]} ${use.column}`, query, ROLE_WEIGHT[use.role] * weight);
+        add(
+          table,
+          [quote(use.column)],
+          [],
+          `${ROLE_WORD[use.role]} ${use.column}`,
+          query,
+          ROLE_WEIGHT[use.role] * weight,
+        );
       }
       const eq = ofRole('eq', 'join').slice(0, 3);
       const range = ofRole('range').filter((c) => !eq.includes(c));
       const order = ofRole('order').filter((c) => !eq.includes(c));
       const composite = [...eq, ...(range.length > 0 ? range.slice(0, 1) : order.slice(0, 2))];
-      if (composite.length >= 2) add(table, composite, [], `multi-column: ${composite.join(', ')}`, query, (eq.length * 3 + 2) * weight);
+      if (composite.length >= 2)
+        add(table, composite, [], `multi-column: ${composite.join(', ')}`, query, (eq.length * 3 + 2) * weight);
       const lead = composite.length >= 2 ? composite : eq.length > 0 ? eq : range.slice(0, 1);
       if (!usage.selected.star && lead.length > 0) {
-        const selected = [...new Set(usage.selected.columns.filter((c) => tableOf(c.qualifier, c.column) === table).map((c) => quote(c.column)))].filter((c) => !lead.includes(c));
-        if (selected.length > 0 && selected.length <= 3) add(table, lead, selected, `covering: ${lead.join(', ')} INCLUDE ${selected.join(', ')}`, query, (lead.length * 3 + 3) * weight);
+        const selected = [
+          ...new Set(
+            usage.selected.columns.filter((c) => tableOf(c.qualifier, c.column) === table).map((c) => quote(c.column)),
+          ),
+        ].filter((c) => !lead.includes(c));
+        if (selected.length > 0 && selected.length <= 3)
+          add(
+            table,
+            lead,
+            selected,
+            `covering: ${lead.join(', ')} INCLUDE ${selected.join(', ')}`,
+            query,
+            (lead.length * 3 + 3) * weight,
+          );
       }
     }
   }
-  return { candidates: [...found.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key)), queryTables };
+  return {
+    candidates: [...found.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key)),
+    queryTables,
+  };
 }
 
 /** `CREATE INDEX CONCURRENTLY` for a candidate (the name left to PostgreSQL, which picks a free one). */
-export function createIndexSql(candidate: Pick<IndexCandidate, 'table' | 'columns' | 'include'>, concurrently = true): string {
+export function createIndexSql(
+  candidate: Pick<IndexCandidate, 'table' | 'columns' | 'include'>,
+  concurrently = true,
+): string {
   return `CREATE INDEX${concurrently ? ' CONCURRENTLY' : ''} ON ${candidate.table} (${candidate.columns.join(', ')})${candidate.include.length > 0 ? ` INCLUDE (${candidate.include.join(', ')})` : ''}`;
 }

@@ -31,7 +31,8 @@ type Rec = Record<string, unknown>;
 
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const sval = (v: unknown): string | undefined => (isRec(v) && isRec(v.String) && typeof v.String.sval === 'string' ? v.String.sval : undefined);
+const sval = (v: unknown): string | undefined =>
+  isRec(v) && isRec(v.String) && typeof v.String.sval === 'string' ? v.String.sval : undefined;
 
 const RANGE_OPS = new Set(['<', '>', '<=', '>=']);
 
@@ -42,7 +43,10 @@ export function columnUsage(tree: Node): QueryUsage[] {
     for (const arm of [select.larg, select.rarg]) if (isRec(arm)) visitSelect(arm);
     const withClause = isRec(select.withClause) ? select.withClause : undefined;
     for (const cte of list(withClause?.ctes)) {
-      const query = isRec(cte) && isRec(cte.CommonTableExpr) && isRec(cte.CommonTableExpr.ctequery) ? cte.CommonTableExpr.ctequery.SelectStmt : undefined;
+      const query =
+        isRec(cte) && isRec(cte.CommonTableExpr) && isRec(cte.CommonTableExpr.ctequery)
+          ? cte.CommonTableExpr.ctequery.SelectStmt
+          : undefined;
       if (isRec(query)) visitSelect(query);
     }
     const usage: QueryUsage = { tables: [], uses: [], selected: { star: false, columns: [] } };
@@ -84,7 +88,11 @@ function readFrom(node: unknown, usage: QueryUsage, visitSelect: (s: Rec) => voi
     readFrom(node.JoinExpr.larg, usage, visitSelect);
     readFrom(node.JoinExpr.rarg, usage, visitSelect);
     readCondition(node.JoinExpr.quals, usage);
-  } else if (isRec(node.RangeSubselect) && isRec(node.RangeSubselect.subquery) && isRec(node.RangeSubselect.subquery.SelectStmt)) {
+  } else if (
+    isRec(node.RangeSubselect) &&
+    isRec(node.RangeSubselect.subquery) &&
+    isRec(node.RangeSubselect.subquery.SelectStmt)
+  ) {
     visitSelect(node.RangeSubselect.subquery.SelectStmt);
   }
 }
@@ -127,7 +135,11 @@ function readCondition(node: unknown, usage: QueryUsage): void {
   const column = l ?? r;
   if (!column || (l && r)) return;
   if ((expr.kind === 'AEXPR_OP' && op === '=') || expr.kind === 'AEXPR_IN') usage.uses.push({ ...column, role: 'eq' });
-  else if ((expr.kind === 'AEXPR_OP' && op !== undefined && RANGE_OPS.has(op)) || expr.kind === 'AEXPR_BETWEEN' || (expr.kind === 'AEXPR_LIKE' && op === '~~')) {
+  else if (
+    (expr.kind === 'AEXPR_OP' && op !== undefined && RANGE_OPS.has(op)) ||
+    expr.kind === 'AEXPR_BETWEEN' ||
+    (expr.kind === 'AEXPR_LIKE' && op === '~~')
+  ) {
     usage.uses.push({ ...column, role: 'range' });
   }
 }

@@ -18,14 +18,29 @@ export interface HoldRequest {
 }
 
 /** The report with a ticket on each recommendation; the outcomes in the same order. */
-export async function holdRecommendations(db: Db, store: TicketStore, report: AdviceReport, request: HoldRequest): Promise<{ report: AdviceReport; outcomes: SqlOutcome[] }> {
+export async function holdRecommendations(
+  db: Db,
+  store: TicketStore,
+  report: AdviceReport,
+  request: HoldRequest,
+): Promise<{ report: AdviceReport; outcomes: SqlOutcome[] }> {
   const outcomes: SqlOutcome[] = [];
   const recommendations = [];
   for (const rec of report.recommendations) {
     // autoApprove stays off: an index the advisor proposed waits for a person like any agent's write.
-    const outcome = await runSql(db, store, { sql: rec.sql, connection: request.connection, requestedBy: request.requestedBy, settings: request.settings, ...(request.logger ? { logger: request.logger } : {}) });
+    const outcome = await runSql(db, store, {
+      sql: rec.sql,
+      connection: request.connection,
+      requestedBy: request.requestedBy,
+      settings: request.settings,
+      ...(request.logger ? { logger: request.logger } : {}),
+    });
     outcomes.push(outcome);
-    recommendations.push(outcome.status === 'held' ? { ...rec, ticket: { id: outcome.ticket.id, risk: outcome.impact.risk, status: outcome.ticket.status } } : rec);
+    recommendations.push(
+      outcome.status === 'held'
+        ? { ...rec, ticket: { id: outcome.ticket.id, risk: outcome.impact.risk, status: outcome.ticket.status } }
+        : rec,
+    );
   }
   return { report: { ...report, recommendations }, outcomes };
 }

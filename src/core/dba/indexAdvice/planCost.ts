@@ -32,7 +32,13 @@ export async function planCost(session: DbSession, sql: string, params: number):
     } else {
       await session.query(`PREPARE ${name} AS ${sql}`);
       prepared = true;
-      text = (await session.queryText(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${Array.from({ length: params }, () => 'NULL').join(', ')})`)).rows.map((r) => r[0] ?? '').join('\n');
+      text = (
+        await session.queryText(
+          `EXPLAIN (FORMAT JSON) EXECUTE ${name}(${Array.from({ length: params }, () => 'NULL').join(', ')})`,
+        )
+      ).rows
+        .map((r) => r[0] ?? '')
+        .join('\n');
     }
     await session.query('RELEASE SAVEPOINT pgagent_advice_plan');
     const parsed = JSON.parse(text) as { Plan?: { 'Total Cost'?: number } }[];

@@ -13,29 +13,58 @@ import { topQueries } from '../../dba/topQueries';
 import { AgentError } from '../../platform/errors';
 import type { ReadToolContext } from './readTools';
 
-const limitsOf = (context: ReadToolContext) => ({ statementTimeoutMs: context.settings.statementTimeoutMs, lockTimeoutMs: context.settings.lockTimeoutMs });
+const limitsOf = (context: ReadToolContext) => ({
+  statementTimeoutMs: context.settings.statementTimeoutMs,
+  lockTimeoutMs: context.settings.lockTimeoutMs,
+});
 
 export async function dbHealth(context: ReadToolContext, checks: readonly string[] | undefined): Promise<string> {
-  const report = await runHealth(context.db, { ...(checks && checks.length > 0 ? { only: checks } : {}), limits: limitsOf(context) });
+  const report = await runHealth(context.db, {
+    ...(checks && checks.length > 0 ? { only: checks } : {}),
+    limits: limitsOf(context),
+  });
   // Checks that found nothing are summed up, so the findings fit in what the model is shown.
-  const checksRun = report.checks.map(({ id, status, findings, note }) => ({ id, status, ...(note ? { note } : {}), ...(findings.length > 0 ? { findings } : {}) }));
+  const checksRun = report.checks.map(({ id, status, findings, note }) => ({
+    id,
+    status,
+    ...(note ? { note } : {}),
+    ...(findings.length > 0 ? { findings } : {}),
+  }));
   return `Health checks. To apply a fix, put its SQL in a todo and run it with run_sql (a person approves it).\n${untrustedData(JSON.stringify({ summary: report.summary, checks: checksRun }))}`;
 }
 
-export async function topQueriesText(context: ReadToolContext, by: TopOrder | undefined, limit: number | undefined): Promise<string> {
-  const report = await topQueries(context.db, { ...(by ? { by } : {}), ...(limit ? { limit } : {}), limits: limitsOf(context) });
+export async function topQueriesText(
+  context: ReadToolContext,
+  by: TopOrder | undefined,
+  limit: number | undefined,
+): Promise<string> {
+  const report = await topQueries(context.db, {
+    ...(by ? { by } : {}),
+    ...(limit ? { limit } : {}),
+    limits: limitsOf(context),
+  });
   return untrustedData(JSON.stringify(report));
 }
 
-export async function adviseIndexesText(context: ReadToolContext, sql: string | undefined, top: number | undefined): Promise<string> {
-  if ((sql === undefined) === (top === undefined)) throw new AgentError('BAD_INPUT', 'advise_indexes takes either sql or top.');
+export async function adviseIndexesText(
+  context: ReadToolContext,
+  sql: string | undefined,
+  top: number | undefined,
+): Promise<string> {
+  if ((sql === undefined) === (top === undefined))
+    throw new AgentError('BAD_INPUT', 'advise_indexes takes either sql or top.');
   let inputs: AdviceQueryInput[];
   if (sql !== undefined) {
     inputs = [{ sql: sql.trim().replace(/;\s*$/, ''), calls: 1, source: 'given' }];
   } else {
     const recorded = await topQueries(context.db, { limit: top ?? 10, limits: limitsOf(context) });
     if (!recorded.available) return JSON.stringify(recorded);
-    inputs = recorded.queries.map((q) => ({ sql: q.query, calls: q.calls, source: 'pg_stat_statements' as const, queryid: q.queryid }));
+    inputs = recorded.queries.map((q) => ({
+      sql: q.query,
+      calls: q.calls,
+      source: 'pg_stat_statements' as const,
+      queryid: q.queryid,
+    }));
   }
   const report = await adviseIndexes(context.db, inputs, limitsOf(context));
   return `Index advice (nothing was built). A recommended index is built only by a todo running its CREATE INDEX CONCURRENTLY through run_sql, after a person approves it.\n${untrustedData(JSON.stringify(report))}`;

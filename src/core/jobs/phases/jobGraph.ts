@@ -5,7 +5,15 @@
 import { END, START, StateGraph } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { JobGraphDeps } from './jobGraphDeps';
-import { routeAfterModel, routeAfterReview, routeAfterStrategic, routeAfterStrategicTools, routeAfterTactical, routeAfterTacticalTools, routeAfterWrite } from './jobRoutes';
+import {
+  routeAfterModel,
+  routeAfterReview,
+  routeAfterStrategic,
+  routeAfterStrategicTools,
+  routeAfterTactical,
+  routeAfterTacticalTools,
+  routeAfterWrite,
+} from './jobRoutes';
 import { JobState } from './jobState';
 import { makeAwaitWriteNode } from './nodes/awaitWrite';
 import { makeBeginStrategicNode } from './nodes/beginStrategic';
@@ -38,14 +46,31 @@ export function buildJobGraph(deps: JobGraphDeps, checkpointer: BaseCheckpointSa
     .addEdge('beginStrategic', 'strategicModel')
     .addConditionalEdges('strategicModel', routeAfterModel, { tools: 'strategicTools', end: 'endStrategic' })
     .addConditionalEdges('strategicTools', routeAfterStrategicTools, { model: 'strategicModel', end: 'endStrategic' })
-    .addConditionalEdges('endStrategic', routeAfterStrategic, { review: 'reviewGate', tactical: 'beginTactical', complete: 'completeJob', fail: 'failJob' })
-    .addConditionalEdges('reviewGate', routeAfterReview, { strategic: 'beginStrategic', tactical: 'beginTactical', review: 'reviewGate' })
+    .addConditionalEdges('endStrategic', routeAfterStrategic, {
+      review: 'reviewGate',
+      tactical: 'beginTactical',
+      complete: 'completeJob',
+      fail: 'failJob',
+    })
+    .addConditionalEdges('reviewGate', routeAfterReview, {
+      strategic: 'beginStrategic',
+      tactical: 'beginTactical',
+      review: 'reviewGate',
+    })
     .addEdge('beginTactical', 'tacticalModel')
     .addConditionalEdges('tacticalModel', routeAfterModel, { tools: 'tacticalTools', end: 'endTactical' })
-    .addConditionalEdges('tacticalTools', routeAfterTacticalTools, { approval: 'awaitWrite', model: 'tacticalModel', end: 'endTactical' })
+    .addConditionalEdges('tacticalTools', routeAfterTacticalTools, {
+      approval: 'awaitWrite',
+      model: 'tacticalModel',
+      end: 'endTactical',
+    })
     .addEdge('awaitWrite', 'executeWrite')
     .addConditionalEdges('executeWrite', routeAfterWrite, { approval: 'awaitWrite', model: 'tacticalModel' })
-    .addConditionalEdges('endTactical', routeAfterTactical, { strategic: 'beginStrategic', complete: 'completeJob', fail: 'failJob' })
+    .addConditionalEdges('endTactical', routeAfterTactical, {
+      strategic: 'beginStrategic',
+      complete: 'completeJob',
+      fail: 'failJob',
+    })
     .addEdge('completeJob', END)
     .addEdge('failJob', END)
     .compile({ checkpointer });

@@ -75,7 +75,10 @@ export function compactToolResults(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((message) => {
     if (message.role !== 'tool' || message.content.length <= 2 * SPENT_RESULT_CHARS) return message;
     const dropped = message.content.length - SPENT_RESULT_CHARS;
-    return { ...message, content: `${message.content.slice(0, SPENT_RESULT_CHARS)}\n… (${dropped} more characters of this result were dropped from the job's memory when its phase ended; workspace.md holds what was worth keeping)` };
+    return {
+      ...message,
+      content: `${message.content.slice(0, SPENT_RESULT_CHARS)}\n… (${dropped} more characters of this result were dropped from the job's memory when its phase ended; workspace.md holds what was worth keeping)`,
+    };
   });
 }
 
@@ -83,7 +86,10 @@ export const JobState = Annotation.Root({
   /** The job (and thread) id. */
   jobId: Annotation<string>,
   /** The agent's conversation across phases (system prompts are rebuilt per call from the job files). */
-  messages: Annotation<ChatMessage[], MessagesUpdate>({ reducer: (old, update) => (Array.isArray(update) ? [...old, ...update] : compactToolResults(old)), default: () => [] }),
+  messages: Annotation<ChatMessage[], MessagesUpdate>({
+    reducer: (old, update) => (Array.isArray(update) ? [...old, ...update] : compactToolResults(old)),
+    default: () => [],
+  }),
   phase: replace<'strategic' | 'tactical'>(() => 'strategic'),
   /** Strategic phases run so far (the current one included). */
   strategicIterations: replace(() => 0),
@@ -106,7 +112,10 @@ export const JobState = Annotation.Root({
   /** The last write that ran. */
   lastExecution: replace<ExecutedWrite | undefined>(() => undefined),
   /** Reads of this job cut at the row cap (issue 25: a later write gets a finding and one risk level up). */
-  truncatedReads: Annotation<TruncatedRead[], TruncatedRead[]>({ reducer: (old, more) => [...old, ...more], default: () => [] }),
+  truncatedReads: Annotation<TruncatedRead[], TruncatedRead[]>({
+    reducer: (old, more) => [...old, ...more],
+    default: () => [],
+  }),
   /** Columns executed UPDATEs of this job SET (issue 25: a later write filtering on one is flagged). */
   columnsSet: Annotation<ColumnSet[], ColumnSet[]>({ reducer: (old, more) => [...old, ...more], default: () => [] }),
   /** Why the job failed (final). */

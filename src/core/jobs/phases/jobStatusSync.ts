@@ -24,6 +24,7 @@ export class JobHaltedError extends AgentError {
 /** The job, unless it was paused, cancelled or ended meanwhile. */
 export async function activeJob(deps: JobGraphDeps, jobId: string): Promise<Job> {
   const job = await deps.store.get(jobId);
-  if (job.status === 'frozen' || job.status === 'cancelled' || job.status === 'completed' || job.status === 'failed') throw new JobHaltedError(job.status);
+  if (job.status === 'frozen' || job.status === 'cancelled' || job.status === 'completed' || job.status === 'failed')
+    throw new JobHaltedError(job.status);
   return job;
 }

@@ -25,11 +25,17 @@ export interface ColumnSet {
 }
 
 /** The findings for `sql` (a write about to be held), given what the job read and wrote before. */
-export function jobWriteFindings(sql: string, truncatedReads: readonly TruncatedRead[], columnsSet: readonly ColumnSet[]): LintFindingView[] {
+export function jobWriteFindings(
+  sql: string,
+  truncatedReads: readonly TruncatedRead[],
+  columnsSet: readonly ColumnSet[],
+): LintFindingView[] {
   const targets = writeTargets(sql);
   if (targets.length === 0) return [];
   const findings: LintFindingView[] = [];
-  const cut = truncatedReads.filter((r) => r.tables.length === 0 || r.tables.some((t) => targets.some((w) => sameTable(t, w.table))));
+  const cut = truncatedReads.filter(
+    (r) => r.tables.length === 0 || r.tables.some((t) => targets.some((w) => sameTable(t, w.table))),
+  );
   if (cut.length > 0) {
     const rows = Math.min(...cut.map((r) => r.rows));
     const tables = [...new Set(cut.flatMap((r) => r.tables))];
@@ -37,7 +43,8 @@ export function jobWriteFindings(sql: string, truncatedReads: readonly Truncated
       rule: TRUNCATED_READ_RULE,
       severity: 'warning',
       message: `may be planned from part of the data: an earlier read of this job${tables.length > 0 ? ` (of ${tables.join(', ')})` : ''} returned only the first ${rows.toLocaleString('en-US')} rows (cut at the row cap)`,
-      advice: 'Check the write against all the rows it touches (count_rows with the same WHERE, or a narrower read), not only the rows that were shown.',
+      advice:
+        'Check the write against all the rows it touches (count_rows with the same WHERE, or a narrower read), not only the rows that were shown.',
     });
   }
   for (const target of targets) {
@@ -61,7 +68,9 @@ export function columnsSetBy(sql: string, step: string): ColumnSet[] {
     const update = rec(tree, 'UpdateStmt');
     const table = rangeVarName(rec(update, 'relation'));
     if (!update || table === undefined) return [];
-    const columns = arr(update, 'targetList').map((t) => str(rec(t, 'ResTarget'), 'name')).filter((c): c is string => c !== undefined);
+    const columns = arr(update, 'targetList')
+      .map((t) => str(rec(t, 'ResTarget'), 'name'))
+      .filter((c): c is string => c !== undefined);
     return [...new Set(columns)].map((column) => ({ table, column, step }));
   });
 }

@@ -31,7 +31,12 @@ async function heldRecords(deps: JobGraphDeps, jobId: string): Promise<HeldRecor
   for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
     const json = JSON.parse(await deps.store.readFile(jobId, `impact/${name}`)) as Partial<HeldRecord>;
     if (typeof json.ticket === 'string' && typeof json.sql === 'string' && typeof json.sqlFile === 'string') {
-      records.push({ ticket: json.ticket, sql: json.sql, sqlFile: json.sqlFile, todo: typeof json.todo === 'string' ? json.todo : null });
+      records.push({
+        ticket: json.ticket,
+        sql: json.sql,
+        sqlFile: json.sqlFile,
+        todo: typeof json.todo === 'string' ? json.todo : null,
+      });
     }
   }
   return records;
@@ -41,7 +46,12 @@ async function heldRecords(deps: JobGraphDeps, jobId: string): Promise<HeldRecor
  * The live ticket this job already holds for exactly `sql` (same todo), if any; live tickets of the same
  * todo for other SQL are rejected as superseded (recorded on the ticket and in the job's audit).
  */
-export async function takeOverLiveTicket(deps: JobGraphDeps, jobId: string, sql: string, todoId: string | null): Promise<{ ticket: Ticket; sqlFile: string } | undefined> {
+export async function takeOverLiveTicket(
+  deps: JobGraphDeps,
+  jobId: string,
+  sql: string,
+  todoId: string | null,
+): Promise<{ ticket: Ticket; sqlFile: string } | undefined> {
   let reuse: { ticket: Ticket; sqlFile: string } | undefined;
   for (const record of await heldRecords(deps, jobId)) {
     if (todoId === null ? record.sql !== sql : record.todo !== todoId) continue;
@@ -52,8 +62,18 @@ export async function takeOverLiveTicket(deps: JobGraphDeps, jobId: string, sql:
       continue;
     }
     if (ticket.status !== 'PENDING_APPROVAL') continue; // an approved one is the person's: never voided here
-    await deps.ticketStore.decide(ticket.id, { approve: false, by: SYSTEM_ACTOR, comment: 'superseded: the job proposed another statement for this todo after it was restarted' });
-    await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql: record.sql, outcome: 'refused', detail: `ticket ${ticket.id} voided: superseded by a new proposal for todo ${todoId ?? '(none)'}` });
+    await deps.ticketStore.decide(ticket.id, {
+      approve: false,
+      by: SYSTEM_ACTOR,
+      comment: 'superseded: the job proposed another statement for this todo after it was restarted',
+    });
+    await deps.audit(jobId, {
+      type: 'sql',
+      node: 'tacticalTools',
+      sql: record.sql,
+      outcome: 'refused',
+      detail: `ticket ${ticket.id} voided: superseded by a new proposal for todo ${todoId ?? '(none)'}`,
+    });
   }
   return reuse;
 }

@@ -41,13 +41,18 @@ function tableIn(snapshot: SchemaSnapshot, table: string): TableInfo {
   const found =
     dot > 0
       ? snapshot.tables.find((t) => `${t.schema}.${t.name}`.toLowerCase() === wanted)
-      : (snapshot.tables.find((t) => t.schema === 'public' && t.name.toLowerCase() === wanted) ?? snapshot.tables.find((t) => t.name.toLowerCase() === wanted));
+      : (snapshot.tables.find((t) => t.schema === 'public' && t.name.toLowerCase() === wanted) ??
+        snapshot.tables.find((t) => t.name.toLowerCase() === wanted));
   if (found) return found;
   const near = snapshot.tables
     .filter((t) => t.name.toLowerCase().includes(wanted.slice(dot + 1, dot + 5)))
     .slice(0, 8)
     .map((t) => `${t.schema}.${t.name}`);
-  throw new AgentError('BAD_INPUT', `There is no table "${table}".${near.length > 0 ? ` Similar: ${near.join(', ')}.` : ''}`, 'Call find_tables with a few words, or list_tables for the names.');
+  throw new AgentError(
+    'BAD_INPUT',
+    `There is no table "${table}".${near.length > 0 ? ` Similar: ${near.join(', ')}.` : ''}`,
+    'Call find_tables with a few words, or list_tables for the names.',
+  );
 }
 
 export async function listTables(context: ReadToolContext): Promise<unknown> {
@@ -89,7 +94,11 @@ export async function describeTable(context: ReadToolContext, table: string): Pr
     })),
     ...(t.partitionOf ? { partitionOf: `${t.partitionOf.schema}.${t.partitionOf.table}` } : {}),
     primaryKey: t.primaryKey,
-    foreignKeys: t.foreignKeys.map((fk) => ({ columns: fk.columns, references: `${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})`, onDelete: fk.onDelete })),
+    foreignKeys: t.foreignKeys.map((fk) => ({
+      columns: fk.columns,
+      references: `${fk.references.schema}.${fk.references.table}(${fk.references.columns.join(', ')})`,
+      onDelete: fk.onDelete,
+    })),
     referencedBy,
     indexes: t.indexes.map((i) => i.definition),
     triggers: t.triggers.map((tr) => tr.definition),
@@ -105,7 +114,12 @@ export async function findTables(context: ReadToolContext, words: string): Promi
 export async function sampleRows(context: ReadToolContext, table: string, limit: number | undefined): Promise<string> {
   const t = await findTable(context, table);
   const n = Math.max(1, Math.min(SAMPLE_ROW_CAP, Math.floor(limit ?? 5)));
-  const result = await runRead(context.db, `SELECT * FROM ${quoteIdent(t.schema)}.${quoteIdent(t.name)} LIMIT ${n}`, true, { ...context.settings, maxRows: n });
+  const result = await runRead(
+    context.db,
+    `SELECT * FROM ${quoteIdent(t.schema)}.${quoteIdent(t.name)} LIMIT ${n}`,
+    true,
+    { ...context.settings, maxRows: n },
+  );
   if (result.truncated) context.onTruncated?.(result.rowCount, [`${t.schema}.${t.name}`]);
   return rowsForModel(result);
 }
@@ -127,7 +141,10 @@ export async function runReadSql(context: ReadToolContext, sql: string): Promise
       'Read tools only run reads. Put writes into todos (strategic phase) or run them with run_sql in the tactical phase, where a person approves them.',
     );
   }
-  const result = await runRead(context.db, statement, statement.kind === 'SelectStmt', { ...context.settings, maxRows: Math.min(context.settings.maxRows, TOOL_ROW_CAP) });
+  const result = await runRead(context.db, statement, statement.kind === 'SelectStmt', {
+    ...context.settings,
+    maxRows: Math.min(context.settings.maxRows, TOOL_ROW_CAP),
+  });
   if (result.truncated) context.onTruncated?.(result.rowCount, statement.tables);
   return rowsForModel(result);
 }
@@ -136,18 +153,25 @@ export async function runReadSql(context: ReadToolContext, sql: string): Promise
 export async function explainSql(context: ReadToolContext, sql: string): Promise<string> {
   const classification = await checkSql(context.db, sql);
   const statement = classification.statements[0];
-  if (classification.statements.length !== 1 || !statement) throw new AgentError('BAD_INPUT', 'explain_sql takes exactly one statement.');
+  if (classification.statements.length !== 1 || !statement)
+    throw new AgentError('BAD_INPUT', 'explain_sql takes exactly one statement.');
   if (!['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt'].includes(statement.kind)) {
-    throw new AgentError('BAD_INPUT', `explain_sql explains SELECT, INSERT, UPDATE, DELETE or MERGE, not ${statement.kind}.`, 'Pass the statement itself, without EXPLAIN.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `explain_sql explains SELECT, INSERT, UPDATE, DELETE or MERGE, not ${statement.kind}.`,
+      'Pass the statement itself, without EXPLAIN.',
+    );
   }
   if (statement.sideEffects.length > 0) {
-    throw new AgentError('SQL_REFUSED', `Not explained: the statement calls ${statement.sideEffects.join(', ')}, whose effects survive a rollback.`);
+    throw new AgentError(
+      'SQL_REFUSED',
+      `Not explained: the statement calls ${statement.sideEffects.join(', ')}, whose effects survive a rollback.`,
+    );
   }
   const blocking = blockingEffects(statement);
   if (blocking.length > 0) throw reachRefusal(blocking, 'explain');
   return explainReadOnly(context.db, statement.sql, 'text', context.settings);
 }
-
 
 /** Rows as compact JSON lines inside the untrusted-data delimiters, with the count and truncation stated outside them. */
 export function rowsForModel(result: ReadResult): string {

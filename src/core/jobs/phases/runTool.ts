@@ -12,7 +12,16 @@ import { takeOverLiveTicket } from './liveTickets';
 import type { PendingWrite, PhaseEnd } from './jobState';
 import type { Phase, ToolName } from './jobTools';
 import { TOOL_ARGS, TOOLS, isToolName } from './jobTools';
-import { countRows, describeTable, explainSql, findTables, listTables, rowsForModel, runReadSql, sampleRows } from './readTools';
+import {
+  countRows,
+  describeTable,
+  explainSql,
+  findTables,
+  listTables,
+  rowsForModel,
+  runReadSql,
+  sampleRows,
+} from './readTools';
 import type { ReadToolContext } from './readTools';
 import { adviseIndexesText, dbHealth, topQueriesText } from './dbaTools';
 import type { TopOrder } from '../../dba/topQueries';
@@ -43,7 +52,13 @@ export function clip(text: string, limit = RESULT_LIMIT): string {
 
 const json = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, null, 1));
 
-export async function runTool(deps: JobGraphDeps, jobId: string, phase: Phase, call: ToolCall, memory: JobMemory = NO_MEMORY): Promise<ToolOutcome> {
+export async function runTool(
+  deps: JobGraphDeps,
+  jobId: string,
+  phase: Phase,
+  call: ToolCall,
+  memory: JobMemory = NO_MEMORY,
+): Promise<ToolOutcome> {
   if (!isToolName(call.name) || !TOOLS[call.name].phases.includes(phase)) {
     return { kind: 'result', ok: false, content: `Error: there is no tool "${call.name}" in the ${phase} phase.` };
   }
@@ -51,7 +66,11 @@ export async function runTool(deps: JobGraphDeps, jobId: string, phase: Phase, c
   const parsed = TOOL_ARGS[name].safeParse(call.args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { kind: 'result', ok: false, content: `Error: bad arguments for ${name}: ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}.` };
+    return {
+      kind: 'result',
+      ok: false,
+      content: `Error: bad arguments for ${name}: ${issue ? `${issue.path.join('.') || 'arguments'}: ${issue.message}` : 'invalid'}.`,
+    };
   }
   try {
     return await dispatch(deps, jobId, name, parsed.data, memory);
@@ -61,7 +80,13 @@ export async function runTool(deps: JobGraphDeps, jobId: string, phase: Phase, c
   }
 }
 
-async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args: Record<string, unknown>, memory: JobMemory): Promise<ToolOutcome> {
+async function dispatch(
+  deps: JobGraphDeps,
+  jobId: string,
+  name: ToolName,
+  args: Record<string, unknown>,
+  memory: JobMemory,
+): Promise<ToolOutcome> {
   const onTruncated = (rows: number, tables: string[]) => memory.onTruncated({ rows, tables });
   const read: ReadToolContext = { db: deps.db, settings: deps.settings, loadSnapshot: deps.loadSnapshot, onTruncated };
   const ok = (value: unknown): ToolOutcome => ({ kind: 'result', ok: true, content: clip(json(value)) });
@@ -91,9 +116,21 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
     case 'db_health':
       return ok(await dbHealth(read, Array.isArray(args.checks) ? (args.checks as string[]) : undefined));
     case 'top_queries':
-      return ok(await topQueriesText(read, typeof args.order === 'string' ? (args.order as TopOrder) : undefined, typeof args.limit === 'number' ? args.limit : undefined));
+      return ok(
+        await topQueriesText(
+          read,
+          typeof args.order === 'string' ? (args.order as TopOrder) : undefined,
+          typeof args.limit === 'number' ? args.limit : undefined,
+        ),
+      );
     case 'advise_indexes':
-      return ok(await adviseIndexesText(read, typeof args.sql === 'string' ? args.sql : undefined, typeof args.top === 'number' ? args.top : undefined));
+      return ok(
+        await adviseIndexesText(
+          read,
+          typeof args.sql === 'string' ? args.sql : undefined,
+          typeof args.top === 'number' ? args.top : undefined,
+        ),
+      );
     case 'write_workspace':
       return files(await writeWorkspace(deps.store, jobId, str('content')));
     case 'write_plan':
@@ -108,22 +145,46 @@ async function dispatch(deps: JobGraphDeps, jobId: string, name: ToolName, args:
     case 'run_sql':
       return runSqlTool(deps, jobId, str('sql'), typeof args.todo_id === 'string' ? args.todo_id : null, memory);
     case 'plan_ready':
-      return { kind: 'end', end: { kind: 'plan_ready', summary: str('summary') }, content: 'The strategic phase ends here.' };
+      return {
+        kind: 'end',
+        end: { kind: 'plan_ready', summary: str('summary') },
+        content: 'The strategic phase ends here.',
+      };
     case 'finish_phase':
-      return { kind: 'end', end: { kind: 'finish_phase', summary: str('summary') }, content: 'The tactical phase ends here.' };
+      return {
+        kind: 'end',
+        end: { kind: 'finish_phase', summary: str('summary') },
+        content: 'The tactical phase ends here.',
+      };
     case 'job_complete':
       return { kind: 'end', end: { kind: 'job_complete', summary: str('summary') }, content: 'The job ends here.' };
     case 'job_failed':
-      return { kind: 'end', end: { kind: 'job_failed', reason: str('reason') }, content: 'The job ends here, marked failed.' };
+      return {
+        kind: 'end',
+        end: { kind: 'job_failed', reason: str('reason') },
+        content: 'The job ends here, marked failed.',
+      };
   }
 }
 
 /** The safety path for the agent's SQL: a read runs; a write gets its impact and a ticket and waits. */
-async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId: string | null, memory: JobMemory): Promise<ToolOutcome> {
+async function runSqlTool(
+  deps: JobGraphDeps,
+  jobId: string,
+  sql: string,
+  todoId: string | null,
+  memory: JobMemory,
+): Promise<ToolOutcome> {
   // After a crash the same write may be asked for again: its pending ticket is picked up, never doubled.
   const live = await takeOverLiveTicket(deps, jobId, sql, todoId);
   if (live) {
-    await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'held', detail: `ticket ${live.ticket.id} picked up again (${live.sqlFile})` });
+    await deps.audit(jobId, {
+      type: 'sql',
+      node: 'tacticalTools',
+      sql,
+      outcome: 'held',
+      detail: `ticket ${live.ticket.id} picked up again (${live.sqlFile})`,
+    });
     return {
       kind: 'held',
       write: { ticketId: live.ticket.id, sql, sqlFile: live.sqlFile, impact: live.ticket.impact, todoId },
@@ -132,22 +193,59 @@ async function runSqlTool(deps: JobGraphDeps, jobId: string, sql: string, todoId
   }
   // Issue 25: a write planned from a cut read, or filtering on a column this job just set, says so and is one level up.
   const contextLint = jobWriteFindings(sql, memory.truncatedReads, memory.columnsSet);
-  const outcome = await runSql(deps.db, deps.ticketStore, { sql, connection: deps.connectionKey, requestedBy: deps.requestedBy, settings: deps.settings, logger: deps.logger, ...(contextLint.length > 0 ? { contextLint } : {}) });
+  const outcome = await runSql(deps.db, deps.ticketStore, {
+    sql,
+    connection: deps.connectionKey,
+    requestedBy: deps.requestedBy,
+    settings: deps.settings,
+    logger: deps.logger,
+    ...(contextLint.length > 0 ? { contextLint } : {}),
+  });
   const sqlFile = await deps.store.nextSqlFile(jobId, todoId ?? sql.split(/\s+/).slice(0, 4).join(' '));
   await deps.store.writeFile(jobId, sqlFile, `${sql}\n`);
   const number = sqlFile.slice('sql/'.length, sqlFile.indexOf('-'));
   switch (outcome.status) {
     case 'executed':
-      await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'executed', detail: `${outcome.result.rowCount} rows read (${sqlFile})` });
-      if (outcome.result.truncated) memory.onTruncated({ rows: outcome.result.rowCount, tables: outcome.classification.statements.flatMap((s) => s.tables) });
+      await deps.audit(jobId, {
+        type: 'sql',
+        node: 'tacticalTools',
+        sql,
+        outcome: 'executed',
+        detail: `${outcome.result.rowCount} rows read (${sqlFile})`,
+      });
+      if (outcome.result.truncated)
+        memory.onTruncated({
+          rows: outcome.result.rowCount,
+          tables: outcome.classification.statements.flatMap((s) => s.tables),
+        });
       return { kind: 'result', ok: true, content: clip(rowsForModel(outcome.result)) };
     case 'refused':
-      await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'refused', detail: outcome.classification.reasons.join('; ') });
-      return { kind: 'result', ok: false, content: `Error (SQL_REFUSED): refused by policy, never runs through the agent: ${outcome.classification.reasons.join('; ')}.` };
+      await deps.audit(jobId, {
+        type: 'sql',
+        node: 'tacticalTools',
+        sql,
+        outcome: 'refused',
+        detail: outcome.classification.reasons.join('; '),
+      });
+      return {
+        kind: 'result',
+        ok: false,
+        content: `Error (SQL_REFUSED): refused by policy, never runs through the agent: ${outcome.classification.reasons.join('; ')}.`,
+      };
     case 'held': {
       const impactFile = `impact/${number}.json`;
-      await deps.store.writeFile(jobId, impactFile, `${JSON.stringify({ ticket: outcome.ticket.id, sql, sqlFile, todo: todoId, ...outcome.impact }, null, 2)}\n`);
-      await deps.audit(jobId, { type: 'sql', node: 'tacticalTools', sql, outcome: 'held', detail: `ticket ${outcome.ticket.id}, risk ${outcome.impact.risk}, ${sqlFile}` });
+      await deps.store.writeFile(
+        jobId,
+        impactFile,
+        `${JSON.stringify({ ticket: outcome.ticket.id, sql, sqlFile, todo: todoId, ...outcome.impact }, null, 2)}\n`,
+      );
+      await deps.audit(jobId, {
+        type: 'sql',
+        node: 'tacticalTools',
+        sql,
+        outcome: 'held',
+        detail: `ticket ${outcome.ticket.id}, risk ${outcome.impact.risk}, ${sqlFile}`,
+      });
       deps.emit({ type: 'files', jobId });
       return {
         kind: 'held',

@@ -27,7 +27,9 @@ function withoutFeedback(doc: string): string {
 /** The agent's new workspace.md with the person's feedback section kept as it was, at the end. */
 export function mergeWorkspace(previous: string, proposed: string): string {
   const kept = feedbackSection(previous);
-  const body = withoutFeedback(proposed).replace(/\n{3,}/g, '\n\n').trimEnd();
+  const body = withoutFeedback(proposed)
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd();
   return `${body}\n${kept === '' ? '' : `\n${kept}\n`}`;
 }
 
@@ -87,7 +89,12 @@ export async function updateTodo(store: JobStore, jobId: string, id: string, sta
   }
   const todos = await readTodos(store, jobId);
   const todo = todos.find((t) => t.id === id);
-  if (!todo) throw new AgentError('BAD_INPUT', `There is no todo "${id}".`, `The todos are: ${todos.map((t) => t.id).join(', ') || 'none'}.`);
+  if (!todo)
+    throw new AgentError(
+      'BAD_INPUT',
+      `There is no todo "${id}".`,
+      `The todos are: ${todos.map((t) => t.id).join(', ') || 'none'}.`,
+    );
   todo.status = status as TodoStatus;
   await store.writeFile(jobId, 'todos.yaml', renderTodos(todos));
   return todo;

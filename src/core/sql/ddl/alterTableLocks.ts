@@ -11,7 +11,8 @@ import type { LockMode } from './lockModes';
 import { checkText, exprText, functionNames, typeText } from './treeText';
 
 /** Storage parameters ALTER TABLE … SET/RESET changes under SHARE UPDATE EXCLUSIVE (the rest: ACCESS EXCLUSIVE). */
-const LIGHT_RELOPTIONS = /^(fillfactor|parallel_workers|vacuum_index_cleanup|vacuum_truncate|log_autovacuum_min_duration|toast_tuple_target|(toast\.)?autovacuum_.*|user_catalog_table)$/;
+const LIGHT_RELOPTIONS =
+  /^(fillfactor|parallel_workers|vacuum_index_cleanup|vacuum_truncate|log_autovacuum_min_duration|toast_tuple_target|(toast\.)?autovacuum_.*|user_catalog_table)$/;
 
 /**
  * ALTER TABLE subcommand → lock mode and work, from the ALTER TABLE page ("the lock level … is the
@@ -74,19 +75,45 @@ export function planAlterCommand(table: string, cmd: Rec, plan: DdlPlan, source:
       // A stored generated or identity column is computed for every row: the table is rewritten.
       if (generated || identity) work = 'rewrite';
       plan.changes.push({
-        kind: 'addColumn', table, column: str(col, 'colname') ?? '?', type: typeText(rec(col, 'typeName')),
-        defaultSql: dflt ? exprText(source, dflt.raw_expr) : null, defaultFunctions: dflt ? functionNames(dflt.raw_expr) : [],
-        notNull: constraints.some((c) => str(c, 'contype') === 'CONSTR_NOTNULL' || str(c, 'contype') === 'CONSTR_PRIMARY'), generated, identity,
+        kind: 'addColumn',
+        table,
+        column: str(col, 'colname') ?? '?',
+        type: typeText(rec(col, 'typeName')),
+        defaultSql: dflt ? exprText(source, dflt.raw_expr) : null,
+        defaultFunctions: dflt ? functionNames(dflt.raw_expr) : [],
+        notNull: constraints.some(
+          (c) => str(c, 'contype') === 'CONSTR_NOTNULL' || str(c, 'contype') === 'CONSTR_PRIMARY',
+        ),
+        generated,
+        identity,
       });
       for (const c of constraints) {
-        if (str(c, 'contype') === 'CONSTR_FOREIGN') lock(plan, rangeVarName(rec(c, 'pktable')), 'SHARE ROW EXCLUSIVE', 'scan', 'a new foreign key takes SHARE ROW EXCLUSIVE on the referenced table');
-        if (str(c, 'contype') === 'CONSTR_CHECK' || str(c, 'contype') === 'CONSTR_UNIQUE' || str(c, 'contype') === 'CONSTR_PRIMARY') work = work === 'rewrite' ? work : 'scan';
+        if (str(c, 'contype') === 'CONSTR_FOREIGN')
+          lock(
+            plan,
+            rangeVarName(rec(c, 'pktable')),
+            'SHARE ROW EXCLUSIVE',
+            'scan',
+            'a new foreign key takes SHARE ROW EXCLUSIVE on the referenced table',
+          );
+        if (
+          str(c, 'contype') === 'CONSTR_CHECK' ||
+          str(c, 'contype') === 'CONSTR_UNIQUE' ||
+          str(c, 'contype') === 'CONSTR_PRIMARY'
+        )
+          work = work === 'rewrite' ? work : 'scan';
       }
       break;
     }
     case 'AT_AlterColumnType': {
       const col = rec(def, 'ColumnDef') ?? {};
-      plan.changes.push({ kind: 'alterType', table, column: column ?? '?', type: typeText(rec(col, 'typeName')), using: col.raw_default !== undefined });
+      plan.changes.push({
+        kind: 'alterType',
+        table,
+        column: column ?? '?',
+        type: typeText(rec(col, 'typeName')),
+        using: col.raw_default !== undefined,
+      });
       break;
     }
     case 'AT_SetNotNull':
@@ -118,13 +145,34 @@ export function planAlterCommand(table: string, cmd: Rec, plan: DdlPlan, source:
       if (contype === 'CONSTR_FOREIGN') {
         mode = 'SHARE ROW EXCLUSIVE';
         const refTable = rangeVarName(rec(con, 'pktable'));
-        lock(plan, refTable, 'SHARE ROW EXCLUSIVE', notValid ? 'instant' : 'scan', 'a new foreign key takes SHARE ROW EXCLUSIVE on the referenced table');
-        plan.changes.push({ kind: 'addForeignKey', table, name, columns: arr(con, 'fk_attrs').map((a) => sval(a) ?? '?'), refTable: refTable ?? '?', refColumns: arr(con, 'pk_attrs').map((a) => sval(a) ?? '?'), notValid });
+        lock(
+          plan,
+          refTable,
+          'SHARE ROW EXCLUSIVE',
+          notValid ? 'instant' : 'scan',
+          'a new foreign key takes SHARE ROW EXCLUSIVE on the referenced table',
+        );
+        plan.changes.push({
+          kind: 'addForeignKey',
+          table,
+          name,
+          columns: arr(con, 'fk_attrs').map((a) => sval(a) ?? '?'),
+          refTable: refTable ?? '?',
+          refColumns: arr(con, 'pk_attrs').map((a) => sval(a) ?? '?'),
+          notValid,
+        });
       } else if (contype === 'CONSTR_CHECK') {
         plan.changes.push({ kind: 'addCheck', table, name, exprSql: checkText(source, con), notValid });
       } else if (contype === 'CONSTR_UNIQUE' || contype === 'CONSTR_PRIMARY') {
         const usingIndex = str(con, 'indexname') !== undefined;
-        plan.changes.push({ kind: 'addUnique', table, name, columns: arr(con, 'keys').map((k) => sval(k) ?? '?'), primary: contype === 'CONSTR_PRIMARY', usingIndex });
+        plan.changes.push({
+          kind: 'addUnique',
+          table,
+          name,
+          columns: arr(con, 'keys').map((k) => sval(k) ?? '?'),
+          primary: contype === 'CONSTR_PRIMARY',
+          usingIndex,
+        });
         if (usingIndex) work = 'instant';
       } else if (contype === 'CONSTR_NOTNULL') {
         plan.changes.push({ kind: 'setNotNull', table, column: sval(arr(con, 'keys')[0]) ?? '?' });
@@ -140,10 +188,22 @@ export function planAlterCommand(table: string, cmd: Rec, plan: DdlPlan, source:
       if (subtype === 'AT_DetachPartition' && concurrent) {
         plan.transactional = false;
         mode = SUE;
-        lock(plan, partition, SUE, 'instant', 'DETACH PARTITION CONCURRENTLY takes SHARE UPDATE EXCLUSIVE on the partition');
+        lock(
+          plan,
+          partition,
+          SUE,
+          'instant',
+          'DETACH PARTITION CONCURRENTLY takes SHARE UPDATE EXCLUSIVE on the partition',
+        );
       } else {
         // ATTACH scans the partition for rows outside the bound unless a valid CHECK already proves it.
-        lock(plan, partition, ACCESS_EXCLUSIVE, subtype === 'AT_AttachPartition' ? 'scan' : 'instant', `${what} takes ACCESS EXCLUSIVE on the partition`);
+        lock(
+          plan,
+          partition,
+          ACCESS_EXCLUSIVE,
+          subtype === 'AT_AttachPartition' ? 'scan' : 'instant',
+          `${what} takes ACCESS EXCLUSIVE on the partition`,
+        );
       }
       break;
     }

@@ -66,7 +66,12 @@ export interface DdlAnalysisOptions {
 }
 
 /** `parsed`: the parse the statements were classified from, when the caller has it (not parsed again). */
-export async function analyseDdl(session: DbSession, statements: readonly StatementClassification[], options: DdlAnalysisOptions, parsed?: ParsedInput): Promise<DdlAnalysis> {
+export async function analyseDdl(
+  session: DbSession,
+  statements: readonly StatementClassification[],
+  options: DdlAnalysisOptions,
+  parsed?: ParsedInput,
+): Promise<DdlAnalysis> {
   const plans = statements.map((s, i) => {
     const statement = parsed?.statements[i];
     return parsed && statement?.sql === s.sql ? planParsed({ statement, source: parsed }) : planStatement(s.sql);
@@ -92,16 +97,31 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
       facts.set(f.table, f);
       // The catalog's answer replaces the lock model's guess for changes it can decide (rewrite or not).
       // The lock model gives these changes their least work; the catalog can only make it longer.
-      const decided = refined.filter((r) => l.target === 'table' && r.table === l.relation && plan.changes.some((c) => 'table' in c && c.table === r.table));
-      const work = decided.reduce<LockWork>((a, d) => (WORK_ORDER.indexOf(d.work) > WORK_ORDER.indexOf(a) ? d.work : a), l.work);
+      const decided = refined.filter(
+        (r) =>
+          l.target === 'table' &&
+          r.table === l.relation &&
+          plan.changes.some((c) => 'table' in c && c.table === r.table),
+      );
+      const work = decided.reduce<LockWork>(
+        (a, d) => (WORK_ORDER.indexOf(d.work) > WORK_ORDER.indexOf(a) ? d.work : a),
+        l.work,
+      );
       const why = work === l.work ? l.why : (decided.find((d) => d.work === work)?.why ?? l.why);
       const seen = byTable.get(f.table);
       const mode = seen ? strongest(seen.mode, l.mode) : l.mode;
       const longest = seen && WORK_ORDER.indexOf(seen.work) > WORK_ORDER.indexOf(work) ? seen.work : work;
       const size = sizeClass(f, options.thresholds);
       byTable.set(f.table, {
-        table: f.table, mode, blocks: blocksOf(mode), work: longest, why: seen && seen.work === longest ? seen.why : why,
-        rows: f.rows, bytes: f.bytes, size, waitsBehind: seen?.waitsBehind ?? 0,
+        table: f.table,
+        mode,
+        blocks: blocksOf(mode),
+        work: longest,
+        why: seen && seen.work === longest ? seen.why : why,
+        rows: f.rows,
+        bytes: f.bytes,
+        size,
+        waitsBehind: seen?.waitsBehind ?? 0,
       });
     }
     for (const [j, l] of plan.locks.entries()) {
@@ -123,7 +143,9 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
       if (report.blocks === 'nothing') continue;
       if (report.work !== 'instant' && report.size !== 'small') {
         const what = report.work === 'rewrite' ? 'rewrite' : 'scan';
-        reasons.push(`it would hold ${report.mode} on ${report.table} (${describeTableSize({ rows: report.rows, bytes: report.bytes ?? 0 })}) for a ${what} of the table, blocking its ${report.blocks}`);
+        reasons.push(
+          `it would hold ${report.mode} on ${report.table} (${describeTableSize({ rows: report.rows, bytes: report.bytes ?? 0 })}) for a ${what} of the table, blocking its ${report.blocks}`,
+        );
       } else {
         blockingPreview = true;
       }
@@ -137,11 +159,20 @@ export async function analyseDdl(session: DbSession, statements: readonly Statem
         sql: statement.sql,
         kind: plan.kind,
         changes: plan.changes,
-        locks: [...byTable.values()].map((r) => ({ relation: r.table, target: 'table' as const, mode: r.mode, work: r.work, why: r.why })),
+        locks: [...byTable.values()].map((r) => ({
+          relation: r.table,
+          target: 'table' as const,
+          mode: r.mode,
+          work: r.work,
+          why: r.why,
+        })),
         inUse,
         notSmall: (table) => [...byTable.values()].some((r) => r.table === table && r.size !== 'small'),
-        rewrites: refined.some((r) => r.work === 'rewrite' && plan.changes.some((c) => c.kind === 'addColumn' && c.table === r.table)),
-        notNullProven: (table, column) => refined.some((r) => r.table === table && r.work === 'instant' && r.why.includes(`(${column} IS NOT NULL)`)),
+        rewrites: refined.some(
+          (r) => r.work === 'rewrite' && plan.changes.some((c) => c.kind === 'addColumn' && c.table === r.table),
+        ),
+        notNullProven: (table, column) =>
+          refined.some((r) => r.table === table && r.work === 'instant' && r.why.includes(`(${column} IS NOT NULL)`)),
         lockTimeoutMs: options.lockTimeoutMs,
       }),
     );

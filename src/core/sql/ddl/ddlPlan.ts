@@ -27,11 +27,29 @@ export interface PlannedLock {
 
 /** What a statement changes, for the catalog checks that follow (columns and constraints as written). */
 export type DdlChange =
-  | { kind: 'addColumn'; table: string; column: string; type: string; defaultSql: string | null; defaultFunctions: string[]; notNull: boolean; generated: boolean; identity: boolean }
+  | {
+      kind: 'addColumn';
+      table: string;
+      column: string;
+      type: string;
+      defaultSql: string | null;
+      defaultFunctions: string[];
+      notNull: boolean;
+      generated: boolean;
+      identity: boolean;
+    }
   | { kind: 'alterType'; table: string; column: string; type: string; using: boolean }
   | { kind: 'setNotNull'; table: string; column: string }
   | { kind: 'addCheck'; table: string; name: string | null; exprSql: string; notValid: boolean }
-  | { kind: 'addForeignKey'; table: string; name: string | null; columns: string[]; refTable: string; refColumns: string[]; notValid: boolean }
+  | {
+      kind: 'addForeignKey';
+      table: string;
+      name: string | null;
+      columns: string[];
+      refTable: string;
+      refColumns: string[];
+      notValid: boolean;
+    }
   | { kind: 'addUnique'; table: string; name: string | null; columns: string[]; primary: boolean; usingIndex: boolean }
   | { kind: 'dropColumn'; table: string; column: string; cascade: boolean }
   | { kind: 'drop'; objectType: string; objects: string[]; cascade: boolean; concurrent: boolean }
@@ -71,6 +89,13 @@ export interface PlannedStatement {
 /** Fills `plan` from the statement's node (the body under its kind). */
 export type Planner = (n: Rec, plan: DdlPlan, source: PlanSource) => void;
 
-export function lock(plan: DdlPlan, relation: string | undefined, mode: LockMode, work: LockWork, why: string, target: 'table' | 'index' = 'table'): void {
+export function lock(
+  plan: DdlPlan,
+  relation: string | undefined,
+  mode: LockMode,
+  work: LockWork,
+  why: string,
+  target: 'table' | 'index' = 'table',
+): void {
   if (relation !== undefined) plan.locks.push({ relation, target, mode, work, why });
 }

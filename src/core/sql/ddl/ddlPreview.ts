@@ -38,7 +38,8 @@ export async function conflictingSessions(session: DbSession, tableOid: number, 
   const waiters: LockWaiter[] = [];
   for (const row of result.rows) {
     const held = fromPgLocksMode(row.mode);
-    if (held && conflicts(held, mode) && !waiters.some((w) => w.pid === row.pid)) waiters.push({ pid: row.pid, mode: held, granted: row.granted });
+    if (held && conflicts(held, mode) && !waiters.some((w) => w.pid === row.pid))
+      waiters.push({ pid: row.pid, mode: held, granted: row.granted });
   }
   return waiters;
 }

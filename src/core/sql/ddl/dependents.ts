@@ -34,7 +34,10 @@ export async function findDependents(session: DbSession, changes: readonly DdlCh
   const dependents: Dependent[] = [];
   let wouldFail: DependentsResult['wouldFail'] = null;
   for (const change of changes) {
-    if (change.kind === 'drop' && ['OBJECT_TABLE', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_FOREIGN_TABLE'].includes(change.objectType)) {
+    if (
+      change.kind === 'drop' &&
+      ['OBJECT_TABLE', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_FOREIGN_TABLE'].includes(change.objectType)
+    ) {
       for (const object of change.objects) {
         const rows = await dependentsOf(session, object, null, true);
         const blocking = rows.filter((r) => !r.auto);
@@ -42,11 +45,20 @@ export async function findDependents(session: DbSession, changes: readonly DdlCh
           dependents.push({
             kind: r.kind,
             name: r.name,
-            effect: r.auto ? 'dropped with it' : change.cascade ? (r.kind === 'foreign key' ? 'dropped by CASCADE (its table stays)' : 'dropped by CASCADE') : 'makes the DROP fail: drop it first or add CASCADE',
+            effect: r.auto
+              ? 'dropped with it'
+              : change.cascade
+                ? r.kind === 'foreign key'
+                  ? 'dropped by CASCADE (its table stays)'
+                  : 'dropped by CASCADE'
+                : 'makes the DROP fail: drop it first or add CASCADE',
           });
         }
         if (!change.cascade && blocking[0] && wouldFail === null) {
-          wouldFail = { code: '2BP01', message: `cannot drop ${object} because other objects depend on it (${blocking.map((b) => `${b.kind} ${b.name}`).join(', ')})` };
+          wouldFail = {
+            code: '2BP01',
+            message: `cannot drop ${object} because other objects depend on it (${blocking.map((b) => `${b.kind} ${b.name}`).join(', ')})`,
+          };
         }
       }
     } else if (change.kind === 'dropColumn' || change.kind === 'alterType' || change.kind === 'rename') {
@@ -64,11 +76,21 @@ export async function findDependents(session: DbSession, changes: readonly DdlCh
                 ? 'dropped by CASCADE'
                 : 'makes the DROP COLUMN fail: drop it first or add CASCADE';
         dependents.push({ kind: r.kind, name: r.name, effect });
-        if (wouldFail === null && change.kind === 'alterType' && (r.kind === 'view' || r.kind === 'materialized view' || r.kind === 'rule')) {
-          wouldFail = { code: '0A000', message: `cannot alter type of a column used by a view or rule (${r.kind} ${r.name} depends on column "${change.column}")` };
+        if (
+          wouldFail === null &&
+          change.kind === 'alterType' &&
+          (r.kind === 'view' || r.kind === 'materialized view' || r.kind === 'rule')
+        ) {
+          wouldFail = {
+            code: '0A000',
+            message: `cannot alter type of a column used by a view or rule (${r.kind} ${r.name} depends on column "${change.column}")`,
+          };
         }
         if (wouldFail === null && change.kind === 'dropColumn' && !change.cascade) {
-          wouldFail = { code: '2BP01', message: `cannot drop column ${change.column} of table ${change.table} because other objects depend on it (${r.kind} ${r.name})` };
+          wouldFail = {
+            code: '2BP01',
+            message: `cannot drop column ${change.column} of table ${change.table} because other objects depend on it (${r.kind} ${r.name})`,
+          };
         }
       }
     }
@@ -81,19 +103,29 @@ export async function findDependents(session: DbSession, changes: readonly DdlCh
  * plus the triggers and policies that go with the table (auto). Views are followed transitively when
  * `transitive` (what CASCADE would also drop).
  */
-async function dependentsOf(session: DbSession, relation: string, column: string | null, transitive: boolean): Promise<Row[]> {
+async function dependentsOf(
+  session: DbSession,
+  relation: string,
+  column: string | null,
+  transitive: boolean,
+): Promise<Row[]> {
   const found: Row[] = [];
   const seen = new Set<number>();
   let frontier: { oid: number | null; name: string; column: string | null }[] = [{ oid: null, name: relation, column }];
   for (let depth = 0; depth < MAX_DEPTH && frontier.length > 0; depth++) {
     const next: typeof frontier = [];
     for (const item of frontier) {
-      const result = await session.query<Row>(DEPENDENTS_SQL, [item.oid === null ? quoteQualified(item.name) : null, item.oid, item.column]);
+      const result = await session.query<Row>(DEPENDENTS_SQL, [
+        item.oid === null ? quoteQualified(item.name) : null,
+        item.oid,
+        item.column,
+      ]);
       for (const row of result.rows) {
         if (seen.has(row.oid)) continue;
         seen.add(row.oid);
         found.push(row);
-        if (transitive && (row.kind === 'view' || row.kind === 'materialized view')) next.push({ oid: row.oid, name: row.name, column: null });
+        if (transitive && (row.kind === 'view' || row.kind === 'materialized view'))
+          next.push({ oid: row.oid, name: row.name, column: null });
       }
     }
     frontier = next;

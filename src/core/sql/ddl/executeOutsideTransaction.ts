@@ -34,7 +34,11 @@ export function runsOutsideTransaction(statements: readonly StatementClassificat
  * Runs the single statement with session-level timeouts (reset afterwards: the connection goes back to
  * the pool). Throws AgentError DB_QUERY_FAILED with recovery advice when it fails.
  */
-export async function executeOutsideTransaction(session: DbSession, statement: StatementClassification, options: OutsideTransactionOptions): Promise<void> {
+export async function executeOutsideTransaction(
+  session: DbSession,
+  statement: StatementClassification,
+  options: OutsideTransactionOptions,
+): Promise<void> {
   // Invalid indexes before the run, so only what this run left behind is named afterwards.
   const before = await invalidIndexes(session);
   await session.query(`SET statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs))}`);
@@ -77,7 +81,12 @@ export async function executeTicketOutsideTransaction(
   if (ticketRead?.kind === 'write' && ticketRead.status === 'APPROVED') {
     const classification = peeked?.sql === ticketRead.sql ? peeked.classification : classifySql(ticketRead.sql);
     const statements = lockedStatements(classification.statements);
-    await db.withSession(async (session) => waitUntilLocksFree(session, await lockTargetsOf(session, statements), lockWaitPolicyOf(options), { ticketId, logger: options.logger }));
+    await db.withSession(async (session) =>
+      waitUntilLocksFree(session, await lockTargetsOf(session, statements), lockWaitPolicyOf(options), {
+        ticketId,
+        logger: options.logger,
+      }),
+    );
   }
   const authorize = await db.withSession((session) => authorizeAtClaim(session, options));
   const guards = await db.withSession(async (session) => {
@@ -95,15 +104,26 @@ export async function executeTicketOutsideTransaction(
   });
   const finish = async (outcome: { ok: boolean; comment: string }) => {
     // No transaction to tie it to: the ledger row says running before the statement, then done or failed.
-    if (guards.ledger) await db.withSession((session) => finishLedgerRow(session, ticket.id, outcome.ok ? 'done' : 'failed'));
+    if (guards.ledger)
+      await db.withSession((session) => finishLedgerRow(session, ticket.id, outcome.ok ? 'done' : 'failed'));
     return store.finish(ticket.id, { ...outcome, by: options.by, xid: OUTSIDE_TRANSACTION_XID });
   };
   if (guards.ledger) {
     try {
-      await db.withSession((session) => recordExecution(session, ticket, { xid: null, by: options.by, status: 'running' }));
+      await db.withSession((session) =>
+        recordExecution(session, ticket, { xid: null, by: options.by, status: 'running' }),
+      );
     } catch (error) {
       // A reset ticket racing the execution that owns the row: that row and the ticket are not ours to touch.
-      if (!(error instanceof LedgerRefusal)) await store.finish(ticket.id, { ok: false, by: options.by, xid: OUTSIDE_TRANSACTION_XID, comment: toAgentError(error).message }).catch(() => undefined);
+      if (!(error instanceof LedgerRefusal))
+        await store
+          .finish(ticket.id, {
+            ok: false,
+            by: options.by,
+            xid: OUTSIDE_TRANSACTION_XID,
+            comment: toAgentError(error).message,
+          })
+          .catch(() => undefined);
       throw error;
     }
   }
@@ -111,31 +131,41 @@ export async function executeTicketOutsideTransaction(
   try {
     const { classification } = parseTicket(ticket, peeked);
     statement = classification.statements[0];
-    if (!statement || classification.statements.length !== 1) throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
+    if (!statement || classification.statements.length !== 1)
+      throw new AgentError('SQL_REFUSED', 'A statement that runs outside a transaction must be sent alone.');
     options.logger.info('executing approved statement outside a transaction', log);
     const alone = statement;
     // A lock that blocks reads or writes (VACUUM FULL) is waited for briefly; the others keep the usual wait,
     // since CREATE INDEX CONCURRENTLY also waits, under lock_timeout, for older transactions mid-build.
     const parsedAlone = peeked?.sql === ticket.sql ? peeked.parsed.statements[0] : undefined;
-    const plan = peeked && parsedAlone ? planParsed({ statement: parsedAlone, source: peeked.parsed }) : planStatement(alone.sql);
+    const plan =
+      peeked && parsedAlone ? planParsed({ statement: parsedAlone, source: peeked.parsed }) : planStatement(alone.sql);
     const blocksTraffic = plan.locks.some((l) => blocksOf(l.mode) !== 'nothing');
     const lockTimeoutMs = blocksTraffic ? lockWaitPolicyOf(options).timeoutMs : options.lockTimeoutMs;
     await db.withSession((session) => executeOutsideTransaction(session, alone, { ...options, lockTimeoutMs }));
   } catch (error) {
     const e = toAgentError(error);
-    await finish({ ok: false, comment: `${e.message}${e.advice ? ` ${e.advice}` : ''}` }).catch((finishError: unknown) =>
-      options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
+    await finish({ ok: false, comment: `${e.message}${e.advice ? ` ${e.advice}` : ''}` }).catch(
+      (finishError: unknown) =>
+        options.logger.error('could not mark the ticket failed', { ...log, error: String(finishError) }),
     );
     options.logger.warn('statement outside a transaction failed', { ...log, code: e.code, error: e.message });
     throw e;
   }
-  const undo = { sql: `-- ${statement.sql}\n-- ran outside a transaction: there is no undo script.\n`, rows: 0, warnings: ['It ran outside a transaction: it cannot be undone by a script.'] };
+  const undo = {
+    sql: `-- ${statement.sql}\n-- ran outside a transaction: there is no undo script.\n`,
+    rows: 0,
+    warnings: ['It ran outside a transaction: it cannot be undone by a script.'],
+  };
   const result: ExecutionResult = { ticket, tables: [], rows: 0, undo, undoFile: '', elapsedMs: 0 };
   try {
     result.ticket = await finish({ ok: true, comment: 'ran outside a transaction (cannot be rolled back)' });
   } catch (error) {
     result.outcomeNotRecorded = toAgentError(error).message;
-    options.logger.error('the statement ran but its outcome could not be recorded on the ticket', { ...log, error: result.outcomeNotRecorded });
+    options.logger.error('the statement ran but its outcome could not be recorded on the ticket', {
+      ...log,
+      error: result.outcomeNotRecorded,
+    });
   }
   options.logger.info('statement outside a transaction done', log);
   if (statement.class === 'ddl') await invalidateAfterDdl(options, log);
@@ -151,9 +181,12 @@ export function recoveryAdvice(statement: StatementClassification, invalidLeft: 
     const drops = invalidLeft.map((i) => `DROP INDEX CONCURRENTLY ${i};`).join(' ');
     return `It left ${invalidLeft.length === 1 ? 'an INVALID index' : 'INVALID indexes'} behind (still updated by every write, never used by queries): run ${drops} then fix the cause and try again.`;
   }
-  if (change?.kind === 'drop' && change.concurrent) return 'The index may be marked INVALID but still exist: run the same DROP INDEX CONCURRENTLY again.';
-  if (plan.kind === 'AlterTableStmt') return 'A detach left half-done is finished with ALTER TABLE … DETACH PARTITION … FINALIZE.';
-  if (plan.kind === 'VacuumStmt') return 'VACUUM changes nothing a person sees when it fails; run it again when the cause is fixed.';
+  if (change?.kind === 'drop' && change.concurrent)
+    return 'The index may be marked INVALID but still exist: run the same DROP INDEX CONCURRENTLY again.';
+  if (plan.kind === 'AlterTableStmt')
+    return 'A detach left half-done is finished with ALTER TABLE … DETACH PARTITION … FINALIZE.';
+  if (plan.kind === 'VacuumStmt')
+    return 'VACUUM changes nothing a person sees when it fails; run it again when the cause is fixed.';
   return 'Nothing was changed that needs cleaning up; fix the cause and run it again.';
 }
 

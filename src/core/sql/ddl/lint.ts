@@ -46,8 +46,13 @@ export function lintStatement(input: LintInput): LintFinding[] {
             rule: 'require-concurrent-index-creation',
             severity: 'warning',
             message: `CREATE INDEX blocks every write to ${change.table} while the index is built.`,
-            advice: 'Build it with CREATE INDEX CONCURRENTLY: writes go on; it runs outside a transaction and, if it fails, leaves an INVALID index to drop.',
-            ...safer(sql.replace(/^(CREATE\s+(?:UNIQUE\s+)?INDEX)\b/i, '$1 CONCURRENTLY'), 'IndexStmt', (n) => n.concurrent === true),
+            advice:
+              'Build it with CREATE INDEX CONCURRENTLY: writes go on; it runs outside a transaction and, if it fails, leaves an INVALID index to drop.',
+            ...safer(
+              sql.replace(/^(CREATE\s+(?:UNIQUE\s+)?INDEX)\b/i, '$1 CONCURRENTLY'),
+              'IndexStmt',
+              (n) => n.concurrent === true,
+            ),
           });
         }
         break;
@@ -56,9 +61,13 @@ export function lintStatement(input: LintInput): LintFinding[] {
           findings.push({
             rule: 'require-concurrent-index-deletion',
             severity: 'warning',
-            message: 'DROP INDEX takes ACCESS EXCLUSIVE on the table: reads and writes wait, and so does everything queued behind it.',
-            advice: 'Use DROP INDEX CONCURRENTLY (one index, no CASCADE): it waits for running queries instead of blocking new ones.',
-            ...(change.objects.length === 1 && !change.cascade ? safer(sql.replace(/^(DROP\s+INDEX)\b/i, '$1 CONCURRENTLY'), 'DropStmt', (n) => n.concurrent === true) : {}),
+            message:
+              'DROP INDEX takes ACCESS EXCLUSIVE on the table: reads and writes wait, and so does everything queued behind it.',
+            advice:
+              'Use DROP INDEX CONCURRENTLY (one index, no CASCADE): it waits for running queries instead of blocking new ones.',
+            ...(change.objects.length === 1 && !change.cascade
+              ? safer(sql.replace(/^(DROP\s+INDEX)\b/i, '$1 CONCURRENTLY'), 'DropStmt', (n) => n.concurrent === true)
+              : {}),
           });
         } else if (change.objectType === 'OBJECT_TABLE') {
           findings.push({
@@ -110,7 +119,11 @@ export function lintStatement(input: LintInput): LintFinding[] {
             message: `ADD ${change.primary ? 'PRIMARY KEY' : 'UNIQUE'} builds an index under ACCESS EXCLUSIVE: reads and writes of ${change.table} wait.`,
             advice: `Build the index first with CREATE UNIQUE INDEX CONCURRENTLY ${index} …, then ALTER TABLE ${change.table} ADD CONSTRAINT ${index} ${change.primary ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${index} (instant).`,
             ...(change.columns.length > 0
-              ? safer(`CREATE UNIQUE INDEX CONCURRENTLY ${quoteIdent(index)} ON ${change.table} (${change.columns.map(quoteIdent).join(', ')})`, 'IndexStmt', (n) => n.concurrent === true)
+              ? safer(
+                  `CREATE UNIQUE INDEX CONCURRENTLY ${quoteIdent(index)} ON ${change.table} (${change.columns.map(quoteIdent).join(', ')})`,
+                  'IndexStmt',
+                  (n) => n.concurrent === true,
+                )
               : {}),
           });
         }
@@ -122,14 +135,26 @@ export function lintStatement(input: LintInput): LintFinding[] {
             severity: 'error',
             message: `The default ${change.defaultSql} is volatile: ${change.table} is rewritten under ACCESS EXCLUSIVE (reads and writes wait for the whole rewrite).`,
             advice: `Add the column without a default, then SET DEFAULT for new rows, and fill old rows in small batches (UPDATE … WHERE id BETWEEN …).`,
-            ...(single ? safer(`ALTER TABLE ${change.table} ADD COLUMN ${quoteIdent(change.column)} ${change.type}`, 'AlterTableStmt') : {}),
+            ...(single
+              ? safer(
+                  `ALTER TABLE ${change.table} ADD COLUMN ${quoteIdent(change.column)} ${change.type}`,
+                  'AlterTableStmt',
+                )
+              : {}),
           });
-        } else if (change.notNull && change.defaultSql === null && !change.generated && !change.identity && input.inUse(change.table)) {
+        } else if (
+          change.notNull &&
+          change.defaultSql === null &&
+          !change.generated &&
+          !change.identity &&
+          input.inUse(change.table)
+        ) {
           findings.push({
             rule: 'adding-required-field',
             severity: 'error',
             message: `A NOT NULL column without a default cannot be added to ${change.table}, which has rows.`,
-            advice: 'Add it with a constant DEFAULT (no rewrite since PostgreSQL 11), or nullable and fill it before SET NOT NULL.',
+            advice:
+              'Add it with a constant DEFAULT (no rewrite since PostgreSQL 11), or nullable and fill it before SET NOT NULL.',
           });
         }
         break;
@@ -163,9 +188,10 @@ export function lintStatement(input: LintInput): LintFinding[] {
           rule: change.column === null ? 'renaming-table' : 'renaming-column',
           severity: 'warning',
           message: `Renaming ${change.column === null ? `table ${change.table}` : `${change.table}.${change.column}`} breaks every client and function that uses the old name.`,
-          advice: change.column === null
-            ? 'Rename, then create a view with the old name for the clients that have not moved yet.'
-            : 'Add the new column, write both, move the clients, then drop the old one.',
+          advice:
+            change.column === null
+              ? 'Rename, then create a view with the old name for the clients that have not moved yet.'
+              : 'Add the new column, write both, move the clients, then drop the old one.',
         });
         break;
       case 'reindex':
@@ -174,8 +200,11 @@ export function lintStatement(input: LintInput): LintFinding[] {
             rule: 'require-concurrent-reindex',
             severity: 'warning',
             message: 'REINDEX blocks writes to the table and queries that use the index while it rebuilds.',
-            advice: 'Use REINDEX … CONCURRENTLY (PostgreSQL 12+): it builds a new index beside the old one and swaps them.',
-            ...safer(sql.replace(/^(REINDEX\s+(?:INDEX|TABLE))\s+/i, '$1 CONCURRENTLY '), 'ReindexStmt', (n) => JSON.stringify(n.params ?? []).includes('concurrently')),
+            advice:
+              'Use REINDEX … CONCURRENTLY (PostgreSQL 12+): it builds a new index beside the old one and swaps them.',
+            ...safer(sql.replace(/^(REINDEX\s+(?:INDEX|TABLE))\s+/i, '$1 CONCURRENTLY '), 'ReindexStmt', (n) =>
+              JSON.stringify(n.params ?? []).includes('concurrently'),
+            ),
           });
         }
         break;
@@ -185,7 +214,8 @@ export function lintStatement(input: LintInput): LintFinding[] {
             rule: 'ban-vacuum-full',
             severity: 'error',
             message: `VACUUM FULL rewrites ${change.tables.join(', ') || 'every table'} under ACCESS EXCLUSIVE: reads and writes wait for the whole rewrite.`,
-            advice: 'A plain VACUUM (no lock on reads or writes) frees space for reuse; to give space back to the OS online, use pg_repack or pg_squeeze.',
+            advice:
+              'A plain VACUUM (no lock on reads or writes) frees space for reuse; to give space back to the OS online, use pg_repack or pg_squeeze.',
           });
         }
         break;
@@ -225,7 +255,11 @@ export function lintStatement(input: LintInput): LintFinding[] {
 }
 
 /** `saferSql` only when the rewritten text still parses as the intended statement (never a guess). */
-function safer(candidate: string, kind: string, holds: (node: Record<string, unknown>) => boolean = () => true): { saferSql?: string } {
+function safer(
+  candidate: string,
+  kind: string,
+  holds: (node: Record<string, unknown>) => boolean = () => true,
+): { saferSql?: string } {
   try {
     const parsed = parseSql(candidate).statements;
     const first = parsed[0];
@@ -238,7 +272,12 @@ function safer(candidate: string, kind: string, holds: (node: Record<string, unk
 }
 
 function notValidSql(sql: string, name: string, unnamed: boolean): string {
-  const named = unnamed ? sql.replace(/\bADD\s+(CHECK|FOREIGN\s+KEY)\b/i, (_m, what: string) => `ADD CONSTRAINT ${quoteIdent(name)} ${what}`) : sql;
+  const named = unnamed
+    ? sql.replace(
+        /\bADD\s+(CHECK|FOREIGN\s+KEY)\b/i,
+        (_m, what: string) => `ADD CONSTRAINT ${quoteIdent(name)} ${what}`,
+      )
+    : sql;
   return `${named.replace(/;\s*$/, '')} NOT VALID`;
 }
 

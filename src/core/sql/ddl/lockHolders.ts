@@ -72,8 +72,11 @@ export async function sessionsInTheWay(session: DbSession, targets: readonly Loc
       state: row.pid === null ? 'prepared transaction' : row.state,
       stateSeconds: row.state_seconds === null ? null : Math.max(0, Math.round(row.state_seconds)),
       transactionSeconds: row.xact_seconds === null ? null : Math.max(0, Math.round(row.xact_seconds)),
-      query: row.query === null ? null : row.query.length > QUERY_CHARS ? `${row.query.slice(0, QUERY_CHARS)}…` : row.query,
+      query:
+        row.query === null ? null : row.query.length > QUERY_CHARS ? `${row.query.slice(0, QUERY_CHARS)}…` : row.query,
     });
   }
-  return [...found.values()].sort((a, b) => Number(b.granted) - Number(a.granted) || (b.transactionSeconds ?? 0) - (a.transactionSeconds ?? 0));
+  return [...found.values()].sort(
+    (a, b) => Number(b.granted) - Number(a.granted) || (b.transactionSeconds ?? 0) - (a.transactionSeconds ?? 0),
+  );
 }

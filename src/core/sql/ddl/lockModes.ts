@@ -27,8 +27,23 @@ const CONFLICTS: Record<LockMode, readonly LockMode[]> = {
   'ROW EXCLUSIVE': ['SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'],
   'SHARE UPDATE EXCLUSIVE': ['SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'],
   SHARE: ['ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'],
-  'SHARE ROW EXCLUSIVE': ['ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'],
-  EXCLUSIVE: ['ROW SHARE', 'ROW EXCLUSIVE', 'SHARE UPDATE EXCLUSIVE', 'SHARE', 'SHARE ROW EXCLUSIVE', 'EXCLUSIVE', 'ACCESS EXCLUSIVE'],
+  'SHARE ROW EXCLUSIVE': [
+    'ROW EXCLUSIVE',
+    'SHARE UPDATE EXCLUSIVE',
+    'SHARE',
+    'SHARE ROW EXCLUSIVE',
+    'EXCLUSIVE',
+    'ACCESS EXCLUSIVE',
+  ],
+  EXCLUSIVE: [
+    'ROW SHARE',
+    'ROW EXCLUSIVE',
+    'SHARE UPDATE EXCLUSIVE',
+    'SHARE',
+    'SHARE ROW EXCLUSIVE',
+    'EXCLUSIVE',
+    'ACCESS EXCLUSIVE',
+  ],
   'ACCESS EXCLUSIVE': LOCK_MODES,
 };
 
@@ -48,6 +63,9 @@ export function strongest(a: LockMode, b: LockMode): LockMode {
 
 /** pg_locks.mode ("AccessExclusiveLock") → our name ("ACCESS EXCLUSIVE"); undefined for non-table modes. */
 export function fromPgLocksMode(mode: string): LockMode | undefined {
-  const words = mode.replace(/Lock$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+  const words = mode
+    .replace(/Lock$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toUpperCase();
   return (LOCK_MODES as readonly string[]).includes(words) ? (words as LockMode) : undefined;
 }

@@ -53,14 +53,21 @@ export function lockedStatements(statements: readonly StatementClassification[])
 }
 
 /** The tables and modes the statements need, resolved in the catalog (strongest mode per table). */
-export async function lockTargetsOf(session: DbSession, statements: readonly StatementClassification[]): Promise<LockTarget[]> {
+export async function lockTargetsOf(
+  session: DbSession,
+  statements: readonly StatementClassification[],
+): Promise<LockTarget[]> {
   const byOid = new Map<number, LockTarget>();
   for (const statement of lockedStatements(statements)) {
     for (const planned of planStatement(statement.sql).locks) {
       const facts = await tableFacts(session, planned.relation, planned.target);
       if (!facts || !LOCKABLE.has(facts.relkind)) continue;
       const seen = byOid.get(facts.oid);
-      byOid.set(facts.oid, { oid: facts.oid, table: facts.table, mode: seen ? strongest(seen.mode, planned.mode) : planned.mode });
+      byOid.set(facts.oid, {
+        oid: facts.oid,
+        table: facts.table,
+        mode: seen ? strongest(seen.mode, planned.mode) : planned.mode,
+      });
     }
   }
   // One order for every executor, so two of them never take the same tables in opposite orders.
@@ -79,7 +86,12 @@ export function pauseBeforeRetry(attempt: number, policy: LockWaitPolicy, random
  * then as it was before (the savepoint rolled back). A lock this session may not take (no privilege) is left
  * to the statement itself, which runs under the same short lock_timeout.
  */
-export async function takeLocksBriefly(session: DbSession, targets: readonly LockTarget[], policy: LockWaitPolicy, context: LockWaitContext = {}): Promise<LockWaitOutcome> {
+export async function takeLocksBriefly(
+  session: DbSession,
+  targets: readonly LockTarget[],
+  policy: LockWaitPolicy,
+  context: LockWaitContext = {},
+): Promise<LockWaitOutcome> {
   const started = performance.now();
   if (targets.length === 0) return { attempts: 0, waitedMs: 0 };
   const names = await quotedNames(session, targets);
@@ -90,7 +102,10 @@ export async function takeLocksBriefly(session: DbSession, targets: readonly Loc
     await session.query(`SAVEPOINT ${SAVEPOINT}`);
     try {
       await session.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(policy.timeoutMs))}`);
-      for (const [oid, name] of names) await session.query(`LOCK TABLE ${name} IN ${targets.find((t) => t.oid === oid)?.mode ?? 'ACCESS EXCLUSIVE'} MODE`);
+      for (const [oid, name] of names)
+        await session.query(
+          `LOCK TABLE ${name} IN ${targets.find((t) => t.oid === oid)?.mode ?? 'ACCESS EXCLUSIVE'} MODE`,
+        );
       await session.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
       return { attempts: attempt, waitedMs: Math.round(performance.now() - started) };
     } catch (error) {
@@ -98,7 +113,10 @@ export async function takeLocksBriefly(session: DbSession, targets: readonly Loc
       await session.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
       if (!(error instanceof DbQueryError) || !RETRIED.has(error.sqlState)) {
         if (error instanceof DbQueryError) {
-          context.logger?.warn('could not take the locks ahead; the statement takes them itself', { error: error.message, sqlState: error.sqlState });
+          context.logger?.warn('could not take the locks ahead; the statement takes them itself', {
+            error: error.message,
+            sqlState: error.sqlState,
+          });
           return { attempts: attempt, waitedMs: Math.round(performance.now() - started) };
         }
         throw error;
@@ -115,7 +133,12 @@ export async function takeLocksBriefly(session: DbSession, targets: readonly Loc
  * any lock, until no session holds or awaits a conflicting one, checking up to `attempts` times. Throws
  * LOCK_UNAVAILABLE naming them when they stay.
  */
-export async function waitUntilLocksFree(session: DbSession, targets: readonly LockTarget[], policy: LockWaitPolicy, context: LockWaitContext = {}): Promise<LockWaitOutcome> {
+export async function waitUntilLocksFree(
+  session: DbSession,
+  targets: readonly LockTarget[],
+  policy: LockWaitPolicy,
+  context: LockWaitContext = {},
+): Promise<LockWaitOutcome> {
   const started = performance.now();
   if (targets.length === 0) return { attempts: 0, waitedMs: 0 };
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -132,16 +155,28 @@ export async function waitUntilLocksFree(session: DbSession, targets: readonly L
 /** lock_not_available (lock_timeout) and deadlock_detected: another try may succeed. */
 const RETRIED = new Set(['55P03', '40P01']);
 
-function lockUnavailable(targets: readonly LockTarget[], inTheWay: readonly LockHolder[], policy: LockWaitPolicy, attempts: number, elapsedMs: number, ticketId?: string): AgentError {
+function lockUnavailable(
+  targets: readonly LockTarget[],
+  inTheWay: readonly LockHolder[],
+  policy: LockWaitPolicy,
+  attempts: number,
+  elapsedMs: number,
+  ticketId?: string,
+): AgentError {
   const wanted = targets.map((t) => `${t.mode} on ${t.table}`).join(', ');
   const tries = `${attempts} × ${Math.round(policy.timeoutMs)} ms (${(elapsedMs / 1000).toFixed(1)} s with the pauses between tries)`;
-  const behind = inTheWay.length === 0 ? 'behind sessions that were gone by the time they were looked up' : `behind ${inTheWay.map(describeLockHolder).join('; ')}`;
+  const behind =
+    inTheWay.length === 0
+      ? 'behind sessions that were gone by the time they were looked up'
+      : `behind ${inTheWay.map(describeLockHolder).join('; ')}`;
   const pids = [...new Set(inTheWay.map((h) => h.pid).filter((p): p is number => p !== null))];
   return new AgentError(
     'LOCK_UNAVAILABLE',
     `Did not run: waited ${tries} for ${wanted} ${behind}. Nothing ran and no one queued behind it; the ticket is still approved.`,
     `Run it again once ${pids.length === 1 ? 'that session has' : 'they have'} finished (pg-agent exec --ticket ${ticketId ?? '<id>'}).` +
-      (pids.length > 0 ? ` If ${pids.length === 1 ? 'it is' : 'they are'} stuck, ending ${pids.length === 1 ? 'it' : 'them'} is your call: SELECT pg_terminate_backend(pid) for ${pids.map((p) => `pid ${p}`).join(', ')}.` : ''),
+      (pids.length > 0
+        ? ` If ${pids.length === 1 ? 'it is' : 'they are'} stuck, ending ${pids.length === 1 ? 'it' : 'them'} is your call: SELECT pg_terminate_backend(pid) for ${pids.map((p) => `pid ${p}`).join(', ')}.`
+        : ''),
   );
 }
 
@@ -171,17 +206,34 @@ export function isLockTimeout(error: unknown): boolean {
  * the claim, which was released): the sessions holding any lock on its tables and on the tables they reference
  * or are referenced by (where such locks hide), named as for locks taken ahead.
  */
-export async function lockNotForeseen(session: DbSession, statements: readonly StatementClassification[], policy: LockWaitPolicy, ticketId: string, cause: AgentError): Promise<AgentError> {
-  const targets = await lockTargetsOf(session, statements.map((s) => ({ ...s, class: s.class === 'write' ? ('ddl' as const) : s.class })));
+export async function lockNotForeseen(
+  session: DbSession,
+  statements: readonly StatementClassification[],
+  policy: LockWaitPolicy,
+  ticketId: string,
+  cause: AgentError,
+): Promise<AgentError> {
+  const targets = await lockTargetsOf(
+    session,
+    statements.map((s) => ({ ...s, class: s.class === 'write' ? ('ddl' as const) : s.class })),
+  );
   const related = await session.query<{ oid: number; name: string }>(
     `SELECT DISTINCT c.oid::int8::float8 AS oid, n.nspname || '.' || c.relname AS name
      FROM pg_constraint k JOIN pg_class c ON c.oid IN (k.conrelid, k.confrelid) JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE k.contype = 'f' AND (k.conrelid = ANY($1::int8[]::oid[]) OR k.confrelid = ANY($1::int8[]::oid[]))`,
     [targets.map((t) => t.oid)],
   );
-  const all: LockTarget[] = [...targets.map((t) => ({ ...t, mode: 'ACCESS EXCLUSIVE' as const })), ...related.rows.filter((r) => !targets.some((t) => t.oid === r.oid)).map((r) => ({ oid: r.oid, table: r.name, mode: 'ACCESS EXCLUSIVE' as const }))];
+  const all: LockTarget[] = [
+    ...targets.map((t) => ({ ...t, mode: 'ACCESS EXCLUSIVE' as const })),
+    ...related.rows
+      .filter((r) => !targets.some((t) => t.oid === r.oid))
+      .map((r) => ({ oid: r.oid, table: r.name, mode: 'ACCESS EXCLUSIVE' as const })),
+  ];
   const inTheWay = await sessionsInTheWay(session, all);
-  const behind = inTheWay.length === 0 ? 'the sessions holding it were gone by the time they were looked up' : `sessions holding locks on those tables: ${inTheWay.map(describeLockHolder).join('; ')}`;
+  const behind =
+    inTheWay.length === 0
+      ? 'the sessions holding it were gone by the time they were looked up'
+      : `sessions holding locks on those tables: ${inTheWay.map(describeLockHolder).join('; ')}`;
   return new AgentError(
     'LOCK_UNAVAILABLE',
     `Did not run: a lock it needed beyond those taken ahead was not free within ${Math.round(policy.timeoutMs)} ms (${cause.message}); ${behind}. It was rolled back before doing anything and no one queued behind it for longer; the ticket is still approved.`,

@@ -22,22 +22,42 @@ export async function refineWork(session: DbSession, changes: readonly DdlChange
     if (change.kind === 'addColumn' && change.defaultSql !== null && !change.generated && !change.identity) {
       const volatile = await volatileFunctions(session, change.defaultFunctions);
       if (volatile.length > 0) {
-        refined.push({ table: change.table, work: 'rewrite', why: `the default calls ${volatile.join(', ')}, which is volatile: every row gets its own value, so the table is rewritten` });
+        refined.push({
+          table: change.table,
+          work: 'rewrite',
+          why: `the default calls ${volatile.join(', ')}, which is volatile: every row gets its own value, so the table is rewritten`,
+        });
       } else {
-        refined.push({ table: change.table, work: 'instant', why: 'a non-volatile default is stored once in the catalog (no rewrite)' });
+        refined.push({
+          table: change.table,
+          work: 'instant',
+          why: 'a non-volatile default is stored once in the catalog (no rewrite)',
+        });
       }
     } else if (change.kind === 'alterType') {
       const coercible = await binaryCoercible(session, change.table, change.column, change.type);
       refined.push(
         coercible && !change.using
-          ? { table: change.table, work: 'instant', why: `${change.column} → ${change.type} is binary coercible: no rewrite` }
-          : { table: change.table, work: 'rewrite', why: `${change.column} → ${change.type} converts every value: the table and its indexes are rewritten` },
+          ? {
+              table: change.table,
+              work: 'instant',
+              why: `${change.column} → ${change.type} is binary coercible: no rewrite`,
+            }
+          : {
+              table: change.table,
+              work: 'rewrite',
+              why: `${change.column} → ${change.type} converts every value: the table and its indexes are rewritten`,
+            },
       );
     } else if (change.kind === 'setNotNull') {
       const proven = await notNullProven(session, change.table, change.column);
       refined.push(
         proven
-          ? { table: change.table, work: 'instant', why: `a validated CHECK (${change.column} IS NOT NULL) proves it: no scan` }
+          ? {
+              table: change.table,
+              work: 'instant',
+              why: `a validated CHECK (${change.column} IS NOT NULL) proves it: no scan`,
+            }
           : { table: change.table, work: 'scan', why: `SET NOT NULL scans every row under ACCESS EXCLUSIVE` },
       );
     }
@@ -71,7 +91,11 @@ async function binaryCoercible(session: DbSession, table: string, column: string
   );
   const row = result.rows[0];
   if (!row || row.newtype === null) return false;
-  const mods = /\(([\d,\s]+)\)/.exec(newType)?.[1]?.split(',').map((m) => Number(m.trim())) ?? [];
+  const mods =
+    /\(([\d,\s]+)\)/
+      .exec(newType)?.[1]
+      ?.split(',')
+      .map((m) => Number(m.trim())) ?? [];
   const baseName = newType.replace(/\(.*$/, '').trim();
   if (row.oldtype === row.newtype) {
     if (mods.length === 0) return true;

@@ -20,8 +20,20 @@ export interface TableFacts {
 }
 
 /** Facts of a relation named as written; undefined when it does not exist (yet). */
-export async function tableFacts(session: DbSession, relation: string, target: 'table' | 'index'): Promise<TableFacts | undefined> {
-  const result = await session.query<{ oid: number; schema: string; name: string; rows: number; bytes: number; relfilenode: number; relkind: string }>(
+export async function tableFacts(
+  session: DbSession,
+  relation: string,
+  target: 'table' | 'index',
+): Promise<TableFacts | undefined> {
+  const result = await session.query<{
+    oid: number;
+    schema: string;
+    name: string;
+    rows: number;
+    bytes: number;
+    relfilenode: number;
+    relkind: string;
+  }>(
     `SELECT c.oid::int8::float8 AS oid, n.nspname AS schema, c.relname AS name, c.reltuples::float8 AS rows,
             pg_total_relation_size(c.oid)::float8 AS bytes, pg_relation_filenode(c.oid)::int8::float8 AS relfilenode,
             c.relkind::text AS relkind

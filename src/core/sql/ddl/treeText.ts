@@ -8,7 +8,9 @@ import type { PlanSource } from './ddlPlan';
 
 /** A column type as written (`varchar(20)`, `numeric(10,2)[]`), without pg_catalog. */
 export function typeText(typeName: Rec | undefined): string {
-  const parts = arr(typeName, 'names').map((p) => sval(p) ?? '?').filter((p) => p !== 'pg_catalog');
+  const parts = arr(typeName, 'names')
+    .map((p) => sval(p) ?? '?')
+    .filter((p) => p !== 'pg_catalog');
   const mods = arr(typeName, 'typmods')
     .map((m) => rec(rec(m, 'A_Const'), 'ival')?.ival)
     .filter((v): v is number => typeof v === 'number')
@@ -59,7 +61,8 @@ function earliestLocation(v: unknown): number | undefined {
     if (Array.isArray(x)) return x.forEach(visit);
     if (typeof x !== 'object' || x === null) return;
     for (const [key, value] of Object.entries(x)) {
-      if (key === 'location' && typeof value === 'number' && value >= 0) min = min === undefined ? value : Math.min(min, value);
+      if (key === 'location' && typeof value === 'number' && value >= 0)
+        min = min === undefined ? value : Math.min(min, value);
       else visit(value);
     }
   };
@@ -82,7 +85,12 @@ function scanExpression(sql: string, start: number): string {
       if (depth === 0) break;
       depth--;
     } else if (depth === 0 && (ch === ',' || ch === ';')) break;
-    else if (depth === 0 && /\s/.test(ch) && /^\s+(NOT\s+NULL|NULL|CHECK|REFERENCES|UNIQUE|PRIMARY|CONSTRAINT|COLLATE|GENERATED)\b/i.test(sql.slice(i))) break;
+    else if (
+      depth === 0 &&
+      /\s/.test(ch) &&
+      /^\s+(NOT\s+NULL|NULL|CHECK|REFERENCES|UNIQUE|PRIMARY|CONSTRAINT|COLLATE|GENERATED)\b/i.test(sql.slice(i))
+    )
+      break;
   }
   return sql.slice(start, i).trim();
 }

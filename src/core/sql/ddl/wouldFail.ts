@@ -22,7 +22,11 @@ interface Check {
   message: string;
 }
 
-export async function predictFailure(session: DbSession, changes: readonly DdlChange[], timeoutMs: number): Promise<Prediction> {
+export async function predictFailure(
+  session: DbSession,
+  changes: readonly DdlChange[],
+  timeoutMs: number,
+): Promise<Prediction> {
   const resolved: DdlChange[] = [];
   for (const change of changes) resolved.push(await withReferencedKey(session, change));
   const checks = resolved.flatMap(checkFor);
@@ -35,7 +39,9 @@ export async function predictFailure(session: DbSession, changes: readonly DdlCh
     await session.query(`SET LOCAL lock_timeout = 50`);
     for (const check of checks) {
       if (!isPlainRead(check.sql)) {
-        warnings.push(`Could not check beforehand whether it would fail (${check.message.split(':')[0]}): the expression is not a plain read.`);
+        warnings.push(
+          `Could not check beforehand whether it would fail (${check.message.split(':')[0]}): the expression is not a plain read.`,
+        );
         continue;
       }
       await session.query('SAVEPOINT pgagent_predict');
@@ -46,7 +52,9 @@ export async function predictFailure(session: DbSession, changes: readonly DdlCh
       } catch (error) {
         if (!(error instanceof DbQueryError)) throw error;
         await session.query('ROLLBACK TO SAVEPOINT pgagent_predict');
-        warnings.push(`Could not check beforehand whether it would fail (${check.message.split(':')[0]}): ${error.message}.`);
+        warnings.push(
+          `Could not check beforehand whether it would fail (${check.message.split(':')[0]}): ${error.message}.`,
+        );
       }
     }
     return { wouldFail: null, warnings };
@@ -86,48 +94,59 @@ function duplicateKeyCheck(table: string, columns: readonly string[]): Check[] {
   if (columns.length === 0) return [];
   const cols = columns.map(ident).join(', ');
   const notNull = columns.map((c) => `${ident(c)} IS NOT NULL`).join(' AND ');
-  return [{
-    sql: `SELECT EXISTS (SELECT 1 FROM ${q(table)} WHERE ${notNull} GROUP BY ${cols} HAVING count(*) > 1) AS hit`,
-    code: '23505',
-    message: `could not create unique index on ${bare(table)} (${columns.join(', ')}): some rows have the same key`,
-  }];
+  return [
+    {
+      sql: `SELECT EXISTS (SELECT 1 FROM ${q(table)} WHERE ${notNull} GROUP BY ${cols} HAVING count(*) > 1) AS hit`,
+      code: '23505',
+      message: `could not create unique index on ${bare(table)} (${columns.join(', ')}): some rows have the same key`,
+    },
+  ];
 }
 
 function checkFor(change: DdlChange): Check[] {
   switch (change.kind) {
     case 'addColumn':
       if (!change.notNull || change.defaultSql !== null || change.generated || change.identity) return [];
-      return [{
-        sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)}) AS hit`,
-        code: '23502',
-        message: `column "${change.column}" of relation "${bare(change.table)}" contains null values: the table has rows and the new NOT NULL column has no default`,
-      }];
+      return [
+        {
+          sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)}) AS hit`,
+          code: '23502',
+          message: `column "${change.column}" of relation "${bare(change.table)}" contains null values: the table has rows and the new NOT NULL column has no default`,
+        },
+      ];
     case 'setNotNull':
-      return [{
-        sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} WHERE ${ident(change.column)} IS NULL) AS hit`,
-        code: '23502',
-        message: `column "${change.column}" of relation "${bare(change.table)}" contains null values`,
-      }];
+      return [
+        {
+          sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} WHERE ${ident(change.column)} IS NULL) AS hit`,
+          code: '23502',
+          message: `column "${change.column}" of relation "${bare(change.table)}" contains null values`,
+        },
+      ];
     case 'addCheck':
       if (change.notValid || change.exprSql === '') return [];
-      return [{
-        sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} WHERE NOT (${change.exprSql})) AS hit`,
-        code: '23514',
-        message: `check constraint ${change.name === null ? '' : `"${change.name}" `}of relation "${bare(change.table)}" is violated by some row: CHECK (${change.exprSql})`,
-      }];
+      return [
+        {
+          sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} WHERE NOT (${change.exprSql})) AS hit`,
+          code: '23514',
+          message: `check constraint ${change.name === null ? '' : `"${change.name}" `}of relation "${bare(change.table)}" is violated by some row: CHECK (${change.exprSql})`,
+        },
+      ];
     case 'addUnique':
       return change.usingIndex ? [] : duplicateKeyCheck(change.table, change.columns);
     case 'createIndex':
       return change.unique ? duplicateKeyCheck(change.table, change.columns) : [];
     case 'addForeignKey': {
-      if (change.notValid || change.refColumns.length === 0 || change.refColumns.length !== change.columns.length) return [];
+      if (change.notValid || change.refColumns.length === 0 || change.refColumns.length !== change.columns.length)
+        return [];
       const join = change.columns.map((c, i) => `r.${ident(change.refColumns[i] ?? c)} = t.${ident(c)}`).join(' AND ');
       const present = change.columns.map((c) => `t.${ident(c)} IS NOT NULL`).join(' AND ');
-      return [{
-        sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} t WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${q(change.refTable)} r WHERE ${join})) AS hit`,
-        code: '23503',
-        message: `insert or update on table "${bare(change.table)}" violates foreign key constraint${change.name === null ? '' : ` "${change.name}"`}: some rows reference a missing ${bare(change.refTable)}`,
-      }];
+      return [
+        {
+          sql: `SELECT EXISTS (SELECT 1 FROM ${q(change.table)} t WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${q(change.refTable)} r WHERE ${join})) AS hit`,
+          code: '23503',
+          message: `insert or update on table "${bare(change.table)}" violates foreign key constraint${change.name === null ? '' : ` "${change.name}"`}: some rows reference a missing ${bare(change.refTable)}`,
+        },
+      ];
     }
     default:
       return [];

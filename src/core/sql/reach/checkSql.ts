@@ -59,7 +59,8 @@ export async function checkedFor(db: Db, sql: string, checked: CheckedSql | unde
  * test): each statement is parsed again on its own, so nothing runs unchecked.
  */
 export async function withReach(db: Db, classification: Classification): Promise<Classification> {
-  if (classification.decision === 'refuse' || classification.statements.every((s) => s.reach !== undefined)) return classification;
+  if (classification.decision === 'refuse' || classification.statements.every((s) => s.reach !== undefined))
+    return classification;
   await loadParser();
   const parsed: ParsedStatement[] = classification.statements.map((s) => {
     const [only] = parseSql(s.sql).statements;
@@ -78,7 +79,11 @@ export async function assertReachAllows(db: Db, statementSql: string, purpose: '
   const { statements } = parseSql(statementSql);
   // Sent as simple query text, a second statement would run too: the guard looks at one, so it takes one.
   if (statements.length !== 1) {
-    throw new AgentError('SQL_REFUSED', `Not run: a read or an EXPLAIN takes one statement; this text has ${statements.length}.`, 'Send each statement on its own.');
+    throw new AgentError(
+      'SQL_REFUSED',
+      `Not run: a read or an EXPLAIN takes one statement; this text has ${statements.length}.`,
+      'Send each statement on its own.',
+    );
   }
   const [reach] = await reachOf(db, statements);
   refuseEffects(reach?.effects ?? [], purpose);
@@ -96,7 +101,7 @@ export function reachRefusal(effects: readonly ReachEffect[], purpose: 'read' | 
     ? new AgentError(
         'SQL_REFUSED',
         `Not run as a read: ${what}.`,
-        'The database\'s own code makes this more than a read. Send it as a write (Run SQL with Review, pg-agent sql, propose_write): it is then held for approval with its impact.',
+        "The database's own code makes this more than a read. Send it as a write (Run SQL with Review, pg-agent sql, propose_write): it is then held for approval with its impact.",
       )
     : new AgentError(
         'SQL_REFUSED',

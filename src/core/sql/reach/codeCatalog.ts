@@ -192,22 +192,45 @@ export async function loadCodeCatalog(session: DbSession): Promise<CodeCatalog> 
     return Array.isArray(parsed) ? (parsed as Row[]) : [];
   };
   return buildCatalog({
-    functions: json('functions'), operators: json('operators'), casts: json('casts'), types: json('types'),
-    relations: json('relations'), columns: json('columns'), constraints: json('constraints'),
-    policies: json('policies'), indexes: json('indexes'), triggers: json('triggers'), rules: json('rules'),
-    event_triggers: json('event_triggers'), inherits: json('inherits'), opclasses: json('opclasses'),
+    functions: json('functions'),
+    operators: json('operators'),
+    casts: json('casts'),
+    types: json('types'),
+    relations: json('relations'),
+    columns: json('columns'),
+    constraints: json('constraints'),
+    policies: json('policies'),
+    indexes: json('indexes'),
+    triggers: json('triggers'),
+    rules: json('rules'),
+    event_triggers: json('event_triggers'),
+    inherits: json('inherits'),
+    opclasses: json('opclasses'),
   });
 }
 
 export function emptyCatalog(): CodeCatalog {
   return buildCatalog({
-    functions: [], operators: [], casts: [], types: [], relations: [], columns: [], constraints: [], policies: [],
-    indexes: [], triggers: [], rules: [], event_triggers: [], inherits: [], opclasses: [],
+    functions: [],
+    operators: [],
+    casts: [],
+    types: [],
+    relations: [],
+    columns: [],
+    constraints: [],
+    policies: [],
+    indexes: [],
+    triggers: [],
+    rules: [],
+    event_triggers: [],
+    inherits: [],
+    opclasses: [],
   });
 }
 
 const n = (value: unknown): number => Number(value ?? 0);
-const s = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
+const s = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
 const sn = (value: unknown): string | null => (value === null || value === undefined ? null : s(value));
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 
@@ -219,22 +242,47 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   const catalog: CodeCatalog = {
-    functions: new Map(), functionsByName: new Map(), operatorsByName: new Map(), castsByTargetName: new Map(),
-    castsBySource: new Map(), types: new Map(), typesByName: new Map(), relations: new Map(),
-    relationsByName: new Map(), eventTriggers: [], opclasses: new Map(),
+    functions: new Map(),
+    functionsByName: new Map(),
+    operatorsByName: new Map(),
+    castsByTargetName: new Map(),
+    castsBySource: new Map(),
+    types: new Map(),
+    typesByName: new Map(),
+    relations: new Map(),
+    relationsByName: new Map(),
+    eventTriggers: [],
+    opclasses: new Map(),
   };
   for (const r of rows.functions) {
     const fn: CodeFunction = {
-      oid: n(r[0]), schema: s(r[1]), name: s(r[2]), args: s(r[3]), language: s(r[4]), kind: s(r[5]),
-      volatility: s(r[6]), src: sn(r[7]), def: sn(r[8]), config: strings(r[9]), securityDefiner: r[10] === true,
-      extension: sn(r[11]), builtin: r[12] === true, aggregateParts: Array.isArray(r[13]) ? r[13].map(n) : [],
+      oid: n(r[0]),
+      schema: s(r[1]),
+      name: s(r[2]),
+      args: s(r[3]),
+      language: s(r[4]),
+      kind: s(r[5]),
+      volatility: s(r[6]),
+      src: sn(r[7]),
+      def: sn(r[8]),
+      config: strings(r[9]),
+      securityDefiner: r[10] === true,
+      extension: sn(r[11]),
+      builtin: r[12] === true,
+      aggregateParts: Array.isArray(r[13]) ? r[13].map(n) : [],
       argumentDefaults: sn(r[14]),
     };
     catalog.functions.set(fn.oid, fn);
     if (!fn.builtin) push(catalog.functionsByName, fn.name.toLowerCase(), fn);
   }
   for (const r of rows.operators) {
-    push(catalog.operatorsByName, s(r[2]), { schema: s(r[1]), name: s(r[2]), left: sn(r[3]), right: sn(r[4]), code: n(r[5]) });
+    push(catalog.operatorsByName, s(r[2]), {
+      schema: s(r[1]),
+      name: s(r[2]),
+      left: sn(r[3]),
+      right: sn(r[4]),
+      code: n(r[5]),
+    });
   }
   for (const r of rows.casts) {
     const cast: CodeCast = { source: n(r[0]), target: n(r[1]), func: n(r[2]), context: s(r[3]), targetName: s(r[4]) };
@@ -244,16 +292,33 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   for (const r of rows.types) {
     const checks = Array.isArray(r[6]) ? r[6].map(String) : [];
     const type: CodeType = {
-      oid: n(r[0]), schema: s(r[1]), name: s(r[2]), type: s(r[3]), io: Array.isArray(r[4]) ? r[4].map(n) : [],
-      baseType: r[5] === null ? null : n(r[5]), checks,
+      oid: n(r[0]),
+      schema: s(r[1]),
+      name: s(r[2]),
+      type: s(r[3]),
+      io: Array.isArray(r[4]) ? r[4].map(n) : [],
+      baseType: r[5] === null ? null : n(r[5]),
+      checks,
     };
     catalog.types.set(type.oid, type);
     push(catalog.typesByName, type.name.toLowerCase(), type);
   }
   for (const r of rows.relations) {
     const rel: CodeRelation = {
-      oid: n(r[0]), schema: s(r[1]), name: s(r[2]), kind: s(r[3]), rowSecurity: r[4] === true, viewDef: sn(r[5]),
-      columns: [], checks: [], referencedBy: [], policies: [], indexes: [], triggers: [], rules: [], children: [],
+      oid: n(r[0]),
+      schema: s(r[1]),
+      name: s(r[2]),
+      kind: s(r[3]),
+      rowSecurity: r[4] === true,
+      viewDef: sn(r[5]),
+      columns: [],
+      checks: [],
+      referencedBy: [],
+      policies: [],
+      indexes: [],
+      triggers: [],
+      rules: [],
+      children: [],
     };
     catalog.relations.set(rel.oid, rel);
     push(catalog.relationsByName, rel.name.toLowerCase(), rel);
@@ -261,7 +326,11 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
   const rel = (oid: unknown): CodeRelation | undefined => catalog.relations.get(n(oid));
   for (const r of rows.columns) {
     rel(r[0])?.columns.push({
-      name: s(r[1]), defaultExpr: sn(r[2]), generated: r[3] === 's', typeOid: n(r[4]), identitySequence: sn(r[5]),
+      name: s(r[1]),
+      defaultExpr: sn(r[2]),
+      generated: r[3] === 's',
+      typeOid: n(r[4]),
+      identitySequence: sn(r[5]),
       defaultSequences: strings(r[6]),
     });
   }
@@ -269,19 +338,31 @@ function buildCatalog(rows: Record<keyof CatalogRow, Row[]>): CodeCatalog {
     const table = rel(r[0]);
     if (!table) continue;
     if (r[2] === 'c' && r[3] !== null) table.checks.push(s(r[3]));
-    if (r[2] === 'f') rel(r[4])?.referencedBy.push({ name: s(r[1]), referencing: table, onDelete: s(r[5]), onUpdate: s(r[6]) });
+    if (r[2] === 'f')
+      rel(r[4])?.referencedBy.push({ name: s(r[1]), referencing: table, onDelete: s(r[5]), onUpdate: s(r[6]) });
   }
   for (const r of rows.policies) {
     rel(r[0])?.policies.push({ name: s(r[1]), command: s(r[2]), using: sn(r[3]), withCheck: sn(r[4]) });
   }
-  for (const r of rows.indexes) rel(r[0])?.indexes.push({ def: sn(r[1]), opclasses: Array.isArray(r[2]) ? r[2].map(n) : [] });
+  for (const r of rows.indexes)
+    rel(r[0])?.indexes.push({ def: sn(r[1]), opclasses: Array.isArray(r[2]) ? r[2].map(n) : [] });
   for (const r of rows.opclasses) {
-    catalog.opclasses.set(n(r[0]), { schema: s(r[1]), name: s(r[2]), functions: Array.isArray(r[3]) ? r[3].map(n) : [] });
+    catalog.opclasses.set(n(r[0]), {
+      schema: s(r[1]),
+      name: s(r[2]),
+      functions: Array.isArray(r[3]) ? r[3].map(n) : [],
+    });
   }
-  for (const r of rows.triggers) rel(r[0])?.triggers.push({ name: s(r[1]), func: n(r[2]), type: n(r[3]), def: sn(r[4]) });
+  for (const r of rows.triggers)
+    rel(r[0])?.triggers.push({ name: s(r[1]), func: n(r[2]), type: n(r[3]), def: sn(r[4]) });
   for (const r of rows.rules) rel(r[0])?.rules.push({ name: s(r[1]), event: s(r[2]), def: s(r[3]) });
   for (const r of rows.event_triggers) {
-    catalog.eventTriggers.push({ name: s(r[0]), event: s(r[1]), func: n(r[2]), tags: Array.isArray(r[3]) ? r[3].map(String) : null });
+    catalog.eventTriggers.push({
+      name: s(r[0]),
+      event: s(r[1]),
+      func: n(r[2]),
+      tags: Array.isArray(r[3]) ? r[3].map(String) : null,
+    });
   }
   for (const r of rows.inherits) {
     const child = rel(r[0]);

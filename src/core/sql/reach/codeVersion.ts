@@ -54,7 +54,9 @@ export interface CodeVersion {
 
 /** The code version, one small query; `previous` lets an unchanged snapshot skip the fingerprint. */
 export async function codeVersion(session: DbSession, previous?: CodeVersion): Promise<CodeVersion> {
-  const result = await session.query<{ snapshot: string; version: string | null }>(CODE_VERSION_SQL, [previous?.snapshot ?? '']);
+  const result = await session.query<{ snapshot: string; version: string | null }>(CODE_VERSION_SQL, [
+    previous?.snapshot ?? '',
+  ]);
   const row = result.rows[0];
   const snapshot = row?.snapshot ?? '';
   if (row?.version === null && previous) return { snapshot, version: previous.version };

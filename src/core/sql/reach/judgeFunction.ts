@@ -41,7 +41,8 @@ export function judgeFunction(engine: WalkEngine, fn: CodeFunction): Judgement {
   }
   for (const setting of fn.config) {
     const name = setting.split('=')[0]?.trim().toLowerCase() ?? '';
-    if (TIME_LIMITS.has(name)) found.problem('irreversible', `overrides the preview's time limits for its body (SET ${setting})`);
+    if (TIME_LIMITS.has(name))
+      found.problem('irreversible', `overrides the preview's time limits for its body (SET ${setting})`);
   }
   if (fn.argumentDefaults !== null) walkExpression(engine, fn.argumentDefaults, { ...ctx, via: 'default argument' });
   if (fn.kind === 'a') {
@@ -56,7 +57,10 @@ export function judgeFunction(engine: WalkEngine, fn: CodeFunction): Judgement {
     const problem = effect && builtinProblem(effect);
     if (problem) found.problem(problem.kind, problem.what);
     else if (effect === undefined && trustedExtensionCode(fn.extension, fn.name) === undefined) {
-      found.problem('unknown', `is written in ${fn.language}${fn.extension ? ` (extension ${fn.extension})` : ''}, code we cannot see into`);
+      found.problem(
+        'unknown',
+        `is written in ${fn.language}${fn.extension ? ` (extension ${fn.extension})` : ''}, code we cannot see into`,
+      );
     }
   }
   return found.judgement();
@@ -74,7 +78,8 @@ function judgeSql(engine: WalkEngine, fn: CodeFunction, ctx: WalkCtx): void {
   }
   const trees = engine.parseStatements(fn.def);
   const create = trees instanceof Error ? undefined : rec(trees[0], 'CreateFunctionStmt');
-  if (!create) ctx.found.problem('unknown', `has a body that does not parse${trees instanceof Error ? `: ${trees.message}` : ''}`);
+  if (!create)
+    ctx.found.problem('unknown', `has a body that does not parse${trees instanceof Error ? `: ${trees.message}` : ''}`);
   else walkTree(engine, create.sql_body, ctx);
 }
 

@@ -31,8 +31,10 @@ export function walkPlpgsql(engine: WalkEngine, tree: unknown, ctx: WalkCtx): vo
       dynamicSql(engine, withDynamic.dynquery, ctx);
       node = { ...withDynamic, dynquery: undefined };
     }
-    if (rec(value, 'PLpgSQL_stmt_commit')) ctx.found.problem('irreversible', 'commits the transaction (COMMIT in a procedure)');
-    if (rec(value, 'PLpgSQL_stmt_rollback')) ctx.found.problem('irreversible', 'ends the transaction (ROLLBACK in a procedure)');
+    if (rec(value, 'PLpgSQL_stmt_commit'))
+      ctx.found.problem('irreversible', 'commits the transaction (COMMIT in a procedure)');
+    if (rec(value, 'PLpgSQL_stmt_rollback'))
+      ctx.found.problem('irreversible', 'ends the transaction (ROLLBACK in a procedure)');
     return Object.values(node).filter((child) => typeof child === 'object' && child !== null);
   });
 }
@@ -52,7 +54,8 @@ export function embeddedSql(expr: Rec): string {
 function staticSql(engine: WalkEngine, expr: Rec, ctx: WalkCtx): void {
   const sql = embeddedSql(expr);
   const trees = engine.parseStatements(sql);
-  if (trees instanceof Error) ctx.found.problem('unknown', `has SQL that does not parse (${abbreviate(sql)}): ${trees.message}`);
+  if (trees instanceof Error)
+    ctx.found.problem('unknown', `has SQL that does not parse (${abbreviate(sql)}): ${trees.message}`);
   else walkTree(engine, trees, ctx);
 }
 
@@ -70,7 +73,8 @@ function dynamicSql(engine: WalkEngine, query: unknown, ctx: WalkCtx): void {
     return;
   }
   const inner = engine.parseStatements(text);
-  if (inner instanceof Error) ctx.found.problem('unknown', `runs SQL that does not parse (EXECUTE '${abbreviate(text)}'): ${inner.message}`);
+  if (inner instanceof Error)
+    ctx.found.problem('unknown', `runs SQL that does not parse (EXECUTE '${abbreviate(text)}'): ${inner.message}`);
   else walkTree(engine, inner, ctx);
 }
 

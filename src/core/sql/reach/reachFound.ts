@@ -4,10 +4,23 @@
  * with the way it was reached, so every reason names the function and how the statement got to it.
  */
 import type { SideEffect } from '../sideEffectFunctions';
-import type { ReachEffect, ReachEffectKind, ReachEntry, ReachVerdict, StatementReach } from '../../../shared/reachTypes';
+import type {
+  ReachEffect,
+  ReachEffectKind,
+  ReachEntry,
+  ReachVerdict,
+  StatementReach,
+} from '../../../shared/reachTypes';
 
 /** Worst first (reachTypes.ts: what each kind means on each path). */
-export const EFFECT_ORDER: readonly ReachEffectKind[] = ['irreversible', 'unknown', 'privileged', 'ddl', 'write', 'sequence'];
+export const EFFECT_ORDER: readonly ReachEffectKind[] = [
+  'irreversible',
+  'unknown',
+  'privileged',
+  'ddl',
+  'write',
+  'sequence',
+];
 
 /** How a function is reached when the statement (or body) calls it by name. */
 export const CALLED = 'called directly';
@@ -79,7 +92,10 @@ export class Found {
   private readonly problemKeys = new Set<string>();
 
   /** `owner`: the function whose body this is ("public.f(integer)"), for the vias of what it reaches. */
-  constructor(readonly body: boolean, private readonly owner = '') {}
+  constructor(
+    readonly body: boolean,
+    private readonly owner = '',
+  ) {}
 
   problem(kind: ReachEffectKind, what: string): void {
     const key = `${kind}\u0000${what}`;
@@ -110,7 +126,10 @@ export class Found {
     if (options.isFunction && (!options.builtin || worst)) {
       const entryVia = this.owner === '' ? shownVia : via === '' ? `called by ${this.owner}` : chain(this.owner, via);
       this.entry({
-        function: subject, via: entryVia, verdict: verdictOf(judgement.problems), ...(worst ? { effect: worst.what } : {}),
+        function: subject,
+        via: entryVia,
+        verdict: verdictOf(judgement.problems),
+        ...(worst ? { effect: worst.what } : {}),
       });
     }
     for (const p of judgement.problems) this.problem(p.kind, this.compose(subject, shownVia, p.what));
@@ -119,7 +138,8 @@ export class Found {
   }
 
   private compose(subject: string, via: string, what: string): string {
-    if (this.body) return via === CALLED ? `calls ${subject}, which ${what}` : `reaches ${subject} (${via}), which ${what}`;
+    if (this.body)
+      return via === CALLED ? `calls ${subject}, which ${what}` : `reaches ${subject} (${via}), which ${what}`;
     return via === CALLED ? `${subject} ${what}` : `${subject} (${via}) ${what}`;
   }
 

@@ -34,13 +34,21 @@ const engines = new WeakMap<Db, Cached>();
  * The reach of each statement into the database's own code; cached per code version of `db`. It queries
  * `db` itself (db.query): never call it from inside db.withSession, which PGlite serializes (a deadlock).
  */
-export async function reachOf(db: Db, statements: readonly ParsedStatement[], options: ReachOptions = {}): Promise<StatementReach[]> {
+export async function reachOf(
+  db: Db,
+  statements: readonly ParsedStatement[],
+  options: ReachOptions = {},
+): Promise<StatementReach[]> {
   let engine: ReachEngine;
   try {
     engine = await currentReachEngine(db, options);
   } catch (error) {
     // A catalog we may not read (or a connection that failed) is code we cannot see into: held, never "safe".
-    return statements.map(() => unknownReach(`the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`));
+    return statements.map(() =>
+      unknownReach(
+        `the database's code could not be read, so what this statement runs is unknown: ${describeError(error)}`,
+      ),
+    );
   }
   return statements.map((statement) => statementReachOf(engine, statement));
 }
@@ -54,7 +62,8 @@ export async function reachOf(db: Db, statements: readonly ParsedStatement[], op
 export async function currentReachEngine(db: Db, options: ReachOptions = {}): Promise<ReachEngine> {
   await loadParser();
   const recent = engines.get(db);
-  if (recent && options.versionMaxAgeMs && performance.now() - recent.checkedAt < options.versionMaxAgeMs) return recent.engine;
+  if (recent && options.versionMaxAgeMs && performance.now() - recent.checkedAt < options.versionMaxAgeMs)
+    return recent.engine;
   if (!options.versionMaxAgeMs) return checkVersion(db);
   // A caller that accepts a version this old also accepts one being checked now (begun after it was due):
   // concurrent clients of the guard share one query instead of each sending its own.
@@ -76,7 +85,11 @@ async function checkVersion(db: Db): Promise<ReachEngine> {
   // Read again after the await: a concurrent call may have started loading this very version.
   let cached = engines.get(db);
   if (cached?.version.version !== version.version) {
-    cached = { version, engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)), checkedAt: performance.now() };
+    cached = {
+      version,
+      engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)),
+      checkedAt: performance.now(),
+    };
     engines.set(db, cached);
     // A failed load is not kept: the next call tries again.
     const failed = cached;

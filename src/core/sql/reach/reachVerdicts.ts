@@ -44,7 +44,12 @@ export function reachRiskFloor(statements: readonly Pick<StatementClassification
 export function mergeReach(classification: Classification, reaches: readonly StatementReach[]): Classification {
   const statements = classification.statements.map((statement, i): StatementClassification => {
     const reach = reaches[i] ?? { entries: [], effects: [], sequences: [] };
-    const merged: StatementClassification = { ...statement, reach: reach.entries, reachEffects: reach.effects, reachSequences: reach.sequences };
+    const merged: StatementClassification = {
+      ...statement,
+      reach: reach.entries,
+      reachEffects: reach.effects,
+      reachSequences: reach.sequences,
+    };
     if (reach.effects.length === 0) return merged;
     const reasons = [...statement.reasons];
     for (const effect of reach.effects) if (!reasons.includes(effect.reason)) reasons.push(effect.reason);
@@ -58,6 +63,11 @@ export function mergeReach(classification: Classification, reaches: readonly Sta
   });
   const reasons = [...classification.reasons];
   for (const reason of statements.flatMap((s) => s.reasons)) if (!reasons.includes(reason)) reasons.push(reason);
-  const decision = classification.decision === 'refuse' ? 'refuse' : statements.some((s) => s.decision !== 'run') ? 'approve' : classification.decision;
+  const decision =
+    classification.decision === 'refuse'
+      ? 'refuse'
+      : statements.some((s) => s.decision !== 'run')
+        ? 'approve'
+        : classification.decision;
   return { statements, class: maxClass(statements.map((s) => s.class)), decision, reasons };
 }

@@ -82,7 +82,11 @@ function visit(engine: WalkEngine, kind: string, node: Rec, ctx: WalkCtx): boole
 }
 
 /** The non-built-in overloads a name may call, and whether a built-in of that name may be called instead. */
-function resolveFunction(engine: WalkEngine, parts: string[], argCount: number): { user: CodeFunction[]; builtin: boolean } {
+function resolveFunction(
+  engine: WalkEngine,
+  parts: string[],
+  argCount: number,
+): { user: CodeFunction[]; builtin: boolean } {
   const name = (parts[parts.length - 1] ?? '').toLowerCase();
   const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
   if (schema !== undefined && BUILTIN_SCHEMAS.has(schema.toLowerCase())) return { user: [], builtin: true };
@@ -107,13 +111,25 @@ function onFuncCall(engine: WalkEngine, node: Rec, ctx: WalkCtx): void {
 }
 
 /** Reaches a catalog function (by oid: operators, casts, triggers…), judged and memoized by the engine. */
-export function reachFunction(engine: WalkEngine, fn: CodeFunction, via: string, ctx: WalkCtx, quietIfSafe = false): void {
+export function reachFunction(
+  engine: WalkEngine,
+  fn: CodeFunction,
+  via: string,
+  ctx: WalkCtx,
+  quietIfSafe = false,
+): void {
   const judgement = engine.judge(fn);
   if (quietIfSafe && judgement.problems.length === 0 && judgement.entries.length === 0) return;
   ctx.found.reach(functionLabel(fn), via, judgement, { builtin: fn.builtin, isFunction: true });
 }
 
-export function reachFunctionOid(engine: WalkEngine, oid: number, via: string, ctx: WalkCtx, quietIfSafe = false): void {
+export function reachFunctionOid(
+  engine: WalkEngine,
+  oid: number,
+  via: string,
+  ctx: WalkCtx,
+  quietIfSafe = false,
+): void {
   const fn = engine.catalog.functions.get(oid);
   if (fn) reachFunction(engine, fn, via, ctx, quietIfSafe);
   else ctx.found.problem('unknown', `runs function ${oid} (${via}), which the catalog does not show`);
@@ -131,19 +147,31 @@ function reachBuiltinByName(parts: string[], args: unknown[], ctx: WalkCtx): voi
   if (!effect) return;
   if ((name === 'nextval' || name === 'setval') && args.length > 0) {
     const written = constantText(args[0]);
-    const sequence = written !== undefined && !written.includes('.')
-      ? ctx.sequences?.find((q) => q.endsWith(`.${written}`)) ?? written
-      : written;
+    const sequence =
+      written !== undefined && !written.includes('.')
+        ? (ctx.sequences?.find((q) => q.endsWith(`.${written}`)) ?? written)
+        : written;
     if (sequence !== undefined) {
       const what = name === 'nextval' ? `advances the sequence ${sequence}` : `sets the sequence ${sequence}`;
-      ctx.found.reach(label, ctx.via, { problems: [{ kind: 'sequence', what }], entries: [], sequences: [sequence] }, { builtin: true, isFunction: true });
+      ctx.found.reach(
+        label,
+        ctx.via,
+        { problems: [{ kind: 'sequence', what }], entries: [], sequences: [sequence] },
+        { builtin: true, isFunction: true },
+      );
       return;
     }
   }
   // set_config(…, …, true) is local to the transaction: ROLLBACK undoes it.
   if (name === 'set_config' && isTrue(args[2])) return;
   const problem = builtinProblem(effect);
-  if (problem) ctx.found.reach(label, ctx.via, { problems: [problem], entries: [], sequences: [] }, { builtin: true, isFunction: true });
+  if (problem)
+    ctx.found.reach(
+      label,
+      ctx.via,
+      { problems: [problem], entries: [], sequences: [] },
+      { builtin: true, isFunction: true },
+    );
 }
 
 function privileged(file: string): Judgement {
@@ -165,7 +193,10 @@ function isTrue(node: unknown): boolean {
 function onOperator(engine: WalkEngine, name: unknown[], kind: string, ctx: WalkCtx): void {
   const parts = name.map((p) => sval(p) ?? '');
   if (parts.length === 0) return;
-  const symbols = kind.startsWith('AEXPR_BETWEEN') || kind.startsWith('AEXPR_NOT_BETWEEN') ? ['>=', '<='] : [parts[parts.length - 1] ?? ''];
+  const symbols =
+    kind.startsWith('AEXPR_BETWEEN') || kind.startsWith('AEXPR_NOT_BETWEEN')
+      ? ['>=', '<=']
+      : [parts[parts.length - 1] ?? ''];
   const schema = parts.length > 1 ? parts[parts.length - 2] : undefined;
   for (const symbol of symbols) {
     for (const op of engine.catalog.operatorsByName.get(symbol) ?? []) {
@@ -181,12 +212,22 @@ const DO_TAG = '$reach_do$';
 
 /** An anonymous code block (DO): a PL/pgSQL one is judged like a function body; any other language is unknown. */
 function onDoBlock(engine: WalkEngine, node: Rec, ctx: WalkCtx): void {
-  const option = (name: string): unknown => arr(node, 'args').map((a) => rec(a, 'DefElem')).find((d) => str(d, 'defname') === name)?.arg;
+  const option = (name: string): unknown =>
+    arr(node, 'args')
+      .map((a) => rec(a, 'DefElem'))
+      .find((d) => str(d, 'defname') === name)?.arg;
   const body = sval(option('as'));
   const language = (sval(option('language')) ?? 'plpgsql').toLowerCase();
-  const judgement = body === undefined || language !== 'plpgsql' || body.includes(DO_TAG)
-    ? { problems: [{ kind: 'unknown' as const, what: `runs a ${language} block we cannot see into` }], entries: [], sequences: [] }
-    : engine.judgeBlock(`CREATE FUNCTION pg_temp.do_block() RETURNS void LANGUAGE plpgsql AS ${DO_TAG}${body}${DO_TAG}`);
+  const judgement =
+    body === undefined || language !== 'plpgsql' || body.includes(DO_TAG)
+      ? {
+          problems: [{ kind: 'unknown' as const, what: `runs a ${language} block we cannot see into` }],
+          entries: [],
+          sequences: [],
+        }
+      : engine.judgeBlock(
+          `CREATE FUNCTION pg_temp.do_block() RETURNS void LANGUAGE plpgsql AS ${DO_TAG}${body}${DO_TAG}`,
+        );
   ctx.found.reach('DO block', ctx.via, judgement, { builtin: false, isFunction: false });
 }
 
@@ -207,14 +248,22 @@ function reachCast(engine: WalkEngine, cast: CodeCast, ctx: WalkCtx): void {
 }
 
 /** What runs for a value of a user type: a domain's checks (and its base type's), a base type's I/O. */
-export function reachType(engine: WalkEngine, oid: number, ctx: WalkCtx, checks = true, seen = new Set<number>()): void {
+export function reachType(
+  engine: WalkEngine,
+  oid: number,
+  ctx: WalkCtx,
+  checks = true,
+  seen = new Set<number>(),
+): void {
   const type = engine.catalog.types.get(oid);
   if (!type || seen.has(oid)) return;
   seen.add(oid);
   const label = `${type.schema}.${type.name}`;
   if (type.type === 'd') {
     // Domain checks run when a value is made (cast, write), not when it is read.
-    if (checks) for (const check of type.checks) walkExpression(engine, check, { ...ctx, via: chain(ctx.via, `check of domain ${label}`) });
+    if (checks)
+      for (const check of type.checks)
+        walkExpression(engine, check, { ...ctx, via: chain(ctx.via, `check of domain ${label}`) });
     if (type.baseType !== null) reachType(engine, type.baseType, ctx, checks, seen);
     return;
   }
@@ -229,7 +278,8 @@ export function walkExpression(engine: WalkEngine, expr: string, ctx: WalkCtx): 
     return;
   }
   const tree = engine.parseExpression(expr);
-  if (tree instanceof Error) ctx.found.problem('unknown', `has an expression that does not parse (${ctx.via}): ${tree.message}`);
+  if (tree instanceof Error)
+    ctx.found.problem('unknown', `has an expression that does not parse (${ctx.via}): ${tree.message}`);
   else walkTree(engine, tree, { ...ctx, depth: ctx.depth + 1 });
 }
 
@@ -261,7 +311,11 @@ export function readRelation(engine: WalkEngine, rel: CodeRelation, ctx: WalkCtx
   if (rel.kind === 'v' || (rel.kind === 'm' && viewVerb !== 'view')) {
     if (rel.viewDef !== null) walkStored(engine, rel.viewDef, { ...ctx, via: chain(ctx.via, `${viewVerb} ${label}`) });
   }
-  if (rel.kind === 'f') ctx.found.problem('unknown', `reads the foreign table ${label} through its foreign-data wrapper (code we cannot see into)`);
+  if (rel.kind === 'f')
+    ctx.found.problem(
+      'unknown',
+      `reads the foreign table ${label} through its foreign-data wrapper (code we cannot see into)`,
+    );
   if (rel.rowSecurity) {
     for (const policy of rel.policies) {
       if (policy.using !== null && (policy.command === 'r' || policy.command === '*')) {
@@ -294,6 +348,7 @@ export function walkStored(engine: WalkEngine, sql: string, ctx: WalkCtx): void 
     return;
   }
   const trees = engine.parseStatements(sql);
-  if (trees instanceof Error) ctx.found.problem('unknown', `has SQL that does not parse (${ctx.via}): ${trees.message}`);
+  if (trees instanceof Error)
+    ctx.found.problem('unknown', `has SQL that does not parse (${ctx.via}): ${trees.message}`);
   else walkTree(engine, trees, { ...ctx, depth: ctx.depth + 1 });
 }

@@ -10,28 +10,74 @@ import { arr, isRec, objectLabel, rec, str } from '../parseTree';
 
 /** Statements whose inner trees are stored, not run, when the statement runs. */
 export const SKIP_CHILDREN = new Set([
-  'CreateFunctionStmt', 'ViewStmt', 'RuleStmt', 'CreateTrigStmt', 'CreatePolicyStmt', 'AlterPolicyStmt',
-  'PrepareStmt', 'CreateDomainStmt', 'AlterFunctionStmt', 'DoStmt', 'CommentStmt',
+  'CreateFunctionStmt',
+  'ViewStmt',
+  'RuleStmt',
+  'CreateTrigStmt',
+  'CreatePolicyStmt',
+  'AlterPolicyStmt',
+  'PrepareStmt',
+  'CreateDomainStmt',
+  'AlterFunctionStmt',
+  'DoStmt',
+  'CommentStmt',
 ]);
 
 /** Statements that are not DDL (no event trigger fires for them). */
 const NOT_DDL = new Set([
-  'SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'CopyStmt', 'TransactionStmt',
-  'VariableSetStmt', 'VariableShowStmt', 'ExplainStmt', 'PrepareStmt', 'ExecuteStmt', 'DeallocateStmt',
-  'ListenStmt', 'UnlistenStmt', 'NotifyStmt', 'CallStmt', 'DoStmt', 'LockStmt', 'DeclareCursorStmt', 'FetchStmt',
-  'ClosePortalStmt', 'DiscardStmt', 'LoadStmt', 'CheckPointStmt', 'VacuumStmt', 'ClusterStmt', 'ConstraintsSetStmt',
-  'ReturnStmt', 'PLAssignStmt', 'TruncateStmt',
+  'SelectStmt',
+  'InsertStmt',
+  'UpdateStmt',
+  'DeleteStmt',
+  'MergeStmt',
+  'CopyStmt',
+  'TransactionStmt',
+  'VariableSetStmt',
+  'VariableShowStmt',
+  'ExplainStmt',
+  'PrepareStmt',
+  'ExecuteStmt',
+  'DeallocateStmt',
+  'ListenStmt',
+  'UnlistenStmt',
+  'NotifyStmt',
+  'CallStmt',
+  'DoStmt',
+  'LockStmt',
+  'DeclareCursorStmt',
+  'FetchStmt',
+  'ClosePortalStmt',
+  'DiscardStmt',
+  'LoadStmt',
+  'CheckPointStmt',
+  'VacuumStmt',
+  'ClusterStmt',
+  'ConstraintsSetStmt',
+  'ReturnStmt',
+  'PLAssignStmt',
+  'TruncateStmt',
   // Shared objects of the whole server: event triggers do not fire for them.
-  'CreateRoleStmt', 'AlterRoleStmt', 'AlterRoleSetStmt', 'DropRoleStmt', 'GrantRoleStmt', 'CreatedbStmt', 'DropdbStmt',
-  'AlterDatabaseStmt', 'AlterDatabaseSetStmt', 'AlterDatabaseRefreshCollStmt', 'CreateTableSpaceStmt',
-  'DropTableSpaceStmt', 'AlterTableSpaceOptionsStmt', 'AlterSystemStmt',
+  'CreateRoleStmt',
+  'AlterRoleStmt',
+  'AlterRoleSetStmt',
+  'DropRoleStmt',
+  'GrantRoleStmt',
+  'CreatedbStmt',
+  'DropdbStmt',
+  'AlterDatabaseStmt',
+  'AlterDatabaseSetStmt',
+  'AlterDatabaseRefreshCollStmt',
+  'CreateTableSpaceStmt',
+  'DropTableSpaceStmt',
+  'AlterTableSpaceOptionsStmt',
+  'AlterSystemStmt',
 ]);
 
 /** In a body: statements that leave state ROLLBACK does not undo. */
 const BODY_IRREVERSIBLE: Record<string, string> = {
   TransactionStmt: 'ends or splits the transaction (transaction control)',
   ListenStmt: 'listens for notifications in the session (LISTEN)',
-  UnlistenStmt: 'changes the session\'s notification listeners (UNLISTEN)',
+  UnlistenStmt: "changes the session's notification listeners (UNLISTEN)",
   NotifyStmt: 'sends a notification to other sessions (NOTIFY)',
   DiscardStmt: 'discards session state (DISCARD)',
   PrepareStmt: 'prepares a statement in the session (PREPARE)',
@@ -39,25 +85,42 @@ const BODY_IRREVERSIBLE: Record<string, string> = {
   LoadStmt: 'loads a shared library into the server process (LOAD)',
   CheckPointStmt: 'forces a server checkpoint (CHECKPOINT)',
   AlterSystemStmt: "changes the server's configuration file (ALTER SYSTEM)",
-  CreateRoleStmt: 'creates a role', AlterRoleStmt: 'changes a role', AlterRoleSetStmt: 'changes a role\'s settings',
-  DropRoleStmt: 'drops a role', GrantRoleStmt: 'grants or revokes role membership', CreatedbStmt: 'creates a database',
-  DropdbStmt: 'drops a database', AlterDatabaseStmt: 'changes a database', AlterDatabaseSetStmt: 'changes a database\'s settings',
-  CreateTableSpaceStmt: 'creates a tablespace', DropTableSpaceStmt: 'drops a tablespace',
+  CreateRoleStmt: 'creates a role',
+  AlterRoleStmt: 'changes a role',
+  AlterRoleSetStmt: "changes a role's settings",
+  DropRoleStmt: 'drops a role',
+  GrantRoleStmt: 'grants or revokes role membership',
+  CreatedbStmt: 'creates a database',
+  DropdbStmt: 'drops a database',
+  AlterDatabaseStmt: 'changes a database',
+  AlterDatabaseSetStmt: "changes a database's settings",
+  CreateTableSpaceStmt: 'creates a tablespace',
+  DropTableSpaceStmt: 'drops a tablespace',
 };
 const BODY_UNKNOWN: Record<string, string> = {
   ExecuteStmt: 'runs a prepared statement it cannot see (EXECUTE)',
 };
 /** In a body: harmless to run (reads, cursors, local settings are handled below). */
 const BODY_HARMLESS = new Set([
-  'SelectStmt', 'VariableShowStmt', 'ExplainStmt', 'CallStmt', 'DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt',
-  'ConstraintsSetStmt', 'ReturnStmt', 'PLAssignStmt', 'DoStmt',
+  'SelectStmt',
+  'VariableShowStmt',
+  'ExplainStmt',
+  'CallStmt',
+  'DeclareCursorStmt',
+  'FetchStmt',
+  'ClosePortalStmt',
+  'ConstraintsSetStmt',
+  'ReturnStmt',
+  'PLAssignStmt',
+  'DoStmt',
 ]);
 
 export function onStatement(engine: WalkEngine, kind: string, node: Rec, ctx: WalkCtx): void {
   switch (kind) {
     case 'InsertStmt':
       write(engine, node, ['INSERT'], ctx, { givenColumns: insertColumns(node) });
-      if (str(rec(node, 'onConflictClause'), 'action') === 'ONCONFLICT_UPDATE') write(engine, node, ['UPDATE'], ctx, {});
+      if (str(rec(node, 'onConflictClause'), 'action') === 'ONCONFLICT_UPDATE')
+        write(engine, node, ['UPDATE'], ctx, {});
       break;
     case 'UpdateStmt':
       write(engine, node, ['UPDATE'], ctx, { defaultColumns: setToDefault(node) });
@@ -86,9 +149,10 @@ export function onStatement(engine: WalkEngine, kind: string, node: Rec, ctx: Wa
     case 'ClusterStmt': {
       // They evaluate index expressions (ANALYZE samples them, REINDEX and CLUSTER rebuild): of the tables
       // named, or of every table when none is.
-      const named = kind === 'VacuumStmt'
-        ? arr(node, 'rels').map((r) => rec(rec(r, 'VacuumRelation'), 'relation'))
-        : [rec(node, 'relation')];
+      const named =
+        kind === 'VacuumStmt'
+          ? arr(node, 'rels').map((r) => rec(rec(r, 'VacuumRelation'), 'relation'))
+          : [rec(node, 'relation')];
       const rels = named.some((r) => r !== undefined)
         ? named.flatMap((r) => (r ? engine.relationsNamed(r) : []))
         : [...engine.catalog.relations.values()];
@@ -140,18 +204,26 @@ function bodyProblem(kind: string, node: Rec, ctx: WalkCtx): void {
   if (irreversible !== undefined) found.problem('irreversible', irreversible);
   else if (unknown !== undefined) found.problem('unknown', unknown);
   else if (kind === 'InsertStmt' || kind === 'UpdateStmt' || kind === 'DeleteStmt' || kind === 'MergeStmt') {
-    const verb = { InsertStmt: 'INSERT INTO', UpdateStmt: 'UPDATE', DeleteStmt: 'DELETE FROM', MergeStmt: 'MERGE INTO' }[kind];
+    const verb = {
+      InsertStmt: 'INSERT INTO',
+      UpdateStmt: 'UPDATE',
+      DeleteStmt: 'DELETE FROM',
+      MergeStmt: 'MERGE INTO',
+    }[kind];
     found.problem('write', `runs ${verb} ${relationText(node.relation)}`);
   } else if (kind === 'CopyStmt') {
     if (node.is_program === true) found.problem('irreversible', 'runs COPY … PROGRAM (a shell command on the server)');
-    else if (typeof node.filename === 'string') found.problem('irreversible', "runs COPY with a file on the server (reads or writes the server's files)");
+    else if (typeof node.filename === 'string')
+      found.problem('irreversible', "runs COPY with a file on the server (reads or writes the server's files)");
     else if (node.is_from === true) found.problem('write', `runs COPY ${relationText(node.relation)} FROM STDIN`);
   } else if (kind === 'VariableSetStmt') {
     if (node.is_local !== true && str(node, 'kind') !== 'VAR_SET_MULTI') {
       found.problem('irreversible', `changes the session setting ${str(node, 'name') ?? 'all'} (SET without LOCAL)`);
     }
   } else if (kind === 'LockStmt') {
-    const tables = arr(node, 'relations').map((r) => relationText(rec(r, 'RangeVar'))).join(', ');
+    const tables = arr(node, 'relations')
+      .map((r) => relationText(rec(r, 'RangeVar')))
+      .join(', ');
     found.problem('ddl', `locks ${tables} (LOCK TABLE)`);
   } else if (kind === 'SelectStmt') {
     if (isRec(node.intoClause)) found.problem('ddl', 'creates a table (SELECT INTO)');
@@ -179,22 +251,55 @@ function eventTriggers(engine: WalkEngine, kind: string, node: Rec, ctx: WalkCtx
 }
 
 const SIMPLE_TAGS: Record<string, string> = {
-  CreateStmt: 'CREATE TABLE', IndexStmt: 'CREATE INDEX', ViewStmt: 'CREATE VIEW', CreateSeqStmt: 'CREATE SEQUENCE',
-  AlterSeqStmt: 'ALTER SEQUENCE', CreateSchemaStmt: 'CREATE SCHEMA', RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW',
-  CreateTrigStmt: 'CREATE TRIGGER', CreatePolicyStmt: 'CREATE POLICY', AlterPolicyStmt: 'ALTER POLICY',
-  CreateExtensionStmt: 'CREATE EXTENSION', AlterExtensionStmt: 'ALTER EXTENSION', CommentStmt: 'COMMENT',
-  CreateDomainStmt: 'CREATE DOMAIN', AlterDomainStmt: 'ALTER DOMAIN', CreateEnumStmt: 'CREATE TYPE',
-  CompositeTypeStmt: 'CREATE TYPE', CreateRangeStmt: 'CREATE TYPE', RuleStmt: 'CREATE RULE',
-  CreateCastStmt: 'CREATE CAST', CreateForeignTableStmt: 'CREATE FOREIGN TABLE', CreateEventTrigStmt: 'CREATE EVENT TRIGGER',
-  ReindexStmt: 'REINDEX', CreateStatsStmt: 'CREATE STATISTICS', ImportForeignSchemaStmt: 'IMPORT FOREIGN SCHEMA',
-  SecLabelStmt: 'SECURITY LABEL', AlterEnumStmt: 'ALTER TYPE', AlterTypeStmt: 'ALTER TYPE',
-  TruncateStmt: 'TRUNCATE TABLE', VacuumStmt: 'VACUUM', ClusterStmt: 'CLUSTER',
+  CreateStmt: 'CREATE TABLE',
+  IndexStmt: 'CREATE INDEX',
+  ViewStmt: 'CREATE VIEW',
+  CreateSeqStmt: 'CREATE SEQUENCE',
+  AlterSeqStmt: 'ALTER SEQUENCE',
+  CreateSchemaStmt: 'CREATE SCHEMA',
+  RefreshMatViewStmt: 'REFRESH MATERIALIZED VIEW',
+  CreateTrigStmt: 'CREATE TRIGGER',
+  CreatePolicyStmt: 'CREATE POLICY',
+  AlterPolicyStmt: 'ALTER POLICY',
+  CreateExtensionStmt: 'CREATE EXTENSION',
+  AlterExtensionStmt: 'ALTER EXTENSION',
+  CommentStmt: 'COMMENT',
+  CreateDomainStmt: 'CREATE DOMAIN',
+  AlterDomainStmt: 'ALTER DOMAIN',
+  CreateEnumStmt: 'CREATE TYPE',
+  CompositeTypeStmt: 'CREATE TYPE',
+  CreateRangeStmt: 'CREATE TYPE',
+  RuleStmt: 'CREATE RULE',
+  CreateCastStmt: 'CREATE CAST',
+  CreateForeignTableStmt: 'CREATE FOREIGN TABLE',
+  CreateEventTrigStmt: 'CREATE EVENT TRIGGER',
+  ReindexStmt: 'REINDEX',
+  CreateStatsStmt: 'CREATE STATISTICS',
+  ImportForeignSchemaStmt: 'IMPORT FOREIGN SCHEMA',
+  SecLabelStmt: 'SECURITY LABEL',
+  AlterEnumStmt: 'ALTER TYPE',
+  AlterTypeStmt: 'ALTER TYPE',
+  TruncateStmt: 'TRUNCATE TABLE',
+  VacuumStmt: 'VACUUM',
+  ClusterStmt: 'CLUSTER',
 };
 /** Object types whose tag is "DROP <label>" / "ALTER <label>" exactly; others give no tag (assume a match). */
 const TAGGED_OBJECTS = new Set([
-  'OBJECT_TABLE', 'OBJECT_INDEX', 'OBJECT_VIEW', 'OBJECT_MATVIEW', 'OBJECT_SEQUENCE', 'OBJECT_FUNCTION',
-  'OBJECT_PROCEDURE', 'OBJECT_SCHEMA', 'OBJECT_TYPE', 'OBJECT_DOMAIN', 'OBJECT_TRIGGER', 'OBJECT_POLICY',
-  'OBJECT_EXTENSION', 'OBJECT_FOREIGN_TABLE', 'OBJECT_RULE',
+  'OBJECT_TABLE',
+  'OBJECT_INDEX',
+  'OBJECT_VIEW',
+  'OBJECT_MATVIEW',
+  'OBJECT_SEQUENCE',
+  'OBJECT_FUNCTION',
+  'OBJECT_PROCEDURE',
+  'OBJECT_SCHEMA',
+  'OBJECT_TYPE',
+  'OBJECT_DOMAIN',
+  'OBJECT_TRIGGER',
+  'OBJECT_POLICY',
+  'OBJECT_EXTENSION',
+  'OBJECT_FOREIGN_TABLE',
+  'OBJECT_RULE',
 ]);
 const objectTag = (verb: string, objtype: unknown): string | undefined =>
   typeof objtype === 'string' && TAGGED_OBJECTS.has(objtype) ? `${verb} ${objectLabel(objtype)}` : undefined;
@@ -209,7 +314,11 @@ export function commandTag(kind: string, node: Rec): string | undefined {
     case 'CreateFunctionStmt':
       return node.is_procedure === true ? 'CREATE PROCEDURE' : 'CREATE FUNCTION';
     case 'CreateTableAsStmt':
-      return str(node, 'objtype') === 'OBJECT_MATVIEW' ? 'CREATE MATERIALIZED VIEW' : node.is_select_into === true ? 'SELECT INTO' : 'CREATE TABLE AS';
+      return str(node, 'objtype') === 'OBJECT_MATVIEW'
+        ? 'CREATE MATERIALIZED VIEW'
+        : node.is_select_into === true
+          ? 'SELECT INTO'
+          : 'CREATE TABLE AS';
     case 'GrantStmt':
       return node.is_grant === true ? 'GRANT' : 'REVOKE';
     case 'DropStmt':

@@ -23,7 +23,13 @@ export function triggerLabel(trigger: CodeTrigger, rel: CodeRelation, event: Wri
 }
 
 /** Everything a write of `event` to `rel` runs, reached from ctx.via. */
-export function applyWrite(engine: WalkEngine, rel: CodeRelation, event: WriteEvent, ctx: WalkCtx, options: WriteOptions = {}): void {
+export function applyWrite(
+  engine: WalkEngine,
+  rel: CodeRelation,
+  event: WriteEvent,
+  ctx: WalkCtx,
+  options: WriteOptions = {},
+): void {
   const key = `w:${rel.oid}:${event}`;
   if (ctx.seen.has(key)) return;
   ctx.seen.add(key);
@@ -34,7 +40,11 @@ export function applyWrite(engine: WalkEngine, rel: CodeRelation, event: WriteEv
   }
   const label = relationLabel(rel);
   const inner: WalkCtx = { ...ctx, depth: ctx.depth + 1 };
-  if (rel.kind === 'f') ctx.found.problem('unknown', `writes the foreign table ${label} through its foreign-data wrapper (code we cannot see into)`);
+  if (rel.kind === 'f')
+    ctx.found.problem(
+      'unknown',
+      `writes the foreign table ${label} through its foreign-data wrapper (code we cannot see into)`,
+    );
   for (const trigger of rel.triggers) {
     if ((trigger.type & EVENT_BIT[event]) === 0) continue;
     const via = chain(ctx.via, triggerLabel(trigger, rel, event));
@@ -45,12 +55,20 @@ export function applyWrite(engine: WalkEngine, rel: CodeRelation, event: WriteEv
   for (const rule of rel.rules) {
     if (rule.event !== ruleEvent) continue;
     const via = chain(ctx.via, `ON ${event}`);
-    ctx.found.reach(`rule ${rule.name} on ${label}`, via, judgeRule(engine, rule.def), { builtin: false, isFunction: false });
+    ctx.found.reach(`rule ${rule.name} on ${label}`, via, judgeRule(engine, rule.def), {
+      builtin: false,
+      isFunction: false,
+    });
   }
   if (rel.kind === 'v') {
     // An auto-updatable view writes its base table: that table's code runs too.
-    if (rel.triggers.some((t) => t.type & 64 && t.type & EVENT_BIT[event]) || rel.rules.some((r) => r.event === ruleEvent)) return;
-    for (const base of viewBaseTables(engine, rel)) applyWrite(engine, base, event, { ...inner, via: chain(ctx.via, `view ${label}`) }, {});
+    if (
+      rel.triggers.some((t) => t.type & 64 && t.type & EVENT_BIT[event]) ||
+      rel.rules.some((r) => r.event === ruleEvent)
+    )
+      return;
+    for (const base of viewBaseTables(engine, rel))
+      applyWrite(engine, base, event, { ...inner, via: chain(ctx.via, `view ${label}`) }, {});
     return;
   }
   if (event === 'INSERT' || event === 'UPDATE') writeRow(engine, rel, event, inner, options);
@@ -58,25 +76,40 @@ export function applyWrite(engine: WalkEngine, rel: CodeRelation, event: WriteEv
     for (const policy of rel.policies) {
       if (policy.command !== '*' && policy.command !== POLICY_COMMAND[event]) continue;
       const via = chain(ctx.via, `policy ${policy.name} on ${label}`);
-      for (const expr of [policy.using, policy.withCheck]) if (expr !== null) walkExpression(engine, expr, { ...inner, via });
+      for (const expr of [policy.using, policy.withCheck])
+        if (expr !== null) walkExpression(engine, expr, { ...inner, via });
     }
   }
   if (event === 'DELETE' || event === 'UPDATE') foreignKeyActions(engine, rel, event, inner);
   if (event === 'TRUNCATE' && options.cascade) {
     for (const fk of rel.referencedBy) {
-      applyWrite(engine, fk.referencing, 'TRUNCATE', { ...inner, via: chain(ctx.via, `TRUNCATE CASCADE from ${label}`) }, { cascade: true });
+      applyWrite(
+        engine,
+        fk.referencing,
+        'TRUNCATE',
+        { ...inner, via: chain(ctx.via, `TRUNCATE CASCADE from ${label}`) },
+        { cascade: true },
+      );
     }
   }
-  for (const child of rel.children) applyWrite(engine, child, event, { ...inner, via: chain(ctx.via, `partition or child of ${label}`) }, options);
+  for (const child of rel.children)
+    applyWrite(engine, child, event, { ...inner, via: chain(ctx.via, `partition or child of ${label}`) }, options);
 }
 
 /** A row inserted or updated: defaults, identity sequences, generated columns, checks, domains, indexes. */
-function writeRow(engine: WalkEngine, rel: CodeRelation, event: 'INSERT' | 'UPDATE', ctx: WalkCtx, options: WriteOptions): void {
+function writeRow(
+  engine: WalkEngine,
+  rel: CodeRelation,
+  event: 'INSERT' | 'UPDATE',
+  ctx: WalkCtx,
+  options: WriteOptions,
+): void {
   const label = relationLabel(rel);
   for (const column of rel.columns) {
-    const runsDefault = event === 'INSERT'
-      ? !(options.givenColumns?.has(column.name) ?? false)
-      : options.defaultColumns?.has(column.name) ?? false;
+    const runsDefault =
+      event === 'INSERT'
+        ? !(options.givenColumns?.has(column.name) ?? false)
+        : (options.defaultColumns?.has(column.name) ?? false);
     const via = chain(ctx.via, `${column.generated ? 'generated column' : 'default of'} ${label}.${column.name}`);
     if (column.defaultExpr !== null && (column.generated || runsDefault)) {
       walkExpression(engine, column.defaultExpr, { ...ctx, via, sequences: column.defaultSequences });
@@ -85,7 +118,8 @@ function writeRow(engine: WalkEngine, rel: CodeRelation, event: 'INSERT' | 'UPDA
       ctx.found.sequence(column.identitySequence, chain(ctx.via, `identity column ${label}.${column.name}`));
     }
   }
-  for (const check of rel.checks) walkExpression(engine, check, { ...ctx, via: chain(ctx.via, `check constraint on ${label}`) });
+  for (const check of rel.checks)
+    walkExpression(engine, check, { ...ctx, via: chain(ctx.via, `check constraint on ${label}`) });
   reachColumnTypes(engine, rel, ctx, true);
   reachIndexes(engine, rel, ctx);
 }
@@ -99,7 +133,10 @@ export function reachIndexes(engine: WalkEngine, rel: CodeRelation, ctx: WalkCtx
   for (const { def, opclasses } of rel.indexes) {
     for (const oid of opclasses) {
       const opclass = engine.catalog.opclasses.get(oid);
-      const via = chain(ctx.via, `operator class ${opclass?.schema ?? '?'}.${opclass?.name ?? oid} of an index on ${label}`);
+      const via = chain(
+        ctx.via,
+        `operator class ${opclass?.schema ?? '?'}.${opclass?.name ?? oid} of an index on ${label}`,
+      );
       for (const fn of opclass?.functions ?? []) reachFunctionOid(engine, fn, via, ctx, true);
     }
     if (def === null) continue;
@@ -138,7 +175,9 @@ function viewBaseTables(engine: WalkEngine, view: CodeRelation): CodeRelation[] 
     if (!rv) return [];
     const name = typeof rv.relname === 'string' ? rv.relname : '';
     const schema = typeof rv.schemaname === 'string' ? rv.schemaname : undefined;
-    return (engine.catalog.relationsByName.get(name.toLowerCase()) ?? []).filter((r) => r.name === name && (schema === undefined || r.schema === schema));
+    return (engine.catalog.relationsByName.get(name.toLowerCase()) ?? []).filter(
+      (r) => r.name === name && (schema === undefined || r.schema === schema),
+    );
   });
 }
 

@@ -57,19 +57,47 @@ export async function ensureQuarantine(session: DbSession): Promise<void> {
   );
 }
 
-export async function recordEntry(session: DbSession, entry: Omit<QuarantineEntry, 'createdAt' | 'expiresAt'>, retentionDays: number): Promise<void> {
+export async function recordEntry(
+  session: DbSession,
+  entry: Omit<QuarantineEntry, 'createdAt' | 'expiresAt'>,
+  retentionDays: number,
+): Promise<void> {
   await session.query(
     `INSERT INTO ${ENTRIES} (id, ticket, statement, position, kind, original, bytes, restore_sql, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(days => $9::int))`,
-    [entry.id, entry.ticket, entry.statement, entry.position, entry.kind, entry.original, entry.bytes, entry.restoreSql, Math.max(0, Math.round(retentionDays))],
+    [
+      entry.id,
+      entry.ticket,
+      entry.statement,
+      entry.position,
+      entry.kind,
+      entry.original,
+      entry.bytes,
+      entry.restoreSql,
+      Math.max(0, Math.round(retentionDays)),
+    ],
   );
 }
 
 /** Every entry (newest first), or those of one ticket; none when the quarantine was never used. */
-export async function listEntries(session: DbSession, filter: { ticket?: string; expiredOnly?: boolean } = {}): Promise<QuarantineEntry[]> {
+export async function listEntries(
+  session: DbSession,
+  filter: { ticket?: string; expiredOnly?: boolean } = {},
+): Promise<QuarantineEntry[]> {
   const exists = await session.query<{ ok: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS ok`, [ENTRIES]);
   if (!exists.rows[0]?.ok) return [];
-  const result = await session.query<{ id: string; ticket: string; statement: number; position: number; kind: QuarantineKind; original: string; bytes: number; restore_sql: string; created_at: string; expires_at: string }>(
+  const result = await session.query<{
+    id: string;
+    ticket: string;
+    statement: number;
+    position: number;
+    kind: QuarantineKind;
+    original: string;
+    bytes: number;
+    restore_sql: string;
+    created_at: string;
+    expires_at: string;
+  }>(
     `SELECT id, ticket, statement, position, kind, original, bytes::float8 AS bytes, restore_sql,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at,
             to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS expires_at
@@ -78,7 +106,18 @@ export async function listEntries(session: DbSession, filter: { ticket?: string;
      ORDER BY created_at DESC, ticket, statement DESC, position`,
     [filter.ticket ?? null, filter.expiredOnly === true],
   );
-  return result.rows.map((r) => ({ id: r.id, ticket: r.ticket, statement: r.statement, position: r.position, kind: r.kind, original: r.original, bytes: r.bytes, restoreSql: r.restore_sql, createdAt: r.created_at, expiresAt: r.expires_at }));
+  return result.rows.map((r) => ({
+    id: r.id,
+    ticket: r.ticket,
+    statement: r.statement,
+    position: r.position,
+    kind: r.kind,
+    original: r.original,
+    bytes: r.bytes,
+    restoreSql: r.restore_sql,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  }));
 }
 
 /**
@@ -86,13 +125,20 @@ export async function listEntries(session: DbSession, filter: { ticket?: string;
  * statement in the order they were kept (a TRUNCATE … CASCADE's referenced tables before their referencing ones).
  */
 export function restoreSqlOf(entries: readonly QuarantineEntry[]): string {
-  return [...entries].sort((a, b) => b.statement - a.statement || a.position - b.position).map((e) => e.restoreSql).join('\n');
+  return [...entries]
+    .sort((a, b) => b.statement - a.statement || a.position - b.position)
+    .map((e) => e.restoreSql)
+    .join('\n');
 }
 
 /** The SQL that removes entries for good: their kept relations dropped, their rows deleted (a held write). */
 export function purgeSql(entries: readonly Pick<QuarantineEntry, 'id' | 'kind'>[]): string {
   const ids = entries.map((e) => quoteLiteral(e.id)).join(', ');
-  const drops = entries.map((e) => (e.kind === 'table' ? `DROP SCHEMA IF EXISTS ${quoteIdent(e.id)} CASCADE;` : `DROP TABLE IF EXISTS ${QUARANTINE_SCHEMA}.${quoteIdent(e.id)};`));
+  const drops = entries.map((e) =>
+    e.kind === 'table'
+      ? `DROP SCHEMA IF EXISTS ${quoteIdent(e.id)} CASCADE;`
+      : `DROP TABLE IF EXISTS ${QUARANTINE_SCHEMA}.${quoteIdent(e.id)};`,
+  );
   return [...drops, `DELETE FROM ${ENTRIES} WHERE id IN (${ids});`].join('\n');
 }
 

@@ -26,5 +26,8 @@ export async function recoveryInForce(session: DbSession, own: RecoverySettings)
   }
   if (!pinned) return { settings: own, source: 'safety.recovery in your own config' };
   const signed = pinned.document.policy.recovery ?? {};
-  return { settings: { ...DEFAULT_RECOVERY, ...signed }, source: `the signed policy version ${pinned.version} of this database` };
+  return {
+    settings: { ...DEFAULT_RECOVERY, ...signed },
+    source: `the signed policy version ${pinned.version} of this database`,
+  };
 }

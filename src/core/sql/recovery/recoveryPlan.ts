@@ -35,7 +35,15 @@ export interface RelationFacts {
 /** Facts of a relation by name as written (resolved with the search_path) or by oid. */
 export async function relationFacts(session: DbSession, relation: string | number): Promise<RelationFacts | undefined> {
   const where = typeof relation === 'number' ? '$1::text::int8::oid' : 'to_regclass($1)';
-  const result = await session.query<{ oid: number; schema: string; relname: string; relkind: string; inherits: boolean; bytes: number; rows: number }>(
+  const result = await session.query<{
+    oid: number;
+    schema: string;
+    relname: string;
+    relkind: string;
+    inherits: boolean;
+    bytes: number;
+    rows: number;
+  }>(
     `SELECT c.oid::int8::float8 AS oid, n.nspname AS schema, c.relname, c.relkind::text AS relkind,
             (c.relispartition OR c.relkind = 'p' OR EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid OR i.inhparent = c.oid)) AS inherits,
             pg_table_size(c.oid)::float8 AS bytes, c.reltuples::float8 AS rows
@@ -44,7 +52,16 @@ export async function relationFacts(session: DbSession, relation: string | numbe
   );
   const r = result.rows[0];
   if (!r) return undefined;
-  return { oid: r.oid, name: `${r.schema}.${r.relname}`, schema: r.schema, relname: r.relname, relkind: r.relkind, inherits: r.inherits, bytes: r.bytes, rows: r.rows < 0 ? null : Math.round(r.rows) };
+  return {
+    oid: r.oid,
+    name: `${r.schema}.${r.relname}`,
+    schema: r.schema,
+    relname: r.relname,
+    relkind: r.relkind,
+    inherits: r.inherits,
+    bytes: r.bytes,
+    rows: r.rows < 0 ? null : Math.round(r.rows),
+  };
 }
 
 /** The tables a TRUNCATE … CASCADE also empties: every table referencing one of them, transitively. */
@@ -62,7 +79,11 @@ export async function truncatedWithCascade(session: DbSession, oids: readonly nu
 }
 
 /** The way back from each destructive statement, in statement order (statements that destroy nothing have none). */
-export async function planRecovery(session: DbSession, statements: readonly StatementClassification[], own: RecoverySettings): Promise<RecoveryView[]> {
+export async function planRecovery(
+  session: DbSession,
+  statements: readonly StatementClassification[],
+  own: RecoverySettings,
+): Promise<RecoveryView[]> {
   const views: RecoveryView[] = [];
   const { settings, source } = await recoveryInForce(session, own);
   for (const [index, statement] of statements.entries()) {
@@ -70,7 +91,13 @@ export async function planRecovery(session: DbSession, statements: readonly Stat
     const changes = planStatement(statement.sql).changes;
     const base = { statement: index, retentionDays: settings.retentionDays };
     if (!settings.enabled) {
-      views.push({ ...base, way: 'none', targets: [], bytes: null, summary: `No way back: the recovery window is off (${source}).` });
+      views.push({
+        ...base,
+        way: 'none',
+        targets: [],
+        bytes: null,
+        summary: `No way back: the recovery window is off (${source}).`,
+      });
       continue;
     }
     const view = await planOne(session, changes, settings);
@@ -81,26 +108,46 @@ export async function planRecovery(session: DbSession, statements: readonly Stat
 
 type Planned = Omit<RecoveryView, 'statement' | 'retentionDays'>;
 
-async function planOne(session: DbSession, changes: readonly DdlChange[], settings: RecoverySettings): Promise<Planned | undefined> {
+async function planOne(
+  session: DbSession,
+  changes: readonly DdlChange[],
+  settings: RecoverySettings,
+): Promise<Planned | undefined> {
   const drop = changes.find((c) => c.kind === 'drop');
-  if (drop?.kind === 'drop' && drop.objectType === 'OBJECT_TABLE') return planDropTable(session, drop.objects, settings);
+  if (drop?.kind === 'drop' && drop.objectType === 'OBJECT_TABLE')
+    return planDropTable(session, drop.objects, settings);
   const dropColumns = changes.filter((c) => c.kind === 'dropColumn');
   if (dropColumns.length > 0) return planDropColumns(session, dropColumns, settings);
   // The quarantine's own schemas (a restore or a purge) are dropped without a way back of their own.
-  if (drop?.kind === 'drop' && drop.objectType === 'OBJECT_SCHEMA' && drop.objects.every(isQuarantineSchema)) return undefined;
+  if (drop?.kind === 'drop' && drop.objectType === 'OBJECT_SCHEMA' && drop.objects.every(isQuarantineSchema))
+    return undefined;
   const truncate = changes.find((c) => c.kind === 'truncate');
   if (truncate?.kind === 'truncate') return planTruncate(session, truncate.tables, truncate.cascade, settings);
   const what = drop?.kind === 'drop' ? `DROP ${drop.objectType.replace('OBJECT_', '')}` : 'This statement';
-  return { way: 'none', targets: [], bytes: null, summary: `No way back: ${what} has no recovery in pg-agent (only DROP TABLE, DROP COLUMN and TRUNCATE have one).` };
+  return {
+    way: 'none',
+    targets: [],
+    bytes: null,
+    summary: `No way back: ${what} has no recovery in pg-agent (only DROP TABLE, DROP COLUMN and TRUNCATE have one).`,
+  };
 }
 
-async function planDropTable(session: DbSession, objects: readonly string[], settings: RecoverySettings): Promise<Planned | undefined> {
+async function planDropTable(
+  session: DbSession,
+  objects: readonly string[],
+  settings: RecoverySettings,
+): Promise<Planned | undefined> {
   const facts: RelationFacts[] = [];
   for (const name of objects) {
     const f = await relationFacts(session, name);
     if (!f || isQuarantineSchema(f.schema)) continue;
     if (f.relkind !== 'r' || f.inherits) {
-      return { way: 'none', targets: [f.name], bytes: null, summary: `No way back: ${f.name} is a partition, partitioned or inherited table, which pg-agent does not quarantine.` };
+      return {
+        way: 'none',
+        targets: [f.name],
+        bytes: null,
+        summary: `No way back: ${f.name} is a partition, partitioned or inherited table, which pg-agent does not quarantine.`,
+      };
     }
     facts.push(f);
   }
@@ -118,7 +165,11 @@ async function planDropTable(session: DbSession, objects: readonly string[], set
   };
 }
 
-async function planDropColumns(session: DbSession, drops: readonly Extract<DdlChange, { kind: 'dropColumn' }>[], settings: RecoverySettings): Promise<Planned> {
+async function planDropColumns(
+  session: DbSession,
+  drops: readonly Extract<DdlChange, { kind: 'dropColumn' }>[],
+  settings: RecoverySettings,
+): Promise<Planned> {
   const targets: string[] = [];
   let bytes = 0;
   for (const drop of drops) {
@@ -137,26 +188,42 @@ async function planDropColumns(session: DbSession, drops: readonly Extract<DdlCh
     const target = `${f.name}.${drop.column}`;
     if (c.key === 0) return none(target, `${f.name} has no primary key to key the copy of ${drop.column} by`);
     if (c.pk) return none(target, `${drop.column} is part of the primary key of ${f.name}`);
-    if (c.generated) return none(target, `${drop.column} is a generated or identity column; re-add it by its definition`);
+    if (c.generated)
+      return none(target, `${drop.column} is a generated or identity column; re-add it by its definition`);
     // avg_width × rows (plus the key) when the column has statistics; otherwise the whole table, as an upper bound.
     bytes += c.width !== null && f.rows !== null ? Math.round((c.width + 8) * f.rows) : f.bytes;
     targets.push(target);
   }
-  if (targets.length === 0) return { way: 'none', targets: [], bytes: null, summary: 'No way back: the column was not found.' };
-  return copied(targets, bytes, settings, (kept) =>
-    `Way back: the values of ${targets.join(', ')} are copied, keyed by the primary key, to ${QUARANTINE_SCHEMA} before the drop (about ${describeBytes(bytes)}, ${describeSeconds(bytes)}), ` +
-    `${kept}; \`pg-agent undo <ticket>\` adds the column back (at the end of the table) with its values, default, NOT NULL, indexes and constraints.`,
+  if (targets.length === 0)
+    return { way: 'none', targets: [], bytes: null, summary: 'No way back: the column was not found.' };
+  return copied(
+    targets,
+    bytes,
+    settings,
+    (kept) =>
+      `Way back: the values of ${targets.join(', ')} are copied, keyed by the primary key, to ${QUARANTINE_SCHEMA} before the drop (about ${describeBytes(bytes)}, ${describeSeconds(bytes)}), ` +
+      `${kept}; \`pg-agent undo <ticket>\` adds the column back (at the end of the table) with its values, default, NOT NULL, indexes and constraints.`,
   );
 }
 
-async function planTruncate(session: DbSession, tables: readonly string[], cascade: boolean, settings: RecoverySettings): Promise<Planned | undefined> {
+async function planTruncate(
+  session: DbSession,
+  tables: readonly string[],
+  cascade: boolean,
+  settings: RecoverySettings,
+): Promise<Planned | undefined> {
   const named: RelationFacts[] = [];
   for (const t of tables) {
     const f = await relationFacts(session, t);
     if (f && !isQuarantineSchema(f.schema)) named.push(f);
   }
   if (named.length === 0) return undefined;
-  const oids = cascade ? await truncatedWithCascade(session, named.map((f) => f.oid)) : named.map((f) => f.oid);
+  const oids = cascade
+    ? await truncatedWithCascade(
+        session,
+        named.map((f) => f.oid),
+      )
+    : named.map((f) => f.oid);
   const all: RelationFacts[] = [];
   for (const oid of oids) {
     const f = await relationFacts(session, oid);
@@ -164,16 +231,26 @@ async function planTruncate(session: DbSession, tables: readonly string[], casca
   }
   const targets = all.map((f) => f.name);
   const partitioned = all.find((f) => f.inherits);
-  if (partitioned) return none(targets.join(', '), `${partitioned.name} is a partition, partitioned or inherited table`);
+  if (partitioned)
+    return none(targets.join(', '), `${partitioned.name} is a partition, partitioned or inherited table`);
   const bytes = all.reduce((total, f) => total + f.bytes, 0);
-  return copied(targets, bytes, settings, (kept) =>
-    `Way back: the rows of ${targets.join(', ')} (${describeSize(sum(all.map((f) => f.rows)), bytes)}) are copied to ${QUARANTINE_SCHEMA} before the TRUNCATE (${describeSeconds(bytes)}), ` +
-    `${kept}; \`pg-agent undo <ticket>\` inserts them back (their INSERT triggers fire; sequences are not reset).`,
+  return copied(
+    targets,
+    bytes,
+    settings,
+    (kept) =>
+      `Way back: the rows of ${targets.join(', ')} (${describeSize(sum(all.map((f) => f.rows)), bytes)}) are copied to ${QUARANTINE_SCHEMA} before the TRUNCATE (${describeSeconds(bytes)}), ` +
+      `${kept}; \`pg-agent undo <ticket>\` inserts them back (their INSERT triggers fire; sequences are not reset).`,
   );
 }
 
 /** A way back by copy into the quarantine, unless the copy would exceed recovery.maxCopyBytes. */
-function copied(targets: string[], bytes: number, settings: RecoverySettings, summary: (kept: string) => string): Planned {
+function copied(
+  targets: string[],
+  bytes: number,
+  settings: RecoverySettings,
+  summary: (kept: string) => string,
+): Planned {
   if (bytes > settings.maxCopyBytes) return tooBig(targets, bytes, settings);
   return { way: 'copy', targets, bytes, summary: summary(`kept ${settings.retentionDays} days`) };
 }

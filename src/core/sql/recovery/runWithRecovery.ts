@@ -15,7 +15,14 @@ import type { DdlChange } from '../ddl/ddlPlan';
 import { planStatement } from '../ddl/lockModel';
 import { parseSql } from '../parse';
 import { rec } from '../parseTree';
-import { QUARANTINE_SCHEMA, QUARANTINE_TABLE_SCHEMA_PREFIX, ensureQuarantine, forgetEntrySql, quoteIdent, recordEntry } from './quarantineStore';
+import {
+  QUARANTINE_SCHEMA,
+  QUARANTINE_TABLE_SCHEMA_PREFIX,
+  ensureQuarantine,
+  forgetEntrySql,
+  quoteIdent,
+  recordEntry,
+} from './quarantineStore';
 import type { RelationFacts } from './recoveryPlan';
 import { relationFacts, truncatedWithCascade } from './recoveryPlan';
 
@@ -28,7 +35,13 @@ interface Context {
 }
 
 /** Runs the statement its approved way: with the way back, or (way none) as written. */
-export async function runWithRecovery(session: DbSession, ticket: Ticket, statement: StatementClassification, index: number, view: RecoveryView): Promise<void> {
+export async function runWithRecovery(
+  session: DbSession,
+  ticket: Ticket,
+  statement: StatementClassification,
+  index: number,
+  view: RecoveryView,
+): Promise<void> {
   if (view.way === 'none') {
     await session.query(statement.sql);
     return;
@@ -66,27 +79,54 @@ async function quarantineTables(ctx: Context, drop: Extract<DdlChange, { kind: '
     else if (!missingOk(ctx.statement.sql)) return void (await session.query(ctx.statement.sql)); // PostgreSQL's own error
   }
   if (tables.length !== ctx.view.targets.length || tables.some((t) => !ctx.view.targets.includes(t.name))) {
-    throw changedSinceApproval(ctx, `it would drop ${tables.map((t) => t.name).join(', ') || 'nothing'}, not ${ctx.view.targets.join(', ')}`);
+    throw changedSinceApproval(
+      ctx,
+      `it would drop ${tables.map((t) => t.name).join(', ') || 'nothing'}, not ${ctx.view.targets.join(', ')}`,
+    );
   }
-  if (tables.some((t) => t.relkind !== 'r' || t.inherits)) throw changedSinceApproval(ctx, 'a table became a partition or gained inheritance');
+  if (tables.some((t) => t.relkind !== 'r' || t.inherits))
+    throw changedSinceApproval(ctx, 'a table became a partition or gained inheritance');
   await ensureQuarantine(session);
   for (const [position, table] of tables.entries()) {
     const dependents = await withCatalogSearchPath(session, () => dependentsOf(session, table.oid));
     // Without CASCADE, PostgreSQL refuses to drop a table others depend on: so does the statement, as written.
-    if (!drop.cascade && (dependents.views.length > 0 || dependents.foreignKeys.length > 0)) return void (await session.query(ctx.statement.sql));
-    for (const view of [...dependents.views].reverse()) await session.query(`DROP ${view.kind === 'm' ? 'MATERIALIZED VIEW' : 'VIEW'} IF EXISTS ${view.name}`);
-    for (const fk of dependents.foreignKeys) await session.query(`ALTER TABLE ${fk.table} DROP CONSTRAINT ${quoteIdent(fk.name)}`);
+    if (!drop.cascade && (dependents.views.length > 0 || dependents.foreignKeys.length > 0))
+      return void (await session.query(ctx.statement.sql));
+    for (const view of [...dependents.views].reverse())
+      await session.query(`DROP ${view.kind === 'm' ? 'MATERIALIZED VIEW' : 'VIEW'} IF EXISTS ${view.name}`);
+    for (const fk of dependents.foreignKeys)
+      await session.query(`ALTER TABLE ${fk.table} DROP CONSTRAINT ${quoteIdent(fk.name)}`);
     const schema = keptName(ctx, position, QUARANTINE_TABLE_SCHEMA_PREFIX);
     await session.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
-    await session.query(`ALTER TABLE ${quoteIdent(table.schema)}.${quoteIdent(table.relname)} SET SCHEMA ${quoteIdent(schema)}`);
+    await session.query(
+      `ALTER TABLE ${quoteIdent(table.schema)}.${quoteIdent(table.relname)} SET SCHEMA ${quoteIdent(schema)}`,
+    );
     const restore = [
       `ALTER TABLE ${quoteIdent(schema)}.${quoteIdent(table.relname)} SET SCHEMA ${quoteIdent(table.schema)};`,
       `DROP SCHEMA ${quoteIdent(schema)};`,
-      ...dependents.views.map((v) => `CREATE ${v.kind === 'm' ? 'MATERIALIZED VIEW' : 'VIEW'} ${v.name} AS ${v.definition.trim().replace(/;$/, '')};`),
-      ...dependents.foreignKeys.map((fk) => `ALTER TABLE ${fk.table} ADD CONSTRAINT ${quoteIdent(fk.name)} ${fk.definition};`),
+      ...dependents.views.map(
+        (v) =>
+          `CREATE ${v.kind === 'm' ? 'MATERIALIZED VIEW' : 'VIEW'} ${v.name} AS ${v.definition.trim().replace(/;$/, '')};`,
+      ),
+      ...dependents.foreignKeys.map(
+        (fk) => `ALTER TABLE ${fk.table} ADD CONSTRAINT ${quoteIdent(fk.name)} ${fk.definition};`,
+      ),
       forgetEntrySql(schema),
     ];
-    await recordEntry(session, { id: schema, ticket: ctx.ticket.id, statement: ctx.index, position, kind: 'table', original: table.name, bytes: table.bytes, restoreSql: restore.join('\n') }, ctx.view.retentionDays);
+    await recordEntry(
+      session,
+      {
+        id: schema,
+        ticket: ctx.ticket.id,
+        statement: ctx.index,
+        position,
+        kind: 'table',
+        original: table.name,
+        bytes: table.bytes,
+        restoreSql: restore.join('\n'),
+      },
+      ctx.view.retentionDays,
+    );
   }
 }
 
@@ -97,27 +137,48 @@ async function copyColumns(ctx: Context, drops: readonly Extract<DdlChange, { ki
     const table = await relationFacts(session, drop.table);
     if (!table) return void (await session.query(ctx.statement.sql));
     const target = `${table.name}.${drop.column}`;
-    if (!ctx.view.targets.includes(target)) throw changedSinceApproval(ctx, `${target} was not part of the approved way back`);
+    if (!ctx.view.targets.includes(target))
+      throw changedSinceApproval(ctx, `${target} was not part of the approved way back`);
     const column = await withCatalogSearchPath(session, () => columnDefinition(session, table.oid, drop.column));
     if (!column) return void (await session.query(ctx.statement.sql));
-    if (column.key.length === 0 || column.key.includes(drop.column)) throw changedSinceApproval(ctx, `${table.name} has no primary key apart from ${drop.column}`);
+    if (column.key.length === 0 || column.key.includes(drop.column))
+      throw changedSinceApproval(ctx, `${table.name} has no primary key apart from ${drop.column}`);
     const copy = keptName(ctx, position);
     const qualified = `${quoteIdent(table.schema)}.${quoteIdent(table.relname)}`;
     const key = column.key.map(quoteIdent);
-    await session.query(`CREATE TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)} AS SELECT ${[...key, quoteIdent(drop.column)].join(', ')} FROM ${qualified}`);
+    await session.query(
+      `CREATE TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)} AS SELECT ${[...key, quoteIdent(drop.column)].join(', ')} FROM ${qualified}`,
+    );
     const col = quoteIdent(drop.column);
     const restore = [
       `ALTER TABLE ${qualified} ADD COLUMN ${col} ${column.type};`,
       `UPDATE ${qualified} AS t SET ${col} = q.${col} FROM ${QUARANTINE_SCHEMA}.${quoteIdent(copy)} AS q WHERE (${key.map((k) => `t.${k}`).join(', ')}) = (${key.map((k) => `q.${k}`).join(', ')});`,
-      ...(column.default !== null ? [`ALTER TABLE ${qualified} ALTER COLUMN ${col} SET DEFAULT ${column.default};`] : []),
+      ...(column.default !== null
+        ? [`ALTER TABLE ${qualified} ALTER COLUMN ${col} SET DEFAULT ${column.default};`]
+        : []),
       ...(column.notNull ? [`ALTER TABLE ${qualified} ALTER COLUMN ${col} SET NOT NULL;`] : []),
       ...column.indexes.map((d) => `${d};`),
-      ...column.constraints.map((c) => `ALTER TABLE ${qualified} ADD CONSTRAINT ${quoteIdent(c.name)} ${c.definition};`),
+      ...column.constraints.map(
+        (c) => `ALTER TABLE ${qualified} ADD CONSTRAINT ${quoteIdent(c.name)} ${c.definition};`,
+      ),
       `DROP TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)};`,
       forgetEntrySql(copy),
     ];
     const bytes = await tableBytes(session, `${QUARANTINE_SCHEMA}.${quoteIdent(copy)}`);
-    await recordEntry(session, { id: copy, ticket: ctx.ticket.id, statement: ctx.index, position, kind: 'column', original: target, bytes, restoreSql: restore.join('\n') }, ctx.view.retentionDays);
+    await recordEntry(
+      session,
+      {
+        id: copy,
+        ticket: ctx.ticket.id,
+        statement: ctx.index,
+        position,
+        kind: 'column',
+        original: target,
+        bytes,
+        restoreSql: restore.join('\n'),
+      },
+      ctx.view.retentionDays,
+    );
   }
   await session.query(ctx.statement.sql);
 }
@@ -130,7 +191,12 @@ async function copyRows(ctx: Context, truncate: Extract<DdlChange, { kind: 'trun
     if (!f) return void (await session.query(ctx.statement.sql));
     named.push(f);
   }
-  const oids = truncate.cascade ? await truncatedWithCascade(session, named.map((f) => f.oid)) : named.map((f) => f.oid);
+  const oids = truncate.cascade
+    ? await truncatedWithCascade(
+        session,
+        named.map((f) => f.oid),
+      )
+    : named.map((f) => f.oid);
   await ensureQuarantine(session);
   for (const [position, oid] of oids.entries()) {
     const table = await relationFacts(session, oid);
@@ -139,11 +205,37 @@ async function copyRows(ctx: Context, truncate: Extract<DdlChange, { kind: 'trun
     const copy = keptName(ctx, position);
     const qualified = `${quoteIdent(table.schema)}.${quoteIdent(table.relname)}`;
     // Generated columns are computed again on the way back; everything else is copied as it is.
-    const cols = (await session.query<{ name: string }>(`SELECT attname AS name FROM pg_attribute WHERE attrelid = $1::text::int8::oid AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`, [String(oid)])).rows.map((r) => quoteIdent(r.name)).join(', ');
-    await session.query(`CREATE TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)} AS SELECT ${cols} FROM ONLY ${qualified}`);
-    const restore = [`INSERT INTO ${qualified} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM ${QUARANTINE_SCHEMA}.${quoteIdent(copy)};`, `DROP TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)};`, forgetEntrySql(copy)];
+    const cols = (
+      await session.query<{ name: string }>(
+        `SELECT attname AS name FROM pg_attribute WHERE attrelid = $1::text::int8::oid AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`,
+        [String(oid)],
+      )
+    ).rows
+      .map((r) => quoteIdent(r.name))
+      .join(', ');
+    await session.query(
+      `CREATE TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)} AS SELECT ${cols} FROM ONLY ${qualified}`,
+    );
+    const restore = [
+      `INSERT INTO ${qualified} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM ${QUARANTINE_SCHEMA}.${quoteIdent(copy)};`,
+      `DROP TABLE ${QUARANTINE_SCHEMA}.${quoteIdent(copy)};`,
+      forgetEntrySql(copy),
+    ];
     const bytes = await tableBytes(session, `${QUARANTINE_SCHEMA}.${quoteIdent(copy)}`);
-    await recordEntry(session, { id: copy, ticket: ctx.ticket.id, statement: ctx.index, position, kind: 'rows', original: table.name, bytes, restoreSql: restore.join('\n') }, ctx.view.retentionDays);
+    await recordEntry(
+      session,
+      {
+        id: copy,
+        ticket: ctx.ticket.id,
+        statement: ctx.index,
+        position,
+        kind: 'rows',
+        original: table.name,
+        bytes,
+        restoreSql: restore.join('\n'),
+      },
+      ctx.view.retentionDays,
+    );
   }
   await session.query(ctx.statement.sql);
 }
@@ -154,7 +246,9 @@ function missingOk(sql: string): boolean {
 }
 
 async function tableBytes(session: DbSession, qualified: string): Promise<number> {
-  const result = await session.query<{ bytes: number }>(`SELECT pg_table_size(to_regclass($1))::float8 AS bytes`, [qualified]);
+  const result = await session.query<{ bytes: number }>(`SELECT pg_table_size(to_regclass($1))::float8 AS bytes`, [
+    qualified,
+  ]);
   return result.rows[0]?.bytes ?? 0;
 }
 
@@ -163,7 +257,9 @@ async function tableBytes(session: DbSession, qualified: string): Promise<number
  * indexes, types, defaults) name every object with its schema and mean the same wherever they run later.
  */
 async function withCatalogSearchPath<T>(session: DbSession, work: () => Promise<T>): Promise<T> {
-  const before = (await session.query<{ path: string }>(`SELECT current_setting('search_path') AS path`)).rows[0]?.path ?? '"$user", public';
+  const before =
+    (await session.query<{ path: string }>(`SELECT current_setting('search_path') AS path`)).rows[0]?.path ??
+    '"$user", public';
   await session.query(`SELECT set_config('search_path', 'pg_catalog', true)`);
   try {
     return await work();
@@ -214,7 +310,11 @@ interface ColumnDefinition {
   constraints: { name: string; definition: string }[];
 }
 
-async function columnDefinition(session: DbSession, oid: number, column: string): Promise<ColumnDefinition | undefined> {
+async function columnDefinition(
+  session: DbSession,
+  oid: number,
+  column: string,
+): Promise<ColumnDefinition | undefined> {
   const result = await session.query<{ type: string; def: string | null; notnull: boolean; attnum: number }>(
     `SELECT format_type(a.atttypid, a.atttypmod) AS type, pg_get_expr(d.adbin, d.adrelid) AS def, a.attnotnull AS notnull, a.attnum
      FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
@@ -241,5 +341,12 @@ async function columnDefinition(session: DbSession, oid: number, column: string)
      WHERE conrelid = $1::text::int8::oid AND contype IN ('c', 'u', 'f', 'x') AND $2::int2 = ANY(conkey) ORDER BY 1`,
     [String(oid), c.attnum],
   );
-  return { type: c.type, default: c.def, notNull: c.notnull, key: key.rows.map((r) => r.name), indexes: indexes.rows.map((r) => r.def), constraints: constraints.rows };
+  return {
+    type: c.type,
+    default: c.def,
+    notNull: c.notnull,
+    key: key.rows.map((r) => r.name),
+    indexes: indexes.rows.map((r) => r.def),
+    constraints: constraints.rows,
+  };
 }

@@ -33,11 +33,25 @@ export interface HeldProposal {
 }
 
 /** A held ticket that puts back what an executed ticket destroyed or changed. */
-export async function proposeUndo(db: Db, store: TicketStore, ticketId: string, request: ProposalRequest): Promise<HeldProposal> {
+export async function proposeUndo(
+  db: Db,
+  store: TicketStore,
+  ticketId: string,
+  request: ProposalRequest,
+): Promise<HeldProposal> {
   const ticket = await store.get(ticketId);
-  if (!ticket) throw new AgentError('APPROVAL_NOT_FOUND', `There is no ticket ${ticketId}.`, 'Check the id with `pg-agent approvals list`.');
+  if (!ticket)
+    throw new AgentError(
+      'APPROVAL_NOT_FOUND',
+      `There is no ticket ${ticketId}.`,
+      'Check the id with `pg-agent approvals list`.',
+    );
   if (ticket.status !== 'EXECUTED') {
-    throw new AgentError('BAD_INPUT', `Ticket ${ticketId} is ${ticket.status}: only an executed ticket has something to undo.`, 'Undo the ticket that ran; `pg-agent approvals list --status EXECUTED` lists them.');
+    throw new AgentError(
+      'BAD_INPUT',
+      `Ticket ${ticketId} is ${ticket.status}: only an executed ticket has something to undo.`,
+      'Undo the ticket that ran; `pg-agent approvals list --status EXECUTED` lists them.',
+    );
   }
   const entries = await db.withSession((session) => listEntries(session, { ticket: ticketId }));
   let sql: string;
@@ -48,26 +62,63 @@ export async function proposeUndo(db: Db, store: TicketStore, ticketId: string, 
   } else {
     // The impact said so before approval: repeat it rather than offer an undo script that cannot undo DDL.
     const none = ticket.impact.recovery?.find((r) => r.way === 'none');
-    if (none) throw new AgentError('BAD_INPUT', `Ticket ${ticketId} has no way back: ${none.summary.replace(/^No way back: /, '')}`, 'This was shown in its impact before it was approved.');
+    if (none)
+      throw new AgentError(
+        'BAD_INPUT',
+        `Ticket ${ticketId} has no way back: ${none.summary.replace(/^No way back: /, '')}`,
+        'This was shown in its impact before it was approved.',
+      );
     sql = await undoScriptOf(ticket);
     source = 'undo script';
   }
-  const outcome = await runSql(db, store, { sql, connection: request.connection, requestedBy: request.requestedBy, settings: request.settings, ...(request.logger ? { logger: request.logger } : {}) });
-  if (outcome.status !== 'held') throw new AgentError('INTERNAL', `The way back of ticket ${ticketId} was not held for approval (${outcome.status}).`);
+  const outcome = await runSql(db, store, {
+    sql,
+    connection: request.connection,
+    requestedBy: request.requestedBy,
+    settings: request.settings,
+    ...(request.logger ? { logger: request.logger } : {}),
+  });
+  if (outcome.status !== 'held')
+    throw new AgentError(
+      'INTERNAL',
+      `The way back of ticket ${ticketId} was not held for approval (${outcome.status}).`,
+    );
   return { sql, impact: outcome.impact, ticket: outcome.ticket, source, entries };
 }
 
 /** A held ticket that drops quarantined things for good: the expired ones, or those named. */
-export async function proposePurge(db: Db, store: TicketStore, which: { ids?: readonly string[] }, request: ProposalRequest): Promise<HeldProposal> {
+export async function proposePurge(
+  db: Db,
+  store: TicketStore,
+  which: { ids?: readonly string[] },
+  request: ProposalRequest,
+): Promise<HeldProposal> {
   const ids = which.ids ?? [];
   const all = await db.withSession((session) => listEntries(session, ids.length > 0 ? {} : { expiredOnly: true }));
   const entries = ids.length > 0 ? all.filter((e) => ids.includes(e.id)) : all;
   const unknown = ids.filter((id) => !entries.some((e) => e.id === id));
-  if (unknown.length > 0) throw new AgentError('BAD_INPUT', `Not in the quarantine: ${unknown.join(', ')}.`, 'See what is there with `pg-agent quarantine list`.');
-  if (entries.length === 0) throw new AgentError('BAD_INPUT', 'Nothing in the quarantine has expired; nothing to purge.', 'Name entries to purge them before they expire: `pg-agent quarantine purge <id>…` (see `pg-agent quarantine list`).');
+  if (unknown.length > 0)
+    throw new AgentError(
+      'BAD_INPUT',
+      `Not in the quarantine: ${unknown.join(', ')}.`,
+      'See what is there with `pg-agent quarantine list`.',
+    );
+  if (entries.length === 0)
+    throw new AgentError(
+      'BAD_INPUT',
+      'Nothing in the quarantine has expired; nothing to purge.',
+      'Name entries to purge them before they expire: `pg-agent quarantine purge <id>…` (see `pg-agent quarantine list`).',
+    );
   const sql = purgeSql(entries);
-  const outcome = await runSql(db, store, { sql, connection: request.connection, requestedBy: request.requestedBy, settings: request.settings, ...(request.logger ? { logger: request.logger } : {}) });
-  if (outcome.status !== 'held') throw new AgentError('INTERNAL', `The purge was not held for approval (${outcome.status}).`);
+  const outcome = await runSql(db, store, {
+    sql,
+    connection: request.connection,
+    requestedBy: request.requestedBy,
+    settings: request.settings,
+    ...(request.logger ? { logger: request.logger } : {}),
+  });
+  if (outcome.status !== 'held')
+    throw new AgentError('INTERNAL', `The purge was not held for approval (${outcome.status}).`);
   return { sql, impact: outcome.impact, ticket: outcome.ticket, source: 'quarantine', entries };
 }
 
@@ -82,7 +133,12 @@ async function undoScriptOf(ticket: Ticket): Promise<string> {
   if (!file) throw none;
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined || text.startsWith(VOID_MARK)) throw none;
-  const body = text.split('\n').filter((line) => !line.startsWith('--')).join('\n').trim();
-  if (body === '') throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} changed no rows that an undo script could put back.`);
+  const body = text
+    .split('\n')
+    .filter((line) => !line.startsWith('--'))
+    .join('\n')
+    .trim();
+  if (body === '')
+    throw new AgentError('BAD_INPUT', `Ticket ${ticket.id} changed no rows that an undo script could put back.`);
   return text;
 }

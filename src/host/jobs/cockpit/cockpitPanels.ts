@@ -54,7 +54,10 @@ export class CockpitPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     private readonly host: CockpitHost,
     private readonly logger: Logger,
   ) {
-    this.disposables.push(host.onDidChange(() => this.postAll()), vscode.window.registerWebviewPanelSerializer(COCKPIT_VIEW_TYPE, this));
+    this.disposables.push(
+      host.onDidChange(() => this.postAll()),
+      vscode.window.registerWebviewPanelSerializer(COCKPIT_VIEW_TYPE, this),
+    );
   }
 
   /** Opens the job's cockpit, or reveals it when it is open already. */
@@ -65,7 +68,12 @@ export class CockpitPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       return;
     }
     await this.closeUnrestored(jobId);
-    const panel = vscode.window.createWebviewPanel(COCKPIT_VIEW_TYPE, 'Job', { viewColumn: vscode.ViewColumn.Active, preserveFocus: options.preserveFocus ?? false }, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      COCKPIT_VIEW_TYPE,
+      'Job',
+      { viewColumn: vscode.ViewColumn.Active, preserveFocus: options.preserveFocus ?? false },
+      this.options(),
+    );
     this.adopt(jobId, panel);
   }
 
@@ -79,7 +87,12 @@ export class CockpitPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     const label = tabTitle(title);
     const kept = vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
-      .filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith(COCKPIT_VIEW_TYPE) && tab.label === label);
+      .filter(
+        (tab) =>
+          tab.input instanceof vscode.TabInputWebview &&
+          tab.input.viewType.endsWith(COCKPIT_VIEW_TYPE) &&
+          tab.label === label,
+      );
     if (kept.length > 0) await vscode.window.tabGroups.close(kept, true);
   }
 
@@ -114,13 +127,19 @@ export class CockpitPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       enableFindWidget: true,
       // What the person types (feedback, a chat message) survives switching tabs.
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.extensionUri, 'dist'),
+        vscode.Uri.joinPath(this.extensionUri, 'media'),
+      ],
     };
   }
 
   private adopt(jobId: string, panel: vscode.WebviewPanel): void {
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
-    panel.webview.html = webviewPage(panel.webview, this.extensionUri, { styles: ['media/panel.css', 'media/cockpit.css'], script: 'dist/cockpit.js' });
+    panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
+      styles: ['media/panel.css', 'media/cockpit.css'],
+      script: 'dist/cockpit.js',
+    });
     const cockpit: Cockpit = { panel, version: 0, listeners: [] };
     this.cockpits.set(jobId, cockpit);
     cockpit.listeners.push(

@@ -20,7 +20,12 @@ export interface CockpitRoutes {
   useSaferSql(ticketId: string, rule: string): Promise<void>;
 }
 
-export async function routeCockpitMessage(raw: unknown, jobId: string, routes: CockpitRoutes, logger: Pick<Logger, 'warn'>): Promise<void> {
+export async function routeCockpitMessage(
+  raw: unknown,
+  jobId: string,
+  routes: CockpitRoutes,
+  logger: Pick<Logger, 'warn'>,
+): Promise<void> {
   const parsed = parseCockpitMessage(raw, jobId);
   if (!parsed.ok) {
     logger.warn('ignored a malformed cockpit message', { jobId, reason: parsed.reason });
@@ -38,7 +43,11 @@ export async function routeCockpitMessage(raw: unknown, jobId: string, routes: C
     case 'useSaferSql': {
       // Only the write this cockpit shows: its job's held write, decided through the one approval path.
       if (routes.shownTicket() !== message.ticketId) {
-        logger.warn('ignored a cockpit message about a write it does not show', { jobId, type: message.type, ticketId: message.ticketId });
+        logger.warn('ignored a cockpit message about a write it does not show', {
+          jobId,
+          type: message.type,
+          ticketId: message.ticketId,
+        });
         return;
       }
       if (message.type === 'decide') return routes.decide(message.ticketId, message.approve);

@@ -15,10 +15,16 @@ function inside(root: string, path: string): boolean {
 
 /** The absolute path of an existing regular file inside `jobDir` (symlinks resolved), or why not. */
 export async function resolveJobFile(jobDir: string, relativePath: string): Promise<JobFileCheck> {
-  if (relativePath === '' || relativePath.includes('\0') || isAbsolute(relativePath) || /^[a-zA-Z]:/.test(relativePath)) {
+  if (
+    relativePath === '' ||
+    relativePath.includes('\0') ||
+    isAbsolute(relativePath) ||
+    /^[a-zA-Z]:/.test(relativePath)
+  ) {
     return { ok: false, reason: 'not a relative path' };
   }
-  if (relativePath.split(/[\\/]+/).some((part) => part === '..')) return { ok: false, reason: 'the path climbs out with ".."' };
+  if (relativePath.split(/[\\/]+/).some((part) => part === '..'))
+    return { ok: false, reason: 'the path climbs out with ".."' };
   const clean = normalize(relativePath);
   if (clean.split(sep)[0] === '.history') return { ok: false, reason: 'the job history is not a file to open' };
   const candidate = join(jobDir, clean);

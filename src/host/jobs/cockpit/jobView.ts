@@ -7,7 +7,16 @@ import type { JobDetail } from '../../../core/jobs/jobDetail';
 import type { JobStop } from '../../../core/jobs/jobOutcome';
 import type { ChatEntry } from '../../../core/review/chatLog';
 import type { ErrorInfo } from '../../../shared/errorCodes';
-import type { ApprovalView, ChatEntryView, ChatView, JobBusyView, JobListItem, JobStopView, JobView, TodosView } from '../../../shared/protocol';
+import type {
+  ApprovalView,
+  ChatEntryView,
+  ChatView,
+  JobBusyView,
+  JobListItem,
+  JobStopView,
+  JobView,
+  TodosView,
+} from '../../../shared/protocol';
 import type { JobBarState } from '../../ui/statusBar';
 
 /** What this window knows about a job beyond its files. */
@@ -23,7 +32,15 @@ export interface JobLocalState {
 export const IDLE: JobLocalState = { busy: null, error: null, pendingChat: null, chatError: null };
 
 export function toListItem(job: Job, busy: boolean): JobListItem {
-  return { id: job.id, title: job.title, status: job.status, phase: job.phase, reviewCycles: job.reviewCycles, updatedAt: job.updatedAt, busy };
+  return {
+    id: job.id,
+    title: job.title,
+    status: job.status,
+    phase: job.phase,
+    reviewCycles: job.reviewCycles,
+    updatedAt: job.updatedAt,
+    busy,
+  };
 }
 
 export function toStopView(stop: JobStop): JobStopView {
@@ -31,7 +48,14 @@ export function toStopView(stop: JobStop): JobStopView {
     case 'approval':
       return { kind: 'approval', ticketId: stop.ticketId, sqlFile: stop.sqlFile, todoId: stop.todoId };
     case 'review':
-      return { kind: 'review', cycle: stop.cycle, maxReviewCycles: stop.maxReviewCycles, overLimit: stop.overLimit, ticketId: stop.ticketId ?? null, planHash: stop.planHash ?? null };
+      return {
+        kind: 'review',
+        cycle: stop.cycle,
+        maxReviewCycles: stop.maxReviewCycles,
+        overLimit: stop.overLimit,
+        ticketId: stop.ticketId ?? null,
+        planHash: stop.planHash ?? null,
+      };
     case 'completed':
       return { kind: 'completed', summary: stop.summary };
     case 'failed':
@@ -55,35 +79,66 @@ export function todosView(detail: Pick<JobDetail, 'todos' | 'stop'>, sqlFiles: R
   const held = detail.stop.kind === 'approval' ? detail.stop : undefined;
   const items = detail.todos.items.map((todo) => {
     const sql = todo.sql?.trim() ? todo.sql : null;
-    const sqlFile = held && held.todoId === todo.id ? held.sqlFile : sql !== null ? (byText.get(sql.trim()) ?? null) : null;
+    const sqlFile =
+      held && held.todoId === todo.id ? held.sqlFile : sql !== null ? (byText.get(sql.trim()) ?? null) : null;
     return { id: todo.id, title: todo.title, status: todo.status, sql, sqlFile, dependsOn: todo.depends_on ?? [] };
   });
   const count = (status: string) => items.filter((t) => t.status === status).length;
   return {
     ok: true,
     items,
-    counts: { done: count('done'), skipped: count('skipped'), failed: count('failed'), inProgress: count('in_progress'), total: items.length },
+    counts: {
+      done: count('done'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      inProgress: count('in_progress'),
+      total: items.length,
+    },
   };
 }
 
-export function chatView(entries: readonly ChatEntry[], pending: JobLocalState['pendingChat'], failed: JobLocalState['chatError'] = null): ChatView {
+export function chatView(
+  entries: readonly ChatEntry[],
+  pending: JobLocalState['pendingChat'],
+  failed: JobLocalState['chatError'] = null,
+): ChatView {
   const shown: ChatEntryView[] = entries.map((entry): ChatEntryView => {
     switch (entry.kind) {
       case 'user':
       case 'draft_feedback':
         return { kind: entry.kind, at: entry.at, text: entry.text };
       case 'assistant':
-        return { kind: 'assistant', at: entry.at, text: entry.text, tools: entry.tools.map((t) => ({ name: t.name, ok: t.ok, summary: t.summary })) };
+        return {
+          kind: 'assistant',
+          at: entry.at,
+          text: entry.text,
+          tools: entry.tools.map((t) => ({ name: t.name, ok: t.ok, summary: t.summary })),
+        };
       case 'plan_edit':
-        return { kind: 'plan_edit', at: entry.at, id: entry.id, summary: entry.summary, diff: entry.diff, status: entry.status };
+        return {
+          kind: 'plan_edit',
+          at: entry.at,
+          id: entry.id,
+          summary: entry.summary,
+          diff: entry.diff,
+          status: entry.status,
+        };
     }
   });
   // The draft of the latest turn: a draft after the person's last message.
   const lastUser = shown.map((e) => e.kind).lastIndexOf('user');
-  const draft = shown.slice(lastUser + 1).filter((e) => e.kind === 'draft_feedback').at(-1);
-  const edit = [...shown].reverse().find((e): e is Extract<ChatEntryView, { kind: 'plan_edit' }> => e.kind === 'plan_edit' && e.status === 'proposed');
+  const draft = shown
+    .slice(lastUser + 1)
+    .filter((e) => e.kind === 'draft_feedback')
+    .at(-1);
+  const edit = [...shown]
+    .reverse()
+    .find((e): e is Extract<ChatEntryView, { kind: 'plan_edit' }> => e.kind === 'plan_edit' && e.status === 'proposed');
   // The core may already have logged the message in flight: show it once.
-  const logged = pending !== null && shown.at(lastUser)?.kind === 'user' && (shown[lastUser] as { text: string }).text === pending.text;
+  const logged =
+    pending !== null &&
+    shown.at(lastUser)?.kind === 'user' &&
+    (shown[lastUser] as { text: string }).text === pending.text;
   return {
     entries: shown,
     pending: pending === null ? null : { text: logged ? '' : pending.text, reply: pending.reply },
@@ -121,10 +176,17 @@ export function toJobView(input: {
     workspaceMd: detail.workspaceMd,
     planMd: detail.planMd,
     todos: todosView(detail, input.sqlFiles),
-    planChange: detail.planChange ? { fromCycle: detail.planChange.fromCycle, toCycle: detail.planChange.toCycle, diff: detail.planChange.diff } : null,
+    planChange: detail.planChange
+      ? { fromCycle: detail.planChange.fromCycle, toCycle: detail.planChange.toCycle, diff: detail.planChange.diff }
+      : null,
     approval: input.approval,
     chat: chatView(input.chat, local.pendingChat, local.chatError),
-    usage: { calls: detail.usage.calls, inputTokens: detail.usage.inputTokens, outputTokens: detail.usage.outputTokens, costUsd: detail.usage.costUsd },
+    usage: {
+      calls: detail.usage.calls,
+      inputTokens: detail.usage.inputTokens,
+      outputTokens: detail.usage.outputTokens,
+      costUsd: detail.usage.costUsd,
+    },
     history: detail.history.map((h) => ({ oid: h.oid.slice(0, 7), message: h.message, at: h.time.toISOString() })),
     files: detail.files,
     reviewWarning: reviewWarning(detail.stop),
@@ -136,9 +198,19 @@ export function toJobView(input: {
  * The job the status bar shows: the one this window runs a step of, else the selected job while it
  * waits for the person; undefined gives the bar back to the connection.
  */
-export function statusBarJob(busy: { id: string; title: string; action: JobBusyView['action'] | undefined } | undefined, selected: Pick<JobView, 'id' | 'title' | 'stop'> | null): JobBarState | undefined {
-  if (busy) return { jobId: busy.id, title: busy.title, state: busy.action === 'plan' || busy.action === 'requestChanges' ? 'planning…' : 'running…' };
-  if (selected?.stop.kind === 'review') return { jobId: selected.id, title: selected.title, state: 'waiting for review' };
-  if (selected?.stop.kind === 'approval') return { jobId: selected.id, title: selected.title, state: 'waiting for approval' };
+export function statusBarJob(
+  busy: { id: string; title: string; action: JobBusyView['action'] | undefined } | undefined,
+  selected: Pick<JobView, 'id' | 'title' | 'stop'> | null,
+): JobBarState | undefined {
+  if (busy)
+    return {
+      jobId: busy.id,
+      title: busy.title,
+      state: busy.action === 'plan' || busy.action === 'requestChanges' ? 'planning…' : 'running…',
+    };
+  if (selected?.stop.kind === 'review')
+    return { jobId: selected.id, title: selected.title, state: 'waiting for review' };
+  if (selected?.stop.kind === 'approval')
+    return { jobId: selected.id, title: selected.title, state: 'waiting for approval' };
   return undefined;
 }

@@ -47,7 +47,12 @@ export function writeFromImpactFile(text: string, ticket: WriteTicketState | und
   }
   const { ticket: ticketId, sql, sqlFile, todo, ...impact } = json;
   if (typeof ticketId !== 'string' || typeof sql !== 'string' || typeof sqlFile !== 'string') return undefined;
-  if (!(RISK_ORDER as readonly unknown[]).includes(impact.risk) || !Array.isArray(impact.tables) || !Array.isArray(impact.warnings)) return undefined;
+  if (
+    !(RISK_ORDER as readonly unknown[]).includes(impact.risk) ||
+    !Array.isArray(impact.tables) ||
+    !Array.isArray(impact.warnings)
+  )
+    return undefined;
   return {
     ticketId,
     sql,
@@ -56,14 +61,24 @@ export function writeFromImpactFile(text: string, ticket: WriteTicketState | und
     // An unknown ticket (expired and purged, or in another store) is no longer waiting for anyone here.
     status: ticket ? STATUS[ticket.status] : 'rejected',
     impact: impact as unknown as ImpactView,
-    ...(ticket && ticket.decisions.length > 0 ? { decisions: ticket.decisions.map((d) => ({ by: d.by, approve: d.approve, signed: false })) } : {}),
+    ...(ticket && ticket.decisions.length > 0
+      ? { decisions: ticket.decisions.map((d) => ({ by: d.by, approve: d.approve, signed: false })) }
+      : {}),
   };
 }
 
 /** The job's writes, newest first. */
-export async function readJobWrites(jobDir: string, ticketState: (ticketId: string) => Promise<WriteTicketState | undefined>): Promise<JobWriteView[]> {
+export async function readJobWrites(
+  jobDir: string,
+  ticketState: (ticketId: string) => Promise<WriteTicketState | undefined>,
+): Promise<JobWriteView[]> {
   const entries = await readdir(join(jobDir, 'impact'), { withFileTypes: true }).catch(() => []);
-  const names = entries.filter((e) => e.isFile() && /^\d+\.json$/.test(e.name)).map((e) => e.name).sort().reverse().slice(0, JOB_WRITES_SHOWN);
+  const names = entries
+    .filter((e) => e.isFile() && /^\d+\.json$/.test(e.name))
+    .map((e) => e.name)
+    .sort()
+    .reverse()
+    .slice(0, JOB_WRITES_SHOWN);
   const writes: JobWriteView[] = [];
   for (const name of names) {
     const text = await readFile(join(jobDir, 'impact', name), 'utf8').catch(() => undefined);

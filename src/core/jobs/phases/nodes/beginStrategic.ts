@@ -6,11 +6,21 @@ import type { JobNode } from './nodeType';
 export function makeBeginStrategicNode(deps: JobGraphDeps): JobNode {
   return async (state) => {
     const job = await activeJob(deps, state.jobId);
-    await ensureStatus(deps, state.jobId, 'planning', state.tacticalPhases > 0 ? 're-planning after tactical work' : 'strategic phase');
+    await ensureStatus(
+      deps,
+      state.jobId,
+      'planning',
+      state.tacticalPhases > 0 ? 're-planning after tactical work' : 'strategic phase',
+    );
     if (job.phase !== 'strategic') await deps.store.update(state.jobId, { phase: 'strategic' });
     const iteration = state.strategicIterations + 1;
     await deps.audit(state.jobId, { type: 'phase', phase: 'strategic', event: 'start', iteration });
-    deps.emit({ type: 'step', jobId: state.jobId, phase: 'strategic', message: iteration === 1 ? 'Exploring the database…' : 'Re-planning…' });
+    deps.emit({
+      type: 'step',
+      jobId: state.jobId,
+      phase: 'strategic',
+      message: iteration === 1 ? 'Exploring the database…' : 'Re-planning…',
+    });
     const opening =
       state.messages.length === 0
         ? `The task:\n${await deps.store.readFile(state.jobId, 'workspace.md')}`

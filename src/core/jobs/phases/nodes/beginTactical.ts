@@ -12,7 +12,9 @@ export function makeBeginTacticalNode(deps: JobGraphDeps): JobNode {
     const iteration = state.tacticalPhases + 1;
     await deps.audit(state.jobId, { type: 'phase', phase: 'tactical', event: 'start', iteration });
     deps.emit({ type: 'step', jobId: state.jobId, phase: 'tactical', message: 'Executing the plan…' });
-    const pending = (await readTodosIfAny(deps.store, state.jobId)).filter((t) => t.status === 'pending' || t.status === 'in_progress');
+    const pending = (await readTodosIfAny(deps.store, state.jobId)).filter(
+      (t) => t.status === 'pending' || t.status === 'in_progress',
+    );
     const review = state.review;
     const approval =
       iteration === 1 && review
@@ -20,13 +22,16 @@ export function makeBeginTacticalNode(deps: JobGraphDeps): JobNode {
           ? `The person chose to run the plan as is (review skipped by ${review.by}). `
           : `The plan was approved by ${review.by}.${review.comment ? ` Their comment: ${review.comment}` : ''} `
         : '';
-    const list = pending.length === 0 ? 'There are no pending todos.' : `Pending todos: ${pending.map((t) => t.id).join(', ')}.`;
+    const list =
+      pending.length === 0 ? 'There are no pending todos.' : `Pending todos: ${pending.map((t) => t.id).join(', ')}.`;
     return {
       phase: 'tactical',
       tacticalPhases: iteration,
       phaseCalls: 0,
       phaseEnd: undefined,
-      messages: [{ role: 'user', content: `${approval}Tactical phase ${iteration} begins. ${list} Execute them in order.` }],
+      messages: [
+        { role: 'user', content: `${approval}Tactical phase ${iteration} begins. ${list} Execute them in order.` },
+      ],
     };
   };
 }

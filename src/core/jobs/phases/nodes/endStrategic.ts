@@ -13,8 +13,17 @@ import { createPlanTicket } from '../../../approvals/planTicket';
 import { readPlanFiles } from '../../planFiles';
 
 /** Seed 002: with planning.interactive and no tactical work done yet, the plan waits for the person. */
-export function reviewRequired(state: Pick<JobStateValue, 'phaseEnd' | 'tacticalPhases'>, job: Pick<Job, 'skipReview'>, planning: PlanningSettings): boolean {
-  return state.phaseEnd?.kind === 'plan_ready' && planning.interactive && job.skipReview !== true && state.tacticalPhases === 0;
+export function reviewRequired(
+  state: Pick<JobStateValue, 'phaseEnd' | 'tacticalPhases'>,
+  job: Pick<Job, 'skipReview'>,
+  planning: PlanningSettings,
+): boolean {
+  return (
+    state.phaseEnd?.kind === 'plan_ready' &&
+    planning.interactive &&
+    job.skipReview !== true &&
+    state.tacticalPhases === 0
+  );
 }
 
 export function makeEndStrategicNode(deps: JobGraphDeps): JobNode {
@@ -23,15 +32,41 @@ export function makeEndStrategicNode(deps: JobGraphDeps): JobNode {
     const end = state.phaseEnd ?? { kind: 'plan_ready', summary: 'plan written' };
     const review = reviewRequired({ ...state, phaseEnd: end }, job, deps.planning);
     const summary = end.kind === 'job_failed' ? end.reason : end.summary;
-    await deps.audit(state.jobId, { type: 'phase', phase: 'strategic', event: 'end', iteration: state.strategicIterations, summary });
-    const message = review ? `Review cycle ${job.reviewCycles + 1}: plan ready for review — ${summary}` : `Strategic phase ${state.strategicIterations}: ${summary}`;
+    await deps.audit(state.jobId, {
+      type: 'phase',
+      phase: 'strategic',
+      event: 'end',
+      iteration: state.strategicIterations,
+      summary,
+    });
+    const message = review
+      ? `Review cycle ${job.reviewCycles + 1}: plan ready for review — ${summary}`
+      : `Strategic phase ${state.strategicIterations}: ${summary}`;
     await commitJob(deps, state.jobId, message);
     await deps.indexForSearch?.(deps.store, state.jobId, deps.loadSnapshot);
     if (!review) return { phaseEnd: end, reviewRequired: review, planTicket: undefined, messages: { compact: true } };
     // The review stop waits on a plan ticket for exactly these files (a node that runs once per pass, so one ticket).
     const files = await readPlanFiles(deps.store, state.jobId);
-    const ticket = await createPlanTicket(deps.ticketStore, { ...files, cycle: job.reviewCycles + 1, title: job.title, connection: deps.connectionKey, requestedBy: deps.requestedBy });
-    await deps.audit(state.jobId, { type: 'approval', ticketId: ticket.id, approve: false, by: deps.requestedBy, comment: `plan ticket for review cycle ${job.reviewCycles + 1}`, recorded: false });
-    return { phaseEnd: end, reviewRequired: review, planTicket: { id: ticket.id, hash: ticket.sqlHash }, messages: { compact: true } };
+    const ticket = await createPlanTicket(deps.ticketStore, {
+      ...files,
+      cycle: job.reviewCycles + 1,
+      title: job.title,
+      connection: deps.connectionKey,
+      requestedBy: deps.requestedBy,
+    });
+    await deps.audit(state.jobId, {
+      type: 'approval',
+      ticketId: ticket.id,
+      approve: false,
+      by: deps.requestedBy,
+      comment: `plan ticket for review cycle ${job.reviewCycles + 1}`,
+      recorded: false,
+    });
+    return {
+      phaseEnd: end,
+      reviewRequired: review,
+      planTicket: { id: ticket.id, hash: ticket.sqlHash },
+      messages: { compact: true },
+    };
   };
 }

@@ -44,15 +44,28 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
           logger: deps.logger,
           ...(deps.invalidateSchema ? { invalidateSchema: deps.invalidateSchema } : {}),
         });
-        const perTable = result.tables.map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`).join('; ');
+        const perTable = result.tables
+          .map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`)
+          .join('; ');
         content = `Executed after approval by ${decision.by}: ${result.rows} row(s) changed (${perTable}). Undo script: ${undoFile}.`;
         lastExecution = { ticketId: pending.ticketId, rows: result.rows, tables: result.tables, undoFile };
         columnsSet = columnsSetBy(result.ticket.sql, pending.sqlFile);
-        await deps.audit(state.jobId, { type: 'sql', node: 'executeWrite', sql: result.ticket.sql, outcome: 'executed', detail: `${result.rows} rows changed, undo ${undoFile}` });
+        await deps.audit(state.jobId, {
+          type: 'sql',
+          node: 'executeWrite',
+          sql: result.ticket.sql,
+          outcome: 'executed',
+          detail: `${result.rows} rows changed, undo ${undoFile}`,
+        });
       } catch (error) {
         const e = toAgentError(error);
         if (e.code === 'LOCK_UNAVAILABLE') {
-          await deps.audit(state.jobId, { type: 'error', node: 'executeWrite', code: e.code, message: `${e.message} The job waits: the ticket is still approved; Continue runs it again.` });
+          await deps.audit(state.jobId, {
+            type: 'error',
+            node: 'executeWrite',
+            code: e.code,
+            message: `${e.message} The job waits: the ticket is still approved; Continue runs it again.`,
+          });
           deps.emit({ type: 'files', jobId: state.jobId });
           return { pendingWrite: { ...pending, lockWait: e.message }, writeDecision: undefined };
         }
@@ -65,9 +78,20 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
     deps.emit({ type: 'files', jobId: state.jobId });
     const answers: ChatMessage[] = [
       { role: 'tool', name: pending.toolName, toolCallId: pending.toolCallId, content },
-      ...pending.laterCalls.map((c): ChatMessage => ({ role: 'tool', name: c.name, toolCallId: c.id, content: 'Not run: it came after a write that needed a decision. Call it again if it is still needed.' })),
+      ...pending.laterCalls.map((c): ChatMessage => ({
+        role: 'tool',
+        name: c.name,
+        toolCallId: c.id,
+        content: 'Not run: it came after a write that needed a decision. Call it again if it is still needed.',
+      })),
     ];
-    return { messages: answers, pendingWrite: undefined, writeDecision: undefined, ...(lastExecution ? { lastExecution } : {}), ...(columnsSet.length > 0 ? { columnsSet } : {}) };
+    return {
+      messages: answers,
+      pendingWrite: undefined,
+      writeDecision: undefined,
+      ...(lastExecution ? { lastExecution } : {}),
+      ...(columnsSet.length > 0 ? { columnsSet } : {}),
+    };
   };
 }
 
@@ -85,7 +109,10 @@ function jobUndoSink(deps: JobGraphDeps, jobId: string, undoFile: string, sqlFil
 }
 
 /** The truth about a ticket an earlier run of this step already executed (resolved from pg_xact_status on read). */
-async function earlierExecution(deps: JobGraphDeps, ticketId: string): Promise<{ content: string; mayHaveRun: boolean } | undefined> {
+async function earlierExecution(
+  deps: JobGraphDeps,
+  ticketId: string,
+): Promise<{ content: string; mayHaveRun: boolean } | undefined> {
   const ticket = await deps.ticketStore.get(ticketId);
   const execution = ticket?.execution;
   if (!ticket || !execution) return undefined;

@@ -10,6 +10,13 @@ export function makeFailJobNode(deps: JobGraphDeps): JobNode {
     await ensureStatus(deps, state.jobId, 'failed', reason);
     await deps.audit(state.jobId, { type: 'error', node: 'failJob', code: 'JOB_FAILED', message: reason });
     await commitJob(deps, state.jobId, `Job failed: ${reason}`);
-    return { error: { code: 'JOB_FAILED', message: reason, advice: 'Ask the review chat what went wrong (it can read the audit trail), then start a new job with what you learned.' } };
+    return {
+      error: {
+        code: 'JOB_FAILED',
+        message: reason,
+        advice:
+          'Ask the review chat what went wrong (it can read the audit trail), then start a new job with what you learned.',
+      },
+    };
   };
 }

@@ -17,11 +17,24 @@ export function makePhaseModelNode(deps: JobGraphDeps, phase: Phase): JobNode {
   return async (state) => {
     const job = await activeJob(deps, state.jobId);
     if (state.phaseCalls >= deps.maxModelCallsPerPhase) {
-      return { phaseEnd: { kind: 'job_failed', reason: `The agent made ${state.phaseCalls} model calls in one ${phase} phase without finishing it (limit ${deps.maxModelCallsPerPhase}).` } };
+      return {
+        phaseEnd: {
+          kind: 'job_failed',
+          reason: `The agent made ${state.phaseCalls} model calls in one ${phase} phase without finishing it (limit ${deps.maxModelCallsPerPhase}).`,
+        },
+      };
     }
     const provider = deps.provider;
-    if (!provider) throw new AgentError('CONFIG_INVALID', 'Jobs need a language model and none is configured.', 'Set a Gemini API key, or an OpenAI-compatible endpoint, then continue the job.');
-    const messages: ChatMessage[] = [{ role: 'system', content: await phaseSystemPrompt(deps.store, job, phase) }, ...state.messages];
+    if (!provider)
+      throw new AgentError(
+        'CONFIG_INVALID',
+        'Jobs need a language model and none is configured.',
+        'Set a Gemini API key, or an OpenAI-compatible endpoint, then continue the job.',
+      );
+    const messages: ChatMessage[] = [
+      { role: 'system', content: await phaseSystemPrompt(deps.store, job, phase) },
+      ...state.messages,
+    ];
     const response = await provider.complete({
       messages,
       tools: toolsFor(phase),
@@ -30,11 +43,25 @@ export function makePhaseModelNode(deps: JobGraphDeps, phase: Phase): JobNode {
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
     await deps.audit(state.jobId, modelCallEvent(`${phase}Model`, phase, messages, response));
-    const usage = { calls: 1, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd };
-    const assistant: ChatMessage = { role: 'assistant', content: response.text, ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}) };
+    const usage = {
+      calls: 1,
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+      costUsd: response.costUsd,
+    };
+    const assistant: ChatMessage = {
+      role: 'assistant',
+      content: response.text,
+      ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+    };
     if (response.toolCalls.length > 0) {
       const names = [...new Set(response.toolCalls.map((c) => c.name))].join(', ');
-      deps.emit({ type: 'step', jobId: state.jobId, phase, message: `${phase === 'strategic' ? 'Planning' : 'Executing'}: ${names}` });
+      deps.emit({
+        type: 'step',
+        jobId: state.jobId,
+        phase,
+        message: `${phase === 'strategic' ? 'Planning' : 'Executing'}: ${names}`,
+      });
       return { messages: [assistant], phaseCalls: state.phaseCalls + 1, usage };
     }
     // No tool call: the model has nothing more to do in this phase.

@@ -20,21 +20,45 @@ export function makePhaseToolsNode(deps: JobGraphDeps, phase: Phase): JobNode {
     let phaseEnd: PhaseEnd | undefined;
     let pendingWrite: PendingWrite | undefined;
     const truncatedReads: TruncatedRead[] = [];
-    const memory = { truncatedReads: state.truncatedReads, columnsSet: state.columnsSet, onTruncated: (read: TruncatedRead) => truncatedReads.push(read) };
+    const memory = {
+      truncatedReads: state.truncatedReads,
+      columnsSet: state.columnsSet,
+      onTruncated: (read: TruncatedRead) => truncatedReads.push(read),
+    };
     for (const [index, call] of calls.entries()) {
       // A pause (or cancel) from any process holds before the next tool call, previews included: the calls
       // of a model answer that was in flight when the person paused do not run. Continue answers them anew.
       await activeJob(deps, state.jobId);
-      const outcome = await runTool(deps, state.jobId, phase, call, { ...memory, truncatedReads: [...state.truncatedReads, ...truncatedReads] });
-      await deps.audit(state.jobId, { type: 'tool_call', phase, name: call.name, args: call.args, ok: outcome.kind !== 'result' || outcome.ok, result: clip(outcome.content, 4000) });
+      const outcome = await runTool(deps, state.jobId, phase, call, {
+        ...memory,
+        truncatedReads: [...state.truncatedReads, ...truncatedReads],
+      });
+      await deps.audit(state.jobId, {
+        type: 'tool_call',
+        phase,
+        name: call.name,
+        args: call.args,
+        ok: outcome.kind !== 'result' || outcome.ok,
+        result: clip(outcome.content, 4000),
+      });
       if (outcome.kind === 'held') {
-        pendingWrite = { ...outcome.write, toolCallId: call.id, toolName: call.name, laterCalls: calls.slice(index + 1).map((c) => ({ id: c.id, name: c.name })) };
+        pendingWrite = {
+          ...outcome.write,
+          toolCallId: call.id,
+          toolName: call.name,
+          laterCalls: calls.slice(index + 1).map((c) => ({ id: c.id, name: c.name })),
+        };
         deps.emit({ type: 'step', jobId: state.jobId, phase, message: 'Waiting for your approval of a write…' });
         break;
       }
       answers.push({ role: 'tool', name: call.name, toolCallId: call.id, content: outcome.content });
       if (outcome.kind === 'end') phaseEnd ??= outcome.end;
     }
-    return { messages: answers, ...(phaseEnd ? { phaseEnd } : {}), ...(pendingWrite ? { pendingWrite } : {}), ...(truncatedReads.length > 0 ? { truncatedReads } : {}) };
+    return {
+      messages: answers,
+      ...(phaseEnd ? { phaseEnd } : {}),
+      ...(pendingWrite ? { pendingWrite } : {}),
+      ...(truncatedReads.length > 0 ? { truncatedReads } : {}),
+    };
   };
 }
