@@ -19,7 +19,7 @@ import { parseWireDecision, wireDecisionProblem } from '../core/approvals/wireDe
 import { AgentError, toAgentError } from '../core/platform/errors';
 import { loadParser, parseSql } from '../core/sql/parse';
 import type { GuardContext } from './guardContext';
-import { refusedError } from './heldMessages';
+import { refusedError } from './hold/heldMessages';
 import { GUARD_SQLSTATE } from './sqlstates';
 import { commandComplete, errorResponse } from './wire/backendMessages';
 import { dataRow, rowDescription } from './wire/rowMessages';

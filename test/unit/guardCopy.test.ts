@@ -9,9 +9,9 @@ import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classifySql } from '../../src/core/sql/classify';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
-import type { CopiedData } from '../../src/guard/copyIn';
-import { copyFromStdinProblem, CopyInRelay, SHOWN_COPY_BYTES } from '../../src/guard/copyIn';
-import { readOfCopyToStdout } from '../../src/guard/copyStatement';
+import type { CopiedData } from '../../src/guard/copy/copyIn';
+import { copyFromStdinProblem, CopyInRelay, SHOWN_COPY_BYTES } from '../../src/guard/copy/copyIn';
+import { readOfCopyToStdout } from '../../src/guard/copy/copyStatement';
 import { PendingResponses } from '../../src/guard/wire/pendingResponses';
 
 beforeAll(() => loadParser());

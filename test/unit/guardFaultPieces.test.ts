@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/core/platform/logger';
 import type { GuardContext } from '../../src/guard/guardContext';
 import { startGuard } from '../../src/guard/guardServer';
 import { GuardUsers } from '../../src/guard/guardUsers';
-import { oneAtATime } from '../../src/guard/keyedQueue';
+import { oneAtATime } from '../../src/guard/hold/keyedQueue';
 import { boundUnreadBytes, MAX_MESSAGE_BYTES, MAX_STARTUP_BYTES } from '../../src/guard/wire/messageBound';
 
 function fakeSocket(): Socket & { paused: boolean } {

@@ -6,7 +6,7 @@
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
 import { describe, expect, it } from 'vitest';
-import { asksBinary } from '../../src/guard/heldPortal';
+import { asksBinary } from '../../src/guard/hold/heldPortal';
 import { dataRow, rowDescription } from '../../src/guard/wire/rowMessages';
 
 function parse(bytes: Buffer): BackendMessage[] {

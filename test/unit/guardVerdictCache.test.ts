@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
-import { MAX_ENTRIES, numbersAreConstants, PassCache, statementKey } from '../../src/guard/verdictCache';
+import { MAX_ENTRIES, numbersAreConstants, PassCache, statementKey } from '../../src/guard/judge/verdictCache';
 
 const key = (sql: string) => statementKey(sql)?.key;
 

@@ -6,8 +6,8 @@
 import { BackendError } from 'pg-gateway';
 import { serialize } from 'pg-protocol';
 import { describe, expect, it } from 'vitest';
-import { bindSql, nullBoundSql } from '../../src/guard/boundSql';
-import { checkStartup } from '../../src/guard/startupParameters';
+import { bindSql, nullBoundSql } from '../../src/guard/judge/boundSql';
+import { checkStartup } from '../../src/guard/session/startupParameters';
 import { MalformedMessage, readFrontendMessage } from '../../src/guard/wire/frontendMessages';
 import { PendingResponses } from '../../src/guard/wire/pendingResponses';
 

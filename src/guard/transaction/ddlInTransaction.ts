@@ -23,7 +23,7 @@ import { whyNotPreviewable } from '../../core/sql/impact';
 import { parseSql } from '../../core/sql/parse';
 import { rangeVarName, rec } from '../../core/sql/parseTree';
 import type { SafetySettings } from '../../core/sql/safetySettings';
-import { isCopyFromStdin } from '../copyIn';
+import { isCopyFromStdin } from '../copy/copyIn';
 import { isDml } from './effectBounds';
 
 /** SPEC §5 4a: no preview blocks another session's reads or writes for more than this. */

@@ -8,10 +8,10 @@
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { UpstreamSession } from './upstream';
-import type { TransactionStatus } from './wire/backendMessages';
-import { notificationsIn } from './wire/backendMessages';
-import type { Awaited } from './wire/pendingResponses';
-import { PendingResponses } from './wire/pendingResponses';
+import type { TransactionStatus } from '../wire/backendMessages';
+import { notificationsIn } from '../wire/backendMessages';
+import type { Awaited } from '../wire/pendingResponses';
+import { PendingResponses } from '../wire/pendingResponses';
 
 export interface UpstreamHooks {
   /** Every batch of upstream messages, before it is relayed (COPY's relay watches them). */

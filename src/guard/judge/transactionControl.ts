@@ -1,5 +1,5 @@
 /** Which transaction control a client message holds, read by PostgreSQL's grammar (never a text search). */
-import { loadParser, parseSql } from '../core/sql/parse';
+import { loadParser, parseSql } from '../../core/sql/parse';
 import { TextMemo } from './textMemo';
 
 type Control = 'commit' | 'rollback' | 'other';

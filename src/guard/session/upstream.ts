@@ -13,9 +13,9 @@ import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
-import type { ServerTarget } from '../core/db/connectionTarget';
-import { sslOption } from '../core/db/postgresDb';
-import { AgentError } from '../core/platform/errors';
+import type { ServerTarget } from '../../core/db/connectionTarget';
+import { sslOption } from '../../core/db/postgresDb';
+import { AgentError } from '../../core/platform/errors';
 
 export interface UpstreamSession {
   /** ParameterStatus values the server sent at start-up, in order. */

@@ -7,18 +7,18 @@
  * with its CodeLens like an MCP agent's; approved there, VS Code runs it, and the client's next identical
  * statement is told it ran (CommandComplete) instead of opening a new ticket.
  */
-import type { Ticket } from '../core/approvals/ticket';
-import { isGuardTransaction } from '../core/approvals/ticket';
-import { writeProposal } from '../core/approvals/proposalFiles';
-import { workspacePaths } from '../core/config/workspace';
-import { toAgentError } from '../core/platform/errors';
-import type { Classification, StatementClassification } from '../core/sql/classification';
-import { executeApproved } from '../core/sql/executeApproved';
-import type { ExecutionResult } from '../core/sql/approvedTicket';
-import { analyzeImpact } from '../core/sql/impact';
-import { forgetReach } from '../core/sql/reach/reachOf';
-import { workspaceUndoSink } from '../core/sql/writeArtifacts';
-import type { GuardContext } from './guardContext';
+import type { Ticket } from '../../core/approvals/ticket';
+import { isGuardTransaction } from '../../core/approvals/ticket';
+import { writeProposal } from '../../core/approvals/proposalFiles';
+import { workspacePaths } from '../../core/config/workspace';
+import { toAgentError } from '../../core/platform/errors';
+import type { Classification, StatementClassification } from '../../core/sql/classification';
+import { executeApproved } from '../../core/sql/executeApproved';
+import type { ExecutionResult } from '../../core/sql/approvedTicket';
+import { analyzeImpact } from '../../core/sql/impact';
+import { forgetReach } from '../../core/sql/reach/reachOf';
+import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
+import type { GuardContext } from '../guardContext';
 
 export type HoldOutcome =
   | { kind: 'held'; ticket: Ticket; reused: boolean }

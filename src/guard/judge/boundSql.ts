@@ -4,9 +4,9 @@
  * in Parse; without one, an untyped literal takes its type from the context, as the parameter would have).
  * The places of `$n` come from PostgreSQL's grammar (ParamRef locations), never from a text search.
  */
-import type { Db } from '../core/db/db';
-import { AgentError } from '../core/platform/errors';
-import { loadParser, parseSql } from '../core/sql/parse';
+import type { Db } from '../../core/db/db';
+import { AgentError } from '../../core/platform/errors';
+import { loadParser, parseSql } from '../../core/sql/parse';
 import { TextMemo } from './textMemo';
 
 export interface BoundParameters {

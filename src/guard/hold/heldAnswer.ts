@@ -6,14 +6,14 @@
  * upstream transaction or lock. The client's CancelRequest ends the wait with 57014 (the ticket stays
  * pending); a client gone ends it with no answer, and nothing runs for it.
  */
-import type { Classification } from '../core/sql/classification';
-import type { GuardContext } from './guardContext';
+import type { Classification } from '../../core/sql/classification';
+import type { GuardContext } from '../guardContext';
 import { CANCELED, failedError, heldError, refusedError } from './heldMessages';
 import type { AwaitingClients, HoldOutcome } from './heldStatement';
 import { holdOrRun } from './heldStatement';
 import { oneAtATime } from './keyedQueue';
-import { commandComplete, errorResponse } from './wire/backendMessages';
-import { dataRow, rowDescription } from './wire/rowMessages';
+import { commandComplete, errorResponse } from '../wire/backendMessages';
+import { dataRow, rowDescription } from '../wire/rowMessages';
 
 export interface HeldEvents {
   /** A statement was held (or found still waiting) on this ticket. */

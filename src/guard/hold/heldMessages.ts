@@ -2,11 +2,11 @@
  * How the guard tells a client what happened to a statement it did not pass: the held ticket (SQLSTATE
  * PA001) with its risk, rows per table and the approve command, a refusal (PA002) or a failure (PA003).
  */
-import type { Ticket } from '../core/approvals/ticket';
-import { toAgentError } from '../core/platform/errors';
-import type { Verdict } from './judge';
-import type { ErrorFields } from './wire/backendMessages';
-import { GUARD_SQLSTATE } from './sqlstates';
+import type { Ticket } from '../../core/approvals/ticket';
+import { toAgentError } from '../../core/platform/errors';
+import type { Verdict } from '../judge/judge';
+import type { ErrorFields } from '../wire/backendMessages';
+import { GUARD_SQLSTATE } from '../sqlstates';
 
 /** `waitedSeconds`: `--hold wait` gave up after that long. */
 export function heldError(ticket: Ticket, reused: boolean, waitedSeconds?: number): ErrorFields {

@@ -6,12 +6,12 @@
  * portal is refused before anything runs (it would read text as binary).
  */
 import { serialize } from 'pg-protocol';
-import type { Classification } from '../core/sql/classification';
+import type { Classification } from '../../core/sql/classification';
 import type { BackendMessage, Field } from 'pg-protocol/dist/messages';
 import { failedError, refusedError } from './heldMessages';
-import type { ErrorFields } from './wire/backendMessages';
-import { noData } from './wire/backendMessages';
-import { rowDescription } from './wire/rowMessages';
+import type { ErrorFields } from '../wire/backendMessages';
+import { noData } from '../wire/backendMessages';
+import { rowDescription } from '../wire/rowMessages';
 
 /** What the guard holds of a portal it did not bind upstream. */
 export interface HeldPortal {

@@ -5,15 +5,15 @@
  * session: BEGIN/COMMIT/ROLLBACK/SAVEPOINT pass (the upstream session is read-only by default, so a
  * transaction the client opens can only read), anything that would make a transaction writable is held.
  */
-import type { Db } from '../core/db/db';
-import type { Classification, StatementClassification } from '../core/sql/classification';
-import { loadParser, parseSql, SqlSyntaxError } from '../core/sql/parse';
-import type { ParsedInput, ParsedStatement } from '../core/sql/parse';
-import { checkParsed, checkSql } from '../core/sql/reach/checkSql';
-import { currentReachEngine } from '../core/sql/reach/reachOf';
+import type { Db } from '../../core/db/db';
+import type { Classification, StatementClassification } from '../../core/sql/classification';
+import { loadParser, parseSql, SqlSyntaxError } from '../../core/sql/parse';
+import type { ParsedInput, ParsedStatement } from '../../core/sql/parse';
+import { checkParsed, checkSql } from '../../core/sql/reach/checkSql';
+import { currentReachEngine } from '../../core/sql/reach/reachOf';
 import type { PassCache } from './verdictCache';
 import { numbersAreConstants, passCacheOf, statementKey } from './verdictCache';
-import { readOfCopyToStdout } from './copyStatement';
+import { readOfCopyToStdout } from '../copy/copyStatement';
 
 export type Verdict =
   /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */

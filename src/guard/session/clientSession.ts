@@ -7,13 +7,13 @@
  * writes run there, COMMIT is the guard's); a write after a read rolls it back upstream at once (no lock held
  * while a person decides) and the client sees an aborted transaction until it sends ROLLBACK (or COMMIT).
  */
-import type { Db } from '../core/db/db';
-import type { Classification } from '../core/sql/classification';
-import { bindSql, nullBoundSql, typeNamesOf } from './boundSql';
-import { answerBrokerCommand, brokerCommandOf } from './brokerCommands';
-import { copyFromStdinProblem } from './copyIn';
-import { ClientCopy } from './copyLoad';
-import type { GuardContext } from './guardContext';
+import type { Db } from '../../core/db/db';
+import type { Classification } from '../../core/sql/classification';
+import { bindSql, nullBoundSql, typeNamesOf } from '../judge/boundSql';
+import { answerBrokerCommand, brokerCommandOf } from '../brokerCommands';
+import { copyFromStdinProblem } from '../copy/copyIn';
+import { ClientCopy } from '../copy/copyLoad';
+import type { GuardContext } from '../guardContext';
 import {
   ABORTED,
   failedError,
@@ -23,19 +23,19 @@ import {
   refusedError,
   verdictError,
   WHOLE_HINT,
-} from './heldMessages';
+} from '../hold/heldMessages';
 import { InBandQuery } from './inBandQuery';
-import { HeldRuns } from './heldAnswer';
-import type { HeldEvents } from './heldAnswer';
-import type { HeldPortal } from './heldPortal';
-import { asksBinary, describeHeldPortal, heldPortalProblem, UpstreamDescribe } from './heldPortal';
-import type { Verdict } from './judge';
-import { judgeSql } from './judge';
-import { GuardedTransaction } from './transaction/guardedTransaction';
-import { endsTransaction, transactionControlOf } from './transactionControl';
+import { HeldRuns } from '../hold/heldAnswer';
+import type { HeldEvents } from '../hold/heldAnswer';
+import type { HeldPortal } from '../hold/heldPortal';
+import { asksBinary, describeHeldPortal, heldPortalProblem, UpstreamDescribe } from '../hold/heldPortal';
+import type { Verdict } from '../judge/judge';
+import { judgeSql } from '../judge/judge';
+import { GuardedTransaction } from '../transaction/guardedTransaction';
+import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
 import type { UpstreamSession } from './upstream';
 import { UpstreamLink } from './upstreamLink';
-import type { ErrorFields, TransactionStatus } from './wire/backendMessages';
+import type { ErrorFields, TransactionStatus } from '../wire/backendMessages';
 import {
   bindComplete,
   closeComplete,
@@ -45,9 +45,9 @@ import {
   parameterDescription,
   parseComplete,
   readyForQuery,
-} from './wire/backendMessages';
-import type { FrontendMessage } from './wire/frontendMessages';
-import { MalformedMessage, readFrontendMessage } from './wire/frontendMessages';
+} from '../wire/backendMessages';
+import type { FrontendMessage } from '../wire/frontendMessages';
+import { MalformedMessage, readFrontendMessage } from '../wire/frontendMessages';
 
 type Statement = { sql: string; paramTypes: number[] } & (
   { kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' }

@@ -12,20 +12,20 @@
  * than the text/CSV ones, more than MAX_COPY_LOAD_BYTES. An INSERT differs from COPY in one way: it applies the
  * table's rules (COPY ignores them); the ticket shows the INSERT that runs.
  */
-import type { Db } from '../core/db/db';
-import { parseSql } from '../core/sql/parse';
-import { arr, isRec, rec, str } from '../core/sql/parseTree';
+import type { Db } from '../../core/db/db';
+import { parseSql } from '../../core/sql/parse';
+import { arr, isRec, rec, str } from '../../core/sql/parseTree';
 import type { CopiedData } from './copyIn';
 import { CopyInRelay } from './copyIn';
 import { quoted } from './copyStatement';
-import type { GuardContext } from './guardContext';
-import type { HeldEvents } from './heldAnswer';
-import { failedError, heldError, refusedError } from './heldMessages';
-import { holdOrRun } from './heldStatement';
-import { judgeSql } from './judge';
-import { commandComplete, copyInResponse, errorResponse, readyForQuery } from './wire/backendMessages';
-import type { ErrorFields } from './wire/backendMessages';
-import type { FrontendMessage } from './wire/frontendMessages';
+import type { GuardContext } from '../guardContext';
+import type { HeldEvents } from '../hold/heldAnswer';
+import { failedError, heldError, refusedError } from '../hold/heldMessages';
+import { holdOrRun } from '../hold/heldStatement';
+import { judgeSql } from '../judge/judge';
+import { commandComplete, copyInResponse, errorResponse, readyForQuery } from '../wire/backendMessages';
+import type { ErrorFields } from '../wire/backendMessages';
+import type { FrontendMessage } from '../wire/frontendMessages';
 
 /** Data a held COPY may bring (its INSERT is parsed, checked and previewed like any statement). */
 export const MAX_COPY_LOAD_BYTES = 1024 * 1024;

@@ -22,7 +22,7 @@
  * version it was judged on, checked as every judgement checks it (judge.ts VERSION_MAX_AGE_MS). At most
  * MAX_ENTRIES keys, the least recently used forgotten first.
  */
-import type { ParsedInput } from '../core/sql/parse';
+import type { ParsedInput } from '../../core/sql/parse';
 
 export const MAX_ENTRIES = 2000;
 /** Longer texts are judged every time (and not kept): a key the size of a script is no saving. */

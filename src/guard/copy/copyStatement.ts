@@ -6,10 +6,10 @@
  * classification holds or refuses it). `COPY … FROM STDIN` is a write with data the statement text does not
  * show: it runs only inside a measured transaction (copyIn.ts).
  */
-import { parseSql } from '../core/sql/parse';
-import type { ParsedStatement } from '../core/sql/parse';
-import { isRec, rec, str } from '../core/sql/parseTree';
-import type { Rec } from '../core/sql/parseTree';
+import { parseSql } from '../../core/sql/parse';
+import type { ParsedStatement } from '../../core/sql/parse';
+import { isRec, rec, str } from '../../core/sql/parseTree';
+import type { Rec } from '../../core/sql/parseTree';
 
 /** An identifier always quoted (a name of the tree is already case-folded): exact whatever the word. */
 export const quoted = (name: string): string => `"${name.replace(/"/g, '""')}"`;

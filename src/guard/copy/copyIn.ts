@@ -12,11 +12,11 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
-import type { Classification } from '../core/sql/classification';
-import { parseSql } from '../core/sql/parse';
-import { rec, str } from '../core/sql/parseTree';
-import { refusedError } from './heldMessages';
-import type { ErrorFields } from './wire/backendMessages';
+import type { Classification } from '../../core/sql/classification';
+import { parseSql } from '../../core/sql/parse';
+import { rec, str } from '../../core/sql/parseTree';
+import { refusedError } from '../hold/heldMessages';
+import type { ErrorFields } from '../wire/backendMessages';
 
 /** Data bytes of a COPY shown in the transaction's ticket (beyond, the ticket shows their size and SHA-256 only). */
 export const SHOWN_COPY_BYTES = 64 * 1024;
