@@ -9,14 +9,12 @@
  */
 import type { Db } from '../../core/db/db';
 import type { Classification } from '../../core/sql/classification';
-import { bindSql, nullBoundSql, typeNamesOf } from '../judge/boundSql';
 import { answerBrokerCommand, brokerCommandOf } from '../brokerCommands';
 import { copyFromStdinProblem } from '../copy/copyIn';
 import { ClientCopy } from '../copy/copyLoad';
 import type { GuardContext } from '../guardContext';
 import {
   ABORTED,
-  failedError,
   NOT_IN_TRANSACTION,
   NOT_IN_TRANSACTION_HINT,
   NOT_WHOLE,
@@ -27,33 +25,18 @@ import {
 import { InBandQuery } from './inBandQuery';
 import { HeldRuns } from '../hold/heldAnswer';
 import type { HeldEvents } from '../hold/heldAnswer';
-import type { HeldPortal } from '../hold/heldPortal';
-import { asksBinary, describeHeldPortal, heldPortalProblem, UpstreamDescribe } from '../hold/heldPortal';
+import { UpstreamDescribe } from '../hold/heldPortal';
 import type { Verdict } from '../judge/judge';
 import { judgeSql } from '../judge/judge';
 import { GuardedTransaction } from '../transaction/guardedTransaction';
 import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
 import type { UpstreamSession } from './upstream';
 import { UpstreamLink } from './upstreamLink';
+import { ExtendedProtocol } from './extendedProtocol';
 import type { ErrorFields, TransactionStatus } from '../wire/backendMessages';
-import {
-  bindComplete,
-  closeComplete,
-  commandComplete,
-  errorResponse,
-  noData,
-  parameterDescription,
-  parseComplete,
-  readyForQuery,
-} from '../wire/backendMessages';
+import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { FrontendMessage } from '../wire/frontendMessages';
 import { MalformedMessage, readFrontendMessage } from '../wire/frontendMessages';
-
-type Statement = { sql: string; paramTypes: number[] } & (
-  { kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' }
-);
-/** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
-type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
 
 export class ClientSession {
   private readonly link: UpstreamLink;
@@ -61,8 +44,7 @@ export class ClientSession {
   private aborted = false;
   /** After the guard's own error in the extended protocol, messages up to Sync are skipped (as the server does). */
   private skipping = false;
-  private readonly statements = new Map<string, Statement>();
-  private readonly portals = new Map<string, Portal>();
+  private readonly extended: ExtendedProtocol;
   /** Held statements (heldAnswer.ts); `held.cancel()` is a CancelRequest's for a held statement or its wait. */
   readonly held: HeldRuns;
   private readonly describes: UpstreamDescribe;
@@ -90,6 +72,23 @@ export class ClientSession {
     this.describes = new UpstreamDescribe((bytes) => this.link.send(bytes));
     this.tx = new GuardedTransaction(context, this.inBand, user, events);
     this.held = new HeldRuns(context, user, events);
+    this.extended = new ExtendedProtocol({
+      db,
+      link: this.link,
+      tx: this.tx,
+      describes: this.describes,
+      aborted: () => this.aborted,
+      endAborted: () => (this.aborted = false),
+      judge: (sql) => this.judge(sql),
+      measure: (classification) => this.measure(classification),
+      rollbackUpstream: () => this.rollbackUpstream(),
+      refuseControl: () => this.refuseControl(),
+      holdOrRun: (sql, classification, simple) => this.holdOrRun(sql, classification, simple),
+      fail: (fields, withReady) => this.fail(fields, withReady),
+      skipToSync: () => (this.skipping = true),
+      settle: () => this.settle(),
+      answer: (bytes) => this.answer(bytes),
+    });
     this.copy = new ClientCopy(
       { context, db, user, events, inBand: this.inBand, answer: (b) => this.link.answer(b) },
       (b) => this.link.send(b),
@@ -117,22 +116,23 @@ export class ClientSession {
         await this.query(raw, message.sql);
         return undefined;
       case 'parse':
-        await this.parse(raw, message.name, message.sql, message.paramTypes);
+        await this.extended.parse(raw, message.name, message.sql, message.paramTypes);
         return undefined;
       case 'bind':
-        await this.bind(raw, message);
+        await this.extended.bind(raw, message);
         return undefined;
       case 'describe':
-        await this.describe(raw, message.target, message.name);
+        await this.extended.describe(raw, message.target, message.name);
         return undefined;
       case 'execute':
-        await this.execute(raw, message.portal);
+        await this.extended.execute(raw, message.portal);
         return undefined;
       case 'close':
-        await this.close(raw, message.target, message.name);
+        await this.extended.close(raw, message.target, message.name);
         return undefined;
       case 'sync':
-        await this.sync(raw);
+        this.skipping = false;
+        await this.extended.sync(raw);
         return undefined;
       case 'flush':
         this.link.send(raw);
@@ -205,168 +205,6 @@ export class ClientSession {
       return;
     }
     await this.answer(Buffer.concat([errorResponse(verdictError(verdict)), readyForQuery(this.clientStatus())]));
-  }
-
-  private async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
-    if (this.aborted) {
-      if (await endsTransaction(sql)) {
-        this.statements.set(name, { sql, paramTypes, kind: 'endTransaction' });
-        await this.settle();
-        await this.answer(parseComplete());
-      } else await this.fail(ABORTED, false);
-      return;
-    }
-    const control = (await transactionControlOf(sql)).length > 0;
-    if (this.tx.measuring && control) return this.refuseControl();
-    let verdict: Verdict | { kind: 'failed'; error: unknown };
-    try {
-      verdict = await this.judge(await nullBoundSql(sql, await typeNamesOf(this.db, paramTypes)));
-    } catch (error) {
-      verdict = { kind: 'failed', error };
-    }
-    if (verdict.kind === 'syntax') verdict = await this.judge(sql);
-    // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
-    if (verdict.kind === 'hold' && this.link.status === 'T' && !(await this.measure(verdict.classification))) {
-      await this.rollbackUpstream();
-      return this.fail(
-        (await this.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT),
-        false,
-      );
-    }
-    if (verdict.kind === 'pass' || verdict.kind === 'hold') {
-      // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
-      this.statements.set(
-        name,
-        verdict.kind === 'pass'
-          ? { sql, paramTypes, kind: 'pass', control }
-          : { sql, paramTypes, kind: 'hold', classification: verdict.classification },
-      );
-      this.link.forward(raw, 'parse', true);
-      return;
-    }
-    await this.fail(verdictError(verdict), false);
-  }
-
-  private async bind(raw: Uint8Array, message: Extract<FrontendMessage, { type: 'bind' }>): Promise<void> {
-    const statement = this.statements.get(message.statement);
-    if (statement?.kind === 'endTransaction') {
-      this.portals.set(message.portal, { kind: 'endTransaction' });
-      await this.settle();
-      await this.answer(bindComplete());
-      return;
-    }
-    if (this.aborted) return this.fail(ABORTED, false);
-    if (statement?.kind === 'hold') {
-      // Binding plans the statement (planning can run functions), so a held statement is never bound upstream.
-      try {
-        const typeNames = await typeNamesOf(this.db, statement.paramTypes);
-        const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
-        // The ticket shows and runs the statement with its values: judged again as such, for its impact.
-        const verdict = await this.judge(sql);
-        if (verdict.kind !== 'hold')
-          return await this.fail(
-            verdict.kind === 'pass'
-              ? refusedError('the statement changed its nature with its values')
-              : verdictError(verdict),
-            false,
-          );
-        // DDL admitted at its Parse runs; a statement prepared earlier (only bound now) is measured and admitted here.
-        if (
-          (this.tx.measuring && this.tx.admittedDdl(verdict.classification)) ||
-          (this.link.status === 'T' && (await this.measure(verdict.classification)))
-        ) {
-          // Recorded with its values, run for real in the client's transaction: a portal like any other.
-          await this.tx.add(sql, false, statement.sql);
-          this.portals.set(message.portal, { kind: 'pass' });
-          this.link.forward(raw, 'bind', true);
-          return;
-        }
-        this.portals.set(message.portal, {
-          kind: 'hold',
-          sql,
-          classification: verdict.classification,
-          statement: message.statement,
-          binary: asksBinary(message.resultFormats),
-        });
-      } catch (error) {
-        return this.fail(failedError(error), false);
-      }
-      await this.settle();
-      await this.answer(bindComplete());
-      return;
-    }
-    this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
-    this.link.forward(raw, 'bind', true);
-  }
-
-  private async describe(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
-    const portal = target === 'P' ? this.portals.get(name) : undefined;
-    if (portal?.kind === 'hold' && !this.aborted) {
-      // Its statement's RowDescription, asked upstream (heldPortal.ts); after an upstream error it skips to Sync, as the server would.
-      await this.settle();
-      if (this.link.failed) return;
-      const answer = await describeHeldPortal(this.describes, portal);
-      return Buffer.isBuffer(answer) ? this.answer(answer) : this.fail(answer, false);
-    }
-    const synthesized =
-      target === 'S'
-        ? this.statements.get(name)?.kind === 'endTransaction'
-        : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
-    if (synthesized) {
-      await this.settle();
-      await this.answer(target === 'S' ? Buffer.concat([parameterDescription([]), noData()]) : noData());
-      return;
-    }
-    if (this.aborted) return this.fail(ABORTED, false);
-    this.link.forward(raw, target === 'S' ? 'describeStatement' : 'describePortal', true);
-  }
-
-  private async execute(raw: Uint8Array, name: string): Promise<void> {
-    const portal = this.portals.get(name);
-    if (portal?.kind === 'endTransaction') {
-      this.aborted = false;
-      await this.settle();
-      await this.answer(commandComplete('ROLLBACK'));
-      return;
-    }
-    if (this.aborted) return this.fail(ABORTED, false);
-    if (this.tx.measuring && portal?.kind === 'pass' && portal.control) return this.refuseControl();
-    if (portal?.kind === 'hold') {
-      await this.settle();
-      const problem = await heldPortalProblem(this.describes, portal);
-      if (problem) return this.fail(problem, false);
-      const done = await this.holdOrRun(portal.sql, portal.classification, false);
-      await this.answer(Buffer.concat(done));
-      if (done.some((b) => b[0] === 0x45)) this.skipping = true;
-      return;
-    }
-    this.link.forward(raw, 'execute', true);
-  }
-
-  private async close(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
-    const upstreamKnows =
-      target === 'S'
-        ? this.statements.get(name)?.kind !== 'endTransaction'
-        : this.portals.get(name)?.kind === 'pass' || !this.portals.has(name);
-    if (target === 'S') this.statements.delete(name);
-    else this.portals.delete(name);
-    if (!upstreamKnows) {
-      await this.settle();
-      await this.answer(closeComplete());
-      return;
-    }
-    this.link.forward(raw, 'close', true);
-  }
-
-  private async sync(raw: Uint8Array): Promise<void> {
-    this.skipping = false;
-    // The unnamed portal does not outlive the transaction; named ones the client closes itself.
-    if (this.aborted) {
-      await this.settle();
-      await this.answer(readyForQuery('E'));
-      return;
-    }
-    this.link.forward(raw, 'sync');
   }
 
   /** Held or run (heldAnswer.ts): the guard's answer (ErrorResponse, or rows and tags) for a statement that is not a read. */

@@ -1,0 +1,240 @@
+/**
+ * The extended protocol of one client (Parse, Bind, Describe, Execute, Close, Sync): its prepared statements
+ * and portals as the guard judged them. A read's messages go upstream as the client's bytes; a held statement
+ * is parsed upstream (Describe answers for it) but never bound there: its portal is the guard's, run or held
+ * at Execute (clientSession.ts holds the state both protocols share).
+ */
+import type { Db } from '../../core/db/db';
+import type { Classification } from '../../core/sql/classification';
+import type { HeldPortal } from '../hold/heldPortal';
+import { asksBinary, describeHeldPortal, heldPortalProblem } from '../hold/heldPortal';
+import type { UpstreamDescribe } from '../hold/heldPortal';
+import {
+  ABORTED,
+  failedError,
+  NOT_IN_TRANSACTION,
+  NOT_IN_TRANSACTION_HINT,
+  refusedError,
+  verdictError,
+} from '../hold/heldMessages';
+import { bindSql, nullBoundSql, typeNamesOf } from '../judge/boundSql';
+import type { Verdict } from '../judge/judge';
+import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
+import type { GuardedTransaction } from '../transaction/guardedTransaction';
+import type { ErrorFields } from '../wire/backendMessages';
+import {
+  bindComplete,
+  closeComplete,
+  commandComplete,
+  noData,
+  parameterDescription,
+  parseComplete,
+  readyForQuery,
+} from '../wire/backendMessages';
+import type { FrontendMessage } from '../wire/frontendMessages';
+import type { UpstreamLink } from './upstreamLink';
+
+type Statement = { sql: string; paramTypes: number[] } & (
+  { kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' }
+);
+/** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
+type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
+
+/** What the extended protocol shares with the client's session (clientSession.ts). */
+export interface SessionPort {
+  readonly db: Db;
+  readonly link: UpstreamLink;
+  readonly tx: GuardedTransaction;
+  readonly describes: UpstreamDescribe;
+  /** The guard rolled back the client's transaction; the client has not ended it yet. */
+  aborted(): boolean;
+  /** The client ended that transaction (its ROLLBACK or COMMIT, answered ROLLBACK). */
+  endAborted(): void;
+  judge(sql: string): Promise<Verdict | { kind: 'failed'; error: unknown }>;
+  measure(classification: Classification): Promise<boolean>;
+  rollbackUpstream(): Promise<void>;
+  refuseControl(): Promise<void>;
+  holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]>;
+  fail(fields: ErrorFields, withReady: boolean): Promise<void>;
+  /** After the guard's own error, messages up to Sync are skipped (as the server does). */
+  skipToSync(): void;
+  settle(): Promise<void>;
+  answer(bytes: Uint8Array): Promise<void>;
+}
+
+export class ExtendedProtocol {
+  private readonly statements = new Map<string, Statement>();
+  private readonly portals = new Map<string, Portal>();
+
+  constructor(private readonly s: SessionPort) {}
+
+  async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
+    const s = this.s;
+    if (s.aborted()) {
+      if (await endsTransaction(sql)) {
+        this.statements.set(name, { sql, paramTypes, kind: 'endTransaction' });
+        await s.settle();
+        await s.answer(parseComplete());
+      } else await s.fail(ABORTED, false);
+      return;
+    }
+    const control = (await transactionControlOf(sql)).length > 0;
+    if (s.tx.measuring && control) return s.refuseControl();
+    let verdict: Verdict | { kind: 'failed'; error: unknown };
+    try {
+      verdict = await s.judge(await nullBoundSql(sql, await typeNamesOf(s.db, paramTypes)));
+    } catch (error) {
+      verdict = { kind: 'failed', error };
+    }
+    if (verdict.kind === 'syntax') verdict = await s.judge(sql);
+    // Before Parse reaches the upstream: parsing a write takes the snapshot after which READ WRITE is refused.
+    if (verdict.kind === 'hold' && s.link.status === 'T' && !(await s.measure(verdict.classification))) {
+      await s.rollbackUpstream();
+      return s.fail((await s.tx.takeRefusal()) ?? refusedError(NOT_IN_TRANSACTION, NOT_IN_TRANSACTION_HINT), false);
+    }
+    if (verdict.kind === 'pass' || verdict.kind === 'hold') {
+      // Parsing runs nothing (no planning): a held statement is parsed upstream too, Describe answers for it.
+      this.statements.set(
+        name,
+        verdict.kind === 'pass'
+          ? { sql, paramTypes, kind: 'pass', control }
+          : { sql, paramTypes, kind: 'hold', classification: verdict.classification },
+      );
+      s.link.forward(raw, 'parse', true);
+      return;
+    }
+    await s.fail(verdictError(verdict), false);
+  }
+
+  async bind(raw: Uint8Array, message: Extract<FrontendMessage, { type: 'bind' }>): Promise<void> {
+    const s = this.s;
+    const statement = this.statements.get(message.statement);
+    if (statement?.kind === 'endTransaction') {
+      this.portals.set(message.portal, { kind: 'endTransaction' });
+      await s.settle();
+      await s.answer(bindComplete());
+      return;
+    }
+    if (s.aborted()) return s.fail(ABORTED, false);
+    if (statement?.kind === 'hold') return this.bindHeld(raw, message, statement);
+    this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
+    s.link.forward(raw, 'bind', true);
+  }
+
+  /** Binding plans the statement (planning can run functions), so a held statement is never bound upstream. */
+  private async bindHeld(
+    raw: Uint8Array,
+    message: Extract<FrontendMessage, { type: 'bind' }>,
+    statement: Extract<Statement, { kind: 'hold' }>,
+  ): Promise<void> {
+    const s = this.s;
+    try {
+      const typeNames = await typeNamesOf(s.db, statement.paramTypes);
+      const sql = await bindSql(statement.sql, { values: message.params, formats: message.paramFormats, typeNames });
+      // The ticket shows and runs the statement with its values: judged again as such, for its impact.
+      const verdict = await s.judge(sql);
+      if (verdict.kind !== 'hold')
+        return await s.fail(
+          verdict.kind === 'pass'
+            ? refusedError('the statement changed its nature with its values')
+            : verdictError(verdict),
+          false,
+        );
+      // DDL admitted at its Parse runs; a statement prepared earlier (only bound now) is measured and admitted here.
+      if (
+        (s.tx.measuring && s.tx.admittedDdl(verdict.classification)) ||
+        (s.link.status === 'T' && (await s.measure(verdict.classification)))
+      ) {
+        // Recorded with its values, run for real in the client's transaction: a portal like any other.
+        await s.tx.add(sql, false, statement.sql);
+        this.portals.set(message.portal, { kind: 'pass' });
+        s.link.forward(raw, 'bind', true);
+        return;
+      }
+      this.portals.set(message.portal, {
+        kind: 'hold',
+        sql,
+        classification: verdict.classification,
+        statement: message.statement,
+        binary: asksBinary(message.resultFormats),
+      });
+    } catch (error) {
+      return s.fail(failedError(error), false);
+    }
+    await s.settle();
+    await s.answer(bindComplete());
+  }
+
+  async describe(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
+    const s = this.s;
+    const portal = target === 'P' ? this.portals.get(name) : undefined;
+    if (portal?.kind === 'hold' && !s.aborted()) {
+      // Its statement's RowDescription, asked upstream (heldPortal.ts); after an upstream error it skips to Sync, as the server would.
+      await s.settle();
+      if (s.link.failed) return;
+      const answer = await describeHeldPortal(s.describes, portal);
+      return Buffer.isBuffer(answer) ? s.answer(answer) : s.fail(answer, false);
+    }
+    const synthesized =
+      target === 'S'
+        ? this.statements.get(name)?.kind === 'endTransaction'
+        : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
+    if (synthesized) {
+      await s.settle();
+      await s.answer(target === 'S' ? Buffer.concat([parameterDescription([]), noData()]) : noData());
+      return;
+    }
+    if (s.aborted()) return s.fail(ABORTED, false);
+    s.link.forward(raw, target === 'S' ? 'describeStatement' : 'describePortal', true);
+  }
+
+  async execute(raw: Uint8Array, name: string): Promise<void> {
+    const s = this.s;
+    const portal = this.portals.get(name);
+    if (portal?.kind === 'endTransaction') {
+      s.endAborted();
+      await s.settle();
+      await s.answer(commandComplete('ROLLBACK'));
+      return;
+    }
+    if (s.aborted()) return s.fail(ABORTED, false);
+    if (s.tx.measuring && portal?.kind === 'pass' && portal.control) return s.refuseControl();
+    if (portal?.kind === 'hold') {
+      await s.settle();
+      const problem = await heldPortalProblem(s.describes, portal);
+      if (problem) return s.fail(problem, false);
+      const done = await s.holdOrRun(portal.sql, portal.classification, false);
+      await s.answer(Buffer.concat(done));
+      if (done.some((b) => b[0] === 0x45)) s.skipToSync();
+      return;
+    }
+    s.link.forward(raw, 'execute', true);
+  }
+
+  async close(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
+    const s = this.s;
+    const upstreamKnows =
+      target === 'S'
+        ? this.statements.get(name)?.kind !== 'endTransaction'
+        : this.portals.get(name)?.kind === 'pass' || !this.portals.has(name);
+    if (target === 'S') this.statements.delete(name);
+    else this.portals.delete(name);
+    if (!upstreamKnows) {
+      await s.settle();
+      await s.answer(closeComplete());
+      return;
+    }
+    s.link.forward(raw, 'close', true);
+  }
+
+  async sync(raw: Uint8Array): Promise<void> {
+    const s = this.s;
+    // The unnamed portal does not outlive the transaction; named ones the client closes itself.
+    if (s.aborted()) {
+      await s.settle();
+      await s.answer(readyForQuery('E'));
+      return;
+    }
+    s.link.forward(raw, 'sync');
+  }
+}
