@@ -1,14 +1,15 @@
-// What `pg-agent guard` costs a client on loopback (SPEC §7: a read < 0.3 ms more than direct at p50;
-// `pgbench -S` keeps ≥ 70 % of the direct throughput with 8 clients): the same read direct and through the
-// guard (simple and extended protocol, alternating query by query), pgbench -S (simple with 1 and 8 clients,
-// extended and prepared with 8) direct then through the guard in rounds, the same for a bare socket pipe (the
-// floor for any Node.js proxy here), and the
-// guard process's memory per connected client. Needs dist/cli.js (npm run bench builds it) and pgbench.
-import { execFileSync, spawn } from 'node:child_process';
+// What `pg-agent guard` costs a client on loopback, against its peer in the same run: the same read direct and
+// through the guard (simple and extended protocol, alternating query by query; p50 over direct), pgbench -S
+// (simple and extended with 1, 8 and 64 clients, prepared with 8) direct, through Debian's PgBouncer (session
+// mode; bench/pgbouncer.ts installs and starts it, or a loud line says it is missing) and through the guard in
+// the same rounds, with the ratios guard/PgBouncer, guard/direct and PgBouncer/direct, and the guard process's
+// memory per connected client. Needs dist/cli.js (npm run bench builds it) and pgbench.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { startGuardProcess } from '../test/support/guardProcess';
 import { createScratchDatabase } from '../test/support/scratchDatabase';
+import { startPgBouncer } from './pgbouncer';
 import { percentile, report, timeRuns } from './stats';
 
 const READ = 'SELECT abalance FROM pgbench_accounts WHERE aid = 4242';
@@ -85,53 +86,36 @@ function pgbench(url: string, clients: number, protocol: string): number {
   return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
 }
 
-/** Rounds of pgbench direct, then through the guard (GUARD_BENCH_ROUNDS, default 3); medians and the median ratio. */
+/** Rounds of pgbench (GUARD_BENCH_ROUNDS, default 3; GUARD_BENCH_SECONDS each, default 5); medians, and ratios per round. */
 const ROUNDS = Number(process.env.GUARD_BENCH_ROUNDS ?? 3);
-const SECONDS = 5;
-
-function throughput(directUrl: string, guardUrl: string, clients: number, protocol: string, via = 'guard'): void {
-  const direct: number[] = [];
-  const through: number[] = [];
-  const kept: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    direct.push(pgbench(directUrl, clients, protocol));
-    through.push(pgbench(guardUrl, clients, protocol));
-    kept.push((100 * through[round]!) / direct[round]!);
-  }
-  const what = `pgbench -S -M ${protocol}, ${clients} client(s)`;
-  report(
-    `${what}: direct / ${via}, median of ${ROUNDS}`,
-    `${percentile(direct, 50).toFixed(0)} / ${percentile(through, 50).toFixed(0)}`,
-    'tps',
-  );
-  report(
-    `  ${via} keeps of direct (median; min-max)`,
-    `${percentile(kept, 50).toFixed(1)} (${Math.min(...kept).toFixed(1)}-${Math.max(...kept).toFixed(1)})`,
-    '%',
-  );
-}
+const SECONDS = Number(process.env.GUARD_BENCH_SECONDS ?? 5);
 
 /**
- * The floor for any proxy written in Node.js on this machine: a bare socket pipe (no parsing, no judging) in
- * its own process, pgbench direct then through it in the same rounds. What the guard keeps is read against it.
+ * Direct, PgBouncer (when it runs) and the guard, one after the other in each round (all three see the same
+ * machine load in a round): the median tps of each and the median of the per-round ratios.
  */
-async function startPipe(upstream: URL): Promise<{ url: string; stop(): void }> {
-  const script = `const net = require('node:net');
-const server = net.createServer((c) => {
-  const u = net.connect(${Number(upstream.port || 5432)}, ${JSON.stringify(upstream.hostname)});
-  c.setNoDelay(true); u.setNoDelay(true); c.pipe(u); u.pipe(c);
-  c.on('error', () => u.destroy()); u.on('error', () => c.destroy());
-});
-server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
-    child.once('exit', (code) => reject(new Error(`the pipe exited (${code})`)));
-  });
-  const url = new URL(upstream.toString());
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return { url: url.toString(), stop: () => child.kill() };
+function throughput(peers: { label: string; url: string }[], clients: number, protocol: string): void {
+  const tps = peers.map(() => [] as number[]);
+  for (let round = 0; round < ROUNDS; round++)
+    peers.forEach((peer, i) => tps[i]!.push(pgbench(peer.url, clients, protocol)));
+  const what = `pgbench -S -M ${protocol}, ${clients} client(s)`;
+  report(
+    `${what}: ${peers.map((p) => p.label).join(' / ')}`,
+    tps.map((values) => percentile(values, 50).toFixed(0)).join(' / '),
+    'tps',
+  );
+  const ratio = (a: number, b: number, label: string) => {
+    const per = tps[a]!.map((value, round) => value / tps[b]![round]!);
+    report(
+      `  ${label} (median; min-max)`,
+      `${percentile(per, 50).toFixed(2)} (${Math.min(...per).toFixed(2)}-${Math.max(...per).toFixed(2)})`,
+    );
+  };
+  const guard = peers.findIndex((p) => p.label === 'guard');
+  const bouncer = peers.findIndex((p) => p.label === 'pgbouncer');
+  if (bouncer >= 0) ratio(guard, bouncer, 'guard/PgBouncer');
+  ratio(guard, 0, 'guard/direct');
+  if (bouncer >= 0) ratio(bouncer, 0, 'PgBouncer/direct');
 }
 
 function rssKib(pid: number): number {
@@ -154,21 +138,27 @@ async function main(): Promise<void> {
   }
 }
 
-/** Latency and throughput, direct and through the guard (and through a bare pipe). */
+/** Latency, then throughput direct, through PgBouncer and through the guard in the same rounds. */
 async function runs(dbUrl: string): Promise<void> {
   const guard = await startGuardProcess(dbUrl);
+  const bouncer = await startPgBouncer(dbUrl, Number(process.env.PGBOUNCER_BENCH_PORT ?? 16310));
+  if (typeof bouncer === 'string')
+    console.log(`\n*** NO PGBOUNCER IN THIS RUN: the guard is compared with direct only (${bouncer}) ***\n`);
+  else console.log(`peer: ${bouncer.version}, session mode, in this run`);
   try {
     for (const mode of ['simple', 'simple, a new literal each time', 'extended'] as const)
       await latency(dbUrl, guard.url, mode);
-    throughput(dbUrl, guard.url, 1, 'simple');
-    for (const protocol of ['simple', 'extended', 'prepared']) throughput(dbUrl, guard.url, 8, protocol);
-    const pipe = await startPipe(new URL(dbUrl));
-    try {
-      for (const clients of [1, 8]) throughput(dbUrl, pipe.url, clients, 'simple', 'a bare Node.js socket pipe');
-    } finally {
-      pipe.stop();
-    }
+    const peers = [
+      { label: 'direct', url: dbUrl },
+      ...(typeof bouncer === 'string' ? [] : [{ label: 'pgbouncer', url: bouncer.url }]),
+      { label: 'guard', url: guard.url },
+    ];
+    const clientCounts = (process.env.GUARD_BENCH_CLIENTS ?? '1,8,64').split(',').map(Number);
+    for (const protocol of ['simple', 'extended'])
+      for (const clients of clientCounts) throughput(peers, clients, protocol);
+    throughput(peers, 8, 'prepared');
   } finally {
+    if (typeof bouncer !== 'string') bouncer.stop();
     await guard.stop();
   }
 }
