@@ -4,7 +4,8 @@
 // mode; bench/pgbouncer.ts installs and starts it, or a loud line says it is missing) and through the guard in
 // the same rounds, with the ratios guard/PgBouncer, guard/direct and PgBouncer/direct, and the guard process's
 // memory per connected client. Needs dist/cli.js (npm run bench builds it) and pgbench.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { startGuardProcess } from '../test/support/guardProcess';
@@ -55,9 +56,10 @@ async function latency(directUrl: string, guardUrl: string, mode: Mode): Promise
   }
 }
 
-function pgbench(url: string, clients: number, protocol: string): number {
+/** pgbench run asynchronously: the guard's and PgBouncer's output pipes are read while it runs. */
+async function pgbench(url: string, clients: number, protocol: string): Promise<number> {
   const u = new URL(url);
-  const out = execFileSync(
+  const { stdout: out } = await promisify(execFile)(
     'pgbench',
     [
       '-S',
@@ -94,10 +96,10 @@ const SECONDS = Number(process.env.GUARD_BENCH_SECONDS ?? 5);
  * Direct, PgBouncer (when it runs) and the guard, one after the other in each round (all three see the same
  * machine load in a round): the median tps of each and the median of the per-round ratios.
  */
-function throughput(peers: { label: string; url: string }[], clients: number, protocol: string): void {
+async function throughput(peers: { label: string; url: string }[], clients: number, protocol: string): Promise<void> {
   const tps = peers.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++)
-    peers.forEach((peer, i) => tps[i]!.push(pgbench(peer.url, clients, protocol)));
+    for (const [i, peer] of peers.entries()) tps[i]!.push(await pgbench(peer.url, clients, protocol));
   const what = `pgbench -S -M ${protocol}, ${clients} client(s)`;
   report(
     `${what}: ${peers.map((p) => p.label).join(' / ')}`,
@@ -155,8 +157,8 @@ async function runs(dbUrl: string): Promise<void> {
     ];
     const clientCounts = (process.env.GUARD_BENCH_CLIENTS ?? '1,8,64').split(',').map(Number);
     for (const protocol of ['simple', 'extended'])
-      for (const clients of clientCounts) throughput(peers, clients, protocol);
-    throughput(peers, 8, 'prepared');
+      for (const clients of clientCounts) await throughput(peers, clients, protocol);
+    await throughput(peers, 8, 'prepared');
   } finally {
     if (typeof bouncer !== 'string') bouncer.stop();
     await guard.stop();

@@ -4,7 +4,7 @@
  * Installed with apt-get when missing; undefined (the caller prints a loud line) when it cannot be had.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -59,33 +59,40 @@ export async function startPgBouncer(upstreamUrl: string, port: number): Promise
       'max_client_conn = 1000',
       'default_pool_size = 100',
       'ignore_startup_parameters = extra_float_digits',
+      // Its log goes to a file: the bench runs pgbench synchronously, so nobody would read a pipe that fills.
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+      'log_connections = 0',
+      'log_disconnections = 0',
       // As root it must drop to another user; its files are readable by that user.
       ...(process.getuid?.() === 0 ? ['user = postgres'] : []),
       '',
     ].join('\n'),
   );
   const version = execFileSync('pgbouncer', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
-  const child = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  writeFileSync(join(dir, 'pgbouncer.log'), '');
+  chmodSync(join(dir, 'pgbouncer.log'), 0o666);
+  const child = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
+  const log = () => readFileSync(join(dir, 'pgbouncer.log'), 'utf8');
   const stop = () => {
     child.kill();
     rmSync(dir, { recursive: true, force: true });
   };
   // Ready when it listens (its log says so); an early exit is the problem.
-  const ready = await new Promise<string | undefined>((resolve) => {
-    const timer = setTimeout(() => resolve(`pgbouncer did not start in 10 s: ${stderr}`), 10_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve(`pgbouncer exited (${code}): ${stderr}`);
-    });
-    child.stderr.on('data', () => {
-      if (/listening on 127\.0\.0\.1/.test(stderr)) {
-        clearTimeout(timer);
-        resolve(undefined);
-      }
-    });
-  });
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  let ready: string | undefined = 'pgbouncer did not start in 10 s';
+  for (let waited = 0; waited < 10_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (exited !== undefined) {
+      ready = `pgbouncer exited (${exited}): ${log()}`;
+      break;
+    }
+    if (/listening on 127\.0\.0\.1/.test(log())) {
+      ready = undefined;
+      break;
+    }
+  }
+  if (ready?.endsWith('10 s')) ready += `: ${log()}`;
   if (ready) {
     stop();
     return ready;

@@ -19,6 +19,7 @@ import { parseWireDecision, wireDecisionProblem } from '../core/approvals/wireDe
 import { AgentError, toAgentError } from '../core/platform/errors';
 import { loadParser, parseSql } from '../core/sql/parse';
 import type { GuardContext } from './guardContext';
+import type { GuardRole } from './guardUsers';
 import { refusedError } from './hold/heldMessages';
 import { GUARD_SQLSTATE } from './sqlstates';
 import { commandComplete, errorResponse } from './wire/backendMessages';
@@ -76,10 +77,20 @@ export async function brokerCommandOf(sql: string): Promise<BrokerCommand | unde
   return kind === 'ticket' ? { kind, id: shape.strings[0]! } : { kind, decision: shape.strings[0]! };
 }
 
+/** The guard user asking: a client sees only the tickets its own statements opened, an approver every one. */
+export interface Asker {
+  user: string;
+  role: GuardRole;
+}
+
 /** The guard's answer (rows and tag, or an ErrorResponse), without ReadyForQuery. */
-export async function answerBrokerCommand(context: GuardContext, command: BrokerCommand): Promise<Buffer> {
+export async function answerBrokerCommand(
+  context: GuardContext,
+  command: BrokerCommand,
+  asker: Asker,
+): Promise<Buffer> {
   try {
-    const rows = await run(context, command);
+    const rows = await run(context, command, asker);
     const name = command.kind === 'decide' ? 'decide' : 'ticket';
     return Buffer.concat([
       rowDescription([{ name, dataTypeID: 114 }]),
@@ -100,10 +111,14 @@ export async function answerBrokerCommand(context: GuardContext, command: Broker
   }
 }
 
-async function run(context: GuardContext, command: BrokerCommand): Promise<unknown[]> {
+async function run(context: GuardContext, command: BrokerCommand, asker: Asker): Promise<unknown[]> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
-  const ours = (t: Ticket | undefined): t is Ticket => t !== undefined && t.connection === connection;
+  // Another user's ticket is answered as one that does not exist (its statement and values are that user's).
+  const ours = (t: Ticket | undefined): t is Ticket =>
+    t !== undefined &&
+    t.connection === connection &&
+    (asker.role === 'approver' || t.createdBy === `guard user ${asker.user}`);
   switch (command.kind) {
     case 'tickets':
       return (await store.list({ status: ['PENDING_APPROVAL', 'APPROVED'] })).filter(ours);

@@ -159,21 +159,31 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           });
         }
         const upstream = entry.upstream;
+        // Read at each connection: a role given or taken applies from the user's next connection.
+        const role = await options.users.role(user);
         for (const [name, value] of upstream.parameters) await write(parameterStatus(name, value));
         await write(backendKeyData(keys.processId, keys.secretKey));
         entry.info = { ...entry.info, user, application: forwarded.application_name ?? '' };
-        session = new ClientSession(context, options.db, upstream, user, write, {
-          awaiting,
-          held: (ticket) => {
-            if (!entry.info.held.includes(ticket)) entry.info.held.push(ticket);
-            changed();
+        session = new ClientSession(
+          context,
+          options.db,
+          upstream,
+          user,
+          write,
+          {
+            awaiting,
+            held: (ticket) => {
+              if (!entry.info.held.includes(ticket)) entry.info.held.push(ticket);
+              changed();
+            },
+            waiting: (ticket) => {
+              if (ticket) entry.info.waiting = { ticket, since: new Date().toISOString() };
+              else delete entry.info.waiting;
+              changed();
+            },
           },
-          waiting: (ticket) => {
-            if (ticket) entry.info.waiting = { ticket, since: new Date().toISOString() };
-            else delete entry.info.waiting;
-            changed();
-          },
-        });
+          role,
+        );
         entry.session = session;
         upstream.onClose(() => socket.destroy());
         clients.set(id, entry);

@@ -2,7 +2,9 @@
  * The guard's own users (SPEC §5 8: clients hold guard credentials, never the database's). Each is kept
  * as a SCRAM-SHA-256 verifier (salt, iterations, StoredKey, ServerKey: pg-gateway's createScramSha256Data),
  * never as a password: the password is shown once, in the connection URL `guard users add` prints.
- * Stored in `.pgagent/guard/users.json` (mode 0600), written atomically.
+ * Stored in `.pgagent/guard/users.json` (mode 0600), written atomically. A user's role: `client` (the default)
+ * sees only its own tickets through the guard's commands; `approver` (`guard users add NAME --role approver`)
+ * sees every ticket of the guard's database, as a person who decides them must.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
@@ -20,9 +22,24 @@ const verifierSchema = z.strictObject({
   storedKey: z.string(),
   serverKey: z.string(),
   createdAt: z.string(),
+  role: z.enum(['approver']).optional(),
 });
 const usersFileSchema = z.strictObject({ users: z.record(z.string(), verifierSchema) });
 type UsersFile = z.infer<typeof usersFileSchema>;
+
+export const GUARD_ROLES = ['client', 'approver'] as const;
+export type GuardRole = (typeof GUARD_ROLES)[number];
+
+/** `--role`: client (the default) or approver; anything else is refused. */
+export function guardRoleOf(value: string | boolean | undefined): GuardRole {
+  if (value === undefined) return 'client';
+  if (value === 'client' || value === 'approver') return value;
+  throw new AgentError(
+    'BAD_INPUT',
+    `--role "${String(value)}" is not client or approver.`,
+    'approver: the user sees every held ticket of the guard; client (the default): only its own.',
+  );
+}
 
 /** Names a person can type in a URL without escaping, and PostgreSQL accepts as a user name. */
 const USER_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -41,7 +58,7 @@ export class GuardUsers {
   }
 
   /** Adds a user with a fresh random password and returns that password (shown once, never stored). */
-  async add(name: string): Promise<string> {
+  async add(name: string, role: GuardRole = 'client'): Promise<string> {
     if (!USER_NAME.test(name)) {
       throw new AgentError(
         'BAD_INPUT',
@@ -58,7 +75,11 @@ export class GuardUsers {
       );
     const password = randomBytes(24).toString('base64url');
     const verifier = await createScramSha256Data(password);
-    file.users[name] = { ...verifier, createdAt: new Date().toISOString() };
+    file.users[name] = {
+      ...verifier,
+      createdAt: new Date().toISOString(),
+      ...(role === 'approver' ? { role } : {}),
+    };
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.file, `${JSON.stringify(file, null, 2)}\n`);
     await chmod(this.file, 0o600);
@@ -67,6 +88,19 @@ export class GuardUsers {
 
   async names(): Promise<string[]> {
     return Object.keys((await this.read()).users).sort();
+  }
+
+  /** Each user and its role, by name. */
+  async list(): Promise<{ user: string; role: GuardRole }[]> {
+    const { users } = await this.read();
+    return Object.keys(users)
+      .sort()
+      .map((user) => ({ user, role: users[user]!.role ?? 'client' }));
+  }
+
+  /** The role of a user as the file says now (read at each connection); an unknown name is a client. */
+  async role(name: string): Promise<GuardRole> {
+    return (await this.read()).users[name]?.role ?? 'client';
   }
 
   /**

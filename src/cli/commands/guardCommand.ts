@@ -18,7 +18,7 @@ import {
   removeGuardStatus,
   writeGuardStatus,
 } from '../../guard/guardStatus';
-import { GuardUsers } from '../../guard/guardUsers';
+import { guardRoleOf, GuardUsers } from '../../guard/guardUsers';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
@@ -31,10 +31,11 @@ export const guardCommand: CliCommand = {
   name: 'guard',
   summary: 'a PostgreSQL endpoint in front of one database: reads pass, writes wait for an approved ticket',
   usage:
-    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME | guard users list | guard status',
+    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME [--role approver] | guard users list | guard status',
   options: {
     listen: { type: 'string' },
     hold: { type: 'string' },
+    role: { type: 'string' },
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
   },
@@ -42,7 +43,9 @@ export const guardCommand: CliCommand = {
   --hold now|wait[=SECONDS]  now (default): a held statement is answered PA001 at once; wait: its client waits
                       for the decision (default ${DEFAULT_WAIT_SECONDS} s), then it runs once, or PA002 / PA001
   --tls-cert FILE     PEM certificate for clients that ask for TLS (with --tls-key)
-  --tls-key FILE      PEM private key of --tls-cert`,
+  --tls-key FILE      PEM private key of --tls-cert
+  --role client|approver  guard users add: client (default) sees only its own held tickets through
+                      pg_agent.tickets(); approver sees every ticket of the guard's database`,
   description:
     'Clients authenticate with guard users (SCRAM-SHA-256); the database credentials (--db, DATABASE_URL, PG*) stay in the guard.\n' +
     'A statement that is not a read gets ErrorResponse SQLSTATE PA001 naming its ticket; approve it\n' +
@@ -54,12 +57,12 @@ export const guardCommand: CliCommand = {
     if (action === 'status' && sub === undefined) return status(context);
     if (action === 'users' && sub === 'add' && name !== undefined && extra.length === 0) return addUser(context, name);
     if (action === 'users' && sub === 'list' && name === undefined) {
-      const names = await GuardUsers.inWorkspace(context.args.flags.workspace).names();
+      const users = await GuardUsers.inWorkspace(context.args.flags.workspace).list();
       context.io.stdout(
         context.args.flags.json
-          ? `${JSON.stringify(names)}\n`
-          : names.length
-            ? `${names.join('\n')}\n`
+          ? `${JSON.stringify(users.map((u) => u.user))}\n`
+          : users.length
+            ? `${users.map((u) => (u.role === 'approver' ? `${u.user} (approver)` : u.user)).join('\n')}\n`
             : 'No guard users yet: pg-agent guard users add NAME\n',
       );
       return EXIT.ok;
@@ -109,14 +112,15 @@ async function serverTarget(context: CommandContext): Promise<ServerTarget> {
 
 async function addUser(context: CommandContext, name: string): Promise<ExitCode> {
   const { args, io } = context;
-  const password = await GuardUsers.inWorkspace(args.flags.workspace).add(name);
+  const role = guardRoleOf(args.options.role);
+  const password = await GuardUsers.inWorkspace(args.flags.workspace).add(name, role);
   const target = await serverTarget(context).catch(() => undefined);
   const { host, port } = listenAddress(args.options.listen);
   const url = `postgresql://${name}:${password}@${host.includes(':') ? `[${host}]` : host}:${port}/${encodeURIComponent(target?.database ?? 'DATABASE')}`;
-  if (args.flags.json) io.stdout(`${JSON.stringify({ user: name, url })}\n`);
+  if (args.flags.json) io.stdout(`${JSON.stringify({ user: name, url, role })}\n`);
   else
     io.stdout(
-      `Guard user ${name} added. Its connection URL (shown once; the guard keeps only a SCRAM verifier):\n${url}\n`,
+      `Guard user ${name} added${role === 'approver' ? ' as an approver (it sees every held ticket)' : ''}. Its connection URL (shown once; the guard keeps only a SCRAM verifier):\n${url}\n`,
     );
   return EXIT.ok;
 }

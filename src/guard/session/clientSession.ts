@@ -13,6 +13,7 @@ import { answerBrokerCommand, brokerCommandOf } from '../brokerCommands';
 import { copyFromStdinProblem } from '../copy/copyIn';
 import { ClientCopy } from '../copy/copyLoad';
 import type { GuardContext } from '../guardContext';
+import type { GuardRole } from '../guardUsers';
 import {
   ABORTED,
   NOT_IN_TRANSACTION,
@@ -59,6 +60,8 @@ export class ClientSession {
     private readonly user: string,
     toClient: (bytes: Uint8Array) => Promise<void>,
     private readonly events: HeldEvents,
+    /** What the guard's own commands show this user (guardUsers.ts). */
+    private readonly role: GuardRole = 'client',
   ) {
     this.link = new UpstreamLink(upstream, toClient, {
       observe: (messages) => this.copy.relay.observe(messages),
@@ -184,7 +187,12 @@ export class ClientSession {
     if (own) {
       await this.settle();
       if (this.link.status === 'I')
-        return this.answer(Buffer.concat([await answerBrokerCommand(this.context, own), readyForQuery('I')]));
+        return this.answer(
+          Buffer.concat([
+            await answerBrokerCommand(this.context, own, { user: this.user, role: this.role }),
+            readyForQuery('I'),
+          ]),
+        );
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
