@@ -9,10 +9,11 @@ import { randomInt } from 'node:crypto';
 import net from 'node:net';
 import { BackendError } from 'pg-gateway';
 import type { PostgresConnection } from 'pg-gateway';
-import { fromNodeSocket } from 'pg-gateway/node';
+import { fromDuplexStream } from 'pg-gateway/node';
 import { serialize } from 'pg-protocol';
 import type { Db } from '../core/db/db';
 import { ClientSession } from './session/clientSession';
+import { ClientSocket } from './session/clientSocket';
 import type { GuardContext } from './guardContext';
 import type { GuardUsers } from './guardUsers';
 import { checkStartup } from './session/startupParameters';
@@ -120,7 +121,17 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       if (clients.delete(id)) changed();
     });
     const holder: { connection?: PostgresConnection } = {};
+    const wire = new ClientSocket(socket);
     const write = async (bytes: Uint8Array) => {
+      if (wire.direct) {
+        // The client reads slower than the upstream sends: stop reading the upstream until it catches up.
+        if (!wire.write(bytes) && entry.upstream) {
+          const upstream = entry.upstream;
+          upstream.pause();
+          void wire.drained().then(() => upstream.resume());
+        }
+        return;
+      }
       const writer = holder.connection?.streamWriter;
       if (!writer) return;
       const written = writer.write(bytes);
@@ -136,7 +147,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       }
       await written;
     };
-    holder.connection = await fromNodeSocket(socket, {
+    holder.connection = await fromDuplexStream(wire.duplex, {
       auth: { method: 'scram-sha-256', getScramSha256Data: ({ username }) => options.users.verifier(username) },
       ...(options.tls ? { tls: options.tls } : {}),
       onStartup: (state) => {
@@ -189,6 +200,15 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         clients.set(id, entry);
         changed();
         context.logger.info('guard client connected', { client: id, user });
+        // Plain TCP: from here the guard reads and writes the socket itself (clientSocket.ts).
+        if (!state.tlsInfo)
+          wire.takeOver(async (message) => {
+            unread.handed();
+            const outcome = await session!.handle(message);
+            if (outcome === undefined) return true;
+            socket.end();
+            return false;
+          });
       },
       onMessage: async (data, state) => {
         unread.handed();

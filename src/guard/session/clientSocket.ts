@@ -1,0 +1,165 @@
+/**
+ * A client's socket as the guard reads and writes it. Until authentication pg-gateway has it (TLS, start-up,
+ * SCRAM) through a web-stream pair that hands it one chunk each time it asks (so it never holds bytes it has
+ * not asked for). From then on, on a plain TCP connection, the guard takes the socket over: it cuts the
+ * messages itself and writes straight to the socket, without pg-gateway's stream layers, its promise per
+ * message and its flushed-write wait on the hot path. The switch happens when pg-gateway asks for its next
+ * chunk after authentication: every byte it had is handled, its ReadyForQuery is in the socket, and the chunks
+ * that came meanwhile are the guard's, in order. A TLS connection stays with pg-gateway (its bytes are TLS
+ * records).
+ */
+import type { Socket } from 'node:net';
+
+export interface WebDuplex {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+}
+
+/** More whole messages than this waiting to be handled: the client's socket is paused until they are. */
+const MAX_QUEUED = 64;
+
+export class ClientSocket {
+  readonly duplex: WebDuplex;
+  private mode: 'gateway' | 'switching' | 'direct' = 'gateway';
+  private readonly pending: Buffer[] = [];
+  private wake: (() => void) | undefined;
+  private ended = false;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private handler: ((message: Uint8Array) => Promise<boolean>) | undefined;
+  /** Bytes of a message not yet whole. */
+  private partial: Buffer | undefined;
+  private readonly queue: Uint8Array[] = [];
+  private running = false;
+  private corked = false;
+  private paused = false;
+
+  constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      if (this.mode === 'direct') return this.cut(chunk);
+      this.pending.push(chunk);
+      this.wake?.();
+    });
+    const close = () => {
+      this.ended = true;
+      this.wake?.();
+      try {
+        this.controller?.close();
+      } catch {
+        // Closed already.
+      }
+    };
+    socket.on('end', close);
+    socket.on('close', close);
+    this.duplex = {
+      readable: new ReadableStream<Uint8Array>(
+        {
+          start: (controller) => void (this.controller = controller),
+          pull: (controller) => this.pull(controller),
+        },
+        { highWaterMark: 0 },
+      ),
+      writable: new WritableStream<Uint8Array>({
+        write: (chunk) =>
+          new Promise<void>((resolve, reject) => socket.write(chunk, (error) => (error ? reject(error) : resolve()))),
+        close: () => new Promise<void>((resolve) => socket.end(resolve)),
+        abort: () => void socket.destroy(),
+      }),
+    };
+  }
+
+  /** True once the guard reads and writes the socket itself. */
+  get direct(): boolean {
+    return this.mode === 'direct';
+  }
+
+  /**
+   * From authentication on (plain TCP only): every later message goes to `handler`, one at a time, in order;
+   * it answers false to stop reading (the connection ends).
+   */
+  takeOver(handler: (message: Uint8Array) => Promise<boolean>): void {
+    this.handler = handler;
+    this.mode = 'switching';
+  }
+
+  /** Bytes to the client; false when the socket's buffer is full (wait for `drained`). */
+  write(bytes: Uint8Array): boolean {
+    if (!this.corked) {
+      // Everything answered in one turn of the event loop goes out in one write.
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
+    return this.socket.write(bytes);
+  }
+
+  drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.once('drain', done);
+      this.socket.once('close', done);
+    });
+  }
+
+  private async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    if (this.mode === 'switching') {
+      // pg-gateway handled all it had: what came since, and all that comes, is the guard's.
+      this.mode = 'direct';
+      for (const chunk of this.pending.splice(0)) this.cut(chunk);
+      return new Promise<void>(() => undefined);
+    }
+    while (this.pending.length === 0 && !this.ended) await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wake = undefined;
+    const chunk = this.pending.shift();
+    if (chunk) controller.enqueue(chunk);
+    else if (this.ended) controller.close();
+  }
+
+  /** Whole messages out of the bytes that came (type byte, then a length that counts itself). */
+  private cut(chunk: Buffer): void {
+    const bytes = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
+    this.partial = undefined;
+    let offset = 0;
+    while (bytes.length - offset >= 5) {
+      // A length under 4 is malformed: its 5 header bytes go as the message, which the session refuses (FATAL).
+      const length = Math.max(bytes.readUInt32BE(offset + 1), 4);
+      if (bytes.length - offset < length + 1) break;
+      this.queue.push(bytes.subarray(offset, offset + length + 1));
+      offset += length + 1;
+    }
+    if (offset < bytes.length) this.partial = Buffer.from(bytes.subarray(offset));
+    if (this.queue.length > MAX_QUEUED && !this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    }
+    // An error on this client's path closes this client, never the guard.
+    this.drain().catch(() => this.socket.destroy());
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running || !this.handler) return;
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        const message = this.queue.shift()!;
+        if (!(await this.handler(message))) {
+          this.queue.length = 0;
+          this.handler = undefined;
+          return;
+        }
+      }
+      if (this.paused) {
+        this.paused = false;
+        this.socket.resume();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
