@@ -77,7 +77,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     }
   >();
   let nextId = 1;
-  const awaiting = new Set<string>();
+  const awaiting = new Map<string, string>();
   let listener: () => void = () => undefined;
   const changed = () => listener();
 

@@ -8,7 +8,7 @@
  * statement is told it ran (CommandComplete) instead of opening a new ticket.
  */
 import type { Ticket } from '../../core/approvals/ticket';
-import { isGuardTransaction } from '../../core/approvals/ticket';
+import { isGuardTransaction, sqlHash } from '../../core/approvals/ticket';
 import { writeProposal } from '../../core/approvals/proposalFiles';
 import { workspacePaths } from '../../core/config/workspace';
 import { toAgentError } from '../../core/platform/errors';
@@ -27,10 +27,11 @@ export type HoldOutcome =
   | { kind: 'refused'; message: string; hint?: string };
 
 /**
- * Tickets this guard held for a client whose run that client has not been told of yet (kept in memory: after
- * a restart the identical text is a new write, the safe side).
+ * The newest ticket this guard held for each statement (by its connection and SQL hash) whose client has not
+ * been told of its run or rejection yet (kept in memory: after a restart the identical text is a new write,
+ * the safe side).
  */
-export type AwaitingClients = Set<string>;
+export type AwaitingClients = Map<string, string>;
 
 /** Holds `sql` on a ticket, or runs it when its identical text's ticket is approved. */
 export async function holdOrRun(
@@ -42,11 +43,15 @@ export async function holdOrRun(
 ): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
-  // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
-  const same = (await store.list()).filter(
-    (t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql && t.connection === connection,
+  const hash = sqlHash(sql);
+  const awaitKey = `${connection} ${hash}`;
+  // Asked by key (never a listing of every ticket). A held transaction's ticket is never this statement's,
+  // even with the same text: only its client's retry commits it.
+  const same = (await store.findLive(connection, hash)).filter(
+    (t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql,
   );
-  const live = same.find((t) => t.status === 'APPROVED' || t.status === 'PENDING_APPROVAL');
+  // Two tickets of one statement (two guards holding it at once): an approved one runs, once.
+  const live = same.find((t) => t.status === 'APPROVED') ?? same[0];
   if (live?.status === 'APPROVED') {
     try {
       const result = await executeApproved(await context.openDb(), store, live.id, {
@@ -59,7 +64,7 @@ export async function holdOrRun(
       });
       // It may have changed the database's code: the next check asks for the version again.
       forgetReach(await context.openDb());
-      awaiting.delete(live.id);
+      if (awaiting.get(awaitKey) === live.id) awaiting.delete(awaitKey);
       context.logger.info('guard ran an approved statement', { ticket: live.id, rows: result.rows, by: requestedBy });
       return {
         kind: 'executed',
@@ -77,29 +82,30 @@ export async function holdOrRun(
     }
   }
   if (live) return { kind: 'held', ticket: live, reused: true };
-  // Approved and run elsewhere (VS Code runs what it approves) since this guard held it: that was this retry's run.
-  const ranElsewhere = same[0]?.status === 'EXECUTED' && awaiting.has(same[0].id) ? same[0] : undefined;
-  if (ranElsewhere) {
-    awaiting.delete(ranElsewhere.id);
-    context.logger.info('guard reports a statement run elsewhere', { ticket: ranElsewhere.id, by: requestedBy });
+  // The ticket this guard held for it last, when no longer live: approved and run elsewhere (VS Code runs what
+  // it approves) since this guard held it, that was this retry's run; rejected, the client is told so.
+  const heldHere = awaiting.get(awaitKey);
+  const last = heldHere ? await store.get(heldHere) : undefined;
+  if (last?.status === 'EXECUTED') {
+    awaiting.delete(awaitKey);
+    context.logger.info('guard reports a statement run elsewhere', { ticket: last.id, by: requestedBy });
     return {
       kind: 'executed',
-      ticket: ranElsewhere,
-      tags: commandTags(classification.statements, { tables: ranElsewhere.impact.tables }),
+      ticket: last,
+      tags: commandTags(classification.statements, { tables: last.impact.tables }),
     };
   }
-  const rejected = same.find((t) => t.status === 'REJECTED');
-  if (rejected && same.indexOf(rejected) === 0) {
-    const decision = rejected.decisions.at(-1);
+  if (last?.status === 'REJECTED') {
+    const decision = last.decisions.at(-1);
     return {
       kind: 'refused',
-      message: `Rejected: ticket ${rejected.id} for this statement was rejected${decision ? ` by ${decision.by}${decision.comment ? ` ("${decision.comment}")` : ''}` : ''}.`,
+      message: `Rejected: ticket ${last.id} for this statement was rejected${decision ? ` by ${decision.by}${decision.comment ? ` ("${decision.comment}")` : ''}` : ''}.`,
       hint: 'Change the statement to get a new review, or ask the person who rejected it.',
     };
   }
   const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
   const ticket = await store.create({ sql, connection, impact, createdBy: requestedBy });
-  awaiting.add(ticket.id);
+  awaiting.set(awaitKey, ticket.id);
   await writeProposal(
     context.workspaceDir,
     ticket.id,
