@@ -30,13 +30,20 @@ export interface GuardProcess {
 /** `args`: more `pg-agent guard` flags (e.g. `--hold wait=60`); `uid` (as root): the guard runs as that OS user, its workspace its own (0700). */
 export async function startGuardProcess(
   databaseUrl: string,
-  options: { user?: string; workspace?: string; args?: readonly string[]; uid?: number } = {},
+  options: {
+    user?: string;
+    workspace?: string;
+    args?: readonly string[];
+    uid?: number;
+    /** More environment for the guard and its pgAgent calls (e.g. REDIS_URL and PGAGENT_REDIS_PREFIX). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<GuardProcess> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
   const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'pgagent-guard-'));
   const home = join(workspace, 'home');
   mkdirSync(home, { recursive: true });
-  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), USER: 'guard-test' };
+  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), USER: 'guard-test', ...options.env };
   const pgAgent = (argv: readonly string[]) =>
     pgAgentProcess([...argv, '--workspace', workspace, '--db', databaseUrl], { cwd: workspace, env });
   const user = options.user ?? 'alice';

@@ -129,16 +129,18 @@ async function status(context: CommandContext): Promise<ExitCode> {
   const { args, io } = context;
   // Every guard of this workspace (a window's and a terminal's may both run), the most recent running one first.
   const found = await readGuardStatuses(args.flags.workspace);
-  // Held statements and transactions of each running guard come from the ticket store, as they are now.
+  // Held statements and transactions of each running guard come from the ticket store, as they are now. The
+  // store is opened once: two guards asking at once opened two (a Redis one was never closed, and status hung).
+  const opened = found.some((f) => f.running) ? context.openTicketStore() : undefined;
   const listed = await Promise.all(
     found.map(async ({ status, running }) => ({
       status,
-      held: running
-        ? await context
-            .openTicketStore()
-            .then((store) => heldByGuard(store, status))
-            .catch((error: unknown) => ({ error: toAgentError(error).message }))
-        : undefined,
+      held:
+        running && opened
+          ? await opened
+              .then((store) => heldByGuard(store, status))
+              .catch((error: unknown) => ({ error: toAgentError(error).message }))
+          : undefined,
     })),
   );
   const running = listed.flatMap((f) => (f.held ? [{ status: f.status, held: f.held }] : []));
