@@ -53,7 +53,7 @@ type Statement = { sql: string; paramTypes: number[] } & (
   { kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' }
 );
 /** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
-type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
+type Portal = { kind: 'pass'; control?: boolean; recorded?: number } | HeldPortal | { kind: 'endTransaction' };
 
 export class ClientSession {
   private readonly link: UpstreamLink;
@@ -79,7 +79,10 @@ export class ClientSession {
     private readonly events: HeldEvents,
   ) {
     this.link = new UpstreamLink(upstream, toClient, {
-      observe: (messages) => this.copy.relay.observe(messages),
+      observe: (messages) => {
+        this.copy.relay.observe(messages);
+        this.tx.observe(messages);
+      },
       own: (messages) => this.inBand.take(messages) || this.describes.take(messages),
       idle: () => this.tx.reset(),
     });
@@ -188,11 +191,12 @@ export class ClientSession {
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
+      this.tx.expectResult(undefined, 'query');
       this.link.forward(raw, 'query');
       return;
     }
     if (verdict.kind === 'hold' && (await this.measure(verdict.classification, true))) {
-      await this.tx.add(sql, false);
+      this.tx.expectResult(await this.tx.add(sql, false), 'query');
       this.link.forward(raw, 'query');
       await this.tx.ran();
       return;
@@ -276,8 +280,8 @@ export class ClientSession {
           (this.link.status === 'T' && (await this.measure(verdict.classification)))
         ) {
           // Recorded with its values, run for real in the client's transaction: a portal like any other.
-          await this.tx.add(sql, false, statement.sql);
-          this.portals.set(message.portal, { kind: 'pass' });
+          const recorded = await this.tx.add(sql, false, statement.sql);
+          this.portals.set(message.portal, { kind: 'pass', recorded });
           this.link.forward(raw, 'bind', true);
           return;
         }
@@ -340,6 +344,7 @@ export class ClientSession {
       if (done.some((b) => b[0] === 0x45)) this.skipping = true;
       return;
     }
+    this.tx.expectResult(portal?.kind === 'pass' ? portal.recorded : undefined, 'execute');
     this.link.forward(raw, 'execute', true);
   }
 
