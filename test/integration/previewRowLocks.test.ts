@@ -86,7 +86,7 @@ describe.skipIf(!postgresAvailable)('preview: row locks held at most 250 ms', ()
     // The probe met the lock (the row was really held), and not for seconds.
     expect(refusals).toBeGreaterThan(0);
     expect(blockedMs).toBeLessThan(1000);
-    expect(Number((await probe.query('SELECT v FROM acct WHERE id = 1')).rows[0].v)).toBe(1);
+    expect(Number((await probe.query<{ v: number }>('SELECT v FROM acct WHERE id = 1')).rows[0]?.v)).toBe(1);
   });
 
   it('a locking read joined with pg_sleep(4) inside a write is stopped and reported, not previewed', async () => {
