@@ -90,7 +90,7 @@ export async function holdOnTicket(
     connection,
     impact,
     createdBy,
-    ...{ matchKey: templateKeyOf(writes) },
+    matchKey: templateKeyOf(writes),
   });
   context.logger.info('guard held a transaction', {
     ticket: ticket.id,

@@ -15,16 +15,8 @@ import { templateKeyOf } from './transactionRecord';
  * these templates, newest first.
  */
 export async function liveTransactionTickets(store: TicketStore, connection: string, key: string): Promise<Ticket[]> {
-  // TODO(findLive): the store's keyed lookup replaces this listing once it is on main (matchKey: the template key).
-  const now = Date.now();
-  return (await store.list())
-    .filter(
-      (t) =>
-        (t.status === 'APPROVED' || t.status === 'PENDING_APPROVAL') &&
-        Date.parse(t.expiresAt) > now &&
-        sameTransaction(t, connection, key),
-    )
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  // Found by the key it was created with (matchKey, holdTransaction.ts); checked again here, as a lookup aid only.
+  return (await store.findLive(connection, key)).filter((t) => sameTransaction(t, connection, key));
 }
 
 /** A guard transaction ticket of this connection whose statements have these templates. */
