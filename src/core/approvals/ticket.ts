@@ -40,6 +40,32 @@ export interface GuardTransactionStatement {
   template: string;
   /** The guard passed it as a read. */
   read: boolean;
+  /**
+   * The values of this statement that its approved retry may carry differently ("varies on retry" on the card),
+   * by their position among the statement's constants; every other value must be identical. Absent: none.
+   */
+  varies?: GuardVaryingValue[];
+}
+
+/**
+ * A value of a guard transaction's statement that may differ in its retry, and how: `returned`, a value the
+ * server produced earlier in the same transaction (statement `from`'s result, row `row`, column `column`), which
+ * in the retry must equal what that statement returned there; `uuid`, a fresh random (v4) UUID the client made;
+ * `timestamp`, the client's current time (within the window of the retry's clock); `same`, the value of another
+ * varying place (`from` statement, `at` position), which in the retry must be that place's value again.
+ */
+export interface GuardVaryingValue {
+  /** 0-based position among the statement's constants, in the order of the text. */
+  at: number;
+  kind: 'returned' | 'uuid' | 'timestamp' | 'same';
+  /** The value in the measured run (what the card shows). */
+  value: string;
+  /** 0-based index of the statement it comes from (`returned`, `same`). */
+  from?: number;
+  row?: number;
+  column?: string;
+  /** `same`: the position in statement `from`. */
+  fromAt?: number;
 }
 
 /** Rows one table changed (pg_stat_xact_user_tables: cascades and triggers included). */
@@ -203,7 +229,12 @@ export function ticketHash(ticket: Pick<Ticket, 'sql' | 'origin' | 'transaction'
     v: 1,
     origin: ticket.origin,
     sql: ticket.sql,
-    statements: (t?.statements ?? []).map((s) => [s.sql, s.template, s.read]),
+    // What may vary on retry is part of what is approved; a statement without any hashes as it always did.
+    statements: (t?.statements ?? []).map((s) =>
+      s.varies?.length
+        ? [s.sql, s.template, s.read, s.varies.map((v) => [v.at, v.kind, v.value, v.from, v.row, v.column, v.fromAt])]
+        : [s.sql, s.template, s.read],
+    ),
     effects: (t?.effects ?? []).map((e) => [e.schema, e.name, e.inserted, e.updated, e.deleted]),
   };
   return sqlHash(JSON.stringify(payload));

@@ -269,7 +269,26 @@ const ticketSchema = z.object({
   origin: z.enum(['statement', 'guardTransaction']).optional(),
   transaction: z
     .object({
-      statements: z.array(z.object({ sql: z.string(), template: z.string(), read: z.boolean() })),
+      statements: z.array(
+        z.object({
+          sql: z.string(),
+          template: z.string(),
+          read: z.boolean(),
+          varies: z
+            .array(
+              z.object({
+                at: z.number().int().min(0),
+                kind: z.enum(['returned', 'uuid', 'timestamp', 'same']),
+                value: z.string(),
+                from: z.number().int().min(0).optional(),
+                row: z.number().int().min(0).optional(),
+                column: z.string().optional(),
+                fromAt: z.number().int().min(0).optional(),
+              }),
+            )
+            .optional(),
+        }),
+      ),
       effects: z.array(
         z.object({
           schema: z.string(),

@@ -148,6 +148,8 @@ const workspaceConfigSchema = z.object({
         .object({ matchesAllShare: z.number().gt(0).max(1), estimateFactor: z.number().min(1) })
         .partial()
         .optional(),
+      /** A guard transaction's retry may differ in fresh UUIDs and current timestamps (on by default); false: identical values only. */
+      guardVolatileValues: z.boolean().optional(),
       /** The way back from destructive DDL (issue 25); read from the person's own config only (turning it off loosens). */
       recovery: z
         .object({
@@ -193,6 +195,7 @@ export interface WorkspaceConfig {
         ddlLockTimeoutMs?: number | undefined;
         ddlLockAttempts?: number | undefined;
         sweepingWrites?: { matchesAllShare?: number | undefined; estimateFactor?: number | undefined } | undefined;
+        guardVolatileValues?: boolean | undefined;
         recovery?:
           | { enabled?: boolean | undefined; maxCopyBytes?: number | undefined; retentionDays?: number | undefined }
           | undefined;

@@ -63,6 +63,7 @@ export function applyOwnSafety(own: WorkspaceConfig, base: SafetySettings): Safe
     ...(rules ? { approvalRules: rules } : {}),
     ddlLockTimeoutMs: own.safety?.ddlLockTimeoutMs ?? base.ddlLockTimeoutMs,
     ddlLockAttempts: own.safety?.ddlLockAttempts ?? base.ddlLockAttempts,
+    ...(own.safety?.guardVolatileValues !== undefined ? { guardVolatileValues: own.safety.guardVolatileValues } : {}),
     // The way back from destructive DDL: only the person's own config changes it (a workspace's is not read).
     ...(own.safety?.recovery
       ? { recovery: { ...(base.recovery ?? DEFAULT_RECOVERY), ...definedThresholds(own.safety.recovery) } }
@@ -145,6 +146,13 @@ export function resolveSafety(
     else ignore(`safety.sweepingWrites.${key}`, asked, sweepingWrites[key]);
   }
 
+  // Fresh UUIDs and current timestamps may vary in a guard transaction's retry: a workspace may only turn it off.
+  let guardVolatileValues = own.guardVolatileValues;
+  const askedVolatile = workspace.safety?.guardVolatileValues;
+  if (askedVolatile === false) guardVolatileValues = false;
+  else if (askedVolatile === true && guardVolatileValues === false)
+    ignore('safety.guardVolatileValues', askedVolatile, guardVolatileValues);
+
   const approvalRules = combinedRules(own.approvalRules, approvalRulesOf(workspace), (setting, asked, kept) =>
     ignore(setting, asked, kept),
   );
@@ -152,6 +160,7 @@ export function resolveSafety(
     settings: {
       ...own,
       ...ddlLocks,
+      ...(guardVolatileValues !== undefined ? { guardVolatileValues } : {}),
       ...(approvalRules ? { approvalRules } : {}),
       policy: {
         thresholds,

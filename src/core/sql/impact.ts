@@ -14,7 +14,7 @@ import { setLocalTimeouts } from './runRead';
 import type { RiskPolicy } from './risk';
 import { assessRisk, requiresApproval } from './risk';
 import type { ChangedTable } from './tableEffects';
-import { attributeEffects, diffStats, mergeCounts, quoteQualified, readXactStats, resolveTables } from './tableEffects';
+import { attributeEffects, diffStats, mergeCounts, readXactStats, resolveTables } from './tableEffects';
 import type { DdlAnalysis } from './ddl/ddlAnalysis';
 import { analyseDdl } from './ddl/ddlAnalysis';
 import { blockersOf, PREVIEW_BLOCKING_BUDGET_MS, PREVIEW_LOCK_WAIT_MS } from './ddl/ddlPreview';
@@ -22,11 +22,15 @@ import { relfilenodes } from './ddl/tableSize';
 import { predictFailure } from './ddl/wouldFail';
 import type { CheckedSql } from './reach/checkSql';
 import { withReach } from './reach/checkSql';
-import { plannedRowsOf } from './plannedRows';
 import type { ReachEntry } from '../../shared/reachTypes';
-import { blockingEffects, reachRiskFloor } from './reach/reachVerdicts';
+import { reachRiskFloor } from './reach/reachVerdicts';
 import { liftForSweepingWrites, sweepingWriteFindings } from './sweepingWrites';
 import { planRecovery } from './recovery/recoveryPlan';
+import { RowLockBudget } from './rowLockBudget';
+import { countRows, planEstimate, tablesUsingSequences } from './previewReads';
+import { whyNotPreviewable } from './previewable';
+
+export { whyNotPreviewable } from './previewable';
 import type { RecoverySettings } from './safetySettings';
 import { DEFAULT_RECOVERY } from './safetySettings';
 
@@ -242,36 +246,6 @@ function unpreviewedFloor(
   return reachRiskFloor(stopped);
 }
 
-/** Statement kinds whose code or data flow the preview cannot contain (procedural code, server files, prepared text). */
-const NEVER_PREVIEWED: Record<string, string> = {
-  DoStmt: 'a DO block runs code that may act outside the transaction',
-  CallStmt: 'a procedure may commit or act outside the transaction',
-  ExecuteStmt: 'EXECUTE runs a prepared statement the preview cannot see',
-  CopyStmt: 'COPY reads or writes outside the database',
-};
-
-/**
- * Why running a statement inside BEGIN … ROLLBACK would not be harmless, if it would not: only data
- * changes and DDL are previewed, and only when they call no function whose effect survives a rollback.
- */
-export function whyNotPreviewable(statement: StatementClassification, lockModelKnows = false): string | undefined {
-  const never = NEVER_PREVIEWED[statement.kind];
-  if (never) return never;
-  const reach = blockingEffects(statement);
-  if (reach.length > 0) return reach.map((e) => e.reason).join('; ');
-  // A query that only calls functions has no rows to measure: its preview would spend sequence values for
-  // nothing, as a direct nextval() would (which is not previewed either).
-  const sequences = (statement.reachEffects ?? []).filter((e) => e.kind === 'sequence');
-  if (statement.kind === 'SelectStmt' && sequences.length > 0) return sequences.map((e) => e.reason).join('; ');
-  if (statement.sideEffects.length > 0)
-    return `it calls ${statement.sideEffects.join(', ')}, whose effects a rollback does not undo`;
-  // Maintenance the lock model knows (REINDEX, CLUSTER, ANALYZE) is previewed under the DDL rules.
-  if (lockModelKnows && statement.class === 'admin') return undefined;
-  if (statement.class !== 'write' && statement.class !== 'ddl')
-    return `${statement.kind} is ${statement.class === 'session' ? 'a session change' : `${statement.class} work`}, not a data change`;
-  return undefined;
-}
-
 interface PreviewOutcome {
   estimatedRows: number | null;
   exactRows: number | null;
@@ -316,6 +290,7 @@ async function previewInTransaction(
     const truncated: ChangedTable[] = [];
     const directRelids: number[] = [];
     let firstLockAt: number | undefined;
+    const rowLocks = new RowLockBudget();
     try {
       for (const [i, statement] of statements.entries()) {
         const dml = DML_KINDS.has(statement.kind);
@@ -332,6 +307,9 @@ async function previewInTransaction(
           firstLockAt ??= performance.now();
           const left = Math.max(1, Math.round(PREVIEW_BLOCKING_BUDGET_MS - (performance.now() - firstLockAt)));
           await session.query(`SET LOCAL statement_timeout = ${left}`);
+        } else {
+          const left = rowLocks.timeoutFor(statement, options.previewTimeoutMs);
+          if (left !== undefined) await session.query(`SET LOCAL statement_timeout = ${left}`);
         }
         await session.query(statement.sql);
       }
@@ -352,6 +330,11 @@ async function previewInTransaction(
             : `Not previewed to the end: it was stopped after ${PREVIEW_BLOCKING_BUDGET_MS} ms so as not to block other sessions; under its lock it takes longer than that.`,
         );
         return { estimatedRows: null, exactRows: null, effects: null, wouldFail: null, warnings, rewrites: null };
+      }
+      if (error.sqlState === '57014' && rowLocks.tightest) {
+        // Our row-lock bound stopped it (rowLockBudget.ts): not previewed, with the planner's estimate.
+        warnings.push(rowLocks.note(estimatedRows));
+        return { estimatedRows, exactRows: null, effects: null, wouldFail: null, warnings, rewrites: null };
       }
       if (error.sqlState === '57014') {
         warnings.push(
@@ -403,57 +386,4 @@ function reachEntries(statements: readonly StatementClassification[]): ReachEntr
   const seen = new Map<string, ReachEntry>();
   for (const entry of statements.flatMap((s) => s.reach ?? [])) seen.set(`${entry.function}\u0000${entry.via}`, entry);
   return [...seen.values()];
-}
-
-/** Tables an INSERT or MERGE of the input fills whose columns draw from a sequence (serial or identity). */
-async function tablesUsingSequences(
-  session: DbSession,
-  statements: readonly StatementClassification[],
-): Promise<string[]> {
-  const targets = statements
-    .filter((s) => s.kind === 'InsertStmt' || s.kind === 'MergeStmt')
-    .flatMap((s) => s.writesTo);
-  if (targets.length === 0) return [];
-  const result = await session.query<{ name: string }>(
-    `SELECT DISTINCT c.oid::regclass::text AS name
-     FROM unnest($1::text[]) AS t(n) JOIN pg_class c ON c.oid = to_regclass(t.n)
-     WHERE EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attidentity <> '' AND NOT a.attisdropped)
-        OR EXISTS (SELECT 1 FROM pg_attrdef d WHERE d.adrelid = c.oid AND pg_get_expr(d.adbin, d.adrelid) LIKE '%nextval(%')
-     ORDER BY 1`,
-    [targets.map(quoteQualified)],
-  );
-  return result.rows.map((r) => r.name);
-}
-
-/**
- * Rows the planner expects the statement to write: the sum of the row estimates of the children of
- * its ModifyTable nodes. Null when the statement cannot be explained (DDL, utility statements).
- */
-async function planEstimate(session: DbSession, sql: string): Promise<number | null> {
-  await session.query('SAVEPOINT pgagent_explain');
-  try {
-    const result = await session.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`);
-    await session.query('RELEASE SAVEPOINT pgagent_explain');
-    return plannedRowsOf(result.rows[0]?.['QUERY PLAN']);
-  } catch (error) {
-    await session.query('ROLLBACK TO SAVEPOINT pgagent_explain');
-    if (error instanceof DbQueryError) return null;
-    throw error;
-  }
-}
-
-async function countRows(session: DbSession, tables: readonly string[]): Promise<ChangedTable[]> {
-  const counted: ChangedTable[] = [];
-  for (const table of tables) {
-    const result = await session.query<{ relid: number; schema: string; name: string; n: number }>(
-      `SELECT c.oid::int8::float8 AS relid, n.nspname AS schema, c.relname AS name,
-              (SELECT count(*) FROM ${quoteQualified(table)})::float8 AS n
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`,
-      [quoteQualified(table)],
-    );
-    const row = result.rows[0];
-    if (row)
-      counted.push({ relid: row.relid, schema: row.schema, name: row.name, inserted: 0, updated: 0, deleted: row.n });
-  }
-  return counted;
 }

@@ -95,6 +95,16 @@ export function fingerprintSql(sql: string): string {
   return pg.fingerprintSync(sql);
 }
 
+/**
+ * PostgreSQL's normalized text of `sql` (libpg-query, as pg_stat_statements shows it): each constant replaced by
+ * `$n`, everything else as written; two texts with one normalized text differ only in their constants.
+ */
+export function normalizeSql(sql: string): string {
+  const pg = pgQuery;
+  if (!pg) throw new Error('The SQL parser is not loaded: await loadParser() before normalizeSql().');
+  return pg.normalizeSync(sql);
+}
+
 const PG_BLANK = /^[ \t\n\r\f\v]*/;
 const PG_BLANK_END = /[ \t\n\r\f\v]*$/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -18,6 +18,11 @@ export interface SafetySettings {
   ddlLockAttempts: number;
   /** The way back from destructive DDL (issue 25): quarantine instead of DROP, copies before DROP COLUMN and TRUNCATE. */
   recovery?: RecoverySettings;
+  /**
+   * A guard transaction's approved retry may carry a fresh random UUID or the current time where its measured
+   * run had one (guard/transaction/varyingValues.ts); absent: on. Off only stricter (identical values).
+   */
+  guardVolatileValues?: boolean;
   /** Extra share of approved rows an execution may change before it is rolled back (data changed since review). */
   tolerance: number;
   policy: RiskPolicy;

@@ -64,7 +64,10 @@ export class ClientSession {
     private readonly role: GuardRole = 'client',
   ) {
     this.link = new UpstreamLink(upstream, toClient, {
-      observe: (messages) => this.copy.relay.observe(messages),
+      observe: (messages) => {
+        this.copy.relay.observe(messages);
+        this.tx.observe(messages);
+      },
       own: (messages) => this.inBand.take(messages) || this.describes.take(messages),
       idle: () => this.tx.reset(),
     });
@@ -196,11 +199,12 @@ export class ClientSession {
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
+      this.tx.expectResult(undefined, 'query');
       this.link.forward(raw, 'query');
       return;
     }
     if (verdict.kind === 'hold' && (await this.measure(verdict.classification, true))) {
-      await this.tx.add(sql, false);
+      this.tx.expectResult(await this.tx.add(sql, false), 'query');
       this.link.forward(raw, 'query');
       await this.tx.ran();
       return;

@@ -38,7 +38,7 @@ type Statement = { sql: string; paramTypes: number[] } & (
   { kind: 'pass'; control: boolean } | { kind: 'hold'; classification: Classification } | { kind: 'endTransaction' }
 );
 /** `control`: transaction control (COMMIT…), which never runs upstream while the transaction is measured. */
-type Portal = { kind: 'pass'; control?: boolean } | HeldPortal | { kind: 'endTransaction' };
+type Portal = { kind: 'pass'; control?: boolean; recorded?: number } | HeldPortal | { kind: 'endTransaction' };
 
 /** What the extended protocol shares with the client's session (clientSession.ts). */
 export interface SessionPort {
@@ -146,8 +146,8 @@ export class ExtendedProtocol {
         (s.link.status === 'T' && (await s.measure(verdict.classification)))
       ) {
         // Recorded with its values, run for real in the client's transaction: a portal like any other.
-        await s.tx.add(sql, false, statement.sql);
-        this.portals.set(message.portal, { kind: 'pass' });
+        const recorded = await s.tx.add(sql, false, statement.sql);
+        this.portals.set(message.portal, { kind: 'pass', recorded });
         s.link.forward(raw, 'bind', true);
         return;
       }
@@ -208,6 +208,7 @@ export class ExtendedProtocol {
       if (done.some((b) => b[0] === 0x45)) s.skipToSync();
       return;
     }
+    s.tx.expectResult(portal?.kind === 'pass' ? portal.recorded : undefined, 'execute');
     s.link.forward(raw, 'execute', true);
   }
 

@@ -15,45 +15,42 @@
  * carry the identical DDL text (effectBounds.ts), not only its template. Heavy DDL holds the transaction at
  * that statement on a ticket, and runs only in a retry that ticket (or a longer one) approves (heavyDdl.ts).
  */
-import { isGuardTransaction, transactionSql } from '../../core/approvals/ticket';
-import type { Ticket } from '../../core/approvals/ticket';
-import { LedgerRefusal } from '../../core/approvals/executionLedger';
-import { writeProposal } from '../../core/approvals/proposalFiles';
 import type { Classification } from '../../core/sql/classification';
-import { toAgentError } from '../../core/platform/errors';
-import { classifySql } from '../../core/sql/classify';
-import { analyzeImpact } from '../../core/sql/impact';
-import { assessRisk } from '../../core/sql/risk';
-import { RISK_ORDER } from '../../shared/impactReport';
+import type { LockHolder } from '../../core/sql/ddl/lockHolders';
 import { loadParser } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
 import type { GuardContext } from '../guardContext';
-import { oneAtATime } from '../hold/keyedQueue';
-import { failedError, heldError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../hold/heldMessages';
+import { failedError, NOT_WHOLE, refusedError, WHOLE_HINT } from '../hold/heldMessages';
 import { statementCount, transactionControlOf } from '../judge/transactionControl';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { ErrorFields } from '../wire/backendMessages';
-import type { LockHolder } from '../../core/sql/ddl/lockHolders';
+import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { GUARD_WORK_SQL, heavyBudgetSql, judgeDdlInTransaction, lockBudgetSql, lockWaitMs } from './ddlInTransaction';
-import { ddlStatementsOf, exceededBounds, isDml } from './effectBounds';
+import { ddlStatementsOf, isDml } from './effectBounds';
 import { approvedPrefix, heavyHeldNote, heavyRanNote, lockedOut, spendHeavyRun, whyNotAuthorized } from './heavyDdl';
-import { claimInClientTransaction } from './ledgerInTransaction';
+import type { CommitAnswer } from './holdTransaction';
+import { ResultCapture } from './resultCapture';
 import type { RecordedStatement } from './transactionRecord';
 import { recordStatement, templateKeyOf, TransactionRecord } from './transactionRecord';
+import { liveTransactionTickets } from './transactionTickets';
+import type { MeasuredRun, TransactionPort } from './transactionCommit';
+import { commitOrHoldRun, holdHeavyRun } from './transactionCommit';
+
+export type { CommitAnswer } from './holdTransaction';
 
 /** A simple query run in the client's own upstream session, its answer kept from the client. */
 export interface InBand {
   run(sql: string): Promise<{ rows: (string | null)[][]; error?: string; code?: string }>;
 }
 
-export type CommitAnswer = { kind: 'committed' } | { kind: 'error'; fields: ErrorFields };
-
 const DDL_NOT_RUN_HINT =
   'Run that statement on its own (outside BEGIN … COMMIT) through the guard: it is held on a ticket with its analysis and, once approved, runs once through the executor (SPEC §5 6); then run the transaction without it. Heavy DDL sent as a simple query (no parameters) is held with the transaction instead.';
 
 export class GuardedTransaction {
   private readonly record = new TransactionRecord();
+  /** What the server returned to each recorded statement (the source of values that vary as "returned"). */
+  private readonly capture = new ResultCapture();
   private active = false;
   /** The session's counters when measuring began: PostgreSQL 15 shows a session's unflushed counts of earlier transactions too. */
   private baseline: StatSnapshot = new Map();
@@ -93,6 +90,7 @@ export class GuardedTransaction {
     this.refusal = undefined;
     this.active = true;
     this.record.clear();
+    this.capture.clear();
     return true;
   }
 
@@ -157,7 +155,12 @@ export class GuardedTransaction {
     const changed = await this.measure();
     const ddl = [...this.record.writes.flatMap((s) => ddlStatementsOf(s.sql)), ...ddlStatementsOf(sql)];
     const connection = await this.context.connectionKey();
-    const tickets = await (await this.context.openTicketStore()).list();
+    // The ticket held at this heavy statement: found by the templates of statements 1..N (transactionTickets.ts).
+    const tickets = await liveTransactionTickets(
+      await this.context.openTicketStore(),
+      connection,
+      templateKeyOf([...this.record.statements, next]),
+    );
     const ticket = approvedPrefix(
       tickets,
       connection,
@@ -230,18 +233,33 @@ export class GuardedTransaction {
     if (!hold) return refusal;
     try {
       if (this.active) await this.rollback();
-      return await this.holdHeavy(hold);
+      return await holdHeavyRun(this.port(), hold);
     } catch (error) {
       this.context.logger.warn('guard could not hold a transaction with heavy DDL', { error: String(error) });
       return failedError(error);
     }
   }
 
-  async add(sql: string, read: boolean, templateText?: string): Promise<void> {
+  /** Records a statement; its index, which its answer's rows are expected by (expectResult). */
+  async add(sql: string, read: boolean, templateText?: string): Promise<number> {
     const at = this.record.statements.length;
     await loadParser();
     const heavy = !read && this.heavyAt.size > 0 && ddlStatementsOf(sql).some((text) => this.heavyAt.get(text) === at);
     this.record.add(await recordStatement(sql, read, templateText, heavy));
+    return at;
+  }
+
+  /**
+   * While measuring, a request whose answer may carry rows went upstream (a simple query, an Execute): the
+   * recorded statement's index, or undefined for one not recorded (a read passed on). Call before sending it.
+   */
+  expectResult(statement: number | undefined, kind: 'query' | 'execute'): void {
+    if (this.active) this.capture.expect(statement, kind);
+  }
+
+  /** Every upstream message batch (the client session's upstream hook). */
+  observe(messages: readonly BackendMessage[]): void {
+    if (this.active) this.capture.observe(messages);
   }
 
   /** The data the last recorded statement (a COPY … FROM STDIN) read: shown before it, its hash part of its template. */
@@ -254,6 +272,7 @@ export class GuardedTransaction {
   reset(): void {
     this.active = false;
     this.record.clear();
+    this.capture.clear();
     this.admitted.clear();
     this.heavyAt.clear();
     this.rebudget = false;
@@ -314,192 +333,25 @@ export class GuardedTransaction {
 
   private async commitOrHold(): Promise<CommitAnswer> {
     await this.inBand.run(GUARD_WORK_SQL);
-    const changed = await this.measure();
-    const writes = [...this.record.statements];
-    const key = this.record.templateKey();
-    const ddl = writes.filter((s) => !s.read).flatMap((s) => ddlStatementsOf(s.sql));
-    const ddlNotes = [...this.ddlNotes];
-    const store = await this.context.openTicketStore();
-    const connection = await this.context.connectionKey();
-    const same = (await store.list()).filter((t) => sameTransaction(t, connection, key));
-    const approved = same.find((t) => t.status === 'APPROVED');
-    let exceeded: string[] = [];
-    if (approved) {
-      exceeded = exceededBounds(
-        { changed, ddl },
-        hashedBounds(approved),
-        ddlStatementsOf(approved.sql),
-        this.context.settings.tolerance,
-      );
-      if (exceeded.length === 0) return this.commitApproved(approved, connection);
-    }
-    await this.rollback();
-    // Rolled back, so no lock is held upstream: identical transactions from concurrent clients are decided in
-    // turn from here (the first holds, the others find its ticket).
-    return oneAtATime(`transaction ${key}`, async () => {
-      const pending = (await store.list()).find(
-        (t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL',
-      );
-      if (pending && exceeded.length === 0) {
-        this.events?.held(pending.id);
-        return { kind: 'error', fields: heldTransaction(pending, true) };
-      }
-      return this.holdOnTicket(connection, writes, changed, exceeded, approved, ddlNotes);
-    });
+    const measured: MeasuredRun = {
+      changed: await this.measure(),
+      writes: [...this.record.statements],
+      key: this.record.templateKey(),
+      ddlNotes: [...this.ddlNotes],
+      returned: new Map(this.capture.all),
+    };
+    return commitOrHoldRun(this.port(), measured);
   }
 
-  /** Statements 1..N, N heavy and not run, held on one ticket (the same one while it is pending). */
-  private async holdHeavy(hold: NonNullable<GuardedTransaction['heavyHold']>): Promise<ErrorFields> {
-    const key = templateKeyOf(hold.writes);
-    const connection = await this.context.connectionKey();
-    const store = await this.context.openTicketStore();
-    return oneAtATime(`transaction ${key}`, async () => {
-      const pending = (await store.list()).find(
-        (t) => sameTransaction(t, connection, key) && t.status === 'PENDING_APPROVAL',
-      );
-      if (pending) {
-        this.events?.held(pending.id);
-        return heldTransaction(pending, true, hold.writes.length);
-      }
-      const answer = await this.holdOnTicket(
-        connection,
-        hold.writes,
-        hold.changed,
-        [],
-        undefined,
-        hold.notes,
-        hold.writes.length,
-      );
-      return answer.kind === 'error' ? answer.fields : refusedError('not run');
-    });
-  }
-
-  private async holdOnTicket(
-    connection: string,
-    writes: TransactionRecord['statements'],
-    changed: ChangedTable[],
-    exceeded: string[],
-    approved: Ticket | undefined,
-    ddlNotes: string[],
-    heavyAt?: number,
-  ): Promise<CommitAnswer> {
-    const store = await this.context.openTicketStore();
-    const db = await this.context.openDb();
-    const body = transactionSql(writes);
-    const classification = classifySql(body);
-    const impact = await analyzeImpact(db, classification, this.context.settings);
-    // The rows per table are what the client's own run changed (the preview replays recorded values, whose ids
-    // may match nothing now): its rows and its risk are the measured run's, never below the preview's risk.
-    impact.tables = changed.map((c) => ({
-      schema: c.schema,
-      name: c.name,
-      via: 'direct',
-      inserted: c.inserted,
-      updated: c.updated,
-      deleted: c.deleted,
-    }));
-    impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
-    const measured = assessRisk(
-      { classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) },
-      this.context.settings.policy,
-    );
-    if (RISK_ORDER.indexOf(measured.risk) > RISK_ORDER.indexOf(impact.risk)) impact.risk = measured.risk;
-    impact.warnings.push(...ddlNotes);
-    impact.warnings.push(
-      "A transaction through the guard: it commits only as the client's retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.",
-    );
-    const effects = changed.map((c) => ({
-      schema: c.schema,
-      name: c.name,
-      inserted: c.inserted,
-      updated: c.updated,
-      deleted: c.deleted,
-    }));
-    const statements = writes.map((s) => ({ sql: s.sql, template: s.template, read: s.read }));
-    const createdBy = `guard user ${this.user}`;
-    const ticket = await store.create({
-      sql: body,
-      origin: 'guardTransaction',
-      transaction: { statements, effects },
-      connection,
-      impact,
-      createdBy,
-    });
-    this.context.logger.info('guard held a transaction', {
-      ticket: ticket.id,
-      statements: writes.length,
-      exceeded: exceeded.join('; '),
-    });
-    // Shown in VS Code ("Waiting for you") as one card, like a held statement; approving there only decides it.
-    await writeProposal(
-      this.context.workspaceDir,
-      ticket.id,
-      body,
-      createdBy,
-      `one transaction sent through pg-agent guard (${statements.length} statement${statements.length === 1 ? '' : 's'}, in order, with the values of its measured run${heavyAt === undefined ? '' : `; statement ${heavyAt} heavy DDL, analysed, not run`})`,
-      heavyAt === undefined
-        ? "the client's retry through the guard commits it"
-        : `the client's retry runs statements 1..${heavyAt}; it commits if it ends there, else it is held once more at COMMIT`,
-    ).catch((error: unknown) =>
-      this.context.logger.warn('could not write the proposal file of a held transaction', {
-        ticket: ticket.id,
-        error: String(error),
-      }),
-    );
-    this.events?.held(ticket.id);
-    const fields = heldTransaction(ticket, false, heavyAt);
-    if (exceeded.length > 0)
-      fields.message += `; the approved ticket ${approved!.id} did not cover it (${exceeded.join('; ')})`;
-    return { kind: 'error', fields };
-  }
-
-  private async commitApproved(approved: Ticket, connection: string): Promise<CommitAnswer> {
-    const xid = (await this.inBand.run('SELECT pg_current_xact_id()::text')).rows[0]?.[0];
-    if (!xid) throw new Error('PostgreSQL did not give the transaction an id.');
-    const by = `${this.context.executedBy} for guard user ${this.user}`;
-    let ticket: Ticket;
-    try {
-      ticket = await claimInClientTransaction(this.context, this.inBand, {
-        ticketId: approved.id,
-        connection,
-        xid,
-        by,
-      });
-    } catch (error) {
-      await this.rollback();
-      // Claimed, then refused by the ledger (a reset ticket): the execution that owns the row is what the ticket resolves to.
-      const claimed =
-        !(error instanceof LedgerRefusal) &&
-        (await store(this.context).then((s) => s.get(approved.id)))?.execution?.xid === xid;
-      if (claimed)
-        await store(this.context)
-          .then((s) => s.finish(approved.id, { ok: false, by, xid, comment: toAgentError(error).message }))
-          .catch(() => undefined);
-      return {
-        kind: 'error',
-        fields: refusedError(
-          `ticket ${approved.id} could not be claimed; rolled back, nothing kept: ${toAgentError(error).message}`,
-        ),
-      };
-    }
-    const committed = await this.inBand.run('COMMIT');
-    this.reset();
-    const s = await store(this.context);
-    if (committed.error !== undefined) {
-      // Settled from pg_xact_status() by the store when the answer is unclear; here the server said no.
-      await s.finish(ticket.id, { ok: false, by, xid, comment: committed.error }).catch(() => undefined);
-      return { kind: 'error', fields: { code: '40000', message: committed.error } };
-    }
-    await s
-      .finish(ticket.id, { ok: true, by, xid, comment: "committed by the client's transaction through the guard" })
-      .catch((error: unknown) =>
-        this.context.logger.error('a guarded transaction committed but its ticket could not be marked executed', {
-          ticket: ticket.id,
-          error: String(error),
-        }),
-      );
-    this.context.logger.info('guard committed an approved transaction', { ticket: ticket.id, xid });
-    return { kind: 'committed' };
+  private port(): TransactionPort {
+    return {
+      context: this.context,
+      inBand: this.inBand,
+      user: this.user,
+      events: this.events,
+      rollback: () => this.rollback(),
+      ended: () => this.reset(),
+    };
   }
 
   /** Rows per table this transaction changed since it became read-write (cascades and triggers included). */
@@ -520,42 +372,4 @@ export class GuardedTransaction {
       ]),
     );
   }
-}
-
-const store = (context: GuardContext) => context.openTicketStore();
-
-/** A guard transaction ticket of this connection whose statements have these templates. */
-function sameTransaction(ticket: Ticket, connection: string, key: string): boolean {
-  return (
-    ticket.kind === 'write' &&
-    ticket.connection === connection &&
-    isGuardTransaction(ticket) &&
-    templateKeyOf(ticket.transaction?.statements ?? []) === key
-  );
-}
-
-/** The approved rows per table are the effects the ticket's hash covers (ticketHash), not the impact the card draws. */
-function hashedBounds(ticket: Ticket): Ticket {
-  const tables = (ticket.transaction?.effects ?? []).map((e) => ({ ...e, via: 'direct' as const }));
-  return { ...ticket, impact: { ...ticket.impact, tables } };
-}
-
-/** PA001 for a whole transaction: approved, the client's same transaction (its values may differ) commits once. */
-/** `heavyAt`: held at heavy statement N (heavyDdl.ts), not at COMMIT. */
-function heldTransaction(ticket: Ticket, reused: boolean, heavyAt?: number): ErrorFields {
-  const held = heldError(ticket, reused);
-  if (heavyAt === undefined) {
-    return {
-      ...held,
-      hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again (same statements; values may differ): it commits once, within the approved rows per table.`,
-    };
-  }
-  return {
-    ...held,
-    message: held.message.replace(
-      /; nothing ran$/,
-      `; statement ${heavyAt} is heavy DDL, analysed, not executed; the transaction was rolled back there, nothing kept, no lock held`,
-    ),
-    hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then run the same transaction again: statements 1..${heavyAt} run for real (${heavyAt} under a short lock_timeout: on 55P03 retry later); a transaction that ends there commits once, a longer one is held once more at its COMMIT for the rest.`,
-  };
 }
