@@ -188,7 +188,7 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
     expect(run.prompts).toEqual(['Approve and run? [y/N] ']);
     expect(run.stdout).toContain('public.order_items  (direct)');
     expect(run.stdout).toContain('Rejected: nothing was run');
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect(await count('SELECT count(*) AS n FROM order_items WHERE id = 1')).toBe(1);
   });
 

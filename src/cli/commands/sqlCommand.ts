@@ -154,7 +154,7 @@ async function holdOrAsk(
   });
   if (!approved) {
     io.stdout(`Rejected: nothing was run (ticket ${ticket.id}).\n`);
-    return EXIT.held;
+    return EXIT.refused;
   }
   const result = await executeApproved(db, store, ticket.id, {
     ...settings,
