@@ -1,7 +1,8 @@
 /** `pg-agent exec --ticket <id>`: runs an approved ticket's own SQL, once, and saves its undo script. */
 import { AgentError } from '../../core/platform/errors';
 import { executeApproved } from '../../core/sql/executeApproved';
-import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
+import { readFile } from 'node:fs/promises';
+import { VOID_MARK, workspaceUndoSink } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
@@ -72,13 +73,20 @@ export const execCommand: CliCommand = {
       io.stdout(
         `Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\n${result.undoFile ? `Undo script: ${result.undoFile}\n` : ''}`,
       );
-      // Issue 25: destructive DDL run with its way back says where that is.
+      // Destructive DDL run with its way back says where that is; a data change, that its undo script can be proposed.
       const kept = (result.ticket.impact.recovery ?? []).filter((r) => r.way !== 'none');
       if (kept.length > 0)
         io.stdout(
-          `Way back: \`pg-agent undo ${id}\` (kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days; \`pg-agent quarantine list\`).\n`,
+          `Way back: kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days (pg-agent quarantine list).\n  way back: pg-agent undo ${id}\n`,
         );
+      else if (result.undoFile && (await undoable(result.undoFile))) io.stdout(`  way back: pg-agent undo ${id}\n`);
     }
     return EXIT.ok;
   },
 };
+
+/** Whether an undo script holds statements (not void, not only comments): `pg-agent undo` can propose it. */
+async function undoable(file: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return !text.startsWith(VOID_MARK) && text.split('\n').some((line) => line.trim() !== '' && !line.startsWith('--'));
+}
