@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import { openRedisTicketStore } from '../../src/core/approvals/redisTicketStore';
 import type { Ticket } from '../../src/core/approvals/ticket';
@@ -87,6 +87,8 @@ interface StoreHarness {
   open(): Promise<TicketStore>;
   /** Edits a stored ticket's JSON behind the store's back. */
   tamper(id: string, edit: (ticket: Ticket) => void): Promise<void>;
+  /** Removes the live index, as a store written by a version without one has none. */
+  dropLiveIndex(): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -113,6 +115,46 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((s) => s.close()));
       await harness.cleanup();
+    });
+
+    it('finds the live tickets of one statement on one database by key, newest first', async () => {
+      const first = await store.create(newTicket({ now: new Date(Date.now() - 1000) }));
+      const second = await store.create(newTicket());
+      await store.create(newTicket({ sql: 'DELETE FROM orders WHERE id = 2' }));
+      await store.create(newTicket({ connection: 'postgres://app@db:5432/other' }));
+      const other = await open();
+      expect((await other.findLive(CONNECTION, sqlHash(SQL))).map((t) => t.id)).toEqual([second.id, first.id]);
+      await store.decide(first.id, { approve: true, by: 'alice' });
+      await store.decide(second.id, { approve: false, by: 'bob' });
+      expect((await other.findLive(CONNECTION, sqlHash(SQL))).map((t) => [t.id, t.status])).toEqual([
+        [first.id, 'APPROVED'],
+      ]);
+      expect(await other.findLive('postgres://app@db:5432/nowhere', sqlHash(SQL))).toEqual([]);
+    });
+
+    it('finds a ticket made with a match key by that key only, and never an expired or spent one', async () => {
+      const t0 = new Date(Date.now() - TICKET_TTL_MS - 60_000);
+      await store.create(newTicket({ now: t0 })); // expired by now
+      const keyed = await store.create(newTicket({ matchKey: 'templates:abc' }));
+      expect((await store.findLive(CONNECTION, 'templates:abc')).map((t) => t.id)).toEqual([keyed.id]);
+      expect(await store.findLive(CONNECTION, sqlHash(SQL))).toEqual([]);
+      const run = await approved();
+      expect((await store.findLive(CONNECTION, sqlHash(SQL))).map((t) => t.id)).toEqual([run.id]);
+      await store.claim(run.id, { ...EXPECTED, xid: '42' });
+      await store.finish(run.id, { ok: true, by: 'dev', xid: '42' });
+      expect(await store.findLive(CONNECTION, sqlHash(SQL))).toEqual([]);
+    });
+
+    it('indexes tickets stored before the live index existed, once, then never lists the store again', async () => {
+      const older = await store.create(newTicket());
+      await harness.dropLiveIndex();
+      const later = await open();
+      const listed = vi.spyOn(later, 'list');
+      expect((await later.findLive(CONNECTION, sqlHash(SQL))).map((t) => t.id)).toEqual([older.id]);
+      expect(listed).toHaveBeenCalledTimes(1);
+      const newer = await later.create(newTicket());
+      expect((await later.findLive(CONNECTION, sqlHash(SQL))).map((t) => t.id)).toEqual([newer.id, older.id]);
+      expect(listed).toHaveBeenCalledTimes(1);
     });
 
     it('creates a pending ticket and reads it back', async () => {
@@ -430,6 +472,7 @@ describeTicketStore('file', true, async () => {
       edit(ticket);
       await writeFile(path, JSON.stringify(ticket, null, 2));
     },
+    dropLiveIndex: () => rm(join(dir, 'live'), { recursive: true, force: true }),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 });
@@ -446,6 +489,10 @@ describeTicketStore('Redis', redisAvailable, async () => {
       const ticket = JSON.parse((await admin.get(key)) ?? 'null') as Ticket;
       edit(ticket);
       await admin.set(key, JSON.stringify(ticket), 'KEEPTTL');
+    },
+    async dropLiveIndex() {
+      const keys = await admin.keys(`${prefix}live*`);
+      if (keys.length > 0) await admin.del(...keys);
     },
     async cleanup() {
       const keys = await admin.keys(`${prefix}*`);
@@ -490,7 +537,7 @@ describe('file ticket store on disk', () => {
   it('writes each ticket as readable JSON named by its id', async () => {
     const ticket = await store.create(newTicket());
     await store.decide(ticket.id, { approve: true, by: 'alice', comment: 'fine' });
-    expect((await readdir(join(dir, 'approvals'))).sort()).toEqual([`${ticket.id}.json`]);
+    expect((await readdir(join(dir, 'approvals'))).filter((f) => f !== 'live')).toEqual([`${ticket.id}.json`]);
     const text = await readFile(join(dir, 'approvals', `${ticket.id}.json`), 'utf8');
     expect(text).toContain(`\n  "id": "${ticket.id}",\n`);
     const json = JSON.parse(text) as Record<string, unknown>;
@@ -532,7 +579,7 @@ describe('file ticket store on disk', () => {
     const aMinuteAgo = new Date(Date.now() - 60_000).toISOString();
     await writeFile(lock, JSON.stringify({ token: 'crashed', pid: 1, host: 'gone', at: aMinuteAgo }));
     expect((await store.decide(ticket.id, { approve: true, by: 'alice' })).status).toBe('APPROVED');
-    expect(await readdir(join(dir, 'approvals'))).toEqual([`${ticket.id}.json`]);
+    expect((await readdir(join(dir, 'approvals'))).filter((f) => f !== 'live')).toEqual([`${ticket.id}.json`]);
   });
 
   it('lets exactly one of several processes claim a ticket', async () => {

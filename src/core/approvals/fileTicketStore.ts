@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
-import { link, mkdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,7 +16,17 @@ import { namesIn } from '../fs/listDir';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import type { Ticket, TicketStatus } from './ticket';
-import { buildTicket, expireRule, isExpiredAt, newestFirst, ticketNotFound } from './ticketRules';
+import {
+  buildTicket,
+  expireRule,
+  isExpiredAt,
+  isLive,
+  isSettled,
+  liveIndexName,
+  matchKeyOf,
+  newestFirst,
+  ticketNotFound,
+} from './ticketRules';
 import type { NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import type { TicketRule } from './ruleTicketStore';
@@ -31,6 +41,7 @@ export interface FileTicketStoreOptions {
 }
 
 const TICKET_FILE = new RegExp(`^(${TICKET_ID_SOURCE})\\.json$`);
+const TICKET_ID = new RegExp(`^${TICKET_ID_SOURCE}$`);
 
 /** Thrown inside a transition when its lock was broken as stale: the transition starts over. */
 class LockLost extends Error {}
@@ -46,6 +57,7 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
   private readonly staleLockMs: number;
   protected readonly pollMs: number;
   protected readonly where: string;
+  private indexed = false;
 
   constructor(
     private readonly dir: string,
@@ -62,6 +74,8 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
     await mkdir(this.dir, { recursive: true });
     for (;;) {
       const ticket = buildTicket(input, newTicketId());
+      // The index entry first: one whose ticket never appeared (a crash in between) is dropped by findLive.
+      await this.indexLive(ticket);
       // Never replaces an existing file: the ticket appears whole, and an id collision is noticed.
       if (await createFileWhole(this.path(ticket.id), `${JSON.stringify(ticket, null, 2)}\n`, { durable: true })) {
         this.logger.info('approval ticket created', { ticket: ticket.id, risk: ticket.risk, by: ticket.createdBy });
@@ -96,9 +110,62 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
     return tickets.sort(newestFirst);
   }
 
+  async findLive(connection: string, key: string, now: Date = new Date()): Promise<Ticket[]> {
+    await this.indexOlderTickets(now);
+    const folder = join(this.liveDir, liveIndexName(connection, key));
+    const found: Ticket[] = [];
+    for (const id of await namesIn(folder)) {
+      if (!TICKET_ID.test(id)) continue;
+      let ticket: Ticket | undefined;
+      try {
+        ticket = await this.get(id, now);
+      } catch (error) {
+        this.logger.warn('unreadable approval ticket skipped', { ticket: id, error: String(error) });
+        continue;
+      }
+      if (!ticket || isSettled(ticket)) {
+        await unlink(join(folder, id)).catch(() => undefined); // never live again: the index forgets it
+        continue;
+      }
+      if (isLive(ticket) && ticket.connection === connection && matchKeyOf(ticket) === key) found.push(ticket);
+    }
+    return found.sort(newestFirst);
+  }
+
   close(): Promise<void> {
     this.closing.abort();
     return Promise.resolve();
+  }
+
+  /** `approvals/live/<digest of connection and match key>/<ticket id>`: empty files, one per ticket. */
+  private get liveDir(): string {
+    return join(this.dir, 'live');
+  }
+
+  private async indexLive(ticket: Ticket): Promise<void> {
+    const folder = join(this.liveDir, liveIndexName(ticket.connection, matchKeyOf(ticket)));
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, ticket.id), '');
+  }
+
+  /**
+   * Tickets written before the index existed are indexed once per folder (marked by `live/.indexed`); two
+   * processes doing it at once write the same empty files.
+   */
+  private async indexOlderTickets(now: Date): Promise<void> {
+    if (this.indexed) return;
+    const mark = join(this.liveDir, '.indexed');
+    try {
+      await stat(mark);
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw error;
+      for (const ticket of await this.list({ status: ['PENDING_APPROVAL', 'APPROVED'], now })) {
+        await this.indexLive(ticket);
+      }
+      await mkdir(this.liveDir, { recursive: true });
+      await writeFile(mark, '');
+    }
+    this.indexed = true;
   }
 
   private path(id: string): string {

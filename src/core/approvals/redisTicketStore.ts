@@ -7,7 +7,18 @@ import { AgentError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import { connectRedis, redactRedisUrl, redisUnreachable } from '../platform/redisClient';
 import type { Ticket, TicketStatus } from './ticket';
-import { buildTicket, expireRule, isExpiredAt, newestFirst, ticketNotFound } from './ticketRules';
+import {
+  buildTicket,
+  expireRule,
+  isExpiredAt,
+  isLive,
+  isSettled,
+  liveIndexName,
+  matchKeyOf,
+  newestFirst,
+  ticketNotFound,
+} from './ticketRules';
+import { TICKET_ID_SOURCE } from '../../shared/ids';
 import type { NewTicket, TicketStore } from './ticketStore';
 import { assertTicketId, newTicketId, parseTicket } from './ticketStore';
 import type { TicketRule } from './ruleTicketStore';
@@ -25,15 +36,25 @@ export interface RedisTicketStoreOptions {
 }
 
 const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const TICKET_ID = new RegExp(`^${TICKET_ID_SOURCE}$`);
 
 /**
- * Stores a new ticket unless its id is taken, indexes it and announces it.
- * KEYS: ticket, index. ARGV: json, key ttl ms, created-at ms, id, channel, message.
+ * Stores a new ticket unless its id is taken, indexes it (by time, and in its live set for findLive, which
+ * lives as long as its newest ticket) and announces it.
+ * KEYS: ticket, index, live set. ARGV: json, key ttl ms, created-at ms, id, channel, message.
  */
 const CREATE_LUA = `
 if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+redis.call('SADD', KEYS[3], ARGV[4])
+if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[3], ARGV[2]) end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1`;
+
+/** Adds a ticket to a live set, which lives as long as its longest-lived ticket. KEYS: live set. ARGV: id, ttl ms. */
+const INDEX_LUA = `
+redis.call('SADD', KEYS[1], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1`;
 
 /**
@@ -80,6 +101,7 @@ export class RedisTicketStore extends RuleTicketStore implements TicketStore {
   protected readonly where: string;
   private readonly listeners = new Map<string, Set<() => void>>();
   private subscriber: Promise<Redis> | undefined;
+  private indexed = false;
 
   /** Takes a connected client (see openRedisTicketStore) and owns it from then on. */
   constructor(
@@ -103,6 +125,10 @@ export class RedisTicketStore extends RuleTicketStore implements TicketStore {
     return `${this.prefix}tickets`;
   }
 
+  private liveKey(connection: string, key: string): string {
+    return `${this.prefix}live:${liveIndexName(connection, key)}`;
+  }
+
   private get channel(): string {
     return `${this.prefix}ticket-events`;
   }
@@ -123,9 +149,10 @@ export class RedisTicketStore extends RuleTicketStore implements TicketStore {
         const keyTtlMs = Date.parse(ticket.expiresAt) - Date.parse(ticket.createdAt) + this.retentionMs;
         const created = await this.redis.eval(
           CREATE_LUA,
-          2,
+          3,
           this.key(ticket.id),
           this.indexKey,
+          this.liveKey(ticket.connection, matchKeyOf(ticket)),
           JSON.stringify(ticket),
           String(keyTtlMs),
           String(Date.parse(ticket.createdAt)),
@@ -182,6 +209,50 @@ export class RedisTicketStore extends RuleTicketStore implements TicketStore {
       if (gone.length > 0) await this.redis.zrem(this.indexKey, ...gone);
       return tickets.sort(newestFirst);
     });
+  }
+
+  async findLive(connection: string, key: string, now: Date = new Date()): Promise<Ticket[]> {
+    await this.indexOlderTickets(now);
+    return this.run(async () => {
+      const setKey = this.liveKey(connection, key);
+      const ids = (await this.redis.smembers(setKey)).filter((id) => TICKET_ID.test(id));
+      const found: Ticket[] = [];
+      const forget: string[] = [];
+      const texts = ids.length > 0 ? await this.redis.mget(ids.map((id) => this.key(id))) : [];
+      for (const [i, id] of ids.entries()) {
+        const text = texts[i];
+        if (text === null || text === undefined) {
+          forget.push(id);
+          continue;
+        }
+        try {
+          let ticket = parseTicket(text, id, this.where);
+          ticket = isExpiredAt(ticket, now) ? await this.transition(id, expireRule(now)) : await this.resolve(ticket);
+          if (isSettled(ticket)) forget.push(id);
+          else if (isLive(ticket) && ticket.connection === connection && matchKeyOf(ticket) === key) found.push(ticket);
+        } catch (error) {
+          if (error instanceof AgentError && error.code === 'REDIS_UNREACHABLE') throw error;
+          this.logger.warn('unreadable approval ticket skipped', { ticket: id, error: String(error) });
+        }
+      }
+      if (forget.length > 0) await this.redis.srem(setKey, ...forget);
+      return found.sort(newestFirst);
+    });
+  }
+
+  /** Tickets stored before the live index existed are indexed once per prefix (marked by `<prefix>live-indexed`). */
+  private async indexOlderTickets(now: Date): Promise<void> {
+    if (this.indexed) return;
+    const mark = `${this.prefix}live-indexed`;
+    if ((await this.run(() => this.redis.exists(mark))) === 0) {
+      for (const ticket of await this.list({ status: ['PENDING_APPROVAL', 'APPROVED'], now })) {
+        const setKey = this.liveKey(ticket.connection, matchKeyOf(ticket));
+        const ttlMs = Math.max(1, Date.parse(ticket.expiresAt) - now.getTime() + this.retentionMs);
+        await this.run(() => this.redis.eval(INDEX_LUA, 1, setKey, ticket.id, String(ttlMs)));
+      }
+      await this.run(() => this.redis.set(mark, '1'));
+    }
+    this.indexed = true;
   }
 
   /** Every public transition names this store in a connection error. */

@@ -151,6 +151,8 @@ export interface Ticket {
   origin?: TicketOrigin;
   /** Set on 'guardTransaction' tickets only: `sql` is transactionSql() of these statements. */
   transaction?: GuardTransactionRecord;
+  /** What `TicketStore.findLive` finds it by when not its `sqlHash` (a lookup aid only: never what is approved). */
+  matchKey?: string;
 }
 
 export const TICKET_TTL_MS = 24 * 60 * 60 * 1000;

@@ -2,6 +2,7 @@
  * The rules every ticket store enforces the same way: how a ticket is made, which transitions are
  * allowed, and the errors a person sees when a ticket cannot be used.
  */
+import { createHash } from 'node:crypto';
 import { AgentError } from '../platform/errors';
 import type { Ticket, TicketDecision, TicketEvent, TicketStatus } from './ticket';
 import { contentMatchesHash, ticketHash, TICKET_TTL_MS, transactionSql } from './ticket';
@@ -56,7 +57,33 @@ export function buildTicket(input: NewTicket, id: string): Ticket {
     ...(input.plan ? { plan: input.plan } : {}),
     ...(input.origin ? { origin: input.origin } : {}),
     ...(input.transaction ? { transaction: input.transaction } : {}),
+    ...(input.matchKey !== undefined ? { matchKey: input.matchKey } : {}),
   };
+}
+
+/** The key `findLive` looks a ticket up by (its connection is the other half). */
+export function matchKeyOf(ticket: Ticket): string {
+  return ticket.matchKey ?? ticket.sqlHash;
+}
+
+/** The one name of a (connection, match key) pair in a store's live index: a fixed-length hex digest. */
+export function liveIndexName(connection: string, key: string): string {
+  return createHash('sha256').update(`${connection}\n${key}`, 'utf8').digest('hex').slice(0, 40);
+}
+
+/** PENDING_APPROVAL or APPROVED: a ticket that can still be decided or run. */
+export function isLive(ticket: Ticket): boolean {
+  return ticket.status === 'PENDING_APPROVAL' || ticket.status === 'APPROVED';
+}
+
+/** A status no ticket leaves (EXECUTING can go back to APPROVED when its execution is released). */
+export function isSettled(ticket: Ticket): boolean {
+  return (
+    ticket.status === 'REJECTED' ||
+    ticket.status === 'EXPIRED' ||
+    ticket.status === 'EXECUTED' ||
+    ticket.status === 'FAILED'
+  );
 }
 
 function requirePerson(by: string, role: string): void {

@@ -28,6 +28,11 @@ export interface NewTicket {
   /** Default 'statement'; 'guardTransaction' needs `transaction`, and `sql` must be transactionSql() of its statements. */
   origin?: TicketOrigin;
   transaction?: GuardTransactionRecord;
+  /**
+   * What `findLive` finds this ticket by, besides its connection: default its `sqlHash`. A guard transaction's
+   * ticket is found by what its retry can compute before it knows the ticket (e.g. its statements' key).
+   */
+  matchKey?: string;
   now?: Date;
   ttlMs?: number;
 }
@@ -83,6 +88,12 @@ export interface TicketStore {
   get(id: string, now?: Date): Promise<Ticket | undefined>;
   /** Newest first. */
   list(options?: { status?: TicketStatus[]; now?: Date }): Promise<Ticket[]>;
+  /**
+   * The live tickets (PENDING_APPROVAL or APPROVED, unexpired) of this connection whose match key (`sqlHash`
+   * unless the ticket was created with a `matchKey`) is `key`, newest first. Read through an index kept at
+   * creation, never by listing every ticket; tickets stored before the index existed are indexed once.
+   */
+  findLive(connection: string, key: string, now?: Date): Promise<Ticket[]>;
   /**
    * PENDING_APPROVAL → APPROVED/REJECTED, atomically: of concurrent decisions exactly one wins. A second
    * person's approval of an APPROVED ticket is added to its decisions (two-person rules).
@@ -270,6 +281,7 @@ const ticketSchema = z.object({
       ),
     })
     .optional(),
+  matchKey: z.string().max(200).optional(),
 });
 
 /**
