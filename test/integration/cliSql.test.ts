@@ -87,7 +87,7 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(existsSync(join(workspace, '.pgagent', 'impact', `${out.ticket.id}.json`))).toBe(true);
 
     const early = await cli('exec', '--ticket', out.ticket.id);
-    expect(early.code).toBe(1);
+    expect(early.code).toBe(4);
     expect(early.stderr).toContain("still waiting for a person's approval");
     expect(await fingerprint()).toBe(before);
 
@@ -105,7 +105,7 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(readFileSync(result.undoFile, 'utf8')).toContain('INSERT INTO orders');
 
     const again = await cli('exec', '--ticket', out.ticket.id);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(4);
     expect(again.stderr).toContain('already');
 
     const list = await runPgAgent(['approvals', 'list', '--status', 'EXECUTED', '--workspace', workspace], {

@@ -226,7 +226,7 @@ describe.skipIf(!postgresAvailable)("approvals over the guard's connection, sign
     expect(shown.stdout).toContain("INSERT INTO orders (customer) VALUES ('ann')");
     expect(shown.stdout).toContain('signed policy version');
     const missing = await overGuard('alice', guard.url, ['show', `tkt_${'a'.repeat(20)}`]);
-    expect(missing.code, missing.stdout).toBe(1);
+    expect(missing.code, missing.stdout).toBe(2);
     expect(missing.stdout).toContain('No ticket');
 
     // mallory's key is not enrolled: her CLI refuses before anything is sent, and nothing is recorded.

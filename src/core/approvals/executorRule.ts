@@ -75,8 +75,12 @@ export function execRefusal(
       : force
         ? ` --force is only for its requester ("${owner}"), not "${caller}".`
         : ` Its requester ("${owner}") may run it here with --force.`;
+  const what =
+    runner.kind === 'guard client' && runner.transaction
+      ? `holds a client transaction through pg-agent guard: it is committed by the guard client that asked for it (${runner.who}), not by pg-agent exec`
+      : `is run by ${runner.kind === 'guard client' ? 'the guard client' : 'the agent'} that asked for it (${runner.who}), not by pg-agent exec`;
   return {
-    message: `Ticket ${ticket.id} is run by ${runner.kind === 'guard client' ? 'the guard client' : 'the agent'} that asked for it (${runner.who}), not by pg-agent exec.${forceNote}`,
+    message: `Ticket ${ticket.id} ${what}.${forceNote}`,
     advice,
   };
 }
