@@ -93,6 +93,36 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
     expect(all.stdout).toContain(pending);
   });
 
+  it('the same statement twice on one database makes one pending ticket (CLI and MCP); a changed impact replaces it', async () => {
+    const sql = 'DELETE FROM order_items WHERE id BETWEEN 20 AND 24';
+    const first = ticketOf((await cli(['sql', '--db', scratch.url, '--no-input', '--', sql])).stdout);
+    const second = ticketOf((await cli(['sql', '--db', scratch.url, '--no-input', '--', sql])).stdout);
+    expect(second).toBe(first);
+    // Another database: its own ticket.
+    const elsewhere = ticketOf((await cli(['sql', '--db', other.url, '--no-input', '--', sql])).stdout);
+    expect(elsewhere).not.toBe(first);
+    // The rows it would delete changed: a new ticket with the impact of now; the old one is rejected as replaced.
+    await execSql(scratch.url, 'DELETE FROM order_items WHERE id = 24');
+    const third = ticketOf((await cli(['sql', '--db', scratch.url, '--no-input', '--', sql])).stdout);
+    expect(third).not.toBe(first);
+    const old = JSON.parse((await cli(['approvals', 'show', first, '--json'])).stdout) as { status: string };
+    expect(old.status).toBe('REJECTED');
+    const pendingRows = (await cli(['approvals', 'list'])).stdout.split('\n').filter((l) => l.includes(sql));
+    expect(pendingRows.filter((l) => l.includes(scratch.name))).toHaveLength(1);
+
+    const mcp = await pgAgentMcp(['--db', scratch.url, '--workspace', workspace]);
+    try {
+      const propose = async () =>
+        (
+          (await mcp.call('propose_write', { sql: 'DELETE FROM order_items WHERE id = 30', reason: 'x' }))
+            .structuredContent as { ticket: { id: string } }
+        ).ticket.id;
+      expect(await propose()).toBe(await propose());
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it("an agent's proposal: approve says the agent runs it; exec refuses it, --force only for its requester", async () => {
     const mcp = await pgAgentMcp(['--db', scratch.url, '--workspace', workspace]);
     let id: string;

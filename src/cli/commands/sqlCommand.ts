@@ -53,6 +53,8 @@ export const sqlCommand: CliCommand = {
       requestedBy: await requesterOf(context),
       settings,
       autoApprove: true,
+      // The same statement again (a re-run demo, a retried script): its pending ticket, not a second one.
+      reusePending: true,
       undoDir: workspacePaths(args.flags.workspace).undo,
       logger: context.logger,
     }).catch((error: unknown) => {
