@@ -182,6 +182,25 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
     });
   });
 
+  it("a DROP's impact counts the table's rows when that is cheap, instead of the planner's estimate", async () => {
+    await execSql(
+      scratch.url,
+      `CREATE TABLE drop_me (id int PRIMARY KEY); INSERT INTO drop_me SELECT generate_series(1, 100); ANALYZE drop_me;
+       INSERT INTO drop_me SELECT generate_series(101, 125);`,
+    );
+    const impact = await cli(['impact', '--db', scratch.url, '--', 'DROP TABLE drop_me']);
+    expect(impact.stdout).toContain('blocks reads and writes of public.drop_me — 125 rows (counted)');
+    const json = JSON.parse(
+      (await cli(['impact', '--db', scratch.url, '--json', '--', 'TRUNCATE drop_me'])).stdout,
+    ) as {
+      locks: { table: string; rows: number; rowsExact?: boolean }[];
+    };
+    expect(json.locks.find((l) => l.table === 'public.drop_me')).toMatchObject({ rows: 125, rowsExact: true });
+    // Other DDL keeps the planner's number, as before.
+    const other = await cli(['impact', '--db', scratch.url, '--json', '--', 'ALTER TABLE drop_me ADD COLUMN n int']);
+    expect((JSON.parse(other.stdout) as { locks: { rowsExact?: boolean }[] }).locks[0]?.rowsExact).toBeUndefined();
+  });
+
   it('argument errors: our own message, the closest match, the short usage, exit 2', async () => {
     const command = await cli(['sqll', 'SELECT 1']);
     expect(command.code).toBe(2);

@@ -202,7 +202,7 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
   it('asks a HIGH write to be confirmed with "yes": y is not enough', async () => {
     const run = await ask('UPDATE products SET price = price', ['y']);
     expect(run.prompts[0]).toContain('Type "yes"');
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     const confirmed = await ask('UPDATE products SET price = price', ['yes']);
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toContain('Executed: 10 rows changed');
