@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { suggestion } from './didYouMean';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -69,7 +70,7 @@ export function parseCommandArgs(argv: readonly string[], commandOptions: Option
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(usageMessage(error, { ...COMMON_OPTIONS, ...commandOptions }));
   }
   const v = parsed.values;
   const str = (name: string): string | undefined => {
@@ -109,4 +110,23 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
     throw new UsageError(`${flag} needs a positive whole number, got "${value}".`);
   }
   return Number(value);
+}
+
+/** Node's parser speaks of itself ("To specify a positional argument…"): a person gets the flag and the closest one. */
+function usageMessage(error: unknown, options: OptionSpec): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const flag = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
+  const known = Object.entries(options).flatMap(([name, spec]) => [
+    `--${name}`,
+    ...(spec.short !== undefined ? [`-${spec.short}`] : []),
+  ]);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined)
+    return `unknown flag ${flag}${suggestion(flag.split('=')[0] ?? flag, known)}.`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
+    const name = flag.replace(/^-+/, '');
+    const spec = options[name] ?? Object.values(options).find((o) => o.short === name);
+    return spec?.type === 'boolean' ? `${flag} takes no value.` : `${flag} needs a value.`;
+  }
+  return message.split('\n')[0] ?? message;
 }

@@ -40,6 +40,11 @@ export interface CommandContext {
   connectionKey: () => Promise<string>;
   /** Where the flags point (with the password, when one was given): what `pg-agent guard` connects its clients' sessions to. */
   target: () => Promise<ConnectionTarget>;
+  /**
+   * Makes the run use the database a ticket was made on (its connection key) unless --db or --connection name
+   * one; called before anything opens the database (`exec --ticket`).
+   */
+  useTicketDatabase: (connection: string) => void;
   /** The approval ticket store: Redis when REDIS_URL is set, else .pgagent/approvals/. Closed by the runner. */
   openTicketStore: () => Promise<TicketStore>;
   /** The database's schema through the schema cache (Redis when REDIS_URL is set, else .pgagent/). */

@@ -1,6 +1,7 @@
 /** The CLI runner: picks the command, parses its flags, opens the database, maps errors to exit codes. */
 import type { ConnectionTarget } from '../core/db/connectionTarget';
 import { connectionKey, parseConnectionUrl, resolveTarget } from '../core/db/connectionTarget';
+import { targetOfTicket } from './ticketTarget';
 import { databaseResolver } from '../core/sql/executionResolver';
 import { openTicketStore } from '../core/approvals/openTicketStore';
 import type { TicketStore } from '../core/approvals/ticketStore';
@@ -46,6 +47,15 @@ import { stderrLogger } from './stderrLogger';
 import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
+import { closest } from './didYouMean';
+
+/** What each exit code means; one meaning each (docs/cli.md says the same). */
+export const EXIT_CODES_HELP = `Exit codes:
+  0  done
+  1  failed at run time (database error, timeout, lock not free); nothing committed
+  2  bad input (unknown command or flag, empty or unparsable SQL, bad ticket id)
+  3  held for approval, not executed (the ticket and its next steps are printed)
+  4  refused (by policy, by the ticket's rules, or rejected by you at the prompt)`;
 
 export const COMMANDS: readonly CliCommand[] = [
   sqlCommand,
@@ -79,9 +89,20 @@ const BAD_INPUT_CODES: readonly ErrorCode[] = [
   'SQL_EMPTY',
   'SQL_SYNTAX',
   'SQL_PLACEHOLDERS',
+  'APPROVAL_NOT_FOUND',
+  'APPROVAL_CONNECTION_MISMATCH',
 ];
-/** Codes that mean policy said no. */
-const REFUSED_CODES: readonly ErrorCode[] = ['SQL_REFUSED', 'APPROVAL_POLICY'];
+/** Codes that mean no: policy, or a ticket that does not allow this run (not approved, rejected, spent, expired). */
+const REFUSED_CODES: readonly ErrorCode[] = [
+  'SQL_REFUSED',
+  'APPROVAL_POLICY',
+  'APPROVAL_NOT_APPROVED',
+  'APPROVAL_REJECTED',
+  'APPROVAL_EXPIRED',
+  'APPROVAL_ALREADY_USED',
+  'APPROVAL_SQL_MISMATCH',
+  'APPROVAL_STALE',
+];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   const [name, ...rest] = argv;
@@ -97,7 +118,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
-    io.stderr(`pg-agent: unknown command "${name}".\n\n${mainHelp()}\n`);
+    const guess = closest(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
+    io.stderr(
+      `pg-agent: unknown command "${visibleText(name)}"${guess !== undefined ? ` (did you mean "${guess}"?)` : ''}.\nRun "pg-agent --help" for the list of commands.\n`,
+    );
     return EXIT.badInput;
   }
 
@@ -106,7 +133,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     args = parseCommandArgs(rest, command.options, io.cwd);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr(`pg-agent ${command.name}: ${error.message}\n\n${commandHelp(command)}\n`);
+    io.stderr(
+      `pg-agent ${command.name}: ${visibleText(error.message)}\nUsage: ${command.usage}\nRun "pg-agent ${command.name} --help" for every flag.\n`,
+    );
     return EXIT.badInput;
   }
   if (args.flags.help) {
@@ -117,18 +146,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   const logger = stderrLogger((text) => io.stderr(text), args.flags.verbose);
   const paths = workspacePaths(args.flags.workspace);
   let target: ConnectionTarget | undefined;
+  // The database a ticket names (`exec --ticket`): used when no --db or --connection says otherwise.
+  let ticketConnection: string | undefined;
   const resolve = async (): Promise<ConnectionTarget> => {
     if (target) return target;
     const config = await readWorkspaceConfig(paths);
+    const explicit = args.flags.db !== undefined || args.flags.connection !== undefined;
     target =
       command === demoCommand
         ? { kind: 'sample' }
-        : resolveTarget({
-            ...(args.flags.db !== undefined ? { db: args.flags.db } : {}),
-            ...(args.flags.connection !== undefined ? { profile: args.flags.connection } : {}),
-            profiles: config.connections,
-            env: io.env,
-          });
+        : ticketConnection !== undefined && !explicit
+          ? targetOfTicket(ticketConnection, { profiles: config.connections, env: io.env, sampleDbDir: paths.sampleDb })
+          : resolveTarget({
+              ...(args.flags.db !== undefined ? { db: args.flags.db } : {}),
+              ...(args.flags.connection !== undefined ? { profile: args.flags.connection } : {}),
+              profiles: config.connections,
+              env: io.env,
+            });
     return target;
   };
   let db: Db | undefined;
@@ -231,6 +265,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       connectOptions: () => ({ logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) }),
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
       target: resolve,
+      useTicketDatabase: (connection) => {
+        if (target) throw new Error('useTicketDatabase after the database was resolved');
+        ticketConnection = connection;
+      },
       openTicketStore: openStore,
       loadSchema,
       invalidateSchema: async () => {
@@ -286,7 +324,7 @@ function mainHelp(): string {
     '',
     COMMON_HELP,
     '',
-    'Exit codes: 0 done · 1 failed at run time · 2 bad input · 3 held for approval · 4 refused by policy',
+    EXIT_CODES_HELP,
     'Run "pg-agent <command> --help" for a command\'s own flags.',
   ].join('\n');
 }

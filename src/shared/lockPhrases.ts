@@ -13,10 +13,15 @@ export interface LockPhraseInput {
   /** The planner's row estimate (null: never analysed) and bytes on disk of the table. */
   rows: number | null;
   bytes: number | null;
+  /**
+   * For a table a statement drops or empties: true when `rows` was counted (count(*) within a short budget), false
+   * when it stayed the planner's estimate (said as one). Absent for other tables: the estimate, as before.
+   */
+  rowsExact?: boolean;
 }
 
 export function describeLock(lock: LockPhraseInput): string {
-  const size = lock.bytes === null ? '' : ` — ${describeSize(lock.rows, lock.bytes)} —`;
+  const size = lock.bytes === null ? '' : ` — ${describeSize(lock.rows, lock.bytes, lock.rowsExact)} —`;
   if (lock.blocks === 'nothing') {
     return `takes ${lock.mode} on ${lock.table}${size.replace(/ —$/, '')} (blocks no reads or writes)${lock.work === 'scan' ? ', reads every row' : ''}`;
   }
@@ -30,8 +35,15 @@ export function describeLock(lock: LockPhraseInput): string {
 }
 
 /** "2.1M rows, 180 MB" */
-export function describeSize(rows: number | null, bytes: number): string {
-  const count = rows === null ? 'rows unknown (never analysed)' : `${compact(rows)} row${rows === 1 ? '' : 's'}`;
+export function describeSize(rows: number | null, bytes: number, exact?: boolean): string {
+  const count =
+    rows === null
+      ? 'rows unknown (never analysed)'
+      : exact === true
+        ? `${rows.toLocaleString('en-US')} row${rows === 1 ? '' : 's'} (counted)`
+        : exact === false
+          ? `≈ ${compact(rows)} rows (estimate)`
+          : `${compact(rows)} row${rows === 1 ? '' : 's'}`;
   return `${count}, ${formatBytes(bytes)}`;
 }
 

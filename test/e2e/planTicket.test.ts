@@ -84,7 +84,7 @@ interface PlanTicket {
 }
 
 async function planTickets(): Promise<PlanTicket[]> {
-  const listed = await pgAgent(['approvals', 'list', '--json'], 'observer');
+  const listed = await pgAgent(['approvals', 'list', '--all', '--json'], 'observer');
   expect(listed.code, listed.stderr).toBe(0);
   return (JSON.parse(listed.stdout) as PlanTicket[]).filter((t) => t.kind === 'plan');
 }

@@ -62,7 +62,7 @@ function pgAgent(args: string[]): Promise<{ code: number; stdout: string; stderr
 }
 
 async function tickets(): Promise<ShownTicket[]> {
-  const listed = await pgAgent(['approvals', 'list', '--json']);
+  const listed = await pgAgent(['approvals', 'list', '--all', '--json']);
   return listed.code === 0 ? (JSON.parse(listed.stdout) as ShownTicket[]) : [];
 }
 

@@ -205,7 +205,7 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
         expect(await balance()).toBe(0);
         await execSql(scratch.url, 'UPDATE control SET statement_sleep = 0');
         const again = await cli(['exec', '--ticket', id]);
-        expect(again.code).toBe(1);
+        expect(again.code).toBe(4);
         expect(again.stderr).toContain('already used');
         expect(await balance()).toBe(0);
       }, 60_000);
@@ -226,7 +226,7 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
         expect(undo.startsWith(VOID_MARK)).toBe(false);
         expect(undo).toContain('"balance":0');
         const again = await cli(['exec', '--ticket', id]);
-        expect(again.code).toBe(1);
+        expect(again.code).toBe(4);
         expect(await balance()).toBe(1);
       }, 60_000);
 

@@ -148,7 +148,7 @@ describe.runIf(postgresAvailable)(
         ),
         run.raw,
       ).toBe(true);
-      expect(run.code, run.raw).toBe(3);
+      expect(run.code, run.raw).toBe(4);
       expect(screen.some((l) => l.startsWith('Rejected: nothing was run'))).toBe(true);
       expect(await tag()).toBe('new');
     });

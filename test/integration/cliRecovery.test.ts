@@ -41,7 +41,7 @@ describe.runIf(postgresAvailable)('pg-agent undo and quarantine (issue 25)', () 
     expect((await cli('approvals', 'approve', drop)).code).toBe(0);
     const ran = await cli('exec', '--ticket', drop);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain(`Way back: \`pg-agent undo ${drop}\``);
+    expect(ran.stdout).toContain(`  way back: pg-agent undo ${drop}\n`);
 
     const list = await cli('quarantine', 'list', '--json');
     expect(JSON.parse(list.stdout)).toEqual([

@@ -87,7 +87,7 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(existsSync(join(workspace, '.pgagent', 'impact', `${out.ticket.id}.json`))).toBe(true);
 
     const early = await cli('exec', '--ticket', out.ticket.id);
-    expect(early.code).toBe(1);
+    expect(early.code).toBe(4);
     expect(early.stderr).toContain("still waiting for a person's approval");
     expect(await fingerprint()).toBe(before);
 
@@ -105,7 +105,7 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(readFileSync(result.undoFile, 'utf8')).toContain('INSERT INTO orders');
 
     const again = await cli('exec', '--ticket', out.ticket.id);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(4);
     expect(again.stderr).toContain('already');
 
     const list = await runPgAgent(['approvals', 'list', '--status', 'EXECUTED', '--workspace', workspace], {
@@ -188,7 +188,7 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
     expect(run.prompts).toEqual(['Approve and run? [y/N] ']);
     expect(run.stdout).toContain('public.order_items  (direct)');
     expect(run.stdout).toContain('Rejected: nothing was run');
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect(await count('SELECT count(*) AS n FROM order_items WHERE id = 1')).toBe(1);
   });
 
@@ -202,7 +202,7 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
   it('asks a HIGH write to be confirmed with "yes": y is not enough', async () => {
     const run = await ask('UPDATE products SET price = price', ['y']);
     expect(run.prompts[0]).toContain('Type "yes"');
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     const confirmed = await ask('UPDATE products SET price = price', ['yes']);
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toContain('Executed: 10 rows changed');

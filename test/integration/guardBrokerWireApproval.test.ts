@@ -21,9 +21,10 @@ import { loadKey } from '../../src/core/approvals/keyFiles';
 import type { BrokerTicketView } from '../../src/core/approvals/wireDecision';
 import { signWireDecision } from '../../src/core/approvals/wireDecision';
 import type { PolicyDocument } from '../../src/core/approvals/policyDocument';
-import { CLI as CLI_PATH, personEnv, runAsAgent, runOnTerminal } from '../support/agentProcess';
+import { personEnv, runAsAgent, runOnTerminal } from '../support/agentProcess';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
+import { readableBy } from '../support/readableCopy';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
@@ -44,10 +45,16 @@ function approverOnTerminal(
   answers: string[],
 ): Promise<{ code: number; stdout: string; answered: number }> {
   if (!asRoot) return runOnTerminal(args, env, answers);
+  // The approver's user runs what it can read: a clone under /root is out of its reach.
+  const approver = readableBy(APPROVER_UID, [PTY_RUN]);
   return new Promise((resolve, reject) => {
     execFile(
       'python3',
-      [PTY_RUN, JSON.stringify([process.execPath, CLI_PATH, ...args]), JSON.stringify(answers)],
+      [
+        approver.files[0] ?? PTY_RUN,
+        JSON.stringify([process.execPath, approver.cli, ...args]),
+        JSON.stringify(answers),
+      ],
       { env, uid: APPROVER_UID, gid: APPROVER_UID },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`ptyRun.py failed: ${stderr}`));
@@ -219,7 +226,7 @@ describe.skipIf(!postgresAvailable)("approvals over the guard's connection, sign
     expect(shown.stdout).toContain("INSERT INTO orders (customer) VALUES ('ann')");
     expect(shown.stdout).toContain('signed policy version');
     const missing = await overGuard('alice', guard.url, ['show', `tkt_${'a'.repeat(20)}`]);
-    expect(missing.code, missing.stdout).toBe(1);
+    expect(missing.code, missing.stdout).toBe(2);
     expect(missing.stdout).toContain('No ticket');
 
     // mallory's key is not enrolled: her CLI refuses before anything is sent, and nothing is recorded.

@@ -115,7 +115,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its 
       expect(proposal).toContain("UPDATE t SET v = 'elsewhere' WHERE id = 4");
       // What VS Code does when a person approves it there: the decision, then the run.
       expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
-      expect((await guard.pgAgent(['exec', '--ticket', ticket])).code).toBe(0);
+      // exec refuses a guard client's ticket (its retry runs it) unless its requester forces the run here.
+      expect((await guard.pgAgent(['exec', '--ticket', ticket])).code).toBe(4);
+      expect((await guard.pgAgent(['exec', '--ticket', ticket, '--force', '--by', 'alice'])).code).toBe(0);
       expect(await queryValue(db.url, "SELECT count(*) FROM t WHERE v = 'elsewhere'")).toBe('1');
       const retry = await client.query("UPDATE t SET v = 'elsewhere' WHERE id = 4");
       expect(retry.rowCount).toBe(1);

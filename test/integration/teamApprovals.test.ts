@@ -244,7 +244,7 @@ describe.runIf(postgresAvailable)('team approvals: keys, signed decisions and ap
     const text = await as('bob', ['approvals', 'list']);
     expect(text.stdout).toContain('job job_0123456789abcdef');
     const stale = await as('bob', ['approvals', 'approve', plan.id, '--hash', 'a'.repeat(64)]);
-    expect(stale.code).toBe(1);
+    expect(stale.code).toBe(4);
     expect(stale.stderr).toContain('another version of the plan');
     expect((await as('bob', ['approvals', 'approve', plan.id, '--hash', plan.sqlHash])).code).toBe(0);
     expect(await show(plan.id)).toMatchObject({

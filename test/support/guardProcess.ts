@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_PATH } from './mcpClient';
+import { readableBy } from './readableCopy';
 import { pgAgentProcess } from './cliProcess';
 import { queryValue } from './scratchDatabase';
 
@@ -54,19 +55,11 @@ export async function startGuardProcess(
     execFileSync('chown', ['-R', `${options.uid}:${options.uid}`, workspace]);
     chmodSync(workspace, 0o700);
   }
+  // Another OS user runs what it can read (a clone under /root is out of its reach: it gets a copy).
+  const cli = options.uid !== undefined ? readableBy(options.uid).cli : CLI_PATH;
   const child = spawn(
     process.execPath,
-    [
-      CLI_PATH,
-      'guard',
-      '--listen',
-      '127.0.0.1:0',
-      '--workspace',
-      workspace,
-      '--db',
-      databaseUrl,
-      ...(options.args ?? []),
-    ],
+    [cli, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl, ...(options.args ?? [])],
     {
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {}),
       cwd: workspace,

@@ -1,6 +1,6 @@
-/** The one executor of a held write once approved (src/host/sqlApproval/executorRule.ts; README "Other agents"). */
+/** The one executor of a held write once approved (src/core/approvals/executorRule.ts; docs/mcp.md). */
 import { describe, expect, it } from 'vitest';
-import { executorOf, runsInThisWindow } from '../../src/host/sqlApproval/executorRule';
+import { executorOf, runsInThisWindow } from '../../src/core/approvals/executorRule';
 
 const owner = { execute: () => Promise.reject(new Error('not here')), rejected: () => Promise.resolve() };
 

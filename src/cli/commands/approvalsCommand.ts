@@ -12,10 +12,11 @@ import type { CliCommand } from '../command';
 import { deciderOf } from '../decider';
 import { pinnedRulesFor, signingScopeFor } from '../signingScope';
 import { EXIT } from '../exitCodes';
-import { columns, formatCount } from '../../core/present/format';
 import { visibleText } from '../../shared/visibleSql';
 import { guardApprovals } from '../guardApprovals';
-import { oneLine, printTicket, ticketJson } from '../ticketReport';
+import { printTicket, ticketJson } from '../ticketReport';
+import { ticketTable } from '../ticketTable';
+import { nextStepAfterApproval } from '../../core/approvals/executorRule';
 
 const STATUSES: readonly TicketStatus[] = [
   'PENDING_APPROVAL',
@@ -31,16 +32,18 @@ export const approvalsCommand: CliCommand = {
   name: 'approvals',
   summary: 'list, show, approve or reject approval tickets (writes and plans)',
   usage:
-    'pg-agent approvals list [--status S] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]   (each with [--guard URL])',
+    'pg-agent approvals list [--status S | --all] | show <id> | approve <id> [--comment TEXT] [--key NAME] | reject <id> [--comment TEXT]   (each with [--guard URL])',
   options: {
     status: { type: 'string' },
+    all: { type: 'boolean' },
     comment: { type: 'string' },
     by: { type: 'string' },
     key: { type: 'string' },
     hash: { type: 'string' },
     guard: { type: 'string' },
   },
-  optionsHelp: `  --status S          list only tickets with this status (${STATUSES.join(', ')})
+  optionsHelp: `  --status S          list only tickets with this status (${STATUSES.join(', ')}; default PENDING_APPROVAL)
+  --all               list every ticket, whatever its status
   --comment TEXT      recorded with the decision (for a plan: reject = request changes, the comment is the feedback)
   --by NAME           who decides (default: your key's name, else $USER); with a key it must be the key's name
   --key NAME          sign with this key (default: your only key in $XDG_CONFIG_HOME/pg-agent/keys)
@@ -74,7 +77,14 @@ export const approvalsCommand: CliCommand = {
     switch (action) {
       case 'list':
       case undefined: {
-        const tickets = await store.list(typeof status === 'string' ? { status: [status as TicketStatus] } : undefined);
+        // Pending by default: what waits for a decision; --status picks one status, --all shows every ticket.
+        const statuses: TicketStatus[] | undefined =
+          typeof status === 'string'
+            ? [status as TicketStatus]
+            : args.options.all === true
+              ? undefined
+              : ['PENDING_APPROVAL'];
+        const tickets = await store.list(statuses ? { status: statuses } : undefined);
         if (args.flags.json) {
           io.stdout(
             `${JSON.stringify(
@@ -84,11 +94,13 @@ export const approvalsCommand: CliCommand = {
             )}\n`,
           );
         } else if (tickets.length === 0) {
-          io.stdout('No tickets.\n');
-        } else {
           io.stdout(
-            `${visibleText(columns(tickets.map((t) => [t.id, t.kind, t.status, t.risk, t.kind === 'plan' ? `job ${t.plan?.jobId ?? '?'}` : `${formatCount(t.impact.exactRows ?? 0)} rows`, t.createdAt, oneLine(t)])))}\n`,
+            statuses?.length === 1 && statuses[0] === 'PENDING_APPROVAL' && status === undefined
+              ? 'No tickets wait for a decision (pg-agent approvals list --all shows every ticket).\n'
+              : 'No tickets.\n',
           );
+        } else {
+          io.stdout(`${visibleText(ticketTable(tickets, new Date()))}\n`);
         }
         return EXIT.ok;
       }
@@ -126,8 +138,8 @@ export const approvalsCommand: CliCommand = {
         printTicket(io, ticket, shownRules);
         const missing = ticket.status === 'APPROVED' && shownRules ? missingApprovals(ticket, shownRules) : [];
         if (missing.length > 0) io.stdout(`\nNot runnable yet: it needs ${missing.join('; and ')}.\n`);
-        else if (action === 'approve' && ticket.kind === 'write')
-          io.stdout(`\nRun it with: pg-agent exec --ticket ${ticket.id}\n`);
+        else if (action === 'approve' && ticket.kind === 'write' && ticket.status === 'APPROVED')
+          io.stdout(`\n${nextStepAfterApproval(ticket)}\n`);
         else if (action !== 'show' && ticket.kind === 'plan')
           io.stdout(
             `\nThe job moves on when its window or \`pg-agent job continue ${ticket.plan?.jobId ?? ''}\` sees the decision.\n`,

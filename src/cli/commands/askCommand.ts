@@ -227,8 +227,8 @@ async function report(context: CommandContext, outcome: AskOutcome): Promise<Exi
     case 'done':
       return EXIT.ok;
     case 'held':
-    case 'rejected':
       return EXIT.held;
+    case 'rejected':
     case 'refused':
       return EXIT.refused;
     case 'failed':

@@ -47,14 +47,17 @@ export const demoCommand: CliCommand = {
     const read = await step(context, READ);
     if (read !== EXIT.ok) return read;
 
+    // The statement itself is printed once, by the sql step, with its impact.
     say(
-      `\nStep 3 · A write never runs on its own. It is previewed in BEGIN … ROLLBACK to measure its exact\nimpact — rows per table, foreign-key cascades, triggers — and waits for a person:\n\n${indent(WRITE)}\n`,
+      `\nStep 3 · A write never runs on its own. It is previewed in BEGIN … ROLLBACK to measure its exact\nimpact — rows per table, foreign-key cascades, triggers — and waits for a person:\n`,
     );
     const write = await step(context, WRITE);
     say('\nWhat next:');
-    say('  pg-agent approvals list                      tickets waiting for a decision');
-    say('  pg-agent schema --table orders               columns, keys, indexes and triggers of one table');
-    say('  pg-agent sql -- "<SQL>"                      your own SQL through the same safety path');
+    // Each line runs as printed, on the same sample database.
+    say('  pg-agent approvals list                                  tickets waiting for a decision');
+    say('  pg-agent schema --db sample --table orders               columns, keys, indexes and triggers');
+    say('  pg-agent sql --db sample -- "SELECT count(*) FROM customers"   your own SQL, same safety path');
+    say('  Your own database: see "Your own database in five minutes" in README.md');
     return write === EXIT.held || write === EXIT.ok ? EXIT.ok : write;
   },
 };

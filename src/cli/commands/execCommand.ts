@@ -1,7 +1,8 @@
 /** `pg-agent exec --ticket <id>`: runs an approved ticket's own SQL, once, and saves its undo script. */
 import { AgentError } from '../../core/platform/errors';
 import { executeApproved } from '../../core/sql/executeApproved';
-import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
+import { readFile } from 'node:fs/promises';
+import { VOID_MARK, workspaceUndoSink } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
@@ -9,15 +10,21 @@ import { formatCount } from '../../core/present/format';
 import { renderImpact } from '../../core/present/renderImpact';
 import { shownStatement } from '../../core/present/shownSql';
 import { cliSafety } from '../sqlInput';
+import { execRefusal } from '../../core/approvals/executorRule';
+import { requesterOf } from '../decider';
 
 export const execCommand: CliCommand = {
   name: 'exec',
   summary: 'execute an approved ticket (single use; its SQL, database and approvals re-checked)',
-  usage: 'pg-agent exec --ticket <id> [flags]',
-  options: { ticket: { type: 'string' } },
-  optionsHelp: '  --ticket ID         the approved ticket to run',
+  usage: 'pg-agent exec --ticket <id> [--force] [flags]',
+  options: { ticket: { type: 'string' }, force: { type: 'boolean' }, by: { type: 'string' } },
+  optionsHelp: `  --ticket ID         the approved ticket to run (on the database it was made on; no --db needed)
+  --force             run a guard client's or an agent's ticket here instead (only its requester may)
+  --by NAME           who runs it (default: the name of your only key, else $USER)`,
   description:
-    'Runs exactly the SQL stored in the ticket, on the database the ticket names, once. The approvals must satisfy\n' +
+    'Runs exactly the SQL stored in the ticket, on the database the ticket names, once (a --db or --connection that\n' +
+    'names another database is refused, naming both). A ticket held by the guard runs when its client retries the\n' +
+    "statement, an agent's proposal by the agent (execute_approved): exec refuses those. The approvals must satisfy\n" +
     'every approval policy in force for that database, read now (signatures, two persons, roles): the one pinned in\n' +
     'it, your own ~/.config/pg-agent/config.json (by database identity, URL or profile) and .pgagent/config.json\n' +
     '(which can only tighten): otherwise exit 4 with what is missing, and the ticket stays approved.',
@@ -33,6 +40,14 @@ export const execCommand: CliCommand = {
     }
     const store = await context.openTicketStore();
     const paths = workspacePaths(args.flags.workspace);
+    const stored = await store.get(id);
+    if (!stored)
+      throw new AgentError('APPROVAL_NOT_FOUND', `No ticket ${id}.`, 'List them with `pg-agent approvals list --all`.');
+    // One executor per write: a guard client's statement runs on its retry, an agent's proposal by the agent.
+    const refusal = execRefusal(stored, await requesterOf(context), args.options.force === true);
+    if (refusal) throw new AgentError('APPROVAL_POLICY', refusal.message, refusal.advice);
+    // The ticket knows its database; --db or --connection, when given, must name the same one.
+    context.useTicketDatabase(stored.connection);
     const result = await executeApproved(await context.openDb(), store, id, {
       ...(await cliSafety(context)),
       connection: await context.connectionKey(),
@@ -56,15 +71,22 @@ export const execCommand: CliCommand = {
         `${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`,
       );
       io.stdout(
-        `Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\nUndo script: ${result.undoFile}\n`,
+        `Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\n${result.undoFile ? `Undo script: ${result.undoFile}\n` : ''}`,
       );
-      // Issue 25: destructive DDL run with its way back says where that is.
+      // Destructive DDL run with its way back says where that is; a data change, that its undo script can be proposed.
       const kept = (result.ticket.impact.recovery ?? []).filter((r) => r.way !== 'none');
       if (kept.length > 0)
         io.stdout(
-          `Way back: \`pg-agent undo ${id}\` (kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days; \`pg-agent quarantine list\`).\n`,
+          `Way back: kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days (pg-agent quarantine list).\n  way back: pg-agent undo ${id}\n`,
         );
+      else if (result.undoFile && (await undoable(result.undoFile))) io.stdout(`  way back: pg-agent undo ${id}\n`);
     }
     return EXIT.ok;
   },
 };
+
+/** Whether an undo script holds statements (not void, not only comments): `pg-agent undo` can propose it. */
+async function undoable(file: string): Promise<boolean> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return !text.startsWith(VOID_MARK) && text.split('\n').some((line) => line.trim() !== '' && !line.startsWith('--'));
+}

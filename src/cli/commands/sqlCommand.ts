@@ -53,6 +53,8 @@ export const sqlCommand: CliCommand = {
       requestedBy: await requesterOf(context),
       settings,
       autoApprove: true,
+      // The same statement again (a re-run demo, a retried script): its pending ticket, not a second one.
+      reusePending: true,
       undoDir: workspacePaths(args.flags.workspace).undo,
       logger: context.logger,
     }).catch((error: unknown) => {
@@ -154,7 +156,7 @@ async function holdOrAsk(
   });
   if (!approved) {
     io.stdout(`Rejected: nothing was run (ticket ${ticket.id}).\n`);
-    return EXIT.held;
+    return EXIT.refused;
   }
   const result = await executeApproved(db, store, ticket.id, {
     ...settings,

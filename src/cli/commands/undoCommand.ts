@@ -31,8 +31,12 @@ export const undoCommand: CliCommand = {
         'undo takes exactly one ticket id.',
         'Find it with `pg-agent approvals list --status EXECUTED`.',
       );
+    // The way back goes to the database the ticket ran on (as exec does), unless --db or --connection say otherwise.
+    const store = await context.openTicketStore();
+    const ran = await store.get(id);
+    if (ran) context.useTicketDatabase(ran.connection);
     const { settings, warnings } = await cliPolicy(context);
-    const proposal = await proposeUndo(await context.openDb(), await context.openTicketStore(), id, {
+    const proposal = await proposeUndo(await context.openDb(), store, id, {
       connection: await context.connectionKey(),
       requestedBy: await requesterOf(context),
       settings,

@@ -24,6 +24,7 @@ import type { CheckedSql } from './reach/checkSql';
 import { withReach } from './reach/checkSql';
 import type { ReachEntry } from '../../shared/reachTypes';
 import { reachRiskFloor } from './reach/reachVerdicts';
+import { withDroppedRows } from './ddl/droppedRows';
 import { liftForSweepingWrites, sweepingWriteFindings } from './sweepingWrites';
 import { planRecovery } from './recovery/recoveryPlan';
 import { RowLockBudget } from './rowLockBudget';
@@ -137,8 +138,10 @@ export async function analyzeImpact(
     preview.effects?.tables.map((t) => `${t.schema}.${t.name}`) ?? classification.statements.flatMap((s) => s.writesTo);
   const rows = preview.exactRows ?? preview.estimatedRows ?? 0;
   const rewrites = preview.rewrites ?? ddl.rewrites;
-  const locks = ddl.locks.map((l) =>
-    rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const },
+  const locks = await withDroppedRows(
+    db,
+    classification.statements,
+    ddl.locks.map((l) => (rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const })),
   );
   const assessed = assessRisk({ classification, rows, tables: touched, ddl: { locks, rewrites } }, options.policy);
   // What cannot be previewed cannot be measured: never rate it below HIGH (DDL the lock model knows is
@@ -204,6 +207,7 @@ export async function analyzeImpact(
       work: l.work,
       rows: l.rows,
       bytes: l.bytes,
+      ...(l.rowsExact !== undefined ? { rowsExact: l.rowsExact } : {}),
       waitsBehind: l.waitsBehind,
       why: l.why,
     })),

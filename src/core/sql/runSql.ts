@@ -14,6 +14,7 @@ import type { ImpactReport, LintFindingView } from '../../shared/impactReport';
 import type { CheckedSql } from './reach/checkSql';
 import { checkedFor } from './reach/checkSql';
 import type { ReadResult } from './runRead';
+import { pendingOrNewTicket } from './pendingTicket';
 import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
 import type { ExecutionResult } from './approvedTicket';
@@ -57,6 +58,8 @@ export interface RunSqlRequest {
   checked?: CheckedSql;
   /** Findings from context the SQL does not show (a job's earlier steps, issue 25): in the impact, and one risk level up. */
   contextLint?: LintFindingView[];
+  /** The identical statement's pending ticket of the same requester is reused (pendingTicket.ts): CLI, MCP, VS Code. */
+  reusePending?: boolean;
 }
 
 /** Throws AgentError for bad input (SQL_EMPTY, SQL_SYNTAX, SQL_PLACEHOLDERS, BAD_INPUT) and database failures. */
@@ -78,12 +81,8 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
     request.contextLint?.length ? { ...request.settings, contextLint: request.contextLint } : request.settings,
     checked,
   );
-  const ticket = await store.create({
-    sql: request.sql,
-    connection: request.connection,
-    impact,
-    createdBy: request.requestedBy,
-  });
+  const input = { sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy };
+  const ticket = request.reusePending ? await pendingOrNewTicket(store, input) : await store.create(input);
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.
   // The policy in force for this database (wherever it is set: pinned, the person's own config, the workspace).

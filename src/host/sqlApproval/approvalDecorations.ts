@@ -12,7 +12,7 @@ import { fenced } from '../agents/lmToolMessages';
 import type { ApprovalEntries, ApprovalEntry } from './approvalEntries';
 import { notRunYet } from './approvalEntries';
 import { hiddenCharacterMarks, pendingLenses } from './approvalTexts';
-import { runsInThisWindow } from './executorRule';
+import { runsInThisWindow } from '../../core/approvals/executorRule';
 
 export class ApprovalDecorations implements vscode.CodeLensProvider, vscode.HoverProvider, vscode.Disposable {
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('postgresAgent');

@@ -20,7 +20,7 @@ import type { ApprovalEntries, ApprovalEntry } from './approvalEntries';
 import { notRunYet } from './approvalEntries';
 import { followAgentRun } from './agentRunFollower';
 import { approvalConfirmation } from './approvalTexts';
-import { runsInThisWindow } from './executorRule';
+import { runsInThisWindow } from '../../core/approvals/executorRule';
 import type { WindowTickets } from './windowTickets';
 
 type Execution = Awaited<ReturnType<NonNullable<ApprovalEntry['owner']>['execute']>>;

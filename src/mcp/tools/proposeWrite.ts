@@ -58,6 +58,8 @@ export const proposeWriteTool = defineTool({
       settings: context.settings,
       // An agent's write always waits for a person, whatever approval.autoApproveMaxRisk says (SPEC §5.7).
       autoApprove: false,
+      // The agent proposing the same statement again gets its pending ticket back, not a second one.
+      reusePending: true,
       logger: context.logger,
       // Checked just above: not parsed and checked again.
       checked,

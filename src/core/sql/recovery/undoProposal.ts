@@ -30,7 +30,12 @@ export interface HeldProposal {
   /** Where the SQL came from: the quarantine's entries, or the ticket's undo script (a data change). */
   source: 'quarantine' | 'undo script';
   entries: QuarantineEntry[];
+  /** The undo script's file, when the SQL is one (shown instead of the whole script). */
+  file?: string;
 }
+
+/** Shares and factors no write reaches: the sweeping-write findings never fire. */
+const NEVER_SWEEPING = { matchesAllShare: Number.POSITIVE_INFINITY, estimateFactor: Number.POSITIVE_INFINITY };
 
 /** A held ticket that puts back what an executed ticket destroyed or changed. */
 export async function proposeUndo(
@@ -75,7 +80,12 @@ export async function proposeUndo(
     sql,
     connection: request.connection,
     requestedBy: request.requestedBy,
-    settings: request.settings,
+    // An undo script restores exactly the rows its ticket changed: that it matches all of them (every audit row a
+    // trigger wrote) is its point, not a sweeping predicate. Its risk and rows are measured like any write's.
+    settings:
+      source === 'undo script'
+        ? { ...request.settings, policy: { ...request.settings.policy, sweepingWrites: NEVER_SWEEPING } }
+        : request.settings,
     ...(request.logger ? { logger: request.logger } : {}),
   });
   if (outcome.status !== 'held')
@@ -83,7 +93,14 @@ export async function proposeUndo(
       'INTERNAL',
       `The way back of ticket ${ticketId} was not held for approval (${outcome.status}).`,
     );
-  return { sql, impact: outcome.impact, ticket: outcome.ticket, source, entries };
+  return {
+    sql,
+    impact: outcome.impact,
+    ticket: outcome.ticket,
+    source,
+    entries,
+    ...(source === 'undo script' && ticket.execution?.undoFile ? { file: ticket.execution.undoFile } : {}),
+  };
 }
 
 /** A held ticket that drops quarantined things for good: the expired ones, or those named. */
