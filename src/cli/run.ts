@@ -6,7 +6,7 @@ import { openTicketStore } from '../core/approvals/openTicketStore';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
-import { openSchemaCache } from '../core/db/schemaCache';
+import { openSchemaCache } from '../core/db/openSchemaCache';
 import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { JobLeases } from '../core/jobs/jobLease';
@@ -233,9 +233,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       target: resolve,
       openTicketStore: openStore,
       loadSchema,
-      invalidateSchema: async () => {
-        if (schemaCache) await schemaCache.cache.invalidate(connectionKey(await resolve(), paths.sampleDb));
-      },
       readText,
       openJobLeases,
       openJobCheckpointer: jobCheckpointer,
