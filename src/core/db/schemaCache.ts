@@ -23,6 +23,7 @@ import {
   RedisBlobStore,
   SCHEMA_CACHE_FORMAT,
   type SchemaBlobStore,
+  type SchemaEntry,
   type SchemaIndex,
 } from './schemaCacheStore';
 import { catalogActivity, schemaVersions } from './schemaVersion';
@@ -34,9 +35,6 @@ export { SCHEMA_CACHE_TTL_SECONDS } from './schemaCacheStore';
  * (statistics can be reset to the very same numbers in theory; in practice this never finds anything).
  */
 export const FULL_CHECK_INTERVAL_MS = 10 * 60_000;
-
-/** How much of a blob a one-table read takes first: the directory of a 1,000-table schema fits. */
-const FIRST_READ = 64 * 1024;
 
 export type SchemaSource = 'redis' | 'memory' | 'file' | 'introspected';
 
@@ -112,7 +110,7 @@ export class SchemaCache {
     const decoded = held.decoded.get(schema);
     if (decoded) return decoded.find((t) => t.name === name);
     for (const store of this.ordered(connectionKey, held)) {
-      const found = await this.readOne(store, held, schema, entry.blob, name).catch((error: unknown) => {
+      const found = await this.readOne(store, held, schema, entry, name).catch((error: unknown) => {
         this.warn('could not read a table from the cache', error);
         return undefined;
       });
@@ -120,6 +118,13 @@ export class SchemaCache {
     }
     // The blob is gone (replaced meanwhile): read that schema again.
     return (await this.tablesOf(db, connectionKey, schema)).find((t) => t.name === name);
+  }
+
+  /** One table as a snapshot of its own (`pg-agent schema --table S.T --json`): database facts from the index. */
+  async tableSnapshot(db: Db, connectionKey: string, schema: string, name: string): Promise<SchemaSnapshot> {
+    const table = await this.table(db, connectionKey, schema, name);
+    const index = this.held.get(connectionKey)?.index;
+    return { database: index?.database ?? '', serverVersion: index?.serverVersion ?? '', tables: table ? [table] : [] };
   }
 
   /** Every byte the stores read so far (index and blobs), per connection: tests assert what a process read. */
@@ -233,6 +238,7 @@ export class SchemaCache {
           if (t.partitionOf && t.partitionOf.schema !== schema) refs.add(t.partitionOf.schema);
         }
         schemas[schema] = {
+          directory: blob.readUInt32LE(0),
           version: versions.get(schema) ?? '',
           tables: tables.length,
           refs: [...refs],
@@ -291,18 +297,16 @@ export class SchemaCache {
     store: SchemaBlobStore,
     held: Held,
     schema: string,
-    blob: string,
+    entry: SchemaEntry,
     name: string,
   ): Promise<TableInfo | null | undefined> {
+    const blob = entry.blob;
     let { directory, bodyAt } = held.directories.get(schema) ?? { directory: undefined, bodyAt: 0 };
     if (!directory) {
-      const first = await store.range(blob, 0, FIRST_READ);
-      if (!first || first.length < 4) return undefined;
-      const length = first.readUInt32LE(0);
-      const text = first.length >= 4 + length ? first.subarray(4, 4 + length) : await store.range(blob, 4, 4 + length);
-      if (!text) return undefined;
+      const text = await store.range(blob, 4, 4 + entry.directory);
+      if (!text || text.length !== entry.directory) return undefined;
       directory = JSON.parse(text.toString('utf8')) as BlobDirectory;
-      bodyAt = 4 + length;
+      bodyAt = 4 + entry.directory;
       held.directories.set(schema, { directory, bodyAt });
     }
     const range = tableRange(directory, name);

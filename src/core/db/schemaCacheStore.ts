@@ -24,6 +24,8 @@ export interface SchemaEntry {
   refs: string[];
   blob: string;
   bytes: number;
+  /** Length of the blob's table directory: a one-table read takes exactly it, then the table's bytes. */
+  directory: number;
 }
 
 export interface SchemaIndex {
