@@ -20,6 +20,7 @@ import {
 } from '../src/core/db/introspectQueries';
 import { openPostgres } from '../src/core/db/postgresDb';
 import { SchemaCache } from '../src/core/db/schemaCache';
+import { catalogActivity } from '../src/core/db/schemaVersion';
 import { runHealth } from '../src/core/dba/runHealth';
 import { silentLogger } from '../src/core/platform/logger';
 import { loadCodeCatalog } from '../src/core/sql/reach/codeCatalog';
@@ -54,6 +55,10 @@ async function child(task: string, dir: string, prefix: string): Promise<void> {
     const table = await cache.table(db, KEY, 'tenant_7', 'orders_0512');
     extra.columns = table?.columns.length ?? -1;
     extra.bytesRead = cache.bytesRead(KEY);
+    extra.endMs = performance.now();
+    const query = performance.now();
+    await db.withSession((s) => catalogActivity(s));
+    extra.freshnessMs = performance.now() - query;
   } else if (task === 'context') {
     const { snapshot } = await cache.get(db, KEY);
     const linking = performance.now();
@@ -70,7 +75,8 @@ async function child(task: string, dir: string, prefix: string): Promise<void> {
   } else if (task === 'health') {
     extra.findings = (await runHealth(db)).summary.findings;
   }
-  const ms = performance.now() - start;
+  const ms = (extra.endMs ?? performance.now()) - start;
+  delete extra.endMs;
   const figure: Figure = { ms, rssMb: process.resourceUsage().maxRSS / 1024, ...extra };
   console.log(JSON.stringify(figure));
   cache.dispose();
@@ -149,12 +155,14 @@ async function main(): Promise<void> {
     const table = median('table', 9, dir, prefix);
     report('fresh process reads one table, file, p50 of 9 (target < 5 ms)', table.ms, 'ms');
     report('  bytes read (index + directory + the table)', `${table.bytesRead} bytes`);
+    report('  of which about its freshness query (one round trip, timed after)', table.freshnessMs ?? NaN, 'ms');
     if (redisUp) {
       runChild('cachedRedis', dir, prefix);
       const cachedRedis = median('cachedRedis', 5, dir, prefix);
       report('cached load, whole schema, fresh process, Redis, p50 of 5', cachedRedis.ms, 'ms');
       const tableRedis = median('tableRedis', 9, dir, prefix);
       report('fresh process reads one table, Redis, p50 of 9 (target < 5 ms)', tableRedis.ms, 'ms');
+      report('  of which about its freshness query', tableRedis.freshnessMs ?? NaN, 'ms');
       report('  bytes read (index + directory + the table)', `${tableRedis.bytesRead} bytes`);
     } else console.log('!!! Redis not reachable: the Redis figures are SKIPPED');
 
