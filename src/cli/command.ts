@@ -49,8 +49,8 @@ export interface CommandContext {
   openTicketStore: () => Promise<TicketStore>;
   /** The database's schema through the schema cache (Redis when REDIS_URL is set, else .pgagent/). */
   loadSchema: (options?: { sampleValues?: boolean }) => Promise<SchemaSnapshot>;
-  /** Forgets the cached schema of that database (after a DDL this process made). */
-  invalidateSchema: () => Promise<void>;
+  /** One table through the same cache, reading only it (the snapshot's `tables` holds it, or nothing). */
+  loadTable: (schema: string, name: string, options?: { sampleValues?: boolean }) => Promise<SchemaSnapshot>;
   /** The SQL or question: the positional text, or stdin when it is "-". */
   readText: () => Promise<string>;
   /** One driver per job: leases in Redis when REDIS_URL is set, else .pgagent/leases/. Closed by the runner. */

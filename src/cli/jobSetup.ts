@@ -98,7 +98,6 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     connectionKey: key,
     provider: options.provider,
     loadSnapshot: () => context.loadSchema(),
-    invalidateSchema: () => context.invalidateSchema(),
     settings: await cliSafety(context),
     ...(embedder ? { indexForSearch: jobSearchIndexer(embedder, context.logger) } : {}),
   });

@@ -7,7 +7,7 @@ import { openTicketStore } from '../core/approvals/openTicketStore';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
-import { openSchemaCache } from '../core/db/schemaCache';
+import { openSchemaCache } from '../core/db/openSchemaCache';
 import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { JobLeases } from '../core/jobs/jobLease';
@@ -220,14 +220,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return store;
   };
   let schemaCache: Awaited<ReturnType<typeof openSchemaCache>> | undefined;
-  const loadSchema = async (options: { sampleValues?: boolean } = {}): Promise<SchemaSnapshot> => {
-    const database = await openDb();
-    schemaCache ??= await openSchemaCache({
+  const openCache = async (options: { sampleValues?: boolean }) =>
+    (schemaCache ??= await openSchemaCache({
       ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
       dir: paths.schemaCache,
       ...(options.sampleValues ? { sampleValues: true } : {}),
       logger,
-    });
+    }));
+  const loadTable = async (schema: string, name: string, options: { sampleValues?: boolean } = {}) => {
+    const database = await openDb();
+    const opened = await openCache(options);
+    return opened.cache.tableSnapshot(database, connectionKey(await resolve(), paths.sampleDb), schema, name);
+  };
+  const loadSchema = async (options: { sampleValues?: boolean } = {}): Promise<SchemaSnapshot> => {
+    const database = await openDb();
+    schemaCache = await openCache(options);
     const { snapshot, source } = await schemaCache.cache.get(database, connectionKey(await resolve(), paths.sampleDb));
     logger.debug('schema loaded', { source });
     return snapshot;
@@ -271,9 +278,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       },
       openTicketStore: openStore,
       loadSchema,
-      invalidateSchema: async () => {
-        if (schemaCache) await schemaCache.cache.invalidate(connectionKey(await resolve(), paths.sampleDb));
-      },
+      loadTable,
       readText,
       openJobLeases,
       openJobCheckpointer: jobCheckpointer,

@@ -25,5 +25,4 @@ export interface GuardContext {
   logger: Logger;
   /** `--hold wait[=SECONDS]`: a held statement outside a transaction keeps its client waiting this long for the decision. */
   holdWaitSeconds?: number;
-  invalidateSchema?: () => Promise<void>;
 }

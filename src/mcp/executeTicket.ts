@@ -30,7 +30,6 @@ export async function executeTicket(context: McpToolContext, ticketId: string): 
     by: context.executedBy,
     undo: workspaceUndoSink(workspacePaths(context.workspaceDir).undo, ticketId),
     logger: context.logger,
-    ...(context.invalidateSchema ? { invalidateSchema: context.invalidateSchema } : {}),
   });
   if (result.outcomeNotRecorded !== undefined) {
     context.logger.warn('the write committed but its outcome could not be recorded on the ticket', {

@@ -26,8 +26,6 @@ export interface McpToolContext {
   /** Who runs approved tickets: the person whose agent calls execute_approved. */
   executedBy: string;
   logger: Logger;
-  /** Empties the schema cache after an executed schema change. */
-  invalidateSchema?: () => Promise<void>;
   /** `pg-agent mcp --guard`: the database is reached through the guard only (openDb is the guard), no ticket store. */
   guard?: GuardLink;
 }

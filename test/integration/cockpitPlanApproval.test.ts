@@ -172,7 +172,6 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
       session: {
         use: (work) => work({ db, key: scratch.url }),
         loadSnapshot: () => Promise.resolve(snapshot),
-        invalidateSchema: () => Promise.resolve(),
       },
       ticketStore: () => Promise.resolve(store),
       settings: () => jobRunnerSettings(coreServices, workspace),

@@ -71,7 +71,7 @@ describe.runIf(postgresAvailable)('schema cache', () => {
       expect((await a.get(db, scratch.url)).source).toBe('introspected');
       const b = new SchemaCache({ redis, prefix, logger: silentLogger });
       expect((await b.get(db, scratch.url)).source).toBe('redis');
-      const ttl = await redis.ttl(`${prefix}schema:${scratch.url}`);
+      const ttl = await redis.ttl(`${prefix}schema:${scratch.url}:index`);
       expect(ttl).toBeGreaterThan(3500);
       expect(ttl).toBeLessThanOrEqual(3600);
     });

@@ -78,7 +78,6 @@ export const askCommand: CliCommand = {
       ticketStore: store,
       provider,
       loadSnapshot: () => context.loadSchema(),
-      invalidateSchema: () => context.invalidateSchema(),
       settings: await cliSafety(context),
       logger: context.logger,
       requestedBy: await requesterOf(context),

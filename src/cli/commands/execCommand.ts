@@ -54,7 +54,6 @@ export const execCommand: CliCommand = {
       by: io.env.USER ?? 'cli-user',
       undo: workspaceUndoSink(paths.undo, id),
       logger: context.logger,
-      invalidateSchema: () => context.invalidateSchema(),
     });
     if (result.outcomeNotRecorded !== undefined) {
       io.stderr(

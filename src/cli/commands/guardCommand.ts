@@ -191,7 +191,6 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     workspaceDir,
     executedBy: `pg-agent guard (${io.env.USER ?? 'guard'})`,
     logger: context.logger,
-    invalidateSchema: () => context.invalidateSchema(),
     ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
   };
   // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.

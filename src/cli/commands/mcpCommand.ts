@@ -5,7 +5,7 @@
  * stdout belongs to the protocol.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { openSchemaCache } from '../../core/db/schemaCache';
+import { openSchemaCache } from '../../core/db/openSchemaCache';
 import { connectionKey, parseConnectionUrl } from '../../core/db/connectionTarget';
 import type { Db } from '../../core/db/db';
 import { openPostgres } from '../../core/db/postgresDb';
@@ -112,7 +112,6 @@ async function buildToolContext(context: CommandContext, budget: number): Promis
     proposedBy: () => 'agent via MCP',
     executedBy: io.env.USER ?? 'pg-agent',
     logger: context.logger,
-    invalidateSchema: () => context.invalidateSchema(),
   };
 }
 
@@ -174,9 +173,6 @@ async function guardToolContext(context: CommandContext, guardUrl: string, budge
     proposedBy: () => 'agent via MCP through the guard',
     executedBy: io.env.USER ?? 'pg-agent',
     logger: context.logger,
-    invalidateSchema: async () => {
-      if (cache) await (await cache).cache.invalidate(key);
-    },
     guard: { url: guardUrl, label: key, sent: new Map() },
   };
 }

@@ -16,10 +16,16 @@ export const schemaCommand: CliCommand = {
   optionsHelp: `  --compact           one line per table
   --table NAME        only this table (name or schema.name)
   --samples           a few common values per column (from pg_stats; shows data)`,
-  async run({ args, io, openDb, loadSchema }) {
+  async run({ args, io, openDb, loadSchema, loadTable }) {
     const db = await openDb();
-    const snapshot = await loadSchema({ sampleValues: args.options.samples === true });
     const only = args.options.table;
+    const sampleValues = args.options.samples === true;
+    // "schema.name" is read alone from the cache (its index and that table's bytes); a bare name is looked for everywhere.
+    const qualified = typeof only === 'string' ? /^([^.]+)\.([^.]+)$/.exec(only) : null;
+    const snapshot =
+      qualified?.[1] && qualified[2]
+        ? await loadTable(qualified[1], qualified[2], { sampleValues })
+        : await loadSchema({ sampleValues });
     const tables = typeof only === 'string' ? snapshot.tables.filter((t) => matches(t, only)) : snapshot.tables;
     if (typeof only === 'string' && tables.length === 0) {
       io.stderr(`No table or view named "${only}" in ${db.label}.\n`);

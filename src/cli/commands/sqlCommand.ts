@@ -164,7 +164,6 @@ async function holdOrAsk(
     by: decided.decisions.at(-1)?.by ?? 'cli-user',
     undo: workspaceUndoSink(workspacePaths(args.flags.workspace).undo, ticket.id),
     logger: context.logger,
-    invalidateSchema: () => context.invalidateSchema(),
   });
   const undoFile = result.undoFile;
   io.stdout(

@@ -14,11 +14,6 @@ export interface RunDeps {
   /** Undefined when no model is configured: what needs the model then fails with a clear error. */
   provider: LlmProvider | undefined;
   loadSnapshot: () => Promise<SchemaSnapshot>;
-  /**
-   * Forgets the cached schema (SchemaCache.invalidate for this connection). The execution of an approved
-   * DDL calls it right after COMMIT, so the next step never reads the schema from before it.
-   */
-  invalidateSchema?: () => Promise<void>;
   settings: SafetySettings;
   logger: Logger;
   /** Who asked or started the job (recorded on the tickets the run creates). */

@@ -1,116 +1,29 @@
 /**
- * Schema intelligence: the whole structure of a database's user schemas from a fixed handful of catalog
- * queries, whatever the number of tables (never one query per table).
+ * Schema intelligence: the whole structure of a database's user schemas (or of a few of them) from a fixed
+ * handful of catalog queries per chunk of relations, whatever the number of tables (never one query per
+ * table, never the whole catalog in one result). Repeated strings (schema names, types, column names,
+ * defaults) are interned, so 50,000 tables of the same shape share their words.
  */
 import type { ColumnInfo, ReferentialAction, RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schema';
 import { parseArrayLiteral } from './valueEncoding';
 import type { DbSession } from './db';
 import type { StatsRow } from './valueWords';
 import { attachValueWords, VALUE_STATS_SQL } from './valueWords';
-
-const USER_RELATIONS = `
-  c.relkind IN ('r', 'p', 'v', 'm', 'f')
-  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
-  AND n.nspname NOT LIKE 'pg\\_%'`;
-
-const RELATIONS_SQL = `
-SELECT c.oid::int8::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind,
-       c.reltuples::float8 AS reltuples, obj_description(c.oid, 'pg_class') AS comment,
-       inh.inhparent::int8::text AS parent_oid
-FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-LEFT JOIN pg_inherits inh ON c.relispartition AND inh.inhrelid = c.oid
-WHERE ${USER_RELATIONS}
-ORDER BY n.nspname, c.relname`;
-
-const COLUMNS_SQL = `
-SELECT a.attrelid::int8::text AS oid, a.attnum::int AS num, a.attname AS name,
-       format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
-       pg_get_expr(d.adbin, d.adrelid) AS "default", col_description(a.attrelid, a.attnum) AS comment,
-       a.atttypid::int8::text AS type_oid
-FROM pg_attribute a
-JOIN pg_class c ON c.oid = a.attrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-WHERE ${USER_RELATIONS} AND a.attnum > 0 AND NOT a.attisdropped
-ORDER BY a.attrelid, a.attnum`;
-
-const CONSTRAINTS_SQL = `
-SELECT con.conrelid::int8::text AS oid, con.conname AS name, con.contype::text AS type,
-       con.conkey::int[] AS columns, con.confrelid::int8::text AS ref_oid, con.confkey::int[] AS ref_columns,
-       con.confdeltype::text AS on_delete, con.confupdtype::text AS on_update,
-       CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid) END AS definition
-FROM pg_constraint con
-JOIN pg_class c ON c.oid = con.conrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE ${USER_RELATIONS} AND con.contype IN ('p', 'u', 'f', 'c')
-ORDER BY con.conrelid, con.conname`;
-
-const INDEXES_SQL = `
-SELECT i.indrelid::int8::text AS oid, ic.relname AS name, i.indisunique AS unique, i.indisprimary AS primary,
-       pg_get_indexdef(i.indexrelid) AS definition
-FROM pg_index i
-JOIN pg_class ic ON ic.oid = i.indexrelid
-JOIN pg_class c ON c.oid = i.indrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE ${USER_RELATIONS}
-ORDER BY i.indrelid, ic.relname`;
-
-const TRIGGERS_SQL = `
-SELECT t.tgrelid::int8::text AS oid, t.tgname AS name, t.tgenabled <> 'D' AS enabled,
-       pg_get_triggerdef(t.oid) AS definition
-FROM pg_trigger t
-JOIN pg_class c ON c.oid = t.tgrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE ${USER_RELATIONS} AND NOT t.tgisinternal
-ORDER BY t.tgrelid, t.tgname`;
-
-const ENUMS_SQL = `
-SELECT enumtypid::int8::text AS oid, array_agg(enumlabel::text ORDER BY enumsortorder) AS labels
-FROM pg_enum GROUP BY enumtypid`;
-
-interface RelationRow {
-  oid: string;
-  schema: string;
-  name: string;
-  kind: string;
-  reltuples: number;
-  comment: string | null;
-  parent_oid: string | null;
-}
-interface ColumnRow {
-  oid: string;
-  num: number;
-  name: string;
-  type: string;
-  nullable: boolean;
-  default: string | null;
-  comment: string | null;
-  type_oid: string;
-}
-interface ConstraintRow {
-  oid: string;
-  name: string;
-  type: string;
-  columns: number[];
-  ref_oid: string;
-  ref_columns: number[] | null;
-  on_delete: string;
-  on_update: string;
-  definition: string | null;
-}
-interface IndexRow {
-  oid: string;
-  name: string;
-  unique: boolean;
-  primary: boolean;
-  definition: string;
-}
-interface TriggerRow {
-  oid: string;
-  name: string;
-  enabled: boolean;
-  definition: string;
-}
+import {
+  COLUMNS_SQL,
+  CONSTRAINTS_SQL,
+  ENUMS_SQL,
+  IN_SCHEMAS,
+  INDEXES_SQL,
+  RELATIONS_SQL,
+  TRIGGERS_SQL,
+  USER_RELATIONS,
+  type ColumnRow,
+  type ConstraintRow,
+  type IndexRow,
+  type RelationRow,
+  type TriggerRow,
+} from './introspectQueries';
 
 const KINDS: Record<string, RelationKind> = {
   r: 'table',
@@ -128,6 +41,9 @@ const ACTIONS: Record<string, ReferentialAction> = {
   d: 'SET DEFAULT',
 };
 
+/** Relations read per round of column/constraint/index/trigger queries: bounds the rows held at once. */
+export const INTROSPECT_CHUNK = 4000;
+
 /** Limits of sample values: they help a model match words to data, and they are data, so they stay small. */
 export const SAMPLE_VALUES = { perColumn: 3, maxChars: 40 } as const;
 
@@ -138,38 +54,52 @@ SELECT c.oid::int8::text AS oid, s.attname AS name, s.most_common_vals::text AS 
 FROM pg_stats s
 JOIN pg_namespace n ON n.nspname = s.schemaname
 JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = s.tablename
-WHERE s.most_common_vals IS NOT NULL AND ${USER_RELATIONS}`;
+WHERE s.most_common_vals IS NOT NULL AND ${USER_RELATIONS}${IN_SCHEMAS}`;
 
 export interface IntrospectOptions {
   /** Opt-in: attach a few common values per column (postgresAgent.schema.sampleValues). */
   sampleValues?: boolean;
   /** Words of pg_stats' common values and histogram bounds per text column, for linking only (default true). */
   valueWords?: boolean;
+  /** Only these schemas (the schema cache refreshes the schemas that changed); default every user schema. */
+  schemas?: readonly string[];
 }
 
-/** Reads the structure of every user schema. Runs on one session so all queries see the same catalog. */
+/** One copy of each repeated string. */
+class Interner {
+  private readonly strings = new Map<string, string>();
+  of(value: string): string;
+  of(value: string | null): string | null;
+  of(value: string | null): string | null {
+    if (value === null) return null;
+    const known = this.strings.get(value);
+    if (known !== undefined) return known;
+    this.strings.set(value, value);
+    return value;
+  }
+}
+
+/** Reads the structure of the user schemas. Runs on one session so all queries see the same catalog. */
 export async function introspectSchema(session: DbSession, options: IntrospectOptions = {}): Promise<SchemaSnapshot> {
   const info = await session.query<{ database: string; version: string }>(
     `SELECT current_database() AS database, current_setting('server_version') AS version`,
   );
-  const relations = await session.query<RelationRow>(RELATIONS_SQL);
-  const columns = await session.query<ColumnRow>(COLUMNS_SQL);
-  const constraints = await session.query<ConstraintRow>(CONSTRAINTS_SQL);
-  const indexes = await session.query<IndexRow>(INDEXES_SQL);
-  const triggers = await session.query<TriggerRow>(TRIGGERS_SQL);
+  const schemas = options.schemas ? [...options.schemas] : null;
+  const relations = await session.query<RelationRow>(RELATIONS_SQL, [schemas]);
   const enums = await session.query<{ oid: string; labels: string[] }>(ENUMS_SQL);
   const enumLabels = new Map(enums.rows.map((e) => [e.oid, e.labels]));
+  const strings = new Interner();
 
   const byOid = new Map<string, TableInfo>();
-  const columnNames = new Map<string, Map<number, string>>();
-  const parents = new Map<string, string>();
   for (const r of relations.rows) {
-    if (r.parent_oid) parents.set(r.oid, r.parent_oid);
     byOid.set(r.oid, {
-      schema: r.schema,
+      schema: strings.of(r.schema),
       name: r.name,
       kind: KINDS[r.kind] ?? 'table',
       comment: r.comment,
+      ...(r.parent_schema !== null && r.parent_name !== null
+        ? { partitionOf: { schema: strings.of(r.parent_schema), table: r.parent_name } }
+        : {}),
       // reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14+), 0 for views.
       rowEstimate:
         (r.kind === 'r' || r.kind === 'p' || r.kind === 'm') && r.reltuples >= 0 ? Math.round(r.reltuples) : null,
@@ -180,61 +110,19 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
       indexes: [],
       triggers: [],
     });
-    columnNames.set(r.oid, new Map());
   }
-  for (const c of columns.rows) {
-    const column: ColumnInfo = {
-      name: c.name,
-      type: c.type,
-      nullable: c.nullable,
-      default: c.default,
-      comment: c.comment,
-    };
-    const labels = enumLabels.get(c.type_oid);
-    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
-    byOid.get(c.oid)?.columns.push(column);
-    columnNames.get(c.oid)?.set(c.num, c.name);
-  }
-  const names = (oid: string, nums: readonly number[] | null) =>
-    (nums ?? []).map((n) => columnNames.get(oid)?.get(n) ?? `#${n}`);
-  for (const k of constraints.rows) {
-    const table = byOid.get(k.oid);
-    if (!table) continue;
-    if (k.type === 'p') table.primaryKey = names(k.oid, k.columns);
-    else if (k.type === 'c') attachCheckLiterals(table, names(k.oid, k.columns), k.definition);
-    else if (k.type === 'u') table.uniqueConstraints.push(names(k.oid, k.columns));
-    else {
-      const target = byOid.get(k.ref_oid);
-      table.foreignKeys.push({
-        name: k.name,
-        columns: names(k.oid, k.columns),
-        references: {
-          schema: target?.schema ?? '?',
-          table: target?.name ?? `oid ${k.ref_oid}`,
-          columns: names(k.ref_oid, k.ref_columns),
-        },
-        onDelete: ACTIONS[k.on_delete] ?? 'NO ACTION',
-        onUpdate: ACTIONS[k.on_update] ?? 'NO ACTION',
-      });
-    }
-  }
-  for (const i of indexes.rows) {
-    byOid.get(i.oid)?.indexes.push({ name: i.name, unique: i.unique, primary: i.primary, definition: i.definition });
-  }
-  for (const t of triggers.rows) {
-    byOid.get(t.oid)?.triggers.push({ name: t.name, enabled: t.enabled, definition: t.definition });
-  }
-  for (const [oid, parentOid] of parents) {
-    const table = byOid.get(oid);
-    const parent = byOid.get(parentOid);
-    if (table && parent) table.partitionOf = { schema: parent.schema, table: parent.name };
+  const oids = relations.rows.map((r) => r.oid);
+  relations.rows.length = 0;
+  for (let start = 0; start < oids.length; start += INTROSPECT_CHUNK) {
+    const chunk = oids.slice(start, start + INTROSPECT_CHUNK);
+    await readChunk(session, chunk, byOid, enumLabels, strings);
   }
   if (options.valueWords !== false) {
-    const stats = await session.query<StatsRow>(VALUE_STATS_SQL);
+    const stats = await session.query<StatsRow>(VALUE_STATS_SQL + IN_SCHEMAS, [schemas]);
     attachValueWords(byOid, stats.rows);
   }
   if (options.sampleValues) {
-    const samples = await session.query<{ oid: string; name: string; vals: string }>(SAMPLES_SQL);
+    const samples = await session.query<{ oid: string; name: string; vals: string }>(SAMPLES_SQL, [schemas]);
     for (const s of samples.rows) {
       const column = byOid.get(s.oid)?.columns.find((c) => c.name === s.name);
       if (!column) continue;
@@ -250,6 +138,64 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     serverVersion: first?.version ?? '',
     tables: [...byOid.values()],
   };
+}
+
+/** Columns, constraints, indexes and triggers of one chunk of relations, attached to their tables. */
+async function readChunk(
+  session: DbSession,
+  chunk: readonly string[],
+  byOid: ReadonlyMap<string, TableInfo>,
+  enumLabels: ReadonlyMap<string, string[]>,
+  strings: Interner,
+): Promise<void> {
+  const columnNames = new Map<string, string[]>();
+  const columns = await session.query<ColumnRow>(COLUMNS_SQL, [chunk]);
+  for (const c of columns.rows) {
+    const column: ColumnInfo = {
+      name: strings.of(c.name),
+      type: strings.of(c.type),
+      nullable: c.nullable,
+      default: strings.of(c.default),
+      comment: c.comment,
+    };
+    const labels = enumLabels.get(c.type_oid);
+    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
+    byOid.get(c.oid)?.columns.push(column);
+    let names = columnNames.get(c.oid);
+    if (!names) columnNames.set(c.oid, (names = []));
+    names[c.num] = column.name;
+  }
+  const names = (oid: string, nums: readonly number[] | null) =>
+    (nums ?? []).map((n) => columnNames.get(oid)?.[n] ?? `#${n}`);
+  const constraints = await session.query<ConstraintRow>(CONSTRAINTS_SQL, [chunk]);
+  for (const k of constraints.rows) {
+    const table = byOid.get(k.oid);
+    if (!table) continue;
+    if (k.type === 'p') table.primaryKey = names(k.oid, k.columns);
+    else if (k.type === 'c') attachCheckLiterals(table, names(k.oid, k.columns), k.definition);
+    else if (k.type === 'u') table.uniqueConstraints.push(names(k.oid, k.columns));
+    else {
+      table.foreignKeys.push({
+        name: k.name,
+        columns: names(k.oid, k.columns),
+        references: {
+          schema: strings.of(k.ref_schema ?? '?'),
+          table: k.ref_table ?? '?',
+          columns: (k.ref_columns ?? []).map((c) => strings.of(c)),
+        },
+        onDelete: ACTIONS[k.on_delete] ?? 'NO ACTION',
+        onUpdate: ACTIONS[k.on_update] ?? 'NO ACTION',
+      });
+    }
+  }
+  const indexes = await session.query<IndexRow>(INDEXES_SQL, [chunk]);
+  for (const i of indexes.rows) {
+    byOid.get(i.oid)?.indexes.push({ name: i.name, unique: i.unique, primary: i.primary, definition: i.definition });
+  }
+  const triggers = await session.query<TriggerRow>(TRIGGERS_SQL, [chunk]);
+  for (const t of triggers.rows) {
+    byOid.get(t.oid)?.triggers.push({ name: t.name, enabled: t.enabled, definition: t.definition });
+  }
 }
 
 /** Enum labels and CHECK literals kept per column at most (a 200-label enum is a lookup table, not a hint). */

@@ -36,3 +36,27 @@ export async function catalogActivity(session: DbSession): Promise<string> {
   );
   return result.rows[0]?.activity ?? '';
 }
+
+const SCHEMA_VERSIONS_SQL = `
+WITH rels AS (
+  SELECT c.oid, c.xmin, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+), objects AS (
+  SELECT oid AS rel, xmin FROM rels
+  UNION ALL SELECT a.attrelid, a.xmin FROM pg_attribute a WHERE a.attrelid IN (SELECT oid FROM rels)
+  UNION ALL SELECT k.conrelid, k.xmin FROM pg_constraint k WHERE k.conrelid IN (SELECT oid FROM rels)
+  UNION ALL SELECT i.indrelid, i.xmin FROM pg_index i WHERE i.indrelid IN (SELECT oid FROM rels)
+  UNION ALL SELECT t.tgrelid, t.xmin FROM pg_trigger t WHERE t.tgrelid IN (SELECT oid FROM rels)
+  UNION ALL SELECT d.objoid, d.xmin FROM pg_description d WHERE d.objoid IN (SELECT oid FROM rels)
+)
+SELECT r.nspname AS schema, count(*) || '.' || sum(o.xmin::text::int8) AS version
+FROM objects o JOIN rels r ON r.oid = o.rel GROUP BY r.nspname`;
+
+/**
+ * The same fingerprint per schema (one query): the schema cache re-reads only the schemas whose version
+ * moved, and forgets those that are gone.
+ */
+export async function schemaVersions(session: DbSession): Promise<Map<string, string>> {
+  const result = await session.query<{ schema: string; version: string }>(SCHEMA_VERSIONS_SQL);
+  return new Map(result.rows.map((r) => [r.schema, r.version]));
+}

@@ -35,7 +35,7 @@ export interface JobRunnerDeps extends RunDeps {
 
 /** What one step brings to a long-lived runner (JobRunner.forStep); the rest of JobRunnerDeps stays the runner's. */
 export type JobStepDeps = Pick<JobRunnerDeps, 'db' | 'connectionKey' | 'provider' | 'loadSnapshot'> &
-  Partial<Pick<JobRunnerDeps, 'invalidateSchema' | 'onEvent' | 'signal' | 'indexForSearch'>>;
+  Partial<Pick<JobRunnerDeps, 'onEvent' | 'signal' | 'indexForSearch'>>;
 
 export interface NewJobRequest {
   /** The task in the person's words; the first line (shortened) becomes the title unless one is given. */

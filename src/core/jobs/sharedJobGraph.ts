@@ -111,9 +111,6 @@ export class SharedJobGraph {
       get loadSnapshot() {
         return step().loadSnapshot;
       },
-      get invalidateSchema() {
-        return step().invalidateSchema;
-      },
       get signal() {
         return step().signal;
       },

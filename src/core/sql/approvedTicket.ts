@@ -3,6 +3,7 @@
  * and the one for statements PostgreSQL runs only outside a transaction, ddl/executeOutsideTransaction.ts),
  * and the ticket's own SQL parsed again at execution: what runs is what was approved.
  */
+import { schemaChanges } from '../db/schemaChanges';
 import type { ApprovalRules } from '../approvals/approvalPolicy';
 import type { PolicySources } from '../approvals/policyInForce';
 import type { Ticket } from '../approvals/ticket';
@@ -44,8 +45,6 @@ export interface ExecuteOptions {
   by: string;
   undo: UndoSink;
   logger: Logger;
-  /** Empties the schema cache after a committed schema change, so the next question sees it at once. */
-  invalidateSchema?: () => Promise<void>;
 }
 
 export interface ExecutionResult {
@@ -73,13 +72,16 @@ export interface TicketStatements {
   classification: Classification;
 }
 
-/** After a committed schema change: the cache is emptied; a failure to do so is logged (the cache's own freshness check still notices). */
+/**
+ * After a committed schema change: announced on the one schema-change event (every schema cache of this process
+ * checks that connection's schemas again); a failure is logged (the cache's own freshness check still notices).
+ */
 export async function invalidateAfterDdl(
-  options: Pick<ExecuteOptions, 'invalidateSchema' | 'logger'>,
+  options: Pick<ExecuteOptions, 'connection' | 'logger'>,
   log: Record<string, unknown>,
 ): Promise<void> {
-  await options
-    .invalidateSchema?.()
+  await schemaChanges
+    .announce({ connection: options.connection })
     .catch((error: unknown) =>
       options.logger.warn('could not empty the schema cache after a schema change', { ...log, error: String(error) }),
     );

@@ -60,7 +60,6 @@ export async function holdOrRun(
         by: `${context.executedBy} for ${requestedBy}`,
         undo: workspaceUndoSink(workspacePaths(context.workspaceDir).undo, live.id),
         logger: context.logger,
-        ...(context.invalidateSchema ? { invalidateSchema: context.invalidateSchema } : {}),
       });
       // It may have changed the database's code: the next check asks for the version again.
       forgetReach(await context.openDb());

@@ -107,7 +107,6 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
       proposedBy: () => 'agent in VS Code chat',
       executedBy: userInfo().username,
       logger: this.deps.logger,
-      invalidateSchema: () => this.deps.session.invalidateSchema(),
     };
   }
 }

@@ -230,7 +230,6 @@ export class AskController {
       ticketStore: await this.deps.tickets.ticketStore(),
       provider,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      invalidateSchema: () => this.deps.session.invalidateSchema(),
       settings: await safetySettings(this.deps.core, this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,

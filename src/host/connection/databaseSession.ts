@@ -161,10 +161,10 @@ export class DatabaseSession implements vscode.Disposable {
     return this.snapshotOf(db, key);
   }
 
-  /** Forgets the cached schema of the open database: call right after a DDL made through the agent. */
-  async invalidateSchema(): Promise<void> {
+  /** A person's Refresh: the open database's cached schema is forgotten everywhere (the one schema-change event). */
+  async forgetSchema(): Promise<void> {
     if (!this.key) return;
-    for (const opened of this.schemaCaches.values()) await (await opened).cache.invalidate(this.key);
+    await this.core().schemaChanges.announce({ connection: this.key, everything: true });
   }
 
   private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
@@ -189,7 +189,7 @@ export class DatabaseSession implements vscode.Disposable {
 
   /** Reconnects and reads the schema again from the catalog (the cache is emptied first). */
   async refreshSchema(): Promise<void> {
-    await this.invalidateSchema();
+    await this.forgetSchema();
     await this.connect(this.store.active());
   }
 

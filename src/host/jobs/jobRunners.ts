@@ -37,7 +37,6 @@ export interface JobRunnerSettings {
 export interface JobDatabasePort {
   use<T>(work: (open: { db: Db; key: string }) => Promise<T>): Promise<T>;
   loadSnapshot(): Promise<SchemaSnapshot>;
-  invalidateSchema(): Promise<void>;
 }
 
 export interface JobRunnersDeps {
@@ -130,7 +129,6 @@ export class JobRunners {
           connectionKey: key,
           provider: options.provider,
           loadSnapshot: () => this.deps.session.loadSnapshot(),
-          invalidateSchema: () => this.deps.session.invalidateSchema(),
           onEvent: (event) => options.onEvent(event),
           signal: options.signal,
           ...(options.embedder ? { indexForSearch: core.jobSearchIndexer(options.embedder, this.deps.logger) } : {}),

@@ -170,7 +170,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   }
 
   private async refresh(): Promise<void> {
-    await this.session.invalidateSchema();
+    await this.session.forgetSchema();
     this.changed.fire(undefined);
   }
 

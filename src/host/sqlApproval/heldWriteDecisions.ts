@@ -176,7 +176,6 @@ export class HeldWriteDecisions {
       by: userInfo().username,
       undo: services.workspaceUndoSink(undoDir, t.ticketId),
       logger: this.deps.logger,
-      invalidateSchema: () => this.deps.session.invalidateSchema(),
     });
     t.decisions = await this.decisionsView(result.ticket);
     if (result.outcomeNotRecorded !== undefined) {

@@ -19,7 +19,6 @@ export function makeExecuteWriteNode(deps: AskDeps): AskNode {
         by: state.decision.by,
         undo: workspaceUndoSink(deps.undoDir, state.ticketId),
         logger: deps.logger,
-        ...(deps.invalidateSchema ? { invalidateSchema: deps.invalidateSchema } : {}),
       });
       await deps.audit.record(threadId, {
         type: 'sql',

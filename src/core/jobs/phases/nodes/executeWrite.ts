@@ -42,7 +42,6 @@ export function makeExecuteWriteNode(deps: JobGraphDeps): JobNode {
           by: decision.by,
           undo: jobUndoSink(deps, state.jobId, undoFile, pending.sqlFile),
           logger: deps.logger,
-          ...(deps.invalidateSchema ? { invalidateSchema: deps.invalidateSchema } : {}),
         });
         const perTable = result.tables
           .map((t) => `${t.schema}.${t.name}: +${t.inserted} ~${t.updated} -${t.deleted} (${t.via})`)

@@ -1,0 +1,188 @@
+/**
+ * Where the schema cache keeps one connection's entry: a small index (per schema: its version, table count,
+ * the schemas it points to and the id of its blob) and one blob per schema (schemaBlob.ts), named by the hash
+ * of its content. A file store keeps them under .pgagent/schema-cache/<connection>/, Redis under per-schema
+ * keys. A blob is written before the index that names it, and never changed once written, so a reader of
+ * any index finds whole blobs (or none: then it re-reads that schema). Reads can be ranges, so a process that
+ * needs one table reads the index, that schema's directory and that table's bytes; `bytesRead` counts them.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { settled, writeFileAtomic, writeFileAtomicSync } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
+import { namesIn } from '../fs/listDir';
+
+export const SCHEMA_CACHE_TTL_SECONDS = 3600;
+export const SCHEMA_CACHE_FORMAT = 2;
+
+export interface SchemaEntry {
+  version: string;
+  tables: number;
+  /** Other schemas its tables point to (foreign keys, partition parents): a change there re-reads this one. */
+  refs: string[];
+  blob: string;
+  bytes: number;
+  /** Length of the blob's table directory: a one-table read takes exactly it, then the table's bytes. */
+  directory: number;
+}
+
+export interface SchemaIndex {
+  format: typeof SCHEMA_CACHE_FORMAT;
+  database: string;
+  serverVersion: string;
+  /** catalogActivity() when every entry was last confirmed; '' when it must be checked again. */
+  activity: string;
+  schemas: Record<string, SchemaEntry>;
+}
+
+export interface SchemaBlobStore {
+  readonly source: 'file' | 'redis';
+  readIndex(): Promise<SchemaIndex | undefined>;
+  writeIndex(index: SchemaIndex): Promise<void>;
+  removeIndex(): Promise<void>;
+  putBlob(id: string, data: Buffer): Promise<void>;
+  blob(id: string): Promise<Buffer | undefined>;
+  /** Bytes [start, end) of a blob; undefined when the blob is gone. */
+  range(id: string, start: number, end: number): Promise<Buffer | undefined>;
+  /** Every byte this store has read (index and blobs): what a test asserts a fresh process read. */
+  readonly bytesRead: number;
+}
+
+export function blobId(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex').slice(0, 24);
+}
+
+function parseIndex(text: string): SchemaIndex | undefined {
+  const index = JSON.parse(text) as SchemaIndex;
+  return index.format === SCHEMA_CACHE_FORMAT ? index : undefined;
+}
+
+/** A blob left unnamed by every index this long is removed (a writer names its blobs well within it). */
+const ORPHAN_AGE_MS = 60_000;
+
+export class FileBlobStore implements SchemaBlobStore {
+  readonly source = 'file' as const;
+  bytesRead = 0;
+  constructor(private readonly dir: string) {}
+
+  async readIndex(): Promise<SchemaIndex | undefined> {
+    try {
+      const text = await readFile(join(this.dir, 'index.json'), 'utf8');
+      this.bytesRead += text.length;
+      return parseIndex(text);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+  }
+
+  async writeIndex(index: SchemaIndex): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(join(this.dir, 'index.json'), JSON.stringify(index));
+    await this.removeOrphans(new Set(Object.values(index.schemas).map((s) => `${s.blob}.bin`)));
+  }
+
+  async removeIndex(): Promise<void> {
+    await rm(join(this.dir, 'index.json'), { force: true });
+  }
+
+  async putBlob(id: string, data: Buffer): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await settled(() => writeFileAtomicSync(join(this.dir, `${id}.bin`), data));
+  }
+
+  async blob(id: string): Promise<Buffer | undefined> {
+    try {
+      const data = await readFile(join(this.dir, `${id}.bin`));
+      this.bytesRead += data.length;
+      return data;
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+  }
+
+  async range(id: string, start: number, end: number): Promise<Buffer | undefined> {
+    let handle;
+    try {
+      handle = await open(join(this.dir, `${id}.bin`), 'r');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      throw error;
+    }
+    try {
+      const buffer = Buffer.alloc(Math.max(0, end - start));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+      this.bytesRead += bytesRead;
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Blobs no index names any more, once old enough that no writer is still about to name them. */
+  private async removeOrphans(named: ReadonlySet<string>): Promise<void> {
+    for (const name of await namesIn(this.dir)) {
+      if (!name.endsWith('.bin') || named.has(name)) continue;
+      const path = join(this.dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > ORPHAN_AGE_MS) await rm(path, { force: true });
+    }
+  }
+}
+
+export class RedisBlobStore implements SchemaBlobStore {
+  readonly source = 'redis' as const;
+  bytesRead = 0;
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  async readIndex(): Promise<SchemaIndex | undefined> {
+    const text = await this.redis.get(`${this.prefix}index`);
+    if (!text) return undefined;
+    this.bytesRead += text.length;
+    return parseIndex(text);
+  }
+
+  async writeIndex(index: SchemaIndex): Promise<void> {
+    // The blobs it names live as long as it does (a blob shared by two indexes keeps the longer life).
+    const multi = this.redis.multi().set(`${this.prefix}index`, JSON.stringify(index), 'EX', SCHEMA_CACHE_TTL_SECONDS);
+    for (const entry of Object.values(index.schemas)) multi.expire(this.blobKey(entry.blob), SCHEMA_CACHE_TTL_SECONDS);
+    await multi.exec();
+  }
+
+  async removeIndex(): Promise<void> {
+    await this.redis.del(`${this.prefix}index`);
+  }
+
+  async putBlob(id: string, data: Buffer): Promise<void> {
+    await this.redis.set(this.blobKey(id), data, 'EX', SCHEMA_CACHE_TTL_SECONDS);
+  }
+
+  async blob(id: string): Promise<Buffer | undefined> {
+    const data = await this.redis.getBuffer(this.blobKey(id));
+    if (!data) return undefined;
+    this.bytesRead += data.length;
+    return data;
+  }
+
+  async range(id: string, start: number, end: number): Promise<Buffer | undefined> {
+    if (end <= start) return Buffer.alloc(0);
+    const [[, exists], [, data]] = (await this.redis
+      .multi()
+      .exists(this.blobKey(id))
+      .getrangeBuffer(this.blobKey(id), start, end - 1)
+      .exec()) as [[unknown, number], [unknown, Buffer]];
+    if (!exists) return undefined;
+    this.bytesRead += data.length;
+    return data;
+  }
+
+  private blobKey(id: string): string {
+    return `${this.prefix}blob:${id}`;
+  }
+}
