@@ -14,7 +14,8 @@ import { tableFamilies } from './tableFamilies';
 import { stem, termOf, termsOf } from './tokens';
 
 /** Where a term was found, by how much it says about the table (see WEIGHT in schemaContext.ts). */
-export type Field = 'name' | 'column' | 'allowed' | 'comment' | 'stat' | 'sample';
+/** `glued`: a word of a glued part of a table or column name ("portdnses" → port), weaker than a name's own words. */
+export type Field = 'name' | 'column' | 'glued' | 'allowed' | 'comment' | 'stat' | 'sample';
 
 export interface Posting {
   /** Entry index (a family's representative stands for all its members). */
@@ -78,7 +79,7 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
     const f = families.representative[i] ?? i;
     return groups.representative[f] ?? f;
   };
-  const identifierTerms = identifierTermsOf(snapshot);
+  const { identifierTerms, gluedTerms } = identifierTermsOf(snapshot);
   const entryOf = new Int32Array(snapshot.tables.length).fill(-1);
   const entries: TableEntry[] = [];
   for (const i of familyHeads) {
@@ -112,10 +113,12 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   entries.forEach((entry, e) => {
     const { table } = entry;
     for (const term of entry.nameTerms) add(term, { table: e, field: 'name', column: -1 });
+    for (const term of gluedTerms(table.name)) add(term, { table: e, field: 'glued', column: -1 });
     if (table.comment)
       for (const term of new Set(termsOf(table.comment))) add(term, { table: e, field: 'comment', column: -1 });
     table.columns.forEach((column, c) => {
       for (const term of identifierTerms(column.name)) add(term, { table: e, field: 'column', column: c });
+      for (const term of gluedTerms(column.name)) add(term, { table: e, field: 'glued', column: c });
       if (isMoneyType(column.type)) add(MONEY_TERM, { table: e, field: 'column', column: c });
       if (column.comment)
         for (const term of new Set(termsOf(column.comment))) add(term, { table: e, field: 'comment', column: c });
@@ -195,10 +198,14 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
 
 /**
  * The terms of an identifier, memoized per snapshot: its words (split at underscores, case and digits,
- * abbreviations spelled out, stemmed), plus the words of any glued part the schema spells apart elsewhere
- * ("portdnses" → port, dns).
+ * abbreviations spelled out, stemmed); and apart, the words of its glued parts that the schema spells apart
+ * elsewhere ("portdnses" → port, dns), which score less than a name's own words (a glued word may be one
+ * word, like "airlines").
  */
-function identifierTermsOf(snapshot: SchemaSnapshot): (text: string) => string[] {
+function identifierTermsOf(snapshot: SchemaSnapshot): {
+  identifierTerms: (text: string) => string[];
+  gluedTerms: (text: string) => string[];
+} {
   const vocabulary = new Set<string>();
   const seen = new Set<string>();
   const learn = (name: string) => {
@@ -213,16 +220,23 @@ function identifierTermsOf(snapshot: SchemaSnapshot): (text: string) => string[]
   }
   const split = gluedSplitter(vocabulary);
   const memo = new Map<string, string[]>();
-  return (text) => {
+  const identifierTerms = (text: string): string[] => {
     let terms = memo.get(text);
+    if (!terms) memo.set(text, (terms = [...new Set(termsOf(text, 'identifier'))]));
+    return terms;
+  };
+  const gluedMemo = new Map<string, string[]>();
+  const gluedTerms = (text: string): string[] => {
+    let terms = gluedMemo.get(text);
     if (!terms) {
-      const all = termsOf(text, 'identifier');
-      for (const part of identifierParts(text))
-        for (const piece of split(part) ?? []) all.push(...termsOf(piece, 'identifier'));
-      memo.set(text, (terms = [...new Set(all)]));
+      const own = new Set(identifierTerms(text));
+      const pieces = identifierParts(text).flatMap((p) => split(p) ?? []);
+      terms = [...new Set(pieces.flatMap((piece) => termsOf(piece, 'identifier')))].filter((t) => !own.has(t));
+      gluedMemo.set(text, terms);
     }
     return terms;
   };
+  return { identifierTerms, gluedTerms };
 }
 
 /**

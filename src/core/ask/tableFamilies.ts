@@ -81,7 +81,34 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
     members.set(rep, ordered);
     for (const i of list) representative[i] = rep;
   }
+  addPrefixedCopies(tables, index, representative, members);
   return { representative, members };
+}
+
+/**
+ * Copies kept under a prefix (`shadow_instances`, `archive_orders`, `old_users` with the columns of `instances`,
+ * `orders`, `users`) join the family of the table they copy: one word, then an underscore, then the name of a
+ * table of the same schema with the same columns (names and types).
+ */
+function addPrefixedCopies(
+  tables: readonly TableInfo[],
+  index: ReadonlyMap<string, number>,
+  representative: Int32Array,
+  members: Map<number, number[]>,
+): void {
+  const signature = (t: TableInfo | undefined) => (t?.columns ?? []).map((c) => `${c.name}:${c.type}`).join(',');
+  tables.forEach((t, i) => {
+    const cut = t.name.indexOf('_');
+    if (cut <= 0 || representative[i] !== i || members.has(i) || t.partitionOf) return;
+    const base = index.get(`${t.schema}.${t.name.slice(cut + 1)}`);
+    const copied = base === undefined ? undefined : tables[base];
+    if (base === undefined || !copied || representative[base] !== base || copied.columns.length < 2) return;
+    if (copied.kind !== t.kind || signature(copied) !== signature(t)) return;
+    const list = members.get(base) ?? [base];
+    list.push(i);
+    members.set(base, list);
+    representative[i] = base;
+  });
 }
 
 /** The unsuffixed table when there is one, else the newest-looking (highest suffix) member. */

@@ -4,11 +4,11 @@
  *   tables so named get NAMED_WEIGHT × the idf of the name (one lookup per word–number pair of the question);
  * - a schema by its number or all its words ("tenant 7", "the billing schema"): the question's tables are
  *   taken from it (a group of same tables shows that schema's) and its tables that match get a name's weight;
- * - the schema the question is about: when the matches are spread over schemas (databases loaded side by side,
- *   tenants), each schema's best three direct scores are summed and a table's score is scaled by
- *   FOCUS_FLOOR + (1 − FOCUS_FLOOR) × its schema's sum / the best schema's sum (a table of a schema the question
- *   hardly touches is kept, but below the tables of the schema it is about). Group entries are in every
- *   schema of their group and are not scaled.
+ * - the schema the question is about: when the matches are spread over schemas (databases loaded side by side),
+ *   each schema's coverage is the idf sum of the question terms any of its tables matches, and a table's
+ *   score is scaled by FOCUS_FLOOR + (1 − FOCUS_FLOOR) × its schema's coverage / the best coverage (a table of a
+ *   schema that speaks of less of the question is kept, but below those of the schema that speaks of most of
+ *   it); a named schema counts as the best. Group entries are in every schema of their group, never scaled.
  */
 import type { SchemaIndex } from '../schemaIndex';
 import { numberedKeys } from './numberedNames';
@@ -16,7 +16,6 @@ import { numberedKeys } from './numberedNames';
 const NAMED_WEIGHT = 12;
 const NAMED_SCHEMA_WEIGHT = 4;
 const FOCUS_FLOOR = 0.5;
-const FOCUS_TOP = 3;
 
 /** Adds the named tables' and schemas' weight to `direct`; returns the schemas the question names. */
 export function addNamed(
@@ -45,28 +44,20 @@ export function addNamed(
 }
 
 /** Scales `direct` toward the schema(s) the question is about (see above); a no-op with one schema. */
-export function focusSchemas(index: SchemaIndex, direct: Float64Array, named: ReadonlySet<string>): void {
-  const best = new Map<string, number[]>();
-  index.entries.forEach((entry, e) => {
-    const score = direct[e] ?? 0;
-    if (score === 0 || entry.schemas) return;
-    const schema = entry.table.schema;
-    const top = best.get(schema) ?? [];
-    top.push(score);
-    top.sort((a, b) => b - a);
-    if (top.length > FOCUS_TOP) top.pop();
-    best.set(schema, top);
-  });
-  if (best.size < 2) return;
-  const mass = new Map([...best].map(([s, top]) => [s, top.reduce((a, b) => a + b, 0)]));
+export function focusSchemas(
+  index: SchemaIndex,
+  direct: Float64Array,
+  named: ReadonlySet<string>,
+  coverage: ReadonlyMap<string, number>,
+): void {
+  if (coverage.size < 2) return;
   let most = 0;
-  for (const [s, m] of mass) most = Math.max(most, named.has(s) ? Infinity : m);
-  if (most === Infinity)
-    for (const s of named) mass.set(s, (most = Math.max(...[...mass.values()].filter(Number.isFinite))));
+  for (const c of coverage.values()) most = Math.max(most, c);
   if (most <= 0) return;
   index.entries.forEach((entry, e) => {
     if (entry.schemas || (direct[e] ?? 0) === 0) return;
-    const ratio = Math.min(1, (mass.get(entry.table.schema) ?? 0) / most);
+    const schema = entry.table.schema;
+    const ratio = named.has(schema) ? 1 : Math.min(1, (coverage.get(schema) ?? 0) / most);
     direct[e] = (direct[e] ?? 0) * (FOCUS_FLOOR + (1 - FOCUS_FLOOR) * ratio);
   });
 }

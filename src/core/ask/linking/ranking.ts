@@ -29,7 +29,7 @@ import { addNamed, focusSchemas, shownSchema } from './namedInQuestion';
  * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
  * whole schema fits the budget, in which case every table is given.
  */
-const WEIGHT: Record<Field, number> = { name: 4, column: 2, allowed: 2, comment: 1, stat: 1.5, sample: 0.5 };
+const WEIGHT: Record<Field, number> = { name: 4, column: 2, glued: 2, allowed: 2, comment: 1, stat: 1.5, sample: 0.5 };
 const EXACT_NAME_BONUS = 8;
 const FK_SHARE = 0.6;
 const COHERENCE = 0.5;
@@ -89,12 +89,20 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
   const idf = new Map<string, number>();
   /** Per question term, the tables it matches best: each concept of the question gets a seed of its own. */
   const termSeeds = new Set<number>();
+  /** Schema → the idf of the question terms its tables match (how much of the question it speaks of). */
+  const coverage = new Map<string, number>();
 
   for (const term of questionTerms) {
     const found = [...(index.postings.get(term) ?? []), ...(samplePostings.get(term) ?? [])];
     if (found.length === 0) continue;
     const weight = Math.log(1 + entries.length / new Set(found.map((p) => p.table)).size);
     idf.set(term, weight);
+    const schemas = new Set<string>();
+    for (const p of found) {
+      const entry = entries[p.table];
+      if (entry && !entry.schemas) schemas.add(entry.table.schema);
+    }
+    for (const schema of schemas) coverage.set(schema, (coverage.get(schema) ?? 0) + weight);
     const best = new Map<number, number>();
     for (const p of found) {
       const w = WEIGHT[p.field];
@@ -124,7 +132,7 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
     direct[i] = (direct[i] ?? 0) + EXACT_NAME_BONUS * exact;
   }
   const named = addNamed(index, question, questionTerms, direct);
-  focusSchemas(index, direct, named);
+  focusSchemas(index, direct, named, coverage);
   if (options.semantic) addSemantic(index, options.semantic, direct, termSeeds);
   const pinned = pinnedEntries(index, options.pinned ?? []);
   if (pinned.size > 0) {

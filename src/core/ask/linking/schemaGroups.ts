@@ -2,8 +2,8 @@
  * Tables that are the same in many schemas (a schema per tenant, per customer, per year): one entry for all of
  * them, shown once with the list of schemas that share it. Two tables are the same when their name, kind,
  * columns (names and types), family members and foreign keys (by target table, schema left out when it is
- * their own) are. Only schemas that share at least two such tables, or tables shared by three schemas or more,
- * are grouped: a lone look-alike in two unrelated schemas stays apart.
+ * their own) are. A table shared by three schemas or more is grouped; one shared by two only when those two
+ * share another such table too: a lone look-alike in two unrelated schemas stays apart.
  */
 import type { TableInfo } from '../../../shared/schema';
 
@@ -34,19 +34,27 @@ export function schemaGroups(
     else bySignature.set(key, [i]);
   }
   const candidates: number[][] = [];
-  const schemaSets = new Map<string, number>();
+  /** Schema → the candidate groups it is in, to tell whether two schemas share more than one table. */
+  const inCandidates = new Map<string, Set<number>>();
   for (const list of bySignature.values()) {
-    const schemas = new Set(list.map((i) => tables[i]?.schema));
+    const schemas = new Set(list.map((i) => tables[i]?.schema ?? ''));
     if (schemas.size < 2 || schemas.size !== list.length) continue;
     list.sort((a, b) => collator.compare(tables[a]?.schema ?? '', tables[b]?.schema ?? ''));
+    for (const schema of schemas) {
+      const set = inCandidates.get(schema) ?? new Set<number>();
+      set.add(candidates.length);
+      inCandidates.set(schema, set);
+    }
     candidates.push(list);
-    const set = list.map((i) => tables[i]?.schema).join('\u0000');
-    schemaSets.set(set, (schemaSets.get(set) ?? 0) + 1);
   }
   const members = new Map<number, number[]>();
   for (const list of candidates) {
-    const set = list.map((i) => tables[i]?.schema).join('\u0000');
-    if (list.length < 3 && (schemaSets.get(set) ?? 0) < 2) continue;
+    if (list.length < 3) {
+      const [a, b] = list.map((i) => inCandidates.get(tables[i]?.schema ?? '') ?? new Set<number>());
+      let shared = 0;
+      if (a && b) for (const c of a) if (b.has(c) && ++shared >= 2) break;
+      if (shared < 2) continue;
+    }
     const rep = list[0] ?? 0;
     members.set(rep, list);
     for (const i of list) representative[i] = rep;
