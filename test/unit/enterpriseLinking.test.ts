@@ -164,5 +164,8 @@ describe('words as schemas spell them', () => {
     expect(keys(context).slice(0, 2).sort()).toEqual(['public.portdnses', 'public.ports']);
     expect(context.tables.find((t) => t.name === 'portdnses')?.members).toEqual(['portdnses', 'shadow_portdnses']);
     expect(keys(context)).not.toContain('public.shadow_portdnses');
+    // a prefix that is a word of its own makes another table, even with the same columns
+    const orders = [table('orders', columns), table('purchase_orders', columns)];
+    expect(buildSchemaContext(snapshot(orders), 'orders', { budgetTokens: 600 }).tables).toHaveLength(2);
   });
 });

@@ -85,10 +85,29 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
   return { representative, members };
 }
 
+/** Prefixes that say a table is a copy of another (general database words, not one schema's). */
+const COPY_PREFIXES = new Set([
+  'shadow',
+  'archive',
+  'archived',
+  'old',
+  'bak',
+  'backup',
+  'history',
+  'hist',
+  'deleted',
+  'copy',
+  'tmp',
+  'temp',
+  'staging',
+  'stg',
+]);
+
 /**
  * Copies kept under a prefix (`shadow_instances`, `archive_orders`, `old_users` with the columns of `instances`,
- * `orders`, `users`) join the family of the table they copy: one word, then an underscore, then the name of a
- * table of the same schema with the same columns (names and types).
+ * `orders`, `users`) join the family of the table they copy: a copy prefix, an underscore, then the name of a
+ * table of the same schema with the same columns (names and types). `purchase_orders` with the columns of
+ * `orders` stays a table of its own.
  */
 function addPrefixedCopies(
   tables: readonly TableInfo[],
@@ -100,6 +119,7 @@ function addPrefixedCopies(
   tables.forEach((t, i) => {
     const cut = t.name.indexOf('_');
     if (cut <= 0 || representative[i] !== i || members.has(i) || t.partitionOf) return;
+    if (!COPY_PREFIXES.has(t.name.slice(0, cut).toLowerCase())) return;
     const base = index.get(`${t.schema}.${t.name.slice(cut + 1)}`);
     const copied = base === undefined ? undefined : tables[base];
     if (base === undefined || !copied || representative[base] !== base || copied.columns.length < 2) return;
