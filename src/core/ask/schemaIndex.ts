@@ -39,6 +39,8 @@ export interface TableEntry {
   groupTables?: TableInfo[];
   /** Column name → "→ target" text of a join the schema does not declare but names imply (see inferredJoins.ts). */
   inferred?: Map<string, string>;
+  /** Entries this table belongs to: its foreign key is part of its primary key (an extension, an association). */
+  owners?: number[];
   fullBlock?: string;
 }
 
@@ -152,9 +154,12 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
 
   const graph = new FkGraph(entries.length);
   entries.forEach((entry, e) => {
+    const key = new Set(entry.table.primaryKey ?? []);
     for (const fk of entry.table.foreignKeys) {
       const target = byKey.get(keyOf(fk.references.schema, fk.references.table));
-      if (target !== undefined) graph.addEdge(e, target);
+      if (target === undefined) continue;
+      graph.addEdge(e, target);
+      if (target !== e && fk.columns.every((c) => key.has(c))) (entry.owners ??= []).push(target);
     }
   });
   // Members' own foreign keys join the family too (a group's members have the same ones as its head).

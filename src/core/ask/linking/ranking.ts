@@ -11,21 +11,24 @@ import { addNamed, focusSchemas, shownSchema } from './namedInQuestion';
 /**
  * Scoring. Each question term scores once per table, in the best field it appears in, times its inverse
  * document frequency over tables (a term found in every table, like "date", counts little): table-name
- * term 4 > column name, allowed value (enum label, CHECK literal) 2 > a word of the column's statistics
- * 1.5 > comment 1 > sample value 0.5; a table whose name terms are all in the question adds 8 × the idf of
- * its name terms (exact ≫ token match). Adjacent question words also count joined ("high school" →
- * highschooler), and money words (revenue, sales, spend) match money-typed columns. Tables the model
- * picked (`pinned`) start above the best match.
+ * term 4 > column name, a word of a glued name (portdnses → port), allowed value (enum label, CHECK literal)
+ * 2 > a word of the column's statistics 1.5 > comment 1 > sample value 0.5; a table whose name terms are all
+ * in the question adds 8 × the idf of its name terms (exact ≫ token match). Adjacent question words also count
+ * joined ("high school" → highschooler), and money words (revenue, sales, spend) match money-typed columns.
+ * Numbered names and schemas the question names ("tenant 7", "t_12"), and the schema it is about, are
+ * weighed next (namedInQuestion.ts). Tables the model picked (`pinned`) start above the best match.
  * With embeddings (`semantic`), the tables standing out by meaning count as one more question term: those
  * at least 2 standard deviations above the schema's mean similarity score like a column-name match (2) of
  * a term found in just them (idf log(1 + tables / how many)), scaled by how far above they are (the
  * farthest 1); the most similar one is a seed of its own (a concept named in no table's words).
- * Then the FK graph. Seeds are the best direct matches (up to 32, each at least a quarter of the best),
+ * Then the FK graph (declared foreign keys, and joins inferred from names where a schema declares none).
+ * Seeds are the best direct matches (up to 32, each at least a quarter of the best),
  * the best table of each question term (a value-only word like "jazz" is a concept too) and the pinned
  * tables. Each pair of seeds joined by a path of at most 4 FKs adds 0.5 × the weaker score / path length
  * to both ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the
  * path 0.9 × the weaker score (the join cannot be written without them); every table also gets 60 % of
- * its best neighbour's direct score when that is more (a strong match lifts its neighbours). Last, a
+ * its best neighbour's direct score when that is more (a strong match lifts its neighbours), 75 % of it
+ * from a table it belongs to (its FK is part of its key: an extension or association table). Last, a
  * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
  * whole schema fits the budget, in which case every table is given.
  */
@@ -33,6 +36,7 @@ const WEIGHT: Record<Field, number> = { name: 4, column: 2, glued: 2, allowed: 2
 const EXACT_NAME_BONUS = 8;
 const FK_SHARE = 0.6;
 const COHERENCE = 0.5;
+const OWNED_SHARE = 0.75;
 const BRIDGE_SHARE = 0.9;
 const MAX_SEEDS = 32;
 const SEED_FLOOR = 0.25;
@@ -146,6 +150,8 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
   entries.forEach((entry, i) => {
     let neighbourBest = 0;
     for (const j of index.graph.neighbours(i)) neighbourBest = Math.max(neighbourBest, direct[j] ?? 0);
+    for (const j of entry.owners ?? [])
+      neighbourBest = Math.max(neighbourBest, (OWNED_SHARE / FK_SHARE) * (direct[j] ?? 0));
     const relevance =
       (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
     if (relevance === 0 && !everything) return;

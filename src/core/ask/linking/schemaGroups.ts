@@ -6,6 +6,7 @@
  * share another such table too: a lone look-alike in two unrelated schemas stays apart.
  */
 import type { TableInfo } from '../../../shared/schema';
+import { columnSignature } from '../tableFamilies';
 
 export interface SchemaGroups {
   /** Table index → its group's representative table (itself when alone or the representative). */
@@ -33,13 +34,18 @@ export function schemaGroups(
     if (list) list.push(i);
     else bySignature.set(key, [i]);
   }
+  const schemaOrder = new Map(
+    [...new Set(heads.map((i) => tables[i]?.schema ?? ''))].sort(collator.compare).map((s, k) => [s, k]),
+  );
   const candidates: number[][] = [];
   /** Schema → the candidate groups it is in, to tell whether two schemas share more than one table. */
   const inCandidates = new Map<string, Set<number>>();
   for (const list of bySignature.values()) {
     const schemas = new Set(list.map((i) => tables[i]?.schema ?? ''));
     if (schemas.size < 2 || schemas.size !== list.length) continue;
-    list.sort((a, b) => collator.compare(tables[a]?.schema ?? '', tables[b]?.schema ?? ''));
+    list.sort(
+      (a, b) => (schemaOrder.get(tables[a]?.schema ?? '') ?? 0) - (schemaOrder.get(tables[b]?.schema ?? '') ?? 0),
+    );
     for (const schema of schemas) {
       const set = inCandidates.get(schema) ?? new Set<number>();
       set.add(candidates.length);
@@ -63,7 +69,7 @@ export function schemaGroups(
 }
 
 function signatureOf(t: TableInfo, familyNames: string): string {
-  const columns = t.columns.map((c) => `${c.name}:${c.type}`).join(',');
+  const columns = columnSignature(t);
   const fks = t.foreignKeys
     .map(
       (fk) =>
