@@ -3,8 +3,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
+import { dataDir } from './sharedData';
 
-export const SPIDER_DIR = join(process.cwd(), '..', 'shared', 'data', 'spider');
+/** ../shared/data/spider beside the checkout (a git worktree one level deeper: ../../shared). */
+export const SPIDER_DIR = dataDir('spider');
 
 interface SpiderSchema {
   db_id: string;

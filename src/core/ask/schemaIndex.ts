@@ -6,11 +6,16 @@
 import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import { FkGraph } from './fkGraph';
 import { GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from './identifierWords';
+import { gluedSplitter, identifierParts } from './linking/gluedWords';
+import { inferredJoins } from './linking/inferredJoins';
+import { numberedKeys } from './linking/numberedNames';
+import { schemaGroups } from './linking/schemaGroups';
 import { tableFamilies } from './tableFamilies';
 import { stem, termOf, termsOf } from './tokens';
 
 /** Where a term was found, by how much it says about the table (see WEIGHT in schemaContext.ts). */
-export type Field = 'name' | 'column' | 'allowed' | 'comment' | 'stat' | 'sample';
+/** `glued`: a word of a glued part of a table or column name ("portdnses" → port), weaker than a name's own words. */
+export type Field = 'name' | 'column' | 'glued' | 'allowed' | 'comment' | 'stat' | 'sample';
 
 export interface Posting {
   /** Entry index (a family's representative stands for all its members). */
@@ -29,6 +34,13 @@ export interface TableEntry {
   fkColumns: ReadonlySet<string>;
   /** Names of every member when this entry stands for a family (itself first). */
   members?: string[];
+  /** The schemas whose same table this entry stands for (a schema per tenant), its own first; with each one's table. */
+  schemas?: string[];
+  groupTables?: TableInfo[];
+  /** Column name → "→ target" text of a join the schema does not declare but names imply (see inferredJoins.ts). */
+  inferred?: Map<string, string>;
+  /** Entries this table belongs to: its foreign key is part of its primary key (an extension, an association). */
+  owners?: number[];
   fullBlock?: string;
 }
 
@@ -38,6 +50,11 @@ export interface SchemaIndex {
   byKey: ReadonlyMap<string, number>;
   postings: Map<string, Posting[]>;
   graph: FkGraph;
+  /** "word number" keys of numbered table names ("t 12", "module 17") → entries; of schema names → schemas. */
+  numberedTables: Map<string, number[]>;
+  numberedSchemas: Map<string, string[]>;
+  /** Schema name (without digits: numbered ones are in numberedSchemas) → its terms, for a schema named by words. */
+  schemaTerms: Map<string, string[]>;
   schemaTokens?: number;
 }
 
@@ -55,17 +72,21 @@ export function displayName(schema: string, name: string): string {
 export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   const cached = indexes.get(snapshot);
   if (cached) return cached;
-  const memo = new Map<string, string[]>();
-  const identifierTerms = (text: string): string[] => {
-    let terms = memo.get(text);
-    if (!terms) memo.set(text, (terms = [...new Set(termsOf(text, 'identifier'))]));
-    return terms;
-  };
   const families = tableFamilies(snapshot.tables);
+  const familyHeads = snapshot.tables.flatMap((_, i) => (families.representative[i] === i ? [i] : []));
+  const familyNames = (i: number) => (families.members.get(i) ?? []).map((m) => snapshot.tables[m]?.name).join(',');
+  const groups = schemaGroups(snapshot.tables, familyHeads, familyNames);
+  /** Table index → the table that stands for it: its family's head, then that head's group's. */
+  const headOf = (i: number): number => {
+    const f = families.representative[i] ?? i;
+    return groups.representative[f] ?? f;
+  };
+  const { identifierTerms, gluedTerms } = identifierTermsOf(snapshot);
   const entryOf = new Int32Array(snapshot.tables.length).fill(-1);
   const entries: TableEntry[] = [];
-  snapshot.tables.forEach((table, i) => {
-    if (families.representative[i] !== i) return;
+  for (const i of familyHeads) {
+    const table = snapshot.tables[i];
+    if (!table || groups.representative[i] !== i) continue;
     entryOf[i] = entries.length;
     const memberIndexes = families.members.get(i);
     const entry: TableEntry = {
@@ -75,10 +96,15 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
       ...fkTextOf(table),
     };
     if (memberIndexes) entry.members = memberIndexes.map((m) => snapshot.tables[m]?.name ?? '');
+    const group = groups.members.get(i);
+    if (group) {
+      entry.groupTables = group.map((g) => snapshot.tables[g] ?? table);
+      entry.schemas = entry.groupTables.map((t) => t.schema);
+    }
     entries.push(entry);
-  });
+  }
   const byKey = new Map<string, number>();
-  snapshot.tables.forEach((t, i) => byKey.set(keyOf(t.schema, t.name), entryOf[families.representative[i] ?? i] ?? 0));
+  snapshot.tables.forEach((t, i) => byKey.set(keyOf(t.schema, t.name), entryOf[headOf(i)] ?? 0));
 
   const postings = new Map<string, Posting[]>();
   const add = (term: string, posting: Posting): void => {
@@ -89,10 +115,12 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   entries.forEach((entry, e) => {
     const { table } = entry;
     for (const term of entry.nameTerms) add(term, { table: e, field: 'name', column: -1 });
+    for (const term of gluedTerms(table.name)) add(term, { table: e, field: 'glued', column: -1 });
     if (table.comment)
       for (const term of new Set(termsOf(table.comment))) add(term, { table: e, field: 'comment', column: -1 });
     table.columns.forEach((column, c) => {
       for (const term of identifierTerms(column.name)) add(term, { table: e, field: 'column', column: c });
+      for (const term of gluedTerms(column.name)) add(term, { table: e, field: 'glued', column: c });
       if (isMoneyType(column.type)) add(MONEY_TERM, { table: e, field: 'column', column: c });
       if (column.comment)
         for (const term of new Set(termsOf(column.comment))) add(term, { table: e, field: 'comment', column: c });
@@ -106,7 +134,7 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   });
   // Value words of every member (shards hold different values), each once per entry and column.
   snapshot.tables.forEach((table, i) => {
-    const e = entryOf[families.representative[i] ?? i] ?? -1;
+    const e = entryOf[headOf(i)] ?? -1;
     const entry = entries[e];
     if (!entry) return;
     table.columns.forEach((column) => {
@@ -126,12 +154,15 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
 
   const graph = new FkGraph(entries.length);
   entries.forEach((entry, e) => {
+    const key = new Set(entry.table.primaryKey ?? []);
     for (const fk of entry.table.foreignKeys) {
       const target = byKey.get(keyOf(fk.references.schema, fk.references.table));
-      if (target !== undefined) graph.addEdge(e, target);
+      if (target === undefined) continue;
+      graph.addEdge(e, target);
+      if (target !== e && fk.columns.every((c) => key.has(c))) (entry.owners ??= []).push(target);
     }
   });
-  // Members' own foreign keys join the family too.
+  // Members' own foreign keys join the family too (a group's members have the same ones as its head).
   snapshot.tables.forEach((table, i) => {
     const e = entryOf[families.representative[i] ?? i] ?? -1;
     if (families.representative[i] === i || e < 0) return;
@@ -140,9 +171,77 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
       if (target !== undefined) graph.addEdge(e, target);
     }
   });
-  const index: SchemaIndex = { entries, byKey, postings, graph };
+  for (const join of inferredJoins(
+    snapshot.tables,
+    familyHeads.filter((i) => groups.representative[i] === i),
+  )) {
+    const from = entries[entryOf[join.from] ?? -1];
+    const to = snapshot.tables[join.to];
+    if (!from || !to) continue;
+    (from.inferred ??= new Map()).set(join.column, `${displayName(to.schema, to.name)}.${join.target} (inferred)`);
+    graph.addEdge(entryOf[join.from] ?? -1, entryOf[join.to] ?? -1);
+  }
+  const numberedTables = new Map<string, number[]>();
+  entries.forEach((entry, e) => {
+    for (const key of new Set(numberedKeys(entry.table.name))) {
+      const list = numberedTables.get(key);
+      if (list) list.push(e);
+      else numberedTables.set(key, [e]);
+    }
+  });
+  const numberedSchemas = new Map<string, string[]>();
+  const schemaTerms = new Map<string, string[]>();
+  for (const schema of new Set(snapshot.tables.map((t) => t.schema))) {
+    if (!/\d/.test(schema)) schemaTerms.set(schema, [...new Set(termsOf(schema, 'identifier'))]);
+    for (const key of new Set(numberedKeys(schema)))
+      numberedSchemas.set(key, [...(numberedSchemas.get(key) ?? []), schema]);
+  }
+  const index: SchemaIndex = { entries, byKey, postings, graph, numberedTables, numberedSchemas, schemaTerms };
   indexes.set(snapshot, index);
   return index;
+}
+
+/**
+ * The terms of an identifier, memoized per snapshot: its words (split at underscores, case and digits,
+ * abbreviations spelled out, stemmed); and apart, the words of its glued parts that the schema spells apart
+ * elsewhere ("portdnses" → port, dns), which score less than a name's own words (a glued word may be one
+ * word, like "airlines").
+ */
+function identifierTermsOf(snapshot: SchemaSnapshot): {
+  identifierTerms: (text: string) => string[];
+  gluedTerms: (text: string) => string[];
+} {
+  const vocabulary = new Set<string>();
+  const seen = new Set<string>();
+  const learn = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const parts = identifierParts(name);
+    if (parts.length >= 2) for (const p of parts) if (p.length >= 3) vocabulary.add(p);
+  };
+  for (const t of snapshot.tables) {
+    learn(t.name);
+    for (const c of t.columns) learn(c.name);
+  }
+  const split = gluedSplitter(vocabulary);
+  const memo = new Map<string, string[]>();
+  const identifierTerms = (text: string): string[] => {
+    let terms = memo.get(text);
+    if (!terms) memo.set(text, (terms = [...new Set(termsOf(text, 'identifier'))]));
+    return terms;
+  };
+  const gluedMemo = new Map<string, string[]>();
+  const gluedTerms = (text: string): string[] => {
+    let terms = gluedMemo.get(text);
+    if (!terms) {
+      const own = new Set(identifierTerms(text));
+      const pieces = identifierParts(text).flatMap((p) => split(p) ?? []);
+      terms = [...new Set(pieces.flatMap((piece) => termsOf(piece, 'identifier')))].filter((t) => !own.has(t));
+      gluedMemo.set(text, terms);
+    }
+    return terms;
+  };
+  return { identifierTerms, gluedTerms };
 }
 
 /**
@@ -177,7 +276,7 @@ function agentVerb(term: string): string | undefined {
   return termOf(front)?.[0];
 }
 
-function fkTextOf(table: TableInfo): Pick<TableEntry, 'fkTargets' | 'fkColumns'> {
+export function fkTextOf(table: TableInfo): Pick<TableEntry, 'fkTargets' | 'fkColumns'> {
   const fkTargets = new Map<string, string>();
   const fkColumns = new Set<string>();
   for (const fk of table.foreignKeys) {

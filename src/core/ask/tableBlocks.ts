@@ -4,7 +4,7 @@
  */
 import type { ColumnInfo } from '../../shared/schema';
 import type { TableEntry } from './schemaIndex';
-import { displayName } from './schemaIndex';
+import { displayName, fkTextOf, keyOf } from './schemaIndex';
 
 const MAX_COMMENT_CHARS = 100;
 const MAX_RENDERED_VALUES = 8;
@@ -20,7 +20,7 @@ export function renderBlock(entry: TableEntry, columns: readonly ColumnInfo[], o
   const { table } = entry;
   const pk = new Set(table.primaryKey ?? []);
   const parts = columns.map((c) => {
-    const target = entry.fkTargets.get(c.name);
+    const target = entry.fkTargets.get(c.name) ?? entry.inferred?.get(c.name);
     return `${c.name} ${shortType(c.type)}${pk.has(c.name) ? ' pk' : ''}${target ? ` → ${target}` : ''}${allowedText(c)}${c.comment ? ` /* ${clip(c.comment)} */` : ''}`;
   });
   const included = new Set(columns.map((c) => c.name));
@@ -44,13 +44,34 @@ function allowedText(column: ColumnInfo): string {
   return ` in (${shown.join(', ')}${values.length > MAX_RENDERED_VALUES ? ', …' : ''})`;
 }
 
-/** One block for a family: its other members named (a few) and counted, so the model knows to query them. */
+/**
+ * One block for a family: its other members named (a few) and counted, so the model knows to query them; for
+ * a group, the schemas that have the same table (the one shown first).
+ */
 function familyText(entry: TableEntry): string {
   const others = (entry.members ?? []).slice(1);
-  if (others.length === 0) return '';
   const kind = entry.table.kind === 'partitioned_table' ? 'partitions' : 'same columns';
-  const named = others.slice(0, MAX_RENDERED_MEMBERS).join(', ');
-  return ` -- ${kind}: ${named}${others.length > MAX_RENDERED_MEMBERS ? ` and ${others.length - MAX_RENDERED_MEMBERS} more` : ''}`;
+  const family = others.length === 0 ? '' : ` -- ${kind}: ${listed(others)}`;
+  const schemas = (entry.schemas ?? []).filter((s) => s !== entry.table.schema);
+  const group =
+    schemas.length === 0
+      ? ''
+      : ` -- the same table in ${schemas.length + 1} schemas: ${entry.table.schema}, ${listed(schemas)}`;
+  return family + group;
+}
+
+function listed(names: readonly string[]): string {
+  const named = names.slice(0, MAX_RENDERED_MEMBERS).join(', ');
+  return `${named}${names.length > MAX_RENDERED_MEMBERS ? ` and ${names.length - MAX_RENDERED_MEMBERS} more` : ''}`;
+}
+
+/** A group's entry as seen from one of its schemas (the one a question names): that schema's table and keys. */
+export function entryInSchema(entry: TableEntry, schema: string | undefined): TableEntry {
+  const at = schema === undefined ? -1 : (entry.schemas ?? []).indexOf(schema);
+  const table = entry.groupTables?.[at];
+  if (at <= 0 || !table) return entry;
+  const { fullBlock: _cached, ...rest } = entry;
+  return { ...rest, table, key: keyOf(table.schema, table.name), ...fkTextOf(table) };
 }
 
 const TYPE_ABBREVIATIONS: readonly [RegExp, string][] = [

@@ -16,6 +16,28 @@ export interface TableFamilies {
 /** A trailing run of shard/partition/date numbers: _7, _2024_01, _y2006m02, _p20240101, _shard_03, _part3, 2019q4. */
 const SUFFIX = /(?:[_-]?(?:shard|part|p|y|q|v)?[_-]?\d+(?:[mqwd_-]?\d+)*)+$/i;
 
+const signatures = new WeakMap<TableInfo, number>();
+const signatureIds = new Map<string, number>();
+
+/**
+ * A number per distinct column list (names and types, in order), the same for equal lists: what families and
+ * schema groups compare. Kept per table object (snapshots are immutable), so one schema is read once.
+ */
+export function columnSignature(table: TableInfo): number {
+  let id = signatures.get(table);
+  if (id === undefined) {
+    let text = '';
+    for (const c of table.columns) text += `${c.name}:${c.type},`;
+    id = signatureIds.get(text);
+    if (id === undefined) {
+      if (signatureIds.size >= 1_000_000) signatureIds.clear();
+      signatureIds.set(text, (id = signatureIds.size + 1));
+    }
+    signatures.set(table, id);
+  }
+  return id;
+}
+
 export function baseName(name: string): string | undefined {
   const base = name.replace(SUFFIX, '');
   return base !== name && base.length >= 2 ? base : undefined;
@@ -58,8 +80,8 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
   for (const [base, list] of byBase) {
     if (list.length < 2) continue;
     for (const i of list) {
-      const signature = (tables[i]?.columns ?? []).map((c) => `${c.name}:${c.type}`).join(',');
-      const key = `s:${base}\u0000${signature}`;
+      const t = tables[i];
+      const key = `s:${base}\u0000${t ? columnSignature(t) : 0}`;
       const same = groups.get(key);
       if (same) same.push(i);
       else groups.set(key, [i]);
@@ -81,7 +103,53 @@ export function tableFamilies(tables: readonly TableInfo[]): TableFamilies {
     members.set(rep, ordered);
     for (const i of list) representative[i] = rep;
   }
+  addPrefixedCopies(tables, index, representative, members);
   return { representative, members };
+}
+
+/** Prefixes that say a table is a copy of another (general database words, not one schema's). */
+const COPY_PREFIXES = new Set([
+  'shadow',
+  'archive',
+  'archived',
+  'old',
+  'bak',
+  'backup',
+  'history',
+  'hist',
+  'deleted',
+  'copy',
+  'tmp',
+  'temp',
+  'staging',
+  'stg',
+]);
+
+/**
+ * Copies kept under a prefix (`shadow_instances`, `archive_orders`, `old_users` with the columns of `instances`,
+ * `orders`, `users`) join the family of the table they copy: a copy prefix, an underscore, then the name of a
+ * table of the same schema with the same columns (names and types). `purchase_orders` with the columns of
+ * `orders` stays a table of its own.
+ */
+function addPrefixedCopies(
+  tables: readonly TableInfo[],
+  index: ReadonlyMap<string, number>,
+  representative: Int32Array,
+  members: Map<number, number[]>,
+): void {
+  tables.forEach((t, i) => {
+    const cut = t.name.indexOf('_');
+    if (cut <= 0 || representative[i] !== i || members.has(i) || t.partitionOf) return;
+    if (!COPY_PREFIXES.has(t.name.slice(0, cut).toLowerCase())) return;
+    const base = index.get(`${t.schema}.${t.name.slice(cut + 1)}`);
+    const copied = base === undefined ? undefined : tables[base];
+    if (base === undefined || !copied || representative[base] !== base || copied.columns.length < 2) return;
+    if (copied.kind !== t.kind || columnSignature(copied) !== columnSignature(t)) return;
+    const list = members.get(base) ?? [base];
+    list.push(i);
+    members.set(base, list);
+    representative[i] = base;
+  });
 }
 
 /** The unsuffixed table when there is one, else the newest-looking (highest suffix) member. */

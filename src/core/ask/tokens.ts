@@ -2,6 +2,7 @@
  * Words and token costs for the schema context: how identifiers and questions are cut into comparable
  * terms, and how many model tokens a piece of text is assumed to cost.
  */
+import { stemmer } from 'stemmer';
 import { ABBREVIATIONS } from './identifierWords';
 
 /**
@@ -83,25 +84,11 @@ const IRREGULAR = new Map(
 );
 
 /**
- * Light stemming, applied the same way to both sides so that only consistency matters:
- * plurals (ies → y, sses/xes/ches/shes → drop es, s → drop), -ing and -ed (with a doubled final
- * consonant undone), then a final silent e dropped (price/pricing, date/dated meet).
+ * Stemming, the same on both sides: irregular forms first, then Porter's algorithm (the maintained `stemmer`
+ * package: plain JavaScript, no native code), so "migrations"/"migrate", "pricing"/"price" meet.
  */
 export function stem(word: string): string {
-  let w = IRREGULAR.get(word) ?? word;
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 4 && /(?:ss|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-  if (w.length > 6 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
-  else if (w.length > 5 && w.endsWith('ed')) w = undouble(w.slice(0, -2));
-  else if (w.length > 7 && w.endsWith('ment')) w = undouble(w.slice(0, -4));
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
-}
-
-function undouble(w: string): string {
-  const last = w[w.length - 1];
-  return last !== undefined && last === w[w.length - 2] && !'lsz'.includes(last) ? w.slice(0, -1) : w;
+  return stemmer(IRREGULAR.get(word) ?? word);
 }
 
 const SYNONYMS = new Map<string, string>();

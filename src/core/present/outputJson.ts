@@ -30,9 +30,9 @@ export function ticketSummary(ticket: Ticket) {
   };
 }
 
-/** SPEC §6: exactly these keys, tables best first, scores to 3 decimals; a collapsed family adds `members`. */
+/** SPEC §6: exactly these keys, tables best first, scores to 3 decimals; a collapsed family adds `members`, the same table in several schemas `schemas` (the shown one first). */
 export type ContextJson = {
-  tables: { schema: string; name: string; score: number; columns: string[]; members?: string[] }[];
+  tables: { schema: string; name: string; score: number; columns: string[]; members?: string[]; schemas?: string[] }[];
   tokens: number;
   budget: number;
   schemaTokens: number;
@@ -46,6 +46,7 @@ export function contextJson(context: SchemaContext): ContextJson {
       score: Math.round(t.score * 1000) / 1000,
       columns: t.columns,
       ...(t.members ? { members: t.members } : {}),
+      ...(t.schemas ? { schemas: t.schemas } : {}),
     })),
     tokens: context.tokens,
     budget: context.budget,

@@ -1,0 +1,192 @@
+/**
+ * The term index of a schema snapshot, built once per snapshot and reused by every question about it:
+ * which tables and columns each term is found in (names, comments, allowed values, value words), the
+ * families collapsed into one entry each, and the foreign-key graph between the entries.
+ */
+import type { SchemaSnapshot, TableInfo } from '../../src/shared/schema';
+import { FkGraph } from './fkGraph';
+import { GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from './identifierWords';
+import { tableFamilies } from './tableFamilies';
+import { stem, termOf, termsOf } from './tokens';
+
+/** Where a term was found, by how much it says about the table (see WEIGHT in schemaContext.ts). */
+export type Field = 'name' | 'column' | 'allowed' | 'comment' | 'stat' | 'sample';
+
+export interface Posting {
+  /** Entry index (a family's representative stands for all its members). */
+  table: number;
+  field: Field;
+  /** Column index in the entry's table, or -1 for the table itself (its name or comment). */
+  column: number;
+}
+
+export interface TableEntry {
+  table: TableInfo;
+  key: string;
+  nameTerms: ReadonlySet<string>;
+  /** Column name → "→ target" text of single-column foreign keys. */
+  fkTargets: ReadonlyMap<string, string>;
+  fkColumns: ReadonlySet<string>;
+  /** Names of every member when this entry stands for a family (itself first). */
+  members?: string[];
+  fullBlock?: string;
+}
+
+export interface SchemaIndex {
+  entries: TableEntry[];
+  /** "schema.table" of every table, members included → its entry. */
+  byKey: ReadonlyMap<string, number>;
+  postings: Map<string, Posting[]>;
+  graph: FkGraph;
+  schemaTokens?: number;
+}
+
+const indexes = new WeakMap<SchemaSnapshot, SchemaIndex>();
+
+export function keyOf(schema: string, name: string): string {
+  return `${schema}.${name}`;
+}
+
+export function displayName(schema: string, name: string): string {
+  return schema === 'public' ? name : `${schema}.${name}`;
+}
+
+// Snapshots are immutable values (the schema cache hands out a new one when the schema changes).
+export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
+  const cached = indexes.get(snapshot);
+  if (cached) return cached;
+  const memo = new Map<string, string[]>();
+  const identifierTerms = (text: string): string[] => {
+    let terms = memo.get(text);
+    if (!terms) memo.set(text, (terms = [...new Set(termsOf(text, 'identifier'))]));
+    return terms;
+  };
+  const families = tableFamilies(snapshot.tables);
+  const entryOf = new Int32Array(snapshot.tables.length).fill(-1);
+  const entries: TableEntry[] = [];
+  snapshot.tables.forEach((table, i) => {
+    if (families.representative[i] !== i) return;
+    entryOf[i] = entries.length;
+    const memberIndexes = families.members.get(i);
+    const entry: TableEntry = {
+      table,
+      key: keyOf(table.schema, table.name),
+      nameTerms: new Set(identifierTerms(table.name)),
+      ...fkTextOf(table),
+    };
+    if (memberIndexes) entry.members = memberIndexes.map((m) => snapshot.tables[m]?.name ?? '');
+    entries.push(entry);
+  });
+  const byKey = new Map<string, number>();
+  snapshot.tables.forEach((t, i) => byKey.set(keyOf(t.schema, t.name), entryOf[families.representative[i] ?? i] ?? 0));
+
+  const postings = new Map<string, Posting[]>();
+  const add = (term: string, posting: Posting): void => {
+    const list = postings.get(term);
+    if (list) list.push(posting);
+    else postings.set(term, [posting]);
+  };
+  entries.forEach((entry, e) => {
+    const { table } = entry;
+    for (const term of entry.nameTerms) add(term, { table: e, field: 'name', column: -1 });
+    if (table.comment)
+      for (const term of new Set(termsOf(table.comment))) add(term, { table: e, field: 'comment', column: -1 });
+    table.columns.forEach((column, c) => {
+      for (const term of identifierTerms(column.name)) add(term, { table: e, field: 'column', column: c });
+      if (isMoneyType(column.type)) add(MONEY_TERM, { table: e, field: 'column', column: c });
+      if (column.comment)
+        for (const term of new Set(termsOf(column.comment))) add(term, { table: e, field: 'comment', column: c });
+      if (column.allowedValues)
+        for (const term of new Set(column.allowedValues.flatMap((v) => termsOf(v))))
+          add(term, { table: e, field: 'allowed', column: c });
+      if (column.samples)
+        for (const term of new Set(column.samples.flatMap((v) => termsOf(v))))
+          add(term, { table: e, field: 'sample', column: c });
+    });
+  });
+  // Value words of every member (shards hold different values), each once per entry and column.
+  snapshot.tables.forEach((table, i) => {
+    const e = entryOf[families.representative[i] ?? i] ?? -1;
+    const entry = entries[e];
+    if (!entry) return;
+    table.columns.forEach((column) => {
+      if (!column.valueWords) return;
+      const c = entry.table.columns.findIndex((x) => x.name === column.name);
+      if (c < 0) return;
+      for (const word of column.valueWords) {
+        const term = termOf(word)?.[0];
+        if (!term) continue;
+        const list = postings.get(term);
+        if (list?.some((p) => p.table === e && p.column === c && p.field === 'stat')) continue;
+        add(term, { table: e, field: 'stat', column: c });
+      }
+    });
+  });
+  addDerivedTerms(postings);
+
+  const graph = new FkGraph(entries.length);
+  entries.forEach((entry, e) => {
+    for (const fk of entry.table.foreignKeys) {
+      const target = byKey.get(keyOf(fk.references.schema, fk.references.table));
+      if (target !== undefined) graph.addEdge(e, target);
+    }
+  });
+  // Members' own foreign keys join the family too.
+  snapshot.tables.forEach((table, i) => {
+    const e = entryOf[families.representative[i] ?? i] ?? -1;
+    if (families.representative[i] === i || e < 0) return;
+    for (const fk of table.foreignKeys) {
+      const target = byKey.get(keyOf(fk.references.schema, fk.references.table));
+      if (target !== undefined) graph.addEdge(e, target);
+    }
+  });
+  const index: SchemaIndex = { entries, byKey, postings, graph };
+  indexes.set(snapshot, index);
+  return index;
+}
+
+/**
+ * Words an identifier implies: the front of a glued word ("songname", "customerid" → song, customer) and
+ * the verb of an agent noun ("teacher", "owner", "winner" → teach, own, win), each only when the schema
+ * or the language makes it a word: a glued front must be a word of the schema elsewhere.
+ */
+function addDerivedTerms(postings: Map<string, Posting[]>): void {
+  const lastStems = GLUED_LAST_WORDS.map(stem);
+  for (const [term, list] of [...postings]) {
+    const last = lastStems.find((l) => term.length >= l.length + 4 && term.endsWith(l));
+    const front = last === undefined ? undefined : termOf(term.slice(0, -last.length))?.[0];
+    const verb = agentVerb(term);
+    if ((!front || !postings.has(front)) && (verb === undefined || verb === term)) continue;
+    const named = list.filter((p) => p.field === 'name' || p.field === 'column');
+    if (named.length === 0) continue;
+    if (front && postings.has(front)) postings.get(front)?.push(...named);
+    if (verb !== undefined && verb !== term) {
+      const existing = postings.get(verb);
+      if (existing) existing.push(...named);
+      else postings.set(verb, [...named]);
+    }
+  }
+}
+
+/** "teacher" → "teach", "winner" → "win", "producer" → "produc" (the stem of "produce"); else undefined. */
+function agentVerb(term: string): string | undefined {
+  if (term.length < 6 || !/(?:er|or)$/.test(term)) return undefined;
+  let front = term.slice(0, -2);
+  const last = front[front.length - 1];
+  if (last !== undefined && last === front[front.length - 2] && !'lsz'.includes(last)) front = front.slice(0, -1);
+  return termOf(front)?.[0];
+}
+
+function fkTextOf(table: TableInfo): Pick<TableEntry, 'fkTargets' | 'fkColumns'> {
+  const fkTargets = new Map<string, string>();
+  const fkColumns = new Set<string>();
+  for (const fk of table.foreignKeys) {
+    for (const c of fk.columns) fkColumns.add(c);
+    const [column] = fk.columns;
+    const [target] = fk.references.columns;
+    if (fk.columns.length === 1 && column !== undefined && target !== undefined) {
+      fkTargets.set(column, `${displayName(fk.references.schema, fk.references.table)}.${target}`);
+    }
+  }
+  return { fkTargets, fkColumns };
+}
