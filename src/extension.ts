@@ -30,6 +30,8 @@ import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { DiagramPanel } from './host/schema/diagramPanel';
+import { GridEditing } from './host/schema/gridEditing';
+import type { ResultsView } from './shared/protocol';
 import { panelAnswer, rowsSummary, waitingView } from './host/ui/navigatorView';
 import { RecentAsks } from './host/ask/recentAsks';
 import { ApprovalsBadge } from './host/sqlApproval/approvalsBadge';
@@ -110,7 +112,30 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const schemaTree = new SchemaTreeView(core, session, logger);
-  const results = new ResultsPanel(core, context.extensionUri, session, rootDir, workspaceDir, logger);
+  // Edit in the results grid: the edits become one write at the inline approval; the tab's read runs again after it.
+  const gridEditing = new GridEditing({
+    editTarget: async (sql, fields) => {
+      await core().loadParser();
+      return core().gridEditTarget(sql, await session.loadSnapshot(), fields);
+    },
+    build: (target, rows, edits) => core().buildGridEdits(target, rows, edits),
+    review: (sql) => approval.reviewInEditor(sql),
+    settled: (ticketId) => approval.settled(ticketId),
+    reread: (sql): Promise<ResultsView> => results.read(sql),
+    errorText: (error) => {
+      const e = core().toAgentError(error);
+      return e.advice ? `${e.message} ${e.advice}` : e.message;
+    },
+  });
+  const results: ResultsPanel = new ResultsPanel(
+    core,
+    context.extensionUri,
+    session,
+    rootDir,
+    workspaceDir,
+    logger,
+    gridEditing,
+  );
   const diagram = new DiagramPanel(
     context.extensionUri,
     {

@@ -57,7 +57,7 @@ function tableBox(placed: PlacedTable, onOpen: (schema: string, name: string) =>
   const open = () => onOpen(table.schema, table.name);
   group.addEventListener('click', open);
   group.addEventListener('keydown', (event) => {
-    if ((event).key === 'Enter') open();
+    if (event.key === 'Enter') open();
   });
   return group;
 }
