@@ -86,7 +86,8 @@ export class InlineApproval implements vscode.Disposable {
    */
   async reviewInEditor(sql: string): Promise<{ ticketId: string; impact: ImpactView } | undefined> {
     const document = await vscode.workspace.openTextDocument({ language: 'sql', content: sql });
-    await vscode.window.showTextDocument(document, { preview: false });
+    // Beside the grid, never over it: the grid shows the rows again once the write ran.
+    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
     const entry = await this.check(document, 0, sql.length);
     return entry && { ticketId: entry.ticketId, impact: entry.impact };
   }
