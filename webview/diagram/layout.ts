@@ -61,7 +61,10 @@ export async function layoutGraph(graph: DiagramGraph): Promise<Layout> {
       'elk.edgeRouting': 'ORTHOGONAL',
       'elk.spacing.nodeNode': '28',
       'elk.layered.spacing.nodeNodeBetweenLayers': '56',
-      'elk.layered.thoroughness': '3',
+      // Measured on 100 tables (bench/diagram.bench.ts, and elkjs alone in Node): thoroughness 1 without the
+      // greedy crossing switch lays out about twice as fast as thoroughness 3, the drawings hardly differ.
+      'elk.layered.thoroughness': '1',
+      'elk.layered.crossingMinimization.greedySwitch.type': 'OFF',
       'elk.separateConnectedComponents': 'true',
       'elk.spacing.componentComponent': '40',
     },
