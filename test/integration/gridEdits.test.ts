@@ -26,6 +26,7 @@ import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import { conflictText } from '../../src/host/schema/gridEditing';
 import type { GridEdit } from '../../src/shared/gridEditProtocol';
+import { runPgAgent } from '../support/cliHarness';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 
@@ -210,5 +211,26 @@ describe.runIf(postgresAvailable)('grid edits through approval on PostgreSQL', (
       pk: true,
     });
     expect(schemaGraph(snapshot, 'public').tables).toHaveLength(3);
+  });
+
+  it('pg-agent schema --diagram mermaid prints the neighbourhood as an ER diagram; bad flags exit 2', async () => {
+    const run = await runPgAgent(['schema', '--db', scratch.url, '--diagram', 'mermaid', '--table', 'items'], {
+      cwd: dir,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^erDiagram\n/);
+    expect(run.stdout).toContain('public__item_notes }o--|| public__items : "item_notes_item_id_fkey"');
+    expect(run.stdout).toContain('integer id PK');
+    expect(run.stdout).not.toContain('item_audit');
+    const whole = await runPgAgent(['schema', '--db', scratch.url, '--diagram', 'mermaid'], { cwd: dir });
+    expect(whole.stdout).toContain('public__item_audit {');
+    const bad = await runPgAgent(['schema', '--db', scratch.url, '--diagram', 'svg'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--diagram takes "mermaid"');
+    const depth = await runPgAgent(['schema', '--db', scratch.url, '--diagram', 'mermaid', '--depth', '3'], {
+      cwd: dir,
+    });
+    expect(depth.code).toBe(2);
   });
 });

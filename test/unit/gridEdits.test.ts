@@ -56,6 +56,7 @@ describe('literals', () => {
     expect(literal('12.50', 'numeric(10,2)')).toBe('12.50');
     expect(literal('-3', 'integer')).toBe('-3');
     expect(literal('1e400', 'double precision')).toBe("'1e400'");
+    expect(literal('0.1', 'real')).toBe("'0.1'");
     expect(literal('12', 'text')).toBe("'12'");
     expect(literal('1; DROP TABLE x', 'integer')).toBe("'1; DROP TABLE x'");
     expect(literal('true', 'boolean')).toBe('true');

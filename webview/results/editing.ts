@@ -15,6 +15,8 @@ const post = poster<GridEditWebviewMessage>();
 interface Edits {
   tab: string;
   state: GridEditState | null;
+  /** The table column of each result column (null: not editable), as the host said when editing started. */
+  columns: (string | null)[];
   cells: Map<string, CellInput>;
   deleted: Set<number>;
   inserts: Map<number, CellInput>[];
@@ -37,9 +39,10 @@ export function resetEdits(tab: string | null): void {
 export function onEditState(tab: string, state: GridEditState): void {
   if (!edits || edits.tab !== tab) {
     if (state.phase !== 'editing') return;
-    edits = { tab, state, cells: new Map(), deleted: new Set(), inserts: [] };
+    edits = { tab, state, columns: state.columns, cells: new Map(), deleted: new Set(), inserts: [] };
   }
   edits.state = state;
+  if (state.phase === 'editing') edits.columns = state.columns;
   if (state.phase === 'done') {
     edits.cells.clear();
     edits.deleted.clear();
@@ -49,7 +52,8 @@ export function onEditState(tab: string, state: GridEditState): void {
 }
 
 function editable(column: number): boolean {
-  return edits?.state?.phase === 'editing' && (edits.state.columns[column] ?? null) !== null;
+  // After a rejected or failed write the edits stay editable; while one is held they do not change.
+  return edits !== null && edits.state?.phase !== 'held' && (edits.columns[column] ?? null) !== null;
 }
 
 function changes(): number {
@@ -160,8 +164,7 @@ export function editCell(cell: HTMLElement, row: number, column: number, value: 
 /** The rows being added, as a small form below the grid (columns left empty take their default). */
 export function newRows(result: ResultsView): HTMLElement | null {
   const current = edits;
-  if (!current || current.inserts.length === 0 || current.state?.phase !== 'editing') return null;
-  const state = current.state;
+  if (!current || current.inserts.length === 0 || current.state?.phase === 'held') return null;
   return el(
     'div',
     { class: 'new-rows', 'data-testid': 'new-rows' },
@@ -171,7 +174,7 @@ export function newRows(result: ResultsView): HTMLElement | null {
         { class: 'new-row' },
         el('span', {}, `New row ${n + 1}:`),
         ...result.fields.flatMap((field, column) => {
-          if (state.columns[column] === null) return [];
+          if ((current.columns[column] ?? null) === null) return [];
           const value = cells.get(column);
           const input = el('input', {
             placeholder: `${field.name} (default)`,

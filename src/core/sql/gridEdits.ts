@@ -28,7 +28,11 @@ export interface BuiltEdits {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const PLAIN_NUMBER = /^-?\d{1,1000}(\.\d{1,1000})?$/;
-const NUMBER_TYPE = /^(smallint|integer|bigint|numeric|decimal|real|double precision)(\(|$)/;
+/**
+ * Exact number types take a bare number. Not real/double precision: a bare `0.1` is numeric, and a real column's
+ * 0.1 widened to compare with it is not equal; a quoted '0.1' is read as the column's own type.
+ */
+const NUMBER_TYPE = /^(smallint|integer|bigint|numeric|decimal)(\(|$)/;
 /** Types without an equality operator: their read values cannot tell whether the row changed. */
 const NOT_COMPARABLE = /^(json|xml|point|line|lseg|box|path|polygon|circle)(\[\])*$/;
 
