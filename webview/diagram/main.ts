@@ -86,6 +86,7 @@ function noteText(g: DiagramGraph): string {
 function redraw(): void {
   if (!layout) return;
   canvas.replaceChildren(drawDiagram(layout, scale, (schema, table) => post({ type: 'openTable', schema, table })));
+  if (query.trim() !== '') jumpTo(query);
 }
 
 function action(label: string, testId: string, run: () => void, title = label): HTMLElement {
