@@ -113,7 +113,7 @@ export class GridEditing {
       message:
         expected !== null && rows < expected
           ? `Written: ${rows} rows, fewer than the ${expected} previewed. Rows changed by someone else since the review were left as they were; the grid shows them as they are now.`
-          : `Written: ${rows} row${rows === 1 ? '' : 's'} changed. The grid shows the rows as they are now.`,
+          : `Written: ${rows} row${rows === 1 ? '' : 's'} changed (in every table: cascades and triggers included). The grid shows the rows as they are now.`,
     });
   }
 }
@@ -130,5 +130,5 @@ export function conflictText(impact: ImpactView, built: BuiltEdits): string | nu
   ] as const;
   const lost = missing.filter(([, want, got]) => got < want);
   if (lost.length === 0) return null;
-  return `${lost.map(([what, want, got]) => `${want - got} of ${want} ${what} rows`).join(' and ')} changed since they were read: the write would leave ${lost.length === 1 && lost[0]?.[1] === 1 ? 'it' : 'them'} as they are now. Reject it, run the read again and redo those edits.`;
+  return `${lost.map(([what, want, got]) => `${want - got} of ${want} ${what} rows`).join(' and ')} changed since they were read: the write would leave those rows as they are now. Reject it, run the read again and redo those edits.`;
 }
