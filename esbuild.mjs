@@ -3,7 +3,8 @@
 //   dist/services.js   the core, required lazily by the extension on first use
 //   dist/cli.js        `pg-agent` (CJS, executable)
 //   dist/sampleDbWorker.js  the worker thread that owns the sample database in the extension host
-//   dist/webview.js    the panel UI (browser IIFE); dist/collab.js the planning session view; dist/cockpit.js a job's cockpit
+//   dist/webview.js    the panel UI (browser IIFE); dist/collab.js the planning session view; dist/cockpit.js a job's cockpit;
+//                      dist/diagram.js the schema diagram (with elkjs)
 //                      (and dist/cockpitMarkdown.js, the markdown renderer it loads after its first paint)
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import * as esbuild from 'esbuild';
@@ -63,6 +64,7 @@ const builds = [
       webview: 'webview/panel/main.ts',
       collab: 'webview/collab/main.ts',
       results: 'webview/results/main.ts',
+      diagram: 'webview/diagram/main.ts',
       cockpit: 'webview/cockpit/main.ts',
       cockpitMarkdown: 'webview/cockpit/markdownChunk.ts',
     },

@@ -29,6 +29,9 @@ import { HealthView } from './host/dba/healthView';
 import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
+import { DiagramPanel } from './host/schema/diagramPanel';
+import { GridEditing } from './host/schema/gridEditing';
+import type { ResultsView } from './shared/protocol';
 import { panelAnswer, rowsSummary, waitingView } from './host/ui/navigatorView';
 import { RecentAsks } from './host/ask/recentAsks';
 import { ApprovalsBadge } from './host/sqlApproval/approvalsBadge';
@@ -109,7 +112,45 @@ export function activate(context: vscode.ExtensionContext): void {
     }
   };
   const schemaTree = new SchemaTreeView(core, session, logger);
-  const results = new ResultsPanel(core, context.extensionUri, session, rootDir, workspaceDir, logger);
+  // Edit in the results grid: the edits become one write at the inline approval; the tab's read runs again after it.
+  const gridEditing = new GridEditing({
+    editTarget: async (sql, fields) => {
+      await core().loadParser();
+      return core().gridEditTarget(sql, await session.loadSnapshot(), fields);
+    },
+    build: (target, rows, edits) => core().buildGridEdits(target, rows, edits),
+    review: (sql) => approval.reviewInEditor(sql),
+    settled: (ticketId) => approval.settled(ticketId),
+    reread: (sql): Promise<ResultsView> => results.read(sql),
+    errorText: (error) => {
+      const e = core().toAgentError(error);
+      return e.advice ? `${e.message} ${e.advice}` : e.message;
+    },
+  });
+  const results: ResultsPanel = new ResultsPanel(
+    core,
+    context.extensionUri,
+    session,
+    rootDir,
+    workspaceDir,
+    logger,
+    gridEditing,
+  );
+  const diagram = new DiagramPanel(
+    context.extensionUri,
+    {
+      snapshot: () => session.loadSnapshot(),
+      neighbourhood: (snapshot, schema, table, depth) => core().neighbourhoodGraph(snapshot, schema, table, depth),
+      schema: (snapshot, schema) => core().schemaGraph(snapshot, schema),
+      schemas: (snapshot) => core().diagramSchemas(snapshot),
+      search: (snapshot, query) => core().searchTables(snapshot, query),
+      revealTable: (schema, table) => schemaTree.revealTable(schema, table),
+      showFirstRows: async (schema, name) => {
+        await vscode.commands.executeCommand('postgresAgent.selectFirstRows', { kind: 'table', schema, name });
+      },
+    },
+    logger,
+  );
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
   const badge = new ApprovalsBadge(
     core,
@@ -222,6 +263,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new HealthView(session, core, logger, output),
     registerAdviseIndexes(session, core, logger, output),
     results,
+    diagram,
     approval.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
     ask.onDidShowRows(({ threadId, question, results: rows }) =>
       results.show(rows, question.slice(0, 40), askResultKey(threadId)),

@@ -9,8 +9,10 @@ import type { ResultsView } from '../../src/shared/protocol';
 import type { ResultsHostMessage, ResultsWebviewMessage, ResultTabInfo } from '../../src/shared/resultsProtocol';
 import { cellText, isNumericType, sortedOrder, visibleWindow } from '../../src/shared/resultsGrid';
 
+import type { GridEditHostMessage } from '../../src/shared/gridEditProtocol';
 import { el } from '../common/dom';
 import { poster } from '../common/vscodeApi';
+import { cellEdit, editActions, editCell, newRows, onEditState, onRerender, resetEdits } from './editing';
 
 const post = poster<ResultsWebviewMessage>();
 
@@ -31,8 +33,12 @@ let redraw: () => void = () => undefined;
 
 const app = document.getElementById('app') ?? document.body;
 
-window.addEventListener('message', (event: MessageEvent<ResultsHostMessage>) => {
+window.addEventListener('message', (event: MessageEvent<ResultsHostMessage | GridEditHostMessage>) => {
   const message = event.data;
+  if (message?.type === 'editState') {
+    onEditState(message.tab, message.state);
+    return;
+  }
   if (message?.type !== 'results' || message.version <= version) return;
   version = message.version;
   clearInterval(greeting);
@@ -48,8 +54,10 @@ window.addEventListener('message', (event: MessageEvent<ResultsHostMessage>) => 
     widths = (result?.fields ?? []).map((f) => Math.min(320, Math.max(90, (f.name.length + f.type.length) * 7)));
   }
   order = result ? sortedOrder(result, sort.column, sort.descending) : [];
+  resetEdits(active);
   render();
 });
+onRerender(() => render());
 // A view once stayed at "Loading…" for a whole E2E suite: the first 'ready' (or the host's answer) was lost
 // while the panel was being made. It is said again each second until the host's first push arrives.
 const greeting = setInterval(() => post({ type: 'ready' }), 1_000);
@@ -59,7 +67,7 @@ function render(): void {
   app.replaceChildren(
     tabBar(),
     ...(result
-      ? [toolbar(result), grid(result)]
+      ? [toolbar(result), grid(result), newRows(result)].filter((n): n is HTMLElement => n !== null)
       : [
           el(
             'p',
@@ -112,6 +120,7 @@ function toolbar(r: ResultsView): HTMLElement {
     action('Copy column', 'copy-column', () => copy('column')),
     action('Export CSV', 'export-csv', () => post({ type: 'export', format: 'csv' })),
     action('Export JSON', 'export-json', () => post({ type: 'export', format: 'json' })),
+    ...editActions(active, { row: order[selected.row] ?? 0, column: selected.column }),
   );
 }
 
@@ -187,7 +196,8 @@ function rowElement(r: ResultsView, position: number): HTMLElement {
     'data-testid': 'result-row',
   });
   r.fields.forEach((field, column) => {
-    const value = values[column];
+    const edit = cellEdit(source, column);
+    const value = edit ? edit.value : values[column];
     const isSelected = selected.row === position && selected.column === column;
     const content =
       value === null || value === undefined
@@ -196,7 +206,7 @@ function rowElement(r: ResultsView, position: number): HTMLElement {
     const cell = el(
       'div',
       {
-        class: `cell${isNumericType(field.type) ? ' num' : ''}${isSelected ? ' selected' : ''}`,
+        class: `cell${isNumericType(field.type) ? ' num' : ''}${isSelected ? ' selected' : ''}${edit?.mark ?? ''}`,
         role: 'gridcell',
         title: cellText(value),
       },
@@ -206,6 +216,7 @@ function rowElement(r: ResultsView, position: number): HTMLElement {
       selected = { row: position, column };
       redraw();
     });
+    cell.addEventListener('dblclick', () => editCell(cell, source, column, values[column]));
     row.append(cell);
   });
   return row;
@@ -230,6 +241,12 @@ function onKey(event: KeyboardEvent, viewport: HTMLElement, draw: () => void, r:
     else if (top > viewport.scrollTop + viewport.clientHeight - 2 * ROW_HEIGHT)
       viewport.scrollTop = top - viewport.clientHeight + 2 * ROW_HEIGHT;
     draw();
+    return;
+  }
+  if (event.key === 'F2') {
+    const source = order[selected.row] ?? 0;
+    const cell = viewport.querySelectorAll<HTMLElement>('.cell.selected')[0];
+    if (cell) editCell(cell, source, selected.column, r.rows[source]?.[selected.column]);
     return;
   }
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'c') {

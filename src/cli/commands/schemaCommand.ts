@@ -3,25 +3,44 @@ import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { columns, formatCount, plural } from '../../core/present/format';
+import { diagramMermaid } from '../../core/present/diagramMermaid';
+import { diagramSchemas, neighbourhoodGraph, schemaGraph } from '../../core/db/schemaGraph';
 
 export const schemaCommand: CliCommand = {
   name: 'schema',
   summary: 'tables, columns, keys, indexes and row estimates of the database',
-  usage: 'pg-agent schema [--compact] [--table NAME] [flags]',
+  usage: 'pg-agent schema [--compact] [--table NAME] [--diagram mermaid [--depth 1|2] [--schema NAME]] [flags]',
   options: {
     compact: { type: 'boolean' },
     table: { type: 'string' },
     samples: { type: 'boolean' },
+    diagram: { type: 'string' },
+    depth: { type: 'string' },
+    schema: { type: 'string' },
   },
   optionsHelp: `  --compact           one line per table
   --table NAME        only this table (name or schema.name)
-  --samples           a few common values per column (from pg_stats; shows data)`,
+  --samples           a few common values per column (from pg_stats; shows data)
+  --diagram mermaid   a Mermaid ER diagram: --table's foreign-key neighbourhood, else one schema
+  --depth 1|2         with --diagram --table: foreign keys away from the table (default 1)
+  --schema NAME       with --diagram: the schema drawn (default public, else the first)`,
   async run({ args, io, openDb, loadSchema, loadTable }) {
     const db = await openDb();
+    const diagram = args.options.diagram;
+    if (diagram !== undefined && diagram !== 'mermaid') {
+      io.stderr(`--diagram takes "mermaid" (got "${String(diagram)}").\n`);
+      return EXIT.badInput;
+    }
+    const depth = args.options.depth;
+    if (depth !== undefined && depth !== '1' && depth !== '2') {
+      io.stderr(`--depth takes 1 or 2 (got "${String(depth)}").\n`);
+      return EXIT.badInput;
+    }
     const only = args.options.table;
     const sampleValues = args.options.samples === true;
-    // "schema.name" is read alone from the cache (its index and that table's bytes); a bare name is looked for everywhere.
-    const qualified = typeof only === 'string' ? /^([^.]+)\.([^.]+)$/.exec(only) : null;
+    // "schema.name" is read alone from the cache (its index and that table's bytes); a bare name is looked for
+    // everywhere, and a diagram needs the table's neighbours too.
+    const qualified = typeof only === 'string' && diagram === undefined ? /^([^.]+)\.([^.]+)$/.exec(only) : null;
     const snapshot =
       qualified?.[1] && qualified[2]
         ? await loadTable(qualified[1], qualified[2], { sampleValues })
@@ -30,6 +49,20 @@ export const schemaCommand: CliCommand = {
     if (typeof only === 'string' && tables.length === 0) {
       io.stderr(`No table or view named "${only}" in ${db.label}.\n`);
       return EXIT.failed;
+    }
+    if (diagram === 'mermaid') {
+      const focus = typeof only === 'string' ? tables[0] : undefined;
+      const schemas = diagramSchemas(snapshot);
+      const schema = typeof args.options.schema === 'string' ? args.options.schema : schemas[0];
+      if (!focus && (schema === undefined || !schemas.includes(schema))) {
+        io.stderr(`No schema "${String(schema)}" with tables in ${db.label} (there are: ${schemas.join(', ')}).\n`);
+        return EXIT.failed;
+      }
+      const graph = focus
+        ? neighbourhoodGraph(snapshot, focus.schema, focus.name, depth === '2' ? 2 : 1)
+        : schemaGraph(snapshot, schema ?? 'public');
+      io.stdout(diagramMermaid(graph));
+      return EXIT.ok;
     }
     if (args.flags.json) {
       io.stdout(`${JSON.stringify({ ...snapshot, tables }, null, 2)}\n`);

@@ -13,6 +13,9 @@ import type { ResultsView } from '../../shared/protocol';
 import type { ResultsHostMessage, ResultsWebviewMessage } from '../../shared/resultsProtocol';
 import { cellText } from '../../shared/resultsGrid';
 import { RESULTS_WEBVIEW_MESSAGE } from '../../shared/resultsProtocol';
+import { GRID_EDIT_WEBVIEW_MESSAGE } from '../../shared/gridEditProtocol';
+import type { GridEditHostMessage } from '../../shared/gridEditProtocol';
+import type { GridEditing } from './gridEditing';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
@@ -45,6 +48,8 @@ export class ResultsPanel implements vscode.Disposable {
     private readonly rootDir: string,
     private readonly workspaceDir: string | undefined,
     private readonly logger: Logger,
+    /** Edit in the grid (issue 33): its own protocol, routed here. */
+    private readonly editing?: GridEditing,
   ) {
     this.disposables.push(
       vscode.commands.registerCommand('postgresAgent.showQueryResults', (arg?: unknown) => this.runAndShow(arg)),
@@ -93,6 +98,22 @@ export class ResultsPanel implements vscode.Disposable {
     this.post();
   }
 
+  /** One plain SELECT (the same check as Explain), run READ ONLY with the read limits. */
+  async read(sql: string): Promise<ResultsView> {
+    const services = this.core();
+    const statement = await services.readToExplain(sql);
+    const settings = await safetySettings(this.core, this.rootDir);
+    const result = await this.session.use(({ db }) =>
+      services.runRead(db, statement.sql, true, {
+        maxRows: settings.maxRows,
+        statementTimeoutMs: settings.statementTimeoutMs,
+        lockTimeoutMs: settings.lockTimeoutMs,
+      }),
+    );
+    const { fields, rows, rowCount, truncated, elapsedMs } = result;
+    return { sql, fields, rows, rowCount, truncated, elapsedMs };
+  }
+
   /** `{ sql, title? }`: one plain SELECT, run READ ONLY with the read limits, shown in a new tab. */
   private async runAndShow(arg: unknown): Promise<void> {
     const request = typeof arg === 'object' && arg !== null ? (arg as { sql?: unknown; title?: unknown }) : {};
@@ -100,26 +121,7 @@ export class ResultsPanel implements vscode.Disposable {
     const title = typeof request.title === 'string' ? request.title : sql.slice(0, 40);
     const services = this.core();
     try {
-      const statement = await services.readToExplain(sql); // the same check as Explain: one plain SELECT
-      const settings = await safetySettings(this.core, this.rootDir);
-      const result = await this.session.use(({ db }) =>
-        services.runRead(db, statement.sql, true, {
-          maxRows: settings.maxRows,
-          statementTimeoutMs: settings.statementTimeoutMs,
-          lockTimeoutMs: settings.lockTimeoutMs,
-        }),
-      );
-      this.show(
-        {
-          sql,
-          fields: result.fields,
-          rows: result.rows,
-          rowCount: result.rowCount,
-          truncated: result.truncated,
-          elapsedMs: result.elapsedMs,
-        },
-        title,
-      );
+      this.show(await this.read(sql), title);
     } catch (error) {
       const e = services.toAgentError(error);
       this.logger.warn('showQueryResults refused or failed', { code: e.code, error: e.message });
@@ -161,6 +163,19 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   private receive(raw: unknown): void {
+    const edit = this.editing ? GRID_EDIT_WEBVIEW_MESSAGE.safeParse(raw) : undefined;
+    if (edit?.success && this.editing) {
+      void this.editing.handle(edit.data, {
+        result: (id) => this.tabs.find((t) => t.id === id)?.result,
+        replace: (id, result) => {
+          const tab = this.tabs.find((t) => t.id === id);
+          if (tab) tab.result = result;
+          this.post();
+        },
+        post: (message: GridEditHostMessage) => void this.panel?.webview.postMessage(message),
+      });
+      return;
+    }
     const parsed = RESULTS_WEBVIEW_MESSAGE.safeParse(raw);
     if (!parsed.success) {
       this.logger.warn('ignored a malformed results view message', {

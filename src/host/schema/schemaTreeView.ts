@@ -136,6 +136,29 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     return snapshot ? this.core().schemaTreeChildren(snapshot, node, this.filter) : [];
   }
 
+  /** A table's parent is its schema (what `reveal` needs); other nodes are not revealed. */
+  async getParent(node: SchemaTreeNode): Promise<SchemaTreeNode | undefined> {
+    if (node.kind !== 'table') return undefined;
+    const snapshot = await this.snapshot();
+    const count = snapshot?.tables.filter((t) => t.schema === node.schema && !t.partitionOf).length ?? 0;
+    return { kind: 'schema', schema: node.schema, tables: count };
+  }
+
+  /** Selects and shows a table's node (the schema diagram's click); a filter that hides it is cleared first. */
+  async revealTable(schema: string, name: string): Promise<void> {
+    const snapshot = await this.snapshot();
+    if (!snapshot) return;
+    // Beyond the first LEVEL_LIMIT tables of a schema a node is only reachable through the filter.
+    const find = (filter: string) =>
+      this.core()
+        .schemaTreeChildren(snapshot, { kind: 'schema', schema, tables: 0 }, filter)
+        .find((n) => n.kind === 'table' && n.name === name);
+    const filter = find('') ? '' : `${schema}.${name}`;
+    if (this.filter !== filter) this.setFilter(filter);
+    const node = find(filter);
+    if (node) await this.view.reveal(node, { select: true, focus: false, expand: false });
+  }
+
   /** The snapshot when a database is open (the tree never opens one by itself). */
   private async snapshot(): Promise<SchemaSnapshot | undefined> {
     if (this.session.connection.status !== 'connected') return undefined;

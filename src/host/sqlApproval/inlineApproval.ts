@@ -9,14 +9,14 @@ import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { Ticket } from '../../core/approvals/ticket';
 import type { Logger } from '../../core/platform/logger';
-import type { ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
+import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
 import { safetySettings } from '../settings/settings';
 import { workspaceTrusted } from '../settings/workspaceTrust';
 import { ApprovalDecorations } from './approvalDecorations';
 import type { ApprovalEntry, HeldWrite } from './approvalEntries';
-import { ApprovalEntries } from './approvalEntries';
+import { ApprovalEntries, isOpen } from './approvalEntries';
 import { HeldWriteDecisions } from './heldWriteDecisions';
 import type { WindowTickets } from './windowTickets';
 
@@ -80,13 +80,48 @@ export class InlineApproval implements vscode.Disposable {
     await this.check(document, start, end);
   }
 
+  /**
+   * The results grid's edits (issue 33): their SQL in a new editor, checked as Run SQL with Review checks it (the
+   * same impact, ticket, CodeLens and card); the write it holds (or auto-approved and ran), if any.
+   */
+  async reviewInEditor(sql: string): Promise<{ ticketId: string; impact: ImpactView } | undefined> {
+    const document = await vscode.workspace.openTextDocument({ language: 'sql', content: sql });
+    // Beside the grid, never over it: the grid shows the rows again once the write ran.
+    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+    const entry = await this.check(document, 0, sql.length);
+    return entry && { ticketId: entry.ticketId, impact: entry.impact };
+  }
+
+  /**
+   * Resolves once a write shown here is no longer open: executed (with its rows), failed or rejected; `replaced`
+   * when its SQL was edited in the editor and re-checked as a write of its own.
+   */
+  settled(ticketId: string): Promise<{ status: ApprovalStatus | 'replaced'; rows?: number }> {
+    return new Promise((resolve) => {
+      const done = (): boolean => {
+        const entry = this.entries.get(ticketId);
+        if (entry && isOpen(entry.status)) return false;
+        resolve(
+          entry
+            ? { status: entry.status, ...(entry.executed ? { rows: entry.executed.rows } : {}) }
+            : { status: 'replaced' },
+        );
+        return true;
+      };
+      if (done()) return;
+      const listener = this.entries.onDidChange(() => {
+        if (done()) listener.dispose();
+      });
+    });
+  }
+
   /** Checks a statement of a document: a read shows its rows, a write is held here (or runs when auto-approved). */
   private async check(
     document: vscode.TextDocument,
     start: number,
     end: number,
     replacing?: ApprovalEntry,
-  ): Promise<void> {
+  ): Promise<ApprovalEntry | undefined> {
     const sql = document.getText().slice(start, end);
     this.decorations.clear(document.uri);
     const services = this.deps.core();
@@ -135,7 +170,7 @@ export class InlineApproval implements vscode.Disposable {
           return;
         case 'written': {
           const executed = { at: new Date().toISOString(), rows: o.execution.rows, undoFile: o.execution.undoFile };
-          await this.keep(
+          const entry = await this.keep(
             {
               ...at,
               ticketId: o.ticket.id,
@@ -155,7 +190,7 @@ export class InlineApproval implements vscode.Disposable {
             .then((choice) => {
               if (choice) void this.openUndo(o.ticket.id);
             });
-          return;
+          return entry;
         }
         case 'held': {
           const entry = await this.keep(
@@ -166,14 +201,16 @@ export class InlineApproval implements vscode.Disposable {
           this.decisions.watchForDecision(entry);
           this.deps.logger.info('write held for approval', { ticket: o.ticket.id, risk: o.impact.risk });
           await this.deps.showPanel();
-          return;
+          return entry;
         }
       }
+      return undefined;
     } catch (error) {
       const e = services.toAgentError(error);
       if (e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number')
         this.decorations.markSyntaxError(document, start + e.position, e.message);
       void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
+      return undefined;
     }
   }
 

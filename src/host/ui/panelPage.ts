@@ -10,12 +10,17 @@ export interface PanelPageAssets {
   styles: string;
   /** `<script nonce>` elements, in order. */
   scripts: string;
+  /**
+   * No inline styles at all: stylesheets from cspSource and `<style nonce>` only (the schema diagram, which sets
+   * no style attribute). The other pages still set a few inline.
+   */
+  strictStyles?: boolean;
 }
 
-export function panelPage({ cspSource, nonce, styles, scripts }: PanelPageAssets): string {
+export function panelPage({ cspSource, nonce, styles, scripts, strictStyles }: PanelPageAssets): string {
   const csp = [
     "default-src 'none'",
-    `style-src ${cspSource} 'unsafe-inline'`,
+    `style-src ${cspSource} ${strictStyles === true ? `'nonce-${nonce}'` : "'unsafe-inline'"}`,
     `font-src ${cspSource}`,
     `img-src ${cspSource} data:`,
     `script-src 'nonce-${nonce}'`,
