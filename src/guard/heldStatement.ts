@@ -19,6 +19,8 @@ import { analyzeImpact } from '../core/sql/impact';
 import { forgetReach } from '../core/sql/reach/reachOf';
 import { workspaceUndoSink } from '../core/sql/writeArtifacts';
 import type { GuardContext } from './guardContext';
+import { heldText } from './heldPasswords';
+import { passwordNotice } from '../core/sql/secrets/hidePasswords';
 
 export type HoldOutcome =
   | { kind: 'held'; ticket: Ticket; reused: boolean }
@@ -35,17 +37,25 @@ export type AwaitingClients = Set<string>;
 /** Holds `sql` on a ticket, or runs it when its identical text's ticket is approved. */
 export async function holdOrRun(
   context: GuardContext,
-  sql: string,
-  classification: Classification,
+  typedSql: string,
+  typedClassification: Classification,
   requestedBy: string,
   awaiting: AwaitingClients,
 ): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
   // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
-  const same = (await store.list()).filter(
-    (t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql && t.connection === connection,
+  const mine = (await store.list()).filter(
+    (t) => t.kind === 'write' && !isGuardTransaction(t) && t.connection === connection,
   );
+  const held = await heldText(
+    () => context.openDb(),
+    typedSql,
+    typedClassification,
+    mine.map((t) => t.sql),
+  );
+  const { sql, classification } = held;
+  const same = mine.filter((t) => t.sql === sql);
   const live = same.find((t) => t.status === 'APPROVED' || t.status === 'PENDING_APPROVAL');
   if (live?.status === 'APPROVED') {
     try {
@@ -98,6 +108,7 @@ export async function holdOrRun(
     };
   }
   const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
+  if (held.passwordsSet.length > 0) impact.warnings.unshift(passwordNotice(held.passwordsSet));
   const ticket = await store.create({ sql, connection, impact, createdBy: requestedBy });
   awaiting.add(ticket.id);
   await writeProposal(

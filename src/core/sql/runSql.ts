@@ -13,6 +13,7 @@ import { analyzeImpact } from './impact';
 import type { ImpactReport, LintFindingView } from '../../shared/impactReport';
 import type { CheckedSql } from './reach/checkSql';
 import { checkedFor } from './reach/checkSql';
+import { passwordNotice } from './secrets/hidePasswords';
 import type { ReadResult } from './runRead';
 import { runRead } from './runRead';
 import type { SafetySettings } from './safetySettings';
@@ -78,8 +79,9 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
     request.contextLint?.length ? { ...request.settings, contextLint: request.contextLint } : request.settings,
     checked,
   );
+  if (checked.passwordsSet?.length) impact.warnings.unshift(passwordNotice(checked.passwordsSet));
   const ticket = await store.create({
-    sql: request.sql,
+    sql: checked.sql,
     connection: request.connection,
     impact,
     createdBy: request.requestedBy,
