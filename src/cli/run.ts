@@ -40,6 +40,7 @@ import { schemaCommand } from './commands/schemaCommand';
 import { connectCommand } from './commands/connectCommand';
 import { quarantineCommand } from './commands/quarantineCommand';
 import { undoCommand } from './commands/undoCommand';
+import { historyCommand } from './commands/historyCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
@@ -65,6 +66,7 @@ export const COMMANDS: readonly CliCommand[] = [
   guardCommand,
   keysCommand,
   policyCommand,
+  historyCommand,
   healthCommand,
   topCommand,
   indexesCommand,

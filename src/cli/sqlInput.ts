@@ -13,6 +13,10 @@ import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
 import type { PolicyWarning, Resolved } from '../core/settings/workspacePolicy';
 import { safetyInForce } from '../core/settings/workspacePolicy';
 import type { CliIo, CommandContext } from './command';
+import { userInfo } from 'node:os';
+import type { HistoryOrigin } from '../core/sql/history/historyEntry';
+import { HistoryLog } from '../core/sql/history/historyLog';
+import { queryHistory } from '../core/sql/history/queryHistory';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
 export async function readSqlInput(context: CommandContext): Promise<string> {
@@ -56,7 +60,10 @@ export function cliSafetyInForce(
 }
 
 /** The safety settings of this command and the loosenings its workspace asked for and did not get. */
-export async function cliPolicy(context: CommandContext): Promise<Resolved<SafetySettings>> {
+export async function cliPolicy(
+  context: CommandContext,
+  origin: HistoryOrigin = 'cli',
+): Promise<Resolved<SafetySettings>> {
   const { flags } = context.args;
   const resolved = cliSafetyInForce(
     flags,
@@ -66,14 +73,37 @@ export async function cliPolicy(context: CommandContext): Promise<Resolved<Safet
   );
   printWarnings(context.io, resolved.warnings);
   return {
-    settings: { ...resolved.settings, policySources: { ...resolved.settings.policySources, logger: context.logger } },
+    settings: {
+      ...resolved.settings,
+      policySources: { ...resolved.settings.policySources, logger: context.logger },
+      history: queryHistory(historyLogOf(workspacePaths(flags.workspace).history), origin, osUser()),
+    },
     warnings: resolved.warnings,
   };
 }
 
 /** The safety settings of this command (warnings go to stderr, once per run). */
-export async function cliSafety(context: CommandContext): Promise<SafetySettings> {
-  return (await cliPolicy(context)).settings;
+export async function cliSafety(context: CommandContext, origin: HistoryOrigin = 'cli'): Promise<SafetySettings> {
+  return (await cliPolicy(context, origin)).settings;
+}
+
+/** One history log per folder in this process (it flushes on exit). */
+const historyLogs = new Map<string, HistoryLog>();
+function historyLogOf(dir: string): HistoryLog {
+  let log = historyLogs.get(dir);
+  if (!log) {
+    log = new HistoryLog(dir);
+    historyLogs.set(dir, log);
+  }
+  return log;
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** An impact report as JSON output shows it: the workspace's ignored loosenings first among its `warnings`. */

@@ -188,6 +188,7 @@ export class ClientSession {
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
+      this.context.passedRead?.(sql, this.user);
       this.link.forward(raw, 'query');
       return;
     }
@@ -295,6 +296,7 @@ export class ClientSession {
       await this.answer(bindComplete());
       return;
     }
+    if (statement?.kind === 'pass') this.context.passedRead?.(statement.sql, this.user);
     this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
     this.link.forward(raw, 'bind', true);
   }

@@ -26,4 +26,6 @@ export interface GuardContext {
   /** `--hold wait[=SECONDS]`: a held statement outside a transaction keeps its client waiting this long for the decision. */
   holdWaitSeconds?: number;
   invalidateSchema?: () => Promise<void>;
+  /** Records a read the guard passed on (query history); a push onto a queue, written later. */
+  passedRead?: (sql: string, user: string) => void;
 }
