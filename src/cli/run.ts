@@ -41,6 +41,7 @@ import { connectCommand } from './commands/connectCommand';
 import { quarantineCommand } from './commands/quarantineCommand';
 import { undoCommand } from './commands/undoCommand';
 import { historyCommand } from './commands/historyCommand';
+import { diffCommand } from './commands/diffCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
@@ -67,6 +68,7 @@ export const COMMANDS: readonly CliCommand[] = [
   keysCommand,
   policyCommand,
   historyCommand,
+  diffCommand,
   healthCommand,
   topCommand,
   indexesCommand,
