@@ -13,10 +13,8 @@ import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
 import type { PolicyWarning, Resolved } from '../core/settings/workspacePolicy';
 import { safetyInForce } from '../core/settings/workspacePolicy';
 import type { CliIo, CommandContext } from './command';
-import { userInfo } from 'node:os';
 import type { HistoryOrigin } from '../core/sql/history/historyEntry';
-import { HistoryLog } from '../core/sql/history/historyLog';
-import { queryHistory } from '../core/sql/history/queryHistory';
+import { historyFor } from '../core/sql/history/historyFor';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
 export async function readSqlInput(context: CommandContext): Promise<string> {
@@ -76,7 +74,7 @@ export async function cliPolicy(
     settings: {
       ...resolved.settings,
       policySources: { ...resolved.settings.policySources, logger: context.logger },
-      history: queryHistory(historyLogOf(workspacePaths(flags.workspace).history), origin, osUser()),
+      history: historyFor(workspacePaths(flags.workspace).history, origin),
     },
     warnings: resolved.warnings,
   };
@@ -85,25 +83,6 @@ export async function cliPolicy(
 /** The safety settings of this command (warnings go to stderr, once per run). */
 export async function cliSafety(context: CommandContext, origin: HistoryOrigin = 'cli'): Promise<SafetySettings> {
   return (await cliPolicy(context, origin)).settings;
-}
-
-/** One history log per folder in this process (it flushes on exit). */
-const historyLogs = new Map<string, HistoryLog>();
-function historyLogOf(dir: string): HistoryLog {
-  let log = historyLogs.get(dir);
-  if (!log) {
-    log = new HistoryLog(dir);
-    historyLogs.set(dir, log);
-  }
-  return log;
-}
-
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** An impact report as JSON output shows it: the workspace's ignored loosenings first among its `warnings`. */

@@ -7,6 +7,7 @@ export { introspectSchema } from '../core/db/introspect';
 export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
 export { tableDdlText } from '../core/db/tableDdl';
 export { explainRead, readToExplain } from '../core/sql/explainPlan';
+export { historyFor } from '../core/sql/history/historyFor';
 export { runRead } from '../core/sql/runRead';
 export { runHealth } from '../core/dba/runHealth';
 export { adviseIndexes } from '../core/dba/indexAdvice/adviseIndexes';
