@@ -3,6 +3,8 @@
  * client on `pg-agent mcp`) and reads that psql-like clients send through `pg-agent guard` (pg, simple and
  * extended protocol) land in the database's history with their origin and who sent them.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
@@ -11,6 +13,16 @@ import { pgAgentMcp } from '../support/mcpClient';
 import type { McpSession } from '../support/mcpClient';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
+
+const ROLE = 'i33b_guard_role';
+const TYPED = 'i33b-guard-Secret-5521';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
 
 interface Entry {
   origin: string;
@@ -28,6 +40,7 @@ describe.runIf(postgresAvailable)('query history from MCP and the guard', () => 
   beforeAll(async () => {
     scratch = await createScratchDatabase('i33b_hist');
     await execSql(scratch.url, 'CREATE TABLE i33b_t (id int PRIMARY KEY); INSERT INTO i33b_t VALUES (1), (2), (3)');
+    await execSql(scratch.url, `DROP ROLE IF EXISTS ${ROLE}; CREATE ROLE ${ROLE} NOLOGIN`);
     guard = await startGuardProcess(scratch.url);
     mcp = await pgAgentMcp(['--db', scratch.url, '--workspace', guard.workspace]);
   }, 60_000);
@@ -36,6 +49,7 @@ describe.runIf(postgresAvailable)('query history from MCP and the guard', () => 
     await mcp?.close();
     await guard?.stop();
     await scratch?.drop();
+    if (scratch) await execSql(scratch.url.replace(/\/[^/]*$/, '/postgres'), `DROP ROLE IF EXISTS ${ROLE}`);
   });
 
   const history = async (): Promise<Entry[]> => {
@@ -64,5 +78,40 @@ describe.runIf(postgresAvailable)('query history from MCP and the guard', () => 
     expect(of('simple')).toMatchObject({ origin: 'guard', who: 'alice', kind: 'read' });
     expect(of('extended')).toMatchObject({ origin: 'guard', who: 'alice', kind: 'read' });
     expect(of('mcp')).toMatchObject({ origin: 'mcp', kind: 'read', rows: 3 });
+  }, 60_000);
+
+  it('holds a password sent through the guard as its verifier; the retry after approval runs that verifier', async () => {
+    const send = async () => {
+      const client = new pg.Client({ connectionString: guard.url });
+      await client.connect();
+      try {
+        await client.query(`ALTER ROLE ${ROLE} PASSWORD '${TYPED}'`);
+        return undefined;
+      } catch (error) {
+        return error as Error & { code?: string };
+      } finally {
+        await client.end();
+      }
+    };
+    const held = await send();
+    expect(held?.code).toBe('PA001');
+    const ticket = /ticket (tkt_[a-z0-9]+)/.exec(held?.message ?? '')?.[1] ?? '';
+    expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+    expect(await send()).toBeUndefined();
+    const shown = await guard.pgAgent(['approvals', 'show', ticket, '--json']);
+    const verifier = /'(SCRAM-SHA-256\$[^']+)'/.exec(shown.stdout)?.[1];
+    expect(verifier).toBeDefined();
+    const admin = new pg.Client({ connectionString: scratch.url });
+    await admin.connect();
+    try {
+      const stored = await admin.query<{ p: string }>('SELECT rolpassword AS p FROM pg_authid WHERE rolname = $1', [
+        ROLE,
+      ]);
+      expect(stored.rows[0]?.p).toBe(verifier);
+    } finally {
+      await admin.end();
+    }
+    const leaking = filesUnder(join(guard.workspace, '.pgagent')).filter((f) => readFileSync(f).includes(TYPED));
+    expect(leaking).toEqual([]);
   }, 60_000);
 });
