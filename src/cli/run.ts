@@ -41,6 +41,8 @@ import { schemaCommand } from './commands/schemaCommand';
 import { connectCommand } from './commands/connectCommand';
 import { quarantineCommand } from './commands/quarantineCommand';
 import { undoCommand } from './commands/undoCommand';
+import { historyCommand } from './commands/historyCommand';
+import { diffCommand } from './commands/diffCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
 import { stderrLogger } from './stderrLogger';
@@ -75,6 +77,8 @@ export const COMMANDS: readonly CliCommand[] = [
   guardCommand,
   keysCommand,
   policyCommand,
+  historyCommand,
+  diffCommand,
   healthCommand,
   topCommand,
   indexesCommand,

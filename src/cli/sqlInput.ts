@@ -13,6 +13,8 @@ import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
 import type { PolicyWarning, Resolved } from '../core/settings/workspacePolicy';
 import { safetyInForce } from '../core/settings/workspacePolicy';
 import type { CliIo, CommandContext } from './command';
+import type { HistoryOrigin } from '../core/sql/history/historyEntry';
+import { historyFor } from '../core/sql/history/historyFor';
 
 /** The SQL text (positional or stdin); empty or NUL-containing input is bad input (exit 2). */
 export async function readSqlInput(context: CommandContext): Promise<string> {
@@ -56,7 +58,10 @@ export function cliSafetyInForce(
 }
 
 /** The safety settings of this command and the loosenings its workspace asked for and did not get. */
-export async function cliPolicy(context: CommandContext): Promise<Resolved<SafetySettings>> {
+export async function cliPolicy(
+  context: CommandContext,
+  origin: HistoryOrigin = 'cli',
+): Promise<Resolved<SafetySettings>> {
   const { flags } = context.args;
   const resolved = cliSafetyInForce(
     flags,
@@ -66,14 +71,18 @@ export async function cliPolicy(context: CommandContext): Promise<Resolved<Safet
   );
   printWarnings(context.io, resolved.warnings);
   return {
-    settings: { ...resolved.settings, policySources: { ...resolved.settings.policySources, logger: context.logger } },
+    settings: {
+      ...resolved.settings,
+      policySources: { ...resolved.settings.policySources, logger: context.logger },
+      history: historyFor(workspacePaths(flags.workspace).history, origin),
+    },
     warnings: resolved.warnings,
   };
 }
 
 /** The safety settings of this command (warnings go to stderr, once per run). */
-export async function cliSafety(context: CommandContext): Promise<SafetySettings> {
-  return (await cliPolicy(context)).settings;
+export async function cliSafety(context: CommandContext, origin: HistoryOrigin = 'cli'): Promise<SafetySettings> {
+  return (await cliPolicy(context, origin)).settings;
 }
 
 /** An impact report as JSON output shows it: the workspace's ignored loosenings first among its `warnings`. */

@@ -25,4 +25,6 @@ export interface GuardContext {
   logger: Logger;
   /** `--hold wait[=SECONDS]`: a held statement outside a transaction keeps its client waiting this long for the decision. */
   holdWaitSeconds?: number;
+  /** Records a read the guard passed on (query history); a push onto a queue, written later. */
+  passedRead?: (sql: string, user: string) => void;
 }

@@ -10,6 +10,7 @@ export { diagramSchemas, neighbourhoodGraph, schemaGraph, searchTables } from '.
 export { buildGridEdits } from '../core/sql/gridEdits';
 export { gridEditTarget } from '../core/sql/gridEditTarget';
 export { explainRead, readToExplain } from '../core/sql/explainPlan';
+export { historyFor } from '../core/sql/history/historyFor';
 export { runRead } from '../core/sql/runRead';
 export { runHealth } from '../core/dba/runHealth';
 export { adviseIndexes } from '../core/dba/indexAdvice/adviseIndexes';

@@ -25,6 +25,7 @@ const CORE_RANK: Record<string, number> = {
   sql: 4,
   dba: 5,
   ask: 5,
+  diff: 5,
   jobs: 6,
   review: 7,
   collab: 7,

@@ -179,7 +179,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     typeof certFile === 'string' && typeof keyFile === 'string'
       ? { cert: toArrayBuffer(await readFile(certFile)), key: toArrayBuffer(await readFile(keyFile)) }
       : undefined;
-  const settings = await cliSafety(context);
+  const settings = await cliSafety(context, 'guard');
   const db = await context.openDb();
   const workspaceDir = args.flags.workspace;
   const guardContext: GuardContext = {
@@ -191,6 +191,8 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     workspaceDir,
     executedBy: `pg-agent guard (${io.env.USER ?? 'guard'})`,
     logger: context.logger,
+    passedRead: (sql, user) =>
+      settings.history?.record(db.label, { kind: 'read', sql, startedAt: Date.now(), ms: null, rows: null, who: user }),
     ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
   };
   // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.

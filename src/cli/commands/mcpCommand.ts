@@ -86,7 +86,7 @@ export const mcpCommand: CliCommand = {
 async function buildToolContext(context: CommandContext, budget: number): Promise<McpToolContext> {
   const { args, io } = context;
   // Warnings (a workspace asking to loosen) go to stderr now; executions read the policy again each time.
-  const settings = await cliSafety(context);
+  const settings = await cliSafety(context, 'mcp');
   const openDb = once(context.openDb);
   let schemaCacheOpened: Promise<unknown> | undefined;
   return {
@@ -167,7 +167,7 @@ async function guardToolContext(context: CommandContext, guardUrl: string, budge
       cache ??= openSchemaCache({ dir: paths.schemaCache, logger: context.logger });
       return (await (await cache).cache.get(await openDb(), key)).snapshot;
     },
-    settings: await cliSafety(context),
+    settings: await cliSafety(context, 'mcp'),
     workspaceDir: args.flags.workspace,
     contextBudget: budget,
     proposedBy: () => 'agent via MCP through the guard',

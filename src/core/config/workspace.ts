@@ -31,6 +31,8 @@ export interface WorkspacePaths {
   collab: string;
   /** Writes outside agents proposed (MCP propose_write), as `<ticket>.sql` files for people. */
   proposals: string;
+  /** Query history, one JSON-lines file per database (what ran, where, by whom). */
+  history: string;
 }
 
 export function workspacePaths(workspaceDir: string): WorkspacePaths {
@@ -49,6 +51,7 @@ export function workspacePaths(workspaceDir: string): WorkspacePaths {
     runs: join(root, 'runs'),
     collab: join(root, 'collab'),
     proposals: join(root, 'proposals'),
+    history: join(root, 'history'),
   };
 }
 

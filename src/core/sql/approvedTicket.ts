@@ -18,6 +18,7 @@ import type { UndoScript } from './undoCapture';
 import type { LockWaitPolicy } from './ddl/lockWait';
 import type { DbTextResult } from '../db/db';
 import { DEFAULT_SAFETY } from './safetySettings';
+import type { QueryHistory } from './history/queryHistory';
 
 /** Where an execution's undo script goes: written before COMMIT, voided if the transaction does not commit. */
 export interface UndoSink {
@@ -45,6 +46,8 @@ export interface ExecuteOptions {
   by: string;
   undo: UndoSink;
   logger: Logger;
+  /** Where the execution is recorded (`.pgagent/history/`), when the surface keeps a history. */
+  history?: QueryHistory;
 }
 
 export interface ExecutionResult {

@@ -35,6 +35,40 @@ export async function executeApproved(
   ticketId: string,
   options: ExecuteOptions,
 ): Promise<ExecutionResult> {
+  const { history } = options;
+  if (!history) return executeOnce(db, store, ticketId, options);
+  const startedAt = Date.now();
+  try {
+    const result = await executeOnce(db, store, ticketId, options);
+    const { ticket, elapsedMs: ms, rows } = result;
+    history.record(db.label, {
+      kind: 'write',
+      sql: ticket.sql,
+      startedAt,
+      ms,
+      rows,
+      ticket: ticket.id,
+      who: options.by,
+    });
+    return result;
+  } catch (error) {
+    // Recorded when the ticket's write was tried: a refusal before its claim ran nothing.
+    const ticket = await store.get(ticketId).catch(() => undefined);
+    if (ticket?.execution) {
+      const ms = Date.now() - startedAt;
+      const run = { kind: 'write' as const, sql: ticket.sql, startedAt, ms, rows: null, ticket: ticketId };
+      history.record(db.label, { ...run, who: options.by, error: toAgentError(error).message });
+    }
+    throw error;
+  }
+}
+
+async function executeOnce(
+  db: Db,
+  store: TicketStore,
+  ticketId: string,
+  options: ExecuteOptions,
+): Promise<ExecutionResult> {
   const started = performance.now();
   await loadParser();
   // Issue 10 (SPEC §5.4a): a statement PostgreSQL runs only outside a transaction runs alone, without BEGIN.

@@ -105,6 +105,16 @@ export function normalizeSql(sql: string): string {
   return pg.normalizeSync(sql);
 }
 
+/** The string constants of `sql` as PostgreSQL's scanner sees them: UTF-8 byte ranges into the input. */
+export function stringConstantsOf(sql: string): { start: number; end: number }[] {
+  const pg = pgQuery;
+  if (!pg) throw new Error('The SQL parser is not loaded: await loadParser() before stringConstantsOf().');
+  return pg
+    .scanSync(sql)
+    .tokens.filter((t) => t.tokenName === 'SCONST' || t.tokenName === 'USCONST')
+    .map((t) => ({ start: t.start, end: t.end }));
+}
+
 const PG_BLANK = /^[ \t\n\r\f\v]*/;
 const PG_BLANK_END = /[ \t\n\r\f\v]*$/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

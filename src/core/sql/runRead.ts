@@ -10,6 +10,7 @@ import type { JsonValue } from '../db/valueEncoding';
 import { encodeValue } from '../db/valueEncoding';
 import type { StatementClassification } from './classification';
 import { assertReachAllows, refuseEffects } from './reach/checkSql';
+import type { QueryHistory } from './history/queryHistory';
 
 export interface ReadLimits {
   maxRows: number;
@@ -17,6 +18,8 @@ export interface ReadLimits {
   lockTimeoutMs: number;
   /** Rows per FETCH; defaults to min(maxRows + 1, 1000). */
   batchSize?: number;
+  /** Where the read is recorded (`.pgagent/history/`), when the surface keeps a history. */
+  history?: QueryHistory;
 }
 
 export interface ReadResult {
@@ -43,6 +46,33 @@ export async function runRead(
 ): Promise<ReadResult> {
   const started = performance.now();
   const statement = typeof read === 'string' ? read : read.sql;
+  if (!limits.history) return readOnce(db, read, statement, useCursor, limits, started);
+  const startedAt = Date.now();
+  try {
+    const result = await readOnce(db, read, statement, useCursor, limits, started);
+    limits.history.record(db.label, {
+      kind: 'read',
+      sql: statement,
+      startedAt,
+      ms: result.elapsedMs,
+      rows: result.rowCount,
+    });
+    return result;
+  } catch (error) {
+    const ms = performance.now() - started;
+    limits.history.record(db.label, { kind: 'read', sql: statement, startedAt, ms, rows: null, error: String(error) });
+    throw error;
+  }
+}
+
+async function readOnce(
+  db: Db,
+  read: string | StatementClassification,
+  statement: string,
+  useCursor: boolean,
+  limits: ReadLimits,
+  started: number,
+): Promise<ReadResult> {
   // Whoever called: a read runs none of the database's code that does more than read (SPEC §5 1a). A statement
   // checkSql already looked at carries its reach (not looked up twice); any other text is checked now.
   if (typeof read !== 'string' && read.reach !== undefined) refuseEffects(read.reachEffects ?? [], 'read');

@@ -13,6 +13,7 @@ import { analyzeImpact } from './impact';
 import type { ImpactReport, LintFindingView } from '../../shared/impactReport';
 import type { CheckedSql } from './reach/checkSql';
 import { checkedFor } from './reach/checkSql';
+import { passwordNotice } from './secrets/hidePasswords';
 import type { ReadResult } from './runRead';
 import { pendingOrNewTicket } from './pendingTicket';
 import { runRead } from './runRead';
@@ -81,7 +82,8 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
     request.contextLint?.length ? { ...request.settings, contextLint: request.contextLint } : request.settings,
     checked,
   );
-  const input = { sql: request.sql, connection: request.connection, impact, createdBy: request.requestedBy };
+  if (checked.passwordsSet?.length) impact.warnings.unshift(passwordNotice(checked.passwordsSet));
+  const input = { sql: checked.sql, connection: request.connection, impact, createdBy: request.requestedBy };
   const ticket = request.reusePending ? await pendingOrNewTicket(store, input) : await store.create(input);
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.

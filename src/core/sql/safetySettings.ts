@@ -2,6 +2,7 @@
 import type { ApprovalRules } from '../approvals/approvalPolicy';
 import type { PolicySources } from '../approvals/policyInForce';
 import type { RiskPolicy } from './risk';
+import type { QueryHistory } from './history/queryHistory';
 import { DEFAULT_RISK_POLICY } from './risk';
 
 export interface SafetySettings {
@@ -30,6 +31,8 @@ export interface SafetySettings {
   approvalRules?: ApprovalRules;
   /** Where executors read the policy in force at claim time (policyInForce.ts); without it, approvalRules. */
   policySources?: PolicySources;
+  /** Where reads and executed writes are recorded (`.pgagent/history/`), bound to the surface and person. */
+  history?: QueryHistory;
 }
 
 export interface RecoverySettings {

@@ -19,6 +19,8 @@ import { analyzeImpact } from '../../core/sql/impact';
 import { forgetReach } from '../../core/sql/reach/reachOf';
 import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
 import type { GuardContext } from '../guardContext';
+import { heldText } from './heldPasswords';
+import { passwordNotice } from '../../core/sql/secrets/hidePasswords';
 
 export type HoldOutcome =
   | { kind: 'held'; ticket: Ticket; reused: boolean }
@@ -36,20 +38,28 @@ export type AwaitingClients = Map<string, string>;
 /** Holds `sql` on a ticket, or runs it when its identical text's ticket is approved. */
 export async function holdOrRun(
   context: GuardContext,
-  sql: string,
-  classification: Classification,
+  typedSql: string,
+  typedClassification: Classification,
   requestedBy: string,
   awaiting: AwaitingClients,
 ): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
+  // Asked by key (never a listing of every ticket). A statement that sets a password is kept as its SCRAM
+  // verifier (heldPasswords.ts): its earlier tickets are found by its text with the passwords left out, and their
+  // salts reused, so an identical retry becomes the identical text.
+  const writes = (tickets: Ticket[]) => tickets.filter((t) => t.kind === 'write' && !isGuardTransaction(t));
+  const held = await heldText(
+    () => context.openDb(),
+    typedSql,
+    typedClassification,
+    async (key) => writes(await store.findLive(connection, key)).map((t) => t.sql),
+  );
+  const { sql, classification } = held;
   const hash = sqlHash(sql);
   const awaitKey = `${connection} ${hash}`;
-  // Asked by key (never a listing of every ticket). A held transaction's ticket is never this statement's,
-  // even with the same text: only its client's retry commits it.
-  const same = (await store.findLive(connection, hash)).filter(
-    (t) => t.kind === 'write' && !isGuardTransaction(t) && t.sql === sql,
-  );
+  // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
+  const same = writes(await store.findLive(connection, held.matchKey ?? hash)).filter((t) => t.sql === sql);
   // Two tickets of one statement (two guards holding it at once): an approved one runs, once.
   const live = same.find((t) => t.status === 'APPROVED') ?? same[0];
   if (live?.status === 'APPROVED') {
@@ -103,7 +113,14 @@ export async function holdOrRun(
     };
   }
   const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
-  const ticket = await store.create({ sql, connection, impact, createdBy: requestedBy });
+  if (held.passwordsSet.length > 0) impact.warnings.unshift(passwordNotice(held.passwordsSet));
+  const ticket = await store.create({
+    sql,
+    connection,
+    impact,
+    createdBy: requestedBy,
+    ...(held.matchKey !== undefined ? { matchKey: held.matchKey } : {}),
+  });
   awaiting.set(awaitKey, ticket.id);
   await writeProposal(
     context.workspaceDir,

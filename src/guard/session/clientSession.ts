@@ -94,6 +94,7 @@ export class ClientSession {
       skipToSync: () => (this.skipping = true),
       settle: () => this.settle(),
       answer: (bytes) => this.answer(bytes),
+      passedRead: (sql) => this.context.passedRead?.(sql, this.user),
     });
     this.copy = new ClientCopy(
       { context, db, user, events, inBand: this.inBand, answer: (b) => this.link.answer(b) },
@@ -199,6 +200,7 @@ export class ClientSession {
     }
     const verdict = await this.judge(sql);
     if (verdict.kind === 'pass') {
+      this.context.passedRead?.(sql, this.user);
       this.tx.expectResult(undefined, 'query');
       this.link.forward(raw, 'query');
       return;

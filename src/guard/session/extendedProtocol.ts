@@ -60,6 +60,8 @@ export interface SessionPort {
   skipToSync(): void;
   settle(): Promise<void>;
   answer(bytes: Uint8Array): Promise<void>;
+  /** A read passed on (the query history). */
+  passedRead(sql: string): void;
 }
 
 export class ExtendedProtocol {
@@ -117,6 +119,7 @@ export class ExtendedProtocol {
     }
     if (s.aborted()) return s.fail(ABORTED, false);
     if (statement?.kind === 'hold') return this.bindHeld(raw, message, statement);
+    if (statement?.kind === 'pass') s.passedRead(statement.sql);
     this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
     s.link.forward(raw, 'bind', true);
   }

@@ -75,7 +75,11 @@ export async function safetySettings(core: CoreLoader, rootDir: string, read?: C
     own: OWN,
   });
   warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
-  return { ...fromSettings.settings, policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked } };
+  return {
+    ...fromSettings.settings,
+    policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked },
+    history: services.historyFor(paths.history, 'vscode'),
+  };
 }
 
 /** Planning settings, resolved like the safety settings. */

@@ -10,6 +10,7 @@ import { classifyParsed } from '../classify';
 import { loadParser, parseSql } from '../parse';
 import type { ParsedInput, ParsedStatement } from '../parse';
 import { reachOf } from './reachOf';
+import { hidePasswords } from '../secrets/hidePasswords';
 import type { ReachOptions } from './reachOf';
 import { blockingEffects, mergeReach } from './reachVerdicts';
 import type { ReachEffect } from '../../../shared/reachTypes';
@@ -22,7 +23,12 @@ import type { ReachEffect } from '../../../shared/reachTypes';
  */
 export interface CheckedSql {
   db: Db;
+  /** The SQL as checked and kept: the input, with any password replaced by its SCRAM verifier (hidePasswords). */
   sql: string;
+  /** The input as it came, when it differs from `sql` (it set a password): never stored, only compared. */
+  typed?: string;
+  /** The roles whose password `sql` sets (shown as a warning instead of the text). */
+  passwordsSet?: string[];
   parsed: ParsedInput;
   classification: Classification;
   /** The rows the planner expects the first statement to write (a data change), before anything ran. */
@@ -37,8 +43,12 @@ export async function checkSql(db: Db, sql: string, options: ReachOptions = {}):
 /** checkSql, keeping the parse for the steps that follow (impact's lock model), so they do not parse again. */
 export async function checkSqlParsed(db: Db, sql: string, options: ReachOptions = {}): Promise<CheckedSql> {
   await loadParser();
-  const parsed = parseSql(sql);
-  return { db, sql, parsed, classification: await checkParsed(db, parsed, options) };
+  const first = parseSql(sql);
+  const hidden = hidePasswords(first);
+  const parsed = hidden?.parsed ?? first;
+  const classification = await checkParsed(db, parsed, options);
+  if (!hidden) return { db, sql, parsed, classification };
+  return { db, sql: hidden.sql, typed: sql, passwordsSet: hidden.roles, parsed, classification };
 }
 
 /** checkSql of an input the caller has parsed already (parseSql), so that it is not parsed twice. */
@@ -51,7 +61,9 @@ export async function checkParsed(db: Db, parsed: ParsedInput, options: ReachOpt
 
 /** `checked` when it is the check of exactly `sql` on `db`; else the check made now. */
 export async function checkedFor(db: Db, sql: string, checked: CheckedSql | undefined): Promise<CheckedSql> {
-  return checked !== undefined && checked.db === db && checked.sql === sql ? checked : checkSqlParsed(db, sql);
+  return checked !== undefined && checked.db === db && (checked.sql === sql || checked.typed === sql)
+    ? checked
+    : checkSqlParsed(db, sql);
 }
 
 /**
