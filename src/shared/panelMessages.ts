@@ -3,7 +3,7 @@
  * acts on them (a webview is untrusted input). The host → webview half is protocol.ts.
  */
 import * as z from 'zod/mini';
-import { ASK_ID_PATTERN, JOB_ID_PATTERN, TICKET_ID_PATTERN } from './ids';
+import { ASK_ID_PATTERN, JOB_ID_PATTERN, SHA256_HEX_PATTERN, TICKET_ID_PATTERN } from './ids';
 import { MAX_MESSAGE_CHARS } from './limits';
 
 /** Commands the panel's buttons may run; each is also a palette command. */
@@ -28,7 +28,7 @@ export type PanelCommand = (typeof PANEL_COMMANDS)[number];
 
 const ticketId = z.string().check(z.regex(TICKET_ID_PATTERN));
 const jobId = z.string().check(z.regex(JOB_ID_PATTERN));
-const planHash = z.string().check(z.regex(/^[0-9a-f]{64}$/));
+const planHash = z.string().check(z.regex(SHA256_HEX_PATTERN));
 
 const messageText = z.string().check(
   z.maxLength(MAX_MESSAGE_CHARS),
