@@ -1,7 +1,7 @@
 /** The palette commands (category "Postgres Agent"); the panel's buttons run the same ones. */
 import * as vscode from 'vscode';
 import type { Logger } from '../core/platform/logger';
-import type { PanelCommand } from '../shared/protocol';
+import type { PanelCommand } from '../shared/panelMessages';
 import type { AskController } from './ask/askController';
 import { JOB_COMMAND_IDS } from './jobs/jobCommands';
 import type { ConnectionStore } from './connection/connectionStore';

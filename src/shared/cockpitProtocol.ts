@@ -4,8 +4,9 @@
  * messages for both views, parsed by the same zod schema), narrowed to what a cockpit may send.
  */
 import type { ErrorInfo } from './errorCodes';
-import type { ApprovalView, JobPhaseName, JobView, WebviewMessage } from './protocol';
-import { parseWebviewMessage } from './protocol';
+import type { ApprovalView, JobPhaseName, JobView } from './protocol';
+import type { WebviewMessage } from './panelMessages';
+import { parseWebviewMessage } from './panelMessages';
 
 // ---- host → cockpit --------------------------------------------------------------------------
 

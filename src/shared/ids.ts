@@ -19,3 +19,6 @@ export const SESSION_ID_PATTERN = /^collab_[0-9a-f]{16}$/;
 
 /** A plan edit the review chat proposed: `edit_` and 12 hex digits (core/review/planEdit.ts). */
 export const PLAN_EDIT_ID_PATTERN = /^edit_[0-9a-f]{12}$/;
+
+/** A SHA-256 as 64 lowercase hex digits: a ticket's hash, a plan's hash (what a decision names as what it saw). */
+export const SHA256_HEX_PATTERN = /^[0-9a-f]{64}$/;

@@ -5,7 +5,7 @@ import { lintForModel, lintStatement } from '../../src/core/sql/ddl/lint';
 import { planStatement } from '../../src/core/sql/ddl/lockModel';
 import { loadParser } from '../../src/core/sql/parse';
 import { describeLock } from '../../src/shared/lockPhrases';
-import { parseWebviewMessage } from '../../src/shared/protocol';
+import { parseWebviewMessage } from '../../src/shared/panelMessages';
 
 beforeAll(async () => {
   await loadParser();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../../src/shared/limits';
-import { parseWebviewMessage } from '../../src/shared/protocol';
+import { parseWebviewMessage } from '../../src/shared/panelMessages';
 
 describe('parseWebviewMessage', () => {
   it('accepts the messages of the protocol', () => {

@@ -1,5 +1,5 @@
 /** The one DOM helper of every page: elements from data, with text set as text (never parsed as HTML). */
-import type { PanelCommand } from '../../src/shared/protocol';
+import type { PanelCommand } from '../../src/shared/panelMessages';
 import { post } from './vscodeApi';
 
 /** An element with its attributes and children (`null` children are left out). */

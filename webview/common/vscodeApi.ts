@@ -2,7 +2,7 @@
  * The one handle on the VS Code webview API of every page (panel, cockpit, collab, results): acquireVsCodeApi may be
  * called only once per page, so it is acquired here, on first use, and each page posts its own message type.
  */
-import type { WebviewMessage } from '../../src/shared/protocol';
+import type { WebviewMessage } from '../../src/shared/panelMessages';
 
 /** What a page keeps across a hide/show of its view: UI choices only, never data (the host owns that). */
 export interface UiState {

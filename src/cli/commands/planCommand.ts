@@ -5,7 +5,7 @@
  * each can run in a new process; on a terminal the decision points are prompts, otherwise exit 3.
  */
 import { CollabSessionRunner, DEFAULT_MAX_ROUNDS } from '../../core/collab/collabSession';
-import type { SessionDecision } from '../../core/collab/collabSession';
+import type { SessionDecision } from '../../core/collab/sessionDecision';
 import type { ModelSpec } from '../../core/collab/collabModels';
 import { parseModelList, specLabel } from '../../core/collab/collabModels';
 import { executeAsJob } from '../../core/collab/executeAsJob';

@@ -7,6 +7,7 @@
  * Only signed decisions travel: any guard client (an agent with guard credentials) could send an unsigned one.
  */
 import { z } from 'zod';
+import { SHA256_HEX_PATTERN, TICKET_ID_PATTERN } from '../../shared/ids';
 import { AgentError } from '../platform/errors';
 import { signatureState } from './approvalPolicy';
 import { publicKeyText } from './decisionSignature';
@@ -48,11 +49,11 @@ export interface WireDecision {
 }
 
 const wireDecisionSchema = z.strictObject({
-  ticket: z.string().regex(/^tkt_[a-z2-7]{20}$/),
+  ticket: z.string().regex(TICKET_ID_PATTERN),
   approve: z.boolean(),
   by: z.string().min(1).max(64),
   at: z.iso.datetime(),
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().regex(SHA256_HEX_PATTERN),
   comment: z.string().max(2000).optional(),
   signature: z.strictObject({
     keyName: z.string().min(1).max(64),

@@ -13,7 +13,6 @@ import { loadParser } from '../sql/parse';
 import type { SafetySettings } from '../sql/safetySettings';
 import { buildAnalysts, providerLabel } from './collabModels';
 import { historyText, planMessages } from './collabPrompts';
-import type { CallRecorder } from './fallbackCall';
 import { callWithFallback } from './fallbackCall';
 import type { GatheredContext } from './gatherContext';
 import { gatherContext } from './gatherContext';
@@ -22,8 +21,11 @@ import { planJsonSchema, planOutputSchema } from './planSchema';
 import type { PlanJson } from './planSchema';
 import { runRound } from './runRound';
 import type { CollabStore } from './sessionStore';
-import type { CollabUsage, SessionDecisionRecord, SessionState, Synthesis } from './sessionTypes';
+import type { SessionDecisionRecord, SessionState, Synthesis } from './sessionTypes';
 import { newSessionId } from './sessionTypes';
+import { assertDecidable, taskOf } from './sessionDecision';
+import type { SessionDecision } from './sessionDecision';
+import { NO_USAGE, sessionRecorder } from './sessionRecorder';
 
 export const DEFAULT_MAX_ROUNDS = 3;
 
@@ -45,14 +47,6 @@ export interface CollabDeps {
   /** After each save of session-state.json (a view can follow the session as it runs). */
   onSaved?: (state: SessionState) => void;
 }
-
-export type SessionDecision =
-  | { kind: 'option'; option: number }
-  | { kind: 'clarify'; text: string }
-  | { kind: 'redirect'; text: string }
-  | { kind: 'more' };
-
-const NO_USAGE: CollabUsage = { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
 
 export class CollabSessionRunner {
   private readonly now: () => Date;
@@ -229,7 +223,7 @@ export class CollabSessionRunner {
           db: this.deps.db,
           analysts,
           settings: this.deps.settings,
-          recorder: this.recorder(state),
+          recorder: sessionRecorder(state, this.deps.store, this.deps.progress),
           now: this.now,
           ...(this.deps.signal ? { signal: this.deps.signal } : {}),
           ...(this.deps.modelTimeoutMs ? { modelTimeoutMs: this.deps.modelTimeoutMs } : {}),
@@ -309,7 +303,7 @@ export class CollabSessionRunner {
       planOutputSchema,
       {
         node: 'plan',
-        recorder: this.recorder(state),
+        recorder: sessionRecorder(state, this.deps.store, this.deps.progress),
         ...(this.deps.signal ? { signal: this.deps.signal } : {}),
         ...(this.deps.modelTimeoutMs ? { timeoutMs: this.deps.modelTimeoutMs } : {}),
       },
@@ -351,43 +345,6 @@ export class CollabSessionRunner {
       .map((d) => d.text ?? '');
   }
 
-  /** Audit and usage of every model call, per model and in total. */
-  private recorder(state: SessionState): CallRecorder {
-    return {
-      response: async (node, model, messages, response) => {
-        const add = {
-          calls: 1,
-          inputTokens: response.usage.inputTokens,
-          outputTokens: response.usage.outputTokens,
-          costUsd: response.costUsd,
-        };
-        state.usage.total = addUsage(state.usage.total, add);
-        const entry = state.usage.byModel.find((m) => m.model === model);
-        if (entry) entry.usage = addUsage(entry.usage, add);
-        else {
-          state.usage.byModel.push({ model, usage: addUsage(NO_USAGE, add) });
-          // In the configured order, whichever model answered first.
-          state.usage.byModel.sort((x, y) => state.models.indexOf(x.model) - state.models.indexOf(y.model));
-        }
-        await this.deps.store.audit(state.id, {
-          type: 'model_call',
-          node,
-          model,
-          messages,
-          response: response.text,
-          inputTokens: response.usage.inputTokens,
-          outputTokens: response.usage.outputTokens,
-          latencyMs: response.latencyMs,
-          costUsd: response.costUsd,
-        });
-      },
-      fallback: async (node, from, to, reason) => {
-        this.deps.progress?.(`${from} failed (${reason})${to ? `; ${to} takes over` : ''}`);
-        await this.deps.store.audit(state.id, { type: 'fallback', node, from, to, reason });
-      },
-    };
-  }
-
   private assertConnection(state: SessionState): void {
     if (state.connection !== this.deps.connectionKey) {
       throw new AgentError(
@@ -403,51 +360,6 @@ export class CollabSessionRunner {
     await this.deps.store.saveState(state);
     this.deps.onSaved?.(state);
   }
-}
-
-/** The task as the models see it: with the person's latest direction when they changed it. */
-export function taskOf(state: Pick<SessionState, 'task' | 'direction'>): string {
-  return state.direction
-    ? `${state.task}\n\nNew direction from the person (replaces earlier approaches): ${state.direction}`
-    : state.task;
-}
-
-/** Which decisions a session can take where it stands; anything else is bad input naming what it waits for. */
-export function assertDecidable(state: SessionState, decision: SessionDecision): void {
-  const allowed: Record<SessionState['phase'], readonly SessionDecision['kind'][]> = {
-    analysis: ['more', 'redirect'],
-    'awaiting-decision': ['option', 'clarify', 'redirect', 'more'],
-    planning: ['option'],
-    planned: ['option', 'redirect', 'clarify', 'more'],
-    executed: [],
-  };
-  if (!allowed[state.phase].includes(decision.kind)) {
-    const where = state.phase === 'executed' ? `executed as job ${state.jobId ?? '?'}` : state.phase;
-    throw new AgentError(
-      'BAD_INPUT',
-      `Session ${state.id} is ${where}; it cannot take --${decision.kind === 'option' ? 'option' : decision.kind}.`,
-      `See where it stands with pg-agent plan show ${state.id}.`,
-    );
-  }
-  if ((decision.kind === 'clarify' || decision.kind === 'redirect') && decision.text.trim() === '') {
-    throw new AgentError(
-      'BAD_INPUT',
-      `The ${decision.kind === 'clarify' ? 'clarification' : 'new direction'} is empty.`,
-      'Write what the analysts should take into account.',
-    );
-  }
-  if (decision.kind === 'option' && (!Number.isSafeInteger(decision.option) || decision.option < 1)) {
-    throw new AgentError('BAD_INPUT', `--option needs a positive option number, got ${decision.option}.`);
-  }
-}
-
-function addUsage(a: CollabUsage, b: CollabUsage): CollabUsage {
-  return {
-    calls: a.calls + b.calls,
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    costUsd: a.costUsd === null || b.costUsd === null ? null : Math.round((a.costUsd + b.costUsd) * 1e6) / 1e6,
-  };
 }
 
 function noModels(): AgentError {

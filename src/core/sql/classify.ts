@@ -7,8 +7,9 @@ import type { Classification, SqlClass, SqlDecision, StatementClassification } f
 import { parseSql } from './parse';
 import type { ParsedInput, ParsedStatement } from './parse';
 import { isRec, unique } from './parseTree';
-import type { Ctx, State } from './statementRules';
-import { RULES, hold } from './statementRules';
+import type { Ctx, State } from './ruleState';
+import { hold } from './ruleState';
+import { RULES } from './statementRules';
 import { SIMPLE, applySimple } from './simpleStatements';
 
 /**

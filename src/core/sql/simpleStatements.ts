@@ -4,8 +4,8 @@
  */
 import type { SqlClass } from './classification';
 import type { Rec } from './parseTree';
-import type { State } from './statementRules';
-import { hold, NOT_IN_TRANSACTION, refuse } from './statementRules';
+import type { State } from './ruleState';
+import { hold, NOT_IN_TRANSACTION, refuse } from './ruleState';
 
 /** [class, reason, flags] of statements whose verdict does not depend on their fields. */
 export type Simple = readonly [SqlClass, string, ('refuse' | 'destructive' | 'both')?];

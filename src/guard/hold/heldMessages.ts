@@ -7,6 +7,7 @@ import { toAgentError } from '../../core/platform/errors';
 import type { Verdict } from '../judge/judge';
 import type { ErrorFields } from '../wire/backendMessages';
 import { GUARD_SQLSTATE } from '../sqlstates';
+import { withGuardFields } from '../../shared/guardAnswers';
 
 /** `waitedSeconds`: `--hold wait` gave up after that long. */
 export function heldError(ticket: Ticket, reused: boolean, waitedSeconds?: number): ErrorFields {
@@ -28,13 +29,24 @@ export function heldError(ticket: Ticket, reused: boolean, waitedSeconds?: numbe
   return {
     code: GUARD_SQLSTATE.held,
     message: `held for approval: ticket ${ticket.id} (risk ${impact.risk}, ${rows}${waitedSeconds !== undefined ? `, still waiting after ${waitedSeconds} s` : reused ? ', still waiting' : ''}); nothing ran`,
-    ...(detail.length > 0 ? { detail: detail.join('\n') } : {}),
+    detail: withGuardFields(detail.join('\n'), {
+      kind: 'held',
+      ticket: ticket.id,
+      risk: impact.risk,
+      reused,
+      ...(waitedSeconds !== undefined ? { waitedSeconds } : {}),
+    }),
     hint: `A person approves it with: pg-agent approvals approve ${ticket.id} (or in VS Code, "Waiting for you"). Then send the identical statement again: it runs once.`,
   };
 }
 
 export function refusedError(message: string, hint?: string): ErrorFields {
-  return { code: GUARD_SQLSTATE.refused, message, ...(hint ? { hint } : {}) };
+  return {
+    code: GUARD_SQLSTATE.refused,
+    message,
+    detail: withGuardFields(undefined, { kind: 'refused' }),
+    ...(hint ? { hint } : {}),
+  };
 }
 
 export function failedError(error: unknown): ErrorFields {

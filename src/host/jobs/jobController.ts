@@ -8,43 +8,31 @@ import * as vscode from 'vscode';
 import type { Ticket } from '../../core/approvals/ticket';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { StopDecision } from '../../core/jobs/jobRunner';
-import { isFinalStatus, jobActions } from '../../shared/jobActions';
+import { jobActions } from '../../shared/jobActions';
 import type { JobActionName } from '../../shared/jobActions';
 import { assertNever } from '../../shared/protocol';
-import type { JobBusyView, JobIntent, JobListItem, JobView } from '../../shared/protocol';
+import type { JobBusyView, JobListItem, JobView } from '../../shared/protocol';
+import type { JobIntent } from '../../shared/panelMessages';
 import type { CockpitState } from '../../shared/cockpitProtocol';
-import type { FeatureDeps } from '../featureDeps';
-import type { CoreLoader } from '../lazyServices';
 import { configuredProvider } from '../settings/modelProvider';
-import type { JobBarState } from '../ui/statusBar';
 import { throttle } from '../ui/throttle';
 import { resolveJobFile } from './cockpit/jobFiles';
-import { JobChat } from './jobChat';
-import { readJobEntry } from './jobEntries';
+import type { JobChat } from './jobChat';
 import type { JobsPanelState } from './jobBoard';
-import { JobBoard } from './jobBoard';
-import { JobHeldWrites } from './jobHeldWrites';
-import { JobNotices, PROGRESS_UI, stepModel } from './jobNotices';
-import { JobPlanWatch } from './jobPlanWatch';
-import { actor, JobRunners } from './jobRunners';
-import { jobRunnerSettings } from './jobSettings';
+import type { JobBoard } from './jobBoard';
+import type { JobHeldWrites } from './jobHeldWrites';
+import type { JobNotices } from './jobNotices';
+import type { JobPlanWatch } from './jobPlanWatch';
+import type { JobRunners } from './jobRunners';
+import { actor } from './jobRunners';
 import type { Step } from './jobSteps';
-import { JobSteps } from './jobSteps';
+import type { JobSteps } from './jobSteps';
+import { buildJobParts } from './jobParts';
+import type { JobControllerDeps } from './jobParts';
 import type { PlanDecisionKind } from './planDecisions';
 import { decidePlanHere, resumeDecidedElsewhere } from './planDecisions';
 
-const SELECTED_KEY = 'postgresAgent.selectedJob';
 const RELOAD_INTERVAL_MS = 250;
-
-export interface JobControllerDeps extends FeatureDeps {
-  /** The core, loaded on first use (activation loads none of it). */
-  core: CoreLoader;
-  showJobInStatusBar(job: JobBarState | undefined): void;
-  /** Opens (or reveals) the job's cockpit. */
-  showJob(jobId: string): Thenable<unknown>;
-  /** Whether the job's cockpit is the editor the person is looking at (no notification needed then). */
-  isShown(jobId: string): boolean;
-}
 
 export class JobController implements vscode.Disposable {
   /** The window's job runner (one per window, rebuilt when its settings change); collab's Execute as job uses it too. */
@@ -61,91 +49,28 @@ export class JobController implements vscode.Disposable {
   private restored: Promise<void> | undefined;
 
   constructor(private readonly deps: JobControllerDeps) {
-    const { core, rootDir, logger } = deps;
-    this.runners = new JobRunners({
-      core,
-      rootDir,
-      logger,
-      session: deps.session,
-      ticketStore: () => deps.tickets.ticketStore(),
-      settings: () => jobRunnerSettings(core, rootDir),
-      driverName: () => `VS Code (${vscode.env.appName})`,
+    const parts = buildJobParts(deps, {
+      open: (jobId) => this.open(jobId),
+      refresh: () => this.refresh(),
+      reload: () => this.reload.request(),
+      report: (jobId, action, error, notify) => this.report(jobId, action, error, notify),
+      planDecided: (jobId, ticket) => this.planDecided(jobId, ticket),
     });
+    ({
+      runners: this.runners,
+      board: this.board,
+      steps: this.steps,
+      writes: this.writes,
+      chat: this.chat,
+      planWatch: this.planWatch,
+      notices: this.notices,
+    } = parts);
     // VS Code's settings changed: the window's runner reads its settings again (.pgagent/config.json: panelShown's watcher).
     this.settingsEvents = [
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration('postgresAgent')) this.settingsChanged();
       }),
     ];
-    this.steps = new JobSteps({
-      runners: this.runners,
-      logger,
-      ui: PROGRESS_UI,
-      model: stepModel(deps),
-      setLocal: (jobId, change) => this.board.setLocal(jobId, change),
-      filesChanged: () => this.reload.request(),
-      ended: () => this.board.refresh(),
-    });
-    this.notices = new JobNotices({
-      logger,
-      core,
-      isShown: (jobId) => deps.isShown(jobId),
-      open: (jobId) => this.open(jobId),
-      setLocal: (jobId, change) => this.board.setLocal(jobId, change),
-      handOver: (outcome, open) => this.writes.handOver(outcome, open),
-    });
-    this.writes = new JobHeldWrites({
-      core,
-      tickets: deps.tickets,
-      approval: deps.approval,
-      runners: this.runners,
-      logger: deps.logger,
-      hooks: {
-        run: (jobId, action, message, step) => this.steps.run(jobId, action, message, step, true),
-        ended: (outcome) =>
-          this.notices.afterStep(outcome, true).catch((error: unknown) => this.report(outcome.job.id, 'write', error)),
-        fail: (jobId, error, notify) => this.report(jobId, 'write', error, notify),
-        isFinal: (jobId) => isFinalStatus(this.board.job(jobId)?.status ?? 'planning'),
-        changed: () => this.board.changed(),
-      },
-    });
-    this.chat = new JobChat({
-      core,
-      runners: this.runners,
-      session: deps.session,
-      logger: deps.logger,
-      geminiKey: () => deps.geminiKey(),
-      local: (jobId) => this.board.localOf(jobId),
-      setLocal: (jobId, change) => this.board.setLocal(jobId, change),
-      refresh: () => this.refresh(),
-      fail: (jobId, error) => this.report(jobId, 'planEdit', error),
-    });
-    this.planWatch = new JobPlanWatch(
-      () => deps.tickets.ticketStore(),
-      logger,
-      (jobId, ticket) => this.planDecided(jobId, ticket),
-    );
-    const saved = deps.workspaceState.get<string>(SELECTED_KEY);
-    const entryDeps = {
-      core,
-      runners: this.runners,
-      ticketStore: () => deps.tickets.ticketStore(),
-      held: this.writes,
-      planWatch: this.planWatch,
-      logger,
-    };
-    this.board = new JobBoard({
-      logger,
-      listJobs: () => this.runners.store().list(),
-      readEntry: (id, local, cockpit, previous) => readJobEntry(entryDeps, id, local, cockpit, previous),
-      card: (ticketId) => this.writes.card(ticketId),
-      busy: (jobId) => this.steps.isRunning(jobId) || this.chat.answering(jobId),
-      anyRunning: () => this.steps.anyRunning(),
-      showJobInStatusBar: (job) => deps.showJobInStatusBar(job),
-      onChange: () => deps.onChange(),
-      savedSelection: typeof saved === 'string' ? saved : null,
-      saveSelection: (jobId) => deps.workspaceState.update(SELECTED_KEY, jobId),
-    });
   }
 
   state(): JobsPanelState {

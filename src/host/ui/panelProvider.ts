@@ -4,10 +4,12 @@
  */
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/platform/logger';
-import type { HostMessage, JobIntent, PanelCommand, PanelState } from '../../shared/protocol';
-import { isJobIntent } from '../../shared/protocol';
+import type { HostMessage, PanelState } from '../../shared/protocol';
+import type { JobIntent, PanelCommand } from '../../shared/panelMessages';
+import { isJobIntent } from '../../shared/panelMessages';
 import { webviewPage } from './webviewPage';
-import { assertNever, parseWebviewMessage } from '../../shared/protocol';
+import { assertNever } from '../../shared/protocol';
+import { parseWebviewMessage } from '../../shared/panelMessages';
 
 /** The side panel's view id: "reviewPanel" is a contract (package.json, keybindings, E2E), not our word for it. */
 export const SIDE_PANEL_VIEW_ID = 'postgresAgent.reviewPanel';

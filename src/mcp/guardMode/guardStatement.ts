@@ -2,12 +2,15 @@
  * `pg-agent mcp --guard URL` (issue 24 item 3, the broker): the MCP server holds no database credential and no
  * ticket store; every statement goes to `pg-agent guard` as a guard client, which judges it as it judges psql's.
  * This file sends one statement outside a transaction and reads the guard's answer: it ran (a read, or an
- * identical statement a person approved: the guard ran it once), it is held on a ticket (PA001: the ticket id and
- * risk are in the message, the rows per table in the detail, the approve command in the hint), or it is refused.
+ * identical statement a person approved: the guard ran it once), it is held on a ticket (PA001: the ticket id,
+ * risk and reuse read from the guard's typed fields, shared/guardAnswers.ts; the rows per table in the detail, the
+ * approve command in the hint), or it is refused.
  */
 import pg from 'pg';
 import { AgentError } from '../../core/platform/errors';
 import { GUARD_SQLSTATE } from '../../guard/sqlstates';
+import type { Risk } from '../../shared/impactReport';
+import { detailForPeople, readGuardFields } from '../../shared/guardAnswers';
 
 /** What the guard said, in its own words (message, detail, hint) where it said something. */
 export interface GuardWords {
@@ -18,7 +21,7 @@ export interface GuardWords {
 
 export type GuardAnswer =
   | { kind: 'ran'; rows: number; command: string }
-  | { kind: 'held'; ticket: string; risk: string; reused: boolean; words: GuardWords };
+  | { kind: 'held'; ticket: string; risk: Risk; reused: boolean; words: GuardWords };
 
 /** The statements this MCP server sent and the guard held, by ticket: execute_approved sends the identical text again. */
 export type SentStatements = Map<string, string>;
@@ -30,8 +33,6 @@ export interface GuardLink {
   label: string;
   sent: SentStatements;
 }
-
-const HELD = /ticket (tkt_[a-z0-9]+) \(risk ([A-Z]+)/;
 
 /**
  * Sends `sql` as one simple query outside a transaction, on a connection of its own (so nothing else shares its
@@ -60,14 +61,16 @@ export async function sendThroughGuard(link: Pick<GuardLink, 'url' | 'label'>, s
   } catch (error) {
     const e = error as Partial<pg.DatabaseError>;
     if (typeof e.code !== 'string') throw error;
+    // What the guard means is read from its typed fields; its words are only shown.
+    const fields = readGuardFields(e.detail);
+    const detail = detailForPeople(e.detail);
     const words: GuardWords = {
       message: e.message ?? '',
-      ...(e.detail ? { detail: e.detail } : {}),
+      ...(detail ? { detail } : {}),
       ...(e.hint ? { hint: e.hint } : {}),
     };
-    const held = HELD.exec(words.message);
-    if (e.code === GUARD_SQLSTATE.held && held)
-      return { kind: 'held', ticket: held[1]!, risk: held[2]!, reused: words.message.includes('still waiting'), words };
+    if (e.code === GUARD_SQLSTATE.held && fields?.kind === 'held')
+      return { kind: 'held', ticket: fields.ticket, risk: fields.risk, reused: fields.reused, words };
     if (e.code === GUARD_SQLSTATE.refused)
       throw new AgentError('SQL_REFUSED', `The guard did not run it: ${words.message}`, words.hint ?? 'Nothing ran.');
     throw new AgentError('DB_QUERY_FAILED', `${words.message} (SQLSTATE ${e.code}, from the guard)`, words.hint);

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../../core/platform/logger';
 import type { CockpitHostMessage, CockpitState } from '../../../shared/cockpitProtocol';
 import { JOB_ID_PATTERN } from '../../../shared/ids';
-import type { JobIntent } from '../../../shared/protocol';
+import type { JobIntent } from '../../../shared/panelMessages';
 import type { CockpitRoutes } from './cockpitRouting';
 import { routeCockpitMessage } from './cockpitRouting';
 import { webviewPage } from '../../ui/webviewPage';

@@ -5,8 +5,9 @@
  */
 import type { Logger } from '../../../core/platform/logger';
 import { parseCockpitMessage } from '../../../shared/cockpitProtocol';
-import type { JobIntent } from '../../../shared/protocol';
-import { assertNever, isJobIntent } from '../../../shared/protocol';
+import type { JobIntent } from '../../../shared/panelMessages';
+import { assertNever } from '../../../shared/protocol';
+import { isJobIntent } from '../../../shared/panelMessages';
 
 export interface CockpitRoutes {
   /** The cockpit is ready for its first snapshot. */
