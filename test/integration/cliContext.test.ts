@@ -134,3 +134,39 @@ describe.runIf(postgresAvailable)('pg-agent context on a PostgreSQL server', () 
     expect(badBudget.code).toBe(2);
   });
 });
+
+describe.runIf(postgresAvailable)('pg-agent context on a schema per tenant', () => {
+  let scratch: ScratchDatabase;
+  const cwd = mkdtempSync(join(tmpdir(), 'pgagent-cli-tenants-'));
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    const tenant = (n: number) => `CREATE SCHEMA tenant_${n};
+       CREATE TABLE tenant_${n}.t_1 (id bigint PRIMARY KEY, status text, amount numeric(12,2), note text);
+       CREATE TABLE tenant_${n}.t_2 (id bigint PRIMARY KEY, t_1_id bigint REFERENCES tenant_${n}.t_1, status text, amount numeric(12,2));
+       CREATE TABLE tenant_${n}.t_3 (id bigint PRIMARY KEY, t_2_id bigint REFERENCES tenant_${n}.t_2, status text, amount numeric(12,2), code text);`;
+    await execSql(scratch.url, [1, 2, 3].map(tenant).join('\n'));
+  });
+
+  afterAll(async () => {
+    await scratch?.drop();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('shows each table once with the schemas that share it, in the schema the question names', async () => {
+    const question = 'total amount per status for tenant 2 in table t_3';
+    const run = await runPgAgent(['context', '--db', scratch.url, '--json', '--', question], { cwd });
+    expect(run.code).toBe(0);
+    const context = JSON.parse(run.stdout) as ContextJson & { tables: { schemas?: string[] }[] };
+    expect(Object.keys(context).sort()).toEqual(['budget', 'schemaTokens', 'tables', 'tokens']);
+    expect(context.tables).toHaveLength(3);
+    expect(context.tables[0]).toEqual(
+      expect.objectContaining({ schema: 'tenant_2', name: 't_3', schemas: ['tenant_2', 'tenant_1', 'tenant_3'] }),
+    );
+    const text = await runPgAgent(['context', '--db', scratch.url, '--show-text', '--', question], { cwd });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('tenant_2.t_3 (same in 3 schemas)');
+    expect(text.stdout).toContain('t_2_id bigint → tenant_2.t_2.id');
+    expect(text.stdout).toContain('-- the same table in 3 schemas: tenant_2, tenant_1, tenant_3');
+  });
+});

@@ -60,7 +60,7 @@ function renderContext(context: SchemaContext, showText: boolean): string {
       columns(
         context.tables.map((t, i) => [
           `${i + 1}.`,
-          `${t.schema}.${t.name}${t.members ? ` (+${t.members.length - 1} like it)` : ''}`,
+          `${t.schema}.${t.name}${t.members ? ` (+${t.members.length - 1} like it)` : ''}${t.schemas ? ` (same in ${t.schemas.length} schemas)` : ''}`,
           t.score.toFixed(3),
           t.columns.join(', '),
         ]),
