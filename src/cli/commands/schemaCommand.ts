@@ -2,6 +2,7 @@
 import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
+import type { Db } from '../../core/db/db';
 import { columns, formatCount, plural } from '../../core/present/format';
 import { diagramMermaid } from '../../core/present/diagramMermaid';
 import { diagramSchemas, neighbourhoodGraph, schemaGraph } from '../../core/db/schemaGraph';
@@ -64,11 +65,16 @@ export const schemaCommand: CliCommand = {
       io.stdout(diagramMermaid(graph));
       return EXIT.ok;
     }
+    // Views and tables an extension made (pg_stat_statements, hypopg_list_indexes) are not the user's: apart.
+    const owned = await extensionOwned(db);
     if (args.flags.json) {
-      io.stdout(`${JSON.stringify({ ...snapshot, tables }, null, 2)}\n`);
+      const extensionOwnedJson = tables
+        .filter((t) => owned.has(`${t.schema}.${t.name}`))
+        .map((t) => ({ schema: t.schema, name: t.name, extension: owned.get(`${t.schema}.${t.name}`) }));
+      io.stdout(`${JSON.stringify({ ...snapshot, tables, extensionOwned: extensionOwnedJson }, null, 2)}\n`);
       return EXIT.ok;
     }
-    io.stdout(`${renderSchema({ ...snapshot, tables }, db.label, args.options.compact === true)}\n`);
+    io.stdout(`${renderSchema({ ...snapshot, tables }, db.label, args.options.compact === true, owned)}\n`);
     return EXIT.ok;
   },
 };
@@ -77,8 +83,46 @@ function matches(table: TableInfo, name: string): boolean {
   return name === table.name || name === `${table.schema}.${table.name}`;
 }
 
-export function renderSchema(snapshot: SchemaSnapshot, label: string, compact: boolean): string {
-  const relations = snapshot.tables;
+/** schema.name → extension, for every table or view an extension owns (pg_depend 'e'). */
+async function extensionOwned(db: Db): Promise<Map<string, string>> {
+  const rows = await db
+    .withSession(async (session) => {
+      const result = await session.query<{ schema: string; name: string; extension: string }>(
+        `SELECT n.nspname AS schema, c.relname AS name, e.extname AS extension
+           FROM pg_depend d
+           JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
+           JOIN pg_class c ON d.classid = 'pg_class'::regclass AND d.objid = c.oid
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE d.deptype = 'e'`,
+      );
+      return result.rows;
+    })
+    .catch(() => []);
+  return new Map(rows.map((r) => [`${r.schema}.${r.name}`, r.extension]));
+}
+
+export function renderSchema(
+  snapshot: SchemaSnapshot,
+  label: string,
+  compact: boolean,
+  owned: ReadonlyMap<string, string> = new Map(),
+): string {
+  const all = snapshot.tables;
+  const relations = all.filter((t) => !owned.has(`${t.schema}.${t.name}`));
+  const apart = all.filter((t) => owned.has(`${t.schema}.${t.name}`));
+  const extensions =
+    apart.length === 0
+      ? ''
+      : `\n\nMade by extensions (not your tables): ${apart.map((t) => `${t.schema}.${t.name} (${kindLabel(t)}, ${owned.get(`${t.schema}.${t.name}`) ?? '?'})`).join(', ')}`;
+  return renderRelations(snapshot, relations, label, compact) + extensions;
+}
+
+function renderRelations(
+  snapshot: SchemaSnapshot,
+  relations: readonly TableInfo[],
+  label: string,
+  compact: boolean,
+): string {
   const tableCount = relations.filter((t) => t.kind === 'table' || t.kind === 'partitioned_table').length;
   const viewCount = relations.length - tableCount;
   const header =

@@ -35,7 +35,12 @@ export type TopReport =
   | { available: true; by: TopOrder; database: string; statsSince: string | null; queries: TopQuery[]; note?: string }
   | { available: false; by: TopOrder; database: string; reason: string; setup: string[] };
 
-const SKIP_OUR_BOOKKEEPING = String.raw`query !~* '^\s*(BEGIN|START TRANSACTION|ROLLBACK|COMMIT|END|SET|RESET|DISCARD|SHOW|DEALLOCATE)\y'`;
+/**
+ * Left out: transaction control and session settings, and catalog reads (a FROM or JOIN of a pg_* relation: what
+ * pg-agent itself runs to read the schema and the code the database holds, as do psql's \d and monitoring): the
+ * list is about the application's statements.
+ */
+const SKIP_OUR_BOOKKEEPING = String.raw`query !~* '^\s*(BEGIN|START TRANSACTION|ROLLBACK|COMMIT|END|SET|RESET|DISCARD|SHOW|DEALLOCATE)\y' AND query !~* '\y(from|join)\s+(pg_catalog\.)?pg_[a-z_]+\y'`;
 
 const ORDER_SQL: Record<TopOrder, string> = {
   total: 'total_ms DESC',
