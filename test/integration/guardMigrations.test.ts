@@ -133,6 +133,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     expect(stored.sql).toContain('create table "widgets"');
     expect(stored.sql).toContain('insert into "knex_migrations"');
     expect(stored.impact.warnings.join('\n')).toContain('DDL run in the measured transaction: create table "widgets"');
+    // knex's migration_time (a Date it binds) is the one value that varies on retry: named on the card before approval.
+    expect(stored.impact.warnings.join('\n')).toMatch(
+      /Varies on retry: statement \d+, value \d+ \([^)]*\): the current time/,
+    );
     // Rolled back: no table, no migration row, the lock row free, nothing left open upstream.
     expect(await value("SELECT to_regclass('widgets') IS NULL")).toBe(true);
     expect(await count('SELECT count(*) FROM knex_migrations')).toBe(0);
