@@ -59,7 +59,7 @@ async function latency(directUrl: string, guardUrl: string, mode: Mode): Promise
 /** pgbench run asynchronously: the guard's and PgBouncer's output pipes are read while it runs. */
 async function pgbench(url: string, clients: number, protocol: string): Promise<number> {
   const u = new URL(url);
-  const { stdout: out } = await promisify(execFile)(
+  const { stdout: out, stderr } = await promisify(execFile)(
     'pgbench',
     [
       '-S',
@@ -84,8 +84,16 @@ async function pgbench(url: string, clients: number, protocol: string): Promise<
       env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) },
       encoding: 'utf8',
     },
-  );
-  return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
+  ).catch((error: { stdout?: string; stderr?: string }) => ({
+    stdout: error.stdout ?? '',
+    stderr: error.stderr ?? String(error),
+  }));
+  const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
+  if (Number.isNaN(tps))
+    console.log(
+      `pgbench gave no tps (${clients} clients, ${protocol}, ${u.port}): ${out.slice(-300)} ${stderr.slice(-300)}`,
+    );
+  return tps;
 }
 
 /** Rounds of pgbench (GUARD_BENCH_ROUNDS, default 3; GUARD_BENCH_SECONDS each, default 5); medians, and ratios per round. */
