@@ -2,7 +2,7 @@
 // of the sample database (search, a click that shows the table's rows, four themes); one schema among 2,000 tables
 // on a real server (drawn within the limit, said on screen); then an edited cell → Review changes → the held
 // write's CodeLens → Approve & run → the row changed on the server and the grid showing it.
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +154,22 @@ describe('the schema diagram and Edit in the results grid', () => {
       .toContain('schema shop: all 3 tables');
     await expect.poll(async () => frame.locator(TABLE).count(), { timeout: UI_TIMEOUT_MS }).toBe(3);
     await screenshot(p, 'big-database-shop-schema', SUITE);
+
+    // Export: the save dialog proposes <schema>-diagram.svg|png in the workspace.
+    for (const format of ['svg', 'png'] as const) {
+      await frame.locator(`[data-testid="diagram-export-${format}"]`).click();
+      await typeInQuickInput(p, '');
+      await p.keyboard.press('Enter');
+      const file = join(suite.workspace(), `shop-diagram.${format}`);
+      await suite.explained(() =>
+        expect.poll(() => existsSync(file), { timeout: UI_TIMEOUT_MS, message: `${format} written` }).toBe(true),
+      );
+    }
+    const svg = readFileSync(join(suite.workspace(), 'shop-diagram.svg'), 'utf8');
+    expect(svg).toMatch(/^<\?xml/);
+    expect(svg).toContain('>item_notes</text>');
+    expect(svg).not.toContain('class=');
+    expect(readFileSync(join(suite.workspace(), 'shop-diagram.png')).subarray(1, 4).toString()).toBe('PNG');
   });
 
   it(

@@ -41,6 +41,10 @@ window.addEventListener('message', (event: MessageEvent<DiagramHostMessage>) => 
     return;
   }
   graph = message.graph;
+  // A new drawing closes the search's list (it would cover the toolbar).
+  matches = [];
+  query = '';
+  renderMatches();
   database = message.database;
   schemas = message.schemas;
   void show(message.graph, message.version);
@@ -119,6 +123,11 @@ function toolbar(g: DiagramGraph): HTMLElement {
     'aria-label': 'Find a table',
     value: query,
   }) as HTMLInputElement;
+  search.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    matches = [];
+    renderMatches();
+  });
   search.addEventListener('input', () => {
     query = search.value;
     jumpTo(query);
