@@ -27,6 +27,8 @@ import { SIDE_PANEL_VIEW_ID, SidePanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
 import { HealthView } from './host/dba/healthView';
 import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
+import { registerCompareSchemas } from './host/diff/compareSchemasCommand';
+import { compareSchemasPort } from './host/diff/compareSchemasPort';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { DiagramPanel } from './host/schema/diagramPanel';
@@ -262,6 +264,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new QueryPlanView(core, session, rootDir, logger, output),
     new HealthView(session, core, logger, output),
     registerAdviseIndexes(session, core, logger, output),
+    registerCompareSchemas(compareSchemasPort(session, store, core, logger, output)),
     results,
     diagram,
     approval.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),
