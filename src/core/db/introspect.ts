@@ -10,6 +10,7 @@ import type { DbSession } from './db';
 import type { StatsRow } from './valueWords';
 import { attachValueWords, VALUE_STATS_SQL } from './valueWords';
 import {
+  COLUMN_NAMES_SQL,
   COLUMNS_SQL,
   CONSTRAINTS_SQL,
   ENUMS_SQL,
@@ -42,7 +43,7 @@ const ACTIONS: Record<string, ReferentialAction> = {
 };
 
 /** Relations read per round of column/constraint/index/trigger queries: bounds the rows held at once. */
-export const INTROSPECT_CHUNK = 4000;
+export const INTROSPECT_CHUNK = 10_000;
 
 /** Limits of sample values: they help a model match words to data, and they are data, so they stay small. */
 export const SAMPLE_VALUES = { perColumn: 3, maxChars: 40 } as const;
@@ -113,10 +114,12 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   }
   const oids = relations.rows.map((r) => r.oid);
   relations.rows.length = 0;
+  const read: ChunkState = { columnNames: new Map(), pending: [] };
   for (let start = 0; start < oids.length; start += INTROSPECT_CHUNK) {
     const chunk = oids.slice(start, start + INTROSPECT_CHUNK);
-    await readChunk(session, chunk, byOid, enumLabels, strings);
+    await readChunk(session, chunk, byOid, enumLabels, strings, read);
   }
+  await resolveForeignKeys(session, read, strings);
   if (options.valueWords !== false) {
     const stats = await session.query<StatsRow>(VALUE_STATS_SQL + IN_SCHEMAS, [schemas]);
     attachValueWords(byOid, stats.rows);
@@ -140,6 +143,28 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   };
 }
 
+/** What the chunks share: column names by attnum per relation, and foreign keys whose target columns are named last. */
+interface ChunkState {
+  columnNames: Map<string, string[]>;
+  pending: { columns: string[]; oid: string; nums: readonly number[] }[];
+}
+
+/** Names the target columns of every foreign key, reading the few tables outside the relations read. */
+async function resolveForeignKeys(session: DbSession, read: ChunkState, strings: Interner): Promise<void> {
+  const outside = [...new Set(read.pending.map((p) => p.oid).filter((oid) => !read.columnNames.has(oid)))];
+  if (outside.length > 0) {
+    const rows = await session.query<{ oid: string; num: number; name: string }>(COLUMN_NAMES_SQL, [outside]);
+    for (const r of rows.rows) {
+      let names = read.columnNames.get(r.oid);
+      if (!names) read.columnNames.set(r.oid, (names = []));
+      names[r.num] = strings.of(r.name);
+    }
+  }
+  for (const p of read.pending) {
+    for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
+  }
+}
+
 /** Columns, constraints, indexes and triggers of one chunk of relations, attached to their tables. */
 async function readChunk(
   session: DbSession,
@@ -147,8 +172,9 @@ async function readChunk(
   byOid: ReadonlyMap<string, TableInfo>,
   enumLabels: ReadonlyMap<string, string[]>,
   strings: Interner,
+  read: ChunkState,
 ): Promise<void> {
-  const columnNames = new Map<string, string[]>();
+  const columnNames = read.columnNames;
   const columns = await session.query<ColumnRow>(COLUMNS_SQL, [chunk]);
   for (const c of columns.rows) {
     const column: ColumnInfo = {
@@ -175,14 +201,12 @@ async function readChunk(
     else if (k.type === 'c') attachCheckLiterals(table, names(k.oid, k.columns), k.definition);
     else if (k.type === 'u') table.uniqueConstraints.push(names(k.oid, k.columns));
     else {
+      const refColumns: string[] = [];
+      read.pending.push({ columns: refColumns, oid: k.ref_oid, nums: k.ref_columns ?? [] });
       table.foreignKeys.push({
         name: k.name,
         columns: names(k.oid, k.columns),
-        references: {
-          schema: strings.of(k.ref_schema ?? '?'),
-          table: k.ref_table ?? '?',
-          columns: (k.ref_columns ?? []).map((c) => strings.of(c)),
-        },
+        references: { schema: strings.of(k.ref_schema ?? '?'), table: k.ref_table ?? '?', columns: refColumns },
         onDelete: ACTIONS[k.on_delete] ?? 'NO ACTION',
         onUpdate: ACTIONS[k.on_update] ?? 'NO ACTION',
       });

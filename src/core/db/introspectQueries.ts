@@ -36,9 +36,7 @@ ORDER BY a.attrelid, a.attnum`;
 export const CONSTRAINTS_SQL = `
 SELECT con.conrelid::int8::text AS oid, con.conname AS name, con.contype::text AS type,
        con.conkey::int[] AS columns, rn.nspname AS ref_schema, rc.relname AS ref_table,
-       CASE WHEN con.contype = 'f' THEN ARRAY(
-         SELECT ra.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(num, ord)
-         JOIN pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = k.num ORDER BY k.ord) END AS ref_columns,
+       con.confrelid::int8::text AS ref_oid, con.confkey::int[] AS ref_columns,
        con.confdeltype::text AS on_delete, con.confupdtype::text AS on_update,
        CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid) END AS definition
 FROM pg_constraint con
@@ -93,7 +91,8 @@ export interface ConstraintRow {
   columns: number[];
   ref_schema: string | null;
   ref_table: string | null;
-  ref_columns: string[] | null;
+  ref_oid: string;
+  ref_columns: number[] | null;
   on_delete: string;
   on_update: string;
   definition: string | null;
@@ -114,3 +113,8 @@ export interface TriggerRow {
 
 /** The schemas filter appended to a pg_stats query (`$1`, as RELATIONS_SQL). */
 export const IN_SCHEMAS = ` AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))`;
+
+/** Column names of tables outside the relations read (a foreign key's target in a schema not introspected now). */
+export const COLUMN_NAMES_SQL = `
+SELECT a.attrelid::int8::text AS oid, a.attnum::int AS num, a.attname AS name
+FROM pg_attribute a WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`;
