@@ -199,4 +199,22 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approval bind
     const old = await pgTransaction(insert(crypto.randomUUID(), new Date(Date.now() - 3_600_000)));
     expect(old).toContain('held for approval');
   });
+
+  it('row identity: the identical statement that would now touch another row is held, not committed', async () => {
+    const bump = ['BEGIN;', 'UPDATE t SET v = 100 WHERE v = 9;', 'COMMIT;'];
+    const held = await psqlFile(guard.url, bump);
+    const id = ticketIn(held.stderr);
+    expect(ticket(id).transaction).toMatchObject({ rows: [{ schema: 'public', name: 't', keys: ['["9"]'] }] });
+    await approve(id);
+    // Meanwhile another session moves the value: the same statement would update row 10, one row as approved.
+    await execSql(db.url, 'UPDATE t SET v = 0 WHERE id = 9; UPDATE t SET v = 9 WHERE id = 10');
+    const other = await psqlFile(guard.url, bump);
+    expect(other.stderr).toContain('PA001');
+    const again = ticketIn(other.stderr);
+    expect(ticket(again).impact.warnings.join('\n')).toContain(
+      `Differs from approved ticket ${id}: public.t: other rows (approved keys ["9"], now ["10"])`,
+    );
+    expect(await value('SELECT v FROM t WHERE id = 10')).toBe('9');
+    expect(ticket(id).status).toBe('APPROVED');
+  });
 });

@@ -82,6 +82,18 @@ export interface GuardTransactionRecord {
   statements: GuardTransactionStatement[];
   /** Rows per table the client's measured run changed, measured once at its COMMIT. */
   effects: MeasuredTableEffect[];
+  /**
+   * Which rows that existed before it the measured run updated, deleted or locked, by primary key, per table
+   * (where it could tell): the retry must touch the same ones. Absent: none captured.
+   */
+  rows?: TouchedRows[];
+}
+
+/** The primary keys (each a JSON array of its columns' values as text) of one table's rows a transaction touched. */
+export interface TouchedRows {
+  schema: string;
+  name: string;
+  keys: string[];
 }
 
 /** A person's decision as the executor checks it against `approval.policy` (SPEC §5.3). */
@@ -236,6 +248,8 @@ export function ticketHash(ticket: Pick<Ticket, 'sql' | 'origin' | 'transaction'
         : [s.sql, s.template, s.read],
     ),
     effects: (t?.effects ?? []).map((e) => [e.schema, e.name, e.inserted, e.updated, e.deleted]),
+    // The rows it touched are approved too; a ticket without them hashes as it always did.
+    ...(t?.rows?.length ? { rows: t.rows.map((r) => [r.schema, r.name, r.keys]) } : {}),
   };
   return sqlHash(JSON.stringify(payload));
 }

@@ -298,6 +298,7 @@ const ticketSchema = z.object({
           deleted: z.number(),
         }),
       ),
+      rows: z.array(z.object({ schema: z.string(), name: z.string(), keys: z.array(z.string()) })).optional(),
     })
     .optional(),
   matchKey: z.string().max(200).optional(),

@@ -5,7 +5,7 @@
  * when it is an approved transaction's retry with other values, what differs from that one.
  */
 import { transactionSql } from '../../core/approvals/ticket';
-import type { GuardTransactionStatement, Ticket } from '../../core/approvals/ticket';
+import type { GuardTransactionStatement, Ticket, TouchedRows } from '../../core/approvals/ticket';
 import { writeProposal } from '../../core/approvals/proposalFiles';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
@@ -33,6 +33,8 @@ export interface HoldRequest {
   approved: Ticket | undefined;
   ddlNotes: string[];
   heavyAt?: number;
+  /** Row identity: the rows that existed before it the measured run touched (touchedRows.ts). */
+  rows?: TouchedRows[];
 }
 
 export async function holdOnTicket(
@@ -86,7 +88,7 @@ export async function holdOnTicket(
   const ticket = await store.create({
     sql: body,
     origin: 'guardTransaction',
-    transaction: { statements, effects },
+    transaction: { statements, effects, ...(request.rows?.length ? { rows: request.rows } : {}) },
     connection,
     impact,
     createdBy,

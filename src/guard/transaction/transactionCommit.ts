@@ -25,6 +25,7 @@ import { templateKeyOf } from './transactionRecord';
 import { hashedBounds, heldTransaction, liveTransactionTickets } from './transactionTickets';
 import { compareValues, differenceLines } from './valueComparison';
 import { markVarying } from './varyingValues';
+import { rowDifferences, touchedRows } from './touchedRows';
 
 /** What the guarded transaction gives its COMMIT: its session, its user, and how it ends. */
 export interface TransactionPort extends ApprovedRetry {
@@ -51,8 +52,16 @@ export async function commitOrHoldRun(port: TransactionPort, run: MeasuredRun): 
   const connection = await context.connectionKey();
   const rule = { volatile: context.settings.guardVolatileValues !== false, now: Date.now() };
   const retry = writes.map((s) => ({ sql: s.sql, values: memo(() => statementValues(s.sql)) }));
-  const ofValues = (t: Ticket) => compareValues(t.transaction?.statements ?? [], retry, returned, rule);
+  // Looked up first: concurrent retries of one approved ticket all find it, and the claim decides between them.
   const approvedOnes = (await liveTransactionTickets(store, connection, key)).filter((t) => t.status === 'APPROVED');
+  const db = await context.openDb();
+  // Which rows that existed before it this transaction updated, deleted or locked (row identity, touchedRows.ts).
+  const xid = (await port.inBand.run('SELECT pg_current_xact_id()::xid::text')).rows[0]?.[0];
+  const rows = xid ? await touchedRows(db, changed, xid) : [];
+  const ofValues = (t: Ticket) => [
+    ...differenceLines(compareValues(t.transaction?.statements ?? [], retry, returned, rule)),
+    ...rowDifferences(t.transaction?.rows, rows),
+  ];
   // This transaction is an approved ticket of these templates only if its values are that ticket's too.
   let differs: string[] = [];
   let exceeded: string[] = [];
@@ -67,11 +76,10 @@ export async function commitOrHoldRun(port: TransactionPort, run: MeasuredRun): 
     if (differences.length === 0 && over.length === 0) return commitApproved(port, candidate, connection);
     // What the held-again card says differs: from the newest approved ticket of these templates.
     if (candidate === approvedOnes[0]) {
-      differs = differenceLines(differences);
+      differs = differences;
       exceeded = over;
     }
   }
-  const db = await context.openDb();
   const varies: GuardTransactionStatement['varies'][] = await markVarying(
     retry.map((r) => r.values()),
     returned,
@@ -98,6 +106,7 @@ export async function commitOrHoldRun(port: TransactionPort, run: MeasuredRun): 
       differs,
       approved: approvedOnes[0],
       ddlNotes: run.ddlNotes,
+      rows,
     });
   });
 }
