@@ -23,8 +23,7 @@ import type { Classification } from '../../core/sql/classification';
 import { toAgentError } from '../../core/platform/errors';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
-import { assessRisk } from '../../core/sql/risk';
-import { RISK_ORDER } from '../../shared/impactReport';
+import { riskOfWrite } from '../../core/sql/risk';
 import { loadParser } from '../../core/sql/parse';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
@@ -399,11 +398,15 @@ export class GuardedTransaction {
       deleted: c.deleted,
     }));
     impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
-    const measured = assessRisk(
-      { classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) },
+    impact.risk = riskOfWrite(
+      {
+        classification,
+        rows: impact.exactRows,
+        tables: changed.map((c) => `${c.schema}.${c.name}`),
+        atLeast: impact.risk,
+      },
       this.context.settings.policy,
-    );
-    if (RISK_ORDER.indexOf(measured.risk) > RISK_ORDER.indexOf(impact.risk)) impact.risk = measured.risk;
+    ).risk;
     impact.warnings.push(...ddlNotes);
     impact.warnings.push(
       "A transaction through the guard: it commits only as the client's retry with the same statement templates, within these rows per table; sequence values its measured run took are gone.",
