@@ -130,7 +130,7 @@ function pageHtml(dir: string, scenario: PaintScenario): string {
   return panelPage({
     cspSource: "'self'",
     nonce,
-    styles: `<style>${scenario.css}</style>`,
+    styles: `<style nonce="${nonce}">${scenario.css}</style>`,
     scripts: `<script nonce="${nonce}">${hostScript(scenario)}</script>\n  ${script}`,
   });
 }
