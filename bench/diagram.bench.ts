@@ -99,7 +99,6 @@ async function main(): Promise<void> {
           expect: ['[data-testid="diagram-table"]', '[data-testid="diagram-edge"]'],
           css,
           bundle: [{ name: `${scenario.key}.js`, js: bundle }],
-          strictStyles: true,
           viewport: { width: 1280, height: 900 },
         },
         consoleLines,

@@ -31,8 +31,6 @@ export interface PaintScenario {
   /** Scripts as files beside the page (as a webview loads them) rather than inline. */
   external?: boolean;
   viewport?: { width: number; height: number };
-  /** The page's CSP allows no inline style (the schema diagram's): the CSS goes in a `<style nonce>`. */
-  strictStyles?: boolean;
 }
 
 export interface Timing {
@@ -132,12 +130,8 @@ function pageHtml(dir: string, scenario: PaintScenario): string {
   return panelPage({
     cspSource: "'self'",
     nonce,
-    styles:
-      scenario.strictStyles === true
-        ? `<style nonce="${nonce}">${scenario.css}</style>`
-        : `<style>${scenario.css}</style>`,
+    styles: `<style nonce="${nonce}">${scenario.css}</style>`,
     scripts: `<script nonce="${nonce}">${hostScript(scenario)}</script>\n  ${script}`,
-    ...(scenario.strictStyles === true ? { strictStyles: true } : {}),
   });
 }
 

@@ -20,7 +20,7 @@ import { ownConfigFile, readOwnConfig } from '../core/config/ownConfig';
 import type { CommandContext } from './command';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
-import { embedderFromEnv, providerFromEnv } from './commands/askCommand';
+import { embedderFromEnv, providerFromEnv } from './modelsFromEnv';
 import { requesterOf } from './decider';
 import { cliSafety, printWarnings } from './sqlInput';
 

@@ -8,7 +8,6 @@ import type { Db } from '../core/db/db';
 import type { Logger } from '../core/platform/logger';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import type { SchemaSnapshot } from '../shared/schema';
-import type { GuardLink } from './guardMode/guardStatement';
 
 export interface McpToolContext {
   openDb: () => Promise<Db>;
@@ -28,4 +27,15 @@ export interface McpToolContext {
   logger: Logger;
   /** `pg-agent mcp --guard`: the database is reached through the guard only (openDb is the guard), no ticket store. */
   guard?: GuardLink;
+}
+
+/** The statements this MCP server sent and the guard held, by ticket: execute_approved sends the identical text again. */
+export type SentStatements = Map<string, string>;
+
+/** The link to the guard: its URL (a guard user's password only, never the database's) and what was sent through it. */
+export interface GuardLink {
+  url: string;
+  /** The guard's address without its password, as the agent and the person see it. */
+  label: string;
+  sent: SentStatements;
 }

@@ -46,6 +46,41 @@ const STARTS_ADAPTER: Record<string, 'mcp' | 'guard'> = {
   'src/cli/commands/guardCommand.ts': 'guard',
 };
 
+/**
+ * Circles between the rooms inside one folder (each file and each sub-folder a room, as a folder is drawn from
+ * outside): a sub-folder that imports a file beside it which imports the sub-folder back. Not broken yet:
+ * core/sql's ddl/ and recovery/ sit both below and above impact.ts, runSql.ts and approvedTicket.ts.
+ */
+const KNOWN_ROOM_CYCLES: string[] = [
+  'src/core/sql: approvedTicket.ts, ddl, risk.ts, safetySettings.ts',
+  'src/core/sql: executeApproved.ts, impact.ts, recovery, runSql.ts',
+];
+
+/** Circles between the rooms of each folder, as `folder: room, room, …`. */
+function roomCycles(graph: ImportGraph): string[] {
+  const folders = new Set<string>();
+  for (const file of graph.keys()) {
+    const parts = file.split('/');
+    for (let i = 1; i < parts.length - 1; i++) folders.add(parts.slice(0, i + 1).join('/'));
+  }
+  const found: string[] = [];
+  for (const folder of folders) {
+    const roomOf = (file: string) =>
+      file.startsWith(`${folder}/`) ? file.slice(folder.length + 1).split('/')[0] : undefined;
+    const rooms: ImportGraph = new Map();
+    for (const [from, imports] of graph) {
+      const a = roomOf(from);
+      if (a === undefined) continue;
+      for (const { file } of imports) {
+        const b = roomOf(file);
+        if (b !== undefined && b !== a) rooms.set(a, [...(rooms.get(a) ?? []), { file: b, specifier: b }]);
+      }
+    }
+    for (const cycle of cyclesOf(rooms)) found.push(`${folder}: ${[...cycle].sort().join(', ')}`);
+  }
+  return found.sort();
+}
+
 /** Cycles not broken yet (none: the reach walk's parts meet through sql/reach/walkPort.ts). */
 const KNOWN_CYCLES: string[][] = [];
 
@@ -161,17 +196,21 @@ describe('the import graph of src/ and webview/', () => {
     expect(stillThere).toEqual(Object.keys(KNOWN_ARROWS));
   });
 
-  it('has no two rooms of src/core that import each other (rooms of one rank included)', () => {
+  it('has no arrow between two rooms of src/core of one rank', () => {
     const arrows = new Set<string>();
     for (const [from, imports] of graph) {
       for (const { file: to } of imports) {
         const a = placeOf(from);
         const b = placeOf(to);
-        if (a.layer === 'core' && b.layer === 'core' && a.room !== b.room) arrows.add(`${a.room} -> ${b.room}`);
+        if (a.layer === 'core' && b.layer === 'core' && a.room !== b.room && CORE_RANK[a.room!] === CORE_RANK[b.room!])
+          arrows.add(`${a.room} -> ${b.room}`);
       }
     }
-    const mutual = [...arrows].filter((arrow) => arrows.has(arrow.split(' -> ').reverse().join(' -> ')));
-    expect(mutual.sort()).toEqual([]);
+    expect([...arrows].sort()).toEqual([]);
+  });
+
+  it('has no circle between the rooms inside a folder (its files and sub-folders) but the known ones', () => {
+    expect(roomCycles(graph)).toEqual(KNOWN_ROOM_CYCLES);
   });
 
   it('ranks every room and loose file of src/core', () => {

@@ -1,7 +1,8 @@
 /** What VS Code shows before our language-model tools run: the SQL, a write's impact, the approved ticket. */
 import { describe, expect, it } from 'vitest';
 import { LM_TOOL_NAMES } from '../../src/host/agents/lmToolNames';
-import { fenced, toolMessage } from '../../src/host/agents/lmToolMessages';
+import { toolMessage } from '../../src/host/agents/lmToolMessages';
+import { fenced } from '../../src/host/sqlApproval/approvalTexts';
 import type { ToolMessageFacts } from '../../src/host/agents/lmToolMessages';
 
 const noFacts: ToolMessageFacts = {

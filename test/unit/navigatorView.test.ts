@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingTicket } from '../../src/host/sqlApproval/approvalsBadge';
+import type { PendingTicket } from '../../src/host/ui/navigatorView';
 import { firstLine, RECENT_ASKS_KEPT, waitingView, withAnswer } from '../../src/host/ui/navigatorView';
 import { RecentAsks } from '../../src/host/ask/recentAsks';
 import type { AnswerView, RecentAskView } from '../../src/shared/protocol';

@@ -16,12 +16,8 @@ import type { AskGraph } from '../../core/ask/graph';
 import { assertThreadId, newThreadId } from '../../core/ask/threadId';
 import type { Ticket } from '../../core/approvals/ticket';
 import { AgentError } from '../../core/platform/errors';
-import type { Env } from '../../core/db/connectionTarget';
-import { createEmbedder, createProvider } from '../../core/llm/createProvider';
 import { sharedEmbeddingCache } from '../../core/llm/embeddingCache';
-import type { Embedder } from '../../core/llm/embeddings';
-import type { LlmProvider } from '../../core/llm/provider';
-import type { Logger } from '../../core/platform/logger';
+import { embedderFromEnv, providerFromEnv } from '../modelsFromEnv';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand, CommandContext } from '../command';
@@ -94,57 +90,6 @@ export const askCommand: CliCommand = {
     return report(context, outcome);
   },
 };
-
-/** The configured model, or undefined when there is none (a clear error is the caller's). */
-export function providerFromEnv(env: Env, model: string | undefined, logger: Logger): LlmProvider | undefined {
-  const geminiKey = env.GEMINI_API_KEY?.trim();
-  if (geminiKey) {
-    const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return createProvider(
-      { provider: 'gemini', model: model ?? '', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), maxRetries: 1 },
-      logger,
-    );
-  }
-  const openAiUrl = env.OPENAI_BASE_URL?.trim();
-  if (openAiUrl) {
-    const apiKey = env.OPENAI_API_KEY?.trim();
-    return createProvider(
-      {
-        provider: 'openai-compatible',
-        model: model ?? '',
-        baseUrl: openAiUrl,
-        ...(apiKey ? { apiKey } : {}),
-        maxRetries: 1,
-      },
-      logger,
-    );
-  }
-  return undefined;
-}
-
-/** The embedding model named by PGAGENT_EMBEDDING_MODEL, of the same provider as providerFromEnv; else undefined. */
-export function embedderFromEnv(env: Env, logger: Logger): Embedder | undefined {
-  const embeddingModel = env.PGAGENT_EMBEDDING_MODEL?.trim();
-  if (!embeddingModel) return undefined;
-  const geminiKey = env.GEMINI_API_KEY?.trim();
-  if (geminiKey) {
-    const baseUrl = env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return createEmbedder(
-      { provider: 'gemini', apiKey: geminiKey, ...(baseUrl ? { baseUrl } : {}), embeddingModel },
-      logger,
-    );
-  }
-  const apiKey = env.OPENAI_API_KEY?.trim();
-  return createEmbedder(
-    {
-      provider: 'openai-compatible',
-      baseUrl: env.OPENAI_BASE_URL?.trim() ?? '',
-      ...(apiKey ? { apiKey } : {}),
-      embeddingModel,
-    },
-    logger,
-  );
-}
 
 /** On a terminal the person decides here (y/N; HIGH and CRITICAL need "yes") and the run goes on. */
 async function askOnTerminal(

@@ -16,7 +16,7 @@ import { columns } from '../../core/present/format';
 import { oneLine, renderUsage } from '../jobReport';
 import { deciderOf } from '../decider';
 import { actorOf, buildRunner, jobProvider, NO_MODEL_ADVICE, NO_MODEL_MESSAGE, noModel } from '../jobSetup';
-import { embedderFromEnv } from './askCommand';
+import { embedderFromEnv } from '../modelsFromEnv';
 import { atReview, canPrompt, findJob, finish, openJob, report, runJob } from '../jobSteps';
 
 const SUBCOMMANDS = [

@@ -24,7 +24,7 @@ import { columns } from '../../core/present/format';
 import { actorOf, buildRunner, noModel } from '../jobSetup';
 import { renderSession, sessionJson } from '../planReport';
 import { cliSafety } from '../sqlInput';
-import { providerFromEnv } from './askCommand';
+import { providerFromEnv } from '../modelsFromEnv';
 import { visibleText } from '../../shared/visibleSql';
 
 const SUBCOMMANDS = ['new', 'list', 'show', 'decide', 'execute'] as const;

@@ -9,10 +9,9 @@ import { AgentError } from '../platform/errors';
 import type { Classification, StatementClassification } from './classification';
 import type { ImpactReport, LintFindingView } from '../../shared/impactReport';
 import type { Risk } from '../../shared/impactReport';
-import { RISK_ORDER } from '../../shared/impactReport';
 import { setLocalTimeouts } from './runRead';
 import type { RiskPolicy } from './risk';
-import { assessRisk, requiresApproval } from './risk';
+import { requiresApproval, riskOfWrite } from './risk';
 import type { ChangedTable } from './tableEffects';
 import { attributeEffects, diffStats, mergeCounts, readXactStats, resolveTables } from './tableEffects';
 import type { DdlAnalysis } from './ddl/ddlAnalysis';
@@ -25,7 +24,7 @@ import { withReach } from './reach/checkSql';
 import type { ReachEntry } from '../../shared/reachTypes';
 import { reachRiskFloor } from './reach/reachVerdicts';
 import { withDroppedRows } from './ddl/droppedRows';
-import { liftForSweepingWrites, sweepingWriteFindings } from './sweepingWrites';
+import { sweepingWriteFindings } from './sweepingWrites';
 import { planRecovery } from './recovery/recoveryPlan';
 import { RowLockBudget } from './rowLockBudget';
 import { countRows, planEstimate, tablesUsingSequences } from './previewReads';
@@ -143,30 +142,25 @@ export async function analyzeImpact(
     classification.statements,
     ddl.locks.map((l) => (rewrites.includes(l.table) || l.work !== 'rewrite' ? l : { ...l, work: 'scan' as const })),
   );
-  const assessed = assessRisk({ classification, rows, tables: touched, ddl: { locks, rewrites } }, options.policy);
   // What cannot be previewed cannot be measured: never rate it below HIGH (DDL the lock model knows is
   // measured by lock × size × rewrite instead). Code we only cannot see into (and that is all) is at least
   // MEDIUM; code that does what ROLLBACK cannot undo will do it again at execution: at least HIGH.
   const floor = unpreviewedFloor(classification.statements, (s, i) =>
     whyNotPreviewable(s, ddl.plans[i]?.known === true),
   );
-  const { risk: floored, reasons } =
-    floor !== undefined && RISK_ORDER.indexOf(assessed.risk) < RISK_ORDER.indexOf(floor)
-      ? {
-          risk: floor,
-          reasons: [
-            ...assessed.reasons,
-            floor === 'HIGH'
-              ? 'its effect could not be measured beforehand, so it is at least HIGH'
-              : 'it runs code that could not be looked into, so it is at least MEDIUM',
-          ],
-        }
-      : assessed;
   // Issue 25: a filtered write that sweeps (almost) the whole table, or far beyond its estimate: one level up.
   const sweeping = [...(preview.lint ?? []), ...(options.contextLint ?? [])];
-  const lifted = liftForSweepingWrites(floored, sweeping);
-  const risk = lifted.risk;
-  if (lifted.reason) reasons.push(lifted.reason);
+  const { risk, reasons } = riskOfWrite(
+    {
+      classification,
+      rows,
+      tables: touched,
+      ddl: { locks, rewrites },
+      ...(floor !== undefined ? { floor } : {}),
+      lifting: sweeping,
+    },
+    options.policy,
+  );
   const warnings = [...ddl.warnings, ...preview.warnings, ...predictionWarnings, ...reasons.map((r) => `Risk: ${r}.`)];
   const reachSequences = [...new Set(classification.statements.flatMap((s) => s.reachSequences ?? []))];
   if (!previewed && reachSequences.length > 0) {

@@ -1,10 +1,17 @@
-/** Risk of a write (SPEC §5.5), from the rows it touches in all tables and what kind of statement it is. */
+/**
+ * Risk of a write (SPEC §5.5): the one place it is decided. `riskOfWrite` takes everything that rates a write (rows,
+ * kind of statement, locks, critical tables, the floor of what could not be previewed, the sweeping-write lift, and
+ * a rating the same write already had) and gives its risk with the reasons; impact.ts and the guard's measured
+ * transaction both ask it, and nobody changes a risk after it.
+ */
 import type { Classification } from './classification';
 import type { Risk, TableLock } from '../../shared/impactReport';
 import { sizeClass } from './ddl/tableSize';
 import { RISK_ORDER } from '../../shared/impactReport';
 import { blockingEffects } from './reach/reachVerdicts';
 import type { SweepingWriteRules } from './sweepingWrites';
+import { liftForSweepingWrites } from './sweepingWrites';
+import type { LintFindingView } from '../../shared/impactReport';
 
 export interface RiskPolicy {
   /**
@@ -37,6 +44,36 @@ export interface RiskInput {
     locks: readonly Pick<TableLock, 'table' | 'blocks' | 'work' | 'rows' | 'bytes'>[];
     rewrites: readonly string[];
   };
+}
+
+/** What rates a write beyond its rows, kind, locks and tables. */
+export interface WriteRiskInput extends RiskInput {
+  /** The least risk of what could not be previewed (HIGH, or MEDIUM for code we only cannot see into). */
+  floor?: Risk;
+  /** Findings that lift it one level: sweeping writes (the preview's lint) and a caller's context findings. */
+  lifting?: readonly LintFindingView[];
+  /** A risk the same write was already rated (the guard's preview, before its measured run): never below it. */
+  atLeast?: Risk;
+}
+
+/** The risk of a write and why: assessRisk, then the floor, the sweeping-write lift and `atLeast`, in that order. */
+export function riskOfWrite(input: WriteRiskInput, policy: RiskPolicy): { risk: Risk; reasons: string[] } {
+  const assessed = assessRisk(input, policy);
+  const reasons = [...assessed.reasons];
+  let risk = assessed.risk;
+  if (input.floor !== undefined && RISK_ORDER.indexOf(risk) < RISK_ORDER.indexOf(input.floor)) {
+    risk = input.floor;
+    reasons.push(
+      input.floor === 'HIGH'
+        ? 'its effect could not be measured beforehand, so it is at least HIGH'
+        : 'it runs code that could not be looked into, so it is at least MEDIUM',
+    );
+  }
+  const lifted = liftForSweepingWrites(risk, input.lifting ?? []);
+  risk = lifted.risk;
+  if (lifted.reason) reasons.push(lifted.reason);
+  if (input.atLeast !== undefined && RISK_ORDER.indexOf(risk) < RISK_ORDER.indexOf(input.atLeast)) risk = input.atLeast;
+  return { risk, reasons };
 }
 
 export function assessRisk(input: RiskInput, policy: RiskPolicy): { risk: Risk; reasons: string[] } {

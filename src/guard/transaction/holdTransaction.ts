@@ -9,9 +9,8 @@ import type { GuardTransactionStatement, Ticket, TouchedRows } from '../../core/
 import { writeProposal } from '../../core/approvals/proposalFiles';
 import { classifySql } from '../../core/sql/classify';
 import { analyzeImpact } from '../../core/sql/impact';
-import { assessRisk } from '../../core/sql/risk';
+import { riskOfWrite } from '../../core/sql/risk';
 import type { ChangedTable } from '../../core/sql/tableEffects';
-import { RISK_ORDER } from '../../shared/impactReport';
 import type { GuardContext } from '../guardContext';
 import type { ErrorFields } from '../wire/backendMessages';
 import type { RecordedStatement } from './transactionRecord';
@@ -60,11 +59,15 @@ export async function holdOnTicket(
     deleted: c.deleted,
   }));
   impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
-  const measured = assessRisk(
-    { classification, rows: impact.exactRows, tables: changed.map((c) => `${c.schema}.${c.name}`) },
+  impact.risk = riskOfWrite(
+    {
+      classification,
+      rows: impact.exactRows,
+      tables: changed.map((c) => `${c.schema}.${c.name}`),
+      atLeast: impact.risk,
+    },
     context.settings.policy,
-  );
-  if (RISK_ORDER.indexOf(measured.risk) > RISK_ORDER.indexOf(impact.risk)) impact.risk = measured.risk;
+  ).risk;
   impact.warnings.push(...ddlNotes);
   const statements = writes.map((s, i) => {
     const varies = request.varies[i] ?? [];

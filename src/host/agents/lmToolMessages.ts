@@ -3,6 +3,7 @@
  * confirmation with the statement and (for a proposed write) its measured impact. Plain text and markdown,
  * no `vscode` import, so it is unit-tested; languageModelTools.ts wraps it in VS Code's types.
  */
+import { fenced } from '../sqlApproval/approvalTexts';
 import { hiddenWarning, visibleSql, visibleText } from '../../shared/visibleSql';
 import type { LmToolName } from './lmToolNames';
 
@@ -120,13 +121,6 @@ function statement(sql: string): string {
   return hidden.length === 0
     ? fenced(text, 'sql')
     : `${fenced(text, 'sql')}\n\n**⚠ This statement ${plain(hiddenWarning(hidden))}.** It runs with them, exactly as shown.`;
-}
-
-/** A code block whose fence is longer than any run of backticks inside (the text cannot close it early). */
-export function fenced(text: string, language: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${language}\n${text}\n${fence}`;
 }
 
 /** Model- or database-written text shown as text: hidden characters shown, markdown's special characters escaped. */

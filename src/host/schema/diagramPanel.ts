@@ -115,7 +115,6 @@ export class DiagramPanel implements vscode.Disposable {
     panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
       styles: ['media/diagram.css'],
       script: 'dist/diagram.js',
-      strictStyles: true,
     });
     this.panel = panel;
     const listeners = [

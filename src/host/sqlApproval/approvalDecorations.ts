@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/platform/logger';
 import { clock } from '../../shared/clock';
 import { hiddenWarning, visibleSql, visibleText } from '../../shared/visibleSql';
-import { fenced } from '../agents/lmToolMessages';
+import { fenced } from './approvalTexts';
 import type { ApprovalEntries, ApprovalEntry } from './approvalEntries';
 import { notRunYet } from './approvalEntries';
 import { hiddenCharacterMarks, pendingLenses } from './approvalTexts';

@@ -108,3 +108,10 @@ export function hiddenCharacterMarks(
     message: `Hidden character ${h.name} (shown elsewhere as ${h.shownAs}): the editor may draw it as nothing or reorder the text around it, but it is part of the statement that runs.`,
   }));
 }
+
+/** A code block whose fence is longer than any run of backticks inside (the text cannot close it early). */
+export function fenced(text: string, language: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language}\n${text}\n${fence}`;
+}

@@ -7,11 +7,11 @@
  */
 import * as vscode from 'vscode';
 import { existsSync, readdirSync } from 'node:fs';
-import type { Ticket } from '../../core/approvals/ticket';
 import type { Logger } from '../../core/platform/logger';
 import type { CoreLoader } from '../lazyServices';
 import { redisUrl } from '../settings/settings';
 import type { WindowTickets } from './windowTickets';
+import type { PendingTicket } from '../ui/navigatorView';
 import { throttle } from '../ui/throttle';
 import { visibleSql } from '../../shared/visibleSql';
 
@@ -24,15 +24,6 @@ export interface BadgeTargets {
   /** A view that exists from activation on (its badge shows on the icon while the panel was never shown). */
   tree: vscode.TreeView<unknown>;
 }
-
-/** A pending ticket as the navigator lists it (the SQL cut to its start). */
-/** `hiddenChars`: how many hidden characters the whole SQL holds (the navigator flags it; sqlStart is only its start). */
-/** `statements`: a client transaction held whole by pg-agent guard, and how many statements it has. */
-export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & {
-  sqlStart: string;
-  hiddenChars?: number;
-  statements?: number;
-};
 
 const SQL_START = 200;
 

@@ -2,6 +2,7 @@
  * The side panel as a navigator (issue 15): what is waiting for a person, from the ticket store, and the
  * recent asks. Plain data in, plain data out (no VS Code), so the rules are unit-tested under Node.
  */
+import type { Ticket } from '../../core/approvals/ticket';
 import type {
   AnswerView,
   PanelAnswerView,
@@ -10,8 +11,16 @@ import type {
   RowsSummary,
   WaitingView,
 } from '../../shared/protocol';
-import type { PendingTicket } from '../sqlApproval/approvalsBadge';
 import { visibleSql, visibleText } from '../../shared/visibleSql';
+
+/** A pending ticket as the navigator lists it (the SQL cut to its start). */
+/** `hiddenChars`: how many hidden characters the whole SQL holds (the navigator flags it; sqlStart is only its start). */
+/** `statements`: a client transaction held whole by pg-agent guard, and how many statements it has. */
+export type PendingTicket = Pick<Ticket, 'id' | 'kind' | 'risk' | 'createdBy' | 'createdAt' | 'plan'> & {
+  sqlStart: string;
+  hiddenChars?: number;
+  statements?: number;
+};
 
 /** The recent asks kept (and shown). */
 export const RECENT_ASKS_KEPT = 8;

@@ -1,26 +1,23 @@
 /**
  * The review panel's page (no vscode import), served by the host and loaded as is by the first-paint benchmark: a strict CSP
- * (scripts only with the page's nonce), the #app root the webview renders into, and the given assets.
+ * (scripts, and any <style> element, only with the page's nonce; no inline style attributes), the #app root the webview renders into, and the given assets.
  */
 export interface PanelPageAssets {
   /** Where styles, fonts and images may come from (the webview's cspSource). */
   cspSource: string;
   nonce: string;
-  /** `<link rel="stylesheet">` or `<style>` elements. */
+  /** `<link rel="stylesheet">` elements, or `<style nonce>` ones. */
   styles: string;
   /** `<script nonce>` elements, in order. */
   scripts: string;
-  /**
-   * No inline styles at all: stylesheets from cspSource and `<style nonce>` only (the schema diagram, which sets
-   * no style attribute). The other pages still set a few inline.
-   */
-  strictStyles?: boolean;
 }
 
-export function panelPage({ cspSource, nonce, styles, scripts, strictStyles }: PanelPageAssets): string {
+export function panelPage({ cspSource, nonce, styles, scripts }: PanelPageAssets): string {
   const csp = [
     "default-src 'none'",
-    `style-src ${cspSource} ${strictStyles === true ? `'nonce-${nonce}'` : "'unsafe-inline'"}`,
+    // Styles from the extension's files, or a <style> with the page's nonce; never inline (style="…" in markup is
+    // refused; a script may still set element.style, which is no markup).
+    `style-src ${cspSource} 'nonce-${nonce}'`,
     `font-src ${cspSource}`,
     `img-src ${cspSource} data:`,
     `script-src 'nonce-${nonce}'`,

@@ -6,7 +6,7 @@ import { panelPage } from './panelPage';
 export function webviewPage(
   webview: vscode.Webview,
   extensionUri: vscode.Uri,
-  assets: { styles: string[]; script: string; strictStyles?: boolean },
+  assets: { styles: string[]; script: string },
 ): string {
   const nonce = randomBytes(16).toString('base64');
   const asset = (path: string) =>
@@ -16,6 +16,5 @@ export function webviewPage(
     nonce,
     styles: assets.styles.map((css) => `<link rel="stylesheet" href="${asset(css)}">`).join(''),
     scripts: `<script nonce="${nonce}" src="${asset(assets.script)}"></script>`,
-    ...(assets.strictStyles === true ? { strictStyles: true } : {}),
   });
 }

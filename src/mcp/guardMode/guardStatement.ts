@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import { AgentError } from '../../core/platform/errors';
+import type { GuardLink } from '../toolContext';
 import { GUARD_SQLSTATE } from '../../guard/sqlstates';
 import type { Risk } from '../../shared/impactReport';
 import { detailForPeople, readGuardFields } from '../../shared/guardAnswers';
@@ -22,17 +23,6 @@ export interface GuardWords {
 export type GuardAnswer =
   | { kind: 'ran'; rows: number; command: string }
   | { kind: 'held'; ticket: string; risk: Risk; reused: boolean; words: GuardWords };
-
-/** The statements this MCP server sent and the guard held, by ticket: execute_approved sends the identical text again. */
-export type SentStatements = Map<string, string>;
-
-/** The link to the guard: its URL (a guard user's password only, never the database's) and what was sent through it. */
-export interface GuardLink {
-  url: string;
-  /** The guard's address without its password, as the agent and the person see it. */
-  label: string;
-  sent: SentStatements;
-}
 
 /**
  * Sends `sql` as one simple query outside a transaction, on a connection of its own (so nothing else shares its

@@ -15,7 +15,8 @@ import { executeApprovedTool } from '../tools/executeApproved';
 import { impactTool } from '../tools/impact';
 import { proposeWriteTool } from '../tools/proposeWrite';
 import { ticketStatusTool } from '../tools/ticketStatus';
-import type { GuardLink, GuardWords } from './guardStatement';
+import type { GuardLink } from '../toolContext';
+import type { GuardWords } from './guardStatement';
 import { sendThroughGuard } from './guardStatement';
 
 const WORDS = z.looseObject({ message: z.string(), detail: z.string().optional(), hint: z.string().optional() });
