@@ -57,7 +57,7 @@ async function latency(directUrl: string, guardUrl: string, mode: Mode): Promise
 }
 
 /** pgbench run asynchronously: the guard's and PgBouncer's output pipes are read while it runs. */
-async function pgbench(url: string, clients: number, protocol: string): Promise<number> {
+async function pgbench(url: string, clients: number, protocol: string): Promise<{ tps: number; transactions: number }> {
   const u = new URL(url);
   const { stdout: out, stderr } = await promisify(execFile)(
     'pgbench',
@@ -86,14 +86,20 @@ async function pgbench(url: string, clients: number, protocol: string): Promise<
     },
   ).catch((error: { stdout?: string; stderr?: string }) => ({
     stdout: error.stdout ?? '',
-    stderr: error.stderr ?? String(error),
+    stderr: error.stderr ?? 'pgbench failed',
   }));
   const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
   if (Number.isNaN(tps))
     console.log(
       `pgbench gave no tps (${clients} clients, ${protocol}, ${u.port}): ${out.slice(-300)} ${stderr.slice(-300)}`,
     );
-  return tps;
+  return { tps, transactions: Number(/actually processed: (\d+)/.exec(out)?.[1] ?? NaN) };
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Rounds of pgbench (GUARD_BENCH_ROUNDS, default 3; GUARD_BENCH_SECONDS each, default 5); medians, and ratios per round. */
@@ -104,10 +110,21 @@ const SECONDS = Number(process.env.GUARD_BENCH_SECONDS ?? 5);
  * Direct, PgBouncer (when it runs) and the guard, one after the other in each round (all three see the same
  * machine load in a round): the median tps of each and the median of the per-round ratios.
  */
-async function throughput(peers: { label: string; url: string }[], clients: number, protocol: string): Promise<void> {
+async function throughput(
+  peers: { label: string; url: string; pid?: number }[],
+  clients: number,
+  protocol: string,
+): Promise<void> {
   const tps = peers.map(() => [] as number[]);
+  // CPU per transaction of the proxy process itself (the guard, PgBouncer): steadier than tps on a busy machine.
+  const cpu = peers.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++)
-    for (const [i, peer] of peers.entries()) tps[i]!.push(await pgbench(peer.url, clients, protocol));
+    for (const [i, peer] of peers.entries()) {
+      const before = peer.pid ? cpuMs(peer.pid) : 0;
+      const run = await pgbench(peer.url, clients, protocol);
+      tps[i]!.push(run.tps);
+      if (peer.pid && run.transactions > 0) cpu[i]!.push((1000 * (cpuMs(peer.pid) - before)) / run.transactions);
+    }
   const what = `pgbench -S -M ${protocol}, ${clients} client(s)`;
   report(
     `${what}: ${peers.map((p) => p.label).join(' / ')}`,
@@ -126,6 +143,10 @@ async function throughput(peers: { label: string; url: string }[], clients: numb
   if (bouncer >= 0) ratio(guard, bouncer, 'guard/PgBouncer');
   ratio(guard, 0, 'guard/direct');
   if (bouncer >= 0) ratio(bouncer, 0, 'PgBouncer/direct');
+  const used = peers.flatMap((p, i) =>
+    cpu[i]!.length > 0 ? [`${p.label} ${percentile(cpu[i]!, 50).toFixed(1)}`] : [],
+  );
+  if (used.length > 0) report('  CPU per transaction of the proxy process (median)', used.join(' / '), 'µs');
 }
 
 function rssKib(pid: number): number {
@@ -160,8 +181,8 @@ async function runs(dbUrl: string): Promise<void> {
       await latency(dbUrl, guard.url, mode);
     const peers = [
       { label: 'direct', url: dbUrl },
-      ...(typeof bouncer === 'string' ? [] : [{ label: 'pgbouncer', url: bouncer.url }]),
-      { label: 'guard', url: guard.url },
+      ...(typeof bouncer === 'string' ? [] : [{ label: 'pgbouncer', url: bouncer.url, pid: bouncer.pid }]),
+      { label: 'guard', url: guard.url, pid: guard.child.pid! },
     ];
     const clientCounts = (process.env.GUARD_BENCH_CLIENTS ?? '1,8,64').split(',').map(Number);
     for (const protocol of ['simple', 'extended'])

@@ -30,6 +30,7 @@ function install(): string | undefined {
 export interface PgBouncer {
   url: string;
   version: string;
+  pid: number;
   stop(): void;
 }
 
@@ -100,5 +101,5 @@ export async function startPgBouncer(upstreamUrl: string, port: number): Promise
   const url = new URL(upstreamUrl);
   url.hostname = '127.0.0.1';
   url.port = String(port);
-  return { url: url.toString(), version, stop };
+  return { url: url.toString(), version, pid: child.pid!, stop };
 }
