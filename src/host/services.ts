@@ -8,6 +8,7 @@ export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
 export { tableDdlText } from '../core/db/tableDdl';
 export { explainRead, readToExplain } from '../core/sql/explainPlan';
 export { historyFor } from '../core/sql/history/historyFor';
+export { readHistory } from '../core/sql/history/readHistory';
 export { readDiffSnapshot } from '../core/diff/diffCatalog';
 export { parseSnapshotFile } from '../core/diff/diffSnapshot';
 export { diffSchemas } from '../core/diff/schemaDiff';
