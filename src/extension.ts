@@ -29,6 +29,7 @@ import { HealthView } from './host/dba/healthView';
 import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { registerCompareSchemas } from './host/diff/compareSchemasCommand';
 import { compareSchemasPort } from './host/diff/compareSchemasPort';
+import { registerQueryHistory } from './host/history/queryHistoryCommand';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { DiagramPanel } from './host/schema/diagramPanel';
@@ -265,6 +266,13 @@ export function activate(context: vscode.ExtensionContext): void {
     new HealthView(session, core, logger, output),
     registerAdviseIndexes(session, core, logger, output),
     registerCompareSchemas(compareSchemasPort(session, store, core, logger, output)),
+    registerQueryHistory({
+      entries: () =>
+        workspaceDir
+          ? core().readHistory(core().workspacePaths(workspaceDir).history, { limit: 500 })
+          : Promise.resolve([]),
+      showError: (error) => showError(core, error, output),
+    }),
     results,
     diagram,
     approval.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),

@@ -11,6 +11,7 @@ export { buildGridEdits } from '../core/sql/gridEdits';
 export { gridEditTarget } from '../core/sql/gridEditTarget';
 export { explainRead, readToExplain } from '../core/sql/explainPlan';
 export { historyFor } from '../core/sql/history/historyFor';
+export { readHistory } from '../core/sql/history/readHistory';
 export { readDiffSnapshot } from '../core/diff/diffCatalog';
 export { parseSnapshotFile } from '../core/diff/diffSnapshot';
 export { diffSchemas } from '../core/diff/schemaDiff';
