@@ -5,6 +5,7 @@
 // held write. The person clicks "Approve for the agent", which only decides it (the one executor rule: the client's
 // retry commits it); the client's identical retry (a new returned id) commits once, and the card follows the ticket
 // to executed. Every count is read from the database. Screenshots: test-artifacts/e2e/guardTransaction/.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -25,17 +26,26 @@ const LENS_TIMEOUT_MS = 45_000;
 const INSERT =
   "INSERT INTO orders (customer_id, total, created_at) VALUES (3, 42.50, '2026-01-02 00:00:00+00') RETURNING id";
 const UPDATE = 'UPDATE orders SET status = $1 WHERE id = $2';
+const EVENT = 'INSERT INTO order_events (id, order_id, at) VALUES ($1, $2, $3)';
 
-/** The ORM's transaction: the id the INSERT returns is used by the UPDATE. Resolves to the COMMIT's error, if any. */
-async function orderTransaction(client: pg.Client): Promise<{ id: number; error?: pg.DatabaseError }> {
+/**
+ * The ORM's transaction: the id the INSERT returns is used by the UPDATE and by an event row whose key is a fresh
+ * UUID and whose time is the client's clock. Resolves to the COMMIT's error, if any.
+ */
+async function orderTransaction(
+  client: pg.Client,
+): Promise<{ id: number; uuid: string; at: string; error?: pg.DatabaseError }> {
+  const uuid = randomUUID();
+  const at = new Date().toISOString();
   await client.query('BEGIN');
   const id = (await client.query<{ id: number }>(INSERT)).rows[0]!.id;
   await client.query(UPDATE, ['paid', id]);
+  await client.query(EVENT, [uuid, id, at]);
   const error = await client.query('COMMIT').then(
     () => undefined,
     (e: pg.DatabaseError) => e,
   );
-  return { id, ...(error ? { error } : {}) };
+  return { id, uuid, at, ...(error ? { error } : {}) };
 }
 
 async function lensTexts(page: Page): Promise<string[]> {
@@ -49,6 +59,7 @@ interface CardSeen {
   statements: string;
   rows: string[];
   note: string;
+  warnings: string[];
 }
 
 /** The card of ticket `sql` as the panel shows it, the last one when several frames hold it. */
@@ -68,6 +79,7 @@ async function card(page: Page, sql: string): Promise<CardSeen | undefined> {
                 (r.textContent ?? '').replace(/\s+/g, ' ').trim(),
               ),
               note: c.querySelector('[data-testid="guard-transaction"]')?.textContent ?? '',
+              warnings: [...c.querySelectorAll('p.warning-text')].map((w) => (w.textContent ?? '').trim()),
             })),
         sql,
       );
@@ -87,6 +99,10 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
   beforeAll(async () => {
     scratch = await createScratchDatabase('pgagent_e2e_guard_tx');
     await execSql(scratch.url, SHOP_SCHEMA);
+    await execSql(
+      scratch.url,
+      'CREATE TABLE order_events (id uuid PRIMARY KEY, order_id int NOT NULL REFERENCES orders(id), at timestamptz NOT NULL)',
+    );
   });
 
   const suite = workbenchSuite(SUITE, {
@@ -139,11 +155,12 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
       readFileSync(join(suite.workspace(), '.pgagent', 'approvals', `${ticket}.json`), 'utf8'),
     ) as { sql: string; origin: string };
     expect(held.origin).toBe('guardTransaction');
-    expect(held.sql).toBe(`${INSERT};\nUPDATE orders SET status = 'paid' WHERE id = '${first.id}';`);
+    const event = `INSERT INTO order_events (id, order_id, at) VALUES ('${first.uuid}', '${first.id}', '${first.at}');`;
+    expect(held.sql).toBe(`${INSERT};\nUPDATE orders SET status = 'paid' WHERE id = '${first.id}';\n${event}`);
 
     const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a transaction' });
     await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
-    expect(await toast.innerText()).toContain('guard user alice proposes a transaction of 2 statements');
+    expect(await toast.innerText()).toContain('guard user alice proposes a transaction of 3 statements');
     await screenshot(p, 'guard-transaction-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
@@ -159,13 +176,23 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     expect(shown.statements.trim().split('\n')).toEqual([
       `${INSERT};`,
       `UPDATE orders SET status = 'paid' WHERE id = '${first.id}';`,
+      event,
     ]);
-    expect(shown.note).toContain('2 statements in order');
+    expect(shown.note).toContain('3 statements in order');
+    // Named before the approval: what its retry may carry differently, and why (the rest must be identical).
+    const varies = shown.warnings.filter((w) => w.startsWith('Varies on retry:'));
+    expect(varies).toEqual([
+      `Varies on retry: statement 2, value 2 (${first.id}): the value statement 1 returned (id, row 1) in the retry.`,
+      `Varies on retry: statement 3, value 1 (${first.uuid}): a fresh random UUID (version 4).`,
+      `Varies on retry: statement 3, value 2 (${first.id}): the value statement 1 returned (id, row 1) in the retry.`,
+      `Varies on retry: statement 3, value 3 (${first.at}): the current time, within 10 minutes of the retry's clock.`,
+    ]);
     // Rows per table of the measured run: the order inserted and updated, and the audit trigger's two rows.
     expect(shown.rows).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^orders\s*1 updated, 1 inserted/),
         expect.stringMatching(/^audit_log\s*2 inserted/),
+        expect.stringMatching(/^order_events\s*1 inserted/),
       ]),
     );
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'INSERT INTO orders' }).first().click();
@@ -179,13 +206,21 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
         .toEqual(
           expect.arrayContaining([
             expect.stringMatching(RISK_LENS),
-            expect.stringMatching(/ · 4 rows in 2 tables$/),
+            expect.stringMatching(/ · 5 rows in 3 tables$/),
             'Approve for the agent',
             'Reject',
           ]),
         ),
     );
     await screenshot(p, 'guard-transaction-one-card-with-codelens', SUITE);
+    await p
+      .frameLocator('iframe.webview.ready')
+      .frameLocator('#active-frame')
+      .locator('p.warning-text', { hasText: 'Varies on retry' })
+      .first()
+      .scrollIntoViewIfNeeded()
+      .catch(() => undefined);
+    await screenshot(p, 'guard-transaction-varies-on-retry', SUITE);
 
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
     await suite.explained(() =>
@@ -217,6 +252,11 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     const retry = await orderTransaction(client);
     expect(retry.error).toBeUndefined();
     expect(retry.id).not.toBe(first.id);
+    expect(retry.uuid).not.toBe(first.uuid);
+    expect(Number(await queryValue(scratch.url, `SELECT order_id FROM order_events WHERE id = '${retry.uuid}'`))).toBe(
+      retry.id,
+    );
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_events'))).toBe(1);
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders'))).toBe(ordersBefore + 1);
     expect(await queryValue(scratch.url, `SELECT status || ':' || total FROM orders WHERE id = ${retry.id}`)).toBe(
       'paid:42.50',

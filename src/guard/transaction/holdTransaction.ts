@@ -59,6 +59,10 @@ export async function holdOnTicket(
     deleted: c.deleted,
   }));
   impact.exactRows = changed.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
+  // The client's own run reached its COMMIT without an error. The preview replays the recorded values, ids the
+  // server gave that run included (the row it inserted is gone since the rollback), so its failure (a foreign key
+  // to that row) says nothing of the retry, whose values the approval binds by provenance.
+  impact.wouldFail = null;
   impact.risk = riskOfWrite(
     {
       classification,
