@@ -276,8 +276,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       connectOptions: () => ({ logger, env: io.env, ssh: cliSshOptions(io, args.flags.noInput) }),
       connectionKey: async () => connectionKey(await resolve(), paths.sampleDb),
       target: resolve,
+      // Already resolved (the store resolved another process's EXECUTING ticket on the default database): the
+      // claim then compares the ticket's database with it and refuses another one, naming both.
       useTicketDatabase: (connection) => {
-        if (target) throw new Error('useTicketDatabase after the database was resolved');
         ticketConnection = connection;
       },
       openTicketStore: openStore,

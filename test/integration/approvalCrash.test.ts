@@ -295,8 +295,9 @@ describe.runIf(postgresAvailable)('approved writes under kill -9 (pg-agent exec 
         const children = Array.from({ length: 5 }, () => execInChild(id));
         const results = await Promise.all(children.map((c) => c.done));
         const codes = results.map((r) => r.code).sort();
-        expect(codes, results.map((r) => r.stderr).join('\n')).toEqual([0, 1, 1, 1, 1]);
-        for (const r of results.filter((x) => x.code === 1)) expect(r.stderr).toMatch(/already used|EXECUTING/);
+        // The others are refused (exit 4): the ticket is spent, or being spent.
+        expect(codes, results.map((r) => r.stderr).join('\n')).toEqual([0, 4, 4, 4, 4]);
+        for (const r of results.filter((x) => x.code === 4)) expect(r.stderr).toMatch(/already used|EXECUTING/);
         expect(await balance()).toBe(1);
         expect((await show(id)).status).toBe('EXECUTED');
       }, 60_000);

@@ -430,7 +430,7 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
     await expectBad(['continue', id, 'extra'], /Unexpected arguments/);
     await expectBad(['pause', id], /only a job that is planning or running can be paused/);
     await expectBad(['list', '--status', 'sleeping'], /Unknown job status/);
-    await expectBad(['show', id, '--nope'], /Unknown option/);
+    await expectBad(['show', id, '--nope'], /unknown flag --nope/);
     // Another database than the job's: its tickets and plan are bound to the one it was planned on.
     const other = await runPgAgent(
       ['job', 'approve', id, '--db', 'postgres://someone@127.0.0.1:1/elsewhere', '--workspace', workspace],

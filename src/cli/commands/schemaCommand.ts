@@ -71,7 +71,9 @@ export const schemaCommand: CliCommand = {
       const extensionOwnedJson = tables
         .filter((t) => owned.has(`${t.schema}.${t.name}`))
         .map((t) => ({ schema: t.schema, name: t.name, extension: owned.get(`${t.schema}.${t.name}`) }));
-      io.stdout(`${JSON.stringify({ ...snapshot, tables, extensionOwned: extensionOwnedJson }, null, 2)}\n`);
+      // Only when there are any: the JSON stays the shape MCP's describe_table returns for a user's table.
+      const extra = extensionOwnedJson.length > 0 ? { extensionOwned: extensionOwnedJson } : {};
+      io.stdout(`${JSON.stringify({ ...snapshot, tables, ...extra }, null, 2)}\n`);
       return EXIT.ok;
     }
     io.stdout(`${renderSchema({ ...snapshot, tables }, db.label, args.options.compact === true, owned)}\n`);

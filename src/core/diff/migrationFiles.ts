@@ -6,7 +6,7 @@
  * transaction, then the validations, then each statement that must run alone.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileWhole } from '../fs/atomicWrite';
 import { AgentError } from '../platform/errors';
@@ -62,7 +62,8 @@ export async function writeMigration(
   options: { name: string; header: string; now?: Date },
 ): Promise<MigrationFile[]> {
   await mkdir(dir, { recursive: true });
-  const base = (options.now ?? new Date()).getTime();
+  // After every migration already there (the tool runs them by name), and never on a name that is taken.
+  const base = Math.max((options.now ?? new Date()).getTime(), (await latestStamp(dir)) + 1000);
   const files: MigrationFile[] = [];
   for (const [i, step] of migrationSteps(statements).entries()) {
     const stamp = new Date(base + i * 1000).toISOString().replace(/\D/g, '').slice(0, 14);
@@ -108,6 +109,16 @@ export async function writeMigration(
     files.push({ path, phase: step.phase, statements: step.statements.length });
   }
   return files;
+}
+
+/** The time of the newest `<yyyymmddhhmmss>_…` entry of `dir` (UTC, as written), or 0. */
+async function latestStamp(dir: string): Promise<number> {
+  let latest = 0;
+  for (const name of await readdir(dir)) {
+    const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})_/.exec(name);
+    if (m) latest = Math.max(latest, Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!));
+  }
+  return latest;
 }
 
 function jsComment(header: string): string {
