@@ -2,7 +2,7 @@
 // to each: path safety and readable files; key layout, tampering in Redis and Redis being down.
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +16,7 @@ import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import { openRedisTicketStore } from '../../src/core/approvals/redisTicketStore';
 import type { Ticket } from '../../src/core/approvals/ticket';
 import { sqlHash, TICKET_TTL_MS } from '../../src/core/approvals/ticket';
+import { liveIndexName } from '../../src/core/approvals/ticketRules';
 import type { NewTicket, TicketStore } from '../../src/core/approvals/ticketStore';
 import { openTicketStore } from '../../src/core/approvals/openTicketStore';
 import { AgentError } from '../../src/core/platform/errors';
@@ -514,6 +515,21 @@ describe('file ticket store on disk', () => {
   afterEach(async () => {
     await store.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the index entry of a ticket being created (its file not written yet), forgets one a crash left', async () => {
+    const ticket = await store.create(newTicket());
+    const folder = join(dir, 'approvals', 'live', liveIndexName(CONNECTION, sqlHash(SQL)));
+    // Another process between its entry and its file: the entry is there, the ticket not yet.
+    const creating = 'tkt_cccccccccccccccccccc';
+    await writeFile(join(folder, creating), '');
+    expect((await store.findLive(CONNECTION, sqlHash(SQL))).map((t) => t.id)).toEqual([ticket.id]);
+    expect((await readdir(folder)).sort()).toEqual([creating, ticket.id].sort());
+    // A minute later it can only be a crash's leftover.
+    const old = new Date(Date.now() - 120_000);
+    await utimes(join(folder, creating), old, old);
+    await store.findLive(CONNECTION, sqlHash(SQL));
+    expect(await readdir(folder)).toEqual([ticket.id]);
   });
 
   it('refuses ids that would leave the folder', async () => {

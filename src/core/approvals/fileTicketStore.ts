@@ -43,6 +43,18 @@ export interface FileTicketStoreOptions {
 const TICKET_FILE = new RegExp(`^(${TICKET_ID_SOURCE})\\.json$`);
 const TICKET_ID = new RegExp(`^${TICKET_ID_SOURCE}$`);
 
+/**
+ * An index entry whose ticket file is missing: a process is creating that ticket right now (the entry comes first),
+ * or one died in between, which a minute later is the only explanation left.
+ */
+async function leftByCrash(entry: string, now: Date): Promise<boolean> {
+  try {
+    return now.getTime() - (await stat(entry)).mtimeMs > 60_000;
+  } catch {
+    return false;
+  }
+}
+
 /** Thrown inside a transition when its lock was broken as stale: the transition starts over. */
 class LockLost extends Error {}
 
@@ -123,10 +135,11 @@ export class FileTicketStore extends RuleTicketStore implements TicketStore {
         this.logger.warn('unreadable approval ticket skipped', { ticket: id, error: String(error) });
         continue;
       }
-      if (!ticket || isSettled(ticket)) {
+      if (ticket ? isSettled(ticket) : await leftByCrash(join(folder, id), now)) {
         await unlink(join(folder, id)).catch(() => undefined); // never live again: the index forgets it
         continue;
       }
+      if (!ticket) continue; // being created: its entry is written just before its file
       if (isLive(ticket) && ticket.connection === connection && matchKeyOf(ticket) === key) found.push(ticket);
     }
     return found.sort(newestFirst);
