@@ -124,7 +124,7 @@ describe('Plan tickets in VS Code', () => {
       if (!second) throw new Error('the second job has no pending plan ticket');
       await screenshot(p, 'second-plan-waiting', SUITE);
       const stale = await pgAgent(['approvals', 'approve', second.id, '--hash', '0'.repeat(64)], 'teammate');
-      expect(stale.code, 'a decision on another version of the plan is refused').toBe(1);
+      expect(stale.code, 'a decision on another version of the plan is refused').toBe(4);
       expect(stale.stderr).toContain('another version of the plan');
       const approved = await pgAgent(
         ['approvals', 'approve', second.id, '--hash', second.sqlHash, '--comment', 'looks right'],
