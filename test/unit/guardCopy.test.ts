@@ -11,7 +11,7 @@ import { classifySql } from '../../src/core/sql/classify';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
 import type { CopiedData } from '../../src/guard/copy/copyIn';
 import { copyFromStdinProblem, CopyInRelay, SHOWN_COPY_BYTES } from '../../src/guard/copy/copyIn';
-import { readOfCopyToStdout } from '../../src/guard/copy/copyStatement';
+import { readOfCopyToStdout } from '../../src/guard/judge/copyStatement';
 import { PendingResponses } from '../../src/guard/wire/pendingResponses';
 
 beforeAll(() => loadParser());

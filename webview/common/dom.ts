@@ -9,7 +9,11 @@ export function el(
   ...children: (Node | string | null)[]
 ): HTMLElement {
   const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  for (const [name, value] of Object.entries(attrs)) {
+    // The pages' CSP refuses style attributes (no 'unsafe-inline'); the CSSOM is not markup and is allowed.
+    if (name === 'style') node.style.cssText = value;
+    else node.setAttribute(name, value);
+  }
   node.append(...children.filter((c): c is Node | string => c !== null));
   return node;
 }

@@ -6,8 +6,8 @@ import { AgentError } from '../platform/errors';
 import type { ColumnInfo, SchemaSnapshot } from '../../shared/schema';
 import type { Candidate } from './linking/ranking';
 import { pinnedEntries, rank } from './linking/ranking';
-import type { TableEntry } from './schemaIndex';
-import { indexOf } from './schemaIndex';
+import type { TableEntry } from './linking/schemaIndex';
+import { indexOf } from './linking/schemaIndex';
 import { entryInSchema, fullBlockOf, renderBlock } from './tableBlocks';
 import { estimateTokens } from './tokens';
 

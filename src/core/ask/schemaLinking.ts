@@ -6,8 +6,8 @@
  */
 import type { SchemaSnapshot } from '../../shared/schema';
 import { describeTables, rankedEntries } from './schemaContext';
-import type { TableEntry } from './schemaIndex';
-import { displayName } from './schemaIndex';
+import type { TableEntry } from './linking/schemaIndex';
+import { displayName } from './linking/schemaIndex';
 
 const COMMENT_CHARS = 60;
 const LISTED_COLUMNS = 5;

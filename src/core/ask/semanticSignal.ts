@@ -10,8 +10,8 @@ import type { EmbeddingCache } from '../llm/embeddingCache';
 import { cosine } from '../llm/embeddings';
 import type { Logger } from '../platform/logger';
 import { toAgentError } from '../platform/errors';
-import type { TableEntry } from './schemaIndex';
-import { displayName, indexOf } from './schemaIndex';
+import type { TableEntry } from './linking/schemaIndex';
+import { displayName, indexOf } from './linking/schemaIndex';
 
 const DESCRIBED_COLUMNS = 40;
 

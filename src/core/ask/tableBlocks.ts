@@ -3,8 +3,8 @@
  * whole or with only some columns (the rest counted), with enum labels, CHECK literals and its family.
  */
 import type { ColumnInfo } from '../../shared/schema';
-import type { TableEntry } from './schemaIndex';
-import { displayName, fkTextOf, keyOf } from './schemaIndex';
+import type { TableEntry } from './linking/schemaIndex';
+import { displayName, fkTextOf, keyOf } from './linking/schemaIndex';
 
 const MAX_COMMENT_CHARS = 100;
 const MAX_RENDERED_VALUES = 8;

@@ -17,7 +17,7 @@ import { parseSql } from '../../core/sql/parse';
 import { arr, isRec, rec, str } from '../../core/sql/parseTree';
 import type { CopiedData } from './copyIn';
 import { CopyInRelay } from './copyIn';
-import { quoted } from './copyStatement';
+import { quoted } from '../judge/copyStatement';
 import type { GuardContext } from '../guardContext';
 import type { HeldEvents } from '../hold/heldAnswer';
 import { failedError, heldError, refusedError } from '../hold/heldMessages';

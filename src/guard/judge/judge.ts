@@ -13,7 +13,7 @@ import { checkParsed, checkSql } from '../../core/sql/reach/checkSql';
 import { currentReachEngine } from '../../core/sql/reach/reachOf';
 import type { PassCache } from './verdictCache';
 import { numbersAreConstants, passCacheOf, statementKey } from './verdictCache';
-import { readOfCopyToStdout } from '../copy/copyStatement';
+import { readOfCopyToStdout } from './copyStatement';
 
 export type Verdict =
   /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */

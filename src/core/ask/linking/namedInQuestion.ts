@@ -10,7 +10,7 @@
  *   schema that speaks of less of the question is kept, but below those of the schema that speaks of most of
  *   it); a named schema counts as the best. Group entries are in every schema of their group, never scaled.
  */
-import type { SchemaIndex } from '../schemaIndex';
+import type { SchemaIndex } from './schemaIndex';
 import { numberedKeys } from './numberedNames';
 
 const NAMED_WEIGHT = 12;

@@ -3,8 +3,8 @@
  * FK graph (declared and inferred joins), and the optional signals of a model (pinned tables, embeddings).
  */
 import { MONEY_TERM, MONEY_WORDS } from '../identifierWords';
-import type { Field, Posting, SchemaIndex, TableEntry } from '../schemaIndex';
-import { keyOf } from '../schemaIndex';
+import type { Field, Posting, SchemaIndex, TableEntry } from './schemaIndex';
+import { keyOf } from './schemaIndex';
 import { termOf, termsOf } from '../tokens';
 import { addNamed, focusSchemas, shownSchema } from './namedInQuestion';
 

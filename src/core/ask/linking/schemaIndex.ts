@@ -3,15 +3,15 @@
  * which tables and columns each term is found in (names, comments, allowed values, value words), the
  * families collapsed into one entry each, and the foreign-key graph between the entries.
  */
-import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
-import { FkGraph } from './fkGraph';
-import { GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from './identifierWords';
-import { gluedSplitter, identifierParts } from './linking/gluedWords';
-import { inferredJoins } from './linking/inferredJoins';
-import { numberedKeys } from './linking/numberedNames';
-import { schemaGroups } from './linking/schemaGroups';
-import { tableFamilies } from './tableFamilies';
-import { stem, termOf, termsOf } from './tokens';
+import type { SchemaSnapshot, TableInfo } from '../../../shared/schema';
+import { FkGraph } from '../fkGraph';
+import { GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from '../identifierWords';
+import { gluedSplitter, identifierParts } from './gluedWords';
+import { inferredJoins } from './inferredJoins';
+import { numberedKeys } from './numberedNames';
+import { schemaGroups } from './schemaGroups';
+import { tableFamilies } from '../tableFamilies';
+import { stem, termOf, termsOf } from '../tokens';
 
 /** Where a term was found, by how much it says about the table (see WEIGHT in schemaContext.ts). */
 /** `glued`: a word of a glued part of a table or column name ("portdnses" → port), weaker than a name's own words. */
