@@ -133,12 +133,12 @@ describe('README and docs/', () => {
       }
   });
 
-  it('the user-only approval setting is not offered in workspace settings', () => {
+  it('the settings that decide who approves are not offered in workspace settings', () => {
     const pkg = JSON.parse(text('package.json')) as {
       contributes: { configuration: { properties: Record<string, { scope?: string }> } };
     };
-    expect(pkg.contributes.configuration.properties['postgresAgent.approval.autoApproveMaxRisk']?.scope).toBe(
-      'application',
-    );
+    for (const key of ['postgresAgent.approval.autoApproveMaxRisk', 'postgresAgent.redisUrl']) {
+      expect(pkg.contributes.configuration.properties[key]?.scope, key).toBe('application');
+    }
   });
 });

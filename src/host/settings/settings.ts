@@ -107,8 +107,13 @@ export async function planningSettings(
   return fromSettings.settings;
 }
 
+/**
+ * Where tickets and approvals live: the person's own setting only. A cloned repository's settings.json pointing
+ * the window at another Redis would let whoever runs that Redis approve this window's writes.
+ */
 export function redisUrl(): string | undefined {
-  return vscode.workspace.getConfiguration('postgresAgent').get<string>('redisUrl')?.trim() || undefined;
+  const own = vscode.workspace.getConfiguration('postgresAgent').inspect<string>('redisUrl')?.globalValue;
+  return own?.trim() || undefined;
 }
 
 let warningLog: Logger | undefined;
