@@ -209,23 +209,23 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     }
     return opened;
   };
-  let store: TicketStore | undefined;
-  const openStore = async (): Promise<TicketStore> => {
-    if (!store) {
-      store = await openTicketStore({
-        ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
-        ...(io.env.PGAGENT_REDIS_PREFIX ? { prefix: io.env.PGAGENT_REDIS_PREFIX } : {}),
-        approvalsDir: paths.approvals,
-        logger,
-      });
+  // Opened once per process, also when two steps ask at the same moment (the promise is kept, not its result:
+  // a second caller awaiting the first open never opens a second Redis connection that nobody closes).
+  let store: Promise<TicketStore> | undefined;
+  const openStore = (): Promise<TicketStore> =>
+    (store ??= openTicketStore({
+      ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
+      ...(io.env.PGAGENT_REDIS_PREFIX ? { prefix: io.env.PGAGENT_REDIS_PREFIX } : {}),
+      approvalsDir: paths.approvals,
+      logger,
+    }).then((opened) => {
       // A ticket left EXECUTING by a dead executor is resolved on every read, from its database.
-      store.setResolver(databaseResolver(databaseFor, logger));
-    }
-    return store;
-  };
-  let schemaCache: Awaited<ReturnType<typeof openSchemaCache>> | undefined;
-  const openCache = async (options: { sampleValues?: boolean }) =>
-    (schemaCache ??= await openSchemaCache({
+      opened.setResolver(databaseResolver(databaseFor, logger));
+      return opened;
+    }));
+  let schemaCache: ReturnType<typeof openSchemaCache> | undefined;
+  const openCache = (options: { sampleValues?: boolean }) =>
+    (schemaCache ??= openSchemaCache({
       ...(io.env.REDIS_URL ? { redisUrl: io.env.REDIS_URL } : {}),
       dir: paths.schemaCache,
       ...(options.sampleValues ? { sampleValues: true } : {}),
@@ -238,8 +238,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   };
   const loadSchema = async (options: { sampleValues?: boolean } = {}): Promise<SchemaSnapshot> => {
     const database = await openDb();
-    schemaCache = await openCache(options);
-    const { snapshot, source } = await schemaCache.cache.get(database, connectionKey(await resolve(), paths.sampleDb));
+    const opened = await openCache(options);
+    const { snapshot, source } = await opened.cache.get(database, connectionKey(await resolve(), paths.sampleDb));
     logger.debug('schema loaded', { source });
     return snapshot;
   };
@@ -298,10 +298,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
         ? EXIT.refused
         : EXIT.failed;
   } finally {
-    await schemaCache?.close();
+    await (await schemaCache?.catch(() => undefined))?.close();
     await leases?.close();
     await checkpointer?.close();
-    await store
+    await (
+      await store?.catch(() => undefined)
+    )
       ?.close()
       .catch((error: unknown) => logger.warn('closing the ticket store failed', { error: String(error) }));
     await db?.close().catch((error: unknown) => logger.warn('closing the database failed', { error: String(error) }));
