@@ -17,6 +17,7 @@ import type { Ticket } from '../approvals/ticket';
 import type { TicketStore } from '../approvals/ticketStore';
 import type { Db, DbSession, DbTextResult } from '../db/db';
 import { AgentError, toAgentError } from '../platform/errors';
+import { durableXidOf } from './durableXid';
 import { loadParser } from './parse';
 import { setLocalTimeouts } from './runRead';
 import type { ChangedTable } from './tableEffects';
@@ -112,7 +113,8 @@ async function executeOnce(
         if (waited.attempts > 1) options.logger.info('approved DDL got its locks after retries', { ...log, ...waited });
       }
       // The transaction id exists before the claim, so the ticket is never EXECUTING without one.
-      const xid = await currentXid(session);
+      // Durable in the WAL first: after a crash restart no later transaction can have this id (durableXid.ts).
+      const { xid } = await durableXidOf(session, db);
       ticket = await store.claim(ticketId, {
         connection: options.connection,
         xid,
@@ -271,13 +273,6 @@ async function runTicketStatements(
     } else results.push(await session.queryText(statement.sql));
   }
   return { directRelids, results };
-}
-
-async function currentXid(session: DbSession): Promise<string> {
-  const result = await session.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
-  const xid = result.rows[0]?.xid;
-  if (!xid) throw new AgentError('INTERNAL', 'PostgreSQL did not give the transaction an id.');
-  return xid;
 }
 
 /**

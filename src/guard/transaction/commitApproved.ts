@@ -7,6 +7,7 @@
 import { LedgerRefusal } from '../../core/approvals/executionLedger';
 import type { Ticket } from '../../core/approvals/ticket';
 import { toAgentError } from '../../core/platform/errors';
+import { durableXid } from '../../core/sql/durableXid';
 import type { GuardContext } from '../guardContext';
 import { refusedError } from '../hold/heldMessages';
 import type { CommitAnswer } from './holdTransaction';
@@ -28,8 +29,14 @@ export async function commitApproved(
   connection: string,
 ): Promise<CommitAnswer> {
   const { context, inBand } = retry;
-  const xid = (await inBand.run('SELECT pg_current_xact_id()::text')).rows[0]?.[0];
-  if (!xid) throw new Error('PostgreSQL did not give the transaction an id.');
+  // Durable before the claim records it: after a crash restart no later transaction can have this id.
+  const { xid } = await durableXid(
+    async (sql) => {
+      const [xidText, lsn] = (await inBand.run(sql)).rows[0] ?? [];
+      return { xid: xidText ?? null, lsn: lsn ?? null };
+    },
+    await context.openDb(),
+  );
   const by = `${context.executedBy} for guard user ${retry.user}`;
   const store = await context.openTicketStore();
   let ticket: Ticket;
