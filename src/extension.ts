@@ -249,7 +249,7 @@ export function activate(context: vscode.ExtensionContext): void {
   logAgentSurfaces(logger);
 
   // The History view reads nothing until it is shown; Run Again goes through the inline approval.
-  const history = new HistoryView(historyViewPort(core, session, approval, rootDir, output));
+  const history = new HistoryView(historyViewPort(core, session, rootDir, output));
 
   const disposables: vscode.Disposable[] = [
     store,

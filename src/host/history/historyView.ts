@@ -35,7 +35,7 @@ export interface HistoryViewPort {
   activeDatabase(): Promise<string>;
   runAgainOf(entry: HistoryEntry, activeDatabase: string): RunAgain;
   /** Run SQL with Review on `sql` in a new editor: a read shows its rows, a write is held on a new ticket. */
-  review(sql: string): Promise<unknown>;
+  review(sql: string): Promise<void>;
   showError(error: unknown): Promise<void>;
 }
 

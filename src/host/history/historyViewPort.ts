@@ -1,17 +1,15 @@
 /** The port of the History view, built from the window's session, the inline approval and the core (loaded on first use). */
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import { join } from 'node:path';
 import type { HistoryTail } from '../../core/sql/history/historyTail';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
-import type { InlineApproval } from '../sqlApproval/inlineApproval';
 import { showError } from '../ui/showError';
 import type { HistoryViewPort } from './historyView';
 
 export function historyViewPort(
   core: CoreLoader,
   session: DatabaseSession,
-  approval: Pick<InlineApproval, 'reviewInEditor'>,
   rootDir: string,
   output: vscode.LogOutputChannel,
 ): HistoryViewPort {
@@ -23,7 +21,12 @@ export function historyViewPort(
     tail: () => (tail ??= new (core().HistoryTail)(historyDir)),
     activeDatabase: () => session.use(({ db }) => Promise.resolve(core().historyDatabaseKey(db.label))),
     runAgainOf: (entry, active) => core().runAgainOf(entry, active),
-    review: (sql) => approval.reviewInEditor(sql),
+    // In the first editor group (never a new one per run), then Run SQL with Review on that editor: the one path.
+    review: async (sql) => {
+      const document = await vscode.workspace.openTextDocument({ language: 'sql', content: sql });
+      await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.One });
+      await vscode.commands.executeCommand('postgresAgent.runSqlWithReview');
+    },
     showError: (error) => showError(core, error, output),
   };
 }
