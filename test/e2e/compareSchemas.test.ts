@@ -94,6 +94,19 @@ describe('Compare Schemas: a diff of two databases held as a ticket with its loc
     await p.keyboard.press('Enter');
   }
 
+  /** Scrolls the review card's lock analysis into sight for the screenshot (the card is taller than the side bar). */
+  async function showLockLines(p: Page): Promise<void> {
+    for (const frame of p.frames()) {
+      if (frame === p.mainFrame() || frame.isDetached()) continue;
+      try {
+        const line = frame.locator('[data-testid="lock-line"]').last();
+        if ((await line.count()) > 0) await line.scrollIntoViewIfNeeded({ timeout: 5_000 });
+      } catch {
+        // Detached while we looked.
+      }
+    }
+  }
+
   /** Waits for the held step whose SQL contains `text`, approves it with its CodeLens; returns its ticket. */
   async function approveStep(p: Page, text: string, shot: string): Promise<TicketFile> {
     await suite.explained(() =>
@@ -103,6 +116,7 @@ describe('Compare Schemas: a diff of two databases held as a ticket with its loc
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: text }).first().click();
     const approve = p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first();
     await suite.explained(() => approve.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await showLockLines(p);
     await screenshot(p, shot, SUITE);
     await approve.click();
     // A HIGH-risk write asks once more in a modal.

@@ -93,6 +93,12 @@ describe('The History view: search, and Run Again through the inline approval', 
     return shown && shown.tabId !== seenTab ? shown : undefined;
   };
 
+  /** Opens or closes a side bar section by its header (the History view gets the room when Review is closed). */
+  async function setSection(p: Page, title: string, expanded: boolean): Promise<void> {
+    const header = p.locator('.pane-header', { hasText: new RegExp(`^${title}`) }).first();
+    if ((await header.getAttribute('aria-expanded')) !== String(expanded)) await header.click();
+  }
+
   async function runFile(p: Page, name: string): Promise<void> {
     await openFile(p, name);
     await runCommand(p, RUN_SQL);
@@ -148,6 +154,7 @@ describe('The History view: search, and Run Again through the inline approval', 
 
   it('"Query History…" shows them in the History view, newest first, searched', async () => {
     const p = suite.page();
+    await setSection(p, 'Review', false);
     await filterHistory(p, 'i33h_items');
     await suite.explained(() => historyRow(p, BUMP_SQL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await historyRow(p, COUNT_SQL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
@@ -188,6 +195,7 @@ describe('The History view: search, and Run Again through the inline approval', 
   it('Run Again on the write holds a NEW ticket at the inline approval; nothing runs until approved', async () => {
     const p = suite.page();
     await filterHistory(p, 'UPDATE');
+    await setSection(p, 'Review', true);
     await clickRunAgain(p, BUMP_SQL);
     const pending = () =>
       tickets().filter((t) => t.sql.includes('UPDATE i33h_items') && t.status === 'PENDING_APPROVAL');
