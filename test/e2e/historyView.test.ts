@@ -96,7 +96,21 @@ describe('The History view: search, and Run Again through the inline approval', 
   /** Opens or closes a side bar section by its header (the History view gets the room when Review is closed). */
   async function setSection(p: Page, title: string, expanded: boolean): Promise<void> {
     const header = p.locator('.pane-header', { hasText: new RegExp(`^${title}`) }).first();
-    if ((await header.getAttribute('aria-expanded')) !== String(expanded)) await header.click();
+    if ((await header.getAttribute('aria-expanded')) === String(expanded)) return;
+    await header.locator('.title').first().click();
+    await expect.poll(() => header.getAttribute('aria-expanded'), { timeout: UI_TIMEOUT_MS }).toBe(String(expanded));
+  }
+
+  /** Drags the side bar's edge to the right, so a statement's facts (when, ms, rows, origin, ticket) fit in the shots. */
+  async function widenSideBar(p: Page): Promise<void> {
+    const box = await p.locator('.part.sidebar').boundingBox();
+    if (!box) return;
+    const x = box.x + box.width + 1;
+    const y = box.y + box.height / 2;
+    await p.mouse.move(x, y);
+    await p.mouse.down();
+    await p.mouse.move(x + 300, y, { steps: 10 });
+    await p.mouse.up();
   }
 
   async function runFile(p: Page, name: string): Promise<void> {
@@ -155,6 +169,8 @@ describe('The History view: search, and Run Again through the inline approval', 
   it('"Query History…" shows them in the History view, newest first, searched', async () => {
     const p = suite.page();
     await setSection(p, 'Review', false);
+    await setSection(p, 'Schema', false);
+    await widenSideBar(p);
     await filterHistory(p, 'i33h_items');
     await suite.explained(() => historyRow(p, BUMP_SQL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await historyRow(p, COUNT_SQL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });

@@ -7,6 +7,7 @@
  * refreshes it (debounced) while it is visible, and once when it is shown again after a change.
  */
 import * as vscode from 'vscode';
+import { mkdirSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import type { HistoryEntry } from '../../core/sql/history/historyEntry';
 import type { DatabaseHistory, HistoryTail } from '../../core/sql/history/historyTail';
@@ -197,6 +198,12 @@ export class HistoryView implements vscode.TreeDataProvider<HistoryNode>, vscode
     const pattern = folder
       ? new vscode.RelativePattern(folder, `${relative(folder.uri.fsPath, dir.fsPath).split(sep).join('/')}/*.jsonl`)
       : new vscode.RelativePattern(dir, '*.jsonl');
+    // Outside the workspace the folder is watched itself: it must exist (the history creates it 0700 too).
+    try {
+      if (!folder) mkdirSync(dir.fsPath, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      void this.port.showError(error);
+    }
     this.watcher = vscode.workspace.createFileSystemWatcher(pattern);
     const onChange = () => this.fileChanged();
     this.disposables.push(
