@@ -9,7 +9,9 @@ import type { DatabaseHistory } from '../../core/sql/history/historyTail';
 import { visibleText } from '../../shared/visibleSql';
 
 export type HistoryNode =
-  { kind: 'database'; database: DatabaseHistory; expanded: boolean } | { kind: 'statement'; entry: HistoryEntry };
+  | { kind: 'database'; database: DatabaseHistory; expanded: boolean }
+  /** `id`: unique in the tree (two identical statements in one millisecond, e.g. a guard client's, get #2). */
+  | { kind: 'statement'; entry: HistoryEntry; id: string };
 
 /** Context values the view's menus match (package.json view/item/context). */
 export const STATEMENT_CONTEXT = { read: 'historyRead', write: 'historyWrite', cut: 'historyCut' } as const;
@@ -24,14 +26,15 @@ export function historyTreeItem(node: HistoryNode, now: Date = new Date()): vsco
       node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
     );
     item.id = `db:${database.db}`;
-    item.description = `${database.entries.length.toLocaleString('en-US')}${database.more ? '+' : ''} statements`;
+    const count = database.entries.length;
+    item.description = `${count.toLocaleString('en-US')}${database.more ? '+' : ''} ${count === 1 && !database.more ? 'statement' : 'statements'}`;
     item.iconPath = new vscode.ThemeIcon('database');
     item.contextValue = 'historyDatabase';
     return item;
   }
   const { entry } = node;
   const item = new vscode.TreeItem(firstLine(entry.sql), vscode.TreeItemCollapsibleState.None);
-  item.id = `stmt:${entry.db}:${entry.at}:${entry.origin}:${entry.ticket ?? ''}:${entry.sql.length}:${firstLine(entry.sql)}`;
+  item.id = node.id;
   item.description = statementFacts(entry, now);
   item.iconPath =
     entry.status === 'error'
@@ -42,6 +45,17 @@ export function historyTreeItem(node: HistoryNode, now: Date = new Date()): vsco
     entry.sqlTruncated === true ? STATEMENT_CONTEXT.cut : STATEMENT_CONTEXT[entry.kind === 'write' ? 'write' : 'read'];
   item.accessibilityInformation = { label: `${entry.kind} ${firstLine(entry.sql)}, ${item.description}` };
   return item;
+}
+
+/** The statements of a database as nodes, each with an id that stays the same across refreshes. */
+export function statementNodes(entries: readonly HistoryEntry[]): HistoryNode[] {
+  const seen = new Map<string, number>();
+  return entries.map((entry) => {
+    const key = `stmt:${entry.db}:${entry.at}:${entry.origin}:${entry.ticket ?? ''}:${entry.sql.length}:${entry.sql.slice(0, 200)}`;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    return { kind: 'statement', entry, id: n === 1 ? key : `${key}#${n}` };
+  });
 }
 
 /** The SQL's first non-empty line, cut to a label's length ("…" when there is more). */

@@ -13,7 +13,7 @@ import type { HistoryEntry } from '../../core/sql/history/historyEntry';
 import type { DatabaseHistory, HistoryTail } from '../../core/sql/history/historyTail';
 import type { RunAgain } from '../../core/sql/history/runAgain';
 import type { HistoryNode } from './historyItems';
-import { historyTreeItem } from './historyItems';
+import { historyTreeItem, statementNodes } from './historyItems';
 
 export const HISTORY_VIEW_ID = 'postgresAgent.history';
 export const HISTORY_COMMANDS = {
@@ -75,7 +75,7 @@ export class HistoryView implements vscode.TreeDataProvider<HistoryNode>, vscode
   }
 
   async getChildren(node?: HistoryNode): Promise<HistoryNode[]> {
-    if (node?.kind === 'database') return node.database.entries.map((entry) => ({ kind: 'statement', entry }));
+    if (node?.kind === 'database') return statementNodes(node.database.entries);
     if (node) return [];
     this.stale = false;
     try {
