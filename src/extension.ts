@@ -30,6 +30,8 @@ import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { registerCompareSchemas } from './host/diff/compareSchemasCommand';
 import { compareSchemasPort } from './host/diff/compareSchemasPort';
 import { registerQueryHistory } from './host/history/queryHistoryCommand';
+import { HistoryView } from './host/history/historyView';
+import { historyViewPort } from './host/history/historyViewPort';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { DiagramPanel } from './host/schema/diagramPanel';
@@ -246,6 +248,9 @@ export function activate(context: vscode.ExtensionContext): void {
   ];
   logAgentSurfaces(logger);
 
+  // The History view reads nothing until it is shown; Run Again goes through the inline approval.
+  const history = new HistoryView(historyViewPort(core, session, rootDir, output));
+
   const disposables: vscode.Disposable[] = [
     store,
     session,
@@ -266,13 +271,8 @@ export function activate(context: vscode.ExtensionContext): void {
     new HealthView(session, core, logger, output),
     registerAdviseIndexes(session, core, logger, output),
     registerCompareSchemas(compareSchemasPort(session, store, core, logger, output)),
-    registerQueryHistory({
-      entries: () =>
-        workspaceDir
-          ? core().readHistory(core().workspacePaths(workspaceDir).history, { limit: 500 })
-          : Promise.resolve([]),
-      showError: (error) => showError(core, error, output),
-    }),
+    history,
+    registerQueryHistory(history),
     results,
     diagram,
     approval.onDidRead((read) => results.show(read, read.sql.replace(/\s+/g, ' ').trim().slice(0, 40))),

@@ -31,7 +31,7 @@ export async function readHistory(dir: string, query: HistoryQuery = {}): Promis
         continue; // a line cut by a crash mid-write
       }
       if (query.db !== undefined && entry.db !== query.db) continue;
-      if (needle && !matches(entry, needle)) continue;
+      if (needle && !historyMatches(entry, needle)) continue;
       entries.push(entry);
     }
   }
@@ -39,7 +39,8 @@ export async function readHistory(dir: string, query: HistoryQuery = {}): Promis
   return query.limit === undefined ? entries : entries.slice(0, query.limit);
 }
 
-function matches(entry: HistoryEntry, needle: string): boolean {
+/** Whether the SQL, the person, the ticket, the error or the origin contains `needle` (lower case). */
+export function historyMatches(entry: HistoryEntry, needle: string): boolean {
   return [entry.sql, entry.who, entry.ticket ?? '', entry.error ?? '', entry.origin].some((t) =>
     t.toLowerCase().includes(needle),
   );
