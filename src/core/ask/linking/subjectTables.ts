@@ -8,8 +8,9 @@
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
  * - an association child (every column an FK column: network_agent_bindings) 0.8, and the table at its
  *   other end 0.6; a child whose key holds its FK to the subject (an extension) 0.7; any other child 0.5;
- * - a table it points at (its parent) 0.7, and a table that belongs to that parent (its one FK is part of
- *   its key: tags of a shared attributes table) 0.6;
+ * - a table it points at (its parent) 0.7; a table that belongs to that parent (its one FK is part of its
+ *   key: tags of a shared attributes table) 0.6; a child named after that parent 0.7 × 0.9 (a migration read
+ *   with its instance brings the instance's detail tables);
  * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
  *   nsxv_) the question does not say: half of that.
  * A table keeps its own score when that is more. When two or more of a subject's neighbours already score
@@ -107,7 +108,6 @@ function liftAround(
     const weight = prefix !== undefined && !questionTerms.has(prefix) ? share * MODULE_PREFIX_SHARE : share;
     score[e] = Math.max(score[e] ?? 0, weight * base);
   };
-  const subjectName = stem(compact(entry.table.name));
   for (const n of index.graph.neighbours(subject)) {
     const other = index.entries[n];
     if (!other) continue;
@@ -117,7 +117,7 @@ function liftAround(
       const fkColumns = new Set(foreignKeys.flatMap((fk) => fk.columns));
       const key = new Set(primaryKey ?? []);
       const association = foreignKeys.length >= 2 && columns.every((c) => fkColumns.has(c.name));
-      if (subjectName.length >= MIN_STEM && compact(other.table.name).startsWith(subjectName)) lift(n, NAMED_CHILD);
+      if (isNamedChild(index, other, subject)) lift(n, NAMED_CHILD);
       else if (association) lift(n, ASSOCIATION);
       else if (toSubject.some((cols) => cols.every((c) => key.has(c)))) lift(n, EXTENSION);
       else lift(n, CHILD);
@@ -132,9 +132,22 @@ function liftAround(
       for (const m of index.graph.neighbours(n)) {
         const owned = index.entries[m];
         if (owned?.owners?.includes(n) && owned.table.foreignKeys.length === 1) lift(m, PARENT_OWNED);
+        if (owned && isNamedChild(index, owned, n)) lift(m, PARENT * NAMED_CHILD);
       }
     }
   }
+}
+
+/** `child` points at entry `parent` and its name starts with the parent's (instance_extra, portdnses). */
+function isNamedChild(index: SchemaIndex, child: TableEntry, parent: number): boolean {
+  const name = index.entries[parent]?.table.name;
+  if (name === undefined) return false;
+  const parentName = stem(compact(name));
+  return (
+    parentName.length >= MIN_STEM &&
+    compact(child.table.name).startsWith(parentName) &&
+    fksTo(index, child, parent).length > 0
+  );
 }
 
 /** The column lists of `from`'s foreign keys that point at entry `to`. */
