@@ -14,8 +14,8 @@
  * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
  *   nsxv_) the question does not say: half of that.
  * A table keeps its own score when that is more. When two or more of a subject's neighbours (other subjects
- * aside) already score 70 % of it, the question has said which of its tables it wants ("including info
- * caches and security groups"): that subject lifts nothing.
+ * aside) already score 70 % of it by question words not in the subject's name, the question has said which
+ * of its tables it wants ("including info caches and security groups"): that subject lifts nothing.
  */
 import { stem, termOf } from '../tokens';
 import type { SchemaIndex, TableEntry } from './schemaIndex';
@@ -80,13 +80,18 @@ export function liftSubjectTables(index: SchemaIndex, question: string, score: F
   });
   const topSchema = index.entries[top]?.table.schema;
   const subjects = namedMatches(index, question, before);
+  const questionTerms = new Set(wordsOf(question).flatMap((w) => termOf(w) ?? []));
   const picked = (e: number) => {
+    const own = index.entries[e]?.nameTerms ?? new Set<string>();
     let strong = 0;
-    for (const n of index.graph.neighbours(e))
-      if ((before[n] ?? 0) >= PICKED_SHARE * (before[e] ?? 0) && !subjects.includes(n)) strong++;
+    for (const n of index.graph.neighbours(e)) {
+      if ((before[n] ?? 0) < PICKED_SHARE * (before[e] ?? 0) || subjects.includes(n)) continue;
+      const terms = [...(index.entries[n]?.nameTerms ?? [])];
+      if (terms.some((t) => !own.has(t) && questionTerms.has(t))) strong++;
+    }
     return strong >= PICKED_NEIGHBOURS;
   };
-  const questionTerms = new Set(wordsOf(question).flatMap((w) => termOf(w) ?? []));
+
   for (const subject of subjects) {
     if (index.entries[subject]?.table.schema === topSchema && !picked(subject))
       liftAround(index, subject, before[subject] ?? 0, questionTerms, score);
