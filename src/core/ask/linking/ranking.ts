@@ -29,7 +29,9 @@ import { liftSubjectTables } from './subjectTables';
  * to both ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the
  * path 0.9 × the weaker score (the join cannot be written without them); every table also gets 60 % of
  * its best neighbour's direct score when that is more (a strong match lifts its neighbours), 75 % of it
- * from a table it belongs to (its FK is part of its key: an extension or association table). Last, a
+ * from a table it belongs to (its FK is part of its key: an extension or association table). Then the
+ * tables of what the question is about (its named best matches) are lifted by how the schema ties them to
+ * it (subjectTables.ts). Last, a
  * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
  * whole schema fits the budget, in which case every table is given.
  */
