@@ -7,6 +7,7 @@ import type { Field, Posting, SchemaIndex, TableEntry } from './schemaIndex';
 import { keyOf } from './schemaIndex';
 import { termOf, termsOf } from '../tokens';
 import { addNamed, focusSchemas, shownSchema } from './namedInQuestion';
+import { liftSubjectTables } from './subjectTables';
 
 /**
  * Scoring. Each question term scores once per table, in the best field it appears in, times its inverse
@@ -28,7 +29,9 @@ import { addNamed, focusSchemas, shownSchema } from './namedInQuestion';
  * to both ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the
  * path 0.9 × the weaker score (the join cannot be written without them); every table also gets 60 % of
  * its best neighbour's direct score when that is more (a strong match lifts its neighbours), 75 % of it
- * from a table it belongs to (its FK is part of its key: an extension or association table). Last, a
+ * from a table it belongs to (its FK is part of its key: an extension or association table). Then the
+ * tables of what the question is about (its named best matches) are lifted by how the schema ties them to
+ * it (subjectTables.ts). Last, a
  * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
  * whole schema fits the budget, in which case every table is given.
  */
@@ -146,20 +149,24 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
   }
 
   const joined = joinScores(index, direct, new Set([...pinned, ...termSeeds]));
-  const candidates: Candidate[] = [];
+  const relevance = new Float64Array(entries.length);
   entries.forEach((entry, i) => {
     let neighbourBest = 0;
     for (const j of index.graph.neighbours(i)) neighbourBest = Math.max(neighbourBest, direct[j] ?? 0);
     for (const j of entry.owners ?? [])
       neighbourBest = Math.max(neighbourBest, (OWNED_SHARE / FK_SHARE) * (direct[j] ?? 0));
-    const relevance =
+    relevance[i] =
       (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
-    if (relevance === 0 && !everything) return;
+  });
+  liftSubjectTables(index, question, relevance);
+  const candidates: Candidate[] = [];
+  entries.forEach((entry, i) => {
+    if (relevance[i] === 0 && !everything) return;
     const rows = Math.max(0, entry.table.rowEstimate ?? 0);
     const schema = shownSchema(entry.schemas, named);
     candidates.push({
       entry,
-      score: relevance + SIZE_PRIOR * Math.log10(1 + rows),
+      score: (relevance[i] ?? 0) + SIZE_PRIOR * Math.log10(1 + rows),
       columnScores: columnScores.get(i) ?? new Map<number, number>(),
       ...(schema ? { schema } : {}),
     });

@@ -1,0 +1,195 @@
+/**
+ * The tables of what the question is about. "Information about the port with …" asks for the port and what
+ * is kept about it in other tables: an application reading a port reads its detail tables with it, and
+ * nothing in the question names them. The subjects are the best matches (at least half the top score, the
+ * first five) whose whole name the question says ("port", "floating IP" → floatingips), first named first;
+ * only those in the schema of the best match (schemas loaded side by side). Around each, tables are lifted
+ * to a share of its score by how closely the schema ties them to it:
+ * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
+ * - an association child (every column an FK column: network_agent_bindings) 0.8, and the table at its
+ *   other end 0.6; a child whose key holds its FK to the subject (an extension) 0.7; any other child 0.5;
+ * - a table it points at (its parent) 0.7; a table that belongs to that parent (its one FK is part of its
+ *   key: tags of a shared attributes table) 0.6; a child named after that parent 0.7 × 0.9 (a migration read
+ *   with its instance brings the instance's detail tables);
+ * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
+ *   nsxv_) the question does not say: half of that.
+ * A table keeps its own score when that is more. When two or more of a subject's neighbours (other subjects
+ * aside) already score 70 % of it by question words not in the subject's name, the question has said which
+ * of its tables it wants ("including info caches and security groups"): that subject lifts nothing.
+ */
+import { stem, termOf } from '../tokens';
+import type { SchemaIndex, TableEntry } from './schemaIndex';
+import { keyOf } from './schemaIndex';
+
+const SUBJECT_FLOOR = 0.5;
+const SUBJECT_CANDIDATES = 5;
+const NAMED_CHILD = 0.9;
+const ASSOCIATION = 0.8;
+const ASSOCIATION_END = 0.6;
+const EXTENSION = 0.7;
+const CHILD = 0.5;
+const PARENT = 0.7;
+const PARENT_OWNED = 0.6;
+const MODULE_PREFIX_SHARE = 0.5;
+/** A first name word shared by at least this many tables of a schema is a module's prefix. */
+const MODULE_PREFIX_TABLES = 3;
+/** Neighbours at this share of a subject's score, this many or more: the question picked them itself. */
+const PICKED_SHARE = 0.7;
+const PICKED_NEIGHBOURS = 2;
+const MIN_STEM = 4;
+
+const compact = (name: string) => name.toLowerCase().replace(/[^a-z]/g, '');
+
+const wordsOf = (question: string) =>
+  question
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((w) => w !== '');
+
+/** The best matches the question names by their whole name, in the order it names them. */
+export function namedMatches(index: SchemaIndex, question: string, score: Float64Array): number[] {
+  let top = 0;
+  for (const s of score) top = Math.max(top, s);
+  if (top <= 0) return [];
+  const best = [...score.keys()]
+    .filter((i) => (score[i] ?? 0) >= SUBJECT_FLOOR * top)
+    .sort((a, b) => (score[b] ?? 0) - (score[a] ?? 0))
+    .slice(0, SUBJECT_CANDIDATES);
+  const words = wordsOf(question);
+  /** Stem of a word, or of two adjacent words glued ("floating ip" → floatingip) → where it is first said. */
+  const at = new Map<string, number>();
+  words.forEach((word, i) => {
+    for (const form of [word, word + (words[i + 1] ?? '')]) {
+      const s = stem(form);
+      if (!at.has(s)) at.set(s, i);
+    }
+  });
+  const position = (e: number) => {
+    const entry = index.entries[e];
+    return entry ? at.get(stem(compact(entry.table.name))) : undefined;
+  };
+  return best.filter((e) => position(e) !== undefined).sort((a, b) => (position(a) ?? 0) - (position(b) ?? 0));
+}
+
+/** Raises the scores of the subjects' tables (see above) in place. */
+export function liftSubjectTables(index: SchemaIndex, question: string, score: Float64Array): void {
+  const before = Float64Array.from(score);
+  let top = 0;
+  before.forEach((v, i) => {
+    if (v > (before[top] ?? 0)) top = i;
+  });
+  const topSchema = index.entries[top]?.table.schema;
+  const subjects = namedMatches(index, question, before);
+  const questionTerms = new Set(wordsOf(question).flatMap((w) => termOf(w) ?? []));
+  const picked = (e: number) => {
+    const own = index.entries[e]?.nameTerms ?? new Set<string>();
+    let strong = 0;
+    for (const n of index.graph.neighbours(e)) {
+      if ((before[n] ?? 0) < PICKED_SHARE * (before[e] ?? 0) || subjects.includes(n)) continue;
+      const terms = [...(index.entries[n]?.nameTerms ?? [])];
+      if (terms.some((t) => !own.has(t) && questionTerms.has(t))) strong++;
+    }
+    return strong >= PICKED_NEIGHBOURS;
+  };
+
+  for (const subject of subjects) {
+    if (index.entries[subject]?.table.schema === topSchema && !picked(subject))
+      liftAround(index, subject, before[subject] ?? 0, questionTerms, score);
+  }
+}
+
+function liftAround(
+  index: SchemaIndex,
+  subject: number,
+  base: number,
+  questionTerms: ReadonlySet<string>,
+  score: Float64Array,
+): void {
+  const entry = index.entries[subject];
+  if (!entry) return;
+  const prefixes = modulePrefixes(index);
+  const lift = (e: number, share: number): void => {
+    const other = index.entries[e];
+    if (!other || e === subject) return;
+    const prefix = modulePrefixOf(other, prefixes);
+    const weight = prefix !== undefined && !questionTerms.has(prefix) ? share * MODULE_PREFIX_SHARE : share;
+    score[e] = Math.max(score[e] ?? 0, weight * base);
+  };
+  for (const n of index.graph.neighbours(subject)) {
+    const other = index.entries[n];
+    if (!other) continue;
+    const toSubject = fksTo(index, other, subject);
+    if (toSubject.length > 0) {
+      const { foreignKeys, columns, primaryKey } = other.table;
+      const fkColumns = new Set(foreignKeys.flatMap((fk) => fk.columns));
+      const key = new Set(primaryKey ?? []);
+      const association = foreignKeys.length >= 2 && columns.every((c) => fkColumns.has(c.name));
+      if (isNamedChild(index, other, subject)) lift(n, NAMED_CHILD);
+      else if (association) lift(n, ASSOCIATION);
+      else if (toSubject.some((cols) => cols.every((c) => key.has(c)))) lift(n, EXTENSION);
+      else lift(n, CHILD);
+      if (association)
+        for (const fk of foreignKeys) {
+          const end = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
+          if (end !== undefined && end !== subject) lift(end, ASSOCIATION_END);
+        }
+    }
+    if (fksTo(index, entry, n).length > 0) {
+      lift(n, PARENT);
+      for (const m of index.graph.neighbours(n)) {
+        const owned = index.entries[m];
+        if (owned?.owners?.includes(n) && owned.table.foreignKeys.length === 1) lift(m, PARENT_OWNED);
+        if (owned && isNamedChild(index, owned, n)) lift(m, PARENT * NAMED_CHILD);
+      }
+    }
+  }
+}
+
+/** `child` points at entry `parent` and its name starts with the parent's (instance_extra, portdnses). */
+function isNamedChild(index: SchemaIndex, child: TableEntry, parent: number): boolean {
+  const name = index.entries[parent]?.table.name;
+  if (name === undefined) return false;
+  const parentName = stem(compact(name));
+  return (
+    parentName.length >= MIN_STEM &&
+    compact(child.table.name).startsWith(parentName) &&
+    fksTo(index, child, parent).length > 0
+  );
+}
+
+/** The column lists of `from`'s foreign keys that point at entry `to`. */
+function fksTo(index: SchemaIndex, from: TableEntry, to: number): string[][] {
+  return from.table.foreignKeys
+    .filter((fk) => index.byKey.get(keyOf(fk.references.schema, fk.references.table)) === to)
+    .map((fk) => fk.columns);
+}
+
+const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
+
+/** "schema word" → how many entries of the schema have a name starting with that word and an underscore. */
+function modulePrefixes(index: SchemaIndex): Map<string, number> {
+  let counts = prefixCache.get(index);
+  if (counts) return counts;
+  counts = new Map<string, number>();
+  for (const entry of index.entries) {
+    const word = firstWord(entry);
+    if (word !== undefined) {
+      const key = `${entry.table.schema} ${word}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  prefixCache.set(index, counts);
+  return counts;
+}
+
+function firstWord(entry: TableEntry): string | undefined {
+  return /^([a-z]+)_/i.exec(entry.table.name)?.[1]?.toLowerCase();
+}
+
+/** The term of the module prefix `entry`'s name starts with, if it is one. */
+function modulePrefixOf(entry: TableEntry, prefixes: ReadonlyMap<string, number>): string | undefined {
+  const word = firstWord(entry);
+  if (word === undefined || (prefixes.get(`${entry.table.schema} ${word}`) ?? 0) < MODULE_PREFIX_TABLES)
+    return undefined;
+  return termOf(word)?.[0] ?? word;
+}
