@@ -159,7 +159,9 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       onAuthenticated: async (state) => {
         const user = state.clientParams?.user ?? '?';
         try {
-          entry.upstream = await openUpstream(context.upstream, forwarded);
+          entry.upstream = await (context.pool
+            ? context.pool.connect(forwarded)
+            : openUpstream(context.upstream, forwarded));
         } catch (error) {
           context.logger.warn('guard could not open an upstream session', { user, error: String(error) });
           // eslint-disable-next-line @typescript-eslint/only-throw-error -- pg-gateway sends a thrown BackendError (not an Error) as the client's FATAL
