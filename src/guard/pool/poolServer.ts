@@ -30,7 +30,10 @@ type Entry =
   | { kind: 'synthetic'; bytes: Buffer; message: BackendMessage }
   | { kind: 'ownParse'; prepared?: string }
   | { kind: 'ownClose' }
-  | { kind: 'ownQuery'; answer: OwnAnswer; done: (answer: OwnAnswer) => void };
+  | { kind: 'ownQuery'; answer: OwnAnswer; done: OwnDone };
+
+/** An own query's answer; what it returns is relayed to the client in that place (a NOTICE). */
+type OwnDone = (answer: OwnAnswer) => void | { bytes: Buffer; message: BackendMessage };
 
 type Parsed = BackendMessage & { fields?: (string | null)[]; message?: string; code?: string };
 
@@ -117,12 +120,18 @@ export class PoolServer {
 
   /** The pool's own simple query; its answer is never relayed. */
   query(sql: string): Promise<OwnAnswer> {
+    return new Promise((done) => this.ask(sql, (answer) => done(answer)));
+  }
+
+  /** `query`, its answer handed over as it arrives (before the server's next answers are relayed). */
+  ask(sql: string, done: OwnDone): void {
     this.unnamedKey = undefined;
-    return new Promise((done) => {
-      if (this.closed) return done({ rows: [], error: { message: 'the upstream session ended' } });
-      this.queue.push({ kind: 'ownQuery', answer: { rows: [] }, done });
-      this.session.send(serialize.query(sql));
-    });
+    if (this.closed) {
+      done({ rows: [], error: { message: 'the upstream session ended' } });
+      return;
+    }
+    this.queue.push({ kind: 'ownQuery', answer: { rows: [] }, done });
+    this.session.send(serialize.query(sql));
   }
 
   pause(): void {
@@ -199,7 +208,11 @@ export class PoolServer {
         head.answer.error = { message: message.message ?? 'error', ...(message.code ? { code: message.code } : {}) };
       if (type === 'Z') {
         this.queue.shift();
-        head.done(head.answer);
+        const extra = head.done(head.answer);
+        if (extra) {
+          out.push(extra.bytes);
+          relayed.push(extra.message);
+        }
         this.emitSynthetic(out, relayed);
       }
       return;

@@ -118,11 +118,11 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     if (this.maySet || this.mayPin) {
       this.maySet = this.mayPin = false;
       this.checking = true;
-      void server.query(SESSION_STATE_SQL).then((answer) => {
+      server.ask(SESSION_STATE_SQL, (answer) => {
         this.checking = false;
+        // The server calls serverIdle again once this chunk is handled, if nothing else is owed by then.
         const row = answer.rows[answer.rows.length - 1];
-        if (!answer.error && row) this.sessionState(server, row);
-        if (this.server === server && !server.busy) this.serverIdle();
+        return !answer.error && row ? this.sessionState(server, row) : undefined;
       });
       return;
     }
@@ -146,20 +146,24 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     this.pool.release(server);
   }
 
-  private sessionState(server: PoolServer, row: readonly (string | null)[]): void {
+  /** The settings read back, and whether the session is pinned now (a NOTICE for the client when it becomes so). */
+  private sessionState(
+    server: PoolServer,
+    row: readonly (string | null)[],
+  ): { bytes: Buffer; message: BackendMessage } | undefined {
     const state = readSessionState(row);
     this.settings = state.settings;
     server.settings = new Map(state.settings);
     const was = this.pins.length > 0;
     this.pins = state.pins;
     if (was !== this.pins.length > 0) this.pool.pinned(was ? -1 : 1);
-    if (!was && this.pins.length > 0)
-      this.deliver(
-        notice(
-          `the guard keeps this client on one upstream session of its pool while it holds ${this.pins.join(', ')}: no other client uses that session until this state is gone or the client disconnects (pg-agent guard --pool session gives every client its own)`,
-        ),
-        [{ name: 'notice', length: 0 }],
-      );
+    if (was || this.pins.length === 0) return undefined;
+    return {
+      bytes: notice(
+        `the guard keeps this client on one upstream session of its pool while it holds ${this.pins.join(', ')}: no other client uses that session until this state is gone or the client disconnects (pg-agent guard --pool session gives every client its own)`,
+      ),
+      message: { name: 'notice', length: 0 },
+    };
   }
 
   private pump(): void {
