@@ -8,7 +8,6 @@ import type { ServerTarget } from '../core/db/connectionTarget';
 import type { Db } from '../core/db/db';
 import type { Logger } from '../core/platform/logger';
 import type { SafetySettings } from '../core/sql/safetySettings';
-import type { UpstreamPool } from './pool/upstreamPool';
 
 export interface GuardContext {
   /** The upstream database; each client session gets its own connection to it. */
@@ -28,6 +27,4 @@ export interface GuardContext {
   holdWaitSeconds?: number;
   /** Records a read the guard passed on (query history); a push onto a queue, written later. */
   passedRead?: (sql: string, user: string) => void;
-  /** `--pool transaction`: the upstream sessions every client shares (pool/); absent, each client has its own. */
-  pool?: UpstreamPool;
 }

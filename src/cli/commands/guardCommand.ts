@@ -201,10 +201,11 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     passedRead: (sql, user) =>
       settings.history?.record(db.label, { kind: 'read', sql, startedAt: Date.now(), ms: null, rows: null, who: user }),
     ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
-    ...(pooling.mode === 'transaction'
-      ? { pool: new UpstreamPool(upstream, { size: pooling.size, waitMs: pooling.waitMs, logger: context.logger }) }
-      : {}),
   };
+  const pool =
+    pooling.mode === 'transaction'
+      ? new UpstreamPool(upstream, { size: pooling.size, waitMs: pooling.waitMs, logger: context.logger })
+      : undefined;
   // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.
   await context.openTicketStore();
   const guard = await startGuard({
@@ -214,6 +215,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     host,
     port,
     ...(tls ? { tls } : {}),
+    ...(pool ? { pool } : {}),
   });
   const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
   const startedAt = new Date().toISOString();
@@ -249,7 +251,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   });
   io.stderr('pg-agent guard: stopping\n');
   await guard.close();
-  guardContext.pool?.close();
+  pool?.close();
   await writing;
   await removeGuardStatus(workspaceDir, process.pid);
   return EXIT.ok;
