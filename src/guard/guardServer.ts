@@ -17,6 +17,7 @@ import { ClientSocket } from './session/clientSocket';
 import type { GuardContext } from './guardContext';
 import type { GuardUsers } from './guardUsers';
 import { checkStartup } from './session/startupParameters';
+import type { UpstreamPool } from './pool/upstreamPool';
 import type { UpstreamSession } from './session/upstream';
 import { openUpstream } from './session/upstream';
 import { backendKeyData, errorResponse, parameterStatus } from './wire/backendMessages';
@@ -52,6 +53,8 @@ export interface GuardServerOptions {
   tls?: { key: ArrayBuffer; cert: ArrayBuffer };
   /** A client not through start-up and authentication by then is closed (PostgreSQL's authentication_timeout, 1 min). */
   startupTimeoutMs?: number;
+  /** `--pool transaction`: the upstream sessions every client shares (pool/); absent, each client has its own. */
+  pool?: UpstreamPool;
 }
 
 /** PostgreSQL's answer to a GSSENCRequest when it offers no GSSAPI encryption. */
@@ -159,7 +162,9 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       onAuthenticated: async (state) => {
         const user = state.clientParams?.user ?? '?';
         try {
-          entry.upstream = await openUpstream(context.upstream, forwarded);
+          entry.upstream = await (options.pool
+            ? options.pool.connect(forwarded)
+            : openUpstream(context.upstream, forwarded));
         } catch (error) {
           context.logger.warn('guard could not open an upstream session', { user, error: String(error) });
           // eslint-disable-next-line @typescript-eslint/only-throw-error -- pg-gateway sends a thrown BackendError (not an Error) as the client's FATAL

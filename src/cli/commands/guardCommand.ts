@@ -10,6 +10,8 @@ import { describeTarget } from '../../core/db/connectionTarget';
 import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { GuardContext } from '../../guard/guardContext';
 import { startGuard } from '../../guard/guardServer';
+import { POOL_FLAGS_HELP, poolFlags } from '../../guard/pool/poolFlags';
+import { UpstreamPool } from '../../guard/pool/upstreamPool';
 import {
   guardStatusText,
   heldByGuard,
@@ -31,10 +33,13 @@ export const guardCommand: CliCommand = {
   name: 'guard',
   summary: 'a PostgreSQL endpoint in front of one database: reads pass, writes wait for an approved ticket',
   usage:
-    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME [--role approver] | guard users list | guard status',
+    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--pool session|transaction [--pool-size N]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME [--role approver] | guard users list | guard status',
   options: {
     listen: { type: 'string' },
     hold: { type: 'string' },
+    pool: { type: 'string' },
+    'pool-size': { type: 'string' },
+    'pool-timeout': { type: 'string' },
     role: { type: 'string' },
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
@@ -42,6 +47,7 @@ export const guardCommand: CliCommand = {
   optionsHelp: `  --listen HOST:PORT  where clients connect (default ${DEFAULT_LISTEN})
   --hold now|wait[=SECONDS]  now (default): a held statement is answered PA001 at once; wait: its client waits
                       for the decision (default ${DEFAULT_WAIT_SECONDS} s), then it runs once, or PA002 / PA001
+${POOL_FLAGS_HELP}
   --tls-cert FILE     PEM certificate for clients that ask for TLS (with --tls-key)
   --tls-key FILE      PEM private key of --tls-cert
   --role client|approver  guard users add: client (default) sees only its own held tickets through
@@ -171,6 +177,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   const upstream = await serverTarget(context);
   const { host, port } = listenAddress(args.options.listen);
   const waitSeconds = holdWait(args.options.hold);
+  const pooling = poolFlags(args.options.pool, args.options['pool-size'], args.options['pool-timeout']);
   const certFile = args.options['tls-cert'];
   const keyFile = args.options['tls-key'];
   if ((typeof certFile === 'string') !== (typeof keyFile === 'string'))
@@ -195,6 +202,10 @@ async function serve(context: CommandContext): Promise<ExitCode> {
       settings.history?.record(db.label, { kind: 'read', sql, startedAt: Date.now(), ms: null, rows: null, who: user }),
     ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
   };
+  const pool =
+    pooling.mode === 'transaction'
+      ? new UpstreamPool(upstream, { size: pooling.size, waitMs: pooling.waitMs, logger: context.logger })
+      : undefined;
   // The store opens now: a broken REDIS_URL fails at start, not at the first held statement.
   await context.openTicketStore();
   const guard = await startGuard({
@@ -204,6 +215,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     host,
     port,
     ...(tls ? { tls } : {}),
+    ...(pool ? { pool } : {}),
   });
   const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
   const startedAt = new Date().toISOString();
@@ -231,7 +243,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   guard.onChange(publish);
   publish();
   io.stderr(
-    `pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}; stop with Ctrl+C\n`,
+    `pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}${pooling.mode === 'transaction' ? `; transaction pool of ${pooling.size} upstream sessions` : ''}; stop with Ctrl+C\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -239,6 +251,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   });
   io.stderr('pg-agent guard: stopping\n');
   await guard.close();
+  pool?.close();
   await writing;
   await removeGuardStatus(workspaceDir, process.pid);
   return EXIT.ok;

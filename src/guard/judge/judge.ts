@@ -171,7 +171,7 @@ function readOnlyArg(arg: unknown): boolean {
  * Settings a client may change in its own session: they shape output, messages and timeouts, never how
  * the server reads SQL or which objects a name resolves to (search_path, role, session_replication_role…).
  */
-const HARMLESS_SETTINGS = new Set([
+export const HARMLESS_SETTINGS: ReadonlySet<string> = new Set([
   'application_name',
   'client_min_messages',
   'timezone',
