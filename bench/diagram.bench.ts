@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       'diagram console errors / warnings (CSP included)',
       consoleLines.size === 0 ? 'none' : [...consoleLines].join(' | '),
     );
-    if (headline) console.log(`::headline ${headline} | p95 < 500 ms`);
+    if (headline) console.log(`::headline diagram | ${headline} | p95 < 500 ms`);
   } finally {
     await browser.close();
     rmSync(dir, { recursive: true, force: true });
