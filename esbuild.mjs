@@ -3,8 +3,9 @@
 //   dist/services.js   the core, required lazily by the extension on first use
 //   dist/cli.js        `pg-agent` (CJS, executable)
 //   dist/sampleDbWorker.js  the worker thread that owns the sample database in the extension host
+//   dist/diagramLayoutWorker.js  the schema diagram's layout thread in the extension host (elkjs)
 //   dist/webview.js    the panel UI (browser IIFE); dist/collab.js the planning session view; dist/cockpit.js a job's cockpit;
-//                      dist/diagram.js the schema diagram (with elkjs)
+//                      dist/diagram.js the schema diagram (no elkjs: the host lays it out)
 //                      (and dist/cockpitMarkdown.js, the markdown renderer it loads after its first paint)
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import * as esbuild from 'esbuild';
@@ -52,6 +53,7 @@ const builds = [
   },
   // The sample database's worker thread (the extension host opens PGlite there, off the thread that draws the editor).
   { ...nodeCommon, entryPoints: { sampleDbWorker: 'src/core/db/sample/sampleDbWorker.ts' }, outdir },
+  { ...nodeCommon, entryPoints: { diagramLayoutWorker: 'src/core/diagram/diagramLayoutWorker.ts' }, outdir },
   {
     ...nodeCommon,
     entryPoints: { cli: 'src/cli/main.ts' },

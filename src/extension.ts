@@ -149,6 +149,7 @@ export function activate(context: vscode.ExtensionContext): void {
       schema: (snapshot, schema) => core().schemaGraph(snapshot, schema),
       schemas: (snapshot) => core().diagramSchemas(snapshot),
       search: (snapshot, query) => core().searchTables(snapshot, query),
+      layouts: () => core().DiagramLayouts,
       revealTable: (schema, table) => schemaTree.revealTable(schema, table),
       showFirstRows: async (schema, name) => {
         await vscode.commands.executeCommand('postgresAgent.selectFirstRows', { kind: 'table', schema, name });

@@ -7,6 +7,7 @@ export { introspectSchema } from '../core/db/introspect';
 export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
 export { tableDdlText } from '../core/db/tableDdl';
 export { diagramSchemas, neighbourhoodGraph, schemaGraph, searchTables } from '../core/db/schemaGraph';
+export { DiagramLayouts } from '../core/diagram/diagramLayouts';
 export { buildGridEdits } from '../core/sql/gridEdits';
 export { gridEditTarget } from '../core/sql/gridEditTarget';
 export { explainRead, readToExplain } from '../core/sql/explainPlan';

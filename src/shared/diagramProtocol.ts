@@ -4,6 +4,7 @@
  * each parsed here before the host acts on it (a webview is untrusted input).
  */
 import { z } from 'zod';
+import type { DiagramLayout } from './diagramGeometry';
 
 /** At most this many tables are laid out at once: more would not lay out quickly (said on screen). */
 export const DIAGRAM_TABLE_LIMIT = 120;
@@ -59,7 +60,19 @@ export interface DiagramGraph {
 }
 
 export type DiagramHostMessage =
-  | { type: 'graph'; version: number; graph: DiagramGraph; database: string; schemas: string[] }
+  /**
+   * The graph to draw; with its ELK layout when the host has it already (cached), else the page places the tables
+   * provisionally at once and the layout follows in a 'layout' message of the same version.
+   */
+  | {
+      type: 'graph';
+      version: number;
+      graph: DiagramGraph;
+      database: string;
+      schemas: string[];
+      layout?: DiagramLayout;
+    }
+  | { type: 'layout'; version: number; layout: DiagramLayout }
   | { type: 'error'; version: number; message: string }
   /** Answer to a search: tables of the whole database whose name holds the text (a few dozen at most). */
   | { type: 'searchResults'; query: string; tables: { schema: string; name: string }[] };

@@ -59,6 +59,11 @@ async function diagramFrame(p: Parameters<typeof findWebviewFrame>[0]): Promise<
   return findWebviewFrame(p, '[data-testid="diagram-svg"]', UI_TIMEOUT_MS);
 }
 
+/** The page draws the tables at once, placed provisionally; the host's ELK layout (its worker thread) follows. */
+async function finalLayout(frame: Frame): Promise<void> {
+  await frame.locator('svg[data-layout="final"]').waitFor({ state: 'attached', timeout: UI_TIMEOUT_MS });
+}
+
 describe('the schema diagram and Edit in the results grid', () => {
   let scratch: ScratchDatabase;
 
@@ -102,8 +107,10 @@ describe('the schema diagram and Edit in the results grid', () => {
     await suite.explained(() =>
       expect.poll(async () => frame.locator(TABLE).count(), { timeout: UI_TIMEOUT_MS }).toBeGreaterThan(3),
     );
+    await suite.explained(() => finalLayout(frame));
     expect(await frame.locator('[data-testid="diagram-edge"]').count()).toBeGreaterThan(0);
     expect(await frame.locator('[data-testid="diagram-note"]').innerText()).toMatch(/schema public: all \d+ tables/);
+    expect(await frame.locator('[data-testid="diagram-arranging"]').innerText()).toBe('');
     await screenshot(p, 'sample-database-diagram', SUITE);
 
     await frame.locator('[data-testid="diagram-search"]').fill('order_items');
@@ -144,6 +151,7 @@ describe('the schema diagram and Edit in the results grid', () => {
     );
     const frame = await diagramFrame(p);
     await expect.poll(async () => frame.locator(TABLE).count(), { timeout: UI_TIMEOUT_MS }).toBe(120);
+    await finalLayout(frame);
     await screenshot(p, 'big-schema-public-120-of-2000', SUITE);
 
     await frame.locator('[data-testid="diagram-schema"]').selectOption('shop');
@@ -153,6 +161,7 @@ describe('the schema diagram and Edit in the results grid', () => {
       })
       .toContain('schema shop: all 3 tables');
     await expect.poll(async () => frame.locator(TABLE).count(), { timeout: UI_TIMEOUT_MS }).toBe(3);
+    await finalLayout(frame);
     await screenshot(p, 'big-database-shop-schema', SUITE);
 
     // Export: the save dialog proposes <schema>-diagram.svg|png in the workspace.

@@ -9,11 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knex from 'knex';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDiffSnapshot } from '../../src/core/diff/diffCatalog';
-import type { DiffSnapshot } from '../../src/core/diff/diffSnapshot';
 import { pgAgentProcess } from '../support/cliProcess';
+import { comparable, snapshotOf } from '../support/diffSnapshots';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 
@@ -38,36 +36,6 @@ CREATE TABLE billing.payments (id bigserial PRIMARY KEY, order_id bigint NOT NUL
 CREATE INDEX payments_order_idx ON billing.payments (order_id);
 CREATE VIEW big_orders AS SELECT id, total, status FROM orders WHERE total > 100;
 CREATE VIEW customer_totals AS SELECT c.id, sum(o.total) AS total FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.id;`;
-
-/** A snapshot without what differs between two databases by name only, nor a migration tool's own bookkeeping. */
-function comparable(s: DiffSnapshot): Omit<DiffSnapshot, 'database'> {
-  const { database: _database, ...rest } = s;
-  const ours = <T extends { name: string; table?: string }>(items: T[]) =>
-    items.filter((i) => !`${i.table ?? ''} ${i.name}`.includes('knex_migrations'));
-  return {
-    ...rest,
-    tables: ours(rest.tables),
-    sequences: ours(rest.sequences),
-    constraints: ours(rest.constraints),
-    indexes: ours(rest.indexes),
-  };
-}
-
-async function snapshotOf(url: string): Promise<DiffSnapshot> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await readDiffSnapshot({
-      query: async (sql: string, params?: readonly unknown[]) => {
-        const r = await client.query(sql, params as unknown[]);
-        return { fields: r.fields, rows: r.rows, rowCount: r.rowCount };
-      },
-      queryText: () => Promise.reject(new Error('not used')),
-    } as never);
-  } finally {
-    await client.end();
-  }
-}
 
 describe.runIf(postgresAvailable)('pg-agent diff: schema A to schema B', () => {
   const dbs: ScratchDatabase[] = [];

@@ -20,6 +20,7 @@ const CORE_RANK: Record<string, number> = {
   platform: 0,
   db: 1,
   llm: 1,
+  diagram: 1,
   config: 2,
   approvals: 3,
   sql: 4,

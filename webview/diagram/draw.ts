@@ -4,7 +4,7 @@
  * theme's variables), never from inline styles, so the page's CSP needs no 'unsafe-inline'.
  */
 import type { Layout, PlacedTable } from './layout';
-import { CHAR, HEAD, ROW } from './layout';
+import { CHAR, HEAD, ROW } from '../../src/shared/diagramGeometry';
 
 const NS = 'http://www.w3.org/2000/svg';
 const MARGIN = 20;
@@ -72,7 +72,9 @@ export function drawDiagram(
   const height = layout.height + 2 * MARGIN;
   const svg = svgEl('svg', {
     xmlns: NS,
-    class: 'diagram',
+    class: layout.final ? 'diagram' : 'diagram provisional',
+    // 'final' once ELK's layout is drawn; 'provisional' while the tables wait for it.
+    'data-layout': layout.final ? 'final' : 'provisional',
     viewBox: `0 0 ${width} ${height}`,
     width: Math.ceil(width * scale),
     height: Math.ceil(height * scale),

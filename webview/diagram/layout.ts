@@ -1,20 +1,12 @@
 /**
- * Where each table and foreign key goes: ELK's layered algorithm (elkjs, its bundled build: it runs in this page's
- * own thread, loads nothing and evaluates no code), tables sized from their text in the diagram's monospace font.
+ * Where each table and foreign key goes on the page. The final layout is ELK's, computed by the host
+ * (core/diagram/elkLayout.ts in a worker thread, cached) and sent with the graph or just after it; until it comes,
+ * the tables are placed provisionally, at once: columns by foreign-key depth (a referencing table left of the one it
+ * references, as ELK draws them), straight arrows. The first paint waits for no layout engine.
  */
-import ELK from 'elkjs/lib/elk.bundled.js';
-import type { ElkNode } from 'elkjs/lib/elk-api';
+import type { DiagramLayout, Point } from '../../src/shared/diagramGeometry';
+import { sizeOf } from '../../src/shared/diagramGeometry';
 import type { DiagramGraph, DiagramTable } from '../../src/shared/diagramProtocol';
-
-export const ROW = 18;
-export const HEAD = 24;
-export const CHAR = 7.2;
-const PAD = 10;
-
-export interface Point {
-  x: number;
-  y: number;
-}
 
 export interface PlacedTable {
   table: DiagramTable;
@@ -37,60 +29,100 @@ export interface Layout {
   edges: PlacedEdge[];
   width: number;
   height: number;
+  /** ELK's layout (false: the provisional placement shown until it comes). */
+  final: boolean;
 }
 
-const elk = new ELK();
+const GAP_X = 56;
+const GAP_Y = 28;
 
-/** Rows drawn in a table box: its columns, and a "+N more columns" line when some are left out. */
-export function rowsOf(table: DiagramTable): number {
-  return table.columns.length + (table.moreColumns > 0 ? 1 : 0);
-}
+const titleOf = (e: DiagramGraph['edges'][number]) =>
+  `${e.name}: ${e.from} (${e.columns.join(', ')}) → ${e.to} (${e.references.join(', ')}), ON DELETE ${e.onDelete}`;
 
-export function sizeOf(table: DiagramTable): { width: number; height: number } {
-  const title = table.name.length + 2;
-  const widest = Math.max(title, ...table.columns.map((c) => 4 + c.name.length + 2 + Math.min(c.type.length, 28)));
-  return { width: Math.ceil(widest * CHAR + 2 * PAD), height: HEAD + rowsOf(table) * ROW + 6 };
-}
-
-export async function layoutGraph(graph: DiagramGraph): Promise<Layout> {
-  const root: ElkNode = {
-    id: 'root',
-    layoutOptions: {
-      'elk.algorithm': 'layered',
-      'elk.direction': 'RIGHT',
-      'elk.edgeRouting': 'ORTHOGONAL',
-      'elk.spacing.nodeNode': '28',
-      'elk.layered.spacing.nodeNodeBetweenLayers': '56',
-      // Measured on 100 tables (bench/diagram.bench.ts, and elkjs alone in Node): thoroughness 1 without the
-      // greedy crossing switch lays out about twice as fast as thoroughness 3, the drawings hardly differ.
-      'elk.layered.thoroughness': '1',
-      'elk.layered.crossingMinimization.greedySwitch.type': 'OFF',
-      'elk.separateConnectedComponents': 'true',
-      'elk.spacing.componentComponent': '40',
-    },
-    children: graph.tables.map((t) => ({ id: t.id, ...sizeOf(t) })),
-    edges: graph.edges.map((e) => ({ id: e.id, sources: [e.from], targets: [e.to] })),
-  };
-  const laid = await elk.layout(root);
+/** The host's ELK layout, joined to the graph it was computed for. */
+export function placedLayout(graph: DiagramGraph, laid: DiagramLayout): Layout {
   const byId = new Map(graph.tables.map((t) => [t.id, t]));
-  const tables: PlacedTable[] = (laid.children ?? []).flatMap((n) => {
+  const tables = laid.tables.flatMap((n) => {
     const table = byId.get(n.id);
-    return table ? [{ table, x: n.x ?? 0, y: n.y ?? 0, width: n.width ?? 0, height: n.height ?? 0 }] : [];
+    return table ? [{ table, x: n.x, y: n.y, width: n.width, height: n.height }] : [];
   });
-  const edgeById = new Map(graph.edges.map((e) => [e.id, e]));
-  const edges: PlacedEdge[] = (laid.edges ?? []).flatMap((e) => {
-    const edge = edgeById.get(e.id);
-    const section = e.sections?.[0];
-    if (!edge || !section) return [];
-    return [
-      {
-        id: edge.id,
-        from: edge.from,
-        to: edge.to,
-        title: `${edge.name}: ${edge.from} (${edge.columns.join(', ')}) → ${edge.to} (${edge.references.join(', ')}), ON DELETE ${edge.onDelete}`,
-        points: [section.startPoint, ...(section.bendPoints ?? []), section.endPoint],
-      },
-    ];
+  const points = new Map(laid.edges.map((e) => [e.id, e.points]));
+  const edges = graph.edges.flatMap((e) => {
+    const route = points.get(e.id);
+    return route ? [{ id: e.id, from: e.from, to: e.to, title: titleOf(e), points: route }] : [];
   });
-  return { tables, edges, width: laid.width ?? 0, height: laid.height ?? 0 };
+  return { tables, edges, width: laid.width, height: laid.height, final: true };
+}
+
+/** Each table's column: the longest chain of foreign keys leading to it (a cycle is cut where it closes). */
+function depths(graph: DiagramGraph): Map<string, number> {
+  const into = new Map<string, string[]>();
+  for (const e of graph.edges) {
+    if (e.from === e.to) continue;
+    const list = into.get(e.to);
+    if (list) list.push(e.from);
+    else into.set(e.to, [e.from]);
+  }
+  const depth = new Map<string, number>();
+  const onPath = new Set<string>();
+  const visit = (id: string): number => {
+    const known = depth.get(id);
+    if (known !== undefined) return known;
+    if (onPath.has(id)) return -1;
+    onPath.add(id);
+    let d = 0;
+    for (const from of into.get(id) ?? []) d = Math.max(d, visit(from) + 1);
+    onPath.delete(id);
+    depth.set(id, d);
+    return d;
+  };
+  for (const t of graph.tables) visit(t.id);
+  return depth;
+}
+
+/** The provisional placement: linear in tables and keys, no engine. */
+export function provisionalLayout(graph: DiagramGraph): Layout {
+  const depth = depths(graph);
+  const sized = graph.tables.map((table) => ({ table, ...sizeOf(table) }));
+  const area = sized.reduce((sum, t) => sum + (t.width + GAP_X) * (t.height + GAP_Y), 0);
+  // A column taller than this goes on in the next one, so a schema of loose tables is not one long column.
+  const maxHeight = Math.max(600, Math.sqrt(area) * 0.8);
+  const byDepth = new Map<number, typeof sized>();
+  for (const t of sized) {
+    const d = depth.get(t.table.id) ?? 0;
+    const list = byDepth.get(d);
+    if (list) list.push(t);
+    else byDepth.set(d, [t]);
+  }
+  const tables: PlacedTable[] = [];
+  let x = 0;
+  let width = 0;
+  let height = 0;
+  for (const d of [...byDepth.keys()].sort((p, q) => p - q)) {
+    let y = 0;
+    let columnWidth = 0;
+    for (const t of byDepth.get(d) ?? []) {
+      if (y > 0 && y + t.height > maxHeight) {
+        x += columnWidth + GAP_X;
+        y = 0;
+        columnWidth = 0;
+      }
+      tables.push({ table: t.table, x, y, width: t.width, height: t.height });
+      y += t.height + GAP_Y;
+      columnWidth = Math.max(columnWidth, t.width);
+      height = Math.max(height, y - GAP_Y);
+    }
+    width = x + columnWidth;
+    x += columnWidth + GAP_X;
+  }
+  const at = new Map(tables.map((t) => [t.table.id, t]));
+  const edges = graph.edges.flatMap((e) => {
+    const from = at.get(e.from);
+    const to = at.get(e.to);
+    if (!from || !to) return [];
+    const start = { x: from.x + from.width, y: from.y + from.height / 2 };
+    const end = to.x >= start.x ? { x: to.x, y: to.y + to.height / 2 } : { x: to.x + to.width, y: to.y + 12 };
+    return [{ id: e.id, from: e.from, to: e.to, title: titleOf(e), points: [start, end] }];
+  });
+  return { tables, edges, width, height, final: false };
 }

@@ -1,6 +1,7 @@
 /**
  * The schema diagram (an editor tab): the host pushes a graph (a table's neighbourhood or one schema, never more
- * than it can lay out quickly, with a note saying which); this page lays it out with ELK, draws it as SVG, and
+ * than it can lay out quickly, with a note saying which) and its ELK layout, with it when cached or just after;
+ * this page draws the tables at once (placed provisionally until the layout comes), as SVG, and
  * sends intents back: another schema or depth, a search, a table clicked (its Schema tree node and first 100
  * rows), an export. Zoom is the page's own.
  */
@@ -10,7 +11,7 @@ import { poster } from '../common/vscodeApi';
 import { drawDiagram } from './draw';
 import { pngDataUrl, standaloneSvg } from './exportImage';
 import type { Layout } from './layout';
-import { layoutGraph } from './layout';
+import { placedLayout, provisionalLayout } from './layout';
 
 const post = poster<DiagramWebviewMessage>();
 const app = document.getElementById('app') ?? document.body;
@@ -33,6 +34,13 @@ window.addEventListener('message', (event: MessageEvent<DiagramHostMessage>) => 
     renderMatches();
     return;
   }
+  if (message?.type === 'layout') {
+    if (message.version !== version || !graph) return;
+    layout = placedLayout(graph, message.layout);
+    scale = fitScale(layout);
+    render();
+    return;
+  }
   if ((message?.type !== 'graph' && message?.type !== 'error') || message.version <= version) return;
   version = message.version;
   clearInterval(greeting);
@@ -47,23 +55,12 @@ window.addEventListener('message', (event: MessageEvent<DiagramHostMessage>) => 
   renderMatches();
   database = message.database;
   schemas = message.schemas;
-  void show(message.graph, message.version);
+  layout = message.layout ? placedLayout(message.graph, message.layout) : provisionalLayout(message.graph);
+  scale = fitScale(layout);
+  render();
 });
 const greeting = setInterval(() => post({ type: 'ready' }), 1_000);
 post({ type: 'ready' });
-
-async function show(g: DiagramGraph, at: number): Promise<void> {
-  render(`Laying out ${g.tables.length} tables…`);
-  try {
-    const laid = await layoutGraph(g);
-    if (at !== version) return;
-    layout = laid;
-    scale = fitScale(laid);
-    render(null);
-  } catch (error) {
-    render(`The diagram could not be laid out: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
 
 function fitScale(laid: Layout): number {
   const width = canvas.clientWidth || window.innerWidth || 1000;
@@ -72,14 +69,20 @@ function fitScale(laid: Layout): number {
 
 const searchList = el('ul', { class: 'matches', 'data-testid': 'diagram-matches' });
 
-function render(status: string | null): void {
+function render(): void {
   if (!graph) return;
   const g = graph;
-  app.replaceChildren(toolbar(g), el('p', { class: 'note', 'data-testid': 'diagram-note' }, noteText(g)), canvas);
-  if (status !== null) {
-    canvas.replaceChildren(el('p', { class: 'muted' }, status));
-    return;
-  }
+  const arranging = layout && !layout.final ? ' · arranging the tables…' : '';
+  app.replaceChildren(
+    toolbar(g),
+    el(
+      'p',
+      { class: 'note', 'data-testid': 'diagram-note' },
+      noteText(g),
+      el('span', { class: 'arranging', 'data-testid': 'diagram-arranging' }, arranging),
+    ),
+    canvas,
+  );
   redraw();
 }
 

@@ -5,15 +5,12 @@
  */
 import type { DbSession } from '../db/db';
 import { introspectSchema } from '../db/introspect';
+import { NOT_EXTENSION, readRoutinesAndGrants, USER_SCHEMA } from './diffCatalogRoutines';
 import type { DiffConstraint, DiffEnum, DiffIndex, DiffSequence, DiffSnapshot, DiffView } from './diffSnapshot';
 import { SNAPSHOT_FORMAT } from './diffSnapshot';
 
 /** Schemas of the database's users: not PostgreSQL's, nor pg-agent's own (quarantine, signed mode, ledger). */
-const USER_SCHEMA = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pgagent') AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname NOT LIKE 'pgagent\\_%'`;
 const ours = (schema: string) => schema === 'pgagent' || schema.startsWith('pgagent_');
-/** Objects an extension made are the extension's, not the schema's: CREATE EXTENSION brings them. */
-const NOT_EXTENSION = (classId: string, oid: string) =>
-  `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = '${classId}'::regclass AND d.objid = ${oid} AND d.deptype = 'e')`;
 
 const SCHEMAS_SQL = `SELECT n.nspname AS name FROM pg_namespace n WHERE ${USER_SCHEMA} AND ${NOT_EXTENSION('pg_namespace', 'n.oid')} ORDER BY 1`;
 
@@ -67,6 +64,7 @@ export async function readDiffSnapshot(session: DbSession): Promise<DiffSnapshot
     const constraints = await session.query<DiffConstraint>(CONSTRAINTS_SQL);
     const indexes = await session.query<DiffIndex>(INDEXES_SQL);
     const views = await session.query<DiffView>(VIEWS_SQL);
+    const routines = await readRoutinesAndGrants(session);
     const stored = introspected.tables.filter(
       (t) => (t.kind === 'table' || t.kind === 'partitioned_table') && !ours(t.schema),
     );
@@ -81,11 +79,23 @@ export async function readDiffSnapshot(session: DbSession): Promise<DiffSnapshot
         schema: t.schema,
         name: t.name,
         partitioned: t.kind === 'partitioned_table',
-        columns: t.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable, default: c.default })),
+        columns: t.columns.map((c) => {
+          const identity = routines.identities.get(`${t.schema}\u0000${t.name}\u0000${c.name}`);
+          return {
+            name: c.name,
+            type: c.type,
+            nullable: c.nullable,
+            default: c.default,
+            ...(identity ? { identity } : {}),
+          };
+        }),
       })),
       constraints: constraints.rows,
       indexes: indexes.rows,
       views: views.rows,
+      functions: routines.functions,
+      triggers: routines.triggers,
+      grants: routines.grants,
     };
   } finally {
     await session.query('ROLLBACK');

@@ -14,6 +14,8 @@ export interface DiffColumn {
   type: string;
   nullable: boolean;
   default: string | null;
+  /** pg_attribute.attidentity of an identity column: a GENERATED ALWAYS, d BY DEFAULT (absent: none). */
+  identity?: 'a' | 'd';
 }
 
 export interface DiffTable {
@@ -63,6 +65,42 @@ export interface DiffSequence {
   increment: string;
 }
 
+export interface DiffFunction {
+  schema: string;
+  name: string;
+  /** pg_get_function_identity_arguments(): "a integer, b text"; with the name, the function's signature. */
+  args: string;
+  /** pg_proc.prokind: f function, p procedure. */
+  kind: 'f' | 'p';
+  language: string;
+  /** pg_get_function_result(): what CREATE OR REPLACE cannot change. */
+  result: string | null;
+  /** pg_get_functiondef(): the whole CREATE OR REPLACE statement. */
+  definition: string;
+}
+
+export interface DiffTrigger {
+  schema: string;
+  table: string;
+  name: string;
+  /** pg_get_triggerdef(): the CREATE TRIGGER statement. */
+  definition: string;
+}
+
+export interface DiffGrant {
+  kind: 'table' | 'sequence' | 'schema' | 'function';
+  schema: string;
+  /** The object's name (a schema's own name for kind schema). */
+  name: string;
+  /** A function's identity arguments; '' otherwise. */
+  args: string;
+  /** A role's name, or PUBLIC. */
+  grantee: string;
+  /** SELECT, INSERT, USAGE, EXECUTE, … */
+  privilege: string;
+  grantable: boolean;
+}
+
 export interface DiffSnapshot {
   format: typeof SNAPSHOT_FORMAT;
   version: 1;
@@ -74,6 +112,11 @@ export interface DiffSnapshot {
   constraints: DiffConstraint[];
   indexes: DiffIndex[];
   views: DiffView[];
+  /** Functions and procedures, in creation order (absent in snapshots written before they were read). */
+  functions?: DiffFunction[];
+  triggers?: DiffTrigger[];
+  /** Privileges granted to roles other than the object's owner (the defaults included, e.g. PUBLIC EXECUTE). */
+  grants?: DiffGrant[];
 }
 
 /**
@@ -135,7 +178,13 @@ const snapshotSchema = z.object({
       ...named,
       partitioned: z.boolean(),
       columns: z.array(
-        z.object({ name: z.string(), type: z.string(), nullable: z.boolean(), default: z.string().nullable() }),
+        z.object({
+          name: z.string(),
+          type: z.string(),
+          nullable: z.boolean(),
+          default: z.string().nullable(),
+          identity: z.enum(['a', 'd']).optional(),
+        }),
       ),
     }),
   ),
@@ -144,6 +193,31 @@ const snapshotSchema = z.object({
   ),
   indexes: z.array(z.object({ ...named, table: z.string(), definition: z.string() })),
   views: z.array(z.object({ ...named, materialized: z.boolean(), definition: z.string() })),
+  functions: z
+    .array(
+      z.object({
+        ...named,
+        args: z.string(),
+        kind: z.enum(['f', 'p']),
+        language: z.string(),
+        result: z.string().nullable(),
+        definition: z.string(),
+      }),
+    )
+    .optional(),
+  triggers: z.array(z.object({ ...named, table: z.string(), definition: z.string() })).optional(),
+  grants: z
+    .array(
+      z.object({
+        ...named,
+        kind: z.enum(['table', 'sequence', 'schema', 'function']),
+        args: z.string(),
+        grantee: z.string(),
+        privilege: z.string(),
+        grantable: z.boolean(),
+      }),
+    )
+    .optional(),
 });
 
 /** A snapshot file's text, checked: BAD_INPUT says what is wrong with it. */

@@ -3,15 +3,22 @@
  * exists: constraints on tables that exist are added NOT VALID and validated afterwards, SET NOT NULL goes through
  * a validated CHECK, indexes on tables that exist are built CONCURRENTLY. Statements come in three phases:
  * `change` (one transaction), `validate` (one transaction, after it) and `concurrent` (each alone, outside a
- * transaction, as PostgreSQL requires). Nothing is renamed: a name only in A is dropped, one only in B created.
+ * transaction, as PostgreSQL requires). Functions, triggers and privileges: diffRoutines.ts and diffGrants.ts.
+ * A table or column is renamed only when diffRenames.ts finds one sure match by shape (flagged as inferred);
+ * otherwise a name only in A is dropped, one only in B created.
  */
 import type { DiffColumn, DiffConstraint, DiffSnapshot, DiffTable, DiffView } from './diffSnapshot';
+import { diffGrants } from './diffGrants';
+import { inferRenames } from './diffRenames';
+import { diffRoutines } from './diffRoutines';
 
 export type DiffPhase = 'change' | 'validate' | 'concurrent';
 
 export interface DiffStatement {
   phase: DiffPhase;
   sql: string;
+  /** A rename the diff inferred by shape (the statement starts with a comment saying so). */
+  inferred?: true;
 }
 
 export interface SchemaDiff {
@@ -33,12 +40,18 @@ function byKey<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, 
   return new Map(items.map((i) => [keyOf(i), i]));
 }
 
-export function diffSchemas(a: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
+export function diffSchemas(a0: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
   const out: DiffStatement[] = [];
-  const notes: string[] = [];
   const change = (sql: string) => out.push({ phase: 'change', sql });
   const validate = (sql: string) => out.push({ phase: 'validate', sql });
   const concurrent = (sql: string) => out.push({ phase: 'concurrent', sql });
+
+  // 0. Renames inferred by shape, first: what follows is diffed against A as it is after them.
+  const renames = inferRenames(a0, b);
+  const a = renames.a;
+  const notes: string[] = [...renames.notes];
+  for (const sql of renames.statements)
+    out.push({ phase: 'change', sql, ...(sql.startsWith('--') ? { inferred: true } : {}) });
 
   const tablesA = byKey(a.tables, key);
   const tablesB = byKey(b.tables, key);
@@ -63,6 +76,7 @@ export function diffSchemas(a: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
   };
   const viewsToDrop = a.views.filter((v) => viewChanged(v) || [...reshaped].some((k) => mentions(v, k)));
   const dropped = new Set(viewsToDrop.map(key));
+  const routines = diffRoutines(a, b, new Set(tablesB.keys()));
 
   // 1. What the new objects need first: schemas, enums, sequences.
   const schemasA = new Set(a.schemas);
@@ -85,10 +99,12 @@ export function diffSchemas(a: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
   for (const s of b.sequences)
     if (!seqsA.has(key(s)))
       change(`CREATE SEQUENCE ${qualified(s)} AS ${s.type} START WITH ${s.start} INCREMENT BY ${s.increment}`);
+  for (const sql of routines.beforeTables) change(sql);
 
   // 2. What goes away or changes, dependents first: views, then foreign keys, then other constraints and indexes.
   for (const v of [...viewsToDrop].reverse())
     change(`DROP ${v.materialized ? 'MATERIALIZED VIEW' : 'VIEW'} ${qualified(v)}`);
+  for (const sql of routines.drop) change(sql);
   // Added NOT VALID by an earlier step of this diff: only its validation is left.
   const pendingValidation = (old: DiffConstraint | undefined, c: DiffConstraint) =>
     old !== undefined && old.definition === `${c.definition} NOT VALID`;
@@ -121,6 +137,7 @@ export function diffSchemas(a: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
     if (ta) alterColumns(ta, tb, { change, validate }, consA);
   }
   for (const t of a.tables) if (!tablesB.has(key(t))) change(`DROP TABLE ${qualified(t)}`);
+  for (const sql of routines.afterTables) change(sql);
 
   // 4. Constraints: primary keys and uniques first (foreign keys reference them), then checks, then foreign keys.
   const newCons = b.constraints.filter((c) => {
@@ -161,7 +178,47 @@ export function diffSchemas(a: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
         `CREATE ${v.materialized ? 'MATERIALIZED VIEW' : 'VIEW'} ${qualified(v)} AS ${v.definition.trim().replace(/;$/, '')}`,
       );
 
+  // 6b. Triggers (after their functions and tables), then privileges (every object made by now).
+  for (const sql of routines.triggers) change(sql);
+  const kept = new Set<string>();
+  const both = <T>(xs: readonly T[], inB: (x: T) => boolean, keyOf: (x: T) => string) => {
+    for (const x of xs) if (inB(x)) kept.add(keyOf(x));
+  };
+  const rel = (kind: string, o: { schema: string; name: string }) => `${kind}\u0000${o.schema}\u0000${o.name}\u0000`;
+  both(
+    a.tables,
+    (t) => tablesB.has(key(t)),
+    (t) => rel('table', t),
+  );
+  both(
+    a.views,
+    (v) => viewsB.has(key(v)) && !dropped.has(key(v)),
+    (v) => rel('table', v),
+  );
+  const seqKeysB = new Set(b.sequences.map(key));
+  both(
+    a.sequences,
+    (s) => seqKeysB.has(key(s)),
+    (s) => rel('sequence', s),
+  );
+  const schemaSetB = new Set(b.schemas);
+  both(
+    a.schemas,
+    (s) => schemaSetB.has(s),
+    (s) => rel('schema', { schema: s, name: s }),
+  );
+  const fnKeysB = new Set((b.functions ?? []).map((f) => `function\u0000${f.schema}\u0000${f.name}\u0000${f.args}`));
+  both(
+    a.functions ?? [],
+    (f) => fnKeysB.has(`function\u0000${f.schema}\u0000${f.name}\u0000${f.args}`),
+    (f) => `function\u0000${f.schema}\u0000${f.name}\u0000${f.args}`,
+  );
+  for (const r of routines.recreated) kept.delete(r);
+  const grants = diffGrants(a, b, (k) => kept.has(k));
+  for (const sql of [...grants.revoke, ...grants.grant]) change(sql);
+
   // 7. Last: what nothing uses any more.
+  for (const sql of routines.dropLast) change(sql);
   const seqsB = byKey(b.sequences, key);
   for (const s of a.sequences) if (!seqsB.has(key(s))) change(`DROP SEQUENCE IF EXISTS ${qualified(s)}`);
   const enumsB = byKey(b.enums, key);
@@ -171,8 +228,11 @@ export function diffSchemas(a: DiffSnapshot, b: DiffSnapshot): SchemaDiff {
   return { statements: out, notes };
 }
 
+const GENERATED = { a: 'ALWAYS', d: 'BY DEFAULT' } as const;
+
 function columnSql(c: DiffColumn): string {
-  return `${ident(c.name)} ${c.type}${c.default !== null ? ` DEFAULT ${c.default}` : ''}${c.nullable ? '' : ' NOT NULL'}`;
+  const identity = c.identity ? ` GENERATED ${GENERATED[c.identity]} AS IDENTITY` : '';
+  return `${ident(c.name)} ${c.type}${c.default !== null ? ` DEFAULT ${c.default}` : ''}${identity}${c.nullable ? '' : ' NOT NULL'}`;
 }
 
 function createTable(t: DiffTable, constraints: readonly DiffConstraint[]): string {
@@ -200,6 +260,9 @@ function alterColumns(
       to.change(`ALTER TABLE ${table} ADD COLUMN ${columnSql(c)}`);
       continue;
     }
+    const column = `ALTER TABLE ${table} ALTER COLUMN ${ident(c.name)}`;
+    // An identity goes before a default is set, and comes after SET NOT NULL (it needs one) and DROP DEFAULT.
+    if (old.identity && !c.identity) to.change(`${column} DROP IDENTITY`);
     if (old.type !== c.type)
       to.change(`ALTER TABLE ${table} ALTER COLUMN ${ident(c.name)} TYPE ${c.type} USING ${ident(c.name)}::${c.type}`);
     if (old.default !== c.default)
@@ -221,6 +284,10 @@ function alterColumns(
       to.validate(`ALTER TABLE ${table} DROP CONSTRAINT ${check}`);
     } else if (!old.nullable && c.nullable)
       to.change(`ALTER TABLE ${table} ALTER COLUMN ${ident(c.name)} DROP NOT NULL`);
+    if (c.identity && !old.identity)
+      (old.nullable ? to.validate : to.change)(`${column} ADD GENERATED ${GENERATED[c.identity]} AS IDENTITY`);
+    else if (c.identity && old.identity && c.identity !== old.identity)
+      to.change(`${column} SET GENERATED ${GENERATED[c.identity]}`);
   }
   for (const c of a.columns) if (!bCols.has(c.name)) to.change(`ALTER TABLE ${table} DROP COLUMN ${ident(c.name)}`);
 }

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { writeFile } from 'node:fs/promises';
 import type { Logger } from '../../core/platform/logger';
+import type { DiagramLayout } from '../../shared/diagramGeometry';
 import type { DiagramGraph, DiagramHostMessage, DiagramWebviewMessage } from '../../shared/diagramProtocol';
 import { DIAGRAM_WEBVIEW_MESSAGE } from '../../shared/diagramProtocol';
 import type { SchemaSnapshot } from '../../shared/schema';
@@ -22,8 +23,17 @@ export interface DiagramPort {
   schema(snapshot: SchemaSnapshot, schema: string): DiagramGraph;
   schemas(snapshot: SchemaSnapshot): string[];
   search(snapshot: SchemaSnapshot, query: string): { schema: string; name: string }[];
+  /** The layout engine's class (core: ELK in a worker thread, layouts cached per schema and graph hash). */
+  layouts(): new () => LayoutEngine;
   revealTable(schema: string, table: string): Promise<void>;
   showFirstRows(schema: string, table: string): Promise<void>;
+}
+
+/** What the panel asks of the layouts (core/diagram/diagramLayouts.ts). */
+export interface LayoutEngine extends vscode.Disposable {
+  cached(graph: DiagramGraph): DiagramLayout | undefined;
+  layout(graph: DiagramGraph): Promise<DiagramLayout>;
+  warm(): void;
 }
 
 type Scope =
@@ -33,6 +43,7 @@ export class DiagramPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private scope: Scope | undefined;
   private version = 0;
+  private engine: LayoutEngine | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -112,6 +123,8 @@ export class DiagramPanel implements vscode.Disposable {
       },
     );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
+    // ELK starts while the page loads: its start is most of a first layout's time.
+    this.layouts().warm();
     panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
       styles: ['media/diagram.css'],
       script: 'dist/diagram.js',
@@ -121,6 +134,8 @@ export class DiagramPanel implements vscode.Disposable {
       panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),
       panel.onDidDispose(() => {
         this.panel = undefined;
+        this.engine?.dispose();
+        this.engine = undefined;
         for (const l of listeners) l.dispose();
       }),
     ];
@@ -174,21 +189,50 @@ export class DiagramPanel implements vscode.Disposable {
     }
   }
 
+  private layouts(): LayoutEngine {
+    this.engine ??= new (this.port.layouts())();
+    return this.engine;
+  }
+
+  /**
+   * The graph at once (with its layout when cached: the page draws it final), else the page places the tables
+   * provisionally and the ELK layout follows as a 'layout' message of the same version.
+   */
   private push(snapshot: SchemaSnapshot): void {
     const scope = this.scope;
     if (!scope || !this.panel) return;
     const version = ++this.version;
+    let graph: DiagramGraph;
     try {
-      const graph =
+      graph =
         scope.kind === 'schema'
           ? this.port.schema(snapshot, scope.schema)
           : this.port.neighbourhood(snapshot, scope.schema, scope.table, scope.depth);
-      this.panel.title =
-        scope.kind === 'schema' ? `Diagram: ${scope.schema}` : `Diagram: ${scope.table} (depth ${scope.depth})`;
-      this.send({ type: 'graph', version, graph, database: snapshot.database, schemas: this.port.schemas(snapshot) });
     } catch (error) {
       this.send({ type: 'error', version, message: error instanceof Error ? error.message : String(error) });
+      return;
     }
+    this.panel.title =
+      scope.kind === 'schema' ? `Diagram: ${scope.schema}` : `Diagram: ${scope.table} (depth ${scope.depth})`;
+    const engine = this.layouts();
+    const cached = engine.cached(graph);
+    const base = { type: 'graph', version, graph, database: snapshot.database, schemas: this.port.schemas(snapshot) };
+    this.send(cached ? { ...base, type: 'graph', layout: cached } : { ...base, type: 'graph' });
+    if (cached) return;
+    engine.layout(graph).then(
+      (layout) => {
+        if (version === this.version) this.send({ type: 'layout', version, layout });
+      },
+      (error: unknown) => {
+        this.logger.warn('schema diagram layout failed', { error: String(error) });
+        if (version === this.version)
+          this.send({
+            type: 'error',
+            version: ++this.version,
+            message: `The diagram could not be laid out: ${String(error)}`,
+          });
+      },
+    );
   }
 
   private send(message: DiagramHostMessage): void {
@@ -214,6 +258,7 @@ export class DiagramPanel implements vscode.Disposable {
 
   dispose(): void {
     this.panel?.dispose();
+    this.engine?.dispose();
     for (const d of this.disposables.reverse()) d.dispose();
   }
 }
