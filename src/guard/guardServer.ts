@@ -16,6 +16,7 @@ import { ClientSession } from './session/clientSession';
 import { ClientSocket } from './session/clientSocket';
 import type { GuardContext } from './guardContext';
 import type { GuardUsers } from './guardUsers';
+import type { ClientEvents, GuardEvents } from './metrics/guardEvents';
 import { checkStartup } from './session/startupParameters';
 import type { UpstreamSession } from './session/upstream';
 import { openUpstream } from './session/upstream';
@@ -38,6 +39,8 @@ export interface RunningGuard {
   host: string;
   port: number;
   clients(): GuardClientInfo[];
+  /** Upstream sessions open for clients now (--metrics). */
+  upstreamSessions(): number;
   /** Called whenever clients come, go or get a statement held (the status file follows it). */
   onChange(listener: () => void): void;
   close(): Promise<void>;
@@ -52,6 +55,8 @@ export interface GuardServerOptions {
   tls?: { key: ArrayBuffer; cert: ArrayBuffer };
   /** A client not through start-up and authentication by then is closed (PostgreSQL's authentication_timeout, 1 min). */
   startupTimeoutMs?: number;
+  /** --metrics and --log-format json: each client's session and statements (metrics/guardEvents.ts). */
+  events?: GuardEvents;
 }
 
 /** PostgreSQL's answer to a GSSENCRequest when it offers no GSSAPI encryption. */
@@ -106,6 +111,14 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       keys,
     };
     let session: ClientSession | undefined;
+    let observed: ClientEvents | undefined;
+    /** One client message through the session, timed and counted for --metrics and the log. */
+    const handle = async (message: Uint8Array) => {
+      observed?.statements.begin();
+      const outcome = await session!.handle(message);
+      observed?.statements.end(message[0]);
+      return outcome;
+    };
     let forwarded: Record<string, string> = {};
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
@@ -117,6 +130,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     socket.on('close', () => {
       clearTimeout(startupTimer);
       session?.end();
+      observed?.end();
       entry.upstream?.close();
       if (clients.delete(id)) changed();
     });
@@ -184,9 +198,12 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           {
             awaiting,
             held: (ticket) => {
+              observed?.statements.held(ticket);
               if (!entry.info.held.includes(ticket)) entry.info.held.push(ticket);
               changed();
             },
+            executed: (ticket) => observed?.statements.executed(ticket),
+            judged: (kind) => observed?.statements.judged(kind),
             waiting: (ticket) => {
               if (ticket) entry.info.waiting = { ticket, since: new Date().toISOString() };
               else delete entry.info.waiting;
@@ -196,6 +213,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           role,
         );
         entry.session = session;
+        observed = options.events?.client({ id, user, address: `${socket.remoteAddress}:${socket.remotePort}` });
         upstream.onClose(() => socket.destroy());
         clients.set(id, entry);
         changed();
@@ -204,7 +222,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         if (!state.tlsInfo)
           wire.takeOver(async (message) => {
             unread.handed();
-            const outcome = await session!.handle(message);
+            const outcome = await handle(message);
             if (outcome === undefined) return true;
             socket.end();
             return false;
@@ -231,7 +249,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           return undefined;
         }
         if (!session) return undefined;
-        const outcome = await session.handle(data);
+        const outcome = await handle(data);
         if (outcome === 'terminate') return undefined; // pg-gateway's own Terminate handling closes the connection
         if (outcome === 'close') {
           await holder.connection?.detach();
@@ -283,6 +301,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         held: [...c.info.held],
         ...(c.info.waiting ? { waiting: { ...c.info.waiting } } : {}),
       })),
+    upstreamSessions: () => [...clients.values()].filter((c) => c.upstream).length,
     onChange: (l) => (listener = l),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
