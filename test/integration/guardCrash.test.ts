@@ -7,7 +7,7 @@
  * claimed ticket ends FAILED (its transaction aborted: pg_xact_status, as every path resolves it) and never
  * runs again, held tickets survive the guard, and nothing is half-written.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,9 +210,11 @@ describe.skipIf(!tools.available)('pg-agent guard when PostgreSQL or the guard c
     const waiting = psqlRun(doomed.url, [sql], 'i38o-crash-wait');
     let ticket = '';
     for (let i = 0; i < 200 && !ticket; i++) {
-      const status = JSON.parse(
-        readFileSync(join(doomed.workspace, '.pgagent', 'guard', `status-${doomed.child.pid}.json`), 'utf8'),
-      ) as { clients: { waiting?: { ticket: string } }[] };
+      // The status file is written a moment after the guard starts and after each change (atomically).
+      const file = join(doomed.workspace, '.pgagent', 'guard', `status-${doomed.child.pid}.json`);
+      const status = existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as { clients: { waiting?: { ticket: string } }[] })
+        : { clients: [] };
       ticket = status.clients.find((c) => c.waiting)?.waiting?.ticket ?? '';
       if (!ticket) await pause(100);
     }
