@@ -79,6 +79,8 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       upstream?: UpstreamSession;
       session?: ClientSession;
       keys: { processId: number; secretKey: number };
+      /** The guard stops: a FATAL of its own to the client, then the connection ends (resolved once closed). */
+      farewell?: () => Promise<void>;
     }
   >();
   let nextId = 1;
@@ -106,7 +108,13 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   const accept = async (socket: net.Socket) => {
     const id = nextId++;
     const keys = { processId: randomInt(1, 2 ** 31 - 1), secretKey: randomInt(1, 2 ** 31 - 1) };
-    const entry: { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; keys: typeof keys } = {
+    const entry: {
+      info: GuardClientInfo;
+      upstream?: UpstreamSession;
+      session?: ClientSession;
+      keys: typeof keys;
+      farewell?: () => Promise<void>;
+    } = {
       info: { id, user: '', application: '', since: new Date().toISOString(), held: [] },
       keys,
     };
@@ -213,6 +221,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           role,
         );
         entry.session = session;
+        entry.farewell = () => stopping(socket, wire);
         observed = options.events?.client({ id, user, address: `${socket.remoteAddress}:${socket.remotePort}` });
         upstream.onClose(() => socket.destroy());
         clients.set(id, entry);
@@ -305,8 +314,34 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     onChange: (l) => (listener = l),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Clients told why (57P01, as PostgreSQL's own shutdown says it), within a second; then every socket ends.
+      await Promise.all([...clients.values()].map((c) => c.farewell?.() ?? Promise.resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
     },
   };
+}
+
+/**
+ * The guard stops (SIGINT, SIGTERM): a plain-TCP client gets FATAL 57P01 before its connection ends, as from a
+ * PostgreSQL server shutting down (a `--hold wait` client learns why its wait ended); at most a second is given.
+ */
+function stopping(socket: net.Socket, wire: ClientSocket): Promise<void> {
+  if (!wire.direct || socket.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, 1000);
+    socket.once('close', done);
+    socket.end(
+      errorResponse({
+        severity: 'FATAL',
+        code: '57P01',
+        message: 'terminating connection because the guard is shutting down',
+        hint: 'Connect again: held statements keep their tickets, and the identical statement finds its ticket.',
+      }),
+    );
+  });
 }

@@ -18,7 +18,14 @@ import { createScratchDatabase, execSql, REDIS_URL } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { frameTexts, navigator } from './harness/cockpit';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
+import {
+  ACTIVITY_ITEM,
+  CODELENS_LINK,
+  pickCommand,
+  RISK_LENS,
+  screenshot,
+  typeInQuickInput,
+} from './harness/workbench';
 
 const SUITE = 'guard-two-guards';
 const HELD_SQL = 'DELETE FROM orders WHERE id = 2';
@@ -65,11 +72,11 @@ async function cardStatus(page: Page, sql: string): Promise<string | undefined> 
   return undefined;
 }
 
-/** The "Waiting for you" items of the side panel naming this SQL (0 while the panel is not there). */
-async function waitingItems(page: Page, sql: string): Promise<string[]> {
+/** The texts of the side panel's "Waiting for you" items of this ticket (none while the panel is not there). */
+async function waitingItems(page: Page, ticket: string): Promise<string[]> {
   try {
     const nav = await navigator(page, 2_000);
-    return (await frameTexts(nav, '[data-testid="waiting-item"]')).filter((t) => t.includes(sql));
+    return await frameTexts(nav, `[data-testid="waiting-item"][data-ticket-id="${ticket}"]`);
   } catch {
     return [];
   }
@@ -121,6 +128,13 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
       if (type === 'zset') await redis.zrem(`${PREFIX}tickets`, id);
       if (type === 'set') await redis.srem(`${PREFIX}tickets`, id);
     }
+    // The live index sets naming them, and the schema cache VS Code kept for the scratch database.
+    for (const key of await redis.keys(`${PREFIX}live:*`)) {
+      if ((await redis.type(key)) !== 'set') continue;
+      if (ours.length > 0) await redis.srem(key, ...ours);
+      if ((await redis.scard(key)) === 0) await redis.del(key);
+    }
+    for (const key of await redis.keys(`${PREFIX}schema:*${scratch.name}*`)) await redis.del(key);
     redis.disconnect();
     await scratch?.drop();
   });
@@ -149,18 +163,6 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
     const heldAtB = await psql(atB.toString(), HELD_SQL);
     expect(heldAtB.stderr).toContain(ticket);
 
-    // "Waiting for you" lists it once (the Redis store is read every 15 s).
-    await suite.explained(() =>
-      expect
-        .poll(() => waitingItems(p, HELD_SQL), {
-          timeout: 60_000,
-          interval: 1_000,
-          message: 'one "Waiting for you" item for the held statement',
-        })
-        .toHaveLength(1),
-    );
-    await screenshot(p, 'two-guards-waiting-for-you-once', SUITE);
-
     const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a write' }).first();
     await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
@@ -172,6 +174,19 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
         })
         .toBe('pending'),
     );
+    // "Waiting for you" in the side panel lists it once: one ticket for both guards (the store is read every 15 s).
+    await p.locator(ACTIVITY_ITEM).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(() => waitingItems(p, ticket), {
+          timeout: 60_000,
+          interval: 1_000,
+          message: 'one "Waiting for you" item for the held statement',
+        })
+        .toHaveLength(1),
+    );
+    expect((await waitingItems(p, ticket))[0]).toContain(HELD_SQL);
+    await screenshot(p, 'two-guards-waiting-for-you-once', SUITE);
     await p.locator('.part.editor .monaco-editor .view-line', { hasText: HELD_SQL }).first().click();
     await suite.explained(() =>
       expect

@@ -92,6 +92,20 @@ describe.skipIf(!tools.available)('pg-agent guard when PostgreSQL or the guard c
       await client.end();
     }
   };
+  /** The ticket a `--hold wait` client of `g` waits on, from its status file (polled, bounded). */
+  const waitingTicket = async (g: GuardProcess): Promise<string> => {
+    const file = join(g.workspace, '.pgagent', 'guard', `status-${g.child.pid}.json`);
+    for (let i = 0; i < 200; i++) {
+      // Written a moment after the guard starts and after each change (atomically).
+      const status = existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as { clients: { waiting?: { ticket: string } }[] })
+        : { clients: [] };
+      const ticket = status.clients.find((c) => c.waiting)?.waiting?.ticket;
+      if (ticket) return ticket;
+      await pause(100);
+    }
+    return '';
+  };
   /** A write held, approved, and its retry through `g` left waiting on a row lock another session holds. */
   const claimedRun = async (g: GuardProcess, application: string, sql: string) => {
     const client = await connect(g.url, application);
@@ -208,16 +222,7 @@ describe.skipIf(!tools.available)('pg-agent guard when PostgreSQL or the guard c
     const doomed = await startGuardProcess(url, { user: 'wanda', args: ['--hold', 'wait=600'] });
     const sql = "UPDATE t SET v = 'waited' WHERE id = 2";
     const waiting = psqlRun(doomed.url, [sql], 'i38o-crash-wait');
-    let ticket = '';
-    for (let i = 0; i < 200 && !ticket; i++) {
-      // The status file is written a moment after the guard starts and after each change (atomically).
-      const file = join(doomed.workspace, '.pgagent', 'guard', `status-${doomed.child.pid}.json`);
-      const status = existsSync(file)
-        ? (JSON.parse(readFileSync(file, 'utf8')) as { clients: { waiting?: { ticket: string } }[] })
-        : { clients: [] };
-      ticket = status.clients.find((c) => c.waiting)?.waiting?.ticket ?? '';
-      if (!ticket) await pause(100);
-    }
+    const ticket = await waitingTicket(doomed);
     expect(ticket).toMatch(/^tkt_/);
     await doomed.kill();
     const psql = await waiting;
@@ -235,5 +240,20 @@ describe.skipIf(!tools.available)('pg-agent guard when PostgreSQL or the guard c
     } finally {
       await next.stop();
     }
+  });
+
+  it('a guard stopped (SIGINT/SIGTERM) with a --hold wait psql waiting: psql gets FATAL 57P01 saying why, the ticket stays', async () => {
+    const stopping = await startGuardProcess(url, { user: 'stella', args: ['--hold', 'wait=600'] });
+    const sql = "UPDATE t SET v = 'stopped' WHERE id = 3";
+    const waiting = psqlRun(stopping.url, [sql], 'i38o-stop-wait');
+    const ticket = await waitingTicket(stopping);
+    expect(ticket).toMatch(/^tkt_/);
+    await stopping.stop();
+    const psql = await waiting;
+    expect(psql.code).toBe(2);
+    expect(psql.stderr).toContain('FATAL:  57P01: terminating connection because the guard is shutting down');
+    expect(await sessionsOf(url, 'i38o-stop-wait')).toBe(0);
+    expect(ticketOf(stopping, ticket).status).toBe('PENDING_APPROVAL');
+    expect(await value(3)).toBe('v3');
   });
 });
