@@ -208,7 +208,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     host,
     port,
     ...(tls ? { tls } : {}),
-    events: operation.events,
+    ...(operation.events ? { events: operation.events } : {}),
   });
   const metricsUrl = await operation.serveMetrics({
     clients: () => guard.clients().length,

@@ -43,7 +43,8 @@ export function hostPort(
 export interface GuardOperation {
   /** The guard's logger (JSON lines or text, on stderr or in --log-file). */
   logger: Logger;
-  events: GuardEvents;
+  /** Undefined when nobody reads them (no --metrics, no JSON log, not --verbose): the hot path stays bare. */
+  events: GuardEvents | undefined;
   /** A line about the guard itself (start, stop): text on stderr, or a JSON line where the log goes to stderr. */
   say(text: string, fields?: Record<string, string>): void;
   /** Starts --metrics, if asked, once the guard runs; its URL. */
@@ -88,7 +89,10 @@ export function guardOperation(context: CommandContext): GuardOperation {
   let endpoint: MetricsEndpoint | undefined;
   // The guard's own lines stay on stderr; as JSON when the JSON log is there too (one format per stream).
   const jsonOnStderr = logFormat === 'json' && file === undefined;
-  const events = new GuardEvents({ logger, ...(json ? { json } : {}), ...(metrics ? { metrics } : {}) });
+  const events =
+    metrics || json || verbose
+      ? new GuardEvents({ logger, ...(json ? { json } : {}), ...(metrics ? { metrics } : {}) })
+      : undefined;
   return {
     logger,
     events,
