@@ -16,6 +16,7 @@ import { ClientSession } from './session/clientSession';
 import { ClientSocket } from './session/clientSocket';
 import type { GuardContext } from './guardContext';
 import type { GuardUsers } from './guardUsers';
+import type { ClientEvents, GuardEvents } from './metrics/guardEvents';
 import { checkStartup } from './session/startupParameters';
 import type { UpstreamPool } from './pool/upstreamPool';
 import type { UpstreamSession } from './session/upstream';
@@ -39,6 +40,8 @@ export interface RunningGuard {
   host: string;
   port: number;
   clients(): GuardClientInfo[];
+  /** Upstream sessions open for clients now (--metrics). */
+  upstreamSessions(): number;
   /** Called whenever clients come, go or get a statement held (the status file follows it). */
   onChange(listener: () => void): void;
   close(): Promise<void>;
@@ -55,6 +58,8 @@ export interface GuardServerOptions {
   startupTimeoutMs?: number;
   /** `--pool transaction`: the upstream sessions every client shares (pool/); absent, each client has its own. */
   pool?: UpstreamPool;
+  /** --metrics and --log-format json: each client's session and statements (metrics/guardEvents.ts). */
+  events?: GuardEvents;
 }
 
 /** PostgreSQL's answer to a GSSENCRequest when it offers no GSSAPI encryption. */
@@ -77,6 +82,8 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       upstream?: UpstreamSession;
       session?: ClientSession;
       keys: { processId: number; secretKey: number };
+      /** The guard stops: a FATAL of its own to the client, then the connection ends (resolved once closed). */
+      farewell?: () => Promise<void>;
     }
   >();
   let nextId = 1;
@@ -104,11 +111,25 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
   const accept = async (socket: net.Socket) => {
     const id = nextId++;
     const keys = { processId: randomInt(1, 2 ** 31 - 1), secretKey: randomInt(1, 2 ** 31 - 1) };
-    const entry: { info: GuardClientInfo; upstream?: UpstreamSession; session?: ClientSession; keys: typeof keys } = {
+    const entry: {
+      info: GuardClientInfo;
+      upstream?: UpstreamSession;
+      session?: ClientSession;
+      keys: typeof keys;
+      farewell?: () => Promise<void>;
+    } = {
       info: { id, user: '', application: '', since: new Date().toISOString(), held: [] },
       keys,
     };
     let session: ClientSession | undefined;
+    let observed: ClientEvents | undefined;
+    /** One client message through the session, timed and counted for --metrics and the log. */
+    const handle = async (message: Uint8Array) => {
+      observed?.statements.begin();
+      const outcome = await session!.handle(message);
+      observed?.statements.end(message[0]);
+      return outcome;
+    };
     let forwarded: Record<string, string> = {};
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
@@ -120,6 +141,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     socket.on('close', () => {
       clearTimeout(startupTimer);
       session?.end();
+      observed?.end();
       entry.upstream?.close();
       if (clients.delete(id)) changed();
     });
@@ -189,9 +211,12 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           {
             awaiting,
             held: (ticket) => {
+              observed?.statements.held(ticket);
               if (!entry.info.held.includes(ticket)) entry.info.held.push(ticket);
               changed();
             },
+            executed: (ticket) => observed?.statements.executed(ticket),
+            judged: (kind) => observed?.statements.judged(kind),
             waiting: (ticket) => {
               if (ticket) entry.info.waiting = { ticket, since: new Date().toISOString() };
               else delete entry.info.waiting;
@@ -201,6 +226,8 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           role,
         );
         entry.session = session;
+        entry.farewell = () => stopping(socket, wire);
+        observed = options.events?.client({ id, user, address: `${socket.remoteAddress}:${socket.remotePort}` });
         upstream.onClose(() => socket.destroy());
         clients.set(id, entry);
         changed();
@@ -209,7 +236,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         if (!state.tlsInfo)
           wire.takeOver(async (message) => {
             unread.handed();
-            const outcome = await session!.handle(message);
+            const outcome = await handle(message);
             if (outcome === undefined) return true;
             socket.end();
             return false;
@@ -236,7 +263,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
           return undefined;
         }
         if (!session) return undefined;
-        const outcome = await session.handle(data);
+        const outcome = await handle(data);
         if (outcome === 'terminate') return undefined; // pg-gateway's own Terminate handling closes the connection
         if (outcome === 'close') {
           await holder.connection?.detach();
@@ -288,11 +315,38 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         held: [...c.info.held],
         ...(c.info.waiting ? { waiting: { ...c.info.waiting } } : {}),
       })),
+    upstreamSessions: () => [...clients.values()].filter((c) => c.upstream).length,
     onChange: (l) => (listener = l),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Clients told why (57P01, as PostgreSQL's own shutdown says it), within a second; then every socket ends.
+      await Promise.all([...clients.values()].map((c) => c.farewell?.() ?? Promise.resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
     },
   };
+}
+
+/**
+ * The guard stops (SIGINT, SIGTERM): a plain-TCP client gets FATAL 57P01 before its connection ends, as from a
+ * PostgreSQL server shutting down (a `--hold wait` client learns why its wait ended); at most a second is given.
+ */
+function stopping(socket: net.Socket, wire: ClientSocket): Promise<void> {
+  if (!wire.direct || socket.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, 1000);
+    socket.once('close', done);
+    socket.end(
+      errorResponse({
+        severity: 'FATAL',
+        code: '57P01',
+        message: 'terminating connection because the guard is shutting down',
+        hint: 'Connect again: held statements keep their tickets, and the identical statement finds its ticket.',
+      }),
+    );
+  });
 }

@@ -25,6 +25,7 @@ import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
 import { cliSafety } from '../sqlInput';
+import { guardOperation, OPERATE_HELP, OPERATE_OPTIONS } from './guardOperate';
 
 const DEFAULT_LISTEN = '127.0.0.1:6433';
 const DEFAULT_WAIT_SECONDS = 300;
@@ -33,7 +34,7 @@ export const guardCommand: CliCommand = {
   name: 'guard',
   summary: 'a PostgreSQL endpoint in front of one database: reads pass, writes wait for an approved ticket',
   usage:
-    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--pool session|transaction [--pool-size N]] [--tls-cert FILE --tls-key FILE] [--db URL] [--workspace DIR] | guard users add NAME [--role approver] | guard users list | guard status',
+    'pg-agent guard [--listen HOST:PORT] [--hold now|wait[=SECONDS]] [--pool session|transaction [--pool-size N]] [--tls-cert FILE --tls-key FILE] [--metrics HOST:PORT] [--log-format text|json] [--log-file FILE] [--db URL] [--workspace DIR] | guard users add NAME [--role approver] | guard users list | guard status',
   options: {
     listen: { type: 'string' },
     hold: { type: 'string' },
@@ -43,6 +44,7 @@ export const guardCommand: CliCommand = {
     role: { type: 'string' },
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
+    ...OPERATE_OPTIONS,
   },
   optionsHelp: `  --listen HOST:PORT  where clients connect (default ${DEFAULT_LISTEN})
   --hold now|wait[=SECONDS]  now (default): a held statement is answered PA001 at once; wait: its client waits
@@ -51,7 +53,8 @@ ${POOL_FLAGS_HELP}
   --tls-cert FILE     PEM certificate for clients that ask for TLS (with --tls-key)
   --tls-key FILE      PEM private key of --tls-cert
   --role client|approver  guard users add: client (default) sees only its own held tickets through
-                      pg_agent.tickets(); approver sees every ticket of the guard's database`,
+                      pg_agent.tickets(); approver sees every ticket of the guard's database
+${OPERATE_HELP}`,
   description:
     'Clients authenticate with guard users (SCRAM-SHA-256); the database credentials (--db, DATABASE_URL, PG*) stay in the guard.\n' +
     'A statement that is not a read gets ErrorResponse SQLSTATE PA001 naming its ticket; approve it\n' +
@@ -186,6 +189,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     typeof certFile === 'string' && typeof keyFile === 'string'
       ? { cert: toArrayBuffer(await readFile(certFile)), key: toArrayBuffer(await readFile(keyFile)) }
       : undefined;
+  const operation = guardOperation(context);
   const settings = await cliSafety(context, 'guard');
   const db = await context.openDb();
   const workspaceDir = args.flags.workspace;
@@ -197,7 +201,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     settings,
     workspaceDir,
     executedBy: `pg-agent guard (${io.env.USER ?? 'guard'})`,
-    logger: context.logger,
+    logger: operation.logger,
     passedRead: (sql, user) =>
       settings.history?.record(db.label, { kind: 'read', sql, startedAt: Date.now(), ms: null, rows: null, who: user }),
     ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
@@ -216,13 +220,19 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     port,
     ...(tls ? { tls } : {}),
     ...(pool ? { pool } : {}),
+    ...(operation.events ? { events: operation.events } : {}),
+  });
+  const metricsUrl = await operation.serveMetrics({
+    clients: () => guard.clients().length,
+    // In a transaction pool the upstream sessions are the pool's, not one per client.
+    upstreamSessions: () => (pool ? pool.stats().inUse : guard.upstreamSessions()),
   });
   const listen = `postgresql://${guard.host.includes(':') ? `[${guard.host}]` : guard.host}:${guard.port}/${upstream.database}`;
   const startedAt = new Date().toISOString();
   const connection = await context.connectionKey();
   // Status files of guards that died here (SIGKILL, a crash) go first; this guard's own is status-<pid>.json.
   let writing = removeDeadGuardStatuses(workspaceDir).catch((error: unknown) =>
-    context.logger.warn('could not remove the status files of dead guards', { error: String(error) }),
+    operation.logger.warn('could not remove the status files of dead guards', { error: String(error) }),
   );
   const publish = () => {
     writing = writing
@@ -237,21 +247,23 @@ async function serve(context: CommandContext): Promise<ExitCode> {
         }),
       )
       .catch((error: unknown) =>
-        context.logger.warn('could not write the guard status file', { error: String(error) }),
+        operation.logger.warn('could not write the guard status file', { error: String(error) }),
       );
   };
   guard.onChange(publish);
   publish();
-  io.stderr(
-    `pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}${pooling.mode === 'transaction' ? `; transaction pool of ${pooling.size} upstream sessions` : ''}; stop with Ctrl+C\n`,
+  operation.say(
+    `pg-agent guard: ${listen} in front of ${describeTarget(upstream)}${tls ? ' (TLS offered)' : ''}${waitSeconds !== undefined ? `; held statements wait up to ${waitSeconds} s` : ''}${pooling.mode === 'transaction' ? `; transaction pool of ${pooling.size} upstream sessions` : ''}${metricsUrl ? `; metrics at ${metricsUrl}` : ''}; stop with Ctrl+C`,
+    { listen, ...(metricsUrl ? { metrics: metricsUrl } : {}) },
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  io.stderr('pg-agent guard: stopping\n');
+  operation.say('pg-agent guard: stopping');
   await guard.close();
   pool?.close();
+  await operation.close();
   await writing;
   await removeGuardStatus(workspaceDir, process.pid);
   return EXIT.ok;

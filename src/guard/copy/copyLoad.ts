@@ -138,7 +138,10 @@ export class CopyLoad {
       );
     const { context, user, events } = this.deps;
     const outcome = await holdOrRun(context, insert, verdict.classification, `guard user ${user}`, events.awaiting);
-    if (outcome.kind === 'executed') return this.done([`COPY ${count ?? 0}`]);
+    if (outcome.kind === 'executed') {
+      events.executed?.(outcome.ticket.id);
+      return this.done([`COPY ${count ?? 0}`]);
+    }
     if (outcome.kind === 'refused') return this.end(refusedError(outcome.message, outcome.hint));
     events.held(outcome.ticket.id);
     return this.end(heldError(outcome.ticket, outcome.reused));

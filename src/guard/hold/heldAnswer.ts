@@ -8,6 +8,7 @@
  */
 import type { Classification } from '../../core/sql/classification';
 import type { GuardContext } from '../guardContext';
+import type { Verdict } from '../judge/judge';
 import { CANCELED, failedError, heldError, refusedError } from './heldMessages';
 import type { AwaitingClients, HoldOutcome } from './heldStatement';
 import { holdOrRun } from './heldStatement';
@@ -20,6 +21,10 @@ export interface HeldEvents {
   held(ticketId: string): void;
   /** `--hold wait`: the client now waits on this ticket (undefined: it no longer waits). */
   waiting?(ticketId: string | undefined): void;
+  /** An approved ticket ran for this client's statement (metrics and log: metrics/guardEvents.ts). */
+  executed?(ticketId: string): void;
+  /** A statement was judged (metrics and log: what became of it). */
+  judged?(kind: Verdict['kind'] | 'failed'): void;
   /** Shared by the guard's clients: tickets held for a client that has not been told of their run. */
   awaiting: AwaitingClients;
 }
@@ -88,6 +93,7 @@ export async function holdOrRunAnswer(
 
 function answerOf(outcome: HoldOutcome, events: HeldEvents, options: HoldAnswerOptions): Buffer[] {
   if (outcome.kind === 'executed') {
+    events.executed?.(outcome.ticket.id);
     return outcome.tags.flatMap((tag, index) => {
       const result = outcome.results?.[index];
       if (!result || result.fields.length === 0) return [commandComplete(tag)];

@@ -277,8 +277,11 @@ export class ClientSession {
 
   private async judge(sql: string): Promise<Verdict | { kind: 'failed'; error: unknown }> {
     try {
-      return await judgeSql(this.db, sql);
+      const verdict = await judgeSql(this.db, sql);
+      this.events.judged?.(verdict.kind);
+      return verdict;
     } catch (error) {
+      this.events.judged?.('failed');
       return { kind: 'failed', error };
     }
   }

@@ -1,0 +1,233 @@
+// Two guards, one Redis ticket store, VS Code open on the same store (code-server + Chromium): psql sends a
+// DELETE through guard A, where it is held; the side panel's "Waiting for you" lists it once (one ticket, not
+// one per guard); the person approves it in VS Code by clicking "Approve for the agent" (which only decides it);
+// psql's retry reaches guard B, which runs it once: the row is gone, the ticket EXECUTED, and a second retry is
+// a new ticket. The UI lists no guard processes (guard status does, in a terminal). Screenshots:
+// test-artifacts/e2e/guard-two-guards/.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuardProcess } from '../support/guardProcess';
+import { startGuardProcess } from '../support/guardProcess';
+import { queryValue } from '../support/scratchDatabase';
+import type { ScratchDatabase } from '../support/services';
+import { createScratchDatabase, execSql, REDIS_URL } from '../support/services';
+import { SHOP_SCHEMA } from '../support/shopSchema';
+import { frameTexts, navigator } from './harness/cockpit';
+import { workbenchSuite } from './harness/suite';
+import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+
+const SUITE = 'guard-two-guards';
+const HELD_SQL = 'DELETE FROM orders WHERE id = 2';
+const UI_TIMEOUT_MS = 30_000;
+const LENS_TIMEOUT_MS = 45_000;
+/** VS Code's Redis ticket store has no prefix setting: the guards use its default one, and the test removes its tickets. */
+const PREFIX = 'pgagent:';
+
+function psql(url: string, sql: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'psql',
+      ['-X', '-q', url, '-c', sql],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+      (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+    );
+  });
+}
+
+async function lensTexts(page: Page): Promise<string[]> {
+  return (await page.locator(CODELENS_LINK).allInnerTexts())
+    .map((text) => text.replace(/\s+/g, ' ').trim())
+    .filter((text) => text !== '');
+}
+
+async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.isDetached()) continue;
+    try {
+      const statuses = await frame
+        .locator('[data-testid="approval-card"]')
+        .evaluateAll(
+          (cards, wanted) =>
+            cards
+              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
+              .map((c) => c.getAttribute('data-status') ?? ''),
+          sql,
+        );
+      if (statuses.length > 0) return statuses.at(-1);
+    } catch {
+      // Detached while we read it.
+    }
+  }
+  return undefined;
+}
+
+/** The texts of the side panel's "Waiting for you" items of this ticket (none while the panel is not there). */
+async function waitingItems(page: Page, ticket: string): Promise<string[]> {
+  try {
+    const nav = await navigator(page, 2_000);
+    return await frameTexts(nav, `[data-testid="waiting-item"][data-ticket-id="${ticket}"]`);
+  } catch {
+    return [];
+  }
+}
+
+describe('two pg-agent guards on one Redis store, with VS Code open on it', () => {
+  let scratch: ScratchDatabase;
+  let a: GuardProcess | undefined;
+  let b: GuardProcess | undefined;
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const ours: string[] = [];
+  const ticketJson = async (id: string) =>
+    JSON.parse((await redis.get(`${PREFIX}ticket:${id}`)) ?? 'null') as { status: string; sql: string } | null;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('i38o_e2e_two_guards');
+    await execSql(scratch.url, SHOP_SCHEMA);
+    await redis.connect();
+  });
+
+  const suite = workbenchSuite(SUITE, {
+    settings: { 'postgresAgent.redisUrl': REDIS_URL },
+    prepare: (dir) => {
+      const url = new URL(scratch.url);
+      mkdirSync(join(dir, '.pgagent'), { recursive: true });
+      writeFileSync(
+        join(dir, '.pgagent', 'config.json'),
+        JSON.stringify({
+          connections: [
+            {
+              name: 'scratch',
+              host: url.hostname,
+              port: Number(url.port || 5432),
+              database: scratch.name,
+              user: decodeURIComponent(url.username),
+            },
+          ],
+        }),
+      );
+    },
+  });
+
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    for (const id of ours) {
+      await redis.del(`${PREFIX}ticket:${id}`);
+      const type = await redis.type(`${PREFIX}tickets`);
+      if (type === 'zset') await redis.zrem(`${PREFIX}tickets`, id);
+      if (type === 'set') await redis.srem(`${PREFIX}tickets`, id);
+    }
+    // The live index sets naming them, and the schema cache VS Code kept for the scratch database.
+    for (const key of await redis.keys(`${PREFIX}live:*`)) {
+      if ((await redis.type(key)) !== 'set') continue;
+      if (ours.length > 0) await redis.srem(key, ...ours);
+      if ((await redis.scard(key)) === 0) await redis.del(key);
+    }
+    for (const key of await redis.keys(`${PREFIX}schema:*${scratch.name}*`)) await redis.del(key);
+    redis.disconnect();
+    await scratch?.drop();
+  });
+
+  it('shows a statement held by guard A once in "Waiting for you"; approved by a click, its retry through guard B runs it once', async () => {
+    const p = suite.page();
+    await pickCommand(p, 'Postgres Agent: Select Connection…');
+    await typeInQuickInput(p, 'scratch');
+    await p.keyboard.press('Enter');
+
+    const env = { REDIS_URL };
+    a = await startGuardProcess(scratch.url, { workspace: suite.workspace(), user: 'alice', env });
+    b = await startGuardProcess(scratch.url, { workspace: suite.workspace(), user: 'bob', env });
+    // alice's URL at guard B: one workspace, one users file.
+    const atB = new URL(a.url);
+    atB.port = String(b.port);
+
+    const held = await psql(a.url, HELD_SQL);
+    expect(held.code).not.toBe(0);
+    expect(held.stderr).toContain('held for approval: ticket');
+    const ticket = /ticket (tkt_[a-z0-9]+)/.exec(held.stderr)?.[1] ?? '';
+    expect(ticket).toMatch(/^tkt_/);
+    ours.push(ticket);
+    expect((await ticketJson(ticket))?.status).toBe('PENDING_APPROVAL');
+    // Before any decision, the same statement through guard B finds the same ticket.
+    const heldAtB = await psql(atB.toString(), HELD_SQL);
+    expect(heldAtB.stderr).toContain(ticket);
+
+    const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a write' }).first();
+    await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await toast.locator('.monaco-button', { hasText: 'Review' }).click();
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, HELD_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'a pending card for the held statement',
+        })
+        .toBe('pending'),
+    );
+    // "Waiting for you" in the side panel lists it once: one ticket for both guards (the store is read every 15 s).
+    await p.locator('.part.titlebar').click({ position: { x: 120, y: 10 } });
+    await runCommand(p, 'Postgres Agent: Show Review Panel');
+    await suite.explained(() =>
+      expect
+        .poll(() => waitingItems(p, ticket), {
+          timeout: 60_000,
+          interval: 1_000,
+          message: 'one "Waiting for you" item for the held statement',
+        })
+        .toHaveLength(1),
+    );
+    expect((await waitingItems(p, ticket))[0]).toContain(HELD_SQL);
+    await screenshot(p, 'two-guards-waiting-for-you-once', SUITE);
+    await p.locator('.part.editor .monaco-editor .view-line', { hasText: HELD_SQL }).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(() => lensTexts(p), {
+          timeout: LENS_TIMEOUT_MS,
+          interval: 250,
+          message: 'the CodeLens above the held SQL',
+        })
+        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
+    );
+    await screenshot(p, 'two-guards-held-with-codelens-and-card', SUITE);
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(1);
+
+    await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card approved' })
+        .toBe('approved'),
+    );
+    expect((await ticketJson(ticket))?.status).toBe('APPROVED');
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(1);
+    await screenshot(p, 'two-guards-approved-waiting-for-the-client', SUITE);
+
+    // The retry reaches guard B: it runs once there.
+    const retry = await psql(atB.toString(), HELD_SQL);
+    expect(retry).toEqual({ code: 0, stderr: '' });
+    expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(0);
+    expect((await ticketJson(ticket))?.status).toBe('EXECUTED');
+    await suite.explained(() =>
+      expect
+        .poll(() => cardStatus(p, HELD_SQL), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the card followed the ticket to executed',
+        })
+        .toBe('executed'),
+    );
+    await screenshot(p, 'two-guards-run-once-through-guard-b', SUITE);
+    // Once: the same text again through guard A, which held it, is told it ran (its tag) or is a new ticket; the
+    // approved ticket stays EXECUTED, run by one guard.
+    const again = await psql(a.url, HELD_SQL);
+    const next = /ticket (tkt_[a-z0-9]+)/.exec(again.stderr)?.[1];
+    if (next) {
+      ours.push(next);
+      expect(next).not.toBe(ticket);
+    } else expect(again).toEqual({ code: 0, stderr: '' });
+    const executed = await ticketJson(ticket);
+    expect(executed?.status).toBe('EXECUTED');
+    expect(JSON.stringify(executed)).toContain('guard user alice');
+  });
+});
