@@ -6,7 +6,8 @@
  */
 import type { Db } from '../../core/db/db';
 import { AgentError } from '../../core/platform/errors';
-import { loadParser, parseSql } from '../../core/sql/parse';
+import { loadParser } from '../../core/sql/parse';
+import { parsedText } from './parsedText';
 import { TextMemo } from './textMemo';
 
 export interface BoundParameters {
@@ -32,7 +33,7 @@ const nullBound = new TextMemo<string>();
 
 export async function bindSql(sql: string, bound: BoundParameters, allNull = false): Promise<string> {
   await loadParser();
-  const parsed = parseSql(sql);
+  const parsed = parsedText(sql);
   const places: { start: number; end: number; number: number }[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
