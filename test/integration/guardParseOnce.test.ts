@@ -4,7 +4,8 @@
  * a real client. A read via the simple protocol is parsed once, via the extended protocol twice (its text with
  * `$n`, then the same with each `$n` a typed NULL, which is judged); a held write is parsed once for its
  * judgement, its impact and its ticket, and its approved retry once for its judgement and its run (the parse
- * carried as the core's CheckedSql), with the statement run once and the table changed.
+ * carried as the core's CheckedSql), with the statement run once and the table changed. The same write with a
+ * parameter is judged twice (at Parse for any value, at Bind with its value), and parsed no more than that.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,6 +118,33 @@ describe('a statement through the guard is parsed once', () => {
       // Extended: the Parse's text (its $n places and transaction control, read from one parse), then that text with
       // each $n as a typed NULL, which is what is judged.
       expect(parses).toEqual({ simpleRead: 1, extendedRead: 2, heldWrite: 1, approvedRetry: 1 });
+
+      // The same write with a parameter (extended protocol): its Parse judges the text with $1 as a typed NULL,
+      // its Bind the text with the value (what the ticket holds and runs); the Execute's hold and the approved
+      // run carry that parse.
+      const extended = 'UPDATE item SET qty = qty + 1 WHERE id = $1';
+      let extendedTicket = '';
+      const extendedParses = { heldWrite: 0, approvedRetry: 0 };
+      extendedParses.heldWrite = await parsesOf(() =>
+        client.query(extended, [6]).catch((error: Error & { code?: string }) => {
+          expect(error.code).toBe('PA001');
+          extendedTicket = /ticket (tkt_[a-z0-9]+)/.exec(error.message)?.[1] ?? '';
+        }),
+      );
+      expect(extendedTicket).not.toBe('');
+      const approvedExtended = await runPgAgent(
+        ['approvals', 'approve', extendedTicket, '--workspace', workspace, '--db', scratch.url],
+        { cwd: workspace, env: env() },
+      );
+      expect(approvedExtended.code).toBe(0);
+      extendedParses.approvedRetry = await parsesOf(async () => {
+        const result = await client.query(extended, [6]);
+        expect(result.rowCount).toBe(1);
+      });
+      expect(await queryValue(scratch.url, 'SELECT qty FROM item WHERE id = 6')).toBe(1);
+      // Held: the text with $1 (its places, once), as a typed NULL at Parse, with its value at Bind (was 6: the
+      // places and the NULL text again at Bind, and the impact's own parse); the retry: the last two (was 4).
+      expect(extendedParses).toEqual({ heldWrite: 3, approvedRetry: 2 });
     } finally {
       await client.end();
     }
