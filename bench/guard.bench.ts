@@ -141,6 +141,9 @@ async function throughput(
   const guard = peers.findIndex((p) => p.label === 'guard');
   const bouncer = peers.findIndex((p) => p.label === 'pgbouncer');
   if (bouncer >= 0) ratio(guard, bouncer, 'guard/PgBouncer');
+  const base = peers.findIndex((p) => p.label === 'baseline');
+  if (base >= 0 && bouncer >= 0) ratio(base, bouncer, 'baseline/PgBouncer');
+  if (base >= 0) ratio(guard, base, 'guard/baseline');
   ratio(guard, 0, 'guard/direct');
   if (bouncer >= 0) ratio(bouncer, 0, 'PgBouncer/direct');
   const used = peers.flatMap((p, i) =>
@@ -172,6 +175,9 @@ async function main(): Promise<void> {
 /** Latency, then throughput direct, through PgBouncer and through the guard in the same rounds. */
 async function runs(dbUrl: string): Promise<void> {
   const guard = await startGuardProcess(dbUrl);
+  // GUARD_BENCH_BASELINE=path/to/cli.js: another build's guard in the same rounds (before/after on the same load).
+  const baselineCli = process.env.GUARD_BENCH_BASELINE;
+  const baseline = baselineCli ? await startGuardProcess(dbUrl, { cli: baselineCli }) : undefined;
   const bouncer = await startPgBouncer(dbUrl, Number(process.env.PGBOUNCER_BENCH_PORT ?? 16310));
   if (typeof bouncer === 'string')
     console.log(`\n*** NO PGBOUNCER IN THIS RUN: the guard is compared with direct only (${bouncer}) ***\n`);
@@ -183,6 +189,7 @@ async function runs(dbUrl: string): Promise<void> {
       { label: 'direct', url: dbUrl },
       ...(typeof bouncer === 'string' ? [] : [{ label: 'pgbouncer', url: bouncer.url, pid: bouncer.pid }]),
       { label: 'guard', url: guard.url, pid: guard.child.pid! },
+      ...(baseline ? [{ label: 'baseline', url: baseline.url, pid: baseline.child.pid! }] : []),
     ];
     const clientCounts = (process.env.GUARD_BENCH_CLIENTS ?? '1,8,64').split(',').map(Number);
     for (const protocol of ['simple', 'extended'])
@@ -191,6 +198,7 @@ async function runs(dbUrl: string): Promise<void> {
   } finally {
     if (typeof bouncer !== 'string') bouncer.stop();
     await guard.stop();
+    await baseline?.stop();
   }
 }
 

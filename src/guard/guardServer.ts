@@ -147,7 +147,8 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
     });
     const holder: { connection?: PostgresConnection } = {};
     const wire = new ClientSocket(socket);
-    const write = async (bytes: Uint8Array) => {
+    // On the guard's own socket a write is done when it returns (no promise on the hot path); through pg-gateway it is awaited.
+    const write = (bytes: Uint8Array): Promise<void> | void => {
       if (wire.direct) {
         // The client reads slower than the upstream sends: stop reading the upstream until it catches up.
         if (!wire.write(bytes) && entry.upstream) {
@@ -157,6 +158,9 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         }
         return;
       }
+      return writeThroughGateway(bytes);
+    };
+    const writeThroughGateway = async (bytes: Uint8Array) => {
       const writer = holder.connection?.streamWriter;
       if (!writer) return;
       const written = writer.write(bytes);
@@ -280,12 +284,14 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
       (limit) => {
         const close = () => socket.destroy();
         setTimeout(close, 1000).unref();
-        write(
-          errorResponse({
-            severity: 'FATAL',
-            code: '08P01',
-            message: `invalid message length: the guard reads no message over ${limit} bytes`,
-          }),
+        Promise.resolve(
+          write(
+            errorResponse({
+              severity: 'FATAL',
+              code: '08P01',
+              message: `invalid message length: the guard reads no message over ${limit} bytes`,
+            }),
+          ),
         ).then(close, close);
       },
     );

@@ -38,6 +38,8 @@ export async function startGuardProcess(
     uid?: number;
     /** More environment for the guard and its pgAgent calls (e.g. REDIS_URL and PGAGENT_REDIS_PREFIX). */
     env?: Record<string, string>;
+    /** Another build of dist/cli.js (a bench's baseline). */
+    cli?: string;
   } = {},
 ): Promise<GuardProcess> {
   if (!existsSync(CLI_PATH)) throw new Error('dist/cli.js is missing: run npm run build first (npm test builds it).');
@@ -56,7 +58,7 @@ export async function startGuardProcess(
     chmodSync(workspace, 0o700);
   }
   // Another OS user runs what it can read (a clone under /root is out of its reach: it gets a copy).
-  const cli = options.uid !== undefined ? readableBy(options.uid).cli : CLI_PATH;
+  const cli = options.uid !== undefined ? readableBy(options.uid).cli : (options.cli ?? CLI_PATH);
   const child = spawn(
     process.execPath,
     [cli, 'guard', '--listen', '127.0.0.1:0', '--workspace', workspace, '--db', databaseUrl, ...(options.args ?? [])],

@@ -10,9 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+// The checkout's dist/ (as CLI_PATH in mcpClient.ts): the benches load this file from a CommonJS bundle, where
+// import.meta.url is undefined.
+const DIST = join(process.cwd(), 'dist');
 /** The CLI and the files it loads beside itself (the parser's and PGlite's WASM); not the extension's bundles. */
 const CLI_FILES = /^(cli\.js|[\w-]+\.wasm|pglite\.data|sample-db\.tar\.gz)$/;
 

@@ -4,7 +4,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadParser, parseSql } from '../../src/core/sql/parse';
-import { MAX_ENTRIES, numbersAreConstants, PassCache, statementKey } from '../../src/guard/judge/verdictCache';
+import { schemaChanges } from '../../src/core/db/schemaChanges';
+import {
+  MAX_ENTRIES,
+  numbersAreConstants,
+  PassCache,
+  passCacheOf,
+  statementKey,
+} from '../../src/guard/judge/verdictCache';
 
 const key = (sql: string) => statementKey(sql)?.key;
 
@@ -81,5 +88,13 @@ describe('PassCache', () => {
     expect(cache.size).toBe(MAX_ENTRIES);
     expect(cache.has('k0')).toBe(true);
     expect(cache.has('k1')).toBe(false);
+  });
+
+  it('forgets every kept pass when this process announces a schema change', async () => {
+    const version = {};
+    passCacheOf(version).add('#SELECT a FROM t WHERE id = \0I');
+    expect(passCacheOf(version).has('#SELECT a FROM t WHERE id = \0I')).toBe(true);
+    await schemaChanges.announce({ connection: 'i38f-test' });
+    expect(passCacheOf(version).has('#SELECT a FROM t WHERE id = \0I')).toBe(false);
   });
 });

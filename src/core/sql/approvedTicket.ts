@@ -48,6 +48,11 @@ export interface ExecuteOptions {
   logger: Logger;
   /** Where the execution is recorded (`.pgagent/history/`), when the surface keeps a history. */
   history?: QueryHistory;
+  /**
+   * The caller's parse of the SQL it asks to run (the guard's check of a client's identical retry): used as the
+   * ticket's parse when its input is exactly the ticket's SQL, so the approved run does not parse it again.
+   */
+  parsed?: ParsedInput;
 }
 
 export interface ExecutionResult {
@@ -97,10 +102,13 @@ export interface PeekedTicket {
   classification: Classification;
 }
 
-/** Parses and classifies a write ticket's SQL as read before its claim; throws like classifySql. */
-export function peekTicket(ticket: Ticket): PeekedTicket | undefined {
+/**
+ * Parses and classifies a write ticket's SQL as read before its claim; throws like classifySql. `given`: a parse
+ * of the same text (the parser is a function of the text), taken instead of parsing again.
+ */
+export function peekTicket(ticket: Ticket, given?: ParsedInput): PeekedTicket | undefined {
   if (ticket.kind !== 'write') return undefined;
-  const parsed = parseSql(ticket.sql);
+  const parsed = given?.input === ticket.sql ? given : parseSql(ticket.sql);
   return { sql: ticket.sql, parsed, classification: classifyParsed(parsed) };
 }
 

@@ -83,7 +83,7 @@ async function executeOnce(
       'The client runs the same transaction again through the guard: it commits once, within the approved rows.',
     );
   }
-  const peeked = ticketRead ? peekTicket(ticketRead) : undefined;
+  const peeked = ticketRead ? peekTicket(ticketRead, options.parsed) : undefined;
   if (peeked && runsOutsideTransaction(peeked.classification.statements)) {
     return executeTicketOutsideTransaction(db, store, ticketId, options, started, peeked);
   }

@@ -115,6 +115,13 @@ export function stringConstantsOf(sql: string): { start: number; end: number }[]
     .map((t) => ({ start: t.start, end: t.end }));
 }
 
+let parses = 0;
+
+/** How many times parseSql ran in this process (a statement should be parsed once on its way: tests count). */
+export function parseCount(): number {
+  return parses;
+}
+
 const PG_BLANK = /^[ \t\n\r\f\v]*/;
 const PG_BLANK_END = /[ \t\n\r\f\v]*$/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -124,6 +131,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * SQL_EMPTY (nothing but blanks, comments or semicolons) or SqlSyntaxError (SQL_SYNTAX).
  */
 export function parseSql(input: string): ParsedInput {
+  parses++;
   checkInput(input);
   const pg = pgQuery;
   if (!pg) throw new Error('The SQL parser is not loaded: await loadParser() before parseSql() or classifySql().');

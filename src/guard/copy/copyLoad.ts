@@ -14,6 +14,7 @@
  */
 import type { Db } from '../../core/db/db';
 import { parseSql } from '../../core/sql/parse';
+import type { ParsedInput } from '../../core/sql/parse';
 import { arr, isRec, rec, str } from '../../core/sql/parseTree';
 import type { CopiedData } from './copyIn';
 import { CopyInRelay } from './copyIn';
@@ -71,8 +72,9 @@ export class CopyLoad {
   }
 
   /** A held `COPY … FROM STDIN` outside a transaction: CopyInResponse, or its refusal (then true all the same). */
-  async start(sql: string): Promise<boolean> {
-    const target = targetOf(sql);
+  /** `parsed`: the parse of exactly `sql`, when the caller has it. */
+  async start(sql: string, parsed?: ParsedInput): Promise<boolean> {
+    const target = targetOf(sql, parsed);
     if (target === undefined) return false;
     if ('problem' in target) return this.end(refusedError(target.problem)).then(() => true);
     const catalog = await this.deps.inBand.run(columnsSql(target.table));
@@ -157,8 +159,8 @@ export class CopyLoad {
 }
 
 /** The target, columns and options of a `COPY … FROM STDIN`; undefined for any other statement. */
-function targetOf(sql: string): Target | { problem: string } | undefined {
-  const statements = parseSql(sql).statements;
+function targetOf(sql: string, parsed?: ParsedInput): Target | { problem: string } | undefined {
+  const statements = (parsed?.input === sql ? parsed : parseSql(sql)).statements;
   const node = statements.length === 1 ? rec(statements[0]!.tree, 'CopyStmt') : undefined;
   if (!node || node.is_from !== true || node.is_program === true || str(node, 'filename') !== undefined)
     return undefined;

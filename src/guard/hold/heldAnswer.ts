@@ -7,6 +7,7 @@
  * pending); a client gone ends it with no answer, and nothing runs for it.
  */
 import type { Classification } from '../../core/sql/classification';
+import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import type { GuardContext } from '../guardContext';
 import type { Verdict } from '../judge/judge';
 import { CANCELED, failedError, heldError, refusedError } from './heldMessages';
@@ -37,6 +38,8 @@ export interface HoldAnswerOptions {
   rowDescription: boolean;
   /** `--hold wait`: how long a held statement keeps its client waiting; the signal's reason is a WaitEnd. */
   wait?: { seconds: number; signal: AbortSignal };
+  /** The check of exactly this statement (its parse), carried to the impact and the approved run. */
+  checked?: CheckedSql;
 }
 
 export async function holdOrRunAnswer(
@@ -50,7 +53,9 @@ export async function holdOrRunAnswer(
   const requestedBy = `guard user ${user}`;
   try {
     // Identical statements are decided one at a time in this guard (one ticket, not one per client); never the wait.
-    let outcome = await oneAtATime(sql, () => holdOrRun(context, sql, classification, requestedBy, events.awaiting));
+    let outcome = await oneAtATime(sql, () =>
+      holdOrRun(context, sql, classification, requestedBy, events.awaiting, options.checked),
+    );
     if (outcome.kind === 'held' && options.wait) {
       const { ticket } = outcome;
       events.held(ticket.id);
@@ -82,7 +87,9 @@ export async function holdOrRunAnswer(
               }),
             ];
       // Decided: the same path as a retry (approved: runs once; rejected: PA002; run elsewhere: its tag).
-      outcome = await oneAtATime(sql, () => holdOrRun(context, sql, classification, requestedBy, events.awaiting));
+      outcome = await oneAtATime(sql, () =>
+        holdOrRun(context, sql, classification, requestedBy, events.awaiting, options.checked),
+      );
     }
     return answerOf(outcome, events, options);
   } catch (error) {
@@ -124,7 +131,12 @@ export class HeldRuns {
     private readonly events: HeldEvents,
   ) {}
 
-  async answer(sql: string, classification: Classification, rowDescription: boolean): Promise<Buffer[]> {
+  async answer(
+    sql: string,
+    classification: Classification,
+    rowDescription: boolean,
+    checked?: CheckedSql,
+  ): Promise<Buffer[]> {
     const seconds = this.context.holdWaitSeconds;
     const waitEnd = (this.waitEnd = seconds === undefined ? undefined : new AbortController());
     try {
@@ -132,6 +144,7 @@ export class HeldRuns {
       return await holdOrRunAnswer(this.context, sql, classification, this.user, this.events, {
         rowDescription,
         ...(wait ? { wait } : {}),
+        ...(checked ? { checked } : {}),
       });
     } finally {
       this.waitEnd = undefined;

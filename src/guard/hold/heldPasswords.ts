@@ -6,6 +6,7 @@
 import type { Db } from '../../core/db/db';
 import type { Classification } from '../../core/sql/classification';
 import { parseSql } from '../../core/sql/parse';
+import type { ParsedInput } from '../../core/sql/parse';
 import { checkParsed } from '../../core/sql/reach/checkSql';
 import { hidePasswords, passwordShapeKey } from '../../core/sql/secrets/hidePasswords';
 
@@ -16,6 +17,8 @@ export interface HeldText {
   passwordsSet: string[];
   /** What its tickets are found by (`TicketStore.findLive`): its text without the passwords; absent: its sqlHash. */
   matchKey?: string;
+  /** The parse of `sql` when it was rewritten here (else the caller's parse of the text it gave holds). */
+  parsed?: ParsedInput;
 }
 
 /**
@@ -27,10 +30,12 @@ export async function heldText(
   sql: string,
   classification: Classification,
   earlier: (matchKey: string) => Promise<string[]>,
+  /** The parse of exactly `sql`, when the caller has it. */
+  given?: ParsedInput,
 ): Promise<HeldText> {
   if (!classification.statements.some((s) => s.kind === 'AlterRoleStmt' || s.kind === 'CreateRoleStmt'))
     return { sql, classification, passwordsSet: [] };
-  const parsed = parseSql(sql);
+  const parsed = given?.input === sql ? given : parseSql(sql);
   const matchKey = passwordShapeKey(parsed);
   if (matchKey === undefined) return { sql, classification, passwordsSet: [] };
   const hidden = hidePasswords(parsed, await earlier(matchKey));
@@ -40,5 +45,6 @@ export async function heldText(
     classification: await checkParsed(await db(), hidden.parsed),
     passwordsSet: hidden.roles,
     matchKey,
+    parsed: hidden.parsed,
   };
 }

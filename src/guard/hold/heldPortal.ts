@@ -7,6 +7,7 @@
  */
 import { serialize } from 'pg-protocol';
 import type { Classification } from '../../core/sql/classification';
+import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import type { BackendMessage, Field } from 'pg-protocol/dist/messages';
 import { failedError, refusedError } from './heldMessages';
 import type { ErrorFields } from '../wire/backendMessages';
@@ -18,6 +19,8 @@ export interface HeldPortal {
   kind: 'hold';
   sql: string;
   classification: Classification;
+  /** The check of `sql` at Bind (its parse), carried to the impact and the approved run. */
+  checked?: CheckedSql;
   /** Its statement's name upstream (where it was parsed). */
   statement: string;
   binary: boolean;
@@ -39,6 +42,11 @@ export class UpstreamDescribe {
       this.capture = resolve;
       this.send(Buffer.concat([serialize.describe({ type: 'S', name: statement }), serialize.flush()]));
     });
+  }
+
+  /** The guard's Describe waits for its answer (its RowDescription must be decoded). */
+  get busy(): boolean {
+    return this.capture !== undefined;
   }
 
   /** True when these upstream messages were the answer of the guard's Describe. */

@@ -13,6 +13,7 @@ import { writeProposal } from '../../core/approvals/proposalFiles';
 import { workspacePaths } from '../../core/config/workspace';
 import { toAgentError } from '../../core/platform/errors';
 import type { Classification, StatementClassification } from '../../core/sql/classification';
+import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import { executeApproved } from '../../core/sql/executeApproved';
 import type { ExecutionResult } from '../../core/sql/approvedTicket';
 import { analyzeImpact } from '../../core/sql/impact';
@@ -42,6 +43,8 @@ export async function holdOrRun(
   typedClassification: Classification,
   requestedBy: string,
   awaiting: AwaitingClients,
+  /** The check of exactly `typedSql` (its parse), carried here so that nothing below parses it again. */
+  checked?: CheckedSql,
 ): Promise<HoldOutcome> {
   const store = await context.openTicketStore();
   const connection = await context.connectionKey();
@@ -54,8 +57,11 @@ export async function holdOrRun(
     typedSql,
     typedClassification,
     async (key) => writes(await store.findLive(connection, key)).map((t) => t.sql),
+    checked?.sql === typedSql ? checked.parsed : undefined,
   );
   const { sql, classification } = held;
+  // The parse of exactly the SQL held: the client's (carried) or, for a password rewritten, heldText's.
+  const parsed = held.parsed ?? (checked?.sql === sql ? checked.parsed : undefined);
   const hash = sqlHash(sql);
   const awaitKey = `${connection} ${hash}`;
   // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
@@ -70,6 +76,7 @@ export async function holdOrRun(
         by: `${context.executedBy} for ${requestedBy}`,
         undo: workspaceUndoSink(workspacePaths(context.workspaceDir).undo, live.id),
         logger: context.logger,
+        ...(parsed ? { parsed } : {}),
       });
       // It may have changed the database's code: the next check asks for the version again.
       forgetReach(await context.openDb());
@@ -112,7 +119,12 @@ export async function holdOrRun(
       hint: 'Change the statement to get a new review, or ask the person who rejected it.',
     };
   }
-  const impact = await analyzeImpact(await context.openDb(), classification, context.settings);
+  const impact = await analyzeImpact(
+    await context.openDb(),
+    classification,
+    context.settings,
+    parsed ? { parsed } : undefined,
+  );
   if (held.passwordsSet.length > 0) impact.warnings.unshift(passwordNotice(held.passwordsSet));
   const ticket = await store.create({
     sql,

@@ -6,7 +6,8 @@
  */
 import type { Db } from '../../core/db/db';
 import { AgentError } from '../../core/platform/errors';
-import { loadParser, parseSql } from '../../core/sql/parse';
+import { loadParser } from '../../core/sql/parse';
+import { parsedText } from './parsedText';
 import { TextMemo } from './textMemo';
 
 export interface BoundParameters {
@@ -32,7 +33,7 @@ const nullBound = new TextMemo<string>();
 
 export async function bindSql(sql: string, bound: BoundParameters, allNull = false): Promise<string> {
   await loadParser();
-  const parsed = parseSql(sql);
+  const parsed = parsedText(sql);
   const places: { start: number; end: number; number: number }[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -88,12 +89,23 @@ function nullOf(type: string | undefined): string {
   return type ? `NULL::${type}` : 'NULL';
 }
 
-/** Type names of Parse's declared parameter types (undefined where the client left a type open). */
+/** Objects created after initdb have oids from here on; a built-in type's name never changes. */
+const FIRST_NORMAL_OID = 16384;
+/** Names of built-in types asked before (a driver declares the same few on every Parse). */
+const builtInNames = new Map<number, string | undefined>();
+const known = (oid: number) => oid === 0 || builtInNames.has(oid);
+
+/**
+ * Type names of Parse's declared parameter types (undefined where the client left a type open). Built-in types
+ * are asked once per process; a type created in the database (which may be renamed) is asked each time.
+ */
 export async function typeNamesOf(db: Db, oids: readonly number[]): Promise<(string | undefined)[]> {
-  if (oids.every((oid) => oid === 0)) return oids.map(() => undefined);
+  if (oids.every(known)) return oids.map((oid) => (oid === 0 ? undefined : builtInNames.get(oid)));
   const result = await db.query<{ name: string | null }>(
     'SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n',
     [oids],
   );
-  return result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
+  const names = result.rows.map((row, i) => (oids[i] === 0 || row.name === null ? undefined : row.name));
+  oids.forEach((oid, i) => oid > 0 && oid < FIRST_NORMAL_OID && builtInNames.set(oid, names[i]));
+  return names;
 }

@@ -10,6 +10,7 @@ import type { Classification, StatementClassification } from '../../core/sql/cla
 import { loadParser, parseSql, SqlSyntaxError } from '../../core/sql/parse';
 import type { ParsedInput, ParsedStatement } from '../../core/sql/parse';
 import { checkParsed, checkSql } from '../../core/sql/reach/checkSql';
+import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import { currentReachEngine } from '../../core/sql/reach/reachOf';
 import type { PassCache } from './verdictCache';
 import { numbersAreConstants, passCacheOf, statementKey } from './verdictCache';
@@ -18,8 +19,11 @@ import { readOfCopyToStdout } from './copyStatement';
 export type Verdict =
   /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */
   | { kind: 'pass' }
-  /** Not a read: a ticket, and the identical text runs once approved. */
-  | { kind: 'hold'; classification: Classification }
+  /**
+   * Not a read: a ticket, and the identical text runs once approved. `checked`: the check of exactly this text
+   * (its parse), carried to the impact and the approved run so that they do not parse it again.
+   */
+  | { kind: 'hold'; classification: Classification; checked?: CheckedSql }
   /** Never runs through the guard. */
   | { kind: 'refuse'; reasons: string[] }
   /** PostgreSQL's grammar does not accept it: answered here, never sent (a server that parsed it differently could run it). */
@@ -68,7 +72,9 @@ async function judgeParsed(db: Db, parsed: ParsedInput): Promise<Verdict> {
   if (sessionProblem) return { kind: 'refuse', reasons: [sessionProblem] };
   const control = statements.filter((s) => s.kind === 'TransactionStmt' || isHarmlessSet(s));
   if (control.length === 0)
-    return (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkParsed(db, parsed, REACH));
+    return (
+      (await copyToStdoutVerdict(db, statements)) ?? verdictOf(await checkParsed(db, parsed, REACH), { db, parsed })
+    );
   const refused = control
     .filter((s) => s.kind === 'TransactionStmt')
     .map(transactionControlProblem)
@@ -106,11 +112,13 @@ async function copyToStdoutVerdict(db: Db, statements: readonly ParsedStatement[
   return pass ? { kind: 'pass' } : undefined;
 }
 
-function verdictOf(classification: Classification): Verdict {
+function verdictOf(classification: Classification, check?: { db: Db; parsed: ParsedInput }): Verdict {
   if (classification.statements.some((s) => s.decision === 'refuse'))
     return { kind: 'refuse', reasons: classification.reasons };
   if (classification.statements.every((s) => s.decision === 'run' || isCursorRead(s))) return { kind: 'pass' };
-  return { kind: 'hold', classification };
+  if (!check) return { kind: 'hold', classification };
+  const checked: CheckedSql = { db: check.db, sql: check.parsed.input, parsed: check.parsed, classification };
+  return { kind: 'hold', classification, checked };
 }
 
 const CURSOR_KINDS = new Set(['DeclareCursorStmt', 'FetchStmt', 'ClosePortalStmt']);

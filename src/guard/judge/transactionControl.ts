@@ -1,5 +1,6 @@
 /** Which transaction control a client message holds, read by PostgreSQL's grammar (never a text search). */
-import { loadParser, parseSql } from '../../core/sql/parse';
+import { loadParser } from '../../core/sql/parse';
+import { parsedText } from './parsedText';
 import { TextMemo } from './textMemo';
 
 type Control = 'commit' | 'rollback' | 'other';
@@ -14,7 +15,7 @@ export function transactionControlOf(sql: string): Promise<readonly Control[]> {
 async function controlOf(sql: string): Promise<readonly Control[]> {
   await loadParser();
   try {
-    return parseSql(sql)
+    return parsedText(sql)
       .statements.filter((s) => s.kind === 'TransactionStmt')
       .map((s) => {
         const kind = String((s.tree as { TransactionStmt?: { kind?: string; chain?: boolean } }).TransactionStmt?.kind);
@@ -36,7 +37,7 @@ export async function endsTransaction(sql: string): Promise<boolean> {
 export async function statementCount(sql: string): Promise<number> {
   await loadParser();
   try {
-    return parseSql(sql).statements.length;
+    return parsedText(sql).statements.length;
   } catch {
     return 0;
   }

@@ -19,9 +19,11 @@
  *
  * How long. One cache per reach engine, i.e. per code version of the database (core/sql/reach/reachOf.ts:
  * a changed function, operator, cast… is a new engine): an entry is trusted exactly as long as the
- * version it was judged on, checked as every judgement checks it (judge.ts VERSION_MAX_AGE_MS). At most
+ * version it was judged on, checked as every judgement checks it (judge.ts VERSION_MAX_AGE_MS), and forgotten
+ * at once when this process announces a schema change (core/db/schemaChanges.ts). At most
  * MAX_ENTRIES keys, the least recently used forgotten first.
  */
+import { schemaChanges } from '../../core/db/schemaChanges';
 import type { ParsedInput } from '../../core/sql/parse';
 
 export const MAX_ENTRIES = 2000;
@@ -156,7 +158,13 @@ export class PassCache {
   }
 }
 
-const caches = new WeakMap<object, PassCache>();
+let caches = new WeakMap<object, PassCache>();
+// A schema change committed through this process (approved DDL, a person's Refresh) forgets every kept 'pass' at
+// once, before the next version check would notice it.
+schemaChanges.subscribe(() => {
+  caches = new WeakMap();
+  return Promise.resolve();
+});
 
 /** The pass cache of one code version (its reach engine). */
 export function passCacheOf(version: object): PassCache {

@@ -9,6 +9,7 @@
  */
 import type { Db } from '../../core/db/db';
 import type { Classification } from '../../core/sql/classification';
+import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import { answerBrokerCommand, brokerCommandOf } from '../brokerCommands';
 import { copyFromStdinProblem } from '../copy/copyIn';
 import { ClientCopy } from '../copy/copyLoad';
@@ -58,7 +59,8 @@ export class ClientSession {
     private readonly db: Db,
     upstream: UpstreamSession,
     private readonly user: string,
-    toClient: (bytes: Uint8Array) => Promise<void>,
+    /** Bytes to the client: done when it returns, or when its promise resolves. */
+    toClient: (bytes: Uint8Array) => Promise<void> | void,
     private readonly events: HeldEvents,
     /** What the guard's own commands show this user (guardUsers.ts). */
     private readonly role: GuardRole = 'client',
@@ -70,6 +72,7 @@ export class ClientSession {
       },
       own: (messages) => this.inBand.take(messages) || this.describes.take(messages),
       idle: () => this.tx.reset(),
+      full: () => this.tx.observing || this.inBand.busy || this.describes.busy,
     });
     this.inBand = new InBandQuery(
       () => this.link.settle(),
@@ -89,7 +92,7 @@ export class ClientSession {
       measure: (classification) => this.measure(classification),
       rollbackUpstream: () => this.rollbackUpstream(),
       refuseControl: () => this.refuseControl(),
-      holdOrRun: (sql, classification, simple) => this.holdOrRun(sql, classification, simple),
+      holdOrRun: (sql, classification, simple, checked) => this.holdOrRun(sql, classification, simple, checked),
       fail: (fields, withReady) => this.fail(fields, withReady),
       skipToSync: () => (this.skipping = true),
       settle: () => this.settle(),
@@ -212,9 +215,14 @@ export class ClientSession {
       return;
     }
     await this.settle();
-    if (verdict.kind === 'hold' && this.link.status === 'I' && (await this.copy.load.start(sql))) return;
+    if (
+      verdict.kind === 'hold' &&
+      this.link.status === 'I' &&
+      (await this.copy.load.start(sql, verdict.checked?.parsed))
+    )
+      return;
     if (verdict.kind === 'hold') {
-      const done = await this.holdOrRun(sql, verdict.classification, true);
+      const done = await this.holdOrRun(sql, verdict.classification, true, verdict.checked);
       await this.answer(Buffer.concat([...done, readyForQuery(this.clientStatus())]));
       return;
     }
@@ -222,7 +230,12 @@ export class ClientSession {
   }
 
   /** Held or run (heldAnswer.ts): the guard's answer (ErrorResponse, or rows and tags) for a statement that is not a read. */
-  private async holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]> {
+  private async holdOrRun(
+    sql: string,
+    classification: Classification,
+    simple: boolean,
+    checked?: CheckedSql,
+  ): Promise<Buffer[]> {
     if (this.link.status !== 'I') {
       await this.rollbackUpstream();
       return [
@@ -234,7 +247,7 @@ export class ClientSession {
     // An extended batch's implicit transaction ends upstream first, with the locks its Parse took: neither the
     // preview, nor a --hold wait, nor the approved run on the executor meets a lock of the client's own session.
     await this.link.closeBatch();
-    return this.held.answer(sql, classification, simple);
+    return this.held.answer(sql, classification, simple, checked);
   }
 
   /** A write inside BEGIN: recorded and run there (true), unless READ WRITE comes too late or its DDL is not cheap (§5 4a). */

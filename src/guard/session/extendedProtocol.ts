@@ -6,6 +6,7 @@
  */
 import type { Db } from '../../core/db/db';
 import type { Classification } from '../../core/sql/classification';
+import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import type { HeldPortal } from '../hold/heldPortal';
 import { asksBinary, describeHeldPortal, heldPortalProblem } from '../hold/heldPortal';
 import type { UpstreamDescribe } from '../hold/heldPortal';
@@ -54,7 +55,8 @@ export interface SessionPort {
   measure(classification: Classification): Promise<boolean>;
   rollbackUpstream(): Promise<void>;
   refuseControl(): Promise<void>;
-  holdOrRun(sql: string, classification: Classification, simple: boolean): Promise<Buffer[]>;
+  /** `checked`: the check of exactly `sql` (its parse), carried to the impact and the approved run. */
+  holdOrRun(sql: string, classification: Classification, simple: boolean, checked?: CheckedSql): Promise<Buffer[]>;
   fail(fields: ErrorFields, withReady: boolean): Promise<void>;
   /** After the guard's own error, messages up to Sync are skipped (as the server does). */
   skipToSync(): void;
@@ -158,6 +160,7 @@ export class ExtendedProtocol {
         kind: 'hold',
         sql,
         classification: verdict.classification,
+        ...(verdict.checked ? { checked: verdict.checked } : {}),
         statement: message.statement,
         binary: asksBinary(message.resultFormats),
       });
@@ -206,7 +209,7 @@ export class ExtendedProtocol {
       await s.settle();
       const problem = await heldPortalProblem(s.describes, portal);
       if (problem) return s.fail(problem, false);
-      const done = await s.holdOrRun(portal.sql, portal.classification, false);
+      const done = await s.holdOrRun(portal.sql, portal.classification, false, portal.checked);
       await s.answer(Buffer.concat(done));
       if (done.some((b) => b[0] === 0x45)) s.skipToSync();
       return;

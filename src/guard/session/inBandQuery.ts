@@ -24,6 +24,11 @@ export class InBandQuery {
     });
   }
 
+  /** A query of the guard's own waits for its answer (its rows must be decoded). */
+  get busy(): boolean {
+    return this.capture !== undefined;
+  }
+
   /** True when these upstream messages were the answer of an in-band query (the chunk is not the client's). */
   take(messages: readonly BackendMessage[]): boolean {
     const capture = this.capture;

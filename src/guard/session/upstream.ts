@@ -12,10 +12,10 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
-import { Parser } from 'pg-protocol/dist/parser';
 import type { ServerTarget } from '../../core/db/connectionTarget';
 import { sslOption } from '../../core/db/postgresDb';
 import { AgentError } from '../../core/platform/errors';
+import { BackendScanner } from '../wire/backendScan';
 
 export interface UpstreamSession {
   /** ParameterStatus values the server sent at start-up, in order. */
@@ -23,8 +23,11 @@ export interface UpstreamSession {
   processId: number;
   secretKey: number;
   send(bytes: Uint8Array): void;
-  /** Each chunk the server sends, with the messages it completes (read by pg-protocol's Parser). */
-  onChunk(handler: (chunk: Buffer, messages: BackendMessage[]) => void): void;
+  /**
+   * Each chunk the server sends, with the messages it completes (wire/backendScan.ts: named, and decoded in full
+   * only where the guard reads them, or each one while `full()` says so).
+   */
+  onChunk(handler: (chunk: Buffer, messages: BackendMessage[]) => void, full?: () => boolean): void;
   onClose(handler: (error?: Error) => void): void;
   pause(): void;
   resume(): void;
@@ -91,8 +94,9 @@ export async function openUpstream(
   const socket = connection.stream;
   // pg's own parser stops here: from now on the bytes are the guard's to relay.
   socket.removeAllListeners('data');
-  const parser = new Parser();
+  const scanner = new BackendScanner();
   let chunkHandler: (chunk: Buffer, messages: BackendMessage[]) => void = () => undefined;
+  let fullNow: () => boolean = () => true;
   let closeHandler: (error?: Error) => void = () => undefined;
   let closed = false;
   let failure: Error | undefined;
@@ -102,9 +106,7 @@ export async function openUpstream(
     socket.uncork();
   };
   socket.on('data', (chunk: Buffer) => {
-    const messages: BackendMessage[] = [];
-    parser.parse(chunk, (message) => messages.push(message));
-    chunkHandler(chunk, messages);
+    chunkHandler(chunk, scanner.scan(chunk, fullNow()));
   });
   socket.on('error', (error) => (failure = error));
   socket.on('close', () => {
@@ -125,7 +127,10 @@ export async function openUpstream(
       }
       socket.write(bytes);
     },
-    onChunk: (handler) => (chunkHandler = handler),
+    onChunk: (handler, full) => {
+      chunkHandler = handler;
+      fullNow = full ?? (() => true);
+    },
     onClose: (handler) => {
       closeHandler = handler;
       if (closed) handler(failure);

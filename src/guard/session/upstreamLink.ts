@@ -20,7 +20,11 @@ export interface UpstreamHooks {
   own(messages: readonly BackendMessage[]): boolean;
   /** The upstream is out of any transaction (ReadyForQuery 'I'). */
   idle(): void;
+  /** Every upstream message must be decoded now (a hook reads more than names and statuses). */
+  full(): boolean;
 }
+
+const DONE = Promise.resolve();
 
 export class UpstreamLink {
   private readonly pending = new PendingResponses();
@@ -36,10 +40,13 @@ export class UpstreamLink {
 
   constructor(
     private readonly upstream: UpstreamSession,
-    private readonly toClient: (bytes: Uint8Array) => Promise<void>,
+    private readonly toClient: (bytes: Uint8Array) => Promise<void> | void,
     private readonly hooks: UpstreamHooks,
   ) {
-    upstream.onChunk((chunk, messages) => this.fromUpstream(chunk, messages));
+    upstream.onChunk(
+      (chunk, messages) => this.fromUpstream(chunk, messages),
+      () => hooks.full(),
+    );
   }
 
   /** A client message sent on as it is, its answer awaited; `batch`: an extended-protocol message before Sync. */
@@ -63,9 +70,10 @@ export class UpstreamLink {
   }
 
   /** Bytes to the client, unless it is gone. */
-  async answer(bytes: Uint8Array): Promise<void> {
-    if (this.closed) return;
-    await this.toClient(bytes).catch(() => undefined);
+  answer(bytes: Uint8Array): Promise<void> {
+    if (this.closed) return DONE;
+    const written = this.toClient(bytes);
+    return written ? written.catch(() => undefined) : DONE;
   }
 
   /** Ends an extended batch in progress upstream with a Sync of the guard's own (its ReadyForQuery swallowed). */

@@ -258,6 +258,11 @@ export class GuardedTransaction {
   }
 
   /** Every upstream message batch (the client session's upstream hook). */
+  /** The transaction is measured: what the server returns is recorded (its messages must be decoded). */
+  get observing(): boolean {
+    return this.active;
+  }
+
   observe(messages: readonly BackendMessage[]): void {
     if (this.active) this.capture.observe(messages);
   }
