@@ -252,4 +252,60 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
       expect(await queryValue(scratch.url, SHOP_DATA_FINGERPRINT)).toBe(fingerprint);
     },
   );
+
+  it(
+    'the undo of a DROP TABLE says it brings the table back with its rows, and does (never "exact 1 rows", "0 rows changed")',
+    { timeout: 240_000 },
+    async () => {
+      await execSql(
+        scratch.url,
+        `CREATE TABLE gone (id int PRIMARY KEY, name text);
+         INSERT INTO gone SELECT g, 'n' || g FROM generate_series(1, 125) g; ANALYZE gone;`,
+      );
+      const before = await queryValue(
+        scratch.url,
+        "SELECT md5(string_agg(id || ':' || name, ',' ORDER BY id)) FROM gone",
+      );
+      const drop = ticketOf((await cli(['sql', '--db', scratch.url, '--no-input', '--', 'DROP TABLE gone'])).stdout);
+      await cli(['approvals', 'approve', drop]);
+      expect((await cli(['exec', '--ticket', drop])).code).toBe(0);
+      expect(await queryValue(scratch.url, "SELECT to_regclass('public.gone')")).toBeNull();
+
+      const undo = await cli(['undo', drop]);
+      expect(undo.code, undo.stderr).toBe(3);
+      // Its impact: the table comes back whole with its 125 rows; the quarantine's own bookkeeping row is not a row
+      // of the data ("exact 1 rows" before).
+      expect(undo.stdout).toMatch(/^Impact · risk \w+ · estimate n\/a · exact 0 rows · restores 125 rows · /m);
+      expect(undo.stdout).toContain(
+        '  Restores: public.gone comes back out of the quarantine whole, with its 125 rows (counted)',
+      );
+      expect(undo.stdout).not.toContain('pgagent_quarantine.entries  (direct)');
+      expect(undo.stdout).not.toContain('exact 1 rows');
+      const json = JSON.parse((await cli(['undo', drop, '--json'])).stdout) as {
+        impact: {
+          exactRows: number;
+          tables: unknown[];
+          restores: { table: string; rows: number; rowsExact: boolean }[];
+        };
+      };
+      expect(json.impact.exactRows).toBe(0);
+      expect(json.impact.tables).toEqual([]);
+      expect(json.impact.restores).toEqual([
+        expect.objectContaining({ table: 'public.gone', rows: 125, rowsExact: true }),
+      ]);
+
+      const restore = ticketOf(undo.stdout.slice(undo.stdout.indexOf('Held for approval')));
+      await cli(['approvals', 'approve', restore]);
+      const ran = await cli(['exec', '--ticket', restore]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toContain(`Executed ticket ${restore}: public.gone is back with its 125 rows, in `);
+      expect(ran.stdout).not.toContain('0 rows changed');
+      // The database: the table is back with every row as it was.
+      expect(await queryValue(scratch.url, 'SELECT count(*) FROM gone')).toBe('125');
+      expect(
+        await queryValue(scratch.url, "SELECT md5(string_agg(id || ':' || name, ',' ORDER BY id)) FROM gone"),
+      ).toBe(before);
+      expect((await cli(['quarantine', 'list', '--db', scratch.url])).stdout).not.toContain(drop);
+    },
+  );
 });
