@@ -5,12 +5,13 @@
  * requester), `approvals list` pending by default with database, risk, age and origin, argument errors with the
  * closest match, exit codes with one meaning each, and an undo you can read.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../support/cliHarness';
+import { pgAgentProcess } from '../support/cliProcess';
 import { pgAgentMcp } from '../support/mcpClient';
 import { startGuardProcess } from '../support/guardProcess';
 import type { GuardProcess } from '../support/guardProcess';
@@ -120,6 +121,32 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
       expect(await propose()).toBe(await propose());
     } finally {
       await mcp.close();
+    }
+  });
+
+  it('two pg-agent processes send the same write: one pending ticket file in .pgagent/approvals', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgagent-newcomer-twice-'));
+    try {
+      const sql = 'DELETE FROM order_items WHERE id BETWEEN 40 AND 42';
+      const run = () =>
+        pgAgentProcess(['sql', '--db', scratch.url, '--no-input', '--workspace', dir, '--', sql], {
+          cwd: dir,
+          env: { USER: 'newcomer', HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') },
+        });
+      const first = await run();
+      const second = await run();
+      expect([first.code, second.code], `${first.stderr}${second.stderr}`).toEqual([3, 3]);
+      expect(ticketOf(second.stdout)).toBe(ticketOf(first.stdout));
+      const approvals = join(dir, '.pgagent', 'approvals');
+      const files = readdirSync(approvals).filter((name) => name.endsWith('.json'));
+      const tickets = files.map(
+        (name) =>
+          JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string; status: string },
+      );
+      expect(tickets.map((t) => [t.id, t.status])).toEqual([[ticketOf(first.stdout), 'PENDING_APPROVAL']]);
+      expect(await count('SELECT count(*) FROM order_items WHERE id BETWEEN 40 AND 42')).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
