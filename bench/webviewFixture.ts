@@ -77,6 +77,7 @@ export const JOBS: JobListItem[] = [
     reviewCycles: 2,
     updatedAt: AT,
     busy: false,
+    state: 'waiting for review',
   },
   {
     id: 'job_0b1c2d3e4f5a6b7c',
@@ -86,6 +87,7 @@ export const JOBS: JobListItem[] = [
     reviewCycles: 1,
     updatedAt: '2025-06-11T09:40:00.000Z',
     busy: false,
+    state: 'completed',
   },
   {
     id: 'job_1a2b3c4d5e6f7a8b',
@@ -95,6 +97,7 @@ export const JOBS: JobListItem[] = [
     reviewCycles: 3,
     updatedAt: '2025-06-10T16:12:00.000Z',
     busy: false,
+    state: 'paused',
   },
   {
     id: 'job_2c3d4e5f6a7b8c9d',
@@ -104,6 +107,7 @@ export const JOBS: JobListItem[] = [
     reviewCycles: 1,
     updatedAt: '2025-06-09T11:05:00.000Z',
     busy: false,
+    state: 'failed',
   },
   {
     id: 'job_4e5f6a7b8c9d0e1f',
@@ -113,6 +117,7 @@ export const JOBS: JobListItem[] = [
     reviewCycles: 0,
     updatedAt: '2025-06-08T08:30:00.000Z',
     busy: false,
+    state: 'cancelled',
   },
 ];
 

@@ -74,6 +74,23 @@ export interface ImpactReport {
    * a recovery window applies, or why there is none. Absent for statements that destroy nothing.
    */
   recovery?: RecoveryView[];
+  /**
+   * Additive: what comes back out of the quarantine (the undo of a DROP TABLE moves the table back whole: no row is
+   * inserted, so the rows above do not show it). Absent when nothing does.
+   */
+  restores?: RestoreView[];
+}
+
+/** A table the write moves back out of the quarantine, with its rows. */
+export interface RestoreView {
+  /** "public.orders": where it comes back to. */
+  table: string;
+  /** Counted when cheap (`rowsExact`), else the planner's estimate; null when never analysed. */
+  rows: number | null;
+  rowsExact: boolean;
+  bytes: number;
+  /** The whole story in one sentence, for every surface. */
+  summary: string;
 }
 
 /** How a destructive statement can be undone after it ran, and what that costs. */

@@ -2,7 +2,7 @@
  * Which of a person's actions apply to a job where it stands: the panel's action bar shows only these,
  * and the host refuses the others, so both read the same table (UX: "no Approve plan while planning").
  */
-import type { JobBusyView, JobListItem, JobStatusName, JobView } from './protocol';
+import type { JobBusyView, JobListItem, JobStatusName, JobStopView, JobView } from './protocol';
 
 export type JobActionName = 'approvePlan' | 'requestChanges' | 'skipReview' | 'pauseJob' | 'cancelJob' | 'continueJob';
 
@@ -73,7 +73,7 @@ export function mayAccept(item: Pick<JobListItem, 'status' | 'busy'>, action: Jo
   }
 }
 
-/** Short text of a status for badges and the status bar. */
+/** Short text of a status (badges, pickers); where a job stands as a whole is `jobStateText`. */
 export const JOB_STATUS_TEXT: Readonly<Record<JobStatusName, string>> = {
   planning: 'planning',
   pending_review: 'pending review',
@@ -83,3 +83,24 @@ export const JOB_STATUS_TEXT: Readonly<Record<JobStatusName, string>> = {
   cancelled: 'cancelled',
   frozen: 'paused',
 };
+
+/**
+ * Where a job stands, in one short text: the side panel's job list and the status bar both show this one, so they
+ * never disagree about the same job ("running" in one, "waiting for approval" in the other). `busy`: this window's
+ * step on it (its action), true when it only works on it (a chat reply); `stop`: why it is not running, when the
+ * job was read in full. A finished job says its status whatever its last stop was.
+ */
+export function jobStateText(job: {
+  status: JobStatusName;
+  busy?: JobBusyView['action'] | boolean | null;
+  stop?: JobStopView['kind'] | null;
+}): string {
+  if (job.busy === 'plan' || job.busy === 'requestChanges') return 'planning…';
+  if (job.busy === true || job.busy === 'chat' || job.busy === 'planEdit') return 'working…';
+  if (job.busy) return 'running…';
+  if (!isFinalStatus(job.status)) {
+    if (job.stop === 'review') return 'waiting for review';
+    if (job.stop === 'approval') return 'waiting for approval';
+  }
+  return JOB_STATUS_TEXT[job.status];
+}

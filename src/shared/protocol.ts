@@ -117,6 +117,8 @@ export interface JobListItem {
   updatedAt: string;
   /** This window is running a step of the job right now. */
   busy: boolean;
+  /** Where it stands (`jobStateText`): the same words the status bar shows for it. */
+  state: string;
 }
 
 /** Why the selected job is not running (core's JobStop; the held write's impact is in `JobView.approval`). */

@@ -133,7 +133,7 @@ describe('The job cockpit', () => {
       const nav = await navigator(p);
       await expect
         .poll(() => frameTexts(nav, '[data-testid="job-status-badge"]'), { timeout: UI_TIMEOUT_MS })
-        .toEqual(['pending review']);
+        .toEqual(['waiting for review']);
       await expect
         .poll(
           async () =>

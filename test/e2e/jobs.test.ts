@@ -200,7 +200,10 @@ describe('Jobs in VS Code', () => {
     }));
     expect(injected, 'markup in the plan rendered harmless').toEqual({ scripts: 0, jsLinks: 0, pwned: undefined });
     expect(await navTexts(p, '[data-testid="job-item"]')).toEqual([expect.stringContaining(TASK)]);
-    expect(await navTexts(p, '[data-testid="job-status-badge"]')).toEqual(['pending review']);
+    // One status for one job: the side panel's badge and the status bar say the same words.
+    await expect
+      .poll(() => navTexts(p, '[data-testid="job-status-badge"]'), { timeout: UI_TIMEOUT_MS })
+      .toEqual(['waiting for review']);
     await expect
       .poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS })
       .toContain('— waiting for review');
@@ -386,9 +389,16 @@ describe('Jobs in VS Code', () => {
     await expect
       .poll(() => card.getAttribute('data-status'), { timeout: UI_TIMEOUT_MS, message: 'the write in the Impact tab' })
       .toBe('pending');
+    // One status for one job (the panel once said "running" here while the bar said "waiting for approval").
     await expect
       .poll(() => p.locator('.part.statusbar').innerText(), { timeout: UI_TIMEOUT_MS })
       .toContain('— waiting for approval');
+    await expect
+      .poll(() => navTexts(p, '[data-testid="job-status-badge"]'), {
+        timeout: UI_TIMEOUT_MS,
+        message: "the side panel's status of the job held at its write",
+      })
+      .toEqual(['waiting for approval']);
     await screenshot(p, 'write-held-codelens', SUITE);
 
     // 5. ✓ Approve & run in the editor → the job runs it, finishes its todos and completes.

@@ -4,7 +4,7 @@
 // runs nothing when rejected, and is re-checked when its text is edited after the impact was measured.
 // Screenshots of each step: test-artifacts/e2e/sqlReview/ (VS Code's logs under logs/).
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -601,6 +601,27 @@ describe('Run SQL with Review in VS Code', () => {
       )
       .find((t) => t.sql.trim() === TEAM_SQL && t.status === 'PENDING_APPROVAL');
     expect(pending, 'the pending ticket file of team.sql').toBeDefined();
+    // The identical statement run again on the same database: its pending ticket is found (impact measured again,
+    // the report rewritten), not a second one made; one card.
+    const report = join(workspaceDir(), '.pgagent', 'impact', `${pending?.id ?? ''}.json`);
+    const measured = statSync(report).mtimeMs;
+    await runCommand(p, RUN_SQL);
+    await expect
+      .poll(() => statSync(report).mtimeMs, { timeout: WRITE_TIMEOUT_MS, message: 'team.sql measured again' })
+      .toBeGreaterThan(measured);
+    const teamTickets = readdirSync(approvals)
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string })
+      .filter((t) => t.sql.trim() === TEAM_SQL);
+    expect(
+      teamTickets.map((t) => t.id),
+      'ticket files of team.sql after running it twice',
+    ).toEqual([pending?.id]);
+    expect(
+      await (await frameWithCard(p, TEAM_SQL)).locator(APPROVAL_CARD, { hasText: TEAM_SQL }).count(),
+      'cards of team.sql in the panel',
+    ).toBe(1);
+    expect((await cardFor(p, TEAM_SQL))?.status).toBe('pending');
     const cli = join(process.cwd(), 'dist', 'cli.js');
     execFileSync(process.execPath, [
       cli,

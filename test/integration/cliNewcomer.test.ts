@@ -5,12 +5,13 @@
  * requester), `approvals list` pending by default with database, risk, age and origin, argument errors with the
  * closest match, exit codes with one meaning each, and an undo you can read.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../support/cliHarness';
+import { pgAgentProcess } from '../support/cliProcess';
 import { pgAgentMcp } from '../support/mcpClient';
 import { startGuardProcess } from '../support/guardProcess';
 import type { GuardProcess } from '../support/guardProcess';
@@ -120,6 +121,32 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
       expect(await propose()).toBe(await propose());
     } finally {
       await mcp.close();
+    }
+  });
+
+  it('two pg-agent processes send the same write: one pending ticket file in .pgagent/approvals', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgagent-newcomer-twice-'));
+    try {
+      const sql = 'DELETE FROM order_items WHERE id BETWEEN 40 AND 42';
+      const run = () =>
+        pgAgentProcess(['sql', '--db', scratch.url, '--no-input', '--workspace', dir, '--', sql], {
+          cwd: dir,
+          env: { USER: 'newcomer', HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') },
+        });
+      const first = await run();
+      const second = await run();
+      expect([first.code, second.code], `${first.stderr}${second.stderr}`).toEqual([3, 3]);
+      expect(ticketOf(second.stdout)).toBe(ticketOf(first.stdout));
+      const approvals = join(dir, '.pgagent', 'approvals');
+      const files = readdirSync(approvals).filter((name) => name.endsWith('.json'));
+      const tickets = files.map(
+        (name) =>
+          JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string; status: string },
+      );
+      expect(tickets.map((t) => [t.id, t.status])).toEqual([[ticketOf(first.stdout), 'PENDING_APPROVAL']]);
+      expect(await count('SELECT count(*) FROM order_items WHERE id BETWEEN 40 AND 42')).toBe(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -250,6 +277,62 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
       await cli(['approvals', 'approve', restore]);
       expect((await cli(['exec', '--ticket', restore])).code).toBe(0);
       expect(await queryValue(scratch.url, SHOP_DATA_FINGERPRINT)).toBe(fingerprint);
+    },
+  );
+
+  it(
+    'the undo of a DROP TABLE says it brings the table back with its rows, and does (never "exact 1 rows", "0 rows changed")',
+    { timeout: 240_000 },
+    async () => {
+      await execSql(
+        scratch.url,
+        `CREATE TABLE gone (id int PRIMARY KEY, name text);
+         INSERT INTO gone SELECT g, 'n' || g FROM generate_series(1, 125) g; ANALYZE gone;`,
+      );
+      const before = await queryValue(
+        scratch.url,
+        "SELECT md5(string_agg(id || ':' || name, ',' ORDER BY id)) FROM gone",
+      );
+      const drop = ticketOf((await cli(['sql', '--db', scratch.url, '--no-input', '--', 'DROP TABLE gone'])).stdout);
+      await cli(['approvals', 'approve', drop]);
+      expect((await cli(['exec', '--ticket', drop])).code).toBe(0);
+      expect(await queryValue(scratch.url, "SELECT to_regclass('public.gone')")).toBeNull();
+
+      const undo = await cli(['undo', drop]);
+      expect(undo.code, undo.stderr).toBe(3);
+      // Its impact: the table comes back whole with its 125 rows; the quarantine's own bookkeeping row is not a row
+      // of the data ("exact 1 rows" before).
+      expect(undo.stdout).toMatch(/^Impact · risk \w+ · estimate n\/a · exact 0 rows · restores 125 rows · /m);
+      expect(undo.stdout).toContain(
+        '  Restores: public.gone comes back out of the quarantine whole, with its 125 rows (counted)',
+      );
+      expect(undo.stdout).not.toContain('pgagent_quarantine.entries  (direct)');
+      expect(undo.stdout).not.toContain('exact 1 rows');
+      const json = JSON.parse((await cli(['undo', drop, '--json'])).stdout) as {
+        impact: {
+          exactRows: number;
+          tables: unknown[];
+          restores: { table: string; rows: number; rowsExact: boolean }[];
+        };
+      };
+      expect(json.impact.exactRows).toBe(0);
+      expect(json.impact.tables).toEqual([]);
+      expect(json.impact.restores).toEqual([
+        expect.objectContaining({ table: 'public.gone', rows: 125, rowsExact: true }),
+      ]);
+
+      const restore = ticketOf(undo.stdout.slice(undo.stdout.indexOf('Held for approval')));
+      await cli(['approvals', 'approve', restore]);
+      const ran = await cli(['exec', '--ticket', restore]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toContain(`Executed ticket ${restore}: public.gone is back with its 125 rows, in `);
+      expect(ran.stdout).not.toContain('0 rows changed');
+      // The database: the table is back with every row as it was.
+      expect(await queryValue(scratch.url, 'SELECT count(*) FROM gone')).toBe('125');
+      expect(
+        await queryValue(scratch.url, "SELECT md5(string_agg(id || ':' || name, ',' ORDER BY id)) FROM gone"),
+      ).toBe(before);
+      expect((await cli(['quarantine', 'list', '--db', scratch.url])).stdout).not.toContain(drop);
     },
   );
 });

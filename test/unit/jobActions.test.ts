@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobActions, mayAccept } from '../../src/shared/jobActions';
+import { jobActions, jobStateText, mayAccept } from '../../src/shared/jobActions';
 import type { ApprovalView, JobView } from '../../src/shared/protocol';
 
 type Input = Parameters<typeof jobActions>[0];
@@ -133,5 +133,29 @@ describe('mayAccept: which jobs the palette offers to pick', () => {
     expect(mayAccept({ status: 'running', busy: false }, 'pauseJob')).toBe(true);
     expect(mayAccept({ status: 'pending_review', busy: false }, 'pauseJob')).toBe(false);
     expect(mayAccept({ status: 'frozen', busy: false }, 'pauseJob')).toBe(false);
+  });
+});
+
+describe('jobStateText: the one status of a job, for the side panel and the status bar', () => {
+  it('says what the job waits for, not the status of its file', () => {
+    expect(jobStateText({ status: 'running', stop: 'approval' })).toBe('waiting for approval');
+    expect(jobStateText({ status: 'pending_review', stop: 'review' })).toBe('waiting for review');
+    // Not read in full (no stop known): its status.
+    expect(jobStateText({ status: 'running' })).toBe('running');
+    expect(jobStateText({ status: 'pending_review' })).toBe('pending review');
+  });
+
+  it('says what this window does on it first', () => {
+    expect(jobStateText({ status: 'planning', busy: 'plan', stop: 'interrupted' })).toBe('planning…');
+    expect(jobStateText({ status: 'pending_review', busy: 'requestChanges', stop: 'review' })).toBe('planning…');
+    expect(jobStateText({ status: 'running', busy: 'write', stop: 'approval' })).toBe('running…');
+    expect(jobStateText({ status: 'pending_review', busy: 'chat', stop: 'review' })).toBe('working…');
+    expect(jobStateText({ status: 'pending_review', busy: true, stop: 'review' })).toBe('working…');
+  });
+
+  it('a finished or paused job says so, whatever it stopped at last', () => {
+    expect(jobStateText({ status: 'completed', stop: 'approval' })).toBe('completed');
+    expect(jobStateText({ status: 'cancelled', stop: 'review' })).toBe('cancelled');
+    expect(jobStateText({ status: 'frozen', stop: 'frozen' })).toBe('paused');
   });
 });

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/core/jobs/job';
 import type { JobDetail } from '../../src/core/jobs/jobDetail';
 import type { ChatEntry } from '../../src/core/review/chatLog';
-import { chatView, IDLE, reviewWarning, statusBarJob, todosView, toJobView } from '../../src/host/jobs/cockpit/jobView';
+import {
+  chatView,
+  IDLE,
+  reviewWarning,
+  statusBarJob,
+  todosView,
+  toJobView,
+  toListItem,
+} from '../../src/host/jobs/cockpit/jobView';
+import type { JobStatusName } from '../../src/shared/protocol';
 
 const job: Job = {
   id: 'job_0123456789abcdef',
@@ -183,33 +192,61 @@ describe('chatView', () => {
 });
 
 describe('statusBarJob', () => {
-  it('shows the job being worked on, else the selected job waiting for the person, with the id its click opens', () => {
+  it("shows the job being worked on, else the selected job waiting for the person, in its list item's words", () => {
     const a = 'job_000000000000000a';
     const b = 'job_000000000000000b';
-    const review = {
-      id: a,
-      title: 'A',
-      stop: { kind: 'review' as const, cycle: 1, maxReviewCycles: 5, overLimit: false, ticketId: null, planHash: null },
-    };
-    expect(statusBarJob({ id: b, title: 'B', action: 'plan' }, review)).toEqual({
+    const job = (id: string, title: string, status: JobStatusName) => ({
+      id,
+      title,
+      status,
+      phase: 'strategic' as const,
+      reviewCycles: 1,
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    });
+    const waitingA = toListItem(job(a, 'A', 'pending_review'), false, null, 'review');
+    const planningB = toListItem(job(b, 'B', 'planning'), true, 'plan');
+    const runningB = toListItem(job(b, 'B', 'running'), true, 'approvePlan');
+    expect(statusBarJob(planningB, { item: waitingA, stop: 'review' })).toEqual({
       jobId: b,
       title: 'B',
       state: 'planning…',
     });
-    expect(statusBarJob({ id: b, title: 'B', action: 'approvePlan' }, review)).toEqual({
+    expect(statusBarJob(runningB, { item: waitingA, stop: 'review' })).toEqual({
       jobId: b,
       title: 'B',
       state: 'running…',
     });
-    expect(statusBarJob(undefined, review)).toEqual({ jobId: a, title: 'A', state: 'waiting for review' });
-    expect(
-      statusBarJob(undefined, {
-        id: a,
-        title: 'A',
-        stop: { kind: 'approval', ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa', sqlFile: 'sql/001-x.sql', todoId: null },
-      }),
-    ).toEqual({ jobId: a, title: 'A', state: 'waiting for approval' });
-    expect(statusBarJob(undefined, { id: a, title: 'A', stop: { kind: 'completed', summary: '' } })).toBeUndefined();
+    expect(statusBarJob(undefined, { item: waitingA, stop: 'review' })).toEqual({
+      jobId: a,
+      title: 'A',
+      state: 'waiting for review',
+    });
+    const held = toListItem(job(a, 'A', 'running'), false, null, 'approval');
+    expect(statusBarJob(undefined, { item: held, stop: 'approval' })).toEqual({
+      jobId: a,
+      title: 'A',
+      state: 'waiting for approval',
+    });
+    const done = toListItem(job(a, 'A', 'completed'), false, null, 'completed');
+    expect(statusBarJob(undefined, { item: done, stop: 'completed' })).toBeUndefined();
     expect(statusBarJob(undefined, null)).toBeUndefined();
+  });
+
+  it('says of a job held at a write what its list item says: waiting for approval, not running', () => {
+    const held = toListItem(
+      {
+        id: 'job_000000000000000a',
+        title: 'Restock',
+        status: 'running',
+        phase: 'tactical',
+        reviewCycles: 1,
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      },
+      false,
+      null,
+      'approval',
+    );
+    expect(held.state).toBe('waiting for approval');
+    expect(statusBarJob(undefined, { item: held, stop: 'approval' })?.state).toBe(held.state);
   });
 });

@@ -1,5 +1,4 @@
 /** The job list (UX "Jobs ▾"): title, status badge and review cycles; a click selects the job. */
-import { JOB_STATUS_TEXT } from '../../src/shared/jobActions';
 import type { JobListItem } from '../../src/shared/protocol';
 import { commandButton, el, plural } from '../common/dom';
 import { post } from '../common/vscodeApi';
@@ -44,7 +43,7 @@ export function jobList(jobs: readonly JobListItem[], selectedId: string | null)
         'data-job-id': job.id,
         'data-status': job.status,
         'aria-current': selected ? 'true' : 'false',
-        title: `${job.title} — ${JOB_STATUS_TEXT[job.status]} (${job.id})`,
+        title: `${job.title} — ${job.state} (${job.id})`,
       },
       el(
         'span',
@@ -55,7 +54,8 @@ export function jobList(jobs: readonly JobListItem[], selectedId: string | null)
       el(
         'span',
         { class: `badge status-${job.status}`, 'data-testid': 'job-status-badge' },
-        job.busy ? 'working…' : JOB_STATUS_TEXT[job.status],
+        // The status bar's words for the same job (jobStateText): the two never disagree.
+        job.state,
       ),
       ...(job.reviewCycles > 0 ? [el('span', { class: 'muted cycles' }, plural(job.reviewCycles, 'cycle'))] : []),
     );

@@ -8,6 +8,7 @@ import type { CliCommand } from '../command';
 import { EXIT } from '../exitCodes';
 import { formatCount } from '../../core/present/format';
 import { renderImpact } from '../../core/present/renderImpact';
+import { restoredNow, restoredPhrase } from '../../core/sql/recovery/restorePlan';
 import { shownStatement } from '../../core/present/shownSql';
 import { cliSafety } from '../sqlInput';
 import { execRefusal } from '../../core/approvals/executorRule';
@@ -60,17 +61,24 @@ export const execCommand: CliCommand = {
         `warning: the write committed, but recording that on the ticket failed (${result.outcomeNotRecorded}); it is read from the database the next time the ticket is shown.\n`,
       );
     }
+    // The undo of a DROP TABLE moves the table back whole (no row inserted): say what came back, counted now.
+    const restores = result.ticket.impact.restores ?? [];
+    const restored = restores.length > 0 ? await restoredNow(await context.openDb(), restores) : [];
     if (args.flags.json) {
       io.stdout(
-        `${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs })}\n`,
+        `${JSON.stringify({ status: 'executed', ticket: result.ticket.id, rows: result.rows, tables: result.tables, undoFile: result.undoFile, elapsedMs: result.elapsedMs, ...(restored.length > 0 ? { restored } : {}) })}\n`,
       );
     } else {
       // The ticket's own SQL, as it ran: hidden characters shown and flagged.
       io.stdout(
         `${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`,
       );
+      const what =
+        restored.length > 0
+          ? `${restored.map(restoredPhrase).join('; ')}${result.rows > 0 ? `; ${formatCount(result.rows)} more rows changed` : ''},`
+          : `${formatCount(result.rows)} rows changed`;
       io.stdout(
-        `Executed ticket ${id}: ${formatCount(result.rows)} rows changed in ${formatCount(result.elapsedMs)} ms.\n${result.undoFile ? `Undo script: ${result.undoFile}\n` : ''}`,
+        `Executed ticket ${id}: ${what} in ${formatCount(result.elapsedMs)} ms.\n${result.undoFile ? `Undo script: ${result.undoFile}\n` : ''}`,
       );
       // Destructive DDL run with its way back says where that is; a data change, that its undo script can be proposed.
       const kept = (result.ticket.impact.recovery ?? []).filter((r) => r.way !== 'none');

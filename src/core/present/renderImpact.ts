@@ -6,6 +6,7 @@ import type { ReadResult } from '../sql/runRead';
 import type { JsonValue } from '../db/valueEncoding';
 import { visibleText } from '../../shared/visibleSql';
 import { columns, formatCount } from './format';
+import { restoredRows } from '../sql/recovery/restorePlan';
 
 const BAR_WIDTH = 24;
 
@@ -14,14 +15,18 @@ export function renderImpact(impact: ImpactReport): string {
     (impact as Partial<ImpactReport>).previewed !== false
       ? `preview ${formatCount(impact.previewMs)} ms`
       : `not previewed (analysed in ${formatCount(impact.previewMs)} ms)`;
+  // An undo of a DROP TABLE moves the table back whole: its rows are not among those changed, but they come back.
+  const restored = restoredRows((impact as Partial<ImpactReport>).restores ?? []);
+  const restores = restored ? ` · restores ${restored.exact ? '' : '≈ '}${formatCount(restored.rows)} rows` : '';
   const lines = [
-    `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows · ${previewed}`,
+    `Impact · risk ${impact.risk} · estimate ${impact.estimatedRows === null ? 'n/a' : formatCount(impact.estimatedRows)} · exact ${impact.exactRows === null ? 'n/a' : formatCount(impact.exactRows)} rows${restores} · ${previewed}`,
   ];
   if ((impact as Partial<ImpactReport>).transactional === false)
     lines.push('  CANNOT BE ROLLED BACK: runs outside a transaction, alone, once approved');
   lines.push(...renderDdl(impact));
   const locks = (impact as Partial<ImpactReport>).locks ?? [];
   const ddlOnly = locks.length > 0 && locks.every((l) => l.mode !== 'ROW EXCLUSIVE');
+  for (const r of (impact as Partial<ImpactReport>).restores ?? []) lines.push(`  ${r.summary}`);
   if (impact.tables.length > 0) {
     const max = Math.max(...impact.tables.map((t) => t.inserted + t.updated + t.deleted), 1);
     lines.push(
@@ -39,7 +44,7 @@ export function renderImpact(impact: ImpactReport): string {
         '  ',
       ),
     );
-  } else if (!impact.wouldFail && !ddlOnly) {
+  } else if (!impact.wouldFail && !ddlOnly && !restored) {
     lines.push('  no rows change');
   }
   for (const fk of impact.foreignKeyActions)

@@ -27,7 +27,7 @@ import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/e
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
 import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket, peekTicket } from './approvedTicket';
 import { isLockTimeout, lockedStatements, lockNotForeseen, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';
-import { isQuarantineSchema } from './recovery/quarantineStore';
+import { outsideQuarantine } from './recovery/quarantineStore';
 import { runWithRecovery } from './recovery/runWithRecovery';
 
 export async function executeApproved(
@@ -141,7 +141,7 @@ async function executeOnce(
       const before = await readXactStats(session);
       const { directRelids, results } = await runTicketStatements(session, statements, ticket);
       // What the way back keeps (issue 25) is not a change of the data that was approved.
-      const changed = diffStats(before, await readXactStats(session)).filter((t) => !isQuarantineSchema(t.schema));
+      const changed = outsideQuarantine(diffStats(before, await readXactStats(session)));
       const exceeded = compareWithApproved(changed, ticket, options.tolerance);
       if (exceeded.length > 0) {
         throw new AgentError(

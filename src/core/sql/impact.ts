@@ -26,6 +26,8 @@ import { reachRiskFloor } from './reach/reachVerdicts';
 import { withDroppedRows } from './ddl/droppedRows';
 import { sweepingWriteFindings } from './sweepingWrites';
 import { planRecovery } from './recovery/recoveryPlan';
+import { outsideQuarantine } from './recovery/quarantineStore';
+import { planRestores } from './recovery/restorePlan';
 import { RowLockBudget } from './rowLockBudget';
 import { countRows, planEstimate, tablesUsingSequences } from './previewReads';
 import { whyNotPreviewable } from './previewable';
@@ -131,6 +133,10 @@ export async function analyzeImpact(
         planRecovery(session, classification.statements, options.recovery ?? DEFAULT_RECOVERY),
       )
     : [];
+  const restores = await planRestores(
+    db,
+    classification.statements.map((s) => s.sql),
+  );
   const previewMs = Math.round(performance.now() - started);
 
   const touched =
@@ -212,6 +218,7 @@ export async function analyzeImpact(
     reach: reachEntries(classification.statements),
     ...(ddl.lockHolders.length > 0 ? { lockHolders: ddl.lockHolders } : {}),
     ...(recovery.length > 0 ? { recovery } : {}),
+    ...(restores.length > 0 ? { restores } : {}),
   };
 }
 
@@ -357,7 +364,8 @@ async function previewInTransaction(
           ![...emptied].some((t) => f.table === t || f.table.endsWith(`.${t}`)),
       )
       .map((f) => f.table);
-    const changed = mergeCounts(diffStats(before, await readXactStats(session)), truncated);
+    // The quarantine's own rows (an undo forgetting its entry) are not the data's: not counted, as at execution.
+    const changed = outsideQuarantine(mergeCounts(diffStats(before, await readXactStats(session)), truncated));
     const effects = await attributeEffects(session, changed, directRelids);
     const exactRows = effects.tables.reduce((sum, t) => sum + t.inserted + t.updated + t.deleted, 0);
     const lint = await sweepingWriteFindings(

@@ -59,7 +59,7 @@ export interface RunSqlRequest {
   checked?: CheckedSql;
   /** Findings from context the SQL does not show (a job's earlier steps, issue 25): in the impact, and one risk level up. */
   contextLint?: LintFindingView[];
-  /** The identical statement's pending ticket of the same requester is reused (pendingTicket.ts): CLI, MCP, VS Code. */
+  /** The identical statement's pending ticket of the same requester is reused (pendingTicket.ts): CLI, MCP, VS Code, the guard. */
   reusePending?: boolean;
 }
 
@@ -84,7 +84,7 @@ export async function runSql(db: Db, store: TicketStore, request: RunSqlRequest)
   );
   if (checked.passwordsSet?.length) impact.warnings.unshift(passwordNotice(checked.passwordsSet));
   const input = { sql: checked.sql, connection: request.connection, impact, createdBy: request.requestedBy };
-  const ticket = request.reusePending ? await pendingOrNewTicket(store, input) : await store.create(input);
+  const ticket = request.reusePending ? (await pendingOrNewTicket(store, input)).ticket : await store.create(input);
   // A team policy (signatures, two persons, roles) is about people: the auto-approval never satisfies it, so it holds.
   // Nor in signed mode (a policy pinned in the database): only a person's signature counts there, so it holds.
   // The policy in force for this database (wherever it is set: pinned, the person's own config, the workspace).

@@ -8,7 +8,7 @@
  * statement is told it ran (CommandComplete) instead of opening a new ticket.
  */
 import type { Ticket } from '../../core/approvals/ticket';
-import { isGuardTransaction, sqlHash } from '../../core/approvals/ticket';
+import { sqlHash } from '../../core/approvals/ticket';
 import { writeProposal } from '../../core/approvals/proposalFiles';
 import { workspacePaths } from '../../core/config/workspace';
 import { toAgentError } from '../../core/platform/errors';
@@ -17,6 +17,7 @@ import type { CheckedSql } from '../../core/sql/reach/checkSql';
 import { executeApproved } from '../../core/sql/executeApproved';
 import type { ExecutionResult } from '../../core/sql/approvedTicket';
 import { analyzeImpact } from '../../core/sql/impact';
+import { liveStatementTickets, liveTicketsOf, pendingOrNewTicket } from '../../core/sql/pendingTicket';
 import { forgetReach } from '../../core/sql/reach/reachOf';
 import { workspaceUndoSink } from '../../core/sql/writeArtifacts';
 import type { GuardContext } from '../guardContext';
@@ -51,12 +52,11 @@ export async function holdOrRun(
   // Asked by key (never a listing of every ticket). A statement that sets a password is kept as its SCRAM
   // verifier (heldPasswords.ts): its earlier tickets are found by its text with the passwords left out, and their
   // salts reused, so an identical retry becomes the identical text.
-  const writes = (tickets: Ticket[]) => tickets.filter((t) => t.kind === 'write' && !isGuardTransaction(t));
   const held = await heldText(
     () => context.openDb(),
     typedSql,
     typedClassification,
-    async (key) => writes(await store.findLive(connection, key)).map((t) => t.sql),
+    async (key) => (await liveStatementTickets(store, connection, key)).map((t) => t.sql),
     checked?.sql === typedSql ? checked.parsed : undefined,
   );
   const { sql, classification } = held;
@@ -64,11 +64,16 @@ export async function holdOrRun(
   const parsed = held.parsed ?? (checked?.sql === sql ? checked.parsed : undefined);
   const hash = sqlHash(sql);
   const awaitKey = `${connection} ${hash}`;
-  // A held transaction's ticket is never this statement's, even with the same text: only its client's retry commits it.
-  const same = writes(await store.findLive(connection, held.matchKey ?? hash)).filter((t) => t.sql === sql);
+  // The same lookup as every surface's (core/sql/pendingTicket.ts): a held transaction's ticket is never this
+  // statement's, even with the same text.
+  const same = await liveTicketsOf(store, {
+    connection,
+    sql,
+    ...(held.matchKey !== undefined ? { matchKey: held.matchKey } : {}),
+  });
   // Two tickets of one statement (two guards holding it at once): an approved one runs, once.
-  const live = same.find((t) => t.status === 'APPROVED') ?? same[0];
-  if (live?.status === 'APPROVED') {
+  const live = same.find((t) => t.status === 'APPROVED');
+  if (live) {
     try {
       const result = await executeApproved(await context.openDb(), store, live.id, {
         ...context.settings,
@@ -97,10 +102,9 @@ export async function holdOrRun(
       };
     }
   }
-  if (live) return { kind: 'held', ticket: live, reused: true };
   // The ticket this guard held for it last, when no longer live: approved and run elsewhere (VS Code runs what
   // it approves) since this guard held it, that was this retry's run; rejected, the client is told so.
-  const heldHere = awaiting.get(awaitKey);
+  const heldHere = same.length === 0 ? awaiting.get(awaitKey) : undefined;
   const last = heldHere ? await store.get(heldHere) : undefined;
   if (last?.status === 'EXECUTED') {
     awaiting.delete(awaitKey);
@@ -126,14 +130,21 @@ export async function holdOrRun(
     parsed ? { parsed } : undefined,
   );
   if (held.passwordsSet.length > 0) impact.warnings.unshift(passwordNotice(held.passwordsSet));
-  const ticket = await store.create({
-    sql,
-    connection,
-    impact,
-    createdBy: requestedBy,
-    ...(held.matchKey !== undefined ? { matchKey: held.matchKey } : {}),
-  });
+  // A retry before the decision finds its pending ticket (any guard client's: one ticket per statement), its
+  // impact measured again: the same, it stands; changed, a new ticket replaces it.
+  const { ticket, reused } = await pendingOrNewTicket(
+    store,
+    {
+      sql,
+      connection,
+      impact,
+      createdBy: requestedBy,
+      ...(held.matchKey !== undefined ? { matchKey: held.matchKey } : {}),
+    },
+    { anyRequester: true },
+  );
   awaiting.set(awaitKey, ticket.id);
+  if (reused) return { kind: 'held', ticket, reused: true };
   await writeProposal(
     context.workspaceDir,
     ticket.id,

@@ -141,7 +141,7 @@ export class JobBoard {
 
   private async load(): Promise<void> {
     const jobs = await this.deps.listJobs();
-    this.jobs = jobs.map((job) => toListItem(job, this.deps.busy(job.id)));
+    this.jobs = jobs.map((job) => this.listItem(job, this.deps.busy(job.id)));
     if (this.selectedId !== null && !jobs.some((j) => j.id === this.selectedId)) this.selectedId = null;
     this.selectedId ??= jobs[0]?.id ?? null;
     const ids = new Set([...(this.selectedId === null ? [] : [this.selectedId]), ...this.watched]);
@@ -164,8 +164,15 @@ export class JobBoard {
       }
       this.entries.set(id, await this.deps.readEntry(id, this.localOf(id), this.watched.has(id), this.entries.get(id)));
     }
+    // Read in full now: the list says where they stand (their stop), in the status bar's words.
+    this.jobs = this.jobs.map((j) => this.listItem(j, j.busy));
     this.updateStatusBar();
     this.push.request();
+  }
+
+  /** A job's list item: its `state` from this window's step on it and, when read in full, its stop. */
+  private listItem(job: Parameters<typeof toListItem>[0], busy: boolean): JobListItem {
+    return toListItem(job, busy, this.localOf(job.id).busy?.action, this.entries.get(job.id)?.view?.stop.kind);
   }
 
   localOf(jobId: string): JobLocalState {
@@ -182,7 +189,7 @@ export class JobBoard {
     const entry = this.entries.get(jobId);
     if (entry?.inputs) entry.view = toJobView({ ...entry.inputs, local: next });
     this.jobs = this.jobs.map((j) =>
-      j.id === jobId ? { ...j, busy: next.busy !== null || next.pendingChat !== null } : j,
+      j.id === jobId ? this.listItem(j, next.busy !== null || next.pendingChat !== null) : j,
     );
     this.updateStatusBar();
     this.push.request();
@@ -191,12 +198,9 @@ export class JobBoard {
   private updateStatusBar(): void {
     const busyId = this.deps.anyRunning();
     const busy = busyId === undefined ? undefined : this.jobs.find((j) => j.id === busyId);
-    this.deps.showJobInStatusBar(
-      statusBarJob(
-        busy ? { id: busy.id, title: busy.title, action: this.localOf(busy.id).busy?.action } : undefined,
-        this.selected(),
-      ),
-    );
+    const selected = this.selected();
+    const item = selected && this.jobs.find((j) => j.id === selected.id);
+    this.deps.showJobInStatusBar(statusBarJob(busy, item ? { item, stop: selected.stop.kind } : null));
   }
 
   dispose(): void {

@@ -4,7 +4,7 @@
  * the same intents.
  */
 import * as vscode from 'vscode';
-import { JOB_STATUS_TEXT, jobActions, mayAccept } from '../../shared/jobActions';
+import { jobActions, mayAccept } from '../../shared/jobActions';
 import type { JobActionName } from '../../shared/jobActions';
 import { JOB_ID_PATTERN } from '../../shared/ids';
 import { MAX_MESSAGE_CHARS } from '../../shared/limits';
@@ -69,7 +69,7 @@ export function registerJobCommands(
     const picked = await vscode.window.showQuickPick(
       items.map((j) => ({
         label: j.title,
-        description: `${JOB_STATUS_TEXT[j.status]}${j.reviewCycles > 0 ? ` · ${j.reviewCycles} review cycle${j.reviewCycles === 1 ? '' : 's'}` : ''}`,
+        description: `${j.state}${j.reviewCycles > 0 ? ` · ${j.reviewCycles} review cycle${j.reviewCycles === 1 ? '' : 's'}` : ''}`,
         detail: `${j.id} · updated ${new Date(j.updatedAt).toLocaleString()}`,
         id: j.id,
       })),

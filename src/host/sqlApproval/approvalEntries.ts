@@ -89,11 +89,15 @@ export class ApprovalEntries implements vscode.Disposable {
     return [...this.entries.values()];
   }
 
-  /** Adds an entry (after `replacing`, the one it was re-checked from, which stops being watched). */
+  /**
+   * Adds an entry (after `replacing`, the one it was re-checked from, which stops being watched). The same ticket
+   * held again (its statement run again: the pending ticket is reused) replaces its earlier entry: one card.
+   */
   add(entry: ApprovalEntry, replacing?: ApprovalEntry): void {
-    if (replacing) {
-      replacing.watch.abort();
-      this.entries.delete(replacing.ticketId);
+    for (const old of [replacing, this.entries.get(entry.ticketId)]) {
+      if (!old || old === entry) continue;
+      old.watch.abort();
+      this.entries.delete(old.ticketId);
     }
     this.entries.set(entry.ticketId, entry);
     this.refresh();

@@ -144,6 +144,8 @@ export class InlineApproval implements vscode.Disposable {
               autoApprove: workspaceTrusted(),
               undoDir: services.workspacePaths(this.deps.rootDir).undo,
               logger: this.deps.logger,
+              // The identical statement held again finds its pending ticket (impact measured again): one card.
+              reusePending: true,
             }),
           };
         },

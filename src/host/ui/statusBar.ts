@@ -13,7 +13,8 @@ export const SHOW_JOB_COCKPIT_COMMAND = 'postgresAgent.showJobCockpit';
 export interface JobBarState {
   jobId: string;
   title: string;
-  state: 'planning…' | 'running…' | 'waiting for review' | 'waiting for approval';
+  /** Where it stands: its job list item's `state` (shared/jobActions.ts `jobStateText`). */
+  state: string;
 }
 
 const TITLE_SHOWN = 40;

@@ -31,20 +31,40 @@ export async function withDroppedRows<L extends CountedLock>(
   );
   const targets = locks.filter((l) => destroyed.has(l.table) && l.rows !== null);
   if (targets.length === 0) return [...locks];
+  const counted = await countRowsBriefly(
+    db,
+    targets.map((l) => ({ key: l.table, from: quoteQualified(l.table) })),
+  );
+  return locks.map((l) =>
+    !destroyed.has(l.table) || l.rows === null
+      ? l
+      : counted.has(l.table)
+        ? { ...l, rows: counted.get(l.table) ?? l.rows, rowsExact: true }
+        : { ...l, rowsExact: false },
+  );
+}
+
+/**
+ * `count(*)` of each table (`from`: its quoted name), in a READ ONLY transaction under the DDL analysis budget; a
+ * table that cannot be counted in time (or at all) is left out of the map: its caller says an estimate instead.
+ */
+export async function countRowsBriefly(
+  db: Db,
+  tables: readonly { key: string; from: string }[],
+): Promise<Map<string, number>> {
   const counted = new Map<string, number>();
+  if (tables.length === 0) return counted;
   await db
     .withSession(async (session) => {
       await session.query('BEGIN READ ONLY');
       try {
         await session.query(`SET LOCAL statement_timeout = ${BUDGET_MS}`);
         await session.query(`SET LOCAL lock_timeout = ${BUDGET_MS}`);
-        for (const lock of targets) {
+        for (const table of tables) {
           await session.query('SAVEPOINT pgagent_count');
           try {
-            const result = await session.query<{ n: string }>(
-              `SELECT count(*)::text AS n FROM ${quoteQualified(lock.table)}`,
-            );
-            counted.set(lock.table, Number(result.rows[0]?.n ?? 0));
+            const result = await session.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table.from}`);
+            counted.set(table.key, Number(result.rows[0]?.n ?? 0));
             await session.query('RELEASE SAVEPOINT pgagent_count');
           } catch {
             await session.query('ROLLBACK TO SAVEPOINT pgagent_count'); // over budget: the estimate stays
@@ -55,11 +75,5 @@ export async function withDroppedRows<L extends CountedLock>(
       }
     })
     .catch(() => undefined);
-  return locks.map((l) =>
-    !destroyed.has(l.table) || l.rows === null
-      ? l
-      : counted.has(l.table)
-        ? { ...l, rows: counted.get(l.table) ?? l.rows, rowsExact: true }
-        : { ...l, rowsExact: false },
-  );
+  return counted;
 }

@@ -20,6 +20,14 @@ export function isQuarantineSchema(schema: string): boolean {
 }
 const ENTRIES = `${QUARANTINE_SCHEMA}.entries`;
 
+/**
+ * The tables a write changed, without the quarantine's own (its bookkeeping rows, the copies it keeps or drops):
+ * what the way back keeps is not a change of the data, neither in the impact nor when the write runs.
+ */
+export function outsideQuarantine<T extends { schema: string }>(tables: readonly T[]): T[] {
+  return tables.filter((t) => !isQuarantineSchema(t.schema));
+}
+
 export type QuarantineKind = 'table' | 'column' | 'rows';
 
 export interface QuarantineEntry {

@@ -87,6 +87,8 @@ export async function proposeUndo(
         ? { ...request.settings, policy: { ...request.settings.policy, sweepingWrites: NEVER_SWEEPING } }
         : request.settings,
     ...(request.logger ? { logger: request.logger } : {}),
+    // Asked again before a decision: the same pending ticket (pendingTicket.ts), as for any statement.
+    reusePending: true,
   });
   if (outcome.status !== 'held')
     throw new AgentError(
@@ -133,6 +135,7 @@ export async function proposePurge(
     requestedBy: request.requestedBy,
     settings: request.settings,
     ...(request.logger ? { logger: request.logger } : {}),
+    reusePending: true,
   });
   if (outcome.status !== 'held')
     throw new AgentError('INTERNAL', `The purge was not held for approval (${outcome.status}).`);

@@ -18,6 +18,7 @@ import type {
   TodosView,
 } from '../../../shared/protocol';
 import type { JobBarState } from '../../ui/statusBar';
+import { jobStateText } from '../../../shared/jobActions';
 
 /** What this window knows about a job beyond its files. */
 export interface JobLocalState {
@@ -31,7 +32,16 @@ export interface JobLocalState {
 
 export const IDLE: JobLocalState = { busy: null, error: null, pendingChat: null, chatError: null };
 
-export function toListItem(job: Job, busy: boolean): JobListItem {
+/**
+ * A job in the side panel's list. `busy`: this window works on it (`action`: the step it runs, if one);
+ * `stop`: why it is not running, when the job was read in full. Its `state` is the status bar's text too.
+ */
+export function toListItem(
+  job: Pick<Job, 'id' | 'title' | 'status' | 'phase' | 'reviewCycles' | 'updatedAt'>,
+  busy: boolean,
+  action?: JobBusyView['action'] | null,
+  stop?: JobStopView['kind'] | null,
+): JobListItem {
   return {
     id: job.id,
     title: job.title,
@@ -40,6 +50,7 @@ export function toListItem(job: Job, busy: boolean): JobListItem {
     reviewCycles: job.reviewCycles,
     updatedAt: job.updatedAt,
     busy,
+    state: jobStateText({ status: job.status, busy: busy ? (action ?? true) : null, stop: stop ?? null }),
   };
 }
 
@@ -196,21 +207,15 @@ export function toJobView(input: {
 
 /**
  * The job the status bar shows: the one this window runs a step of, else the selected job while it
- * waits for the person; undefined gives the bar back to the connection.
+ * waits for the person; undefined gives the bar back to the connection. Its words are the job list's
+ * (`JobListItem.state`, from `jobStateText`): the panel and the bar never disagree about one job.
  */
 export function statusBarJob(
-  busy: { id: string; title: string; action: JobBusyView['action'] | undefined } | undefined,
-  selected: Pick<JobView, 'id' | 'title' | 'stop'> | null,
+  busy: Pick<JobListItem, 'id' | 'title' | 'state'> | undefined,
+  selected: { item: Pick<JobListItem, 'id' | 'title' | 'state'>; stop: JobStopView['kind'] } | null,
 ): JobBarState | undefined {
-  if (busy)
-    return {
-      jobId: busy.id,
-      title: busy.title,
-      state: busy.action === 'plan' || busy.action === 'requestChanges' ? 'planning…' : 'running…',
-    };
-  if (selected?.stop.kind === 'review')
-    return { jobId: selected.id, title: selected.title, state: 'waiting for review' };
-  if (selected?.stop.kind === 'approval')
-    return { jobId: selected.id, title: selected.title, state: 'waiting for approval' };
+  if (busy) return { jobId: busy.id, title: busy.title, state: busy.state };
+  if (selected && (selected.stop === 'review' || selected.stop === 'approval'))
+    return { jobId: selected.item.id, title: selected.item.title, state: selected.item.state };
   return undefined;
 }
