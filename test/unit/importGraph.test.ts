@@ -45,6 +45,8 @@ const KNOWN_ARROWS: Record<string, string> = {};
 const STARTS_ADAPTER: Record<string, 'mcp' | 'guard'> = {
   'src/cli/commands/mcpCommand.ts': 'mcp',
   'src/cli/commands/guardCommand.ts': 'guard',
+  // The guard command's operation flags (--metrics, --log-format), split from it by size.
+  'src/cli/commands/guardOperate.ts': 'guard',
 };
 
 /**
