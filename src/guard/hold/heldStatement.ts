@@ -106,6 +106,16 @@ export async function holdOrRun(
   // it approves) since this guard held it, that was this retry's run; rejected, the client is told so.
   const heldHere = same.length === 0 ? awaiting.get(awaitKey) : undefined;
   const last = heldHere ? await store.get(heldHere) : undefined;
+  // Run by another retry through a guard (two clients, or two guards, sent it at once): that retry got the
+  // result; this one is told it ran once already, never that it ran now.
+  if (last?.status === 'EXECUTED' && last.execution?.by.startsWith(context.executedBy)) {
+    awaiting.delete(awaitKey);
+    return {
+      kind: 'refused',
+      message: `Ticket ${last.id} for this statement already ran, for another client's retry (${last.execution.by}); an approval runs once.`,
+      hint: 'Send the statement again for a new review if it must run again.',
+    };
+  }
   if (last?.status === 'EXECUTED') {
     awaiting.delete(awaitKey);
     context.logger.info('guard reports a statement run elsewhere', { ticket: last.id, by: requestedBy });
