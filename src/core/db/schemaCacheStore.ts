@@ -37,9 +37,22 @@ export interface SchemaIndex {
   schemas: Record<string, SchemaEntry>;
 }
 
+/**
+ * When the index was last confirmed against the catalog, by any process: the activity counters read then. A
+ * one-table read within the trust window takes it instead of asking the server again (see schemaCache.ts).
+ */
+export interface ConfirmedStamp {
+  activity: string;
+  /** Date.now() of the confirmation. */
+  at: number;
+}
+
 export interface SchemaBlobStore {
   readonly source: 'file' | 'redis';
   readIndex(): Promise<SchemaIndex | undefined>;
+  /** The last confirmation, when one is kept (a file; a Redis key that expires with the trust window). */
+  readStamp(): Promise<ConfirmedStamp | undefined>;
+  writeStamp(stamp: ConfirmedStamp, ttlMs: number): Promise<void>;
   writeIndex(index: SchemaIndex): Promise<void>;
   removeIndex(): Promise<void>;
   putBlob(id: string, data: Buffer): Promise<void>;
@@ -52,6 +65,13 @@ export interface SchemaBlobStore {
 
 export function blobId(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 24);
+}
+
+function parseStamp(text: string): ConfirmedStamp | undefined {
+  const stamp = JSON.parse(text) as Partial<ConfirmedStamp>;
+  return typeof stamp.activity === 'string' && typeof stamp.at === 'number'
+    ? { activity: stamp.activity, at: stamp.at }
+    : undefined;
 }
 
 function parseIndex(text: string): SchemaIndex | undefined {
@@ -76,6 +96,22 @@ export class FileBlobStore implements SchemaBlobStore {
       if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return undefined;
       throw error;
     }
+  }
+
+  async readStamp(): Promise<ConfirmedStamp | undefined> {
+    try {
+      const text = await readFile(join(this.dir, 'confirmed.json'), 'utf8');
+      this.bytesRead += text.length;
+      return parseStamp(text);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+  }
+
+  async writeStamp(stamp: ConfirmedStamp): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(join(this.dir, 'confirmed.json'), JSON.stringify(stamp));
   }
 
   async writeIndex(index: SchemaIndex): Promise<void> {
@@ -146,6 +182,17 @@ export class RedisBlobStore implements SchemaBlobStore {
     if (!text) return undefined;
     this.bytesRead += text.length;
     return parseIndex(text);
+  }
+
+  async readStamp(): Promise<ConfirmedStamp | undefined> {
+    const text = await this.redis.get(`${this.prefix}confirmed`);
+    if (!text) return undefined;
+    this.bytesRead += text.length;
+    return parseStamp(text);
+  }
+
+  async writeStamp(stamp: ConfirmedStamp, ttlMs: number): Promise<void> {
+    await this.redis.set(`${this.prefix}confirmed`, JSON.stringify(stamp), 'PX', Math.max(1, ttlMs));
   }
 
   async writeIndex(index: SchemaIndex): Promise<void> {
