@@ -100,6 +100,26 @@ export class ConnectionStores {
     }
   }
 
+  async readDerived(connectionKey: string, name: string): Promise<Buffer | undefined> {
+    for (const store of this.of(connectionKey)) {
+      try {
+        const data = await store.readDerived(name);
+        if (data) return data;
+      } catch (error) {
+        this.warn('could not read derived data', error);
+      }
+    }
+    return undefined;
+  }
+
+  async writeDerived(connectionKey: string, name: string, data: Buffer): Promise<void> {
+    for (const store of this.of(connectionKey)) {
+      await store
+        .writeDerived(name, data)
+        .catch((error: unknown) => this.warn(`could not write to the ${store.source} cache`, error));
+    }
+  }
+
   async writeIndex(connectionKey: string, index: SchemaIndex): Promise<void> {
     for (const store of this.of(connectionKey)) {
       await store

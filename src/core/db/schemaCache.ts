@@ -15,16 +15,11 @@ import type { Logger } from '../platform/logger';
 import type { Db, DbSession } from './db';
 import { introspectSchema } from './introspect';
 import { ConnectionStores } from './connectionStores';
-import { decodeSchema, decodeTable, encodeSchema, tableRange, type BlobDirectory } from './schemaBlob';
+import { readTable, type Directories } from './oneTableRead';
+import { decodeSchema, encodeSchema } from './schemaBlob';
 import { schemaChanges, type SchemaChange } from './schemaChanges';
-import {
-  blobId,
-  SCHEMA_CACHE_FORMAT,
-  type SchemaBlobStore,
-  type SchemaEntry,
-  type SchemaIndex,
-} from './schemaCacheStore';
-import { catalogActivity, schemaVersions } from './schemaVersion';
+import { blobId, SCHEMA_CACHE_FORMAT, type SchemaIndex } from './schemaCacheStore';
+import { activityTrusted, catalogActivity, schemaVersions } from './schemaVersion';
 
 export { SCHEMA_CACHE_TTL_SECONDS } from './schemaCacheStore';
 
@@ -62,13 +57,22 @@ export interface SchemaCacheOptions {
   logger: Logger;
 }
 
+export interface ConfirmedCache {
+  contentId: string;
+  /** Its schemas, sorted (the order get() gives the tables in). */
+  schemas: string[];
+  tablesOf(schema: string): Promise<TableInfo[]>;
+  readDerived(name: string): Promise<Buffer | undefined>;
+  writeDerived(name: string, data: Buffer): Promise<void>;
+}
+
 /** One connection's entry as this process holds it. */
 interface Held {
   index: SchemaIndex;
   /** Decoded schemas, filled as they are asked for. */
   decoded: Map<string, TableInfo[]>;
   /** Table directories read by one-table reads, with where the blob's body starts. */
-  directories: Map<string, { directory: BlobDirectory; bodyAt: number }>;
+  directories: Directories;
   checkedAt: number;
   /** When the counters (or another process's stamp) last confirmed the index: the trust window runs from it. */
   confirmedAt?: number;
@@ -128,7 +132,7 @@ export class SchemaCache {
     const decoded = held.decoded.get(schema);
     if (decoded) return decoded.find((t) => t.name === name);
     for (const store of this.stores.ordered(connectionKey, held.source === 'redis' ? 'redis' : 'file')) {
-      const found = await this.readOne(store, held, schema, entry, name).catch((error: unknown) => {
+      const found = await readTable(store, held.directories, schema, entry, name).catch((error: unknown) => {
         this.stores.warn('could not read a table from the cache', error);
         return undefined;
       });
@@ -143,6 +147,23 @@ export class SchemaCache {
     const table = await this.table(db, connectionKey, schema, name);
     const index = this.held.get(connectionKey)?.index;
     return { database: index?.database ?? '', serverVersion: index?.serverVersion ?? '', tables: table ? [table] : [] };
+  }
+
+  /**
+   * The cache as confirmed now, for a reader of several schemas of one version (the stored linking index): the id
+   * of its content (every schema's blob), its schemas' tables with no further check, and its derived data.
+   */
+  async confirmed(db: Db, connectionKey: string): Promise<ConfirmedCache> {
+    const { held } = await this.current(db, connectionKey);
+    const ids = Object.entries(held.index.schemas).map(([schema, entry]) => `${schema}:${entry.blob}`);
+    return {
+      contentId: blobId(Buffer.from(ids.sort().join('\n'))),
+      schemas: Object.keys(held.index.schemas).sort(),
+      tablesOf: (schema) =>
+        held.index.schemas[schema] ? this.tablesIn(db, connectionKey, held, schema) : Promise.resolve([]),
+      readDerived: (name) => this.stores.readDerived(connectionKey, name),
+      writeDerived: (name, data) => this.stores.writeDerived(connectionKey, name, data),
+    };
   }
 
   /** Every byte the stores read so far (index and blobs), per connection: tests assert what a process read. */
@@ -361,35 +382,4 @@ export class SchemaCache {
     const { held: again } = await this.current(db, connectionKey);
     return again.decoded.get(schema) ?? [];
   }
-
-  /** One table from a blob by ranges: the directory (cached per schema), then its bytes. null: no such table. */
-  private async readOne(
-    store: SchemaBlobStore,
-    held: Held,
-    schema: string,
-    entry: SchemaEntry,
-    name: string,
-  ): Promise<TableInfo | null | undefined> {
-    const blob = entry.blob;
-    let { directory, bodyAt } = held.directories.get(schema) ?? { directory: undefined, bodyAt: 0 };
-    if (!directory) {
-      const text = await store.range(blob, 4, 4 + entry.directory);
-      if (!text || text.length !== entry.directory) return undefined;
-      directory = JSON.parse(text.toString('utf8')) as BlobDirectory;
-      bodyAt = 4 + entry.directory;
-      held.directories.set(schema, { directory, bodyAt });
-    }
-    const range = tableRange(directory, name);
-    if (!range) return null;
-    const bytes = await store.range(blob, bodyAt + range.start, bodyAt + range.end);
-    return bytes ? decodeTable(schema, bytes, directory) : undefined;
-  }
-}
-
-/**
- * Counters that never moved (all zero) mean no statistics are kept (track_counts off, PGlite): they say
- * nothing, and the version decides every time.
- */
-function activityTrusted(activity: string): boolean {
-  return activity !== '' && activity.split('.').some((n) => n !== '0');
 }

@@ -56,6 +56,12 @@ export interface SchemaBlobStore {
   writeIndex(index: SchemaIndex): Promise<void>;
   removeIndex(): Promise<void>;
   putBlob(id: string, data: Buffer): Promise<void>;
+  /**
+   * Data derived from the schemas (the linking index), named `<kind>-<id of what it was derived from>`: writing
+   * one lets the others of its kind go (once old enough that no reader still wants them).
+   */
+  readDerived(name: string): Promise<Buffer | undefined>;
+  writeDerived(name: string, data: Buffer): Promise<void>;
   blob(id: string): Promise<Buffer | undefined>;
   /** Bytes [start, end) of a blob; undefined when the blob is gone. */
   range(id: string, start: number, end: number): Promise<Buffer | undefined>;
@@ -129,9 +135,28 @@ export class FileBlobStore implements SchemaBlobStore {
     await settled(() => writeFileAtomicSync(join(this.dir, `${id}.bin`), data));
   }
 
+  async readDerived(name: string): Promise<Buffer | undefined> {
+    return this.blobFile(`${name}.derived`);
+  }
+
+  async writeDerived(name: string, data: Buffer): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await settled(() => writeFileAtomicSync(join(this.dir, `${name}.derived`), data));
+    const kind = `${name.split('-')[0] ?? name}-`;
+    for (const file of await namesIn(this.dir)) {
+      if (!file.startsWith(kind) || !file.endsWith('.derived') || file === `${name}.derived`) continue;
+      const info = await stat(join(this.dir, file)).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > ORPHAN_AGE_MS) await rm(join(this.dir, file), { force: true });
+    }
+  }
+
   async blob(id: string): Promise<Buffer | undefined> {
+    return this.blobFile(`${id}.bin`);
+  }
+
+  private async blobFile(file: string): Promise<Buffer | undefined> {
     try {
-      const data = await readFile(join(this.dir, `${id}.bin`));
+      const data = await readFile(join(this.dir, file));
       this.bytesRead += data.length;
       return data;
     } catch (error) {
@@ -208,6 +233,16 @@ export class RedisBlobStore implements SchemaBlobStore {
 
   async putBlob(id: string, data: Buffer): Promise<void> {
     await this.redis.set(this.blobKey(id), data, 'EX', SCHEMA_CACHE_TTL_SECONDS);
+  }
+
+  async readDerived(name: string): Promise<Buffer | undefined> {
+    const data = await this.redis.getBuffer(`${this.prefix}derived:${name}`);
+    if (data) this.bytesRead += data.length;
+    return data ?? undefined;
+  }
+
+  async writeDerived(name: string, data: Buffer): Promise<void> {
+    await this.redis.set(`${this.prefix}derived:${name}`, data, 'EX', SCHEMA_CACHE_TTL_SECONDS);
   }
 
   async blob(id: string): Promise<Buffer | undefined> {

@@ -65,3 +65,11 @@ export async function schemaVersions(session: DbSession): Promise<Map<string, st
   const result = await session.query<{ schema: string; version: string }>(SCHEMA_VERSIONS_SQL);
   return new Map(result.rows.map((r) => [r.schema, r.version]));
 }
+
+/**
+ * Counters that never moved (all zero) mean no statistics are kept (track_counts off, PGlite): they say
+ * nothing, and the version decides every time.
+ */
+export function activityTrusted(activity: string): boolean {
+  return activity !== '' && activity.split('.').some((n) => n !== '0');
+}
