@@ -1,4 +1,5 @@
 /** What a `pg-agent` command is, and what it gets to run: parsed arguments, the terminal, the database. */
+import type { SchemaContext, SchemaContextOptions } from '../core/ask/schemaContext';
 import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import type { SchemaSnapshot } from '../shared/schema';
@@ -51,6 +52,15 @@ export interface CommandContext {
   loadSchema: (options?: { sampleValues?: boolean }) => Promise<SchemaSnapshot>;
   /** One table through the same cache, reading only it (the snapshot's `tables` holds it, or nothing). */
   loadTable: (schema: string, name: string, options?: { sampleValues?: boolean }) => Promise<SchemaSnapshot>;
+  /**
+   * The schema context of a question through the same cache, its linking index stored with it (built once per
+   * schema version, not per process): what `buildSchemaContext` over loadSchema() gives, without loading it all.
+   */
+  loadContext: (
+    question: string,
+    options: SchemaContextOptions,
+    cache?: { sampleValues?: boolean },
+  ) => Promise<SchemaContext>;
   /** The SQL or question: the positional text, or stdin when it is "-". */
   readText: () => Promise<string>;
   /** One driver per job: leases in Redis when REDIS_URL is set, else .pgagent/leases/. Closed by the runner. */

@@ -8,6 +8,8 @@ import type { TicketStore } from '../core/approvals/ticketStore';
 import type { Db } from '../core/db/db';
 import { openDatabase } from '../core/db/openDatabase';
 import { openSchemaCache } from '../core/db/openSchemaCache';
+import { cachedSchemaContext } from '../core/ask/cachedContext';
+import type { SchemaContextOptions } from '../core/ask/schemaContext';
 import type { JobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { openJobCheckpointer } from '../core/jobs/jobCheckpointer';
 import { JobLeases } from '../core/jobs/jobLease';
@@ -243,6 +245,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     logger.debug('schema loaded', { source });
     return snapshot;
   };
+  const loadContext = async (
+    question: string,
+    options: SchemaContextOptions,
+    cache: { sampleValues?: boolean } = {},
+  ) => {
+    const database = await openDb();
+    const opened = await openCache(cache);
+    const key = connectionKey(await resolve(), paths.sampleDb);
+    return cachedSchemaContext(opened.cache, database, key, question, options);
+  };
   const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
   let checkpointer: JobCheckpointer | undefined;
   const jobCheckpointer = async (): Promise<JobCheckpointer> => {
@@ -284,6 +296,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       openTicketStore: openStore,
       loadSchema,
       loadTable,
+      loadContext,
       readText,
       openJobLeases,
       openJobCheckpointer: jobCheckpointer,

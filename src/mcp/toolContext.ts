@@ -8,6 +8,7 @@ import type { Db } from '../core/db/db';
 import type { Logger } from '../core/platform/logger';
 import type { SafetySettings } from '../core/sql/safetySettings';
 import type { SchemaSnapshot } from '../shared/schema';
+import type { SchemaContext, SchemaContextOptions } from '../core/ask/schemaContext';
 
 export interface McpToolContext {
   openDb: () => Promise<Db>;
@@ -15,6 +16,8 @@ export interface McpToolContext {
   connectionKey: () => Promise<string>;
   openTicketStore: () => Promise<TicketStore>;
   loadSchema: () => Promise<SchemaSnapshot>;
+  /** The context of a question over the schema cache, its linking index stored (not rebuilt per call); optional. */
+  loadContext?: (question: string, options: SchemaContextOptions) => Promise<SchemaContext>;
   settings: SafetySettings;
   /** Folder holding .pgagent/ (impact reports, undo scripts, proposals). */
   workspaceDir: string;

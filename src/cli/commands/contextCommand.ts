@@ -1,5 +1,4 @@
 /** `pg-agent context`: the tables and columns the agent would give the model for a question, ranked, with token count. */
-import { buildSchemaContext } from '../../core/ask/schemaContext';
 import type { SchemaContext } from '../../core/ask/schemaContext';
 import { AgentError } from '../../core/platform/errors';
 import type { CliCommand } from '../command';
@@ -22,7 +21,7 @@ export const contextCommand: CliCommand = {
   optionsHelp: `  --budget N          token budget of the context (default ${DEFAULT_CONTEXT_BUDGET})
   --samples           also match a few common values per column (from pg_stats; reads data statistics)
   --show-text         also print the context text exactly as the model gets it`,
-  async run({ args, io, loadSchema, readText }) {
+  async run({ args, io, loadContext, readText }) {
     const budget = parseBudget(args.options.budget);
     const question = (await readText()).trim();
     if (question === '') {
@@ -32,9 +31,11 @@ export const contextCommand: CliCommand = {
         'Pass it after the flags, e.g. pg-agent context -- "orders per customer last month", or "-" to read stdin.',
       );
     }
-    const context = buildSchemaContext(await loadSchema({ sampleValues: args.options.samples === true }), question, {
-      budgetTokens: budget,
-    });
+    const context = await loadContext(
+      question,
+      { budgetTokens: budget },
+      args.options.samples === true ? { sampleValues: true } : {},
+    );
     if (args.flags.json) {
       io.stdout(`${JSON.stringify(contextJson(context))}\n`);
       return EXIT.ok;

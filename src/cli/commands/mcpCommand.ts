@@ -106,6 +106,17 @@ async function buildToolContext(context: CommandContext, budget: number): Promis
       await schemaCacheOpened;
       return context.loadSchema();
     },
+    loadContext: async (question, options) => {
+      // The first load goes alone (as above); then the stored linking index serves every call.
+      if (!schemaCacheOpened) {
+        const first = context.loadSchema();
+        schemaCacheOpened = first.catch(() => {
+          schemaCacheOpened = undefined;
+        });
+        await first;
+      } else await schemaCacheOpened;
+      return context.loadContext(question, options);
+    },
     settings,
     workspaceDir: args.flags.workspace,
     contextBudget: budget,

@@ -20,6 +20,18 @@ export class FkGraph {
     to.push(a);
   }
 
+  /** The graph as stored with the schema cache (the persisted linking index): every node's neighbours, in order. */
+  toLists(): number[][] {
+    return this.adjacency.map((list) => [...list]);
+  }
+
+  /** The graph toLists() gave, the same down to the order of each node's neighbours (paths are found in it). */
+  static fromLists(lists: readonly (readonly number[])[]): FkGraph {
+    const graph = new FkGraph(0);
+    for (const list of lists) graph.adjacency.push([...list]);
+    return graph;
+  }
+
   neighbours(node: number): readonly number[] {
     return this.adjacency[node] ?? [];
   }

@@ -6,7 +6,7 @@ import { AgentError } from '../platform/errors';
 import type { ColumnInfo, SchemaSnapshot } from '../../shared/schema';
 import type { Candidate } from './linking/ranking';
 import { pinnedEntries, rank } from './linking/ranking';
-import type { TableEntry } from './linking/schemaIndex';
+import type { SchemaIndex, TableEntry } from './linking/schemaIndex';
 import { indexOf } from './linking/schemaIndex';
 import { entryInSchema, fullBlockOf, renderBlock } from './tableBlocks';
 import { estimateTokens } from './tokens';
@@ -65,8 +65,33 @@ export function buildSchemaContext(
     throw new AgentError('BAD_INPUT', `The context token budget must be a positive whole number, got ${budget}.`);
   }
   const index = indexOf(snapshot);
-  const schemaTokens = (index.schemaTokens ??= estimateTokens(index.entries.map(fullBlockOf).join('\n')));
+  const schemaTokens = schemaTokensOf(index);
   const ranked = rank(index, question, options, schemaTokens <= budget);
+  return fit(ranked, budget, schemaTokens);
+}
+
+/** What the rendering of every entry costs (computed once per index, and stored with a stored one). */
+export function schemaTokensOf(index: SchemaIndex): number {
+  return (index.schemaTokens ??= estimateTokens(index.entries.map(fullBlockOf).join('\n')));
+}
+
+/**
+ * buildSchemaContext on an index loaded rather than built (cachedContext.ts): `prepare` is given the ranked
+ * candidates before they are fitted, to fill in the tables they are shown with.
+ */
+export async function schemaContextFromIndex(
+  index: SchemaIndex,
+  question: string,
+  options: SchemaContextOptions,
+  prepare: (ranked: readonly Candidate[]) => Promise<void>,
+): Promise<SchemaContext> {
+  const budget = options.budgetTokens;
+  if (!Number.isSafeInteger(budget) || budget <= 0) {
+    throw new AgentError('BAD_INPUT', `The context token budget must be a positive whole number, got ${budget}.`);
+  }
+  const schemaTokens = schemaTokensOf(index);
+  const ranked = rank(index, question, options, schemaTokens <= budget);
+  await prepare(ranked);
   return fit(ranked, budget, schemaTokens);
 }
 

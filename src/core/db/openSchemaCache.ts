@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../platform/logger';
 import { connectRedis } from '../platform/redisClient';
-import { SchemaCache } from './schemaCache';
+import { SchemaCache, TRUST_FOR_MS } from './schemaCache';
 
 /** A cache on Redis when a URL is given and reachable; otherwise (with a warning) memory + files. */
 export async function openSchemaCache(options: {
@@ -25,6 +25,7 @@ export async function openSchemaCache(options: {
     ...(redis ? { redis } : {}),
     ...(options.dir ? { dir: options.dir } : {}),
     ...(options.sampleValues ? { sampleValues: true } : {}),
+    trustForMs: TRUST_FOR_MS,
     logger: options.logger,
   });
   return {

@@ -4,29 +4,22 @@
  * (schemaCacheStore.ts). Freshness costs one tiny query: the catalog's activity counters, stored with the
  * index, must be unchanged; when they moved (or cannot be trusted) the per-schema versions decide, and only
  * the schemas whose version moved (and those pointing into them) are introspected again.
- * A process that needs one table reads the index and that table (`table()`), never the whole cache.
+ * A process that needs one table reads the index and that table (`table()`), never the whole cache; within
+ * TRUST_FOR_MS of a confirmation by any process sharing the stores it asks the server nothing at all.
  * Invalidation is one event (schemaChanges.ts), scoped to the schemas that changed.
  * Redis failing never fails the request: the files serve it and a warning is logged.
  */
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import type { Logger } from '../platform/logger';
 import type { Db, DbSession } from './db';
 import { introspectSchema } from './introspect';
-import { decodeSchema, decodeTable, encodeSchema, tableRange, type BlobDirectory } from './schemaBlob';
+import { ConnectionStores } from './connectionStores';
+import { readTable, type Directories } from './oneTableRead';
+import { decodeSchema, encodeSchema } from './schemaBlob';
 import { schemaChanges, type SchemaChange } from './schemaChanges';
-import {
-  blobId,
-  FileBlobStore,
-  RedisBlobStore,
-  SCHEMA_CACHE_FORMAT,
-  type SchemaBlobStore,
-  type SchemaEntry,
-  type SchemaIndex,
-} from './schemaCacheStore';
-import { catalogActivity, schemaVersions } from './schemaVersion';
+import { blobId, SCHEMA_CACHE_FORMAT, type SchemaIndex } from './schemaCacheStore';
+import { activityTrusted, catalogActivity, schemaVersions } from './schemaVersion';
 
 export { SCHEMA_CACHE_TTL_SECONDS } from './schemaCacheStore';
 
@@ -35,6 +28,19 @@ export { SCHEMA_CACHE_TTL_SECONDS } from './schemaCacheStore';
  * (statistics can be reset to the very same numbers in theory; in practice this never finds anything).
  */
 export const FULL_CHECK_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * How long a confirmation against the catalog is trusted by a one-table read (describe_table, `schema --table`)
+ * in any process sharing the cache: within it, the read asks the server nothing (the stamp, the index, the
+ * table's bytes: well under 5 ms in a fresh process; the one round trip of the check costs more than all of
+ * that on a busy server). The decision, written down: agent-made DDL is exact regardless (its announcement
+ * blanks the index's activity, so no stamp matches it any more); a change made outside the agent is seen at
+ * most this late by a one-table read, which is of the order of the lag of the activity counters the check
+ * itself reads (a session's statistics reach the others up to a second after it goes idle). Whole-schema
+ * reads (context, the tree, diff) always check. SchemaCache's own default is 0 (always check);
+ * openSchemaCache, which the CLI, MCP and the window use, passes this.
+ */
+export const TRUST_FOR_MS = 2000;
 
 export type SchemaSource = 'redis' | 'memory' | 'file' | 'introspected';
 
@@ -46,7 +52,18 @@ export interface SchemaCacheOptions {
   prefix?: string;
   /** Attach sample values (postgresAgent.schema.sampleValues); cached apart from plain snapshots. */
   sampleValues?: boolean;
+  /** See TRUST_FOR_MS; 0 (the default): every read checks the catalog's activity first. */
+  trustForMs?: number;
   logger: Logger;
+}
+
+export interface ConfirmedCache {
+  contentId: string;
+  /** Its schemas, sorted (the order get() gives the tables in). */
+  schemas: string[];
+  tablesOf(schema: string): Promise<TableInfo[]>;
+  readDerived(name: string): Promise<Buffer | undefined>;
+  writeDerived(name: string, data: Buffer): Promise<void>;
 }
 
 /** One connection's entry as this process holds it. */
@@ -55,18 +72,23 @@ interface Held {
   /** Decoded schemas, filled as they are asked for. */
   decoded: Map<string, TableInfo[]>;
   /** Table directories read by one-table reads, with where the blob's body starts. */
-  directories: Map<string, { directory: BlobDirectory; bodyAt: number }>;
+  directories: Directories;
   checkedAt: number;
+  /** When the counters (or another process's stamp) last confirmed the index: the trust window runs from it. */
+  confirmedAt?: number;
   /** Where the index came from (its blobs are read there first). */
   source: SchemaSource;
 }
 
 export class SchemaCache {
   private readonly held = new Map<string, Held>();
-  private readonly stores = new Map<string, SchemaBlobStore[]>();
+  private readonly stores: ConnectionStores;
   private readonly unsubscribe: () => void;
+  /** When this process last wrote a confirmation stamp, per connection. */
+  private readonly stamped = new Map<string, number>();
 
   constructor(private readonly options: SchemaCacheOptions) {
+    this.stores = new ConnectionStores(options);
     this.unsubscribe = schemaChanges.subscribe((change) => this.onChange(change));
   }
 
@@ -104,14 +126,14 @@ export class SchemaCache {
 
   /** One table, reading only the index, its schema's directory and its own bytes when not yet held. */
   async table(db: Db, connectionKey: string, schema: string, name: string): Promise<TableInfo | undefined> {
-    const { held } = await this.current(db, connectionKey);
+    const held = (await this.trusted(connectionKey)) ?? (await this.current(db, connectionKey)).held;
     const entry = held.index.schemas[schema];
     if (!entry) return undefined;
     const decoded = held.decoded.get(schema);
     if (decoded) return decoded.find((t) => t.name === name);
-    for (const store of this.ordered(connectionKey, held)) {
-      const found = await this.readOne(store, held, schema, entry, name).catch((error: unknown) => {
-        this.warn('could not read a table from the cache', error);
+    for (const store of this.stores.ordered(connectionKey, held.source === 'redis' ? 'redis' : 'file')) {
+      const found = await readTable(store, held.directories, schema, entry, name).catch((error: unknown) => {
+        this.stores.warn('could not read a table from the cache', error);
         return undefined;
       });
       if (found !== undefined) return found === null ? undefined : found;
@@ -127,9 +149,26 @@ export class SchemaCache {
     return { database: index?.database ?? '', serverVersion: index?.serverVersion ?? '', tables: table ? [table] : [] };
   }
 
+  /**
+   * The cache as confirmed now, for a reader of several schemas of one version (the stored linking index): the id
+   * of its content (every schema's blob), its schemas' tables with no further check, and its derived data.
+   */
+  async confirmed(db: Db, connectionKey: string): Promise<ConfirmedCache> {
+    const { held } = await this.current(db, connectionKey);
+    const ids = Object.entries(held.index.schemas).map(([schema, entry]) => `${schema}:${entry.blob}`);
+    return {
+      contentId: blobId(Buffer.from(ids.sort().join('\n'))),
+      schemas: Object.keys(held.index.schemas).sort(),
+      tablesOf: (schema) =>
+        held.index.schemas[schema] ? this.tablesIn(db, connectionKey, held, schema) : Promise.resolve([]),
+      readDerived: (name) => this.stores.readDerived(connectionKey, name),
+      writeDerived: (name, data) => this.stores.writeDerived(connectionKey, name, data),
+    };
+  }
+
   /** Every byte the stores read so far (index and blobs), per connection: tests assert what a process read. */
   bytesRead(connectionKey: string): number {
-    return (this.stores.get(connectionKey) ?? []).reduce((n, s) => n + s.bytesRead, 0);
+    return this.stores.bytesRead(connectionKey);
   }
 
   /**
@@ -141,8 +180,10 @@ export class SchemaCache {
     const held = this.held.get(connectionKey);
     if (!scope.schemas) {
       this.held.delete(connectionKey);
-      for (const store of this.storesFor(connectionKey)) {
-        await store.removeIndex().catch((error: unknown) => this.warn('could not remove the cache index', error));
+      for (const store of this.stores.of(connectionKey)) {
+        await store
+          .removeIndex()
+          .catch((error: unknown) => this.stores.warn('could not remove the cache index', error));
       }
       return;
     }
@@ -156,12 +197,12 @@ export class SchemaCache {
       for (const s of scope.schemas) held.decoded.delete(s);
       held.checkedAt = 0;
     }
-    for (const store of this.storesFor(connectionKey)) {
+    for (const store of this.stores.of(connectionKey)) {
       try {
         const stored = await store.readIndex();
         if (stored) await store.writeIndex(drop(stored));
       } catch (error) {
-        this.warn('could not update the cache index', error);
+        this.stores.warn('could not update the cache index', error);
       }
     }
   }
@@ -171,8 +212,58 @@ export class SchemaCache {
     else await this.invalidate(change.connection, { schemas: change.schemas ?? [] });
   }
 
+  /**
+   * The index when a confirmation within the trust window vouches for it (this process's, or a stamp another
+   * left): no query. Undefined: ask the catalog.
+   */
+  private async trusted(connectionKey: string): Promise<Held | undefined> {
+    const window = this.options.trustForMs ?? 0;
+    if (window <= 0) return undefined;
+    const within = (at: number) => Date.now() - at < window && at <= Date.now();
+    const held = this.held.get(connectionKey);
+    if (held && held.index.activity !== '' && within(held.confirmedAt ?? 0)) return held;
+    const found = await this.stores.readStamp(connectionKey);
+    if (!found || !within(found.stamp.at) || !activityTrusted(found.stamp.activity)) return undefined;
+    if (held && held.index.activity === found.stamp.activity) {
+      held.confirmedAt = found.stamp.at;
+      return held;
+    }
+    const index = await found.store.readIndex().catch((error: unknown) => {
+      this.stores.warn('could not read the cache index', error);
+      return undefined;
+    });
+    if (!index || index.activity !== found.stamp.activity) return undefined;
+    const fresh: Held = {
+      index,
+      decoded: new Map(),
+      directories: new Map(),
+      checkedAt: 0,
+      confirmedAt: found.stamp.at,
+      source: found.store.source,
+    };
+    this.held.set(connectionKey, fresh);
+    return fresh;
+  }
+
+  /** Leaves a confirmation for the one-table reads of every process sharing the stores (at most twice a window). */
+  private async stamp(connectionKey: string, activity: string, at: number): Promise<void> {
+    const window = this.options.trustForMs ?? 0;
+    if (window <= 0 || !activityTrusted(activity)) return;
+    if (at - (this.stamped.get(connectionKey) ?? 0) < window / 2) return;
+    this.stamped.set(connectionKey, at);
+    await this.stores.writeStamp(connectionKey, { activity, at }, window);
+  }
+
   /** The index, current against the catalog: schemas that moved are introspected and stored again. */
   private async current(db: Db, connectionKey: string): Promise<{ held: Held; source: SchemaSource }> {
+    const at = Date.now(); // the counters are read after this: the confirmation holds from here
+    const confirmed = await this.confirm(db, connectionKey);
+    confirmed.held.confirmedAt = at;
+    await this.stamp(connectionKey, confirmed.held.index.activity, at);
+    return confirmed;
+  }
+
+  private async confirm(db: Db, connectionKey: string): Promise<{ held: Held; source: SchemaSource }> {
     return db.withSession(async (session) => {
       const activity = await catalogActivity(session);
       const trusted = activityTrusted(activity);
@@ -182,7 +273,7 @@ export class SchemaCache {
       }
       let base = held;
       if (!base) {
-        const stored = await this.readIndex(connectionKey);
+        const stored = await this.stores.readIndex(connectionKey);
         if (stored) base = { ...stored, decoded: new Map(), directories: new Map(), checkedAt: 0 };
         // A new process (CLI run, window) finds the entry of an earlier one: the counters alone say it is current.
         if (base && trusted && base.index.activity === activity) {
@@ -231,7 +322,7 @@ export class SchemaCache {
       for (const [schema, tables] of bySchema) {
         const blob = encodeSchema(schema, tables);
         const id = blobId(blob);
-        await this.putBlob(connectionKey, id, blob);
+        await this.stores.putBlob(connectionKey, id, blob);
         const refs = new Set<string>();
         for (const t of tables) {
           for (const f of t.foreignKeys) if (f.references.schema !== schema) refs.add(f.references.schema);
@@ -263,7 +354,7 @@ export class SchemaCache {
     };
     const introspected = changed.size > 0 || !base;
     if (introspected || base?.index.activity !== activity || gone.length > 0)
-      await this.writeIndex(connectionKey, index);
+      await this.stores.writeIndex(connectionKey, index);
     const source: SchemaSource = introspected ? 'introspected' : fromMemory ? 'memory' : (base?.source ?? 'memory');
     const held: Held = { index, decoded, directories, checkedAt: Date.now(), source: base?.source ?? 'memory' };
     this.held.set(connectionKey, held);
@@ -276,9 +367,9 @@ export class SchemaCache {
     if (known) return known;
     const entry = held.index.schemas[schema];
     if (!entry) return [];
-    for (const store of this.ordered(connectionKey, held)) {
+    for (const store of this.stores.ordered(connectionKey, held.source === 'redis' ? 'redis' : 'file')) {
       const blob = await store.blob(entry.blob).catch((error: unknown) => {
-        this.warn('could not read a schema from the cache', error);
+        this.stores.warn('could not read a schema from the cache', error);
         return undefined;
       });
       if (!blob) continue;
@@ -291,92 +382,4 @@ export class SchemaCache {
     const { held: again } = await this.current(db, connectionKey);
     return again.decoded.get(schema) ?? [];
   }
-
-  /** One table from a blob by ranges: the directory (cached per schema), then its bytes. null: no such table. */
-  private async readOne(
-    store: SchemaBlobStore,
-    held: Held,
-    schema: string,
-    entry: SchemaEntry,
-    name: string,
-  ): Promise<TableInfo | null | undefined> {
-    const blob = entry.blob;
-    let { directory, bodyAt } = held.directories.get(schema) ?? { directory: undefined, bodyAt: 0 };
-    if (!directory) {
-      const text = await store.range(blob, 4, 4 + entry.directory);
-      if (!text || text.length !== entry.directory) return undefined;
-      directory = JSON.parse(text.toString('utf8')) as BlobDirectory;
-      bodyAt = 4 + entry.directory;
-      held.directories.set(schema, { directory, bodyAt });
-    }
-    const range = tableRange(directory, name);
-    if (!range) return null;
-    const bytes = await store.range(blob, bodyAt + range.start, bodyAt + range.end);
-    return bytes ? decodeTable(schema, bytes, directory) : undefined;
-  }
-
-  private storesFor(connectionKey: string): SchemaBlobStore[] {
-    let stores = this.stores.get(connectionKey);
-    if (!stores) {
-      const name = `${this.options.sampleValues ? 'samples:' : ''}${connectionKey}`;
-      const hash = createHash('sha256').update(name).digest('hex').slice(0, 24);
-      stores = [];
-      if (this.options.redis) {
-        const prefix = `${this.options.prefix ?? 'pgagent:'}schema${this.options.sampleValues ? '+samples' : ''}:${connectionKey}:`;
-        stores.push(new RedisBlobStore(this.options.redis, prefix));
-      }
-      if (this.options.dir) stores.push(new FileBlobStore(join(this.options.dir, hash)));
-      this.stores.set(connectionKey, stores);
-    }
-    return stores;
-  }
-
-  /** The stores, the one the index came from first. */
-  private ordered(connectionKey: string, held: Held): SchemaBlobStore[] {
-    const stores = this.storesFor(connectionKey);
-    return [...stores.filter((s) => s.source === held.source), ...stores.filter((s) => s.source !== held.source)];
-  }
-
-  private async readIndex(connectionKey: string): Promise<{ index: SchemaIndex; source: SchemaSource } | undefined> {
-    for (const store of this.storesFor(connectionKey)) {
-      try {
-        const index = await store.readIndex();
-        if (index) return { index, source: store.source };
-      } catch (error) {
-        this.warn(
-          store.source === 'redis' ? 'Redis unavailable, using the local cache' : 'could not read the cache index',
-          error,
-        );
-      }
-    }
-    return undefined;
-  }
-
-  private async putBlob(connectionKey: string, id: string, blob: Buffer): Promise<void> {
-    for (const store of this.storesFor(connectionKey)) {
-      await store
-        .putBlob(id, blob)
-        .catch((error: unknown) => this.warn(`could not write to the ${store.source} cache`, error));
-    }
-  }
-
-  private async writeIndex(connectionKey: string, index: SchemaIndex): Promise<void> {
-    for (const store of this.storesFor(connectionKey)) {
-      await store
-        .writeIndex(index)
-        .catch((error: unknown) => this.warn(`could not write to the ${store.source} cache`, error));
-    }
-  }
-
-  private warn(message: string, error: unknown): void {
-    this.options.logger.warn(`schema cache: ${message}`, { error: String(error) });
-  }
-}
-
-/**
- * Counters that never moved (all zero) mean no statistics are kept (track_counts off, PGlite): they say
- * nothing, and the version decides every time.
- */
-function activityTrusted(activity: string): boolean {
-  return activity !== '' && activity.split('.').some((n) => n !== '0');
 }

@@ -37,12 +37,31 @@ export interface SchemaIndex {
   schemas: Record<string, SchemaEntry>;
 }
 
+/**
+ * When the index was last confirmed against the catalog, by any process: the activity counters read then. A
+ * one-table read within the trust window takes it instead of asking the server again (see schemaCache.ts).
+ */
+export interface ConfirmedStamp {
+  activity: string;
+  /** Date.now() of the confirmation. */
+  at: number;
+}
+
 export interface SchemaBlobStore {
   readonly source: 'file' | 'redis';
   readIndex(): Promise<SchemaIndex | undefined>;
+  /** The last confirmation, when one is kept (a file; a Redis key that expires with the trust window). */
+  readStamp(): Promise<ConfirmedStamp | undefined>;
+  writeStamp(stamp: ConfirmedStamp, ttlMs: number): Promise<void>;
   writeIndex(index: SchemaIndex): Promise<void>;
   removeIndex(): Promise<void>;
   putBlob(id: string, data: Buffer): Promise<void>;
+  /**
+   * Data derived from the schemas (the linking index), named `<kind>-<id of what it was derived from>`: writing
+   * one lets the others of its kind go (once old enough that no reader still wants them).
+   */
+  readDerived(name: string): Promise<Buffer | undefined>;
+  writeDerived(name: string, data: Buffer): Promise<void>;
   blob(id: string): Promise<Buffer | undefined>;
   /** Bytes [start, end) of a blob; undefined when the blob is gone. */
   range(id: string, start: number, end: number): Promise<Buffer | undefined>;
@@ -52,6 +71,13 @@ export interface SchemaBlobStore {
 
 export function blobId(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 24);
+}
+
+function parseStamp(text: string): ConfirmedStamp | undefined {
+  const stamp = JSON.parse(text) as Partial<ConfirmedStamp>;
+  return typeof stamp.activity === 'string' && typeof stamp.at === 'number'
+    ? { activity: stamp.activity, at: stamp.at }
+    : undefined;
 }
 
 function parseIndex(text: string): SchemaIndex | undefined {
@@ -78,6 +104,22 @@ export class FileBlobStore implements SchemaBlobStore {
     }
   }
 
+  async readStamp(): Promise<ConfirmedStamp | undefined> {
+    try {
+      const text = await readFile(join(this.dir, 'confirmed.json'), 'utf8');
+      this.bytesRead += text.length;
+      return parseStamp(text);
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return undefined;
+      throw error;
+    }
+  }
+
+  async writeStamp(stamp: ConfirmedStamp): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(join(this.dir, 'confirmed.json'), JSON.stringify(stamp));
+  }
+
   async writeIndex(index: SchemaIndex): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     await writeFileAtomic(join(this.dir, 'index.json'), JSON.stringify(index));
@@ -93,9 +135,28 @@ export class FileBlobStore implements SchemaBlobStore {
     await settled(() => writeFileAtomicSync(join(this.dir, `${id}.bin`), data));
   }
 
+  async readDerived(name: string): Promise<Buffer | undefined> {
+    return this.blobFile(`${name}.derived`);
+  }
+
+  async writeDerived(name: string, data: Buffer): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await settled(() => writeFileAtomicSync(join(this.dir, `${name}.derived`), data));
+    const kind = `${name.split('-')[0] ?? name}-`;
+    for (const file of await namesIn(this.dir)) {
+      if (!file.startsWith(kind) || !file.endsWith('.derived') || file === `${name}.derived`) continue;
+      const info = await stat(join(this.dir, file)).catch(() => undefined);
+      if (info && Date.now() - info.mtimeMs > ORPHAN_AGE_MS) await rm(join(this.dir, file), { force: true });
+    }
+  }
+
   async blob(id: string): Promise<Buffer | undefined> {
+    return this.blobFile(`${id}.bin`);
+  }
+
+  private async blobFile(file: string): Promise<Buffer | undefined> {
     try {
-      const data = await readFile(join(this.dir, `${id}.bin`));
+      const data = await readFile(join(this.dir, file));
       this.bytesRead += data.length;
       return data;
     } catch (error) {
@@ -148,6 +209,17 @@ export class RedisBlobStore implements SchemaBlobStore {
     return parseIndex(text);
   }
 
+  async readStamp(): Promise<ConfirmedStamp | undefined> {
+    const text = await this.redis.get(`${this.prefix}confirmed`);
+    if (!text) return undefined;
+    this.bytesRead += text.length;
+    return parseStamp(text);
+  }
+
+  async writeStamp(stamp: ConfirmedStamp, ttlMs: number): Promise<void> {
+    await this.redis.set(`${this.prefix}confirmed`, JSON.stringify(stamp), 'PX', Math.max(1, ttlMs));
+  }
+
   async writeIndex(index: SchemaIndex): Promise<void> {
     // The blobs it names live as long as it does (a blob shared by two indexes keeps the longer life).
     const multi = this.redis.multi().set(`${this.prefix}index`, JSON.stringify(index), 'EX', SCHEMA_CACHE_TTL_SECONDS);
@@ -161,6 +233,16 @@ export class RedisBlobStore implements SchemaBlobStore {
 
   async putBlob(id: string, data: Buffer): Promise<void> {
     await this.redis.set(this.blobKey(id), data, 'EX', SCHEMA_CACHE_TTL_SECONDS);
+  }
+
+  async readDerived(name: string): Promise<Buffer | undefined> {
+    const data = await this.redis.getBuffer(`${this.prefix}derived:${name}`);
+    if (data) this.bytesRead += data.length;
+    return data ?? undefined;
+  }
+
+  async writeDerived(name: string, data: Buffer): Promise<void> {
+    await this.redis.set(`${this.prefix}derived:${name}`, data, 'EX', SCHEMA_CACHE_TTL_SECONDS);
   }
 
   async blob(id: string): Promise<Buffer | undefined> {

@@ -30,7 +30,11 @@ export const schemaContextTool = defineTool({
   async run(context, { question }) {
     if (question.trim() === '')
       throw new AgentError('BAD_INPUT', 'The question is empty.', 'Pass the question or task in plain words.');
-    const built = buildSchemaContext(await context.loadSchema(), question, { budgetTokens: context.contextBudget });
+    const options = { budgetTokens: context.contextBudget };
+    // Through the stored linking index when the server has one (pg-agent mcp), else built over the snapshot.
+    const built = context.loadContext
+      ? await context.loadContext(question, options)
+      : buildSchemaContext(await context.loadSchema(), question, options);
     const structured = contextJson(built);
     const text =
       built.tables.length === 0
