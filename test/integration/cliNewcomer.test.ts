@@ -295,7 +295,11 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
       );
       const drop = ticketOf((await cli(['sql', '--db', scratch.url, '--no-input', '--', 'DROP TABLE gone'])).stdout);
       await cli(['approvals', 'approve', drop]);
-      expect((await cli(['exec', '--ticket', drop])).code).toBe(0);
+      const dropped = await cli(['exec', '--ticket', drop]);
+      expect(dropped.code, dropped.stderr).toBe(0);
+      expect(dropped.stdout).toContain(`Executed ticket ${drop}: public.gone kept whole in the quarantine, in `);
+      expect(dropped.stdout).not.toContain('0 rows changed');
+      expect(dropped.stdout).not.toContain('Undo script:');
       expect(await queryValue(scratch.url, "SELECT to_regclass('public.gone')")).toBeNull();
 
       const undo = await cli(['undo', drop]);
@@ -327,6 +331,8 @@ describe.runIf(postgresAvailable)('pg-agent for a newcomer: tickets that know th
       expect(ran.code, ran.stderr).toBe(0);
       expect(ran.stdout).toContain(`Executed ticket ${restore}: public.gone is back with its 125 rows, in `);
       expect(ran.stdout).not.toContain('0 rows changed');
+      // Moving the table back inserts no row: there is no undo script to show.
+      expect(ran.stdout).not.toContain('Undo script:');
       // The database: the table is back with every row as it was.
       expect(await queryValue(scratch.url, 'SELECT count(*) FROM gone')).toBe('125');
       expect(

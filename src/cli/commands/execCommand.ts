@@ -10,6 +10,7 @@ import { formatCount } from '../../core/present/format';
 import { renderImpact } from '../../core/present/renderImpact';
 import { restoredNow, restoredPhrase } from '../../core/sql/recovery/restorePlan';
 import { shownStatement } from '../../core/present/shownSql';
+import type { RecoveryView } from '../../shared/impactReport';
 import { cliSafety } from '../sqlInput';
 import { execRefusal } from '../../core/approvals/executorRule';
 import { requesterOf } from '../decider';
@@ -73,24 +74,35 @@ export const execCommand: CliCommand = {
       io.stdout(
         `${shownStatement(result.ticket.sql).text}\n\n${renderImpact({ ...result.ticket.impact, tables: result.tables, exactRows: result.rows })}\n`,
       );
-      const what =
-        restored.length > 0
-          ? `${restored.map(restoredPhrase).join('; ')}${result.rows > 0 ? `; ${formatCount(result.rows)} more rows changed` : ''},`
-          : `${formatCount(result.rows)} rows changed`;
-      io.stdout(
-        `Executed ticket ${id}: ${what} in ${formatCount(result.elapsedMs)} ms.\n${result.undoFile ? `Undo script: ${result.undoFile}\n` : ''}`,
-      );
       // Destructive DDL run with its way back says where that is; a data change, that its undo script can be proposed.
       const kept = (result.ticket.impact.recovery ?? []).filter((r) => r.way !== 'none');
+      const more = result.rows > 0 ? `; ${formatCount(result.rows)} more rows changed` : '';
+      const what =
+        restored.length > 0
+          ? `${restored.map(restoredPhrase).join('; ')}${more},`
+          : kept.length > 0
+            ? `${kept.map(keptPhrase).join('; ')}${more},`
+            : `${formatCount(result.rows)} rows changed`;
+      // A script with statements only: a restore out of the quarantine or a DDL leaves one with none.
+      const undoScript = result.undoFile && (await undoable(result.undoFile)) ? result.undoFile : undefined;
+      io.stdout(
+        `Executed ticket ${id}: ${what} in ${formatCount(result.elapsedMs)} ms.\n${undoScript ? `Undo script: ${undoScript}\n` : ''}`,
+      );
       if (kept.length > 0)
         io.stdout(
           `Way back: kept in the quarantine for ${kept[0]?.retentionDays ?? 0} days (pg-agent quarantine list).\n  way back: pg-agent undo ${id}\n`,
         );
-      else if (result.undoFile && (await undoable(result.undoFile))) io.stdout(`  way back: pg-agent undo ${id}\n`);
+      else if (undoScript) io.stdout(`  way back: pg-agent undo ${id}\n`);
     }
     return EXIT.ok;
   },
 };
+
+/** "public.orders kept whole in the quarantine": a DROP or TRUNCATE kept aside deletes no row, so a count says 0. */
+function keptPhrase(kept: RecoveryView): string {
+  const what = kept.targets.join(', ');
+  return kept.way === 'quarantine' ? `${what} kept whole in the quarantine` : `${what} copied aside first`;
+}
 
 /** Whether an undo script holds statements (not void, not only comments): `pg-agent undo` can propose it. */
 async function undoable(file: string): Promise<boolean> {
