@@ -95,7 +95,7 @@ function line(f: Figures): string {
   return `all@15 ${pct(f.all15)} · r@5 ${pct(f.r5)} · r@15 ${pct(f.r15)} · all in context ${pct(f.inContext)} · tokens median ${percentile(f.tokens, 50)} max ${Math.max(...f.tokens)}`;
 }
 
-function compare(title: string, snapshot: SchemaSnapshot, cases: readonly Case[]): void {
+function compare(title: string, snapshot: SchemaSnapshot, cases: readonly Case[], headline?: string): void {
   const misses: string[] = [];
   const results = LINKERS.map(
     ([name, link]) => [name, measure(snapshot, cases, link, name === 'after' ? misses : undefined)] as const,
@@ -111,6 +111,14 @@ function compare(title: string, snapshot: SchemaSnapshot, cases: readonly Case[]
     }
   }
   if (process.env.LINKING_MISSES) console.log(misses.join('\n'));
+  // The summary's line (bench/run.mjs): every gold table in the top 15, after against before, in this run.
+  const all = (name: string) => results.find(([n]) => n === name)?.[1].get('all');
+  const [after, before] = [all('after'), all('before')];
+  const share = (f: { all15: number; n: number }) => (f.all15 / f.n).toFixed(3);
+  if (headline && after)
+    console.log(
+      `::headline ${headline} every gold table in the top 15 ${share(after)}${before ? ` (before ${share(before)})` : ''} | ≥ 0.85`,
+    );
 }
 
 /** LINKING_SNAPSHOTS=dir keeps each introspected snapshot there (for quick reruns while tuning; off by default). */
@@ -143,7 +151,12 @@ async function beaver(): Promise<void> {
     return `${fks} of ${fksDeclared} declared FKs`;
   });
   const cases = data.cases.map((c) => ({ question: c.question, group: c.db, gold: c.gold }));
-  compare(`BEAVER-nw: ${cases.length} questions against all ${snapshot.tables.length} tables`, snapshot, cases);
+  compare(
+    `BEAVER-nw: ${cases.length} questions against all ${snapshot.tables.length} tables`,
+    snapshot,
+    cases,
+    'BEAVER-nw',
+  );
 }
 
 async function spider(): Promise<void> {
