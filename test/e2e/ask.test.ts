@@ -15,6 +15,7 @@ import {
   screenshot,
   seenNotifications,
 } from './harness/workbench';
+import { lensTexts } from './harness/approvalCards';
 
 const SUITE = 'ask';
 const ASK = 'Postgres Agent: Ask…';
@@ -127,12 +128,6 @@ async function cardStatus(p: Page, sql: string): Promise<string | undefined> {
     }
   }
   return undefined;
-}
-
-async function lensTexts(p: Page): Promise<string[]> {
-  return (await p.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
 }
 
 /** The model's three answers to one question: intent, SQL, and (for reads) a summary. */

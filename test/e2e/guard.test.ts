@@ -7,7 +7,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
@@ -17,6 +16,7 @@ import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
 import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
+import { lensTexts, cardStatus } from './harness/approvalCards';
 
 const SUITE = 'guard';
 const HELD_SQL = 'DELETE FROM orders WHERE id = 1';
@@ -32,33 +32,6 @@ function psql(url: string, sql: string): Promise<{ code: number; stderr: string 
       (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
   });
-}
-
-async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
-}
-
-async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    try {
-      const statuses = await frame
-        .locator('[data-testid="approval-card"]')
-        .evaluateAll(
-          (cards, wanted) =>
-            cards
-              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
-              .map((c) => c.getAttribute('data-status') ?? ''),
-          sql,
-        );
-      if (statuses.length > 0) return statuses.at(-1);
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return undefined;
 }
 
 describe('pg-agent guard with VS Code open', () => {

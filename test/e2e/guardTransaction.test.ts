@@ -19,6 +19,7 @@ import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
 import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
+import { lensTexts } from './harness/approvalCards';
 
 const SUITE = 'guardTransaction';
 const UI_TIMEOUT_MS = 30_000;
@@ -46,12 +47,6 @@ async function orderTransaction(
     (e: pg.DatabaseError) => e,
   );
   return { id, uuid, at, ...(error ? { error } : {}) };
-}
-
-async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
 }
 
 interface CardSeen {

@@ -20,6 +20,7 @@ import { SHOP_SCHEMA } from '../support/shopSchema';
 import { frameTexts, navigator } from './harness/cockpit';
 import { workbenchSuite } from './harness/suite';
 import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { lensTexts, cardStatus } from './harness/approvalCards';
 
 const SUITE = 'guard-two-guards';
 const HELD_SQL = 'DELETE FROM orders WHERE id = 2';
@@ -37,33 +38,6 @@ function psql(url: string, sql: string): Promise<{ code: number; stderr: string 
       (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
   });
-}
-
-async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
-}
-
-async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    try {
-      const statuses = await frame
-        .locator('[data-testid="approval-card"]')
-        .evaluateAll(
-          (cards, wanted) =>
-            cards
-              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
-              .map((c) => c.getAttribute('data-status') ?? ''),
-          sql,
-        );
-      if (statuses.length > 0) return statuses.at(-1);
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return undefined;
 }
 
 /** The texts of the side panel's "Waiting for you" items of this ticket (none while the panel is not there). */

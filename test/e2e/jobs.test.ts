@@ -25,6 +25,7 @@ import {
   screenshot,
   seenNotifications,
 } from './harness/workbench';
+import { lensTexts } from './harness/approvalCards';
 import { CHAT_QUESTION, FEEDBACK, TASK, TODOS_V1, TODOS_V2, WRITE_SQL } from './harness/restockJob';
 
 const SUITE = 'jobs';
@@ -152,12 +153,6 @@ async function texts(p: Page, title: string, selector: string): Promise<string[]
 /** Texts of `selector` in the side panel (the navigator). */
 async function navTexts(p: Page, selector: string): Promise<string[]> {
   return frameTexts(await navigator(p, UI_TIMEOUT_MS), selector);
-}
-
-async function lensTexts(p: Page): Promise<string[]> {
-  return (await p.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
 }
 
 /** Text of the job's views that must stay readable in every theme (WCAG AA): the navigator's list, the cockpit. */

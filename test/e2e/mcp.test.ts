@@ -9,7 +9,6 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpSession } from '../support/mcpClient';
 import { errorOf, pgAgentMcp, textOf } from '../support/mcpClient';
@@ -19,6 +18,7 @@ import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
 import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
+import { lensTexts, cardStatus } from './harness/approvalCards';
 
 const SUITE = 'mcp';
 const PROPOSED_SQL = 'DELETE FROM orders WHERE id = 1';
@@ -44,34 +44,6 @@ function windowLog(workspace: string): string {
     }
   }
   return found.join('\n');
-}
-
-async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
-}
-
-/** The status of the panel's approval card for `sql` (pending, running, executed, ...), if one shows. */
-async function cardStatus(page: Page, sql: string): Promise<string | undefined> {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    try {
-      const statuses = await frame
-        .locator('[data-testid="approval-card"]')
-        .evaluateAll(
-          (cards, wanted) =>
-            cards
-              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
-              .map((c) => c.getAttribute('data-status') ?? ''),
-          sql,
-        );
-      if (statuses.length > 0) return statuses.at(-1);
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return undefined;
 }
 
 describe('pg-agent mcp with VS Code open', () => {

@@ -19,6 +19,7 @@ import {
   screenshot,
   seenNotifications,
 } from './harness/workbench';
+import { lensTexts } from './harness/approvalCards';
 
 const SUITE = 'signedApproval';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
@@ -64,12 +65,6 @@ function pgAgent(args: string[]): Promise<{ code: number; stdout: string; stderr
 async function tickets(): Promise<ShownTicket[]> {
   const listed = await pgAgent(['approvals', 'list', '--all', '--json']);
   return listed.code === 0 ? (JSON.parse(listed.stdout) as ShownTicket[]) : [];
-}
-
-async function lensTexts(page: Page): Promise<string[]> {
-  return (await page.locator(CODELENS_LINK).allInnerTexts())
-    .map((text) => text.replace(/\s+/g, ' ').trim())
-    .filter((text) => text !== '');
 }
 
 /** The pending lenses above the statement; VS Code refreshes lenses only of a focused editor, so click it if need be. */

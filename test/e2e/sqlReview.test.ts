@@ -18,6 +18,7 @@ import {
   screenshot,
   seenNotifications,
 } from './harness/workbench';
+import { lensTexts } from './harness/approvalCards';
 
 const SUITE = 'sqlReview';
 const RUN_SQL = 'Postgres Agent: Run SQL with Review';
@@ -129,12 +130,6 @@ async function frameWithCard(page: Page, sql: string): Promise<Frame> {
     }
   }
   throw new Error(`No webview shows an approval card for ${sql}`);
-}
-
-/** Texts of the CodeLens links above the code in the visible editor, without their `$(icon)`s. */
-async function lensTexts(page: Page): Promise<string[]> {
-  const texts = await page.locator(CODELENS_LINK).allInnerTexts();
-  return texts.map((text) => text.replace(/\s+/g, ' ').trim()).filter((text) => text !== '');
 }
 
 async function clickCodeLens(page: Page, text: string): Promise<void> {
