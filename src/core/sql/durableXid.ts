@@ -13,9 +13,9 @@ import type { Db, DbSession } from '../db/db';
 import { AgentError } from '../platform/errors';
 
 /** One round trip: the id, and the WAL position of the message that carries it (null when not allowed). */
-const XID_IN_WAL = `SELECT pg_current_xact_id()::text AS xid,
+const XID_IN_WAL = `SELECT pg_catalog.pg_current_xact_id()::text AS xid,
   CASE WHEN has_function_privilege(to_regprocedure('pg_logical_emit_message(boolean,text,text)'), 'EXECUTE')
-    THEN pg_logical_emit_message(true, 'pg-agent', 'executing an approved write')::text END AS lsn`;
+    THEN pg_catalog.pg_logical_emit_message(true, 'pg-agent', 'executing an approved write')::text END AS lsn`;
 
 /** A query run as the transaction that is about to be claimed (a DbSession, or the guard's in-band query). */
 export type XidQuery = (sql: string) => Promise<{ xid: string | null; lsn: string | null } | undefined>;
@@ -27,7 +27,7 @@ export type XidQuery = (sql: string) => Promise<{ xid: string | null; lsn: strin
  */
 export async function durableXid(query: XidQuery, flushOn: Db | undefined): Promise<{ xid: string; durable: boolean }> {
   if (!flushOn) {
-    const row = await query('SELECT pg_current_xact_id()::text AS xid, NULL::text AS lsn');
+    const row = await query('SELECT pg_catalog.pg_current_xact_id()::text AS xid, NULL::text AS lsn');
     return { xid: required(row?.xid), durable: false };
   }
   const row = await query(XID_IN_WAL);
@@ -39,7 +39,7 @@ export async function durableXid(query: XidQuery, flushOn: Db | undefined): Prom
     await session.query('BEGIN');
     try {
       await session.query('SET LOCAL synchronous_commit = on');
-      await session.query("SELECT pg_logical_emit_message(true, 'pg-agent', 'flush')");
+      await session.query("SELECT pg_catalog.pg_logical_emit_message(true, 'pg-agent', 'flush')");
       await session.query('COMMIT');
     } catch (error) {
       await session.query('ROLLBACK').catch(() => undefined);
