@@ -28,10 +28,12 @@ import { QueryPlanView } from './host/schema/queryPlanView';
 import { HealthView } from './host/dba/healthView';
 import { registerAdviseIndexes } from './host/dba/adviseIndexesCommand';
 import { registerCompareSchemas } from './host/diff/compareSchemasCommand';
-import { compareSchemasPort } from './host/diff/compareSchemasPort';
+import { compareSchemasPort } from './host/compose/compareSchemasPort';
 import { registerQueryHistory } from './host/history/queryHistoryCommand';
 import { HistoryView } from './host/history/historyView';
-import { historyViewPort } from './host/history/historyViewPort';
+import { historyViewPort } from './host/compose/historyViewPort';
+import { gridEditPort } from './host/compose/gridEditPort';
+import { diagramPort } from './host/compose/diagramPort';
 import { SchemaTreeView } from './host/schema/schemaTreeView';
 import { ResultsPanel } from './host/schema/resultsPanel';
 import { DiagramPanel } from './host/schema/diagramPanel';
@@ -118,20 +120,9 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   const schemaTree = new SchemaTreeView(core, session, logger);
   // Edit in the results grid: the edits become one write at the inline approval; the tab's read runs again after it.
-  const gridEditing = new GridEditing({
-    editTarget: async (sql, fields) => {
-      await core().loadParser();
-      return core().gridEditTarget(sql, await session.loadSnapshot(), fields);
-    },
-    build: (target, rows, edits) => core().buildGridEdits(target, rows, edits),
-    review: (sql) => approval.reviewInEditor(sql),
-    settled: (ticketId) => approval.settled(ticketId),
-    reread: (sql): Promise<ResultsView> => results.read(sql),
-    errorText: (error) => {
-      const e = core().toAgentError(error);
-      return e.advice ? `${e.message} ${e.advice}` : e.message;
-    },
-  });
+  const gridEditing = new GridEditing(
+    gridEditPort(core, session, approval, (sql): Promise<ResultsView> => results.read(sql)),
+  );
   const results: ResultsPanel = new ResultsPanel(
     core,
     context.extensionUri,
@@ -143,18 +134,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const diagram = new DiagramPanel(
     context.extensionUri,
-    {
-      snapshot: () => session.loadSnapshot(),
-      neighbourhood: (snapshot, schema, table, depth) => core().neighbourhoodGraph(snapshot, schema, table, depth),
-      schema: (snapshot, schema) => core().schemaGraph(snapshot, schema),
-      schemas: (snapshot) => core().diagramSchemas(snapshot),
-      search: (snapshot, query) => core().searchTables(snapshot, query),
-      layouts: () => core().DiagramLayouts,
-      revealTable: (schema, table) => schemaTree.revealTable(schema, table),
-      showFirstRows: async (schema, name) => {
-        await vscode.commands.executeCommand('postgresAgent.selectFirstRows', { kind: 'table', schema, name });
-      },
-    },
+    diagramPort(core, session, (schema, table) => schemaTree.revealTable(schema, table)),
     logger,
   );
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.

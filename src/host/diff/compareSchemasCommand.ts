@@ -9,7 +9,7 @@ import type { DiffSnapshot } from '../../core/diff/diffSnapshot';
 
 export const COMPARE_SCHEMAS_COMMAND = 'postgresAgent.compareSchemas';
 
-/** What the command needs, built once by the composition root (compareSchemasPort.ts). */
+/** What the command needs, built once by the composition root (compose/compareSchemasPort.ts). */
 export interface CompareSchemasPort {
   /** The active connection's name and structure. */
   active(): Promise<{ label: string; snapshot: DiffSnapshot }>;

@@ -26,7 +26,7 @@ export const HISTORY_COMMANDS = {
 const FILTERED_CONTEXT = 'postgresAgent.historyFiltered';
 const REFRESH_DELAY_MS = 300;
 
-/** What the view needs, built by the composition root (historyViewPort.ts). */
+/** What the view needs, built by the composition root (compose/historyViewPort.ts). */
 export interface HistoryViewPort {
   /** The folder of the history files. */
   historyDir: string;

@@ -5,7 +5,7 @@ import type { HistoryTail } from '../../core/sql/history/historyTail';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
 import { showError } from '../ui/showError';
-import type { HistoryViewPort } from './historyView';
+import type { HistoryViewPort } from '../history/historyView';
 
 export function historyViewPort(
   core: CoreLoader,

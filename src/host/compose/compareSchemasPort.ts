@@ -6,7 +6,7 @@ import type { ConnectionStore } from '../connection/connectionStore';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
 import { showError } from '../ui/showError';
-import type { CompareSchemasPort } from './compareSchemasCommand';
+import type { CompareSchemasPort } from '../diff/compareSchemasCommand';
 
 export function compareSchemasPort(
   session: DatabaseSession,
