@@ -50,6 +50,16 @@ import { WindowTickets } from './host/sqlApproval/windowTickets';
 import { coreOnFirstUse } from './host/lazyServices';
 import { ConnectionStatusBar } from './host/ui/statusBar';
 import { hostSshOptions } from './host/connection/sshHostPrompts';
+import { askPort } from './host/compose/askPort';
+import { collabPort } from './host/compose/collabPort';
+import {
+  connectionCommandsPort,
+  connectionStorePort,
+  databaseSessionPort,
+  sshHostPort,
+} from './host/compose/connectionPorts';
+import { adviseIndexesPort, healthViewPort } from './host/compose/dbaPorts';
+import { languageModelToolsPort } from './host/compose/languageModelToolsPort';
 import { TunnelStatusBar } from './host/connection/tunnelStatusBar';
 import { registerConnectionCommands } from './host/connection/connectionCommands';
 
@@ -64,9 +74,15 @@ export function activate(context: vscode.ExtensionContext): void {
   const core = coreOnFirstUse();
   const workspaceDir = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const rootDir = workspaceDir ?? context.globalStorageUri.fsPath;
-  const store = new ConnectionStore(core, context, workspaceDir);
-  const sshFor = (profile: string) => hostSshOptions(context.secrets, core, profile);
-  const session = new DatabaseSession(core, store, logger, context.globalStorageUri.fsPath, sshFor);
+  const store = new ConnectionStore(connectionStorePort(core), context, workspaceDir);
+  const ssh = sshHostPort(core, context.secrets);
+  const sshFor = (profile: string) => hostSshOptions(ssh, profile);
+  const session = new DatabaseSession(
+    databaseSessionPort(core, sshFor),
+    store,
+    logger,
+    context.globalStorageUri.fsPath,
+  );
   const statusBar = new ConnectionStatusBar(session, store);
   const tunnelStatus = new TunnelStatusBar(session);
   const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
@@ -84,7 +100,6 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const changed = new vscode.EventEmitter<void>();
   const featureDeps: FeatureDeps = {
-    core,
     workspaceState: context.workspaceState,
     session,
     tickets,
@@ -95,11 +110,12 @@ export function activate(context: vscode.ExtensionContext): void {
     showPanel: () => panel.reveal(),
     onChange: () => changed.fire(),
   };
-  const ask = new AskController(featureDeps);
+  const ask = new AskController(featureDeps, askPort(core, rootDir, featureDeps));
   // Writes proposed by agents outside this window (pg-agent mcp, the language-model tools) come to the inline approval.
   const proposals = new OutsideProposals({ rootDir, tickets, approval, logger, showPanel: () => panel.reveal() });
   const jobs: JobController = new JobController({
     ...featureDeps,
+    core,
     showJobInStatusBar: (job) => statusBar.showJob(job),
     // The cockpits are created below (only called after activation).
     showJob: (jobId): Promise<void> => cockpits.open(jobId),
@@ -216,16 +232,19 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     logger,
   );
-  const collab = new CollabController({
-    ...featureDeps,
-    extensionUri: context.extensionUri,
-    openJob: (jobId) => jobs.open(jobId),
-    jobRunners: jobs.runners,
-  });
+  const collab = new CollabController(
+    {
+      ...featureDeps,
+      extensionUri: context.extensionUri,
+      openJob: (jobId) => jobs.open(jobId),
+      jobRunners: jobs.runners,
+    },
+    collabPort(core, rootDir, featureDeps),
+  );
   const agentSurfaces = [
     ...registerMcpServerDefinition(context, store),
     ...registerGuardEndpoint(context, store, logger),
-    ...registerLanguageModelTools({ core, session, tickets, rootDir, logger }),
+    ...registerLanguageModelTools(languageModelToolsPort(core, { session, tickets, rootDir, logger })),
   ];
   logAgentSurfaces(logger);
 
@@ -249,8 +268,8 @@ export function activate(context: vscode.ExtensionContext): void {
     schemaTree,
     badge,
     new QueryPlanView(core, session, rootDir, logger, output),
-    new HealthView(session, core, logger, output),
-    registerAdviseIndexes(session, core, logger, output),
+    new HealthView(session, healthViewPort(core, output), logger),
+    registerAdviseIndexes(session, adviseIndexesPort(core, output), logger),
     registerCompareSchemas(compareSchemasPort(session, store, core, logger, output)),
     history,
     registerQueryHistory(history),
@@ -266,27 +285,27 @@ export function activate(context: vscode.ExtensionContext): void {
     proposals,
     ...agentSurfaces,
     ...registerCommands({
-      core,
       context,
       store,
       session,
       approval,
       ask,
       logger,
-      output,
+      showError: (error) => showError(core, error, output),
       apiKeyChanged: () => void refreshFlags(),
     }),
-    ...registerConnectionCommands({
-      store,
-      core,
-      logger,
-      output,
-      ssh: sshFor,
-      connect: async (name) => {
-        await store.setActive({ kind: 'profile', name });
-        await session.connect({ kind: 'profile', name }).catch((error: unknown) => showError(core, error, output));
-      },
-    }),
+    ...registerConnectionCommands(
+      connectionCommandsPort(core, {
+        store,
+        logger,
+        output,
+        ssh: sshFor,
+        connect: async (name) => {
+          await store.setActive({ kind: 'profile', name });
+          await session.connect({ kind: 'profile', name }).catch((error: unknown) => showError(core, error, output));
+        },
+      }),
+    ),
     tunnelStatus,
     vscode.commands.registerCommand('postgresAgent.createApprovalKey', () => approvalKeys.create()),
     ...registerJobCommands(jobs, (ticketId, approve) => approval.decide(ticketId, approve)),

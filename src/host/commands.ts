@@ -8,10 +8,8 @@ import type { ConnectionStore } from './connection/connectionStore';
 import type { DatabaseSession } from './connection/databaseSession';
 import { promptForProfile } from './connection/connectionForm';
 import { saveAnswer } from './connection/connectionCommands';
-import type { CoreLoader } from './lazyServices';
 import type { InlineApproval } from './sqlApproval/inlineApproval';
 import { SIDE_PANEL_VIEW_ID } from './ui/panelProvider';
-import { showError } from './ui/showError';
 
 export const GEMINI_KEY_SECRET = 'postgresAgent.geminiApiKey';
 
@@ -39,26 +37,27 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
   openJob: JOB_COMMAND_IDS.openJob,
 };
 
-export interface CommandDeps {
-  core: CoreLoader;
+/** What the palette commands need of the window (built in src/extension.ts). */
+export interface CommandsPort {
   context: vscode.ExtensionContext;
   store: ConnectionStore;
   session: DatabaseSession;
   approval: InlineApproval;
   ask: AskController;
   logger: Logger;
-  output: vscode.LogOutputChannel;
+  /** The error shown with its advice and a way to the log (ui/showError.ts). */
+  showError(error: unknown): Promise<void>;
   apiKeyChanged(): void;
 }
 
-export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
-  const { core, store, session, logger, output } = deps;
+export function registerCommands(deps: CommandsPort): vscode.Disposable[] {
+  const { store, session, logger } = deps;
   const connect = async (choice: Parameters<DatabaseSession['connect']>[0]) => {
     await store.setActive(choice);
     try {
       await session.connect(choice);
     } catch (error) {
-      await showError(core, error, output);
+      await deps.showError(error);
     }
   };
   const commands: Record<string, (...args: unknown[]) => unknown> = {
@@ -135,7 +134,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       try {
         await session.refreshSchema();
       } catch (error) {
-        await showError(core, error, output);
+        await deps.showError(error);
       }
     },
     [COMMAND_IDS.ask]: (prefill?: unknown) => deps.ask.ask(typeof prefill === 'string' ? prefill : undefined),

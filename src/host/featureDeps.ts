@@ -1,14 +1,14 @@
 import type * as vscode from 'vscode';
 import type { Logger } from '../core/platform/logger';
 import type { DatabaseSession } from './connection/databaseSession';
-import type { CoreLoader } from './lazyServices';
 import type { InlineApproval } from './sqlApproval/inlineApproval';
 import type { WindowTickets } from './sqlApproval/windowTickets';
 
-/** What Ask… and jobs both need from the extension: the core, the database, the tickets, the inline approval, the model key, the panel. */
+/**
+ * What Ask…, jobs and planning all need of the window: the database, the tickets, the inline approval, the model key,
+ * the panel. What each needs of the core is its own port, built in host/compose/.
+ */
 export interface FeatureDeps {
-  /** The core (dist/services.js), loaded on first call. */
-  core: CoreLoader;
   workspaceState: vscode.Memento;
   session: DatabaseSession;
   /** The window's ticket store and signing key. */

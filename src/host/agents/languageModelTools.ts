@@ -7,18 +7,22 @@
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
 import type { Logger } from '../../core/platform/logger';
+import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { McpToolContext } from '../../mcp/toolContext';
 import type { McpTool } from '../../mcp/toolSpec';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import type { LmToolName as ToolName } from './lmToolNames';
 import { LM_TOOL_NAMES, LM_TOOL_PREFIX } from './lmToolNames';
 import { toolMessage } from './lmToolMessages';
-import { safetySettings } from '../settings/settings';
 import type { WindowTickets } from '../sqlApproval/windowTickets';
 
-export interface LanguageModelToolsDeps {
-  core: CoreLoader;
+/** What the tools need of the window and the core (host/compose/languageModelToolsPort.ts). */
+export interface LanguageModelToolsPort extends Pick<CoreServices, 'toolErrorInfo' | 'toolErrorText'> {
+  /** The MCP server's tool of that name (mcp/toolList.ts). */
+  mcpTool(name: string): McpTool | undefined;
+  /** The safety settings in force for the workspace. */
+  safetySettings(): Promise<SafetySettings>;
   session: DatabaseSession;
   tickets: WindowTickets;
   /** The folder holding .pgagent/. */
@@ -28,17 +32,17 @@ export interface LanguageModelToolsDeps {
 
 type Input = Record<string, unknown>;
 
-export function registerLanguageModelTools(deps: LanguageModelToolsDeps): vscode.Disposable[] {
+export function registerLanguageModelTools(port: LanguageModelToolsPort): vscode.Disposable[] {
   if (typeof vscode.lm?.registerTool !== 'function') return [];
   return LM_TOOL_NAMES.map((name) =>
-    vscode.lm.registerTool<Input>(`${LM_TOOL_PREFIX}${name}`, new McpBackedTool(name, deps)),
+    vscode.lm.registerTool<Input>(`${LM_TOOL_PREFIX}${name}`, new McpBackedTool(name, port)),
   );
 }
 
 class McpBackedTool implements vscode.LanguageModelTool<Input> {
   constructor(
     private readonly name: ToolName,
-    private readonly deps: LanguageModelToolsDeps,
+    private readonly port: LanguageModelToolsPort,
   ) {}
 
   async prepareInvocation(
@@ -47,7 +51,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
     const message = await toolMessage(this.name, options.input, {
       impact: async (sql) => (await this.toolNamed('impact').run(await this.context(), { sql })).text,
       ticket: async (id) => {
-        const ticket = await (await this.deps.tickets.ticketStore()).get(id);
+        const ticket = await (await this.port.tickets.ticketStore()).get(id);
         return (
           ticket && {
             sql: ticket.sql,
@@ -70,7 +74,6 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
   }
 
   async invoke(options: vscode.LanguageModelToolInvocationOptions<Input>): Promise<vscode.LanguageModelToolResult> {
-    const services = this.deps.core();
     try {
       const result = await this.tool().run(await this.context(), options.input);
       // Only the text: it carries database content inside the untrusted-data delimiters (the structured JSON,
@@ -78,7 +81,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
       return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(result.text)]);
     } catch (error) {
       // The model sees our code, message and advice, as an MCP client would.
-      throw new Error(services.toolErrorText(services.toolErrorInfo(error)).join('\n'));
+      throw new Error(this.port.toolErrorText(this.port.toolErrorInfo(error)).join('\n'));
     }
   }
 
@@ -87,26 +90,26 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
   }
 
   private toolNamed(name: ToolName): McpTool {
-    const tool = this.deps.core().MCP_TOOLS.find((t) => t.name === name);
+    const tool = this.port.mcpTool(name);
     if (!tool) throw new Error(`No tool ${name} in the services bundle.`);
     return tool;
   }
 
   /** The window's active connection, ticket store and settings: the same core paths as pg-agent mcp. */
   private async context(): Promise<McpToolContext> {
-    const { db, key } = await this.deps.session.database();
+    const { db, key } = await this.port.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     return {
       openDb: () => Promise.resolve(db),
       connectionKey: () => Promise.resolve(key),
-      openTicketStore: () => this.deps.tickets.ticketStore(),
-      loadSchema: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.core, this.deps.rootDir),
-      workspaceDir: this.deps.rootDir,
+      openTicketStore: () => this.port.tickets.ticketStore(),
+      loadSchema: () => this.port.session.loadSnapshot(),
+      settings: await this.port.safetySettings(),
+      workspaceDir: this.port.rootDir,
       contextBudget: config.get<number>('context.tokenBudget') ?? 6000,
       proposedBy: () => 'agent in VS Code chat',
       executedBy: userInfo().username,
-      logger: this.deps.logger,
+      logger: this.port.logger,
     };
   }
 }

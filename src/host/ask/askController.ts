@@ -10,11 +10,16 @@ import { userInfo } from 'node:os';
 import type { AskOutcome } from '../../core/ask/askRun';
 import type { AskDeps } from '../../core/ask/deps';
 import type { AskGraph } from '../../core/ask/graph';
+import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider } from '../../core/llm/provider';
+import type { AgentError } from '../../core/platform/errors';
+import type { SafetySettings } from '../../core/sql/safetySettings';
+import type { ErrorCode } from '../../shared/errorCodes';
+import { ASK_ID_PATTERN } from '../../shared/ids';
 import type { AnswerStatus, AnswerView, ResultsView } from '../../shared/protocol';
 import type { FeatureDeps } from '../featureDeps';
-import { configuredEmbedder, configuredProvider, withSignal } from '../settings/modelProvider';
-import { safetySettings } from '../settings/settings';
+import type { CoreServices } from '../lazyServices';
+import { withSignal } from '../settings/modelProvider';
 import type { HeldWriteOwner } from '../sqlApproval/approvalEntries';
 import { throttle } from '../ui/throttle';
 
@@ -32,7 +37,27 @@ const NEXT_STEP: Partial<Record<string, string>> = {
   previewWrite: 'Holding the write for your approval…',
 };
 
-export type AskControllerDeps = FeatureDeps;
+/** What Ask… needs of the core and the settings (host/compose/askPort.ts). */
+export interface AskPort extends Pick<
+  CoreServices,
+  | 'newThreadId'
+  | 'readOutcome'
+  | 'resumeAsk'
+  | 'toAgentError'
+  | 'workspacePaths'
+  | 'saveImpactReport'
+  | 'fileAuditLog'
+  | 'sharedEmbeddingCache'
+> {
+  /** The ask graph, checkpointed in `checkpointsDir` (core/ask/graph.ts, fileCheckpointer.ts). */
+  askGraph(deps: AskDeps, checkpointsDir: string): AskGraph;
+  agentError(code: ErrorCode, message: string, advice?: string): AgentError;
+  /** The safety settings in force for the workspace. */
+  safetySettings(): Promise<SafetySettings>;
+  /** The configured model, or undefined after telling the person what is missing (settings/modelProvider.ts). */
+  configuredProvider(feature: string): Promise<LlmProvider | undefined>;
+  configuredEmbedder(): Promise<Embedder | undefined>;
+}
 
 export class AskController {
   private answer: AnswerView | null = null;
@@ -43,7 +68,10 @@ export class AskController {
   private readonly push = throttle(() => this.deps.onChange(), 100);
   private restored: Promise<void> | undefined;
 
-  constructor(private readonly deps: AskControllerDeps) {}
+  constructor(
+    private readonly deps: FeatureDeps,
+    private readonly port: AskPort,
+  ) {}
 
   view(): AnswerView | null {
     return this.answer;
@@ -54,11 +82,10 @@ export class AskController {
   async ask(prefill?: string): Promise<void> {
     const question = await this.pickQuestion(prefill);
     if (!question) return;
-    const provider = await configuredProvider(this.deps, 'Ask…');
+    const provider = await this.port.configuredProvider('Ask…');
     if (!provider) return;
     await this.remember(question);
-    const services = this.deps.core();
-    const threadId = services.newThreadId();
+    const threadId = this.port.newThreadId();
     this.setAnswer({
       threadId,
       question,
@@ -92,7 +119,7 @@ export class AskController {
               if (next) progress.report({ message: next });
             }
           }
-          return services.readOutcome(graph, threadId);
+          return this.port.readOutcome(graph, threadId);
         },
       );
       this.show(outcome);
@@ -102,7 +129,7 @@ export class AskController {
         this.update(threadId, { status: 'cancelled' });
         return;
       }
-      const info = services.toAgentError(error).toInfo();
+      const info = this.port.toAgentError(error).toInfo();
       this.deps.logger.error('ask failed', { thread: threadId, code: info.code, error: info.message });
       this.update(threadId, { status: 'failed', error: info });
       void vscode.window.showErrorMessage(info.advice ? `${info.message} ${info.advice}` : info.message);
@@ -136,19 +163,16 @@ export class AskController {
   }
 
   private async findHeld(): Promise<void> {
-    const services = this.deps.core();
-    const dir = services.workspacePaths(this.deps.rootDir).checkpoints;
-    const threads = (await readdir(dir).catch(() => [] as string[])).filter((name) =>
-      services.THREAD_ID_PATTERN.test(name),
-    );
+    const dir = this.port.workspacePaths(this.deps.rootDir).checkpoints;
+    const threads = (await readdir(dir).catch(() => [] as string[])).filter((name) => ASK_ID_PATTERN.test(name));
     if (threads.length === 0) return;
     const graph = await this.graph(undefined);
     const store = await this.deps.tickets.ticketStore();
     for (const threadId of threads) {
-      const outcome = await services.readOutcome(graph, threadId).catch((error: unknown) => {
+      const outcome = await this.port.readOutcome(graph, threadId).catch((error: unknown) => {
         this.deps.logger.warn('an ask run could not be read back; its write (if any) is not restored', {
           thread: threadId,
-          error: services.toAgentError(error).message,
+          error: this.port.toAgentError(error).message,
         });
         return undefined;
       });
@@ -163,22 +187,21 @@ export class AskController {
 
   /** The write goes to the inline approval: its SQL in .pgagent/runs/<thread>/query.sql with the CodeLens. */
   private async handOver(outcome: AskOutcome, open = true): Promise<void> {
-    const services = this.deps.core();
     const { state, threadId } = outcome;
     const sql = state.sql ?? '';
     if (!state.ticketId || !state.impact) return;
     const ticketId = state.ticketId;
-    const paths = services.workspacePaths(this.deps.rootDir);
+    const paths = this.port.workspacePaths(this.deps.rootDir);
     const file = join(paths.runs, threadId, 'query.sql');
     await mkdir(join(paths.runs, threadId), { recursive: true });
     await writeFile(file, `${sql}\n`);
     const store = await this.deps.tickets.ticketStore();
     const ticket = await store.get(ticketId);
-    if (ticket) await services.saveImpactReport(paths.impact, ticket);
+    if (ticket) await this.port.saveImpactReport(paths.impact, ticket);
     const { key } = await this.deps.session.database();
     const owner: HeldWriteOwner = {
       execute: async () => {
-        const done = await services.resumeAsk(
+        const done = await this.port.resumeAsk(
           await this.graph(undefined),
           await this.deps.tickets.ticketStore(),
           threadId,
@@ -186,9 +209,9 @@ export class AskController {
         this.show(done);
         const execution = done.state.execution;
         if (done.state.error)
-          throw new services.AgentError(done.state.error.code, done.state.error.message, done.state.error.advice);
+          throw this.port.agentError(done.state.error.code, done.state.error.message, done.state.error.advice);
         if (!execution)
-          throw new services.AgentError(
+          throw this.port.agentError(
             'APPROVAL_NOT_APPROVED',
             `The ask run ${threadId} did not run the write (${done.status}).`,
           );
@@ -196,7 +219,7 @@ export class AskController {
       },
       rejected: async () => {
         this.show(
-          await services.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId),
+          await this.port.resumeAsk(await this.graph(undefined), await this.deps.tickets.ticketStore(), threadId),
         );
       },
     };
@@ -219,28 +242,27 @@ export class AskController {
 
   /** The ask graph on the active database, checkpointed in .pgagent/checkpoints, tickets in the window's store. */
   private async graph(provider: LlmProvider | undefined, onSummaryText?: (delta: string) => void): Promise<AskGraph> {
-    const services = this.deps.core();
     const { db, key } = await this.deps.session.database();
     const config = vscode.workspace.getConfiguration('postgresAgent');
-    const paths = services.workspacePaths(this.deps.rootDir);
-    const embedder = provider ? await configuredEmbedder(this.deps) : undefined;
+    const paths = this.port.workspacePaths(this.deps.rootDir);
+    const embedder = provider ? await this.port.configuredEmbedder() : undefined;
     const askDeps: AskDeps = {
       db,
       connectionKey: key,
       ticketStore: await this.deps.tickets.ticketStore(),
       provider,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.core, this.deps.rootDir),
+      settings: await this.port.safetySettings(),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
-      audit: services.fileAuditLog(paths.runs),
+      audit: this.port.fileAuditLog(paths.runs),
       undoDir: paths.undo,
       contextBudgetTokens: config.get<number>('context.tokenBudget') ?? 6000,
       modelTimeoutMs: config.get<number>('model.timeoutMs') ?? 60_000,
       ...(onSummaryText ? { onSummaryText } : {}),
       ...(embedder
         ? {
-            embeddings: services.sharedEmbeddingCache(
+            embeddings: this.port.sharedEmbeddingCache(
               join(paths.schemaCache, 'embeddings.json'),
               embedder,
               this.deps.logger,
@@ -248,7 +270,7 @@ export class AskController {
           }
         : {}),
     };
-    return services.buildAskGraph(askDeps, new services.FileCheckpointSaver(paths.checkpoints));
+    return this.port.askGraph(askDeps, paths.checkpoints);
   }
 
   /** A QuickPick of recent questions where typing a new one works: the typed text is the first item. */

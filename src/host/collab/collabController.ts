@@ -8,14 +8,16 @@ import type { CollabDeps, CollabSessionRunner } from '../../core/collab/collabSe
 import type { CollabStore } from '../../core/collab/sessionStore';
 import type { SessionState } from '../../core/collab/sessionTypes';
 import type { LlmProvider } from '../../core/llm/provider';
+import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { CollabIntent } from '../../shared/collabProtocol';
 import { CollabPanel } from './collabPanel';
 import { toSessionView } from './collabViewState';
+import { errorText } from '../ui/showError';
 import type { FeatureDeps } from '../featureDeps';
 import type { JobRunners } from '../jobs/jobRunners';
 import { actor } from '../jobs/jobRunners';
-import { configuredProvider, withSignal } from '../settings/modelProvider';
-import { safetySettings } from '../settings/settings';
+import type { CoreServices } from '../lazyServices';
+import { withSignal } from '../settings/modelProvider';
 
 export const COLLAB_COMMAND_ID = 'postgresAgent.planWithSeveralModels';
 
@@ -27,12 +29,29 @@ export interface CollabControllerDeps extends FeatureDeps {
   jobRunners: JobRunners;
 }
 
+/** What planning needs of the core and the settings (host/compose/collabPort.ts). */
+export interface CollabPort extends Pick<
+  CoreServices,
+  'executeAsJob' | 'toAgentError' | 'readSessionView' | 'parseModelList' | 'createProvider'
+> {
+  /** The workspace's planning sessions (.pgagent/collab). */
+  collabStore(): CollabStore;
+  collabRunner(deps: CollabDeps): CollabSessionRunner;
+  /** The safety settings in force for the workspace. */
+  safetySettings(): Promise<SafetySettings>;
+  /** The configured model, or undefined after telling the person what is missing (settings/modelProvider.ts). */
+  configuredProvider(feature: string): Promise<LlmProvider | undefined>;
+}
+
 export class CollabController implements vscode.Disposable {
   private readonly panel: CollabPanel;
   private collabStore: CollabStore | undefined;
   private running = false;
 
-  constructor(private readonly deps: CollabControllerDeps) {
+  constructor(
+    private readonly deps: CollabControllerDeps,
+    private readonly port: CollabPort,
+  ) {
     this.panel = new CollabPanel(deps.extensionUri, (intent) => void this.handle(intent), deps.logger);
   }
 
@@ -130,7 +149,7 @@ export class CollabController implements vscode.Disposable {
       const { outcome } = await this.deps.jobRunners.withAction(
         session.connection,
         { provider: undefined, signal: new AbortController().signal, onEvent: () => this.deps.onChange() },
-        (runner) => this.deps.core().executeAsJob(this.store(), runner, id, actor()),
+        (runner) => this.port.executeAsJob(this.store(), runner, id, actor()),
       );
       await this.refresh(id);
       this.deps.onChange();
@@ -192,15 +211,15 @@ export class CollabController implements vscode.Disposable {
   }
 
   private fail(error: unknown): void {
-    const e = this.deps.core().toAgentError(error);
-    const text = e.advice ? `${e.message} ${e.advice}` : e.message;
+    const e = this.port.toAgentError(error);
+    const text = errorText(e);
     this.panel.update({ busy: null, error: text });
     this.deps.logger.warn('planning session step failed', { code: e.code, error: e.message });
     void vscode.window.showErrorMessage(text);
   }
 
   private async refresh(id: string, keepBusy = false): Promise<void> {
-    const view = await this.deps.core().readSessionView(this.store(), id);
+    const view = await this.port.readSessionView(this.store(), id);
     this.panel.update({ session: toSessionView(view), ...(keepBusy ? {} : { busy: null }) });
   }
 
@@ -210,17 +229,16 @@ export class CollabController implements vscode.Disposable {
     signal: AbortSignal,
     hooks: Pick<CollabDeps, 'progress' | 'onSaved'>,
   ): Promise<CollabSessionRunner | undefined> {
-    const services = this.deps.core();
     const providers = await this.providers(session?.models, signal);
     if (!providers) return undefined;
     const { db, key } = await this.deps.session.database();
-    return new services.CollabSessionRunner({
+    return this.port.collabRunner({
       store: this.store(),
       db,
       connectionKey: key,
       providers,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.core, this.deps.rootDir),
+      settings: await this.port.safetySettings(),
       logger: this.deps.logger,
       signal,
       modelTimeoutMs: vscode.workspace.getConfiguration('postgresAgent').get<number>('model.timeoutMs') ?? 60_000,
@@ -233,11 +251,10 @@ export class CollabController implements vscode.Disposable {
     sessionModels: readonly string[] | undefined,
     signal: AbortSignal,
   ): Promise<LlmProvider[] | undefined> {
-    const services = this.deps.core();
     const config = vscode.workspace.getConfiguration('postgresAgent');
     const listed = sessionModels?.join(',') || config.get<string>('collab.models')?.trim();
     if (!listed) {
-      const single = await configuredProvider(this.deps, 'Planning with several models');
+      const single = await this.port.configuredProvider('Planning with several models');
       return single ? [withSignal(single, signal)] : undefined;
     }
     const geminiKey = (await this.deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
@@ -245,10 +262,10 @@ export class CollabController implements vscode.Disposable {
     const openAiBase =
       config.get<string>('model.openaiCompatible.baseUrl')?.trim() || process.env.OPENAI_BASE_URL?.trim();
     const openAiKey = process.env.OPENAI_API_KEY?.trim();
-    return services.parseModelList(listed).map((spec) =>
+    return this.port.parseModelList(listed).map((spec) =>
       withSignal(
         spec.provider === 'gemini'
-          ? services.createProvider(
+          ? this.port.createProvider(
               {
                 provider: 'gemini',
                 model: spec.model,
@@ -258,7 +275,7 @@ export class CollabController implements vscode.Disposable {
               },
               this.deps.logger,
             )
-          : services.createProvider(
+          : this.port.createProvider(
               {
                 provider: 'openai-compatible',
                 model: spec.model,
@@ -274,7 +291,7 @@ export class CollabController implements vscode.Disposable {
   }
 
   private store(): CollabStore {
-    this.collabStore ??= new (this.deps.core().CollabStore)(this.deps.rootDir, { logger: this.deps.logger });
+    this.collabStore ??= this.port.collabStore();
     return this.collabStore;
   }
 

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { ConnectionProfile } from '../../core/db/connectionTarget';
 import type { StepResult } from '../../core/db/testConnection';
 import type { Logger } from '../../core/platform/logger';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import type { ConnectionStore } from './connectionStore';
 import { promptForProfile } from './connectionForm';
 import type { HostSsh } from './sshHostPrompts';
@@ -17,9 +17,11 @@ export const CONNECTION_COMMAND_IDS = {
   testConnection: 'postgresAgent.testConnection',
 } as const;
 
-export interface ConnectionCommandDeps {
+/** What Edit and Test Connection need (host/compose/connectionPorts.ts): the core's resolver and step-by-step test. */
+export interface ConnectionCommandsPort extends Pick<CoreServices, 'resolveTarget' | 'testConnection'> {
+  /** A test step's title (core/db/testConnection.ts STEP_TITLES). */
+  stepTitle(step: StepResult['step']): string;
   store: ConnectionStore;
-  core: CoreLoader;
   logger: Logger;
   output: vscode.LogOutputChannel;
   ssh: (profile: string) => HostSsh;
@@ -61,8 +63,8 @@ async function pickProfile(store: ConnectionStore, verb: string): Promise<Connec
   return picked?.profile;
 }
 
-export function registerConnectionCommands(deps: ConnectionCommandDeps): vscode.Disposable[] {
-  const { store, core, logger, output } = deps;
+export function registerConnectionCommands(port: ConnectionCommandsPort): vscode.Disposable[] {
+  const { store, logger, output } = port;
   return [
     vscode.commands.registerCommand(CONNECTION_COMMAND_IDS.editConnection, async () => {
       const profile = await pickProfile(store, 'Edit Connection');
@@ -72,17 +74,16 @@ export function registerConnectionCommands(deps: ConnectionCommandDeps): vscode.
       await saveAnswer(store, answer);
       logger.info('connection profile edited', { profile: profile.name });
       const active = store.active();
-      if (active.kind === 'profile' && active.name === profile.name) await deps.connect(profile.name);
+      if (active.kind === 'profile' && active.name === profile.name) await port.connect(profile.name);
     }),
     vscode.commands.registerCommand(CONNECTION_COMMAND_IDS.testConnection, async (name?: unknown) => {
       const profiles = await store.profiles();
       const profile =
         typeof name === 'string' ? profiles.find((p) => p.name === name) : await pickProfile(store, 'Test Connection');
       if (!profile) return;
-      const services = core();
       const password = await store.password(profile.name);
       const steps: StepResult[] = [];
-      const ssh = deps.ssh(profile.name);
+      const ssh = port.ssh(profile.name);
       await vscode.window.withProgress(
         {
           location: vscode.ProgressLocation.Notification,
@@ -90,19 +91,19 @@ export function registerConnectionCommands(deps: ConnectionCommandDeps): vscode.
           cancellable: false,
         },
         async (progress) => {
-          const target = services.resolveTarget({
+          const target = port.resolveTarget({
             profile: profile.name,
             profiles,
             ...(password ? { profilePassword: password } : {}),
             env: {},
           });
           if (target.kind !== 'server') return;
-          const result = await services.testConnection(
+          const result = await port.testConnection(
             target,
             { logger, ssh: ssh.options, connectTimeoutMs: 15_000, maxConnections: 1 },
             (step) => {
               steps.push(step);
-              const line = `${step.ok ? '✓' : '✗'} ${services.STEP_TITLES[step.step]}: ${step.ok ? step.detail : (step.error?.message ?? step.detail)}`;
+              const line = `${step.ok ? '✓' : '✗'} ${port.stepTitle(step.step)}: ${step.ok ? step.detail : (step.error?.message ?? step.detail)}`;
               logger[step.ok ? 'info' : 'error'](`test connection ${profile.name}: ${line}`);
               progress.report({ message: line });
             },
@@ -111,7 +112,7 @@ export function registerConnectionCommands(deps: ConnectionCommandDeps): vscode.
         },
       );
       const failed = steps.find((s) => !s.ok);
-      const summary = steps.map((s) => `${s.ok ? '✓' : '✗'} ${services.STEP_TITLES[s.step]}`).join('  ');
+      const summary = steps.map((s) => `${s.ok ? '✓' : '✗'} ${port.stepTitle(s.step)}`).join('  ');
       if (!failed) {
         void vscode.window.showInformationMessage(`Postgres Agent: ${profile.name} works. ${summary}`);
         return;
@@ -119,7 +120,7 @@ export function registerConnectionCommands(deps: ConnectionCommandDeps): vscode.
       const edit = 'Edit Connection';
       const log = 'Show Log';
       const choice = await vscode.window.showErrorMessage(
-        `Postgres Agent: ${profile.name} — ${services.STEP_TITLES[failed.step]} failed: ${failed.error?.message ?? failed.detail}${failed.error?.advice ? ` ${failed.error.advice}` : ''} (${summary})`,
+        `Postgres Agent: ${profile.name} — ${port.stepTitle(failed.step)} failed: ${failed.error?.message ?? failed.detail}${failed.error?.advice ? ` ${failed.error.advice}` : ''} (${summary})`,
         edit,
         log,
       );

@@ -7,7 +7,10 @@ import * as vscode from 'vscode';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ConnectionProfile } from '../../core/db/connectionTarget';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
+
+/** What the store reads of the core: the workspace's .pgagent/config.json (host/compose/connectionPorts.ts). */
+export type ConnectionStorePort = Pick<CoreServices, 'readWorkspaceConfig' | 'workspacePaths'>;
 
 export type ConnectionChoice = { kind: 'sample' } | { kind: 'profile'; name: string };
 
@@ -19,7 +22,7 @@ export class ConnectionStore {
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: ConnectionStorePort,
     private readonly context: vscode.ExtensionContext,
     /** The first workspace folder, whose .pgagent/ holds the shared config; undefined with no folder open. */
     readonly workspaceDir: string | undefined,
@@ -46,7 +49,7 @@ export class ConnectionStore {
         : setting.inspect<ConnectionProfile[]>('connections')?.globalValue) ?? [];
     const fromWorkspace =
       this.workspaceDir && trusted
-        ? (await this.core().readWorkspaceConfig(this.core().workspacePaths(this.workspaceDir))).connections
+        ? (await this.port.readWorkspaceConfig(this.port.workspacePaths(this.workspaceDir))).connections
         : [];
     const byName = new Map<string, ConnectionProfile>();
     for (const p of [...fromSettings, ...fromWorkspace]) byName.set(p.name, p);
@@ -65,7 +68,7 @@ export class ConnectionStore {
     if (password) await this.context.secrets.store(passwordKey(profile.name), password);
     else await this.context.secrets.delete(passwordKey(profile.name));
     if (this.workspaceDir) {
-      const file = this.core().workspacePaths(this.workspaceDir).config;
+      const file = this.port.workspacePaths(this.workspaceDir).config;
       const config = await readJsonObject(file);
       const others = Array.isArray(config.connections)
         ? (config.connections as ConnectionProfile[]).filter((p) => p.name !== profile.name)

@@ -11,9 +11,20 @@ import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { ConnectionState, SchemaState, TableSummary } from '../../shared/protocol';
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { RetiringHolds } from './retiringHolds';
 import type { HostSsh } from './sshHostPrompts';
+
+/** What the session needs of the core and the window (host/compose/connectionPorts.ts). */
+export interface DatabaseSessionPort extends Pick<
+  CoreServices,
+  'openDatabase' | 'connectionKey' | 'resolveTarget' | 'openSchemaCache' | 'toAgentError' | 'workspacePaths'
+> {
+  /** Tells every schema cache of the process that a schema changed (core/db/schemaChanges.ts, the one event). */
+  announceSchemaChange: CoreServices['schemaChanges']['announce'];
+  /** What an SSH tunnel of a profile asks of the person (sshHostPrompts.ts). */
+  ssh(profile: string): HostSsh;
+}
 
 export class DatabaseSession implements vscode.Disposable {
   private db: Db | undefined;
@@ -38,12 +49,10 @@ export class DatabaseSession implements vscode.Disposable {
   private tunnelWatch: (() => void) | undefined;
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: DatabaseSessionPort,
     private readonly store: ConnectionStore,
     private readonly logger: Logger,
     private readonly globalStorageDir: string,
-    /** What an SSH tunnel of a profile asks of the person (sshHostPrompts.ts); without it, tunnels cannot open. */
-    private readonly ssh?: (profile: string) => HostSsh,
   ) {}
 
   /** The open database's SSH tunnel, when it has one (the status bar says whether it is up). */
@@ -92,14 +101,13 @@ export class DatabaseSession implements vscode.Disposable {
     const kind = choice.kind === 'sample' ? 'sample' : 'server';
     const label = choice.kind === 'sample' ? 'sample (PGlite)' : choice.name;
     this.update({ status: 'connecting', label, kind }, { status: 'loading' });
-    const services = this.core();
-    const ssh = choice.kind === 'profile' ? this.ssh?.(choice.name) : undefined;
+    const ssh = choice.kind === 'profile' ? this.port.ssh(choice.name) : undefined;
     try {
       const target = await this.target(choice);
       const db = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Postgres Agent: connecting to ${label}` },
         async (progress) =>
-          services.openDatabase(target, {
+          this.port.openDatabase(target, {
             sampleDbDir: this.sampleDbDir(),
             logger: this.logger,
             onProgress: (message) => progress.report({ message }),
@@ -120,7 +128,7 @@ export class DatabaseSession implements vscode.Disposable {
         this.logger.info('ssh tunnel', { route: db.tunnel?.route, state });
         this.changed.fire();
       });
-      this.key = services.connectionKey(target, this.sampleDbDir());
+      this.key = this.port.connectionKey(target, this.sampleDbDir());
       const snapshot = await this.snapshotOf(db, this.key);
       if (generation !== this.generation) return;
       this.update(
@@ -130,7 +138,7 @@ export class DatabaseSession implements vscode.Disposable {
       this.logger.info('schema loaded', { db: db.label, tables: snapshot.tables.length });
     } catch (error) {
       if (generation !== this.generation) return;
-      const info = services.toAgentError(error).toInfo();
+      const info = this.port.toAgentError(error).toInfo();
       // A passphrase or password that did not log in is forgotten: the next try asks again.
       if (info.code === 'SSH_AUTH_FAILED') await ssh?.forget();
       this.logger.error('connection failed', { db: label, code: info.code, error: info.message });
@@ -164,7 +172,7 @@ export class DatabaseSession implements vscode.Disposable {
   /** A person's Refresh: the open database's cached schema is forgotten everywhere (the one schema-change event). */
   async forgetSchema(): Promise<void> {
     if (!this.key) return;
-    await this.core().schemaChanges.announce({ connection: this.key, everything: true });
+    await this.port.announceSchemaChange({ connection: this.key, everything: true });
   }
 
   private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
@@ -172,11 +180,10 @@ export class DatabaseSession implements vscode.Disposable {
       vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
     let opened = this.schemaCaches.get(sampleValues);
     if (!opened) {
-      const services = this.core();
       const url = vscode.workspace.getConfiguration('postgresAgent').get<string>('redisUrl')?.trim();
-      opened = services.openSchemaCache({
+      opened = this.port.openSchemaCache({
         ...(url ? { redisUrl: url } : {}),
-        dir: services.workspacePaths(this.store.workspaceDir ?? this.globalStorageDir).schemaCache,
+        dir: this.port.workspacePaths(this.store.workspaceDir ?? this.globalStorageDir).schemaCache,
         sampleValues,
         logger: this.logger,
       });
@@ -196,7 +203,7 @@ export class DatabaseSession implements vscode.Disposable {
   private async target(choice: ConnectionChoice): Promise<ConnectionTarget> {
     if (choice.kind === 'sample') return { kind: 'sample' };
     const password = await this.store.password(choice.name);
-    return this.core().resolveTarget({
+    return this.port.resolveTarget({
       profile: choice.name,
       profiles: await this.store.profiles(),
       ...(password ? { profilePassword: password } : {}),
@@ -207,10 +214,7 @@ export class DatabaseSession implements vscode.Disposable {
 
   /** The sample database lives in the workspace's .pgagent/ (or extension storage with no folder open). */
   private sampleDbDir(): string {
-    const services = this.core();
-    return this.store.workspaceDir
-      ? services.workspacePaths(this.store.workspaceDir).sampleDb
-      : services.workspacePaths(this.globalStorageDir).sampleDb;
+    return this.port.workspacePaths(this.store.workspaceDir || this.globalStorageDir).sampleDb;
   }
 
   private update(connection: ConnectionState, schema: SchemaState): void {

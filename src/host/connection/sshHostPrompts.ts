@@ -6,7 +6,6 @@
 import * as vscode from 'vscode';
 import type { SshOptions } from '../../core/db/postgresDb';
 import type { SshHop } from '../../core/db/tunnel/sshConfig';
-import type { CoreLoader } from '../lazyServices';
 
 /** SecretStorage key of one secret of one hop of one connection. */
 export function sshSecretKey(profile: string, kind: 'passphrase' | 'password', hop: SshHop): string {
@@ -19,10 +18,18 @@ export interface HostSsh {
   forget(): Promise<void>;
 }
 
-export function hostSshOptions(secrets: vscode.SecretStorage, core: CoreLoader, profile: string): HostSsh {
+/** Where the secrets are kept and which known_hosts file pins the host keys (host/compose/connectionPorts.ts). */
+export interface SshHostPort {
+  secrets: vscode.SecretStorage;
+  /** The person's own known_hosts file of pinned host keys (core/config/ownConfig.ts). */
+  knownHostsFile(): string;
+}
+
+export function hostSshOptions(port: SshHostPort, profile: string): HostSsh {
+  const { secrets } = port;
   const used = new Set<string>();
   const options: SshOptions = {
-    knownHostsFile: core().ownKnownHostsFile(process.env),
+    knownHostsFile: port.knownHostsFile(),
     confirmHostKey: async ({ hop, fingerprint, keyType }) => {
       const pin = 'Pin Key and Connect';
       const answer = await vscode.window.showWarningMessage(

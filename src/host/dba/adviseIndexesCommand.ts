@@ -7,26 +7,25 @@ import * as vscode from 'vscode';
 import type { IndexRecommendation } from '../../core/dba/indexAdvice/adviceTypes';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
-import { showError } from '../ui/showError';
+import type { CoreServices } from '../lazyServices';
 
 export const ADVISE_INDEXES_COMMAND = 'postgresAgent.adviseIndexes';
 
-export function registerAdviseIndexes(
-  session: DatabaseSession,
-  core: CoreLoader,
-  logger: Logger,
-  output: vscode.LogOutputChannel,
-): vscode.Disposable {
-  return vscode.commands.registerCommand(ADVISE_INDEXES_COMMAND, () => adviseFromEditor(session, core, logger, output));
+/** What the command needs of the core and the window (host/compose/dbaPorts.ts). */
+export interface AdviseIndexesPort extends Pick<CoreServices, 'adviseIndexes' | 'toAgentError'> {
+  /** The error shown with its advice and a way to the log (ui/showError.ts). */
+  showError(error: unknown): Promise<void>;
 }
 
-async function adviseFromEditor(
+export function registerAdviseIndexes(
   session: DatabaseSession,
-  core: CoreLoader,
+  port: AdviseIndexesPort,
   logger: Logger,
-  output: vscode.LogOutputChannel,
-): Promise<void> {
+): vscode.Disposable {
+  return vscode.commands.registerCommand(ADVISE_INDEXES_COMMAND, () => adviseFromEditor(session, port, logger));
+}
+
+async function adviseFromEditor(session: DatabaseSession, port: AdviseIndexesPort, logger: Logger): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   const sql = editor
     ? (editor.selection.isEmpty ? editor.document.getText() : editor.document.getText(editor.selection))
@@ -42,7 +41,7 @@ async function adviseFromEditor(
   try {
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent: advising indexes…' },
-      () => session.use(({ db }) => core().adviseIndexes(db, [{ sql, calls: 1, source: 'given' }])),
+      () => session.use(({ db }) => port.adviseIndexes(db, [{ sql, calls: 1, source: 'given' }])),
     );
     logger.info('index advice', {
       measured: report.measured,
@@ -82,8 +81,8 @@ async function adviseFromEditor(
     await vscode.window.showTextDocument(document, { preview: false });
     await vscode.commands.executeCommand('postgresAgent.runSqlWithReview');
   } catch (error) {
-    logger.warn('index advice failed', { error: core().toAgentError(error).message });
-    await showError(core, error, output);
+    logger.warn('index advice failed', { error: port.toAgentError(error).message });
+    await port.showError(error);
   }
 }
 

@@ -7,13 +7,18 @@ import * as vscode from 'vscode';
 import type { CheckResult, Finding, HealthReport } from '../../core/dba/healthTypes';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { visibleText } from '../../shared/visibleSql';
-import { showError } from '../ui/showError';
 
 export const HEALTH_VIEW_ID = 'postgresAgent.health';
 export const RUN_HEALTH_COMMAND = 'postgresAgent.runHealthChecks';
 export const FIX_FINDING_COMMAND = 'postgresAgent.fixHealthFinding';
+
+/** What the view needs of the core and the window (host/compose/dbaPorts.ts). */
+export interface HealthViewPort extends Pick<CoreServices, 'runHealth' | 'toAgentError'> {
+  /** The error shown with its advice and a way to the log (ui/showError.ts). */
+  showError(error: unknown): Promise<void>;
+}
 
 type Node =
   | { kind: 'check'; check: CheckResult }
@@ -42,9 +47,8 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
 
   constructor(
     private readonly session: DatabaseSession,
-    private readonly core: CoreLoader,
+    private readonly port: HealthViewPort,
     private readonly logger: Logger,
-    private readonly output: vscode.LogOutputChannel,
   ) {
     this.view = vscode.window.createTreeView(HEALTH_VIEW_ID, { treeDataProvider: this });
     this.disposables.push(
@@ -137,7 +141,7 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
         { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent: health checks', cancellable: false },
         async (progress) =>
           this.session.use(({ db }) =>
-            this.core().runHealth(db, {
+            this.port.runHealth(db, {
               onProgress: (message) => progress.report({ message: message.replace(/^health: /, '') }),
             }),
           ),
@@ -154,8 +158,8 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       });
       await vscode.commands.executeCommand(`${HEALTH_VIEW_ID}.focus`);
     } catch (error) {
-      this.logger.warn('health checks failed', { error: this.core().toAgentError(error).message });
-      await showError(this.core, error, this.output);
+      this.logger.warn('health checks failed', { error: this.port.toAgentError(error).message });
+      await this.port.showError(error);
     }
   }
 
