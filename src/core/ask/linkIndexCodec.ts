@@ -13,7 +13,7 @@ import type { Field, Posting, SchemaIndex, TableEntry } from './linking/schemaIn
 import { fkTextOf, keyOf } from './linking/schemaIndex';
 
 /** Bump when what the index holds changes shape. */
-export const LINK_INDEX_FORMAT = 1;
+export const LINK_INDEX_FORMAT = 2;
 
 const FIELDS: readonly Field[] = ['name', 'column', 'glued', 'allowed', 'comment', 'stat', 'sample'];
 
@@ -23,7 +23,8 @@ interface StoredEntry {
   nameTerms: string[];
   members?: string[];
   schemas?: string[];
-  inferred?: [string, string][];
+  /** Column, target text, target entry. */
+  inferred?: [string, string, number][];
   owners?: number[];
 }
 
@@ -51,7 +52,7 @@ export function encodeLinkIndex(index: SchemaIndex): StoredLinkIndex {
       nameTerms: [...e.nameTerms],
       ...(e.members ? { members: e.members } : {}),
       ...(e.schemas ? { schemas: e.schemas } : {}),
-      ...(e.inferred ? { inferred: [...e.inferred] } : {}),
+      ...(e.inferred ? { inferred: [...e.inferred].map(([c, t]): [string, string, number] => [c, t.text, t.entry]) } : {}),
       ...(e.owners ? { owners: e.owners } : {}),
     })),
     keys: [...index.byKey.keys()],
@@ -98,7 +99,7 @@ export function decodeLinkIndex(
       entry.groupTables = [table];
       entry.schemas = e.schemas;
     }
-    if (e.inferred) entry.inferred = new Map(e.inferred);
+    if (e.inferred) entry.inferred = new Map(e.inferred.map(([c, text, target]) => [c, { text, entry: target }]));
     if (e.owners) entry.owners = e.owners;
     entries.push(entry);
   }

@@ -37,11 +37,18 @@ export interface TableEntry {
   /** The schemas whose same table this entry stands for (a schema per tenant), its own first; with each one's table. */
   schemas?: string[];
   groupTables?: TableInfo[];
-  /** Column name → "→ target" text of a join the schema does not declare but names imply (see inferredJoins.ts). */
-  inferred?: Map<string, string>;
+  /** Column name → a join the schema does not declare but names imply (see inferredJoins.ts). */
+  inferred?: Map<string, InferredTarget>;
   /** Entries this table belongs to: its foreign key is part of its primary key (an extension, an association). */
   owners?: number[];
   fullBlock?: string;
+}
+
+export interface InferredTarget {
+  /** "→ target" text, saying the join is inferred. */
+  text: string;
+  /** The entry it joins. */
+  entry: number;
 }
 
 export interface SchemaIndex {
@@ -177,9 +184,11 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   )) {
     const from = entries[entryOf[join.from] ?? -1];
     const to = snapshot.tables[join.to];
-    if (!from || !to) continue;
-    (from.inferred ??= new Map()).set(join.column, `${displayName(to.schema, to.name)}.${join.target} (inferred)`);
-    graph.addEdge(entryOf[join.from] ?? -1, entryOf[join.to] ?? -1);
+    const target = entryOf[join.to] ?? -1;
+    if (!from || !to || target < 0) continue;
+    const text = `${displayName(to.schema, to.name)}.${join.target} (inferred)`;
+    (from.inferred ??= new Map()).set(join.column, { text, entry: target });
+    graph.addEdge(entryOf[join.from] ?? -1, target);
   }
   const numberedTables = new Map<string, number[]>();
   entries.forEach((entry, e) => {

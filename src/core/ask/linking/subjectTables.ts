@@ -118,27 +118,25 @@ function liftAround(
   for (const n of index.graph.neighbours(subject)) {
     const other = index.entries[n];
     if (!other) continue;
-    const toSubject = fksTo(index, other, subject);
+    const joins = joinsOf(index, other);
+    const toSubject = joins.filter((j) => j.to === subject);
     if (toSubject.length > 0) {
-      const { foreignKeys, columns, primaryKey } = other.table;
-      const fkColumns = new Set(foreignKeys.flatMap((fk) => fk.columns));
-      const key = new Set(primaryKey ?? []);
-      const association = foreignKeys.length >= 2 && columns.every((c) => fkColumns.has(c.name));
+      const fkColumns = new Set(joins.flatMap((j) => j.columns));
+      const key = new Set(other.table.primaryKey ?? []);
+      const inKey = (j: Join) => j.columns.every((c) => key.has(c));
+      const association = joins.length >= 2 && other.table.columns.every((c) => fkColumns.has(c.name));
       if (isNamedChild(index, other, subject)) lift(n, NAMED_CHILD);
       else if (association) lift(n, ASSOCIATION);
-      else if (toSubject.some((cols) => cols.every((c) => key.has(c)))) lift(n, EXTENSION);
+      else if (toSubject.some(inKey) && !joins.some((j) => j.to !== subject && j.columns.some((c) => key.has(c))))
+        lift(n, EXTENSION);
       else lift(n, CHILD);
-      if (association)
-        for (const fk of foreignKeys) {
-          const end = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
-          if (end !== undefined && end !== subject) lift(end, ASSOCIATION_END);
-        }
+      if (association) for (const j of joins) if (j.to !== subject) lift(j.to, ASSOCIATION_END);
     }
-    if (fksTo(index, entry, n).length > 0) {
+    if (joinsOf(index, entry).some((j) => j.to === n)) {
       lift(n, PARENT);
       for (const m of index.graph.neighbours(n)) {
         const owned = index.entries[m];
-        if (owned?.owners?.includes(n) && owned.table.foreignKeys.length === 1) lift(m, PARENT_OWNED);
+        if (owned?.owners?.includes(n) && joinsOf(index, owned).length === 1) lift(m, PARENT_OWNED);
         if (owned && isNamedChild(index, owned, n)) lift(m, PARENT * NAMED_CHILD);
       }
     }
@@ -153,15 +151,25 @@ function isNamedChild(index: SchemaIndex, child: TableEntry, parent: number): bo
   return (
     parentName.length >= MIN_STEM &&
     compact(child.table.name).startsWith(parentName) &&
-    fksTo(index, child, parent).length > 0
+    joinsOf(index, child).some((j) => j.to === parent)
   );
 }
 
-/** The column lists of `from`'s foreign keys that point at entry `to`. */
-function fksTo(index: SchemaIndex, from: TableEntry, to: number): string[][] {
-  return from.table.foreignKeys
-    .filter((fk) => index.byKey.get(keyOf(fk.references.schema, fk.references.table)) === to)
-    .map((fk) => fk.columns);
+interface Join {
+  columns: readonly string[];
+  /** The entry joined. */
+  to: number;
+}
+
+/** An entry's joins to other entries: its declared foreign keys, then the joins inferred from its column names. */
+function joinsOf(index: SchemaIndex, from: TableEntry): Join[] {
+  const joins: Join[] = [];
+  for (const fk of from.table.foreignKeys) {
+    const to = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
+    if (to !== undefined) joins.push({ columns: fk.columns, to });
+  }
+  for (const [column, target] of from.inferred ?? []) joins.push({ columns: [column], to: target.entry });
+  return joins;
 }
 
 const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
