@@ -151,8 +151,9 @@ function addTerm(terms: string[], raw: string, kind: 'identifier' | 'text'): voi
     return;
   }
   // Abbreviations are read in identifiers only: in a question "cat" is a cat, in a column name often a category.
-  const spelled = kind === 'identifier' ? (ABBREVIATIONS.get(word) ?? word) : word;
-  terms.push(...(termOf(spelled) ?? []));
+  const spelled = kind === 'identifier' ? ABBREVIATIONS.get(word) : undefined;
+  if (spelled === undefined) terms.push(...(termOf(word) ?? []));
+  else for (const w of spelled.split(' ')) terms.push(...(termOf(w) ?? []));
 }
 
 /** The term of one lower-case word (stop word → none), memoized. */

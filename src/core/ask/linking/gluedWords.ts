@@ -8,7 +8,7 @@
 import { stem } from '../tokens';
 
 const MIN_GLUED = 6;
-const MIN_PIECE = 3;
+export const MIN_PIECE = 3;
 const MAX_GLUED = 40;
 
 export type GluedSplitter = (word: string) => string[] | undefined;

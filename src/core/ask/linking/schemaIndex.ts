@@ -5,8 +5,8 @@
  */
 import type { SchemaSnapshot, TableInfo } from '../../../shared/schema';
 import { FkGraph } from '../fkGraph';
-import { GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from '../identifierWords';
-import { gluedSplitter, identifierParts } from './gluedWords';
+import { ABBREVIATIONS, GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from '../identifierWords';
+import { gluedSplitter, identifierParts, MIN_PIECE } from './gluedWords';
 import { inferredJoins } from './inferredJoins';
 import { numberedKeys } from './numberedNames';
 import { schemaGroups } from './schemaGroups';
@@ -220,7 +220,8 @@ function identifierTermsOf(snapshot: SchemaSnapshot): {
   identifierTerms: (text: string) => string[];
   gluedTerms: (text: string) => string[];
 } {
-  const vocabulary = new Set<string>();
+  // Known abbreviations are words of every schema ("networkrbacs" → network, rbac → access control).
+  const vocabulary = new Set([...ABBREVIATIONS.keys()].filter((a) => a.length >= MIN_PIECE));
   const seen = new Set<string>();
   const learn = (name: string) => {
     if (seen.has(name)) return;
