@@ -52,7 +52,9 @@ export function encodeLinkIndex(index: SchemaIndex): StoredLinkIndex {
       nameTerms: [...e.nameTerms],
       ...(e.members ? { members: e.members } : {}),
       ...(e.schemas ? { schemas: e.schemas } : {}),
-      ...(e.inferred ? { inferred: [...e.inferred].map(([c, t]): [string, string, number] => [c, t.text, t.entry]) } : {}),
+      ...(e.inferred
+        ? { inferred: [...e.inferred].map(([c, t]): [string, string, number] => [c, t.text, t.entry]) }
+        : {}),
       ...(e.owners ? { owners: e.owners } : {}),
     })),
     keys: [...index.byKey.keys()],

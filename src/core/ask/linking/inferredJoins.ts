@@ -59,8 +59,7 @@ export function inferredJoins(tables: readonly TableInfo[], heads: readonly numb
           to = [stem, `${stem}s`, `${stem}es`, stem.replace(/y$/, 'ies')]
             .map((n) => byName.get(n))
             .find((x) => x !== undefined && x !== i);
-        if (to === undefined && keyNamesJoin)
-          to = (byKeyColumn.get(name) ?? []).find((x) => x !== i && name !== own);
+        if (to === undefined && keyNamesJoin) to = (byKeyColumn.get(name) ?? []).find((x) => x !== i && name !== own);
         const target = to === undefined ? undefined : tables[to];
         const key = target ? singleKey(target) : undefined;
         if (to === undefined || !target || !key) continue;

@@ -213,7 +213,8 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
 /**
  * The terms of an identifier, memoized per snapshot: its words (split at underscores, case and digits,
  * abbreviations spelled out, stemmed); and apart, the words of its glued parts that the schema spells apart
- * elsewhere ("portdnses" → port, dns), which score less than a name's own words (a glued word may be one
+ * elsewhere or that are known abbreviations ("portdnses" → port, dns; "networkrbacs" → network, access
+ * control), which score less than a name's own words (a glued word may be one
  * word, like "airlines").
  */
 function identifierTermsOf(snapshot: SchemaSnapshot): {

@@ -7,12 +7,15 @@
  * to a share of its score by how closely the schema ties them to it:
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
  * - an association child (every column an FK column: network_agent_bindings) 0.8, and the table at its
- *   other end 0.6; a child whose key holds its FK to the subject (an extension) 0.7; any other child 0.5;
+ *   other end 0.6; a child whose key holds its FK to the subject and no other FK (an extension) 0.7; any
+ *   other child 0.5 (a key that also holds an FK to another table ties the subject to that table: an IP
+ *   allocation keyed by network and subnet is not the network's extension);
  * - a table it points at (its parent) 0.7; a table that belongs to that parent (its one FK is part of its
  *   key: tags of a shared attributes table) 0.6; a child named after that parent 0.7 × 0.9 (a migration read
  *   with its instance brings the instance's detail tables);
  * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
  *   nsxv_) the question does not say: half of that.
+ * The ties are the declared foreign keys; in a schema that declares none, the joins inferred from names.
  * A table keeps its own score when that is more. When two or more of a subject's neighbours (other subjects
  * aside) already score 70 % of it by question words not in the subject's name, the question has said which
  * of its tables it wants ("including info caches and security groups"): that subject lifts nothing.
