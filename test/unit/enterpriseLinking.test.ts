@@ -114,19 +114,20 @@ describe('join paths', () => {
     expect(text).not.toContain('store_key bigint → stores.store_key');
   });
 
-  it('puts the table an undeclared x_id join runs through between two matches, in a schema with declared FKs', () => {
+  it('ranks by the joins a schema declares: a guessed x_id join beside them is shown, not followed', () => {
     const tables = [
-      table('authors', [col('id', 'bigint'), col('pen_name'), col('country')]),
-      table('libraries', [col('id', 'bigint'), col('branch'), col('opening_hours')]),
-      table('holdings', [col('id', 'bigint'), col('author_id', 'bigint'), col('library_id', 'bigint')], {
+      table('authors', [col('id', 'bigint'), col('pen_name'), col('agency_id', 'bigint')]),
+      table('agencies', [col('id', 'bigint'), col('city')]),
+      table('books', [col('id', 'bigint'), col('author_id', 'bigint'), col('isbn')], {
         foreignKeys: [fk('author_id', 'authors')],
       }),
       ...noise(300),
     ];
-    const context = buildSchemaContext(snapshot(tables), 'which branch holds each pen name', { budgetTokens: 600 });
+    const context = buildSchemaContext(snapshot(tables), 'every pen name', { budgetTokens: 600 });
     expect(context.schemaTokens).toBeGreaterThan(context.budget);
-    expect(keys(context).slice(0, 3).sort()).toEqual(['public.authors', 'public.holdings', 'public.libraries']);
-    expect(context.text).toContain('library_id bigint → libraries.id (inferred)');
+    expect(keys(context).slice(0, 2)).toEqual(['public.authors', 'public.books']);
+    expect(keys(context)).not.toContain('public.agencies');
+    expect(context.text).toContain('agency_id bigint → agencies.id (inferred)');
   });
 
   it('infers nothing across types that cannot join', () => {

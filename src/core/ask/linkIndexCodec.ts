@@ -23,8 +23,8 @@ interface StoredEntry {
   nameTerms: string[];
   members?: string[];
   schemas?: string[];
-  /** Column, target text, target entry. */
-  inferred?: [string, string, number][];
+  /** Column, target text, target entry, followed by the ranking. */
+  inferred?: [string, string, number, boolean][];
   owners?: number[];
 }
 
@@ -53,7 +53,14 @@ export function encodeLinkIndex(index: SchemaIndex): StoredLinkIndex {
       ...(e.members ? { members: e.members } : {}),
       ...(e.schemas ? { schemas: e.schemas } : {}),
       ...(e.inferred
-        ? { inferred: [...e.inferred].map(([c, t]): [string, string, number] => [c, t.text, t.entry]) }
+        ? {
+            inferred: [...e.inferred].map(([c, t]): [string, string, number, boolean] => [
+              c,
+              t.text,
+              t.entry,
+              t.followed,
+            ]),
+          }
         : {}),
       ...(e.owners ? { owners: e.owners } : {}),
     })),
@@ -101,7 +108,8 @@ export function decodeLinkIndex(
       entry.groupTables = [table];
       entry.schemas = e.schemas;
     }
-    if (e.inferred) entry.inferred = new Map(e.inferred.map(([c, text, target]) => [c, { text, entry: target }]));
+    if (e.inferred)
+      entry.inferred = new Map(e.inferred.map(([c, text, target, followed]) => [c, { text, entry: target, followed }]));
     if (e.owners) entry.owners = e.owners;
     entries.push(entry);
   }

@@ -22,7 +22,7 @@ import { liftSubjectTables } from './subjectTables';
  * at least 2 standard deviations above the schema's mean similarity score like a column-name match (2) of
  * a term found in just them (idf log(1 + tables / how many)), scaled by how far above they are (the
  * farthest 1); the most similar one is a seed of its own (a concept named in no table's words).
- * Then the FK graph (declared foreign keys, and the joins names imply that a schema leaves undeclared).
+ * Then the FK graph (declared foreign keys, and joins inferred from names where a schema declares none).
  * Seeds are the best direct matches (up to 32, each at least a quarter of the best),
  * the best table of each question term (a value-only word like "jazz" is a concept too) and the pinned
  * tables. Each pair of seeds joined by a path of at most 4 FKs adds 0.5 × the weaker score / path length

@@ -49,6 +49,8 @@ export interface InferredTarget {
   text: string;
   /** The entry it joins. */
   entry: number;
+  /** The ranking follows it (its schema declares no joins of its own: inferredJoins.ts). */
+  followed: boolean;
 }
 
 export interface SchemaIndex {
@@ -187,8 +189,8 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
     const target = entryOf[join.to] ?? -1;
     if (!from || !to || target < 0) continue;
     const text = `${displayName(to.schema, to.name)}.${join.target} (inferred)`;
-    (from.inferred ??= new Map()).set(join.column, { text, entry: target });
-    graph.addEdge(entryOf[join.from] ?? -1, target);
+    (from.inferred ??= new Map()).set(join.column, { text, entry: target, followed: join.followed });
+    if (join.followed) graph.addEdge(entryOf[join.from] ?? -1, target);
   }
   const numberedTables = new Map<string, number[]>();
   entries.forEach((entry, e) => {

@@ -164,32 +164,16 @@ interface Join {
   to: number;
 }
 
-/**
- * An entry's joins to other entries: its declared foreign keys; in a schema that declares none, the joins
- * inferred from its column names. (Where a schema declares its joins, an inferred one is a guess beside them:
- * it links the tables for join paths, but the subject's own tables are those the schema says are tied to it.)
- */
+/** An entry's joins to other entries: its declared foreign keys, and the inferred joins the ranking follows. */
 function joinsOf(index: SchemaIndex, from: TableEntry): Join[] {
   const joins: Join[] = [];
   for (const fk of from.table.foreignKeys) {
     const to = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
     if (to !== undefined) joins.push({ columns: fk.columns, to });
   }
-  if (!declaringSchemas(index).has(from.table.schema))
-    for (const [column, target] of from.inferred ?? []) joins.push({ columns: [column], to: target.entry });
+  for (const [column, target] of from.inferred ?? [])
+    if (target.followed) joins.push({ columns: [column], to: target.entry });
   return joins;
-}
-
-const declaring = new WeakMap<SchemaIndex, Set<string>>();
-
-/** The schemas that declare at least one foreign key. */
-function declaringSchemas(index: SchemaIndex): Set<string> {
-  let schemas = declaring.get(index);
-  if (!schemas) {
-    schemas = new Set(index.entries.filter((e) => e.table.foreignKeys.length > 0).map((e) => e.table.schema));
-    declaring.set(index, schemas);
-  }
-  return schemas;
 }
 
 const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
