@@ -1,5 +1,5 @@
 // Schema linking without a model, before and after the enterprise-schema work, in one run on the same snapshots
-// (the "before" is the frozen copy in bench/linkingBaseline/):
+// (the "before" is src/ at commit ee83537, taken from git and bundled when the bench starts):
 // - BEAVER-nw: the five OpenStack databases (366 tables) rebuilt empty in ONE PostgreSQL database, each of the 88
 //   questions asked against all of them; per database.
 // - Spider 1.0: all 166 schemas (876 tables) in one database, the 1,034 dev questions asked against the whole.
@@ -8,8 +8,10 @@
 // Figures: every gold table in the top 15 entries, recall@5 / @15 (share of gold tables among the first 5/15
 // entries), every gold table anywhere in the context, context tokens (median, max). A family or group entry
 // counts for each of its members. Budget 6,000 tokens (the default).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
 import pg from 'pg';
 import { buildSchemaContext } from '../src/core/ask/schemaContext';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
@@ -21,7 +23,6 @@ import { MUSIC_STORE_QUESTIONS, musicStoreSql } from '../test/fixtures/musicStor
 import { tenantSnapshot } from '../test/fixtures/tenantSchema';
 import { createScratchDatabase } from '../test/support/scratchDatabase';
 import { beaverAvailable, loadBeaver, readBeaver } from './beaverData';
-import { buildSchemaContext as baselineContext } from './linkingBaseline/schemaContext';
 import { loadSpider, readSpider, spiderAvailable } from './spiderData';
 import { percentile, report } from './stats';
 
@@ -32,8 +33,33 @@ interface Shown {
   tokens: number;
 }
 type Linker = (snapshot: SchemaSnapshot, question: string) => Shown;
+type ContextBuilder = (snapshot: SchemaSnapshot, question: string, options: { budgetTokens: number }) => Shown;
+
+/** The linking before the enterprise-schema work: the commit's src/ from git, bundled beside the bench's own bundle. */
+const BASELINE_COMMIT = 'ee83537';
+
+function baselineContext(): ContextBuilder {
+  const dir = join('dist', 'bench', 'linking-baseline');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execSync(`git archive ${BASELINE_COMMIT} src | tar -x -C ${dir}`);
+  const outfile = resolve(dir, 'schemaContext.cjs');
+  esbuild.buildSync({
+    entryPoints: [join(dir, 'src', 'core', 'ask', 'schemaContext.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a bundle made at run time
+  return (require(outfile) as { buildSchemaContext: ContextBuilder }).buildSchemaContext;
+}
+
+const before = baselineContext();
 const LINKERS: [string, Linker][] = [
-  ['before', (s, q) => baselineContext(s, q, { budgetTokens: BUDGET })],
+  ['before', (s, q) => before(s, q, { budgetTokens: BUDGET })],
   ['after', (s, q) => buildSchemaContext(s, q, { budgetTokens: BUDGET })],
 ];
 

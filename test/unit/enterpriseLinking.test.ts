@@ -96,16 +96,41 @@ describe('join paths', () => {
     expect(context.text).toContain('product_id bigint → dw.products.id (inferred)');
   });
 
-  it('infers nothing where the schema declares its foreign keys, nor across types that cannot join', () => {
+  it('infers the x_id joins a schema that declares some foreign keys leaves out, never over a declared one', () => {
     const declared = [
-      table('orders', [col('id', 'bigint'), col('customer_id', 'bigint'), col('coupon_id', 'bigint')], {
-        foreignKeys: [fk('customer_id', 'customers')],
-      }),
+      table(
+        'orders',
+        [col('id', 'bigint'), col('customer_id', 'bigint'), col('coupon_id', 'bigint'), col('store_key', 'bigint')],
+        { foreignKeys: [fk('customer_id', 'customers')] },
+      ),
       table('customers', [col('id', 'bigint'), col('full_name')]),
       table('coupons', [col('id', 'bigint'), col('code')]),
+      table('stores', [col('store_key', 'bigint'), col('city')], { primaryKey: ['store_key'] }),
     ];
     const text = buildSchemaContext(snapshot(declared), 'orders and coupons', { budgetTokens: 2000 }).text;
-    expect(text).not.toContain('(inferred)');
+    expect(text).toContain('customer_id bigint → customers.id, ');
+    expect(text).toContain('coupon_id bigint → coupons.id (inferred)');
+    // a key's name shared by two tables is a join only where a schema declares no joins at all
+    expect(text).not.toContain('store_key bigint → stores.store_key');
+  });
+
+  it('ranks by the joins a schema declares: a guessed x_id join beside them is shown, not followed', () => {
+    const tables = [
+      table('authors', [col('id', 'bigint'), col('pen_name'), col('agency_id', 'bigint')]),
+      table('agencies', [col('id', 'bigint'), col('city')]),
+      table('books', [col('id', 'bigint'), col('author_id', 'bigint'), col('isbn')], {
+        foreignKeys: [fk('author_id', 'authors')],
+      }),
+      ...noise(300),
+    ];
+    const context = buildSchemaContext(snapshot(tables), 'every pen name', { budgetTokens: 600 });
+    expect(context.schemaTokens).toBeGreaterThan(context.budget);
+    expect(keys(context).slice(0, 2)).toEqual(['public.authors', 'public.books']);
+    expect(keys(context)).not.toContain('public.agencies');
+    expect(context.text).toContain('agency_id bigint → agencies.id (inferred)');
+  });
+
+  it('infers nothing across types that cannot join', () => {
     const mistyped = [
       table('visits', [col('id', 'bigint'), col('page_id', 'text')]),
       table('pages', [col('id', 'bigint'), col('url')]),
@@ -113,6 +138,69 @@ describe('join paths', () => {
     expect(buildSchemaContext(snapshot(mistyped), 'visits per page', { budgetTokens: 2000 }).text).not.toContain(
       '(inferred)',
     );
+  });
+});
+
+describe('the tables of what the question is about', () => {
+  const widgetTables = (schema: string, declared: boolean) => {
+    const fks = (...pairs: [string, string][]) =>
+      declared ? { foreignKeys: pairs.map(([c, t]) => fk(c, t, 'id', schema)) } : {};
+    return [
+      table('widgets', [col('id', 'bigint'), col('colour'), col('maker_id', 'bigint')], {
+        schema,
+        ...fks(['maker_id', 'makers']),
+      }),
+      table('makers', [col('id', 'bigint'), col('maker_name')], { schema }),
+      table('stations', [col('id', 'bigint'), col('city')], { schema }),
+      table('tunings', [col('widget_id', 'bigint'), col('mode')], {
+        schema,
+        primaryKey: ['widget_id'],
+        ...fks(['widget_id', 'widgets']),
+      }),
+      table('dockings', [col('widget_id', 'bigint'), col('station_id', 'bigint'), col('slot', 'integer')], {
+        schema,
+        primaryKey: ['widget_id', 'station_id'],
+        ...fks(['widget_id', 'widgets'], ['station_id', 'stations']),
+      }),
+      table('assemblies', [col('id', 'bigint'), col('widget_id', 'bigint'), col('built_on', 'date')], {
+        schema,
+        ...fks(['widget_id', 'widgets']),
+      }),
+      table('widget_notes', [col('id', 'bigint'), col('widget_id', 'bigint'), col('note')], {
+        schema,
+        ...fks(['widget_id', 'widgets']),
+      }),
+      ...noise(200, schema),
+    ];
+  };
+
+  it('lifts an extension of the subject above a table whose key ties the subject to another table', () => {
+    const shown = keys(
+      buildSchemaContext(
+        snapshot(widgetTables('public', true)),
+        'Provide information about the widget made by maker 7.',
+        {
+          budgetTokens: 300,
+        },
+      ),
+    );
+    expect(shown.slice(0, 2).sort()).toEqual(['public.makers', 'public.widgets']);
+    // tunings (keyed by its widget) is the widget's own; dockings (keyed by widget and station) relates it to a station
+    expect(shown).toContain('public.dockings');
+    expect(shown.indexOf('public.tunings')).toBeLessThan(shown.indexOf('public.dockings'));
+  });
+
+  it('follows inferred joins from the subject where the schema declares none: an assembly brings its widget’s notes', () => {
+    const context = buildSchemaContext(
+      snapshot(widgetTables('dw', false)),
+      'Provide information about the assembly built on 2024-03-01.',
+      { budgetTokens: 300 },
+    );
+    const shown = keys(context);
+    expect(shown[0]).toBe('dw.assemblies');
+    expect(shown).toContain('dw.widgets');
+    expect(shown).toContain('dw.widget_notes');
+    expect(context.text).toContain('widget_id bigint → dw.widgets.id (inferred)');
   });
 });
 
@@ -144,6 +232,21 @@ describe('tables of the same shape in many schemas', () => {
 });
 
 describe('words as schemas spell them', () => {
+  it('reads a known abbreviation glued to a word of the schema: networkrbacs → network, access control', () => {
+    const tables = [
+      table('networks', [col('id', 'bigint'), col('network_name'), col('status')]),
+      table('networkrbacs', [col('id', 'bigint'), col('object_id', 'bigint'), col('target_tenant')], {
+        foreignKeys: [fk('object_id', 'networks')],
+      }),
+      table('networkqueues', [col('id', 'bigint'), col('network_id', 'bigint'), col('queue_size', 'integer')], {
+        foreignKeys: [fk('network_id', 'networks')],
+      }),
+      ...noise(200),
+    ];
+    const first = (question: string) => keys(buildSchemaContext(snapshot(tables), question, { budgetTokens: 500 }))[0];
+    expect(first('list the access control entries')).toBe('public.networkrbacs');
+  });
+
   it('cuts glued names into the words the schema spells apart elsewhere, and leaves words alone', () => {
     const split = gluedSplitter(new Set(['port', 'dns', 'security', 'group', 'binding', 'subnet', 'pool']));
     expect(split('portdnses')).toEqual(['port', 'dns']);

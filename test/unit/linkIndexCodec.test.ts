@@ -92,6 +92,6 @@ describe('the linking index stored with the schema cache', () => {
     const snapshot = tenantSnapshot(3, 5);
     const stored = encodeLinkIndex(indexOf(snapshot));
     expect(decodeLinkIndex(stored, () => undefined)).toBeUndefined();
-    expect(decodeLinkIndex({ ...stored, format: 0 as unknown as 1 }, () => snapshot.tables[0])).toBeUndefined();
+    expect(decodeLinkIndex({ ...stored, format: 0 as unknown as 2 }, () => snapshot.tables[0])).toBeUndefined();
   });
 });

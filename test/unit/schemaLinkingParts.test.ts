@@ -71,6 +71,9 @@ describe('identifier words', () => {
   it('spells out abbreviations in identifiers only, and meets plural, irregular and -ment forms', () => {
     expect(termsOf('cust_qty_amt', 'identifier')).toEqual(termsOf('customer quantity amount'));
     expect(termsOf('cat', 'identifier')).toEqual(termsOf('cat'));
+    expect(termsOf('network_rbac', 'identifier')).toEqual(termsOf('network access control'));
+    // a request verb is not a word of the schema ("Provide information about …" ≠ providers)
+    expect(termsOf('Provide the providers')).toEqual(termsOf('providers'));
     expect(termsOf('won')).toEqual(termsOf('win'));
     expect(termsOf('enrollment')).toEqual(termsOf('enrolled'));
     expect(termsOf('people')).toEqual(termsOf('person'));

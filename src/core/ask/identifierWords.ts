@@ -4,7 +4,7 @@
  * comparison meet on the same word. General database vocabulary only, never words of one schema.
  */
 
-/** Abbreviation → the word it stands for (then stemmed and folded onto synonyms like any word). */
+/** Abbreviation → the word(s) it stands for (then stemmed and folded onto synonyms like any word). */
 export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
   Object.entries({
     cust: 'customer',
@@ -57,6 +57,8 @@ export const ABBREVIATIONS: ReadonlyMap<string, string> = new Map(
     dest: 'destination',
     info: 'information',
     lang: 'language',
+    rbac: 'access control',
+    acl: 'access control',
   }),
 );
 

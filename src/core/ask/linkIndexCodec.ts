@@ -13,7 +13,7 @@ import type { Field, Posting, SchemaIndex, TableEntry } from './linking/schemaIn
 import { fkTextOf, keyOf } from './linking/schemaIndex';
 
 /** Bump when what the index holds changes shape. */
-export const LINK_INDEX_FORMAT = 1;
+export const LINK_INDEX_FORMAT = 2;
 
 const FIELDS: readonly Field[] = ['name', 'column', 'glued', 'allowed', 'comment', 'stat', 'sample'];
 
@@ -23,7 +23,8 @@ interface StoredEntry {
   nameTerms: string[];
   members?: string[];
   schemas?: string[];
-  inferred?: [string, string][];
+  /** Column, target text, target entry, followed by the ranking. */
+  inferred?: [string, string, number, boolean][];
   owners?: number[];
 }
 
@@ -51,7 +52,16 @@ export function encodeLinkIndex(index: SchemaIndex): StoredLinkIndex {
       nameTerms: [...e.nameTerms],
       ...(e.members ? { members: e.members } : {}),
       ...(e.schemas ? { schemas: e.schemas } : {}),
-      ...(e.inferred ? { inferred: [...e.inferred] } : {}),
+      ...(e.inferred
+        ? {
+            inferred: [...e.inferred].map(([c, t]): [string, string, number, boolean] => [
+              c,
+              t.text,
+              t.entry,
+              t.followed,
+            ]),
+          }
+        : {}),
       ...(e.owners ? { owners: e.owners } : {}),
     })),
     keys: [...index.byKey.keys()],
@@ -98,7 +108,8 @@ export function decodeLinkIndex(
       entry.groupTables = [table];
       entry.schemas = e.schemas;
     }
-    if (e.inferred) entry.inferred = new Map(e.inferred);
+    if (e.inferred)
+      entry.inferred = new Map(e.inferred.map(([c, text, target, followed]) => [c, { text, entry: target, followed }]));
     if (e.owners) entry.owners = e.owners;
     entries.push(entry);
   }

@@ -20,7 +20,7 @@ export function renderBlock(entry: TableEntry, columns: readonly ColumnInfo[], o
   const { table } = entry;
   const pk = new Set(table.primaryKey ?? []);
   const parts = columns.map((c) => {
-    const target = entry.fkTargets.get(c.name) ?? entry.inferred?.get(c.name);
+    const target = entry.fkTargets.get(c.name) ?? entry.inferred?.get(c.name)?.text;
     return `${c.name} ${shortType(c.type)}${pk.has(c.name) ? ' pk' : ''}${target ? ` → ${target}` : ''}${allowedText(c)}${c.comment ? ` /* ${clip(c.comment)} */` : ''}`;
   });
   const included = new Set(columns.map((c) => c.name));

@@ -21,7 +21,7 @@ const STOP_WORDS = new Set(
   is are was were be been being do does did done has have had can could would should will shall may might must
   how what which who whom whose where when why much many each every all any some both either neither
   me my mine i we our ours us you your yours he she it its they them their theirs this that these those there here
-  show list give get find tell display return fetch select let please just only also per out up down
+  show list give get find tell display return fetch select provide let please just only also per out up down
   most more less least top bottom last first next previous recent`
     .split(/\s+/)
     .filter((w) => w !== ''),
@@ -151,8 +151,9 @@ function addTerm(terms: string[], raw: string, kind: 'identifier' | 'text'): voi
     return;
   }
   // Abbreviations are read in identifiers only: in a question "cat" is a cat, in a column name often a category.
-  const spelled = kind === 'identifier' ? (ABBREVIATIONS.get(word) ?? word) : word;
-  terms.push(...(termOf(spelled) ?? []));
+  const spelled = kind === 'identifier' ? ABBREVIATIONS.get(word) : undefined;
+  if (spelled === undefined) terms.push(...(termOf(word) ?? []));
+  else for (const w of spelled.split(' ')) terms.push(...(termOf(w) ?? []));
 }
 
 /** The term of one lower-case word (stop word → none), memoized. */

@@ -2,13 +2,14 @@
  * Identifiers glued without a separator ("securitygroupportbindings", "portdnses", "standardattributes") cut
  * into the words the same schema spells apart elsewhere (security_group_id, port_id, ml2_port_bindings): the
  * schema is its own dictionary, so no word list is guessed. A piece is a word of at least three letters seen as
- * a part of a multi-part identifier; a plural ending (s, es) may follow the last piece; fewest pieces win. A
+ * a part of a multi-part identifier, or a known abbreviation (identifierWords.ts: "networkrbacs" → network,
+ * rbac); a plural ending (s, es) may follow the last piece; fewest pieces win. A
  * word whose stem is itself such a part ("subnets", "rankings") is a word, not a glue.
  */
 import { stem } from '../tokens';
 
 const MIN_GLUED = 6;
-const MIN_PIECE = 3;
+export const MIN_PIECE = 3;
 const MAX_GLUED = 40;
 
 export type GluedSplitter = (word: string) => string[] | undefined;

@@ -5,8 +5,8 @@
  */
 import type { SchemaSnapshot, TableInfo } from '../../../shared/schema';
 import { FkGraph } from '../fkGraph';
-import { GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from '../identifierWords';
-import { gluedSplitter, identifierParts } from './gluedWords';
+import { ABBREVIATIONS, GLUED_LAST_WORDS, isMoneyType, MONEY_TERM } from '../identifierWords';
+import { gluedSplitter, identifierParts, MIN_PIECE } from './gluedWords';
 import { inferredJoins } from './inferredJoins';
 import { numberedKeys } from './numberedNames';
 import { schemaGroups } from './schemaGroups';
@@ -37,11 +37,20 @@ export interface TableEntry {
   /** The schemas whose same table this entry stands for (a schema per tenant), its own first; with each one's table. */
   schemas?: string[];
   groupTables?: TableInfo[];
-  /** Column name → "→ target" text of a join the schema does not declare but names imply (see inferredJoins.ts). */
-  inferred?: Map<string, string>;
+  /** Column name → a join the schema does not declare but names imply (see inferredJoins.ts). */
+  inferred?: Map<string, InferredTarget>;
   /** Entries this table belongs to: its foreign key is part of its primary key (an extension, an association). */
   owners?: number[];
   fullBlock?: string;
+}
+
+export interface InferredTarget {
+  /** "→ target" text, saying the join is inferred. */
+  text: string;
+  /** The entry it joins. */
+  entry: number;
+  /** The ranking follows it (its schema declares no joins of its own: inferredJoins.ts). */
+  followed: boolean;
 }
 
 export interface SchemaIndex {
@@ -177,9 +186,11 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
   )) {
     const from = entries[entryOf[join.from] ?? -1];
     const to = snapshot.tables[join.to];
-    if (!from || !to) continue;
-    (from.inferred ??= new Map()).set(join.column, `${displayName(to.schema, to.name)}.${join.target} (inferred)`);
-    graph.addEdge(entryOf[join.from] ?? -1, entryOf[join.to] ?? -1);
+    const target = entryOf[join.to] ?? -1;
+    if (!from || !to || target < 0) continue;
+    const text = `${displayName(to.schema, to.name)}.${join.target} (inferred)`;
+    (from.inferred ??= new Map()).set(join.column, { text, entry: target, followed: join.followed });
+    if (join.followed) graph.addEdge(entryOf[join.from] ?? -1, target);
   }
   const numberedTables = new Map<string, number[]>();
   entries.forEach((entry, e) => {
@@ -204,14 +215,16 @@ export function indexOf(snapshot: SchemaSnapshot): SchemaIndex {
 /**
  * The terms of an identifier, memoized per snapshot: its words (split at underscores, case and digits,
  * abbreviations spelled out, stemmed); and apart, the words of its glued parts that the schema spells apart
- * elsewhere ("portdnses" → port, dns), which score less than a name's own words (a glued word may be one
+ * elsewhere or that are known abbreviations ("portdnses" → port, dns; "networkrbacs" → network, access
+ * control), which score less than a name's own words (a glued word may be one
  * word, like "airlines").
  */
 function identifierTermsOf(snapshot: SchemaSnapshot): {
   identifierTerms: (text: string) => string[];
   gluedTerms: (text: string) => string[];
 } {
-  const vocabulary = new Set<string>();
+  // Known abbreviations are words of every schema ("networkrbacs" → network, rbac → access control).
+  const vocabulary = new Set([...ABBREVIATIONS.keys()].filter((a) => a.length >= MIN_PIECE));
   const seen = new Set<string>();
   const learn = (name: string) => {
     if (seen.has(name)) return;

@@ -7,12 +7,15 @@
  * to a share of its score by how closely the schema ties them to it:
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
  * - an association child (every column an FK column: network_agent_bindings) 0.8, and the table at its
- *   other end 0.6; a child whose key holds its FK to the subject (an extension) 0.7; any other child 0.5;
+ *   other end 0.6; a child whose key holds its FK to the subject and no other FK (an extension) 0.7; any
+ *   other child 0.5 (a key that also holds an FK to another table ties the subject to that table: an IP
+ *   allocation keyed by network and subnet is not the network's extension);
  * - a table it points at (its parent) 0.7; a table that belongs to that parent (its one FK is part of its
  *   key: tags of a shared attributes table) 0.6; a child named after that parent 0.7 × 0.9 (a migration read
  *   with its instance brings the instance's detail tables);
  * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
  *   nsxv_) the question does not say: half of that.
+ * The ties are the declared foreign keys; in a schema that declares none, the joins inferred from names.
  * A table keeps its own score when that is more. When two or more of a subject's neighbours (other subjects
  * aside) already score 70 % of it by question words not in the subject's name, the question has said which
  * of its tables it wants ("including info caches and security groups"): that subject lifts nothing.
@@ -118,27 +121,25 @@ function liftAround(
   for (const n of index.graph.neighbours(subject)) {
     const other = index.entries[n];
     if (!other) continue;
-    const toSubject = fksTo(index, other, subject);
+    const joins = joinsOf(index, other);
+    const toSubject = joins.filter((j) => j.to === subject);
     if (toSubject.length > 0) {
-      const { foreignKeys, columns, primaryKey } = other.table;
-      const fkColumns = new Set(foreignKeys.flatMap((fk) => fk.columns));
-      const key = new Set(primaryKey ?? []);
-      const association = foreignKeys.length >= 2 && columns.every((c) => fkColumns.has(c.name));
+      const fkColumns = new Set(joins.flatMap((j) => j.columns));
+      const key = new Set(other.table.primaryKey ?? []);
+      const inKey = (j: Join) => j.columns.every((c) => key.has(c));
+      const association = joins.length >= 2 && other.table.columns.every((c) => fkColumns.has(c.name));
       if (isNamedChild(index, other, subject)) lift(n, NAMED_CHILD);
       else if (association) lift(n, ASSOCIATION);
-      else if (toSubject.some((cols) => cols.every((c) => key.has(c)))) lift(n, EXTENSION);
+      else if (toSubject.some(inKey) && !joins.some((j) => j.to !== subject && j.columns.some((c) => key.has(c))))
+        lift(n, EXTENSION);
       else lift(n, CHILD);
-      if (association)
-        for (const fk of foreignKeys) {
-          const end = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
-          if (end !== undefined && end !== subject) lift(end, ASSOCIATION_END);
-        }
+      if (association) for (const j of joins) if (j.to !== subject) lift(j.to, ASSOCIATION_END);
     }
-    if (fksTo(index, entry, n).length > 0) {
+    if (joinsOf(index, entry).some((j) => j.to === n)) {
       lift(n, PARENT);
       for (const m of index.graph.neighbours(n)) {
         const owned = index.entries[m];
-        if (owned?.owners?.includes(n) && owned.table.foreignKeys.length === 1) lift(m, PARENT_OWNED);
+        if (owned?.owners?.includes(n) && joinsOf(index, owned).length === 1) lift(m, PARENT_OWNED);
         if (owned && isNamedChild(index, owned, n)) lift(m, PARENT * NAMED_CHILD);
       }
     }
@@ -153,15 +154,26 @@ function isNamedChild(index: SchemaIndex, child: TableEntry, parent: number): bo
   return (
     parentName.length >= MIN_STEM &&
     compact(child.table.name).startsWith(parentName) &&
-    fksTo(index, child, parent).length > 0
+    joinsOf(index, child).some((j) => j.to === parent)
   );
 }
 
-/** The column lists of `from`'s foreign keys that point at entry `to`. */
-function fksTo(index: SchemaIndex, from: TableEntry, to: number): string[][] {
-  return from.table.foreignKeys
-    .filter((fk) => index.byKey.get(keyOf(fk.references.schema, fk.references.table)) === to)
-    .map((fk) => fk.columns);
+interface Join {
+  columns: readonly string[];
+  /** The entry joined. */
+  to: number;
+}
+
+/** An entry's joins to other entries: its declared foreign keys, and the inferred joins the ranking follows. */
+function joinsOf(index: SchemaIndex, from: TableEntry): Join[] {
+  const joins: Join[] = [];
+  for (const fk of from.table.foreignKeys) {
+    const to = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
+    if (to !== undefined) joins.push({ columns: fk.columns, to });
+  }
+  for (const [column, target] of from.inferred ?? [])
+    if (target.followed) joins.push({ columns: [column], to: target.entry });
+  return joins;
 }
 
 const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
