@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/core/platform/logger';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import { loadParser } from '../../src/core/sql/parse';
 import { listEntries } from '../../src/core/sql/recovery/quarantineStore';
-import { proposePurge, proposeUndo } from '../../src/core/sql/recovery/undoProposal';
+import { proposePurge, proposeUndo } from '../../src/core/sql/undoProposal';
 import { runSql } from '../../src/core/sql/runSql';
 import type { SafetySettings } from '../../src/core/sql/safetySettings';
 import { DEFAULT_RECOVERY, DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
