@@ -20,6 +20,8 @@ export interface HiddenPasswords {
 
 type Rec = Record<string, unknown>;
 
+const ROLE_KINDS = new Set(['CreateRoleStmt', 'AlterRoleStmt']);
+
 /**
  * The input with its passwords hidden, or undefined when it sets none in clear (the common case costs one walk
  * of the top-level statements). `reuseFrom`: texts held before (tickets) whose verifiers' salts are tried, so
@@ -79,6 +81,11 @@ function passwordSpots(parsed: ParsedInput): (PasswordOption & { start: number; 
     if (!constant) throw new Error('A password option without its string constant.');
     return { ...f, ...constant };
   });
+}
+
+/** True when one of the statements sets a role's password in clear (what hidePasswords rewrites). */
+export function setsPassword(statements: readonly { kind: string; sql: string }[]): boolean {
+  return statements.some((s) => ROLE_KINDS.has(s.kind) && passwordsOf(parseSql(s.sql)).length > 0);
 }
 
 /** The one warning every surface shows for a statement that sets a password (never its text). */
