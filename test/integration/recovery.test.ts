@@ -122,6 +122,10 @@ describe.runIf(postgresAvailable)('a way back from destructive DDL (issue 25)', 
 
     const proposal = await undo(dropped.ticket.id);
     expect(proposal.source).toBe('quarantine');
+    // Its DROP SCHEMA of the emptied quarantine schema destroys nothing: the undo is not CRITICAL for it.
+    expect(proposal.sql).toMatch(/DROP SCHEMA "pgagent_q_[^"]+";/);
+    expect(proposal.impact.risk).not.toBe('CRITICAL');
+    expect(proposal.impact.warnings.join('\n')).not.toContain('always CRITICAL');
     expect(await checksum('SELECT * FROM archive')).toBe(before.rows);
     expect(await indexes('archive')).toEqual(before.indexes);
     expect(await db.withSession((s) => listEntries(s, { ticket: dropped.ticket.id }))).toEqual([]);
