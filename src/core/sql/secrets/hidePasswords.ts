@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ParsedInput } from '../parse';
-import { parseSql, stringConstantsOf } from '../parse';
+import { loadParser, parseSql, stringConstantsOf } from '../parse';
 import { isPrehashed, scramVerifier, verifierParts } from './scramVerifier';
 import type { VerifierParts } from './scramVerifier';
 
@@ -53,6 +53,20 @@ export function hidePasswords(parsed: ParsedInput, reuseFrom: readonly string[] 
   }
   sql ??= rewrite([]);
   return { sql, parsed: parseSql(sql), roles: spots.map((s) => s.role) };
+}
+
+/**
+ * SQL as it may be kept before it is checked (a model's answer, kept in a run's state): its role passwords as
+ * their verifiers; as it is when it sets none, or does not parse (the check then refuses it as it is).
+ */
+export async function withPasswordsHidden(sql: string): Promise<string> {
+  if (!/password/i.test(sql)) return sql;
+  await loadParser();
+  try {
+    return hidePasswords(parseSql(sql))?.sql ?? sql;
+  } catch {
+    return sql;
+  }
 }
 
 /**
