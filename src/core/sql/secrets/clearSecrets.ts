@@ -7,20 +7,19 @@
  */
 import type { ParsedStatement } from '../parse';
 import { isRec } from '../parseTree';
+import { ROLE_KINDS } from './hidePasswords';
 
 /** Seen before the tree is walked: a statement without any of these holds no password. */
 const MAY_HOLD = /password|:\/\/[^\s'@]*@/i;
 /** A libpq keyword/value string or a URI with a password. */
 const CONNECTION_PASSWORD = /(?:^|\s)(?:ssl)?password\s*=|\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:']*:[^\s/@']+@/i;
-/** Statements whose password option becomes a SCRAM verifier (hidePasswords.ts). */
-const ROLE_STATEMENTS = new Set(['CreateRoleStmt', 'AlterRoleStmt']);
 const INSTEAD =
   'run it yourself outside pg-agent (psql), or leave the password out of the SQL (a password file, .pgpass, of the database server for dblink and postgres_fdw)';
 
 /** Why `statement` cannot be kept safely (never its text), or undefined when it holds no password in clear. */
 export function clearSecretOf(statement: ParsedStatement): string | undefined {
   if (!MAY_HOLD.test(statement.sql)) return undefined;
-  const options = !ROLE_STATEMENTS.has(statement.kind);
+  const options = !ROLE_KINDS.has(statement.kind);
   const stack: unknown[] = [statement.tree];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (Array.isArray(node)) stack.push(...(node as unknown[]));

@@ -20,7 +20,8 @@ export interface HiddenPasswords {
 
 type Rec = Record<string, unknown>;
 
-const ROLE_KINDS = new Set(['CreateRoleStmt', 'AlterRoleStmt']);
+/** The statements whose password option becomes a SCRAM verifier. */
+export const ROLE_KINDS: ReadonlySet<string> = new Set(['CreateRoleStmt', 'AlterRoleStmt']);
 
 /**
  * The input with its passwords hidden, or undefined when it sets none in clear (the common case costs one walk
