@@ -3,7 +3,7 @@ import { renderImpact } from '../core/present/renderImpact';
 import { statementsJson, ticketSummary } from '../core/present/outputJson';
 import { shownStatement } from '../core/present/shownSql';
 import { classifySql } from '../core/sql/classify';
-import type { HeldProposal } from '../core/sql/recovery/undoProposal';
+import type { HeldProposal } from '../core/sql/undoProposal';
 import type { PolicyWarning } from '../core/settings/workspacePolicy';
 import { visibleText } from '../shared/visibleSql';
 import type { CommandContext } from './command';

@@ -17,6 +17,7 @@ import { openLeaseBackend } from '../core/jobs/leaseBackends';
 import type { SchemaSnapshot } from '../shared/schema';
 import type { AgentError } from '../core/platform/errors';
 import { toAgentError } from '../core/platform/errors';
+import { lineLogger } from '../core/platform/logger';
 import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
 import type { ErrorCode } from '../shared/errorCodes';
 import { COMMON_HELP, parseCommandArgs, UsageError } from './args';
@@ -47,7 +48,6 @@ import { historyCommand } from './commands/historyCommand';
 import { diffCommand } from './commands/diffCommand';
 import type { ExitCode } from './exitCodes';
 import { EXIT } from './exitCodes';
-import { stderrLogger } from './stderrLogger';
 import { cliSshOptions } from './sshPrompts';
 import { VERSION } from './version';
 import { visibleText } from '../shared/visibleSql';
@@ -149,7 +149,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return EXIT.ok;
   }
 
-  const logger = stderrLogger((text) => io.stderr(text), args.flags.verbose);
+  const logger = lineLogger('text', (line) => io.stderr(`${line}\n`), args.flags.verbose);
   const paths = workspacePaths(args.flags.workspace);
   let target: ConnectionTarget | undefined;
   // The database a ticket names (`exec --ticket`): used when no --db or --connection says otherwise.

@@ -351,6 +351,16 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       expect((await impact(sql)).lint.map((l) => l.rule)).toContain(rule);
     });
 
+    it('a foreign key added to a table created just before asks for no NOT VALID (it has no rows)', async () => {
+      const sql =
+        'CREATE TABLE fresh (id int PRIMARY KEY, big_id int);\nALTER TABLE public.fresh ADD CONSTRAINT fresh_big_fk FOREIGN KEY (big_id) REFERENCES big (id)';
+      expect((await impact(sql)).lint.map((l) => l.rule)).not.toContain('constraint-missing-not-valid');
+      const onBig = await impact(
+        'ALTER TABLE big ADD CONSTRAINT big_small_fk FOREIGN KEY (small_id) REFERENCES small (id)',
+      );
+      expect(onBig.lint.map((l) => l.rule)).toContain('constraint-missing-not-valid');
+    });
+
     it('a NOT VALID constraint and a CONCURRENTLY index raise nothing about locks', async () => {
       const result = await impact('ALTER TABLE big ADD CONSTRAINT a_pos CHECK (a > 0) NOT VALID');
       expect(result.lint.map((l) => l.rule)).not.toContain('constraint-missing-not-valid');

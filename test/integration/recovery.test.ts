@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/core/platform/logger';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import { loadParser } from '../../src/core/sql/parse';
 import { listEntries } from '../../src/core/sql/recovery/quarantineStore';
-import { proposePurge, proposeUndo } from '../../src/core/sql/recovery/undoProposal';
+import { proposePurge, proposeUndo } from '../../src/core/sql/undoProposal';
 import { runSql } from '../../src/core/sql/runSql';
 import type { SafetySettings } from '../../src/core/sql/safetySettings';
 import { DEFAULT_RECOVERY, DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
@@ -122,6 +122,10 @@ describe.runIf(postgresAvailable)('a way back from destructive DDL (issue 25)', 
 
     const proposal = await undo(dropped.ticket.id);
     expect(proposal.source).toBe('quarantine');
+    // Its DROP SCHEMA of the emptied quarantine schema destroys nothing: the undo is not CRITICAL for it.
+    expect(proposal.sql).toMatch(/DROP SCHEMA "pgagent_q_[^"]+";/);
+    expect(proposal.impact.risk).not.toBe('CRITICAL');
+    expect(proposal.impact.warnings.join('\n')).not.toContain('always CRITICAL');
     expect(await checksum('SELECT * FROM archive')).toBe(before.rows);
     expect(await indexes('archive')).toEqual(before.indexes);
     expect(await db.withSession((s) => listEntries(s, { ticket: dropped.ticket.id }))).toEqual([]);

@@ -12,7 +12,7 @@ import { PgliteDb } from '../../src/core/db/pgliteDb';
 import { silentLogger } from '../../src/core/platform/logger';
 import { executeApproved } from '../../src/core/sql/executeApproved';
 import { loadParser } from '../../src/core/sql/parse';
-import { proposeUndo } from '../../src/core/sql/recovery/undoProposal';
+import { proposeUndo } from '../../src/core/sql/undoProposal';
 import { runSql } from '../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';

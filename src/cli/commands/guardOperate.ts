@@ -6,8 +6,10 @@
 import { AgentError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 import { GuardEvents } from '../../guard/metrics/guardEvents';
-import type { LogFormat, LogSink } from '../../guard/metrics/guardLog';
-import { fileSink, jsonLine, jsonLogger, streamSink, textLogger } from '../../guard/metrics/guardLog';
+import type { LogSink } from '../../guard/metrics/guardLog';
+import { fileSink, streamSink } from '../../guard/metrics/guardLog';
+import type { LogFormat } from '../../core/platform/logger';
+import { jsonLine, lineLogger } from '../../core/platform/logger';
 import type { GuardGauges } from '../../guard/metrics/guardMetrics';
 import { GuardMetrics } from '../../guard/metrics/guardMetrics';
 import type { MetricsEndpoint } from '../../guard/metrics/metricsServer';
@@ -75,11 +77,9 @@ export function guardOperation(context: CommandContext): GuardOperation {
   const sink: LogSink = typeof file === 'string' ? fileSink(file) : streamSink((text) => io.stderr(text));
   const verbose = args.flags.verbose;
   const logger =
-    logFormat === 'json'
-      ? jsonLogger(sink, verbose)
-      : typeof file === 'string'
-        ? textLogger(sink, verbose)
-        : context.logger;
+    logFormat === 'json' || typeof file === 'string'
+      ? lineLogger(logFormat, (line) => sink.line(line), verbose)
+      : context.logger;
   const json = logFormat === 'json' ? sink : undefined;
   // Counting starts with the guard's first client; the gauges read the guard once it runs.
   let gauges: GuardGauges = { clients: () => 0, upstreamSessions: () => 0 };

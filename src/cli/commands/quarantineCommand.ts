@@ -5,7 +5,7 @@
  */
 import { AgentError } from '../../core/platform/errors';
 import { listEntries } from '../../core/sql/recovery/quarantineStore';
-import { proposePurge } from '../../core/sql/recovery/undoProposal';
+import { proposePurge } from '../../core/sql/undoProposal';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
 import { workspacePaths } from '../../core/config/workspace';
 import { columns } from '../../core/present/format';

@@ -5,7 +5,7 @@
  */
 import { AgentError } from '../../core/platform/errors';
 import { saveImpactReport } from '../../core/sql/writeArtifacts';
-import { proposeUndo } from '../../core/sql/recovery/undoProposal';
+import { proposeUndo } from '../../core/sql/undoProposal';
 import { workspacePaths } from '../../core/config/workspace';
 import type { CliCommand } from '../command';
 import { requesterOf } from '../decider';

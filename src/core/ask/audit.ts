@@ -1,7 +1,11 @@
-/** Append-only audit trail of a run: `.pgagent/runs/<thread>/audit.jsonl`, one JSON event per line. */
+/**
+ * Append-only audit trail of a run: `.pgagent/runs/<thread>/audit.jsonl`, one JSON event per line, its passwords
+ * hidden (redactPasswords).
+ */
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatMessage } from '../llm/provider';
+import { redactPasswords } from '../sql/secrets/clearSecrets';
 import { assertThreadId } from './threadId';
 
 export type AuditEvent =
@@ -30,7 +34,9 @@ export function fileAuditLog(runsDir: string): AuditLog {
       assertThreadId(threadId);
       const dir = join(runsDir, threadId);
       await mkdir(dir, { recursive: true });
-      await appendFile(join(dir, 'audit.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+      // A model may quote a password (a model's answer is audited before its SQL is checked): never kept in clear.
+      const line = redactPasswords(JSON.stringify({ at: new Date().toISOString(), ...event }));
+      await appendFile(join(dir, 'audit.jsonl'), `${line}\n`);
     },
   };
 }

@@ -25,3 +25,30 @@ export function formatLogLine(message: string, fields?: LogFields): string {
     .map(([key, value]) => `${key}=${String(value)}`);
   return parts.length === 0 ? message : `${message} ${parts.join(' ')}`;
 }
+
+/** How a log line is written: `[level] message key=value`, or one JSON object (`time`, `level`, then the fields). */
+export type LogFormat = 'text' | 'json';
+
+/** One JSON log line; undefined fields are left out. */
+export function jsonLine(level: string, fields: LogFields): string {
+  return JSON.stringify({ time: new Date().toISOString(), level, ...fields });
+}
+
+/**
+ * The Logger of a process that logs lines (the CLI on stderr, the guard on stderr or its log file): `writeLine`
+ * takes each line without its end; trace, debug and info only when verbose.
+ */
+export function lineLogger(format: LogFormat, writeLine: (line: string) => void, verbose: boolean): Logger {
+  const line = (level: string) => (message: string, fields?: LogFields) =>
+    writeLine(
+      format === 'json' ? jsonLine(level, { msg: message, ...fields }) : `[${level}] ${formatLogLine(message, fields)}`,
+    );
+  const quiet = () => undefined;
+  return {
+    trace: verbose ? line('trace') : quiet,
+    debug: verbose ? line('debug') : quiet,
+    info: verbose ? line('info') : quiet,
+    warn: line('warn'),
+    error: line('error'),
+  };
+}

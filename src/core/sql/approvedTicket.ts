@@ -1,6 +1,6 @@
 /**
  * What executing an approved ticket takes and gives (shared by the transactional path, executeApproved.ts,
- * and the one for statements PostgreSQL runs only outside a transaction, ddl/executeOutsideTransaction.ts),
+ * and the one for statements PostgreSQL runs only outside a transaction, executeOutsideTransaction.ts),
  * and the ticket's own SQL parsed again at execution: what runs is what was approved.
  */
 import { schemaChanges } from '../db/schemaChanges';

@@ -8,7 +8,8 @@ import { parseSql } from './parse';
 import type { ParsedInput, ParsedStatement } from './parse';
 import { isRec, unique } from './parseTree';
 import type { Ctx, State } from './ruleState';
-import { hold } from './ruleState';
+import { hold, refuse } from './ruleState';
+import { clearSecretOf } from './secrets/clearSecrets';
 import { RULES } from './statementRules';
 import { SIMPLE, applySimple } from './simpleStatements';
 
@@ -175,6 +176,8 @@ function classifyStatement(stmt: ParsedStatement): { statement: StatementClassif
     transactional: true,
   };
   walk(stmt, st);
+  const secret = clearSecretOf(stmt);
+  if (secret !== undefined) refuse(st, 'admin', secret);
   if (st.facts.length === 0) {
     const odd = [...st.kinds].filter((kind) => !READ_SAFE.has(kind) && !READ_TOP.has(kind));
     if (odd.length > 0) hold(st, 'unknown', `contains ${odd.join(', ')}, which is not part of a plain read`);

@@ -23,7 +23,7 @@ import { setLocalTimeouts } from './runRead';
 import type { ChangedTable } from './tableEffects';
 import { attributeEffects, diffStats, readXactStats, resolveTables } from './tableEffects';
 import { installUndoCapture, UNDO_CAPTURE_TRIGGER } from './undoCapture';
-import { executeTicketOutsideTransaction, runsOutsideTransaction } from './ddl/executeOutsideTransaction';
+import { executeTicketOutsideTransaction, runsOutsideTransaction } from './executeOutsideTransaction';
 import type { ExecuteOptions, ExecutionResult, TicketStatements } from './approvedTicket';
 import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket, peekTicket } from './approvedTicket';
 import { isLockTimeout, lockedStatements, lockNotForeseen, lockTargetsOf, takeLocksBriefly } from './ddl/lockWait';

@@ -27,7 +27,7 @@ import { withDroppedRows } from './ddl/droppedRows';
 import { sweepingWriteFindings } from './sweepingWrites';
 import { planRecovery } from './recovery/recoveryPlan';
 import { outsideQuarantine } from './recovery/quarantineStore';
-import { planRestores } from './recovery/restorePlan';
+import { dropsEmptiedQuarantine, planRestores } from './recovery/restorePlan';
 import { RowLockBudget } from './rowLockBudget';
 import { countRows, planEstimate, tablesUsingSequences } from './previewReads';
 import { whyNotPreviewable } from './previewable';
@@ -156,9 +156,12 @@ export async function analyzeImpact(
   );
   // Issue 25: a filtered write that sweeps (almost) the whole table, or far beyond its estimate: one level up.
   const sweeping = [...(preview.lint ?? []), ...(options.contextLint ?? [])];
+  const rated = classification.statements.map((s, i) =>
+    s.destructive && dropsEmptiedQuarantine(ddl.plans[i]?.changes ?? []) ? { ...s, destructive: false } : s,
+  );
   const { risk, reasons } = riskOfWrite(
     {
-      classification,
+      classification: { ...classification, statements: rated },
       rows,
       tables: touched,
       ddl: { locks, rewrites },

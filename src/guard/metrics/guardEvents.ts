@@ -4,10 +4,10 @@
  * the metrics (guardMetrics.ts) and the log (guardLog.ts: JSON lines; in text format, info lines shown with
  * --verbose). No statement text and no parameter value is ever part of them.
  */
-import type { Logger } from '../../core/platform/logger';
+import type { LogFields, Logger } from '../../core/platform/logger';
 import type { GuardMetrics } from './guardMetrics';
-import type { LogRecord, LogSink } from './guardLog';
-import { jsonLine } from './guardLog';
+import { jsonLine } from '../../core/platform/logger';
+import type { LogSink } from './guardLog';
 import { StatementTracker } from './statementTracker';
 
 export interface ClientRef {
@@ -29,7 +29,7 @@ export class GuardEvents {
   }
 
   /** @internal */
-  log(event: string, record: LogRecord): void {
+  log(event: string, record: LogFields): void {
     if (this.out.json) this.out.json.line(jsonLine('info', { event, ...record }));
     else this.out.logger.info(`guard ${event}`, record);
   }
@@ -39,7 +39,7 @@ export class GuardEvents {
     ref: ClientRef,
     verdict: Parameters<GuardMetrics['statement']>[0],
     seconds: number,
-    record: LogRecord,
+    record: LogFields,
   ): void {
     this.out.metrics?.statement(verdict, seconds);
     this.log('statement', { client: ref.address, clientId: ref.id, user: ref.user, verdict, ...record });

@@ -18,6 +18,7 @@
 import type { Classification } from '../../core/sql/classification';
 import type { LockHolder } from '../../core/sql/ddl/lockHolders';
 import { loadParser } from '../../core/sql/parse';
+import { setsPassword } from '../../core/sql/secrets/hidePasswords';
 import type { ChangedTable, StatSnapshot } from '../../core/sql/tableEffects';
 import { diffStats } from '../../core/sql/tableEffects';
 import type { GuardContext } from '../guardContext';
@@ -44,6 +45,10 @@ export interface InBand {
   run(sql: string): Promise<{ rows: (string | null)[][]; error?: string; code?: string }>;
 }
 
+const PASSWORD_IN_TRANSACTION =
+  "not run inside the transaction: it sets a role's password, which the transaction's ticket would keep in clear; the transaction was rolled back, nothing kept";
+const PASSWORD_IN_TRANSACTION_HINT =
+  'Send the ALTER ROLE … PASSWORD alone, outside BEGIN … COMMIT: the guard holds it for approval and keeps the password only as its SCRAM-SHA-256 verifier.';
 const DDL_NOT_RUN_HINT =
   'Run that statement on its own (outside BEGIN … COMMIT) through the guard: it is held on a ticket with its analysis and, once approved, runs once through the executor (SPEC §5 6); then run the transaction without it. Heavy DDL sent as a simple query (no parameters) is held with the transaction instead.';
 
@@ -100,6 +105,11 @@ export class GuardedTransaction {
    */
   async admit(classification: Classification, inBatch: boolean, simple = false): Promise<boolean> {
     this.refusal = undefined;
+    if (setsPassword(classification.statements)) {
+      // The transaction's ticket would keep it in clear: alone, the guard keeps it as its verifier (heldPasswords.ts).
+      this.refusal = refusedError(PASSWORD_IN_TRANSACTION, PASSWORD_IN_TRANSACTION_HINT);
+      return false;
+    }
     const notRun = (why: string): false => {
       this.refusal = refusedError(
         `not run inside the transaction: the guard measures only what a ROLLBACK undoes, and DDL only when it is cheap (SPEC §5 4a): ${why}; analysed, not executed; the transaction was rolled back, nothing kept`,

@@ -7,6 +7,7 @@ import { llmErrors } from '../../llm/llmError';
 import type { ChatMessage } from '../../llm/provider';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
+import { withPasswordsHidden } from '../../sql/secrets/hidePasswords';
 import { callStructured } from '../modelCall';
 import { failureInfo } from '../nodeErrors';
 import type { AskNode } from '../nodeTypes';
@@ -36,7 +37,7 @@ export function makeBuildSqlNode(deps: AskDeps): AskNode {
               'the model wrote no SQL (it kept asking to look tables up)',
             );
           return {
-            sql: value.sql,
+            sql: await withPasswordsHidden(value.sql),
             modelClaim: { operation: value.operation, explanation: value.explanation },
             validationError: undefined,
             repairAttempts: 0,

@@ -2,6 +2,7 @@
 import { llmErrors } from '../../llm/llmError';
 import type { AskDeps } from '../deps';
 import { threadIdOf } from '../deps';
+import { withPasswordsHidden } from '../../sql/secrets/hidePasswords';
 import { callStructured } from '../modelCall';
 import { failureInfo } from '../nodeErrors';
 import type { AskNode } from '../nodeTypes';
@@ -40,7 +41,7 @@ export function makeRepairSqlNode(deps: AskDeps): AskNode {
         sqlAnswerSchema,
       );
       return {
-        sql: value.sql,
+        sql: await withPasswordsHidden(value.sql),
         modelClaim: { operation: value.operation, explanation: value.explanation },
         validationError: undefined,
         repairAttempts: state.repairAttempts + 1,

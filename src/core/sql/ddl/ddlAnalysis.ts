@@ -16,6 +16,8 @@ import type { DdlChange, DdlPlan, LockWork } from './ddlPlan';
 import { WORK_ORDER } from './ddlPlan';
 import { planParsed, planStatement } from './lockModel';
 import type { ParsedInput } from '../parse';
+import { parseSql } from '../parse';
+import { rangeVarName, rec } from '../parseTree';
 import type { Blocks, LockMode } from './lockModes';
 import { blocksOf, strongest } from './lockModes';
 import { refineWork } from './rewrite';
@@ -86,6 +88,11 @@ export async function analyseDdl(
   let blockingPreview = false;
   const targets: LockTarget[] = [];
 
+  // A table this input creates is empty when its later statements change it (a diff's foreign keys): not in use.
+  const created = statements
+    .filter((s) => s.kind === 'CreateStmt')
+    .flatMap((s) => rangeVarName(rec(rec(parseSql(s.sql).statements[0]?.tree, 'CreateStmt'), 'relation')) ?? []);
+
   for (const [i, plan] of plans.entries()) {
     const statement = statements[i];
     if (!statement) continue;
@@ -151,6 +158,7 @@ export async function analyseDdl(
       }
     }
     const inUse = (table: string): boolean => {
+      if (created.some((c) => c === table || c.endsWith(`.${table}`) || table.endsWith(`.${c}`))) return false;
       const f = [...facts.values()].find((x) => x.table === table || x.table.endsWith(`.${table}`));
       return f === undefined || f.rows === null || f.rows > 0 || f.bytes > 16_384;
     };

@@ -8,6 +8,7 @@ import type { Db } from '../../db/db';
 import type { RestoreView } from '../../../shared/impactReport';
 import { describeSize } from '../../../shared/lockPhrases';
 import { countRowsBriefly } from '../ddl/droppedRows';
+import type { DdlChange } from '../ddl/ddlPlan';
 import { quoteQualified } from '../tableEffects';
 import { QUARANTINE_TABLE_SCHEMA_PREFIX, quoteIdent } from './quarantineStore';
 
@@ -109,4 +110,21 @@ export async function restoredNow(db: Db, restores: readonly RestoreView[]): Pro
 export function restoredPhrase(t: RestoredTable): string {
   if (t.rows === null) return `${t.table} is back`;
   return `${t.table} is back with its ${t.exact ? t.rows.toLocaleString('en-US') : `≈ ${t.rows.toLocaleString('en-US')}`} row${t.rows === 1 ? '' : 's'}${t.exact ? '' : ' (estimate)'}`;
+}
+
+/**
+ * An undo's `DROP SCHEMA "pgagent_q_…"` of the quarantine schema it has just emptied: without CASCADE PostgreSQL
+ * drops it only when empty, so it destroys nothing and does not make the undo CRITICAL (impact.ts).
+ */
+export function dropsEmptiedQuarantine(changes: readonly DdlChange[]): boolean {
+  return (
+    changes.length === 1 &&
+    changes.every(
+      (c) =>
+        c.kind === 'drop' &&
+        c.objectType === 'OBJECT_SCHEMA' &&
+        !c.cascade &&
+        c.objects.every((o) => o.startsWith(QUARANTINE_TABLE_SCHEMA_PREFIX)),
+    )
+  );
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ParsedInput } from '../parse';
-import { parseSql, stringConstantsOf } from '../parse';
+import { loadParser, parseSql, stringConstantsOf } from '../parse';
 import { isPrehashed, scramVerifier, verifierParts } from './scramVerifier';
 import type { VerifierParts } from './scramVerifier';
 
@@ -19,6 +19,9 @@ export interface HiddenPasswords {
 }
 
 type Rec = Record<string, unknown>;
+
+/** The statements whose password option becomes a SCRAM verifier. */
+export const ROLE_KINDS: ReadonlySet<string> = new Set(['CreateRoleStmt', 'AlterRoleStmt']);
 
 /**
  * The input with its passwords hidden, or undefined when it sets none in clear (the common case costs one walk
@@ -54,6 +57,20 @@ export function hidePasswords(parsed: ParsedInput, reuseFrom: readonly string[] 
 }
 
 /**
+ * SQL as it may be kept before it is checked (a model's answer, kept in a run's state): its role passwords as
+ * their verifiers; as it is when it sets none, or does not parse (the check then refuses it as it is).
+ */
+export async function withPasswordsHidden(sql: string): Promise<string> {
+  if (!/password/i.test(sql)) return sql;
+  await loadParser();
+  try {
+    return hidePasswords(parseSql(sql))?.sql ?? sql;
+  } catch {
+    return sql;
+  }
+}
+
+/**
  * The statement with each clear-text password left out (`''`), hashed: what finds the earlier tickets of the same
  * statement without keeping anything of the password; undefined when it sets none in clear.
  */
@@ -79,6 +96,11 @@ function passwordSpots(parsed: ParsedInput): (PasswordOption & { start: number; 
     if (!constant) throw new Error('A password option without its string constant.');
     return { ...f, ...constant };
   });
+}
+
+/** True when one of the statements sets a role's password in clear (what hidePasswords rewrites). */
+export function setsPassword(statements: readonly { kind: string; sql: string }[]): boolean {
+  return statements.some((s) => ROLE_KINDS.has(s.kind) && passwordsOf(parseSql(s.sql)).length > 0);
 }
 
 /** The one warning every surface shows for a statement that sets a password (never its text). */

@@ -4,21 +4,21 @@
  * CONCURRENTLY): alone, on its own connection, without BEGIN, so it cannot be rolled back. When it fails,
  * the error says what it left behind and how to clean up (e.g. the INVALID index to drop).
  */
-import type { TicketStore } from '../../approvals/ticketStore';
-import type { Db, DbSession } from '../../db/db';
-import { DbQueryError } from '../../db/dbErrors';
-import { AgentError, toAgentError } from '../../platform/errors';
-import type { StatementClassification } from '../classification';
-import { authorizeAtClaim } from '../../approvals/policyInForce';
-import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } from '../../approvals/executionLedger';
-import { authorizeExecution, executionGuards } from '../../approvals/signedMode';
-import { OUTSIDE_TRANSACTION_XID } from '../../approvals/ticket';
-import type { ExecuteOptions, ExecutionResult, PeekedTicket } from '../approvedTicket';
-import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from '../approvedTicket';
-import { classifySql } from '../classify';
-import { planParsed, planStatement } from './lockModel';
-import { blocksOf } from './lockModes';
-import { lockedStatements, lockTargetsOf, waitUntilLocksFree } from './lockWait';
+import type { TicketStore } from '../approvals/ticketStore';
+import type { Db, DbSession } from '../db/db';
+import { DbQueryError } from '../db/dbErrors';
+import { AgentError, toAgentError } from '../platform/errors';
+import type { StatementClassification } from './classification';
+import { authorizeAtClaim } from '../approvals/policyInForce';
+import { assertNotInLedger, finishLedgerRow, LedgerRefusal, recordExecution } from '../approvals/executionLedger';
+import { authorizeExecution, executionGuards } from '../approvals/signedMode';
+import { OUTSIDE_TRANSACTION_XID } from '../approvals/ticket';
+import type { ExecuteOptions, ExecutionResult, PeekedTicket } from './approvedTicket';
+import { invalidateAfterDdl, lockWaitPolicyOf, parseTicket } from './approvedTicket';
+import { classifySql } from './classify';
+import { planParsed, planStatement } from './ddl/lockModel';
+import { blocksOf } from './ddl/lockModes';
+import { lockedStatements, lockTargetsOf, waitUntilLocksFree } from './ddl/lockWait';
 
 export interface OutsideTransactionOptions {
   statementTimeoutMs: number;

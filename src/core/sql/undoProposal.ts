@@ -4,17 +4,17 @@
  * ticket, shown with their impact, and run only once a person approved exactly that SQL.
  */
 import { readFile } from 'node:fs/promises';
-import type { TicketStore } from '../../approvals/ticketStore';
-import type { Db } from '../../db/db';
-import { AgentError } from '../../platform/errors';
-import type { Logger } from '../../platform/logger';
-import type { ImpactReport } from '../../../shared/impactReport';
-import type { Ticket } from '../../approvals/ticket';
-import { runSql } from '../runSql';
-import type { SafetySettings } from '../safetySettings';
-import { VOID_MARK } from '../writeArtifacts';
-import type { QuarantineEntry } from './quarantineStore';
-import { listEntries, purgeSql, restoreSqlOf } from './quarantineStore';
+import type { TicketStore } from '../approvals/ticketStore';
+import type { Db } from '../db/db';
+import { AgentError } from '../platform/errors';
+import type { Logger } from '../platform/logger';
+import type { ImpactReport } from '../../shared/impactReport';
+import type { Ticket } from '../approvals/ticket';
+import { runSql } from './runSql';
+import type { SafetySettings } from './safetySettings';
+import { VOID_MARK } from './writeArtifacts';
+import type { QuarantineEntry } from './recovery/quarantineStore';
+import { listEntries, purgeSql, restoreSqlOf } from './recovery/quarantineStore';
 
 export interface ProposalRequest {
   connection: string;
