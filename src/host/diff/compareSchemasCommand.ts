@@ -70,7 +70,12 @@ async function compare(port: CompareSchemasPort): Promise<void> {
       `-- Once it ran, Compare Schemas again gives the next step.\n` +
       step.notes.map((n) => `-- Note: ${n}\n`).join('');
     const document = await vscode.workspace.openTextDocument({ language: 'sql', content: `${header}${step.sql}\n` });
-    await vscode.window.showTextDocument(document, { preview: false });
+    // The step's SQL selected, so Run SQL with Review puts the DDL alone on the ticket, not the header comments.
+    const selection = new vscode.Range(
+      document.positionAt(header.length),
+      document.positionAt(header.length + step.sql.length),
+    );
+    await vscode.window.showTextDocument(document, { preview: false, selection });
     await vscode.commands.executeCommand('postgresAgent.runSqlWithReview');
   } catch (error) {
     await port.showError(error);
