@@ -23,6 +23,8 @@ import { OutsideProposals } from './host/agents/outsideProposals';
 import { registerJobCommands } from './host/jobs/jobCommands';
 import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
+import { heldWriteDecisionsPort } from './host/compose/heldWriteDecisionsPort';
+import { settingsPort } from './host/compose/settingsPort';
 import { SIDE_PANEL_VIEW_ID, SidePanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
 import { HealthView } from './host/dba/healthView';
@@ -70,8 +72,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
   const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
   // The inline approval reveals the panel, which is created below (only called after activation).
+  const settings = settingsPort(core);
   const approval = new InlineApproval({
     core,
+    decisions: heldWriteDecisionsPort(core, settings, rootDir),
     session,
     tickets,
     workspaceDir,
@@ -98,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const proposals = new OutsideProposals({ rootDir, tickets, approval, logger, showPanel: () => panel.reveal() });
   const jobs: JobController = new JobController({
     ...featureDeps,
+    settings,
     showJobInStatusBar: (job) => statusBar.showJob(job),
     // The cockpits are created below (only called after activation).
     showJob: (jobId): Promise<void> => cockpits.open(jobId),

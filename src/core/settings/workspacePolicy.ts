@@ -180,7 +180,8 @@ export interface WorkspaceLayer {
 }
 
 /**
- * The one resolver of the safety settings in force, for every surface: the person's `base` (defaults with
+ * The one resolver of the safety settings in force, for every surface (an action's one read of its files and both
+ * resolvers together: `settingsInForce.ts`): the person's `base` (defaults with
  * the CLI's flags, or VS Code's user settings) with their own config file applied (it may loosen), then each
  * workspace layer in order as a tightening only, with every loosening it asked for as a warning.
  */
@@ -193,6 +194,22 @@ export function safetyInForce(
   const warnings: PolicyWarning[] = [];
   for (const layer of layers) {
     const resolved = resolveSafety(layer.config, settings, layer.files);
+    settings = resolved.settings;
+    warnings.push(...resolved.warnings);
+  }
+  return { settings, warnings };
+}
+
+/** The planning settings in force, resolved like `safetyInForce`: own config over the base, then each layer tightening. */
+export function planningInForce(
+  base: PlanningSettings,
+  own: WorkspaceConfig,
+  layers: readonly WorkspaceLayer[],
+): Resolved<PlanningSettings> {
+  let settings = applyOwnPlanning(own, base);
+  const warnings: PolicyWarning[] = [];
+  for (const layer of layers) {
+    const resolved = resolvePlanning(layer.config, settings, layer.files);
     settings = resolved.settings;
     warnings.push(...resolved.warnings);
   }

@@ -14,6 +14,7 @@ import type { CoreLoader } from '../lazyServices';
 import type { LmToolName as ToolName } from './lmToolNames';
 import { LM_TOOL_NAMES, LM_TOOL_PREFIX } from './lmToolNames';
 import { toolMessage } from './lmToolMessages';
+import { settingsPort } from '../compose/settingsPort';
 import { safetySettings } from '../settings/settings';
 import type { WindowTickets } from '../sqlApproval/windowTickets';
 
@@ -101,7 +102,7 @@ class McpBackedTool implements vscode.LanguageModelTool<Input> {
       connectionKey: () => Promise.resolve(key),
       openTicketStore: () => this.deps.tickets.ticketStore(),
       loadSchema: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.core, this.deps.rootDir),
+      settings: await safetySettings(settingsPort(this.deps.core), this.deps.rootDir),
       workspaceDir: this.deps.rootDir,
       contextBudget: config.get<number>('context.tokenBudget') ?? 6000,
       proposedBy: () => 'agent in VS Code chat',

@@ -14,6 +14,7 @@ import type { LlmProvider } from '../../core/llm/provider';
 import type { AnswerStatus, AnswerView, ResultsView } from '../../shared/protocol';
 import type { FeatureDeps } from '../featureDeps';
 import { configuredEmbedder, configuredProvider, withSignal } from '../settings/modelProvider';
+import { settingsPort } from '../compose/settingsPort';
 import { safetySettings } from '../settings/settings';
 import type { HeldWriteOwner } from '../sqlApproval/approvalEntries';
 import { throttle } from '../ui/throttle';
@@ -230,7 +231,7 @@ export class AskController {
       ticketStore: await this.deps.tickets.ticketStore(),
       provider,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.core, this.deps.rootDir),
+      settings: await safetySettings(settingsPort(this.deps.core), this.deps.rootDir),
       logger: this.deps.logger,
       requestedBy: userInfo().username,
       audit: services.fileAuditLog(paths.runs),

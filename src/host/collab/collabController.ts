@@ -15,6 +15,7 @@ import type { FeatureDeps } from '../featureDeps';
 import type { JobRunners } from '../jobs/jobRunners';
 import { actor } from '../jobs/jobRunners';
 import { configuredProvider, withSignal } from '../settings/modelProvider';
+import { settingsPort } from '../compose/settingsPort';
 import { safetySettings } from '../settings/settings';
 
 export const COLLAB_COMMAND_ID = 'postgresAgent.planWithSeveralModels';
@@ -220,7 +221,7 @@ export class CollabController implements vscode.Disposable {
       connectionKey: key,
       providers,
       loadSnapshot: () => this.deps.session.loadSnapshot(),
-      settings: await safetySettings(this.deps.core, this.deps.rootDir),
+      settings: await safetySettings(settingsPort(this.deps.core), this.deps.rootDir),
       logger: this.deps.logger,
       signal,
       modelTimeoutMs: vscode.workspace.getConfiguration('postgresAgent').get<number>('model.timeoutMs') ?? 60_000,
