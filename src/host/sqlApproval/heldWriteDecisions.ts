@@ -142,29 +142,34 @@ export class HeldWriteDecisions {
 
   /**
    * The owner takes the decision and goes on with the write (a job: `JobRunner.decideWrite` records it and runs
-   * the approved write, or goes on without it); nothing decided when the owner could not take it now.
+   * the approved write, or goes on without it). When it could not take it (a step of the job in flight, another
+   * driver, no model) and the ticket is still pending, nothing was decided: the write waits for a decision again.
    */
   private async ownerDecides(t: ApprovalEntry, owner: HeldWriteOwner, request: DecisionRequest): Promise<void> {
     t.status = 'running';
     this.deps.entries.refresh();
+    let result: Awaited<ReturnType<NonNullable<HeldWriteOwner['decide']>>> | undefined;
+    let failure: unknown;
     try {
-      const result = (await owner.decide?.(request)) ?? 'not taken';
-      if (result === 'rejected') {
-        t.status = 'rejected';
-        this.deps.entries.refresh();
-      } else if (result !== 'not taken') this.executed(t, result);
-      else if ((await (await this.deps.tickets.ticketStore()).get(t.ticketId))?.status === 'PENDING_APPROVAL') {
-        t.status = 'pending';
-        t.decidedHere = false;
-        this.deps.entries.refresh();
-        void vscode.window.showWarningMessage(
-          'The job could not take the decision now (a step of it is running, or no model is configured): nothing was decided. Decide again when it is free.',
-        );
-      } else
-        throw new Error('The job stopped before it reported the write; see the job in the panel, Continue goes on.');
+      result = await owner.decide?.(request);
     } catch (error) {
-      this.fail(t, error);
+      failure = error;
     }
+    if (result === 'rejected') {
+      t.status = 'rejected';
+      this.deps.entries.refresh();
+    } else if (result !== undefined && result !== 'not taken') this.executed(t, result);
+    else if ((await (await this.deps.tickets.ticketStore()).get(t.ticketId))?.status === 'PENDING_APPROVAL') {
+      t.status = 'pending';
+      t.decidedHere = false;
+      this.deps.entries.refresh();
+      const why =
+        failure === undefined
+          ? 'a step of the job is running, or no model is configured'
+          : this.deps.port.toAgentError(failure).message;
+      void vscode.window.showWarningMessage(`Nothing was decided (${why}); decide again when the job is free.`);
+    } else
+      this.fail(t, failure ?? new Error('The job stopped before it reported the write; Continue the job to go on.'));
   }
 
   /**
