@@ -71,8 +71,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const tunnelStatus = new TunnelStatusBar(session);
   const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
   const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
-  // The inline approval reveals the panel, which is created below (only called after activation).
+  // The settings in force, read once per action by whoever acts (host/settings/settings.ts).
   const settings = settingsPort(core);
+  // The inline approval reveals the panel, which is created below (only called after activation).
   const approval = new InlineApproval({
     core,
     decisions: heldWriteDecisionsPort(core, settings, rootDir),
