@@ -23,6 +23,8 @@ import { OutsideProposals } from './host/agents/outsideProposals';
 import { registerJobCommands } from './host/jobs/jobCommands';
 import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
+import { heldWriteDecisionsPort } from './host/compose/heldWriteDecisionsPort';
+import { settingsPort } from './host/compose/settingsPort';
 import { SIDE_PANEL_VIEW_ID, SidePanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
 import { HealthView } from './host/dba/healthView';
@@ -87,9 +89,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const tunnelStatus = new TunnelStatusBar(session);
   const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
   const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
+  // The settings in force, read once per action by whoever acts (host/settings/settings.ts).
+  const settings = settingsPort(core);
   // The inline approval reveals the panel, which is created below (only called after activation).
   const approval = new InlineApproval({
     core,
+    decisions: heldWriteDecisionsPort(core, settings, rootDir),
     session,
     tickets,
     workspaceDir,
@@ -116,6 +121,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const jobs: JobController = new JobController({
     ...featureDeps,
     core,
+    settings,
     showJobInStatusBar: (job) => statusBar.showJob(job),
     // The cockpits are created below (only called after activation).
     showJob: (jobId): Promise<void> => cockpits.open(jobId),

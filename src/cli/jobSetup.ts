@@ -1,6 +1,6 @@
 /**
- * What `pg-agent job` needs around the core JobRunner: the planning settings from .pgagent/config.json,
- * the model from the environment, a runner that touches the database only when the action runs the job.
+ * What `pg-agent job` needs around the core JobRunner: the settings of the action from one read of the config
+ * files, the model from the environment, a runner that touches the database only when the action runs the job.
  */
 import type { Db } from '../core/db/db';
 import { AgentError } from '../core/platform/errors';
@@ -12,26 +12,45 @@ import { jobSearchIndexer } from '../core/review/jobSearchIndex';
 import { DEFAULT_PLANNING } from '../core/jobs/planningSettings';
 import { JobStore } from '../core/jobs/jobStore';
 import type { LlmProvider } from '../core/llm/provider';
-import { readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
+import { workspacePaths } from '../core/config/workspace';
 import type { Resolved } from '../core/settings/workspacePolicy';
-import { applyOwnPlanning, resolvePlanning } from '../core/settings/workspacePolicy';
+import { planningInForce } from '../core/settings/workspacePolicy';
+import { readConfigFiles } from '../core/settings/settingsInForce';
 import type { Env } from '../core/db/connectionTarget';
-import { ownConfigFile, readOwnConfig } from '../core/config/ownConfig';
+import { ownConfigFile } from '../core/config/ownConfig';
+import { historyFor } from '../core/sql/history/historyFor';
+import type { SafetySettings } from '../core/sql/safetySettings';
+import type { CommonFlags } from './args';
 import type { CommandContext } from './command';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
 import { embedderFromEnv, providerFromEnv } from './modelsFromEnv';
 import { requesterOf } from './decider';
-import { cliSafety, printWarnings } from './sqlInput';
+import { cliSafetyInForce, printWarnings } from './sqlInput';
 
 /**
- * `planning` of the person's own config, tightened by .pgagent/config.json (the CLI's counterpart of
- * postgresAgent.planning.*); defaults when absent. A workspace cannot turn the plan review off.
+ * The settings of one `pg-agent job` action from ONE read of the person's own config file and .pgagent/config.json:
+ * safety as every command resolves it (`cliSafetyInForce`: flags and own config, the workspace only tightening)
+ * and planning (`planningInForce`, the CLI's counterpart of postgresAgent.planning.*: a workspace cannot turn the
+ * plan review off). A claim still reads the policy afresh: a command that prompts at the terminal decides later
+ * than it read these.
  */
-export async function readPlanningSettings(workspaceDir: string, env: Env): Promise<Resolved<PlanningSettings>> {
-  const own = applyOwnPlanning(await readOwnConfig(env), DEFAULT_PLANNING);
-  const paths = workspacePaths(workspaceDir);
-  return resolvePlanning(await readWorkspaceConfig(paths), own, { workspace: paths.config, own: ownConfigFile(env) });
+export async function readJobSettings(
+  flags: CommonFlags,
+  env: Env,
+): Promise<Resolved<{ safety: SafetySettings; planning: PlanningSettings }>> {
+  const read = await readConfigFiles(ownConfigFile(env), flags.workspace);
+  const workspace = read.workspace ?? { connections: [] };
+  const safety = cliSafetyInForce(flags, workspace, read.own, env);
+  const files = { workspace: workspacePaths(flags.workspace).config, own: ownConfigFile(env) };
+  const planning = planningInForce(DEFAULT_PLANNING, read.own, [{ config: workspace, files }]);
+  return {
+    settings: {
+      safety: safety.settings,
+      planning: planning.settings,
+    },
+    warnings: [...safety.warnings, ...planning.warnings],
+  };
 }
 
 /** The person acting (tickets, reviews, cancellations). */
@@ -65,9 +84,14 @@ export interface RunnerOptions {
 export async function buildRunner(context: CommandContext, options: RunnerOptions): Promise<JobRunner> {
   const { args } = context;
   const workspace = args.flags.workspace;
-  const resolved = await readPlanningSettings(workspace, context.io.env);
+  const resolved = await readJobSettings(args.flags, context.io.env);
   printWarnings(context.io, resolved.warnings);
-  const planning = resolved.settings;
+  const { planning } = resolved.settings;
+  const settings: SafetySettings = {
+    ...resolved.settings.safety,
+    policySources: { ...resolved.settings.safety.policySources, logger: context.logger },
+    history: historyFor(workspacePaths(workspace).history, 'cli'),
+  };
   const common = {
     store: new JobStore(workspace, { logger: context.logger }),
     checkpointsDir: workspacePaths(workspace).checkpoints,
@@ -86,7 +110,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
       connectionKey: options.job?.connection ?? 'offline',
       provider: options.provider,
       loadSnapshot: () => Promise.reject(offline()),
-      settings: await cliSafety(context),
+      settings,
     });
   }
   const key = await context.connectionKey();
@@ -98,7 +122,7 @@ export async function buildRunner(context: CommandContext, options: RunnerOption
     connectionKey: key,
     provider: options.provider,
     loadSnapshot: () => context.loadSchema(),
-    settings: await cliSafety(context),
+    settings,
     ...(embedder ? { indexForSearch: jobSearchIndexer(embedder, context.logger) } : {}),
   });
 }

@@ -34,7 +34,7 @@ export { loadParser } from '../core/sql/parse';
 export { DEFAULT_SAFETY } from '../core/sql/safetySettings';
 export { saveImpactReport, saveUndoScript, workspaceUndoSink } from '../core/sql/writeArtifacts';
 export { approvalRulesOf, readWorkspaceConfig, workspacePaths } from '../core/config/workspace';
-export { applyOwnPlanning, applyOwnSafety, resolvePlanning, resolveSafety } from '../core/settings/workspacePolicy';
+export { readSettingsInForce } from '../core/settings/settingsInForce';
 export { ownConfigFile, ownKnownHostsFile, readOwnConfig } from '../core/config/ownConfig';
 export { STEP_TITLES, testConnection } from '../core/db/testConnection';
 export { sqlHash, ticketHash } from '../core/approvals/ticket';

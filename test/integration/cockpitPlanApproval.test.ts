@@ -16,6 +16,7 @@ import type * as PolicyInForceModule from '../../src/core/approvals/policyInForc
 const counted = vi.hoisted(() => ({ files: [] as string[] }));
 
 vi.mock('vscode', () => ({
+  Uri: { file: (path: string) => ({ fsPath: path }) },
   workspace: { isTrusted: true, getConfiguration: () => ({ get: () => undefined, inspect: () => undefined }) },
   window: { showWarningMessage: () => Promise.resolve(undefined) },
 }));
@@ -67,15 +68,21 @@ import type { SchemaSnapshot } from '../../src/shared/schema';
 import { IDLE } from '../../src/host/jobs/cockpit/jobView';
 import type { JobEntry } from '../../src/host/jobs/jobEntries';
 import { readJobEntry } from '../../src/host/jobs/jobEntries';
+import { JobHeldWrites } from '../../src/host/jobs/jobHeldWrites';
 import { JobPlanWatch } from '../../src/host/jobs/jobPlanWatch';
 import { JobRunners } from '../../src/host/jobs/jobRunners';
 import { jobRunnerSettings } from '../../src/host/jobs/jobSettings';
 import { JobSteps } from '../../src/host/jobs/jobSteps';
 import { decidePlanHere, resumeDecidedElsewhere } from '../../src/host/jobs/planDecisions';
 import { coreOnFirstUse } from '../../src/host/lazyServices';
-import { call, inTactical, PLAN_V1, planTurn } from '../support/jobScript';
+import { settingsPort } from '../../src/host/compose/settingsPort';
+import type { HeldWrite } from '../../src/host/sqlApproval/approvalEntries';
+import type { InlineApproval } from '../../src/host/sqlApproval/inlineApproval';
+import type { WindowTickets } from '../../src/host/sqlApproval/windowTickets';
+import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from '../support/jobScript';
 import type { ScriptedModelServer } from '../support/scriptedModelServer';
 import { startScriptedModelServer } from '../support/scriptedModelServer';
+import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
@@ -174,7 +181,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
         loadSnapshot: () => Promise.resolve(snapshot),
       },
       ticketStore: () => Promise.resolve(store),
-      settings: () => jobRunnerSettings(coreServices, workspace),
+      settings: () => jobRunnerSettings(settingsPort(coreServices), workspace),
       driverName: () => 'test window',
     });
     // eslint-disable-next-line prefer-const -- the watch and the steps refer to each other, as in JobController
@@ -274,17 +281,17 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     // Every read of the ticket's file is one of those (no reader behind the store's back, no stray watch).
     expect(readsOf((p) => basename(p) === `${ticketId}.json`)).toBe(ticketReads + ticketTransitions);
     expect(vi.mocked(planHash), 'plan hashes').toHaveBeenCalledTimes(1);
-    // The step's settings read each config file once; the claim of the plan ticket reads the policy in force once
-    // more (SPEC §5 3a: at the claim), shared by the runner's early refusal and the graph's claim.
+    // The step's settings read each config file once; the claim of the plan ticket (SPEC §5 3a), shared by the
+    // runner's early refusal and the graph's claim, takes the policy in force from that read (and the database).
     expect(vi.mocked(authorizeAtClaim), 'policy in force read for the claim').toHaveBeenCalledTimes(1);
     expect(
       readsOf((p) => p === configFile()),
-      '.pgagent/config.json reads: settings + the claim',
-    ).toBe(2);
+      '.pgagent/config.json reads: once, for the step',
+    ).toBe(1);
     expect(
       readsOf((p) => p === ownFile()),
-      'own config reads: settings + the claim',
-    ).toBe(2);
+      'own config reads: once, for the step',
+    ).toBe(1);
     expect(window.runners.buildCount(), 'the window runner was built once, for the first step').toBe(1);
     expect(window.elsewhere, 'a decision of this window is not resumed by the watch').toEqual([]);
     const measured = {
@@ -362,6 +369,65 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     await window.refresh(jobId);
     await window.refresh(jobId);
     expect(window.elsewhere).toEqual([stop.ticketId]);
+    window.planWatch.dispose();
+  });
+
+  it("approves a job's write at its lens on the job's one decision path (decideWrite), reading each config file once", async () => {
+    const window = windowOf(tickets);
+    server.script(planTurn(PLAN_V1));
+    const jobId = await window.newJob('Archive cancelled orders');
+    server.script([inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) })]);
+    const atWrite = await window.approve(jobId);
+    if (atWrite?.stop.kind !== 'approval') throw new Error(`expected a held write, got ${atWrite?.stop.kind}`);
+    // The job's write at the inline approval, as JobParts wires it; the lens's owner is what a click decides through.
+    const shown: HeldWrite[] = [];
+    const writes = new JobHeldWrites({
+      error: (code, message) => new Error(`${code}: ${message}`) as never,
+      tickets: { ticketStore: () => Promise.resolve(tickets) } as unknown as WindowTickets,
+      approval: { track: (held: HeldWrite) => shown.push(held) } as unknown as InlineApproval,
+      runners: window.runners,
+      logger: silentLogger,
+      hooks: {
+        run: (id, action, message, step) => window.steps.run(id, action, message, step, true),
+        ended: () => Promise.resolve(),
+        fail: () => undefined,
+        isFinal: () => false,
+        changed: () => undefined,
+      },
+    });
+    await writes.handOver(atWrite, false);
+    const owner = shown[0]?.owner;
+    if (!owner?.decide) throw new Error("expected the job's write shown with its owner's decision");
+
+    const cancelled = () =>
+      queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 10").then(Number);
+    const before = await cancelled();
+    expect(before).toBeGreaterThan(0);
+    server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
+    counted.files.length = 0;
+    vi.mocked(authorizeAtClaim).mockClear();
+    const done = await owner.decide({ approve: true, by: 'reviewer', comment: 'approved in VS Code' });
+
+    if (typeof done !== 'object') throw new Error(`expected the write run by the job, got ${done}`);
+    const updated = done.tables.filter((t) => t.via === 'direct').reduce((n, t) => n + t.updated, 0);
+    expect(updated, 'orders archived by the statement itself').toBe(before);
+    expect(await cancelled()).toBe(0);
+    expect(await tickets.get(atWrite.stop.ticketId)).toMatchObject({
+      status: 'EXECUTED',
+      decisions: [{ by: 'reviewer', approve: true }],
+    });
+    expect((await new JobStore(workspace).get(jobId)).status).toBe('completed');
+    // The step's settings read each file once; the runner's early check and the executor's claim use that read.
+    expect(
+      readsOf((p) => p === configFile()),
+      '.pgagent/config.json reads of the click',
+    ).toBe(1);
+    expect(
+      readsOf((p) => p === ownFile()),
+      'own config reads of the click',
+    ).toBe(1);
+    expect(vi.mocked(authorizeAtClaim), 'the runner and the executor each check the policy').toHaveBeenCalledTimes(2);
+    console.info(`job write approval, config reads: ${readsOf((p) => p === configFile())}`);
     window.planWatch.dispose();
   });
 });

@@ -6,7 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readPlanningSettings } from '../../src/cli/jobSetup';
+import type { CommonFlags } from '../../src/cli/args';
+import { readJobSettings } from '../../src/cli/jobSetup';
 import { cliSafetyInForce as cliSafety } from '../../src/cli/sqlInput';
 import { strictestPolicy } from '../../src/core/approvals/strictestPolicy';
 import { DEFAULT_PLANNING } from '../../src/core/jobs/planningSettings';
@@ -187,8 +188,10 @@ describe("the policy in force: the person's own settings, tightened by the works
 
   it('reads the planning settings of the CLI from both files', async () => {
     write({ planning: { interactive: false, maxReviewCycles: 2 } });
-    const resolved = await readPlanningSettings(dir, { XDG_CONFIG_HOME: join(dir, 'no-such-home') });
-    expect(resolved.settings).toEqual({ interactive: true, maxReviewCycles: 2 });
+    const resolved = await readJobSettings({ workspace: dir } as CommonFlags, {
+      XDG_CONFIG_HOME: join(dir, 'no-such-home'),
+    });
+    expect(resolved.settings.planning).toEqual({ interactive: true, maxReviewCycles: 2 });
     expect(resolved.warnings[0]?.file).toBe(join(dir, '.pgagent', 'config.json'));
   });
 

@@ -46,6 +46,33 @@ export interface PolicySources {
    * or undefined. Evaluated at that moment, so every executor that claims a ticket honours it.
    */
   blocked?: () => AgentError | undefined;
+  /**
+   * The two config files as this action already read them for its settings (core/settings/settingsInForce.ts):
+   * the claim uses them instead of reading the files again, so one action reads its settings once. Set only where
+   * settings are read per action (a VS Code click, one CLI job step), never by a long-lived server.
+   */
+  read?: ConfigFilesRead;
+}
+
+/** The person's own config file and the workspace's (undefined when the workspace is not read), as read once. */
+export interface ConfigFilesRead {
+  own: WorkspaceConfig;
+  workspace: WorkspaceConfig | undefined;
+}
+
+/** The config files of `sources`: as the action read them, else read now. */
+async function configFilesOf(sources: PolicySources): Promise<Partial<ConfigFilesRead>> {
+  const workspaceFile = sources.workspaceDir ? workspacePaths(sources.workspaceDir).config : undefined;
+  if (sources.read)
+    return {
+      ...(sources.ownConfigFile ? { own: sources.read.own } : {}),
+      ...(workspaceFile ? { workspace: sources.read.workspace } : {}),
+    };
+  const [own, workspace] = await Promise.all([
+    sources.ownConfigFile ? readConfigFile(sources.ownConfigFile) : undefined,
+    workspaceFile ? readConfigFile(workspaceFile) : undefined,
+  ]);
+  return { ...(own ? { own } : {}), ...(workspace ? { workspace } : {}) };
 }
 
 /** One source's requirement, checked against that source's own approvers only. */
@@ -85,9 +112,8 @@ export async function policyInForce(
     const pinned = await readPinnedPolicy(session, identity);
     if (pinned) layers.push(...layersOf(pinned.rules, 'the policy pinned in the database', []));
   }
-  const own = sources.ownConfigFile ? await readConfigFile(sources.ownConfigFile) : undefined;
+  const { own, workspace } = await configFilesOf(sources);
   const workspaceFile = sources.workspaceDir ? workspacePaths(sources.workspaceDir).config : undefined;
-  const workspace = workspaceFile ? await readConfigFile(workspaceFile) : undefined;
   const profiles = [...(own?.connections ?? []), ...(workspace?.connections ?? [])];
   const here: Here = {
     connection,

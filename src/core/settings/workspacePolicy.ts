@@ -180,19 +180,37 @@ export interface WorkspaceLayer {
 }
 
 /**
- * The one resolver of the safety settings in force, for every surface: the person's `base` (defaults with
- * the CLI's flags, or VS Code's user settings) with their own config file applied (it may loosen), then each
- * workspace layer in order as a tightening only, with every loosening it asked for as a warning.
+ * The one resolver of the safety settings in force, for every surface (an action's one read of its files and both
+ * resolvers together: `settingsInForce.ts`): the person's `base` (defaults with the CLI's flags, or VS Code's user
+ * settings) with their own config file applied (it may loosen), then each workspace layer in order as a tightening
+ * only, with every loosening it asked for as a warning.
  */
 export function safetyInForce(
   base: SafetySettings,
   own: WorkspaceConfig,
   layers: readonly WorkspaceLayer[],
 ): Resolved<SafetySettings> {
-  let settings = applyOwnSafety(own, base);
+  return tightenedBy(layers, applyOwnSafety(own, base), resolveSafety);
+}
+
+/** The planning settings in force, resolved like `safetyInForce`: own config over the base, then each layer tightening. */
+export function planningInForce(
+  base: PlanningSettings,
+  own: WorkspaceConfig,
+  layers: readonly WorkspaceLayer[],
+): Resolved<PlanningSettings> {
+  return tightenedBy(layers, applyOwnPlanning(own, base), resolvePlanning);
+}
+
+function tightenedBy<T>(
+  layers: readonly WorkspaceLayer[],
+  own: T,
+  resolve: (workspace: WorkspaceConfig, own: T, files: PolicyFiles) => Resolved<T>,
+): Resolved<T> {
+  let settings = own;
   const warnings: PolicyWarning[] = [];
   for (const layer of layers) {
-    const resolved = resolveSafety(layer.config, settings, layer.files);
+    const resolved = resolve(layer.config, settings, layer.files);
     settings = resolved.settings;
     warnings.push(...resolved.warnings);
   }

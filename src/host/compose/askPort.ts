@@ -4,6 +4,7 @@ import type { CoreLoader } from '../lazyServices';
 import type { ModelProviderDeps } from '../settings/modelProvider';
 import { configuredEmbedder, configuredProvider } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
+import { settingsPort } from './settingsPort';
 
 /** `model`: the window's Gemini key and logger, what the configured model is made with. */
 export function askPort(core: CoreLoader, rootDir: string, model: Omit<ModelProviderDeps, 'core'>): AskPort {
@@ -19,7 +20,7 @@ export function askPort(core: CoreLoader, rootDir: string, model: Omit<ModelProv
     sharedEmbeddingCache: (...args) => core().sharedEmbeddingCache(...args),
     askGraph: (deps, checkpointsDir) => core().buildAskGraph(deps, new (core().FileCheckpointSaver)(checkpointsDir)),
     agentError: (code, message, advice) => new (core().AgentError)(code, message, advice),
-    safetySettings: () => safetySettings(core, rootDir),
+    safetySettings: () => safetySettings(settingsPort(core), rootDir),
     configuredProvider: (feature) => configuredProvider(modelDeps, feature),
     configuredEmbedder: () => configuredEmbedder(modelDeps),
   };

@@ -4,6 +4,7 @@ import type { CoreLoader } from '../lazyServices';
 import type { ModelProviderDeps } from '../settings/modelProvider';
 import { configuredProvider } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
+import { settingsPort } from './settingsPort';
 
 /** `model`: the window's Gemini key and logger, what the configured model is made with. */
 export function collabPort(core: CoreLoader, rootDir: string, model: Omit<ModelProviderDeps, 'core'>): CollabPort {
@@ -16,7 +17,7 @@ export function collabPort(core: CoreLoader, rootDir: string, model: Omit<ModelP
     createProvider: (...args) => core().createProvider(...args),
     collabStore: () => new (core().CollabStore)(rootDir, { logger }),
     collabRunner: (deps) => new (core().CollabSessionRunner)(deps),
-    safetySettings: () => safetySettings(core, rootDir),
+    safetySettings: () => safetySettings(settingsPort(core), rootDir),
     configuredProvider: (feature) => configuredProvider({ ...model, core }, feature),
   };
 }

@@ -2,6 +2,7 @@
 import type { LanguageModelToolsPort } from '../agents/languageModelTools';
 import type { CoreLoader } from '../lazyServices';
 import { safetySettings } from '../settings/settings';
+import { settingsPort } from './settingsPort';
 
 export function languageModelToolsPort(
   core: CoreLoader,
@@ -12,6 +13,6 @@ export function languageModelToolsPort(
     toolErrorInfo: (...args) => core().toolErrorInfo(...args),
     toolErrorText: (...args) => core().toolErrorText(...args),
     mcpTool: (name) => core().MCP_TOOLS.find((t) => t.name === name),
-    safetySettings: () => safetySettings(core, window.rootDir),
+    safetySettings: () => safetySettings(settingsPort(core), window.rootDir),
   };
 }

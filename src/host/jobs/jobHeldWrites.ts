@@ -1,19 +1,22 @@
 /**
  * A job's write at the inline approval (sqlApproval/), exactly like an ask run's: the job's `sql/NNN-*.sql`
- * (the SQL and a newline) opens with the CodeLens; approving hands the ticket back to the job, which runs
- * it (resumeFromTicket) and goes on; rejecting lets the job go on without it. After a window reload the
+ * (the SQL and a newline) opens with the CodeLens; a decision here is the job's own (`JobRunner.decideWrite`, the
+ * path `pg-agent job` takes too): approved, the job runs it and goes on; rejected, it goes on without it. One
+ * decided elsewhere resumes it as its ticket says (`resumeFromTicket`). After a window reload the
  * jobs held at a write get their lens and card back, and nothing runs until a person decides.
  */
 import * as vscode from 'vscode';
 import { join } from 'node:path';
+import type { DecisionRequest } from '../../core/approvals/approvalPath';
 import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { JobRunner } from '../../core/jobs/jobRunner';
+import type { AgentError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
+import type { ErrorCode } from '../../shared/errorCodes';
 import { isFinalStatus } from '../../shared/jobActions';
 import type { JobBusyView } from '../../shared/protocol';
 import { resolveJobFile } from './cockpit/jobFiles';
 import type { JobRunners } from './jobRunners';
-import type { CoreLoader } from '../lazyServices';
 import type { HeldWriteOwner } from '../sqlApproval/approvalEntries';
 import type { InlineApproval } from '../sqlApproval/inlineApproval';
 import type { WindowTickets } from '../sqlApproval/windowTickets';
@@ -38,7 +41,8 @@ export interface HeldWriteHooks {
 }
 
 export interface JobHeldWritesDeps {
-  core: CoreLoader;
+  /** An error of the core's kind (AgentError), as the inline approval shows it. */
+  error(code: ErrorCode, message: string, advice: string): AgentError;
   tickets: WindowTickets;
   approval: InlineApproval;
   runners: JobRunners;
@@ -67,7 +71,7 @@ export class JobHeldWrites {
     if (stop.kind !== 'approval') return;
     const check = await resolveJobFile(this.deps.runners.store().jobDir(job.id), stop.sqlFile);
     if (!check.ok)
-      throw new (this.deps.core().AgentError)(
+      throw this.deps.error(
         'INTERNAL',
         `The job's SQL file ${stop.sqlFile} cannot be opened: ${check.reason}.`,
         'Continue the job to have the write prepared again.',
@@ -75,6 +79,7 @@ export class JobHeldWrites {
     const uri = vscode.Uri.file(check.path);
     this.jobOf.set(stop.ticketId, job.id);
     const owner: HeldWriteOwner = {
+      decide: (decision) => this.decide(job.id, stop.ticketId, decision),
       execute: () => this.execute(job.id, stop.ticketId),
       rejected: () => this.rejected(job.id),
     };
@@ -128,22 +133,52 @@ export class JobHeldWrites {
     }
   }
 
-  /** The approved write, run by the job; what it did goes back to the inline approval's lens and card. */
-  private async execute(jobId: string, ticketId: string): Promise<Execution> {
-    let outcome: JobOutcome | undefined;
+  /**
+   * A person's decision in this window: the job records it and goes on — the approved write run by the job, or
+   * the job without it — on the one path of a job's write, `JobRunner.decideWrite` (the CLI's too).
+   */
+  private async decide(
+    jobId: string,
+    ticketId: string,
+    decision: DecisionRequest,
+  ): Promise<Execution | 'rejected' | 'not taken'> {
+    const outcome = await this.step(
+      jobId,
+      decision.approve ? 'Running the approved write…' : 'Going on without the rejected write…',
+      (runner) => runner.decideWrite(jobId, decision),
+    );
+    if (!outcome) return 'not taken';
+    if (decision.approve) return this.executionOf(jobId, ticketId, outcome);
+    void this.deps.hooks.ended(outcome);
+    return 'rejected';
+  }
+
+  /** A step of the job on its write; a failure is the job's too (the inline approval shows it on the lens). */
+  private async step(
+    jobId: string,
+    message: string,
+    step: (runner: JobRunner) => Promise<JobOutcome>,
+  ): Promise<JobOutcome | undefined> {
     try {
-      outcome = await this.deps.hooks.run(jobId, 'write', 'Running the approved write…', (runner) =>
-        runner.resumeFromTicket(jobId),
-      );
+      return await this.deps.hooks.run(jobId, 'write', message, step);
     } catch (error) {
-      // The inline approval shows the failure on the lens and in a notification.
       this.deps.hooks.fail(jobId, error, false);
       throw error;
     }
+  }
+
+  /** The write approved elsewhere (a terminal, a teammate), run by the job as its ticket says. */
+  private async execute(jobId: string, ticketId: string): Promise<Execution> {
+    const outcome = await this.step(jobId, 'Running the approved write…', (runner) => runner.resumeFromTicket(jobId));
+    return this.executionOf(jobId, ticketId, outcome);
+  }
+
+  /** What the job's step did with the approved write, for the inline approval's lens and card. */
+  private executionOf(jobId: string, ticketId: string, outcome: JobOutcome | undefined): Execution {
     const execution = outcome?.execution;
     // Others held its locks (issue 25): nothing ran, the ticket is still approved; the lens says who is in the way.
     if (outcome?.stop.kind === 'approval' && outcome.stop.ticketId === ticketId && outcome.stop.lockWait) {
-      throw new (this.deps.core().AgentError)(
+      throw this.deps.error(
         'LOCK_UNAVAILABLE',
         outcome.stop.lockWait,
         'The ticket is still approved: Continue the job when they are done to run it.',
@@ -151,7 +186,7 @@ export class JobHeldWrites {
     }
     if (!outcome || !execution || execution.ticketId !== ticketId) {
       const why = outcome ? `it stopped at "${outcome.stop.kind}"` : 'the step did not run';
-      throw new (this.deps.core().AgentError)(
+      throw this.deps.error(
         'APPROVAL_NOT_APPROVED',
         `The job did not report running the write (${why}).`,
         'See the job in the panel; Continue goes on from where it stopped.',
@@ -166,7 +201,7 @@ export class JobHeldWrites {
     };
   }
 
-  /** Rejected (here, by a teammate, or voided by an edit): the job goes on without the write. */
+  /** Rejected by a teammate, voided by an edit, or expired: the job goes on without the write. */
   private async rejected(jobId: string): Promise<void> {
     if (this.deps.hooks.isFinal(jobId)) return;
     try {

@@ -8,6 +8,7 @@ import { isFinalStatus } from '../../shared/jobActions';
 import type { JobBusyView } from '../../shared/protocol';
 import type { FeatureDeps } from '../featureDeps';
 import type { CoreLoader } from '../lazyServices';
+import type { SettingsPort } from '../settings/settings';
 import type { JobBarState } from '../ui/statusBar';
 import * as vscode from 'vscode';
 import { JobChat } from './jobChat';
@@ -25,6 +26,8 @@ const SELECTED_KEY = 'postgresAgent.selectedJob';
 export interface JobControllerDeps extends FeatureDeps {
   /** The core, loaded on first use (activation loads none of it). */
   core: CoreLoader;
+  /** The settings in force, read once per step (host/compose/settingsPort.ts). */
+  settings: SettingsPort;
   showJobInStatusBar(job: JobBarState | undefined): void;
   /** Opens (or reveals) the job's cockpit. */
   showJob(jobId: string): Thenable<unknown>;
@@ -62,7 +65,7 @@ export function buildJobParts(deps: JobControllerDeps, hooks: JobPartsHooks): Jo
     logger,
     session: deps.session,
     ticketStore: () => deps.tickets.ticketStore(),
-    settings: () => jobRunnerSettings(core, rootDir),
+    settings: () => jobRunnerSettings(deps.settings, rootDir),
     driverName: () => `VS Code (${vscode.env.appName})`,
   });
   parts.steps = new JobSteps({
@@ -83,7 +86,7 @@ export function buildJobParts(deps: JobControllerDeps, hooks: JobPartsHooks): Jo
     handOver: (outcome, open) => parts.writes.handOver(outcome, open),
   });
   parts.writes = new JobHeldWrites({
-    core,
+    error: (code, message, advice) => new (core().AgentError)(code, message, advice),
     tickets: deps.tickets,
     approval: deps.approval,
     runners: parts.runners,

@@ -9,6 +9,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { PlanNode } from '../../core/sql/explainPlan';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
+import { settingsPort } from '../compose/settingsPort';
 import { safetySettings } from '../settings/settings';
 import { showError } from '../ui/showError';
 
@@ -78,7 +79,7 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       return;
     }
     try {
-      const settings = await safetySettings(this.core, this.rootDir);
+      const settings = await safetySettings(settingsPort(this.core), this.rootDir);
       const plan = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Postgres Agent: explaining…' },
         () => this.session.use(({ db }) => this.core().explainRead(db, sql, settings)),

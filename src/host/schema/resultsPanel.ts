@@ -19,6 +19,7 @@ import type { GridEditing } from './gridEditing';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
+import { settingsPort } from '../compose/settingsPort';
 import { safetySettings } from '../settings/settings';
 import { webviewPage } from '../ui/webviewPage';
 
@@ -102,7 +103,7 @@ export class ResultsPanel implements vscode.Disposable {
   async read(sql: string): Promise<ResultsView> {
     const services = this.core();
     const statement = await services.readToExplain(sql);
-    const settings = await safetySettings(this.core, this.rootDir);
+    const settings = await safetySettings(settingsPort(this.core), this.rootDir);
     const result = await this.session.use(({ db }) =>
       services.runRead(db, statement.sql, true, {
         maxRows: settings.maxRows,

@@ -6,18 +6,34 @@
  * the output channel).
  */
 import * as vscode from 'vscode';
-import type { WorkspaceConfig } from '../../core/config/workspace';
-import type { PlanningSettings } from '../../core/jobs/planningSettings';
+import type { AgentError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
+import type { PlanningSettings } from '../../core/jobs/planningSettings';
+import type { QueryHistory } from '../../core/sql/history/queryHistory';
 import type { SafetySettings } from '../../core/sql/safetySettings';
+import type { SettingsInForce, SettingsRequest } from '../../core/settings/settingsInForce';
 import type { PolicyWarning } from '../../core/settings/workspacePolicy';
-import type { CoreLoader } from '../lazyServices';
+import type { ErrorCode } from '../../shared/errorCodes';
 import type { SettingsGetter } from './policyFromSettings';
 import { userPlanning, userSafety, workspaceSettingsConfig } from './policyFromSettings';
 import { untrustedRefusal } from './workspaceTrust';
 
 const OWN = 'your VS Code user settings (postgresAgent.*) or ~/.config/pg-agent/config.json';
 const WORKSPACE_SETTINGS = 'the workspace settings (.vscode/settings.json)';
+
+/** What the window's settings need from the core (built in host/compose/settingsPort.ts). */
+export interface SettingsPort {
+  /** The defaults a new user gets, under their VS Code user settings. */
+  defaults(): { safety: SafetySettings; planning: PlanningSettings };
+  /** The person's own config file ($XDG_CONFIG_HOME/pg-agent/config.json). */
+  ownConfigFile(): string;
+  /** core/settings/settingsInForce.ts: the action's ONE read of the config files, and the one resolver. */
+  readSettingsInForce(request: SettingsRequest): Promise<SettingsInForce>;
+  /** Where this workspace's reads and executed writes are recorded, as VS Code's. */
+  history(rootDir: string): QueryHistory;
+  /** An error of the core's kind (the untrusted workspace's refusal). */
+  error(code: ErrorCode, message: string, advice: string): AgentError;
+}
 
 /** Settings that loosen or tighten the approval rules: only the person's own value is theirs. */
 const POLICY_KEYS = new Set([
@@ -46,65 +62,33 @@ function workspaceSettings(): SettingsGetter {
   };
 }
 
-/** The two config files as read once for a step (a job's step reads them once for safety, planning and team mode). */
-export interface ConfigFiles {
-  workspace: WorkspaceConfig;
-  own: WorkspaceConfig;
-}
-
 /**
- * Safety settings for an action in the workspace at `rootDir`: the stricter of the person's own and the workspace's.
- * `read`: the config files when the caller already read them (a job's step reads them once).
+ * The settings in force for one action in the workspace at `rootDir`, from ONE read of each config file: the
+ * person's own (VS Code user settings, own config file) tightened by the workspace's .pgagent/config.json and
+ * settings.json — none of the workspace's when VS Code does not trust it. The safety settings carry that read to
+ * the claim (`policySources.read`), so an action that reads its settings here and passes them on reads them once.
  */
-export async function safetySettings(core: CoreLoader, rootDir: string, read?: ConfigFiles): Promise<SafetySettings> {
-  const services = core();
-  const blocked = () => untrustedRefusal(core);
-  const ownFile = services.ownConfigFile(process.env);
-  const own = services.applyOwnSafety(
-    read?.own ?? (await services.readOwnConfig(process.env)),
-    userSafety(ownSettings(), services.DEFAULT_SAFETY),
-  );
-  if (!vscode.workspace.isTrusted) return { ...own, policySources: { ownConfigFile: ownFile, blocked } };
-  const paths = services.workspacePaths(rootDir);
-  const fromFile = services.resolveSafety(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, {
-    workspace: paths.config,
-    own: OWN,
+export async function settingsInForce(port: SettingsPort, rootDir: string): Promise<SettingsInForce> {
+  const trusted = vscode.workspace.isTrusted;
+  const defaults = port.defaults();
+  const own = ownSettings();
+  const resolved = await port.readSettingsInForce({
+    base: { safety: userSafety(own, defaults.safety), planning: userPlanning(own, defaults.planning) },
+    ownConfigFile: port.ownConfigFile(),
+    ownName: OWN,
+    workspaceDir: trusted ? rootDir : undefined,
+    moreLayers: trusted
+      ? [{ config: workspaceSettingsConfig(workspaceSettings()), files: { workspace: WORKSPACE_SETTINGS, own: OWN } }]
+      : [],
+    policySources: { blocked: () => untrustedRefusal((...args) => port.error(...args)) },
   });
-  const fromSettings = services.resolveSafety(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, {
-    workspace: WORKSPACE_SETTINGS,
-    own: OWN,
-  });
-  warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
-  return {
-    ...fromSettings.settings,
-    policySources: { ownConfigFile: ownFile, workspaceDir: rootDir, blocked },
-    history: services.historyFor(paths.history, 'vscode'),
-  };
+  warnOnce(resolved.warnings);
+  return trusted ? { ...resolved, safety: { ...resolved.safety, history: port.history(rootDir) } } : resolved;
 }
 
-/** Planning settings, resolved like the safety settings. */
-export async function planningSettings(
-  core: CoreLoader,
-  rootDir: string,
-  read?: ConfigFiles,
-): Promise<PlanningSettings> {
-  const services = core();
-  const own = services.applyOwnPlanning(
-    read?.own ?? (await services.readOwnConfig(process.env)),
-    userPlanning(ownSettings(), services.DEFAULT_PLANNING),
-  );
-  if (!vscode.workspace.isTrusted) return own;
-  const paths = services.workspacePaths(rootDir);
-  const fromFile = services.resolvePlanning(read?.workspace ?? (await services.readWorkspaceConfig(paths)), own, {
-    workspace: paths.config,
-    own: OWN,
-  });
-  const fromSettings = services.resolvePlanning(workspaceSettingsConfig(workspaceSettings()), fromFile.settings, {
-    workspace: WORKSPACE_SETTINGS,
-    own: OWN,
-  });
-  warnOnce([...fromFile.warnings, ...fromSettings.warnings]);
-  return fromSettings.settings;
+/** The safety settings of an action (see settingsInForce: one read of each config file). */
+export async function safetySettings(port: SettingsPort, rootDir: string): Promise<SafetySettings> {
+  return (await settingsInForce(port, rootDir)).safety;
 }
 
 /**

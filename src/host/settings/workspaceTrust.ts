@@ -7,16 +7,18 @@
  */
 import * as vscode from 'vscode';
 import type { AgentError } from '../../core/platform/errors';
-import type { CoreLoader } from '../lazyServices';
+import type { ErrorCode } from '../../shared/errorCodes';
 
 export function workspaceTrusted(): boolean {
   return vscode.workspace.isTrusted;
 }
 
 /** The refusal every executor raises at claim time in an untrusted workspace (undefined when trusted). */
-export function untrustedRefusal(core: CoreLoader): AgentError | undefined {
+export function untrustedRefusal(
+  error: (code: ErrorCode, message: string, advice: string) => AgentError,
+): AgentError | undefined {
   if (vscode.workspace.isTrusted) return undefined;
-  return new (core().AgentError)(
+  return error(
     'APPROVAL_POLICY',
     'This workspace is not trusted, so Postgres Agent executes no write in it (the ticket stays approved and unspent).',
     'Trust the folder (Workspaces: Manage Workspace Trust) if you know where it came from, then run the ticket again; or run it with `pg-agent exec --ticket <id>` from a terminal.',

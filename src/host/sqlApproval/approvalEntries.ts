@@ -4,6 +4,7 @@
  * last read's rows. One model that the editor decorations draw, the decisions change and the panel lists.
  */
 import * as vscode from 'vscode';
+import type { DecisionRequest } from '../../core/approvals/approvalPath';
 import type { GuardTransactionRecord } from '../../core/approvals/ticket';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
@@ -21,6 +22,14 @@ export interface HeldWriteOwner {
   }>;
   /** The ticket was rejected, voided or expired: the owner finishes its run. */
   rejected(): Promise<void>;
+  /**
+   * A person's decision in this window, taken by the owner, which records it and goes on (a job: `decideWrite`,
+   * its one decision path): what the approved write did, 'rejected', or 'not taken' when it could not act now.
+   * Without it the window records the decision and calls `execute` or `rejected`.
+   */
+  decide?(
+    decision: DecisionRequest,
+  ): Promise<Awaited<ReturnType<HeldWriteOwner['execute']>> | 'rejected' | 'not taken'>;
 }
 
 /** A write held elsewhere, handed to the inline approval to show and decide. */

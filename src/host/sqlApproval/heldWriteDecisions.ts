@@ -8,31 +8,47 @@
  */
 import * as vscode from 'vscode';
 import { userInfo } from 'node:os';
-import type { SigningKey } from '../../core/approvals/approvalPath';
+import type { DecisionRequest, SigningKey } from '../../core/approvals/approvalPath';
 import type { DecisionScope, Ticket } from '../../core/approvals/ticket';
 import type { Logger } from '../../core/platform/logger';
+import type { ExecuteOptions } from '../../core/sql/approvedTicket';
+import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { ApprovalView } from '../../shared/protocol';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
-import { safetySettings } from '../settings/settings';
-import { untrustedRefusal } from '../settings/workspaceTrust';
-import type { ApprovalEntries, ApprovalEntry } from './approvalEntries';
+import type { CoreServices } from '../lazyServices';
+import type { ApprovalEntries, ApprovalEntry, HeldWriteOwner } from './approvalEntries';
 import { notRunYet } from './approvalEntries';
 import { followAgentRun } from './agentRunFollower';
 import { approvalConfirmation } from './approvalTexts';
 import { runsInThisWindow } from '../../core/approvals/executorRule';
 import type { WindowTickets } from './windowTickets';
 
-type Execution = Awaited<ReturnType<NonNullable<ApprovalEntry['owner']>['execute']>>;
+type Execution = Awaited<ReturnType<HeldWriteOwner['execute']>>;
+
+/** What deciding and running a held write needs from the core (built in host/compose/heldWriteDecisionsPort.ts). */
+export interface HeldWriteDecisionsPort {
+  /**
+   * The settings in force, read ONCE per action (one read of each config file, host/settings/settings.ts) and
+   * passed on to every part of it: the run, who signed, the claim's policy (`policySources.read`).
+   */
+  settings(): Promise<SafetySettings>;
+  decideTicket: CoreServices['decideTicket'];
+  ticketHash: CoreServices['ticketHash'];
+  decisionScope: CoreServices['decisionScope'];
+  /** The one executor (core/sql/executeApproved.ts). */
+  executeApproved: CoreServices['executeApproved'];
+  /** Where an executed write's undo script is kept (.pgagent/undo/). */
+  undoSink(ticketId: string): NonNullable<ExecuteOptions['undo']>;
+  signatureState: CoreServices['signatureState'];
+  toAgentError: CoreServices['toAgentError'];
+}
 
 export interface HeldWriteDecisionsDeps {
-  core: CoreLoader;
+  port: HeldWriteDecisionsPort;
   session: DatabaseSession;
   tickets: WindowTickets;
   entries: ApprovalEntries;
   logger: Logger;
-  /** Where .pgagent/ lives (undo scripts, settings). */
-  rootDir: string;
   openUndo(ticketId: string): Promise<void>;
 }
 
@@ -61,34 +77,42 @@ export class HeldWriteDecisions {
       );
       if (confirm !== confirmation.button) return;
     }
-    const store = await this.deps.tickets.ticketStore();
-    const services = this.deps.core();
+    const port = this.deps.port;
     let key: SigningKey | undefined;
     try {
       key = await this.deps.tickets.signingKey();
     } catch (error) {
       // No passphrase, a wrong one, an unusable key: nothing was decided, the write stays pending here.
-      const e = services.toAgentError(error);
+      const e = port.toAgentError(error);
       void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
       return;
     }
     t.decidedHere = true;
-    let decided: Ticket;
+    let request: DecisionRequest;
     try {
-      // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
       // Signed mode: the signature also binds this database's identity and pinned policy version.
       const scope = key ? await this.signingScope(t.connection) : undefined;
-      decided = await services.decideTicket(store, ticketId, {
+      request = {
         approve,
         ...(key ? { key } : { by: userInfo().username }),
         ...(scope ? { scope } : {}),
         // What this window showed: the SQL, and for a guard transaction its statements and effects too.
-        seenHash: services.ticketHash({
+        seenHash: port.ticketHash({
           sql: t.sql,
           ...(t.transaction ? { origin: 'guardTransaction' as const, transaction: t.transaction } : {}),
         }),
         comment: approve ? 'approved in VS Code' : 'rejected in VS Code',
-      });
+      };
+    } catch (error) {
+      this.fail(t, error);
+      return;
+    }
+    // A job's write: the job decides and goes on with it, on the one path of a job's write (JobRunner.decideWrite).
+    if (t.owner?.decide) return this.ownerDecides(t, t.owner, request);
+    let decided: Ticket;
+    try {
+      // The one approval path, on the SQL this window showed: a ticket for other SQL refuses the decision.
+      decided = await port.decideTicket(await this.deps.tickets.ticketStore(), ticketId, request);
     } catch (error) {
       this.fail(t, error);
       return;
@@ -99,7 +123,7 @@ export class HeldWriteDecisions {
       this.tellOwnerRejected(t);
     } else if (runsHere) await this.run(t);
     else {
-      t.decisions = await this.decisionsView(decided);
+      t.decisions = this.decisionsView(decided, await port.settings());
       this.awaitAgent(t);
       void vscode.window.showInformationMessage(
         t.transaction
@@ -113,7 +137,39 @@ export class HeldWriteDecisions {
   private async signingScope(connection: string): Promise<DecisionScope | undefined> {
     const { db, key } = await this.deps.session.database();
     if (key !== connection) return undefined;
-    return db.withSession((session) => this.deps.core().decisionScope(session));
+    return db.withSession((session) => this.deps.port.decisionScope(session));
+  }
+
+  /**
+   * The owner takes the decision and goes on with the write (a job: `JobRunner.decideWrite` records it and runs
+   * the approved write, or goes on without it). When it could not take it (a step of the job in flight, another
+   * driver, no model) and the ticket is still pending, nothing was decided: the write waits for a decision again.
+   */
+  private async ownerDecides(t: ApprovalEntry, owner: HeldWriteOwner, request: DecisionRequest): Promise<void> {
+    t.status = 'running';
+    this.deps.entries.refresh();
+    let result: Awaited<ReturnType<NonNullable<HeldWriteOwner['decide']>>> | undefined;
+    let failure: unknown;
+    try {
+      result = await owner.decide?.(request);
+    } catch (error) {
+      failure = error;
+    }
+    if (result === 'rejected') {
+      t.status = 'rejected';
+      this.deps.entries.refresh();
+    } else if (result !== undefined && result !== 'not taken') this.executed(t, result);
+    else if ((await (await this.deps.tickets.ticketStore()).get(t.ticketId))?.status === 'PENDING_APPROVAL') {
+      t.status = 'pending';
+      t.decidedHere = false;
+      this.deps.entries.refresh();
+      const why =
+        failure === undefined
+          ? 'a step of the job is running, or no model is configured'
+          : this.deps.port.toAgentError(failure).message;
+      void vscode.window.showWarningMessage(`Nothing was decided (${why}); decide again when the job is free.`);
+    } else
+      this.fail(t, failure ?? new Error('The job stopped before it reported the write; Continue the job to go on.'));
   }
 
   /**
@@ -141,43 +197,53 @@ export class HeldWriteDecisions {
     );
   }
 
-  /** Runs an approved ticket's exact SQL once, keeps its undo script, and says what happened. */
-  private async run(t: ApprovalEntry): Promise<void> {
+  /**
+   * Runs an approved ticket's exact SQL once, keeps its undo script, and says what happened. `settings`: as this
+   * action already read them (a decision made elsewhere reads them once for its whole handling).
+   */
+  private async run(t: ApprovalEntry, settings?: SafetySettings): Promise<void> {
     t.status = 'running';
     this.deps.entries.refresh();
     try {
-      const result = t.owner ? await t.owner.execute() : await this.execute(t);
-      t.status = 'executed';
-      t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile: result.undoFile };
-      this.deps.entries.refresh();
-      const direct = result.tables
-        .filter((x) => x.via === 'direct')
-        .reduce((n, x) => n + x.inserted + x.updated + x.deleted, 0);
-      const summary = `Executed: ${result.rows.toLocaleString('en-US')} rows changed in ${result.tables.length} table${result.tables.length === 1 ? '' : 's'} (${direct.toLocaleString('en-US')} by the statement itself).`;
-      void vscode.window.showInformationMessage(summary, 'Open Undo Script').then((choice) => {
-        if (choice) void this.deps.openUndo(t.ticketId);
-      });
+      this.executed(
+        t,
+        t.owner ? await t.owner.execute() : await this.execute(t, settings ?? (await this.deps.port.settings())),
+      );
     } catch (error) {
       this.fail(t, error);
     }
   }
 
-  private async execute(t: ApprovalEntry): Promise<Execution> {
-    const services = this.deps.core();
+  /** What the run did, on the lens and card and in a notification. */
+  private executed(t: ApprovalEntry, result: Execution): void {
+    t.status = 'executed';
+    t.executed = { at: new Date().toISOString(), rows: result.rows, undoFile: result.undoFile };
+    this.deps.entries.refresh();
+    const direct = result.tables
+      .filter((x) => x.via === 'direct')
+      .reduce((n, x) => n + x.inserted + x.updated + x.deleted, 0);
+    const summary = `Executed: ${result.rows.toLocaleString('en-US')} rows changed in ${result.tables.length} table${result.tables.length === 1 ? '' : 's'} (${direct.toLocaleString('en-US')} by the statement itself).`;
+    void vscode.window.showInformationMessage(summary, 'Open Undo Script').then((choice) => {
+      if (choice) void this.deps.openUndo(t.ticketId);
+    });
+  }
+
+  /** The one executor, with the settings this action read (its claim reads no config file again). */
+  private async execute(t: ApprovalEntry, settings: SafetySettings): Promise<Execution> {
+    const port = this.deps.port;
     // Said before connecting; the executor checks it again when it claims the ticket (policySources.blocked).
-    const untrusted = untrustedRefusal(this.deps.core);
+    const untrusted = settings.policySources?.blocked?.();
     if (untrusted) throw untrusted;
     const { db, key } = await this.deps.session.database();
-    const undoDir = services.workspacePaths(this.deps.rootDir).undo;
     // The ticket's own SQL runs (parsed from the ticket), never this window's copy of it.
-    const result = await services.executeApproved(db, await this.deps.tickets.ticketStore(), t.ticketId, {
-      ...(await safetySettings(this.deps.core, this.deps.rootDir)),
+    const result = await port.executeApproved(db, await this.deps.tickets.ticketStore(), t.ticketId, {
+      ...settings,
       connection: key,
       by: userInfo().username,
-      undo: services.workspaceUndoSink(undoDir, t.ticketId),
+      undo: port.undoSink(t.ticketId),
       logger: this.deps.logger,
     });
-    t.decisions = await this.decisionsView(result.ticket);
+    t.decisions = this.decisionsView(result.ticket, settings);
     if (result.outcomeNotRecorded !== undefined) {
       // Committed is committed: the lens says executed; the ticket is resolved from the database on its next read.
       void vscode.window.showWarningMessage(
@@ -188,17 +254,17 @@ export class HeldWriteDecisions {
   }
 
   /** Who decided a ticket, each with whether their signature verifies (the card's "Approved by alice ✓ signed"). */
-  private async decisionsView(ticket: Ticket): Promise<NonNullable<ApprovalView['decisions']>> {
-    const approvers = (await safetySettings(this.deps.core, this.deps.rootDir)).approvalRules?.approvers ?? [];
+  private decisionsView(ticket: Ticket, settings: SafetySettings): NonNullable<ApprovalView['decisions']> {
+    const approvers = settings.approvalRules?.approvers ?? [];
     return ticket.decisions.map((d) => ({
       by: d.by,
       approve: d.approve,
-      signed: this.deps.core().signatureState(ticket, d, approvers) === 'verified',
+      signed: this.deps.port.signatureState(ticket, d, approvers) === 'verified',
     }));
   }
 
   private fail(t: ApprovalEntry, error: unknown): void {
-    const e = this.deps.core().toAgentError(error);
+    const e = this.deps.port.toAgentError(error);
     t.status = 'failed';
     t.error = e.toInfo();
     this.deps.entries.refresh();
@@ -250,10 +316,12 @@ export class HeldWriteDecisions {
         const last = ticket.history.at(-1);
         // Whether the decision carries a signature that verifies against approval.approvers: the person reading this can tell.
         const decision = ticket.decisions.at(-1);
-        const rules = (await safetySettings(this.deps.core, this.deps.rootDir)).approvalRules;
-        t.decisions = await this.decisionsView(ticket);
+        // The settings of this whole handling, read once: who signed, and the run with its claim.
+        const settings = await this.deps.port.settings();
+        const rules = settings.approvalRules;
+        t.decisions = this.decisionsView(ticket, settings);
         const signed =
-          decision && rules && this.deps.core().signatureState(ticket, decision, rules.approvers) === 'verified'
+          decision && rules && this.deps.port.signatureState(ticket, decision, rules.approvers) === 'verified'
             ? ', signed ✓'
             : '';
         const who = last ? `${last.by}${signed}${last.comment ? ` (${last.comment})` : ''}` : 'someone';
@@ -266,7 +334,7 @@ export class HeldWriteDecisions {
           this.awaitAgent(t);
         } else if (ticket.status === 'APPROVED') {
           void vscode.window.showInformationMessage(`Approved by ${who}: running it now.`);
-          await this.run(t);
+          await this.run(t, settings);
         } else {
           t.status = 'rejected';
           t.error = {
@@ -293,7 +361,7 @@ export class HeldWriteDecisions {
     t.decidedHere = true;
     this.deps.entries.refresh();
     try {
-      await this.deps.core().decideTicket(await this.deps.tickets.ticketStore(), t.ticketId, {
+      await this.deps.port.decideTicket(await this.deps.tickets.ticketStore(), t.ticketId, {
         approve: false,
         by: 'pg-agent',
         comment: 'voided: the SQL was edited after its impact was measured',

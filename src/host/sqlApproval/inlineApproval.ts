@@ -12,11 +12,11 @@ import type { Logger } from '../../core/platform/logger';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreLoader } from '../lazyServices';
-import { safetySettings } from '../settings/settings';
 import { workspaceTrusted } from '../settings/workspaceTrust';
 import { ApprovalDecorations } from './approvalDecorations';
 import type { ApprovalEntry, HeldWrite } from './approvalEntries';
 import { ApprovalEntries, isOpen } from './approvalEntries';
+import type { HeldWriteDecisionsPort } from './heldWriteDecisions';
 import { HeldWriteDecisions } from './heldWriteDecisions';
 import type { WindowTickets } from './windowTickets';
 
@@ -25,6 +25,8 @@ const RECHECK_DELAY_MS = 1000;
 
 export interface InlineApprovalDeps {
   core: CoreLoader;
+  /** Deciding and running held writes, and the settings of an action (host/compose/heldWriteDecisionsPort.ts). */
+  decisions: HeldWriteDecisionsPort;
   session: DatabaseSession;
   tickets: WindowTickets;
   /** The workspace folder, when one is open (impact reports are kept there). */
@@ -47,7 +49,14 @@ export class InlineApproval implements vscode.Disposable {
   readonly onDidChange = this.entries.onDidChange;
 
   constructor(private readonly deps: InlineApprovalDeps) {
-    this.decisions = new HeldWriteDecisions({ ...deps, entries: this.entries, openUndo: (id) => this.openUndo(id) });
+    this.decisions = new HeldWriteDecisions({
+      port: deps.decisions,
+      session: deps.session,
+      tickets: deps.tickets,
+      entries: this.entries,
+      logger: deps.logger,
+      openUndo: (id) => this.openUndo(id),
+    });
     this.decorations = new ApprovalDecorations(this.entries, deps.logger, (t) => this.edited(t));
   }
 
@@ -138,7 +147,7 @@ export class InlineApproval implements vscode.Disposable {
               sql,
               connection: key,
               requestedBy: userInfo().username,
-              settings: await safetySettings(this.deps.core, this.deps.rootDir),
+              settings: await this.deps.decisions.settings(),
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               // Never in a workspace VS Code does not trust: there every write waits (and does not run).
               autoApprove: workspaceTrusted(),
