@@ -83,11 +83,23 @@ function passOf(touch: SessionTouch): Verdict {
  * Undefined says nothing: judgeSql decides.
  */
 export function passedBefore(db: Db, sql: string): Verdict | undefined {
-  const engine = recentReachEngine(db, VERSION_MAX_AGE_MS);
-  if (!engine) return undefined;
+  const recent = recentReachEngine(db, VERSION_MAX_AGE_MS);
+  if (!recent) return undefined;
+  // Checked again before it is due, so that reads keep this path instead of all waiting for the check at once.
+  if (recent.checkedMsAgo > VERSION_MAX_AGE_MS / 2) checkVersionSoon(db);
   const key = statementKey(sql);
-  const touch = key && passCacheOf(engine).get(key.key);
+  const touch = key && passCacheOf(recent.engine).get(key.key);
   return touch ? passOf(touch) : undefined;
+}
+
+const checking = new WeakSet<Db>();
+
+function checkVersionSoon(db: Db): void {
+  if (checking.has(db)) return;
+  checking.add(db);
+  currentReachEngine(db, { versionMaxAgeMs: VERSION_MAX_AGE_MS / 2 })
+    .catch(() => undefined)
+    .finally(() => checking.delete(db));
 }
 
 async function judgeParsed(db: Db, parsed: ParsedInput): Promise<Verdict> {

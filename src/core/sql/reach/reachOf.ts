@@ -84,12 +84,18 @@ const inFlight = new WeakMap<Db, Promise<ReachEngine>>();
 
 /**
  * The engine `currentReachEngine(db, { versionMaxAgeMs })` would return now without asking the database (its
- * version checked less than `versionMaxAgeMs` ago, its catalog loaded), or undefined: a caller with a synchronous
- * fast path (the guard's cached verdicts) takes it as currentReachEngine would, and calls that otherwise.
+ * version checked less than `versionMaxAgeMs` ago, its catalog loaded), and how long ago its version was checked
+ * (ms), or undefined: a caller with a synchronous fast path (the guard's cached verdicts) takes it as
+ * currentReachEngine would, and calls that otherwise.
  */
-export function recentReachEngine(db: Db, versionMaxAgeMs: number): ReachEngine | undefined {
+export function recentReachEngine(
+  db: Db,
+  versionMaxAgeMs: number,
+): { engine: ReachEngine; checkedMsAgo: number } | undefined {
   const recent = engines.get(db);
-  return recent && performance.now() - recent.checkedAt < versionMaxAgeMs ? recent.loaded : undefined;
+  if (!recent?.loaded) return undefined;
+  const checkedMsAgo = performance.now() - recent.checkedAt;
+  return checkedMsAgo < versionMaxAgeMs ? { engine: recent.loaded, checkedMsAgo } : undefined;
 }
 
 async function checkVersion(db: Db): Promise<ReachEngine> {
