@@ -58,10 +58,14 @@ function shapeKey(sql: string): { key: string; strings: string[] } | undefined {
   return { key: JSON.stringify(shapeOf(statements[0]!.tree, strings)), strings };
 }
 
+/** A cheap look first: every guard command names the pg_agent schema (a spelling that hides it is simply not one). */
+export function mayBeBrokerCommand(sql: string): boolean {
+  return /pg_agent/i.test(sql);
+}
+
 /** The guard command this whole simple-query message is, or undefined (then it is judged like any SQL). */
 export async function brokerCommandOf(sql: string): Promise<BrokerCommand | undefined> {
-  // A cheap look first: every guard command names the pg_agent schema (a spelling that hides it is simply not one).
-  if (!/pg_agent/i.test(sql)) return undefined;
+  if (!mayBeBrokerCommand(sql)) return undefined;
   await loadParser();
   if (!shapes) shapes = new Map(TEMPLATES.map(([kind, text]) => [shapeKey(text)!.key, kind]));
   let shape;

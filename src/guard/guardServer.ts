@@ -238,13 +238,22 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         context.logger.info('guard client connected', { client: id, user });
         // Plain TCP: from here the guard reads and writes the socket itself (clientSocket.ts).
         if (!state.tlsInfo)
-          wire.takeOver(async (message) => {
-            unread.handed();
-            const outcome = await handle(message);
-            if (outcome === undefined) return true;
-            socket.end();
-            return false;
-          });
+          wire.takeOver(
+            async (message) => {
+              unread.handed();
+              const outcome = await handle(message);
+              if (outcome === undefined) return true;
+              socket.end();
+              return false;
+            },
+            (message) => {
+              if (!session!.passFast(message)) return false;
+              unread.handed();
+              observed?.statements.begin();
+              observed?.statements.end(message[0]);
+              return true;
+            },
+          );
       },
       onMessage: async (data, state) => {
         unread.handed();

@@ -131,6 +131,26 @@ describe.skipIf(!postgresAvailable)('pg-agent guard --pool transaction', () => {
     await a.end();
   });
 
+  it('DEALLOCATE ALL behind a comment forgets the prepared statements, as PostgreSQL does (read from the parse, not by words)', async () => {
+    // node-postgres sends only Bind and Execute for a statement it prepared: the server must no longer know it.
+    const rerun = async (client: pg.Client) => {
+      const prepared = { name: 'i38p_dealloc', text: 'SELECT 1 AS one' };
+      await client.query(prepared);
+      await client.query('/* the pool */ DEALLOCATE ALL');
+      return client.query(prepared).then(
+        () => 'ran',
+        (error: { code?: string }) => error.code,
+      );
+    };
+    // Direct, then through the pool; each ends, so the session counts of the tests below see only their own.
+    const direct = await connect(db.url, 'i38p-dealloc-direct');
+    expect(await rerun(direct)).toBe('26000');
+    await direct.end();
+    const pooled = await open('i38p-dealloc');
+    expect(await rerun(pooled)).toBe('26000');
+    await pooled.end();
+  });
+
   it('pgbench -M prepared with more clients than sessions: every transaction succeeds', async () => {
     const direct = new URL(db.url);
     const init = await run('pgbench', [

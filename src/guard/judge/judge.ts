@@ -11,14 +11,19 @@ import { loadParser, parseSql, SqlSyntaxError } from '../../core/sql/parse';
 import type { ParsedInput, ParsedStatement } from '../../core/sql/parse';
 import { checkParsed, checkSql } from '../../core/sql/reach/checkSql';
 import type { CheckedSql } from '../../core/sql/reach/checkSql';
-import { currentReachEngine } from '../../core/sql/reach/reachOf';
+import { currentReachEngine, recentReachEngine } from '../../core/sql/reach/reachOf';
 import type { PassCache } from './verdictCache';
 import { numbersAreConstants, passCacheOf, statementKey } from './verdictCache';
 import { readOfCopyToStdout } from './copyStatement';
+import type { SessionTouch } from './sessionTouch';
+import { sessionTouchOf, UNTOUCHED } from './sessionTouch';
 
 export type Verdict =
-  /** Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream. */
-  | { kind: 'pass' }
+  /**
+   * Every statement is a read (or transaction control the guard lets pass): the client's bytes go upstream.
+   * `touch`: what they may do to the session beyond their transaction (absent: not known, all of it).
+   */
+  | { kind: 'pass'; touch?: SessionTouch }
   /**
    * Not a read: a ticket, and the identical text runs once approved. `checked`: the check of exactly this text
    * (its parse), carried to the impact and the approved run so that they do not parse it again.
@@ -49,7 +54,8 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
     } catch {
       // The catalog cannot be read now: judged in full below (where reach says the code is unknown).
     }
-    if (cache?.has(key.key)) return PASS;
+    const touch = cache?.get(key.key);
+    if (touch) return passOf(touch);
   }
   let parsed: ParsedInput;
   try {
@@ -59,11 +65,42 @@ export async function judgeSql(db: Db, sql: string): Promise<Verdict> {
     throw error;
   }
   const verdict = await judgeParsed(db, parsed);
-  if (verdict.kind === 'pass' && key && cache && numbersAreConstants(parsed, key.numbers)) cache.add(key.key);
-  return verdict;
+  if (verdict.kind !== 'pass') return verdict;
+  const touch = sessionTouchOf(parsed.statements);
+  if (key && cache && numbersAreConstants(parsed, key.numbers)) cache.add(key.key, touch);
+  return passOf(touch);
 }
 
-const PASS: Verdict = { kind: 'pass' };
+const PASS: Verdict = { kind: 'pass', touch: UNTOUCHED };
+
+function passOf(touch: SessionTouch): Verdict {
+  return touch === UNTOUCHED ? PASS : { kind: 'pass', touch };
+}
+
+/**
+ * The 'pass' judgeSql would answer from the verdict cache now, without asking the database (the code version
+ * checked within VERSION_MAX_AGE_MS, its engine loaded): the session's synchronous path for a read seen before.
+ * Undefined says nothing: judgeSql decides.
+ */
+export function passedBefore(db: Db, sql: string): Verdict | undefined {
+  const recent = recentReachEngine(db, VERSION_MAX_AGE_MS);
+  if (!recent) return undefined;
+  // Checked again before it is due, so that reads keep this path instead of all waiting for the check at once.
+  if (recent.checkedMsAgo > VERSION_MAX_AGE_MS / 2) checkVersionSoon(db);
+  const key = statementKey(sql);
+  const touch = key && passCacheOf(recent.engine).get(key.key);
+  return touch ? passOf(touch) : undefined;
+}
+
+const checking = new WeakSet<Db>();
+
+function checkVersionSoon(db: Db): void {
+  if (checking.has(db)) return;
+  checking.add(db);
+  currentReachEngine(db, { versionMaxAgeMs: VERSION_MAX_AGE_MS / 2 })
+    .catch(() => undefined)
+    .finally(() => checking.delete(db));
+}
 
 async function judgeParsed(db: Db, parsed: ParsedInput): Promise<Verdict> {
   const { statements } = parsed;

@@ -25,6 +25,8 @@
  */
 import { schemaChanges } from '../../core/db/schemaChanges';
 import type { ParsedInput } from '../../core/sql/parse';
+import type { SessionTouch } from './sessionTouch';
+import { UNTOUCHED } from './sessionTouch';
 
 export const MAX_ENTRIES = 2000;
 /** Longer texts are judged every time (and not kept): a key the size of a script is no saving. */
@@ -36,66 +38,73 @@ export interface StatementKey {
   numbers: number[];
 }
 
-const DIGIT = /[0-9]/;
-const WORD_START = /[A-Za-z_]/;
-const WORD = /[A-Za-z0-9_]/;
 // Anything else (quotes, $, /, \, non-ASCII, control characters…) leaves the text as its own key.
 const PLAIN = /^[A-Za-z0-9_ \t\n\r(),.;=<>*+\-:[\]]*$/;
 const INT4_MAX = '2147483647';
 const INT8_MAX = '9223372036854775807';
 
-/** The cache key of `sql` (see the header). */
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isWordStart = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+const isWord = (c: number): boolean => isWordStart(c) || isDigit(c);
+const E = 0x65;
+const UPPER_E = 0x45;
+const DOT = 0x2e;
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+
+/** The cache key of `sql` (see the header): `#` and the text, each abstracted number replaced by NUL and its class. */
 export function statementKey(sql: string): StatementKey | undefined {
   if (sql.length > MAX_KEY_LENGTH) return undefined;
   if (!PLAIN.test(sql) || sql.includes('--')) return { key: `=${sql}`, numbers: [] };
   let key = '#';
+  /** Where the text not yet copied into the key begins. */
+  let copied = 0;
   const numbers: number[] = [];
+  const n = sql.length;
   let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    if (WORD_START.test(c)) {
+  while (i < n) {
+    const c = sql.charCodeAt(i);
+    if (isWordStart(c)) {
+      while (i < n && isWord(sql.charCodeAt(i))) i++;
+    } else if (isDigit(c)) {
       const start = i;
-      while (i < sql.length && WORD.test(sql[i]!)) i++;
-      key += sql.slice(start, i);
-    } else if (DIGIT.test(c)) {
-      const start = i;
-      while (i < sql.length && DIGIT.test(sql[i]!)) i++;
+      while (i < n && isDigit(sql.charCodeAt(i))) i++;
       let numeric = false;
-      if (sql[i] === '.') {
+      if (sql.charCodeAt(i) === DOT) {
         numeric = true;
         i++;
-        while (i < sql.length && DIGIT.test(sql[i]!)) i++;
+        while (i < n && isDigit(sql.charCodeAt(i))) i++;
       }
+      const e = sql.charCodeAt(i);
+      const sign = sql.charCodeAt(i + 1);
       if (
-        (sql[i] === 'e' || sql[i] === 'E') &&
-        (DIGIT.test(sql[i + 1] ?? '') || (/[+-]/.test(sql[i + 1] ?? '') && DIGIT.test(sql[i + 2] ?? '')))
+        (e === E || e === UPPER_E) &&
+        (isDigit(sign) || ((sign === PLUS || sign === MINUS) && isDigit(sql.charCodeAt(i + 2))))
       ) {
         numeric = true;
         i += 2;
-        while (i < sql.length && DIGIT.test(sql[i]!)) i++;
+        while (i < n && isDigit(sql.charCodeAt(i))) i++;
       }
       // 12abc, 0x1F, 1_000, 1.2.3, 1..2: read differently by PostgreSQL versions, or not a number: the text is its own key.
-      if (i < sql.length && /[A-Za-z0-9_.]/.test(sql[i]!)) return { key: `=${sql}`, numbers: [] };
-      const text = sql.slice(start, i);
-      const kind = numeric ? 'N' : integerClass(text);
-      if (kind === undefined) key += text;
-      else {
-        key += `\0${kind}`;
+      if (i < n && (isWord(sql.charCodeAt(i)) || sql.charCodeAt(i) === DOT)) return { key: `=${sql}`, numbers: [] };
+      const kind = numeric ? 'N' : integerClass(sql.slice(start, i));
+      if (kind !== undefined) {
+        key += `${sql.slice(copied, start)}\0${kind}`;
+        copied = i;
         numbers.push(start);
       }
-    } else if (c === '.' && DIGIT.test(sql[i + 1] ?? '')) {
+    } else if (c === DOT && isDigit(sql.charCodeAt(i + 1))) {
       // .5 is a number too; rare enough to leave the text as its own key.
       return { key: `=${sql}`, numbers: [] };
     } else {
-      key += c;
       i++;
     }
   }
-  return { key, numbers };
+  return { key: key + sql.slice(copied), numbers };
 }
 
 function integerClass(digits: string): 'I' | 'L' | undefined {
-  const value = digits.replace(/^0+(?=\d)/, '');
+  const value = digits.charCodeAt(0) === 0x30 ? digits.replace(/^0+(?=\d)/, '') : digits;
   if (fitsUnder(value, INT4_MAX)) return 'I';
   // 2147483648 is int8, but int4 after a minus sign: its type is not the class of its digits.
   if (value === '2147483648') return undefined;
@@ -135,21 +144,30 @@ export function numbersAreConstants(parsed: ParsedInput, numbers: readonly numbe
   return numbers.every((at) => constants.has(at) || (parsed.input[at - 1] === '-' && constants.has(at - 1)));
 }
 
-/** Keys of texts judged 'pass', least recently used first; one per code version (see the header). */
+/**
+ * Keys of texts judged 'pass', least recently used first, each with what it does to its session (sessionTouch.ts,
+ * which no numeric constant changes); one per code version (see the header).
+ */
 export class PassCache {
-  private readonly keys = new Map<string, true>();
+  private readonly keys = new Map<string, SessionTouch>();
 
-  has(key: string): boolean {
-    if (!this.keys.has(key)) return false;
+  /** The session touch of a key judged 'pass', or undefined. */
+  get(key: string): SessionTouch | undefined {
+    const touch = this.keys.get(key);
+    if (touch === undefined) return undefined;
     // Most recently used last.
     this.keys.delete(key);
-    this.keys.set(key, true);
-    return true;
+    this.keys.set(key, touch);
+    return touch;
   }
 
-  add(key: string): void {
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  add(key: string, touch: SessionTouch = UNTOUCHED): void {
     this.keys.delete(key);
-    this.keys.set(key, true);
+    this.keys.set(key, touch);
     if (this.keys.size > MAX_ENTRIES) this.keys.delete(this.keys.keys().next().value!);
   }
 

@@ -26,12 +26,12 @@ function cstring(message: Buffer, offset: number): { text: string; next: number 
   return { text: message.toString('utf8', offset, stop), next: stop + 1 };
 }
 
-/** A Parse message: the statement's name, its text, its parameter types (as a key: text + types). */
-export function readParse(message: Buffer): { name: string; sql: string; key: string } {
+/** A Parse message: the statement's name and, as its key, its text and parameter types. */
+export function readParse(message: Buffer): { name: string; key: string } {
   const name = cstring(message, 5);
   const sql = cstring(message, name.next);
   const types = message.subarray(sql.next).toString('hex');
-  return { name: name.text, sql: sql.text, key: `${types}\u0000${sql.text}` };
+  return { name: name.text, key: `${types}\u0000${sql.text}` };
 }
 
 /** Where the statement name of a Parse (5), Bind (after its portal), Describe/Close 'S' (6) starts; undefined for a portal. */
@@ -56,11 +56,6 @@ export function renamed(message: Buffer, at: number, name: string): Buffer {
   const out = Buffer.concat([head, nameBytes, tail]);
   out.writeUInt32BE(out.length - 1, 1);
   return out;
-}
-
-/** The text of a simple Query message (ASCII keywords are all the pool looks for: latin1 costs no decoding). */
-export function queryText(message: Buffer): string {
-  return message.toString('latin1', 5, message.length - 1);
 }
 
 /**

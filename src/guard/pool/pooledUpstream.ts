@@ -17,8 +17,10 @@ import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { UpstreamSession } from '../session/upstream';
 import { closeComplete, errorResponse, parseComplete, readyForQuery } from '../wire/backendMessages';
 import type { PoolClient, PoolServer } from './poolServer';
-import { frontendMessages, queryText, readParse, renamed, statementName, statementNameAt } from './poolMessages';
-import { applySettingsSql, MAY_PIN, MAY_SET, readSessionState, SESSION_STATE_SQL } from './sessionState';
+import { frontendMessages, readParse, renamed, statementName, statementNameAt } from './poolMessages';
+import type { SessionTouch } from '../judge/sessionTouch';
+import { MAY_TOUCH_ALL } from '../judge/sessionTouch';
+import { applySettingsSql, readSessionState, SESSION_STATE_SQL } from './sessionState';
 
 /** What a pooled client asks of its pool (upstreamPool.ts). */
 export interface PoolPort {
@@ -39,7 +41,8 @@ const SYNC = 0x53;
 export class PooledUpstream implements UpstreamSession, PoolClient {
   private server: PoolServer | undefined;
   private acquiring = false;
-  private readonly outbox: Buffer[] = [];
+  /** The client's messages not sent yet; a Query's or a Parse's with what the judge read it may do to the session. */
+  private readonly outbox: { message: Buffer; touch?: SessionTouch }[] = [];
   private chunkHandler: (chunk: Buffer, messages: BackendMessage[]) => void = () => undefined;
   private closeHandler: ((error?: Error) => void) | undefined;
   private closed = false;
@@ -69,9 +72,9 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     return this.server?.secretKey ?? 0;
   }
 
-  send(bytes: Uint8Array): void {
+  send(bytes: Uint8Array, touch?: SessionTouch): void {
     if (this.closed) return;
-    for (const message of frontendMessages(bytes)) this.outbox.push(message);
+    for (const message of frontendMessages(bytes)) this.outbox.push({ message, ...(touch ? { touch } : {}) });
     this.pump();
   }
 
@@ -169,8 +172,8 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
   private pump(): void {
     if (!this.server) {
       // Nothing to borrow a session for: a Flush with nothing owed, a Sync with no batch (the client is idle).
-      while (this.outbox.length > 0 && (this.outbox[0]![0] === FLUSH || this.outbox[0]![0] === SYNC)) {
-        if (this.outbox.shift()![0] === SYNC)
+      while (this.outbox.length > 0 && (this.outbox[0]!.message[0] === FLUSH || this.outbox[0]!.message[0] === SYNC)) {
+        if (this.outbox.shift()!.message[0] === SYNC)
           queueMicrotask(() =>
             this.deliver(readyForQuery('I'), [{ name: 'readyForQuery', length: 5, status: 'I' } as BackendMessage]),
           );
@@ -193,7 +196,10 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
       }
     }
     const server = this.server!;
-    while (this.outbox.length > 0 && this.server === server) this.forward(server, this.outbox.shift()!);
+    while (this.outbox.length > 0 && this.server === server) {
+      const { message, touch } = this.outbox.shift()!;
+      this.forward(server, message, touch ?? MAY_TOUCH_ALL);
+    }
   }
 
   private attach(server: PoolServer): void {
@@ -231,19 +237,20 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     setImmediate(() => this.closeHandler?.(this.closeError));
   }
 
-  private forward(server: PoolServer, message: Buffer): void {
+  /** `touch`: what the judge read the message's statements may do to the session (a Query's, a Parse's). */
+  private forward(server: PoolServer, message: Buffer, touch: SessionTouch): void {
     const type = message[0];
     if (type === 0x51) {
-      const sql = queryText(message);
-      this.watch(sql);
-      if (/deallocate/i.test(sql)) {
-        server.prepared.clear();
-        if (/^\s*deallocate\s+(?:prepare\s+)?all\s*;?\s*$/i.test(sql)) this.statements.clear();
-      }
+      this.watch(touch);
+      if (touch.deallocates) server.prepared.clear();
+      if (touch.deallocatesAll) this.statements.clear();
       server.unnamedKey = undefined;
       return server.send(message);
     }
-    if (type === 0x50) return this.parse(server, message);
+    if (type === 0x50) {
+      this.watch(touch);
+      return this.parse(server, message);
+    }
     const at = statementNameAt(message);
     if (at === undefined) return server.send(message);
     const name = statementName(message, at);
@@ -268,8 +275,7 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
   }
 
   private parse(server: PoolServer, message: Buffer): void {
-    const { name, sql, key } = readParse(message);
-    this.watch(sql);
+    const { name, key } = readParse(message);
     if (name === '') {
       this.unnamed = { key, parse: message };
       server.unnamedKey = key;
@@ -298,10 +304,10 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     server.unnamedKey = this.unnamed.key;
   }
 
-  /** Text that may change a setting or pin the session: read back once the session is idle again. */
-  private watch(sql: string): void {
-    if (MAY_SET.test(sql)) this.maySet = true;
-    if (MAY_PIN.test(sql)) this.mayPin = true;
+  /** A statement that may change a setting or pin the session: both read back once the session is idle again. */
+  private watch(touch: SessionTouch): void {
+    if (touch.sets) this.maySet = true;
+    if (touch.pins) this.mayPin = true;
   }
 }
 

@@ -6,18 +6,13 @@
  * - state that cannot move between sessions (LISTEN, a cursor WITH HOLD, a session advisory lock, a temporary
  *   table): read from the server after a transaction that may have made some; such a client keeps its session
  *   (it is pinned) until that state is gone or it disconnects.
- * Both are read only after a transaction whose text could have changed them (the words below), so a plain
- * read costs no extra round trip.
+ * Both are read only after a transaction with a statement that may have changed them (judge/sessionTouch.ts, from
+ * the judge's parse), so a plain read costs no extra round trip.
  */
 import { HARMLESS_SETTINGS } from '../judge/judge';
 
 /** The settings a client may change, as the server names them (`SET TIME ZONE` is TimeZone). */
 export const POOLED_SETTINGS: readonly string[] = [...HARMLESS_SETTINGS].filter((name) => name !== 'time zone');
-
-/** Text that may change a pooled setting (SET, RESET, set_config): the settings are read back after it. */
-export const MAY_SET = /\b(?:re)?set\b|set_config|\btime\s+zone\b/i;
-/** Text that may leave state on the session: re-checked after it (also what ends that state: UNLISTEN, CLOSE, unlock). */
-export const MAY_PIN = /listen|hold|advisory|temp|close/i;
 
 /** One query that reads every pooled setting (in POOLED_SETTINGS order) and what would pin the session. */
 export const SESSION_STATE_SQL = `SELECT ${POOLED_SETTINGS.map((n) => `current_setting('${n}')`).join(', ')}, (SELECT count(*) FROM pg_listening_channels()), (SELECT count(*) FROM pg_cursors WHERE is_holdable), (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()), (SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema())`;

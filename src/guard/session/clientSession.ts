@@ -10,7 +10,7 @@
 import type { Db } from '../../core/db/db';
 import type { Classification } from '../../core/sql/classification';
 import type { CheckedSql } from '../../core/sql/reach/checkSql';
-import { answerBrokerCommand, brokerCommandOf } from '../brokerCommands';
+import { answerBrokerCommand, brokerCommandOf, mayBeBrokerCommand } from '../brokerCommands';
 import { copyFromStdinProblem } from '../copy/copyIn';
 import { ClientCopy } from '../copy/copyLoad';
 import type { GuardContext } from '../guardContext';
@@ -29,7 +29,8 @@ import { HeldRuns } from '../hold/heldAnswer';
 import type { HeldEvents } from '../hold/heldAnswer';
 import { UpstreamDescribe } from '../hold/heldPortal';
 import type { Verdict } from '../judge/judge';
-import { judgeSql } from '../judge/judge';
+import { judgeSql, passedBefore } from '../judge/judge';
+import { MAY_TOUCH_ALL } from '../judge/sessionTouch';
 import { GuardedTransaction } from '../transaction/guardedTransaction';
 import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
 import type { UpstreamSession } from './upstream';
@@ -38,7 +39,7 @@ import { ExtendedProtocol } from './extendedProtocol';
 import type { ErrorFields, TransactionStatus } from '../wire/backendMessages';
 import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMessages';
 import type { FrontendMessage } from '../wire/frontendMessages';
-import { MalformedMessage, readFrontendMessage } from '../wire/frontendMessages';
+import { asciiQueryText, MalformedMessage, readFrontendMessage } from '../wire/frontendMessages';
 
 export class ClientSession {
   private readonly link: UpstreamLink;
@@ -171,6 +172,24 @@ export class ClientSession {
     }
   }
 
+  /**
+   * A read's hot path, without an async turn: a simple Query whose text judgeSql would pass from its verdict cache
+   * now, in a session with nothing to look at first (no aborted or measured transaction, no COPY, no error to skip
+   * past, not the guard's own command), is forwarded as `handle` would forward it. False: `handle` takes it.
+   */
+  passFast(raw: Uint8Array): boolean {
+    if (this.aborted || this.skipping || this.tx.measuring || this.copy.load.active) return false;
+    const sql = asciiQueryText(raw);
+    const verdict = sql === undefined || mayBeBrokerCommand(sql) ? undefined : passedBefore(this.db, sql);
+    if (verdict?.kind !== 'pass') return false;
+    this.copy.relay.interrupt('query');
+    this.events.judged?.('pass');
+    this.context.passedRead?.(sql!, this.user);
+    this.tx.expectResult(undefined, 'query');
+    this.link.forward(raw, 'query', false, verdict.touch);
+    return true;
+  }
+
   /** The client is gone (or the guard stops): the upstream session ends, rolling back whatever it had open. */
   end(): void {
     this.held.end();
@@ -205,12 +224,13 @@ export class ClientSession {
     if (verdict.kind === 'pass') {
       this.context.passedRead?.(sql, this.user);
       this.tx.expectResult(undefined, 'query');
-      this.link.forward(raw, 'query');
+      this.link.forward(raw, 'query', false, verdict.touch);
       return;
     }
     if (verdict.kind === 'hold' && (await this.measure(verdict.classification, true))) {
       this.tx.expectResult(await this.tx.add(sql, false), 'query');
-      this.link.forward(raw, 'query');
+      // Measured, it may commit once approved: whatever it leaves on the session is read back.
+      this.link.forward(raw, 'query', false, MAY_TOUCH_ALL);
       await this.tx.ran();
       return;
     }

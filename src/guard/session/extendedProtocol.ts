@@ -20,6 +20,7 @@ import {
 } from '../hold/heldMessages';
 import { bindSql, nullBoundSql, typeNamesOf } from '../judge/boundSql';
 import type { Verdict } from '../judge/judge';
+import { MAY_TOUCH_ALL } from '../judge/sessionTouch';
 import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
 import type { GuardedTransaction } from '../transaction/guardedTransaction';
 import type { ErrorFields } from '../wire/backendMessages';
@@ -104,7 +105,8 @@ export class ExtendedProtocol {
           ? { sql, paramTypes, kind: 'pass', control }
           : { sql, paramTypes, kind: 'hold', classification: verdict.classification },
       );
-      s.link.forward(raw, 'parse', true);
+      // A held statement may yet be measured and committed: whatever it leaves on the session is read back.
+      s.link.forward(raw, 'parse', true, verdict.kind === 'pass' ? verdict.touch : MAY_TOUCH_ALL);
       return;
     }
     await s.fail(verdictError(verdict), false);

@@ -15,6 +15,7 @@ import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { ServerTarget } from '../../core/db/connectionTarget';
 import { sslOption } from '../../core/db/postgresDb';
 import { AgentError } from '../../core/platform/errors';
+import type { SessionTouch } from '../judge/sessionTouch';
 import { BackendScanner } from '../wire/backendScan';
 
 export interface UpstreamSession {
@@ -22,7 +23,8 @@ export interface UpstreamSession {
   parameters: [string, string][];
   processId: number;
   secretKey: number;
-  send(bytes: Uint8Array): void;
+  /** `touch`: what the judge read a forwarded Query or Parse may do to the session (a transaction pool reads it). */
+  send(bytes: Uint8Array, touch?: SessionTouch): void;
   /**
    * Each chunk the server sends, with the messages it completes (wire/backendScan.ts: named, and decoded in full
    * only where the guard reads them, or each one while `full()` says so).

@@ -7,6 +7,7 @@
  */
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
+import type { SessionTouch } from '../judge/sessionTouch';
 import type { UpstreamSession } from './upstream';
 import type { TransactionStatus } from '../wire/backendMessages';
 import { notificationsIn } from '../wire/backendMessages';
@@ -49,12 +50,15 @@ export class UpstreamLink {
     );
   }
 
-  /** A client message sent on as it is, its answer awaited; `batch`: an extended-protocol message before Sync. */
-  forward(raw: Uint8Array, awaited: Awaited, batch = false): void {
+  /**
+   * A client message sent on as it is, its answer awaited; `batch`: an extended-protocol message before Sync;
+   * `touch`: a judged Query's or Parse's (judge/sessionTouch.ts).
+   */
+  forward(raw: Uint8Array, awaited: Awaited, batch = false, touch?: SessionTouch): void {
     this.pending.expect(awaited);
     if (batch) this.inBatch = true;
     if (awaited === 'sync') this.inBatch = false;
-    this.upstream.send(raw);
+    this.upstream.send(raw, touch);
   }
 
   /** Bytes whose answer the guard reads itself (a Flush, its own Describe). */

@@ -3,7 +3,7 @@
  * pg-protocol's BufferReader; pg-gateway has already cut the stream into whole messages. A message that
  * does not hold what its type says is a MalformedMessage: the session answers it with 08P01 and closes.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { BufferReader } from 'pg-protocol/dist/buffer-reader';
 
 export type FrontendMessage =
@@ -30,6 +30,21 @@ export type FrontendMessage =
   | { type: 'other'; code: number };
 
 export class MalformedMessage extends Error {}
+
+const QUERY = 0x51;
+
+/**
+ * The text of a well-formed simple Query whose text is ASCII (each byte its character, so it is exactly what
+ * readFrontendMessage reads), or undefined (then readFrontendMessage reads it, or refuses it): the session's fast path.
+ */
+export function asciiQueryText(raw: Uint8Array): string | undefined {
+  const n = raw.length;
+  if (n < 6 || raw[0] !== QUERY || raw[n - 1] !== 0) return undefined;
+  const buffer = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, n);
+  if (buffer.readInt32BE(1) !== n - 1 || buffer.indexOf(0, 5) !== n - 1) return undefined;
+  const text = buffer.subarray(5, n - 1);
+  return isAscii(text) ? text.toString('latin1') : undefined;
+}
 
 /** One whole message: type byte, int32 length (itself included), body. */
 export function readFrontendMessage(raw: Uint8Array): FrontendMessage {

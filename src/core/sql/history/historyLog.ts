@@ -103,13 +103,17 @@ export class HistoryLog {
     const path = join(this.dir, file);
     let fd = this.current(path);
     let chunk = '';
+    let chunkBytes = 0;
     for (const entry of entries) {
       const line = historyLine(entry);
-      if (chunk.length > 0 && Buffer.byteLength(chunk) + Buffer.byteLength(line) > MAX_LINE_BYTES) {
+      const lineBytes = Buffer.byteLength(line);
+      if (chunkBytes > 0 && chunkBytes + lineBytes > MAX_LINE_BYTES) {
         writeSync(fd, chunk);
         chunk = '';
+        chunkBytes = 0;
       }
       chunk += line;
+      chunkBytes += lineBytes;
     }
     if (chunk.length > 0) writeSync(fd, chunk);
     if (fstatSync(fd).size > this.maxBytes) {

@@ -26,6 +26,16 @@ export interface QueryHistory {
 
 export function queryHistory(log: HistoryLog, origin: HistoryOrigin, who: string): QueryHistory {
   const keys = new Map<string, string>();
+  // Reads through the guard come thousands a second: the same millisecond is formatted once.
+  let lastMs = NaN;
+  let lastAt = '';
+  const isoAt = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastAt = new Date(ms).toISOString();
+    }
+    return lastAt;
+  };
   return {
     record(dbLabel, run) {
       try {
@@ -35,7 +45,7 @@ export function queryHistory(log: HistoryLog, origin: HistoryOrigin, who: string
           keys.set(dbLabel, db);
         }
         log.append({
-          at: new Date(run.startedAt).toISOString(),
+          at: isoAt(run.startedAt),
           db,
           origin,
           who: run.who ?? who,

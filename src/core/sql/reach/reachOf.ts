@@ -16,6 +16,8 @@ import type { StatementReach } from '../../../shared/reachTypes';
 interface Cached {
   version: CodeVersion;
   engine: Promise<ReachEngine>;
+  /** The engine once loaded (recentReachEngine reads it without a promise). */
+  loaded?: ReachEngine;
   /** performance.now() of the last version check that found this version current. */
   checkedAt: number;
 }
@@ -80,16 +82,33 @@ export async function currentReachEngine(db: Db, options: ReachOptions = {}): Pr
 
 const inFlight = new WeakMap<Db, Promise<ReachEngine>>();
 
+/**
+ * The engine `currentReachEngine(db, { versionMaxAgeMs })` would return now without asking the database (its
+ * version checked less than `versionMaxAgeMs` ago, its catalog loaded), and how long ago its version was checked
+ * (ms), or undefined: a caller with a synchronous fast path (the guard's cached verdicts) takes it as
+ * currentReachEngine would, and calls that otherwise.
+ */
+export function recentReachEngine(
+  db: Db,
+  versionMaxAgeMs: number,
+): { engine: ReachEngine; checkedMsAgo: number } | undefined {
+  const recent = engines.get(db);
+  if (!recent?.loaded) return undefined;
+  const checkedMsAgo = performance.now() - recent.checkedAt;
+  return checkedMsAgo < versionMaxAgeMs ? { engine: recent.loaded, checkedMsAgo } : undefined;
+}
+
 async function checkVersion(db: Db): Promise<ReachEngine> {
   const version = await codeVersion(db, engines.get(db)?.version);
   // Read again after the await: a concurrent call may have started loading this very version.
   let cached = engines.get(db);
   if (cached?.version.version !== version.version) {
-    cached = {
+    const loading: Cached = {
       version,
-      engine: loadCodeCatalog(db).then((catalog) => new ReachEngine(catalog)),
+      engine: loadCodeCatalog(db).then((catalog) => (loading.loaded = new ReachEngine(catalog))),
       checkedAt: performance.now(),
     };
+    cached = loading;
     engines.set(db, cached);
     // A failed load is not kept: the next call tries again.
     const failed = cached;
