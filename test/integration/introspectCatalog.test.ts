@@ -19,8 +19,10 @@ import {
   QUOTING_SQL,
   RELATIONS_SQL,
   textRows,
+  type ChunkParams,
   type ColumnRow,
   type IndexRow,
+  type RelationRow,
 } from '../../src/core/db/introspectQueries';
 import { openPostgres } from '../../src/core/db/postgresDb';
 import { silentLogger } from '../../src/core/platform/logger';
@@ -134,13 +136,14 @@ describe.runIf(postgresAvailable)('introspection reads the catalog cheaply and s
 
   it('writes plain index definitions itself, and leaves every other kind to the server', async () => {
     const naming = serverNaming((await db.queryText(QUOTING_SQL)).rows);
-    const oids = (await db.queryText(RELATIONS_SQL, [null])).rows.map((r) => r[0]);
+    const relations = new Map((await textRows<RelationRow>(db, RELATIONS_SQL, [null])).map((r) => [r[0], r]));
+    const oids = [...relations.keys()].map(Number).sort((a, b) => a - b);
+    const chunk: ChunkParams = [oids.map(String), oids[0] ?? 0, oids.at(-1) ?? 0];
     const columns = new Map<string, Map<number, KeyColumn>>();
-    for (const [oid, num, name, typeOid, , , , collation] of await textRows<ColumnRow>(db, COLUMNS_SQL, [oids])) {
+    for (const [oid, num, name, typeOid, , , collation] of await textRows<ColumnRow>(db, COLUMNS_SQL, chunk)) {
       if (!columns.has(oid)) columns.set(oid, new Map());
       columns.get(oid)?.set(Number(num), { name, typeOid, collation });
     }
-    const relations = new Map((await db.queryText(RELATIONS_SQL, [null])).rows.map((r) => [r[0], r]));
     const written = new Map<string, string | undefined>();
     for (const [
       oid,
@@ -154,7 +157,7 @@ describe.runIf(postgresAvailable)('introspection reads the catalog cheaply and s
       classes,
       collations,
       serverSide,
-    ] of await textRows<IndexRow>(db, indexesSql(true), [oids])) {
+    ] of await textRows<IndexRow>(db, indexesSql(true), chunk)) {
       if (serverSide !== null) continue; // not plain: deparsed by the server in the same query
       const [, schema, table] = relations.get(oid) ?? [];
       const index = {
@@ -168,7 +171,7 @@ describe.runIf(postgresAvailable)('introspection reads the catalog cheaply and s
         classes,
         collations,
       };
-      const definition = plainIndexDefinition(naming, index, columns.get(oid));
+      const definition = plainIndexDefinition(naming, index, (n) => columns.get(oid)?.get(n));
       const server = (await db.queryText('SELECT pg_get_indexdef($1::oid)', [indexOid])).rows[0]?.[0];
       if (definition !== undefined) expect(definition).toBe(server);
       written.set(name, definition);

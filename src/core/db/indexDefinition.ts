@@ -66,18 +66,18 @@ export interface PlainIndex {
 export function plainIndexDefinition(
   naming: ServerNaming,
   index: PlainIndex,
-  columns: ReadonlyMap<number, KeyColumn> | undefined,
+  column: (attnum: number) => KeyColumn | undefined,
 ): string | undefined {
   const keys = index.keys.split(' ');
   const classes = index.classes.split(' ');
   const collations = index.collations.split(' ');
-  if (!columns || classes.length !== keys.length || collations.length !== keys.length) return undefined;
+  if (classes.length !== keys.length || collations.length !== keys.length) return undefined;
   const names: string[] = [];
   for (let i = 0; i < keys.length; i++) {
-    const column = columns.get(Number(keys[i]));
-    if (!column || naming.defaultClass.get(`${index.amOid} ${column.typeOid}`) !== classes[i]) return undefined;
-    if (collations[i] !== '0' && collations[i] !== column.collation) return undefined;
-    names.push(quoteIdentifier(naming, column.name));
+    const key = column(Number(keys[i]));
+    if (!key || naming.defaultClass.get(`${index.amOid} ${key.typeOid}`) !== classes[i]) return undefined;
+    if (collations[i] !== '0' && collations[i] !== key.collation) return undefined;
+    names.push(quoteIdentifier(naming, key.name));
   }
   const q = (name: string) => quoteIdentifier(naming, name);
   return (

@@ -96,7 +96,8 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
       triggers: [],
     });
   }
-  const oids = relations.map((r) => r[0]);
+  // Chunks of neighbouring oids: each reads a narrow range of every catalog's index on the relation.
+  const oids = relations.map((r) => Number(r[0])).sort((a, b) => a - b);
   relations.length = 0;
   for (let start = 0; start < oids.length; start += INTROSPECT_CHUNK) {
     await readChunk(session, oids.slice(start, start + INTROSPECT_CHUNK), state);

@@ -5,8 +5,9 @@
  */
 import type { ColumnInfo, ReferentialAction, TableInfo } from '../../shared/schema';
 import type { DbSession } from './db';
-import { plainIndexDefinition, type KeyColumn, type ServerNaming } from './indexDefinition';
+import { plainIndexDefinition, type ServerNaming } from './indexDefinition';
 import {
+  COLUMN_COMMENTS_SQL,
   COLUMNS_SQL,
   CONSTRAINTS_SQL,
   DEFAULTS_SQL,
@@ -16,7 +17,9 @@ import {
   textRows,
   TRIGGERS_SQL,
   TYPE_NAMES_SQL,
+  type ChunkParams,
   type ColumnRow,
+  type CommentRow,
   type ConstraintRow,
   type DefaultRow,
   type IndexRow,
@@ -56,8 +59,8 @@ export interface IntrospectState {
   naming: ServerNaming;
   /** The server has pg_index.indnullsnotdistinct (15+). */
   nullsNotDistinct: boolean;
-  /** format_type by `<type oid> <modifier>`. */
-  typeNames: Map<string, string>;
+  /** format_type by type oid, then modifier. */
+  typeNames: Map<string, Map<string, string>>;
   /** pg_get_expr by the default's tree without its source positions (a tree with a column in it: per table). */
   expressions: Map<string, string | null>;
   columnNames: Map<string, string[]>;
@@ -68,90 +71,119 @@ const intArray = (text: string | null): number[] =>
   text && text.length > 2 ? text.slice(1, -1).split(',').map(Number) : [];
 
 /** Columns, constraints, indexes and triggers of one chunk of relations, attached to their tables. */
-export async function readChunk(session: DbSession, chunk: readonly string[], state: IntrospectState): Promise<void> {
-  const keyColumns = await readColumns(session, chunk, state);
+export async function readChunk(session: DbSession, oids: readonly number[], state: IntrospectState): Promise<void> {
+  // The oids, and the range they lie in (they come sorted).
+  const chunk: ChunkParams = [oids.map(String), oids[0] ?? 0, oids.at(-1) ?? 0];
+  const tables = await readColumns(session, chunk, state);
   await readConstraints(session, chunk, state);
-  await readIndexes(session, chunk, state, keyColumns);
-  for (const [oid, name, enabled, definition] of await textRows<TriggerRow>(session, TRIGGERS_SQL, [chunk])) {
+  await readIndexes(session, chunk, state, tables);
+  for (const [oid, name, enabled, definition] of await textRows<TriggerRow>(session, TRIGGERS_SQL, chunk)) {
     state.byOid.get(oid)?.triggers.push({ name, enabled: enabled === 't', definition });
   }
 }
 
-/** The chunk's columns; returns their facts by table and attnum, for the index definitions. */
+/** A table of the chunk: its columns, types and collations by attnum (what defaults and indexes refer to). */
+interface ChunkTable {
+  columns: ColumnInfo[];
+  types: string[];
+  collations: string[];
+}
+
+/** The chunk's columns and their defaults, by table. */
 async function readColumns(
   session: DbSession,
-  chunk: readonly string[],
+  chunk: ChunkParams,
   state: IntrospectState,
-): Promise<Map<string, Map<number, KeyColumn>>> {
+): Promise<Map<string, ChunkTable>> {
   const { strings, typeNames, columnNames } = state;
-  const defaults = await readDefaults(session, chunk, state);
-  const rows = await textRows<ColumnRow>(session, COLUMNS_SQL, [chunk]);
-  const missing = new Map<string, [string, string]>();
+  const rows = await textRows<ColumnRow>(session, COLUMNS_SQL, chunk);
+  const missing: [string, string][] = [];
   for (const [, , , typeOid, typmod] of rows) {
-    const key = `${typeOid} ${typmod}`;
-    if (!typeNames.has(key)) missing.set(key, [typeOid, typmod]);
+    let byMod = typeNames.get(typeOid);
+    if (!byMod) typeNames.set(typeOid, (byMod = new Map()));
+    if (!byMod.has(typmod)) {
+      byMod.set(typmod, '');
+      missing.push([typeOid, typmod]);
+    }
   }
-  if (missing.size > 0) {
-    const pairs = [...missing.values()];
-    const names = await session.queryText(TYPE_NAMES_SQL, [pairs.map((p) => p[0]), pairs.map((p) => p[1])]);
-    pairs.forEach(([t, m], i) => typeNames.set(`${t} ${m}`, strings.of(names.rows[i]?.[0] ?? '???')));
+  if (missing.length > 0) {
+    const names = await textRows<[string]>(session, TYPE_NAMES_SQL, [
+      missing.map((p) => p[0]),
+      missing.map((p) => p[1]),
+    ]);
+    missing.forEach(([t, m], i) => typeNames.get(t)?.set(m, strings.of(names[i]?.[0] ?? '???')));
   }
-  const keyColumns = new Map<string, Map<number, KeyColumn>>();
-  for (const [oid, num, name, typeOid, typmod, notNull, comment, collation] of rows) {
+  const tables = new Map<string, ChunkTable>();
+  let current: ChunkTable | undefined;
+  let currentOid = '';
+  let names: string[] = [];
+  for (const [oid, num, name, typeOid, typmod, notNull, collation] of rows) {
+    if (oid !== currentOid) {
+      currentOid = oid;
+      current = state.byOid.has(oid) ? { columns: [], types: [], collations: [] } : undefined;
+      if (current) tables.set(oid, current);
+      names = [];
+      columnNames.set(oid, names);
+    }
     const table = state.byOid.get(oid);
-    if (!table) continue;
+    if (!current || !table) continue;
     const column: ColumnInfo = {
       name: strings.of(name),
-      type: typeNames.get(`${typeOid} ${typmod}`) ?? '???',
+      type: typeNames.get(typeOid)?.get(typmod) ?? '???',
       nullable: notNull !== 't',
-      default: defaults.get(`${oid} ${num}`) ?? null,
-      comment,
+      default: null,
+      comment: null,
     };
     const labels = state.enumLabels.get(typeOid);
     if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
     table.columns.push(column);
-    let names = columnNames.get(oid);
-    if (!names) columnNames.set(oid, (names = []));
-    names[Number(num)] = column.name;
-    let keys = keyColumns.get(oid);
-    if (!keys) keyColumns.set(oid, (keys = new Map()));
-    keys.set(Number(num), { name: column.name, typeOid, collation });
+    const n = Number(num);
+    names[n] = column.name;
+    current.columns[n] = column;
+    current.types[n] = strings.of(typeOid);
+    current.collations[n] = strings.of(collation);
   }
-  return keyColumns;
+  for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk)) {
+    const column = tables.get(oid)?.columns[Number(num)];
+    if (column) column.comment = comment;
+  }
+  await readDefaults(session, chunk, state, tables);
+  return tables;
 }
 
 /** A default's tree, where it was written left out: trees that differ only there deparse the same. */
 const SOURCE_POSITION = / :location -?\d+(?=[ }])/g;
 
-/** The chunk's defaults by `<oid> <attnum>`, each distinct tree deparsed once. */
+/** The chunk's defaults given to their columns, each distinct tree deparsed once. */
 async function readDefaults(
   session: DbSession,
-  chunk: readonly string[],
+  chunk: ChunkParams,
   state: IntrospectState,
-): Promise<Map<string, string | null>> {
-  const rows = await textRows<DefaultRow>(session, DEFAULTS_SQL, [chunk]);
-  const shapes: [string, string][] = [];
+  tables: ReadonlyMap<string, ChunkTable>,
+): Promise<void> {
+  const rows = await textRows<DefaultRow>(session, DEFAULTS_SQL, chunk);
+  const shapes: [ColumnInfo, string][] = [];
   const wanted = new Map<string, [string, string]>();
   for (const [oid, num, tree] of rows) {
+    const column = tables.get(oid)?.columns[Number(num)];
+    if (!column) continue;
     const bare = tree.replace(SOURCE_POSITION, '');
     // A column in the tree is named from its table: such a tree is deparsed per table.
     const shape = bare.includes('{VAR ') ? `${oid} ${bare}` : bare;
-    shapes.push([`${oid} ${num}`, shape]);
+    shapes.push([column, shape]);
     if (!state.expressions.has(shape) && !wanted.has(shape)) wanted.set(shape, [oid, num]);
   }
   if (wanted.size > 0) {
     const at = [...wanted.values()];
-    const texts = await session.queryText(EXPRESSIONS_SQL, [at.map((a) => a[0]), at.map((a) => a[1])]);
-    [...wanted.keys()].forEach((shape, i) =>
-      state.expressions.set(shape, state.strings.of(texts.rows[i]?.[0] ?? null)),
-    );
+    const texts = await textRows<[string | null]>(session, EXPRESSIONS_SQL, [at.map((a) => a[0]), at.map((a) => a[1])]);
+    [...wanted.keys()].forEach((shape, i) => state.expressions.set(shape, state.strings.of(texts[i]?.[0] ?? null)));
   }
-  return new Map(shapes.map(([column, shape]) => [column, state.expressions.get(shape) ?? null]));
+  for (const [column, shape] of shapes) column.default = state.expressions.get(shape) ?? null;
 }
 
-async function readConstraints(session: DbSession, chunk: readonly string[], state: IntrospectState): Promise<void> {
+async function readConstraints(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
   const names = (oid: string, nums: readonly number[]) => nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`);
-  const rows = await textRows<ConstraintRow>(session, CONSTRAINTS_SQL, [chunk]);
+  const rows = await textRows<ConstraintRow>(session, CONSTRAINTS_SQL, chunk);
   for (const [oid, name, type, conkey, refSchema, refTable, refOid, confkey, onDelete, onUpdate, definition] of rows) {
     const table = state.byOid.get(oid);
     if (!table) continue;
@@ -175,11 +207,11 @@ async function readConstraints(session: DbSession, chunk: readonly string[], sta
 
 async function readIndexes(
   session: DbSession,
-  chunk: readonly string[],
+  chunk: ChunkParams,
   state: IntrospectState,
-  keyColumns: ReadonlyMap<string, ReadonlyMap<number, KeyColumn>>,
+  tables: ReadonlyMap<string, ChunkTable>,
 ): Promise<void> {
-  const rows = await textRows<IndexRow>(session, indexesSql(state.nullsNotDistinct), [chunk]);
+  const rows = await textRows<IndexRow>(session, indexesSql(state.nullsNotDistinct), chunk);
   const unwritten: { index: { definition: string }; oid: string }[] = [];
   for (const [oid, name, unique, primary, indexOid, am, amOid, keys, classes, collations, definition] of rows) {
     const table = state.byOid.get(oid);
@@ -199,7 +231,13 @@ async function readIndexes(
           classes,
           collations,
         },
-        keyColumns.get(oid),
+        (n) => {
+          const at = tables.get(oid);
+          const name = at?.columns[n]?.name;
+          return at && name !== undefined
+            ? { name, typeOid: at.types[n] ?? '', collation: at.collations[n] ?? '' }
+            : undefined;
+        },
       );
       if (written === undefined) unwritten.push({ index, oid: indexOid });
       else index.definition = written;

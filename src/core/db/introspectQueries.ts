@@ -1,12 +1,14 @@
 /**
  * The catalog queries of introspection. Relations come first (one small row each); everything else is read
- * per chunk of relations (`= ANY($1::oid[])`), so no query materialises the whole catalog at once. Names a
+ * per chunk of relations (`$1`: their oids; `$2`, `$3`: the lowest and highest of them, so that each catalog
+ * is read by ranges of its index on the relation, once over all chunks, not scanned whole per chunk), so no
+ * query materialises the whole catalog at once. Names a
  * table points to (a foreign key's target, a partition's parent) are read with it, so a schema can be
  * introspected alone and still be right.
- * Cheap per row: comments are joined (not one obj_description/col_description call per row), and the
+ * Cheap per row: comments are joined or read apart (not one obj_description/col_description call per row), and the
  * functions that deparse (format_type, pg_get_expr, pg_get_indexdef) run once per distinct input, not once
  * per column or index: introspect.ts asks for them after the plain rows (TYPE_NAMES_SQL, EXPRESSIONS_SQL,
- * INDEX_DEFINITIONS_SQL). Rows come as text (queryText), read by position in introspect.ts.
+ * INDEX_DEFINITIONS_SQL). Rows come as text (queryText), read by position.
  */
 import type { DbSession } from './db';
 
@@ -40,12 +42,11 @@ export type RelationRow = [
   parentName: string | null,
 ];
 
-/** `$1`: a chunk of relation oids. The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL. */
+/** `$1`..`$3`: a chunk of relation oids (see above). The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL. */
 export const COLUMNS_SQL = `
-SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, ds.description, a.attcollation
+SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.attcollation
 FROM pg_attribute a
-${DESCRIPTION('ds', 'a.attrelid', 'a.attnum')}
-WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
+WHERE a.attrelid = ANY($1::oid[]) AND a.attrelid BETWEEN $2 AND $3 AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum`;
 export type ColumnRow = [
   oid: string,
@@ -54,9 +55,15 @@ export type ColumnRow = [
   typeOid: string,
   typmod: string,
   notNull: string,
-  comment: string | null,
   collation: string,
 ];
+
+/** The comments of the chunk's columns (only those that have one). */
+export const COLUMN_COMMENTS_SQL = `
+SELECT ds.objoid, ds.objsubid, ds.description FROM pg_catalog.pg_description ds
+WHERE ds.classoid = 'pg_catalog.pg_class'::regclass AND ds.objsubid > 0
+  AND ds.objoid = ANY($1::oid[]) AND ds.objoid BETWEEN $2 AND $3`;
+export type CommentRow = [oid: string, num: string, comment: string];
 
 /** format_type of each distinct (type, modifier) pair: `$1` types, `$2` modifiers. */
 export const TYPE_NAMES_SQL = `
@@ -67,7 +74,7 @@ SELECT pg_catalog.format_type(u.t, u.m) FROM unnest($1::oid[], $2::int4[]) WITH 
  * same `'new'::text` of a thousand tables differs only in its `:location`), with EXPRESSIONS_SQL.
  */
 export const DEFAULTS_SQL = `
-SELECT d.adrelid, d.adnum, d.adbin::text FROM pg_attrdef d WHERE d.adrelid = ANY($1::oid[])`;
+SELECT d.adrelid, d.adnum, d.adbin::text FROM pg_attrdef d WHERE d.adrelid = ANY($1::oid[]) AND d.adrelid BETWEEN $2 AND $3`;
 export type DefaultRow = [oid: string, num: string, tree: string];
 
 /** pg_get_expr of the defaults at `$1` (relations) / `$2` (column numbers), in order; null when gone. */
@@ -84,7 +91,7 @@ SELECT con.conrelid, con.conname, con.contype, con.conkey, rn.nspname, rc.relnam
 FROM pg_constraint con
 LEFT JOIN pg_class rc ON rc.oid = con.confrelid
 LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
-WHERE con.conrelid = ANY($1::oid[]) AND con.contype IN ('p', 'u', 'f', 'c')
+WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype IN ('p', 'u', 'f', 'c')
 ORDER BY con.conrelid, con.conname`;
 export type ConstraintRow = [
   oid: string,
@@ -118,7 +125,7 @@ SELECT i.indrelid, ic.relname, i.indisunique, i.indisprimary, i.indexrelid, am.a
 FROM pg_index i
 JOIN pg_class ic ON ic.oid = i.indexrelid
 JOIN pg_am am ON am.oid = ic.relam
-WHERE i.indrelid = ANY($1::oid[])
+WHERE i.indrelid = ANY($1::oid[]) AND i.indrelid BETWEEN $2 AND $3
 ORDER BY i.indrelid, ic.relname`;
 }
 export type IndexRow = [
@@ -148,7 +155,7 @@ UNION ALL SELECT 'd', opcmethod::text || ' ' || opcintype::text || ' ' || oid::t
 export const TRIGGERS_SQL = `
 SELECT t.tgrelid, t.tgname, t.tgenabled <> 'D', pg_catalog.pg_get_triggerdef(t.oid)
 FROM pg_trigger t
-WHERE t.tgrelid = ANY($1::oid[]) AND NOT t.tgisinternal
+WHERE t.tgrelid = ANY($1::oid[]) AND t.tgrelid BETWEEN $2 AND $3 AND NOT t.tgisinternal
 ORDER BY t.tgrelid, t.tgname`;
 export type TriggerRow = [oid: string, name: string, enabled: string, definition: string];
 
@@ -163,6 +170,9 @@ export const IN_SCHEMAS = ` AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[
 export const COLUMN_NAMES_SQL = `
 SELECT a.attrelid::int8::text AS oid, a.attnum::int AS num, a.attname AS name
 FROM pg_attribute a WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`;
+
+/** `$1`..`$3` of a chunk's queries. */
+export type ChunkParams = [oids: string[], lowest: number, highest: number];
 
 /** A query's rows as text, typed by position (the row types above). */
 export async function textRows<Row>(session: DbSession, sql: string, params?: readonly unknown[]): Promise<Row[]> {
