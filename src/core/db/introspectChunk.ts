@@ -12,6 +12,7 @@ import {
   CONSTRAINTS_SQL,
   DEFAULTS_SQL,
   EXPRESSIONS_SQL,
+  INCOMING_SQL,
   INDEX_DEFINITIONS_SQL,
   indexesSql,
   textRows,
@@ -22,6 +23,7 @@ import {
   type CommentRow,
   type ConstraintRow,
   type DefaultRow,
+  type IncomingRow,
   type IndexRow,
   type TriggerRow,
 } from './introspectQueries';
@@ -76,6 +78,7 @@ export async function readChunk(session: DbSession, oids: readonly number[], sta
   const chunk: ChunkParams = [oids.map(String), oids[0] ?? 0, oids.at(-1) ?? 0];
   const tables = await readColumns(session, chunk, state);
   await readConstraints(session, chunk, state);
+  await readIncoming(session, chunk, state);
   await readIndexes(session, chunk, state, tables);
   for (const [oid, name, enabled, definition] of await textRows<TriggerRow>(session, TRIGGERS_SQL, chunk)) {
     state.byOid.get(oid)?.triggers.push({ name, enabled: enabled === 't', definition });
@@ -202,6 +205,26 @@ async function readConstraints(session: DbSession, chunk: ChunkParams, state: In
         onUpdate: ACTIONS[onUpdate] ?? 'NO ACTION',
       });
     }
+  }
+}
+
+/** Foreign keys pointing to the chunk's tables; the referencing columns are named with the others, at the end. */
+async function readIncoming(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
+  for (const [oid, schema, table, fromOid, conkey, onDelete] of await textRows<IncomingRow>(
+    session,
+    INCOMING_SQL,
+    chunk,
+  )) {
+    const target = state.byOid.get(oid);
+    if (!target) continue;
+    const columns: string[] = [];
+    state.pending.push({ columns, oid: fromOid, nums: intArray(conkey) });
+    (target.referencedBy ??= []).push({
+      schema: state.strings.of(schema),
+      table,
+      columns,
+      onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
+    });
   }
 }
 

@@ -107,6 +107,23 @@ export type ConstraintRow = [
   definition: string | null,
 ];
 
+/** Foreign keys pointing to the chunk's relations, from any schema (their columns are named by attnum, later). */
+export const INCOMING_SQL = `
+SELECT con.confrelid, n.nspname, c.relname, con.conrelid, con.conkey, con.confdeltype
+FROM pg_constraint con
+JOIN pg_class c ON c.oid = con.conrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE con.contype = 'f' AND con.confrelid = ANY($1::oid[]) AND con.confrelid BETWEEN $2 AND $3
+ORDER BY con.confrelid, n.nspname, c.relname, con.conname`;
+export type IncomingRow = [
+  oid: string,
+  schema: string,
+  table: string,
+  fromOid: string,
+  columns: string,
+  onDelete: string,
+];
+
 /**
  * Indexes. A plain one (columns only, no expression, predicate, options, INCLUDE, ordering or NULLS NOT
  * DISTINCT) has its definition written by indexDefinition.ts exactly as pg_get_indexdef writes it; the others
