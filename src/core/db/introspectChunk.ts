@@ -1,5 +1,5 @@
 /**
- * Columns, constraints, indexes and triggers of one chunk of relations (introspect.ts reads the relations and
+ * Columns, constraints, incoming foreign keys, indexes and triggers of one chunk of relations (introspect.ts reads the relations and
  * calls this per chunk). Rows come as text and are read by position; each deparsing function runs once per
  * distinct input (a type and modifier, a default's tree, an index that is not plain), never once per row.
  */
@@ -103,7 +103,7 @@ async function readColumns(
   const missing: [string, string][] = [];
   for (const [, , , typeOid, typmod] of rows) {
     let byMod = typeNames.get(typeOid);
-    if (!byMod) typeNames.set(typeOid, (byMod = new Map()));
+    if (!byMod) typeNames.set(typeOid, (byMod = new Map<string, string>()));
     if (!byMod.has(typmod)) {
       byMod.set(typmod, '');
       missing.push([typeOid, typmod]);
