@@ -13,9 +13,11 @@ import { buildSchemaContext } from '../src/core/ask/schemaContext';
 import { parseConnectionUrl } from '../src/core/db/connectionTarget';
 import { introspectSchema } from '../src/core/db/introspect';
 import {
+  COLUMN_COMMENTS_SQL,
   COLUMNS_SQL,
   CONSTRAINTS_SQL,
-  INDEXES_SQL,
+  DEFAULTS_SQL,
+  indexesSql,
   RELATIONS_SQL,
   TRIGGERS_SQL,
 } from '../src/core/db/introspectQueries';
@@ -161,12 +163,14 @@ async function medianAfter(
   } as Figure;
 }
 
-/** psql fetching the same catalog rows (the whole catalog at once, output discarded): the floor. */
+/** psql running the same catalog queries (the whole catalog at once, output discarded): the floor. */
 function psqlFloor(url: string): number {
   const oids = `(SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','f') AND n.nspname NOT IN ('pg_catalog','information_schema') AND n.nspname NOT LIKE 'pg\\_%')`;
   const sql = [RELATIONS_SQL.replaceAll('$1::text[]', 'NULL::text[]')]
     .concat(
-      [COLUMNS_SQL, CONSTRAINTS_SQL, INDEXES_SQL, TRIGGERS_SQL].map((q) => q.replace('= ANY($1::oid[])', `IN ${oids}`)),
+      [COLUMNS_SQL, COLUMN_COMMENTS_SQL, DEFAULTS_SQL, CONSTRAINTS_SQL, indexesSql(true), TRIGGERS_SQL].map((q) =>
+        q.replace('= ANY($1::oid[])', `IN ${oids}`).replace('BETWEEN $2 AND $3', 'BETWEEN 0 AND 4294967295'),
+      ),
     )
     .map((q) => `${q};`)
     .join('\n');

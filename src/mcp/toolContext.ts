@@ -16,6 +16,11 @@ export interface McpToolContext {
   connectionKey: () => Promise<string>;
   openTicketStore: () => Promise<TicketStore>;
   loadSchema: () => Promise<SchemaSnapshot>;
+  /**
+   * One table as a snapshot of its own (none when there is no such table), read from the schema cache's index and
+   * that table's bytes, not the whole schema (describe_table in a fresh process); optional.
+   */
+  loadTable?: (schema: string, name: string) => Promise<SchemaSnapshot>;
   /** The context of a question over the schema cache, its linking index stored (not rebuilt per call); optional. */
   loadContext?: (question: string, options: SchemaContextOptions) => Promise<SchemaContext>;
   settings: SafetySettings;

@@ -59,8 +59,17 @@ export interface TableInfo {
   primaryKey: string[] | null;
   uniqueConstraints: string[][];
   foreignKeys: ForeignKeyInfo[];
+  /** Foreign keys of other tables (or of this one) pointing to it, when any: read with it, so one table answers both ways. */
+  referencedBy?: IncomingForeignKey[];
   indexes: IndexInfo[];
   triggers: TriggerInfo[];
+}
+
+export interface IncomingForeignKey {
+  schema: string;
+  table: string;
+  columns: string[];
+  onDelete: ReferentialAction;
 }
 
 export interface SchemaSnapshot {

@@ -2,7 +2,7 @@
 // others' entries as they were), and one table read by a fresh process without the rest (asserted on the
 // bytes read, and by a real `pg-agent` process that finds the other schemas' blobs gone and never needs them).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -10,11 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
+import { bodyStart, tableRange, type BlobDirectory } from '../../src/core/db/schemaBlob';
 import { SchemaCache } from '../../src/core/db/schemaCache';
 import { schemaChanges } from '../../src/core/db/schemaChanges';
 import type { SchemaIndex } from '../../src/core/db/schemaCacheStore';
 import { silentLogger } from '../../src/core/platform/logger';
+import type { TableInfo } from '../../src/shared/schema';
 import { pgAgentProcess } from '../support/cliProcess';
+import { CLI_PATH, startMcp, type McpSession } from '../support/mcpClient';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, postgresAvailable, REDIS_URL, redisAvailable } from '../support/services';
 
@@ -171,6 +174,60 @@ describe.runIf(postgresAvailable)('schema cache per schema', () => {
       expect(readdirSync(folder).filter((f) => f.endsWith('.bin'))).toEqual([`${index.schemas.b?.blob}.bin`]);
       expect(statSync(join(folder, 'index.json')).mtimeMs).toBe(indexWritten);
     } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
+  it('a fresh MCP process answers describe_table from the index and that table’s bytes, incoming keys included', async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'pgagent-per-schema-mcp-'));
+    const env = { HOME: ws, XDG_CONFIG_HOME: join(ws, '.config') };
+    let mcp: McpSession | undefined;
+    try {
+      const whole = await pgAgentProcess(['schema', '--json', '--db', scratch.url, '--workspace', ws], {
+        cwd: ws,
+        env,
+      });
+      expect(whole.code, whole.stderr).toBe(0);
+      // The table c.t0 points to in a (a.t5, renamed by an earlier test when the whole file runs).
+      const tables = (JSON.parse(whole.stdout) as { tables: TableInfo[] }).tables;
+      const target =
+        tables.find((t) => t.schema === 'c' && t.name === 't0')?.foreignKeys.at(-1)?.references.table ?? '';
+      const { folder, index } = fileIndex(join(ws, '.pgagent', 'schema-cache'));
+      for (const schema of ['b', 'c']) rmSync(join(folder, `${index.schemas[schema]?.blob}.bin`));
+      // a's blob: every byte of its body but that table's made unreadable, so a whole read of it would fail.
+      const aBlob = join(folder, `${index.schemas.a?.blob}.bin`);
+      const bytes = readFileSync(aBlob);
+      const directoryLength = bytes.readUInt32LE(0);
+      const directory = JSON.parse(bytes.subarray(4, 4 + directoryLength).toString('utf8')) as BlobDirectory;
+      const range = tableRange(directory, target);
+      if (!range) throw new Error(`no ${target} in a`);
+      const body = bodyStart(directoryLength);
+      for (let i = body; i < bytes.length; i++) {
+        if (i < body + range.start || i >= body + range.end) bytes[i] = 0x78;
+      }
+      writeFileSync(aBlob, bytes);
+      const indexWritten = statSync(join(folder, 'index.json')).mtimeMs;
+
+      mcp = await startMcp({
+        command: process.execPath,
+        args: [CLI_PATH, 'mcp', '--db', scratch.url, '--workspace', ws],
+        cwd: ws,
+        env,
+      });
+      const answer = await mcp.call('describe_table', { table: `a.${target}` });
+      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+      const structured = answer.structuredContent as { tables: TableInfo[] };
+      expect(structured.tables.map((t) => `${t.schema}.${t.name}`)).toEqual([`a.${target}`]);
+      // Both ways: a.t6 points to it in its own schema, c.t0 from another one (whose blob is gone).
+      expect(structured.tables[0]?.referencedBy).toEqual([
+        { schema: 'a', table: 't6', columns: ['parent_id'], onDelete: 'NO ACTION' },
+        { schema: 'c', table: 't0', columns: ['a_id'], onDelete: 'NO ACTION' },
+      ]);
+      // Nothing else was read whole, introspected or rewritten: the other blobs are still gone, the index untouched.
+      expect(readdirSync(folder).filter((f) => f.endsWith('.bin'))).toEqual([`${index.schemas.a?.blob}.bin`]);
+      expect(statSync(join(folder, 'index.json')).mtimeMs).toBe(indexWritten);
+    } finally {
+      await mcp?.close();
       rmSync(ws, { recursive: true, force: true });
     }
   });

@@ -35,7 +35,15 @@ export async function snapshotOf(url: string): Promise<DiffSnapshot> {
         const r = await client.query(sql, params as unknown[]);
         return { fields: r.fields, rows: r.rows, rowCount: r.rowCount };
       },
-      queryText: () => Promise.reject(new Error('not used')),
+      queryText: async (sql: string, params?: readonly unknown[]) => {
+        const r = await client.query<(string | null)[]>({
+          text: sql,
+          values: params as unknown[],
+          rowMode: 'array',
+          types: { getTypeParser: () => (value: string) => value },
+        });
+        return { fields: r.fields, rows: r.rows, rowCount: r.rowCount };
+      },
     } as never);
   } finally {
     await client.end();

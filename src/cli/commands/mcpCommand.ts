@@ -106,6 +106,10 @@ async function buildToolContext(context: CommandContext, budget: number): Promis
       await schemaCacheOpened;
       return context.loadSchema();
     },
+    loadTable: async (schema, name) => {
+      await openDb();
+      return context.loadTable(schema, name);
+    },
     loadContext: async (question, options) => {
       // The first load goes alone (as above); then the stored linking index serves every call.
       if (!schemaCacheOpened) {
@@ -177,6 +181,10 @@ async function guardToolContext(context: CommandContext, guardUrl: string, budge
     loadSchema: async () => {
       cache ??= openSchemaCache({ dir: paths.schemaCache, logger: context.logger });
       return (await (await cache).cache.get(await openDb(), key)).snapshot;
+    },
+    loadTable: async (schema, name) => {
+      cache ??= openSchemaCache({ dir: paths.schemaCache, logger: context.logger });
+      return (await cache).cache.tableSnapshot(await openDb(), key, schema, name);
     },
     settings: await cliSafety(context, 'mcp'),
     workspaceDir: args.flags.workspace,

@@ -4,26 +4,22 @@
  * table, never the whole catalog in one result). Repeated strings (schema names, types, column names,
  * defaults) are interned, so 50,000 tables of the same shape share their words.
  */
-import type { ColumnInfo, ReferentialAction, RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schema';
+import type { RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schema';
 import { parseArrayLiteral } from './valueEncoding';
 import type { DbSession } from './db';
+import { serverNaming } from './indexDefinition';
+import { Interner, readChunk, type IntrospectState } from './introspectChunk';
 import type { StatsRow } from './valueWords';
 import { attachValueWords, VALUE_STATS_SQL } from './valueWords';
 import {
   COLUMN_NAMES_SQL,
-  COLUMNS_SQL,
-  CONSTRAINTS_SQL,
   ENUMS_SQL,
   IN_SCHEMAS,
-  INDEXES_SQL,
+  QUOTING_SQL,
   RELATIONS_SQL,
-  TRIGGERS_SQL,
+  textRows,
   USER_RELATIONS,
-  type ColumnRow,
-  type ConstraintRow,
-  type IndexRow,
   type RelationRow,
-  type TriggerRow,
 } from './introspectQueries';
 
 const KINDS: Record<string, RelationKind> = {
@@ -32,14 +28,6 @@ const KINDS: Record<string, RelationKind> = {
   v: 'view',
   m: 'materialized_view',
   f: 'foreign_table',
-};
-
-const ACTIONS: Record<string, ReferentialAction> = {
-  a: 'NO ACTION',
-  r: 'RESTRICT',
-  c: 'CASCADE',
-  n: 'SET NULL',
-  d: 'SET DEFAULT',
 };
 
 /** Relations read per round of column/constraint/index/trigger queries: bounds the rows held at once. */
@@ -66,44 +54,40 @@ export interface IntrospectOptions {
   schemas?: readonly string[];
 }
 
-/** One copy of each repeated string. */
-class Interner {
-  private readonly strings = new Map<string, string>();
-  of(value: string): string;
-  of(value: string | null): string | null;
-  of(value: string | null): string | null {
-    if (value === null) return null;
-    const known = this.strings.get(value);
-    if (known !== undefined) return known;
-    this.strings.set(value, value);
-    return value;
-  }
-}
-
 /** Reads the structure of the user schemas. Runs on one session so all queries see the same catalog. */
 export async function introspectSchema(session: DbSession, options: IntrospectOptions = {}): Promise<SchemaSnapshot> {
-  const info = await session.query<{ database: string; version: string }>(
-    `SELECT current_database() AS database, current_setting('server_version') AS version`,
+  const info = await session.query<{ database: string; version: string; num: string }>(
+    `SELECT current_database() AS database, current_setting('server_version') AS version,
+            current_setting('server_version_num') AS num`,
   );
   const schemas = options.schemas ? [...options.schemas] : null;
-  const relations = await session.query<RelationRow>(RELATIONS_SQL, [schemas]);
+  const relations = await textRows<RelationRow>(session, RELATIONS_SQL, [schemas]);
   const enums = await session.query<{ oid: string; labels: string[] }>(ENUMS_SQL);
-  const enumLabels = new Map(enums.rows.map((e) => [e.oid, e.labels]));
   const strings = new Interner();
-
   const byOid = new Map<string, TableInfo>();
-  for (const r of relations.rows) {
-    byOid.set(r.oid, {
-      schema: strings.of(r.schema),
-      name: r.name,
-      kind: KINDS[r.kind] ?? 'table',
-      comment: r.comment,
-      ...(r.parent_schema !== null && r.parent_name !== null
-        ? { partitionOf: { schema: strings.of(r.parent_schema), table: r.parent_name } }
+  const state: IntrospectState = {
+    byOid,
+    enumLabels: new Map(enums.rows.map((e) => [e.oid, e.labels])),
+    strings,
+    naming: serverNaming((await session.queryText(QUOTING_SQL)).rows),
+    nullsNotDistinct: Number(info.rows[0]?.num ?? 0) >= 150000,
+    typeNames: new Map(),
+    expressions: new Map(),
+    columnNames: new Map(),
+    pending: [],
+  };
+  for (const [oid, schema, name, kind, reltuples, comment, parentSchema, parentName] of relations) {
+    const tuples = Number(reltuples);
+    byOid.set(oid, {
+      schema: strings.of(schema),
+      name,
+      kind: KINDS[kind] ?? 'table',
+      comment,
+      ...(parentSchema !== null && parentName !== null
+        ? { partitionOf: { schema: strings.of(parentSchema), table: parentName } }
         : {}),
       // reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14+), 0 for views.
-      rowEstimate:
-        (r.kind === 'r' || r.kind === 'p' || r.kind === 'm') && r.reltuples >= 0 ? Math.round(r.reltuples) : null,
+      rowEstimate: (kind === 'r' || kind === 'p' || kind === 'm') && tuples >= 0 ? Math.round(tuples) : null,
       columns: [],
       primaryKey: null,
       uniqueConstraints: [],
@@ -112,14 +96,13 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
       triggers: [],
     });
   }
-  const oids = relations.rows.map((r) => r.oid);
-  relations.rows.length = 0;
-  const read: ChunkState = { columnNames: new Map(), pending: [] };
+  // Chunks of neighbouring oids: each reads a narrow range of every catalog's index on the relation.
+  const oids = relations.map((r) => Number(r[0])).sort((a, b) => a - b);
+  relations.length = 0;
   for (let start = 0; start < oids.length; start += INTROSPECT_CHUNK) {
-    const chunk = oids.slice(start, start + INTROSPECT_CHUNK);
-    await readChunk(session, chunk, byOid, enumLabels, strings, read);
+    await readChunk(session, oids.slice(start, start + INTROSPECT_CHUNK), state);
   }
-  await resolveForeignKeys(session, read, strings);
+  await resolveForeignKeys(session, state);
   if (options.valueWords !== false) {
     const stats = await session.query<StatsRow>(VALUE_STATS_SQL + IN_SCHEMAS, [schemas]);
     attachValueWords(byOid, stats.rows);
@@ -143,98 +126,18 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   };
 }
 
-/** What the chunks share: column names by attnum per relation, and foreign keys whose target columns are named last. */
-interface ChunkState {
-  columnNames: Map<string, string[]>;
-  pending: { columns: string[]; oid: string; nums: readonly number[] }[];
-}
-
 /** Names the target columns of every foreign key, reading the few tables outside the relations read. */
-async function resolveForeignKeys(session: DbSession, read: ChunkState, strings: Interner): Promise<void> {
+async function resolveForeignKeys(session: DbSession, read: IntrospectState): Promise<void> {
   const outside = [...new Set(read.pending.map((p) => p.oid).filter((oid) => !read.columnNames.has(oid)))];
   if (outside.length > 0) {
     const rows = await session.query<{ oid: string; num: number; name: string }>(COLUMN_NAMES_SQL, [outside]);
     for (const r of rows.rows) {
       let names = read.columnNames.get(r.oid);
       if (!names) read.columnNames.set(r.oid, (names = []));
-      names[r.num] = strings.of(r.name);
+      names[r.num] = read.strings.of(r.name);
     }
   }
   for (const p of read.pending) {
     for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
-  }
-}
-
-/** Columns, constraints, indexes and triggers of one chunk of relations, attached to their tables. */
-async function readChunk(
-  session: DbSession,
-  chunk: readonly string[],
-  byOid: ReadonlyMap<string, TableInfo>,
-  enumLabels: ReadonlyMap<string, string[]>,
-  strings: Interner,
-  read: ChunkState,
-): Promise<void> {
-  const columnNames = read.columnNames;
-  const columns = await session.query<ColumnRow>(COLUMNS_SQL, [chunk]);
-  for (const c of columns.rows) {
-    const column: ColumnInfo = {
-      name: strings.of(c.name),
-      type: strings.of(c.type),
-      nullable: c.nullable,
-      default: strings.of(c.default),
-      comment: c.comment,
-    };
-    const labels = enumLabels.get(c.type_oid);
-    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
-    byOid.get(c.oid)?.columns.push(column);
-    let names = columnNames.get(c.oid);
-    if (!names) columnNames.set(c.oid, (names = []));
-    names[c.num] = column.name;
-  }
-  const names = (oid: string, nums: readonly number[] | null) =>
-    (nums ?? []).map((n) => columnNames.get(oid)?.[n] ?? `#${n}`);
-  const constraints = await session.query<ConstraintRow>(CONSTRAINTS_SQL, [chunk]);
-  for (const k of constraints.rows) {
-    const table = byOid.get(k.oid);
-    if (!table) continue;
-    if (k.type === 'p') table.primaryKey = names(k.oid, k.columns);
-    else if (k.type === 'c') attachCheckLiterals(table, names(k.oid, k.columns), k.definition);
-    else if (k.type === 'u') table.uniqueConstraints.push(names(k.oid, k.columns));
-    else {
-      const refColumns: string[] = [];
-      read.pending.push({ columns: refColumns, oid: k.ref_oid, nums: k.ref_columns ?? [] });
-      table.foreignKeys.push({
-        name: k.name,
-        columns: names(k.oid, k.columns),
-        references: { schema: strings.of(k.ref_schema ?? '?'), table: k.ref_table ?? '?', columns: refColumns },
-        onDelete: ACTIONS[k.on_delete] ?? 'NO ACTION',
-        onUpdate: ACTIONS[k.on_update] ?? 'NO ACTION',
-      });
-    }
-  }
-  const indexes = await session.query<IndexRow>(INDEXES_SQL, [chunk]);
-  for (const i of indexes.rows) {
-    byOid.get(i.oid)?.indexes.push({ name: i.name, unique: i.unique, primary: i.primary, definition: i.definition });
-  }
-  const triggers = await session.query<TriggerRow>(TRIGGERS_SQL, [chunk]);
-  for (const t of triggers.rows) {
-    byOid.get(t.oid)?.triggers.push({ name: t.name, enabled: t.enabled, definition: t.definition });
-  }
-}
-
-/** Enum labels and CHECK literals kept per column at most (a 200-label enum is a lookup table, not a hint). */
-const MAX_ALLOWED_VALUES = 30;
-
-/** String literals of a CHECK constraint (`status = ANY (ARRAY['paid'::text, ...])`), given to the columns it names. */
-function attachCheckLiterals(table: TableInfo, columns: readonly string[], definition: string | null): void {
-  if (!definition) return;
-  const literals = [...definition.matchAll(/'((?:[^']|'')*)'/g)]
-    .map((m) => (m[1] ?? '').replaceAll("''", "'"))
-    .filter((v) => v.trim() !== '');
-  if (literals.length === 0) return;
-  for (const name of columns) {
-    const column = table.columns.find((c) => c.name === name);
-    if (!column) continue;
-    column.allowedValues = [...new Set([...(column.allowedValues ?? []), ...literals])].slice(0, MAX_ALLOWED_VALUES);
   }
 }

@@ -1,115 +1,184 @@
 /**
- * The catalog queries of introspection and the rows they give. Relations come first (one small row each);
- * everything else is read per chunk of relations (`= ANY($1::oid[])`), so no query materialises the whole
- * catalog at once. Names a table points to (a foreign key's target, a partition's parent) are read with it,
- * so a schema can be introspected alone and still be right.
+ * The catalog queries of introspection. Relations come first (one small row each); everything else is read
+ * per chunk of relations (`$1`: their oids; `$2`, `$3`: the lowest and highest of them, so that each catalog
+ * is read by ranges of its index on the relation, once over all chunks, not scanned whole per chunk), so no
+ * query materialises the whole catalog at once. Names a
+ * table points to (a foreign key's target, a partition's parent) are read with it, so a schema can be
+ * introspected alone and still be right.
+ * Cheap per row: comments are joined or read apart (not one obj_description/col_description call per row), and the
+ * functions that deparse (format_type, pg_get_expr, pg_get_indexdef) run once per distinct input, not once
+ * per column or index: introspect.ts asks for them after the plain rows (TYPE_NAMES_SQL, EXPRESSIONS_SQL,
+ * INDEX_DEFINITIONS_SQL). Rows come as text (queryText), read by position.
  */
+import type { DbSession } from './db';
 
 export const USER_RELATIONS = `
   c.relkind IN ('r', 'p', 'v', 'm', 'f')
   AND n.nspname NOT IN ('pg_catalog', 'information_schema')
   AND n.nspname NOT LIKE 'pg\\_%'`;
 
+const DESCRIPTION = (alias: string, oid: string, sub: string) =>
+  `LEFT JOIN pg_catalog.pg_description ${alias} ON ${alias}.objoid = ${oid} ` +
+  `AND ${alias}.classoid = 'pg_catalog.pg_class'::regclass AND ${alias}.objsubid = ${sub}`;
+
 /** `$1`: the schemas to read (text[]), or NULL for every user schema. */
 export const RELATIONS_SQL = `
-SELECT c.oid::int8::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind,
-       c.reltuples::float8 AS reltuples, obj_description(c.oid, 'pg_class') AS comment,
-       pn.nspname AS parent_schema, pc.relname AS parent_name
+SELECT c.oid, n.nspname, c.relname, c.relkind, c.reltuples::float8, ds.description, pn.nspname, pc.relname
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+${DESCRIPTION('ds', 'c.oid', '0')}
 LEFT JOIN pg_inherits inh ON c.relispartition AND inh.inhrelid = c.oid
 LEFT JOIN pg_class pc ON pc.oid = inh.inhparent
 LEFT JOIN pg_namespace pn ON pn.oid = pc.relnamespace
 WHERE ${USER_RELATIONS} AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))
 ORDER BY n.nspname, c.relname`;
+export type RelationRow = [
+  oid: string,
+  schema: string,
+  name: string,
+  kind: string,
+  reltuples: string,
+  comment: string | null,
+  parentSchema: string | null,
+  parentName: string | null,
+];
 
-/** `$1`: a chunk of relation oids (text[] of oids). */
+/** `$1`..`$3`: a chunk of relation oids (see above). The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL. */
 export const COLUMNS_SQL = `
-SELECT a.attrelid::int8::text AS oid, a.attnum::int AS num, a.attname AS name,
-       format_type(a.atttypid, a.atttypmod) AS type, NOT a.attnotnull AS nullable,
-       pg_get_expr(d.adbin, d.adrelid) AS "default", col_description(a.attrelid, a.attnum) AS comment,
-       a.atttypid::int8::text AS type_oid
+SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.attcollation
 FROM pg_attribute a
-LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
+WHERE a.attrelid = ANY($1::oid[]) AND a.attrelid BETWEEN $2 AND $3 AND a.attnum > 0 AND NOT a.attisdropped
 ORDER BY a.attrelid, a.attnum`;
+export type ColumnRow = [
+  oid: string,
+  num: string,
+  name: string,
+  typeOid: string,
+  typmod: string,
+  notNull: string,
+  collation: string,
+];
+
+/** The comments of the chunk's columns (only those that have one). */
+export const COLUMN_COMMENTS_SQL = `
+SELECT ds.objoid, ds.objsubid, ds.description FROM pg_catalog.pg_description ds
+WHERE ds.classoid = 'pg_catalog.pg_class'::regclass AND ds.objsubid > 0
+  AND ds.objoid = ANY($1::oid[]) AND ds.objoid BETWEEN $2 AND $3`;
+export type CommentRow = [oid: string, num: string, comment: string];
+
+/** format_type of each distinct (type, modifier) pair: `$1` types, `$2` modifiers. */
+export const TYPE_NAMES_SQL = `
+SELECT pg_catalog.format_type(u.t, u.m) FROM unnest($1::oid[], $2::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER BY u.i`;
+
+/**
+ * Defaults and generated expressions, raw (their node tree): introspect.ts deparses one per distinct tree (the
+ * same `'new'::text` of a thousand tables differs only in its `:location`), with EXPRESSIONS_SQL.
+ */
+export const DEFAULTS_SQL = `
+SELECT d.adrelid, d.adnum, d.adbin::text FROM pg_attrdef d WHERE d.adrelid = ANY($1::oid[]) AND d.adrelid BETWEEN $2 AND $3`;
+export type DefaultRow = [oid: string, num: string, tree: string];
+
+/** pg_get_expr of the defaults at `$1` (relations) / `$2` (column numbers), in order; null when gone. */
+export const EXPRESSIONS_SQL = `
+SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+FROM unnest($1::oid[], $2::int2[]) WITH ORDINALITY AS u(r, n, i)
+LEFT JOIN pg_attrdef d ON d.adrelid = u.r AND d.adnum = u.n
+ORDER BY u.i`;
 
 export const CONSTRAINTS_SQL = `
-SELECT con.conrelid::int8::text AS oid, con.conname AS name, con.contype::text AS type,
-       con.conkey::int[] AS columns, rn.nspname AS ref_schema, rc.relname AS ref_table,
-       con.confrelid::int8::text AS ref_oid, con.confkey::int[] AS ref_columns,
-       con.confdeltype::text AS on_delete, con.confupdtype::text AS on_update,
-       CASE WHEN con.contype = 'c' THEN pg_get_constraintdef(con.oid) END AS definition
+SELECT con.conrelid, con.conname, con.contype, con.conkey, rn.nspname, rc.relname,
+       con.confrelid, con.confkey, con.confdeltype, con.confupdtype,
+       CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END
 FROM pg_constraint con
 LEFT JOIN pg_class rc ON rc.oid = con.confrelid
 LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
-WHERE con.conrelid = ANY($1::oid[]) AND con.contype IN ('p', 'u', 'f', 'c')
+WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype IN ('p', 'u', 'f', 'c')
 ORDER BY con.conrelid, con.conname`;
+export type ConstraintRow = [
+  oid: string,
+  name: string,
+  type: string,
+  columns: string | null,
+  refSchema: string | null,
+  refTable: string | null,
+  refOid: string,
+  refColumns: string | null,
+  onDelete: string,
+  onUpdate: string,
+  definition: string | null,
+];
 
-export const INDEXES_SQL = `
-SELECT i.indrelid::int8::text AS oid, ic.relname AS name, i.indisunique AS unique, i.indisprimary AS primary,
-       pg_get_indexdef(i.indexrelid) AS definition
+/** Foreign keys pointing to the chunk's relations, from any schema (their columns are named by attnum, later). */
+export const INCOMING_SQL = `
+SELECT con.confrelid, n.nspname, c.relname, con.conrelid, con.conkey, con.confdeltype
+FROM pg_constraint con
+JOIN pg_class c ON c.oid = con.conrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE con.contype = 'f' AND con.confrelid = ANY($1::oid[]) AND con.confrelid BETWEEN $2 AND $3
+ORDER BY con.confrelid, n.nspname, c.relname, con.conname`;
+export type IncomingRow = [
+  oid: string,
+  schema: string,
+  table: string,
+  fromOid: string,
+  columns: string,
+  onDelete: string,
+];
+
+/**
+ * Indexes. A plain one (columns only, no expression, predicate, options, INCLUDE, ordering or NULLS NOT
+ * DISTINCT) has its definition written by indexDefinition.ts exactly as pg_get_indexdef writes it; the others
+ * are deparsed by the server (`definition` here, or INDEX_DEFINITIONS_SQL when only the client finds one is
+ * not plain: a non-default operator class or collation). `$2`: the server has indnullsnotdistinct (15+).
+ */
+export function indexesSql(nullsNotDistinct: boolean): string {
+  const plain = `i.indexprs IS NULL AND i.indpred IS NULL AND ic.reloptions IS NULL AND ic.relkind = 'i'
+    AND i.indnkeyatts = i.indnatts AND 0 <> ALL (i.indkey::int2[]) AND 0 = ALL (i.indoption::int2[])
+    ${nullsNotDistinct ? 'AND NOT i.indnullsnotdistinct' : ''}
+    AND NOT EXISTS (SELECT 1 FROM pg_attribute ia WHERE ia.attrelid = i.indexrelid AND ia.attoptions IS NOT NULL)`;
+  return `
+SELECT i.indrelid, ic.relname, i.indisunique, i.indisprimary, i.indexrelid, am.amname, ic.relam,
+       i.indkey, i.indclass, i.indcollation,
+       CASE WHEN NOT (${plain}) THEN pg_catalog.pg_get_indexdef(i.indexrelid) END
 FROM pg_index i
 JOIN pg_class ic ON ic.oid = i.indexrelid
-WHERE i.indrelid = ANY($1::oid[])
+JOIN pg_am am ON am.oid = ic.relam
+WHERE i.indrelid = ANY($1::oid[]) AND i.indrelid BETWEEN $2 AND $3
 ORDER BY i.indrelid, ic.relname`;
+}
+export type IndexRow = [
+  oid: string,
+  name: string,
+  unique: string,
+  primary: string,
+  indexOid: string,
+  am: string,
+  amOid: string,
+  keys: string,
+  classes: string,
+  collations: string,
+  definition: string | null,
+];
+
+/** pg_get_indexdef of the indexes `$1`, in order. */
+export const INDEX_DEFINITIONS_SQL = `
+SELECT pg_catalog.pg_get_indexdef(u.x) FROM unnest($1::oid[]) WITH ORDINALITY AS u(x, i) ORDER BY u.i`;
+
+/** What indexDefinition.ts needs to write a definition as the server would: its quoting and default opclasses. */
+export const QUOTING_SQL = `
+SELECT 'k', word FROM pg_catalog.pg_get_keywords() WHERE catcode <> 'U'
+UNION ALL SELECT 'q', current_setting('quote_all_identifiers')
+UNION ALL SELECT 'd', opcmethod::text || ' ' || opcintype::text || ' ' || oid::text FROM pg_opclass WHERE opcdefault`;
 
 export const TRIGGERS_SQL = `
-SELECT t.tgrelid::int8::text AS oid, t.tgname AS name, t.tgenabled <> 'D' AS enabled,
-       pg_get_triggerdef(t.oid) AS definition
+SELECT t.tgrelid, t.tgname, t.tgenabled <> 'D', pg_catalog.pg_get_triggerdef(t.oid)
 FROM pg_trigger t
-WHERE t.tgrelid = ANY($1::oid[]) AND NOT t.tgisinternal
+WHERE t.tgrelid = ANY($1::oid[]) AND t.tgrelid BETWEEN $2 AND $3 AND NOT t.tgisinternal
 ORDER BY t.tgrelid, t.tgname`;
+export type TriggerRow = [oid: string, name: string, enabled: string, definition: string];
 
 export const ENUMS_SQL = `
 SELECT enumtypid::int8::text AS oid, array_agg(enumlabel::text ORDER BY enumsortorder) AS labels
 FROM pg_enum GROUP BY enumtypid`;
-
-export interface RelationRow {
-  oid: string;
-  schema: string;
-  name: string;
-  kind: string;
-  reltuples: number;
-  comment: string | null;
-  parent_schema: string | null;
-  parent_name: string | null;
-}
-export interface ColumnRow {
-  oid: string;
-  num: number;
-  name: string;
-  type: string;
-  nullable: boolean;
-  default: string | null;
-  comment: string | null;
-  type_oid: string;
-}
-export interface ConstraintRow {
-  oid: string;
-  name: string;
-  type: string;
-  columns: number[];
-  ref_schema: string | null;
-  ref_table: string | null;
-  ref_oid: string;
-  ref_columns: number[] | null;
-  on_delete: string;
-  on_update: string;
-  definition: string | null;
-}
-export interface IndexRow {
-  oid: string;
-  name: string;
-  unique: boolean;
-  primary: boolean;
-  definition: string;
-}
-export interface TriggerRow {
-  oid: string;
-  name: string;
-  enabled: boolean;
-  definition: string;
-}
 
 /** The schemas filter appended to a pg_stats query (`$1`, as RELATIONS_SQL). */
 export const IN_SCHEMAS = ` AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))`;
@@ -118,3 +187,11 @@ export const IN_SCHEMAS = ` AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[
 export const COLUMN_NAMES_SQL = `
 SELECT a.attrelid::int8::text AS oid, a.attnum::int AS num, a.attname AS name
 FROM pg_attribute a WHERE a.attrelid = ANY($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`;
+
+/** `$1`..`$3` of a chunk's queries. */
+export type ChunkParams = [oids: string[], lowest: number, highest: number];
+
+/** A query's rows as text, typed by position (the row types above). */
+export async function textRows<Row>(session: DbSession, sql: string, params?: readonly unknown[]): Promise<Row[]> {
+  return (await session.queryText(sql, params)).rows as unknown as Row[];
+}

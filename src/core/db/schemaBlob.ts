@@ -101,6 +101,7 @@ function packTable(schema: string, t: TableInfo, id: (value: string | null) => n
     t.indexes.map((i) => [i.name, i.unique ? 1 : 0, i.primary ? 1 : 0, template(i.definition)]),
     t.triggers.map((g) => [g.name, g.enabled ? 1 : 0, template(g.definition)]),
     t.partitionOf ? [t.partitionOf.schema, t.partitionOf.table] : null,
+    ...(t.referencedBy ? [t.referencedBy.map((f) => [f.schema, f.table, f.columns, ACTIONS.indexOf(f.onDelete)])] : []),
   ];
 }
 
@@ -118,6 +119,7 @@ function unpackTable(schema: string, p: Packed, strings: readonly string[]): Tab
   const self = `${schema}.${name}`;
   const untemplate = (definition: string) => definition.replaceAll(SELF, self);
   const partition = p[10] as [string, string] | null;
+  const incoming = p[11] as Packed[] | undefined;
   return {
     schema,
     name,
@@ -146,6 +148,16 @@ function unpackTable(schema: string, p: Packed, strings: readonly string[]): Tab
       enabled: g[1] === 1,
       definition: untemplate(g[2] as string),
     })),
+    ...(incoming
+      ? {
+          referencedBy: incoming.map((f) => ({
+            schema: f[0] as string,
+            table: f[1] as string,
+            columns: f[2] as string[],
+            onDelete: ACTIONS[f[3] as number] ?? 'NO ACTION',
+          })),
+        }
+      : {}),
   };
 }
 

@@ -326,6 +326,8 @@ export class SchemaCache {
         const refs = new Set<string>();
         for (const t of tables) {
           for (const f of t.foreignKeys) if (f.references.schema !== schema) refs.add(f.references.schema);
+          // Its tables name those pointing to them too (a rename there is not a change here).
+          for (const f of t.referencedBy ?? []) if (f.schema !== schema) refs.add(f.schema);
           if (t.partitionOf && t.partitionOf.schema !== schema) refs.add(t.partitionOf.schema);
         }
         schemas[schema] = {

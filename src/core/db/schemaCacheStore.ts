@@ -15,12 +15,13 @@ import { isErrno } from '../fs/errno';
 import { namesIn } from '../fs/listDir';
 
 export const SCHEMA_CACHE_TTL_SECONDS = 3600;
-export const SCHEMA_CACHE_FORMAT = 2;
+/** 3: a table's blob holds the foreign keys pointing to it (a cache of format 2 is rebuilt, not misread). */
+export const SCHEMA_CACHE_FORMAT = 3;
 
 export interface SchemaEntry {
   version: string;
   tables: number;
-  /** Other schemas its tables point to (foreign keys, partition parents): a change there re-reads this one. */
+  /** Other schemas its tables point to or are pointed to from (foreign keys, partition parents): a change there re-reads this one. */
   refs: string[];
   blob: string;
   bytes: number;

@@ -1,6 +1,8 @@
 /** `describe_table(table)`: one table's columns, keys, indexes and triggers, as `pg-agent schema --table T --json`. */
 import { z } from 'zod';
-import { describeTable, findTable } from '../../core/jobs/phases/readTools';
+import { describedTable, findTable } from '../../core/jobs/phases/readTools';
+import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
+import type { McpToolContext } from '../toolContext';
 import { readToolContext, schemaForModel } from '../readToolContext';
 import { defineTool, READ_HINTS } from '../toolSpec';
 
@@ -25,14 +27,28 @@ export const describeTableTool = defineTool({
     ),
   },
   async run(context, { table }) {
-    const read = await readToolContext(context);
-    const found = await findTable(read, table);
-    const snapshot = await context.loadSchema();
     // The same JSON as `pg-agent schema --table <name> --json`.
-    const structured = { ...snapshot, tables: [found] };
+    const snapshot = (await oneTable(context, table)) ?? (await wholeSchema(context, table));
+    const found = snapshot.tables[0] as TableInfo; // one table, always (findTable throws on a miss)
     return {
-      structured,
-      text: schemaForModel(`Table ${found.schema}.${found.name}:`, await describeTable(read, table)),
+      structured: { ...snapshot },
+      text: schemaForModel(`Table ${found.schema}.${found.name}:`, describedTable(found)),
     };
   },
 });
+
+/** "schema.name", or "name" in public: read alone (index + that table's bytes). Undefined: not found that way. */
+async function oneTable(context: McpToolContext, table: string): Promise<SchemaSnapshot | undefined> {
+  if (!context.loadTable) return undefined;
+  const plain = table.trim().replaceAll('"', '');
+  const dot = plain.indexOf('.');
+  const [schema, name] = dot > 0 ? [plain.slice(0, dot), plain.slice(dot + 1)] : ['public', plain];
+  const snapshot = await context.loadTable(schema, name);
+  return snapshot.tables.length > 0 ? snapshot : undefined;
+}
+
+/** Any other spelling ("Orders", a name outside public): matched over the whole schema, near names on a miss. */
+async function wholeSchema(context: McpToolContext, table: string): Promise<SchemaSnapshot> {
+  const found = await findTable(await readToolContext(context), table);
+  return { ...(await context.loadSchema()), tables: [found] };
+}

@@ -72,13 +72,16 @@ export async function listTables(context: ReadToolContext): Promise<unknown> {
 
 export async function describeTable(context: ReadToolContext, table: string): Promise<unknown> {
   // One read of the (cached) schema per tool call.
-  const snapshot = await context.loadSnapshot();
-  const t = tableIn(snapshot, table);
-  const referencedBy = snapshot.tables.flatMap((other) =>
-    other.foreignKeys
-      .filter((fk) => fk.references.schema === t.schema && fk.references.table === t.name)
-      .map((fk) => ({ table: `${other.schema}.${other.name}`, columns: fk.columns, onDelete: fk.onDelete })),
-  );
+  return describedTable(tableIn(await context.loadSnapshot(), table));
+}
+
+/** describe_table's answer for one table: the foreign keys pointing to it come with it (read with the table). */
+export function describedTable(t: TableInfo): unknown {
+  const referencedBy = (t.referencedBy ?? []).map((fk) => ({
+    table: `${fk.schema}.${fk.table}`,
+    columns: fk.columns,
+    onDelete: fk.onDelete,
+  }));
   return {
     table: `${t.schema}.${t.name}`,
     kind: t.kind,

@@ -1,0 +1,288 @@
+/**
+ * Columns, constraints, incoming foreign keys, indexes and triggers of one chunk of relations (introspect.ts reads the relations and
+ * calls this per chunk). Rows come as text and are read by position; each deparsing function runs once per
+ * distinct input (a type and modifier, a default's tree, an index that is not plain), never once per row.
+ */
+import type { ColumnInfo, ReferentialAction, TableInfo } from '../../shared/schema';
+import type { DbSession } from './db';
+import { plainIndexDefinition, type ServerNaming } from './indexDefinition';
+import {
+  COLUMN_COMMENTS_SQL,
+  COLUMNS_SQL,
+  CONSTRAINTS_SQL,
+  DEFAULTS_SQL,
+  EXPRESSIONS_SQL,
+  INCOMING_SQL,
+  INDEX_DEFINITIONS_SQL,
+  indexesSql,
+  textRows,
+  TRIGGERS_SQL,
+  TYPE_NAMES_SQL,
+  type ChunkParams,
+  type ColumnRow,
+  type CommentRow,
+  type ConstraintRow,
+  type DefaultRow,
+  type IncomingRow,
+  type IndexRow,
+  type TriggerRow,
+} from './introspectQueries';
+
+const ACTIONS: Record<string, ReferentialAction> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
+
+/** Enum labels and CHECK literals kept per column at most (a 200-label enum is a lookup table, not a hint). */
+const MAX_ALLOWED_VALUES = 30;
+
+/** One copy of each repeated string. */
+export class Interner {
+  private readonly strings = new Map<string, string>();
+  of(value: string): string;
+  of(value: string | null): string | null;
+  of(value: string | null): string | null {
+    if (value === null) return null;
+    const known = this.strings.get(value);
+    if (known !== undefined) return known;
+    this.strings.set(value, value);
+    return value;
+  }
+}
+
+/** What the chunks share: names and facts read once, and foreign keys whose target columns are named last. */
+export interface IntrospectState {
+  byOid: ReadonlyMap<string, TableInfo>;
+  enumLabels: ReadonlyMap<string, string[]>;
+  strings: Interner;
+  naming: ServerNaming;
+  /** The server has pg_index.indnullsnotdistinct (15+). */
+  nullsNotDistinct: boolean;
+  /** format_type by type oid, then modifier. */
+  typeNames: Map<string, Map<string, string>>;
+  /** pg_get_expr by the default's tree without its source positions (a tree with a column in it: per table). */
+  expressions: Map<string, string | null>;
+  columnNames: Map<string, string[]>;
+  pending: { columns: string[]; oid: string; nums: readonly number[] }[];
+}
+
+const intArray = (text: string | null): number[] =>
+  text && text.length > 2 ? text.slice(1, -1).split(',').map(Number) : [];
+
+/** Columns, constraints, indexes and triggers of one chunk of relations, attached to their tables. */
+export async function readChunk(session: DbSession, oids: readonly number[], state: IntrospectState): Promise<void> {
+  // The oids, and the range they lie in (they come sorted).
+  const chunk: ChunkParams = [oids.map(String), oids[0] ?? 0, oids.at(-1) ?? 0];
+  const tables = await readColumns(session, chunk, state);
+  await readConstraints(session, chunk, state);
+  await readIncoming(session, chunk, state);
+  await readIndexes(session, chunk, state, tables);
+  for (const [oid, name, enabled, definition] of await textRows<TriggerRow>(session, TRIGGERS_SQL, chunk)) {
+    state.byOid.get(oid)?.triggers.push({ name, enabled: enabled === 't', definition });
+  }
+}
+
+/** A table of the chunk: its columns, types and collations by attnum (what defaults and indexes refer to). */
+interface ChunkTable {
+  columns: ColumnInfo[];
+  types: string[];
+  collations: string[];
+}
+
+/** The chunk's columns and their defaults, by table. */
+async function readColumns(
+  session: DbSession,
+  chunk: ChunkParams,
+  state: IntrospectState,
+): Promise<Map<string, ChunkTable>> {
+  const { strings, typeNames, columnNames } = state;
+  const rows = await textRows<ColumnRow>(session, COLUMNS_SQL, chunk);
+  const missing: [string, string][] = [];
+  for (const [, , , typeOid, typmod] of rows) {
+    let byMod = typeNames.get(typeOid);
+    if (!byMod) typeNames.set(typeOid, (byMod = new Map<string, string>()));
+    if (!byMod.has(typmod)) {
+      byMod.set(typmod, '');
+      missing.push([typeOid, typmod]);
+    }
+  }
+  if (missing.length > 0) {
+    const names = await textRows<[string]>(session, TYPE_NAMES_SQL, [
+      missing.map((p) => p[0]),
+      missing.map((p) => p[1]),
+    ]);
+    missing.forEach(([t, m], i) => typeNames.get(t)?.set(m, strings.of(names[i]?.[0] ?? '???')));
+  }
+  const tables = new Map<string, ChunkTable>();
+  let current: ChunkTable | undefined;
+  let currentOid = '';
+  let names: string[] = [];
+  for (const [oid, num, name, typeOid, typmod, notNull, collation] of rows) {
+    if (oid !== currentOid) {
+      currentOid = oid;
+      current = state.byOid.has(oid) ? { columns: [], types: [], collations: [] } : undefined;
+      if (current) tables.set(oid, current);
+      names = [];
+      columnNames.set(oid, names);
+    }
+    const table = state.byOid.get(oid);
+    if (!current || !table) continue;
+    const column: ColumnInfo = {
+      name: strings.of(name),
+      type: typeNames.get(typeOid)?.get(typmod) ?? '???',
+      nullable: notNull !== 't',
+      default: null,
+      comment: null,
+    };
+    const labels = state.enumLabels.get(typeOid);
+    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
+    table.columns.push(column);
+    const n = Number(num);
+    names[n] = column.name;
+    current.columns[n] = column;
+    current.types[n] = strings.of(typeOid);
+    current.collations[n] = strings.of(collation);
+  }
+  for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk)) {
+    const column = tables.get(oid)?.columns[Number(num)];
+    if (column) column.comment = comment;
+  }
+  await readDefaults(session, chunk, state, tables);
+  return tables;
+}
+
+/** A default's tree, where it was written left out: trees that differ only there deparse the same. */
+const SOURCE_POSITION = / :location -?\d+(?=[ }])/g;
+
+/** The chunk's defaults given to their columns, each distinct tree deparsed once. */
+async function readDefaults(
+  session: DbSession,
+  chunk: ChunkParams,
+  state: IntrospectState,
+  tables: ReadonlyMap<string, ChunkTable>,
+): Promise<void> {
+  const rows = await textRows<DefaultRow>(session, DEFAULTS_SQL, chunk);
+  const shapes: [ColumnInfo, string][] = [];
+  const wanted = new Map<string, [string, string]>();
+  for (const [oid, num, tree] of rows) {
+    const column = tables.get(oid)?.columns[Number(num)];
+    if (!column) continue;
+    const bare = tree.replace(SOURCE_POSITION, '');
+    // A column in the tree is named from its table: such a tree is deparsed per table.
+    const shape = bare.includes('{VAR ') ? `${oid} ${bare}` : bare;
+    shapes.push([column, shape]);
+    if (!state.expressions.has(shape) && !wanted.has(shape)) wanted.set(shape, [oid, num]);
+  }
+  if (wanted.size > 0) {
+    const at = [...wanted.values()];
+    const texts = await textRows<[string | null]>(session, EXPRESSIONS_SQL, [at.map((a) => a[0]), at.map((a) => a[1])]);
+    [...wanted.keys()].forEach((shape, i) => state.expressions.set(shape, state.strings.of(texts[i]?.[0] ?? null)));
+  }
+  for (const [column, shape] of shapes) column.default = state.expressions.get(shape) ?? null;
+}
+
+async function readConstraints(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
+  const names = (oid: string, nums: readonly number[]) => nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`);
+  const rows = await textRows<ConstraintRow>(session, CONSTRAINTS_SQL, chunk);
+  for (const [oid, name, type, conkey, refSchema, refTable, refOid, confkey, onDelete, onUpdate, definition] of rows) {
+    const table = state.byOid.get(oid);
+    if (!table) continue;
+    const columns = names(oid, intArray(conkey));
+    if (type === 'p') table.primaryKey = columns;
+    else if (type === 'c') attachCheckLiterals(table, columns, definition);
+    else if (type === 'u') table.uniqueConstraints.push(columns);
+    else {
+      const refColumns: string[] = [];
+      state.pending.push({ columns: refColumns, oid: refOid, nums: intArray(confkey) });
+      table.foreignKeys.push({
+        name,
+        columns,
+        references: { schema: state.strings.of(refSchema ?? '?'), table: refTable ?? '?', columns: refColumns },
+        onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
+        onUpdate: ACTIONS[onUpdate] ?? 'NO ACTION',
+      });
+    }
+  }
+}
+
+/** Foreign keys pointing to the chunk's tables; the referencing columns are named with the others, at the end. */
+async function readIncoming(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
+  for (const [oid, schema, table, fromOid, conkey, onDelete] of await textRows<IncomingRow>(
+    session,
+    INCOMING_SQL,
+    chunk,
+  )) {
+    const target = state.byOid.get(oid);
+    if (!target) continue;
+    const columns: string[] = [];
+    state.pending.push({ columns, oid: fromOid, nums: intArray(conkey) });
+    (target.referencedBy ??= []).push({
+      schema: state.strings.of(schema),
+      table,
+      columns,
+      onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
+    });
+  }
+}
+
+async function readIndexes(
+  session: DbSession,
+  chunk: ChunkParams,
+  state: IntrospectState,
+  tables: ReadonlyMap<string, ChunkTable>,
+): Promise<void> {
+  const rows = await textRows<IndexRow>(session, indexesSql(state.nullsNotDistinct), chunk);
+  const unwritten: { index: { definition: string }; oid: string }[] = [];
+  for (const [oid, name, unique, primary, indexOid, am, amOid, keys, classes, collations, definition] of rows) {
+    const table = state.byOid.get(oid);
+    if (!table) continue;
+    const index = { name, unique: unique === 't', primary: primary === 't', definition: definition ?? '' };
+    if (definition === null) {
+      const written = plainIndexDefinition(
+        state.naming,
+        {
+          name: index.name,
+          unique: index.unique,
+          schema: table.schema,
+          table: table.name,
+          am,
+          amOid,
+          keys,
+          classes,
+          collations,
+        },
+        (n) => {
+          const at = tables.get(oid);
+          const name = at?.columns[n]?.name;
+          return at && name !== undefined
+            ? { name, typeOid: at.types[n] ?? '', collation: at.collations[n] ?? '' }
+            : undefined;
+        },
+      );
+      if (written === undefined) unwritten.push({ index, oid: indexOid });
+      else index.definition = written;
+    }
+    table.indexes.push(index);
+  }
+  if (unwritten.length > 0) {
+    const texts = await session.queryText(INDEX_DEFINITIONS_SQL, [unwritten.map((u) => u.oid)]);
+    unwritten.forEach((u, i) => (u.index.definition = texts.rows[i]?.[0] ?? ''));
+  }
+}
+
+/** String literals of a CHECK constraint (`status = ANY (ARRAY['paid'::text, ...])`), given to the columns it names. */
+function attachCheckLiterals(table: TableInfo, columns: readonly string[], definition: string | null): void {
+  if (!definition) return;
+  const literals = [...definition.matchAll(/'((?:[^']|'')*)'/g)]
+    .map((m) => (m[1] ?? '').replaceAll("''", "'"))
+    .filter((v) => v.trim() !== '');
+  if (literals.length === 0) return;
+  for (const name of columns) {
+    const column = table.columns.find((c) => c.name === name);
+    if (!column) continue;
+    column.allowedValues = [...new Set([...(column.allowedValues ?? []), ...literals])].slice(0, MAX_ALLOWED_VALUES);
+  }
+}
