@@ -24,6 +24,7 @@ import { registerJobCommands } from './host/jobs/jobCommands';
 import { outputLogger } from './host/ui/outputLogger';
 import { logPolicyWarningsTo } from './host/settings/settings';
 import { heldWriteDecisionsPort } from './host/compose/heldWriteDecisionsPort';
+import { queryPlanPort, resultsPanelPort, schemaTreePort } from './host/compose/schemaPorts';
 import { settingsPort } from './host/compose/settingsPort';
 import { SIDE_PANEL_VIEW_ID, SidePanelProvider } from './host/ui/panelProvider';
 import { QueryPlanView } from './host/schema/queryPlanView';
@@ -140,16 +141,15 @@ export function activate(context: vscode.ExtensionContext): void {
       logger.warn('reading connection profiles failed', { error: String(error) });
     }
   };
-  const schemaTree = new SchemaTreeView(core, session, logger);
+  const schemaTree = new SchemaTreeView(schemaTreePort(core), session, logger);
   // Edit in the results grid: the edits become one write at the inline approval; the tab's read runs again after it.
   const gridEditing = new GridEditing(
     gridEditPort(core, session, approval, (sql): Promise<ResultsView> => results.read(sql)),
   );
   const results: ResultsPanel = new ResultsPanel(
-    core,
+    resultsPanelPort(core, rootDir),
     context.extensionUri,
     session,
-    rootDir,
     workspaceDir,
     logger,
     gridEditing,
@@ -273,7 +273,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(SIDE_PANEL_VIEW_ID, panel),
     schemaTree,
     badge,
-    new QueryPlanView(core, session, rootDir, logger, output),
+    new QueryPlanView(queryPlanPort(core, rootDir, output), session, logger),
     new HealthView(session, healthViewPort(core, output), logger),
     registerAdviseIndexes(session, adviseIndexesPort(core, output), logger),
     registerCompareSchemas(compareSchemasPort(session, store, core, logger, output)),

@@ -8,14 +8,20 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/platform/logger';
 import type { PlanNode } from '../../core/sql/explainPlan';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
-import { settingsPort } from '../compose/settingsPort';
-import { safetySettings } from '../settings/settings';
-import { showError } from '../ui/showError';
+import type { CoreServices } from '../lazyServices';
+import type { SafetySettings } from '../../core/sql/safetySettings';
 
 export const QUERY_PLAN_VIEW_ID = 'postgresAgent.queryPlan';
 
 const number = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2));
+
+/** What Explain Query needs of the core (built in host/compose/schemaPorts.ts). */
+export interface QueryPlanPort extends Pick<CoreServices, 'explainRead' | 'toAgentError'> {
+  /** The safety settings in force for this EXPLAIN. */
+  safetySettings(): Promise<SafetySettings>;
+  /** An error shown with its advice and logged in the output channel. */
+  showError(error: unknown): Promise<void>;
+}
 
 export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<PlanNode | undefined>();
@@ -25,11 +31,9 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: QueryPlanPort,
     private readonly session: DatabaseSession,
-    private readonly rootDir: string,
     private readonly logger: Logger,
-    private readonly output: vscode.LogOutputChannel,
   ) {
     this.view = vscode.window.createTreeView(QUERY_PLAN_VIEW_ID, { treeDataProvider: this });
     this.disposables.push(
@@ -79,10 +83,10 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       return;
     }
     try {
-      const settings = await safetySettings(settingsPort(this.core), this.rootDir);
+      const settings = await this.port.safetySettings();
       const plan = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Postgres Agent: explaining…' },
-        () => this.session.use(({ db }) => this.core().explainRead(db, sql, settings)),
+        () => this.session.use(({ db }) => this.port.explainRead(db, sql, settings)),
       );
       this.root = plan;
       this.view.message = `${sql.replace(/\s+/g, ' ').slice(0, 100)}${sql.length > 100 ? '…' : ''} — estimated, not run (EXPLAIN without ANALYZE)`;
@@ -90,12 +94,12 @@ export class QueryPlanView implements vscode.TreeDataProvider<PlanNode>, vscode.
       await vscode.commands.executeCommand(`${QUERY_PLAN_VIEW_ID}.focus`);
       this.logger.info('query explained', { nodes: count(plan), totalCost: plan.totalCost });
     } catch (error) {
-      const e = this.core().toAgentError(error);
+      const e = this.port.toAgentError(error);
       this.logger.warn('explain refused or failed', { code: e.code, error: e.message });
       // The SQL itself is the problem (not a read, several statements, a syntax error): no connection advice.
       if (e.code === 'SQL_REFUSED' || e.code === 'BAD_INPUT' || e.code === 'SQL_SYNTAX')
         void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
-      else await showError(this.core, error, this.output);
+      else await this.port.showError(error);
     }
   }
 

@@ -18,9 +18,8 @@ import type { GridEditHostMessage } from '../../shared/gridEditProtocol';
 import type { GridEditing } from './gridEditing';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
-import { settingsPort } from '../compose/settingsPort';
-import { safetySettings } from '../settings/settings';
+import type { CoreServices } from '../lazyServices';
+import type { SafetySettings } from '../../core/sql/safetySettings';
 import { webviewPage } from '../ui/webviewPage';
 
 export const RESULTS_PANEL_TYPE = 'postgresAgent.results';
@@ -34,6 +33,12 @@ interface Tab {
   key?: string;
 }
 
+/** What the results grid needs of the core (built in host/compose/schemaPorts.ts). */
+export interface ResultsPanelPort extends Pick<CoreServices, 'readToExplain' | 'runRead' | 'toAgentError'> {
+  /** The safety settings in force for this read (its row and time limits). */
+  safetySettings(): Promise<SafetySettings>;
+}
+
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private tabs: Tab[] = [];
@@ -43,10 +48,9 @@ export class ResultsPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: ResultsPanelPort,
     private readonly extensionUri: vscode.Uri,
     private readonly session: DatabaseSession,
-    private readonly rootDir: string,
     private readonly workspaceDir: string | undefined,
     private readonly logger: Logger,
     /** Edit in the grid (issue 33): its own protocol, routed here. */
@@ -101,11 +105,10 @@ export class ResultsPanel implements vscode.Disposable {
 
   /** One plain SELECT (the same check as Explain), run READ ONLY with the read limits. */
   async read(sql: string): Promise<ResultsView> {
-    const services = this.core();
-    const statement = await services.readToExplain(sql);
-    const settings = await safetySettings(settingsPort(this.core), this.rootDir);
+    const statement = await this.port.readToExplain(sql);
+    const settings = await this.port.safetySettings();
     const result = await this.session.use(({ db }) =>
-      services.runRead(db, statement.sql, true, {
+      this.port.runRead(db, statement.sql, true, {
         maxRows: settings.maxRows,
         statementTimeoutMs: settings.statementTimeoutMs,
         lockTimeoutMs: settings.lockTimeoutMs,
@@ -120,11 +123,10 @@ export class ResultsPanel implements vscode.Disposable {
     const request = typeof arg === 'object' && arg !== null ? (arg as { sql?: unknown; title?: unknown }) : {};
     const sql = typeof request.sql === 'string' ? request.sql : '';
     const title = typeof request.title === 'string' ? request.title : sql.slice(0, 40);
-    const services = this.core();
     try {
       this.show(await this.read(sql), title);
     } catch (error) {
-      const e = services.toAgentError(error);
+      const e = this.port.toAgentError(error);
       this.logger.warn('showQueryResults refused or failed', { code: e.code, error: e.message });
       void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
     }

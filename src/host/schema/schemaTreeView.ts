@@ -10,7 +10,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import { qualifiedName } from '../../shared/sqlNames';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 
 export const SCHEMA_TREE_VIEW_ID = 'postgresAgent.schemaTree';
 const FILTERED_CONTEXT = 'postgresAgent.schemaTreeFiltered';
@@ -26,6 +26,9 @@ const ICONS: Record<string, string> = {
   trigger: 'zap',
 };
 
+/** What the Schema tree needs of the core (built in host/compose/schemaPorts.ts). */
+export type SchemaTreePort = Pick<CoreServices, 'schemaTreeChildren' | 'selectFirstRows' | 'tableDdlText'>;
+
 export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SchemaTreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -34,7 +37,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: SchemaTreePort,
     private readonly session: DatabaseSession,
     private readonly logger: Logger,
   ) {
@@ -133,7 +136,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
 
   async getChildren(node?: SchemaTreeNode): Promise<SchemaTreeNode[]> {
     const snapshot = await this.snapshot();
-    return snapshot ? this.core().schemaTreeChildren(snapshot, node, this.filter) : [];
+    return snapshot ? this.port.schemaTreeChildren(snapshot, node, this.filter) : [];
   }
 
   /** A table's parent is its schema (what `reveal` needs); other nodes are not revealed. */
@@ -150,7 +153,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     if (!snapshot) return;
     // Beyond the first LEVEL_LIMIT tables of a schema a node is only reachable through the filter.
     const find = (filter: string) =>
-      this.core()
+      this.port
         .schemaTreeChildren(snapshot, { kind: 'schema', schema, tables: 0 }, filter)
         .find((n) => n.kind === 'table' && n.name === name);
     const filter = find('') ? '' : `${schema}.${name}`;
@@ -218,7 +221,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   private async selectFirstRows(node: SchemaTreeNode | undefined): Promise<void> {
     const table = await this.tableOf(node);
     if (!table) return;
-    const sql = this.core().selectFirstRows(table.schema, table.name);
+    const sql = this.port.selectFirstRows(table.schema, table.name);
     const commands = await vscode.commands.getCommands(true);
     if (commands.includes(SHOW_QUERY_RESULTS)) {
       await vscode.commands.executeCommand(SHOW_QUERY_RESULTS, { sql, title: `${table.name}: first 100 rows` });
@@ -237,7 +240,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
     if (!info) return;
     const document = await vscode.workspace.openTextDocument({
       language: 'sql',
-      content: this.core().tableDdlText(info),
+      content: this.port.tableDdlText(info),
     });
     await vscode.window.showTextDocument(document, { preview: false });
   }
