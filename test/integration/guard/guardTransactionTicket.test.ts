@@ -23,6 +23,7 @@ import { silentLogger } from '../../../src/core/platform/logger';
 import { executeApproved } from '../../../src/core/sql/executeApproved';
 import type { ImpactReport } from '../../../src/shared/impactReport';
 import { REDIS_URL, redisAvailable } from '../../support/services';
+import { impactReport } from '../../support/impactReports';
 
 const CONNECTION = 'postgres://app@db:5432/shop';
 const CLAIM = { connection: CONNECTION, xid: '1000', by: 'guard' };
@@ -37,26 +38,13 @@ const alice = generateKeyPairSync('ed25519');
 const SCOPE = { database: '7712163443514398832/shop', policyVersion: 0 };
 
 function impact(): ImpactReport {
-  return {
+  return impactReport({
     statements: RECORD.statements.map((s) => s.sql),
     estimatedRows: null,
     exactRows: 2,
     tables: [{ schema: 'public', name: 'orders', via: 'direct', inserted: 1, updated: 1, deleted: 0 }],
-    risk: 'LOW',
-    requiresApproval: true,
-    wouldFail: null,
     previewMs: 3,
-    warnings: [],
-    foreignKeyActions: [],
-    triggers: [],
-    previewed: true,
-    locks: [],
-    rewrites: [],
-    dependents: [],
-    lint: [],
-    transactional: true,
-    reach: [],
-  };
+  });
 }
 
 function transactionTicket(record: GuardTransactionRecord = RECORD): NewTicket {

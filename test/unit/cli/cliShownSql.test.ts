@@ -6,31 +6,20 @@ import { caretAt, renderImpact } from '../../../src/core/present/renderImpact';
 import { shownOneLine, shownStatement } from '../../../src/core/present/shownSql';
 import type { ImpactReport } from '../../../src/shared/impactReport';
 import { visibleSql } from '../../../src/shared/visibleSql';
+import { impactReport } from '../../support/impactReports';
 
 const ESC = '\u001b';
 
 function impact(risk: ImpactReport['risk'], extra: Partial<ImpactReport> = {}): ImpactReport {
-  return {
+  return impactReport({
     statements: ['UPDATE t SET x = 1'],
     estimatedRows: 1,
     exactRows: 1,
     tables: [{ schema: 'public', name: 't', via: 'direct', inserted: 0, updated: 1, deleted: 0 }],
     risk,
-    requiresApproval: true,
-    wouldFail: null,
     previewMs: 2,
-    warnings: [],
-    foreignKeyActions: [],
-    triggers: [],
-    previewed: true,
-    locks: [],
-    rewrites: [],
-    dependents: [],
-    lint: [],
-    transactional: true,
-    reach: [],
     ...extra,
-  };
+  });
 }
 
 /** The question asked and the decision for each answer. */

@@ -2,30 +2,20 @@
 import { describe, expect, it } from 'vitest';
 import { approvalConfirmation, hiddenCharacterMarks, pendingLenses } from '../../../src/host/sqlApproval/approvalTexts';
 import type { ImpactView } from '../../../src/shared/protocol';
+import { impactView } from '../../support/impactReports';
 
 const ESC = '\u001b';
 const SPOOF = `UPDATE items SET tag = 'owned-by-agent' WHERE id = 1 /*${ESC}[2K\rUPDATE items SET tag = 'reviewed' WHERE id = 1 */`;
 
 function impact(risk: ImpactView['risk'], extra: Partial<ImpactView> = {}): ImpactView {
-  return {
+  return impactView({
     risk,
     estimatedRows: 1,
     exactRows: 1,
     previewMs: 3,
     tables: [{ schema: 'public', name: 'items', via: 'direct', inserted: 0, updated: 1, deleted: 0 }],
-    wouldFail: null,
-    warnings: [],
-    triggers: [],
-    foreignKeyActions: [],
-    previewed: true,
-    locks: [],
-    rewrites: [],
-    dependents: [],
-    lint: [],
-    transactional: true,
-    reach: [],
     ...extra,
-  };
+  });
 }
 
 describe('pendingLenses', () => {

@@ -12,6 +12,7 @@ import {
   toListItem,
 } from '../../../src/host/jobs/cockpit/jobView';
 import type { JobStatusName } from '../../../src/shared/protocol';
+import { impactReport } from '../../support/impactReports';
 
 const job: Job = {
   id: 'job_0123456789abcdef',
@@ -24,26 +25,13 @@ const job: Job = {
   connection: 'sample:/tmp/sample-db',
 };
 
-const impact = {
+const impact = impactReport({
   statements: ['UPDATE'],
   estimatedRows: 3,
   exactRows: 3,
   tables: [{ schema: 'public', name: 'products', via: 'direct' as const, inserted: 0, updated: 3, deleted: 0 }],
-  risk: 'LOW' as const,
-  requiresApproval: true,
-  wouldFail: null,
   previewMs: 4,
-  warnings: [],
-  foreignKeyActions: [],
-  triggers: [],
-  previewed: true,
-  locks: [],
-  rewrites: [],
-  dependents: [],
-  lint: [],
-  transactional: true,
-  reach: [],
-};
+});
 
 function detail(change: Partial<JobDetail> = {}): JobDetail {
   return {

@@ -4,25 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WriteTicketState } from '../../../src/host/jobs/cockpit/jobWrites';
 import { readJobWrites, writeFromImpactFile } from '../../../src/host/jobs/cockpit/jobWrites';
+import { impactView } from '../../support/impactReports';
 
-const impact = {
-  risk: 'LOW',
+const impact = impactView({
   estimatedRows: 3,
   exactRows: 3,
   previewMs: 12,
   tables: [{ schema: 'public', name: 'products', via: 'direct', inserted: 0, updated: 3, deleted: 0 }],
-  wouldFail: null,
-  warnings: [],
-  triggers: [],
-  foreignKeyActions: [],
-  previewed: true,
-  locks: [],
-  rewrites: [],
-  dependents: [],
-  lint: [],
-  transactional: true,
-  reach: [],
-};
+});
 const file = (n: number, extra: object = {}) =>
   JSON.stringify(
     {

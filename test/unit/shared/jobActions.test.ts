@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobActions, jobStateText, mayAccept } from '../../../src/shared/jobActions';
 import type { ApprovalView, JobView } from '../../../src/shared/protocol';
+import { impactView } from '../../support/impactReports';
 
 type Input = Parameters<typeof jobActions>[0];
 const review: JobView['stop'] = {
@@ -23,24 +24,7 @@ function card(status: ApprovalView['status']): ApprovalView {
     ticketId: 'tkt_aaaaaaaaaaaaaaaaaaaa',
     sql: 'UPDATE products SET stock_quantity = 0 WHERE id = 1',
     status,
-    impact: {
-      risk: 'LOW',
-      estimatedRows: 1,
-      exactRows: 1,
-      previewMs: 3,
-      tables: [],
-      wouldFail: null,
-      warnings: [],
-      triggers: [],
-      foreignKeyActions: [],
-      previewed: true,
-      locks: [],
-      rewrites: [],
-      dependents: [],
-      lint: [],
-      transactional: true,
-      reach: [],
-    },
+    impact: impactView({ estimatedRows: 1, exactRows: 1, previewMs: 3 }),
   };
 }
 

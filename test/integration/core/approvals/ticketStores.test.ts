@@ -29,6 +29,7 @@ import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import { openDatabase } from '../../../../src/core/db/openDatabase';
 import { DATABASE_URL, REDIS_URL, redisAvailable } from '../../../support/services';
 import { closedPort } from '../../../support/scratchDatabase';
+import { impactReport } from '../../../support/impactReports';
 
 const SQL = "UPDATE orders SET status = 'shipped' WHERE id = 42";
 const CONNECTION = 'postgres://app@db:5432/shop';
@@ -36,7 +37,7 @@ const CONNECTION = 'postgres://app@db:5432/shop';
 const EXPECTED = { connection: CONNECTION, xid: '1000', by: 'dev' };
 
 function impact(overrides: Partial<ImpactReport> = {}): ImpactReport {
-  return {
+  return impactReport({
     statements: [SQL],
     estimatedRows: 1,
     exactRows: 2,
@@ -44,22 +45,10 @@ function impact(overrides: Partial<ImpactReport> = {}): ImpactReport {
       { schema: 'public', name: 'orders', via: 'direct', inserted: 0, updated: 1, deleted: 0 },
       { schema: 'public', name: 'order_log', via: 'trigger', inserted: 1, updated: 0, deleted: 0 },
     ],
-    risk: 'LOW',
-    requiresApproval: true,
-    wouldFail: null,
     previewMs: 12.5,
-    warnings: [],
-    foreignKeyActions: [],
     triggers: [{ table: 'public.orders', name: 'orders_log' }],
-    previewed: true,
-    locks: [],
-    rewrites: [],
-    dependents: [],
-    lint: [],
-    transactional: true,
-    reach: [],
     ...overrides,
-  };
+  });
 }
 
 function newTicket(overrides: Partial<NewTicket> = {}): NewTicket {

@@ -7,47 +7,14 @@ import { missingApprovals, signatureState } from '../../../../src/core/approvals
 import { publicKeyText, signDecision, verifyDecision } from '../../../../src/core/approvals/decisionSignature';
 import type { Ticket, TicketDecision } from '../../../../src/core/approvals/ticket';
 import type { Risk } from '../../../../src/shared/impactReport';
+import { approvedTicket } from '../../../support/tickets';
 
 const alice = generateKeyPairSync('ed25519');
 const bob = generateKeyPairSync('ed25519');
 const HASH = 'a'.repeat(64);
 
-function ticket(risk: Risk, decisions: TicketDecision[], createdBy = 'requester'): Ticket {
-  return {
-    id: 'tkt_aaaaaaaaaaaaaaaaaaaa',
-    kind: 'write',
-    sql: 'x',
-    sqlHash: HASH,
-    connection: 'postgres://app@db:5432/shop',
-    impact: {
-      statements: [],
-      estimatedRows: 0,
-      exactRows: 0,
-      tables: [],
-      risk,
-      requiresApproval: true,
-      wouldFail: null,
-      previewMs: 0,
-      warnings: [],
-      foreignKeyActions: [],
-      triggers: [],
-      previewed: true,
-      locks: [],
-      rewrites: [],
-      dependents: [],
-      lint: [],
-      transactional: true,
-      reach: [],
-    },
-    risk,
-    createdBy,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    expiresAt: '2026-01-02T00:00:00.000Z',
-    status: 'APPROVED',
-    history: [],
-    decisions,
-  };
-}
+const ticket = (risk: Risk, decisions: TicketDecision[], createdBy = 'requester'): Ticket =>
+  approvedTicket(decisions, { risk, createdBy });
 
 const at = '2026-01-01T00:01:00.000Z';
 const unsigned = (by: string): TicketDecision => ({ by, approve: true, at, hash: HASH });

@@ -13,31 +13,19 @@ import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore'
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { liveTicketsOf, pendingOrNewTicket } from '../../../../src/core/sql/pendingTicket';
 import type { ImpactReport } from '../../../../src/shared/impactReport';
+import { impactReport } from '../../../support/impactReports';
 
 const DB = 'postgres://app@db:5432/shop';
 const SQL = 'DELETE FROM orders WHERE id = 7';
 
 function impact(deleted: number): ImpactReport {
-  return {
+  return impactReport({
     statements: [SQL],
     estimatedRows: 1,
     exactRows: deleted,
     tables: [{ schema: 'public', name: 'orders', via: 'direct', inserted: 0, updated: 0, deleted }],
-    risk: 'LOW',
-    requiresApproval: true,
-    wouldFail: null,
     previewMs: 1,
-    warnings: [],
-    foreignKeyActions: [],
-    triggers: [],
-    previewed: true,
-    locks: [],
-    rewrites: [],
-    dependents: [],
-    lint: [],
-    transactional: true,
-    reach: [],
-  };
+  });
 }
 
 describe('pendingOrNewTicket: one pending ticket per statement and database', () => {

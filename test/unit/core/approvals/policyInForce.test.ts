@@ -5,47 +5,14 @@ import type { PolicyInForce } from '../../../../src/core/approvals/policyInForce
 import { authorizeInForce, requiresPeople } from '../../../../src/core/approvals/policyInForce';
 import type { Ticket, TicketDecision } from '../../../../src/core/approvals/ticket';
 import type { Risk } from '../../../../src/shared/impactReport';
+import { approvedTicket } from '../../../support/tickets';
 
 const HASH = 'c'.repeat(64);
 const at = '2026-01-01T00:01:00.000Z';
 const approve = (by: string): TicketDecision => ({ by, approve: true, at, hash: HASH });
 
-function ticket(risk: Risk, decisions: TicketDecision[]): Ticket {
-  return {
-    id: 'tkt_cccccccccccccccccccc',
-    kind: 'write',
-    sql: 'DELETE FROM t',
-    sqlHash: HASH,
-    connection: 'postgres://app@db:5432/shop',
-    impact: {
-      statements: [],
-      estimatedRows: 0,
-      exactRows: 0,
-      tables: [],
-      risk,
-      requiresApproval: true,
-      wouldFail: null,
-      previewMs: 0,
-      warnings: [],
-      foreignKeyActions: [],
-      triggers: [],
-      previewed: true,
-      locks: [],
-      rewrites: [],
-      dependents: [],
-      lint: [],
-      transactional: true,
-      reach: [],
-    },
-    risk,
-    createdBy: 'agent',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    expiresAt: '2026-01-02T00:00:00.000Z',
-    status: 'APPROVED',
-    history: [],
-    decisions,
-  };
-}
+const ticket = (risk: Risk, decisions: TicketDecision[]): Ticket =>
+  approvedTicket(decisions, { risk, id: 'tkt_cccccccccccccccccccc', sql: 'DELETE FROM t', sqlHash: HASH });
 
 const OWN = '/home/me/.config/pg-agent/config.json approval.databases["1/shop"]';
 const WORKSPACE = '/repo/.pgagent/config.json approval.policy';

@@ -18,6 +18,8 @@ import type { PolicyDocument } from '../../../../src/core/approvals/policyDocume
 import type { SignedMode } from '../../../../src/core/approvals/signedMode';
 import { authorizeSigned } from '../../../../src/core/approvals/signedMode';
 import type { DecisionScope, Ticket, TicketDecision } from '../../../../src/core/approvals/ticket';
+import { impactReport } from '../../../support/impactReports';
+import { approvedTicket } from '../../../support/tickets';
 
 const admin = generateKeyPairSync('ed25519');
 const alice = generateKeyPairSync('ed25519');
@@ -26,42 +28,14 @@ const HASH = 'a'.repeat(64);
 const NOW = new Date('2026-01-01T01:00:00.000Z');
 const at = '2026-01-01T00:30:00.000Z';
 
-function ticket(decisions: TicketDecision[]): Ticket {
-  return {
-    id: 'tkt_aaaaaaaaaaaaaaaaaaaa',
-    kind: 'write',
-    sql: 'x',
-    sqlHash: HASH,
-    connection: 'postgres://app@db:5432/shop',
-    impact: {
-      statements: [],
+const ticket = (decisions: TicketDecision[]): Ticket =>
+  approvedTicket(decisions, {
+    impact: impactReport({
       estimatedRows: 1,
       exactRows: 1,
       tables: [{ schema: 'public', name: 'items', via: 'direct', inserted: 0, updated: 1, deleted: 0 }],
-      risk: 'LOW',
-      requiresApproval: true,
-      wouldFail: null,
-      previewMs: 0,
-      warnings: [],
-      foreignKeyActions: [],
-      triggers: [],
-      previewed: true,
-      locks: [],
-      rewrites: [],
-      dependents: [],
-      lint: [],
-      transactional: true,
-      reach: [],
-    },
-    risk: 'LOW',
-    createdBy: 'agent',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    expiresAt: '2026-01-02T00:00:00.000Z',
-    status: 'APPROVED',
-    history: [],
-    decisions,
-  };
-}
+    }),
+  });
 
 function document(version: number): PolicyDocument {
   return {

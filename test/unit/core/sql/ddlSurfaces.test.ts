@@ -6,6 +6,7 @@ import { planStatement } from '../../../../src/core/sql/ddl/lockModel';
 import { loadParser } from '../../../../src/core/sql/parse';
 import { describeLock } from '../../../../src/shared/lockPhrases';
 import { parseWebviewMessage } from '../../../../src/shared/panelMessages';
+import { impactReport } from '../../../support/impactReports';
 
 beforeAll(async () => {
   await loadParser();
@@ -105,18 +106,13 @@ describe('lint without a database', () => {
 });
 
 describe('renderImpact of DDL', () => {
-  const base: ImpactReport = {
+  const base: ImpactReport = impactReport({
     statements: ['CREATE INDEX CONCURRENTLY ON t (a)'],
     estimatedRows: null,
     exactRows: null,
-    tables: [],
     risk: 'MEDIUM',
-    requiresApproval: true,
-    wouldFail: null,
     previewMs: 12,
     warnings: ['Cannot be rolled back: it runs outside a transaction, alone, once approved.'],
-    foreignKeyActions: [],
-    triggers: [],
     previewed: false,
     locks: [
       {
@@ -130,12 +126,8 @@ describe('renderImpact of DDL', () => {
         why: '',
       },
     ],
-    rewrites: [],
-    dependents: [],
-    lint: [],
     transactional: false,
-    reach: [],
-  };
+  });
 
   it('says once that it cannot be rolled back, that it was analysed, and what it locks', () => {
     const text = renderImpact(base);
