@@ -7,10 +7,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { postgresAvailable } from '../../support/services';
 
 const ATTACKS: [sql: string, code: 'PA001' | 'PA002'][] = [
   ["SELECT set_config('search_path', 'evil', false)", 'PA001'],
@@ -43,13 +43,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
   let client: pg.Client;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_attack');
-    await execSql(
-      db.url,
+    ({ db, guard } = await guardedDatabase('pgagent_guard_attack', [
       `CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t SELECT generate_series(1, 3); CREATE SEQUENCE s;
        CREATE FUNCTION shout() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DELETE FROM t; RETURN 1; END $$;`,
-    );
-    guard = await startGuardProcess(db.url);
+    ]));
     client = new pg.Client({ connectionString: guard.url, application_name: 'guard-attacker' });
     client.on('error', () => undefined);
     await client.connect();
@@ -57,8 +54,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
 
   afterAll(async () => {
     await client?.end().catch(() => undefined);
-    await guard?.stop();
-    await db?.drop();
+    await stopGuarded(guard, db);
   });
 
   it('locks no row with a cursor FOR UPDATE (held by the guard, or refused by the read-only session)', async () => {

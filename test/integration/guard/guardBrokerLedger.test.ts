@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
+import { postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
 
 /** The same ledger table `pg-agent policy init` creates (core/approvals/pgagentSchema.ts), without a pinned policy. */
 const LEDGER = `CREATE SCHEMA pgagent;
@@ -41,9 +40,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
   }
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_ledger');
-    await execSql(db.url, `CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text); ${LEDGER}`);
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_ledger', [
+      `CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text); ${LEDGER}`,
+    ]));
     client = new pg.Client({ connectionString: guard.url, application_name: 'guard-ledger' });
     client.on('error', () => undefined);
     await client.connect();
@@ -52,8 +51,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction on a database
   afterAll(async () => {
     if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
     await client?.end().catch(() => undefined);
-    await guard?.stop();
-    await db?.drop();
+    await stopGuarded(guard, db);
   });
 
   it('commits the approved transaction once with its ledger row; a ticket reset to APPROVED is refused by the ledger', async () => {

@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import type { McpSession } from '../../support/mcpClient';
 import { CLI_PATH, errorOf, startMcp, textOf } from '../../support/mcpClient';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { postgresAvailable } from '../../support/services';
 
 const WRITE = 'UPDATE items SET n = n + 1 WHERE id = 1';
 
@@ -27,12 +27,9 @@ describe.skipIf(!postgresAvailable)('pg-agent mcp --guard: an MCP server with no
   const n = async () => Number(await queryValue(db.url, 'SELECT n FROM items WHERE id = 1'));
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_mcp');
-    await execSql(
-      db.url,
+    ({ db, guard } = await guardedDatabase('pgagent_guard_mcp', [
       'CREATE TABLE items (id int PRIMARY KEY, n int NOT NULL); INSERT INTO items VALUES (1, 0), (2, 0)',
-    );
-    guard = await startGuardProcess(db.url);
+    ]));
     mcp = await startMcp({
       command: process.execPath,
       args: [CLI_PATH, 'mcp', '--guard', guard.url, '--workspace', agentWorkspace],
@@ -44,8 +41,7 @@ describe.skipIf(!postgresAvailable)('pg-agent mcp --guard: an MCP server with no
   afterAll(async () => {
     if (process.env.GUARD_DEBUG) console.log(guard?.stderr(), mcp?.stderr());
     await mcp?.close();
-    await guard?.stop();
-    await db?.drop();
+    await stopGuarded(guard, db);
     rmSync(agentWorkspace, { recursive: true, force: true });
   });
 

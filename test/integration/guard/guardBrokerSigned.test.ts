@@ -17,10 +17,9 @@ import { startGuardProcess } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
 
 const PASS = { admin: 'admin-passphrase', alice: 'alice-passphrase' } as const;
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
 describe.skipIf(!postgresAvailable)('pg-agent guard as a broker: approvals reach it signed', () => {
   let db: ScratchDatabase;
   let root: string;

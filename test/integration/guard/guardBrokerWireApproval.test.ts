@@ -28,10 +28,11 @@ import { readableBy } from '../../support/readableCopy';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { runPsql, ticketIn } from '../../support/psqlRun';
+import type { PsqlRun } from '../../support/psqlRun';
 
 const PASS = { admin: 'admin-passphrase', alice: 'alice-passphrase', mallory: 'mallory-passphrase' } as const;
 type Person = keyof typeof PASS;
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
 const quoted = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 const asRoot = process.getuid?.() === 0;
 const GUARD_UID = 65534; // nobody
@@ -65,17 +66,7 @@ function approverOnTerminal(
   });
 }
 
-function psql(url: string, sql: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'psql',
-      [url, '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const psql = (url: string, sql: string): Promise<PsqlRun> => runPsql([url, '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql]);
 
 describe.skipIf(!postgresAvailable)("approvals over the guard's connection, signed on the approver's side", () => {
   let db: ScratchDatabase;

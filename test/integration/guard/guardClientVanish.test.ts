@@ -9,26 +9,15 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import type net from 'node:net';
 import { join } from 'node:path';
-import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { locksOf, sessionsOf, startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, locksOf, sessionsOf, stopGuarded, tableOfRows } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-const streamOf = (client: pg.Client): net.Socket =>
-  (client as unknown as { connection: { stream: net.Socket } }).connection.stream;
+import { postgresAvailable } from '../../support/services';
+import { connect, streamOf } from '../../support/pgClients';
 
 /** Resident memory of a process (MiB), from /proc. */
 const rssMib = (pid: number): number =>
@@ -68,19 +57,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard when a client vanishes or st
   };
 
   beforeAll(async () => {
-    db = await createScratchDatabase('i38o_vanish');
-    await execSql(
-      db.url,
-      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;",
-    );
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('i38o_vanish', [tableOfRows(3)]));
   }, 60_000);
 
-  afterAll(async () => {
-    if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   /** psql reading its script from a pipe that is never closed; killed with -9 by the test. */
   const psqlFromPipe = (application: string, script: string) => {

@@ -6,42 +6,26 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import Cursor from 'pg-cursor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { sessionsOf, startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, sessionsOf, startGuardProcess, stopGuarded, tableOfRows } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
+import { postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
+import { connect } from '../../support/pgClients';
 
 describe.skipIf(!postgresAvailable)('pg-agent guard with node-postgres, and its faults', () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_pg');
-    await execSql(
-      db.url,
-      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;",
-    );
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_pg', [tableOfRows(5)]));
   }, 60_000);
 
-  afterAll(async () => {
-    if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   const count = async () => Number(await queryValue(db.url, 'SELECT count(*) FROM t'));
 

@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded, tableOfRows } from '../../support/guardProcess';
+import { ticketIn } from '../../support/psqlRun';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { execSql, postgresAvailable } from '../../support/services';
 
 interface Run {
   code: number;
@@ -40,8 +41,6 @@ function run(command: string, args: readonly string[]): Promise<Run> {
 
 const psql = (url: string, commands: string[]): Promise<Run> =>
   run('psql', ['-X', '-q', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])]);
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
 const PYTHON = `
 import io, sys, psycopg2
 conn = psycopg2.connect(sys.argv[1], application_name='guard-copy-psycopg2')
@@ -68,20 +67,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: COPY and LISTEN/NOTIFY', ()
   let dir: string;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_copy');
-    await execSql(
-      db.url,
-      `CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;
-       CREATE FUNCTION shout() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DELETE FROM t; RETURN 1; END $$;`,
-    );
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_copy', [
+      tableOfRows(5),
+      `CREATE FUNCTION shout() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DELETE FROM t; RETURN 1; END $$;`,
+    ]));
     dir = mkdtempSync(join(tmpdir(), 'pgagent-guard-copy-'));
   }, 60_000);
 
-  afterAll(async () => {
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   const ids = async (): Promise<string> =>
     String(await queryValue(db.url, "SELECT string_agg(id::text, ',' ORDER BY id) FROM t"));

@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { sessionsOf, startGuardProcess } from '../../support/guardProcess';
+import { sessionsOf, startGuardProcess, tableOfRows } from '../../support/guardProcess';
 import type { PlainCluster } from '../../support/plainCluster';
 import { clusterToolsAvailable, startPlainCluster } from '../../support/plainCluster';
 import { psqlRun, ticketIn } from '../../support/psqlRun';
 import { queryValue } from '../../support/scratchDatabase';
+import { connect, failure } from '../../support/pgClients';
 
 const tools = clusterToolsAvailable();
 if (!tools.available) {
@@ -24,19 +25,6 @@ if (!tools.available) {
     throw new Error(`CI=true and the guard's crash tests cannot start a cluster: ${tools.reason}`);
   console.warn(`\n!!!!! SKIPPING the guard's crash tests: ${tools.reason}\n`);
 }
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-const failure = (promise: Promise<unknown>): Promise<pg.DatabaseError | undefined> =>
-  promise.then(
-    () => undefined,
-    (error: pg.DatabaseError) => error,
-  );
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -134,9 +122,7 @@ describe.skipIf(!tools.available)('pg-agent guard when PostgreSQL or the guard c
     url = cluster.url.replace(/\/postgres$/, '/i38o_crash');
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    await db.query(
-      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;",
-    );
+    await db.query(tableOfRows(3));
     await db.end();
     guard = await startGuardProcess(url);
   }, 120_000);

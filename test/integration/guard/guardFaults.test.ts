@@ -11,28 +11,19 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { locksOf as locksOfApp, sessionsOf as sessionsOfApp, startGuardProcess } from '../../support/guardProcess';
+import {
+  guardedDatabase,
+  locksOf as locksOfApp,
+  sessionsOf as sessionsOfApp,
+  startGuardProcess,
+  stopGuarded,
+  tableOfRows,
+} from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-const failure = (promise: Promise<unknown>): Promise<pg.DatabaseError | undefined> =>
-  promise.then(
-    () => undefined,
-    (error: pg.DatabaseError) => error,
-  );
-
-const streamOf = (client: pg.Client): net.Socket =>
-  (client as unknown as { connection: { stream: net.Socket } }).connection.stream;
+import { execSql, postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
+import { connect, failure, streamOf } from '../../support/pgClients';
 
 /** What the guard answers a raw socket until it closes it (bounded: 'open' if it never does). */
 function rawExchange(
@@ -90,19 +81,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under bad input and faults',
   };
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_fault');
-    await execSql(
-      db.url,
-      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;",
-    );
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_fault', [tableOfRows(3)]));
   }, 60_000);
 
-  afterAll(async () => {
-    if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   describe('malformed protocol bytes from a raw socket', () => {
     it('closes a start-up packet of garbage, and one whose parameters have no end', async () => {

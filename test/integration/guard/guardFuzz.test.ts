@@ -9,10 +9,10 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { postgresAvailable } from '../../support/services';
 
 const CONNECTIONS = 200;
 const SEED = Number(process.env.GUARD_FUZZ_SEED ?? 38);
@@ -105,15 +105,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard under a bounded protocol fuz
   let guard: GuardProcess;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_i38_fuzz');
-    await execSql(db.url, 'CREATE TABLE victims (id int); INSERT INTO victims VALUES (1), (2);');
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_i38_fuzz', [
+      'CREATE TABLE victims (id int); INSERT INTO victims VALUES (1), (2);',
+    ]));
   }, 60_000);
 
-  afterAll(async () => {
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   async function readsThrough(): Promise<number> {
     const client = new pg.Client({ connectionString: guard.url });

@@ -9,12 +9,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
+import { execSql, postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
 
 describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction', () => {
   let db: ScratchDatabase;
@@ -61,21 +60,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
   };
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_heavy');
-    await execSql(
-      db.url,
-      "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob')",
-    );
     // Above smallTableRows (10k): a write-blocking lock on it is heavy.
-    await execSql(db.url, 'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 12000) g; ANALYZE big');
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_heavy', [
+      "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob')",
+      'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 12000) g; ANALYZE big',
+    ]));
   }, 60_000);
 
-  afterAll(async () => {
-    if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   it('holds the transaction at a heavy CREATE INDEX (1..N); approved, a longer retry runs it but never commits; the exact retry commits once', async () => {
     const client = await connect();

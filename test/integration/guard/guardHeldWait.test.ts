@@ -6,7 +6,6 @@
  * CancelRequest (SIGINT to psql, node-postgres' cancel key) ends the wait with 57014 and the ticket stays
  * pending; a client gone while waiting leaves nothing running for it. Every assertion reads the database.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import type { Socket } from 'node:net';
@@ -19,43 +18,18 @@ import { startGuardProcess } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { runPsql, ticketIn } from '../../support/psqlRun';
+import { connect } from '../../support/pgClients';
+import type { PsqlRun } from '../../support/psqlRun';
 
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** psql as a person runs it (command tags shown), optionally with Ctrl-C once `interruptWhen` holds. */
-function psql(url: string, commands: string[], app: string, interruptWhen?: () => Promise<boolean>): Promise<Run> {
-  const args = ['-X', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])];
-  return new Promise((resolve) => {
-    const child = execFile(
-      'psql',
-      args,
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: app } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-    if (interruptWhen) {
-      void (async () => {
-        for (let i = 0; i < 200 && !(await interruptWhen()); i++) await sleep(50);
-        child.kill('SIGINT');
-      })();
-    }
+const psql = (url: string, commands: string[], app: string, interruptWhen?: () => Promise<boolean>): Promise<PsqlRun> =>
+  runPsql(['-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])], {
+    application: app,
+    ...(interruptWhen ? { interruptWhen } : {}),
   });
-}
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
 
 type Status = { clients: { application: string; waiting?: { ticket: string; since: string } }[] };
 

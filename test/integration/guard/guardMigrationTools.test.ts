@@ -16,10 +16,9 @@ import { startGuardProcess } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
 
 const PG_MIGRATE = join(process.cwd(), 'node_modules', 'node-pg-migrate', 'dist', 'bundle', 'index.js');
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
 describe.skipIf(!postgresAvailable)('pg-agent guard: migration tools, one approval each', () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;

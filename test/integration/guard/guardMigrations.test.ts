@@ -14,14 +14,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessRun } from '../../support/cliProcess';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
 
 const KNEX_CLI = join(process.cwd(), 'node_modules', 'knex', 'bin', 'cli.js');
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
 describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
@@ -73,18 +72,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   const approve = async (id: string) => expect((await guard.pgAgent(['approvals', 'approve', id])).code).toBe(0);
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_mig');
-    await execSql(
-      db.url,
+    ({ db, guard } = await guardedDatabase('pgagent_guard_mig', [
       "CREATE TABLE accounts (id serial PRIMARY KEY, name text NOT NULL); INSERT INTO accounts (name) VALUES ('ann'), ('bob'), ('cy')",
-    );
-    await execSql(db.url, 'CREATE VIEW account_names AS SELECT name FROM accounts');
-    await execSql(db.url, 'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 20000) g; ANALYZE big');
-    await execSql(
-      db.url,
+      'CREATE VIEW account_names AS SELECT name FROM accounts',
+      'CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 20000) g; ANALYZE big',
       'CREATE TABLE ledger (id serial PRIMARY KEY, amount int NOT NULL); INSERT INTO ledger (amount) SELECT g FROM generate_series(1, 50) g; ANALYZE ledger',
-    );
-    guard = await startGuardProcess(db.url);
+    ]));
     project = mkdtempSync(join(tmpdir(), 'pgagent-knex-'));
     mkdirSync(join(project, 'migrations'));
     // The knex CLI wants its project's own install: the project's node_modules is this repository's.
@@ -95,11 +88,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     );
   }, 60_000);
 
-  afterAll(async () => {
-    if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   it("holds knex's first run statement by statement, then the migration transaction on one ticket; approved, the identical rerun commits once", async () => {
     migration(

@@ -5,13 +5,14 @@
  * clear error), and a held write is approved and run once through the pool, alone and in a transaction.
  */
 import { execFile } from 'node:child_process';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
 import { startGuardProcess } from '../../support/guardProcess';
 import { execSql, queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, postgresAvailable } from '../../support/services';
+import { connect } from '../../support/pgClients';
 
 function run(command: string, args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -23,13 +24,6 @@ function run(command: string, args: string[], env: Record<string, string> = {}) 
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-}
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
 }
 
 async function value(client: pg.Client, sql: string): Promise<unknown> {

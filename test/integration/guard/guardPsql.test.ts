@@ -4,80 +4,38 @@
  * the store, nothing changed) until a person approves it, then the identical statement runs exactly once;
  * inside BEGIN a write rolls the transaction back at once; session changes are refused; Ctrl-C cancels.
  */
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded, tableOfRows } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-interface PsqlRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function psql(
-  url: string,
-  commands: string[],
-  options: { interruptWhen?: () => Promise<boolean> } = {},
-): Promise<PsqlRun> {
-  const args = ['-X', '-q', '-A', '-t', '-v', 'VERBOSITY=verbose', url, ...commands.flatMap((c) => ['-c', c])];
-  return new Promise((resolve) => {
-    const child = execFile(
-      'psql',
-      args,
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'guard-psql-test' } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-    const { interruptWhen } = options;
-    if (interruptWhen) {
-      // Ctrl-C once the statement runs upstream (polled, bounded), as a person would press it.
-      void (async () => {
-        for (let i = 0; i < 200 && !(await interruptWhen()); i++) await new Promise((r) => setTimeout(r, 50));
-        child.kill('SIGINT');
-      })();
-    }
-  });
-}
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
+import { postgresAvailable } from '../../support/services';
+import { psqlRun, ticketIn } from '../../support/psqlRun';
 
 describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_psql');
-    await execSql(
-      db.url,
-      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 5) g;",
-    );
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_psql', [tableOfRows(5)]));
   }, 60_000);
 
-  afterAll(async () => {
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   const count = async () => Number(await queryValue(db.url, 'SELECT count(*) FROM t'));
 
   it('returns what the database returns for reads, several statements in one message included', async () => {
-    const through = await psql(guard.url, ['SELECT id, v FROM t ORDER BY id; SELECT count(*) FROM t']);
-    const direct = await psql(db.url, ['SELECT id, v FROM t ORDER BY id; SELECT count(*) FROM t']);
+    const through = await psqlRun(guard.url, ['SELECT id, v FROM t ORDER BY id; SELECT count(*) FROM t']);
+    const direct = await psqlRun(db.url, ['SELECT id, v FROM t ORDER BY id; SELECT count(*) FROM t']);
     expect(through.stderr).toBe('');
     expect(through.stdout).toBe(direct.stdout);
     expect(through.stdout).toContain('3|v3');
   });
 
   it('holds a DELETE on a ticket, runs it once after approval, and never again', async () => {
-    const held = await psql(guard.url, ['DELETE FROM t WHERE id = 1']);
+    const held = await psqlRun(guard.url, ['DELETE FROM t WHERE id = 1']);
     expect(held.code).not.toBe(0);
     expect(held.stderr).toMatch(/ERROR: {2}PA001: held for approval: ticket tkt_\w+ \(risk LOW, 1 row\(s\)\)/);
     expect(held.stderr).toContain('public.t: 1 deleted');
@@ -87,31 +45,31 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
     expect(await count()).toBe(5);
 
     // A retry before the decision waits on the same ticket.
-    const again = await psql(guard.url, ['DELETE FROM t WHERE id = 1']);
+    const again = await psqlRun(guard.url, ['DELETE FROM t WHERE id = 1']);
     expect(ticketIn(again.stderr)).toBe(ticket);
     expect(again.stderr).toContain('still waiting');
 
     const approved = await guard.pgAgent(['approvals', 'approve', ticket]);
     expect(approved.code).toBe(0);
-    const ran = await psql(guard.url, ['DELETE FROM t WHERE id = 1']);
+    const ran = await psqlRun(guard.url, ['DELETE FROM t WHERE id = 1']);
     expect(ran).toMatchObject({ code: 0, stderr: '' });
     expect(await count()).toBe(4);
 
     // The same text once more is a new write: a new ticket, nothing run.
-    const later = await psql(guard.url, ['DELETE FROM t WHERE id = 2']);
+    const later = await psqlRun(guard.url, ['DELETE FROM t WHERE id = 2']);
     expect(ticketIn(later.stderr)).not.toBe(ticket);
     expect(await count()).toBe(4);
   });
 
   it('holds a write hidden among reads in one message, and runs none of it', async () => {
-    const run = await psql(guard.url, ["SELECT 1; UPDATE t SET v = 'x'; SELECT 2"]);
+    const run = await psqlRun(guard.url, ["SELECT 1; UPDATE t SET v = 'x'; SELECT 2"]);
     expect(run.stderr).toContain('PA001');
     expect(run.stdout).toBe('');
     expect(Number(await queryValue(db.url, "SELECT count(*) FROM t WHERE v = 'x'"))).toBe(0);
   });
 
   it('rolls a transaction back at its first write, holding no lock while anyone decides', async () => {
-    const run = await psql(guard.url, [
+    const run = await psqlRun(guard.url, [
       'BEGIN',
       'SELECT count(*) FROM t',
       "UPDATE t SET v = 'y' WHERE id = 3",
@@ -132,18 +90,18 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
   });
 
   it('refuses session changes and transactions that would write, and passes harmless settings', async () => {
-    const search = await psql(guard.url, ['SET search_path = evil']);
+    const search = await psqlRun(guard.url, ['SET search_path = evil']);
     expect(search.stderr).toContain('PA002');
-    const readWrite = await psql(guard.url, ['BEGIN READ WRITE']);
+    const readWrite = await psqlRun(guard.url, ['BEGIN READ WRITE']);
     expect(readWrite.stderr).toContain('PA002');
-    const harmless = await psql(guard.url, ["SET statement_timeout = '5s'; SHOW statement_timeout"]);
+    const harmless = await psqlRun(guard.url, ["SET statement_timeout = '5s'; SHOW statement_timeout"]);
     expect(harmless).toMatchObject({ code: 0, stdout: '5s\n' });
   });
 
   it("passes the server's own errors with their fields, and answers syntax errors itself with the position", async () => {
-    const division = await psql(guard.url, ['SELECT 1/0']);
+    const division = await psqlRun(guard.url, ['SELECT 1/0']);
     expect(division.stderr).toContain('ERROR:  22012: division by zero');
-    const syntax = await psql(guard.url, ['SELEC 1']);
+    const syntax = await psqlRun(guard.url, ['SELEC 1']);
     expect(syntax.stderr).toMatch(/ERROR: {2}42601: syntax error at or near "SELEC"\nLINE 1: SELEC 1\n {8}\^/);
   });
 
@@ -155,17 +113,17 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
           "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'",
         ),
       ) === 1;
-    const run = await psql(guard.url, ['SELECT pg_sleep(20)'], { interruptWhen: running });
+    const run = await psqlRun(guard.url, ['SELECT pg_sleep(20)'], 'guard-psql-test', running);
     expect(run.stderr).toContain('57014');
   });
 
   it('turns away a wrong password and another database, and lists its clients', async () => {
     const wrong = new URL(guard.url);
     wrong.password = 'nope';
-    expect((await psql(wrong.toString(), ['SELECT 1'])).stderr).toContain('password authentication failed');
+    expect((await psqlRun(wrong.toString(), ['SELECT 1'])).stderr).toContain('password authentication failed');
     const other = new URL(guard.url);
     other.pathname = '/postgres';
-    expect((await psql(other.toString(), ['SELECT 1'])).stderr).toContain('is not served by this guard');
+    expect((await psqlRun(other.toString(), ['SELECT 1'])).stderr).toContain('is not served by this guard');
     const status = await guard.pgAgent(['guard', 'status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid: guard.child.pid });
   });

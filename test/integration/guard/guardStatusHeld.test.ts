@@ -8,18 +8,16 @@
  * does not hide the other, and a dead guard's file is removed by the next guard that starts there (by its own
  * name: a forged file whose pid is a path removes nothing else).
  */
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, startGuardProcess, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
+import { postgresAvailable } from '../../support/services';
+import { runPsql, ticketIn } from '../../support/psqlRun';
 
 interface Held {
   ticket: string;
@@ -30,16 +28,7 @@ interface Held {
   clients: number[];
 }
 
-function psql(url: string, sql: string): Promise<string> {
-  return new Promise((resolve) => {
-    execFile(
-      'psql',
-      ['-X', '-q', url, '-c', sql],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      (_error, _stdout, stderr) => resolve(stderr),
-    );
-  });
-}
+const psql = async (url: string, sql: string): Promise<string> => (await runPsql(['-q', url, '-c', sql])).stderr;
 
 async function orderTransaction(client: pg.Client): Promise<{ id: number; error?: pg.DatabaseError }> {
   await client.query('BEGIN');
@@ -65,18 +54,12 @@ describe.skipIf(!postgresAvailable)('pg-agent guard status with held statements 
     };
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_status');
-    await execSql(
-      db.url,
+    ({ db, guard } = await guardedDatabase('pgagent_guard_status', [
       "CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text); INSERT INTO orders (customer) VALUES ('old');",
-    );
-    guard = await startGuardProcess(db.url);
+    ]));
   }, 60_000);
 
-  afterAll(async () => {
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   it('lists the held transaction with its statements and rows per table, then follows it to committed', async () => {
     const client = new pg.Client({ connectionString: guard.url, application_name: 'orders-app' });

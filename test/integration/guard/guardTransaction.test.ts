@@ -7,22 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: 'guard-tx' });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
+import { postgresAvailable } from '../../support/services';
+import { ticketIn } from '../../support/psqlRun';
+import { connect } from '../../support/pgClients';
 
 /** The ORM's transaction: the id the INSERT returns is used by the UPDATE. Resolves to the COMMIT's error, if any. */
 async function orderTransaction(
@@ -49,19 +42,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
   const orders = async () => Number(await queryValue(db.url, 'SELECT count(*) FROM orders'));
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_tx');
-    await execSql(db.url, 'CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text)');
-    guard = await startGuardProcess(db.url);
+    ({ db, guard } = await guardedDatabase('pgagent_guard_tx', [
+      'CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, note text)',
+    ]));
   }, 60_000);
 
-  afterAll(async () => {
-    if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   it('holds the transaction at COMMIT on one ticket, commits nothing and holds no lock; approved, the retry with a new id commits once', async () => {
-    const client = await connect(guard.url);
+    const client = await connect(guard.url, 'guard-tx');
     try {
       const first = await orderTransaction(client, 'ann');
       expect(first.error?.code).toBe('PA001');
@@ -113,7 +102,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
   });
 
   it('holds a retry with another statement template on a new ticket, and commits nothing', async () => {
-    const client = await connect(guard.url);
+    const client = await connect(guard.url, 'guard-tx');
     try {
       const first = await orderTransaction(client, 'bob');
       const ticket = ticketIn(first.error?.message ?? '');
@@ -138,7 +127,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
   });
 
   it('rolls back a retry with the same templates whose effects exceed the approved ones, and holds it on a new ticket', async () => {
-    const client = await connect(guard.url);
+    const client = await connect(guard.url, 'guard-tx');
     const batch = async (n: number) => {
       await client.query('BEGIN');
       await client.query(`INSERT INTO orders (customer) SELECT 'batch' FROM generate_series(1, ${n})`);
@@ -166,7 +155,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
   });
 
   it('rolls back and refuses a SAVEPOINT inside a measured transaction; ROLLBACK ends it cleanly', async () => {
-    const client = await connect(guard.url);
+    const client = await connect(guard.url, 'guard-tx');
     try {
       const before = await orders();
       await client.query('BEGIN');
@@ -186,7 +175,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
   });
 
   it('never lets a COMMIT prepared before the transaction (extended protocol) commit its measured writes', async () => {
-    const client = await connect(guard.url);
+    const client = await connect(guard.url, 'guard-tx');
     try {
       const before = await orders();
       // node-postgres parses a named statement once, then only binds and executes it.
@@ -204,7 +193,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approved as a
   });
 
   it('keeps the old answer (ROLLBACK, PA002) for a write after the transaction already read', async () => {
-    const client = await connect(guard.url);
+    const client = await connect(guard.url, 'guard-tx');
     try {
       const before = await orders();
       await client.query('BEGIN');

@@ -6,33 +6,26 @@
  * passed on to a child insert varies on retry by provenance; a fresh UUID in a WHERE is held. Every outcome is
  * asserted on the rows in the database.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-
-const ticketIn = (text: string): string => /ticket (tkt_[a-z0-9]+)/.exec(text)?.[1] ?? '';
+import { execSql, postgresAvailable } from '../../support/services';
+import { runPsql, ticketIn } from '../../support/psqlRun';
+import type { PsqlRun } from '../../support/psqlRun';
 
 /** `psql -f file`: each line its own message, as a new user's migration script would be sent. */
-function psqlFile(url: string, lines: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function psqlFile(url: string, lines: string[]): Promise<PsqlRun> {
   const dir = mkdtempSync(join(tmpdir(), 'i32_psql_'));
   const file = join(dir, 'tx.sql');
   writeFileSync(file, `${lines.join('\n')}\n`);
-  return new Promise((resolve) => {
-    execFile(
-      'psql',
-      ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'VERBOSITY=verbose', url, '-f', file],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGAPPNAME: 'i32-psql' } },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
+  return runPsql(['-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'VERBOSITY=verbose', url, '-f', file], {
+    application: 'i32-psql',
   });
 }
 
@@ -66,22 +59,16 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approval bind
   };
 
   beforeAll(async () => {
-    db = await createScratchDatabase('i32_guard_values');
-    await execSql(
-      db.url,
+    ({ db, guard } = await guardedDatabase('i32_guard_values', [
       `CREATE TABLE t (id int PRIMARY KEY, v int);
        INSERT INTO t SELECT g, g FROM generate_series(1, 10) g;
        CREATE TABLE parent (id serial PRIMARY KEY, name text);
        CREATE TABLE child (id serial PRIMARY KEY, parent_id int REFERENCES parent(id), note text);
        CREATE TABLE docs (id uuid PRIMARY KEY, body text, at timestamptz);`,
-    );
-    guard = await startGuardProcess(db.url);
+    ]));
   }, 60_000);
 
-  afterAll(async () => {
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   it('psql: approved DELETE … WHERE id = 6 never lets id = 7 commit; the identical retry commits once', async () => {
     const held = await psqlFile(guard.url, ['BEGIN;', 'DELETE FROM t WHERE id = 6;', 'COMMIT;']);

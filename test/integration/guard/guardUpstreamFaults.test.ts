@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { sessionsOf as sessionsOfApp, startGuardProcess } from '../../support/guardProcess';
+import { sessionsOf as sessionsOfApp, startGuardProcess, tableOfRows } from '../../support/guardProcess';
 import type { PlainCluster } from '../../support/plainCluster';
 import { clusterToolsAvailable, startPlainCluster } from '../../support/plainCluster';
 import { queryValue } from '../../support/scratchDatabase';
+import { connect, failure } from '../../support/pgClients';
 
 const tools = clusterToolsAvailable();
 if (!tools.available) {
@@ -21,19 +22,6 @@ if (!tools.available) {
     throw new Error(`CI=true and the guard's upstream fault tests cannot start a cluster: ${tools.reason}`);
   console.warn(`\n!!!!! SKIPPING the guard's upstream fault tests: ${tools.reason}\n`);
 }
-
-async function connect(url: string, application: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url, application_name: application });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-const failure = (promise: Promise<unknown>): Promise<pg.DatabaseError | undefined> =>
-  promise.then(
-    () => undefined,
-    (error: pg.DatabaseError) => error,
-  );
 
 /** The guard's resident memory (MB), from /proc. */
 const rssMb = (pid: number): number =>
@@ -58,9 +46,7 @@ describe.skipIf(!tools.available)('pg-agent guard when its upstream fails, and u
     cluster = await startPlainCluster({ maxConnections: 140 });
     const admin = new pg.Client({ connectionString: cluster.url });
     await admin.connect();
-    await admin.query(
-      "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3) g;",
-    );
+    await admin.query(tableOfRows(3));
     await admin.end();
     guard = await startGuardProcess(cluster.url);
   }, 120_000);

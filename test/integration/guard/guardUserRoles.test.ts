@@ -7,10 +7,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { postgresAvailable } from '../../support/services';
 
 const SECRET = 'i38-secret-value-of-alice';
 
@@ -45,9 +45,11 @@ describe.skipIf(!postgresAvailable)('guard users see only their own tickets unle
     (await query(user, 'SELECT * FROM pg_agent.tickets()')).rows.map((r) => r.ticket);
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_i38_roles');
-    await execSql(db.url, 'CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)');
-    guard = await startGuardProcess(db.url, { user: 'alice' });
+    ({ db, guard } = await guardedDatabase(
+      'pgagent_i38_roles',
+      ['CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)'],
+      { user: 'alice' },
+    ));
     urls.alice = guard.url;
     for (const [name, role] of [['bob'], ['carol', 'approver']] as const) {
       const added = await addUser(name, role);
@@ -55,10 +57,7 @@ describe.skipIf(!postgresAvailable)('guard users see only their own tickets unle
     }
   }, 60_000);
 
-  afterAll(async () => {
-    await guard?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stopGuarded(guard, db));
 
   it("shows alice's held write to alice and to the approver, never to bob", async () => {
     const held = await query('alice', `INSERT INTO notes (body) VALUES ('${SECRET}')`).then(

@@ -10,10 +10,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { execSql, postgresAvailable } from '../../support/services';
 
 const LOCKING = 'LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_lock(7); RETURN 2; END $$';
 
@@ -23,13 +23,10 @@ describe.skipIf(!postgresAvailable)("the guard's verdict cache against texts tha
   let client: pg.Client;
 
   beforeAll(async () => {
-    db = await createScratchDatabase('pgagent_guard_cache');
-    await execSql(
-      db.url,
+    ({ db, guard } = await guardedDatabase('pgagent_guard_cache', [
       `CREATE FUNCTION k(int) RETURNS int LANGUAGE sql AS 'SELECT 1';
        CREATE FUNCTION m(int) RETURNS int LANGUAGE sql AS 'SELECT 1';`,
-    );
-    guard = await startGuardProcess(db.url);
+    ]));
     client = new pg.Client({ connectionString: guard.url, application_name: 'guard-cache-attacker' });
     client.on('error', () => undefined);
     await client.connect();
@@ -37,8 +34,7 @@ describe.skipIf(!postgresAvailable)("the guard's verdict cache against texts tha
 
   afterAll(async () => {
     await client?.end().catch(() => undefined);
-    await guard?.stop();
-    await db?.drop();
+    await stopGuarded(guard, db);
   });
 
   const advisoryLocks = async () =>

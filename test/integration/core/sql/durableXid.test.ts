@@ -6,7 +6,7 @@
  * commit: the resolver would mark the ticket EXECUTED for a write that never happened. With it, the id is never
  * given out again and its fate reads "aborted".
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../../src/core/db/db';
 import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
@@ -16,18 +16,12 @@ import { durableXid } from '../../../../src/core/sql/durableXid';
 import { xactStatus } from '../../../../src/core/sql/executionResolver';
 import type { PlainCluster } from '../../../support/plainCluster';
 import { clusterToolsAvailable, startPlainCluster } from '../../../support/plainCluster';
+import { connect } from '../../../support/pgClients';
 
 const tools = clusterToolsAvailable();
 if (!tools.available) {
   if (process.env.CI === 'true') throw new Error(`CI=true and the crash tests cannot start a cluster: ${tools.reason}`);
   console.warn(`\n!!!!! SKIPPING the durable transaction id tests: ${tools.reason}\n`);
-}
-
-async function connect(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
 }
 
 /** Waits until the restarted server takes connections again (recovery done). */
