@@ -15,13 +15,8 @@ import type { ProcessRun } from '../../../support/agentProcess';
 import { CLI, personEnv, runAsAgent, runOnTerminal } from '../../../support/agentProcess';
 import { queryValue } from '../../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../../support/services';
-import {
-  createScratchDatabase,
-  execSql,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-} from '../../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { REDIS_URL, redisAvailable } from '../../../support/services';
 
 const WRITE = 'UPDATE items SET n = n + 1 WHERE id = 1';
 const PASS = {

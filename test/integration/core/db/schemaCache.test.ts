@@ -11,13 +11,8 @@ import { SchemaCache } from '../../../../src/core/db/schemaCache';
 import type { Logger } from '../../../../src/core/platform/logger';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ScratchDatabase } from '../../../support/services';
-import {
-  createScratchDatabase,
-  execSql,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-} from '../../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { REDIS_URL, redisAvailable } from '../../../support/services';
 
 describe.runIf(postgresAvailable)('schema cache', () => {
   let scratch: ScratchDatabase;

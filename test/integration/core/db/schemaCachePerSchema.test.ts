@@ -16,13 +16,8 @@ import type { SchemaIndex } from '../../../../src/core/db/schemaCacheStore';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { pgAgentProcess } from '../../../support/cliProcess';
 import type { ScratchDatabase } from '../../../support/services';
-import {
-  createScratchDatabase,
-  execSql,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-} from '../../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { REDIS_URL, redisAvailable } from '../../../support/services';
 
 const TABLES = 40;
 

@@ -16,13 +16,8 @@ import type { ConfirmedStamp, SchemaIndex } from '../../../../src/core/db/schema
 import { schemaChanges } from '../../../../src/core/db/schemaChanges';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ScratchDatabase } from '../../../support/services';
-import {
-  createScratchDatabase,
-  execSql,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-} from '../../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { REDIS_URL, redisAvailable } from '../../../support/services';
 
 /** Long enough that no run of this test outlasts it: what is tested is who asks the server, not the clock. */
 const WINDOW = 10 * 60_000;

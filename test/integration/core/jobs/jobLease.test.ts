@@ -18,13 +18,8 @@ import { newJobAtReview } from '../../../support/jobScript';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import {
-  createScratchDatabase,
-  execSql,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-} from '../../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { REDIS_URL, redisAvailable } from '../../../support/services';
 import { SHOP_SCHEMA } from '../../../support/shopSchema';
 
 const JOB = 'job_0123456789abcdef';

@@ -25,13 +25,8 @@ import { runPgAgent } from '../../../support/cliHarness';
 import { call, inTactical, PLAN_V1, planTurn, tactical } from '../../../support/jobScript';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import {
-  createScratchDatabase,
-  execSql,
-  postgresAvailable,
-  REDIS_URL,
-  redisAvailable,
-} from '../../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { REDIS_URL, redisAvailable } from '../../../support/services';
 import { queryValue } from '../../../support/scratchDatabase';
 
 const CLI = fileURLToPath(new URL('../../../../dist/cli.js', import.meta.url));
