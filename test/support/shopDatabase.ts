@@ -26,6 +26,19 @@ import type { ScriptedModelServer } from './scriptedModelServer';
 import { startScriptedModelServer } from './scriptedModelServer';
 import { SHOP_SCHEMA } from './shopSchema';
 
+/** beforeAll: a scratch database with SHOP_SCHEMA (for a test that runs pg-agent on it); afterAll: dropped. */
+export function useShopScratch(): { scratch: ScratchDatabase } {
+  const shop = {} as { scratch: ScratchDatabase };
+  beforeAll(async () => {
+    shop.scratch = await createScratchDatabase();
+    await execSql(shop.scratch.url, SHOP_SCHEMA);
+  });
+  afterAll(async () => {
+    await shop.scratch?.drop();
+  });
+  return shop;
+}
+
 export interface ShopDatabase {
   scratch: ScratchDatabase;
   db: Db;

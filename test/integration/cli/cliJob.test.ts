@@ -1,10 +1,9 @@
 // `pg-agent job` on real PostgreSQL with the scripted Gemini server as the only fake: plan → review →
 // revise → approve → held write (exit 3) → approvals approve → continue in a new Node process → completed.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/run';
 import { runPgAgent } from '../../support/cliHarness';
 import {
@@ -21,10 +20,10 @@ import {
 } from '../../support/jobScript';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
-import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../support/shopSchema';
+import { postgresAvailable } from '../../support/services';
+import { SHOP_FINGERPRINT } from '../../support/shopSchema';
+import { useShopScratch, useScriptedWorkspace } from '../../support/shopDatabase';
 
 interface JobJson {
   job: { id: string; status: string; reviewCycles: number; title: string };
@@ -56,24 +55,11 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
   /** A new job stopped at its first plan review. */
   const jobAtReview = () => newJobAtReview(server, job);
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
+  const shop = useShopScratch();
+  beforeAll(() => void (scratch = shop.scratch));
 
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-
-  beforeEach(async () => {
-    server = await startScriptedModelServer();
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-job-'));
-  });
-
-  afterEach(async () => {
-    await server.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const rig = useScriptedWorkspace('pgagent-cli-job');
+  beforeEach(() => void ({ server, workspace } = rig));
 
   it('plans to a review, revises with feedback, holds the write (exit 3), and a new process completes it once approved', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);

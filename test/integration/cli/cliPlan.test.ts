@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../../support/cliHarness';
 import {
   analysis,
@@ -24,8 +24,9 @@ import { queryValue } from '../../support/scratchDatabase';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../support/shopSchema';
+import { postgresAvailable } from '../../support/services';
+import { SHOP_FINGERPRINT } from '../../support/shopSchema';
+import { useShopScratch } from '../../support/shopDatabase';
 
 interface PlanJsonOut {
   id: string;
@@ -112,13 +113,8 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     ]);
   }
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
-  afterAll(async () => {
-    await scratch?.drop();
-  });
+  const shop = useShopScratch();
+  beforeAll(() => void (scratch = shop.scratch));
   beforeEach(async () => {
     [gemini, openai] = await Promise.all([startScriptedModelServer(), startScriptedModelServer()]);
     workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-plan-'));

@@ -8,14 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../../../support/cliHarness';
 import { ARCHIVE, call, inTactical, PLAN_V1, planTurn, newJobAtReview } from '../../../support/jobScript';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
-import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../../support/shopSchema';
+import { postgresAvailable } from '../../../support/services';
+import { SHOP_FINGERPRINT } from '../../../support/shopSchema';
+import { useShopScratch, useScriptedWorkspace } from '../../../support/shopDatabase';
 import { queryValue } from '../../../support/scratchDatabase';
 
 const redisServerInstalled = (() => {
@@ -92,21 +92,10 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
 
   const jobAtReview = () => newJobAtReview(server, job);
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-  beforeEach(async () => {
-    server = await startScriptedModelServer();
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-job-faults-'));
-  });
-  afterEach(async () => {
-    await server.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const shop = useShopScratch();
+  beforeAll(() => void (scratch = shop.scratch));
+  const rig = useScriptedWorkspace('pgagent-job-faults');
+  beforeEach(() => void ({ server, workspace } = rig));
 
   it('a broken todos.yaml stops the tactical phase naming its line (never read as "no todos"), is kept as it is, and the job goes on once fixed', async () => {
     const id = await jobAtReview();

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentError } from '../../../../src/core/platform/errors';
 import type { LeaseBackend, LeaseHolder } from '../../../../src/core/jobs/jobLease';
 import { JobLeases } from '../../../../src/core/jobs/jobLease';
@@ -16,11 +16,10 @@ import { silentLogger } from '../../../../src/core/platform/logger';
 import { runPgAgent } from '../../../support/cliHarness';
 import { newJobAtReview } from '../../../support/jobScript';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
-import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { postgresAvailable } from '../../../support/services';
 import { REDIS_URL, redisAvailable } from '../../../support/services';
-import { SHOP_SCHEMA } from '../../../support/shopSchema';
+import { useShopScratch, useScriptedWorkspace } from '../../../support/shopDatabase';
 
 const JOB = 'job_0123456789abcdef';
 
@@ -176,21 +175,10 @@ describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', (
       );
     });
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
-  afterAll(async () => {
-    await scratch?.drop();
-  });
-  beforeEach(async () => {
-    server = await startScriptedModelServer();
-    workspace = mkdtempSync(join(tmpdir(), 'pgagent-lease-job-'));
-  });
-  afterEach(async () => {
-    await server.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const shop = useShopScratch();
+  beforeAll(() => void (scratch = shop.scratch));
+  const rig = useScriptedWorkspace('pgagent-lease-job');
+  beforeEach(() => void ({ server, workspace } = rig));
 
   const jobAtReview = () => newJobAtReview(server, inProcess);
 
