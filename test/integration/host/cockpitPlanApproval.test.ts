@@ -12,6 +12,7 @@ import type * as FsPromisesModule from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as PlanTicketModule from '../../../src/core/approvals/planTicket';
 import type * as PolicyInForceModule from '../../../src/core/approvals/policyInForce';
+import { scriptedGemini } from '../../support/scriptedGemini';
 
 const counted = vi.hoisted(() => ({ files: [] as string[] }));
 
@@ -61,7 +62,6 @@ import { introspectSchema } from '../../../src/core/db/introspect';
 import { openPostgres } from '../../../src/core/db/postgresDb';
 import type { JobOutcome } from '../../../src/core/jobs/jobOutcome';
 import { JobStore } from '../../../src/core/jobs/jobStore';
-import { createGeminiProvider } from '../../../src/core/llm/gemini';
 import { silentLogger } from '../../../src/core/platform/logger';
 import type { SchemaSnapshot } from '../../../src/shared/schema';
 import { IDLE } from '../../../src/host/jobs/cockpit/jobView';
@@ -156,13 +156,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
 
   /** The window's job objects, wired as JobController wires them (VS Code's progress and model as ports). */
   function windowOf(store: TicketStore) {
-    const provider = createGeminiProvider({
-      model: 'gemini-2.5-flash',
-      apiKey: 'test-key',
-      baseUrl: server.url,
-      logger: silentLogger,
-      maxRetries: 0,
-    });
+    const provider = scriptedGemini(server);
     const entries = new Map<string, JobEntry>();
     const elsewhere: string[] = [];
     const runners = new JobRunners({

@@ -14,7 +14,6 @@ import type { Db } from '../../../../src/core/db/db';
 import { openPostgres } from '../../../../src/core/db/postgresDb';
 import type { SchemaSource } from '../../../../src/core/db/schemaCache';
 import { SchemaCache } from '../../../../src/core/db/schemaCache';
-import { createGeminiProvider } from '../../../../src/core/llm/gemini';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import { musicStoreSql } from '../../../fixtures/musicStoreSchema';
@@ -22,6 +21,7 @@ import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { scriptedGemini } from '../../../support/scriptedGemini';
 
 const SUMMARY = { reply: { text: 'Done.' } };
 const read = (sql: string) => ({ reply: { json: { sql, operation: 'read', explanation: 'reads it' } } });
@@ -64,13 +64,7 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
       connectionKey: scratch.url,
       ticketStore: store,
       undoDir: join(workspace, 'undo'),
-      provider: createGeminiProvider({
-        model: 'gemini-2.5-flash',
-        apiKey: 'test-key',
-        baseUrl: server.url,
-        logger: silentLogger,
-        maxRetries: 0,
-      }),
+      provider: scriptedGemini(server),
       loadSnapshot: async () => {
         const { snapshot, source } = await cache.get(db, scratch.url);
         sources.push(source);

@@ -21,7 +21,6 @@ import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { createEmbedder } from '../../../../src/core/llm/createProvider';
 import { EmbeddingCache } from '../../../../src/core/llm/embeddingCache';
 import type { Embedder } from '../../../../src/core/llm/embeddings';
-import { createGeminiProvider } from '../../../../src/core/llm/gemini';
 import type { Logger } from '../../../../src/core/platform/logger';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
@@ -30,6 +29,7 @@ import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { bagOfWordsVector, startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { scriptedGemini } from '../../../support/scriptedGemini';
 
 /** Thirty tables of a shipping company, and the one a question about sailors needs, named with another word. */
 const NOISE = [
@@ -206,13 +206,7 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
       connectionKey: scratch.url,
       ticketStore: store,
       undoDir: join(workspace, 'undo'),
-      provider: createGeminiProvider({
-        model: 'gemini-2.5-flash',
-        apiKey: 'test-key',
-        baseUrl: server.url,
-        logger: silentLogger,
-        maxRetries: 0,
-      }),
+      provider: scriptedGemini(server),
       loadSnapshot: () => Promise.resolve(snapshot),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,

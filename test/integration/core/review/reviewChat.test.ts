@@ -12,7 +12,6 @@ import type { Job } from '../../../../src/core/jobs/job';
 import { jobAuditLog } from '../../../../src/core/jobs/jobAudit';
 import { commitAll, initHistory, log, show } from '../../../../src/core/jobs/jobHistory';
 import { JobStore } from '../../../../src/core/jobs/jobStore';
-import { createGeminiProvider } from '../../../../src/core/llm/gemini';
 import type { LogFields, Logger } from '../../../../src/core/platform/logger';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { readChat } from '../../../../src/core/review/chatLog';
@@ -23,6 +22,7 @@ import { MAX_TOOL_ROUNDS, sendReviewMessage } from '../../../../src/core/review/
 import type { SchemaSnapshot } from '../../../../src/shared/schema';
 import type { Reply, ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { SCRIPTED_USAGE, startScriptedModelServer } from '../../../support/scriptedModelServer';
+import { scriptedGemini } from '../../../support/scriptedGemini';
 
 const PLAN = `# Plan: archive old orders
 
@@ -110,13 +110,7 @@ function recordingLogger(): Logger & { warnings: { message: string; fields?: Log
 function deps(extra: Partial<ReviewChatDeps> = {}): ReviewChatDeps {
   return {
     store,
-    provider: createGeminiProvider({
-      model: 'gemini-2.5-flash',
-      apiKey: 'test-key',
-      baseUrl: server.url,
-      logger: silentLogger,
-      maxRetries: 0,
-    }),
+    provider: scriptedGemini(server),
     logger: silentLogger,
     now,
     ...extra,

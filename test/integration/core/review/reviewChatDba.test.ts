@@ -10,7 +10,6 @@ import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
 import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { JobStore } from '../../../../src/core/jobs/jobStore';
-import { createGeminiProvider } from '../../../../src/core/llm/gemini';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ReviewChatDeps } from '../../../../src/core/review/reviewChat';
 import { sendReviewMessage } from '../../../../src/core/review/reviewChat';
@@ -19,6 +18,7 @@ import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { scriptedGemini } from '../../../support/scriptedGemini';
 
 interface GeminiBody {
   contents: {
@@ -66,13 +66,7 @@ describe.runIf(postgresAvailable)(
 
     const deps = (extra: Partial<ReviewChatDeps> = {}): ReviewChatDeps => ({
       store,
-      provider: createGeminiProvider({
-        model: 'gemini-2.5-flash',
-        apiKey: 'test-key',
-        baseUrl: server.url,
-        logger: silentLogger,
-        maxRetries: 0,
-      }),
+      provider: scriptedGemini(server),
       logger: silentLogger,
       ...extra,
     });
