@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { CLI_PATH } from './mcpClient';
 import { readableBy } from './readableCopy';
 import { pgAgentProcess } from './cliProcess';
-import { queryValue } from './scratchDatabase';
+import type { ScratchDatabase } from './scratchDatabase';
+import { createScratchDatabase, execSql, queryValue } from './scratchDatabase';
 
 export interface GuardProcess {
   child: ChildProcess;
@@ -132,4 +133,34 @@ export async function locksOf(databaseUrl: string, application: string): Promise
       `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.datname = current_database() AND a.application_name = '${application}'`,
     ),
   );
+}
+
+/** `t (id int PRIMARY KEY, v text)` with rows 1..`rows`, v = 'v' || id: the table most guard tests read. */
+export const tableOfRows = (rows: number): string =>
+  `CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, ${rows}) g;`;
+
+/**
+ * A scratch database (`prefix`), each of `setup` run in it in turn, and a guard in front of it; the database is
+ * dropped again when the guard does not start. Stopped by stopGuarded.
+ */
+export async function guardedDatabase(
+  prefix: string,
+  setup: readonly string[],
+  options: Parameters<typeof startGuardProcess>[1] = {},
+): Promise<{ db: ScratchDatabase; guard: GuardProcess }> {
+  const db = await createScratchDatabase(prefix);
+  try {
+    for (const sql of setup) await execSql(db.url, sql);
+    return { db, guard: await startGuardProcess(db.url, options) };
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+}
+
+/** The guard stopped (its stderr printed first under GUARD_DEBUG), then its database dropped. */
+export async function stopGuarded(guard: GuardProcess | undefined, db: ScratchDatabase | undefined): Promise<void> {
+  if (process.env.GUARD_DEBUG) console.log(guard?.stderr());
+  await guard?.stop();
+  await db?.drop();
 }

@@ -16,7 +16,6 @@ import { openPostgres } from '../../src/core/db/postgresDb';
 import type { JobRunnerDeps } from '../../src/core/jobs/jobRunner';
 import { JobRunner } from '../../src/core/jobs/jobRunner';
 import { JobStore } from '../../src/core/jobs/jobStore';
-import { createGeminiProvider } from '../../src/core/llm/gemini';
 import { silentLogger } from '../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../src/shared/schema';
@@ -25,6 +24,20 @@ import { createScratchDatabase, execSql } from './scratchDatabase';
 import type { ScriptedModelServer } from './scriptedModelServer';
 import { startScriptedModelServer } from './scriptedModelServer';
 import { SHOP_SCHEMA } from './shopSchema';
+import { scriptedGemini } from './scriptedGemini';
+
+/** beforeAll: a scratch database with SHOP_SCHEMA (for a test that runs pg-agent on it); afterAll: dropped. */
+export function useShopScratch(): { scratch: ScratchDatabase } {
+  const shop = {} as { scratch: ScratchDatabase };
+  beforeAll(async () => {
+    shop.scratch = await createScratchDatabase();
+    await execSql(shop.scratch.url, SHOP_SCHEMA);
+  });
+  afterAll(async () => {
+    await shop.scratch?.drop();
+  });
+  return shop;
+}
 
 export interface ShopDatabase {
   scratch: ScratchDatabase;
@@ -87,13 +100,7 @@ export function scriptedJobRunner(
     db: shop.db,
     connectionKey: shop.scratch.url,
     ticketStore: rig.tickets,
-    provider: createGeminiProvider({
-      model: 'gemini-2.5-flash',
-      apiKey: 'test-key',
-      baseUrl: rig.server.url,
-      logger: silentLogger,
-      maxRetries: 0,
-    }),
+    provider: scriptedGemini(rig.server),
     loadSnapshot: () => Promise.resolve(shop.snapshot),
     settings: DEFAULT_SAFETY,
     logger: silentLogger,

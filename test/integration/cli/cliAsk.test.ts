@@ -1,0 +1,173 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runPgAgent } from '../../support/cliHarness';
+import { queryValue } from '../../support/scratchDatabase';
+import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import { startScriptedModelServer } from '../../support/scriptedModelServer';
+import type { ScratchDatabase } from '../../support/services';
+import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
+import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../support/shopSchema';
+
+interface AskJson {
+  status: string;
+  sql: string;
+  rows: unknown[][];
+  rowCount: number;
+  thread: string;
+  ticket?: { id: string; status: string };
+  summary?: string;
+  usage: { calls: number };
+}
+
+describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted model', () => {
+  let scratch: ScratchDatabase;
+  let server: ScriptedModelServer;
+  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-ask-'));
+  const env = () => ({ USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url });
+  const ask = (...argv: string[]) =>
+    runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: env() });
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    await execSql(scratch.url, SHOP_SCHEMA);
+  });
+
+  afterAll(async () => {
+    await scratch?.drop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    server = await startScriptedModelServer();
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('answers a read question with rows (exit 0)', async () => {
+    server.script([
+      { reply: { json: { operation: 'read', tables: ['customers'], confidence: 0.9 } } },
+      {
+        reply: {
+          json: { sql: 'SELECT email FROM customers WHERE id = 2', operation: 'read', explanation: 'one email' },
+        },
+      },
+      { reply: { text: 'Customer 2 is c2@example.com.' } },
+    ]);
+    const run = await ask('--json', '--', "What is customer 2's email?");
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as AskJson;
+    expect(out).toMatchObject({
+      status: 'executed',
+      rows: [['c2@example.com']],
+      rowCount: 1,
+      summary: 'Customer 2 is c2@example.com.',
+    });
+    expect(out.usage.calls).toBe(3);
+
+    server.script([
+      { reply: { json: { operation: 'read', tables: ['customers'], confidence: 0.9 } } },
+      {
+        reply: {
+          json: { sql: 'SELECT email FROM customers WHERE id = 3', operation: 'read', explanation: 'one email' },
+        },
+      },
+      { reply: { text: 'It is c3@example.com.' } },
+    ]);
+    const human = await ask('--', "What is customer 3's email?");
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('SELECT email FROM customers WHERE id = 3');
+    expect(human.stdout).toContain('c3@example.com');
+  });
+
+  it('holds a write (exit 3, ticket + thread), and --resume runs it in a fresh run once approved', async () => {
+    server.script([
+      { reply: { json: { operation: 'write', tables: ['orders'], confidence: 0.9 } } },
+      {
+        reply: {
+          json: {
+            sql: 'DELETE FROM orders WHERE id BETWEEN 10 AND 12',
+            operation: 'write',
+            explanation: 'deletes three orders',
+          },
+        },
+      },
+    ]);
+    const before = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    const held = await ask('--no-input', '--json', '--', 'Delete orders 10 to 12');
+    expect(held.code, held.stderr).toBe(3);
+    const out = JSON.parse(held.stdout) as AskJson;
+    expect(out.status).toBe('held');
+    expect(out.ticket?.status).toBe('PENDING_APPROVAL');
+    expect(out.thread).toMatch(/^ask_/);
+    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(before);
+
+    const stillPending = await ask('--no-input', '--resume', out.thread);
+    expect(stillPending.code).toBe(3);
+    expect(stillPending.stdout).toContain(`pg-agent approvals approve ${out.ticket?.id ?? ''}`);
+    expect(stillPending.stdout).toContain(`pg-agent ask --resume ${out.thread}`);
+
+    const approve = await runPgAgent(['approvals', 'approve', out.ticket?.id ?? '', '--workspace', workspace], {
+      cwd: workspace,
+      env: { USER: 'teammate' },
+    });
+    expect(approve.code, approve.stderr).toBe(0);
+
+    // The resume happens in a new process: only the files under .pgagent/ carry the run over.
+    const cli = join(process.cwd(), 'dist', 'cli.js');
+    expect(existsSync(cli), 'dist/cli.js (npm test builds it; run npm run build first)').toBe(true);
+    const resumed = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [cli, 'ask', '--db', scratch.url, '--workspace', workspace, '--json', '--resume', out.thread],
+        { env: { ...process.env, ...env() } },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      status: 'executed',
+      thread: out.thread,
+      ticket: { status: 'EXECUTED' },
+    });
+    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders WHERE id BETWEEN 10 AND 12'))).toBe(0);
+  });
+
+  it('asks on a terminal and runs the write once the person says y', async () => {
+    server.script([
+      { reply: { json: { operation: 'write', tables: ['products'], confidence: 0.9 } } },
+      {
+        reply: {
+          json: {
+            sql: "UPDATE products SET name = 'Renamed' WHERE id = 4",
+            operation: 'write',
+            explanation: 'renames',
+          },
+        },
+      },
+    ]);
+    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'Rename product 4'], {
+      cwd: workspace,
+      env: env(),
+      answers: ['y'],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.prompts).toHaveLength(1);
+    expect(await queryValue(scratch.url, 'SELECT name FROM products WHERE id = 4')).toBe('Renamed');
+  });
+
+  it('exits 1 with advice when no model is configured', async () => {
+    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'How many orders?'], {
+      cwd: workspace,
+      env: { USER: 'tester' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('GEMINI_API_KEY');
+    expect(run.stderr).toContain('OPENAI_BASE_URL');
+  });
+});

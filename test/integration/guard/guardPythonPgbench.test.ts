@@ -1,0 +1,114 @@
+/**
+ * `pg-agent guard` with two more clients nobody here wrote: Python's psycopg2 (Debian's python3-psycopg2,
+ * libpq underneath; it opens a transaction before the first statement) and pgbench (`-S`, the select-only
+ * run, passes; the default TPC-B-like run writes, and nothing of it commits).
+ */
+import { execFile } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GuardProcess } from '../../support/guardProcess';
+import { startGuardProcess } from '../../support/guardProcess';
+import { queryValue } from '../../support/scratchDatabase';
+import type { ScratchDatabase } from '../../support/services';
+import { createScratchDatabase, postgresAvailable } from '../../support/services';
+
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+const PYTHON = `
+import sys, psycopg2
+conn = psycopg2.connect(sys.argv[1], application_name='guard-psycopg2')
+cur = conn.cursor()
+cur.execute("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (7,))
+print("read", cur.fetchone()[0])
+try:
+    cur.execute("UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = %s", (7,))
+except psycopg2.Error as e:
+    print("in-transaction", e.pgcode)
+conn.rollback()
+conn.autocommit = True
+for attempt in sys.argv[2:]:
+    try:
+        cur.execute("UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = %s", (7,))
+        print("autocommit", cur.rowcount)
+    except psycopg2.Error as e:
+        print("autocommit", e.pgcode, e.pgerror.split("ticket ")[1].split(" ")[0])
+conn.close()
+`;
+
+describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', () => {
+  let db: ScratchDatabase;
+  let guard: GuardProcess;
+  let pgbenchEnv: Record<string, string>;
+  let pgbenchArgs: string[];
+
+  beforeAll(async () => {
+    db = await createScratchDatabase('pgagent_guard_bench');
+    const direct = new URL(db.url);
+    const init = await run('pgbench', [
+      '-i',
+      '-s',
+      '1',
+      '-q',
+      '-h',
+      direct.hostname,
+      '-p',
+      direct.port || '5432',
+      '-U',
+      direct.username || 'postgres',
+      db.name,
+    ]);
+    expect(init.code).toBe(0);
+    guard = await startGuardProcess(db.url);
+    const url = new URL(guard.url);
+    pgbenchEnv = { PGPASSWORD: decodeURIComponent(url.password) };
+    pgbenchArgs = ['-h', url.hostname, '-p', url.port, '-U', url.username, db.name];
+  }, 120_000);
+
+  afterAll(async () => {
+    await guard?.stop();
+    await db?.drop();
+  });
+
+  it('psycopg2: reads pass, a write in its implicit transaction rolls it back, in autocommit it is held and then runs once', async () => {
+    const first = await run('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try']);
+    expect(first.stderr).toBe('');
+    const lines = first.stdout.trim().split('\n');
+    expect(lines.slice(0, 2)).toEqual(['read 0', 'in-transaction PA002']);
+    expect(lines[2]).toMatch(/^autocommit PA001 tkt_/);
+    const ticket = lines[2]!.split(' ')[2]!;
+    expect(await queryValue(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 7')).toBe(0);
+    expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
+    const second = await run('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try', 'again']);
+    expect(second.stdout.trim().split('\n').slice(2)).toEqual([
+      'autocommit 1',
+      expect.stringMatching(/^autocommit PA001 tkt_/),
+    ]);
+    expect(await queryValue(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 7')).toBe(1);
+  });
+
+  it('pgbench -S runs through the guard; its writing run commits nothing', async () => {
+    const reads = await run('pgbench', ['-S', '-n', '-c', '2', '-t', '50', ...pgbenchArgs], pgbenchEnv);
+    expect(reads.stderr).not.toContain('error');
+    expect(reads.stdout).toContain('number of transactions actually processed: 100/100');
+    const writes = await run('pgbench', ['-n', '-c', '1', '-t', '3', ...pgbenchArgs], pgbenchEnv);
+    expect(writes.code).not.toBe(0);
+    // The whole pgbench transaction is held at its END on one ticket (issue 24 P4), rolled back at once.
+    expect(writes.stderr).toMatch(/held for approval: ticket tkt_[a-z0-9]+.*\n.*pgbench_history: 1 inserted/);
+    expect(Number(await queryValue(db.url, 'SELECT count(*) FROM pgbench_history'))).toBe(0);
+    expect(Number(await queryValue(db.url, 'SELECT sum(abalance) FROM pgbench_accounts'))).toBe(1);
+  });
+});
