@@ -1,9 +1,14 @@
 // One runner for everything: unit and integration tests run in parallel files; the E2E project drives a
-// real VS Code (code-server + Chromium) and runs alone because it is heavy.
+// real VS Code (code-server + Chromium) and runs alone, one file after another, once they are done.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // vitest's default is one file at a time on a 2-core machine (cores - 1). Integration files mostly wait
+    // on PostgreSQL, Redis and the processes they start, so four at once keep both cores busy. Every such file
+    // names what it creates uniquely (scratch databases, roles, ports from the kernel, Redis prefixes) and
+    // reads pg_stat_activity of its own database only, so files cannot see each other.
+    maxWorkers: 4,
     projects: [
       {
         test: {
