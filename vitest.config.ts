@@ -1,9 +1,16 @@
 // One runner for everything: unit and integration tests run in parallel files; the E2E project drives a
-// real VS Code (code-server + Chromium) and runs alone because it is heavy.
+// real VS Code (code-server + Chromium) and runs alone, one file after another, once they are done.
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // vitest's default is cores - 1 files at once: one on a 2-core machine. Integration files mostly wait on
+    // PostgreSQL, Redis and the processes they start, so one file per core keeps the cores busy; more than
+    // that starves the processes the tests start (product time limits such as a preview's then fail: seen
+    // with four on two loaded cores). Every such file names what it creates uniquely (scratch databases,
+    // roles, kernel-given ports, Redis prefixes) and reads pg_stat_activity of its own database only.
+    maxWorkers: availableParallelism(),
     projects: [
       {
         test: {

@@ -5,8 +5,6 @@
 // cockpit and kept there as a record once run, the activity chart; the window reloaded and the cockpit
 // restored; a teammate's pending write counted on the activity-bar badge and listed in the navigator;
 // every text readable in light, dark and high contrast. Screenshots: test-artifacts/e2e/cockpit/.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { reviewChat, strategic, tactical } from '../support/jobScript';
@@ -15,6 +13,7 @@ import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { cockpit, cockpitTitles, frameTexts, navigator, newJob, waitForCockpitStop } from './harness/cockpit';
 import { workbenchSuite } from './harness/suite';
+import { teammateCli } from './harness/teammate';
 import { readableInEveryTheme } from './harness/themes';
 import { ACTIVITY_ITEM, pickCommand, runCommand, screenshot, seenNotifications } from './harness/workbench';
 import { CHAT_QUESTION, FEEDBACK, TASK, TODOS_V1, TODOS_V2, WRITE_SQL } from './harness/restockJob';
@@ -94,16 +93,7 @@ async function stepTexts(c: Frame): Promise<string[]> {
   return (await c.locator('[data-testid="timeline-step"]').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
 }
 
-function pgAgent(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(process.cwd(), 'dist', 'cli.js'), ...argv],
-      { cwd: suite.workspace(), env: { ...process.env, USER: 'teammate' } },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const pgAgent = (argv: string[]) => teammateCli('teammate', suite.workspace(), argv, 'runner');
 
 describe('The job cockpit', () => {
   it(

@@ -4,12 +4,12 @@
 // executor rule: whoever proposed a write runs it — here the guard, on psql's retry of the identical statement);
 // the retry runs it (exit 0), the row is gone exactly once, and the card follows the ticket to executed.
 // Screenshots: test-artifacts/e2e/guard/.
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
+import { psqlRun } from '../support/psqlRun';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
@@ -23,16 +23,7 @@ const HELD_SQL = 'DELETE FROM orders WHERE id = 1';
 const UI_TIMEOUT_MS = 30_000;
 const LENS_TIMEOUT_MS = 45_000;
 
-function psql(url: string, sql: string): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'psql',
-      ['-X', '-q', url, '-c', sql],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
-    );
-  });
-}
+const psql = (url: string, sql: string) => psqlRun(url, [sql], 'psql');
 
 describe('pg-agent guard with VS Code open', () => {
   let scratch: ScratchDatabase;
@@ -121,7 +112,7 @@ describe('pg-agent guard with VS Code open', () => {
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
 
     const retry = await psql(guard.url, HELD_SQL);
-    expect(retry).toEqual({ code: 0, stderr: '' });
+    expect(retry).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
     await suite.explained(() =>
       expect

@@ -4,7 +4,6 @@
 // psql's retry reaches guard B, which runs it once: the row is gone, the ticket EXECUTED, and a second retry is
 // a new ticket. The UI lists no guard processes (guard status does, in a terminal). Screenshots:
 // test-artifacts/e2e/guard-two-guards/.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
+import { psqlRun, ticketIn } from '../support/psqlRun';
 import { queryValue } from '../support/scratchDatabase';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql, REDIS_URL } from '../support/services';
@@ -29,16 +29,7 @@ const LENS_TIMEOUT_MS = 45_000;
 /** VS Code's Redis ticket store has no prefix setting: the guards use its default one, and the test removes its tickets. */
 const PREFIX = 'pgagent:';
 
-function psql(url: string, sql: string): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'psql',
-      ['-X', '-q', url, '-c', sql],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
-    );
-  });
-}
+const psql = (url: string, sql: string) => psqlRun(url, [sql], 'psql');
 
 /** The texts of the side panel's "Waiting for you" items of this ticket (none while the panel is not there). */
 async function waitingItems(page: Page, ticket: string): Promise<string[]> {
@@ -125,7 +116,7 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
     const held = await psql(a.url, HELD_SQL);
     expect(held.code).not.toBe(0);
     expect(held.stderr).toContain('held for approval: ticket');
-    const ticket = /ticket (tkt_[a-z0-9]+)/.exec(held.stderr)?.[1] ?? '';
+    const ticket = ticketIn(held.stderr);
     expect(ticket).toMatch(/^tkt_/);
     ours.push(ticket);
     expect((await ticketJson(ticket))?.status).toBe('PENDING_APPROVAL');
@@ -183,7 +174,7 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
 
     // The retry reaches guard B: it runs once there.
     const retry = await psql(atB.toString(), HELD_SQL);
-    expect(retry).toEqual({ code: 0, stderr: '' });
+    expect(retry).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(0);
     expect((await ticketJson(ticket))?.status).toBe('EXECUTED');
     await suite.explained(() =>

@@ -3,15 +3,14 @@
 // from a terminal (`pg-agent approvals approve`, as a teammate would over a shared store) moves the window's
 // waiting job on by itself; with an approval key made in VS Code (SecretStorage, passphrase-protected), the panel's
 // Approve asks its passphrase and is a signed decision that the CLI verifies against .pgagent/config.json. Screenshots: test-artifacts/e2e/planTicket/.
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { call, strategic, tactical } from '../support/jobScript';
 import type { RecordedRequest, Rule } from '../support/scriptedModelServer';
-import { repoRoot } from './harness/codeServer';
 import { workbenchSuite } from './harness/suite';
+import { teammateCli } from './harness/teammate';
 import { cockpit, newJob, waitForCockpitStop } from './harness/cockpit';
 import { answerPasswordBox, pickCommand, screenshot, seenNotifications } from './harness/workbench';
 
@@ -19,7 +18,6 @@ const SUITE = 'planTicket';
 const SAMPLE_DB_TIMEOUT_MS = 150_000;
 const STEP_TIMEOUT_MS = 90_000;
 const UI_TIMEOUT_MS = 30_000;
-const CLI = join(repoRoot, 'dist', 'cli.js');
 const REVIEWER_PASSPHRASE = 'reviewer passphrase';
 
 const TASK_1 = 'Count the products of each category';
@@ -55,23 +53,8 @@ function waitForStop(p: Page, title: string, stop: string, timeout = STEP_TIMEOU
 }
 
 /** `pg-agent` in a terminal of this workspace, as another person. */
-function pgAgent(args: string[], user: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args, '--workspace', suite.workspace()],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          USER: user,
-          XDG_CONFIG_HOME: join(suite.workspace(), '.no-keys'),
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+function pgAgent(args: string[], user: string) {
+  return teammateCli(user, suite.workspace(), [...args, '--workspace', suite.workspace()]);
 }
 
 interface PlanTicket {

@@ -4,7 +4,6 @@
 // Explain Query's plan tree in the bottom panel; all of it readable in light, dark and high contrast.
 // Everything after the first command is done with the mouse (and Enter in menus), so no webview can keep
 // the keyboard from a step.
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -12,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
+import { teammateCli } from './harness/teammate';
 import { readableInEveryTheme } from './harness/themes';
 import {
   findWebviewFrame,
@@ -246,15 +246,7 @@ describe('the schema explorer, the results view, the approvals badge and Explain
       const scratch = await createScratchDatabase('pgagent_e2e_badge');
       try {
         await execSql(scratch.url, SHOP_SCHEMA);
-        const cli = (argv: string[]) =>
-          new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-            execFile(
-              process.execPath,
-              [join(process.cwd(), 'dist', 'cli.js'), ...argv],
-              { cwd: suite.workspace(), env: { ...process.env, USER: 'teammate' } },
-              (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-            );
-          });
+        const cli = (argv: string[]) => teammateCli('teammate', suite.workspace(), argv, 'runner');
         // A teammate holds a write from a terminal in this workspace: exit 3, a ticket waits.
         const held = await cli([
           'sql',

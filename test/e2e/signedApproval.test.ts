@@ -3,13 +3,12 @@
 // enrolling nobody (it offers the admin's enrol command); the team lists its public key with requireSignature; a
 // held write's "Approve & run" CodeLens asks the passphrase: a wrong one decides nothing, the right one signs
 // and the write runs, its decision verified by the CLI. Screenshots: test-artifacts/e2e/signedApproval/.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from './harness/codeServer';
 import { workbenchSuite } from './harness/suite';
+import { teammateCli } from './harness/teammate';
 import {
   answerPasswordBox,
   CODELENS_LINK,
@@ -29,7 +28,6 @@ const PASSPHRASE = 'correct horse battery';
 // The first Run SQL with Review also generates the sample database.
 const SAMPLE_DB_TIMEOUT_MS = 150_000;
 const UI_TIMEOUT_MS = 30_000;
-const CLI = join(repoRoot, 'dist', 'cli.js');
 
 interface ShownTicket {
   id: string;
@@ -43,23 +41,8 @@ const suite = workbenchSuite(SUITE, {
 });
 
 /** `pg-agent` in a terminal of this workspace, as an observer with no keys. */
-function pgAgent(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args, '--workspace', suite.workspace()],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          USER: 'observer',
-          XDG_CONFIG_HOME: join(suite.workspace(), '.no-keys'),
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+function pgAgent(args: string[]) {
+  return teammateCli('observer', suite.workspace(), [...args, '--workspace', suite.workspace()]);
 }
 
 async function tickets(): Promise<ShownTicket[]> {

@@ -1,5 +1,6 @@
 // Starts a throwaway code-server (VS Code in a browser) with the packaged extension installed, in fresh
-// directories per run, and stops it by killing its whole process group.
+// directories per run, and stops it by killing its whole process group. The .vsix is installed once per
+// test run (globalSetup: installExtensionOnce) and each code-server gets its own copy of that folder.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import {
@@ -38,6 +39,8 @@ export interface CodeServerOptions {
   env?: Record<string, string>;
   /** The .vsix to install; defaults to dist/postgres-agent.vsix. */
   vsix?: string;
+  /** An extensions folder installExtensionOnce filled with this .vsix: copied instead of installing again. */
+  installed?: string;
   /** If set, stop() copies code-server.log and VS Code's logs here before removing the run dir. */
   keepLogsIn?: string;
 }
@@ -70,24 +73,36 @@ const HOST_ONLY_ENV =
 const HEALTH_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 
-export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
-  const tools = await ensureE2eTools();
-  const vsix = options.vsix ?? vsixPath;
-  if (!existsSync(vsix)) {
-    throw new Error(`The packaged extension ${vsix} is missing: run \`npm run package\` first.`);
+/**
+ * Installs `vsix` into a new extensions folder (with code-server's own user data beside it, in `runDir`) and
+ * returns the folder; startCodeServer's `installed` copies it, so one test run installs the .vsix once.
+ */
+export async function installExtensionOnce(vsix: string = vsixPath): Promise<string> {
+  const runDir = mkdtempSync(join(tmpdir(), 'pgagent-e2e-installed-'));
+  try {
+    const run = runDirs(runDir, {});
+    await installExtension(run, vsix);
+    return run.extensions;
+  } catch (error) {
+    rmSync(runDir, { recursive: true, force: true });
+    throw error;
   }
+}
 
-  const runDir = mkdtempSync(join(tmpdir(), 'pgagent-e2e-'));
+interface RunDirs {
+  userData: string;
+  extensions: string;
+  logPath: string;
+  env: NodeJS.ProcessEnv;
+  /** code-server's arguments naming the two folders. */
+  dirs: string[];
+}
+
+function runDirs(runDir: string, extraEnv: Record<string, string>): RunDirs {
   const userData = join(runDir, 'user-data');
   const extensions = join(runDir, 'extensions');
-  const logPath = join(runDir, 'code-server.log');
   mkdirSync(join(userData, 'User'), { recursive: true });
   mkdirSync(extensions, { recursive: true });
-  writeFileSync(
-    join(userData, 'User', 'settings.json'),
-    `${JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2)}\n`,
-  );
-
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!HOST_ONLY_ENV.test(name)) env[name] = value;
@@ -96,9 +111,40 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     // Keeps code-server from writing its config and state into the home directory.
     XDG_CONFIG_HOME: join(runDir, 'xdg', 'config'),
     XDG_DATA_HOME: join(runDir, 'xdg', 'data'),
-    ...options.env,
+    ...extraEnv,
   });
   const dirs = ['--user-data-dir', userData, '--extensions-dir', extensions];
+  return { userData, extensions, logPath: join(runDir, 'code-server.log'), env, dirs };
+}
+
+async function installExtension(run: RunDirs, vsix: string): Promise<void> {
+  const tools = await ensureE2eTools();
+  if (!existsSync(vsix)) {
+    throw new Error(`The packaged extension ${vsix} is missing: run \`npm run package\` first.`);
+  }
+  const code = await runLogged(
+    tools.node24,
+    [tools.codeServerEntry, '--install-extension', vsix, ...run.dirs],
+    run.env,
+    run.logPath,
+  );
+  if (code !== 0) {
+    throw new Error(`code-server --install-extension ${vsix} failed (exit ${String(code)}):\n${tail(run.logPath)}`);
+  }
+}
+
+/** Copies an installed extensions folder; its extensions.json names each extension by its absolute path. */
+function copyInstalled(installed: string, extensions: string): void {
+  cpSync(installed, extensions, { recursive: true });
+  const index = join(extensions, 'extensions.json');
+  writeFileSync(index, readFileSync(index, 'utf8').split(installed).join(extensions));
+}
+
+export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
+  const tools = await ensureE2eTools();
+  const runDir = mkdtempSync(join(tmpdir(), 'pgagent-e2e-'));
+  const run = runDirs(runDir, options.env ?? {});
+  const { userData, logPath, env, dirs } = run;
 
   let child: ChildProcess | undefined;
   const stop = async (): Promise<void> => {
@@ -113,17 +159,12 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   };
 
   try {
-    const installCode = await runLogged(
-      tools.node24,
-      [tools.codeServerEntry, '--install-extension', vsix, ...dirs],
-      env,
-      logPath,
+    if (options.installed === undefined) await installExtension(run, options.vsix ?? vsixPath);
+    else copyInstalled(options.installed, run.extensions);
+    writeFileSync(
+      join(userData, 'User', 'settings.json'),
+      `${JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2)}\n`,
     );
-    if (installCode !== 0) {
-      throw new Error(
-        `code-server --install-extension ${vsix} failed (exit ${String(installCode)}):\n${tail(logPath)}`,
-      );
-    }
 
     const port = await freePort();
     const fd = openSync(logPath, 'a');

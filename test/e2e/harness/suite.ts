@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { startCodeServer } from './codeServer';
@@ -61,6 +61,7 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
     server = await startCodeServer({
       workspace,
       settings: options.settings,
+      installed: inject('e2eInstalledExtensions'),
       env: model ? { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' } : undefined,
       keepLogsIn: join(artifactsDir(suite), 'logs'),
     });

@@ -110,7 +110,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
       Number(
         await queryValue(
           db.url,
-          "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(20)'",
+          "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query = 'SELECT pg_sleep(20)'",
         ),
       ) === 1;
     const run = await psqlRun(guard.url, ['SELECT pg_sleep(20)'], 'guard-psql-test', running);

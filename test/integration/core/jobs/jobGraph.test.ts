@@ -412,7 +412,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
         Number(
           await queryValue(
             shop.scratch.url,
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE 'UPDATE orders SET status%'",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'PgSleep' AND query LIKE 'UPDATE orders SET status%'",
           ),
         );
       await expect.poll(killed, { timeout: 20_000, interval: 100 }).toBe(1);
