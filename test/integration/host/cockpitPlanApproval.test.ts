@@ -63,7 +63,6 @@ import { introspectSchema } from '../../../src/core/db/introspect';
 import { openPostgres } from '../../../src/core/db/postgresDb';
 import type { JobOutcome } from '../../../src/core/jobs/jobOutcome';
 import { JobStore } from '../../../src/core/jobs/jobStore';
-import { createGeminiProvider } from '../../../src/core/llm/gemini';
 import { silentLogger } from '../../../src/core/platform/logger';
 import type { SchemaSnapshot } from '../../../src/shared/schema';
 import { IDLE } from '../../../src/host/jobs/cockpit/jobView';
