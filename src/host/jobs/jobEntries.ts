@@ -10,7 +10,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { TimelineView } from '../../shared/cockpitProtocol';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { ApprovalView, JobView } from '../../shared/protocol';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { readSqlFiles } from './cockpit/jobFiles';
 import { readJobWrites } from './cockpit/jobWrites';
 import type { JobLocalState } from './cockpit/jobView';
@@ -37,8 +37,11 @@ export interface HeldWritesPort {
   card(ticketId: string): ApprovalView | null;
 }
 
+/** The core's readers of a job's files, loaded when called (host/compose/jobsPort.ts). */
+export type JobEntryPort = Pick<CoreServices, 'readJobDetail' | 'readChat' | 'readJobTimeline' | 'toAgentError'>;
+
 export interface JobEntryDeps {
-  core: CoreLoader;
+  port: JobEntryPort;
   runners: Pick<JobRunners, 'viewer' | 'store'>;
   ticketStore(): Promise<TicketStore>;
   held: HeldWritesPort;
@@ -54,7 +57,7 @@ export async function readJobEntry(
   cockpit: boolean,
   previous: JobEntry | undefined,
 ): Promise<JobEntry> {
-  const core = deps.core();
+  const core = deps.port;
   const store = deps.runners.store();
   try {
     const outcome = await (await deps.runners.viewer()).outcome(id);

@@ -11,7 +11,7 @@ import type { Ticket } from '../../core/approvals/ticket';
 import type { Logger } from '../../core/platform/logger';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { workspaceTrusted } from '../settings/workspaceTrust';
 import { ApprovalDecorations } from './approvalDecorations';
 import type { ApprovalEntry, HeldWrite } from './approvalEntries';
@@ -23,8 +23,11 @@ import type { WindowTickets } from './windowTickets';
 /** Quiet time after an edit before the impact is checked again. */
 const RECHECK_DELAY_MS = 1000;
 
+/** The core's check of SQL and its impact report, loaded when called (host/compose/sqlApprovalPorts.ts). */
+export type InlineApprovalPort = Pick<CoreServices, 'runSql' | 'workspacePaths' | 'saveImpactReport' | 'toAgentError'>;
+
 export interface InlineApprovalDeps {
-  core: CoreLoader;
+  port: InlineApprovalPort;
   /** Deciding and running held writes, and the settings of an action (host/compose/heldWriteDecisionsPort.ts). */
   decisions: HeldWriteDecisionsPort;
   session: DatabaseSession;
@@ -133,7 +136,7 @@ export class InlineApproval implements vscode.Disposable {
   ): Promise<ApprovalEntry | undefined> {
     const sql = document.getText().slice(start, end);
     this.decorations.clear(document.uri);
-    const services = this.deps.core();
+    const services = this.deps.port;
     try {
       const { key, outcome: o } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent', cancellable: false },
@@ -255,7 +258,7 @@ export class InlineApproval implements vscode.Disposable {
     ticket: Ticket,
     replacing: ApprovalEntry | undefined,
   ): Promise<ApprovalEntry> {
-    const services = this.deps.core();
+    const services = this.deps.port;
     if (this.deps.workspaceDir)
       await services.saveImpactReport(services.workspacePaths(this.deps.workspaceDir).impact, ticket);
     this.entries.add(entry, replacing);
