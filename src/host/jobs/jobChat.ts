@@ -59,7 +59,6 @@ export class JobChat implements vscode.Disposable {
       this.turns.delete(jobId);
       return;
     }
-    const services = this.deps.port;
     this.deps.setLocal(jobId, { pendingChat: { text, reply: '' }, chatError: null });
     this.deps.logger.info('review chat message', { jobId, chars: text.length, debug });
     try {
@@ -70,7 +69,7 @@ export class JobChat implements vscode.Disposable {
       const embedder = await configuredEmbedder(this.deps.port);
       const store = this.deps.runners.store();
       const turnOn = (db: Db | undefined) =>
-        services.sendReviewMessage(
+        this.deps.port.sendReviewMessage(
           {
             store,
             provider,
@@ -106,7 +105,7 @@ export class JobChat implements vscode.Disposable {
       });
     } catch (error) {
       if (!abort.signal.aborted) {
-        const info = services.toAgentError(error).toInfo();
+        const info = this.deps.port.toAgentError(error).toInfo();
         this.deps.logger.error('review chat failed', { jobId, code: info.code, error: info.message });
         this.deps.setLocal(jobId, { chatError: { text, error: info } });
       }
@@ -119,14 +118,13 @@ export class JobChat implements vscode.Disposable {
 
   /** Applies (writes plan.md and commits it) or discards a plan edit the chat proposed. */
   async planEdit(jobId: string, editId: string, apply: boolean): Promise<void> {
-    const services = this.deps.port;
     this.deps.setLocal(jobId, {
       busy: { action: 'planEdit', message: apply ? 'Applying the plan edit…' : 'Discarding the plan edit…' },
       error: null,
     });
     try {
-      if (apply) await services.applyPlanEdit(this.deps.runners.store(), jobId, editId, actor());
-      else await services.discardPlanEdit(this.deps.runners.store(), jobId, editId, actor());
+      if (apply) await this.deps.port.applyPlanEdit(this.deps.runners.store(), jobId, editId, actor());
+      else await this.deps.port.discardPlanEdit(this.deps.runners.store(), jobId, editId, actor());
       this.deps.logger.info(apply ? 'plan edit applied' : 'plan edit discarded', { jobId, edit: editId });
     } catch (error) {
       this.deps.fail(jobId, error);

@@ -126,9 +126,9 @@ export class JobRunners {
     work: (runner: JobRunner) => Promise<T>,
   ): Promise<T> {
     return this.deps.session.use(async ({ db, key }) => {
-      const core = this.deps.port;
+      const port = this.deps.port;
       if (jobConnection !== undefined && jobConnection !== key) {
-        throw core.error(
+        throw port.error(
           'BAD_INPUT',
           `This job works on another database (${jobConnection}) than the one open in this window (${key}).`,
           'Select the job\'s connection with "Postgres Agent: Select Connection…", then try again.',
@@ -143,7 +143,7 @@ export class JobRunners {
           loadSnapshot: () => this.deps.session.loadSnapshot(),
           onEvent: (event) => options.onEvent(event),
           signal: options.signal,
-          ...(options.embedder ? { indexForSearch: core.jobSearchIndexer(options.embedder, this.deps.logger) } : {}),
+          ...(options.embedder ? { indexForSearch: port.jobSearchIndexer(options.embedder, this.deps.logger) } : {}),
         }),
       );
     });
@@ -196,14 +196,14 @@ export class JobRunners {
       before.leases === leases
     )
       return before;
-    const core = this.deps.port;
-    const runner = core.jobRunner({
+    const port = this.deps.port;
+    const runner = port.jobRunner({
       store: this.store(),
-      checkpointsDir: core.workspacePaths(this.deps.rootDir).checkpoints,
-      db: offlineDb(core),
+      checkpointsDir: port.workspacePaths(this.deps.rootDir).checkpoints,
+      db: offlineDb(port),
       connectionKey: 'offline',
       provider: undefined,
-      loadSnapshot: () => Promise.reject(notOpen(core)),
+      loadSnapshot: () => Promise.reject(notOpen(port)),
       ticketStore,
       settings: settings.safety,
       logger: this.deps.logger,
@@ -223,7 +223,7 @@ export class JobRunners {
 
   /** One driver per job, shared with the CLI: the same Redis URL decides where leases live for both. */
   private async leases(redisUrl: string | undefined): Promise<JobLeases> {
-    const core = this.deps.port;
+    const port = this.deps.port;
     if (!this.leaseBackend || this.leaseBackend.url !== redisUrl) {
       void this.leaseBackend?.opened.then(
         (opened) => opened.close(),
@@ -231,9 +231,9 @@ export class JobRunners {
       );
       this.leaseBackend = {
         url: redisUrl,
-        opened: core.openLeaseBackend({
+        opened: port.openLeaseBackend({
           redisUrl,
-          leasesDir: core.workspacePaths(this.deps.rootDir).leases,
+          leasesDir: port.workspacePaths(this.deps.rootDir).leases,
           logger: this.deps.logger,
         }),
       };
@@ -243,7 +243,7 @@ export class JobRunners {
       if (this.leaseBackend === current) this.leaseBackend = undefined; // Redis down now: try again on the next action
       throw error;
     });
-    current.leases ??= core.jobLeases(opened.backend, { by: this.deps.driverName(), logger: this.deps.logger });
+    current.leases ??= port.jobLeases(opened.backend, { by: this.deps.driverName(), logger: this.deps.logger });
     return current.leases;
   }
 
@@ -254,12 +254,12 @@ export class JobRunners {
         (c) => c.close(),
         () => undefined,
       );
-      const core = this.deps.port;
+      const port = this.deps.port;
       this.checkpointer = {
         url,
-        opened: core.openJobCheckpointer({
+        opened: port.openJobCheckpointer({
           teamDatabaseUrl: url,
-          checkpointsDir: core.workspacePaths(this.deps.rootDir).checkpoints,
+          checkpointsDir: port.workspacePaths(this.deps.rootDir).checkpoints,
           logger: this.deps.logger,
         }),
       };

@@ -136,7 +136,6 @@ export class InlineApproval implements vscode.Disposable {
   ): Promise<ApprovalEntry | undefined> {
     const sql = document.getText().slice(start, end);
     this.decorations.clear(document.uri);
-    const services = this.deps.port;
     try {
       const { key, outcome: o } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent', cancellable: false },
@@ -146,7 +145,7 @@ export class InlineApproval implements vscode.Disposable {
           progress.report({ message: 'Previewing its impact…' });
           return {
             key,
-            outcome: await services.runSql(db, await this.deps.tickets.ticketStore(), {
+            outcome: await this.deps.port.runSql(db, await this.deps.tickets.ticketStore(), {
               sql,
               connection: key,
               requestedBy: userInfo().username,
@@ -154,7 +153,7 @@ export class InlineApproval implements vscode.Disposable {
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               // Never in a workspace VS Code does not trust: there every write waits (and does not run).
               autoApprove: workspaceTrusted(),
-              undoDir: services.workspacePaths(this.deps.rootDir).undo,
+              undoDir: this.deps.port.workspacePaths(this.deps.rootDir).undo,
               logger: this.deps.logger,
               // The identical statement held again finds its pending ticket (impact measured again): one card.
               reusePending: true,
@@ -220,7 +219,7 @@ export class InlineApproval implements vscode.Disposable {
       }
       return undefined;
     } catch (error) {
-      const e = services.toAgentError(error);
+      const e = this.deps.port.toAgentError(error);
       if (e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number')
         this.decorations.markSyntaxError(document, start + e.position, e.message);
       void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
@@ -258,9 +257,8 @@ export class InlineApproval implements vscode.Disposable {
     ticket: Ticket,
     replacing: ApprovalEntry | undefined,
   ): Promise<ApprovalEntry> {
-    const services = this.deps.port;
     if (this.deps.workspaceDir)
-      await services.saveImpactReport(services.workspacePaths(this.deps.workspaceDir).impact, ticket);
+      await this.deps.port.saveImpactReport(this.deps.port.workspacePaths(this.deps.workspaceDir).impact, ticket);
     this.entries.add(entry, replacing);
     void this.decorations.markHidden(entry.uri);
     return entry;
