@@ -63,6 +63,13 @@ import {
 } from './host/compose/connectionPorts';
 import { adviseIndexesPort, healthViewPort } from './host/compose/dbaPorts';
 import { languageModelToolsPort } from './host/compose/languageModelToolsPort';
+import { jobsPort } from './host/compose/jobsPort';
+import {
+  approvalKeyPort,
+  approvalsBadgePort,
+  inlineApprovalPort,
+  windowTicketsPort,
+} from './host/compose/sqlApprovalPorts';
 import { TunnelStatusBar } from './host/connection/tunnelStatusBar';
 import { registerConnectionCommands } from './host/connection/connectionCommands';
 
@@ -88,13 +95,13 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const statusBar = new ConnectionStatusBar(session, store);
   const tunnelStatus = new TunnelStatusBar(session);
-  const approvalKeys = new ApprovalKeyStore(core, context.secrets, workspaceDir, logger);
-  const tickets = new WindowTickets(core, session, rootDir, logger, () => approvalKeys.current());
+  const approvalKeys = new ApprovalKeyStore(approvalKeyPort(core), context.secrets, workspaceDir, logger);
+  const tickets = new WindowTickets(windowTicketsPort(core), session, rootDir, logger, () => approvalKeys.current());
   // The settings in force, read once per action by whoever acts (host/settings/settings.ts).
   const settings = settingsPort(core);
   // The inline approval reveals the panel, which is created below (only called after activation).
   const approval = new InlineApproval({
-    core,
+    port: inlineApprovalPort(core),
     decisions: heldWriteDecisionsPort(core, settings, rootDir),
     session,
     tickets,
@@ -121,7 +128,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const proposals = new OutsideProposals({ rootDir, tickets, approval, logger, showPanel: () => panel.reveal() });
   const jobs: JobController = new JobController({
     ...featureDeps,
-    core,
+    port: jobsPort(core, featureDeps),
     settings,
     showJobInStatusBar: (job) => statusBar.showJob(job),
     // The cockpits are created below (only called after activation).
@@ -161,7 +168,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   // .pgagent/approvals (SPEC §4), spelled out here so that activation does not load the core for it.
   const badge = new ApprovalsBadge(
-    core,
+    approvalsBadgePort(core),
     tickets,
     approval.onDidChange,
     join(rootDir, '.pgagent', 'approvals'),

@@ -14,12 +14,6 @@ const ROOT = resolve(__dirname, '../..');
 /** Where the loader may be held: the composition root, and the file that defines it. */
 const COMPOSITION_ROOT = ['src/extension.ts', 'src/host/compose/', 'src/host/lazyServices.ts'];
 
-/**
- * Folders still handed the whole loader, being converted to ports on their own branches. It must be empty: a folder
- * leaves the list when it is converted (the test below fails on an entry with nothing left to convert).
- */
-const NOT_YET_CONVERTED = ['src/host/sqlApproval/', 'src/host/jobs/', 'src/host/settings/'];
-
 const LOADER_NAMES = new Set(['CoreLoader', 'coreOnFirstUse']);
 
 /** Each use of the loader in one file: `line: text`. */
@@ -64,16 +58,9 @@ const usesByFile = new Map(
 );
 
 describe('the core loader outside the composition root', () => {
-  it('is used by no file but the composition root and the folders not yet converted', () => {
-    const outside = [...usesByFile].filter(
-      ([file]) => !under(file, COMPOSITION_ROOT) && !under(file, NOT_YET_CONVERTED),
-    );
+  it('is used by no file but the composition root', () => {
+    const outside = [...usesByFile].filter(([file]) => !under(file, COMPOSITION_ROOT));
     expect(Object.fromEntries(outside)).toEqual({});
-  });
-
-  it('lists no converted folder as not yet converted', () => {
-    const stale = NOT_YET_CONVERTED.filter((folder) => ![...usesByFile.keys()].some((file) => file.startsWith(folder)));
-    expect(stale).toEqual([]);
   });
 
   it('is where the window makes it: src/extension.ts', () => {

@@ -1,14 +1,19 @@
 /** The port of Ask…: the core's ask graph and run, the settings in force and the configured model. */
 import type { AskPort } from '../ask/askController';
 import type { CoreLoader } from '../lazyServices';
-import type { ModelProviderDeps } from '../settings/modelProvider';
+import type { ModelProviderPort } from '../settings/modelProvider';
 import { configuredEmbedder, configuredProvider } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
+import { modelProviderPort } from './modelProviderPort';
 import { settingsPort } from './settingsPort';
 
 /** `model`: the window's Gemini key and logger, what the configured model is made with. */
-export function askPort(core: CoreLoader, rootDir: string, model: Omit<ModelProviderDeps, 'core'>): AskPort {
-  const modelDeps: ModelProviderDeps = { ...model, core };
+export function askPort(
+  core: CoreLoader,
+  rootDir: string,
+  model: Pick<ModelProviderPort, 'geminiKey' | 'logger'>,
+): AskPort {
+  const modelDeps = modelProviderPort(core, model);
   return {
     newThreadId: (...args) => core().newThreadId(...args),
     readOutcome: (...args) => core().readOutcome(...args),

@@ -1,13 +1,18 @@
 /** The port of planning with several models: the core's session runner and store, the settings, the configured model. */
 import type { CollabPort } from '../collab/collabController';
 import type { CoreLoader } from '../lazyServices';
-import type { ModelProviderDeps } from '../settings/modelProvider';
+import type { ModelProviderPort } from '../settings/modelProvider';
 import { configuredProvider } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
+import { modelProviderPort } from './modelProviderPort';
 import { settingsPort } from './settingsPort';
 
 /** `model`: the window's Gemini key and logger, what the configured model is made with. */
-export function collabPort(core: CoreLoader, rootDir: string, model: Omit<ModelProviderDeps, 'core'>): CollabPort {
+export function collabPort(
+  core: CoreLoader,
+  rootDir: string,
+  model: Pick<ModelProviderPort, 'geminiKey' | 'logger'>,
+): CollabPort {
   const { logger } = model;
   return {
     executeAsJob: (...args) => core().executeAsJob(...args),
@@ -18,6 +23,6 @@ export function collabPort(core: CoreLoader, rootDir: string, model: Omit<ModelP
     collabStore: () => new (core().CollabStore)(rootDir, { logger }),
     collabRunner: (deps) => new (core().CollabSessionRunner)(deps),
     safetySettings: () => safetySettings(settingsPort(core), rootDir),
-    configuredProvider: (feature) => configuredProvider({ ...model, core }, feature),
+    configuredProvider: (feature) => configuredProvider(modelProviderPort(core, model), feature),
   };
 }

@@ -10,15 +10,19 @@ import type { DatabaseSession } from '../connection/databaseSession';
 import { actor } from './jobRunners';
 import type { JobRunners } from './jobRunners';
 import type { JobLocalState } from './cockpit/jobView';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
+import type { ModelProviderPort } from '../settings/modelProvider';
 import { configuredEmbedder, configuredProvider } from '../settings/modelProvider';
 
+/** The core's review chat and the configured model, loaded when called (host/compose/jobsPort.ts). */
+export interface JobChatPort
+  extends ModelProviderPort, Pick<CoreServices, 'sendReviewMessage' | 'applyPlanEdit' | 'discardPlanEdit'> {}
+
 export interface JobChatDeps {
-  core: CoreLoader;
+  port: JobChatPort;
   runners: JobRunners;
   session: DatabaseSession;
   logger: Logger;
-  geminiKey(): Promise<string | undefined>;
   local(jobId: string): JobLocalState;
   setLocal(jobId: string, change: Partial<JobLocalState>): void;
   refresh(): Promise<void>;
@@ -47,7 +51,7 @@ export class JobChat implements vscode.Disposable {
     // Claimed before the first await: a second quick send finds the turn already going.
     const abort = new AbortController();
     this.turns.set(jobId, abort);
-    const provider = await configuredProvider(this.deps, 'The review chat').catch((error: unknown) => {
+    const provider = await configuredProvider(this.deps.port, 'The review chat').catch((error: unknown) => {
       this.turns.delete(jobId);
       throw error;
     });
@@ -55,7 +59,6 @@ export class JobChat implements vscode.Disposable {
       this.turns.delete(jobId);
       return;
     }
-    const services = this.deps.core();
     this.deps.setLocal(jobId, { pendingChat: { text, reply: '' }, chatError: null });
     this.deps.logger.info('review chat message', { jobId, chars: text.length, debug });
     try {
@@ -63,10 +66,10 @@ export class JobChat implements vscode.Disposable {
       // The research tier searches the schema only when a database is open; the chat never opens one.
       const loadSnapshot =
         this.deps.session.connection.status === 'connected' ? () => this.deps.session.loadSnapshot() : undefined;
-      const embedder = await configuredEmbedder(this.deps);
+      const embedder = await configuredEmbedder(this.deps.port);
       const store = this.deps.runners.store();
       const turnOn = (db: Db | undefined) =>
-        services.sendReviewMessage(
+        this.deps.port.sendReviewMessage(
           {
             store,
             provider,
@@ -102,7 +105,7 @@ export class JobChat implements vscode.Disposable {
       });
     } catch (error) {
       if (!abort.signal.aborted) {
-        const info = services.toAgentError(error).toInfo();
+        const info = this.deps.port.toAgentError(error).toInfo();
         this.deps.logger.error('review chat failed', { jobId, code: info.code, error: info.message });
         this.deps.setLocal(jobId, { chatError: { text, error: info } });
       }
@@ -115,14 +118,13 @@ export class JobChat implements vscode.Disposable {
 
   /** Applies (writes plan.md and commits it) or discards a plan edit the chat proposed. */
   async planEdit(jobId: string, editId: string, apply: boolean): Promise<void> {
-    const services = this.deps.core();
     this.deps.setLocal(jobId, {
       busy: { action: 'planEdit', message: apply ? 'Applying the plan edit…' : 'Discarding the plan edit…' },
       error: null,
     });
     try {
-      if (apply) await services.applyPlanEdit(this.deps.runners.store(), jobId, editId, actor());
-      else await services.discardPlanEdit(this.deps.runners.store(), jobId, editId, actor());
+      if (apply) await this.deps.port.applyPlanEdit(this.deps.runners.store(), jobId, editId, actor());
+      else await this.deps.port.discardPlanEdit(this.deps.runners.store(), jobId, editId, actor());
       this.deps.logger.info(apply ? 'plan edit applied' : 'plan edit discarded', { jobId, edit: editId });
     } catch (error) {
       this.deps.fail(jobId, error);

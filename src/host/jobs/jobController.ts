@@ -192,7 +192,7 @@ export class JobController implements vscode.Disposable {
 
   /** Creates a job for `task`, selects it, and plans it to its first stop (normally the review). */
   async newJob(task: string): Promise<void> {
-    const provider = await configuredProvider(this.deps, 'A job');
+    const provider = await configuredProvider(this.deps.port, 'A job');
     if (!provider) return;
     let jobId: string;
     try {
@@ -337,7 +337,7 @@ export class JobController implements vscode.Disposable {
       if (outcome) await this.notices.afterStep(outcome, true);
     } catch (error) {
       // Another driver (the window or CLI that decided) is on the job: nothing failed here.
-      if (quietWhenBusy && this.deps.core().toAgentError(error).code === 'JOB_BUSY') {
+      if (quietWhenBusy && this.deps.port.toAgentError(error).code === 'JOB_BUSY') {
         this.deps.logger.info('the job is driven elsewhere; this window only watches it', { jobId });
         return;
       }

@@ -10,7 +10,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { TimelineView } from '../../shared/cockpitProtocol';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { ApprovalView, JobView } from '../../shared/protocol';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { readSqlFiles } from './cockpit/jobFiles';
 import { readJobWrites } from './cockpit/jobWrites';
 import type { JobLocalState } from './cockpit/jobView';
@@ -37,8 +37,11 @@ export interface HeldWritesPort {
   card(ticketId: string): ApprovalView | null;
 }
 
+/** The core's readers of a job's files, loaded when called (host/compose/jobsPort.ts). */
+export type JobEntryPort = Pick<CoreServices, 'readJobDetail' | 'readChat' | 'readJobTimeline' | 'toAgentError'>;
+
 export interface JobEntryDeps {
-  core: CoreLoader;
+  port: JobEntryPort;
   runners: Pick<JobRunners, 'viewer' | 'store'>;
   ticketStore(): Promise<TicketStore>;
   held: HeldWritesPort;
@@ -54,13 +57,12 @@ export async function readJobEntry(
   cockpit: boolean,
   previous: JobEntry | undefined,
 ): Promise<JobEntry> {
-  const core = deps.core();
   const store = deps.runners.store();
   try {
     const outcome = await (await deps.runners.viewer()).outcome(id);
-    const detail = await core.readJobDetail(store, outcome);
+    const detail = await deps.port.readJobDetail(store, outcome);
     // The plan stays reviewable when the chat log cannot be read (the chat then starts empty).
-    const chat = await core.readChat(store, id).catch((error: unknown) => {
+    const chat = await deps.port.readChat(store, id).catch((error: unknown) => {
       deps.logger.warn('reading the review chat failed', { jobId: id, error: String(error) });
       return [];
     });
@@ -70,12 +72,12 @@ export async function readJobEntry(
     const approval = outcome.stop.kind === 'approval' ? deps.held.card(outcome.stop.ticketId) : null;
     if (outcome.stop.kind === 'review' && outcome.stop.ticketId !== undefined)
       deps.planWatch.watch(id, outcome.stop.ticketId);
-    const timeline = cockpit ? await core.readJobTimeline(store.jobDir(id)) : NO_TIMELINE;
+    const timeline = cockpit ? await deps.port.readJobTimeline(store.jobDir(id)) : NO_TIMELINE;
     const writes = cockpit ? await writesOf(deps, id) : [];
     const inputs = { detail, chat, approval, sqlFiles };
     return { inputs, view: toJobView({ ...inputs, local }), timeline, writes, error: null };
   } catch (error) {
-    const info = core.toAgentError(error).toInfo();
+    const info = deps.port.toAgentError(error).toInfo();
     deps.logger.warn('reading a job failed', { jobId: id, code: info.code, error: info.message });
     return {
       inputs: previous?.inputs,

@@ -8,8 +8,8 @@ import type { JobOutcome } from '../../core/jobs/jobOutcome';
 import type { Logger } from '../../core/platform/logger';
 import type { ErrorInfo } from '../../shared/errorCodes';
 import type { JobBusyView } from '../../shared/protocol';
-import type { CoreLoader } from '../lazyServices';
-import type { ModelProviderDeps } from '../settings/modelProvider';
+import type { CoreServices } from '../lazyServices';
+import type { ModelProviderPort } from '../settings/modelProvider';
 import { configuredEmbedder, configuredProvider, withSignal } from '../settings/modelProvider';
 import type { JobLocalState } from './cockpit/jobView';
 import type { JobStepModel, JobStepUi } from './jobSteps';
@@ -31,18 +31,21 @@ export const PROGRESS_UI: JobStepUi = {
 };
 
 /** The configured model for a job's step (the person is told when none is), its calls stopped by the step's Cancel. */
-export function stepModel(deps: ModelProviderDeps): JobStepModel {
+export function stepModel(port: ModelProviderPort): JobStepModel {
   return async (signal) => {
-    const provider = await configuredProvider(deps, 'A job');
+    const provider = await configuredProvider(port, 'A job');
     if (!provider) return undefined;
-    const embedder = await configuredEmbedder(deps);
+    const embedder = await configuredEmbedder(port);
     return { provider: withSignal(provider, signal), ...(embedder ? { embedder } : {}) };
   };
 }
 
+/** The core's error reading, loaded when called (host/compose/jobsPort.ts). */
+export type JobNoticesPort = Pick<CoreServices, 'toAgentError'>;
+
 export interface JobNoticesDeps {
   logger: Logger;
-  core: CoreLoader;
+  port: JobNoticesPort;
   /** Whether the job's cockpit is the editor the person is looking at (no notification needed then). */
   isShown(jobId: string): boolean;
   /** Opens (or reveals) the job's cockpit. */
@@ -91,7 +94,7 @@ export class JobNotices {
 
   /** A failed action: logged, kept in the panel, and (unless `notify` is false) a notification with Show Job. */
   report(jobId: string | undefined, action: JobBusyView['action'], error: unknown, notify = true): void {
-    const info = isErrorInfo(error) ? error : this.deps.core().toAgentError(error).toInfo();
+    const info = isErrorInfo(error) ? error : this.deps.port.toAgentError(error).toInfo();
     this.deps.logger.error('job action failed', { jobId, action, code: info.code, error: info.message });
     if (jobId !== undefined) this.deps.setLocal(jobId, { error: info });
     if (notify && info.code === 'JOB_BUSY') {

@@ -7,25 +7,30 @@ import type { Ticket } from '../../core/approvals/ticket';
 import { isFinalStatus } from '../../shared/jobActions';
 import type { JobBusyView } from '../../shared/protocol';
 import type { FeatureDeps } from '../featureDeps';
-import type { CoreLoader } from '../lazyServices';
 import type { SettingsPort } from '../settings/settings';
 import type { JobBarState } from '../ui/statusBar';
 import * as vscode from 'vscode';
+import type { JobChatPort } from './jobChat';
 import { JobChat } from './jobChat';
+import type { JobEntryPort } from './jobEntries';
 import { readJobEntry } from './jobEntries';
 import { JobBoard } from './jobBoard';
 import { JobHeldWrites } from './jobHeldWrites';
+import type { JobNoticesPort } from './jobNotices';
 import { JobNotices, PROGRESS_UI, stepModel } from './jobNotices';
 import { JobPlanWatch } from './jobPlanWatch';
+import type { JobRunnersPort } from './jobRunners';
 import { JobRunners } from './jobRunners';
 import { jobRunnerSettings } from './jobSettings';
 import { JobSteps } from './jobSteps';
 
 const SELECTED_KEY = 'postgresAgent.selectedJob';
 
+/** What the jobs' parts take of the core and the configured model, loaded when called (host/compose/jobsPort.ts). */
+export interface JobsPort extends JobRunnersPort, JobEntryPort, JobChatPort, JobNoticesPort {}
+
 export interface JobControllerDeps extends FeatureDeps {
-  /** The core, loaded on first use (activation loads none of it). */
-  core: CoreLoader;
+  port: JobsPort;
   /** The settings in force, read once per step (host/compose/settingsPort.ts). */
   settings: SettingsPort;
   showJobInStatusBar(job: JobBarState | undefined): void;
@@ -58,9 +63,9 @@ export interface JobPartsHooks {
 /** Builds the parts once; each names what it takes, and reaches the others only through `parts` when called. */
 export function buildJobParts(deps: JobControllerDeps, hooks: JobPartsHooks): JobParts {
   const parts = {} as JobParts;
-  const { core, rootDir, logger } = deps;
+  const { port, rootDir, logger } = deps;
   parts.runners = new JobRunners({
-    core,
+    port,
     rootDir,
     logger,
     session: deps.session,
@@ -72,21 +77,21 @@ export function buildJobParts(deps: JobControllerDeps, hooks: JobPartsHooks): Jo
     runners: parts.runners,
     logger,
     ui: PROGRESS_UI,
-    model: stepModel(deps),
+    model: stepModel(port),
     setLocal: (jobId, change) => parts.board.setLocal(jobId, change),
     filesChanged: () => hooks.reload(),
     ended: () => parts.board.refresh(),
   });
   parts.notices = new JobNotices({
     logger,
-    core,
+    port,
     isShown: (jobId) => deps.isShown(jobId),
     open: (jobId) => hooks.open(jobId),
     setLocal: (jobId, change) => parts.board.setLocal(jobId, change),
     handOver: (outcome, open) => parts.writes.handOver(outcome, open),
   });
   parts.writes = new JobHeldWrites({
-    error: (code, message, advice) => new (core().AgentError)(code, message, advice),
+    error: (code, message, advice) => port.error(code, message, advice),
     tickets: deps.tickets,
     approval: deps.approval,
     runners: parts.runners,
@@ -101,11 +106,10 @@ export function buildJobParts(deps: JobControllerDeps, hooks: JobPartsHooks): Jo
     },
   });
   parts.chat = new JobChat({
-    core,
+    port,
     runners: parts.runners,
     session: deps.session,
     logger: deps.logger,
-    geminiKey: () => deps.geminiKey(),
     local: (jobId) => parts.board.localOf(jobId),
     setLocal: (jobId, change) => parts.board.setLocal(jobId, change),
     refresh: () => hooks.refresh(),
@@ -118,7 +122,7 @@ export function buildJobParts(deps: JobControllerDeps, hooks: JobPartsHooks): Jo
   );
   const saved = deps.workspaceState.get<string>(SELECTED_KEY);
   const entryDeps = {
-    core,
+    port,
     runners: parts.runners,
     ticketStore: () => deps.tickets.ticketStore(),
     held: parts.writes,

@@ -17,10 +17,11 @@ import type { JobStore } from '../../core/jobs/jobStore';
 import type { PlanningSettings } from '../../core/jobs/planningSettings';
 import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider } from '../../core/llm/provider';
+import type { AgentError } from '../../core/platform/errors';
 import type { Logger } from '../../core/platform/logger';
 import type { SafetySettings } from '../../core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../shared/schema';
-import type { CoreLoader, CoreServices } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 
 /** The settings a job runner is built from, resolved from one read of each config file. */
 export interface JobRunnerSettings {
@@ -39,8 +40,19 @@ export interface JobDatabasePort {
   loadSnapshot(): Promise<SchemaSnapshot>;
 }
 
+/** The core's job runner, stores and leases, loaded when called (host/compose/jobsPort.ts). */
+export interface JobRunnersPort extends Pick<
+  CoreServices,
+  'jobSearchIndexer' | 'workspacePaths' | 'openLeaseBackend' | 'openJobCheckpointer'
+> {
+  jobStore(...args: ConstructorParameters<CoreServices['JobStore']>): JobStore;
+  jobRunner(...args: ConstructorParameters<CoreServices['JobRunner']>): JobRunner;
+  jobLeases(...args: ConstructorParameters<CoreServices['JobLeases']>): JobLeases;
+  error(...args: ConstructorParameters<typeof AgentError>): AgentError;
+}
+
 export interface JobRunnersDeps {
-  core: CoreLoader;
+  port: JobRunnersPort;
   rootDir: string;
   logger: Logger;
   session: JobDatabasePort;
@@ -99,7 +111,7 @@ export class JobRunners {
 
   /** The workspace's job folders (created on first use: activation loads no core). */
   store(): JobStore {
-    this.jobStore ??= new (this.deps.core().JobStore)(this.deps.rootDir, { logger: this.deps.logger });
+    this.jobStore ??= this.deps.port.jobStore(this.deps.rootDir, { logger: this.deps.logger });
     return this.jobStore;
   }
 
@@ -114,9 +126,9 @@ export class JobRunners {
     work: (runner: JobRunner) => Promise<T>,
   ): Promise<T> {
     return this.deps.session.use(async ({ db, key }) => {
-      const core = this.deps.core();
+      const port = this.deps.port;
       if (jobConnection !== undefined && jobConnection !== key) {
-        throw new core.AgentError(
+        throw port.error(
           'BAD_INPUT',
           `This job works on another database (${jobConnection}) than the one open in this window (${key}).`,
           'Select the job\'s connection with "Postgres Agent: Select Connection…", then try again.',
@@ -131,7 +143,7 @@ export class JobRunners {
           loadSnapshot: () => this.deps.session.loadSnapshot(),
           onEvent: (event) => options.onEvent(event),
           signal: options.signal,
-          ...(options.embedder ? { indexForSearch: core.jobSearchIndexer(options.embedder, this.deps.logger) } : {}),
+          ...(options.embedder ? { indexForSearch: port.jobSearchIndexer(options.embedder, this.deps.logger) } : {}),
         }),
       );
     });
@@ -184,14 +196,14 @@ export class JobRunners {
       before.leases === leases
     )
       return before;
-    const core = this.deps.core();
-    const runner = new core.JobRunner({
+    const port = this.deps.port;
+    const runner = port.jobRunner({
       store: this.store(),
-      checkpointsDir: core.workspacePaths(this.deps.rootDir).checkpoints,
-      db: offlineDb(core),
+      checkpointsDir: port.workspacePaths(this.deps.rootDir).checkpoints,
+      db: offlineDb(port),
       connectionKey: 'offline',
       provider: undefined,
-      loadSnapshot: () => Promise.reject(notOpen(core)),
+      loadSnapshot: () => Promise.reject(notOpen(port)),
       ticketStore,
       settings: settings.safety,
       logger: this.deps.logger,
@@ -211,7 +223,7 @@ export class JobRunners {
 
   /** One driver per job, shared with the CLI: the same Redis URL decides where leases live for both. */
   private async leases(redisUrl: string | undefined): Promise<JobLeases> {
-    const core = this.deps.core();
+    const port = this.deps.port;
     if (!this.leaseBackend || this.leaseBackend.url !== redisUrl) {
       void this.leaseBackend?.opened.then(
         (opened) => opened.close(),
@@ -219,9 +231,9 @@ export class JobRunners {
       );
       this.leaseBackend = {
         url: redisUrl,
-        opened: core.openLeaseBackend({
+        opened: port.openLeaseBackend({
           redisUrl,
-          leasesDir: core.workspacePaths(this.deps.rootDir).leases,
+          leasesDir: port.workspacePaths(this.deps.rootDir).leases,
           logger: this.deps.logger,
         }),
       };
@@ -231,7 +243,7 @@ export class JobRunners {
       if (this.leaseBackend === current) this.leaseBackend = undefined; // Redis down now: try again on the next action
       throw error;
     });
-    current.leases ??= new core.JobLeases(opened.backend, { by: this.deps.driverName(), logger: this.deps.logger });
+    current.leases ??= port.jobLeases(opened.backend, { by: this.deps.driverName(), logger: this.deps.logger });
     return current.leases;
   }
 
@@ -242,12 +254,12 @@ export class JobRunners {
         (c) => c.close(),
         () => undefined,
       );
-      const core = this.deps.core();
+      const port = this.deps.port;
       this.checkpointer = {
         url,
-        opened: core.openJobCheckpointer({
+        opened: port.openJobCheckpointer({
           teamDatabaseUrl: url,
-          checkpointsDir: core.workspacePaths(this.deps.rootDir).checkpoints,
+          checkpointsDir: port.workspacePaths(this.deps.rootDir).checkpoints,
           logger: this.deps.logger,
         }),
       };
@@ -275,16 +287,13 @@ export class JobRunners {
   }
 }
 
-function notOpen(core: CoreServices): Error {
-  return new core.AgentError(
-    'INTERNAL',
-    'Reading where a job stands needs no database, but the job runner asked for one.',
-  );
+function notOpen(port: JobRunnersPort): Error {
+  return port.error('INTERNAL', 'Reading where a job stands needs no database, but the job runner asked for one.');
 }
 
 /** A Db that refuses every query: what the window's runner has outside a step, which only reads job files. */
-function offlineDb(core: CoreServices): Db {
-  const refuse = () => Promise.reject(notOpen(core));
+function offlineDb(port: JobRunnersPort): Db {
+  const refuse = () => Promise.reject(notOpen(port));
   return {
     kind: 'postgres',
     label: 'none (reading job files only)',

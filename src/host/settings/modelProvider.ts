@@ -7,29 +7,27 @@ import * as vscode from 'vscode';
 import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider, ModelPrices } from '../../core/llm/provider';
 import type { Logger } from '../../core/platform/logger';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 
-export interface ModelProviderDeps {
+/** The core's model makers, loaded when called (host/compose/modelProviderPort.ts), and the window's key and log. */
+export interface ModelProviderPort extends Pick<CoreServices, 'createProvider' | 'createEmbedder' | 'toAgentError'> {
   /** The Gemini key from SecretStorage. */
   geminiKey(): Promise<string | undefined>;
   logger: Logger;
-  /** The window's core loader. */
-  core: CoreLoader;
 }
 
 /**
  * The configured provider, or undefined after telling the person what is missing. `feature` names what
  * needs the model in the message ("Ask…", "Jobs").
  */
-export async function configuredProvider(deps: ModelProviderDeps, feature: string): Promise<LlmProvider | undefined> {
-  const services = deps.core();
+export async function configuredProvider(port: ModelProviderPort, feature: string): Promise<LlmProvider | undefined> {
   const config = vscode.workspace.getConfiguration('postgresAgent');
   const prices = config.get<ModelPrices>('model.prices');
   const common = { maxRetries: 1, ...(prices && Object.keys(prices).length > 0 ? { prices } : {}) };
   try {
     if (config.get<string>('model.provider') === 'openai-compatible') {
       const apiKey = process.env.OPENAI_API_KEY?.trim();
-      return services.createProvider(
+      return port.createProvider(
         {
           provider: 'openai-compatible',
           baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '',
@@ -37,10 +35,10 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
           ...(apiKey ? { apiKey } : {}),
           ...common,
         },
-        deps.logger,
+        port.logger,
       );
     }
-    const apiKey = (await deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
+    const apiKey = (await port.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
     if (!apiKey) {
       const choice = await vscode.window.showErrorMessage(
         `${feature} needs a Gemini API key, and none is set. Get one at https://aistudio.google.com/apikey, or choose an OpenAI-compatible endpoint in the postgresAgent.model.provider setting.`,
@@ -50,7 +48,7 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
       return undefined;
     }
     const baseUrl = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
-    return services.createProvider(
+    return port.createProvider(
       {
         provider: 'gemini',
         model: config.get<string>('model.gemini.model') ?? '',
@@ -58,10 +56,10 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
         ...(baseUrl ? { baseUrl } : {}),
         ...common,
       },
-      deps.logger,
+      port.logger,
     );
   } catch (error) {
-    const e = services.toAgentError(error);
+    const e = port.toAgentError(error);
     void vscode.window
       .showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message, 'Open Settings')
       .then((choice) => {
@@ -75,28 +73,27 @@ export async function configuredProvider(deps: ModelProviderDeps, feature: strin
  * The embedding model (postgresAgent.model.embeddingModel) of the configured provider, or undefined when
  * none is named or the provider is not usable; never asks the person anything (words are the fallback).
  */
-export async function configuredEmbedder(deps: ModelProviderDeps): Promise<Embedder | undefined> {
+export async function configuredEmbedder(port: ModelProviderPort): Promise<Embedder | undefined> {
   const config = vscode.workspace.getConfiguration('postgresAgent');
   const embeddingModel = config.get<string>('model.embeddingModel')?.trim();
   if (!embeddingModel) return undefined;
-  const services = deps.core();
   if (config.get<string>('model.provider') === 'openai-compatible') {
     const apiKey = process.env.OPENAI_API_KEY?.trim();
-    return services.createEmbedder(
+    return port.createEmbedder(
       {
         provider: 'openai-compatible',
         baseUrl: config.get<string>('model.openaiCompatible.baseUrl') ?? '',
         ...(apiKey ? { apiKey } : {}),
         embeddingModel,
       },
-      deps.logger,
+      port.logger,
     );
   }
-  const apiKey = (await deps.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
+  const apiKey = (await port.geminiKey())?.trim() || process.env.GEMINI_API_KEY?.trim();
   const baseUrl = process.env.PGAGENT_GEMINI_BASE_URL?.trim();
-  return services.createEmbedder(
+  return port.createEmbedder(
     { provider: 'gemini', ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), embeddingModel },
-    deps.logger,
+    port.logger,
   );
 }
 

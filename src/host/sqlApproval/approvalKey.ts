@@ -9,7 +9,17 @@ import * as vscode from 'vscode';
 import { generateKeyPairSync } from 'node:crypto';
 import type { SigningKey } from '../../core/approvals/approvalPath';
 import type { Logger } from '../../core/platform/logger';
-import type { CoreLoader } from '../lazyServices';
+import type { AgentError } from '../../core/platform/errors';
+import type { CoreServices } from '../lazyServices';
+
+/** The core's key envelope, loaded when called (host/compose/approvalKeyPort.ts). */
+export interface ApprovalKeyPort extends Pick<
+  CoreServices,
+  'openPrivateKey' | 'parseEnvelope' | 'publicKeyText' | 'sealPrivateKey'
+> {
+  minPassphraseLength(): number;
+  error: (...args: ConstructorParameters<typeof AgentError>) => AgentError;
+}
 
 export const APPROVAL_KEY_SECRET = 'postgresAgent.approvalKey';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -17,7 +27,7 @@ const TITLE = 'Postgres Agent: Create Approval Key';
 
 export class ApprovalKeyStore {
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: ApprovalKeyPort,
     private readonly secrets: vscode.SecretStorage,
     private readonly workspaceDir: string | undefined,
     private readonly logger: Logger,
@@ -35,7 +45,7 @@ export class ApprovalKeyStore {
         : { name: stored.name };
     } catch (error) {
       // A damaged secret must not sign anything, nor silently drop to unsigned: the decision is refused.
-      throw new (this.core().AgentError)(
+      throw this.port.error(
         'CONFIG_INVALID',
         "The approval key in VS Code's secret storage cannot be read.",
         `Run "${TITLE}…" to make a new one.`,
@@ -51,9 +61,8 @@ export class ApprovalKeyStore {
   async current(): Promise<SigningKey | undefined> {
     const stored = await this.stored();
     if (!stored) return undefined;
-    const services = this.core();
     if (stored.envelope === undefined) {
-      throw new services.AgentError(
+      throw this.port.error(
         'APPROVAL_POLICY',
         `The approval key "${stored.name}" was stored without a passphrase, so it signs nothing any more.`,
         `Run "${TITLE}…" to make a passphrase-protected key, and ask your admin to enrol its public key.`,
@@ -66,11 +75,11 @@ export class ApprovalKeyStore {
       ignoreFocusOut: true,
     });
     if (passphrase === undefined || passphrase === '')
-      throw new services.AgentError('APPROVAL_POLICY', 'No passphrase given: nothing was signed or decided.');
+      throw this.port.error('APPROVAL_POLICY', 'No passphrase given: nothing was signed or decided.');
     const where = "the approval key in VS Code's secret storage";
     return {
       name: stored.name,
-      privateKey: await services.openPrivateKey(services.parseEnvelope(stored.envelope, where), passphrase, where),
+      privateKey: await this.port.openPrivateKey(this.port.parseEnvelope(stored.envelope, where), passphrase, where),
     };
   }
 
@@ -85,7 +94,7 @@ export class ApprovalKeyStore {
       );
       if (replace !== 'Make a new key') return;
     }
-    const services = this.core();
+    const min = this.port.minPassphraseLength();
     const name = await vscode.window.showInputBox({
       title: TITLE,
       prompt: 'Your name as an approver (decisions signed with this key are recorded under it)',
@@ -95,13 +104,10 @@ export class ApprovalKeyStore {
     if (name === undefined) return;
     const passphrase = await vscode.window.showInputBox({
       title: TITLE,
-      prompt: `A passphrase for this key (${services.MIN_PASSPHRASE_LENGTH} characters or more); you type it for every signed decision`,
+      prompt: `A passphrase for this key (${min} characters or more); you type it for every signed decision`,
       password: true,
       ignoreFocusOut: true,
-      validateInput: (value) =>
-        value.length >= services.MIN_PASSPHRASE_LENGTH
-          ? undefined
-          : `${services.MIN_PASSPHRASE_LENGTH} characters or more.`,
+      validateInput: (value) => (value.length >= min ? undefined : `${min} characters or more.`),
     });
     if (passphrase === undefined) return;
     const again = await vscode.window.showInputBox({
@@ -113,10 +119,10 @@ export class ApprovalKeyStore {
     });
     if (again !== passphrase) return;
     const { privateKey } = generateKeyPairSync('ed25519');
-    const publicKey = services.publicKeyText(privateKey);
+    const publicKey = this.port.publicKeyText(privateKey);
     await this.secrets.store(
       APPROVAL_KEY_SECRET,
-      JSON.stringify({ name, envelope: await services.sealPrivateKey(name, privateKey, passphrase) }),
+      JSON.stringify({ name, envelope: await this.port.sealPrivateKey(name, privateKey, passphrase) }),
     );
     this.logger.info('approval key created', { name, workspace: this.workspaceDir ?? '' });
     const enroll = `pg-agent policy enroll ${name} --key ${publicKey}`;

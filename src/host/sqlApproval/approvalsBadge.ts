@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { existsSync, readdirSync } from 'node:fs';
 import type { Logger } from '../../core/platform/logger';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { redisUrl } from '../settings/settings';
 import type { WindowTickets } from './windowTickets';
 import type { PendingTicket } from '../ui/navigatorView';
@@ -27,6 +27,9 @@ export interface BadgeTargets {
 
 const SQL_START = 200;
 
+/** The core's error reading, loaded when called (host/compose/approvalsBadgePort.ts). */
+export type ApprovalsBadgePort = Pick<CoreServices, 'toAgentError'>;
+
 export class ApprovalsBadge implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly recount = throttle(() => void this.count(), 300);
@@ -37,7 +40,7 @@ export class ApprovalsBadge implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: ApprovalsBadgePort,
     private readonly tickets: WindowTickets,
     /** The window's own approvals changed (a write held, decided, run). */
     approvalsChanged: vscode.Event<void>,
@@ -101,7 +104,7 @@ export class ApprovalsBadge implements vscode.Disposable {
       if (!same) this.changed.fire();
       this.apply(live.length);
     } catch (error) {
-      this.logger.warn('could not count the approvals waiting', { error: this.core().toAgentError(error).message });
+      this.logger.warn('could not count the approvals waiting', { error: this.port.toAgentError(error).message });
     }
   }
 

@@ -11,7 +11,7 @@ import type { Ticket } from '../../core/approvals/ticket';
 import type { Logger } from '../../core/platform/logger';
 import type { ApprovalStatus, ApprovalView, ImpactView, ResultsView } from '../../shared/protocol';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { workspaceTrusted } from '../settings/workspaceTrust';
 import { ApprovalDecorations } from './approvalDecorations';
 import type { ApprovalEntry, HeldWrite } from './approvalEntries';
@@ -23,8 +23,11 @@ import type { WindowTickets } from './windowTickets';
 /** Quiet time after an edit before the impact is checked again. */
 const RECHECK_DELAY_MS = 1000;
 
+/** The core's check of SQL and its impact report, loaded when called (host/compose/sqlApprovalPorts.ts). */
+export type InlineApprovalPort = Pick<CoreServices, 'runSql' | 'workspacePaths' | 'saveImpactReport' | 'toAgentError'>;
+
 export interface InlineApprovalDeps {
-  core: CoreLoader;
+  port: InlineApprovalPort;
   /** Deciding and running held writes, and the settings of an action (host/compose/heldWriteDecisionsPort.ts). */
   decisions: HeldWriteDecisionsPort;
   session: DatabaseSession;
@@ -133,7 +136,6 @@ export class InlineApproval implements vscode.Disposable {
   ): Promise<ApprovalEntry | undefined> {
     const sql = document.getText().slice(start, end);
     this.decorations.clear(document.uri);
-    const services = this.deps.core();
     try {
       const { key, outcome: o } = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Postgres Agent', cancellable: false },
@@ -143,7 +145,7 @@ export class InlineApproval implements vscode.Disposable {
           progress.report({ message: 'Previewing its impact…' });
           return {
             key,
-            outcome: await services.runSql(db, await this.deps.tickets.ticketStore(), {
+            outcome: await this.deps.port.runSql(db, await this.deps.tickets.ticketStore(), {
               sql,
               connection: key,
               requestedBy: userInfo().username,
@@ -151,7 +153,7 @@ export class InlineApproval implements vscode.Disposable {
               // The person's own SQL: writes within postgresAgent.approval.autoApproveMaxRisk may run at once.
               // Never in a workspace VS Code does not trust: there every write waits (and does not run).
               autoApprove: workspaceTrusted(),
-              undoDir: services.workspacePaths(this.deps.rootDir).undo,
+              undoDir: this.deps.port.workspacePaths(this.deps.rootDir).undo,
               logger: this.deps.logger,
               // The identical statement held again finds its pending ticket (impact measured again): one card.
               reusePending: true,
@@ -217,7 +219,7 @@ export class InlineApproval implements vscode.Disposable {
       }
       return undefined;
     } catch (error) {
-      const e = services.toAgentError(error);
+      const e = this.deps.port.toAgentError(error);
       if (e.code === 'SQL_SYNTAX' && 'position' in e && typeof e.position === 'number')
         this.decorations.markSyntaxError(document, start + e.position, e.message);
       void vscode.window.showErrorMessage(e.advice ? `${e.message} ${e.advice}` : e.message);
@@ -255,9 +257,8 @@ export class InlineApproval implements vscode.Disposable {
     ticket: Ticket,
     replacing: ApprovalEntry | undefined,
   ): Promise<ApprovalEntry> {
-    const services = this.deps.core();
     if (this.deps.workspaceDir)
-      await services.saveImpactReport(services.workspacePaths(this.deps.workspaceDir).impact, ticket);
+      await this.deps.port.saveImpactReport(this.deps.port.workspacePaths(this.deps.workspaceDir).impact, ticket);
     this.entries.add(entry, replacing);
     void this.decorations.markHidden(entry.uri);
     return entry;

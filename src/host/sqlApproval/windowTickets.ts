@@ -7,14 +7,17 @@ import type { SigningKey } from '../../core/approvals/approvalPath';
 import type { TicketStore } from '../../core/approvals/ticketStore';
 import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
-import type { CoreLoader } from '../lazyServices';
+import type { CoreServices } from '../lazyServices';
 import { redisUrl } from '../settings/settings';
+
+/** The core's ticket store and its resolver, loaded when called (host/compose/windowTicketsPort.ts). */
+export type WindowTicketsPort = Pick<CoreServices, 'openTicketStore' | 'workspacePaths' | 'databaseResolver'>;
 
 export class WindowTickets {
   private store: Promise<TicketStore> | undefined;
 
   constructor(
-    private readonly core: CoreLoader,
+    private readonly port: WindowTicketsPort,
     private readonly session: DatabaseSession,
     /** Where .pgagent/ lives: the workspace folder, else the extension's storage. */
     private readonly rootDir: string,
@@ -25,17 +28,16 @@ export class WindowTickets {
 
   /** The window's ticket store, shared by every feature of the window; a failed open (Redis down) is retried next time. */
   ticketStore(): Promise<TicketStore> {
-    const services = this.core();
-    this.store ??= services
+    this.store ??= this.port
       .openTicketStore({
         ...(redisUrl() ? { redisUrl: redisUrl() } : {}),
-        approvalsDir: services.workspacePaths(this.rootDir).approvals,
+        approvalsDir: this.port.workspacePaths(this.rootDir).approvals,
         logger: this.logger,
       })
       .then((store) => {
         // A ticket left EXECUTING by a crashed window or CLI is resolved from its database when it is read.
         store.setResolver(
-          services.databaseResolver(async (connection) => {
+          this.port.databaseResolver(async (connection) => {
             const { db, key } = await this.session.database();
             return key === connection ? db : undefined;
           }, this.logger),

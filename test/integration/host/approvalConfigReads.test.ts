@@ -61,6 +61,7 @@ import { silentLogger } from '../../../src/core/platform/logger';
 import type { DatabaseSession } from '../../../src/host/connection/databaseSession';
 import { heldWriteDecisionsPort } from '../../../src/host/compose/heldWriteDecisionsPort';
 import { settingsPort } from '../../../src/host/compose/settingsPort';
+import { windowTicketsPort } from '../../../src/host/compose/sqlApprovalPorts';
 import { coreOnFirstUse } from '../../../src/host/lazyServices';
 import type { ApprovalEntry } from '../../../src/host/sqlApproval/approvalEntries';
 import { ApprovalEntries } from '../../../src/host/sqlApproval/approvalEntries';
@@ -119,7 +120,7 @@ describe.runIf(postgresAvailable)('config reads per approval', () => {
   /** The window's inline approval parts, over the ports extension.ts builds, showing `ticket`'s card and lens. */
   function windowShowing(ticket: Ticket) {
     const session = { database: () => Promise.resolve({ db, key: scratch.url }) } as unknown as DatabaseSession;
-    const tickets = new WindowTickets(core, session, workspace, silentLogger);
+    const tickets = new WindowTickets(windowTicketsPort(core), session, workspace, silentLogger);
     const entries = new ApprovalEntries();
     const decisions = new HeldWriteDecisions({
       port: heldWriteDecisionsPort(core, settingsPort(core), workspace),

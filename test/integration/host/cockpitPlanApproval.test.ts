@@ -75,6 +75,7 @@ import { jobRunnerSettings } from '../../../src/host/jobs/jobSettings';
 import { JobSteps } from '../../../src/host/jobs/jobSteps';
 import { decidePlanHere, resumeDecidedElsewhere } from '../../../src/host/jobs/planDecisions';
 import { coreOnFirstUse } from '../../../src/host/lazyServices';
+import { jobsPort } from '../../../src/host/compose/jobsPort';
 import { settingsPort } from '../../../src/host/compose/settingsPort';
 import type { HeldWrite } from '../../../src/host/sqlApproval/approvalEntries';
 import type { InlineApproval } from '../../../src/host/sqlApproval/inlineApproval';
@@ -89,6 +90,8 @@ import { SHOP_SCHEMA } from '../../support/shopSchema';
 
 /** The window's core loader (mocked above: the services module from source). */
 const coreServices = coreOnFirstUse();
+/** The jobs' port over it, as extension.ts builds it (no model: the steps get theirs from the test). */
+const port = jobsPort(coreServices, { geminiKey: () => Promise.resolve(undefined), logger: silentLogger });
 
 /** The window's ticket store, counting the reads (get, waitForDecision) of each ticket made through it, and its transitions. */
 function countingStore(real: FileTicketStore): {
@@ -167,7 +170,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     const entries = new Map<string, JobEntry>();
     const elsewhere: string[] = [];
     const runners = new JobRunners({
-      core: coreServices,
+      port,
       rootDir: workspace,
       logger: silentLogger,
       session: {
@@ -189,7 +192,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
       },
     );
     const entryDeps = {
-      core: coreServices,
+      port,
       runners,
       ticketStore: () => Promise.resolve(store),
       held: { restore: () => Promise.resolve(false), card: () => null },
