@@ -123,7 +123,7 @@ export function activate(context: vscode.ExtensionContext): void {
     showPanel: () => panel.reveal(),
     onChange: () => changed.fire(),
   };
-  const ask = new AskController(featureDeps, askPort(core, rootDir, featureDeps));
+  const ask = new AskController(featureDeps, askPort(core, settings, rootDir, featureDeps));
   // Writes proposed by agents outside this window (pg-agent mcp, the language-model tools) come to the inline approval.
   const proposals = new OutsideProposals({ rootDir, tickets, approval, logger, showPanel: () => panel.reveal() });
   const jobs: JobController = new JobController({
@@ -154,7 +154,7 @@ export function activate(context: vscode.ExtensionContext): void {
     gridEditPort(core, session, approval, (sql): Promise<ResultsView> => results.read(sql)),
   );
   const results: ResultsPanel = new ResultsPanel(
-    resultsPanelPort(core, rootDir),
+    resultsPanelPort(core, settings, rootDir),
     context.extensionUri,
     session,
     workspaceDir,
@@ -252,12 +252,12 @@ export function activate(context: vscode.ExtensionContext): void {
       openJob: (jobId) => jobs.open(jobId),
       jobRunners: jobs.runners,
     },
-    collabPort(core, rootDir, featureDeps),
+    collabPort(core, settings, rootDir, featureDeps),
   );
   const agentSurfaces = [
     ...registerMcpServerDefinition(context, store),
     ...registerGuardEndpoint(context, store, logger),
-    ...registerLanguageModelTools(languageModelToolsPort(core, { session, tickets, rootDir, logger })),
+    ...registerLanguageModelTools(languageModelToolsPort(core, settings, { session, tickets, rootDir, logger })),
   ];
   logAgentSurfaces(logger);
 
@@ -280,7 +280,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.window.registerWebviewViewProvider(SIDE_PANEL_VIEW_ID, panel),
     schemaTree,
     badge,
-    new QueryPlanView(queryPlanPort(core, rootDir, output), session, logger),
+    new QueryPlanView(queryPlanPort(core, settings, rootDir, output), session, logger),
     new HealthView(session, healthViewPort(core, output), logger),
     registerAdviseIndexes(session, adviseIndexesPort(core, output), logger),
     registerCompareSchemas(compareSchemasPort(session, store, core, logger, output)),

@@ -5,11 +5,12 @@ import type { ModelProviderPort } from '../settings/modelProvider';
 import { configuredEmbedder, configuredProvider } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
 import { modelProviderPort } from './modelProviderPort';
-import { settingsPort } from './settingsPort';
+import type { SettingsPort } from '../settings/settings';
 
 /** `model`: the window's Gemini key and logger, what the configured model is made with. */
 export function askPort(
   core: CoreLoader,
+  settings: SettingsPort,
   rootDir: string,
   model: Pick<ModelProviderPort, 'geminiKey' | 'logger'>,
 ): AskPort {
@@ -25,7 +26,7 @@ export function askPort(
     sharedEmbeddingCache: (...args) => core().sharedEmbeddingCache(...args),
     askGraph: (deps, checkpointsDir) => core().buildAskGraph(deps, new (core().FileCheckpointSaver)(checkpointsDir)),
     agentError: (code, message, advice) => new (core().AgentError)(code, message, advice),
-    safetySettings: () => safetySettings(settingsPort(core), rootDir),
+    safetySettings: () => safetySettings(settings, rootDir),
     configuredProvider: (feature) => configuredProvider(modelDeps, feature),
     configuredEmbedder: () => configuredEmbedder(modelDeps),
   };

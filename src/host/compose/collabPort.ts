@@ -5,11 +5,12 @@ import type { ModelProviderPort } from '../settings/modelProvider';
 import { configuredProvider } from '../settings/modelProvider';
 import { safetySettings } from '../settings/settings';
 import { modelProviderPort } from './modelProviderPort';
-import { settingsPort } from './settingsPort';
+import type { SettingsPort } from '../settings/settings';
 
 /** `model`: the window's Gemini key and logger, what the configured model is made with. */
 export function collabPort(
   core: CoreLoader,
+  settings: SettingsPort,
   rootDir: string,
   model: Pick<ModelProviderPort, 'geminiKey' | 'logger'>,
 ): CollabPort {
@@ -22,7 +23,7 @@ export function collabPort(
     createProvider: (...args) => core().createProvider(...args),
     collabStore: () => new (core().CollabStore)(rootDir, { logger }),
     collabRunner: (deps) => new (core().CollabSessionRunner)(deps),
-    safetySettings: () => safetySettings(settingsPort(core), rootDir),
+    safetySettings: () => safetySettings(settings, rootDir),
     configuredProvider: (feature) => configuredProvider(modelProviderPort(core, model), feature),
   };
 }

@@ -2,10 +2,11 @@
 import type { LanguageModelToolsPort } from '../agents/languageModelTools';
 import type { CoreLoader } from '../lazyServices';
 import { safetySettings } from '../settings/settings';
-import { settingsPort } from './settingsPort';
+import type { SettingsPort } from '../settings/settings';
 
 export function languageModelToolsPort(
   core: CoreLoader,
+  settings: SettingsPort,
   window: Pick<LanguageModelToolsPort, 'session' | 'tickets' | 'rootDir' | 'logger'>,
 ): LanguageModelToolsPort {
   return {
@@ -13,6 +14,6 @@ export function languageModelToolsPort(
     toolErrorInfo: (...args) => core().toolErrorInfo(...args),
     toolErrorText: (...args) => core().toolErrorText(...args),
     mcpTool: (name) => core().MCP_TOOLS.find((t) => t.name === name),
-    safetySettings: () => safetySettings(settingsPort(core), window.rootDir),
+    safetySettings: () => safetySettings(settings, window.rootDir),
   };
 }

@@ -6,7 +6,7 @@ import type { ResultsPanelPort } from '../schema/resultsPanel';
 import type { SchemaTreePort } from '../schema/schemaTreeView';
 import { safetySettings } from '../settings/settings';
 import { showError } from '../ui/showError';
-import { settingsPort } from './settingsPort';
+import type { SettingsPort } from '../settings/settings';
 
 export function schemaTreePort(core: CoreLoader): SchemaTreePort {
   return {
@@ -16,20 +16,25 @@ export function schemaTreePort(core: CoreLoader): SchemaTreePort {
   };
 }
 
-export function resultsPanelPort(core: CoreLoader, rootDir: string): ResultsPanelPort {
+export function resultsPanelPort(core: CoreLoader, settings: SettingsPort, rootDir: string): ResultsPanelPort {
   return {
     readToExplain: (...args) => core().readToExplain(...args),
     runRead: (...args) => core().runRead(...args),
     toAgentError: (...args) => core().toAgentError(...args),
-    safetySettings: () => safetySettings(settingsPort(core), rootDir),
+    safetySettings: () => safetySettings(settings, rootDir),
   };
 }
 
-export function queryPlanPort(core: CoreLoader, rootDir: string, output: vscode.LogOutputChannel): QueryPlanPort {
+export function queryPlanPort(
+  core: CoreLoader,
+  settings: SettingsPort,
+  rootDir: string,
+  output: vscode.LogOutputChannel,
+): QueryPlanPort {
   return {
     explainRead: (...args) => core().explainRead(...args),
     toAgentError: (...args) => core().toAgentError(...args),
-    safetySettings: () => safetySettings(settingsPort(core), rootDir),
+    safetySettings: () => safetySettings(settings, rootDir),
     showError: (error) => showError(core, error, output),
   };
 }
