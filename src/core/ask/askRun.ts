@@ -3,6 +3,7 @@ import { Command } from '@langchain/langgraph';
 import { resumeWhenDecided } from '../approvals/approvalPath';
 import type { TicketStore } from '../approvals/ticketStore';
 import { AgentError } from '../platform/errors';
+import { passwordsAsVerifiers } from '../sql/secrets/textPasswords';
 import type { AskGraph } from './graph';
 import type { AskStateValue } from './state';
 import { assertThreadId } from './threadId';
@@ -19,7 +20,8 @@ const config = (threadId: string) => ({ configurable: { thread_id: threadId } })
 
 export async function startAsk(graph: AskGraph, threadId: string, question: string): Promise<AskOutcome> {
   assertThreadId(threadId);
-  await graph.invoke({ question }, config(threadId));
+  // The question is kept (the run's checkpoints, audit): a password typed in it is kept as its verifier.
+  await graph.invoke({ question: passwordsAsVerifiers(question) }, config(threadId));
   return readOutcome(graph, threadId);
 }
 

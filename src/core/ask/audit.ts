@@ -1,11 +1,11 @@
 /**
  * Append-only audit trail of a run: `.pgagent/runs/<thread>/audit.jsonl`, one JSON event per line, its passwords
- * hidden (redactPasswords).
+ * hidden (withRedactedPasswords).
  */
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatMessage } from '../llm/provider';
-import { redactPasswords } from '../sql/secrets/clearSecrets';
+import { withRedactedPasswords } from '../sql/secrets/textPasswords';
 import { assertThreadId } from './threadId';
 
 export type AuditEvent =
@@ -35,7 +35,7 @@ export function fileAuditLog(runsDir: string): AuditLog {
       const dir = join(runsDir, threadId);
       await mkdir(dir, { recursive: true });
       // A model may quote a password (a model's answer is audited before its SQL is checked): never kept in clear.
-      const line = redactPasswords(JSON.stringify({ at: new Date().toISOString(), ...event }));
+      const line = JSON.stringify(withRedactedPasswords({ at: new Date().toISOString(), ...event }));
       await appendFile(join(dir, 'audit.jsonl'), `${line}\n`);
     },
   };

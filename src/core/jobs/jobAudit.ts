@@ -4,6 +4,7 @@
  */
 import type { AuditEvent, AuditLog } from '../ask/audit';
 import type { ChatMessage, LlmResponse, ToolCall } from '../llm/provider';
+import { withRedactedPasswords } from '../sql/secrets/textPasswords';
 import type { JobStore } from './jobStore';
 
 /** Where a job's model and tool calls happen: its two phases, or the review chat. */
@@ -51,6 +52,6 @@ export function jobAuditLog(
   now: () => Date = () => new Date(),
 ): AuditLog & { recordJob(jobId: string, event: JobAuditEvent): Promise<void> } {
   const recordJob = (jobId: string, event: JobAuditEvent) =>
-    store.appendJsonl(jobId, 'audit.jsonl', { at: now().toISOString(), ...event });
+    store.appendJsonl(jobId, 'audit.jsonl', withRedactedPasswords({ at: now().toISOString(), ...event }));
   return { record: recordJob, recordJob };
 }

@@ -13,6 +13,7 @@ import { AgentError } from '../platform/errors';
 import type { Logger } from '../platform/logger';
 import { silentLogger } from '../platform/logger';
 import { workspacePaths } from '../config/workspace';
+import { passwordsAsVerifiers } from '../sql/secrets/textPasswords';
 import type { Job, JobStatus } from './job';
 import { assertJobId, newJobId, parseJob, transitionJob } from './job';
 
@@ -96,7 +97,9 @@ export class JobStore {
   }
 
   async create(input: NewJob): Promise<Job> {
-    const title = input.title.trim();
+    // A job's title and task are kept in its files: a password typed in them is kept as its verifier.
+    const title = passwordsAsVerifiers(input.title.trim());
+    const task = passwordsAsVerifiers(input.task?.trim() ?? '');
     if (title === '') throw new AgentError('BAD_INPUT', 'A job needs a title.', 'Describe the task in a few words.');
     const id = newJobId();
     const dir = this.jobDir(id);
@@ -117,7 +120,7 @@ export class JobStore {
       'the new job',
     );
     const files = [
-      { file: 'workspace.md', text: `# ${title}\n\n## Task\n\n${input.task?.trim() ? `${input.task.trim()}\n` : ''}` },
+      { file: 'workspace.md', text: `# ${title}\n\n## Task\n\n${task ? `${task}\n` : ''}` },
       { file: 'plan.md', text: '# Plan\n' },
       { file: 'todos.yaml', text: '[]\n' },
       { file: 'chat.jsonl', text: '' },

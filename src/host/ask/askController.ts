@@ -14,6 +14,7 @@ import type { Embedder } from '../../core/llm/embeddings';
 import type { LlmProvider } from '../../core/llm/provider';
 import type { AgentError } from '../../core/platform/errors';
 import type { SafetySettings } from '../../core/sql/safetySettings';
+import { passwordsAsVerifiers } from '../../core/sql/secrets/textPasswords';
 import type { ErrorCode } from '../../shared/errorCodes';
 import { ASK_ID_PATTERN } from '../../shared/ids';
 import type { AnswerStatus, AnswerView, ResultsView } from '../../shared/protocol';
@@ -80,8 +81,10 @@ export class AskController {
   /** The palette command: pick or type a question, then run it with progress and Cancel. */
   /** `prefill`: the start of a question (the schema explorer's "Ask about this table"). */
   async ask(prefill?: string): Promise<void> {
-    const question = await this.pickQuestion(prefill);
-    if (!question) return;
+    const typed = await this.pickQuestion(prefill);
+    if (!typed) return;
+    // Kept in the recent list, the panel and the run's files: a password typed in it is kept as its verifier.
+    const question = passwordsAsVerifiers(typed);
     const provider = await this.port.configuredProvider('Ask…');
     if (!provider) return;
     await this.remember(question);

@@ -32,20 +32,3 @@ export function clearSecretOf(statement: ParsedStatement): string | undefined {
   }
   return undefined;
 }
-
-/** `PASSWORD '…'` (a role's, an option's) in clear: not a verifier (SCRAM or md5) already. */
-const QUOTED_PASSWORD = /(password\s+E?)'(?!SCRAM-SHA-256\$|md5[0-9a-f]{32}')(?:[^']|'')*'/gi;
-const KEYWORD_PASSWORD = /((?:^|[\s'"])(?:ssl)?password\s*=\s*)[^\s'"\\]+/gi;
-const URI_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:'"]*:)[^\s/@'"]+@/gi;
-
-/**
- * Free text that may quote SQL (a model's answer, the messages it was sent) with every password in it replaced by
- * `<hidden>`: what a run's audit trail keeps. Verifiers are left as they are.
- */
-export function redactPasswords(text: string): string {
-  if (!MAY_HOLD.test(text)) return text;
-  return text
-    .replace(QUOTED_PASSWORD, "$1'<hidden>'")
-    .replace(KEYWORD_PASSWORD, '$1<hidden>')
-    .replace(URI_PASSWORD, '$1<hidden>@');
-}

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ParsedInput } from '../parse';
 import { loadParser, parseSql, stringConstantsOf } from '../parse';
 import { isPrehashed, scramVerifier, verifierParts } from './scramVerifier';
+import { passwordsAsVerifiers } from './textPasswords';
 import type { VerifierParts } from './scramVerifier';
 
 export interface HiddenPasswords {
@@ -68,6 +69,22 @@ export async function withPasswordsHidden(sql: string): Promise<string> {
   } catch {
     return sql;
   }
+}
+
+/**
+ * A model's tool-call arguments as a run may keep them (a job's checkpoint, its audit): SQL (an argument named
+ * `sql`, at any depth) with its role passwords as their verifiers, which is also what runs; other text as
+ * `passwordsAsVerifiers` keeps it.
+ */
+export async function toolArgsWithPasswordsHidden<T>(value: T, key = ''): Promise<T> {
+  if (typeof value === 'string')
+    return (key === 'sql' ? await withPasswordsHidden(value) : passwordsAsVerifiers(value)) as T;
+  if (Array.isArray(value)) return (await Promise.all(value.map((v: unknown) => toolArgsWithPasswordsHidden(v)))) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = await Promise.all(
+    Object.entries(value).map(async ([k, v]) => [k, await toolArgsWithPasswordsHidden(v, k)] as const),
+  );
+  return Object.fromEntries(entries) as T;
 }
 
 /**

@@ -5,6 +5,8 @@
  */
 import { AgentError } from '../../../platform/errors';
 import type { ChatMessage } from '../../../llm/provider';
+import { toolArgsWithPasswordsHidden } from '../../../sql/secrets/hidePasswords';
+import { passwordsAsVerifiers } from '../../../sql/secrets/textPasswords';
 import { modelCallEvent } from '../../jobAudit';
 import type { JobGraphDeps } from '../jobGraphDeps';
 import { phaseSystemPrompt } from '../phasePrompts';
@@ -35,13 +37,21 @@ export function makePhaseModelNode(deps: JobGraphDeps, phase: Phase): JobNode {
       { role: 'system', content: await phaseSystemPrompt(deps.store, job, phase) },
       ...state.messages,
     ];
-    const response = await provider.complete({
+    const reply = await provider.complete({
       messages,
       tools: toolsFor(phase),
       temperature: 0,
       timeoutMs: deps.modelTimeoutMs,
       ...(deps.signal ? { signal: deps.signal } : {}),
     });
+    // The reply is kept (checkpoint, audit): a password the model wrote is kept as its verifier, as it will run.
+    const response = {
+      ...reply,
+      text: passwordsAsVerifiers(reply.text),
+      toolCalls: await Promise.all(
+        reply.toolCalls.map(async (call) => ({ ...call, args: await toolArgsWithPasswordsHidden(call.args) })),
+      ),
+    };
     await deps.audit(state.jobId, modelCallEvent(`${phase}Model`, phase, messages, response));
     const usage = {
       calls: 1,
