@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/platform/logger';
 import type { CollabHostMessage, CollabIntent, CollabViewState } from '../../shared/collabProtocol';
 import { parseCollabMessage } from '../../shared/collabProtocol';
-import { webviewPage } from '../ui/webviewPage';
+import { openWebviewPanel } from '../ui/webviewPanel';
 
 export const COLLAB_PANEL_TYPE = 'postgresAgent.collabSession';
 
@@ -29,21 +29,11 @@ export class CollabPanel implements vscode.Disposable {
       this.panel.reveal(undefined, false);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(
-      COLLAB_PANEL_TYPE,
-      'Plan with Several Models',
-      vscode.ViewColumn.Active,
-      {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [
-          vscode.Uri.joinPath(this.extensionUri, 'dist'),
-          vscode.Uri.joinPath(this.extensionUri, 'media'),
-        ],
-      },
+    const panel = openWebviewPanel(
+      this.extensionUri,
+      { viewType: COLLAB_PANEL_TYPE, title: 'Plan with Several Models', show: vscode.ViewColumn.Active },
+      { styles: ['media/panel.css', 'media/collab.css'], script: 'dist/collab.js' },
     );
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
-    panel.webview.html = this.html(panel.webview);
     this.panel = panel;
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
@@ -80,13 +70,6 @@ export class CollabPanel implements vscode.Disposable {
     if (!this.panel) return;
     const message: CollabHostMessage = { type: 'state', version: ++this.version, state: this.state };
     void this.panel.webview.postMessage(message);
-  }
-
-  private html(webview: vscode.Webview): string {
-    return webviewPage(webview, this.extensionUri, {
-      styles: ['media/panel.css', 'media/collab.css'],
-      script: 'dist/collab.js',
-    });
   }
 
   dispose(): void {

@@ -11,7 +11,7 @@ import type { DiagramLayout } from '../../shared/diagramGeometry';
 import type { DiagramGraph, DiagramHostMessage, DiagramWebviewMessage } from '../../shared/diagramProtocol';
 import { DIAGRAM_WEBVIEW_MESSAGE } from '../../shared/diagramProtocol';
 import type { SchemaSnapshot } from '../../shared/schema';
-import { webviewPage } from '../ui/webviewPage';
+import { openWebviewPanel } from '../ui/webviewPanel';
 
 export const DIAGRAM_PANEL_TYPE = 'postgresAgent.schemaDiagram';
 
@@ -109,26 +109,13 @@ export class DiagramPanel implements vscode.Disposable {
       this.panel.reveal(undefined, false);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(
-      DIAGRAM_PANEL_TYPE,
-      'Schema Diagram',
-      { viewColumn: vscode.ViewColumn.Active },
-      {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [
-          vscode.Uri.joinPath(this.extensionUri, 'dist'),
-          vscode.Uri.joinPath(this.extensionUri, 'media'),
-        ],
-      },
-    );
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
     // ELK starts while the page loads: its start is most of a first layout's time.
     this.layouts().warm();
-    panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
-      styles: ['media/diagram.css'],
-      script: 'dist/diagram.js',
-    });
+    const panel = openWebviewPanel(
+      this.extensionUri,
+      { viewType: DIAGRAM_PANEL_TYPE, title: 'Schema Diagram', show: { viewColumn: vscode.ViewColumn.Active } },
+      { styles: ['media/diagram.css'], script: 'dist/diagram.js' },
+    );
     this.panel = panel;
     const listeners = [
       panel.webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw)),

@@ -20,7 +20,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreServices } from '../lazyServices';
 import type { SafetySettings } from '../../core/sql/safetySettings';
-import { webviewPage } from '../ui/webviewPage';
+import { openWebviewPanel } from '../ui/webviewPanel';
 
 export const RESULTS_PANEL_TYPE = 'postgresAgent.results';
 const KEPT = 20;
@@ -137,24 +137,15 @@ export class ResultsPanel implements vscode.Disposable {
       this.panel.reveal(vscode.ViewColumn.Beside, true);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(
-      RESULTS_PANEL_TYPE,
-      'Results',
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+    const panel = openWebviewPanel(
+      this.extensionUri,
       {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [
-          vscode.Uri.joinPath(this.extensionUri, 'dist'),
-          vscode.Uri.joinPath(this.extensionUri, 'media'),
-        ],
+        viewType: RESULTS_PANEL_TYPE,
+        title: 'Results',
+        show: { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
       },
+      { styles: ['media/results.css'], script: 'dist/results.js' },
     );
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
-    panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
-      styles: ['media/results.css'],
-      script: 'dist/results.js',
-    });
     this.panel = panel;
     const listeners = [
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),

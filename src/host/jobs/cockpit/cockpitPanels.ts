@@ -12,7 +12,7 @@ import { JOB_ID_PATTERN } from '../../../shared/ids';
 import type { JobIntent } from '../../../shared/panelMessages';
 import type { CockpitRoutes } from './cockpitRouting';
 import { routeCockpitMessage } from './cockpitRouting';
-import { webviewPage } from '../../ui/webviewPage';
+import { fillWebviewPanel, panelOptions } from '../../ui/webviewPanel';
 
 export const COCKPIT_VIEW_TYPE = 'postgresAgent.cockpit';
 
@@ -40,6 +40,8 @@ interface Cockpit {
 }
 
 const TITLE_SHOWN = 32;
+/** A cockpit finds text (Ctrl+F) in its plan and chat. */
+const COCKPIT_OPTIONS = (extensionUri: vscode.Uri) => panelOptions(extensionUri, { enableFindWidget: true });
 
 function tabTitle(title: string): string {
   return title.length > TITLE_SHOWN ? `${title.slice(0, TITLE_SHOWN - 1)}…` : title;
@@ -72,7 +74,7 @@ export class CockpitPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       COCKPIT_VIEW_TYPE,
       'Job',
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: options.preserveFocus ?? false },
-      this.options(),
+      COCKPIT_OPTIONS(this.extensionUri),
     );
     this.adopt(jobId, panel);
   }
@@ -116,27 +118,13 @@ export class CockpitPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       panel.dispose();
       return Promise.resolve();
     }
-    panel.webview.options = this.options();
+    panel.webview.options = COCKPIT_OPTIONS(this.extensionUri);
     this.adopt(jobId, panel);
     return Promise.resolve();
   }
 
-  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return {
-      enableScripts: true,
-      enableFindWidget: true,
-      // What the person types (feedback, a chat message) survives switching tabs.
-      retainContextWhenHidden: true,
-      localResourceRoots: [
-        vscode.Uri.joinPath(this.extensionUri, 'dist'),
-        vscode.Uri.joinPath(this.extensionUri, 'media'),
-      ],
-    };
-  }
-
   private adopt(jobId: string, panel: vscode.WebviewPanel): void {
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'database.svg');
-    panel.webview.html = webviewPage(panel.webview, this.extensionUri, {
+    fillWebviewPanel(this.extensionUri, panel, {
       styles: ['media/panel.css', 'media/cockpit.css'],
       script: 'dist/cockpit.js',
     });
