@@ -69,6 +69,21 @@ export const NO_MODEL_MESSAGE = 'pg-agent job needs a language model to plan, ru
 export const NO_MODEL_ADVICE =
   'Set GEMINI_API_KEY (keys: https://aistudio.google.com/apikey), or OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1) with --model and, if needed, OPENAI_API_KEY.';
 
+/** One read per command: a command that shows a job and then runs it builds two runners, from one read. */
+const readByCommand = new WeakMap<CommandContext, ReturnType<typeof readJobSettings>>();
+
+function commandJobSettings(context: CommandContext): ReturnType<typeof readJobSettings> {
+  let read = readByCommand.get(context);
+  if (read === undefined) {
+    read = readJobSettings(context.args.flags, context.io.env).then((resolved) => {
+      printWarnings(context.io, resolved.warnings);
+      return resolved;
+    });
+    readByCommand.set(context, read);
+  }
+  return read;
+}
+
 export interface RunnerOptions {
   /** The action runs the job (model calls, reads, writes): open the database named by the flags. */
   runs: boolean;
@@ -84,8 +99,7 @@ export interface RunnerOptions {
 export async function buildRunner(context: CommandContext, options: RunnerOptions): Promise<JobRunner> {
   const { args } = context;
   const workspace = args.flags.workspace;
-  const resolved = await readJobSettings(args.flags, context.io.env);
-  printWarnings(context.io, resolved.warnings);
+  const resolved = await commandJobSettings(context);
   const { planning } = resolved.settings;
   const settings: SafetySettings = {
     ...resolved.settings.safety,

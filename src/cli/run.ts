@@ -256,16 +256,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
     return cachedSchemaContext(opened.cache, database, key, question, options);
   };
   const readText = async (): Promise<string> => (args.text === '-' ? io.readStdin() : args.text);
-  let checkpointer: JobCheckpointer | undefined;
-  const jobCheckpointer = async (): Promise<JobCheckpointer> => {
-    const config = await readWorkspaceConfig(paths);
-    checkpointer ??= await openJobCheckpointer({
-      teamDatabaseUrl: config.team?.databaseUrl,
-      checkpointsDir: paths.checkpoints,
-      logger,
-    });
-    return checkpointer;
-  };
+  // Opened once per command, also when a command builds two job runners.
+  let checkpointer: Promise<JobCheckpointer> | undefined;
+  const jobCheckpointer = (): Promise<JobCheckpointer> =>
+    (checkpointer ??= readWorkspaceConfig(paths).then((config) =>
+      openJobCheckpointer({ teamDatabaseUrl: config.team?.databaseUrl, checkpointsDir: paths.checkpoints, logger }),
+    ));
   let leases: Awaited<ReturnType<typeof openLeaseBackend>> | undefined;
   const openJobLeases = async (): Promise<JobLeases> => {
     leases ??= await openLeaseBackend({
@@ -313,7 +309,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   } finally {
     await (await schemaCache?.catch(() => undefined))?.close();
     await leases?.close();
-    await checkpointer?.close();
+    await (await checkpointer?.catch(() => undefined))?.close();
     await (
       await store?.catch(() => undefined)
     )
