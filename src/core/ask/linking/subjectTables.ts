@@ -28,11 +28,13 @@ const SUBJECT_FLOOR = 0.5;
 const SUBJECT_CANDIDATES = 5;
 const NAMED_CHILD = 0.9;
 const ASSOCIATION = 0.8;
-const ASSOCIATION_END = 0.6;
+const ASSOCIATION_END = 0.55;
 const EXTENSION = 0.7;
 const CHILD = 0.5;
 const PARENT = 0.7;
 const PARENT_OWNED = 0.6;
+/** A child named after the subject's parent: two ties away, after the subject's own children. */
+const PARENT_NAMED_CHILD = 0.45;
 const MODULE_PREFIX_SHARE = 0.5;
 /** A first name word shared by at least this many tables of a schema is a module's prefix. */
 const MODULE_PREFIX_TABLES = 3;
@@ -75,7 +77,12 @@ export function namedMatches(index: SchemaIndex, question: string, score: Float6
 }
 
 /** Raises the scores of the subjects' tables (see above) in place. */
-export function liftSubjectTables(index: SchemaIndex, question: string, score: Float64Array): void {
+export function liftSubjectTables(
+  index: SchemaIndex,
+  question: string,
+  score: Float64Array,
+  termScores: ReadonlyMap<number, ReadonlyMap<string, number>> = new Map(),
+): void {
   const before = Float64Array.from(score);
   let top = 0;
   before.forEach((v, i) => {
@@ -95,18 +102,30 @@ export function liftSubjectTables(index: SchemaIndex, question: string, score: F
     return strong >= PICKED_NEIGHBOURS;
   };
 
-  for (const subject of subjects) {
-    if (index.entries[subject]?.table.schema === topSchema && !picked(subject))
-      liftAround(index, subject, before[subject] ?? 0, questionTerms, score);
+  // The first subject the question names is what it asks about; the others say which ones ("the port … under
+  // network 7"): their own tables are not asked for.
+  const head = subjects.find((s) => index.entries[s]?.table.schema === topSchema);
+  if (head === undefined || picked(head)) return;
+  const shares = new Map<number, number>();
+  liftAround(index, head, questionTerms, shares);
+  const own = index.entries[head]?.nameTerms ?? new Set<string>();
+  const base = before[head] ?? 0;
+  for (const [e, share] of shares) {
+    if (subjects.includes(e)) {
+      score[e] = Math.max(score[e] ?? 0, share * base);
+      continue;
+    }
+    let residual = 0;
+    for (const [term, value] of termScores.get(e) ?? []) if (!own.has(term)) residual += value;
+    score[e] = share * base + residual;
   }
 }
 
 function liftAround(
   index: SchemaIndex,
   subject: number,
-  base: number,
   questionTerms: ReadonlySet<string>,
-  score: Float64Array,
+  shares: Map<number, number>,
 ): void {
   const entry = index.entries[subject];
   if (!entry) return;
@@ -116,9 +135,9 @@ function liftAround(
     if (!other || e === subject) return;
     const prefix = modulePrefixOf(other, prefixes);
     const weight = prefix !== undefined && !questionTerms.has(prefix) ? share * MODULE_PREFIX_SHARE : share;
-    score[e] = Math.max(score[e] ?? 0, weight * base);
+    shares.set(e, Math.max(shares.get(e) ?? 0, weight));
   };
-  for (const n of index.graph.neighbours(subject)) {
+  for (const n of tiesOf(index, subject)) {
     const other = index.entries[n];
     if (!other) continue;
     const joins = joinsOf(index, other);
@@ -137,10 +156,10 @@ function liftAround(
     }
     if (joinsOf(index, entry).some((j) => j.to === n)) {
       lift(n, PARENT);
-      for (const m of index.graph.neighbours(n)) {
+      for (const m of tiesOf(index, n)) {
         const owned = index.entries[m];
         if (owned?.owners?.includes(n) && joinsOf(index, owned).length === 1) lift(m, PARENT_OWNED);
-        if (owned && isNamedChild(index, owned, n)) lift(m, PARENT * NAMED_CHILD);
+        if (owned && isNamedChild(index, owned, n)) lift(m, PARENT_NAMED_CHILD);
       }
     }
   }
@@ -171,25 +190,56 @@ function joinsOf(index: SchemaIndex, from: TableEntry): Join[] {
     const to = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
     if (to !== undefined) joins.push({ columns: fk.columns, to });
   }
-  for (const [column, target] of from.inferred ?? [])
-    if (target.followed) joins.push({ columns: [column], to: target.entry });
+  for (const [column, target] of from.inferred ?? []) joins.push({ columns: [column], to: target.entry });
   return joins;
+}
+
+const tiesCache = new WeakMap<SchemaIndex, Map<number, number[]>>();
+
+/**
+ * The entries tied to `e`: its neighbours in the graph the ranking follows, and the entries an inferred join
+ * it does not follow ties it to, both ways (a schema that declares some joins and leaves others to the code).
+ */
+function tiesOf(index: SchemaIndex, e: number): readonly number[] {
+  let extra = tiesCache.get(index);
+  if (!extra) {
+    extra = new Map<number, number[]>();
+    const add = (a: number, b: number) => extra?.set(a, [...(extra.get(a) ?? []), b]);
+    index.entries.forEach((entry, from) => {
+      for (const target of entry.inferred?.values() ?? [])
+        if (!target.followed && target.entry !== from) add(from, target.entry);
+    });
+    tiesCache.set(index, extra);
+  }
+  const more = extra.get(e);
+  return more ? [...new Set([...index.graph.neighbours(e), ...more])] : index.graph.neighbours(e);
 }
 
 const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
 
-/** "schema word" → how many entries of the schema have a name starting with that word and an underscore. */
+/**
+ * "schema word" → how many entries of the schema have a name starting with that word and an underscore; a
+ * prefix some table outside it points at (the application reads it: qos_policies from qospolicyrbacs) is
+ * left out, since a plug-in's tables point at the core and the core never points at them.
+ */
 function modulePrefixes(index: SchemaIndex): Map<string, number> {
   let counts = prefixCache.get(index);
   if (counts) return counts;
   counts = new Map<string, number>();
-  for (const entry of index.entries) {
-    const word = firstWord(entry);
-    if (word !== undefined) {
-      const key = `${entry.table.schema} ${word}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+  const prefixOf = (entry: TableEntry | undefined) => {
+    const word = entry ? firstWord(entry) : undefined;
+    return entry && word !== undefined ? `${entry.table.schema} ${word}` : undefined;
+  };
+  const core = new Set<string>();
+  index.entries.forEach((entry) => {
+    const own = prefixOf(entry);
+    for (const fk of entry.table.foreignKeys) {
+      const target = prefixOf(index.entries[index.byKey.get(keyOf(fk.references.schema, fk.references.table)) ?? -1]);
+      if (target !== undefined && target !== own) core.add(target);
     }
-  }
+    if (own !== undefined) counts?.set(own, (counts.get(own) ?? 0) + 1);
+  });
+  for (const key of core) counts.delete(key);
   prefixCache.set(index, counts);
   return counts;
 }
