@@ -42,6 +42,8 @@ const MODULE_PREFIX_TABLES = 3;
 const PICKED_SHARE = 0.7;
 const PICKED_NEIGHBOURS = 2;
 const MIN_STEM = 4;
+/** A tied table's own question words (beyond the subject's) count when they add this share of its score. */
+const OWN_WORDS_FLOOR = 0.1;
 
 const compact = (name: string) => name.toLowerCase().replace(/[^a-z]/g, '');
 
@@ -117,7 +119,7 @@ export function liftSubjectTables(
     }
     let residual = 0;
     for (const [term, value] of termScores.get(e) ?? []) if (!own.has(term)) residual += value;
-    score[e] = share * base + residual;
+    score[e] = residual > OWN_WORDS_FLOOR * base ? Math.max(score[e] ?? 0, share * base + residual) : share * base;
   }
 }
 
