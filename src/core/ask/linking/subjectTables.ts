@@ -3,22 +3,30 @@
  * is kept about it in other tables: an application reading a port reads its detail tables with it, and
  * nothing in the question names them. The subjects are the best matches (at least half the top score, the
  * first five) whose whole name the question says ("port", "floating IP" → floatingips), first named first;
- * only those in the schema of the best match (schemas loaded side by side). Around each, tables are lifted
+ * only those in the schema of the best match (schemas loaded side by side). The first one is what the
+ * question asks about; the others say which ("the port … under network 7"): only its tables are lifted,
  * to a share of its score by how closely the schema ties them to it:
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
- * - an association child (every column an FK column: network_agent_bindings) 0.8, and the table at its
- *   other end 0.6; a child whose key holds its FK to the subject and no other FK (an extension) 0.7; any
- *   other child 0.5 (a key that also holds an FK to another table ties the subject to that table: an IP
- *   allocation keyed by network and subnet is not the network's extension);
- * - a table it points at (its parent) 0.7; a table that belongs to that parent (its one FK is part of its
- *   key: tags of a shared attributes table) 0.6; a child named after that parent 0.7 × 0.9 (a migration read
- *   with its instance brings the instance's detail tables);
- * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
- *   nsxv_) the question does not say: half of that.
- * The ties are the declared foreign keys; in a schema that declares none, the joins inferred from names.
- * A table keeps its own score when that is more. When two or more of a subject's neighbours (other subjects
- * aside) already score 70 % of it by question words not in the subject's name, the question has said which
- * of its tables it wants ("including info caches and security groups"): that subject lifts nothing.
+ * - an association child (every column an FK column: network_agent_bindings) 0.8; a child whose key holds
+ *   its FK to the subject and no other FK (an extension) 0.7; any other child 0.5 (a key that also holds an
+ *   FK to another table ties the subject to that table: an IP allocation keyed by network and subnet is not
+ *   the network's extension);
+ * - a table it points at (its parent) 0.7;
+ * - two ties away, after the subject's own: a table that belongs to its parent (its one FK is part of its
+ *   key: tags of a shared attributes table) 0.6, the table at the other end of an association 0.55, a child
+ *   named after its parent 0.45 (a migration read with its instance brings the instance's detail tables);
+ * - a table whose name starts with a prefix that many tables share (a plug-in's: cisco_, nsxv_) the question
+ *   does not say: half of that; a prefix some other table points at is the application's own (qos_policies,
+ *   which qospolicyrbacs points at), since a plug-in's tables point at the core and not the other way.
+ * The ties are the declared foreign keys, and the subject's own references that no foreign key declares
+ * (subnets.subnetpool_id → subnetpools, inferredJoins.ts); in a schema that declares none, the joins inferred
+ * from names. A table so tied that the question reaches only through the subject's own name words (a
+ * plug-in's port table matches "port" and joins the other matches) is ranked by its tie alone; one whose own
+ * other question words add a tenth of the subject's score or more ranks by the tie plus those words, or its
+ * own score when that is more; another subject keeps its own score. When two or more of the subject's
+ * neighbours (other subjects aside) already score 70 % of it by question words not in the subject's name,
+ * the question has said which of its tables it wants ("including info caches and security groups"): nothing
+ * is lifted.
  */
 import { stem, termOf } from '../tokens';
 import type { SchemaIndex, TableEntry } from './schemaIndex';
@@ -83,7 +91,7 @@ export function liftSubjectTables(
   index: SchemaIndex,
   question: string,
   score: Float64Array,
-  termScores: ReadonlyMap<number, ReadonlyMap<string, number>> = new Map(),
+  termScores: ReadonlyMap<number, ReadonlyMap<string, number>>,
 ): void {
   const before = Float64Array.from(score);
   let top = 0;
