@@ -98,6 +98,8 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
   const termSeeds = new Set<number>();
   /** Schema → the idf of the question terms its tables match (how much of the question it speaks of). */
   const coverage = new Map<string, number>();
+  /** Table → question term → what it added to the table's direct score (the subject's tables weigh them apart). */
+  const termScores = new Map<number, Map<string, number>>();
 
   for (const term of questionTerms) {
     const found = [...(index.postings.get(term) ?? []), ...(samplePostings.get(term) ?? [])];
@@ -120,7 +122,12 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
         scores.set(p.column, (scores.get(p.column) ?? 0) + w * weight);
       }
     }
-    for (const [table, w] of best) direct[table] = (direct[table] ?? 0) + w * weight;
+    for (const [table, w] of best) {
+      direct[table] = (direct[table] ?? 0) + w * weight;
+      let terms = termScores.get(table);
+      if (!terms) termScores.set(table, (terms = new Map<string, number>()));
+      terms.set(term, w * weight);
+    }
     const bestWeight = Math.max(...best.values());
     if (best.size <= MAX_SEEDS_PER_TERM) for (const [table, w] of best) if (w === bestWeight) termSeeds.add(table);
   }
@@ -158,7 +165,7 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
     relevance[i] =
       (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
   });
-  liftSubjectTables(index, question, relevance);
+  liftSubjectTables(index, question, relevance, termScores);
   const candidates: Candidate[] = [];
   entries.forEach((entry, i) => {
     if (relevance[i] === 0 && !everything) return;

@@ -3,22 +3,30 @@
  * is kept about it in other tables: an application reading a port reads its detail tables with it, and
  * nothing in the question names them. The subjects are the best matches (at least half the top score, the
  * first five) whose whole name the question says ("port", "floating IP" → floatingips), first named first;
- * only those in the schema of the best match (schemas loaded side by side). Around each, tables are lifted
+ * only those in the schema of the best match (schemas loaded side by side). The first one is what the
+ * question asks about; the others say which ("the port … under network 7"): only its tables are lifted,
  * to a share of its score by how closely the schema ties them to it:
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
- * - an association child (every column an FK column: network_agent_bindings) 0.8, and the table at its
- *   other end 0.6; a child whose key holds its FK to the subject and no other FK (an extension) 0.7; any
- *   other child 0.5 (a key that also holds an FK to another table ties the subject to that table: an IP
- *   allocation keyed by network and subnet is not the network's extension);
- * - a table it points at (its parent) 0.7; a table that belongs to that parent (its one FK is part of its
- *   key: tags of a shared attributes table) 0.6; a child named after that parent 0.7 × 0.9 (a migration read
- *   with its instance brings the instance's detail tables);
- * - a table whose name starts with a prefix that many tables share (a module's or a plugin's: cisco_,
- *   nsxv_) the question does not say: half of that.
- * The ties are the declared foreign keys; in a schema that declares none, the joins inferred from names.
- * A table keeps its own score when that is more. When two or more of a subject's neighbours (other subjects
- * aside) already score 70 % of it by question words not in the subject's name, the question has said which
- * of its tables it wants ("including info caches and security groups"): that subject lifts nothing.
+ * - an association child (every column an FK column: network_agent_bindings) 0.8; a child whose key holds
+ *   its FK to the subject and no other FK (an extension) 0.7; any other child 0.5 (a key that also holds an
+ *   FK to another table ties the subject to that table: an IP allocation keyed by network and subnet is not
+ *   the network's extension);
+ * - a table it points at (its parent) 0.7;
+ * - two ties away, after the subject's own: a table that belongs to its parent (its one FK is part of its
+ *   key: tags of a shared attributes table) 0.6, the table at the other end of an association 0.55, a child
+ *   named after its parent 0.45 (a migration read with its instance brings the instance's detail tables);
+ * - a table whose name starts with a prefix that many tables share (a plug-in's: cisco_, nsxv_) the question
+ *   does not say: half of that; a prefix some other table points at is the application's own (qos_policies,
+ *   which qospolicyrbacs points at), since a plug-in's tables point at the core and not the other way.
+ * The ties are the declared foreign keys, and the subject's own references that no foreign key declares
+ * (subnets.subnetpool_id → subnetpools, inferredJoins.ts); in a schema that declares none, the joins inferred
+ * from names. A table so tied that the question reaches only through the subject's own name words (a
+ * plug-in's port table matches "port" and joins the other matches) is ranked by its tie alone; one whose own
+ * other question words add a tenth of the subject's score or more ranks by the tie plus those words, or its
+ * own score when that is more; another subject keeps its own score. When two or more of the subject's
+ * neighbours (other subjects aside) already score 70 % of it by question words not in the subject's name,
+ * the question has said which of its tables it wants ("including info caches and security groups"): nothing
+ * is lifted.
  */
 import { stem, termOf } from '../tokens';
 import type { SchemaIndex, TableEntry } from './schemaIndex';
@@ -28,11 +36,13 @@ const SUBJECT_FLOOR = 0.5;
 const SUBJECT_CANDIDATES = 5;
 const NAMED_CHILD = 0.9;
 const ASSOCIATION = 0.8;
-const ASSOCIATION_END = 0.6;
+const ASSOCIATION_END = 0.55;
 const EXTENSION = 0.7;
 const CHILD = 0.5;
 const PARENT = 0.7;
 const PARENT_OWNED = 0.6;
+/** A child named after the subject's parent: two ties away, after the subject's own children. */
+const PARENT_NAMED_CHILD = 0.45;
 const MODULE_PREFIX_SHARE = 0.5;
 /** A first name word shared by at least this many tables of a schema is a module's prefix. */
 const MODULE_PREFIX_TABLES = 3;
@@ -40,6 +50,8 @@ const MODULE_PREFIX_TABLES = 3;
 const PICKED_SHARE = 0.7;
 const PICKED_NEIGHBOURS = 2;
 const MIN_STEM = 4;
+/** A tied table's own question words (beyond the subject's) count when they add this share of its score. */
+const OWN_WORDS_FLOOR = 0.1;
 
 const compact = (name: string) => name.toLowerCase().replace(/[^a-z]/g, '');
 
@@ -75,7 +87,12 @@ export function namedMatches(index: SchemaIndex, question: string, score: Float6
 }
 
 /** Raises the scores of the subjects' tables (see above) in place. */
-export function liftSubjectTables(index: SchemaIndex, question: string, score: Float64Array): void {
+export function liftSubjectTables(
+  index: SchemaIndex,
+  question: string,
+  score: Float64Array,
+  termScores: ReadonlyMap<number, ReadonlyMap<string, number>>,
+): void {
   const before = Float64Array.from(score);
   let top = 0;
   before.forEach((v, i) => {
@@ -95,18 +112,30 @@ export function liftSubjectTables(index: SchemaIndex, question: string, score: F
     return strong >= PICKED_NEIGHBOURS;
   };
 
-  for (const subject of subjects) {
-    if (index.entries[subject]?.table.schema === topSchema && !picked(subject))
-      liftAround(index, subject, before[subject] ?? 0, questionTerms, score);
+  // The first subject the question names is what it asks about; the others say which ones ("the port … under
+  // network 7"): their own tables are not asked for.
+  const head = subjects.find((s) => index.entries[s]?.table.schema === topSchema);
+  if (head === undefined || picked(head)) return;
+  const shares = new Map<number, number>();
+  liftAround(index, head, questionTerms, shares);
+  const own = index.entries[head]?.nameTerms ?? new Set<string>();
+  const base = before[head] ?? 0;
+  for (const [e, share] of shares) {
+    if (subjects.includes(e)) {
+      score[e] = Math.max(score[e] ?? 0, share * base);
+      continue;
+    }
+    let residual = 0;
+    for (const [term, value] of termScores.get(e) ?? []) if (!own.has(term)) residual += value;
+    score[e] = residual > OWN_WORDS_FLOOR * base ? Math.max(score[e] ?? 0, share * base + residual) : share * base;
   }
 }
 
 function liftAround(
   index: SchemaIndex,
   subject: number,
-  base: number,
   questionTerms: ReadonlySet<string>,
-  score: Float64Array,
+  shares: Map<number, number>,
 ): void {
   const entry = index.entries[subject];
   if (!entry) return;
@@ -116,9 +145,9 @@ function liftAround(
     if (!other || e === subject) return;
     const prefix = modulePrefixOf(other, prefixes);
     const weight = prefix !== undefined && !questionTerms.has(prefix) ? share * MODULE_PREFIX_SHARE : share;
-    score[e] = Math.max(score[e] ?? 0, weight * base);
+    shares.set(e, Math.max(shares.get(e) ?? 0, weight));
   };
-  for (const n of index.graph.neighbours(subject)) {
+  for (const n of tiesOf(index, subject)) {
     const other = index.entries[n];
     if (!other) continue;
     const joins = joinsOf(index, other);
@@ -137,10 +166,10 @@ function liftAround(
     }
     if (joinsOf(index, entry).some((j) => j.to === n)) {
       lift(n, PARENT);
-      for (const m of index.graph.neighbours(n)) {
+      for (const m of tiesOf(index, n)) {
         const owned = index.entries[m];
         if (owned?.owners?.includes(n) && joinsOf(index, owned).length === 1) lift(m, PARENT_OWNED);
-        if (owned && isNamedChild(index, owned, n)) lift(m, PARENT * NAMED_CHILD);
+        if (owned && isNamedChild(index, owned, n)) lift(m, PARENT_NAMED_CHILD);
       }
     }
   }
@@ -171,25 +200,56 @@ function joinsOf(index: SchemaIndex, from: TableEntry): Join[] {
     const to = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
     if (to !== undefined) joins.push({ columns: fk.columns, to });
   }
-  for (const [column, target] of from.inferred ?? [])
-    if (target.followed) joins.push({ columns: [column], to: target.entry });
+  for (const [column, target] of from.inferred ?? []) joins.push({ columns: [column], to: target.entry });
   return joins;
+}
+
+const tiesCache = new WeakMap<SchemaIndex, Map<number, number[]>>();
+
+/**
+ * The entries tied to `e`: its neighbours in the graph the ranking follows, and the entries an inferred join
+ * it does not follow ties it to, both ways (a schema that declares some joins and leaves others to the code).
+ */
+function tiesOf(index: SchemaIndex, e: number): readonly number[] {
+  let extra = tiesCache.get(index);
+  if (!extra) {
+    extra = new Map<number, number[]>();
+    const add = (a: number, b: number) => extra?.set(a, [...(extra.get(a) ?? []), b]);
+    index.entries.forEach((entry, from) => {
+      for (const target of entry.inferred?.values() ?? [])
+        if (!target.followed && target.entry !== from) add(from, target.entry);
+    });
+    tiesCache.set(index, extra);
+  }
+  const more = extra.get(e);
+  return more ? [...new Set([...index.graph.neighbours(e), ...more])] : index.graph.neighbours(e);
 }
 
 const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
 
-/** "schema word" → how many entries of the schema have a name starting with that word and an underscore. */
+/**
+ * "schema word" → how many entries of the schema have a name starting with that word and an underscore; a
+ * prefix some table outside it points at (the application reads it: qos_policies from qospolicyrbacs) is
+ * left out, since a plug-in's tables point at the core and the core never points at them.
+ */
 function modulePrefixes(index: SchemaIndex): Map<string, number> {
   let counts = prefixCache.get(index);
   if (counts) return counts;
   counts = new Map<string, number>();
-  for (const entry of index.entries) {
-    const word = firstWord(entry);
-    if (word !== undefined) {
-      const key = `${entry.table.schema} ${word}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+  const prefixOf = (entry: TableEntry | undefined) => {
+    const word = entry ? firstWord(entry) : undefined;
+    return entry && word !== undefined ? `${entry.table.schema} ${word}` : undefined;
+  };
+  const core = new Set<string>();
+  index.entries.forEach((entry) => {
+    const own = prefixOf(entry);
+    for (const fk of entry.table.foreignKeys) {
+      const target = prefixOf(index.entries[index.byKey.get(keyOf(fk.references.schema, fk.references.table)) ?? -1]);
+      if (target !== undefined && target !== own) core.add(target);
     }
-  }
+    if (own !== undefined) counts?.set(own, (counts.get(own) ?? 0) + 1);
+  });
+  for (const key of core) counts.delete(key);
   prefixCache.set(index, counts);
   return counts;
 }
