@@ -245,6 +245,8 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
       this.watch(touch);
       const own = touch.deallocatesOne === undefined ? undefined : this.statements.get(touch.deallocatesOne);
       if (own) return this.deallocate(server, touch.deallocatesOne!, own);
+      // Another name (the pool's own, even): the server forgets it, and so does the pool's list of that session.
+      if (touch.deallocatesOne !== undefined) server.prepared.delete(touch.deallocatesOne);
       if (touch.deallocatesAll) {
         server.prepared.clear();
         this.statements.clear();
