@@ -96,10 +96,10 @@ async function pgbench(url: string, clients: number, protocol: string): Promise<
   return { tps, transactions: Number(/actually processed: (\d+)/.exec(out)?.[1] ?? NaN) };
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+/** CPU time a process has used so far, user and system, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 /** Rounds of pgbench (GUARD_BENCH_ROUNDS, default 3; GUARD_BENCH_SECONDS each, default 5); medians, and ratios per round. */
@@ -117,13 +117,20 @@ async function throughput(
 ): Promise<void> {
   const tps = peers.map(() => [] as number[]);
   // CPU per transaction of the proxy process itself (the guard, PgBouncer): steadier than tps on a busy machine.
+  // User time is the proxy's own work; system time is mostly the kernel's loopback reads and writes, which every
+  // proxy in the middle pays alike.
   const cpu = peers.map(() => [] as number[]);
+  const userCpu = peers.map(() => [] as number[]);
   for (let round = 0; round < ROUNDS; round++)
     for (const [i, peer] of peers.entries()) {
-      const before = peer.pid ? cpuMs(peer.pid) : 0;
+      const before = peer.pid ? cpuMs(peer.pid) : undefined;
       const run = await pgbench(peer.url, clients, protocol);
       tps[i]!.push(run.tps);
-      if (peer.pid && run.transactions > 0) cpu[i]!.push((1000 * (cpuMs(peer.pid) - before)) / run.transactions);
+      if (!peer.pid || !before || !(run.transactions > 0)) continue;
+      const after = cpuMs(peer.pid);
+      const user = after.user - before.user;
+      cpu[i]!.push((1000 * (user + after.system - before.system)) / run.transactions);
+      userCpu[i]!.push((1000 * user) / run.transactions);
     }
   const what = `pgbench -S -M ${protocol}, ${clients} client(s)`;
   report(
@@ -147,7 +154,9 @@ async function throughput(
   ratio(guard, 0, 'guard/direct');
   if (bouncer >= 0) ratio(bouncer, 0, 'PgBouncer/direct');
   const used = peers.flatMap((p, i) =>
-    cpu[i]!.length > 0 ? [`${p.label} ${percentile(cpu[i]!, 50).toFixed(1)}`] : [],
+    cpu[i]!.length > 0
+      ? [`${p.label} ${percentile(cpu[i]!, 50).toFixed(1)} (user ${percentile(userCpu[i]!, 50).toFixed(1)})`]
+      : [],
   );
   if (used.length > 0) report('  CPU per transaction of the proxy process (median)', used.join(' / '), 'µs');
 }

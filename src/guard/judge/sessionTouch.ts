@@ -15,6 +15,8 @@ export interface SessionTouch {
   deallocates: boolean;
   /** DEALLOCATE ALL: the client's own prepared statements are gone. */
   deallocatesAll: boolean;
+  /** The message is one `DEALLOCATE name` and nothing else: that name (a pool answers it for the client's own statement). */
+  deallocatesOne?: string;
 }
 
 /** Touches nothing beyond its transaction. */
@@ -44,6 +46,7 @@ export function sessionTouchOf(statements: readonly ParsedStatement[]): SessionT
   let pins = false;
   let deallocates = false;
   let deallocatesAll = false;
+  let deallocatesOne: string | undefined;
   for (const statement of statements) {
     const node = (statement.tree as Rec)[statement.kind] as Rec | undefined;
     if (statement.kind === 'VariableSetStmt' || statement.kind === 'DiscardStmt') sets = true;
@@ -51,7 +54,8 @@ export function sessionTouchOf(statements: readonly ParsedStatement[]): SessionT
     if (statement.kind === 'DeclareCursorStmt' && (Number(node?.options) & CURSOR_OPT_HOLD) !== 0) pins = true;
     if (statement.kind === 'DeallocateStmt') {
       deallocates = true;
-      if (node?.isall === true) deallocatesAll = true;
+      if (node?.isall === true || typeof node?.name !== 'string') deallocatesAll = true;
+      else if (statements.length === 1) deallocatesOne = node.name;
     }
     walkObjects(statement.tree, (value) => {
       const call = value.FuncCall as { funcname?: { String?: { sval?: string } }[] } | undefined;
@@ -67,5 +71,6 @@ export function sessionTouchOf(statements: readonly ParsedStatement[]): SessionT
       return Object.values(value);
     });
   }
-  return sets || pins || deallocates ? { sets, pins, deallocates, deallocatesAll } : UNTOUCHED;
+  if (!sets && !pins && !deallocates) return UNTOUCHED;
+  return { sets, pins, deallocates, deallocatesAll, ...(deallocatesOne !== undefined ? { deallocatesOne } : {}) };
 }

@@ -27,10 +27,16 @@ export interface PoolClient {
 
 type Entry =
   | { kind: 'client'; ends: string; prepared?: string }
-  | { kind: 'synthetic'; bytes: Buffer; message: BackendMessage }
+  | { kind: 'synthetic'; answer: (status: TransactionStatus) => SyntheticAnswer }
   | { kind: 'ownParse'; prepared?: string }
   | { kind: 'ownClose' }
   | { kind: 'ownQuery'; answer: OwnAnswer; done: OwnDone };
+
+/** An answer the pool gives in the server's place: its bytes and the messages they are. */
+export interface SyntheticAnswer {
+  bytes: Buffer;
+  messages: BackendMessage[];
+}
 
 /** An own query's answer; what it returns is relayed to the client in that place (a NOTICE). */
 type OwnDone = (answer: OwnAnswer) => void | { bytes: Buffer; message: BackendMessage };
@@ -99,7 +105,15 @@ export class PoolServer {
 
   /** An answer the pool gives itself, in its place among the server's answers. */
   synthetic(bytes: Buffer, message: BackendMessage): void {
-    this.queue.push({ kind: 'synthetic', bytes, message });
+    this.answerInPlace(() => ({ bytes, messages: [message] }));
+  }
+
+  /**
+   * An answer the pool gives itself in place of a whole simple Query, made when its turn comes, from the
+   * session's transaction status then (what the server's answer would depend on).
+   */
+  answerInPlace(answer: (status: TransactionStatus) => SyntheticAnswer): void {
+    this.queue.push({ kind: 'synthetic', answer });
     if (this.queue.length === 1) this.scheduleFlush();
   }
 
@@ -161,8 +175,9 @@ export class PoolServer {
   private emitSynthetic(out: Buffer[], messages: BackendMessage[]): void {
     while (this.queue[0]?.kind === 'synthetic') {
       const entry = this.queue.shift() as Extract<Entry, { kind: 'synthetic' }>;
-      out.push(entry.bytes);
-      messages.push(entry.message);
+      const answer = entry.answer(this.status);
+      out.push(answer.bytes);
+      messages.push(...answer.messages);
     }
   }
 

@@ -15,7 +15,8 @@ import { createHash } from 'node:crypto';
 import { Writer } from 'pg-protocol/dist/buffer-writer';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import type { UpstreamSession } from '../session/upstream';
-import { closeComplete, errorResponse, parseComplete, readyForQuery } from '../wire/backendMessages';
+import { closeComplete, commandComplete, errorResponse, parseComplete, readyForQuery } from '../wire/backendMessages';
+import { ABORTED } from '../hold/heldMessages';
 import type { PoolClient, PoolServer } from './poolServer';
 import { frontendMessages, readParse, renamed, statementName, statementNameAt } from './poolMessages';
 import type { SessionTouch } from '../judge/sessionTouch';
@@ -242,8 +243,14 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     const type = message[0];
     if (type === 0x51) {
       this.watch(touch);
-      if (touch.deallocates) server.prepared.clear();
-      if (touch.deallocatesAll) this.statements.clear();
+      const own = touch.deallocatesOne === undefined ? undefined : this.statements.get(touch.deallocatesOne);
+      if (own) return this.deallocate(server, touch.deallocatesOne!, own);
+      // Another name (the pool's own, even): the server forgets it, and so does the pool's list of that session.
+      if (touch.deallocatesOne !== undefined) server.prepared.delete(touch.deallocatesOne);
+      if (touch.deallocatesAll) {
+        server.prepared.clear();
+        this.statements.clear();
+      }
       server.unnamedKey = undefined;
       return server.send(message);
     }
@@ -295,6 +302,34 @@ export class PooledUpstream implements UpstreamSession, PoolClient {
     }
     server.prepared.set(serverName, 'pending');
     server.send(renamed(message, 5, serverName), serverName);
+  }
+
+  /**
+   * `DEALLOCATE name` of a statement the client prepared in the protocol: the server holds it under the pool's
+   * name, maybe for other clients too, so the client's name goes and the pool answers as the server would
+   * (in an aborted transaction, the server's refusal, and the name stays).
+   */
+  private deallocate(server: PoolServer, name: string, statement: { serverName: string; parse: Buffer }): void {
+    this.statements.delete(name);
+    server.answerInPlace((status) => {
+      if (status === 'E') {
+        if (!this.statements.has(name)) this.statements.set(name, statement);
+        return {
+          bytes: Buffer.concat([errorResponse(ABORTED), readyForQuery('E')]),
+          messages: [
+            { name: 'error', length: 0, ...ABORTED, severity: 'ERROR' } as unknown as BackendMessage,
+            { name: 'readyForQuery', length: 5, status: 'E' } as BackendMessage,
+          ],
+        };
+      }
+      return {
+        bytes: Buffer.concat([commandComplete('DEALLOCATE'), readyForQuery(status)]),
+        messages: [
+          { name: 'commandComplete', length: 0, text: 'DEALLOCATE' } as BackendMessage,
+          { name: 'readyForQuery', length: 5, status } as BackendMessage,
+        ],
+      };
+    });
   }
 
   /** The unnamed statement outlives a Sync: a Bind to it on another session parses it there first. */

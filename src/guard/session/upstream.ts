@@ -45,6 +45,9 @@ export const FORWARDED_PARAMETERS = [
   'extra_float_digits',
 ] as const;
 
+/** Messages of one turn up to this size are joined into one buffer; larger ones go as they are. */
+const JOIN_BYTES = 16 * 1024;
+
 export async function openUpstream(
   target: ServerTarget,
   clientParameters: Readonly<Record<string, string>>,
@@ -102,9 +105,20 @@ export async function openUpstream(
   let closeHandler: (error?: Error) => void = () => undefined;
   let closed = false;
   let failure: Error | undefined;
-  let corked = false;
-  const uncork = () => {
-    corked = false;
+  // What one turn of the event loop sends (the messages of one client batch: Parse, Bind, Describe, Execute,
+  // Sync) goes out in one write at the end of the turn: one buffer as it is, several joined.
+  let queued: Uint8Array[] = [];
+  const flush = () => {
+    const parts = queued;
+    queued = [];
+    if (closed || parts.length === 0) return;
+    if (parts.length === 1) return void socket.write(parts[0]!);
+    let size = 0;
+    for (const part of parts) size += part.length;
+    if (size <= JOIN_BYTES) return void socket.write(Buffer.concat(parts, size));
+    // Large (COPY data): written as they are, in one writev.
+    socket.cork();
+    for (const part of parts) socket.write(part);
     socket.uncork();
   };
   socket.on('data', (chunk: Buffer) => {
@@ -121,13 +135,7 @@ export async function openUpstream(
     secretKey: keys.secretKey,
     send: (bytes) => {
       if (closed) return;
-      // The messages of one client batch (Parse, Bind, Describe, Execute, Sync) go out in one write.
-      if (!corked) {
-        corked = true;
-        socket.cork();
-        process.nextTick(uncork);
-      }
-      socket.write(bytes);
+      if (queued.push(bytes) === 1) process.nextTick(flush);
     },
     onChunk: (handler, full) => {
       chunkHandler = handler;
@@ -142,6 +150,7 @@ export async function openUpstream(
     close: () => {
       if (closed) return;
       // Terminate, then close: the server ends the session (and rolls back anything open) at once.
+      flush();
       socket.end(serialize.end());
     },
   };
