@@ -74,6 +74,7 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     typeNames: new Map(),
     expressions: new Map(),
     columnNames: new Map(),
+    shapes: new Map(),
     pending: [],
   };
   for (const [oid, schema, name, kind, reltuples, comment, parentSchema, parentName] of relations) {

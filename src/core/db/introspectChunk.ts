@@ -15,11 +15,13 @@ import {
   INCOMING_SQL,
   INDEX_DEFINITIONS_SQL,
   indexesSql,
+  parseColumnList,
   textRows,
   TRIGGERS_SQL,
   TYPE_NAMES_SQL,
   type ChunkParams,
-  type ColumnRow,
+  type ColumnListRow,
+  type ListedColumn,
   type CommentRow,
   type ConstraintRow,
   type DefaultRow,
@@ -66,6 +68,8 @@ export interface IntrospectState {
   /** pg_get_expr by the default's tree without its source positions (a tree with a column in it: per table). */
   expressions: Map<string, string | null>;
   columnNames: Map<string, string[]>;
+  /** Column lists read so far, by their packed text (COLUMNS_SQL). */
+  shapes: Map<string, ColumnShape>;
   pending: { columns: string[]; oid: string; nums: readonly number[] }[];
 }
 
@@ -88,6 +92,15 @@ export async function readChunk(session: DbSession, oids: readonly number[], sta
 /** A table of the chunk: its columns, types and collations by attnum (what defaults and indexes refer to). */
 interface ChunkTable {
   columns: ColumnInfo[];
+  types: readonly string[];
+  collations: readonly string[];
+}
+
+/** A relation's columns as COLUMNS_SQL packs them: relations of the same shape share one (read-only). */
+export interface ColumnShape {
+  columns: readonly ListedColumn[];
+  /** By attnum (interned): what foreign keys and indexes name. */
+  names: string[];
   types: string[];
   collations: string[];
 }
@@ -98,16 +111,31 @@ async function readColumns(
   chunk: ChunkParams,
   state: IntrospectState,
 ): Promise<Map<string, ChunkTable>> {
-  const { strings, typeNames, columnNames } = state;
-  const rows = await textRows<ColumnRow>(session, COLUMNS_SQL, chunk);
+  const { strings, typeNames, columnNames, shapes } = state;
+  const rows = await textRows<ColumnListRow>(session, COLUMNS_SQL, chunk);
+  const byRow: ColumnShape[] = [];
   const missing: [string, string][] = [];
-  for (const [, , , typeOid, typmod] of rows) {
-    let byMod = typeNames.get(typeOid);
-    if (!byMod) typeNames.set(typeOid, (byMod = new Map<string, string>()));
-    if (!byMod.has(typmod)) {
-      byMod.set(typmod, '');
-      missing.push([typeOid, typmod]);
+  for (const [, facts, names] of rows) {
+    const key = `${facts}\u0000${names}`;
+    let shape = shapes.get(key);
+    if (!shape) {
+      const columns = parseColumnList(facts, names);
+      shape = { columns, names: [], types: [], collations: [] };
+      for (const c of columns) {
+        c.name = strings.of(c.name);
+        shape.names[c.num] = c.name;
+        shape.types[c.num] = strings.of(c.typeOid);
+        shape.collations[c.num] = strings.of(c.collation);
+        let byMod = typeNames.get(c.typeOid);
+        if (!byMod) typeNames.set(c.typeOid, (byMod = new Map<string, string>()));
+        if (!byMod.has(c.typmod)) {
+          byMod.set(c.typmod, '');
+          missing.push([c.typeOid, c.typmod]);
+        }
+      }
+      shapes.set(key, shape);
     }
+    byRow.push(shape);
   }
   if (missing.length > 0) {
     const names = await textRows<[string]>(session, TYPE_NAMES_SQL, [
@@ -117,35 +145,28 @@ async function readColumns(
     missing.forEach(([t, m], i) => typeNames.get(t)?.set(m, strings.of(names[i]?.[0] ?? '???')));
   }
   const tables = new Map<string, ChunkTable>();
-  let current: ChunkTable | undefined;
-  let currentOid = '';
-  let names: string[] = [];
-  for (const [oid, num, name, typeOid, typmod, notNull, collation] of rows) {
-    if (oid !== currentOid) {
-      currentOid = oid;
-      current = state.byOid.has(oid) ? { columns: [], types: [], collations: [] } : undefined;
-      if (current) tables.set(oid, current);
-      names = [];
-      columnNames.set(oid, names);
-    }
+  rows.forEach(([oid], r) => {
+    const shape = byRow[r];
     const table = state.byOid.get(oid);
-    if (!current || !table) continue;
-    const column: ColumnInfo = {
-      name: strings.of(name),
-      type: typeNames.get(typeOid)?.get(typmod) ?? '???',
-      nullable: notNull !== 't',
-      default: null,
-      comment: null,
-    };
-    const labels = state.enumLabels.get(typeOid);
-    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
-    table.columns.push(column);
-    const n = Number(num);
-    names[n] = column.name;
-    current.columns[n] = column;
-    current.types[n] = strings.of(typeOid);
-    current.collations[n] = strings.of(collation);
-  }
+    if (!shape) return;
+    columnNames.set(oid, shape.names);
+    if (!table) return;
+    const current: ChunkTable = { columns: [], types: shape.types, collations: shape.collations };
+    tables.set(oid, current);
+    for (const c of shape.columns) {
+      const column: ColumnInfo = {
+        name: c.name,
+        type: typeNames.get(c.typeOid)?.get(c.typmod) ?? '???',
+        nullable: !c.notNull,
+        default: null,
+        comment: null,
+      };
+      const labels = state.enumLabels.get(c.typeOid);
+      if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
+      table.columns.push(column);
+      current.columns[c.num] = column;
+    }
+  });
   for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk)) {
     const column = tables.get(oid)?.columns[Number(num)];
     if (column) column.comment = comment;

@@ -11,6 +11,7 @@
  * INDEX_DEFINITIONS_SQL). Rows come as text (queryText), read by position.
  */
 import type { DbSession } from './db';
+import { parseArrayLiteral } from './valueEncoding';
 
 export const USER_RELATIONS = `
   c.relkind IN ('r', 'p', 'v', 'm', 'f')
@@ -42,21 +43,49 @@ export type RelationRow = [
   parentName: string | null,
 ];
 
-/** `$1`..`$3`: a chunk of relation oids (see above). The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL. */
+/**
+ * `$1`..`$3`: a chunk of relation oids (see above). One row per relation, its columns packed (parseColumnList):
+ * a fraction of the rows, and relations of the same shape (a multi-tenant estate: the same tables in every
+ * schema) give the same text, read once. The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL.
+ */
 export const COLUMNS_SQL = `
-SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.attcollation
+SELECT a.attrelid,
+       string_agg(a.attnum || ' ' || a.atttypid || ' ' || a.atttypmod || ' ' ||
+                  CASE WHEN a.attnotnull THEN 't' ELSE 'f' END || ' ' || a.attcollation, ' '),
+       array_agg(a.attname)
 FROM pg_attribute a
 WHERE a.attrelid = ANY($1::oid[]) AND a.attrelid BETWEEN $2 AND $3 AND a.attnum > 0 AND NOT a.attisdropped
-ORDER BY a.attrelid, a.attnum`;
-export type ColumnRow = [
-  oid: string,
-  num: string,
-  name: string,
-  typeOid: string,
-  typmod: string,
-  notNull: string,
-  collation: string,
-];
+GROUP BY a.attrelid`;
+export type ColumnListRow = [oid: string, facts: string, names: string];
+
+/** One column of a COLUMNS_SQL row. */
+export interface ListedColumn {
+  num: number;
+  name: string;
+  typeOid: string;
+  typmod: string;
+  notNull: boolean;
+  collation: string;
+}
+
+/** The columns of a COLUMNS_SQL row (facts: five words per column; names: their array, in the same order), by attnum. */
+export function parseColumnList(facts: string, names: string): ListedColumn[] {
+  const words = facts.split(' ');
+  const list = parseArrayLiteral(names);
+  const columns: ListedColumn[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const w = i * 5;
+    columns.push({
+      num: Number(words[w]),
+      name: String(list[i]),
+      typeOid: words[w + 1] ?? '',
+      typmod: words[w + 2] ?? '',
+      notNull: words[w + 3] === 't',
+      collation: words[w + 4] ?? '',
+    });
+  }
+  return columns.sort((a, b) => a.num - b.num);
+}
 
 /** The comments of the chunk's columns (only those that have one). */
 export const COLUMN_COMMENTS_SQL = `
