@@ -169,7 +169,10 @@ function psqlFloor(url: string): number {
   const sql = [RELATIONS_SQL.replaceAll('$1::text[]', 'NULL::text[]')]
     .concat(
       [COLUMNS_SQL, COLUMN_COMMENTS_SQL, DEFAULTS_SQL, CONSTRAINTS_SQL, indexesSql(true), TRIGGERS_SQL].map((q) =>
-        q.replace('= ANY($1::oid[])', `IN ${oids}`).replace('BETWEEN $2 AND $3', 'BETWEEN 0 AND 4294967295'),
+        q
+          .replace('= ANY($1::oid[])', `IN ${oids}`)
+          .replace('BETWEEN $2 AND $3', 'BETWEEN 0 AND 4294967295')
+          .replace('BETWEEN $1 AND $2', 'BETWEEN 0 AND 4294967295'),
       ),
     )
     .map((q) => `${q};`)

@@ -8,13 +8,13 @@ import type { RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schem
 import { parseArrayLiteral } from './valueEncoding';
 import type { DbSession } from './db';
 import { serverNaming } from './indexDefinition';
-import { Interner, readChunk, type IntrospectState } from './introspectChunk';
+import { finishForeignKeys, Interner, readChunk, type IntrospectState } from './introspectChunk';
 import type { StatsRow } from './valueWords';
 import { attachValueWords, VALUE_STATS_SQL } from './valueWords';
 import {
-  COLUMN_NAMES_SQL,
   ENUMS_SQL,
   IN_SCHEMAS,
+  OTHER_SCHEMAS_SQL,
   QUOTING_SQL,
   RELATIONS_SQL,
   textRows,
@@ -74,7 +74,11 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     typeNames: new Map(),
     expressions: new Map(),
     columnNames: new Map(),
+    shapes: new Map(),
     pending: [],
+    outside: [],
+    incoming: [],
+    everySchema: schemas === null || (await session.queryText(OTHER_SCHEMAS_SQL, [schemas])).rows.length === 0,
   };
   for (const [oid, schema, name, kind, reltuples, comment, parentSchema, parentName] of relations) {
     const tuples = Number(reltuples);
@@ -102,7 +106,7 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   for (let start = 0; start < oids.length; start += INTROSPECT_CHUNK) {
     await readChunk(session, oids.slice(start, start + INTROSPECT_CHUNK), state);
   }
-  await resolveForeignKeys(session, state);
+  await finishForeignKeys(session, state);
   if (options.valueWords !== false) {
     const stats = await session.query<StatsRow>(VALUE_STATS_SQL + IN_SCHEMAS, [schemas]);
     attachValueWords(byOid, stats.rows);
@@ -124,20 +128,4 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     serverVersion: first?.version ?? '',
     tables: [...byOid.values()],
   };
-}
-
-/** Names the target columns of every foreign key, reading the few tables outside the relations read. */
-async function resolveForeignKeys(session: DbSession, read: IntrospectState): Promise<void> {
-  const outside = [...new Set(read.pending.map((p) => p.oid).filter((oid) => !read.columnNames.has(oid)))];
-  if (outside.length > 0) {
-    const rows = await session.query<{ oid: string; num: number; name: string }>(COLUMN_NAMES_SQL, [outside]);
-    for (const r of rows.rows) {
-      let names = read.columnNames.get(r.oid);
-      if (!names) read.columnNames.set(r.oid, (names = []));
-      names[r.num] = read.strings.of(r.name);
-    }
-  }
-  for (const p of read.pending) {
-    for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
-  }
 }

@@ -3,7 +3,7 @@
  * calls this per chunk). Rows come as text and are read by position; each deparsing function runs once per
  * distinct input (a type and modifier, a default's tree, an index that is not plain), never once per row.
  */
-import type { ColumnInfo, ReferentialAction, TableInfo } from '../../shared/schema';
+import type { ColumnInfo, IncomingForeignKey, ReferentialAction, TableInfo } from '../../shared/schema';
 import type { DbSession } from './db';
 import { plainIndexDefinition, type ServerNaming } from './indexDefinition';
 import {
@@ -11,15 +11,19 @@ import {
   COLUMNS_SQL,
   CONSTRAINTS_SQL,
   DEFAULTS_SQL,
+  COLUMN_NAMES_SQL,
   EXPRESSIONS_SQL,
   INCOMING_SQL,
   INDEX_DEFINITIONS_SQL,
   indexesSql,
+  parseColumnList,
+  RELATION_NAMES_SQL,
   textRows,
   TRIGGERS_SQL,
   TYPE_NAMES_SQL,
   type ChunkParams,
-  type ColumnRow,
+  type ColumnListRow,
+  type ListedColumn,
   type CommentRow,
   type ConstraintRow,
   type DefaultRow,
@@ -66,7 +70,15 @@ export interface IntrospectState {
   /** pg_get_expr by the default's tree without its source positions (a tree with a column in it: per table). */
   expressions: Map<string, string | null>;
   columnNames: Map<string, string[]>;
+  /** Column lists read so far, by their packed text (COLUMNS_SQL). */
+  shapes: Map<string, ColumnShape>;
   pending: { columns: string[]; oid: string; nums: readonly number[] }[];
+  /** Foreign keys whose target lies outside the relations read: named by RELATION_NAMES_SQL, last. */
+  outside: { references: { schema: string; table: string }; oid: string }[];
+  /** Foreign keys pointing to relations read, with what orders them (source schema, table, key name). */
+  incoming: { target: TableInfo; key: [string, string, string]; entry: IncomingForeignKey }[];
+  /** Every user schema is read: every foreign key's source is among the relations read. */
+  everySchema: boolean;
 }
 
 const intArray = (text: string | null): number[] =>
@@ -78,9 +90,9 @@ export async function readChunk(session: DbSession, oids: readonly number[], sta
   const chunk: ChunkParams = [oids.map(String), oids[0] ?? 0, oids.at(-1) ?? 0];
   const tables = await readColumns(session, chunk, state);
   await readConstraints(session, chunk, state);
-  await readIncoming(session, chunk, state);
+  if (!state.everySchema) await readIncoming(session, chunk, state);
   await readIndexes(session, chunk, state, tables);
-  for (const [oid, name, enabled, definition] of await textRows<TriggerRow>(session, TRIGGERS_SQL, chunk)) {
+  for (const [oid, name, enabled, definition] of await textRows<TriggerRow>(session, TRIGGERS_SQL, chunk.slice(1))) {
     state.byOid.get(oid)?.triggers.push({ name, enabled: enabled === 't', definition });
   }
 }
@@ -88,6 +100,15 @@ export async function readChunk(session: DbSession, oids: readonly number[], sta
 /** A table of the chunk: its columns, types and collations by attnum (what defaults and indexes refer to). */
 interface ChunkTable {
   columns: ColumnInfo[];
+  types: readonly string[];
+  collations: readonly string[];
+}
+
+/** A relation's columns as COLUMNS_SQL packs them: relations of the same shape share one (read-only). */
+export interface ColumnShape {
+  columns: readonly ListedColumn[];
+  /** By attnum (interned): what foreign keys and indexes name. */
+  names: string[];
   types: string[];
   collations: string[];
 }
@@ -98,16 +119,31 @@ async function readColumns(
   chunk: ChunkParams,
   state: IntrospectState,
 ): Promise<Map<string, ChunkTable>> {
-  const { strings, typeNames, columnNames } = state;
-  const rows = await textRows<ColumnRow>(session, COLUMNS_SQL, chunk);
+  const { strings, typeNames, columnNames, shapes } = state;
+  const rows = await textRows<ColumnListRow>(session, COLUMNS_SQL, chunk);
+  const byRow: ColumnShape[] = [];
   const missing: [string, string][] = [];
-  for (const [, , , typeOid, typmod] of rows) {
-    let byMod = typeNames.get(typeOid);
-    if (!byMod) typeNames.set(typeOid, (byMod = new Map<string, string>()));
-    if (!byMod.has(typmod)) {
-      byMod.set(typmod, '');
-      missing.push([typeOid, typmod]);
+  for (const [, facts, names] of rows) {
+    const key = `${facts}\u0000${names}`;
+    let shape = shapes.get(key);
+    if (!shape) {
+      const columns = parseColumnList(facts, names);
+      shape = { columns, names: [], types: [], collations: [] };
+      for (const c of columns) {
+        c.name = strings.of(c.name);
+        shape.names[c.num] = c.name;
+        shape.types[c.num] = strings.of(c.typeOid);
+        shape.collations[c.num] = strings.of(c.collation);
+        let byMod = typeNames.get(c.typeOid);
+        if (!byMod) typeNames.set(c.typeOid, (byMod = new Map<string, string>()));
+        if (!byMod.has(c.typmod)) {
+          byMod.set(c.typmod, '');
+          missing.push([c.typeOid, c.typmod]);
+        }
+      }
+      shapes.set(key, shape);
     }
+    byRow.push(shape);
   }
   if (missing.length > 0) {
     const names = await textRows<[string]>(session, TYPE_NAMES_SQL, [
@@ -117,36 +153,29 @@ async function readColumns(
     missing.forEach(([t, m], i) => typeNames.get(t)?.set(m, strings.of(names[i]?.[0] ?? '???')));
   }
   const tables = new Map<string, ChunkTable>();
-  let current: ChunkTable | undefined;
-  let currentOid = '';
-  let names: string[] = [];
-  for (const [oid, num, name, typeOid, typmod, notNull, collation] of rows) {
-    if (oid !== currentOid) {
-      currentOid = oid;
-      current = state.byOid.has(oid) ? { columns: [], types: [], collations: [] } : undefined;
-      if (current) tables.set(oid, current);
-      names = [];
-      columnNames.set(oid, names);
-    }
+  rows.forEach(([oid], r) => {
+    const shape = byRow[r];
     const table = state.byOid.get(oid);
-    if (!current || !table) continue;
-    const column: ColumnInfo = {
-      name: strings.of(name),
-      type: typeNames.get(typeOid)?.get(typmod) ?? '???',
-      nullable: notNull !== 't',
-      default: null,
-      comment: null,
-    };
-    const labels = state.enumLabels.get(typeOid);
-    if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
-    table.columns.push(column);
-    const n = Number(num);
-    names[n] = column.name;
-    current.columns[n] = column;
-    current.types[n] = strings.of(typeOid);
-    current.collations[n] = strings.of(collation);
-  }
-  for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk)) {
+    if (!shape) return;
+    columnNames.set(oid, shape.names);
+    if (!table) return;
+    const current: ChunkTable = { columns: [], types: shape.types, collations: shape.collations };
+    tables.set(oid, current);
+    for (const c of shape.columns) {
+      const column: ColumnInfo = {
+        name: c.name,
+        type: typeNames.get(c.typeOid)?.get(c.typmod) ?? '???',
+        nullable: !c.notNull,
+        default: null,
+        comment: null,
+      };
+      const labels = state.enumLabels.get(c.typeOid);
+      if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
+      table.columns.push(column);
+      current.columns[c.num] = column;
+    }
+  });
+  for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk.slice(1))) {
     const column = tables.get(oid)?.columns[Number(num)];
     if (column) column.comment = comment;
   }
@@ -187,7 +216,7 @@ async function readDefaults(
 async function readConstraints(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
   const names = (oid: string, nums: readonly number[]) => nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`);
   const rows = await textRows<ConstraintRow>(session, CONSTRAINTS_SQL, chunk);
-  for (const [oid, name, type, conkey, refSchema, refTable, refOid, confkey, onDelete, onUpdate, definition] of rows) {
+  for (const [oid, name, type, conkey, refOid, confkey, onDelete, onUpdate, definition] of rows) {
     const table = state.byOid.get(oid);
     if (!table) continue;
     const columns = names(oid, intArray(conkey));
@@ -197,35 +226,87 @@ async function readConstraints(session: DbSession, chunk: ChunkParams, state: In
     else {
       const refColumns: string[] = [];
       state.pending.push({ columns: refColumns, oid: refOid, nums: intArray(confkey) });
+      const target = state.byOid.get(refOid);
+      const references = { schema: target?.schema ?? '?', table: target?.name ?? '?', columns: refColumns };
+      if (!target) state.outside.push({ references, oid: refOid });
       table.foreignKeys.push({
         name,
         columns,
-        references: { schema: state.strings.of(refSchema ?? '?'), table: refTable ?? '?', columns: refColumns },
+        references,
         onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
         onUpdate: ACTIONS[onUpdate] ?? 'NO ACTION',
       });
+      if (target) {
+        const entry = {
+          schema: table.schema,
+          table: table.name,
+          columns: [...columns],
+          onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
+        };
+        state.incoming.push({ target, key: [table.schema, table.name, name], entry });
+      }
     }
   }
 }
 
-/** Foreign keys pointing to the chunk's tables; the referencing columns are named with the others, at the end. */
+/**
+ * Foreign keys pointing to the chunk's tables from relations not read (those from relations read came with their
+ * constraints); the referencing columns are named with the others, at the end.
+ */
 async function readIncoming(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
-  for (const [oid, schema, table, fromOid, conkey, onDelete] of await textRows<IncomingRow>(
+  for (const [oid, schema, table, fromOid, conkey, onDelete, name] of await textRows<IncomingRow>(
     session,
     INCOMING_SQL,
     chunk,
   )) {
     const target = state.byOid.get(oid);
-    if (!target) continue;
+    if (!target || state.byOid.has(fromOid)) continue;
     const columns: string[] = [];
     state.pending.push({ columns, oid: fromOid, nums: intArray(conkey) });
-    (target.referencedBy ??= []).push({
-      schema: state.strings.of(schema),
-      table,
-      columns,
-      onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
-    });
+    const entry = { schema: state.strings.of(schema), table, columns, onDelete: ACTIONS[onDelete] ?? 'NO ACTION' };
+    state.incoming.push({ target, key: [entry.schema, table, name], entry });
   }
+}
+
+/** Byte order of the UTF-8 text (the order of PostgreSQL's `name`), which is the order of code points. */
+function byCodePoint(a: string, b: string): number {
+  if (a === b) return 0;
+  const surrogates = /[\uD800-\uDFFF]/;
+  if (!surrogates.test(a) && !surrogates.test(b)) return a < b ? -1 : 1;
+  const x = [...a].map((c) => c.codePointAt(0) ?? 0);
+  const y = [...b].map((c) => c.codePointAt(0) ?? 0);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] ?? 0) - (y[i] ?? 0);
+  return x.length - y.length;
+}
+
+/**
+ * After every chunk: foreign keys' targets outside the relations read named, every key's target columns named
+ * (reading the few tables outside the relations read), and incoming keys given to their tables in order.
+ */
+export async function finishForeignKeys(session: DbSession, read: IntrospectState): Promise<void> {
+  const targets = [...new Set(read.outside.map((o) => o.oid))];
+  if (targets.length > 0) {
+    const named = new Map<string, [string, string]>();
+    for (const [oid, schema, name] of await textRows<[string, string, string]>(session, RELATION_NAMES_SQL, [targets]))
+      named.set(oid, [read.strings.of(schema), name]);
+    for (const o of read.outside) [o.references.schema, o.references.table] = named.get(o.oid) ?? ['?', '?'];
+  }
+  const outside = [...new Set(read.pending.map((p) => p.oid).filter((oid) => !read.columnNames.has(oid)))];
+  if (outside.length > 0) {
+    const rows = await session.query<{ oid: string; num: number; name: string }>(COLUMN_NAMES_SQL, [outside]);
+    for (const r of rows.rows) {
+      let names = read.columnNames.get(r.oid);
+      if (!names) read.columnNames.set(r.oid, (names = []));
+      names[r.num] = read.strings.of(r.name);
+    }
+  }
+  for (const p of read.pending) {
+    for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
+  }
+  const order = (a: [string, string, string], b: [string, string, string]) =>
+    byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]) || byCodePoint(a[2], b[2]);
+  read.incoming.sort((a, b) => order(a.key, b.key));
+  for (const { target, entry } of read.incoming) (target.referencedBy ??= []).push(entry);
 }
 
 async function readIndexes(

@@ -11,6 +11,7 @@
  * INDEX_DEFINITIONS_SQL). Rows come as text (queryText), read by position.
  */
 import type { DbSession } from './db';
+import { parseArrayLiteral } from './valueEncoding';
 
 export const USER_RELATIONS = `
   c.relkind IN ('r', 'p', 'v', 'm', 'f')
@@ -42,27 +43,57 @@ export type RelationRow = [
   parentName: string | null,
 ];
 
-/** `$1`..`$3`: a chunk of relation oids (see above). The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL. */
+/**
+ * `$1`..`$3`: a chunk of relation oids (see above). One row per relation, its columns packed (parseColumnList):
+ * a fraction of the rows, and relations of the same shape (a multi-tenant estate: the same tables in every
+ * schema) give the same text, read once. The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL.
+ */
 export const COLUMNS_SQL = `
-SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod, a.attnotnull, a.attcollation
+SELECT a.attrelid,
+       string_agg(a.attnum || ' ' || a.atttypid || ' ' || a.atttypmod || ' ' ||
+                  CASE WHEN a.attnotnull THEN 't' ELSE 'f' END || ' ' || a.attcollation, ' '),
+       array_agg(a.attname)
 FROM pg_attribute a
 WHERE a.attrelid = ANY($1::oid[]) AND a.attrelid BETWEEN $2 AND $3 AND a.attnum > 0 AND NOT a.attisdropped
-ORDER BY a.attrelid, a.attnum`;
-export type ColumnRow = [
-  oid: string,
-  num: string,
-  name: string,
-  typeOid: string,
-  typmod: string,
-  notNull: string,
-  collation: string,
-];
+GROUP BY a.attrelid`;
+export type ColumnListRow = [oid: string, facts: string, names: string];
 
-/** The comments of the chunk's columns (only those that have one). */
+/** One column of a COLUMNS_SQL row. */
+export interface ListedColumn {
+  num: number;
+  name: string;
+  typeOid: string;
+  typmod: string;
+  notNull: boolean;
+  collation: string;
+}
+
+/** The columns of a COLUMNS_SQL row (facts: five words per column; names: their array, in the same order), by attnum. */
+export function parseColumnList(facts: string, names: string): ListedColumn[] {
+  const words = facts.split(' ');
+  const list = parseArrayLiteral(names);
+  const columns: ListedColumn[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const w = i * 5;
+    columns.push({
+      num: Number(words[w]),
+      name: String(list[i]),
+      typeOid: words[w + 1] ?? '',
+      typmod: words[w + 2] ?? '',
+      notNull: words[w + 3] === 't',
+      collation: words[w + 4] ?? '',
+    });
+  }
+  return columns.sort((a, b) => a.num - b.num);
+}
+
+/**
+ * The comments of the columns in the chunk's range of oids (`$1`, `$2`: its lowest and highest; the rows of
+ * relations not read are dropped by the reader): a range of the index, no probe per relation.
+ */
 export const COLUMN_COMMENTS_SQL = `
 SELECT ds.objoid, ds.objsubid, ds.description FROM pg_catalog.pg_description ds
-WHERE ds.classoid = 'pg_catalog.pg_class'::regclass AND ds.objsubid > 0
-  AND ds.objoid = ANY($1::oid[]) AND ds.objoid BETWEEN $2 AND $3`;
+WHERE ds.classoid = 'pg_catalog.pg_class'::regclass AND ds.objsubid > 0 AND ds.objoid BETWEEN $1 AND $2`;
 export type CommentRow = [oid: string, num: string, comment: string];
 
 /** format_type of each distinct (type, modifier) pair: `$1` types, `$2` modifiers. */
@@ -84,13 +115,11 @@ FROM unnest($1::oid[], $2::int2[]) WITH ORDINALITY AS u(r, n, i)
 LEFT JOIN pg_attrdef d ON d.adrelid = u.r AND d.adnum = u.n
 ORDER BY u.i`;
 
+/** A foreign key's target is named from the relations read, or by RELATION_NAMES_SQL when outside them. */
 export const CONSTRAINTS_SQL = `
-SELECT con.conrelid, con.conname, con.contype, con.conkey, rn.nspname, rc.relname,
-       con.confrelid, con.confkey, con.confdeltype, con.confupdtype,
-       CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END
+SELECT con.conrelid, con.conname, con.contype, con.conkey, con.confrelid, con.confkey, con.confdeltype,
+       con.confupdtype, CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END
 FROM pg_constraint con
-LEFT JOIN pg_class rc ON rc.oid = con.confrelid
-LEFT JOIN pg_namespace rn ON rn.oid = rc.relnamespace
 WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype IN ('p', 'u', 'f', 'c')
 ORDER BY con.conrelid, con.conname`;
 export type ConstraintRow = [
@@ -98,8 +127,6 @@ export type ConstraintRow = [
   name: string,
   type: string,
   columns: string | null,
-  refSchema: string | null,
-  refTable: string | null,
   refOid: string,
   refColumns: string | null,
   onDelete: string,
@@ -107,9 +134,13 @@ export type ConstraintRow = [
   definition: string | null,
 ];
 
-/** Foreign keys pointing to the chunk's relations, from any schema (their columns are named by attnum, later). */
+/**
+ * Foreign keys pointing to the chunk's relations (their columns are named by attnum, later). Those from the
+ * relations read are known from their CONSTRAINTS_SQL rows already: this is read only when some schemas are
+ * not read, for the keys from there.
+ */
 export const INCOMING_SQL = `
-SELECT con.confrelid, n.nspname, c.relname, con.conrelid, con.conkey, con.confdeltype
+SELECT con.confrelid, n.nspname, c.relname, con.conrelid, con.conkey, con.confdeltype, con.conname
 FROM pg_constraint con
 JOIN pg_class c ON c.oid = con.conrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -122,6 +153,7 @@ export type IncomingRow = [
   fromOid: string,
   columns: string,
   onDelete: string,
+  name: string,
 ];
 
 /**
@@ -169,10 +201,11 @@ SELECT 'k', word FROM pg_catalog.pg_get_keywords() WHERE catcode <> 'U'
 UNION ALL SELECT 'q', current_setting('quote_all_identifiers')
 UNION ALL SELECT 'd', opcmethod::text || ' ' || opcintype::text || ' ' || oid::text FROM pg_opclass WHERE opcdefault`;
 
+/** The triggers in the chunk's range of oids (`$1`, `$2`, as COLUMN_COMMENTS_SQL): most are internal (foreign keys'). */
 export const TRIGGERS_SQL = `
 SELECT t.tgrelid, t.tgname, t.tgenabled <> 'D', pg_catalog.pg_get_triggerdef(t.oid)
 FROM pg_trigger t
-WHERE t.tgrelid = ANY($1::oid[]) AND t.tgrelid BETWEEN $2 AND $3 AND NOT t.tgisinternal
+WHERE t.tgrelid BETWEEN $1 AND $2 AND NOT t.tgisinternal
 ORDER BY t.tgrelid, t.tgname`;
 export type TriggerRow = [oid: string, name: string, enabled: string, definition: string];
 
@@ -182,6 +215,18 @@ FROM pg_enum GROUP BY enumtypid`;
 
 /** The schemas filter appended to a pg_stats query (`$1`, as RELATIONS_SQL). */
 export const IN_SCHEMAS = ` AND ($1::text[] IS NULL OR n.nspname = ANY($1::text[]))`;
+
+/** A table (a possible foreign key's source) in a user schema other than `$1`: none means every source is read. */
+export const OTHER_SCHEMAS_SQL = `
+SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+  AND NOT n.nspname = ANY($1::text[])
+LIMIT 1`;
+
+/** Schema and name of relations outside the relations read (a foreign key's target in another schema). */
+export const RELATION_NAMES_SQL = `
+SELECT c.oid::int8::text, n.nspname, c.relname
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY($1::oid[])`;
 
 /** Column names of tables outside the relations read (a foreign key's target in a schema not introspected now). */
 export const COLUMN_NAMES_SQL = `

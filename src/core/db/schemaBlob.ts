@@ -4,7 +4,9 @@
  * one table reads the directory and that table's bytes; a reader of the schema parses the body in one go.
  *
  *   u32 LE  length D of the directory
- *   D bytes directory JSON: { n: table names, e: end offset of each table in the body, s: strings }
+ *   D bytes directory JSON: { n: table names, e: end offset of each table in the body, s: strings,
+ *           c: column lists used by several tables (a multi-tenant schema's tables share a few), which a
+ *           table names by number instead of holding them }
  *   body    the tables' JSON arrays joined by ","
  */
 import type { ColumnInfo, ForeignKeyInfo, ReferentialAction, RelationKind, TableInfo } from '../../shared/schema';
@@ -16,6 +18,8 @@ export interface BlobDirectory {
   e: number[];
   /** Types and defaults, each once. */
   s: string[];
+  /** Packed column lists shared by several tables (a table's columns field is then the number of one). */
+  c?: Packed[][];
 }
 
 const KINDS: RelationKind[] = ['table', 'partitioned_table', 'view', 'materialized_view', 'foreign_table'];
@@ -39,16 +43,36 @@ export function encodeSchema(schema: string, tables: readonly TableInfo[]): Buff
     }
     return known;
   };
+  const packed = tables.map((t) => packTable(schema, t, id));
+  // Column lists that several tables have go to the directory once.
+  const lists = packed.map((p) => JSON.stringify(p[4]));
+  const uses = new Map<string, number>();
+  for (const list of lists) uses.set(list, (uses.get(list) ?? 0) + 1);
+  const shared: Packed[][] = [];
+  const sharedIds = new Map<string, number>();
+  packed.forEach((p, i) => {
+    const list = lists[i] ?? '';
+    if ((uses.get(list) ?? 0) < 2) return;
+    let at = sharedIds.get(list);
+    if (at === undefined) {
+      at = shared.length;
+      shared.push(p[4] as Packed[]);
+      sharedIds.set(list, at);
+    }
+    p[4] = at;
+  });
   const parts: string[] = [];
   const ends: number[] = [];
   let offset = 0;
-  for (const table of tables) {
-    const text = JSON.stringify(packTable(schema, table, id));
+  for (const p of packed) {
+    const text = JSON.stringify(p);
     offset += Buffer.byteLength(text) + (parts.length > 0 ? 1 : 0);
     ends.push(offset);
     parts.push(text);
   }
-  const directory = Buffer.from(JSON.stringify({ n: tables.map((t) => t.name), e: ends, s: strings }));
+  const directory = Buffer.from(
+    JSON.stringify({ n: tables.map((t) => t.name), e: ends, s: strings, ...(shared.length > 0 ? { c: shared } : {}) }),
+  );
   const head = Buffer.alloc(4);
   head.writeUInt32LE(directory.length, 0);
   return Buffer.concat([head, directory, Buffer.from(parts.join(','))]);
@@ -64,7 +88,8 @@ export function decodeSchema(schema: string, blob: Buffer): TableInfo[] {
   const length = blob.readUInt32LE(0);
   const directory = JSON.parse(blob.subarray(4, 4 + length).toString('utf8')) as BlobDirectory;
   const packed = JSON.parse(`[${blob.subarray(4 + length).toString('utf8')}]`) as Packed[];
-  return packed.map((p) => unpackTable(schema, p, directory.s));
+  const lists = new SharedLists(directory);
+  return packed.map((p) => unpackTable(schema, p, directory.s, lists));
 }
 
 /** Where a table's JSON lies in the body, or undefined when the schema has no such table. */
@@ -75,7 +100,38 @@ export function tableRange(directory: BlobDirectory, name: string): { start: num
 }
 
 export function decodeTable(schema: string, json: Buffer, directory: BlobDirectory): TableInfo {
-  return unpackTable(schema, JSON.parse(json.toString('utf8')) as Packed, directory.s);
+  return unpackTable(schema, JSON.parse(json.toString('utf8')) as Packed, directory.s, new SharedLists(directory));
+}
+
+/** The directory's shared column lists, each unpacked once and copied per table. */
+class SharedLists {
+  private readonly unpacked = new Map<number, ColumnInfo[]>();
+  constructor(private readonly directory: BlobDirectory) {}
+
+  columns(field: unknown): ColumnInfo[] {
+    if (Array.isArray(field)) return (field as Packed[]).map((c) => unpackColumn(c, this.directory.s));
+    const at = field as number;
+    let list = this.unpacked.get(at);
+    if (!list) {
+      list = (this.directory.c?.[at] ?? []).map((c) => unpackColumn(c, this.directory.s));
+      this.unpacked.set(at, list);
+    }
+    return list.map(copyColumn);
+  }
+}
+
+function copyColumn(c: ColumnInfo): ColumnInfo {
+  const column: ColumnInfo = {
+    name: c.name,
+    type: c.type,
+    nullable: c.nullable,
+    default: c.default,
+    comment: c.comment,
+  };
+  if (c.allowedValues) column.allowedValues = [...c.allowedValues];
+  if (c.valueWords) column.valueWords = [...c.valueWords];
+  if (c.samples) column.samples = [...c.samples];
+  return column;
 }
 
 function packTable(schema: string, t: TableInfo, id: (value: string | null) => number): Packed {
@@ -114,7 +170,7 @@ function packColumn(c: ColumnInfo, id: (value: string | null) => number): Packed
   return packed;
 }
 
-function unpackTable(schema: string, p: Packed, strings: readonly string[]): TableInfo {
+function unpackTable(schema: string, p: Packed, strings: readonly string[], lists: SharedLists): TableInfo {
   const name = p[0] as string;
   const self = `${schema}.${name}`;
   const untemplate = (definition: string) => definition.replaceAll(SELF, self);
@@ -127,7 +183,7 @@ function unpackTable(schema: string, p: Packed, strings: readonly string[]): Tab
     comment: p[2] as string | null,
     ...(partition ? { partitionOf: { schema: partition[0], table: partition[1] } } : {}),
     rowEstimate: p[3] as number | null,
-    columns: (p[4] as Packed[]).map((c) => unpackColumn(c, strings)),
+    columns: lists.columns(p[4]),
     primaryKey: p[5] as string[] | null,
     uniqueConstraints: p[6] as string[][],
     foreignKeys: (p[7] as Packed[]).map((f): ForeignKeyInfo => ({

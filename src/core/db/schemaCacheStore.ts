@@ -15,8 +15,11 @@ import { isErrno } from '../fs/errno';
 import { namesIn } from '../fs/listDir';
 
 export const SCHEMA_CACHE_TTL_SECONDS = 3600;
-/** 3: a table's blob holds the foreign keys pointing to it (a cache of format 2 is rebuilt, not misread). */
-export const SCHEMA_CACHE_FORMAT = 3;
+/**
+ * 3: a table's blob holds the foreign keys pointing to it; 4: column lists several tables share are kept once, in
+ * the blob's directory (a cache of an older format is rebuilt, not misread).
+ */
+export const SCHEMA_CACHE_FORMAT = 4;
 
 export interface SchemaEntry {
   version: string;

@@ -16,11 +16,12 @@ import { introspectSchema } from '../../../../src/core/db/introspect';
 import {
   COLUMNS_SQL,
   indexesSql,
+  parseColumnList,
   QUOTING_SQL,
   RELATIONS_SQL,
   textRows,
   type ChunkParams,
-  type ColumnRow,
+  type ColumnListRow,
   type IndexRow,
   type RelationRow,
 } from '../../../../src/core/db/introspectQueries';
@@ -140,9 +141,8 @@ describe.runIf(postgresAvailable)('introspection reads the catalog cheaply and s
     const oids = [...relations.keys()].map(Number).sort((a, b) => a - b);
     const chunk: ChunkParams = [oids.map(String), oids[0] ?? 0, oids.at(-1) ?? 0];
     const columns = new Map<string, Map<number, KeyColumn>>();
-    for (const [oid, num, name, typeOid, , , collation] of await textRows<ColumnRow>(db, COLUMNS_SQL, chunk)) {
-      if (!columns.has(oid)) columns.set(oid, new Map());
-      columns.get(oid)?.set(Number(num), { name, typeOid, collation });
+    for (const [oid, facts, names] of await textRows<ColumnListRow>(db, COLUMNS_SQL, chunk)) {
+      columns.set(oid, new Map(parseColumnList(facts, names).map((c) => [c.num, c])));
     }
     const written = new Map<string, string | undefined>();
     for (const [
