@@ -20,16 +20,18 @@ export const tableBloat: HealthCheck = {
   title: 'Table bloat (estimate)',
   thresholdKeys: ['bloatMinRatio', 'bloatMinBytes'],
   async run({ read, thresholds, maxFindings }: CheckContext): Promise<Listed> {
-    // The ratios are computed here, in SQL, so that only the worst offenders (by wasted bytes) are read.
+    // pg_stats summed once per table (not a lookup per table); the ratios computed here, in SQL, so that only the
+    // worst offenders (by wasted bytes) are read.
     const rows = await read<TableBloatRow>(
       `WITH t AS (
          SELECT c.oid, format('%I.%I', n.nspname, c.relname) AS "table", c.relpages::bigint * current_setting('block_size')::bigint AS bytes,
                 greatest(c.reltuples, 0) AS tuples, greatest(c.reltuples, 0)::bigint AS live, coalesce(s.n_dead_tup, 0) AS dead,
                 coalesce((SELECT substring(o FROM 'fillfactor=([0-9]+)')::int FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%'), 100) AS fillfactor,
-                (SELECT sum(st.avg_width) FROM pg_stats st WHERE st.schemaname = n.nspname AND st.tablename = c.relname) AS width,
-                (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analyzed
+                w.width, (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analyzed
            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
            LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+           LEFT JOIN (SELECT schemaname, tablename, sum(avg_width) AS width FROM pg_stats GROUP BY 1, 2) w
+                  ON w.schemaname = n.nspname AND w.tablename = c.relname
           WHERE c.relkind IN ('r', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'),
        e AS (
          SELECT "table", bytes, ceil(tuples * (28 + coalesce(width, 0)) * 100.0 / fillfactor
