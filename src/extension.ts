@@ -148,7 +148,7 @@ export function activate(context: vscode.ExtensionContext): void {
       logger.warn('reading connection profiles failed', { error: String(error) });
     }
   };
-  const schemaTree = new SchemaTreeView(schemaTreePort(core), session, logger);
+  const schemaTree = new SchemaTreeView(schemaTreePort(core, session), session, logger);
   // Edit in the results grid: the edits become one write at the inline approval; the tab's read runs again after it.
   const gridEditing = new GridEditing(
     gridEditPort(core, session, approval, (sql): Promise<ResultsView> => results.read(sql)),

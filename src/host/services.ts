@@ -4,7 +4,14 @@
  */
 export { openDatabase } from '../core/db/openDatabase';
 export { introspectSchema } from '../core/db/introspect';
-export { schemaTreeChildren, selectFirstRows } from '../core/db/schemaTree';
+export {
+  pagesShowing,
+  schemaLevel,
+  schemaTreeChildren,
+  selectFirstRows,
+  tableChildren,
+  tablesLevel,
+} from '../core/db/schemaTree';
 export { tableDdlText } from '../core/db/tableDdl';
 export { diagramSchemas, neighbourhoodGraph, schemaGraph, searchTables } from '../core/db/schemaGraph';
 export { DiagramLayouts } from '../core/diagram/diagramLayouts';

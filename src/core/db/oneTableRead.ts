@@ -18,17 +18,48 @@ export async function readTable(
   entry: SchemaEntry,
   name: string,
 ): Promise<TableInfo | null | undefined> {
+  const read = await readDirectory(store, directories, schema, entry);
+  if (!read) return undefined;
+  const { directory, bodyAt } = read;
   const blob = entry.blob;
-  let { directory, bodyAt } = directories.get(schema) ?? { directory: undefined, bodyAt: 0 };
-  if (!directory) {
-    const text = await store.range(blob, 4, 4 + entry.directory);
-    if (!text || text.length !== entry.directory) return undefined;
-    directory = JSON.parse(text.toString('utf8')) as BlobDirectory;
-    bodyAt = 4 + entry.directory;
-    directories.set(schema, { directory, bodyAt });
-  }
   const range = tableRange(directory, name);
   if (!range) return null;
   const bytes = await store.range(blob, bodyAt + range.start, bodyAt + range.end);
   return bytes ? decodeTable(schema, bytes, directory) : undefined;
+}
+
+/** A schema's table directory (its table names, in the blob's order), read once per schema; undefined: the blob is gone. */
+export async function readDirectory(
+  store: SchemaBlobStore,
+  directories: Directories,
+  schema: string,
+  entry: SchemaEntry,
+): Promise<{ directory: BlobDirectory; bodyAt: number } | undefined> {
+  const known = directories.get(schema);
+  if (known) return known;
+  const text = await store.range(entry.blob, 4, 4 + entry.directory);
+  if (!text || text.length !== entry.directory) return undefined;
+  const read = { directory: JSON.parse(text.toString('utf8')) as BlobDirectory, bodyAt: 4 + entry.directory };
+  directories.set(schema, read);
+  return read;
+}
+
+/**
+ * A schema's table names: from its decoded tables when held, else from its directory (each store in turn), else
+ * (no store has its blob) from `decode`.
+ */
+export async function directoryNames(
+  stores: readonly SchemaBlobStore[],
+  held: { decoded: Map<string, TableInfo[]>; directories: Directories },
+  schema: string,
+  entry: SchemaEntry,
+  decode: () => Promise<string[]>,
+): Promise<string[]> {
+  const decoded = held.decoded.get(schema);
+  if (decoded) return decoded.map((t) => t.name);
+  for (const store of stores) {
+    const read = await readDirectory(store, held.directories, schema, entry).catch(() => undefined);
+    if (read) return read.directory.n;
+  }
+  return decode();
 }

@@ -15,7 +15,7 @@ import type { Logger } from '../platform/logger';
 import type { Db, DbSession } from './db';
 import { introspectSchema } from './introspect';
 import { ConnectionStores } from './connectionStores';
-import { readTable, type Directories } from './oneTableRead';
+import { directoryNames, readTable, type Directories } from './oneTableRead';
 import { decodeSchema, encodeSchema } from './schemaBlob';
 import { schemaChanges, type SchemaChange } from './schemaChanges';
 import { blobId, SCHEMA_CACHE_FORMAT, type SchemaIndex } from './schemaCacheStore';
@@ -122,6 +122,18 @@ export class SchemaCache {
   async tablesOf(db: Db, connectionKey: string, schema: string): Promise<TableInfo[]> {
     const { held } = await this.current(db, connectionKey);
     return held.index.schemas[schema] ? this.tablesIn(db, connectionKey, held, schema) : [];
+  }
+
+  /** Every table's name per schema, from each schema's table directory alone (no table decoded): a search over names. */
+  async tableNames(db: Db, connectionKey: string): Promise<{ schema: string; names: string[] }[]> {
+    const { held } = await this.current(db, connectionKey);
+    const stores = this.stores.ordered(connectionKey, held.source === 'redis' ? 'redis' : 'file');
+    const result: { schema: string; names: string[] }[] = [];
+    for (const [schema, entry] of Object.entries(held.index.schemas).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const decoded = async () => (await this.tablesIn(db, connectionKey, held, schema)).map((t) => t.name);
+      result.push({ schema, names: await directoryNames(stores, held, schema, entry, decoded) });
+    }
+    return result;
   }
 
   /** One table, reading only the index, its schema's directory and its own bytes when not yet held. */

@@ -3,11 +3,17 @@
  * own): schemas → tables and views → columns, keys, indexes, triggers. Children are computed per level
  * when a node is expanded; a filter keeps the tables whose name holds its text, and a level shows at most
  * LEVEL_LIMIT tables, then one "N more" node that asks for a narrower filter, so 5,000 tables stay usable.
+ * Unfiltered, the tree is read by schema (schemaLevel, tablesLevel): the schemas with their counts from the cache's
+ * index, then one schema's tables a page at a time (TREE_PAGE, as list_tables pages them) with a "Load more" node,
+ * so 50,000 tables are never all decoded to draw it.
  */
 import type { RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schema';
 import { qualifiedName } from '../../shared/sqlNames';
+import { tablePage } from './tablePage';
 
 export const LEVEL_LIMIT = 200;
+/** Tables of a schema shown per page (and per "Load more"). */
+export const TREE_PAGE = 200;
 
 export type SchemaTreeNode =
   | { kind: 'schema'; schema: string; tables: number }
@@ -21,7 +27,8 @@ export type SchemaTreeNode =
       description: string;
       tooltip: string;
     }
-  | { kind: 'more'; hidden: number };
+  | { kind: 'more'; hidden: number }
+  | { kind: 'loadMore'; schema: string; remaining: number };
 
 function matches(table: TableInfo, filter: string): boolean {
   if (filter === '') return true;
@@ -86,7 +93,43 @@ export function schemaTreeChildren(
           (t) => t.schema === parent.schema && t.name === (parent.kind === 'table' ? parent.name : parent.table),
         )
       : undefined;
-  if (!table) return [];
+  return table ? tableChildren(table, parent) : [];
+}
+
+/** The top level read by schema: each schema and its table count (public first), nothing decoded. */
+export function schemaLevel(schemas: readonly { name: string; tables: number }[]): SchemaTreeNode[] {
+  return [...schemas]
+    .sort((a, b) => (a.name === 'public' ? -1 : b.name === 'public' ? 1 : a.name.localeCompare(b.name)))
+    .map((s) => ({ kind: 'schema', schema: s.name, tables: s.tables }));
+}
+
+/**
+ * One schema's tables, its first `pages` pages (partitions left out: their parent stands for them), then a
+ * "Load more" node when some are left.
+ */
+export function tablesLevel(schema: string, tables: readonly TableInfo[], pages: number): SchemaTreeNode[] {
+  const snapshot = { database: '', serverVersion: '', tables: tables.filter((t) => !t.partitionOf) };
+  const nodes: SchemaTreeNode[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < pages; page++) {
+    const next = tablePage(snapshot, { limit: TREE_PAGE, ...(cursor !== undefined ? { cursor } : {}) });
+    nodes.push(...next.tables.map(tableNode));
+    cursor = next.nextCursor;
+    if (cursor === undefined) return nodes;
+  }
+  return [...nodes, { kind: 'loadMore', schema, remaining: snapshot.tables.length - nodes.length }];
+}
+
+/** How many pages of its schema show `name` (undefined: the schema has no such table in the tree). */
+export function pagesShowing(tables: readonly TableInfo[], name: string): number | undefined {
+  const shown = tables.filter((t) => !t.partitionOf);
+  if (!shown.some((t) => t.name === name)) return undefined;
+  const before = shown.filter((t) => t.name < name).length;
+  return Math.floor(before / TREE_PAGE) + 1;
+}
+
+/** A table's own children (columns, then its keys, indexes and triggers) or a group's details. */
+export function tableChildren(table: TableInfo, parent: SchemaTreeNode): SchemaTreeNode[] {
   if (parent.kind === 'table') return [...columnNodes(table), ...groupNodes(table)];
   if (parent.kind === 'group') return detailNodes(table, parent.group);
   return [];

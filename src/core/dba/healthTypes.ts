@@ -29,6 +29,8 @@ export interface CheckResult {
   findings: Finding[];
   /** Why the check was skipped or failed, in words a person can act on. */
   note?: string;
+  /** Offenders found beyond the ones listed (each check lists at most `maxFindings`, the worst first). */
+  more?: number;
   elapsedMs: number;
 }
 
@@ -96,7 +98,26 @@ export interface HealthCheck {
   title: string;
   thresholdKeys: readonly (keyof HealthThresholds)[];
   /** Findings; or why it could not run; or findings with a note on what it could not see. */
-  run(context: CheckContext): Promise<Finding[] | { skipped: string } | { findings: Finding[]; note: string }>;
+  run(context: CheckContext): Promise<Finding[] | { skipped: string } | Listed>;
+}
+
+/** Findings with what else the check has to say: a note on what it could not see, how many more it did not list. */
+export interface Listed {
+  findings: Finding[];
+  note?: string;
+  more?: number;
+}
+
+/** How many findings a check lists by default (the worst first); the rest are counted, not read. */
+export const MAX_FINDINGS = 50;
+
+/**
+ * The findings of rows read with `count(*) OVER () AS total` and `LIMIT maxFindings`: what the catalog had beyond
+ * the rows read is said as `more`.
+ */
+export function listed(findings: Finding[], rows: readonly { total?: string | number }[]): Listed {
+  const total = Number(rows[0]?.total ?? rows.length);
+  return { findings, ...(total > rows.length ? { more: total - rows.length } : {}) };
 }
 
 export interface CheckContext {
@@ -105,4 +126,6 @@ export interface CheckContext {
   /** server_version_num. */
   serverVersion: number;
   isSuperuser: boolean;
+  /** At most this many offenders are read (SQL LIMIT, the worst first); how many more there are is counted. */
+  maxFindings: number;
 }

@@ -14,7 +14,7 @@ import { sequencesNearMax } from './checks/sequenceChecks';
 import { connectionSaturation, idleInTransaction, longRunningQueries } from './checks/sessionChecks';
 import { cacheHitRatios, missingFkIndexes, replicationSlots } from './checks/otherChecks';
 import type { CheckContext, CheckResult, HealthCheck, HealthReport, HealthThresholds } from './healthTypes';
-import { DEFAULT_THRESHOLDS } from './healthTypes';
+import { DEFAULT_THRESHOLDS, MAX_FINDINGS } from './healthTypes';
 
 export const HEALTH_CHECKS: readonly HealthCheck[] = [
   invalidIndexes,
@@ -38,6 +38,8 @@ export interface HealthOptions {
   /** Only these check ids (all when absent). */
   only?: readonly string[];
   limits?: CatalogLimits;
+  /** Findings listed per check, the worst first (MAX_FINDINGS); the others are counted as `more`. */
+  maxFindings?: number;
   onProgress?: (message: string) => void;
 }
 
@@ -56,6 +58,7 @@ export async function runHealth(db: Db, options: HealthOptions = {}): Promise<He
       thresholds,
       serverVersion: Number(server?.version_num ?? 0),
       isSuperuser: server?.superuser ?? false,
+      maxFindings: options.maxFindings ?? MAX_FINDINGS,
     };
     const results: CheckResult[] = [];
     for (const check of checks) {
@@ -91,12 +94,13 @@ async function runCheck(check: HealthCheck, context: CheckContext, limits: Catal
     const outcome = await check.run(context);
     const elapsedMs = Math.round(performance.now() - started);
     if ('skipped' in outcome) return { ...base, status: 'skipped', findings: [], note: outcome.skipped, elapsedMs };
-    if ('note' in outcome)
+    if ('findings' in outcome)
       return {
         ...base,
         status: outcome.findings.length > 0 ? 'findings' : 'ok',
         findings: outcome.findings,
-        note: outcome.note,
+        ...(outcome.note !== undefined ? { note: outcome.note } : {}),
+        ...(outcome.more ? { more: outcome.more } : {}),
         elapsedMs,
       };
     return { ...base, status: outcome.length > 0 ? 'findings' : 'ok', findings: outcome, elapsedMs };

@@ -26,6 +26,10 @@ function renderCheck(check: CheckResult): string {
   if (check.note && (check.status === 'ok' || check.status === 'findings'))
     lines.push(`  note: ${visibleText(check.note)}`);
   for (const finding of check.findings) lines.push(...renderFinding(finding));
+  if (check.more)
+    lines.push(
+      `  … and ${check.more} more (the worst ${check.findings.length} are listed; pg-agent health --limit N lists more)`,
+    );
   return lines.join('\n');
 }
 

@@ -175,7 +175,20 @@ export class DatabaseSession implements vscode.Disposable {
     await this.port.announceSchemaChange({ connection: this.key, everything: true });
   }
 
+  /** The open database's schema cache, for a reader of part of it (the Schema tree: the schemas, one schema's tables). */
+  async schemaCache(): Promise<{ cache: SchemaCache; db: Db; key: string }> {
+    const { db, key } = await this.database();
+    return { cache: await this.cacheOf(), db, key };
+  }
+
   private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
+    const { snapshot, source } = await (await this.cacheOf()).get(db, key);
+    this.logger.debug('schema loaded', { source });
+    return snapshot;
+  }
+
+  /** The window's one schema cache for the current sample-values setting, opened on first use. */
+  private async cacheOf(): Promise<SchemaCache> {
     const sampleValues =
       vscode.workspace.getConfiguration('postgresAgent').get<boolean>('schema.sampleValues') === true;
     let opened = this.schemaCaches.get(sampleValues);
@@ -189,9 +202,7 @@ export class DatabaseSession implements vscode.Disposable {
       });
       this.schemaCaches.set(sampleValues, opened);
     }
-    const { snapshot, source } = await (await opened).cache.get(db, key);
-    this.logger.debug('schema loaded', { source });
-    return snapshot;
+    return (await opened).cache;
   }
 
   /** Reconnects and reads the schema again from the catalog (the cache is emptied first). */

@@ -73,7 +73,7 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
           check.status === 'ok'
             ? 'ok'
             : check.status === 'findings'
-              ? `${check.findings.length} found`
+              ? `${check.findings.length + (check.more ?? 0)} found${check.more ? ` (the worst ${check.findings.length} listed)` : ''}`
               : check.status === 'skipped'
                 ? `could not run: ${check.note ?? ''}`
                 : `failed: ${check.note ?? ''}`;

@@ -1,13 +1,15 @@
 /**
- * The schema explorer (issue 15): a native TreeView under the Postgres Agent activity bar icon. The tree
- * is computed per level from the window's schema snapshot (core/db/schemaTree.ts, no query of its own),
- * refreshed when the connection or the schema changes; context menu: Ask about this table, Select first
- * 100 rows, Show DDL, Copy name; a filter in the title bar keeps 5,000-table schemas usable.
+ * The schema explorer (issue 15): a native TreeView under the Postgres Agent activity bar icon. The tree is
+ * read by schema from the window's schema cache (core/db/schemaTree.ts, no query of its own): the schemas with
+ * their table counts from the cache's index, one schema's tables when it is expanded, a page at a time with
+ * "Load more"; Find Table… picks a table by name (the names alone are read) and reveals it. Refreshed when the
+ * connection or the schema changes; context menu: Ask about this table, Select first 100 rows, Show DDL, Copy
+ * name; a filter in the title bar narrows the tables by name (that one reads every table).
  */
 import * as vscode from 'vscode';
 import type { SchemaTreeNode } from '../../core/db/schemaTree';
 import type { Logger } from '../../core/platform/logger';
-import type { SchemaSnapshot } from '../../shared/schema';
+import type { SchemaSnapshot, TableInfo } from '../../shared/schema';
 import { qualifiedName } from '../../shared/sqlNames';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreServices } from '../lazyServices';
@@ -19,6 +21,8 @@ const OPEN_CONTEXT = 'postgresAgent.databaseOpen';
 /** The command other views (the results view) provide to run a read and show its rows; the fallback is Run SQL with Review. */
 const SHOW_QUERY_RESULTS = 'postgresAgent.showQueryResults';
 
+const EMPTY: SchemaSnapshot = { database: '', serverVersion: '', tables: [] };
+
 const ICONS: Record<string, string> = {
   key: 'key',
   'foreign-key': 'references',
@@ -26,13 +30,32 @@ const ICONS: Record<string, string> = {
   trigger: 'zap',
 };
 
-/** What the Schema tree needs of the core (built in host/compose/schemaPorts.ts). */
-export type SchemaTreePort = Pick<CoreServices, 'schemaTreeChildren' | 'selectFirstRows' | 'tableDdlText'>;
+/** What the Schema tree needs of the core and the window's schema cache (built in host/compose/schemaPorts.ts). */
+export interface SchemaTreePort extends Pick<
+  CoreServices,
+  | 'schemaTreeChildren'
+  | 'schemaLevel'
+  | 'tablesLevel'
+  | 'tableChildren'
+  | 'pagesShowing'
+  | 'selectFirstRows'
+  | 'tableDdlText'
+> {
+  /** The open database's schemas and their table counts (the cache's index, nothing decoded). */
+  schemas(): Promise<{ name: string; tables: number }[]>;
+  /** One schema's tables (that schema decoded alone). */
+  tablesOf(schema: string): Promise<TableInfo[]>;
+  /** Every table's name, per schema (no table decoded). */
+  tableNames(): Promise<{ schema: string; names: string[] }[]>;
+}
 
 export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SchemaTreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private filter = '';
+  /** Pages of tables shown per expanded schema ("Load more" adds one); forgotten when another database opens. */
+  private readonly pages = new Map<string, number>();
+  private database = '';
   private readonly view: vscode.TreeView<SchemaTreeNode>;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -47,8 +70,13 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
       this.changed,
       session.onDidChange(() => {
         void vscode.commands.executeCommand('setContext', OPEN_CONTEXT, session.connection.status === 'connected');
+        const database = JSON.stringify(session.connection);
+        if (database !== this.database) this.pages.clear();
+        this.database = database;
         this.changed.fire(undefined);
       }),
+      vscode.commands.registerCommand('postgresAgent.findTable', () => this.findTable()),
+      vscode.commands.registerCommand('postgresAgent.schemaTree.loadMore', (schema?: string) => this.loadMore(schema)),
       vscode.commands.registerCommand('postgresAgent.schemaTree.filter', () => this.askFilter()),
       vscode.commands.registerCommand('postgresAgent.schemaTree.clearFilter', () => this.setFilter('')),
       vscode.commands.registerCommand('postgresAgent.schemaTree.refresh', () => this.refresh()),
@@ -118,6 +146,20 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
           iconPath: new vscode.ThemeIcon(ICONS[node.icon] ?? 'circle-small'),
           contextValue: node.icon,
         });
+      case 'loadMore':
+        return Object.assign(
+          new vscode.TreeItem(`Load more… (${node.remaining} not shown)`, vscode.TreeItemCollapsibleState.None),
+          {
+            iconPath: new vscode.ThemeIcon('ellipsis'),
+            tooltip: `Shows the next page of ${node.schema}'s tables; Find Table… goes straight to one.`,
+            command: {
+              command: 'postgresAgent.schemaTree.loadMore',
+              title: 'Load More Tables',
+              arguments: [node.schema],
+            },
+            contextValue: 'loadMore',
+          },
+        );
       case 'more':
         return Object.assign(
           new vscode.TreeItem(`${node.hidden} more — refine the filter`, vscode.TreeItemCollapsibleState.None),
@@ -135,31 +177,109 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   }
 
   async getChildren(node?: SchemaTreeNode): Promise<SchemaTreeNode[]> {
-    const snapshot = await this.snapshot();
-    return snapshot ? this.port.schemaTreeChildren(snapshot, node, this.filter) : [];
+    if (this.session.connection.status !== 'connected') return [];
+    if (this.filter !== '') {
+      const snapshot = await this.snapshot();
+      return snapshot ? this.port.schemaTreeChildren(snapshot, node, this.filter) : [];
+    }
+    return this.reading(async () => {
+      if (node === undefined) return this.port.schemaLevel(await this.port.schemas());
+      if (node.kind === 'schema')
+        return this.port.tablesLevel(
+          node.schema,
+          await this.port.tablesOf(node.schema),
+          this.pages.get(node.schema) ?? 1,
+        );
+      if (node.kind !== 'table' && node.kind !== 'group') return [];
+      const name = node.kind === 'table' ? node.name : node.table;
+      const table = (await this.port.tablesOf(node.schema)).find((t) => t.name === name);
+      return table ? this.port.tableChildren(table, node) : [];
+    }, []);
   }
 
   /** A table's parent is its schema (what `reveal` needs); other nodes are not revealed. */
   async getParent(node: SchemaTreeNode): Promise<SchemaTreeNode | undefined> {
     if (node.kind !== 'table') return undefined;
-    const snapshot = await this.snapshot();
-    const count = snapshot?.tables.filter((t) => t.schema === node.schema && !t.partitionOf).length ?? 0;
-    return { kind: 'schema', schema: node.schema, tables: count };
+    if (this.filter !== '') {
+      const snapshot = await this.snapshot();
+      return this.port
+        .schemaTreeChildren(snapshot ?? EMPTY, undefined, this.filter)
+        .find((n) => n.kind === 'schema' && n.schema === node.schema);
+    }
+    const schemas = await this.reading(() => this.port.schemas(), []);
+    return { kind: 'schema', schema: node.schema, tables: schemas.find((s) => s.name === node.schema)?.tables ?? 0 };
   }
 
-  /** Selects and shows a table's node (the schema diagram's click); a filter that hides it is cleared first. */
+  /**
+   * Selects and shows a table's node (the schema diagram's click, Find Table…): its schema's pages are loaded up
+   * to it; a filter that hides it is cleared first; a partition shows as its parent.
+   */
   async revealTable(schema: string, name: string): Promise<void> {
-    const snapshot = await this.snapshot();
-    if (!snapshot) return;
-    // Beyond the first LEVEL_LIMIT tables of a schema a node is only reachable through the filter.
-    const find = (filter: string) =>
-      this.port
-        .schemaTreeChildren(snapshot, { kind: 'schema', schema, tables: 0 }, filter)
-        .find((n) => n.kind === 'table' && n.name === name);
-    const filter = find('') ? '' : `${schema}.${name}`;
-    if (this.filter !== filter) this.setFilter(filter);
-    const node = find(filter);
+    const tables = await this.reading(() => this.port.tablesOf(schema), []);
+    const parent = tables.find((t) => t.name === name)?.partitionOf;
+    const shown = parent && parent.schema === schema ? parent.table : name;
+    if (this.filter !== '') {
+      const snapshot = await this.snapshot();
+      const kept = snapshot
+        ? this.port.schemaTreeChildren(snapshot, { kind: 'schema', schema, tables: 0 }, this.filter)
+        : [];
+      const node = kept.find((n) => n.kind === 'table' && n.name === shown);
+      if (node) return this.view.reveal(node, { select: true, focus: false, expand: false });
+      this.setFilter('');
+    }
+    const pages = this.port.pagesShowing(tables, shown);
+    if (pages === undefined) return;
+    if (pages > (this.pages.get(schema) ?? 1)) {
+      this.pages.set(schema, pages);
+      this.changed.fire(undefined);
+    }
+    const node = this.port.tablesLevel(schema, tables, pages).find((n) => n.kind === 'table' && n.name === shown);
     if (node) await this.view.reveal(node, { select: true, focus: false, expand: false });
+  }
+
+  private loadMore(schema: string | undefined): void {
+    if (schema === undefined) return;
+    this.pages.set(schema, (this.pages.get(schema) ?? 1) + 1);
+    this.changed.fire(undefined);
+  }
+
+  /** Find Table…: every table's name (read alone, no table decoded) in a quick pick; the one picked is revealed. */
+  private async findTable(): Promise<void> {
+    const table = await this.pickTable('Postgres Agent: Find Table');
+    if (!table) return;
+    await vscode.commands.executeCommand(`${SCHEMA_TREE_VIEW_ID}.focus`);
+    await this.revealTable(table.schema, table.name);
+  }
+
+  /** Every table by name, its schema beside it; undefined when none is picked (or no database is open). */
+  private async pickTable(title: string): Promise<{ schema: string; name: string } | undefined> {
+    if (this.session.connection.status !== 'connected') {
+      void vscode.window.showInformationMessage(
+        'Open a database first: Postgres Agent: Open Sample Database, or Select Connection…',
+      );
+      return undefined;
+    }
+    const names = await this.reading(() => this.port.tableNames(), []);
+    const items = names.flatMap(({ schema, names: inSchema }) =>
+      inSchema.map((name) => ({ label: name, description: schema })),
+    );
+    const picked = await vscode.window.showQuickPick(items, {
+      title,
+      placeHolder: `${items.length} tables: type part of a name (or of its schema)`,
+      matchOnDescription: true,
+    });
+    return picked ? { schema: picked.description, name: picked.label } : undefined;
+  }
+
+  /** A read of the cache; when it fails, the view says why and `fallback` stands for its result. */
+  private async reading<T>(read: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      this.logger.warn('schema explorer: the schema could not be read', { error: String(error) });
+      this.view.message = `The schema could not be read: ${error instanceof Error ? error.message : String(error)}`;
+      return fallback;
+    }
   }
 
   /** The snapshot when a database is open (the tree never opens one by itself). */
@@ -196,6 +316,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   }
 
   private async refresh(): Promise<void> {
+    this.pages.clear();
     await this.session.forgetSchema();
     this.changed.fire(undefined);
   }
@@ -204,18 +325,7 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
   private async tableOf(node: SchemaTreeNode | undefined): Promise<{ schema: string; name: string } | undefined> {
     const candidate = node ?? this.view.selection[0];
     if (candidate?.kind === 'table') return candidate;
-    const snapshot = await this.snapshot();
-    if (!snapshot) {
-      void vscode.window.showInformationMessage(
-        'Open a database first: Postgres Agent: Open Sample Database, or Select Connection…',
-      );
-      return undefined;
-    }
-    const picked = await vscode.window.showQuickPick(
-      snapshot.tables.map((t) => ({ label: qualifiedName(t.schema, t.name), table: t })),
-      { title: 'Postgres Agent: which table?', matchOnDescription: true },
-    );
-    return picked ? { schema: picked.table.schema, name: picked.table.name } : undefined;
+    return this.pickTable('Postgres Agent: which table?');
   }
 
   private async selectFirstRows(node: SchemaTreeNode | undefined): Promise<void> {
@@ -235,8 +345,8 @@ export class SchemaTreeView implements vscode.TreeDataProvider<SchemaTreeNode>, 
 
   private async showDdl(node: SchemaTreeNode | undefined): Promise<void> {
     const table = await this.tableOf(node);
-    const snapshot = table ? await this.snapshot() : undefined;
-    const info = snapshot?.tables.find((t) => t.schema === table?.schema && t.name === table?.name);
+    if (!table) return;
+    const info = (await this.reading(() => this.port.tablesOf(table.schema), [])).find((t) => t.name === table.name);
     if (!info) return;
     const document = await vscode.workspace.openTextDocument({
       language: 'sql',

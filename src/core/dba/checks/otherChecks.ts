@@ -1,5 +1,5 @@
 /** Server-wide checks of `pg-agent health`: replication slots holding WAL, foreign keys without an index, cache hit ratios. */
-import type { CheckContext, Finding, HealthCheck } from '../healthTypes';
+import { listed, type CheckContext, type Finding, type HealthCheck, type Listed } from '../healthTypes';
 
 interface SlotRow {
   slot_name: string;
@@ -45,6 +45,7 @@ export const replicationSlots: HealthCheck = {
 };
 
 interface FkRow {
+  total: string;
   table: string;
   constraint_name: string;
   columns: string;
@@ -57,7 +58,7 @@ export const missingFkIndexes: HealthCheck = {
   id: 'missing_fk_indexes',
   title: 'Foreign keys without an index',
   thresholdKeys: ['fkMinTableRows'],
-  async run({ read, thresholds }: CheckContext): Promise<Finding[]> {
+  async run({ read, thresholds, maxFindings }: CheckContext): Promise<Listed> {
     // An index serves the FK when the FK's columns are its leading key columns, in any order.
     const rows = await read<FkRow>(
       `SELECT format('%I.%I', n.nspname, t.relname) AS "table", c.conname AS constraint_name,
@@ -66,7 +67,8 @@ export const missingFkIndexes: HealthCheck = {
               format('%I.%I', rn.nspname, r.relname) AS "references", greatest(t.reltuples, 0)::bigint::text AS rows,
               format('CREATE INDEX CONCURRENTLY ON %I.%I (%s)', n.nspname, t.relname,
                 (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.i) FROM unnest(c.conkey) WITH ORDINALITY k(attnum, i)
-                   JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum)) AS create_sql
+                   JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum)) AS create_sql,
+              count(*) OVER ()::text AS total
          FROM pg_constraint c
          JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
          JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace rn ON rn.oid = r.relnamespace
@@ -76,10 +78,10 @@ export const missingFkIndexes: HealthCheck = {
              WHERE x.indrelid = c.conrelid AND x.indisvalid AND x.indpred IS NULL
                AND (string_to_array(x.indkey::text, ' ')::int2[])[1:cardinality(c.conkey)] @> c.conkey
                AND (string_to_array(x.indkey::text, ' ')::int2[])[1:cardinality(c.conkey)] <@ c.conkey)
-        ORDER BY greatest(t.reltuples, 0) DESC, 1, 2`,
-      [thresholds.fkMinTableRows],
+        ORDER BY greatest(t.reltuples, 0) DESC, 1, 2 LIMIT $2`,
+      [thresholds.fkMinTableRows, maxFindings],
     );
-    return rows.map((r) => ({
+    const findings = rows.map((r): Finding => ({
       severity: 'warning',
       object: r.table,
       message: `${r.table} (${r.columns}) references ${r.references} without an index: each DELETE or key UPDATE on ${r.references} scans ${r.table}, and joins on it cannot use an index.`,
@@ -94,10 +96,12 @@ export const missingFkIndexes: HealthCheck = {
       advice:
         'CREATE INDEX CONCURRENTLY does not block writes; it cannot run inside a transaction and leaves an INVALID index if it fails.',
     }));
+    return listed(findings, rows);
   },
 };
 
 interface CacheRow {
+  total: string;
   scope: string;
   name: string;
   hit: string;
@@ -108,14 +112,23 @@ export const cacheHitRatios: HealthCheck = {
   id: 'cache_hit_ratio',
   title: 'Cache hit ratios',
   thresholdKeys: ['cacheHitMinRatio', 'cacheHitMinReads'],
-  async run({ read, thresholds }: CheckContext): Promise<Finding[]> {
+  async run({ read, thresholds, maxFindings }: CheckContext): Promise<Listed> {
+    // pg_statio_user_tables read once (not once for tables, once for indexes); below the ratio only, the database
+    // first, then the lowest ratios.
     const rows = await read<CacheRow>(
-      `SELECT 'database' AS scope, datname AS name, blks_hit::text AS hit, blks_read::text AS read FROM pg_stat_database WHERE datname = current_database()
-       UNION ALL
-       SELECT 'table', format('%I.%I', schemaname, relname), heap_blks_hit::text, heap_blks_read::text FROM pg_statio_user_tables WHERE heap_blks_hit + heap_blks_read >= $1
-       UNION ALL
-       SELECT 'indexes of', format('%I.%I', schemaname, relname), idx_blks_hit::text, idx_blks_read::text FROM pg_statio_user_tables WHERE coalesce(idx_blks_hit + idx_blks_read, 0) >= $1`,
-      [thresholds.cacheHitMinReads],
+      `WITH s AS MATERIALIZED (
+         SELECT schemaname, relname, heap_blks_hit, heap_blks_read, idx_blks_hit, idx_blks_read FROM pg_statio_user_tables
+          WHERE heap_blks_hit + heap_blks_read >= $1 OR coalesce(idx_blks_hit + idx_blks_read, 0) >= $1),
+       r AS (
+         SELECT 'database' AS scope, datname AS name, blks_hit AS hit, blks_read AS read FROM pg_stat_database WHERE datname = current_database()
+         UNION ALL
+         SELECT 'table', format('%I.%I', schemaname, relname), heap_blks_hit, heap_blks_read FROM s WHERE heap_blks_hit + heap_blks_read >= $1
+         UNION ALL
+         SELECT 'indexes of', format('%I.%I', schemaname, relname), idx_blks_hit, idx_blks_read FROM s WHERE coalesce(idx_blks_hit + idx_blks_read, 0) >= $1)
+       SELECT scope, name, hit::text, read::text, count(*) OVER ()::text AS total FROM r
+        WHERE hit + read >= $1 AND hit::float8 / nullif(hit + read, 0) < $2
+        ORDER BY scope = 'database' DESC, hit::float8 / nullif(hit + read, 0), name LIMIT $3`,
+      [thresholds.cacheHitMinReads, thresholds.cacheHitMinRatio, maxFindings],
     );
     const findings: Finding[] = [];
     for (const r of rows) {
@@ -139,7 +152,7 @@ export const cacheHitRatios: HealthCheck = {
           'Reads from the OS page cache count as misses here, so this is a lower bound. If the working set does not fit in memory: more shared_buffers or RAM, or fewer rows read (indexes, `pg-agent top`).',
       });
     }
-    return findings;
+    return listed(findings, rows);
   },
 };
 

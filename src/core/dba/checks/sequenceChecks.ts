@@ -2,10 +2,15 @@
  * Sequences near their maximum (`pg-agent health`): the limit is the sequence's own MAXVALUE or, lower, the
  * type of the column it feeds (a bigint sequence behind an integer column fails at 2^31 − 1 all the same).
  */
-import type { CheckContext, Finding, HealthCheck } from '../healthTypes';
+import type { CheckContext, Finding, HealthCheck, Listed } from '../healthTypes';
 
 interface SequenceRow {
-  sequence: string;
+  /** Every sequence, those not readable, those at or over the warning ratio (one row says them all). */
+  sequences: string;
+  unreadable: string;
+  total: string;
+  /** Null when no sequence is at the warning ratio (the row then only holds the counts). */
+  sequence: string | null;
   last_value: string | null;
   max_value: string;
   increment: string;
@@ -20,28 +25,35 @@ export const sequencesNearMax: HealthCheck = {
   id: 'sequences_near_max',
   title: 'Sequences near their maximum',
   thresholdKeys: ['sequenceWarnRatio', 'sequenceCriticalRatio'],
-  async run({ read, thresholds }: CheckContext): Promise<Finding[] | { skipped: string }> {
+  async run({ read, thresholds, maxFindings }: CheckContext): Promise<Listed | { skipped: string }> {
     // pg_sequences.last_value is NULL without USAGE or SELECT on the sequence (and before its first nextval).
-    const rows = await read<SequenceRow>(`
-      SELECT format('%I.%I', s.schemaname, s.sequencename) AS sequence, s.last_value::text, s.max_value::text, s.increment_by::text AS increment,
-             CASE WHEN a.attname IS NOT NULL THEN format('%I.%I.%I', tn.nspname, t.relname, a.attname) END AS column_ref, format_type(a.atttypid, a.atttypmod) AS column_type,
-             CASE a.atttypid WHEN 'int2'::regtype THEN '32767' WHEN 'int4'::regtype THEN '2147483647' WHEN 'int8'::regtype THEN '9223372036854775807' END AS column_max,
-             CASE WHEN a.attname IS NOT NULL THEN format('%I.%I', tn.nspname, t.relname) END AS table_name, quote_ident(a.attname) AS column_name
-        FROM pg_sequences s
-        JOIN pg_namespace sn ON sn.nspname = s.schemaname
-        JOIN pg_class sc ON sc.relname = s.sequencename AND sc.relnamespace = sn.oid
-        LEFT JOIN pg_depend d ON d.objid = sc.oid AND d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
-        LEFT JOIN pg_class t ON t.oid = d.refobjid LEFT JOIN pg_namespace tn ON tn.oid = t.relnamespace
-        LEFT JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
-       WHERE s.increment_by > 0
-       ORDER BY 1`);
+    // The used share is computed here (as the text below does: truncated to 1/10000) so only offenders are read.
+    const rows = await read<SequenceRow>(
+      `WITH s AS (
+         SELECT format('%I.%I', s.schemaname, s.sequencename) AS sequence, s.last_value, s.max_value, s.increment_by,
+                CASE WHEN a.attname IS NOT NULL THEN format('%I.%I.%I', tn.nspname, t.relname, a.attname) END AS column_ref, format_type(a.atttypid, a.atttypmod) AS column_type,
+                CASE a.atttypid WHEN 'int2'::regtype THEN 32767 WHEN 'int4'::regtype THEN 2147483647 WHEN 'int8'::regtype THEN 9223372036854775807 END AS column_max,
+                CASE WHEN a.attname IS NOT NULL THEN format('%I.%I', tn.nspname, t.relname) END AS table_name, quote_ident(a.attname) AS column_name
+           FROM pg_sequences s
+           JOIN pg_namespace sn ON sn.nspname = s.schemaname
+           JOIN pg_class sc ON sc.relname = s.sequencename AND sc.relnamespace = sn.oid
+           LEFT JOIN pg_depend d ON d.objid = sc.oid AND d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i')
+           LEFT JOIN pg_class t ON t.oid = d.refobjid LEFT JOIN pg_namespace tn ON tn.oid = t.relnamespace
+           LEFT JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+          WHERE s.increment_by > 0),
+       o AS (
+         SELECT *, floor(last_value::numeric * 10000 / nullif(least(max_value::numeric, coalesce(column_max, max_value)::numeric), 0)) / 10000 AS used
+           FROM s WHERE last_value IS NOT NULL),
+       c AS (SELECT count(*) AS sequences, count(*) FILTER (WHERE last_value IS NULL) AS unreadable,
+                    (SELECT count(*) FROM o WHERE used >= $1) AS total FROM s)
+       SELECT c.sequences::text, c.unreadable::text, c.total::text, w.sequence, w.last_value::text, w.max_value::text,
+              w.increment_by::text AS increment, w.column_ref, w.column_type, w.column_max::text, w.table_name, w.column_name
+         FROM c LEFT JOIN LATERAL (SELECT * FROM o WHERE used >= $1 ORDER BY used DESC, sequence LIMIT $2) w ON true`,
+      [thresholds.sequenceWarnRatio, maxFindings],
+    );
     const findings: Finding[] = [];
-    let unreadable = 0;
     for (const r of rows) {
-      if (r.last_value === null) {
-        unreadable++;
-        continue;
-      }
+      if (r.sequence === null || r.last_value === null) continue;
       const last = BigInt(r.last_value);
       const seqMax = BigInt(r.max_value);
       const colMax = r.column_max === null ? seqMax : BigInt(r.column_max);
@@ -71,11 +83,14 @@ export const sequencesNearMax: HealthCheck = {
           : 'Raising MAXVALUE is instant; columns that store the values must be wide enough too.',
       });
     }
-    if (findings.length === 0 && unreadable > 0 && unreadable === rows.length) {
+    const counts = rows[0];
+    const unreadable = Number(counts?.unreadable ?? 0);
+    if (findings.length === 0 && unreadable > 0 && unreadable === Number(counts?.sequences ?? 0)) {
       return {
         skipped: `none of the ${unreadable} sequences could be read (no USAGE or SELECT privilege on them, or never used)`,
       };
     }
-    return findings;
+    const total = Number(counts?.total ?? 0);
+    return { findings, ...(total > findings.length ? { more: total - findings.length } : {}) };
   },
 };

@@ -1,7 +1,8 @@
 /** Session checks of `pg-agent health`: long-running queries, idle-in-transaction sessions, connection saturation. */
-import type { CheckContext, Finding, HealthCheck } from '../healthTypes';
+import { listed, type CheckContext, type Finding, type HealthCheck, type Listed } from '../healthTypes';
 
 interface ActivityRow {
+  total: string;
   pid: number;
   usename: string | null;
   application_name: string | null;
@@ -16,10 +17,10 @@ interface ActivityRow {
 
 const ACTIVITY = `SELECT pid, usename, application_name, client_addr::text, datname, state, wait_event,
          floor(extract(epoch FROM now() - %SINCE%))::text AS seconds, floor(extract(epoch FROM now() - xact_start))::text AS xact_seconds,
-         left(query, 500) AS query
+         left(query, 500) AS query, count(*) OVER ()::text AS total
     FROM pg_stat_activity
    WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND %STATE% AND now() - %SINCE% >= make_interval(secs => $1)
-   ORDER BY %SINCE%`;
+   ORDER BY %SINCE% LIMIT $2`;
 
 function evidenceOf(r: ActivityRow): Finding['evidence'] {
   return {
@@ -42,17 +43,19 @@ function evidenceOf(r: ActivityRow): Finding['evidence'] {
  */
 async function withHiddenNote(
   context: CheckContext,
+  rows: readonly ActivityRow[],
   findings: Finding[],
-): Promise<Finding[] | { findings: Finding[]; note: string }> {
-  if (context.isSuperuser) return findings;
+): Promise<Listed> {
+  const shown = listed(findings, rows);
+  if (context.isSuperuser) return shown;
   const [row] = await context.read<{ hidden: string }>(
     `SELECT count(*)::text AS hidden FROM pg_stat_activity
       WHERE backend_type IS NULL AND datid IS NOT NULL AND NOT pg_has_role('pg_read_all_stats', 'member')`,
   );
   const hidden = Number(row?.hidden ?? 0);
-  if (hidden === 0) return findings;
+  if (hidden === 0) return shown;
   return {
-    findings,
+    ...shown,
     note: `${hidden} sessions of other roles are hidden from this role (it needs pg_read_all_stats or pg_monitor to see their state).`,
   };
 }
@@ -65,10 +68,11 @@ export const longRunningQueries: HealthCheck = {
     const { read, thresholds } = context;
     const rows = await read<ActivityRow>(
       ACTIVITY.replaceAll('%SINCE%', 'query_start').replace('%STATE%', "state = 'active'"),
-      [thresholds.longQuerySeconds],
+      [thresholds.longQuerySeconds, context.maxFindings],
     );
     return withHiddenNote(
       context,
+      rows,
       rows.map((r): Finding => ({
         severity: Number(r.seconds) >= thresholds.longQuerySeconds * 4 ? 'critical' : 'warning',
         object: `pid ${r.pid}`,
@@ -93,10 +97,11 @@ export const idleInTransaction: HealthCheck = {
         '%STATE%',
         "state IN ('idle in transaction', 'idle in transaction (aborted)')",
       ),
-      [thresholds.idleInTransactionSeconds],
+      [thresholds.idleInTransactionSeconds, context.maxFindings],
     );
     return withHiddenNote(
       context,
+      rows,
       rows.map((r): Finding => ({
         severity: Number(r.seconds) >= Math.max(thresholds.idleInTransactionSeconds * 10, 600) ? 'critical' : 'warning',
         object: `pid ${r.pid}`,

@@ -1,7 +1,8 @@
 /** Maintenance checks of `pg-agent health`: tables never or long not vacuumed or analyzed, and transaction ID wraparound distance. */
-import type { CheckContext, Finding, HealthCheck } from '../healthTypes';
+import { listed, type CheckContext, type Finding, type HealthCheck, type Listed } from '../healthTypes';
 
 interface StaleRow {
+  total: string;
   table: string;
   rows: string;
   dead: string;
@@ -16,22 +17,23 @@ export const staleMaintenance: HealthCheck = {
   id: 'vacuum_analyze',
   title: 'Tables never or long not vacuumed / analyzed',
   thresholdKeys: ['vacuumStaleDays', 'vacuumMinRows'],
-  async run({ read, thresholds }: CheckContext): Promise<Finding[]> {
+  async run({ read, thresholds, maxFindings }: CheckContext): Promise<Listed> {
     const rows = await read<StaleRow>(
       `SELECT format('%I.%I', s.schemaname, s.relname) AS "table", (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE n_live_tup END)::bigint::text AS rows, n_dead_tup::text AS dead,
               n_mod_since_analyze::text AS modified,
               greatest(last_vacuum, last_autovacuum)::text AS last_vacuum, greatest(last_analyze, last_autoanalyze)::text AS last_analyze,
               floor(extract(epoch FROM now() - greatest(last_vacuum, last_autovacuum)) / 86400)::text AS vacuum_days,
-              floor(extract(epoch FROM now() - greatest(last_analyze, last_autoanalyze)) / 86400)::text AS analyze_days
+              floor(extract(epoch FROM now() - greatest(last_analyze, last_autoanalyze)) / 86400)::text AS analyze_days,
+              count(*) OVER ()::text AS total
          FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
         WHERE (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE n_live_tup END) + n_dead_tup >= $1
           AND (greatest(last_vacuum, last_autovacuum) IS NULL OR greatest(last_analyze, last_autoanalyze) IS NULL
                OR greatest(last_vacuum, last_autovacuum) < now() - make_interval(days => $2)
                OR greatest(last_analyze, last_autoanalyze) < now() - make_interval(days => $2))
-        ORDER BY (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE s.n_live_tup END) DESC, 1`,
-      [thresholds.vacuumMinRows, thresholds.vacuumStaleDays],
+        ORDER BY (CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint ELSE s.n_live_tup END) DESC, 1 LIMIT $3`,
+      [thresholds.vacuumMinRows, thresholds.vacuumStaleDays, maxFindings],
     );
-    return rows.map((r) => {
+    const findings = rows.map((r) => {
       const neverVacuumed = r.last_vacuum === null;
       const neverAnalyzed = r.last_analyze === null;
       const what = [
@@ -63,6 +65,7 @@ export const staleMaintenance: HealthCheck = {
           'If this keeps happening, check that autovacuum is on and its thresholds suit this table (ALTER TABLE … SET (autovacuum_…)).',
       } satisfies Finding;
     });
+    return listed(findings, rows);
   },
 };
 
