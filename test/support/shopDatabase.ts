@@ -17,12 +17,16 @@ import type { JobRunnerDeps } from '../../src/core/jobs/jobRunner';
 import { JobRunner } from '../../src/core/jobs/jobRunner';
 import { JobStore } from '../../src/core/jobs/jobStore';
 import { silentLogger } from '../../src/core/platform/logger';
+import { executeApproved } from '../../src/core/sql/executeApproved';
+import type { ExecutionResult } from '../../src/core/sql/approvedTicket';
 import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
+import { workspaceUndoSink } from '../../src/core/sql/writeArtifacts';
 import type { SchemaSnapshot } from '../../src/shared/schema';
 import type { ScratchDatabase } from './scratchDatabase';
 import { createScratchDatabase, execSql } from './scratchDatabase';
 import type { ScriptedModelServer } from './scriptedModelServer';
 import { startScriptedModelServer } from './scriptedModelServer';
+import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from './jobScript';
 import { SHOP_SCHEMA } from './shopSchema';
 import { scriptedGemini } from './scriptedGemini';
 
@@ -106,5 +110,46 @@ export function scriptedJobRunner(
     logger: silentLogger,
     requestedBy: 'tester',
     ...overrides,
+  });
+}
+
+/** The environment a `pg-agent` process (in-process or not) needs to use the scripted model, as user "tester". */
+export function scriptedModelEnv(server: ScriptedModelServer): Record<string, string> {
+  return { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url };
+}
+
+/**
+ * A job planned with PLAN_V1, its plan approved by "reviewer", stopped at its held write of `sql` (a fresh
+ * runner from `runner` for each step): the job's id and the write's ticket.
+ */
+export async function jobAtHeldWrite(
+  rig: ScriptedWorkspace,
+  runner: () => JobRunner,
+  sql = ARCHIVE,
+  task = 'Archive cancelled orders',
+): Promise<{ jobId: string; ticketId: string }> {
+  rig.server.script([...planTurn(PLAN_V1), inTactical({ functionCall: call('run_sql', { sql, todo_id: 't1' }) })]);
+  const review = await runner().start({ task });
+  const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
+  if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
+  return { jobId: review.job.id, ticketId: held.stop.ticketId };
+}
+
+/**
+ * What a job's process does at its held write before it dies, without its graph recording anything: the
+ * ticket approved by "reviewer" and executed.
+ */
+export async function approveAndRunBehindTheJob(
+  shop: ShopDatabase,
+  rig: ScriptedWorkspace,
+  ticketId: string,
+): Promise<ExecutionResult> {
+  await rig.tickets.decide(ticketId, { approve: true, by: 'reviewer' });
+  return executeApproved(shop.db, rig.tickets, ticketId, {
+    ...DEFAULT_SAFETY,
+    connection: shop.scratch.url,
+    by: 'reviewer',
+    undo: workspaceUndoSink(join(rig.workspace, 'undo'), ticketId),
+    logger: silentLogger,
   });
 }

@@ -26,7 +26,7 @@ import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
 import { SHOP_FINGERPRINT } from '../../support/shopSchema';
-import { useShopScratch } from '../../support/shopDatabase';
+import { scriptedModelEnv, useShopScratch } from '../../support/shopDatabase';
 
 interface PlanJsonOut {
   id: string;
@@ -82,9 +82,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
   let openai: ScriptedModelServer;
   let workspace: string;
   const env = () => ({
-    USER: 'tester',
-    GEMINI_API_KEY: 'test-key',
-    PGAGENT_GEMINI_BASE_URL: gemini.url,
+    ...scriptedModelEnv(gemini),
     OPENAI_BASE_URL: `${openai.url}/v1`,
   });
   const plan = (argv: string[], options: { answers?: string[] } = {}) =>
@@ -397,7 +395,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
       ],
       {
         cwd: workspace,
-        env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: gemini.url },
+        env: scriptedModelEnv(gemini),
       },
     );
     expect(single.code, single.stderr).toBe(3);
