@@ -30,3 +30,16 @@ export function impactView(over: Partial<ImpactView> = {}): ImpactView {
 export function impactReport(over: Partial<ImpactReport> = {}): ImpactReport {
   return { statements: [], requiresApproval: true, ...impactView(), ...over };
 }
+
+/** The fields `pg-agent impact --json` has always printed (SPEC §6); later ones (DDL's locks, lint…) come after. */
+export const IMPACT_JSON_FIELDS = [
+  'statements',
+  'estimatedRows',
+  'exactRows',
+  'tables',
+  'risk',
+  'requiresApproval',
+  'wouldFail',
+  'previewMs',
+  'warnings',
+];

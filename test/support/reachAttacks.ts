@@ -6,11 +6,12 @@
  * each shell or file function writes its own file, each dblink call its own ledger note, each lock its own key.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { FileTicketStore } from '../../src/core/approvals/fileTicketStore';
 import { parseConnectionUrl } from '../../src/core/db/connectionTarget';
 import type { Db } from '../../src/core/db/db';
 import { openPostgres } from '../../src/core/db/postgresDb';
@@ -18,9 +19,12 @@ import { silentLogger } from '../../src/core/platform/logger';
 import type { ImpactReport } from '../../src/shared/impactReport';
 import { RISK_ORDER } from '../../src/shared/impactReport';
 import type { ReachVerdict } from '../../src/shared/reachTypes';
+import { loadParser } from '../../src/core/sql/parse';
 import type { SqlOutcome } from '../../src/core/sql/runSql';
+import { runSql } from '../../src/core/sql/runSql';
+import { DEFAULT_SAFETY } from '../../src/core/sql/safetySettings';
 import type { ScratchDatabase } from './scratchDatabase';
-import { execSql } from './scratchDatabase';
+import { ADMIN_DATABASE_URL, createScratchDatabase, execSql } from './scratchDatabase';
 
 /** One test file's attacker: its database, the files its functions write, its lock keys and roles. */
 export interface AttackWorld {
@@ -112,6 +116,67 @@ export function openAs(world: AttackWorld, user?: string): Promise<Db> {
   return openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
 }
 
+/** One corpus file's attacker and the code under test, filled in by the hooks `useAttackScene` registers. */
+export interface AttackScene {
+  /** This file's attacker: its database holds ATTACK_BASE_SQL and the file's own objects. */
+  readonly world: AttackWorld;
+  /** A Db of its own per test: whatever a case leaves in the pool (a lock) dies with it, never misleading the next. */
+  readonly db: Db;
+  /** `runSql` (what `pg-agent sql` runs) on `on`, by default this test's Db, with this file's ticket store. */
+  read: (sql: string, on?: Db) => Promise<Settled<SqlOutcome>>;
+}
+
+/**
+ * Call inside `describe`: before all, a scratch database `pgagent_reach_<name>_…` with the attacks
+ * `attacksSql` builds for its world; per test, a fresh Db; after all, the database, the files the server
+ * wrote, the world's `roles` (cluster-wide) and the ticket folder are gone.
+ */
+export function useAttackScene(
+  name: string,
+  attacksSql: (world: AttackWorld) => string,
+  roles: string[] = [],
+): AttackScene {
+  let scratch: ScratchDatabase | undefined;
+  let ticketDir = '';
+  let store: FileTicketStore;
+  const scene = {
+    read: (sql: string, on?: Db) =>
+      settle(
+        runSql(on ?? scene.db, store, {
+          sql,
+          connection: 'reach-corpus',
+          requestedBy: 'tester',
+          settings: DEFAULT_SAFETY,
+        }),
+      ),
+  } as { world: AttackWorld; db: Db } & AttackScene;
+
+  beforeAll(async () => {
+    await loadParser();
+    scratch = await createScratchDatabase(`pgagent_reach_${name}`);
+    scene.world = attackWorld(scratch);
+    await installAttacks(scene.world, attacksSql(scene.world));
+    ticketDir = mkdtempSync(join(tmpdir(), `pgagent-reach-${name}-`));
+  });
+  beforeEach(async () => {
+    scene.db = await openAs(scene.world);
+    store = new FileTicketStore(ticketDir, { logger: silentLogger });
+  });
+  afterEach(async () => {
+    await scene.db?.close();
+  });
+  afterAll(async () => {
+    await scratch?.drop();
+    if (scene.world) {
+      removeServerFiles(scene.world);
+      const drops = roles.map((role) => `DROP ROLE IF EXISTS ${scene.world.role(role)};`).join(' ');
+      if (drops) await execSql(ADMIN_DATABASE_URL, drops);
+    }
+    if (ticketDir) rmSync(ticketDir, { recursive: true, force: true });
+  });
+  return scene;
+}
+
 /** Runs `work` on a plain pg client of its own (an independent observer of the server). */
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -194,6 +259,21 @@ export async function openVictim(url: string): Promise<Victim> {
       ),
     close: () => client.end().catch(() => undefined),
   };
+}
+
+/**
+ * Runs `work` while a victim session is listed in rt_victims, then asserts the victim is still alive (nothing
+ * `work` set off terminated it) and closes it; returns what `work` returned.
+ */
+export async function withVictim<T>(url: string, work: (victim: Victim) => Promise<T>): Promise<T> {
+  const victim = await openVictim(url);
+  try {
+    const result = await work(victim);
+    expect(await victim.alive(), 'the victim session was terminated').toBe(true);
+    return result;
+  } finally {
+    await victim.close();
+  }
 }
 
 /**

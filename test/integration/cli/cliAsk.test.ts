@@ -1,15 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPgAgent } from '../../support/cliHarness';
 import { queryValue } from '../../support/scratchDatabase';
-import type { ScriptedModelServer } from '../../support/scriptedModelServer';
-import { startScriptedModelServer } from '../../support/scriptedModelServer';
-import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../support/shopSchema';
+import { postgresAvailable } from '../../support/services';
+import { SHOP_FINGERPRINT } from '../../support/shopSchema';
+import { useScriptedModel, useShopWorkspace } from '../../support/shopDatabase';
 
 interface AskJson {
   status: string;
@@ -23,33 +20,12 @@ interface AskJson {
 }
 
 describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted model', () => {
-  let scratch: ScratchDatabase;
-  let server: ScriptedModelServer;
-  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-ask-'));
-  const env = () => ({ USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url });
-  const ask = (...argv: string[]) =>
-    runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, ...argv], { cwd: workspace, env: env() });
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    rmSync(workspace, { recursive: true, force: true });
-  });
-
-  beforeEach(async () => {
-    server = await startScriptedModelServer();
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
+  const shop = useShopWorkspace('pgagent-cli-ask');
+  const model = useScriptedModel();
+  const ask = (...argv: string[]) => shop.cli(['ask', ...argv], { env: model.env() });
 
   it('answers a read question with rows (exit 0)', async () => {
-    server.script([
+    model.server.script([
       { reply: { json: { operation: 'read', tables: ['customers'], confidence: 0.9 } } },
       {
         reply: {
@@ -69,7 +45,7 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
     });
     expect(out.usage.calls).toBe(3);
 
-    server.script([
+    model.server.script([
       { reply: { json: { operation: 'read', tables: ['customers'], confidence: 0.9 } } },
       {
         reply: {
@@ -85,7 +61,7 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
   });
 
   it('holds a write (exit 3, ticket + thread), and --resume runs it in a fresh run once approved', async () => {
-    server.script([
+    model.server.script([
       { reply: { json: { operation: 'write', tables: ['orders'], confidence: 0.9 } } },
       {
         reply: {
@@ -97,22 +73,22 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
         },
       },
     ]);
-    const before = await queryValue(scratch.url, SHOP_FINGERPRINT);
+    const before = await queryValue(shop.scratch.url, SHOP_FINGERPRINT);
     const held = await ask('--no-input', '--json', '--', 'Delete orders 10 to 12');
     expect(held.code, held.stderr).toBe(3);
     const out = JSON.parse(held.stdout) as AskJson;
     expect(out.status).toBe('held');
     expect(out.ticket?.status).toBe('PENDING_APPROVAL');
     expect(out.thread).toMatch(/^ask_/);
-    expect(await queryValue(scratch.url, SHOP_FINGERPRINT)).toBe(before);
+    expect(await queryValue(shop.scratch.url, SHOP_FINGERPRINT)).toBe(before);
 
     const stillPending = await ask('--no-input', '--resume', out.thread);
     expect(stillPending.code).toBe(3);
     expect(stillPending.stdout).toContain(`pg-agent approvals approve ${out.ticket?.id ?? ''}`);
     expect(stillPending.stdout).toContain(`pg-agent ask --resume ${out.thread}`);
 
-    const approve = await runPgAgent(['approvals', 'approve', out.ticket?.id ?? '', '--workspace', workspace], {
-      cwd: workspace,
+    const approve = await runPgAgent(['approvals', 'approve', out.ticket?.id ?? '', '--workspace', shop.workspace], {
+      cwd: shop.workspace,
       env: { USER: 'teammate' },
     });
     expect(approve.code, approve.stderr).toBe(0);
@@ -123,8 +99,8 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
     const resumed = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        [cli, 'ask', '--db', scratch.url, '--workspace', workspace, '--json', '--resume', out.thread],
-        { env: { ...process.env, ...env() } },
+        [cli, 'ask', '--db', shop.scratch.url, '--workspace', shop.workspace, '--json', '--resume', out.thread],
+        { env: { ...process.env, ...model.env() } },
         (error, stdout, stderr) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
       );
@@ -135,11 +111,13 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
       thread: out.thread,
       ticket: { status: 'EXECUTED' },
     });
-    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM orders WHERE id BETWEEN 10 AND 12'))).toBe(0);
+    expect(Number(await queryValue(shop.scratch.url, 'SELECT count(*) FROM orders WHERE id BETWEEN 10 AND 12'))).toBe(
+      0,
+    );
   });
 
   it('asks on a terminal and runs the write once the person says y', async () => {
-    server.script([
+    model.server.script([
       { reply: { json: { operation: 'write', tables: ['products'], confidence: 0.9 } } },
       {
         reply: {
@@ -151,21 +129,14 @@ describe.runIf(postgresAvailable)('pg-agent ask on PostgreSQL with a scripted mo
         },
       },
     ]);
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'Rename product 4'], {
-      cwd: workspace,
-      env: env(),
-      answers: ['y'],
-    });
+    const run = await shop.cli(['ask', '--', 'Rename product 4'], { env: model.env(), answers: ['y'] });
     expect(run.code, run.stderr).toBe(0);
     expect(run.prompts).toHaveLength(1);
-    expect(await queryValue(scratch.url, 'SELECT name FROM products WHERE id = 4')).toBe('Renamed');
+    expect(await queryValue(shop.scratch.url, 'SELECT name FROM products WHERE id = 4')).toBe('Renamed');
   });
 
   it('exits 1 with advice when no model is configured', async () => {
-    const run = await runPgAgent(['ask', '--db', scratch.url, '--workspace', workspace, '--', 'How many orders?'], {
-      cwd: workspace,
-      env: { USER: 'tester' },
-    });
+    const run = await shop.cli(['ask', '--', 'How many orders?']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('GEMINI_API_KEY');
     expect(run.stderr).toContain('OPENAI_BASE_URL');

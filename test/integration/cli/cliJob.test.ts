@@ -23,7 +23,7 @@ import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
 import { SHOP_FINGERPRINT } from '../../support/shopSchema';
-import { useShopScratch, useScriptedWorkspace } from '../../support/shopDatabase';
+import { scriptedModelEnv, useScriptedWorkspace, useShopScratch } from '../../support/shopDatabase';
 
 interface JobJson {
   job: { id: string; status: string; reviewCycles: number; title: string };
@@ -42,7 +42,7 @@ describe.runIf(postgresAvailable)('pg-agent job on PostgreSQL with a scripted mo
   let scratch: ScratchDatabase;
   let server: ScriptedModelServer;
   let workspace: string;
-  const env = () => ({ USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url });
+  const env = () => scriptedModelEnv(server);
   const job = (argv: string[], options: { stdin?: string; answers?: string[]; env?: Record<string, string> } = {}) =>
     runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
       cwd: workspace,

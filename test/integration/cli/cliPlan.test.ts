@@ -26,7 +26,7 @@ import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
 import { SHOP_FINGERPRINT } from '../../support/shopSchema';
-import { useShopScratch } from '../../support/shopDatabase';
+import { scriptedModelEnv, useShopScratch } from '../../support/shopDatabase';
 
 interface PlanJsonOut {
   id: string;
@@ -75,6 +75,7 @@ interface PlanJsonOut {
 
 const SESSION_ID = /collab_[0-9a-f]{16}/;
 const MODELS = 'gemini:gemini-2.5-pro,openai:qwen2.5-coder';
+const TASK = 'Remove cancelled orders created before 2024-03-01';
 
 describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers', () => {
   let scratch: ScratchDatabase;
@@ -82,9 +83,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
   let openai: ScriptedModelServer;
   let workspace: string;
   const env = () => ({
-    USER: 'tester',
-    GEMINI_API_KEY: 'test-key',
-    PGAGENT_GEMINI_BASE_URL: gemini.url,
+    ...scriptedModelEnv(gemini),
     OPENAI_BASE_URL: `${openai.url}/v1`,
   });
   const plan = (argv: string[], options: { answers?: string[] } = {}) =>
@@ -94,6 +93,18 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
       ...options,
     });
   const json = (stdout: string) => JSON.parse(stdout) as PlanJsonOut;
+  /** `pg-agent plan new --models MODELS --json <flags> -- TASK`. */
+  const planNew = (...flags: string[]) => plan(['new', '--models', MODELS, '--json', ...flags, '--', TASK]);
+
+  /** Both analysts, both reviews and the synthesis of one converging round, all answered by `server`. */
+  const scriptWholeRoundOn = (server: ScriptedModelServer) =>
+    server.script([
+      { match: isAnalysis('data/architecture'), reply: { json: analysis('Delete directly', GOOD_SQL) } },
+      { match: isAnalysis('implementation/SQL'), reply: { json: analysis('Count then delete', GOOD_SQL) } },
+      { match: isReviewOf('B'), reply: { json: review(3, 0) } },
+      { match: isReviewOf('A'), reply: { json: review(3, 0) } },
+      { match: isSynthesis, reply: { json: synthesis() } },
+    ]);
 
   /** Round replies: analyst A and the review of B on Gemini, analyst B and the review of A on the OpenAI endpoint. */
   function scriptRound(
@@ -127,15 +138,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
   it('converges in round 1, writes context.json and synthesis.json, then a new process plans option 1 and execute makes a job at review', async () => {
     const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);
     scriptRound();
-    const started = await plan([
-      'new',
-      '--models',
-      MODELS,
-      '--json',
-      '--no-input',
-      '--',
-      'Remove cancelled orders created before 2024-03-01',
-    ]);
+    const started = await planNew('--no-input');
     expect(started.code, started.stderr).toBe(3); // converged: a person must choose an option
     const first = json(started.stdout);
     expect(first.id).toMatch(SESSION_ID);
@@ -261,14 +264,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
       reviewByB: review(0, 2),
       synthesis: synthesis(['Are cancelled orders needed for reporting?']),
     });
-    const started = await plan([
-      'new',
-      '--models',
-      MODELS,
-      '--json',
-      '--',
-      'Remove cancelled orders created before 2024-03-01',
-    ]);
+    const started = await planNew();
     expect(started.code, started.stderr).toBe(3);
     const first = json(started.stdout);
     expect(first.latest?.convergence).toMatchObject({
@@ -316,16 +312,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
       { sql: 'DELET FROM orders', purpose: 'typo', kind: 'write', objects: ['orders'] },
     ]);
     scriptRound({ b: badB });
-    const run = await plan([
-      'new',
-      '--models',
-      MODELS,
-      '--json',
-      '--max-rounds',
-      '1',
-      '--',
-      'Remove cancelled orders created before 2024-03-01',
-    ]);
+    const run = await planNew('--max-rounds', '1');
     expect(run.code, run.stderr).toBe(3);
     const out = json(run.stdout);
     const refuted = out.latest?.refuted ?? [];
@@ -348,21 +335,8 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
 
   it('one provider down: the other model takes over, recorded; with one model the two perspectives are shown as such', async () => {
     openai.script([{ times: 20, reply: { error: { status: 503, message: 'model is loading' } } }]);
-    gemini.script([
-      { match: isAnalysis('data/architecture'), reply: { json: analysis('Delete directly', GOOD_SQL) } },
-      { match: isAnalysis('implementation/SQL'), reply: { json: analysis('Count then delete', GOOD_SQL) } },
-      { match: isReviewOf('B'), reply: { json: review(3, 0) } },
-      { match: isReviewOf('A'), reply: { json: review(3, 0) } },
-      { match: isSynthesis, reply: { json: synthesis() } },
-    ]);
-    const run = await plan([
-      'new',
-      '--models',
-      MODELS,
-      '--json',
-      '--',
-      'Remove cancelled orders created before 2024-03-01',
-    ]);
+    scriptWholeRoundOn(gemini);
+    const run = await planNew();
     expect(run.code, run.stderr).toBe(3);
     const out = json(run.stdout);
     expect(out.latest?.analyses[1]).toMatchObject({
@@ -377,29 +351,12 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
   });
 
   it('with one model, the two analysts are two perspectives of the same model, shown as such', async () => {
-    gemini.script([
-      { match: isAnalysis('data/architecture'), reply: { json: analysis('Delete directly', GOOD_SQL) } },
-      { match: isAnalysis('implementation/SQL'), reply: { json: analysis('Count then delete', GOOD_SQL) } },
-      { match: isReviewOf('B'), reply: { json: review(3, 0) } },
-      { match: isReviewOf('A'), reply: { json: review(3, 0) } },
-      { match: isSynthesis, reply: { json: synthesis() } },
-    ]);
+    scriptWholeRoundOn(gemini);
     // SPEC §6's short form, without "new".
-    const single = await runPgAgent(
-      [
-        'plan',
-        '--db',
-        scratch.url,
-        '--workspace',
-        workspace,
-        '--',
-        'Remove cancelled orders created before 2024-03-01',
-      ],
-      {
-        cwd: workspace,
-        env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: gemini.url },
-      },
-    );
+    const single = await runPgAgent(['plan', '--db', scratch.url, '--workspace', workspace, '--', TASK], {
+      cwd: workspace,
+      env: scriptedModelEnv(gemini),
+    });
     expect(single.code, single.stderr).toBe(3);
     expect(single.stdout).toContain('Models: gemini:gemini-2.5-flash (two perspectives of the same model)');
     expect(single.stdout).toContain(
@@ -421,14 +378,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
       { match: isAnalysis('implementation/SQL'), reply: { json: analysis('Count then delete', GOOD_SQL) } },
       { match: isReviewOf('A'), reply: { json: review(3, 0) } },
     ]);
-    const run = await plan([
-      'new',
-      '--models',
-      MODELS,
-      '--json',
-      '--',
-      'Remove cancelled orders created before 2024-03-01',
-    ]);
+    const run = await planNew();
     expect(run.code, run.stderr).toBe(3);
     const out = json(run.stdout);
     expect(gemini.requests.filter(isSynthesis)).toHaveLength(2); // the first reply and its one repair
@@ -445,14 +395,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
     // Each server fails its analyst's call and the other analyst's fallback.
     gemini.script([{ times: 2, reply: { error: { status: 401, message: 'API key not valid' } } }]);
     openai.script([{ times: 2, reply: { error: { status: 401, message: 'invalid api key' } } }]);
-    const failed = await plan([
-      'new',
-      '--models',
-      MODELS,
-      '--json',
-      '--',
-      'Remove cancelled orders created before 2024-03-01',
-    ]);
+    const failed = await planNew();
     expect(failed.code).toBe(1);
     const id = SESSION_ID.exec(failed.stderr)?.[0] ?? '';
     expect(failed.stderr).toContain(`Session ${id} created`);

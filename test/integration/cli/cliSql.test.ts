@@ -1,32 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../../support/cliHarness';
-import type { ScratchDatabase } from '../../support/services';
 import { queryValue } from '../../support/scratchDatabase';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../support/shopSchema';
+import { postgresAvailable } from '../../support/services';
+import { SHOP_FINGERPRINT } from '../../support/shopSchema';
+import { IMPACT_JSON_FIELDS } from '../../support/impactReports';
+import { useShopWorkspace } from '../../support/shopDatabase';
 
 describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-sql-'));
-  const cli = (...argv: string[]) =>
-    runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
-      cwd: workspace,
-      env: { USER: 'tester' },
-    });
-  const fingerprint = () => queryValue(scratch.url, SHOP_FINGERPRINT);
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const shop = useShopWorkspace('pgagent-cli-sql');
+  const cli = (...argv: string[]) => shop.cli(argv);
+  const fingerprint = () => queryValue(shop.scratch.url, SHOP_FINGERPRINT);
 
   it('runs a read and prints rows in the SPEC §6 JSON shape', async () => {
     const run = await cli(
@@ -58,8 +43,8 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
   });
 
   it('prints a readable table on a terminal-less run, and reads SQL from stdin with -', async () => {
-    const run = await runPgAgent(['sql', '--db', scratch.url, '-'], {
-      cwd: workspace,
+    const run = await runPgAgent(['sql', '--db', shop.scratch.url, '-'], {
+      cwd: shop.workspace,
       stdin: 'SELECT name FROM products WHERE id = 2',
     });
     expect(run.code).toBe(0);
@@ -84,7 +69,7 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
       'audit_log:trigger',
     ]);
     expect(await fingerprint()).toBe(before);
-    expect(existsSync(join(workspace, '.pgagent', 'impact', `${out.ticket.id}.json`))).toBe(true);
+    expect(existsSync(join(shop.workspace, '.pgagent', 'impact', `${out.ticket.id}.json`))).toBe(true);
 
     const early = await cli('exec', '--ticket', out.ticket.id);
     expect(early.code).toBe(4);
@@ -92,8 +77,8 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(await fingerprint()).toBe(before);
 
     const approve = await runPgAgent(
-      ['approvals', 'approve', out.ticket.id, '--comment', 'looks right', '--workspace', workspace],
-      { cwd: workspace, env: { USER: 'teammate' } },
+      ['approvals', 'approve', out.ticket.id, '--comment', 'looks right', '--workspace', shop.workspace],
+      { cwd: shop.workspace, env: { USER: 'teammate' } },
     );
     expect(approve.code).toBe(0);
     expect(approve.stdout).toContain('approved by teammate: looks right');
@@ -108,8 +93,8 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(again.code).toBe(4);
     expect(again.stderr).toContain('already');
 
-    const list = await runPgAgent(['approvals', 'list', '--status', 'EXECUTED', '--workspace', workspace], {
-      cwd: workspace,
+    const list = await runPgAgent(['approvals', 'list', '--status', 'EXECUTED', '--workspace', shop.workspace], {
+      cwd: shop.workspace,
     });
     expect(list.stdout).toContain(out.ticket.id);
   });
@@ -137,25 +122,13 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
     expect(run.code).toBe(0);
     const impact = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(impact).toMatchObject({ exactRows: 10, risk: 'HIGH', requiresApproval: true, wouldFail: null });
-    expect(Object.keys(impact)).toEqual(
-      expect.arrayContaining([
-        'statements',
-        'estimatedRows',
-        'exactRows',
-        'tables',
-        'risk',
-        'requiresApproval',
-        'wouldFail',
-        'previewMs',
-        'warnings',
-      ]),
-    );
+    expect(Object.keys(impact)).toEqual(expect.arrayContaining(IMPACT_JSON_FIELDS));
   });
 
   it('classifies without a database', async () => {
     const run = await runPgAgent(
       ['classify', '--json', '--', 'WITH d AS (DELETE FROM orders RETURNING *) SELECT count(*) FROM d'],
-      { cwd: workspace },
+      { cwd: shop.workspace },
     );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ class: 'write', decision: 'approve' });
@@ -163,25 +136,9 @@ describe.runIf(postgresAvailable)('pg-agent sql / approvals / exec on PostgreSQL
 });
 
 describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
-  let scratch: ScratchDatabase;
-  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-tty-'));
-  const ask = (sql: string, answers: string[]) =>
-    runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--', sql], {
-      cwd: workspace,
-      env: { USER: 'tester' },
-      answers,
-    });
-  const count = async (sql: string) => Number(await queryValue(scratch.url, sql));
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const shop = useShopWorkspace('pgagent-cli-tty');
+  const ask = (sql: string, answers: string[]) => shop.cli(['sql', '--', sql], { answers });
+  const count = async (sql: string) => Number(await queryValue(shop.scratch.url, sql));
 
   it('shows the impact and runs nothing when the answer is no', async () => {
     const run = await ask('DELETE FROM order_items WHERE id = 1', ['n']);
@@ -211,38 +168,29 @@ describe.runIf(postgresAvailable)('pg-agent sql on a terminal', () => {
 
 // Auto-approval loosens the rules, so it is read from the person's own config only (SPEC §5 3a).
 describe.runIf(postgresAvailable)("pg-agent sql with autoApproveMaxRisk in the person's own config", () => {
-  let scratch: ScratchDatabase;
-  const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-policy-'));
+  const shop = useShopWorkspace('pgagent-cli-policy');
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-    mkdirSync(join(workspace, 'home', 'pg-agent'), { recursive: true });
+  beforeAll(() => {
+    mkdirSync(join(shop.workspace, 'home', 'pg-agent'), { recursive: true });
     writeFileSync(
-      join(workspace, 'home', 'pg-agent', 'config.json'),
+      join(shop.workspace, 'home', 'pg-agent', 'config.json'),
       JSON.stringify({ approval: { autoApproveMaxRisk: 'LOW' } }),
     );
   });
 
-  afterAll(async () => {
-    await scratch?.drop();
-    rmSync(workspace, { recursive: true, force: true });
-  });
-
   it('runs a LOW write without asking, and still holds a MEDIUM one', async () => {
     const sql = (text: string) =>
-      runPgAgent(['sql', '--db', scratch.url, '--workspace', workspace, '--no-input', '--', text], {
-        cwd: workspace,
-        env: { USER: 'tester', XDG_CONFIG_HOME: join(workspace, 'home') },
+      shop.cli(['sql', '--no-input', '--', text], {
+        env: { USER: 'tester', XDG_CONFIG_HOME: join(shop.workspace, 'home') },
       });
     const low = await sql('DELETE FROM order_items WHERE id = 3');
     expect(low.code, low.stderr).toBe(0);
     expect(low.stdout).toContain('Auto-approved by policy (LOW');
-    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id = 3'))).toBe(0);
+    expect(Number(await queryValue(shop.scratch.url, 'SELECT count(*) FROM order_items WHERE id = 3'))).toBe(0);
     const medium = await sql('DELETE FROM order_items WHERE id BETWEEN 10 AND 40');
     expect(medium.code).toBe(3);
-    expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM order_items WHERE id BETWEEN 10 AND 40'))).toBe(
-      31,
-    );
+    expect(
+      Number(await queryValue(shop.scratch.url, 'SELECT count(*) FROM order_items WHERE id BETWEEN 10 AND 40')),
+    ).toBe(31);
   });
 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgAgentProcess } from '../../support/cliProcess';
 import type { TestCluster } from '../../support/testCluster';
 import { clusterToolsAvailable, startTestCluster } from '../../support/testCluster';
+import { execSql } from '../../support/scratchDatabase';
 
 const TYPED = 'i33b-Typed-Secret-7731';
 const ROLE = 'i33b_login_role';
@@ -37,16 +38,8 @@ describe.runIf(clusterToolsAvailable().available)('a password set through pg-age
       DATABASE_URL: `postgres://postgres@localhost:${cluster.port}/postgres?sslmode=disable`,
       PGPASSWORD: cluster.superPassword,
     };
-    const admin = new pg.Client({
-      host: 'localhost',
-      port: cluster.port,
-      user: 'postgres',
-      password: cluster.superPassword,
-      database: 'postgres',
-    });
-    await admin.connect();
-    await admin.query(`CREATE ROLE ${ROLE} NOLOGIN`);
-    await admin.end();
+    const superuser = `postgres://postgres:${encodeURIComponent(cluster.superPassword)}@localhost:${cluster.port}/postgres`;
+    await execSql(superuser, `CREATE ROLE ${ROLE} NOLOGIN`);
   }, 60_000);
 
   afterAll(() => {

@@ -14,6 +14,7 @@ import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable, REDIS_URL, redisAvailable } from '../../support/services';
 import { SHOP_SCHEMA } from '../../support/shopSchema';
+import { scriptedModelEnv } from '../../support/shopDatabase';
 
 describe.runIf(postgresAvailable && redisAvailable)('team mode: one job, two clones of the repository', () => {
   let data: ScratchDatabase;
@@ -25,7 +26,7 @@ describe.runIf(postgresAvailable && redisAvailable)('team mode: one job, two clo
   const job = (clone: string, argv: string[]) =>
     runPgAgent(['job', '--db', data.url, '--workspace', clone, ...argv], {
       cwd: clone,
-      env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url, REDIS_URL },
+      env: { ...scriptedModelEnv(server), REDIS_URL },
     });
   const makeClone = (name: string) => {
     const dir = mkdtempSync(join(tmpdir(), `pgagent-team-${name}-`));

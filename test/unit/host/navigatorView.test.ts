@@ -84,29 +84,31 @@ describe('waitingView', () => {
   });
 });
 
+/** An ask's answer as the panel is sent it, before anything ran. */
+const answerView = (threadId: string, status: AnswerView['status'], question = 'How many orders?'): AnswerView => ({
+  threadId,
+  question,
+  status,
+  sql: null,
+  results: null,
+  summary: null,
+  executedRows: null,
+  usage: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
+  error: null,
+});
+
 describe('withAnswer (recent asks)', () => {
-  const answer = (threadId: string, status: AnswerView['status'], question = 'How many orders?'): AnswerView => ({
-    threadId,
-    question,
-    status,
-    sql: null,
-    results: null,
-    summary: null,
-    executedRows: null,
-    usage: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
-    error: null,
-  });
   const now = () => new Date(AT);
 
   it('puts a new ask first, keeps the newest few, and updates a listed one in place', () => {
     let recent: RecentAskView[] = [];
     for (let i = 0; i < RECENT_ASKS_KEPT + 2; i++)
-      recent = withAnswer(recent, answer(`ask_${String(i % 10).repeat(16)}`, 'running', `q${i}`), now) ?? recent;
+      recent = withAnswer(recent, answerView(`ask_${String(i % 10).repeat(16)}`, 'running', `q${i}`), now) ?? recent;
     expect(recent).toHaveLength(RECENT_ASKS_KEPT);
     expect(recent[0]?.question).toBe(`q${RECENT_ASKS_KEPT + 1}`);
     const updated = withAnswer(
       recent,
-      answer(recent[2]?.threadId ?? '', 'answered', recent[2]?.question),
+      answerView(recent[2]?.threadId ?? '', 'answered', recent[2]?.question),
       () => new Date(0),
     );
     expect(updated?.[2]).toEqual({ ...recent[2], status: 'answered' });
@@ -114,24 +116,24 @@ describe('withAnswer (recent asks)', () => {
   });
 
   it('says nothing changed when the answer is the one listed, or when there is none', () => {
-    const recent = withAnswer([], answer('ask_0000000000000000', 'answered'), now) ?? [];
-    expect(withAnswer(recent, answer('ask_0000000000000000', 'answered'), now)).toBeUndefined();
+    const recent = withAnswer([], answerView('ask_0000000000000000', 'answered'), now) ?? [];
+    expect(withAnswer(recent, answerView('ask_0000000000000000', 'answered'), now)).toBeUndefined();
     expect(withAnswer(recent, null, now)).toBeUndefined();
   });
 
   it('keeps the SQL an ask ran once it has one, so its rows can be fetched again later', () => {
-    const running = withAnswer([], answer('ask_0000000000000000', 'running'), now) ?? [];
+    const running = withAnswer([], answerView('ask_0000000000000000', 'running'), now) ?? [];
     expect(running[0]).not.toHaveProperty('sql');
     const withSql = withAnswer(
       running,
-      { ...answer('ask_0000000000000000', 'answered'), sql: 'SELECT count(*) FROM orders' },
+      { ...answerView('ask_0000000000000000', 'answered'), sql: 'SELECT count(*) FROM orders' },
       now,
     );
     expect(withSql?.[0]).toMatchObject({ status: 'answered', sql: 'SELECT count(*) FROM orders' });
     expect(
       withAnswer(
         withSql ?? [],
-        { ...answer('ask_0000000000000000', 'answered'), sql: 'SELECT count(*) FROM orders' },
+        { ...answerView('ask_0000000000000000', 'answered'), sql: 'SELECT count(*) FROM orders' },
         now,
       ),
     ).toBeUndefined();
@@ -170,17 +172,7 @@ describe('RecentAsks', () => {
   it('saves a new ask once, and nothing when the answer shown did not change', () => {
     const m = memento([]);
     const recent = new RecentAsks(m);
-    const answer: AnswerView = {
-      threadId: 'ask_2222222222222222',
-      question: 'Top customers?',
-      status: 'running',
-      sql: null,
-      results: null,
-      summary: null,
-      executedRows: null,
-      usage: { calls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 },
-      error: null,
-    };
+    const answer = answerView('ask_2222222222222222', 'running', 'Top customers?');
     recent.observe(answer);
     const first = m.saved();
     recent.observe(answer);

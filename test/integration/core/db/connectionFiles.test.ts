@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import type { ServerTarget } from '../../../../src/core/db/connectionTarget';
 import { resolveTarget } from '../../../../src/core/db/connectionTarget';
 import { openPostgres } from '../../../../src/core/db/postgresDb';
@@ -18,6 +17,7 @@ import { recordingLogger } from '../../../support/recordingLogger';
 import type { TestCluster } from '../../../support/testCluster';
 import { clusterToolsAvailable, issueCert, makeCa, startTestCluster } from '../../../support/testCluster';
 import { sshdAvailable, startTestSshd } from '../../../support/testSshd';
+import { execSql } from '../../../support/scratchDatabase';
 
 const tools = clusterToolsAvailable();
 if (!tools.available) {
@@ -51,18 +51,11 @@ describe.skipIf(!tools.available)('libpq files and TLS against a test-started cl
   beforeAll(async () => {
     cluster = await startTestCluster({ serverNames: 'DNS:localhost' });
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'pgagent-home-'));
-    const admin = new pg.Client({
-      host: 'localhost',
-      port: cluster.port,
-      user: 'postgres',
-      password: cluster.superPassword,
-      database: 'postgres',
-    });
-    await admin.connect();
-    await admin.query(
+    const superuser = `postgres://postgres:${encodeURIComponent(cluster.superPassword)}@localhost:${cluster.port}/postgres`;
+    await execSql(
+      superuser,
       `CREATE ROLE app LOGIN PASSWORD 'app-pass'; CREATE ROLE certuser LOGIN; CREATE ROLE iamuser LOGIN PASSWORD 'signed-token-for-iamuser'; CREATE TABLE marker (v text); INSERT INTO marker VALUES ('from the test cluster'); GRANT SELECT ON marker TO app, certuser, iamuser`,
     );
-    await admin.end();
   }, 60_000);
 
   afterAll(() => {

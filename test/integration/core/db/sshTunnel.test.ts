@@ -15,7 +15,6 @@ import { openPostgres } from '../../../../src/core/db/postgresDb';
 import type { SshTunnelConfig } from '../../../../src/core/db/tunnel/sshConfig';
 import { fingerprintOf } from '../../../../src/core/db/tunnel/knownHosts';
 import { openTunnelCount } from '../../../../src/core/db/tunnel/sshTunnel';
-import { AgentError } from '../../../../src/core/platform/errors';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, postgresAvailable } from '../../../support/services';
@@ -24,6 +23,7 @@ import { makeKey, sshdAvailable, sshKeygenFingerprint, startTestSshd } from '../
 import { freePort } from '../../../support/testCluster';
 import { runPgAgent } from '../../../support/cliHarness';
 import { testConnection } from '../../../../src/core/db/testConnection';
+import { rejectionOf } from '../../../support/agentErrors';
 
 const sshd = sshdAvailable();
 if (!sshd.available) {
@@ -34,16 +34,6 @@ if (!sshd.available) {
 /** Waits (bounded) for a condition about the outside world; what it checks is asserted after. */
 async function until(condition: () => boolean, tries = 200): Promise<void> {
   for (let i = 0; i < tries && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-}
-
-async function failure(work: () => Promise<unknown>): Promise<AgentError> {
-  try {
-    await work();
-  } catch (error) {
-    if (error instanceof AgentError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a test-started sshd', () => {
@@ -157,7 +147,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     const otherBlob = Buffer.from(fs.readFileSync(other.publicKey, 'utf8').split(' ')[1] ?? '', 'base64');
     const pinnedFile = path.join(server.dir, 'pins', 'changed_known_hosts');
     fs.writeFileSync(pinnedFile, `127.0.0.1:${server.port} ssh-ed25519 ${otherBlob.toString('base64')}\n`);
-    const error = await failure(() => open(tunnel(), { knownHostsFile: pinnedFile }));
+    const error = await rejectionOf(() => open(tunnel(), { knownHostsFile: pinnedFile }));
     expect(error.code).toBe('SSH_HOST_KEY_CHANGED');
     expect(error.message).toContain(`127.0.0.1:${server.port}`);
     expect(error.message).toContain(fingerprintOf(otherBlob));
@@ -167,7 +157,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
   });
 
   it('refuses an unknown host key when nobody can be asked', async () => {
-    const error = await failure(() =>
+    const error = await rejectionOf(() =>
       open(tunnel(), { knownHostsFile: path.join(server.dir, 'pins', 'empty_known_hosts'), confirmHostKey: undefined }),
     );
     expect(error.code).toBe('SSH_HOST_KEY_UNKNOWN');
@@ -176,7 +166,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
 
   it('a key the server does not accept: SSH_AUTH_FAILED naming the hop and the key', async () => {
     const stranger = makeKey(server.dir, 'stranger');
-    const error = await failure(() => open(tunnel({ keyFile: stranger.privateKey })));
+    const error = await rejectionOf(() => open(tunnel({ keyFile: stranger.privateKey })));
     expect(error.code).toBe('SSH_AUTH_FAILED');
     expect(error.message).toContain(`the SSH host ${server.user}@127.0.0.1:${server.port}`);
     expect(error.message).toContain(stranger.privateKey);
@@ -192,7 +182,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
       },
     });
     const keyed = tunnel({ keyFile: server.encryptedKey.privateKey });
-    const wrong = await failure(() => open(keyed, withPassphrase('wrong horse')));
+    const wrong = await rejectionOf(() => open(keyed, withPassphrase('wrong horse')));
     expect(wrong.code).toBe('SSH_AUTH_FAILED');
     expect(wrong.message).toContain(`Wrong passphrase for the key file ${server.encryptedKey.privateKey}`);
     const db = await open(keyed, withPassphrase(server.passphrase));
@@ -219,7 +209,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
       });
       opened.push(db);
       expect((await db.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-      const noAgent = await failure(() =>
+      const noAgent = await rejectionOf(() =>
         openPostgres(target(tunnel({ auth: 'agent', keyFile: undefined, user: 'nobody-else' })), {
           logger: silentLogger,
           env: {},
@@ -234,7 +224,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
 
   it('an unreachable bastion, and a jump host that cannot reach the next hop, each named', async () => {
     const closed = await freePort();
-    const error = await failure(() => open(tunnel({ port: closed })));
+    const error = await rejectionOf(() => open(tunnel({ port: closed })));
     expect(error.code).toBe('SSH_UNREACHABLE');
     expect(error.message).toContain(
       `Cannot reach the SSH host ${server.user}@127.0.0.1:${closed} (connection refused)`,
@@ -245,7 +235,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
         { host: '127.0.0.1', port: server.port, user: server.user, auth: 'key', keyFile: server.clientKey.privateKey },
       ],
     });
-    const hop = await failure(() => open(viaJump));
+    const hop = await rejectionOf(() => open(viaJump));
     expect(hop.code).toBe('SSH_UNREACHABLE');
     expect(hop.message).toContain(
       `Cannot reach the SSH host (last hop) ${server.user}@127.0.0.1:${closed} from jump host 1 of 1`,
@@ -260,7 +250,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const silentPort = (silent.address() as net.AddressInfo).port;
     try {
-      const error = await failure(() => open(tunnel({ port: silentPort }), { readyTimeoutMs: 300 }));
+      const error = await rejectionOf(() => open(tunnel({ port: silentPort }), { readyTimeoutMs: 300 }));
       expect(error.code).toBe('SSH_UNREACHABLE');
       expect(error.message).toContain(`the SSH host ${server.user}@127.0.0.1:${silentPort} did not answer in time`);
     } finally {
@@ -278,7 +268,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
 
   it('a database the SSH host cannot reach: the tunnel is up, the error names the SSH host and the address', async () => {
     const closed = await freePort();
-    const error = await failure(() =>
+    const error = await rejectionOf(() =>
       openPostgres(
         { ...target(tunnel()), port: closed },
         { logger: silentLogger, ssh: options(), connectTimeoutMs: 10_000 },
@@ -299,7 +289,7 @@ describe.skipIf(!sshd.available || !postgresAvailable)('SSH tunnels through a te
     const running = db.query('SELECT pg_sleep(30)');
     await new Promise((resolve) => setTimeout(resolve, 200));
     process.kill(session ?? 0, 'SIGKILL');
-    const error = await failure(() => running);
+    const error = await rejectionOf(() => running);
     expect(error.code).toBe('DB_UNREACHABLE');
     expect(error.message).toContain('the SSH tunnel went down');
     expect(error.advice).toContain('Nothing was committed');

@@ -15,7 +15,7 @@ import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
 import { postgresAvailable } from '../../../support/services';
 import { SHOP_FINGERPRINT } from '../../../support/shopSchema';
-import { useShopScratch, useScriptedWorkspace } from '../../../support/shopDatabase';
+import { scriptedModelEnv, useScriptedWorkspace, useShopScratch } from '../../../support/shopDatabase';
 import { queryValue } from '../../../support/scratchDatabase';
 
 const redisServerInstalled = (() => {
@@ -86,7 +86,7 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
   const job = (argv: string[]) =>
     runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
       cwd: workspace,
-      env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url },
+      env: scriptedModelEnv(server),
     });
   const jobFile = (id: string, file: string) => join(workspace, '.pgagent', 'jobs', id, file);
 
@@ -132,7 +132,7 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
       const withRedis = (argv: string[]) =>
         runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
           cwd: workspace,
-          env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url, REDIS_URL: redisUrl },
+          env: { ...scriptedModelEnv(server), REDIS_URL: redisUrl },
         });
       try {
         const fingerprint = await queryValue(scratch.url, SHOP_FINGERPRINT);

@@ -30,7 +30,13 @@ import {
 } from '../../../support/jobScript';
 import { queryValue } from '../../../support/scratchDatabase';
 import { execSql, postgresAvailable } from '../../../support/services';
-import { scriptedJobRunner, useScriptedWorkspace, useShopDatabase } from '../../../support/shopDatabase';
+import {
+  approveAndRunBehindTheJob,
+  jobAtHeldWrite,
+  scriptedJobRunner,
+  useScriptedWorkspace,
+  useShopDatabase,
+} from '../../../support/shopDatabase';
 import { SHOP_FINGERPRINT } from '../../../support/shopSchema';
 
 describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripted model', () => {
@@ -276,54 +282,33 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
   });
 
   it('a write its job already executed before dying is reported as executed on continue, and not run again', async () => {
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    const { jobId, ticketId } = await jobAtHeldWrite(rig, runner);
     // The job's process approved and ran the write, then died before its graph recorded anything.
-    await rig.tickets.decide(held.stop.ticketId, { approve: true, by: 'reviewer' });
-    const ran = await executeApproved(shop.db, rig.tickets, held.stop.ticketId, {
-      ...DEFAULT_SAFETY,
-      connection: shop.scratch.url,
-      by: 'reviewer',
-      undo: workspaceUndoSink(join(rig.workspace, 'undo'), held.stop.ticketId),
-      logger: silentLogger,
-    });
+    const ran = await approveAndRunBehindTheJob(shop, rig, ticketId);
     const after = await archived();
     rig.server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
-    const done = await runner().continue(review.job.id);
+    const done = await runner().continue(jobId);
     expect(done.stop.kind).toBe('completed');
     const told = rig.server.requests.filter(tactical).at(-1)?.text ?? '';
-    expect(told).toContain(
-      `Executed earlier (ticket ${held.stop.ticketId}, transaction ${ran.ticket.execution?.xid ?? '?'})`,
-    );
+    expect(told).toContain(`Executed earlier (ticket ${ticketId}, transaction ${ran.ticket.execution?.xid ?? '?'})`);
     expect(told).not.toContain('Rejected');
     expect(await archived()).toBe(after);
   });
 
   it('a job paused at its held write stays paused when a teammate approves it: the write runs only after Continue', async () => {
     const fingerprint = await queryValue(shop.scratch.url, SHOP_FINGERPRINT);
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
-    expect((await runner().freeze(review.job.id)).stop).toEqual({ kind: 'frozen' });
+    const { jobId, ticketId } = await jobAtHeldWrite(rig, runner);
+    expect((await runner().freeze(jobId)).stop).toEqual({ kind: 'frozen' });
     // A teammate's approval arrives (the window or pg-agent job continue would resume from the ticket).
-    await rig.tickets.decide(held.stop.ticketId, { approve: true, by: 'teammate' });
-    const stillPaused = await runner().resumeFromTicket(review.job.id);
+    await rig.tickets.decide(ticketId, { approve: true, by: 'teammate' });
+    const stillPaused = await runner().resumeFromTicket(jobId);
     expect(stillPaused.job.status).toBe('frozen');
     expect(await queryValue(shop.scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
-    expect((await rig.tickets.get(held.stop.ticketId))?.status).toBe('APPROVED');
+    expect((await rig.tickets.get(ticketId))?.status).toBe('APPROVED');
     rig.server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);
-    const done = await runner().continue(review.job.id);
+    const done = await runner().continue(jobId);
     expect(done.stop.kind).toBe('completed');
-    expect((await rig.tickets.get(held.stop.ticketId))?.status).toBe('EXECUTED');
+    expect((await rig.tickets.get(ticketId))?.status).toBe('EXECUTED');
   });
 
   it('no step un-pauses a job: moving a paused job to another status halts the step instead (only Continue thaws it)', async () => {
@@ -338,15 +323,8 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
   });
 
   it("a driver killed after its write's ticket was made: the job picks that ticket up again instead of making a second one", async () => {
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
-    const first = held.stop.ticketId;
-    const dir = join(rig.workspace, '.pgagent', 'checkpoints', review.job.id);
+    const { jobId, ticketId: first } = await jobAtHeldWrite(rig, runner);
+    const dir = join(rig.workspace, '.pgagent', 'checkpoints', jobId);
     const ids = () =>
       readdirSync(dir)
         .filter((f) => f.endsWith('.json') && !f.endsWith('.writes.json'))
@@ -363,7 +341,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
 
     // Killed before the held write was recorded: the tool call runs again and finds its ticket.
     loseCheckpointsFrom(writeHeld);
-    const again = await runner().continue(review.job.id);
+    const again = await runner().continue(jobId);
     expect(again.stop).toMatchObject({ kind: 'approval', ticketId: first });
     expect(await liveTickets()).toEqual([first]);
 
@@ -380,25 +358,19 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     rmSync(join(dir, `${ids()[answered - 1] ?? ''}.writes.json`), { force: true });
     const other = ARCHIVE.replace('10', '5');
     rig.server.script([inTactical({ functionCall: call('run_sql', { sql: other, todo_id: 't1' }) })]);
-    const anew = await runner().continue(review.job.id);
+    const anew = await runner().continue(jobId);
     if (anew.stop.kind !== 'approval') throw new Error(`expected a held write, got ${anew.stop.kind}`);
     expect(anew.stop.sql).toBe(other);
     expect(await liveTickets()).toEqual([anew.stop.ticketId]);
     const voided = await rig.tickets.get(first);
     expect(voided?.status).toBe('REJECTED');
     expect(voided?.history.at(-1)?.comment).toContain('superseded');
-    expect(read(review.job.id, 'audit.jsonl')).toContain(`ticket ${first} voided`);
+    expect(read(jobId, 'audit.jsonl')).toContain(`ticket ${first} voided`);
   });
 
   it('the executing backend terminated mid-write (pg_terminate_backend): nothing committed, the ticket FAILED with no undo to apply, the model told, the job goes on', async () => {
     const fingerprint = await queryValue(shop.scratch.url, SHOP_FINGERPRINT);
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    const { jobId, ticketId } = await jobAtHeldWrite(rig, runner);
     // The write is slow from now on (the test's own database): long enough to kill its backend while it runs.
     await execSql(
       shop.scratch.url,
@@ -407,7 +379,7 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
     );
     try {
       rig.server.script([inTactical({ functionCall: call('job_complete', { summary: 'stopped: the write failed' }) })]);
-      const deciding = runner().decideWrite(review.job.id, { approve: true, by: 'reviewer' });
+      const deciding = runner().decideWrite(jobId, { approve: true, by: 'reviewer' });
       const killed = async () =>
         Number(
           await queryValue(
@@ -420,16 +392,16 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
       expect(after.stop.kind).toBe('completed');
       const told = rig.server.requests.filter(tactical).at(-1)?.text ?? '';
       expect(told).toContain('the approved write failed and nothing was committed');
-      const ticket = await rig.tickets.get(held.stop.ticketId);
+      const ticket = await rig.tickets.get(ticketId);
       expect(ticket?.status).toBe('FAILED');
       // Killed during the statement: no undo script was written (it is written just before COMMIT), or it says VOID.
-      const undoDir = join(store.jobDir(review.job.id), 'undo');
+      const undoDir = join(store.jobDir(jobId), 'undo');
       for (const file of existsSync(undoDir) ? readdirSync(undoDir) : [])
         expect(readFileSync(join(undoDir, file), 'utf8')).toContain('VOID');
       expect(await queryValue(shop.scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
       // Nothing runs it again: the ticket is spent.
       await expect(
-        executeApproved(shop.db, rig.tickets, held.stop.ticketId, {
+        executeApproved(shop.db, rig.tickets, ticketId, {
           ...DEFAULT_SAFETY,
           connection: shop.scratch.url,
           by: 'x',
@@ -444,25 +416,19 @@ describe.runIf(postgresAvailable)('job phases graph on PostgreSQL with a scripte
 
   it('a rejected write does not run and the model is told; cancelling a held job rejects its ticket', async () => {
     const fingerprint = await queryValue(shop.scratch.url, SHOP_FINGERPRINT);
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    const { jobId, ticketId } = await jobAtHeldWrite(rig, runner);
     rig.server.script([
       inTactical({ functionCall: call('run_sql', { sql: ARCHIVE.replace('10', '5'), todo_id: 't1' }) }),
     ]);
-    const again = await runner().decideWrite(review.job.id, { approve: false, by: 'reviewer', comment: 'too many' });
+    const again = await runner().decideWrite(jobId, { approve: false, by: 'reviewer', comment: 'too many' });
     expect(rig.server.requests.at(-1)?.text).toContain('Rejected by reviewer: too many. The write did not run.');
-    expect((await rig.tickets.get(held.stop.ticketId))?.status).toBe('REJECTED');
+    expect((await rig.tickets.get(ticketId))?.status).toBe('REJECTED');
     if (again.stop.kind !== 'approval') throw new Error('expected the second write to be held');
-    const cancelled = await runner().cancel(review.job.id, 'reviewer');
+    const cancelled = await runner().cancel(jobId, 'reviewer');
     expect(cancelled.stop).toEqual({ kind: 'cancelled' });
     expect((await rig.tickets.get(again.stop.ticketId))?.status).toBe('REJECTED');
     expect(await queryValue(shop.scratch.url, SHOP_FINGERPRINT)).toBe(fingerprint);
-    await expect(runner().continue(review.job.id)).rejects.toThrow(/cancelled; it cannot continue/);
+    await expect(runner().continue(jobId)).rejects.toThrow(/cancelled; it cannot continue/);
   });
 
   it('a read tool refuses a write while planning, and a model failure leaves the job where it was until Continue', async () => {

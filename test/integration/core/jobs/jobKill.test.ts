@@ -26,6 +26,7 @@ import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
 import { SHOP_SCHEMA } from '../../../support/shopSchema';
+import { scriptedModelEnv } from '../../../support/shopDatabase';
 
 /** The model call the killed process waits for: held far longer than the test takes to kill it. */
 const hang = (match: (req: RecordedRequest) => boolean): Rule => ({
@@ -41,9 +42,7 @@ describe.runIf(postgresAvailable)('kill -9 of a pg-agent job process at each ste
   const args = (argv: string[]) => [cli, 'job', '--db', scratch.url, '--workspace', workspace, ...argv];
   const env = () => ({
     ...process.env,
-    USER: 'tester',
-    GEMINI_API_KEY: 'test-key',
-    PGAGENT_GEMINI_BASE_URL: server.url,
+    ...scriptedModelEnv(server),
     REDIS_URL: '',
   });
 

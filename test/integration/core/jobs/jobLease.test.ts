@@ -19,7 +19,7 @@ import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
 import { postgresAvailable } from '../../../support/services';
 import { REDIS_URL, redisAvailable } from '../../../support/services';
-import { useShopScratch, useScriptedWorkspace } from '../../../support/shopDatabase';
+import { scriptedModelEnv, useScriptedWorkspace, useShopScratch } from '../../../support/shopDatabase';
 
 const JOB = 'job_0123456789abcdef';
 
@@ -155,15 +155,13 @@ describe.runIf(postgresAvailable)('pg-agent job processes racing for one job', (
   const cli = join(process.cwd(), 'dist', 'cli.js');
   const env = () => ({
     ...process.env,
-    USER: 'tester',
-    GEMINI_API_KEY: 'test-key',
-    PGAGENT_GEMINI_BASE_URL: server.url,
+    ...scriptedModelEnv(server),
     REDIS_URL: '',
   });
   const inProcess = (argv: string[]) =>
     runPgAgent(['job', '--db', scratch.url, '--workspace', workspace, ...argv], {
       cwd: workspace,
-      env: { USER: 'tester', GEMINI_API_KEY: 'test-key', PGAGENT_GEMINI_BASE_URL: server.url },
+      env: scriptedModelEnv(server),
     });
   const inNewProcess = (argv: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {

@@ -8,11 +8,16 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { JobStore } from '../../../../src/core/jobs/jobStore';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
-import { call, inTactical, PLAN_V1, planTurn, tactical } from '../../../support/jobScript';
+import { call, inTactical, tactical } from '../../../support/jobScript';
 import { runPgAgent } from '../../../support/cliHarness';
 import { queryValue } from '../../../support/scratchDatabase';
 import { postgresAvailable } from '../../../support/services';
-import { scriptedJobRunner, useScriptedWorkspace, useShopDatabase } from '../../../support/shopDatabase';
+import {
+  jobAtHeldWrite,
+  scriptedJobRunner,
+  useScriptedWorkspace,
+  useShopDatabase,
+} from '../../../support/shopDatabase';
 
 const ALTER = 'ALTER TABLE orders ADD COLUMN lock_test_note text';
 
@@ -31,14 +36,7 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
     );
 
   it('LOCK_UNAVAILABLE keeps the job at the same approved write; the holder gone, Continue runs it once', async () => {
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ALTER, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Add a note column to orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error(`expected a held write, got ${held.stop.kind}`);
-    const ticketId = held.stop.ticketId;
+    const { jobId, ticketId } = await jobAtHeldWrite(rig, runner, ALTER, 'Add a note column to orders');
 
     const holder = new pg.Client({ connectionString: shop.scratch.url, application_name: 'lock-holder' });
     await holder.connect();
@@ -47,7 +45,7 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
       await holder.query('SELECT count(*) FROM orders');
       const holderPid = Number((await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
       const requestsBefore = rig.server.requests.length;
-      const waiting = await runner().decideWrite(review.job.id, { approve: true, by: 'reviewer' });
+      const waiting = await runner().decideWrite(jobId, { approve: true, by: 'reviewer' });
       // Waiting at the same write, nothing ran, the ticket still approved and unspent, the model not asked.
       expect(waiting.stop).toMatchObject({ kind: 'approval', ticketId });
       // The stop says who is in the way (the CLI prints it, VS Code's lens shows it as LOCK_UNAVAILABLE).
@@ -58,19 +56,19 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
       expect(ticket?.status).toBe('APPROVED');
       expect(ticket?.execution).toBeUndefined();
       expect(rig.server.requests.length).toBe(requestsBefore);
-      const audit = readFileSync(join(new JobStore(rig.workspace).jobDir(review.job.id), 'audit.jsonl'), 'utf8');
+      const audit = readFileSync(join(new JobStore(rig.workspace).jobDir(jobId), 'audit.jsonl'), 'utf8');
       expect(audit).toContain('LOCK_UNAVAILABLE');
       expect(audit).toContain(String(holderPid));
       // The CLI shows the job waiting at that write, who is in the way, and how to go on.
-      const shown = await runPgAgent(
-        ['job', '--db', shop.scratch.url, '--workspace', rig.workspace, 'show', review.job.id],
-        { cwd: rig.workspace, env: { USER: 'tester' } },
-      );
+      const shown = await runPgAgent(['job', '--db', shop.scratch.url, '--workspace', rig.workspace, 'show', jobId], {
+        cwd: rig.workspace,
+        env: { USER: 'tester' },
+      });
       expect(shown.stdout).toContain(`Not run yet: `);
       expect(shown.stdout).toContain(`pid ${holderPid}`);
-      expect(shown.stdout).toContain(`pg-agent job continue ${review.job.id}`);
+      expect(shown.stdout).toContain(`pg-agent job continue ${jobId}`);
       // Continue while the holder is still there: it waits again, still nothing ran.
-      const again = await runner().resumeFromTicket(review.job.id);
+      const again = await runner().resumeFromTicket(jobId);
       expect(again.stop).toMatchObject({ kind: 'approval', ticketId });
       expect(await hasColumn()).toBe(false);
     } finally {
@@ -79,7 +77,7 @@ describe.runIf(postgresAvailable)('a job write that cannot get its locks waits, 
     }
 
     rig.server.script([inTactical({ functionCall: call('job_complete', { summary: 'note column added' }) })]);
-    const done = await runner().resumeFromTicket(review.job.id);
+    const done = await runner().resumeFromTicket(jobId);
     expect(done.stop.kind).toBe('completed');
     expect(await hasColumn()).toBe(true);
     expect((await rig.tickets.get(ticketId))?.status).toBe('EXECUTED');

@@ -6,15 +6,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobRunner } from '../../../../src/core/jobs/jobRunner';
 import { JobStore } from '../../../../src/core/jobs/jobStore';
-import { silentLogger } from '../../../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
-import { executeApproved } from '../../../../src/core/sql/executeApproved';
-import { workspaceUndoSink } from '../../../../src/core/sql/writeArtifacts';
 import { COLUMN_JUST_SET_RULE, TRUNCATED_READ_RULE } from '../../../../src/core/sql/sweepingWrites';
 import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from '../../../support/jobScript';
 import { queryValue } from '../../../support/scratchDatabase';
 import { postgresAvailable } from '../../../support/services';
-import { scriptedJobRunner, useScriptedWorkspace, useShopDatabase } from '../../../support/shopDatabase';
+import {
+  approveAndRunBehindTheJob,
+  jobAtHeldWrite,
+  scriptedJobRunner,
+  useScriptedWorkspace,
+  useShopDatabase,
+} from '../../../support/shopDatabase';
 
 const ZERO_ARCHIVED = "UPDATE orders SET total = 0 WHERE status = 'archived'";
 
@@ -75,28 +78,13 @@ describe.runIf(postgresAvailable)('job write rules (issue 25) on PostgreSQL with
   });
 
   it('remembers the column set by a write that ran before its process died (continue reports it): the next write is flagged', async () => {
-    rig.server.script([
-      ...planTurn(PLAN_V1),
-      inTactical({ functionCall: call('run_sql', { sql: ARCHIVE, todo_id: 't1' }) }),
-    ]);
-    const review = await runner().start({ task: 'Archive cancelled orders' });
-    const held = await runner().approvePlan(review.job.id, { by: 'reviewer' });
-    if (held.stop.kind !== 'approval') throw new Error('expected a held write');
+    const { jobId, ticketId } = await jobAtHeldWrite(rig, runner);
     // No cut read in this job: the first write is not flagged.
-    expect((await rig.tickets.get(held.stop.ticketId))?.impact.lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(
-      false,
-    );
+    expect((await rig.tickets.get(ticketId))?.impact.lint.some((f) => f.rule === TRUNCATED_READ_RULE)).toBe(false);
     // The job's process approved and ran the write, then died before its graph recorded anything.
-    await rig.tickets.decide(held.stop.ticketId, { approve: true, by: 'reviewer' });
-    await executeApproved(shop.db, rig.tickets, held.stop.ticketId, {
-      ...DEFAULT_SAFETY,
-      connection: shop.scratch.url,
-      by: 'reviewer',
-      undo: workspaceUndoSink(join(rig.workspace, 'undo'), held.stop.ticketId),
-      logger: silentLogger,
-    });
+    await approveAndRunBehindTheJob(shop, rig, ticketId);
     rig.server.script([inTactical({ functionCall: call('run_sql', { sql: ZERO_ARCHIVED, todo_id: 't1' }) })]);
-    const next = await runner().continue(review.job.id);
+    const next = await runner().continue(jobId);
     if (next.stop.kind !== 'approval') throw new Error(`expected an approval stop, got ${next.stop.kind}`);
     const lint = (await rig.tickets.get(next.stop.ticketId))?.impact.lint ?? [];
     expect(lint.map((f) => f.rule)).toEqual(expect.arrayContaining([COLUMN_JUST_SET_RULE]));

@@ -8,11 +8,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import type { Db } from '../../../../src/core/db/db';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { AgentError } from '../../../../src/core/platform/errors';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { classifySql } from '../../../../src/core/sql/classify';
@@ -25,8 +22,9 @@ import { runSql } from '../../../../src/core/sql/runSql';
 import type { SafetySettings } from '../../../../src/core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import { runPgAgent } from '../../../support/cliHarness';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { execSql, postgresAvailable } from '../../../support/services';
+import { useSchemaDatabase } from '../../../support/shopDatabase';
+import { IMPACT_JSON_FIELDS } from '../../../support/impactReports';
 
 const settings: SafetySettings = {
   ...DEFAULT_SAFETY,
@@ -48,18 +46,18 @@ ANALYZE small; ANALYZE big; ANALYZE child; ANALYZE customers;
 `;
 
 describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
+  const database = useSchemaDatabase(SCHEMA);
+  beforeAll(() => loadParser());
 
   const impact = (sql: string, extra: Partial<ImpactOptions> = {}) =>
-    analyzeImpact(db, classifySql(sql), { ...settings, ...extra });
+    analyzeImpact(database.db, classifySql(sql), { ...settings, ...extra });
   const client = async () => {
-    const c = new pg.Client({ connectionString: scratch.url });
+    const c = new pg.Client({ connectionString: database.scratch.url });
     await c.connect();
     return c;
   };
   const filenode = async (table: string) =>
-    Number((await db.query<{ n: string }>(`SELECT pg_relation_filenode('${table}')::text AS n`)).rows[0]?.n);
+    Number((await database.db.query<{ n: string }>(`SELECT pg_relation_filenode('${table}')::text AS n`)).rows[0]?.n);
 
   /**
    * Runs `work` while a second session reads and writes `table` in a loop and a third polls
@@ -108,18 +106,6 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
     }
   }
 
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
-
   describe('the preview that cannot block', () => {
     it('analyses a volatile default on a big table without running it: no other session is ever blocked', async () => {
       const node = await filenode('big');
@@ -152,7 +138,8 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       expect(result.rewrites).toEqual(['public.small']);
       expect(result.risk).toBe('LOW');
       expect(
-        (await db.query("SELECT 1 FROM pg_attribute WHERE attrelid = 'small'::regclass AND attname = 'x'")).rows,
+        (await database.db.query("SELECT 1 FROM pg_attribute WHERE attrelid = 'small'::regclass AND attname = 'x'"))
+          .rows,
       ).toEqual([]);
     });
 
@@ -185,7 +172,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
     });
 
     it('a weak-lock preview lets reads and writes of the table finish while its transaction is still open', async () => {
-      await execSql(scratch.url, 'ALTER TABLE big ADD CONSTRAINT big_b_nonneg CHECK (b >= 0) NOT VALID');
+      await execSql(database.scratch.url, 'ALTER TABLE big ADD CONSTRAINT big_b_nonneg CHECK (b >= 0) NOT VALID');
       const other = await client();
       let finished: string[] = [];
       try {
@@ -209,7 +196,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
         expect(finished).toEqual(['read', 'write']);
       } finally {
         await other.end();
-        await execSql(scratch.url, 'ALTER TABLE big DROP CONSTRAINT big_b_nonneg');
+        await execSql(database.scratch.url, 'ALTER TABLE big DROP CONSTRAINT big_b_nonneg');
       }
     });
 
@@ -226,7 +213,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
         }),
       );
       expect(
-        (await db.query("SELECT 1 FROM pg_indexes WHERE tablename = 'big' AND indexdef LIKE '%(a)%'")).rows,
+        (await database.db.query("SELECT 1 FROM pg_indexes WHERE tablename = 'big' AND indexdef LIKE '%(a)%'")).rows,
       ).toEqual([]);
     });
   });
@@ -372,7 +359,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
   describe('statements that run outside a transaction', () => {
     it('CREATE INDEX CONCURRENTLY is held (not refused) with transactional: false, not previewed', async () => {
       const store = new FileTicketStore(mkdtempSync(join(tmpdir(), 'pgagent-ddl-')), { logger: silentLogger });
-      const outcome = await runSql(db, store, {
+      const outcome = await runSql(database.db, store, {
         sql: 'CREATE INDEX CONCURRENTLY big_b_idx ON big (b)',
         connection: 'c',
         requestedBy: 'tester',
@@ -396,7 +383,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
         undo: workspaceUndoSink(mkdtempSync(join(tmpdir(), 'pgagent-ddl-undo-')), 'ddl'),
         logger: silentLogger,
       };
-      const ok = await runSql(db, store, {
+      const ok = await runSql(database.db, store, {
         sql: 'CREATE INDEX CONCURRENTLY big_a_idx ON big (a)',
         connection: 'c',
         requestedBy: 'tester',
@@ -404,13 +391,13 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       });
       if (ok.status !== 'held') throw new Error(`expected held, got ${ok.status}`);
       await store.decide(ok.ticket.id, { approve: true, by: 'reviewer' });
-      const done = await executeApproved(db, store, ok.ticket.id, exec);
+      const done = await executeApproved(database.db, store, ok.ticket.id, exec);
       expect(done.ticket.status).toBe('EXECUTED');
-      expect((await db.query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'big_a_idx'::regclass")).rows).toEqual(
-        [{ indisvalid: true }],
-      );
+      expect(
+        (await database.db.query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'big_a_idx'::regclass")).rows,
+      ).toEqual([{ indisvalid: true }]);
 
-      const bad = await runSql(db, store, {
+      const bad = await runSql(database.db, store, {
         sql: 'CREATE UNIQUE INDEX CONCURRENTLY big_b_uidx ON big (b)',
         connection: 'c',
         requestedBy: 'tester',
@@ -419,11 +406,11 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       if (bad.status !== 'held') throw new Error(`expected held, got ${bad.status}`);
       expect(bad.impact.wouldFail?.code).toBe('23505');
       await store.decide(bad.ticket.id, { approve: true, by: 'reviewer' });
-      const failure = await executeApproved(db, store, bad.ticket.id, exec).catch((e: unknown) => e);
+      const failure = await executeApproved(database.db, store, bad.ticket.id, exec).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(AgentError);
       expect((failure as AgentError).advice).toContain('DROP INDEX CONCURRENTLY big_b_uidx;');
       expect((await store.get(bad.ticket.id))?.status).toBe('FAILED');
-      await execSql(scratch.url, 'DROP INDEX big_b_uidx; DROP INDEX big_a_idx');
+      await execSql(database.scratch.url, 'DROP INDEX big_b_uidx; DROP INDEX big_a_idx');
     });
 
     it('VACUUM is held and runs alone', async () => {
@@ -437,7 +424,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
   describe('pg-agent impact / sql', () => {
     const workspace = mkdtempSync(join(tmpdir(), 'pgagent-cli-ddl-'));
     const cli = (...argv: string[]) =>
-      runPgAgent([...argv.slice(0, 1), '--db', scratch.url, '--workspace', workspace, ...argv.slice(1)], {
+      runPgAgent([...argv.slice(0, 1), '--db', database.scratch.url, '--workspace', workspace, ...argv.slice(1)], {
         cwd: workspace,
         env: { USER: 'tester' },
       });
@@ -456,15 +443,7 @@ describe.runIf(postgresAvailable)('DDL impact on PostgreSQL (SPEC §5.4a)', () =
       const out = JSON.parse(run.stdout) as Record<string, unknown>;
       expect(Object.keys(out)).toEqual(
         expect.arrayContaining([
-          'statements',
-          'estimatedRows',
-          'exactRows',
-          'tables',
-          'risk',
-          'requiresApproval',
-          'wouldFail',
-          'previewMs',
-          'warnings',
+          ...IMPACT_JSON_FIELDS,
           'previewed',
           'locks',
           'rewrites',

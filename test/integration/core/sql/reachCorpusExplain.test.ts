@@ -2,28 +2,22 @@
 // planning evaluates IMMUTABLE functions with constant arguments, so a lying IMMUTABLE label runs its code
 // during EXPLAIN; for a statement whose reach has a side effect or unknown code these reject with
 // SQL_REFUSED and nothing ran — asserted on pg_locks, another session's lock, the server file, the victim.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../../../src/core/db/db';
+import { describe, expect, it } from 'vitest';
 import { explainRead, explainReadOnly } from '../../../../src/core/sql/explainPlan';
-import { loadParser } from '../../../../src/core/sql/parse';
 import { runRead } from '../../../../src/core/sql/runRead';
 import type { AttackWorld } from '../../../support/reachAttacks';
 import {
-  attackWorld,
   expectNoLockLeft,
   expectRefused,
   fileBody,
-  installAttacks,
-  openAs,
-  openVictim,
   plpgsql,
-  removeServerFiles,
   serverFileExists,
   settle,
   shellBody,
+  useAttackScene,
+  withVictim,
 } from '../../../support/reachAttacks';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, postgresAvailable } from '../../../support/services';
+import { postgresAvailable } from '../../../support/services';
 
 const LIMITS = { maxRows: 100, statementTimeoutMs: 5000, lockTimeoutMs: 1000 };
 
@@ -44,96 +38,70 @@ function explainAttacksSql(w: AttackWorld): string {
 }
 
 describe.runIf(postgresAvailable)('reach corpus: EXPLAIN and direct reads never run code with effects', () => {
-  let scratch: ScratchDatabase;
-  let world: AttackWorld;
-  let db: Db;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase('pgagent_reach_explain');
-    world = attackWorld(scratch);
-    await installAttacks(world, explainAttacksSql(world));
-  });
-
-  beforeEach(async () => {
-    db = await openAs(world);
-  });
-
-  afterEach(async () => {
-    await db?.close();
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    if (world) removeServerFiles(world);
-  });
+  const scene = useAttackScene('explain', explainAttacksSql);
 
   it('refuses to explain a lying IMMUTABLE function taking a session lock (planning would fold it); no lock left', async () => {
-    const key = world.key(1);
-    const outcome = await settle(explainRead(db, `SELECT rt_e_imm_lock(${key})`, LIMITS));
-    await expectNoLockLeft(world.url, key);
+    const key = scene.world.key(1);
+    const outcome = await settle(explainRead(scene.db, `SELECT rt_e_imm_lock(${key})`, LIMITS));
+    await expectNoLockLeft(scene.world.url, key);
     expectRefused(outcome);
   });
 
   it('refuses explainReadOnly (JSON) of a lying IMMUTABLE function writing a server file; no file', async () => {
-    const outcome = await settle(explainReadOnly(db, 'SELECT rt_e_imm_file(1)', 'json', LIMITS));
-    expect(serverFileExists(world, 'rt_e_imm_file'), 'planning ran lo_export').toBe(false);
+    const outcome = await settle(explainReadOnly(scene.db, 'SELECT rt_e_imm_file(1)', 'json', LIMITS));
+    expect(serverFileExists(scene.world, 'rt_e_imm_file'), 'planning ran lo_export').toBe(false);
     expectRefused(outcome);
   });
 
   it('refuses to explain a view whose lying IMMUTABLE call is folded while planning; no lock left', async () => {
-    const outcome = await settle(explainRead(db, 'SELECT x FROM rt_e_v_lock', LIMITS));
-    await expectNoLockLeft(world.url, world.key(3));
+    const outcome = await settle(explainRead(scene.db, 'SELECT x FROM rt_e_v_lock', LIMITS));
+    await expectNoLockLeft(scene.world.url, scene.world.key(3));
     expectRefused(outcome);
   });
 
   it('refuses to explain a user operator on a lying IMMUTABLE function; no lock left', async () => {
-    const key = world.key(4);
-    const outcome = await settle(explainRead(db, `SELECT 1 ==== ${key}::bigint`, LIMITS));
-    await expectNoLockLeft(world.url, key);
+    const key = scene.world.key(4);
+    const outcome = await settle(explainRead(scene.db, `SELECT 1 ==== ${key}::bigint`, LIMITS));
+    await expectNoLockLeft(scene.world.url, key);
     expectRefused(outcome);
   });
 
   it('refuses explainReadOnly (text) of a cast WITH FUNCTION on a lying IMMUTABLE function; no file', async () => {
-    const outcome = await settle(explainReadOnly(db, "SELECT 'x'::text::rt_e_token", 'text', LIMITS));
-    expect(serverFileExists(world, 'rt_e_cast_file'), 'planning ran lo_export').toBe(false);
+    const outcome = await settle(explainReadOnly(scene.db, "SELECT 'x'::text::rt_e_token", 'text', LIMITS));
+    expect(serverFileExists(scene.world, 'rt_e_cast_file'), 'planning ran lo_export').toBe(false);
     expectRefused(outcome);
   });
 
   it('refuses to explain an IMMUTABLE sql function calling the locking one (nested); no lock left', async () => {
-    const key = world.key(6);
-    const outcome = await settle(explainRead(db, `SELECT rt_e_imm_outer(${key})`, LIMITS));
-    await expectNoLockLeft(world.url, key);
+    const key = scene.world.key(6);
+    const outcome = await settle(explainRead(scene.db, `SELECT rt_e_imm_outer(${key})`, LIMITS));
+    await expectNoLockLeft(scene.world.url, key);
     expectRefused(outcome);
   });
 
   it('runRead refuses a statement calling the shell function; no file', async () => {
-    const outcome = await settle(runRead(db, 'SELECT rt_e_shell()', true, LIMITS));
-    expect(serverFileExists(world, 'rt_e_shell'), 'runRead ran the shell command').toBe(false);
+    const outcome = await settle(runRead(scene.db, 'SELECT rt_e_shell()', true, LIMITS));
+    expect(serverFileExists(scene.world, 'rt_e_shell'), 'runRead ran the shell command').toBe(false);
     expectRefused(outcome);
   });
 
   it('runRead refuses a function taking a session lock; no lock left', async () => {
-    const key = world.key(8);
-    const outcome = await settle(runRead(db, `SELECT rt_lock(${key})`, true, LIMITS));
-    await expectNoLockLeft(world.url, key);
+    const key = scene.world.key(8);
+    const outcome = await settle(runRead(scene.db, `SELECT rt_lock(${key})`, true, LIMITS));
+    await expectNoLockLeft(scene.world.url, key);
     expectRefused(outcome);
   });
 
   it('runRead refuses a view calling pg_terminate_backend; the victim is alive', async () => {
-    const victim = await openVictim(world.url);
-    try {
-      const outcome = await settle(runRead(db, 'SELECT * FROM rt_e_v_kill', true, LIMITS));
-      expect(await victim.alive(), 'runRead terminated another session').toBe(true);
-      expectRefused(outcome);
-    } finally {
-      await victim.close();
-    }
+    const outcome = await withVictim(scene.world.url, () =>
+      settle(runRead(scene.db, 'SELECT * FROM rt_e_v_kill', true, LIMITS)),
+    );
+    expectRefused(outcome);
   });
 
   it('runRead refuses text holding a second statement after a plain read (simple query text would run both); no file', async () => {
-    const outcome = await settle(runRead(db, 'SELECT 1; SELECT rt_e_shell()', false, LIMITS));
-    expect(serverFileExists(world, 'rt_e_shell'), 'the second statement ran the shell command').toBe(false);
+    const outcome = await settle(runRead(scene.db, 'SELECT 1; SELECT rt_e_shell()', false, LIMITS));
+    expect(serverFileExists(scene.world, 'rt_e_shell'), 'the second statement ran the shell command').toBe(false);
     expectRefused(outcome);
   });
 });

@@ -3,38 +3,32 @@
 // "Not previewed" warning naming the function or trigger, risk at least HIGH (MEDIUM for unknown code), the
 // function in `reach` — and nothing ran on the server: no file, the victim alive, no row committed by
 // another connection, no table created outside the preview, no advisory lock left, no lock others wait on.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../../../src/core/db/db';
+import { describe, expect, it } from 'vitest';
 import { classifySql } from '../../../../src/core/sql/classify';
 import { analyzeImpact } from '../../../../src/core/sql/impact';
 import type { ImpactOptions } from '../../../../src/core/sql/impact';
-import { loadParser } from '../../../../src/core/sql/parse';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../../../support/reachAttacks';
 import {
-  attackWorld,
   dblinkBody,
   dblinkConninfo,
   expectNoLockLeft,
   expectNotPreviewed,
   fileBody,
-  installAttacks,
   ledgerRows,
-  openAs,
-  openVictim,
   plpgsql,
   probeWhile,
-  removeServerFiles,
   scalar,
   serverFileExists,
   settle,
   shellBody,
   tableExists,
   triggerFn,
+  useAttackScene,
   withClient,
+  withVictim,
 } from '../../../support/reachAttacks';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, postgresAvailable } from '../../../support/services';
+import { postgresAvailable } from '../../../support/services';
 
 /** A table `name` (id, v) with rows 1..3 and a trigger `fn` running `body` `timing` (e.g. "BEFORE DELETE") for each `level`. */
 function triggered(
@@ -137,35 +131,12 @@ ${triggerFn('rt_p_partition_shell', shell('rt_p_partition_shell'))}CREATE TRIGGE
 }
 
 describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot undo (analyzeImpact)', () => {
-  let scratch: ScratchDatabase;
-  let world: AttackWorld;
-  let db: Db;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase('pgagent_reach_previews');
-    world = attackWorld(scratch);
-    await installAttacks(world, previewAttacksSql(world));
-  });
-
-  // A Db of its own per case, so a lock one case leaves in the pool cannot mislead the next.
-  beforeEach(async () => {
-    db = await openAs(world);
-  });
-
-  afterEach(async () => {
-    await db?.close();
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    if (world) removeServerFiles(world);
-  });
+  const scene = useAttackScene('previews', previewAttacksSql);
 
   const impact = (sql: string, options: Partial<ImpactOptions> = {}) =>
-    settle(analyzeImpact(db, classifySql(sql), { ...DEFAULT_SAFETY, ...options }));
+    settle(analyzeImpact(scene.db, classifySql(sql), { ...DEFAULT_SAFETY, ...options }));
   const rowsOf = (table: string) =>
-    scalar(world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
+    scalar(scene.world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
 
   /** Writes whose reach runs a shell command or writes a server file: that file must not exist afterwards. */
   const fileCases: [string, string, string, string, RegExp][] = [
@@ -286,93 +257,83 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
   it.each(fileCases)('does not preview %s; the server file does not exist', async (_note, sql, fn, table, names) => {
     const before = await rowsOf(table);
     const report = await impact(sql);
-    expect(serverFileExists(world, fn), `the preview made the server run ${fn}`).toBe(false);
+    expect(serverFileExists(scene.world, fn), `the preview made the server run ${fn}`).toBe(false);
     expect(await rowsOf(table)).toBe(before);
     expectNotPreviewed(report, names, 'HIGH');
   });
 
   it('does not preview a dynamic EXECUTE of a built string in a trigger (unknown code, at least MEDIUM)', async () => {
     const report = await impact('DELETE FROM rt_p_dyn WHERE id = 1');
-    expect(serverFileExists(world, 'rt_p_dynamic')).toBe(false);
+    expect(serverFileExists(scene.world, 'rt_p_dynamic')).toBe(false);
     expectNotPreviewed(report, /rt_p_dynamic/, 'MEDIUM', ['unknown', 'side-effect']);
   });
 
   it('does not preview an AFTER statement trigger calling pg_terminate_backend; the victim is alive', async () => {
-    const victim = await openVictim(world.url);
-    try {
-      const report = await impact('UPDATE rt_p_after SET v = v + 1 WHERE id = 1');
-      expect(await victim.alive(), 'the preview terminated another session').toBe(true);
-      expectNotPreviewed(report, /rt_p_after_kill/, 'HIGH');
-    } finally {
-      await victim.close();
-    }
+    const report = await withVictim(scene.world.url, () => impact('UPDATE rt_p_after SET v = v + 1 WHERE id = 1'));
+    expectNotPreviewed(report, /rt_p_after_kill/, 'HIGH');
   });
 
   it('does not preview an UPDATE whose SET calls a function terminating sessions; the victim is alive', async () => {
-    const victim = await openVictim(world.url);
-    try {
-      const report = await impact('UPDATE rt_p_plain SET v = rt_kill_victims() WHERE id = 2');
-      expect(await victim.alive(), 'the preview terminated another session').toBe(true);
-      expectNotPreviewed(report, /rt_kill_victims/, 'HIGH');
-    } finally {
-      await victim.close();
-    }
+    const report = await withVictim(scene.world.url, () =>
+      impact('UPDATE rt_p_plain SET v = rt_kill_victims() WHERE id = 2'),
+    );
+    expectNotPreviewed(report, /rt_kill_victims/, 'HIGH');
   });
 
   it('does not preview a BEFORE UPDATE trigger committing through dblink; the row is not in the table', async () => {
     const report = await impact('UPDATE rt_p_dbl SET v = 5 WHERE id = 1');
-    expect(await ledgerRows(world.url, 'rt_p_dbl_link'), 'dblink committed a row during the preview').toBe(0);
+    expect(await ledgerRows(scene.world.url, 'rt_p_dbl_link'), 'dblink committed a row during the preview').toBe(0);
     expectNotPreviewed(report, /rt_p_dbl_link/, 'HIGH');
   });
 
   it('does not preview a BEFORE INSERT statement trigger committing through dblink; the row is not in the table', async () => {
     const report = await impact('INSERT INTO rt_p_stmt (id) VALUES (9)');
-    expect(await ledgerRows(world.url, 'rt_p_stmt_dblink'), 'dblink committed a row during the preview').toBe(0);
+    expect(await ledgerRows(scene.world.url, 'rt_p_stmt_dblink'), 'dblink committed a row during the preview').toBe(0);
     expectNotPreviewed(report, /rt_p_stmt_dblink/, 'HIGH');
   });
 
   it('does not preview a dblink trigger two cascades deep; the row is not in the table', async () => {
     const report = await impact('DELETE FROM rt_p_gp WHERE id = 1');
-    expect(await ledgerRows(world.url, 'rt_p_deep_dblink'), 'dblink committed a row during the preview').toBe(0);
-    expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_p_leaf')).toBe(1);
+    expect(await ledgerRows(scene.world.url, 'rt_p_deep_dblink'), 'dblink committed a row during the preview').toBe(0);
+    expect(await scalar(scene.world.url, 'SELECT count(*)::int FROM rt_p_leaf')).toBe(1);
     expectNotPreviewed(report, /rt_p_deep_dblink/, 'HIGH');
   });
 
   it('does not preview a trigger on a table reached by ON DELETE SET NULL taking a session lock; none is left', async () => {
     const report = await impact('DELETE FROM rt_p_parent2 WHERE id = 1');
-    await expectNoLockLeft(world.url, world.key(7));
+    await expectNoLockLeft(scene.world.url, scene.world.key(7));
     expectNotPreviewed(report, /rt_p_setnull_lock/, 'HIGH');
   });
 
   it('does not preview an AFTER UPDATE trigger taking a session advisory lock; none is left', async () => {
     const report = await impact('UPDATE rt_p_ins SET v = 1 WHERE id = 1');
-    await expectNoLockLeft(world.url, world.key(19));
+    await expectNoLockLeft(scene.world.url, scene.world.key(19));
     expectNotPreviewed(report, /rt_p_ins_lock/, 'HIGH');
   });
 
   it('does not preview CREATE TABLE AS calling a function that takes a session lock; no lock, no table', async () => {
-    const report = await impact(`CREATE TABLE rt_p_ctas AS SELECT rt_lock(${world.key(14)}) AS x`);
-    await expectNoLockLeft(world.url, world.key(14));
-    expect(await tableExists(world.url, 'rt_p_ctas')).toBe(false);
+    const report = await impact(`CREATE TABLE rt_p_ctas AS SELECT rt_lock(${scene.world.key(14)}) AS x`);
+    await expectNoLockLeft(scene.world.url, scene.world.key(14));
+    expect(await tableExists(scene.world.url, 'rt_p_ctas')).toBe(false);
     expectNotPreviewed(report, /rt_lock/, 'HIGH');
   });
 
   it('does not preview REFRESH MATERIALIZED VIEW of a query taking a session lock; none is left', async () => {
     const report = await impact('REFRESH MATERIALIZED VIEW rt_p_mv');
-    await expectNoLockLeft(world.url, world.key(15));
+    await expectNoLockLeft(scene.world.url, scene.world.key(15));
     expectNotPreviewed(report, /rt_lock/, 'HIGH');
   });
 
   it('does not preview a trigger on an internal-language wrapper of pg_advisory_lock (unknown code); none is left', async () => {
     const report = await impact('DELETE FROM rt_p_unk WHERE id = 1');
-    await expectNoLockLeft(world.url, world.key(21));
+    await expectNoLockLeft(scene.world.url, scene.world.key(21));
     expectNotPreviewed(report, /rt_p_unknown_call|rt_p_c_lock/, 'MEDIUM', ['unknown', 'side-effect']);
   });
 
   it('does not preview a trigger changing a session setting; the next session of the same Db sees the default', async () => {
-    const before = (await db.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem;
+    const before = (await scene.db.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem;
     const report = await impact('UPDATE rt_p_set SET v = 1 WHERE id = 1');
-    const after = await db.withSession(
+    const after = await scene.db.withSession(
       async (s) => (await s.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem,
     );
     expect(after).toBe(before);
@@ -382,28 +343,33 @@ describe.runIf(postgresAvailable)('reach corpus: previews that ROLLBACK cannot u
 
   it('does not preview CREATE TABLE firing a ddl_command_end event trigger that creates a table through dblink', async () => {
     const report = await impact('CREATE TABLE rt_p_evt_target (id int)');
-    expect(await tableExists(world.url, 'rt_p_outside'), 'the event trigger created a table outside the preview').toBe(
-      false,
-    );
-    expect(await tableExists(world.url, 'rt_p_evt_target')).toBe(false);
+    expect(
+      await tableExists(scene.world.url, 'rt_p_outside'),
+      'the event trigger created a table outside the preview',
+    ).toBe(false);
+    expect(await tableExists(scene.world.url, 'rt_p_evt_target')).toBe(false);
     expectNotPreviewed(report, /rt_p_evt_fn|rt_p_evt/, 'HIGH');
   });
 
   it("does not run a trigger that locks another table and sleeps: other sessions' reads of it never wait", async () => {
     const pending = impact('UPDATE rt_p_sleepy SET v = 1 WHERE id = 1');
-    const probeErrors = await probeWhile(world.url, 'SELECT * FROM rt_p_other', pending);
+    const probeErrors = await probeWhile(scene.world.url, 'SELECT * FROM rt_p_other', pending);
     expect(probeErrors, 'a read of rt_p_other hit lock_timeout during the preview').toEqual([]);
     expectNotPreviewed(await pending, /rt_p_sleepy_lock/, 'MEDIUM', ['side-effect', 'unknown']);
   });
 
   it('does not let a trigger with SET lock_timeout = 0 wait on a lock while holding the row others update', async () => {
-    await withClient(world.url, async (blocker) => {
+    await withClient(scene.world.url, async (blocker) => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE rt_p_blocked IN ACCESS EXCLUSIVE MODE');
       try {
         const pending = impact('UPDATE rt_p_patient SET v = 1 WHERE id = 1', { previewTimeoutMs: 3000 });
         // FOR UPDATE takes the row lock an UPDATE would, without firing the trigger that waits forever.
-        const probeErrors = await probeWhile(world.url, 'SELECT * FROM rt_p_patient WHERE id = 1 FOR UPDATE', pending);
+        const probeErrors = await probeWhile(
+          scene.world.url,
+          'SELECT * FROM rt_p_patient WHERE id = 1 FOR UPDATE',
+          pending,
+        );
         expect(probeErrors, 'locking the row of rt_p_patient hit lock_timeout during the preview').toEqual([]);
         expectNotPreviewed(await pending, /rt_p_patient_lock/, 'MEDIUM', ['side-effect', 'unknown']);
       } finally {

@@ -2,40 +2,26 @@
 // database's own code has a side effect or unknown code is held like a write, its reasons naming the
 // function, and nothing ran — asserted on the server: the file the shell command would touch, the large
 // object export, the victim session, pg_locks and another session's lock, dblink's committed row, settings.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import type { Db } from '../../../../src/core/db/db';
-import { silentLogger } from '../../../../src/core/platform/logger';
-import { loadParser } from '../../../../src/core/sql/parse';
-import { runSql } from '../../../../src/core/sql/runSql';
-import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
+import { describe, expect, it } from 'vitest';
 import type { AttackWorld } from '../../../support/reachAttacks';
 import {
-  attackWorld,
   dblinkBody,
   dblinkConninfo,
   expectHeldRead,
   expectNoLockLeft,
   expectNotExecuted,
   fileBody,
-  installAttacks,
   ledgerRows,
   openAs,
-  openVictim,
   plpgsql,
-  removeServerFiles,
   scalar,
   sequencePosition,
   serverFileExists,
-  settle,
   shellBody,
+  useAttackScene,
+  withVictim,
 } from '../../../support/reachAttacks';
-import { ADMIN_DATABASE_URL, execSql } from '../../../support/scratchDatabase';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, postgresAvailable } from '../../../support/services';
+import { postgresAvailable } from '../../../support/services';
 
 /** The attacker's objects for this file; every shell/file function writes a file of its own name. */
 function readAttacksSql(w: AttackWorld): string {
@@ -108,44 +94,8 @@ function readAttacksSql(w: AttackWorld): string {
 }
 
 describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSql)', () => {
-  let scratch: ScratchDatabase;
-  let world: AttackWorld;
-  let db: Db;
-  let dir: string;
-  let store: FileTicketStore;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase('pgagent_reach_reads');
-    world = attackWorld(scratch);
-    await installAttacks(world, readAttacksSql(world));
-    dir = mkdtempSync(join(tmpdir(), 'pgagent-reach-reads-'));
-  });
-
-  // A Db of its own per case: whatever a case leaves in the pool (a lock) dies with it, never misleading the next.
-  beforeEach(async () => {
-    db = await openAs(world);
-    store = new FileTicketStore(dir, { logger: silentLogger });
-  });
-
-  afterEach(async () => {
-    await db?.close();
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    if (world) {
-      removeServerFiles(world);
-      await execSql(
-        ADMIN_DATABASE_URL,
-        `DROP ROLE IF EXISTS ${world.role('rt_reader')}; DROP ROLE IF EXISTS ${world.role('rt_owner')}`,
-      );
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const read = (sql: string, on: Db = db) =>
-    settle(runSql(on, store, { sql, connection: 'reach-corpus', requestedBy: 'tester', settings: DEFAULT_SAFETY }));
+  const scene = useAttackScene('reads', readAttacksSql, ['rt_reader', 'rt_owner']);
+  const { read } = scene;
 
   /** Cases whose reach runs a shell command: the file named after the function must not exist afterwards. */
   const shellCases: [string, string, string, RegExp][] = [
@@ -195,104 +145,94 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
 
   it.each(shellCases)('holds %s; the server ran no shell command', async (_note, sql, fn, names) => {
     const outcome = await read(sql);
-    expect(serverFileExists(world, fn), `the server ran "touch" for ${fn}`).toBe(false);
+    expect(serverFileExists(scene.world, fn), `the server ran "touch" for ${fn}`).toBe(false);
     expectHeldRead(outcome, names);
   });
 
   it('holds dynamic EXECUTE of a non-constant string (unknown code); the shell command inside did not run', async () => {
-    const outcome = await read(`SELECT rt_r_exec('${shellBody(world, 'rt_r_exec_arg').replace(/'/g, "''")}')`);
-    expect(serverFileExists(world, 'rt_r_exec_arg')).toBe(false);
+    const outcome = await read(`SELECT rt_r_exec('${shellBody(scene.world, 'rt_r_exec_arg').replace(/'/g, "''")}')`);
+    expect(serverFileExists(scene.world, 'rt_r_exec_arg')).toBe(false);
     expectHeldRead(outcome, /rt_r_exec/);
   });
 
   it('holds a LANGUAGE internal wrapper of pg_advisory_lock (unknown code); no lock is left', async () => {
-    const key = world.key(1);
+    const key = scene.world.key(1);
     const outcome = await read(`SELECT rt_r_c_lock(${key})`);
-    await expectNoLockLeft(world.url, key);
+    await expectNoLockLeft(scene.world.url, key);
     expectHeldRead(outcome, /rt_r_c_lock/);
   });
 
   it('holds a session advisory lock taken through a plpgsql function; pg_locks has none, another session takes it', async () => {
-    const key = world.key(2);
+    const key = scene.world.key(2);
     const outcome = await read(`SELECT rt_lock(${key})`);
-    await expectNoLockLeft(world.url, key);
+    await expectNoLockLeft(scene.world.url, key);
     expectHeldRead(outcome, /rt_lock/);
   });
 
   it('holds a session advisory lock taken through a view', async () => {
     const outcome = await read('SELECT * FROM rt_v_lock');
-    await expectNoLockLeft(world.url, world.key(3));
+    await expectNoLockLeft(scene.world.url, scene.world.key(3));
     expectHeldRead(outcome, /rt_lock|rt_v_lock/);
   });
 
   it('holds a session advisory lock taken through a user operator', async () => {
-    const key = world.key(4);
+    const key = scene.world.key(4);
     const outcome = await read(`SELECT 1 === ${key}::bigint`);
-    await expectNoLockLeft(world.url, key);
+    await expectNoLockLeft(scene.world.url, key);
     expectHeldRead(outcome, /rt_r_op_lock|===/);
   });
 
   it('holds a session advisory lock taken through a LANGUAGE sql function', async () => {
-    const key = world.key(5);
+    const key = scene.world.key(5);
     const outcome = await read(`SELECT rt_r_sql_lock(${key})`);
-    await expectNoLockLeft(world.url, key);
+    await expectNoLockLeft(scene.world.url, key);
     expectHeldRead(outcome, /rt_r_sql_lock/);
   });
 
   it('holds EXPLAIN (a read on the allow-list) of a lying IMMUTABLE function that planning folds; no lock left', async () => {
-    const key = world.key(6);
+    const key = scene.world.key(6);
     const outcome = await read(`EXPLAIN SELECT rt_r_imm_lock(${key})`);
-    await expectNoLockLeft(world.url, key);
+    await expectNoLockLeft(scene.world.url, key);
     expectHeldRead(outcome, /rt_r_imm_lock/);
   });
 
   it('holds a function committing a row through dblink; the row is not in the table', async () => {
     const outcome = await read('SELECT rt_r_dblink()');
-    expect(await ledgerRows(world.url, 'rt_r_dblink'), 'dblink committed a row during a read').toBe(0);
+    expect(await ledgerRows(scene.world.url, 'rt_r_dblink'), 'dblink committed a row during a read').toBe(0);
     expectHeldRead(outcome, /rt_r_dblink/);
   });
 
   it('holds a function opening a named dblink connection; no other backend is left connected', async () => {
     const outcome = await read('SELECT rt_r_dblink_open()');
-    const left = await scalar(world.url, 'SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1', [
-      `rt_dblink_${world.token}`,
-    ]);
+    const left = await scalar(
+      scene.world.url,
+      'SELECT count(*)::int FROM pg_stat_activity WHERE application_name = $1',
+      [`rt_dblink_${scene.world.token}`],
+    );
     expect(left, 'a dblink connection opened by a read is still connected').toBe(0);
     expectHeldRead(outcome, /rt_r_dblink_open/);
   });
 
   it('holds a function writing a server file with lo_export; the file does not exist', async () => {
     const outcome = await read('SELECT rt_r_file()');
-    expect(serverFileExists(world, 'rt_r_file'), 'lo_export wrote a server file during a read').toBe(false);
+    expect(serverFileExists(scene.world, 'rt_r_file'), 'lo_export wrote a server file during a read').toBe(false);
     expectHeldRead(outcome, /rt_r_file/);
   });
 
   it('holds a function calling pg_terminate_backend; the victim session is alive', async () => {
-    const victim = await openVictim(world.url);
-    try {
-      const outcome = await read(`SELECT rt_r_kill(${victim.pid})`);
-      expect(await victim.alive(), 'the victim session was terminated by a read').toBe(true);
-      expectHeldRead(outcome, /rt_r_kill/);
-    } finally {
-      await victim.close();
-    }
+    const outcome = await withVictim(scene.world.url, (victim) => read(`SELECT rt_r_kill(${victim.pid})`));
+    expectHeldRead(outcome, /rt_r_kill/);
   });
 
   it('holds a view calling pg_terminate_backend directly; the victim session is alive', async () => {
-    const victim = await openVictim(world.url);
-    try {
-      const outcome = await read('SELECT * FROM rt_v_kill');
-      expect(await victim.alive(), 'the victim session was terminated by a read').toBe(true);
-      expectHeldRead(outcome, /pg_terminate_backend|rt_v_kill/);
-    } finally {
-      await victim.close();
-    }
+    const outcome = await withVictim(scene.world.url, () => read('SELECT * FROM rt_v_kill'));
+    expectHeldRead(outcome, /pg_terminate_backend|rt_v_kill/);
   });
 
   it('holds a function that changes a session setting; the next session of the same Db sees the default', async () => {
-    const before = (await db.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem;
+    const before = (await scene.db.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem;
     const outcome = await read('SELECT rt_r_setting()');
-    const after = await db.withSession(
+    const after = await scene.db.withSession(
       async (s) => (await s.query<{ work_mem: string }>('SHOW work_mem')).rows[0]?.work_mem,
     );
     expect(after).toBe(before);
@@ -301,10 +241,12 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
   });
 
   it('holds a plain SELECT on a table whose RLS policy runs the shell, read by a role that is not the owner', async () => {
-    const reader = await openAs(world, world.role('rt_reader'));
+    const reader = await openAs(scene.world, scene.world.role('rt_reader'));
     try {
       const outcome = await read('SELECT id FROM rt_rls', reader);
-      expect(serverFileExists(world, 'rt_r_rls_shell'), 'the policy ran the shell for a plain SELECT').toBe(false);
+      expect(serverFileExists(scene.world, 'rt_r_rls_shell'), 'the policy ran the shell for a plain SELECT').toBe(
+        false,
+      );
       expectHeldRead(outcome, /rt_r_rls_shell|rt_rls/);
     } finally {
       await reader.close();
@@ -312,10 +254,10 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
   });
 
   it('holds a plain SELECT by the owner on a table with FORCE ROW LEVEL SECURITY whose policy runs the shell', async () => {
-    const owner = await openAs(world, world.role('rt_owner'));
+    const owner = await openAs(scene.world, scene.world.role('rt_owner'));
     try {
       const outcome = await read('SELECT id FROM rt_rls_forced', owner);
-      expect(serverFileExists(world, 'rt_r_rls_forced'), 'the forced policy ran the shell').toBe(false);
+      expect(serverFileExists(scene.world, 'rt_r_rls_forced'), 'the forced policy ran the shell').toBe(false);
       expectHeldRead(outcome, /rt_r_rls_forced|rt_rls_forced/);
     } finally {
       await owner.close();
@@ -335,15 +277,15 @@ describe.runIf(postgresAvailable)('reach corpus: reads that are not reads (runSq
   // Held before reach analysis: the READ ONLY transaction stops the write (SQLSTATE 25006); it must stay not executed.
   it('never executes a function whose write READ ONLY stops; nothing written', async () => {
     const outcome = await read('SELECT rt_r_write()');
-    expect(await ledgerRows(world.url, 'rt_r_write')).toBe(0);
+    expect(await ledgerRows(scene.world.url, 'rt_r_write')).toBe(0);
     expectNotExecuted(outcome);
   });
 
   // Held before reach analysis: nextval in a READ ONLY transaction fails (25006); must stay not executed.
   it('never executes a function advancing a sequence; the sequence did not move', async () => {
-    const before = await sequencePosition(world.url, 'rt_r_seq');
+    const before = await sequencePosition(scene.world.url, 'rt_r_seq');
     const outcome = await read('SELECT rt_r_next()');
-    expect(await sequencePosition(world.url, 'rt_r_seq')).toBe(before);
+    expect(await sequencePosition(scene.world.url, 'rt_r_seq')).toBe(before);
     expectNotExecuted(outcome);
   });
 });

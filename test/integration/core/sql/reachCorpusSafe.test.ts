@@ -4,38 +4,26 @@
 // writes rows of this database is previewed and rolled back. These pass today and must keep passing.
 // Then bad input (issue 21): a body that does not parse, a trigger on a table we cannot read, a catalog we
 // lack rights to — each a clear verdict (held / not previewed), never a crash and never run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import type { Db } from '../../../../src/core/db/db';
-import { silentLogger } from '../../../../src/core/platform/logger';
+import { describe, expect, it } from 'vitest';
 import { classifySql } from '../../../../src/core/sql/classify';
 import { explainRead } from '../../../../src/core/sql/explainPlan';
 import { analyzeImpact } from '../../../../src/core/sql/impact';
-import { loadParser } from '../../../../src/core/sql/parse';
-import { runSql } from '../../../../src/core/sql/runSql';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import type { AttackWorld } from '../../../support/reachAttacks';
 import {
-  attackWorld,
   expectHeldRead,
   expectNotPreviewed,
-  installAttacks,
   ledgerRows,
   openAs,
   plpgsql,
-  removeServerFiles,
   scalar,
   serverFileExists,
   settle,
   shellBody,
   triggerFn,
+  useAttackScene,
 } from '../../../support/reachAttacks';
-import { ADMIN_DATABASE_URL, execSql } from '../../../support/scratchDatabase';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, postgresAvailable } from '../../../support/services';
+import { postgresAvailable } from '../../../support/services';
 
 function safeAndBadSql(w: AttackWorld): string {
   const limited = w.role('rt_limited');
@@ -80,43 +68,8 @@ GRANT SELECT ON pg_catalog.pg_proc TO ${limited}; GRANT SELECT ON pg_catalog.pg_
 }
 
 describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input gets a clear verdict', () => {
-  let scratch: ScratchDatabase;
-  let world: AttackWorld;
-  let db: Db;
-  let dir: string;
-  let store: FileTicketStore;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase('pgagent_reach_safe');
-    world = attackWorld(scratch);
-    await installAttacks(world, safeAndBadSql(world));
-    dir = mkdtempSync(join(tmpdir(), 'pgagent-reach-safe-'));
-  });
-
-  beforeEach(async () => {
-    db = await openAs(world);
-    store = new FileTicketStore(dir, { logger: silentLogger });
-  });
-
-  afterEach(async () => {
-    await db?.close();
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-    if (world) {
-      removeServerFiles(world);
-      await execSql(
-        ADMIN_DATABASE_URL,
-        `DROP ROLE IF EXISTS ${world.role('rt_limited')}; DROP ROLE IF EXISTS ${world.role('rt_blind')}`,
-      );
-    }
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  const read = (sql: string, on: Db = db) =>
-    settle(runSql(on, store, { sql, connection: 'reach-corpus', requestedBy: 'tester', settings: DEFAULT_SAFETY }));
+  const scene = useAttackScene('safe', safeAndBadSql, ['rt_limited', 'rt_blind']);
+  const { read } = scene;
 
   /** Plain reads that must run as reads, with the rows PostgreSQL gives another connection for the same SQL. */
   const safeReads: [string, string][] = [
@@ -145,7 +98,7 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
     if (!outcome.ok || outcome.value.status !== 'executed') return;
     expect(outcome.value.classification.statements[0]?.class).toBe('read');
     const expected = await scalar(
-      world.url,
+      scene.world.url,
       `SELECT json_agg(json_build_array(VARIADIC ARRAY(SELECT value::text FROM json_each_text(row_to_json(q)))))::text FROM (${sql}) q`,
     );
     const actual = JSON.stringify(
@@ -154,41 +107,41 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
       ),
     );
     expect(actual).toBe(JSON.stringify(JSON.parse(String(expected))));
-    expect(serverFileExists(world, 'rt_f_trap_shell')).toBe(false);
+    expect(serverFileExists(scene.world, 'rt_f_trap_shell')).toBe(false);
   });
 
   it('explains a read calling immutable helpers and a view (a plan, nothing refused)', async () => {
-    const plan = await explainRead(db, 'SELECT rt_f_double(id), add1(id) FROM rt_f_v', DEFAULT_SAFETY);
+    const plan = await explainRead(scene.db, 'SELECT rt_f_double(id), add1(id) FROM rt_f_v', DEFAULT_SAFETY);
     expect(plan.label).toMatch(/Scan on (public\.)?rt_f_items/);
   });
 
   it('previews a write whose trigger only writes an audit row of this database, and rolls it back', async () => {
-    const audit = await scalar(world.url, 'SELECT count(*)::int FROM rt_f_audit');
+    const audit = await scalar(scene.world.url, 'SELECT count(*)::int FROM rt_f_audit');
     const report = await analyzeImpact(
-      db,
+      scene.db,
       classifySql('UPDATE rt_f_audited SET v = v + 1 WHERE id = 1'),
       DEFAULT_SAFETY,
     );
     expect(report.previewed).toBe(true);
     expect(report.tables.map((t) => `${t.name}:${t.via}`)).toEqual(['rt_f_audited:direct', 'rt_f_audit:trigger']);
-    expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_f_audit')).toBe(audit);
-    expect(await scalar(world.url, 'SELECT v FROM rt_f_audited WHERE id = 1')).toBe(1);
+    expect(await scalar(scene.world.url, 'SELECT count(*)::int FROM rt_f_audit')).toBe(audit);
+    expect(await scalar(scene.world.url, 'SELECT v FROM rt_f_audited WHERE id = 1')).toBe(1);
   });
 
   it('holds a function whose body does not parse (unknown code), never crashing and writing nothing', async () => {
     const outcome = await read('SELECT rt_b_broken()');
-    expect(await ledgerRows(world.url, 'rt_b_broken')).toBe(0);
+    expect(await ledgerRows(scene.world.url, 'rt_b_broken')).toBe(0);
     expectHeldRead(outcome, /rt_b_broken/);
   });
 
   it('does not preview a delete cascading to a table the role cannot read whose trigger runs the shell', async () => {
-    const limited = await openAs(world, world.role('rt_limited'));
+    const limited = await openAs(scene.world, scene.world.role('rt_limited'));
     try {
       const report = await settle(
         analyzeImpact(limited, classifySql('DELETE FROM rt_b_pub WHERE id = 1'), DEFAULT_SAFETY),
       );
-      expect(serverFileExists(world, 'rt_b_secret_shell'), 'the cascaded trigger ran the shell').toBe(false);
-      expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_b_secret')).toBe(2);
+      expect(serverFileExists(scene.world, 'rt_b_secret_shell'), 'the cascaded trigger ran the shell').toBe(false);
+      expect(await scalar(scene.world.url, 'SELECT count(*)::int FROM rt_b_secret')).toBe(2);
       expectNotPreviewed(report, /rt_b_secret_shell/, 'MEDIUM', ['side-effect', 'unknown']);
     } finally {
       await limited.close();
@@ -196,12 +149,13 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
   });
 
   it('holds a read when the role may not read function bodies (pg_proc revoked): unknown, not run', async () => {
-    const blind = await openAs(world, world.role('rt_blind'));
+    const blind = await openAs(scene.world, scene.world.role('rt_blind'));
     try {
       const outcome = await read('SELECT rt_b_definer_shell()', blind);
-      expect(serverFileExists(world, 'rt_b_definer_shell'), 'a read the role could not inspect ran the shell').toBe(
-        false,
-      );
+      expect(
+        serverFileExists(scene.world, 'rt_b_definer_shell'),
+        'a read the role could not inspect ran the shell',
+      ).toBe(false);
       // A role that cannot read pg_proc cannot name the function either: the reason says the code could not be read.
       expectHeldRead(outcome, /rt_b_definer_shell|code could not be read/);
     } finally {
@@ -210,15 +164,16 @@ describe.runIf(postgresAvailable)('reach corpus: no false holds, and bad input g
   });
 
   it('does not preview a write when the role may not read triggers (pg_trigger revoked): unknown, not run', async () => {
-    const blind = await openAs(world, world.role('rt_blind'));
+    const blind = await openAs(scene.world, scene.world.role('rt_blind'));
     try {
       const report = await settle(
         analyzeImpact(blind, classifySql('DELETE FROM rt_b_blindt WHERE id = 1'), DEFAULT_SAFETY),
       );
-      expect(serverFileExists(world, 'rt_b_blind_shell'), 'a trigger the role could not inspect ran the shell').toBe(
-        false,
-      );
-      expect(await scalar(world.url, 'SELECT count(*)::int FROM rt_b_blindt')).toBe(2);
+      expect(
+        serverFileExists(scene.world, 'rt_b_blind_shell'),
+        'a trigger the role could not inspect ran the shell',
+      ).toBe(false);
+      expect(await scalar(scene.world.url, 'SELECT count(*)::int FROM rt_b_blindt')).toBe(2);
       expect(report.ok, report.ok ? '' : String(report.error)).toBe(true);
       if (!report.ok) return;
       expect(report.value.previewed).toBe(false);

@@ -2,23 +2,12 @@
 // `SET id = DEFAULT` on a serial or identity column, a trigger on a cascaded table) is disclosed like a direct
 // nextval: the values a preview consumes are never given back. Asserted against the sequence's position as
 // another connection reads it (it moved: the disclosure is owed) and the rows (the preview changed none).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../../../src/core/db/db';
+import { describe, expect, it } from 'vitest';
 import { classifySql } from '../../../../src/core/sql/classify';
 import { analyzeImpact } from '../../../../src/core/sql/impact';
-import { loadParser } from '../../../../src/core/sql/parse';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
-import type { AttackWorld } from '../../../support/reachAttacks';
-import {
-  attackWorld,
-  installAttacks,
-  openAs,
-  scalar,
-  sequencePosition,
-  triggerFn,
-} from '../../../support/reachAttacks';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, postgresAvailable } from '../../../support/services';
+import { scalar, sequencePosition, triggerFn, useAttackScene } from '../../../support/reachAttacks';
+import { postgresAvailable } from '../../../support/services';
 
 const SEQUENCE_SQL = `
 CREATE SEQUENCE rt_s_version_seq;
@@ -43,41 +32,20 @@ CREATE TRIGGER rt_s_log_delete_trg AFTER DELETE ON rt_s_logged FOR EACH ROW EXEC
 `;
 
 describe.runIf(postgresAvailable)('reach corpus: sequences a preview advances are disclosed', () => {
-  let scratch: ScratchDatabase;
-  let world: AttackWorld;
-  let db: Db;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase('pgagent_reach_sequences');
-    world = attackWorld(scratch);
-    await installAttacks(world, SEQUENCE_SQL);
-  });
-
-  beforeEach(async () => {
-    db = await openAs(world);
-  });
-
-  afterEach(async () => {
-    await db?.close();
-  });
-
-  afterAll(async () => {
-    await scratch?.drop();
-  });
+  const scene = useAttackScene('sequences', () => SEQUENCE_SQL);
 
   const rowsOf = (table: string) =>
-    scalar(world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
+    scalar(scene.world.url, `SELECT string_agg(t::text, ',' ORDER BY t::text) FROM ${table} t`);
 
   /** Previews `sql`; the rows of `table` are unchanged, `sequence` moved, and the report says so. */
   async function expectDisclosed(sql: string, table: string, sequence: string): Promise<void> {
     const rows = await rowsOf(table);
-    const position = await sequencePosition(world.url, sequence);
-    const report = await analyzeImpact(db, classifySql(sql), DEFAULT_SAFETY);
+    const position = await sequencePosition(scene.world.url, sequence);
+    const report = await analyzeImpact(scene.db, classifySql(sql), DEFAULT_SAFETY);
     expect(await rowsOf(table)).toBe(rows);
     expect(report.previewed).toBe(true);
     // The preview's own effect on the server: the sequence moved and a rollback does not give it back.
-    expect(await sequencePosition(world.url, sequence)).not.toBe(position);
+    expect(await sequencePosition(scene.world.url, sequence)).not.toBe(position);
     expect(report.warnings.join(' '), `warnings: ${report.warnings.join(' | ')}`).toMatch(/sequence/i);
   }
 

@@ -2,17 +2,16 @@
 // code do, for every category — functions, operators, casts, domains, views, matviews, defaults, generated
 // columns, RLS, indexes, triggers, rules, FK chains, event triggers, sequences, extensions — and the cache.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import type { Db } from '../../../../src/core/db/db';
 import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { loadParser, parseSql } from '../../../../src/core/sql/parse';
 import { reachOf } from '../../../../src/core/sql/reach/reachOf';
 import type { StatementReach } from '../../../../src/shared/reachTypes';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { execSql, postgresAvailable } from '../../../support/services';
 import { queryValue } from '../../../support/scratchDatabase';
+import { useSchemaDatabase } from '../../../support/shopDatabase';
 
 const SCHEMA = `
 CREATE EXTENSION dblink;
@@ -99,26 +98,15 @@ CREATE EVENT TRIGGER evt_create ON ddl_command_end WHEN TAG IN ('CREATE TABLE') 
 `;
 
 describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
+  const database = useSchemaDatabase(SCHEMA);
+  beforeAll(() => loadParser());
   const reach = async (sql: string): Promise<StatementReach> => {
-    const [first] = await reachOf(db, parseSql(sql).statements);
+    const [first] = await reachOf(database.db, parseSql(sql).statements);
     if (!first) throw new Error('no reach');
     return first;
   };
   const kinds = (r: StatementReach): string[] => [...new Set(r.effects.map((e) => e.kind))];
   const reasons = (r: StatementReach): string => r.effects.map((e) => e.reason).join(' | ');
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
 
   it('finds nothing in reads of ordinary computing functions, views and built-ins', async () => {
     for (const sql of [
@@ -336,16 +324,16 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     // Nothing changed: the cached verdict is given again (the same object).
     expect(await reach('SELECT add_one(1)')).toBe(first);
     await execSql(
-      scratch.url,
+      database.scratch.url,
       "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'true'; RETURN x + 1; END $$",
     );
     expect(kinds(await reach('SELECT add_one(1)'))).toEqual(['irreversible']);
     await execSql(
-      scratch.url,
+      database.scratch.url,
       "CREATE OR REPLACE FUNCTION add_one(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 1'",
     );
     expect((await reach('SELECT add_one(1)')).effects).toEqual([]);
-    await execSql(scratch.url, "CREATE FUNCTION c_fn(int) RETURNS int LANGUAGE internal AS 'int4abs'");
+    await execSql(database.scratch.url, "CREATE FUNCTION c_fn(int) RETURNS int LANGUAGE internal AS 'int4abs'");
     expect(reasons(await reach('SELECT c_fn(1)'))).toMatch(
       /c_fn\(integer\) is written in internal, code we cannot see into/,
     );
@@ -365,7 +353,7 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
     );
     const calls = Array.from({ length: 410 }, (_, i) => `w${i}(1)`).join(' + ');
     await execSql(
-      scratch.url,
+      database.scratch.url,
       [
         ...deep.reverse(),
         ...wide,
@@ -390,10 +378,10 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
   it('trusts the allow-listed contrib extensions, the side-effect list first, and no other C code', async () => {
     // evt_create would fire for CREATE TABLE below (and again for the table it creates): a disabled event
     // trigger is not reached.
-    await execSql(scratch.url, 'ALTER EVENT TRIGGER evt_create DISABLE');
+    await execSql(database.scratch.url, 'ALTER EVENT TRIGGER evt_create DISABLE');
     expect((await reach('CREATE TABLE newt (id int)')).effects).toEqual([]);
     await execSql(
-      scratch.url,
+      database.scratch.url,
       `CREATE EXTENSION citext; CREATE EXTENSION moddatetime; CREATE EXTENSION pgcrypto;
       CREATE EXTENSION pg_stat_statements; CREATE EXTENSION tablefunc; CREATE EXTENSION pgrowlocks;
       CREATE TABLE people (id int, email citext, changed timestamp);
@@ -420,7 +408,7 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
   });
 
   it('sees a change committed by a transaction that was open during the previous check', async () => {
-    const other = new pg.Client({ connectionString: scratch.url });
+    const other = new pg.Client({ connectionString: database.scratch.url });
     await other.connect();
     try {
       await other.query('BEGIN');
@@ -437,12 +425,12 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
   });
 
   it('runs none of the code it judges', async () => {
-    const marker = `/tmp/pgagent_reach_${scratch.name}`;
+    const marker = `/tmp/pgagent_reach_${database.scratch.name}`;
     await execSql(
-      scratch.url,
+      database.scratch.url,
       `CREATE FUNCTION rt_touch() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COPY (SELECT 1) TO PROGRAM 'touch ${marker}'; PERFORM pg_advisory_lock(42); RETURN 1; END $$`,
     );
-    const before = await queryValue(scratch.url, 'SELECT last_value FROM t_id_seq');
+    const before = await queryValue(database.scratch.url, 'SELECT last_value FROM t_id_seq');
     for (const sql of [
       'SELECT rt_touch()',
       'SELECT * FROM v_lock',
@@ -453,15 +441,17 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       expect((await reach(sql)).effects.length, sql).toBeGreaterThan(0);
     }
     // The server's view: no file written, no advisory lock held by anyone, the sequence where it was.
-    expect(await queryValue(scratch.url, `SELECT pg_stat_file('${marker}', true) IS NULL`)).toBe(true);
-    expect(await queryValue(scratch.url, "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'")).toBe(0);
-    expect(await queryValue(scratch.url, 'SELECT last_value FROM t_id_seq')).toBe(before);
+    expect(await queryValue(database.scratch.url, `SELECT pg_stat_file('${marker}', true) IS NULL`)).toBe(true);
+    expect(
+      await queryValue(database.scratch.url, "SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'"),
+    ).toBe(0);
+    expect(await queryValue(database.scratch.url, 'SELECT last_value FROM t_id_seq')).toBe(before);
   });
 
   it('judges through a role that may read no table: a trigger on a table it cannot read is still seen', async () => {
-    const role = `reach_${scratch.name}`;
-    await execSql(scratch.url, `CREATE ROLE ${role} LOGIN`);
-    const url = new URL(scratch.url);
+    const role = `reach_${database.scratch.name}`;
+    await execSql(database.scratch.url, `CREATE ROLE ${role} LOGIN`);
+    const url = new URL(database.scratch.url);
     url.username = role;
     const weak = await openPostgres(parseConnectionUrl(url.toString()), { logger: silentLogger });
     try {
@@ -472,12 +462,12 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
       );
     } finally {
       await weak.close();
-      await execSql(scratch.url, `DROP ROLE ${role}`);
+      await execSql(database.scratch.url, `DROP ROLE ${role}`);
     }
   });
 
   it('answers concurrent calls on a fresh connection with the same verdicts', async () => {
-    const fresh = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    const fresh = await openPostgres(parseConnectionUrl(database.scratch.url), { logger: silentLogger });
     try {
       const statements = parseSql('SELECT rt_shell(); SELECT add_one(1)').statements;
       const [a, b] = await Promise.all([reachOf(fresh, statements), reachOf(fresh, statements)]);
@@ -490,7 +480,7 @@ describe.runIf(postgresAvailable)('Reach engine on PostgreSQL', () => {
 
   it('says unknown, never safe, when the catalog cannot be read', async () => {
     // A connection that can no longer query stands for any catalog we may not read.
-    const broken = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    const broken = await openPostgres(parseConnectionUrl(database.scratch.url), { logger: silentLogger });
     await broken.close();
     const [r] = await reachOf(broken, parseSql('SELECT add_one(1)').statements);
     expect(r?.effects[0]?.kind).toBe('unknown');

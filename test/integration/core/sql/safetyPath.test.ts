@@ -7,7 +7,6 @@ import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore'
 import { sqlHash } from '../../../../src/core/approvals/ticket';
 import { workspaceUndoSink } from '../../../../src/core/sql/writeArtifacts';
 import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import type { Db } from '../../../../src/core/db/db';
 import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { AgentError } from '../../../../src/core/platform/errors';
 import { silentLogger } from '../../../../src/core/platform/logger';
@@ -20,9 +19,9 @@ import { runSql } from '../../../../src/core/sql/runSql';
 import type { SafetySettings } from '../../../../src/core/sql/safetySettings';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import { validateSql } from '../../../../src/core/sql/validate';
-import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
 import { SHOP_DATA_FINGERPRINT, SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../../support/shopSchema';
+import { useSchemaDatabase } from '../../../support/shopDatabase';
 
 const settings: SafetySettings = { ...DEFAULT_SAFETY };
 const CONNECTION = 'test-connection';
@@ -36,37 +35,26 @@ const exec = (undoDir: string, ticketId: string, connection = CONNECTION) => ({
 });
 
 describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
+  const database = useSchemaDatabase(SHOP_SCHEMA);
+  beforeAll(() => loadParser());
   let dir: string;
   let store: FileTicketStore;
 
-  const count = async (sql: string) => Number((await db.query<{ n: string }>(`SELECT (${sql})::text AS n`)).rows[0]?.n);
-  const fingerprint = async () => (await db.query<{ fp: string }>(SHOP_FINGERPRINT)).rows[0]?.fp;
-  const dataFingerprint = async () => (await db.query<{ fp: string }>(SHOP_DATA_FINGERPRINT)).rows[0]?.fp;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-  });
+  const count = async (sql: string) =>
+    Number((await database.db.query<{ n: string }>(`SELECT (${sql})::text AS n`)).rows[0]?.n);
+  const fingerprint = async () => (await database.db.query<{ fp: string }>(SHOP_FINGERPRINT)).rows[0]?.fp;
+  const dataFingerprint = async () => (await database.db.query<{ fp: string }>(SHOP_DATA_FINGERPRINT)).rows[0]?.fp;
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'pgagent-tickets-'));
     store = new FileTicketStore(dir, { logger: silentLogger });
   });
 
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
-
   it('measures the exact impact of a delete, with its cascade and trigger, and changes nothing', async () => {
     const before = await fingerprint();
     const sql = 'DELETE FROM orders WHERE id <= 10';
     const expectedItems = await count('SELECT count(*) FROM order_items WHERE order_id <= 10');
-    const impact = await analyzeImpact(db, classifySql(sql), settings);
+    const impact = await analyzeImpact(database.db, classifySql(sql), settings);
     expect(impact.tables).toEqual([
       { schema: 'public', name: 'orders', via: 'direct', inserted: 0, updated: 0, deleted: 10 },
       { schema: 'public', name: 'order_items', via: 'cascade', inserted: 0, updated: 0, deleted: expectedItems },
@@ -90,7 +78,7 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   });
 
   it('predicts a failure with the SQLSTATE instead of running it', async () => {
-    const impact = await analyzeImpact(db, classifySql('DELETE FROM customers WHERE id = 1'), settings);
+    const impact = await analyzeImpact(database.db, classifySql('DELETE FROM customers WHERE id = 1'), settings);
     // ON DELETE RESTRICT reports 23001 on PostgreSQL 16+ and 23503 before.
     expect(['23001', '23503']).toContain(impact.wouldFail?.code);
     expect(impact.exactRows).toBeNull();
@@ -98,7 +86,7 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
 
   it('stops a slow preview at its time limit and reports it as would-fail', async () => {
     const impact = await analyzeImpact(
-      db,
+      database.db,
       classifySql('UPDATE orders SET total = total WHERE id IN (SELECT 1 FROM pg_sleep(2))'),
       {
         ...settings,
@@ -110,13 +98,15 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   });
 
   it('rates an UPDATE without WHERE at least HIGH and DROP as CRITICAL', async () => {
-    expect((await analyzeImpact(db, classifySql(`UPDATE products SET name = name`), settings)).risk).toBe('HIGH');
-    expect((await analyzeImpact(db, classifySql('DROP TABLE audit_log'), settings)).risk).toBe('CRITICAL');
+    expect((await analyzeImpact(database.db, classifySql(`UPDATE products SET name = name`), settings)).risk).toBe(
+      'HIGH',
+    );
+    expect((await analyzeImpact(database.db, classifySql('DROP TABLE audit_log'), settings)).risk).toBe('CRITICAL');
     expect(await count('SELECT count(*) FROM audit_log')).toBeGreaterThanOrEqual(0);
   });
 
   it('runs a read read-only with a row cap, and holds a "read" whose function writes (its reach), running nothing', async () => {
-    const read = await runSql(db, store, {
+    const read = await runSql(database.db, store, {
       sql: 'SELECT id, total, created_at FROM orders ORDER BY id',
       connection: CONNECTION,
       requestedBy: 't',
@@ -130,7 +120,7 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(read.result.rows[0]).toEqual([1, '7.00', '2024-01-02 00:00:00+00']);
 
     const before = await fingerprint();
-    const sneaky = await runSql(db, store, {
+    const sneaky = await runSql(database.db, store, {
       sql: 'SELECT sneaky_write()',
       connection: CONNECTION,
       requestedBy: 't',
@@ -140,7 +130,9 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(sneaky.classification.reasons.join('\n')).toMatch(/sneaky_write\(\) runs INSERT INTO audit_log/);
     expect(await fingerprint()).toBe(before);
     // The guard inside the read path refuses it too, whoever calls it directly.
-    await expect(runRead(db, 'SELECT sneaky_write()', true, settings)).rejects.toMatchObject({ code: 'SQL_REFUSED' });
+    await expect(runRead(database.db, 'SELECT sneaky_write()', true, settings)).rejects.toMatchObject({
+      code: 'SQL_REFUSED',
+    });
     expect(await fingerprint()).toBe(before);
   });
 
@@ -148,25 +140,25 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     const before = await fingerprint();
     const dataBefore = await dataFingerprint();
     const sql = "DELETE FROM orders WHERE status = 'cancelled' AND id <= 50";
-    const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    const held = await runSql(database.db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
     expect(held.status).toBe('held');
     if (held.status !== 'held') return;
     expect(await fingerprint()).toBe(before);
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer', comment: 'ok' });
 
-    const result = await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id));
+    const result = await executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id));
     expect(await readFile(result.undoFile, 'utf8')).toContain(result.undo.sql);
     expect(result.rows).toBe(held.impact.exactRows);
     expect(result.ticket.status).toBe('EXECUTED');
     expect(await count(`SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 50`)).toBe(0);
 
     // Single use: the same ticket cannot run twice.
-    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
+    await expect(executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
       code: 'APPROVAL_ALREADY_USED',
     });
 
     // The undo goes through the same path: held, approved, executed.
-    const undo = await runSql(db, store, {
+    const undo = await runSql(database.db, store, {
       sql: result.undo.sql,
       connection: CONNECTION,
       requestedBy: 'tester',
@@ -175,26 +167,26 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(undo.status).toBe('held');
     if (undo.status !== 'held') return;
     await store.decide(undo.ticket.id, { approve: true, by: 'reviewer' });
-    await executeApproved(db, store, undo.ticket.id, exec(dir, undo.ticket.id));
+    await executeApproved(database.db, store, undo.ticket.id, exec(dir, undo.ticket.id));
     // Every order and item is back exactly (the audit log records the undo as new events).
     expect(await dataFingerprint()).toBe(dataBefore);
   });
 
   it("runs only the ticket's own SQL: SQL edited inside the stored ticket is refused, as is another database", async () => {
     const sql = 'UPDATE products SET price = price + 1 WHERE id = 1';
-    const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    const held = await runSql(database.db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
     if (held.status !== 'held') throw new Error('expected held');
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
     const before = await fingerprint();
     await expect(
-      executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id, 'another-db')),
+      executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id, 'another-db')),
     ).rejects.toMatchObject({ code: 'APPROVAL_CONNECTION_MISMATCH' });
     // Someone with access to the ticket files edits the SQL after approval: it does not add up any more.
     const file = join(dir, `${held.ticket.id}.json`);
     const original = await readFile(file, 'utf8');
     const stored = JSON.parse(original) as { sql: string; sqlHash: string };
     await writeFile(file, JSON.stringify({ ...stored, sql: 'UPDATE products SET price = price + 1000 WHERE id = 1' }));
-    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
+    await expect(executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
       code: 'APPROVAL_SQL_MISMATCH',
     });
     // ... and with its hash rewritten to match, the approval (given on the old hash) approves nothing.
@@ -206,27 +198,29 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
         sqlHash: sqlHash('UPDATE products SET price = price + 1000 WHERE id = 1'),
       }),
     );
-    await expect(executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
+    await expect(executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id))).rejects.toMatchObject({
       code: 'APPROVAL_SQL_MISMATCH',
     });
     expect(await fingerprint()).toBe(before);
     expect((await store.get(held.ticket.id))?.status).toBe('APPROVED');
     // Put back as approved, it runs, once.
     await writeFile(file, original);
-    expect((await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id))).rows).toBe(1);
+    expect((await executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id))).rows).toBe(1);
   });
 
   it('rolls back when the data changed since the review and more rows would change', async () => {
     const sql = 'DELETE FROM order_items WHERE quantity = 3 AND product_id = 2';
-    const held = await runSql(db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    const held = await runSql(database.db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
     if (held.status !== 'held') throw new Error('expected held');
     await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
     await execSql(
-      scratch.url,
+      database.scratch.url,
       `INSERT INTO order_items (order_id, product_id, quantity) SELECT 100, 2, 3 FROM generate_series(1, 10)`,
     );
     const before = await fingerprint();
-    const error = await executeApproved(db, store, held.ticket.id, exec(dir, held.ticket.id)).catch((e: unknown) => e);
+    const error = await executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id)).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AgentError);
     expect((error as AgentError).code).toBe('IMPACT_EXCEEDED');
     expect(await fingerprint()).toBe(before);
@@ -236,14 +230,17 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
   it('runs a write at once only when the policy allows its risk and the request allows a policy', async () => {
     const policy = { ...settings, policy: { ...settings.policy, autoApproveMaxRisk: 'MEDIUM' as const } };
     const small = 'DELETE FROM order_items WHERE id = 7';
-    const auto = await runSql(db, store, {
-      sql: small,
-      connection: CONNECTION,
-      requestedBy: 'tester',
-      settings: policy,
-      autoApprove: true,
-      undoDir: dir,
-    });
+    /** As a person at pg-agent sql asks it: auto-approval allowed, an undo script written. */
+    const byPerson = (sql: string) =>
+      runSql(database.db, store, {
+        sql,
+        connection: CONNECTION,
+        requestedBy: 'tester',
+        settings: policy,
+        autoApprove: true,
+        undoDir: dir,
+      });
+    const auto = await byPerson(small);
     expect(auto.status).toBe('written');
     if (auto.status !== 'written') return;
     expect(auto.ticket.status).toBe('EXECUTED');
@@ -253,30 +250,16 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect(await count('SELECT count(*) FROM order_items WHERE id = 7')).toBe(0);
 
     // The same kind of write from the agent (no autoApprove), a HIGH one, and DDL all still wait for a person.
-    const fromAgent = await runSql(db, store, {
+    const fromAgent = await runSql(database.db, store, {
       sql: 'DELETE FROM order_items WHERE id = 8',
       connection: CONNECTION,
       requestedBy: 'agent',
       settings: policy,
     });
     expect(fromAgent.status).toBe('held');
-    const high = await runSql(db, store, {
-      sql: 'UPDATE products SET name = name',
-      connection: CONNECTION,
-      requestedBy: 'tester',
-      settings: policy,
-      autoApprove: true,
-      undoDir: dir,
-    });
+    const high = await byPerson('UPDATE products SET name = name');
     expect(high.status).toBe('held');
-    const ddl = await runSql(db, store, {
-      sql: 'CREATE INDEX ON order_items (quantity)',
-      connection: CONNECTION,
-      requestedBy: 'tester',
-      settings: policy,
-      autoApprove: true,
-      undoDir: dir,
-    });
+    const ddl = await byPerson('CREATE INDEX ON order_items (quantity)');
     expect(ddl.status).toBe('held');
     expect(await count('SELECT count(*) FROM order_items WHERE id = 8')).toBe(1);
   });
@@ -322,27 +305,15 @@ describe.runIf(postgresAvailable)('a server that reads SQL text differently', ()
 });
 
 describe.runIf(postgresAvailable)('validation without running anything', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
+  const database = useSchemaDatabase(SHOP_SCHEMA);
+  beforeAll(() => loadParser());
 
   it('accepts valid reads and writes, and runs none of them', async () => {
     const sql = 'SELECT count(*) FROM orders; DELETE FROM order_items WHERE id = 1';
-    expect(await validateSql(db, classifySql(sql), 5000)).toEqual({ ok: true });
-    expect((await db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items WHERE id = 1')).rows[0]?.n).toBe(
-      '1',
-    );
+    expect(await validateSql(database.db, classifySql(sql), 5000)).toEqual({ ok: true });
+    expect(
+      (await database.db.query<{ n: string }>('SELECT count(*)::text AS n FROM order_items WHERE id = 1')).rows[0]?.n,
+    ).toBe('1');
   });
 
   it.each([
@@ -350,7 +321,7 @@ describe.runIf(postgresAvailable)('validation without running anything', () => {
     ['SELECT 1;\nUPDATE ordrs SET total = 0', '42P01', 17],
     ["SELECT * FROM orders WHERE created_at > 'yesterday-ish'", '22007', 40],
   ])('reports %s with its SQLSTATE and the position in the input', async (sql, sqlState, position) => {
-    const result = await validateSql(db, classifySql(sql), 5000);
+    const result = await validateSql(database.db, classifySql(sql), 5000);
     expect(result).toMatchObject({ ok: false, error: { sqlState, position } });
   });
 });

@@ -1,18 +1,14 @@
 // Issue 25: predicates that match (almost) everything. On real data, a filtered write whose preview touches
 // ≥ 95 % of its table, or 100× the rows the planner expected, gets a lint finding with the numbers and one
 // risk level up; a selective one gets neither; the preview leaves the data as it was.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import type { Db } from '../../../../src/core/db/db';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
-import { silentLogger } from '../../../../src/core/platform/logger';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { classifySql } from '../../../../src/core/sql/classify';
 import { analyzeImpact } from '../../../../src/core/sql/impact';
 import { loadParser } from '../../../../src/core/sql/parse';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import { ESTIMATE_RULE, MATCHES_ALL_RULE } from '../../../../src/core/sql/sweepingWrites';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { postgresAvailable } from '../../../support/services';
+import { useSchemaDatabase } from '../../../support/shopDatabase';
 
 // accounts: 300 rows, 2 of them closed. events: statistics taken while no row was flagged, then half flagged
 // (autovacuum off, so the planner still believes none is).
@@ -26,22 +22,10 @@ UPDATE events SET flagged = true WHERE id <= 300;
 `;
 
 describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issue 25)', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
-  const impact = (sql: string) => analyzeImpact(db, classifySql(sql), DEFAULT_SAFETY);
+  const database = useSchemaDatabase(SCHEMA);
+  beforeAll(() => loadParser());
+  const impact = (sql: string) => analyzeImpact(database.db, classifySql(sql), DEFAULT_SAFETY);
   const rules = (report: Awaited<ReturnType<typeof impact>>) => report.lint.map((l) => l.rule);
-
-  beforeAll(async () => {
-    await loadParser();
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
 
   it('a WHERE that matches 298 of 300 rows: a finding with the numbers, HIGH lifted to CRITICAL', async () => {
     const report = await impact("UPDATE accounts SET note = 'checked' WHERE status IS DISTINCT FROM 'closed'");
@@ -56,7 +40,9 @@ describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issu
     expect(report.risk).toBe('CRITICAL');
     expect(report.warnings.join('\n')).toContain('matches 298 of 300 rows of public.accounts (99.3 %): one level up');
     // The preview (and its count) changed nothing.
-    expect((await db.query('SELECT count(*)::int AS n FROM accounts WHERE note IS NOT NULL')).rows).toEqual([{ n: 0 }]);
+    expect((await database.db.query('SELECT count(*)::int AS n FROM accounts WHERE note IS NOT NULL')).rows).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it('a DELETE that matches every row through a WHERE is counted before the rows it removed', async () => {
@@ -64,7 +50,7 @@ describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issu
     expect(report.lint.find((l) => l.rule === MATCHES_ALL_RULE)?.message).toBe(
       'matches 300 of 300 rows of public.accounts (100 %): its WHERE filters (almost) nothing',
     );
-    expect((await db.query('SELECT count(*)::int AS n FROM accounts')).rows).toEqual([{ n: 300 }]);
+    expect((await database.db.query('SELECT count(*)::int AS n FROM accounts')).rows).toEqual([{ n: 300 }]);
   });
 
   it('exact rows 100× the estimate: a finding with both numbers, one level up; half the table is no sweep', async () => {
@@ -89,7 +75,7 @@ describe.runIf(postgresAvailable)('writes whose predicate sweeps the table (issu
   });
 
   it('the share is configurable', async () => {
-    const strict = await analyzeImpact(db, classifySql("UPDATE accounts SET note = 'x' WHERE id > 100"), {
+    const strict = await analyzeImpact(database.db, classifySql("UPDATE accounts SET note = 'x' WHERE id > 100"), {
       ...DEFAULT_SAFETY,
       policy: { ...DEFAULT_SAFETY.policy, sweepingWrites: { matchesAllShare: 0.5, estimateFactor: 100 } },
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { iamPasswordSource } from '../../../../src/core/db/iam/iamToken';
-import { AgentError } from '../../../../src/core/platform/errors';
+import { rejectionOf } from '../../../support/agentErrors';
 
 const target = { host: 'db.abc.eu-west-1.rds.amazonaws.com', port: 5432, user: 'app' };
 
@@ -25,16 +25,6 @@ function fakeSigner() {
   };
 }
 
-async function rejection(work: () => Promise<unknown>): Promise<AgentError> {
-  try {
-    await work();
-  } catch (error) {
-    if (error instanceof AgentError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
-
 describe('IAM tokens', () => {
   it('signs for the host, port, user and region, reuses a fresh token and makes a new one before it expires', async () => {
     const signer = fakeSigner();
@@ -54,7 +44,7 @@ describe('IAM tokens', () => {
   });
 
   it('says which package to install when the optional SDK is missing', async () => {
-    const error = await rejection(() =>
+    const error = await rejectionOf(() =>
       iamPasswordSource({ provider: 'azure' }, target, { loadModule: fakeSigner().load })(),
     );
     expect(error.code).toBe('DB_TOKEN_FAILED');
@@ -70,7 +60,7 @@ describe('IAM tokens', () => {
         }
       },
     };
-    const error = await rejection(() =>
+    const error = await rejectionOf(() =>
       iamPasswordSource({ provider: 'azure' }, target, {
         loadModule: () => Promise.resolve(expired),
         now: () => 10_000,
@@ -85,7 +75,7 @@ describe('IAM tokens', () => {
         }
       },
     };
-    const noCredentials = await rejection(() =>
+    const noCredentials = await rejectionOf(() =>
       iamPasswordSource({ provider: 'azure', scope: 'x' }, target, { loadModule: () => Promise.resolve(failing) })(),
     );
     expect(noCredentials.message).toContain('Could not make the Azure Entra ID token');

@@ -6,17 +6,7 @@ import { isKeywordValueString, parseKeywordValue, parseUrlParams } from '../../.
 import { resolveTarget } from '../../../../src/core/db/connectionTarget';
 import { lookupPgpass, matchPgpass, pgpassFileName } from '../../../../src/core/db/pgpass';
 import { serviceInText } from '../../../../src/core/db/serviceFile';
-import { AgentError } from '../../../../src/core/platform/errors';
-
-function thrown(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AgentError) return error;
-    throw error;
-  }
-  throw new Error('expected an AgentError');
-}
+import { thrownBy } from '../../../support/agentErrors';
 
 describe('libpq keyword/value strings and URL options', () => {
   it('reads quoted values with escapes, and tells a keyword string from a URL', () => {
@@ -32,9 +22,9 @@ describe('libpq keyword/value strings and URL options', () => {
   });
 
   it('refuses an unknown keyword by name, and a string that is not keyword=value', () => {
-    expect(thrown(() => parseKeywordValue('host=h sslmod=require')).message).toContain('"sslmod"');
-    expect(thrown(() => parseKeywordValue('host=h junk')).code).toBe('CONFIG_INVALID');
-    expect(thrown(() => parseKeywordValue("host='h")).message).toContain('unterminated');
+    expect(thrownBy(() => parseKeywordValue('host=h sslmod=require')).message).toContain('"sslmod"');
+    expect(thrownBy(() => parseKeywordValue('host=h junk')).code).toBe('CONFIG_INVALID');
+    expect(thrownBy(() => parseKeywordValue("host='h")).message).toContain('unterminated');
   });
 
   it('reads TLS files and a service from a URL query', () => {
@@ -66,8 +56,10 @@ describe('pg_service.conf', () => {
   });
 
   it('refuses a nested service and a line without =, naming the file and line', () => {
-    expect(thrown(() => serviceInText('[a]\nservice=b\n', 'a', '/s.conf')).message).toMatch(/nested services.*|line 2/);
-    const bad = thrown(() => serviceInText('[a]\nhost\n', 'a', '/s.conf'));
+    expect(thrownBy(() => serviceInText('[a]\nservice=b\n', 'a', '/s.conf')).message).toMatch(
+      /nested services.*|line 2/,
+    );
+    const bad = thrownBy(() => serviceInText('[a]\nhost\n', 'a', '/s.conf'));
     expect(bad.message).toContain('/s.conf, line 2');
   });
 });
@@ -105,7 +97,7 @@ describe('resolving services from files', () => {
     fs.writeFileSync(path.join(dir, 'pg_service.conf'), '[sys]\nhost=sys.host\n');
     const env = { PGSERVICEFILE: path.join(dir, 'absent.conf'), PGSYSCONFDIR: dir, USER: 'me' };
     expect(resolveTarget({ db: 'service=sys', env })).toMatchObject({ host: 'sys.host', user: 'me' });
-    const error = thrown(() => resolveTarget({ db: 'service=nope', env }));
+    const error = thrownBy(() => resolveTarget({ db: 'service=nope', env }));
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain('absent.conf');
     expect(error.message).toContain(path.join(dir, 'pg_service.conf'));

@@ -4,12 +4,12 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Node } from 'libpg-query';
-import { AgentError } from '../../../../src/core/platform/errors';
 import { classifyParsed, classifySql } from '../../../../src/core/sql/classify';
 import type { Classification, StatementClassification } from '../../../../src/core/sql/classification';
 import { loadParser, parseSql, SqlSyntaxError } from '../../../../src/core/sql/parse';
 import { sideEffectOf } from '../../../../src/core/sql/sideEffectFunctions';
 import { sqlCorpus, syntaxErrorCases } from '../../../fixtures/sqlCorpus';
+import { thrownBy } from '../../../support/agentErrors';
 
 beforeAll(async () => {
   await loadParser();
@@ -21,16 +21,6 @@ function only(sql: string): StatementClassification {
   const [statement] = result.statements;
   if (!statement) throw new Error('no statement');
   return statement;
-}
-
-function thrown(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AgentError) return error;
-    throw error;
-  }
-  throw new Error('expected an AgentError');
 }
 
 describe('corpus', () => {
@@ -50,14 +40,14 @@ describe('corpus', () => {
 
 describe('bad input', () => {
   it.each(syntaxErrorCases)('syntax error in $sql is reported at $position', ({ sql, position }) => {
-    const error = thrown(() => classifySql(sql));
+    const error = thrownBy(() => classifySql(sql));
     expect(error).toBeInstanceOf(SqlSyntaxError);
     expect(error.code).toBe('SQL_SYNTAX');
     expect((error as SqlSyntaxError).position).toBe(position);
   });
 
   it("keeps PostgreSQL's own message and says where to look", () => {
-    const error = thrown(() => classifySql('SELECT 1;\nSELEC 2')) as SqlSyntaxError;
+    const error = thrownBy(() => classifySql('SELECT 1;\nSELEC 2')) as SqlSyntaxError;
     expect(error.message).toBe('syntax error at or near "SELEC"');
     expect(error.problem).toEqual({ message: 'syntax error at or near "SELEC"', position: 10 });
     expect(error.advice).toContain('line 2, column 1');
@@ -66,30 +56,30 @@ describe('bad input', () => {
   it.each(['', '   ', '\n\t ', '-- only a comment', '/* only */ /* comments */', ';;;', ' ; -- x\n ; '])(
     'empty input %j is SQL_EMPTY',
     (sql) => {
-      expect(thrown(() => classifySql(sql)).code).toBe('SQL_EMPTY');
+      expect(thrownBy(() => classifySql(sql)).code).toBe('SQL_EMPTY');
     },
   );
 
   it('refuses a NUL byte before parsing: the parser would stop at it and miss what follows', () => {
-    const error = thrown(() => classifySql('SELECT 1\0; DELETE FROM orders'));
+    const error = thrownBy(() => classifySql('SELECT 1\0; DELETE FROM orders'));
     expect(error.code).toBe('BAD_INPUT');
     expect(error.message).toContain('position 8');
   });
 
   it('refuses lone surrogates, which make libpg-query parse a truncated copy of the input', () => {
     const hidden = `SELECT 1 -- ${'\uD800\u20AC'.repeat(20)}\nCOMMIT; DELETE FROM orders`;
-    expect(thrown(() => classifySql(hidden)).code).toBe('BAD_INPUT');
-    expect(thrown(() => classifySql("SELECT '\uDC00'")).code).toBe('BAD_INPUT');
+    expect(thrownBy(() => classifySql(hidden)).code).toBe('BAD_INPUT');
+    expect(thrownBy(() => classifySql("SELECT '\uDC00'")).code).toBe('BAD_INPUT');
     expect(classifySql("SELECT '😀'").decision).toBe('run');
   });
 
   it('names the first placeholder without a value and where it is', () => {
-    const error = thrown(() => classifySql('SELECT * FROM orders WHERE id = $1'));
+    const error = thrownBy(() => classifySql('SELECT * FROM orders WHERE id = $1'));
     expect(error.code).toBe('SQL_PLACEHOLDERS');
     expect(error.message).toContain('$1');
     expect(error.message).toContain('position 32');
     expect(error.advice).toBe('Put the values in the SQL');
-    const several = thrown(() => classifySql("SELECT 'é', $2; DELETE FROM orders WHERE id = $1"));
+    const several = thrownBy(() => classifySql("SELECT 'é', $2; DELETE FROM orders WHERE id = $1"));
     expect(several.message).toContain('$2 at position 12 (and 1 more)');
   });
 
@@ -97,11 +87,11 @@ describe('bad input', () => {
     expect(classifySql('PREPARE q(int) AS SELECT * FROM orders WHERE id = $1').decision).toBe('approve');
     expect(classifySql('CREATE FUNCTION f(int) RETURNS int LANGUAGE sql RETURN $1 + 1').class).toBe('ddl');
     expect(classifySql('EXPLAIN (GENERIC_PLAN) SELECT * FROM orders WHERE id = $1').decision).toBe('run');
-    expect(thrown(() => classifySql('EXPLAIN SELECT * FROM orders WHERE id = $1')).code).toBe('SQL_PLACEHOLDERS');
+    expect(thrownBy(() => classifySql('EXPLAIN SELECT * FROM orders WHERE id = $1')).code).toBe('SQL_PLACEHOLDERS');
   });
 
   it('reports input nested too deeply for the parser as bad input, and parses deep trees it can take', () => {
-    expect(thrown(() => classifySql(`SELECT 1${' + 1'.repeat(50_000)}`)).code).toBe('BAD_INPUT');
+    expect(thrownBy(() => classifySql(`SELECT 1${' + 1'.repeat(50_000)}`)).code).toBe('BAD_INPUT');
     expect(classifySql(`SELECT 1${' + 1'.repeat(3_000)}`).decision).toBe('run');
   });
 });
