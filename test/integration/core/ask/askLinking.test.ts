@@ -9,9 +9,7 @@ import { FileCheckpointSaver } from '../../../../src/core/ask/fileCheckpointer';
 import { buildAskGraph } from '../../../../src/core/ask/graph';
 import { newThreadId } from '../../../../src/core/ask/threadId';
 import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import type { SchemaSource } from '../../../../src/core/db/schemaCache';
 import { SchemaCache } from '../../../../src/core/db/schemaCache';
 import { silentLogger } from '../../../../src/core/platform/logger';
@@ -20,7 +18,8 @@ import { musicStoreSql } from '../../../fixtures/musicStoreSchema';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { execSql, postgresAvailable } from '../../../support/services';
 import { scriptedGemini } from '../../../support/scriptedGemini';
 
 const SUMMARY = { reply: { text: 'Done.' } };
@@ -35,15 +34,10 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
   let sources: SchemaSource[];
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, musicStoreSql(40));
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    ({ scratch, db } = await openScratch(musicStoreSql(40)));
   });
 
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
+  afterAll(() => closeScratch({ db, scratch }));
 
   beforeEach(async () => {
     server = await startScriptedModelServer();

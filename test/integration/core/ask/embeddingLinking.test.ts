@@ -14,10 +14,8 @@ import { buildSchemaContext } from '../../../../src/core/ask/schemaContext';
 import { semanticScores } from '../../../../src/core/ask/semanticSignal';
 import { newThreadId } from '../../../../src/core/ask/threadId';
 import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
 import { introspectSchema } from '../../../../src/core/db/introspect';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { createEmbedder } from '../../../../src/core/llm/createProvider';
 import { EmbeddingCache } from '../../../../src/core/llm/embeddingCache';
 import type { Embedder } from '../../../../src/core/llm/embeddings';
@@ -28,7 +26,8 @@ import type { SchemaSnapshot } from '../../../../src/shared/schema';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { bagOfWordsVector, startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { execSql, postgresAvailable } from '../../../support/services';
 import { scriptedGemini } from '../../../support/scriptedGemini';
 
 /** Thirty tables of a shipping company, and the one a question about sailors needs, named with another word. */
@@ -104,15 +103,9 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
     );
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    snapshot = await db.withSession((s) => introspectSchema(s));
+    ({ scratch, db, snapshot } = await openScratch(SCHEMA));
   });
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
+  afterAll(() => closeScratch({ db, scratch }));
   beforeEach(async () => {
     server = await startScriptedModelServer();
     server.embeddings({ vectorOf: conceptVector });
