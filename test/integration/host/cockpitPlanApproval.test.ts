@@ -23,20 +23,12 @@ vi.mock('vscode', () => ({
 }));
 // Every file read of src/ (the job store reads synchronously, the ticket store and config reader asynchronously).
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof FsModule>();
-  const readFileSync = ((path: unknown, ...rest: unknown[]) => {
-    counted.files.push(String(path));
-    return (real.readFileSync as (...args: unknown[]) => unknown)(path, ...rest);
-  }) as typeof real.readFileSync;
-  return { ...real, default: { ...real, readFileSync }, readFileSync };
+  const { countingReads } = await import('../../support/countedReads');
+  return countingReads(await importOriginal<typeof FsModule>(), 'readFileSync', counted.files);
 });
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof FsPromisesModule>();
-  const readFile = ((path: unknown, ...rest: unknown[]) => {
-    counted.files.push(String(path));
-    return (real.readFile as (...args: unknown[]) => unknown)(path, ...rest);
-  }) as typeof real.readFile;
-  return { ...real, default: { ...real, readFile }, readFile };
+  const { countingReads } = await import('../../support/countedReads');
+  return countingReads(await importOriginal<typeof FsPromisesModule>(), 'readFile', counted.files);
 });
 vi.mock('../../../src/core/approvals/planTicket', async (importOriginal) => {
   const real = await importOriginal<typeof PlanTicketModule>();
