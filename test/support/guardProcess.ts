@@ -4,9 +4,10 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Ticket } from '../../src/core/approvals/ticket';
 import { CLI_PATH } from './mcpClient';
 import { readableBy } from './readableCopy';
 import { pgAgentProcess } from './cliProcess';
@@ -134,6 +135,10 @@ export async function locksOf(databaseUrl: string, application: string): Promise
     ),
   );
 }
+
+/** A ticket as the guard's file store keeps it (`.pgagent/approvals/<id>.json` in its workspace), read now. */
+export const storedTicket = (guard: Pick<GuardProcess, 'workspace'>, id: string): Ticket =>
+  JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as Ticket;
 
 /** `t (id int PRIMARY KEY, v text)` with rows 1..`rows`, v = 'v' || id: the table most guard tests read. */
 export const tableOfRows = (rows: number): string =>

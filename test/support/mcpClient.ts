@@ -7,6 +7,22 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export const CLI_PATH = join(process.cwd(), 'dist', 'cli.js');
 
+/** The tools `pg-agent mcp` lists, in its order (SPEC's MCP contract): what every launch of it must offer. */
+export const MCP_TOOL_NAMES = [
+  'list_tables',
+  'describe_table',
+  'schema_context',
+  'run_read',
+  'explain',
+  'impact',
+  'propose_write',
+  'ticket_status',
+  'execute_approved',
+  'health',
+  'top_queries',
+  'advise_indexes',
+];
+
 export interface McpSession {
   client: Client;
   /** A tool call; tool errors come back as results (isError), protocol errors throw. */

@@ -20,3 +20,26 @@ export const failure = (promise: Promise<unknown>): Promise<pg.DatabaseError | u
 /** The client's socket, to write raw bytes or cut it. */
 export const streamOf = (client: pg.Client): net.Socket =>
   (client as unknown as { connection: { stream: net.Socket } }).connection.stream;
+
+/**
+ * One transaction on a new client of `url`: BEGIN, `steps`, COMMIT. The message of the error it ended with (the
+ * transaction then rolled back), or undefined when it committed; the client is closed either way.
+ */
+export async function transactionError(
+  url: string,
+  application: string,
+  steps: (client: pg.Client) => Promise<unknown>,
+): Promise<string | undefined> {
+  const client = await connect(url, application);
+  try {
+    await client.query('BEGIN');
+    await steps(client);
+    await client.query('COMMIT');
+    return undefined;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    return (error as Error).message;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,13 +1,13 @@
 /**
- * A throwaway PostgreSQL 15 cluster of a test's own (initdb into a temp folder, trust on loopback, its own
- * free port), which the test may stop and start again: an upstream restart under a guard, or more
+ * A throwaway PostgreSQL 15 cluster of a test's own (initdb into a temp folder, trust on loopback, a port
+ * reserved for it), which the test may stop and start again: an upstream restart under a guard, or more
  * connections than the machine's shared server allows. Same tools and owner rule as testCluster.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { BIN, clusterToolsAvailable, freePort, runAsClusterOwner } from './testCluster';
+import { BIN, clusterToolsAvailable, reservePort, runAsClusterOwner } from './testCluster';
 
 export interface PlainCluster {
   port: number;
@@ -28,7 +28,8 @@ export async function startPlainCluster(options: { maxConnections?: number } = {
   fs.chmodSync(root, 0o755);
   if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres', root]);
   runAsClusterOwner(path.join(BIN, 'initdb'), ['-D', dir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
+  // Reserved until destroy(): no other test file's server takes it while this one is stopped.
+  const { port, release } = await reservePort();
   fs.appendFileSync(
     path.join(dir, 'postgresql.conf'),
     [
@@ -44,7 +45,12 @@ export async function startPlainCluster(options: { maxConnections?: number } = {
   const ctl = (args: string[]) => runAsClusterOwner(path.join(BIN, 'pg_ctl'), ['-D', dir, '-w', ...args]);
   const start = () => ctl(['-l', path.join(root, 'log'), '-o', '-c log_min_messages=warning', 'start']);
   let running = false;
-  start();
+  try {
+    start();
+  } catch (error) {
+    release();
+    throw error;
+  }
   running = true;
   return {
     port,
@@ -62,6 +68,7 @@ export async function startPlainCluster(options: { maxConnections?: number } = {
         if (running) ctl(['-m', 'immediate', 'stop']);
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
+        release();
       }
     },
   };

@@ -2,7 +2,9 @@
  * Access to the real PostgreSQL and Redis of this machine for integration tests. Under CI=true an
  * unreachable service fails the run; elsewhere the tests that need it are skipped with a loud line.
  */
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { Redis } from 'ioredis';
 
 import { ADMIN_DATABASE_URL } from './scratchDatabase';
 
@@ -41,6 +43,24 @@ function requireService(name: string, check: ServiceCheck): boolean {
 
 export const postgresAvailable = requireService('PostgreSQL', await tcpReachable(DATABASE_URL, 5432));
 export const redisAvailable = requireService('Redis', await tcpReachable(REDIS_URL, 6379));
+
+/** A Redis key prefix of its own for one test file: `<name>-<random>:`. */
+export const redisPrefix = (name: string): string => `${name}-${randomBytes(4).toString('hex')}:`;
+
+/** A connected Redis client of the test's own (close it with dropRedisPrefix). */
+export async function connectRedis(): Promise<Redis> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true });
+  await redis.connect();
+  return redis;
+}
+
+/** Every key under `prefix` deleted, then the client closed: what a test file leaves behind on Redis. */
+export async function dropRedisPrefix(redis: Redis | undefined, prefix: string): Promise<void> {
+  if (!redis) return;
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+}
 
 export { createScratchDatabase, execSql } from './scratchDatabase';
 export type { ScratchDatabase } from './scratchDatabase';

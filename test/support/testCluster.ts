@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL cluster started by a test (initdb into a temp folder, its own free port, as the postgres
+ * A PostgreSQL cluster started by a test (initdb into a temp folder, a port reserved for it, as the postgres
  * OS user when the test runs as root), with passwords required (scram-sha-256) and TLS from a test CA
  * made with openssl, so a test can prove a password or a certificate was really used. Stopped by stop().
  */
@@ -43,6 +43,51 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+const PORT_LOCKS = path.join(os.tmpdir(), 'pgagent-test-ports');
+
+function lockHolderAlive(lock: string): boolean {
+  const pid = Number(fs.readFileSync(lock, 'utf8'));
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether nothing listens on 127.0.0.1:`port` now. */
+function portFreeNow(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A loopback port for a server of the test's own, kept until `release()`. Taken from 20000–29999, below the
+ * ephemeral range (no client socket and no `listen(0)` is given it), free when chosen, and reserved by a lock
+ * file (`wx`: one creator wins) against the other test files running at the same time, also while its server is
+ * stopped and started again. A lock whose process is gone is taken over.
+ */
+export async function reservePort(): Promise<{ port: number; release: () => void }> {
+  fs.mkdirSync(PORT_LOCKS, { recursive: true, mode: 0o1777 });
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * 10000);
+    const lock = path.join(PORT_LOCKS, String(port));
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+    } catch {
+      if (!lockHolderAlive(lock)) fs.rmSync(lock, { force: true });
+      continue;
+    }
+    if (await portFreeNow(port)) return { port, release: () => fs.rmSync(lock, { force: true }) };
+    fs.rmSync(lock, { force: true });
+  }
+  throw new Error(`no free port in 20000-29999 (locks in ${PORT_LOCKS})`);
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -142,7 +187,7 @@ export async function startTestCluster(options: { serverNames: string }): Promis
     '-E',
     'UTF8',
   ]);
-  const port = await freePort();
+  const { port, release } = await reservePort();
   fs.appendFileSync(
     path.join(dir, 'postgresql.conf'),
     [
@@ -163,16 +208,21 @@ export async function startTestCluster(options: { serverNames: string }): Promis
     path.join(dir, 'pg_hba.conf'),
     ['local all all scram-sha-256', 'hostssl all certuser all cert', 'host all all all scram-sha-256', ''].join('\n'),
   );
-  runAsClusterOwner(path.join(BIN, 'pg_ctl'), [
-    '-D',
-    dir,
-    '-l',
-    path.join(root, 'log'),
-    '-w',
-    '-o',
-    '-c log_min_messages=warning',
-    'start',
-  ]);
+  try {
+    runAsClusterOwner(path.join(BIN, 'pg_ctl'), [
+      '-D',
+      dir,
+      '-l',
+      path.join(root, 'log'),
+      '-w',
+      '-o',
+      '-c log_min_messages=warning',
+      'start',
+    ]);
+  } catch (error) {
+    release();
+    throw error;
+  }
   return {
     port,
     dir,
@@ -183,6 +233,7 @@ export async function startTestCluster(options: { serverNames: string }): Promis
         runAsClusterOwner(path.join(BIN, 'pg_ctl'), ['-D', dir, '-m', 'immediate', '-w', 'stop']);
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
+        release();
       }
     },
   };

@@ -4,10 +4,11 @@
  * DO blocks, a writable CTE, a transaction in one message, a write behind reads. Each is held (PA001) or refused (PA002), and the database shows
  * nothing changed: rows, sequence, settings of the client's own session.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
 import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
+import { connect, failure } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
@@ -47,9 +48,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
       `CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t SELECT generate_series(1, 3); CREATE SEQUENCE s;
        CREATE FUNCTION shout() RETURNS int LANGUAGE plpgsql AS $$ BEGIN DELETE FROM t; RETURN 1; END $$;`,
     ]));
-    client = new pg.Client({ connectionString: guard.url, application_name: 'guard-attacker' });
-    client.on('error', () => undefined);
-    await client.connect();
+    client = await connect(guard.url, 'guard-attacker');
   }, 60_000);
 
   afterAll(async () => {
@@ -58,10 +57,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
   });
 
   it('locks no row with a cursor FOR UPDATE (held by the guard, or refused by the read-only session)', async () => {
-    const error = await client.query('DECLARE c CURSOR WITH HOLD FOR SELECT * FROM t FOR UPDATE').then(
-      () => undefined,
-      (e: pg.DatabaseError) => e,
-    );
+    const error = await failure(client.query('DECLARE c CURSOR WITH HOLD FOR SELECT * FROM t FOR UPDATE'));
     expect(['PA001', 'PA002', '25006']).toContain(error?.code);
     expect(
       Number(
@@ -75,10 +71,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard against what an attacker sen
   });
 
   it.each(ATTACKS)('%s → %s, nothing changed', async (sql, code) => {
-    const error = await client.query(sql).then(
-      () => undefined,
-      (e: pg.DatabaseError) => e,
-    );
+    const error = await failure(client.query(sql));
     expect(error?.code).toBe(code);
     expect(Number(await queryValue(db.url, 'SELECT count(*) FROM t'))).toBe(3);
     expect(await queryValue(db.url, 'SELECT last_value::int FROM s')).toBe(1);

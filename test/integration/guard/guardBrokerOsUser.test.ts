@@ -12,11 +12,13 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { CLI_PATH } from '../../support/mcpClient';
+import { connect, failure } from '../../support/pgClients';
 import { readableBy } from '../../support/readableCopy';
+import { runTool } from '../../support/toolRun';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
@@ -27,29 +29,9 @@ const asRoot = process.getuid?.() === 0;
 const WRITE = 'UPDATE items SET n = n + 1 WHERE id = 1';
 const PTY_RUN = fileURLToPath(new URL('../../support/ptyRun.py', import.meta.url));
 
-function run(
-  uid: number,
-  command: string,
-  args: string[],
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      uid,
-      gid: uid,
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `command` as the OS user `uid`, in `cwd`, with only PATH and `env`. */
+const run = (uid: number, command: string, args: string[], env: Record<string, string>, cwd: string) =>
+  runTool(command, args, { uid, env, cwd });
 
 /** `command` under a pseudo-terminal (its controlling terminal); each passphrase prompt gets the next answer. */
 async function onTerminal(
@@ -90,14 +72,9 @@ describe.skipIf(!postgresAvailable || !asRoot || unreachable !== undefined)(
 
     /** The agent's client: node-postgres through the guard, in the test process (a guard client has no OS identity). */
     async function send(sql: string): Promise<pg.DatabaseError | undefined> {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', () => undefined);
-      await client.connect();
+      const client = await connect(url);
       try {
-        await client.query(sql);
-        return undefined;
-      } catch (error) {
-        return error as pg.DatabaseError;
+        return await failure(client.query(sql));
       } finally {
         await client.end();
       }

@@ -4,12 +4,10 @@
  * an approved retry after a check of who holds a conflicting lock and under a short lock_timeout (55P03), and
  * committed only as exactly an approved transaction. Every assertion reads the database.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded, storedTicket } from '../../support/guardProcess';
+import { connect as connectTo, failure } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { execSql, postgresAvailable } from '../../support/services';
@@ -20,18 +18,8 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
   let guard: GuardProcess;
   const value = (sql: string) => queryValue(db.url, sql);
   const count = async (sql: string) => Number(await value(sql));
-  const ticketFile = (id: string) =>
-    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
-      sql: string;
-      status: string;
-      impact: { warnings: string[] };
-    };
+  const ticketFile = (id: string) => storedTicket(guard, id);
   const approve = async (id: string) => expect((await guard.pgAgent(['approvals', 'approve', id])).code).toBe(0);
-  const failure = (promise: Promise<unknown>) =>
-    promise.then(
-      () => undefined,
-      (e: pg.DatabaseError) => e,
-    );
   const indexExists = () => value("SELECT to_regclass('big_id') IS NOT NULL");
   const column = (name: string) =>
     count(
@@ -52,12 +40,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
     ).toBe(0);
   };
 
-  const connect = async () => {
-    const client = new pg.Client({ connectionString: guard.url, application_name: 'guard-heavy' });
-    client.on('error', () => undefined);
-    await client.connect();
-    return client;
-  };
+  const connect = () => connectTo(guard.url, 'guard-heavy');
 
   beforeAll(async () => {
     // Above smallTableRows (10k): a write-blocking lock on it is heavy.
@@ -129,8 +112,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: heavy DDL in a transaction'
   }, 60_000);
 
   it('an approved heavy statement meets a lock of another session: 55P03, nothing committed, no lock left queued; once it is gone, the retry commits', async () => {
-    const holder = new pg.Client({ connectionString: db.url, application_name: 'guard-holder' });
-    await holder.connect();
+    const holder = await connectTo(db.url, 'guard-holder');
     const client = await connect();
     const run = async () => {
       await client.query('BEGIN');

@@ -5,18 +5,18 @@
  * and timestamps as Bind parameters (they vary on retry: a fresh v4 UUID, the current time). Approved once, each
  * commits once: the tables and bookkeeping rows are read in the database. (knex: guardMigrations.test.ts.)
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { startGuardProcess } from '../../support/guardProcess';
+import { startGuardProcess, storedTicket } from '../../support/guardProcess';
+import { transactionError } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
 import { ticketIn } from '../../support/psqlRun';
+import { runTool } from '../../support/toolRun';
 
 const PG_MIGRATE = join(process.cwd(), 'node_modules', 'node-pg-migrate', 'dist', 'bundle', 'index.js');
 describe.skipIf(!postgresAvailable)('pg-agent guard: migration tools, one approval each', () => {
@@ -24,28 +24,14 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: migration tools, one approv
   let guard: GuardProcess;
   let project: string;
   const value = async (sql: string) => String(await queryValue(db.url, sql));
-  const ticketFile = (id: string) =>
-    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
-      sql: string;
-      status: string;
-      impact: { warnings: string[] };
-      transaction: { statements: { sql: string; varies?: { kind: string }[] }[] };
-    };
+  const ticketFile = (id: string) => storedTicket(guard, id);
   const approve = async (id: string) => expect((await guard.pgAgent(['approvals', 'approve', id])).code).toBe(0);
 
-  const pgMigrate = (): Promise<{ code: number; output: string }> =>
-    new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [join(project, 'migrate.mjs')],
-        {
-          cwd: project,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DATABASE_URL: guard.url, HOME: project },
-        },
-        (error, stdout, stderr) =>
-          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: stdout + stderr }),
-      );
-    });
+  const pgMigrate = async (): Promise<{ code: number | null; output: string }> => {
+    const env = { DATABASE_URL: guard.url, HOME: project };
+    const ran = await runTool(process.execPath, [join(project, 'migrate.mjs')], { cwd: project, env });
+    return { code: ran.code, output: ran.stdout + ran.stderr };
+  };
 
   beforeAll(async () => {
     db = await createScratchDatabase('i32_guard_tools');
@@ -114,11 +100,8 @@ await runner({ databaseUrl: process.env.DATABASE_URL, dir: ${JSON.stringify(join
   });
 
   it('a Prisma-style _prisma_migrations insert (client UUID, timestamps as parameters) commits on its one approved retry', async () => {
-    const migrate = async (): Promise<string | undefined> => {
-      const client = new pg.Client({ connectionString: guard.url, application_name: 'i32-prisma' });
-      await client.connect();
-      try {
-        await client.query('BEGIN');
+    const migrate = () =>
+      transactionError(guard.url, 'i32-prisma', async (client) => {
         const id = crypto.randomUUID();
         await client.query(
           'INSERT INTO "_prisma_migrations" ("id", "checksum", "migration_name", "started_at") VALUES ($1, $2, $3, $4)',
@@ -129,19 +112,11 @@ await runner({ databaseUrl: process.env.DATABASE_URL, dir: ${JSON.stringify(join
           'INSERT INTO "_prisma_migrations" ("id", "checksum", "migration_name", "started_at", "finished_at", "applied_steps_count") VALUES ($1, $2, $3, $4, $5, $6)',
           [crypto.randomUUID(), 'b'.repeat(64), '20261129_sprockets', new Date(), new Date(), 1],
         );
-        await client.query('COMMIT');
-        return undefined;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        return (error as Error).message;
-      } finally {
-        await client.end();
-      }
-    };
+      });
     const held = await migrate();
     expect(held).toContain('held for approval');
     const ticket = ticketIn(held ?? '');
-    const kinds = ticketFile(ticket).transaction.statements.map((s) => (s.varies ?? []).map((v) => v.kind));
+    const kinds = ticketFile(ticket).transaction?.statements.map((s) => (s.varies ?? []).map((v) => v.kind));
     // The client's UUIDs and timestamps vary on retry, named on the card; the checksums and names do not.
     expect(kinds).toEqual([['uuid', 'timestamp'], [], ['uuid', 'timestamp', 'timestamp']]);
     expect(await value('SELECT count(*) FROM "_prisma_migrations"')).toBe('0');

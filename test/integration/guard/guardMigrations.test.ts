@@ -6,15 +6,16 @@
  * rewrite) is analysed, not executed: held at that statement (PA001), run only in an approved rerun (the rest
  * held once more at COMMIT). Every assertion reads the database.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessRun } from '../../support/cliProcess';
 import type { GuardProcess } from '../../support/guardProcess';
-import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded, storedTicket } from '../../support/guardProcess';
+import { connect as connectTo, failure } from '../../support/pgClients';
+import { runTool } from '../../support/toolRun';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
@@ -27,12 +28,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   let project: string;
   const value = (sql: string) => queryValue(db.url, sql);
   const count = async (sql: string) => Number(await value(sql));
-  const ticketFile = (id: string) =>
-    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
-      sql: string;
-      status: string;
-      impact: { warnings: string[]; locks?: { table: string; mode: string }[] };
-    };
+  const ticketFile = (id: string) => storedTicket(guard, id);
   const migration = (name: string, up: string) =>
     writeFileSync(
       join(project, 'migrations', name),
@@ -41,18 +37,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
 
   /** `knex migrate:latest` (or another knex command) as its own process, through the guard. */
   const knex = (command = 'migrate:latest'): Promise<ProcessRun> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [KNEX_CLI, command, '--knexfile', join(project, 'knexfile.js')], {
-        cwd: project,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GUARD_URL: guard.url, HOME: project },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    runTool(process.execPath, [KNEX_CLI, command, '--knexfile', join(project, 'knexfile.js')], {
+      cwd: project,
+      env: { GUARD_URL: guard.url, HOME: project },
     });
 
   /** Nothing of the client left open upstream: no session idle in a transaction, no relation lock of another session. */
@@ -254,17 +241,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
     await nothingLeftOpen();
   }, 120_000);
 
-  const connect = async () => {
-    const client = new pg.Client({ connectionString: guard.url, application_name: 'guard-ddl' });
-    client.on('error', () => undefined);
-    await client.connect();
-    return client;
-  };
-  const failure = (promise: Promise<unknown>) =>
-    promise.then(
-      () => undefined,
-      (e: pg.DatabaseError) => e,
-    );
+  const connect = () => connectTo(guard.url, 'guard-ddl');
 
   it('node-postgres: new objects run while measuring (simple and extended protocol); the approved retry must carry the identical DDL text', async () => {
     const client = await connect();
@@ -356,9 +333,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: knex migrations', () => {
   });
 
   it('node-postgres: nothing whose effect a ROLLBACK does not undo runs to be measured (pg_terminate_backend, setval, a DO block, CREATE TABLE AS with a side effect)', async () => {
-    const victim = new pg.Client({ connectionString: db.url, application_name: 'guard-victim' });
-    victim.on('error', () => undefined);
-    await victim.connect();
+    const victim = await connectTo(db.url, 'guard-victim');
     const pid = Number((await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
     const client = await connect();
     try {

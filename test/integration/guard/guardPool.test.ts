@@ -4,7 +4,6 @@
  * that never saw their Parse, LISTEN and cursors WITH HOLD keep their session (and the others wait, then get a
  * clear error), and a held write is approved and run once through the pool, alone and in a transaction.
  */
-import { execFile } from 'node:child_process';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
@@ -13,18 +12,7 @@ import { execSql, queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, postgresAvailable } from '../../support/services';
 import { connect } from '../../support/pgClients';
-
-function run(command: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      command,
-      args,
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 120_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+import { pgbench, pgbenchInit, pgbenchTarget } from '../../support/toolRun';
 
 async function value(client: pg.Client, sql: string): Promise<unknown> {
   const result = await client.query<unknown[]>({ text: sql, rowMode: 'array' });
@@ -146,71 +134,15 @@ describe.skipIf(!postgresAvailable)('pg-agent guard --pool transaction', () => {
   });
 
   it('pgbench -M prepared with more clients than sessions: every transaction succeeds', async () => {
-    const direct = new URL(db.url);
-    const init = await run('pgbench', [
-      '-i',
-      '-s',
-      '1',
-      '-q',
-      '-h',
-      direct.hostname,
-      '-p',
-      direct.port,
-      '-U',
-      'postgres',
-      db.name,
-    ]);
-    expect(init.code).toBe(0);
-    const url = new URL(guard.url);
-    const bench = await run(
-      'pgbench',
-      [
-        '-S',
-        '-n',
-        '-M',
-        'prepared',
-        '-c',
-        '4',
-        '-j',
-        '2',
-        '-t',
-        '100',
-        '-h',
-        url.hostname,
-        '-p',
-        url.port,
-        '-U',
-        url.username,
-        db.name,
-      ],
-      { PGPASSWORD: decodeURIComponent(url.password) },
-    );
-    expect(bench.stderr).not.toContain('error');
-    expect(bench.stdout).toContain('number of transactions actually processed: 400/400');
-    const extended = await run(
-      'pgbench',
-      [
-        '-S',
-        '-n',
-        '-M',
-        'extended',
-        '-c',
-        '4',
-        '-j',
-        '2',
-        '-t',
-        '100',
-        '-h',
-        url.hostname,
-        '-p',
-        url.port,
-        '-U',
-        url.username,
-        db.name,
-      ],
-      { PGPASSWORD: decodeURIComponent(url.password) },
-    );
-    expect(extended.stdout).toContain('number of transactions actually processed: 400/400');
+    expect((await pgbenchInit(db.url)).code).toBe(0);
+    for (const mode of ['prepared', 'extended']) {
+      const bench = await pgbench(
+        ['-S', '-n', '-M', mode, '-c', '4', '-j', '2', '-t', '100'],
+        pgbenchTarget(guard.url),
+      );
+      expect(bench.stderr).not.toContain('error');
+      expect(bench.stdout).toContain('number of transactions actually processed: 400/400');
+    }
     expect(await upstreamSessions(db)).toBeLessThanOrEqual(1);
   }, 180_000);
 

@@ -3,30 +3,14 @@
  * libpq underneath; it opens a transaction before the first statement) and pgbench (`-S`, the select-only
  * run, passes; the default TPC-B-like run writes, and nothing of it commits).
  */
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
 import { startGuardProcess } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, postgresAvailable } from '../../support/services';
-
-function run(
-  command: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+import type { PgbenchTarget } from '../../support/toolRun';
+import { pgbench, pgbenchInit, pgbenchTarget, runTool } from '../../support/toolRun';
 
 const PYTHON = `
 import sys, psycopg2
@@ -52,30 +36,13 @@ conn.close()
 describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
-  let pgbenchEnv: Record<string, string>;
-  let pgbenchArgs: string[];
+  let target: PgbenchTarget;
 
   beforeAll(async () => {
     db = await createScratchDatabase('pgagent_guard_bench');
-    const direct = new URL(db.url);
-    const init = await run('pgbench', [
-      '-i',
-      '-s',
-      '1',
-      '-q',
-      '-h',
-      direct.hostname,
-      '-p',
-      direct.port || '5432',
-      '-U',
-      direct.username || 'postgres',
-      db.name,
-    ]);
-    expect(init.code).toBe(0);
+    expect((await pgbenchInit(db.url)).code).toBe(0);
     guard = await startGuardProcess(db.url);
-    const url = new URL(guard.url);
-    pgbenchEnv = { PGPASSWORD: decodeURIComponent(url.password) };
-    pgbenchArgs = ['-h', url.hostname, '-p', url.port, '-U', url.username, db.name];
+    target = pgbenchTarget(guard.url);
   }, 120_000);
 
   afterAll(async () => {
@@ -84,7 +51,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', 
   });
 
   it('psycopg2: reads pass, a write in its implicit transaction rolls it back, in autocommit it is held and then runs once', async () => {
-    const first = await run('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try']);
+    const first = await runTool('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try'], { timeout: 60_000 });
     expect(first.stderr).toBe('');
     const lines = first.stdout.trim().split('\n');
     expect(lines.slice(0, 2)).toEqual(['read 0', 'in-transaction PA002']);
@@ -92,7 +59,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', 
     const ticket = lines[2]!.split(' ')[2]!;
     expect(await queryValue(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 7')).toBe(0);
     expect((await guard.pgAgent(['approvals', 'approve', ticket])).code).toBe(0);
-    const second = await run('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try', 'again']);
+    const second = await runTool('/usr/bin/python3', ['-c', PYTHON, guard.url, 'try', 'again'], { timeout: 60_000 });
     expect(second.stdout.trim().split('\n').slice(2)).toEqual([
       'autocommit 1',
       expect.stringMatching(/^autocommit PA001 tkt_/),
@@ -101,10 +68,10 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', 
   });
 
   it('pgbench -S runs through the guard; its writing run commits nothing', async () => {
-    const reads = await run('pgbench', ['-S', '-n', '-c', '2', '-t', '50', ...pgbenchArgs], pgbenchEnv);
+    const reads = await pgbench(['-S', '-n', '-c', '2', '-t', '50'], target);
     expect(reads.stderr).not.toContain('error');
     expect(reads.stdout).toContain('number of transactions actually processed: 100/100');
-    const writes = await run('pgbench', ['-n', '-c', '1', '-t', '3', ...pgbenchArgs], pgbenchEnv);
+    const writes = await pgbench(['-n', '-c', '1', '-t', '3'], target);
     expect(writes.code).not.toBe(0);
     // The whole pgbench transaction is held at its END on one ticket (issue 24 P4), rolled back at once.
     expect(writes.stderr).toMatch(/held for approval: ticket tkt_[a-z0-9]+.*\n.*pgbench_history: 1 inserted/);

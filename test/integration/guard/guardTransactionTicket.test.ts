@@ -3,17 +3,10 @@
 // (files, Redis), covered by the hash every decision names and every signature covers, and refused by the
 // executor (a replay of its recorded values would be wrong). Old tickets without the field are statements.
 import { generateKeyPairSync } from 'node:crypto';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decideTicket } from '../../../src/core/approvals/approvalPath';
 import { signatureState } from '../../../src/core/approvals/approvalPolicy';
 import { publicKeyText } from '../../../src/core/approvals/decisionSignature';
-import { FileTicketStore } from '../../../src/core/approvals/fileTicketStore';
-import { openRedisTicketStore } from '../../../src/core/approvals/redisTicketStore';
 import type { GuardTransactionRecord, Ticket } from '../../../src/core/approvals/ticket';
 import { isGuardTransaction, sqlHash, ticketHash, transactionSql } from '../../../src/core/approvals/ticket';
 import type { NewTicket, TicketStore } from '../../../src/core/approvals/ticketStore';
@@ -22,8 +15,10 @@ import { AgentError } from '../../../src/core/platform/errors';
 import { silentLogger } from '../../../src/core/platform/logger';
 import { executeApproved } from '../../../src/core/sql/executeApproved';
 import type { ImpactReport } from '../../../src/shared/impactReport';
-import { REDIS_URL, redisAvailable } from '../../support/services';
+import { redisAvailable } from '../../support/services';
 import { impactReport } from '../../support/impactReports';
+import type { StoreHarness } from '../../support/ticketStoreHarness';
+import { fileStoreHarness, redisStoreHarness, storesOn } from '../../support/ticketStoreHarness';
 
 const CONNECTION = 'postgres://app@db:5432/shop';
 const CLAIM = { connection: CONNECTION, xid: '1000', by: 'guard' };
@@ -67,34 +62,14 @@ async function errorOf(promise: Promise<unknown>): Promise<AgentError> {
   return error;
 }
 
-interface Harness {
-  open(): Promise<TicketStore>;
-  /** The stored JSON, edited behind the store's back. */
-  tamper(id: string, edit: (ticket: Record<string, unknown> & Ticket) => void): Promise<void>;
-  raw(id: string): Promise<Record<string, unknown>>;
-  cleanup(): Promise<void>;
-}
-
-function describeStore(name: string, enabled: boolean, makeHarness: () => Promise<Harness>): void {
+function describeStore(name: string, enabled: boolean, makeHarness: () => Promise<StoreHarness>): void {
   describe.runIf(enabled)(`a guard transaction ticket in the ${name} store`, () => {
-    let harness: Harness;
+    let harness: StoreHarness;
     let store: TicketStore;
-    const opened: TicketStore[] = [];
-    const open = async () => {
-      const s = await harness.open();
-      opened.push(s);
-      return s;
-    };
+    const { open, setUp, tearDown } = storesOn(makeHarness);
 
-    beforeEach(async () => {
-      harness = await makeHarness();
-      store = await open();
-    });
-
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((s) => s.close()));
-      await harness.cleanup();
-    });
+    beforeEach(async () => ({ harness, store } = await setUp()));
+    afterEach(() => tearDown());
 
     it('keeps its origin, statements and effects; its hash covers them; another store reads it the same', async () => {
       const created = await store.create(transactionTicket());
@@ -214,38 +189,5 @@ function describeStore(name: string, enabled: boolean, makeHarness: () => Promis
   });
 }
 
-describeStore('file', true, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'pgagent-guard-tx-tickets-'));
-  const path = (id: string) => join(dir, `${id}.json`);
-  return {
-    open: () => Promise.resolve(new FileTicketStore(dir, { pollMs: 60_000 })),
-    async tamper(id, edit) {
-      const ticket = JSON.parse(await readFile(path(id), 'utf8')) as Record<string, unknown> & Ticket;
-      edit(ticket);
-      await writeFile(path(id), JSON.stringify(ticket, null, 2));
-    },
-    raw: async (id) => JSON.parse(await readFile(path(id), 'utf8')) as Record<string, unknown>,
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-});
-
-describeStore('Redis', redisAvailable, async () => {
-  const prefix = `pgagent-test:${randomBytes(6).toString('hex')}:`;
-  const admin = new Redis(REDIS_URL, { lazyConnect: true });
-  await admin.connect();
-  const key = (id: string) => `${prefix}ticket:${id}`;
-  return {
-    open: () => openRedisTicketStore(REDIS_URL, { prefix, logger: silentLogger, pollMs: 60_000 }),
-    async tamper(id, edit) {
-      const ticket = JSON.parse((await admin.get(key(id))) ?? 'null') as Record<string, unknown> & Ticket;
-      edit(ticket);
-      await admin.set(key(id), JSON.stringify(ticket), 'KEEPTTL');
-    },
-    raw: async (id) => JSON.parse((await admin.get(key(id))) ?? 'null') as Record<string, unknown>,
-    async cleanup() {
-      const keys = await admin.keys(`${prefix}*`);
-      if (keys.length > 0) await admin.del(...keys);
-      await admin.quit();
-    },
-  };
-});
+describeStore('file', true, () => fileStoreHarness('pgagent-guard-tx-tickets-'));
+describeStore('Redis', redisAvailable, redisStoreHarness);

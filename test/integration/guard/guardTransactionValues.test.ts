@@ -6,13 +6,14 @@
  * passed on to a child insert varies on retry by provenance; a fresh UUID in a WHERE is held. Every outcome is
  * asserted on the rows in the database.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
-import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
+import { guardedDatabase, stopGuarded, storedTicket } from '../../support/guardProcess';
+import { transactionError } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { execSql, postgresAvailable } from '../../support/services';
@@ -33,30 +34,11 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approval bind
   let db: ScratchDatabase;
   let guard: GuardProcess;
   const value = async (sql: string) => String(await queryValue(db.url, sql));
-  const ticket = (id: string) =>
-    JSON.parse(readFileSync(join(guard.workspace, '.pgagent', 'approvals', `${id}.json`), 'utf8')) as {
-      status: string;
-      impact: { warnings: string[] };
-      transaction: { statements: { sql: string; varies?: { kind: string; from?: number; column?: string }[] }[] };
-    };
+  const ticket = (id: string) => storedTicket(guard, id);
   const approve = async (id: string) => expect((await guard.pgAgent(['approvals', 'approve', id])).code).toBe(0);
 
   /** One transaction through the guard with node-postgres (extended protocol): its error, or undefined. */
-  const pgTransaction = async (steps: (client: pg.Client) => Promise<void>): Promise<string | undefined> => {
-    const client = new pg.Client({ connectionString: guard.url, application_name: 'i32-pg' });
-    await client.connect();
-    try {
-      await client.query('BEGIN');
-      await steps(client);
-      await client.query('COMMIT');
-      return undefined;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      return (error as Error).message;
-    } finally {
-      await client.end();
-    }
-  };
+  const pgTransaction = (steps: (client: pg.Client) => Promise<void>) => transactionError(guard.url, 'i32-pg', steps);
 
   beforeAll(async () => {
     ({ db, guard } = await guardedDatabase('i32_guard_values', [
@@ -123,7 +105,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approval bind
     expect(held).toContain('held for approval');
     const id = ticketIn(held ?? '');
     const card = ticket(id);
-    expect(card.transaction.statements[1]!.varies).toEqual([
+    expect(card.transaction?.statements[1]!.varies).toEqual([
       expect.objectContaining({ kind: 'returned', from: 0, column: 'id' }),
       expect.objectContaining({ kind: 'returned', from: 0, column: 'id' }),
     ]);
@@ -164,7 +146,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approval bind
     };
     const held = await pgTransaction(insert(crypto.randomUUID(), new Date()));
     const id = ticketIn(held ?? '');
-    expect(ticket(id).transaction.statements[0]!.varies?.map((v) => v.kind)).toEqual(['uuid', 'timestamp']);
+    expect(ticket(id).transaction?.statements[0]!.varies?.map((v) => v.kind)).toEqual(['uuid', 'timestamp']);
     await approve(id);
     const uuid = crypto.randomUUID();
     expect(await pgTransaction(insert(uuid, new Date()))).toBeUndefined();
@@ -176,7 +158,7 @@ describe.skipIf(!postgresAvailable)('pg-agent guard: a transaction approval bind
     };
     const heldDelete = await pgTransaction(remove(uuid));
     const deleteTicket = ticketIn(heldDelete ?? '');
-    expect(ticket(deleteTicket).transaction.statements[0]!.varies).toBeUndefined();
+    expect(ticket(deleteTicket).transaction?.statements[0]!.varies).toBeUndefined();
     await approve(deleteTicket);
     const other = crypto.randomUUID();
     await execSql(db.url, `INSERT INTO docs (id, body) VALUES ('${other}', 'keep')`);

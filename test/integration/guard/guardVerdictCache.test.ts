@@ -7,10 +7,11 @@
  * type — int4, int8 after a minus sign, numeric, text — get different keys: test/unit/guardVerdictCache.test.ts;
  * the reach engine today judges every overload of a name, so they cannot pass apart here.)
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
 import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
+import { connect } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { execSql, postgresAvailable } from '../../support/services';
@@ -27,9 +28,7 @@ describe.skipIf(!postgresAvailable)("the guard's verdict cache against texts tha
       `CREATE FUNCTION k(int) RETURNS int LANGUAGE sql AS 'SELECT 1';
        CREATE FUNCTION m(int) RETURNS int LANGUAGE sql AS 'SELECT 1';`,
     ]));
-    client = new pg.Client({ connectionString: guard.url, application_name: 'guard-cache-attacker' });
-    client.on('error', () => undefined);
-    await client.connect();
+    client = await connect(guard.url, 'guard-cache-attacker');
   }, 60_000);
 
   afterAll(async () => {

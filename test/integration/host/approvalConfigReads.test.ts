@@ -39,12 +39,8 @@ vi.mock('vscode', () => {
 });
 // Every asynchronous file read of src/ (the config reader's, the ticket store's).
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof FsPromisesModule>();
-  const readFile = ((path: unknown, ...rest: unknown[]) => {
-    counted.files.push(String(path));
-    return (real.readFile as (...args: unknown[]) => unknown)(path, ...rest);
-  }) as typeof real.readFile;
-  return { ...real, default: { ...real, readFile }, readFile };
+  const { countingReads } = await import('../../support/countedReads');
+  return countingReads(await importOriginal<typeof FsPromisesModule>(), 'readFile', counted.files);
 });
 // The loader's job is to load dist/services.js on first use; here the same module from source.
 vi.mock('../../../src/host/lazyServices', async () => {

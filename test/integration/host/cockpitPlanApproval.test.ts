@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type * as FsModule from 'node:fs';
 import type * as FsPromisesModule from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as PlanTicketModule from '../../../src/core/approvals/planTicket';
 import type * as PolicyInForceModule from '../../../src/core/approvals/policyInForce';
 import { scriptedGemini } from '../../support/scriptedGemini';
@@ -23,20 +23,12 @@ vi.mock('vscode', () => ({
 }));
 // Every file read of src/ (the job store reads synchronously, the ticket store and config reader asynchronously).
 vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof FsModule>();
-  const readFileSync = ((path: unknown, ...rest: unknown[]) => {
-    counted.files.push(String(path));
-    return (real.readFileSync as (...args: unknown[]) => unknown)(path, ...rest);
-  }) as typeof real.readFileSync;
-  return { ...real, default: { ...real, readFileSync }, readFileSync };
+  const { countingReads } = await import('../../support/countedReads');
+  return countingReads(await importOriginal<typeof FsModule>(), 'readFileSync', counted.files);
 });
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof FsPromisesModule>();
-  const readFile = ((path: unknown, ...rest: unknown[]) => {
-    counted.files.push(String(path));
-    return (real.readFile as (...args: unknown[]) => unknown)(path, ...rest);
-  }) as typeof real.readFile;
-  return { ...real, default: { ...real, readFile }, readFile };
+  const { countingReads } = await import('../../support/countedReads');
+  return countingReads(await importOriginal<typeof FsPromisesModule>(), 'readFile', counted.files);
 });
 vi.mock('../../../src/core/approvals/planTicket', async (importOriginal) => {
   const real = await importOriginal<typeof PlanTicketModule>();
@@ -57,14 +49,9 @@ import { planHash } from '../../../src/core/approvals/planTicket';
 import { authorizeAtClaim } from '../../../src/core/approvals/policyInForce';
 import type { Ticket } from '../../../src/core/approvals/ticket';
 import type { TicketStore } from '../../../src/core/approvals/ticketStore';
-import { parseConnectionUrl } from '../../../src/core/db/connectionTarget';
-import type { Db } from '../../../src/core/db/db';
-import { introspectSchema } from '../../../src/core/db/introspect';
-import { openPostgres } from '../../../src/core/db/postgresDb';
 import type { JobOutcome } from '../../../src/core/jobs/jobOutcome';
 import { JobStore } from '../../../src/core/jobs/jobStore';
 import { silentLogger } from '../../../src/core/platform/logger';
-import type { SchemaSnapshot } from '../../../src/shared/schema';
 import { IDLE } from '../../../src/host/jobs/cockpit/jobView';
 import type { JobEntry } from '../../../src/host/jobs/jobEntries';
 import { readJobEntry } from '../../../src/host/jobs/jobEntries';
@@ -84,9 +71,8 @@ import { ARCHIVE, call, inTactical, PLAN_V1, planTurn } from '../../support/jobS
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import { queryValue } from '../../support/scratchDatabase';
-import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
-import { SHOP_SCHEMA } from '../../support/shopSchema';
+import { postgresAvailable } from '../../support/services';
+import { useShopDatabase } from '../../support/shopDatabase';
 
 /** The window's core loader (mocked above: the services module from source). */
 const coreServices = coreOnFirstUse();
@@ -117,26 +103,12 @@ function countingStore(real: FileTicketStore): {
 }
 
 describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instrumented stores', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
-  let snapshot: SchemaSnapshot;
+  const shop = useShopDatabase();
   let server: ScriptedModelServer;
   let workspace: string;
   let ownDir: string;
   let previousXdg: string | undefined;
   let tickets: FileTicketStore;
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    snapshot = await db.withSession((session) => introspectSchema(session));
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
 
   beforeEach(async () => {
     server = await startScriptedModelServer();
@@ -174,8 +146,8 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
       rootDir: workspace,
       logger: silentLogger,
       session: {
-        use: (work) => work({ db, key: scratch.url }),
-        loadSnapshot: () => Promise.resolve(snapshot),
+        use: (work) => work({ db: shop.db, key: shop.scratch.url }),
+        loadSnapshot: () => Promise.resolve(shop.snapshot),
       },
       ticketStore: () => Promise.resolve(store),
       settings: () => jobRunnerSettings(settingsPort(coreServices), workspace),
@@ -397,7 +369,7 @@ describe.runIf(postgresAvailable)('one cockpit plan approval, counted with instr
     if (!owner?.decide) throw new Error("expected the job's write shown with its owner's decision");
 
     const cancelled = () =>
-      queryValue(scratch.url, "SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 10").then(Number);
+      queryValue(shop.scratch.url, "SELECT count(*) FROM orders WHERE status = 'cancelled' AND id <= 10").then(Number);
     const before = await cancelled();
     expect(before).toBeGreaterThan(0);
     server.script([inTactical({ functionCall: call('job_complete', { summary: 'archived' }) })]);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpLaunch } from '../../../src/host/agents/mcpLaunch';
 import { runPgAgent } from '../../support/cliHarness';
 import type { McpSession } from '../../support/mcpClient';
-import { errorOf, startMcp, textOf } from '../../support/mcpClient';
+import { errorOf, MCP_TOOL_NAMES, startMcp, textOf } from '../../support/mcpClient';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
 
@@ -41,20 +41,7 @@ describe('pg-agent mcp as VS Code launches it, on the sample database', () => {
 
   it('lists its tools and explores the sample shop', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      'list_tables',
-      'describe_table',
-      'schema_context',
-      'run_read',
-      'explain',
-      'impact',
-      'propose_write',
-      'ticket_status',
-      'execute_approved',
-      'health',
-      'top_queries',
-      'advise_indexes',
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(MCP_TOOL_NAMES);
     const list = await mcp.call('list_tables');
     expect(list.isError, textOf(list)).toBeFalsy();
     expect((list.structuredContent as { tables: { table: string }[] }).tables.map((t) => t.table)).toEqual(

@@ -9,26 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../../support/cliHarness';
 import type { McpSession } from '../../support/mcpClient';
-import { errorOf, pgAgentMcp, textOf } from '../../support/mcpClient';
+import { errorOf, MCP_TOOL_NAMES, pgAgentMcp, textOf } from '../../support/mcpClient';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../support/services';
 import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../support/shopSchema';
-
-const TOOL_NAMES = [
-  'list_tables',
-  'describe_table',
-  'schema_context',
-  'run_read',
-  'explain',
-  'impact',
-  'propose_write',
-  'ticket_status',
-  'execute_approved',
-  'health',
-  'top_queries',
-  'advise_indexes',
-];
 
 describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
   let scratch: ScratchDatabase;
@@ -55,7 +40,7 @@ describe.runIf(postgresAvailable)('pg-agent mcp on PostgreSQL', () => {
 
   it('lists its tools with hints and strict JSON schemas named as documented', async () => {
     const { tools } = await mcp.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    expect(tools.map((t) => t.name)).toEqual(MCP_TOOL_NAMES);
     const byName = new Map(tools.map((t) => [t.name, t]));
     const props = (name: string) => Object.keys(byName.get(name)?.inputSchema.properties ?? {});
     expect(props('describe_table')).toEqual(['table']);

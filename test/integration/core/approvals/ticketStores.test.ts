@@ -14,7 +14,6 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
 import { openRedisTicketStore } from '../../../../src/core/approvals/redisTicketStore';
-import type { Ticket } from '../../../../src/core/approvals/ticket';
 import { sqlHash, TICKET_TTL_MS } from '../../../../src/core/approvals/ticket';
 import { liveIndexName } from '../../../../src/core/approvals/ticketRules';
 import type { NewTicket, TicketStore } from '../../../../src/core/approvals/ticketStore';
@@ -30,6 +29,8 @@ import { openDatabase } from '../../../../src/core/db/openDatabase';
 import { DATABASE_URL, REDIS_URL, redisAvailable } from '../../../support/services';
 import { closedPort } from '../../../support/scratchDatabase';
 import { impactReport } from '../../../support/impactReports';
+import type { StoreHarness } from '../../../support/ticketStoreHarness';
+import { fileStoreHarness, redisStoreHarness, storesOn } from '../../../support/ticketStoreHarness';
 
 const SQL = "UPDATE orders SET status = 'shipped' WHERE id = 42";
 const CONNECTION = 'postgres://app@db:5432/shop';
@@ -72,40 +73,18 @@ async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<A
   return error;
 }
 
-interface StoreHarness {
-  /** Another store on the same tickets: a separate object, connection, watcher — as another process has. */
-  open(): Promise<TicketStore>;
-  /** Edits a stored ticket's JSON behind the store's back. */
-  tamper(id: string, edit: (ticket: Ticket) => void): Promise<void>;
-  /** Removes the live index, as a store written by a version without one has none. */
-  dropLiveIndex(): Promise<void>;
-  cleanup(): Promise<void>;
-}
-
 function describeTicketStore(name: string, enabled: boolean, makeHarness: () => Promise<StoreHarness>): void {
   describe.runIf(enabled)(`${name} ticket store`, () => {
     let harness: StoreHarness;
     let store: TicketStore;
-    const opened: TicketStore[] = [];
-    const open = async () => {
-      const another = await harness.open();
-      opened.push(another);
-      return another;
-    };
+    const { open, setUp, tearDown } = storesOn(makeHarness);
     const approved = async (input: Partial<NewTicket> = {}) => {
       const ticket = await store.create(newTicket(input));
       return store.decide(ticket.id, { approve: true, by: 'alice' });
     };
 
-    beforeEach(async () => {
-      harness = await makeHarness();
-      store = await open();
-    });
-
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((s) => s.close()));
-      await harness.cleanup();
-    });
+    beforeEach(async () => ({ harness, store } = await setUp()));
+    afterEach(() => tearDown());
 
     it('finds the live tickets of one statement on one database by key, newest first', async () => {
       const first = await store.create(newTicket({ now: new Date(Date.now() - 1000) }));
@@ -451,46 +430,8 @@ function describeTicketStore(name: string, enabled: boolean, makeHarness: () => 
   });
 }
 
-describeTicketStore('file', true, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'pgagent-approvals-'));
-  return {
-    // A long poll: a waiting job can only wake in time through the directory watch.
-    open: () => Promise.resolve(new FileTicketStore(dir, { pollMs: 60_000 })),
-    async tamper(id, edit) {
-      const path = join(dir, `${id}.json`);
-      const ticket = JSON.parse(await readFile(path, 'utf8')) as Ticket;
-      edit(ticket);
-      await writeFile(path, JSON.stringify(ticket, null, 2));
-    },
-    dropLiveIndex: () => rm(join(dir, 'live'), { recursive: true, force: true }),
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  };
-});
-
-describeTicketStore('Redis', redisAvailable, async () => {
-  const prefix = `pgagent-test:${randomBytes(6).toString('hex')}:`;
-  const admin = new Redis(REDIS_URL, { lazyConnect: true });
-  await admin.connect();
-  return {
-    // A long poll: a waiting job can only wake in time through pub/sub.
-    open: () => openRedisTicketStore(REDIS_URL, { prefix, logger: silentLogger, pollMs: 60_000 }),
-    async tamper(id, edit) {
-      const key = `${prefix}ticket:${id}`;
-      const ticket = JSON.parse((await admin.get(key)) ?? 'null') as Ticket;
-      edit(ticket);
-      await admin.set(key, JSON.stringify(ticket), 'KEEPTTL');
-    },
-    async dropLiveIndex() {
-      const keys = await admin.keys(`${prefix}live*`);
-      if (keys.length > 0) await admin.del(...keys);
-    },
-    async cleanup() {
-      const keys = await admin.keys(`${prefix}*`);
-      if (keys.length > 0) await admin.del(...keys);
-      await admin.quit();
-    },
-  };
-});
+describeTicketStore('file', true, () => fileStoreHarness());
+describeTicketStore('Redis', redisAvailable, redisStoreHarness);
 
 describe('file ticket store on disk', () => {
   let dir: string;

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileAuditLog } from '../../../../src/core/ask/audit';
 import { readOutcome, resumeAsk, startAsk } from '../../../../src/core/ask/askRun';
 import type { AskDeps } from '../../../../src/core/ask/deps';
@@ -10,44 +10,25 @@ import { buildAskGraph } from '../../../../src/core/ask/graph';
 import { newThreadId } from '../../../../src/core/ask/threadId';
 import { decideTicket } from '../../../../src/core/approvals/approvalPath';
 import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import type { Db } from '../../../../src/core/db/db';
-import { introspectSchema } from '../../../../src/core/db/introspect';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { createGeminiProvider } from '../../../../src/core/llm/gemini';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
-import type { SchemaSnapshot } from '../../../../src/shared/schema';
-import type { ScratchDatabase } from '../../../support/services';
 import { queryValue } from '../../../support/scratchDatabase';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { SHOP_FINGERPRINT, SHOP_SCHEMA } from '../../../support/shopSchema';
+import { postgresAvailable } from '../../../support/services';
+import { useShopDatabase } from '../../../support/shopDatabase';
+import { SHOP_FINGERPRINT } from '../../../support/shopSchema';
 
 const INTENT = { json: { operation: 'read', tables: ['orders'], confidence: 0.9 } };
 
 describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
-  let snapshot: SchemaSnapshot;
+  const shop = useShopDatabase();
   let server: ScriptedModelServer;
   let store: FileTicketStore;
   let workspace: string;
-  const fingerprint = () => queryValue(scratch.url, SHOP_FINGERPRINT);
-  const count = async (sql: string) => Number(await queryValue(scratch.url, sql));
-
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    snapshot = await db.withSession((session) => introspectSchema(session));
-  });
-
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
+  const fingerprint = () => queryValue(shop.scratch.url, SHOP_FINGERPRINT);
+  const count = async (sql: string) => Number(await queryValue(shop.scratch.url, sql));
 
   beforeEach(async () => {
     server = await startScriptedModelServer();
@@ -70,8 +51,8 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
     } = {},
   ) {
     const deps: AskDeps = {
-      db,
-      connectionKey: scratch.url,
+      db: shop.db,
+      connectionKey: shop.scratch.url,
       ticketStore: store,
       provider:
         options.withModel === false
@@ -84,7 +65,7 @@ describe.runIf(postgresAvailable)('ask graph on PostgreSQL with a scripted model
               maxRetries: options.retries ?? 0,
               retryBaseDelayMs: 5,
             }),
-      loadSnapshot: () => Promise.resolve(snapshot),
+      loadSnapshot: () => Promise.resolve(shop.snapshot),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
       requestedBy: 'tester',

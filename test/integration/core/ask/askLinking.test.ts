@@ -2,26 +2,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fileAuditLog } from '../../../../src/core/ask/audit';
-import { startAsk } from '../../../../src/core/ask/askRun';
-import type { AskDeps } from '../../../../src/core/ask/deps';
-import { FileCheckpointSaver } from '../../../../src/core/ask/fileCheckpointer';
-import { buildAskGraph } from '../../../../src/core/ask/graph';
-import { newThreadId } from '../../../../src/core/ask/threadId';
-import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import type { SchemaSource } from '../../../../src/core/db/schemaCache';
 import { SchemaCache } from '../../../../src/core/db/schemaCache';
 import { silentLogger } from '../../../../src/core/platform/logger';
-import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import { musicStoreSql } from '../../../fixtures/musicStoreSchema';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { scriptedGemini } from '../../../support/scriptedGemini';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { execSql, postgresAvailable } from '../../../support/services';
+import { scriptedAsk } from '../../../support/scriptedAsk';
 
 const SUMMARY = { reply: { text: 'Done.' } };
 const read = (sql: string) => ({ reply: { json: { sql, operation: 'read', explanation: 'reads it' } } });
@@ -35,15 +26,10 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
   let sources: SchemaSource[];
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, musicStoreSql(40));
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+    ({ scratch, db } = await openScratch(musicStoreSql(40)));
   });
 
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
+  afterAll(() => closeScratch({ db, scratch }));
 
   beforeEach(async () => {
     server = await startScriptedModelServer();
@@ -57,35 +43,15 @@ describe.runIf(postgresAvailable)('an ask on a schema bigger than its budget, wi
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  async function ask(question: string, budget = 400) {
-    const store = new FileTicketStore(join(workspace, 'approvals'), { logger: silentLogger });
-    const deps: AskDeps = {
-      db,
-      connectionKey: scratch.url,
-      ticketStore: store,
-      undoDir: join(workspace, 'undo'),
-      provider: scriptedGemini(server),
+  const ask = (question: string, budget = 400) =>
+    scriptedAsk({ db, connectionKey: scratch.url, server, workspace }, question, {
       loadSnapshot: async () => {
         const { snapshot, source } = await cache.get(db, scratch.url);
         sources.push(source);
         return snapshot;
       },
-      settings: DEFAULT_SAFETY,
-      logger: silentLogger,
-      requestedBy: 'tester',
-      audit: fileAuditLog(join(workspace, 'runs')),
       contextBudgetTokens: budget,
-    };
-    try {
-      return await startAsk(
-        buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints'))),
-        newThreadId(),
-        question,
-      );
-    } finally {
-      await store.close();
-    }
-  }
+    });
 
   it('introspects once for a whole ask, not at all for the next one, and again after DDL or invalidate()', async () => {
     const intent = { reply: { json: { operation: 'read', tables: ['genre'], confidence: 0.9 } } };

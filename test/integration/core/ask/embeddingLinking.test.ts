@@ -5,31 +5,22 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { fileAuditLog } from '../../../../src/core/ask/audit';
-import { startAsk } from '../../../../src/core/ask/askRun';
-import type { AskDeps } from '../../../../src/core/ask/deps';
-import { FileCheckpointSaver } from '../../../../src/core/ask/fileCheckpointer';
-import { buildAskGraph } from '../../../../src/core/ask/graph';
 import { buildSchemaContext } from '../../../../src/core/ask/schemaContext';
 import { semanticScores } from '../../../../src/core/ask/semanticSignal';
-import { newThreadId } from '../../../../src/core/ask/threadId';
-import { FileTicketStore } from '../../../../src/core/approvals/fileTicketStore';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
 import { introspectSchema } from '../../../../src/core/db/introspect';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { createEmbedder } from '../../../../src/core/llm/createProvider';
 import { EmbeddingCache } from '../../../../src/core/llm/embeddingCache';
 import type { Embedder } from '../../../../src/core/llm/embeddings';
 import type { Logger } from '../../../../src/core/platform/logger';
 import { silentLogger } from '../../../../src/core/platform/logger';
-import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import type { SchemaSnapshot } from '../../../../src/shared/schema';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { bagOfWordsVector, startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { scriptedGemini } from '../../../support/scriptedGemini';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { execSql, postgresAvailable } from '../../../support/services';
+import { scriptedAsk } from '../../../support/scriptedAsk';
 
 /** Thirty tables of a shipping company, and the one a question about sailors needs, named with another word. */
 const NOISE = [
@@ -104,15 +95,9 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
     );
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    snapshot = await db.withSession((s) => introspectSchema(s));
+    ({ scratch, db, snapshot } = await openScratch(SCHEMA));
   });
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
+  afterAll(() => closeScratch({ db, scratch }));
   beforeEach(async () => {
     server = await startScriptedModelServer();
     server.embeddings({ vectorOf: conceptVector });
@@ -195,36 +180,17 @@ describe.runIf(postgresAvailable)('schema linking with an embedding model (scrip
   });
 
   it('an ask with embeddings shows the model the table it means', async () => {
-    const store = new FileTicketStore(join(workspace, 'approvals'), { logger: silentLogger });
     server.script([
       { reply: { json: { operation: 'read', tables: [], confidence: 0.2 } } },
       { reply: { json: { sql: 'SELECT member_name FROM crew_roster', operation: 'read', explanation: 'reads it' } } },
       { reply: { text: 'Nobody yet.' } },
     ]);
-    const deps: AskDeps = {
-      db,
-      connectionKey: scratch.url,
-      ticketStore: store,
-      undoDir: join(workspace, 'undo'),
-      provider: scriptedGemini(server),
+    const outcome = await scriptedAsk({ db, connectionKey: scratch.url, server, workspace }, QUESTION, {
       loadSnapshot: () => Promise.resolve(snapshot),
-      settings: DEFAULT_SAFETY,
-      logger: silentLogger,
-      requestedBy: 'tester',
-      audit: fileAuditLog(join(workspace, 'runs')),
       contextBudgetTokens: 60,
       embeddings: new EmbeddingCache(join(workspace, 'embeddings.json'), gemini(), silentLogger),
-    };
-    try {
-      const outcome = await startAsk(
-        buildAskGraph(deps, new FileCheckpointSaver(join(workspace, 'checkpoints'))),
-        newThreadId(),
-        QUESTION,
-      );
-      expect(outcome.status).toBe('done');
-      expect(server.requests[1]?.text).toContain('crew_roster(');
-    } finally {
-      await store.close();
-    }
+    });
+    expect(outcome.status).toBe('done');
+    expect(server.requests[1]?.text).toContain('crew_roster(');
   });
 });

@@ -3,17 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSchemaContext } from '../../../../src/core/ask/schemaContext';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import { introspectSchema } from '../../../../src/core/db/introspect';
 import { findTables } from '../../../../src/core/jobs/phases/readTools';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
-import { silentLogger } from '../../../../src/core/platform/logger';
 import type { SchemaSnapshot } from '../../../../src/shared/schema';
 import { musicStoreSql } from '../../../fixtures/musicStoreSchema';
 import { runPgAgent } from '../../../support/cliHarness';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import type { OpenedScratch } from '../../../support/openedScratch';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { postgresAvailable } from '../../../support/services';
 
 // A budget the whole schema does not fit, so that only ranking decides what the model sees.
 const BUDGET = 700;
@@ -21,21 +19,15 @@ const BUDGET = 700;
 describe.runIf(postgresAvailable)('schema linking on a music store hidden among look-alike tables', () => {
   let scratch: ScratchDatabase;
   let snapshot: SchemaSnapshot;
+  let opened: OpenedScratch | undefined;
   const cwd = mkdtempSync(join(tmpdir(), 'pgagent-linking-'));
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, musicStoreSql(40));
-    const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    try {
-      snapshot = await db.withSession((s) => introspectSchema(s));
-    } finally {
-      await db.close();
-    }
+    ({ scratch, snapshot } = opened = await openScratch(musicStoreSql(40)));
   });
 
   afterAll(async () => {
-    await scratch?.drop();
+    await closeScratch(opened);
     rmSync(cwd, { recursive: true, force: true });
   });
 

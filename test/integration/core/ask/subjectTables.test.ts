@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSchemaContext } from '../../../../src/core/ask/schemaContext';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import { introspectSchema } from '../../../../src/core/db/introspect';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
-import { silentLogger } from '../../../../src/core/platform/logger';
 import type { SchemaSnapshot } from '../../../../src/shared/schema';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import type { OpenedScratch } from '../../../support/openedScratch';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { postgresAvailable } from '../../../support/services';
 
 const FILLER =
   'audits budgets carriers depots exports fleets grants harbours imports journals kiosks lockers meters notices offices pallets quotas routes shifts tariffs unions vessels wagons yards zones'.split(
@@ -36,22 +33,15 @@ ${FILLER.map((name, i) => `CREATE TABLE ${name} (id bigint PRIMARY KEY, ${name}_
 const BUDGET = 250;
 
 describe.runIf(postgresAvailable)('schema linking: the tables of what the question is about', () => {
-  let scratch: ScratchDatabase;
   let snapshot: SchemaSnapshot;
+  let opened: OpenedScratch | undefined;
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SCHEMA);
-    const db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-    try {
-      snapshot = await db.withSession((s) => introspectSchema(s));
-    } finally {
-      await db.close();
-    }
+    ({ snapshot } = opened = await openScratch(SCHEMA));
   });
 
   afterAll(async () => {
-    await scratch?.drop();
+    await closeScratch(opened);
   });
 
   const context = (question: string) => buildSchemaContext(snapshot, question, { budgetTokens: BUDGET });

@@ -4,15 +4,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CollabDeps } from '../../../../src/core/collab/collabSession';
 import { CollabSessionRunner } from '../../../../src/core/collab/collabSession';
 import { gatherContext } from '../../../../src/core/collab/gatherContext';
 import { CollabStore } from '../../../../src/core/collab/sessionStore';
 import { loadParser } from '../../../../src/core/sql/parse';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
-import type { Db } from '../../../../src/core/db/db';
 import { introspectSchema } from '../../../../src/core/db/introspect';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { createGeminiProvider } from '../../../../src/core/llm/gemini';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
@@ -27,25 +25,14 @@ import {
 } from '../../../support/collabScript';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
-import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { SHOP_SCHEMA } from '../../../support/shopSchema';
+import { postgresAvailable } from '../../../support/services';
+import { useShopDatabase } from '../../../support/shopDatabase';
 
 describe.runIf(postgresAvailable)('collaborative planning session runner', () => {
-  let scratch: ScratchDatabase;
-  let db: Db;
+  const shop = useShopDatabase();
   let server: ScriptedModelServer;
   let workspace: string;
 
-  beforeAll(async () => {
-    scratch = await createScratchDatabase();
-    await execSql(scratch.url, SHOP_SCHEMA);
-    db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await scratch?.drop();
-  });
   beforeEach(async () => {
     server = await startScriptedModelServer();
     workspace = mkdtempSync(join(tmpdir(), 'pgagent-collab-'));
@@ -55,10 +42,11 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
     rmSync(workspace, { recursive: true, force: true });
   });
 
-  const runner = (signal?: AbortSignal) =>
+  /** The runner on the shop database with the scripted model; `extra`: a cancel signal, a save hook. */
+  const runner = (extra: Partial<CollabDeps> = {}) =>
     new CollabSessionRunner({
       store: new CollabStore(workspace),
-      db,
+      db: shop.db,
       connectionKey: 'test',
       providers: [
         createGeminiProvider({
@@ -69,10 +57,10 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
           maxRetries: 0,
         }),
       ],
-      loadSnapshot: () => db.withSession((s) => introspectSchema(s)),
+      loadSnapshot: () => shop.db.withSession((s) => introspectSchema(s)),
       settings: DEFAULT_SAFETY,
       logger: silentLogger,
-      ...(signal ? { signal } : {}),
+      ...extra,
     });
 
   it('a cancelled round keeps the session where it was; more analysis goes on from there', async () => {
@@ -80,22 +68,7 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
     let created = '';
     // The analyses "think" until the person cancels.
     server.script([{ times: 2, reply: { delayMs: 30_000, then: { json: analysis('slow', GOOD_SQL) } } }]);
-    const cancelled = new CollabSessionRunner({
-      store: new CollabStore(workspace),
-      db,
-      connectionKey: 'test',
-      providers: [
-        createGeminiProvider({
-          model: 'gemini-2.5-pro',
-          apiKey: 'k',
-          baseUrl: server.url,
-          logger: silentLogger,
-          maxRetries: 0,
-        }),
-      ],
-      loadSnapshot: () => db.withSession((s) => introspectSchema(s)),
-      settings: DEFAULT_SAFETY,
-      logger: silentLogger,
+    const cancelled = runner({
       signal: controller.signal,
       onSaved: (state) => {
         created = state.id;
@@ -123,10 +96,10 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
 
   it('context gathering explains the reads the task names (read-only), sizes, statistics and FK paths', async () => {
     await loadParser();
-    const snapshot = await db.withSession((s) => introspectSchema(s));
+    const snapshot = await shop.db.withSession((s) => introspectSchema(s));
     const task =
       'Speed up this report:\n```sql\nSELECT customer_id, sum(total) FROM orders GROUP BY customer_id\n```\nand never run: ```DELETE FROM orders```';
-    const context = await gatherContext(db, snapshot, task, { statementTimeoutMs: 5000, lockTimeoutMs: 1000 });
+    const context = await gatherContext(shop.db, snapshot, task, { statementTimeoutMs: 5000, lockTimeoutMs: 1000 });
     expect(context.explains).toHaveLength(1); // the DELETE is not a read: never explained
     expect(context.explains[0]?.error).toBeNull();
     expect(JSON.stringify(context.explains[0]?.plan)).toContain('"Node Type":"Aggregate"');

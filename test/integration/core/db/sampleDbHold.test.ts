@@ -54,18 +54,15 @@ describe('the sample database, held by one process at a time', () => {
 
   afterAll(() => fs.rmSync(workspace, { recursive: true, force: true }));
 
+  /** `pg-agent sql --db sample` reading the row the window writes, as its own process. */
+  const readEmail = () =>
+    pgAgent(workspace, ['sql', '--db', 'sample', '--json', '--', 'SELECT email FROM customers WHERE id = 1']);
+
   it("refuses pg-agent while a window holds it, naming the holder, and the window's writes stay", SLOW, async () => {
     const db = await open(recordingLogger());
     try {
       await db.query("UPDATE customers SET email = 'held@example.com' WHERE id = 1");
-      const refused = await pgAgent(workspace, [
-        'sql',
-        '--db',
-        'sample',
-        '--json',
-        '--',
-        'SELECT email FROM customers WHERE id = 1',
-      ]);
+      const refused = await readEmail();
       expect(refused.code, refused.stderr).toBe(1);
       const error = (JSON.parse(refused.stdout) as { error: { code: string; message: string; advice: string } }).error;
       expect(error.code).toBe('SAMPLE_DB_FAILED');
@@ -78,14 +75,7 @@ describe('the sample database, held by one process at a time', () => {
       await db.close();
     }
     expect(fs.existsSync(lockFile), 'released on close').toBe(false);
-    const after = await pgAgent(workspace, [
-      'sql',
-      '--db',
-      'sample',
-      '--json',
-      '--',
-      'SELECT email FROM customers WHERE id = 1',
-    ]);
+    const after = await readEmail();
     expect(after.code, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout)).toMatchObject({ rows: [['held@example.com']] });
   });

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
@@ -12,7 +11,7 @@ import type { Logger } from '../../../../src/core/platform/logger';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { REDIS_URL, redisAvailable } from '../../../support/services';
+import { connectRedis, dropRedisPrefix, REDIS_URL, redisAvailable, redisPrefix } from '../../../support/services';
 
 describe.runIf(postgresAvailable)('schema cache', () => {
   let scratch: ScratchDatabase;
@@ -53,19 +52,10 @@ describe.runIf(postgresAvailable)('schema cache', () => {
   });
 
   describe.runIf(redisAvailable)('on Redis', () => {
-    const prefix = `pgagent-test-${randomBytes(4).toString('hex')}:`;
+    const prefix = redisPrefix('pgagent-test');
     let redis: Redis;
-
-    beforeAll(async () => {
-      redis = new Redis(REDIS_URL, { lazyConnect: true });
-      await redis.connect();
-    });
-
-    afterAll(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    });
+    beforeAll(async () => (redis = await connectRedis()));
+    afterAll(() => dropRedisPrefix(redis, prefix));
 
     it('shares the snapshot between instances with a one-hour TTL', async () => {
       const a = new SchemaCache({ redis, prefix, logger: silentLogger });

@@ -1,11 +1,10 @@
 // The schema cache at scale: stored per schema, invalidated per schema (a change in one schema leaves the
 // others' entries as they were), and one table read by a fresh process without the rest (asserted on the
 // bytes read, and by a real `pg-agent` process that finds the other schemas' blobs gone and never needs them).
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
@@ -23,8 +22,10 @@ import {
   createScratchDatabase,
   execSql,
   postgresAvailable,
-  REDIS_URL,
+  connectRedis,
+  dropRedisPrefix,
   redisAvailable,
+  redisPrefix,
 } from '../../../support/services';
 
 const TABLES = 40;
@@ -239,19 +240,10 @@ describe.runIf(postgresAvailable)('schema cache per schema', () => {
   });
 
   describe.runIf(redisAvailable)('on Redis', () => {
-    const prefix = `pgagent-test-${randomBytes(4).toString('hex')}:`;
+    const prefix = redisPrefix('pgagent-test');
     let redis: Redis;
-
-    beforeAll(async () => {
-      redis = new Redis(REDIS_URL, { lazyConnect: true });
-      await redis.connect();
-    });
-
-    afterAll(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    });
+    beforeAll(async () => (redis = await connectRedis()));
+    afterAll(() => dropRedisPrefix(redis, prefix));
 
     it('keeps a small index and a key per schema; one table is read by ranges; a change re-writes one key', async () => {
       const cache = new SchemaCache({ redis, prefix, logger: silentLogger });

@@ -2,11 +2,10 @@
 // any process sharing the cache asks the server nothing (proved with a closed database handle: any query would
 // fail); the agent's own DDL voids every stamp at once (its announcement blanks the index's activity); a change
 // made outside the agent is seen by a one-table read at most the window late, and by whole-schema reads at once.
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
@@ -17,7 +16,7 @@ import { schemaChanges } from '../../../../src/core/db/schemaChanges';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ScratchDatabase } from '../../../support/services';
 import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
-import { REDIS_URL, redisAvailable } from '../../../support/services';
+import { connectRedis, dropRedisPrefix, redisAvailable, redisPrefix } from '../../../support/services';
 
 /** Long enough that no run of this test outlasts it: what is tested is who asks the server, not the clock. */
 const WINDOW = 10 * 60_000;
@@ -117,19 +116,10 @@ describe.runIf(postgresAvailable)('schema cache trust window', () => {
   });
 
   describe.runIf(redisAvailable)('on Redis', () => {
-    const prefix = `pgagent-i34-trust-${randomBytes(4).toString('hex')}:`;
+    const prefix = redisPrefix('pgagent-i34-trust');
     let redis: Redis;
-
-    beforeAll(async () => {
-      redis = new Redis(REDIS_URL, { lazyConnect: true });
-      await redis.connect();
-    });
-
-    afterAll(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    });
+    beforeAll(async () => (redis = await connectRedis()));
+    afterAll(() => dropRedisPrefix(redis, prefix));
 
     it('keeps the stamp in a key that expires with the window; a fresh process reads one table with no query', async () => {
       const window = 60_000;

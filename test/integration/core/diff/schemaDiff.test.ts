@@ -145,17 +145,9 @@ describe.runIf(postgresAvailable)('pg-agent diff: schema A to schema B', () => {
     const original = await fresh(SCHEMA_A);
     expect((await cli(['diff', '--from', original.url, '--snapshot', snap])).code).toBe(0);
     const pnpm = join(workspace, 'npm2');
-    const w = await cli([
-      'diff',
-      '--from',
-      snap,
-      '--to',
-      b.url,
-      '--write-migration',
-      pnpm,
-      '--tool',
-      'node-pg-migrate',
-    ]);
+    const toPnpm = () =>
+      cli(['diff', '--from', snap, '--to', b.url, '--write-migration', pnpm, '--tool', 'node-pg-migrate']);
+    const w = await toPnpm();
     expect(w.code, w.stderr).toBe(0);
     const js = readdirSync(pnpm)
       .sort()
@@ -170,17 +162,7 @@ describe.runIf(postgresAvailable)('pg-agent diff: schema A to schema B', () => {
     expect(readFileSync(join(prisma, steps[0] ?? '', 'migration.sql'), 'utf8')).toContain(
       'CREATE TABLE "billing"."payments"',
     );
-    const again = await cli([
-      'diff',
-      '--from',
-      snap,
-      '--to',
-      b.url,
-      '--write-migration',
-      pnpm,
-      '--tool',
-      'node-pg-migrate',
-    ]);
+    const again = await toPnpm();
     expect(again.code).toBe(0); // written a second later: new names, the earlier files untouched
     expect(readdirSync(pnpm).length).toBe(js.length * 2);
   }, 120_000);

@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { parseConnectionUrl } from '../../../../src/core/db/connectionTarget';
 import type { Db } from '../../../../src/core/db/db';
-import { openPostgres } from '../../../../src/core/db/postgresDb';
 import { JobStore } from '../../../../src/core/jobs/jobStore';
 import { silentLogger } from '../../../../src/core/platform/logger';
 import type { ReviewChatDeps } from '../../../../src/core/review/reviewChat';
@@ -17,7 +15,8 @@ import { queryValue } from '../../../support/scratchDatabase';
 import type { ScriptedModelServer } from '../../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable } from '../../../support/services';
+import { closeScratch, openScratch } from '../../../support/openedScratch';
+import { postgresAvailable } from '../../../support/services';
 import { scriptedGemini } from '../../../support/scriptedGemini';
 
 interface GeminiBody {
@@ -40,20 +39,14 @@ describe.runIf(postgresAvailable)(
     let store: JobStore;
 
     beforeAll(async () => {
-      scratch = await createScratchDatabase();
-      await execSql(
-        scratch.url,
+      ({ scratch, db } = await openScratch(
         `CREATE TABLE customers (id int PRIMARY KEY, name text);
       CREATE TABLE orders (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers (id), total numeric);
       INSERT INTO customers SELECT g, 'c' || g FROM generate_series(1, 50) g;
       INSERT INTO orders SELECT g, 1 + g % 50, g FROM generate_series(1, 500) g; ANALYZE;`,
-      );
-      db = await openPostgres(parseConnectionUrl(scratch.url), { logger: silentLogger });
+      ));
     });
-    afterAll(async () => {
-      await db?.close();
-      await scratch?.drop();
-    });
+    afterAll(() => closeScratch({ db, scratch }));
     beforeEach(async () => {
       server = await startScriptedModelServer();
       workspace = mkdtempSync(join(tmpdir(), 'pgagent-review-dba-'));
