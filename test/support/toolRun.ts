@@ -3,7 +3,13 @@
  * its exit code and output, never a throw for a failed exit. Only PATH and the environment given reach it.
  */
 import { spawn } from 'node:child_process';
-import type { ProcessRun } from './cliProcess';
+
+/** A finished process: its exit code (null when killed) and its whole output. */
+export interface ProcessRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export interface ToolOptions {
   /** More environment on top of PATH (nothing else of the test's own). */
