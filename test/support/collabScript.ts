@@ -133,3 +133,13 @@ export function roundOnOneServer(replies: {
     { match: isSynthesis, reply: replies.synthesis },
   ];
 }
+
+/** A round that converges, both analyses proposing GOOD_SQL and both reviews agreeing, all on one server. */
+export const convergingRound = (): Rule[] =>
+  roundOnOneServer({
+    a: { json: analysis('Delete directly', GOOD_SQL) },
+    b: { json: analysis('Count then delete', GOOD_SQL) },
+    reviewOfA: { json: review(3, 0) },
+    reviewOfB: { json: review(3, 0) },
+    synthesis: { json: synthesis() },
+  });

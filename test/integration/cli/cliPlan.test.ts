@@ -9,6 +9,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runPgAgent } from '../../support/cliHarness';
 import {
   analysis,
+  convergingRound,
   CUTOFF_DELETE,
   GOOD_SQL,
   isAnalysis,
@@ -97,14 +98,7 @@ describe.runIf(postgresAvailable)('pg-agent plan with two scripted model servers
   const planNew = (...flags: string[]) => plan(['new', '--models', MODELS, '--json', ...flags, '--', TASK]);
 
   /** Both analysts, both reviews and the synthesis of one converging round, all answered by `server`. */
-  const scriptWholeRoundOn = (server: ScriptedModelServer) =>
-    server.script([
-      { match: isAnalysis('data/architecture'), reply: { json: analysis('Delete directly', GOOD_SQL) } },
-      { match: isAnalysis('implementation/SQL'), reply: { json: analysis('Count then delete', GOOD_SQL) } },
-      { match: isReviewOf('B'), reply: { json: review(3, 0) } },
-      { match: isReviewOf('A'), reply: { json: review(3, 0) } },
-      { match: isSynthesis, reply: { json: synthesis() } },
-    ]);
+  const scriptWholeRoundOn = (server: ScriptedModelServer) => server.script(convergingRound());
 
   /** Round replies: analyst A and the review of B on Gemini, analyst B and the review of A on the OpenAI endpoint. */
   function scriptRound(

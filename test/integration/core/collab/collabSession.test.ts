@@ -16,6 +16,7 @@ import { silentLogger } from '../../../../src/core/platform/logger';
 import { DEFAULT_SAFETY } from '../../../../src/core/sql/safetySettings';
 import {
   analysis,
+  convergingRound,
   GOOD_SQL,
   isAnalysis,
   isReviewOf,
@@ -83,13 +84,7 @@ describe.runIf(postgresAvailable)('collaborative planning session runner', () =>
     expect(kept.lastError?.message).toMatch(/cancel/i);
     expect(readFileSync(join(store.sessionDir(created), 'audit.jsonl'), 'utf8')).toContain('"type":"error"');
 
-    server.script([
-      { match: isAnalysis('data/architecture'), reply: { json: analysis('Delete directly', GOOD_SQL) } },
-      { match: isAnalysis('implementation/SQL'), reply: { json: analysis('Count then delete', GOOD_SQL) } },
-      { match: isReviewOf('B'), reply: { json: review(3, 0) } },
-      { match: isReviewOf('A'), reply: { json: review(3, 0) } },
-      { match: isSynthesis, reply: { json: synthesis() } },
-    ]);
+    server.script(convergingRound());
     const resumed = await runner().decide(created, { kind: 'more' }, 'tester');
     expect(resumed).toMatchObject({ phase: 'awaiting-decision', currentRound: 1, lastError: null });
   });
