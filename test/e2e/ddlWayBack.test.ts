@@ -54,6 +54,15 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     await scratch?.drop();
   });
 
+  /** Whether the ALTER ran: the column it adds, counted in the catalog. */
+  const extraColumns = async () =>
+    Number(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
+      ),
+    );
+
   it('the ALTER TABLE card names the idle-in-transaction session holding a conflicting lock', async () => {
     const p = suite.page();
     await selectConnection(p, 'scratch');
@@ -68,14 +77,7 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
         ),
       ),
     );
-    expect(
-      Number(
-        await queryValue(
-          scratch.url,
-          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
-        ),
-      ),
-    ).toBe(0);
+    expect(await extraColumns()).toBe(0);
   });
 
   it('approved while the lock is held, it does not run, says who holds it, and runs on "Run again" once they are gone', async () => {
@@ -103,14 +105,7 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     );
     expect(lenses.join(' | ')).toContain('Run again');
     await screenshot(p, 'alter-not-run-yet-lock-held', SUITE);
-    expect(
-      Number(
-        await queryValue(
-          scratch.url,
-          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
-        ),
-      ),
-    ).toBe(0);
+    expect(await extraColumns()).toBe(0);
 
     await holder?.query('COMMIT');
     await p.locator(CODELENS_LINK, { hasText: 'Run again' }).first().click();
@@ -119,14 +114,7 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
       message: `the card of ${ALTER_SQL} after Run again`,
     });
     await screenshot(p, 'alter-ran-once-the-holder-was-gone', SUITE);
-    expect(
-      Number(
-        await queryValue(
-          scratch.url,
-          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
-        ),
-      ),
-    ).toBe(1);
+    expect(await extraColumns()).toBe(1);
   });
 
   it('the DROP TABLE card says the table is moved to a quarantine schema and how to bring it back', async () => {
