@@ -7,20 +7,12 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../support/scriptedModelServer';
 import { shownResult, type ShownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
-import {
-  ACTIVITY_ITEM,
-  CODELENS_LINK,
-  RISK_LENS,
-  runCommand,
-  screenshot,
-  seenNotifications,
-} from './harness/workbench';
-import { lensTexts } from './harness/approvalCards';
+import { ACTIVITY_ITEM, RISK_LENS, runCommand, screenshot, seenNotifications } from './harness/workbench';
+import { cardStatus, clickLens, clickOnCard, lensTexts, waitForCardStatus } from './harness/approvalCards';
 
 const SUITE = 'ask';
 const ASK = 'Postgres Agent: Ask…';
 const ANSWER = '[data-testid="answer"]';
-const APPROVAL_CARD = '[data-testid="approval-card"]';
 
 // The first ask also generates the sample database.
 const SAMPLE_DB_TIMEOUT_MS = 120_000;
@@ -110,26 +102,6 @@ async function openRecentAsk(p: Page, question: string): Promise<void> {
     .toBe(true);
 }
 
-async function cardStatus(p: Page, sql: string): Promise<string | undefined> {
-  for (const frame of webviewFrames(p)) {
-    try {
-      const statuses = await frame
-        .locator(APPROVAL_CARD)
-        .evaluateAll(
-          (cards, wanted) =>
-            cards
-              .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
-              .map((c) => c.getAttribute('data-status') ?? ''),
-          sql,
-        );
-      if (statuses[0] !== undefined) return statuses[0];
-    } catch {
-      // Detached.
-    }
-  }
-  return undefined;
-}
-
 /** The model's three answers to one question: intent, SQL, and (for reads) a summary. */
 function scriptQuestion(question: string, operation: 'read' | 'write', sql: string, summary?: string): void {
   const about = (prompt: string) => (req: RecordedRequest) => req.text.includes(prompt) && req.text.includes(question);
@@ -193,6 +165,14 @@ async function waitForAnswer(p: Page, question: string, status: string, timeout 
 }
 
 /** Clicks "Approve & run" (in the editor's CodeLens or the panel card) and confirms the modal of a HIGH write. */
+/** Asks a write question the model answers with `sql`: the answer says held, and its card waits in the panel. */
+async function askWrite(p: Page, question: string, sql: string): Promise<void> {
+  scriptQuestion(question, 'write', sql);
+  await ask(p, question);
+  await waitForAnswer(p, question, 'held');
+  await waitForCardStatus(suite, sql, 'pending', { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' });
+}
+
 async function approveAndWait(p: Page, sql: string, click: () => Promise<void>): Promise<void> {
   await click();
   const dialog = p.locator('.monaco-dialog-box');
@@ -238,12 +218,7 @@ describe('Ask… in VS Code', () => {
     const before = (await seenNotifications(p)).length;
     const question = 'delete order 5';
     const sql = 'DELETE FROM orders WHERE id = 5';
-    scriptQuestion(question, 'write', sql);
-    await ask(p, question);
-    await waitForAnswer(p, question, 'held');
-    await expect
-      .poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' })
-      .toBe('pending');
+    await askWrite(p, question, sql);
     await expect
       .poll(() => lensTexts(p), {
         timeout: UI_TIMEOUT_MS,
@@ -255,9 +230,7 @@ describe('Ask… in VS Code', () => {
     const count = 'how many orders have id 5';
     scriptQuestion(count, 'read', 'SELECT count(*) AS n FROM orders WHERE id = 5', 'No order has id 5.');
 
-    await approveAndWait(p, sql, async () => {
-      await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
-    });
+    await approveAndWait(p, sql, () => clickLens(p, 'Approve & run'));
     const done = await waitForAnswer(p, question, 'executed');
     expect(done.executed).toMatch(/^Executed: [\d,]+ rows changed\.$/);
     await screenshot(p, 'write-executed', SUITE);
@@ -278,12 +251,7 @@ describe('Ask… in VS Code', () => {
     const p = workbench();
     const question = 'delete order 6';
     const sql = 'DELETE FROM orders WHERE id = 6';
-    scriptQuestion(question, 'write', sql);
-    await ask(p, question);
-    await waitForAnswer(p, question, 'held');
-    await expect
-      .poll(() => cardStatus(p, sql), { timeout: WRITE_TIMEOUT_MS, message: 'a pending card' })
-      .toBe('pending');
+    await askWrite(p, question, sql);
     await screenshot(p, 'reload-before', SUITE);
 
     await p.reload();
@@ -302,18 +270,7 @@ describe('Ask… in VS Code', () => {
 
     const count = 'how many orders have id 6';
     scriptQuestion(count, 'read', 'SELECT count(*) AS n FROM orders WHERE id = 6', 'No order has id 6.');
-    await approveAndWait(p, sql, async () => {
-      for (const frame of webviewFrames(p)) {
-        const buttons = frame
-          .locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: sql }) })
-          .locator('[data-testid="approve-button"]');
-        if ((await buttons.count().catch(() => 0)) > 0) {
-          await buttons.first().click();
-          return;
-        }
-      }
-      throw new Error(`No approve button for ${sql}`);
-    });
+    await approveAndWait(p, sql, () => clickOnCard(p, sql, 'approve-button'));
     await waitForAnswer(p, question, 'executed');
     await screenshot(p, 'reload-approved-executed', SUITE);
     await ask(p, count);

@@ -3,12 +3,18 @@
 // at the inline approval with its lock analysis (the card's lock lines, the ticket's impact); Approve & run changes
 // A's catalog; the next steps (VALIDATE, CREATE INDEX CONCURRENTLY) follow the same way until nothing differs.
 // Screenshots of each step: test-artifacts/e2e/compareSchemas/.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, screenshot, typeInQuickInput, webviewTexts } from './harness/workbench';
+import { clickLens, lensesAbove, ticketFiles, type TicketFile } from './harness/approvalCards';
+import {
+  editorText,
+  pickCommand,
+  screenshot,
+  selectConnection,
+  typeInQuickInput,
+  webviewTexts,
+} from './harness/workbench';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
@@ -29,10 +35,7 @@ CREATE TABLE orders (id int PRIMARY KEY, customer_id int REFERENCES customers, t
 CREATE INDEX orders_total_idx ON orders (total);
 CREATE TABLE refunds (id int PRIMARY KEY, order_id int NOT NULL REFERENCES orders, amount numeric NOT NULL);`;
 
-interface TicketFile {
-  id: string;
-  sql: string;
-  status: string;
+interface TicketWithLocks extends TicketFile {
   impact: { locks: { table: string; mode: string; blocks: string }[] };
 }
 
@@ -50,38 +53,14 @@ describe('Compare Schemas: a diff of two databases held as a ticket with its loc
     await execSql(b.url, B_SQL);
   });
 
-  const connection = (name: string, db: ScratchDatabase) => {
-    const url = new URL(db.url);
-    return {
-      name,
-      host: url.hostname,
-      port: Number(url.port || 5432),
-      database: db.name,
-      user: decodeURIComponent(url.username),
-    };
-  };
-
-  const suite = workbenchSuite(SUITE, {
-    prepare: (dir) => {
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({ connections: [connection('db-a', a), connection('db-b', b)] }),
-      );
-    },
-  });
+  const suite = workbenchSuite(SUITE, { connections: () => ({ 'db-a': a, 'db-b': b }) });
 
   afterAll(async () => {
     await a?.drop();
     await b?.drop();
   }, 600_000);
 
-  const tickets = (): TicketFile[] => {
-    const dir = join(suite.workspace(), '.pgagent', 'approvals');
-    return readdirSync(dir)
-      .filter((name) => /^tkt_.*\.json$/.test(name))
-      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as TicketFile);
-  };
+  const tickets = () => ticketFiles<TicketWithLocks>(suite.workspace());
   const pendingWith = (text: string) =>
     tickets().filter((t) => t.status === 'PENDING_APPROVAL' && t.sql.includes(text));
 
@@ -108,17 +87,18 @@ describe('Compare Schemas: a diff of two databases held as a ticket with its loc
   }
 
   /** Waits for the held step whose SQL contains `text`, approves it with its CodeLens; returns its ticket. */
-  async function approveStep(p: Page, text: string, shot: string): Promise<TicketFile> {
+  async function approveStep(p: Page, text: string, shot: string): Promise<TicketWithLocks> {
     await suite.explained(() =>
       expect.poll(() => pendingWith(text).length, { timeout: UI_TIMEOUT_MS, message: `a ticket for ${text}` }).toBe(1),
     );
-    const ticket = pendingWith(text)[0] as TicketFile;
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: text }).first().click();
-    const approve = p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first();
-    await suite.explained(() => approve.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    const ticket = pendingWith(text)[0] as TicketWithLocks;
+    await lensesAbove(suite, text, expect.arrayContaining(['Approve & run']), {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the Approve & run CodeLens',
+    });
     await showLockLines(p);
     await screenshot(p, shot, SUITE);
-    await approve.click();
+    await clickLens(p, 'Approve & run');
     // A HIGH-risk write asks once more in a modal.
     const confirm = p.locator('.monaco-dialog-box .monaco-button', { hasText: /Approve/ }).first();
     if (await confirm.isVisible().catch(() => false)) await confirm.click();
@@ -130,22 +110,16 @@ describe('Compare Schemas: a diff of two databases held as a ticket with its loc
 
   it('holds the first step with its lock analysis; approved, it changes A', async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'db-a');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'db-a');
 
     await compareWithB(p);
     await suite.explained(() =>
       expect
-        .poll(
-          async () =>
-            (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
-          { timeout: UI_TIMEOUT_MS, message: 'the first step in an editor' },
-        )
+        .poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: 'the first step in an editor' })
         .toContain('CREATE TABLE "public"."refunds"'),
     );
     await expect.poll(() => pendingWith('CREATE TABLE "public"."refunds"').length, { timeout: UI_TIMEOUT_MS }).toBe(1);
-    const held = pendingWith('CREATE TABLE "public"."refunds"')[0] as TicketFile;
+    const held = pendingWith('CREATE TABLE "public"."refunds"')[0] as TicketWithLocks;
     // The DDL of the step: the table, the column and the foreign key added NOT VALID (validated in its own step).
     expect(held.sql).toContain('ADD COLUMN "note" text');
     expect(held.sql).toMatch(/ADD CONSTRAINT "orders_customer_id_fkey" FOREIGN KEY \(customer_id\) .*NOT VALID/);

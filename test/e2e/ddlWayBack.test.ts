@@ -2,73 +2,21 @@
 // TABLE names the session that holds a conflicting lock (pid, user, idle in transaction, its query), and the
 // card of a DROP TABLE says what its way back is (moved to a quarantine schema, `pg-agent undo`) and what it
 // costs. Nothing is approved here. Screenshots: test-artifacts/e2e/ddlWayBack/.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { CODELENS_LINK, openFile, reviewFile, screenshot, selectConnection } from './harness/workbench';
+import { clickOnCard, lensesAbove, showCardLine, waitForCardStatus } from './harness/approvalCards';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
 
 const SUITE = 'ddlWayBack';
-const RUN_SQL = 'Postgres Agent: Run SQL with Review';
-const APPROVAL_CARD = '[data-testid="approval-card"]';
 const UI_TIMEOUT_MS = 60_000;
 const ALTER_SQL = 'ALTER TABLE notes ADD COLUMN extra int';
 const DROP_SQL = 'DROP TABLE archive';
-
-interface WayBackCard {
-  status: string;
-  sql: string;
-  holders: string[];
-  wayBack: { way: string; text: string }[];
-}
-
-async function cards(page: Page): Promise<WayBackCard[]> {
-  const found: WayBackCard[] = [];
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    try {
-      found.push(
-        ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
-          elements.map((card) => {
-            const text = (node: Element | null) =>
-              (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
-            return {
-              status: card.getAttribute('data-status') ?? '',
-              sql: text(card.querySelector('pre.sql')),
-              holders: [...card.querySelectorAll('[data-testid="lock-holder"]')].map(text),
-              wayBack: [...card.querySelectorAll('[data-testid="way-back"]')].map((e) => ({
-                way: e.getAttribute('data-way') ?? '',
-                text: text(e),
-              })),
-            };
-          }),
-        )),
-      );
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return found;
-}
-
-const cardFor = async (page: Page, sql: string) => (await cards(page)).find((c) => c.sql === sql);
-
-/** Scrolls the card's line `testid` into the picture. */
-async function showLine(page: Page, sql: string, testid: string): Promise<void> {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    const line = frame.locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${sql}")) [data-testid="${testid}"]`).first();
-    if ((await line.count().catch(() => 0)) > 0) {
-      await line.scrollIntoViewIfNeeded().catch(() => undefined);
-      return;
-    }
-  }
-}
 
 describe('Approved DDL in VS Code: who holds the lock, and the way back', () => {
   let scratch: ScratchDatabase;
@@ -92,25 +40,10 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
   });
 
   const suite = workbenchSuite(SUITE, {
+    connections: () => ({ scratch }),
     // The person's own setting (user settings): three short tries instead of ten, so the test waits less.
     settings: { 'postgresAgent.query.ddlLockAttempts': 3 },
     prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
       writeFileSync(join(dir, 'alter.sql'), `${ALTER_SQL}\n`);
       writeFileSync(join(dir, 'drop.sql'), `${DROP_SQL}\n`);
     },
@@ -121,25 +54,22 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
     await scratch?.drop();
   });
 
+  /** Whether the ALTER ran: the column it adds, counted in the catalog. */
+  const extraColumns = async () =>
+    Number(
+      await queryValue(
+        scratch.url,
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
+      ),
+    );
+
   it('the ALTER TABLE card names the idle-in-transaction session holding a conflicting lock', async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
-    await openFile(p, 'alter.sql');
-    await runCommand(p, RUN_SQL);
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, ALTER_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          interval: 250,
-          message: `a pending card for ${ALTER_SQL}`,
-        })
-        .toBe('pending'),
-    );
-    await showLine(p, ALTER_SQL, 'lock-holder');
+    await selectConnection(p, 'scratch');
+    await reviewFile(p, 'alter.sql');
+    const card = await waitForCardStatus(suite, ALTER_SQL, 'pending', { timeout: UI_TIMEOUT_MS });
+    await showCardLine(p, ALTER_SQL, 'lock-holder');
     await screenshot(p, 'alter-card-names-the-lock-holder', SUITE);
-    const card = await cardFor(p, ALTER_SQL);
     expect(card?.holders).toContainEqual(
       expect.stringMatching(
         new RegExp(
@@ -147,29 +77,13 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
         ),
       ),
     );
-    expect(
-      Number(
-        await queryValue(
-          scratch.url,
-          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
-        ),
-      ),
-    ).toBe(0);
+    expect(await extraColumns()).toBe(0);
   });
 
   it('approved while the lock is held, it does not run, says who holds it, and runs on "Run again" once they are gone', async () => {
     const p = suite.page();
     await openFile(p, 'alter.sql');
-    for (const frame of p.frames()) {
-      if (frame === p.mainFrame() || frame.isDetached()) continue;
-      const approve = frame
-        .locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${ALTER_SQL}")) [data-testid="approve-button"]`)
-        .first();
-      if ((await approve.count().catch(() => 0)) > 0) {
-        await approve.click();
-        break;
-      }
-    }
+    await clickOnCard(p, ALTER_SQL, 'approve-button');
     // HIGH and above ask once more in a modal.
     const dialog = p.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 3_000 }).then(
@@ -177,68 +91,38 @@ describe('Approved DDL in VS Code: who holds the lock, and the way back', () => 
       () => undefined,
     );
     // Three short tries (the user setting) with pauses between them: under a second.
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, ALTER_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          interval: 250,
-          message: `the card of ${ALTER_SQL} after its tries`,
-        })
-        .toBe('failed'),
+    await waitForCardStatus(suite, ALTER_SQL, 'failed', {
+      timeout: UI_TIMEOUT_MS,
+      message: `the card of ${ALTER_SQL} after its tries`,
+    });
+    const lenses = await lensesAbove(
+      suite,
+      'ALTER TABLE notes',
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`Not run yet: Did not run: waited 3 × 100 ms .* behind pid ${holderPid} `)),
+      ]),
+      { timeout: UI_TIMEOUT_MS, message: 'the lens saying who holds the lock' },
     );
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'ALTER TABLE notes' }).first().click();
-    await expect
-      .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS })
-      .toMatch(new RegExp(`Not run yet: Did not run: waited 3 × 100 ms .* behind pid ${holderPid} `));
-    expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toContain('Run again');
+    expect(lenses.join(' | ')).toContain('Run again');
     await screenshot(p, 'alter-not-run-yet-lock-held', SUITE);
-    expect(
-      Number(
-        await queryValue(
-          scratch.url,
-          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
-        ),
-      ),
-    ).toBe(0);
+    expect(await extraColumns()).toBe(0);
 
     await holder?.query('COMMIT');
     await p.locator(CODELENS_LINK, { hasText: 'Run again' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, ALTER_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          interval: 250,
-          message: `the card of ${ALTER_SQL} after Run again`,
-        })
-        .toBe('executed'),
-    );
+    await waitForCardStatus(suite, ALTER_SQL, 'executed', {
+      timeout: UI_TIMEOUT_MS,
+      message: `the card of ${ALTER_SQL} after Run again`,
+    });
     await screenshot(p, 'alter-ran-once-the-holder-was-gone', SUITE);
-    expect(
-      Number(
-        await queryValue(
-          scratch.url,
-          "SELECT count(*) FROM information_schema.columns WHERE table_name = 'notes' AND column_name = 'extra'",
-        ),
-      ),
-    ).toBe(1);
+    expect(await extraColumns()).toBe(1);
   });
 
   it('the DROP TABLE card says the table is moved to a quarantine schema and how to bring it back', async () => {
     const p = suite.page();
-    await openFile(p, 'drop.sql');
-    await runCommand(p, RUN_SQL);
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, DROP_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          interval: 250,
-          message: `a pending card for ${DROP_SQL}`,
-        })
-        .toBe('pending'),
-    );
-    await showLine(p, DROP_SQL, 'way-back');
+    await reviewFile(p, 'drop.sql');
+    const card = await waitForCardStatus(suite, DROP_SQL, 'pending', { timeout: UI_TIMEOUT_MS });
+    await showCardLine(p, DROP_SQL, 'way-back');
     await screenshot(p, 'drop-card-shows-the-way-back', SUITE);
-    const card = await cardFor(p, DROP_SQL);
     expect(card?.wayBack.map((w) => w.way)).toEqual(['quarantine']);
     expect(card?.wayBack[0]?.text).toMatch(
       /^Way back: public\.archive \(100 rows, [\d.]+ kB\) is moved to a quarantine schema \(pgagent_q_…\) instead of dropped, kept 7 days; `pg-agent undo <ticket>` puts it back/,

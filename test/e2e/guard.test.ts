@@ -4,8 +4,6 @@
 // executor rule: whoever proposed a write runs it — here the guard, on psql's retry of the identical statement);
 // the retry runs it (exit 0), the row is gone exactly once, and the card follows the ticket to executed.
 // Screenshots: test-artifacts/e2e/guard/.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
@@ -15,8 +13,8 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
-import { lensTexts, cardStatus } from './harness/approvalCards';
+import { CODELENS_LINK, RISK_LENS, screenshot, selectConnection } from './harness/workbench';
+import { lensesAbove, waitForCardStatus } from './harness/approvalCards';
 
 const SUITE = 'guard';
 const HELD_SQL = 'DELETE FROM orders WHERE id = 1';
@@ -34,26 +32,7 @@ describe('pg-agent guard with VS Code open', () => {
     await execSql(scratch.url, SHOP_SCHEMA);
   });
 
-  const suite = workbenchSuite(SUITE, {
-    prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
-    },
-  });
+  const suite = workbenchSuite(SUITE, { connections: () => ({ scratch }) });
 
   afterAll(async () => {
     await guard?.stop();
@@ -62,9 +41,7 @@ describe('pg-agent guard with VS Code open', () => {
 
   it("shows a DELETE psql sent through the guard; approving only decides it; psql's retry runs it once", async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'scratch');
 
     guard = await startGuardProcess(scratch.url, { workspace: suite.workspace() });
     const held = await psql(guard.url, HELD_SQL);
@@ -77,36 +54,24 @@ describe('pg-agent guard with VS Code open', () => {
     await screenshot(p, 'guard-proposal-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, HELD_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'a pending card for the held statement',
-        })
-        .toBe('pending'),
-    );
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: HELD_SQL }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(() => lensTexts(p), {
-          timeout: LENS_TIMEOUT_MS,
-          interval: 250,
-          message: 'the CodeLens above the held SQL',
-        })
-        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
+    await waitForCardStatus(suite, HELD_SQL, 'pending', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'a pending card for the held statement',
+    });
+    await lensesAbove(
+      suite,
+      HELD_SQL,
+      expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject']),
+      { timeout: LENS_TIMEOUT_MS, message: 'the CodeLens above the held SQL' },
     );
     await screenshot(p, 'guard-held-with-codelens-and-card', SUITE);
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
 
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, HELD_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card approved, waiting for the client',
-        })
-        .toBe('approved'),
-    );
+    await waitForCardStatus(suite, HELD_SQL, 'approved', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card approved, waiting for the client',
+    });
     await screenshot(p, 'guard-approved-waiting-for-the-client', SUITE);
     // Approving ran nothing: the guard's client runs it.
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
@@ -114,14 +79,10 @@ describe('pg-agent guard with VS Code open', () => {
     const retry = await psql(guard.url, HELD_SQL);
     expect(retry).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, HELD_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card followed the ticket to executed',
-        })
-        .toBe('executed'),
-    );
+    await waitForCardStatus(suite, HELD_SQL, 'executed', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card followed the ticket to executed',
+    });
     await screenshot(p, 'guard-run-by-the-client', SUITE);
   });
 });

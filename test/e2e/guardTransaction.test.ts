@@ -6,10 +6,9 @@
 // retry commits it); the client's identical retry (a new returned id) commits once, and the card follows the ticket
 // to executed. Every count is read from the database. Screenshots: test-artifacts/e2e/guardTransaction/.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../support/guardProcess';
 import { startGuardProcess } from '../support/guardProcess';
@@ -18,8 +17,8 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
-import { lensTexts } from './harness/approvalCards';
+import { CODELENS_LINK, RISK_LENS, screenshot, selectConnection } from './harness/workbench';
+import { lensesAbove, lensTexts, waitForCardStatus } from './harness/approvalCards';
 
 const SUITE = 'guardTransaction';
 const UI_TIMEOUT_MS = 30_000;
@@ -49,43 +48,6 @@ async function orderTransaction(
   return { id, uuid, at, ...(error ? { error } : {}) };
 }
 
-interface CardSeen {
-  status: string;
-  statements: string;
-  rows: string[];
-  note: string;
-  warnings: string[];
-}
-
-/** The card of ticket `sql` as the panel shows it, the last one when several frames hold it. */
-async function card(page: Page, sql: string): Promise<CardSeen | undefined> {
-  let seen: CardSeen | undefined;
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    try {
-      const found = await frame.locator('[data-testid="approval-card"]').evaluateAll(
-        (cards, wanted) =>
-          cards
-            .filter((c) => c.querySelector('pre.sql')?.textContent?.trim() === wanted)
-            .map((c) => ({
-              status: c.getAttribute('data-status') ?? '',
-              statements: c.querySelector('pre.sql')?.textContent ?? '',
-              rows: [...c.querySelectorAll('[data-testid="impact-row"]')].map((r) =>
-                (r.textContent ?? '').replace(/\s+/g, ' ').trim(),
-              ),
-              note: c.querySelector('[data-testid="guard-transaction"]')?.textContent ?? '',
-              warnings: [...c.querySelectorAll('p.warning-text')].map((w) => (w.textContent ?? '').trim()),
-            })),
-        sql,
-      );
-      if (found.length > 0) seen = found.at(-1);
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return seen;
-}
-
 describe('a transaction through pg-agent guard with VS Code open', () => {
   let scratch: ScratchDatabase;
   let guard: GuardProcess | undefined;
@@ -100,26 +62,7 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     );
   });
 
-  const suite = workbenchSuite(SUITE, {
-    prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
-    },
-  });
+  const suite = workbenchSuite(SUITE, { connections: () => ({ scratch }) });
 
   afterAll(async () => {
     await client?.end().catch(() => undefined);
@@ -129,9 +72,7 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
 
   it("shows the held transaction as one card with both statements and rows per table; approving only decides; the client's retry commits it once", async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'scratch');
 
     guard = await startGuardProcess(scratch.url, { workspace: suite.workspace() });
     client = new pg.Client({ connectionString: guard.url, application_name: 'orders-app' });
@@ -159,21 +100,16 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     await screenshot(p, 'guard-transaction-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await card(p, held.sql))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          message: 'one pending card for the held transaction',
-        })
-        .toBe('pending'),
-    );
-    const shown = (await card(p, held.sql))!;
-    expect(shown.statements.trim().split('\n')).toEqual([
+    const shown = await waitForCardStatus(suite, held.sql, 'pending', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'one pending card for the held transaction',
+    });
+    expect(shown.sql.split('\n')).toEqual([
       `${INSERT};`,
       `UPDATE orders SET status = 'paid' WHERE id = '${first.id}';`,
       event,
     ]);
-    expect(shown.note).toContain('3 statements in order');
+    expect(shown.transaction).toContain('3 statements in order');
     // Named before the approval: what its retry may carry differently, and why (the rest must be identical).
     const varies = shown.warnings.filter((w) => w.startsWith('Varies on retry:'));
     expect(varies).toEqual([
@@ -183,29 +119,23 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
       `Varies on retry: statement 3, value 3 (${first.at}): the current time, within 10 minutes of the retry's clock.`,
     ]);
     // Rows per table of the measured run: the order inserted and updated, and the audit trigger's two rows.
-    expect(shown.rows).toEqual(
+    expect(shown.impact).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^orders\s*1 updated, 1 inserted/),
         expect.stringMatching(/^audit_log\s*2 inserted/),
         expect.stringMatching(/^order_events\s*1 inserted/),
       ]),
     );
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'INSERT INTO orders' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(() => lensTexts(p), {
-          timeout: LENS_TIMEOUT_MS,
-          interval: 250,
-          message: 'the CodeLens above the held transaction',
-        })
-        .toEqual(
-          expect.arrayContaining([
-            expect.stringMatching(RISK_LENS),
-            expect.stringMatching(/ · 5 rows in 3 tables$/),
-            'Approve for the agent',
-            'Reject',
-          ]),
-        ),
+    await lensesAbove(
+      suite,
+      'INSERT INTO orders',
+      expect.arrayContaining([
+        expect.stringMatching(RISK_LENS),
+        expect.stringMatching(/ · 5 rows in 3 tables$/),
+        'Approve for the agent',
+        'Reject',
+      ]),
+      { timeout: LENS_TIMEOUT_MS, message: 'the CodeLens above the held transaction' },
     );
     await screenshot(p, 'guard-transaction-one-card-with-codelens', SUITE);
     await p
@@ -218,14 +148,10 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
     await screenshot(p, 'guard-transaction-varies-on-retry', SUITE);
 
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await card(p, held.sql))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card approved, waiting for the client',
-        })
-        .toBe('approved'),
-    );
+    await waitForCardStatus(suite, held.sql, 'approved', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card approved, waiting for the client',
+    });
     const approvedToast = p.locator('.notifications-toasts .notification-toast', {
       hasText: "the client's retry commits it",
     });
@@ -257,14 +183,10 @@ describe('a transaction through pg-agent guard with VS Code open', () => {
       'paid:42.50',
     );
     expect(Number(await queryValue(scratch.url, 'SELECT count(*) FROM audit_log'))).toBe(auditBefore + 2);
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await card(p, held.sql))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card followed the ticket to executed',
-        })
-        .toBe('executed'),
-    );
+    await waitForCardStatus(suite, held.sql, 'executed', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card followed the ticket to executed',
+    });
     await screenshot(p, 'guard-transaction-committed-by-the-client', SUITE);
   });
 });

@@ -5,8 +5,6 @@
 // a new ticket. The UI lists no guard processes (guard status does, in a terminal). Screenshots:
 // test-artifacts/e2e/guard-two-guards/.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +17,8 @@ import { createScratchDatabase, execSql, REDIS_URL } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { frameTexts, navigator } from './harness/cockpit';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
-import { lensTexts, cardStatus } from './harness/approvalCards';
+import { CODELENS_LINK, RISK_LENS, runCommand, screenshot, selectConnection } from './harness/workbench';
+import { lensesAbove, waitForCardStatus } from './harness/approvalCards';
 
 const SUITE = 'guard-two-guards';
 const HELD_SQL = 'DELETE FROM orders WHERE id = 2';
@@ -58,24 +56,7 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
 
   const suite = workbenchSuite(SUITE, {
     settings: { 'postgresAgent.redisUrl': REDIS_URL },
-    prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
-    },
+    connections: () => ({ scratch }),
   });
 
   afterAll(async () => {
@@ -100,9 +81,7 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
 
   it('shows a statement held by guard A once in "Waiting for you"; approved by a click, its retry through guard B runs it once', async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'scratch');
 
     const env = { REDIS_URL };
     // Names of this attempt's own: a retried attempt finds the first one's users in the workspace.
@@ -127,14 +106,10 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
     const toast = p.locator('.notifications-toasts .notification-toast', { hasText: 'proposes a write' }).first();
     await suite.explained(() => toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, HELD_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'a pending card for the held statement',
-        })
-        .toBe('pending'),
-    );
+    await waitForCardStatus(suite, HELD_SQL, 'pending', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'a pending card for the held statement',
+    });
     // "Waiting for you" in the side panel lists it once: one ticket for both guards (the store is read every 15 s).
     await p.locator('.part.titlebar').click({ position: { x: 120, y: 10 } });
     await runCommand(p, 'Postgres Agent: Show Review Panel');
@@ -149,25 +124,17 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
     );
     expect((await waitingItems(p, ticket))[0]).toContain(HELD_SQL);
     await screenshot(p, 'two-guards-waiting-for-you-once', SUITE);
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: HELD_SQL }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(() => lensTexts(p), {
-          timeout: LENS_TIMEOUT_MS,
-          interval: 250,
-          message: 'the CodeLens above the held SQL',
-        })
-        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
+    await lensesAbove(
+      suite,
+      HELD_SQL,
+      expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject']),
+      { timeout: LENS_TIMEOUT_MS, message: 'the CodeLens above the held SQL' },
     );
     await screenshot(p, 'two-guards-held-with-codelens-and-card', SUITE);
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(1);
 
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, HELD_SQL), { timeout: UI_TIMEOUT_MS, message: 'the card approved' })
-        .toBe('approved'),
-    );
+    await waitForCardStatus(suite, HELD_SQL, 'approved', { timeout: UI_TIMEOUT_MS, message: 'the card approved' });
     expect((await ticketJson(ticket))?.status).toBe('APPROVED');
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(1);
     await screenshot(p, 'two-guards-approved-waiting-for-the-client', SUITE);
@@ -177,14 +144,10 @@ describe('two pg-agent guards on one Redis store, with VS Code open on it', () =
     expect(retry).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 2')).toBe(0);
     expect((await ticketJson(ticket))?.status).toBe('EXECUTED');
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, HELD_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card followed the ticket to executed',
-        })
-        .toBe('executed'),
-    );
+    await waitForCardStatus(suite, HELD_SQL, 'executed', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card followed the ticket to executed',
+    });
     await screenshot(p, 'two-guards-run-once-through-guard-b', SUITE);
     // Once: the same text again through guard A, which held it, is told it already ran for the retry through
     // guard B (never that it ran now), or is a new ticket; nothing runs again, the ticket stays EXECUTED.

@@ -3,11 +3,21 @@
 // editor, held with the usual CodeLens approval; Approve & run builds the index (asserted on the server).
 // "Advise Indexes for This Query" on a SQL file offers the measured index (hypopg) and holds the one picked.
 // Screenshots of each step: test-artifacts/e2e/healthView/.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { lensesAbove } from './harness/approvalCards';
+import {
+  CODELENS_LINK,
+  editorText,
+  openFile,
+  pickCommand,
+  runCommand,
+  screenshot,
+  selectConnection,
+} from './harness/workbench';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
@@ -37,24 +47,9 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
   });
 
   const suite = workbenchSuite(SUITE, {
+    connections: () => ({ scratch }),
     prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
       writeFileSync(join(dir, 'query.sql'), `${ADVISED_QUERY}\n`);
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
     },
   });
 
@@ -62,11 +57,18 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     await scratch?.drop();
   });
 
+  /** Waits for `sql` in an editor, then for the approval CodeLens above it (the write is held, not run). */
+  async function heldInEditor(p: Page, sql: string, what: string): Promise<void> {
+    await expect.poll(() => editorText(p), { timeout: UI_TIMEOUT_MS, message: `${what} in an editor` }).toContain(sql);
+    await lensesAbove(suite, 'CREATE INDEX CONCURRENTLY', expect.arrayContaining(['Approve & run']), {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the approval CodeLens',
+    });
+  }
+
   it('shows each check and the missing FK index with its evidence', async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'scratch');
     await runCommand(p, 'Postgres Agent: Run Health Checks');
     const check = p.locator('.monaco-list-row', { hasText: 'Foreign keys without an index' }).first();
     await suite.explained(() => check.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
@@ -93,26 +95,9 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     const fix = p.locator('.monaco-list-row', { hasText: 'Fix as SQL' }).first();
     await fix.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     await fix.click();
-    await expect
-      .poll(
-        async () =>
-          (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
-        { timeout: UI_TIMEOUT_MS, message: 'the fix in an editor' },
-      )
-      .toContain(FIX_SQL);
-    // Nothing is built before a person approves it.
-    expect(await queryValue(scratch.url, INDEXED)).toBe(0);
-    // VS Code refreshes the CodeLenses of the editor that has the keyboard: click the statement.
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'CREATE INDEX CONCURRENTLY' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the approval CodeLens',
-        })
-        .toMatch(/Approve & run/),
-    );
+    await heldInEditor(p, FIX_SQL, 'the fix');
     await screenshot(p, 'fix-held-with-codelens', SUITE);
+    // Nothing is built before a person approves it.
     expect(await queryValue(scratch.url, INDEXED)).toBe(0);
     await p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first().click();
     await suite.explained(() =>
@@ -139,22 +124,7 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     expect(await offer.innerText()).toMatch(/cost [\d.]+ → [\d.]+/);
     await screenshot(p, 'advise-indexes-measured-pick', SUITE);
     await offer.click();
-    await expect
-      .poll(
-        async () =>
-          (await p.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
-        { timeout: UI_TIMEOUT_MS, message: 'the advised index in an editor' },
-      )
-      .toContain('CREATE INDEX CONCURRENTLY ON public.orders (total');
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'CREATE INDEX CONCURRENTLY' }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the approval CodeLens',
-        })
-        .toMatch(/Approve & run/),
-    );
+    await heldInEditor(p, 'CREATE INDEX CONCURRENTLY ON public.orders (total', 'the advised index');
     await screenshot(p, 'advised-index-held-with-codelens', SUITE);
     // Held, not built: nothing on orders(total) until a person approves.
     expect(

@@ -3,31 +3,25 @@
 // shows its rows in the results grid; on the write it holds a NEW ticket at the inline approval and nothing runs
 // until Approve & run (asserted on the database and the ticket files).
 // Screenshots of each step: test-artifacts/e2e/historyView/.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { clickLens, lensesAbove, ticketFiles } from './harness/approvalCards';
+import { pickCommand, reviewFile, screenshot, selectConnection, typeInQuickInput } from './harness/workbench';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
 
 const SUITE = 'historyView';
-const RUN_SQL = 'Postgres Agent: Run SQL with Review';
 const UI_TIMEOUT_MS = 60_000;
 const COUNT_SQL = 'SELECT count(*) AS n FROM i33h_items';
 const FIRST_SQL = 'SELECT id, name, qty FROM i33h_items WHERE id <= 3 ORDER BY id';
 const BUMP_SQL = 'UPDATE i33h_items SET qty = qty + 1 WHERE id = 1';
 const QTY = 'SELECT qty FROM i33h_items WHERE id = 1';
 const FILES: Record<string, string> = { 'count.sql': COUNT_SQL, 'first.sql': FIRST_SQL, 'bump.sql': BUMP_SQL };
-
-interface TicketFile {
-  id: string;
-  sql: string;
-  status: string;
-}
 
 describe('The History view: search, and Run Again through the inline approval', () => {
   let scratch: ScratchDatabase;
@@ -43,24 +37,9 @@ describe('The History view: search, and Run Again through the inline approval', 
   });
 
   const suite = workbenchSuite(SUITE, {
+    connections: () => ({ scratch }),
     prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
       for (const [name, sql] of Object.entries(FILES)) writeFileSync(join(dir, name), `${sql}\n`);
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
     },
   });
 
@@ -68,12 +47,7 @@ describe('The History view: search, and Run Again through the inline approval', 
     await scratch?.drop();
   }, 600_000);
 
-  const tickets = (): TicketFile[] => {
-    const dir = join(suite.workspace(), '.pgagent', 'approvals');
-    return readdirSync(dir)
-      .filter((name) => /^tkt_.*\.json$/.test(name))
-      .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')) as TicketFile);
-  };
+  const tickets = () => ticketFiles(suite.workspace());
 
   /** The History view's pane. */
   const historyPane = (p: Page): Locator =>
@@ -113,11 +87,6 @@ describe('The History view: search, and Run Again through the inline approval', 
     await p.mouse.up();
   }
 
-  async function runFile(p: Page, name: string): Promise<void> {
-    await openFile(p, name);
-    await runCommand(p, RUN_SQL);
-  }
-
   async function filterHistory(p: Page, text: string): Promise<void> {
     await pickCommand(p, 'Postgres Agent: Query History…');
     await p
@@ -130,6 +99,14 @@ describe('The History view: search, and Run Again through the inline approval', 
     await p.keyboard.press('Enter');
   }
 
+  /** The held UPDATE's "Approve & run" CodeLens, once the statement is clicked. */
+  async function approvalLens(): Promise<void> {
+    await lensesAbove(suite, 'UPDATE i33h_items', expect.arrayContaining(['Approve & run']), {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the Approve & run CodeLens',
+    });
+  }
+
   async function clickRunAgain(p: Page, text: string): Promise<void> {
     const row = historyRow(p, text);
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
@@ -140,25 +117,21 @@ describe('The History view: search, and Run Again through the inline approval', 
 
   it('runs two reads and a write approved with its CodeLens', async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'scratch');
 
     await markSeen(p);
-    await runFile(p, 'count.sql');
+    await reviewFile(p, 'count.sql');
     await suite.explained(() =>
       expect.poll(async () => (await freshResult(p))?.firstRow, { timeout: UI_TIMEOUT_MS }).toEqual(['5']),
     );
     await markSeen(p);
-    await runFile(p, 'first.sql');
+    await reviewFile(p, 'first.sql');
     await expect.poll(async () => (await freshResult(p))?.rowCount, { timeout: UI_TIMEOUT_MS }).toBe(3);
 
-    await runFile(p, 'bump.sql');
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'UPDATE i33h_items' }).first().click();
-    const approve = p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first();
-    await suite.explained(() => approve.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await reviewFile(p, 'bump.sql');
+    await approvalLens();
     expect(await queryValue(scratch.url, QTY)).toBe(10);
-    await approve.click();
+    await clickLens(p, 'Approve & run');
     await expect.poll(() => queryValue(scratch.url, QTY), { timeout: UI_TIMEOUT_MS, interval: 500 }).toBe(11);
     const executed = tickets().filter((t) => t.sql.includes('UPDATE i33h_items'));
     expect(executed.map((t) => t.status)).toEqual(['EXECUTED']);
@@ -220,13 +193,11 @@ describe('The History view: search, and Run Again through the inline approval', 
     expect(again?.id).not.toBe(firstTicket);
     expect(await queryValue(scratch.url, QTY)).toBe(11);
 
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'UPDATE i33h_items' }).first().click();
-    const approve = p.locator(CODELENS_LINK, { hasText: 'Approve & run' }).first();
-    await suite.explained(() => approve.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
+    await approvalLens();
     await screenshot(p, 'run-again-write-held-on-new-ticket', SUITE);
     expect(await queryValue(scratch.url, QTY)).toBe(11);
 
-    await approve.click();
+    await clickLens(p, 'Approve & run');
     await expect.poll(() => queryValue(scratch.url, QTY), { timeout: UI_TIMEOUT_MS, interval: 500 }).toBe(12);
     expect(tickets().find((t) => t.id === again?.id)?.status).toBe('EXECUTED');
     // The view follows the file: the second run of the write is listed.

@@ -6,7 +6,7 @@
 // lists our nine tools (from the window's log), and that VS Code's MCP registry lists the server our
 // definition provider publishes for the connection, starts it and discovers its nine tools.
 // Screenshots: test-artifacts/e2e/mcp/.
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { SHOP_SCHEMA } from '../support/shopSchema';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, typeInQuickInput } from './harness/workbench';
-import { lensTexts, cardStatus } from './harness/approvalCards';
+import { CODELENS_LINK, pickCommand, RISK_LENS, screenshot, selectConnection } from './harness/workbench';
+import { lensesAbove, lensTexts, waitForCardStatus } from './harness/approvalCards';
 
 const SUITE = 'mcp';
 const PROPOSED_SQL = 'DELETE FROM orders WHERE id = 1';
@@ -59,24 +59,7 @@ describe('pg-agent mcp with VS Code open', () => {
     // MCP's commands are part of VS Code's AI features (no model or account is involved in this test).
     settings: { 'chat.disableAIFeatures': false },
     // The window and the agent work on the same server database: a profile in the workspace config.
-    prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
-    },
+    connections: () => ({ scratch }),
   });
 
   afterAll(async () => {
@@ -114,10 +97,7 @@ describe('pg-agent mcp with VS Code open', () => {
     );
     expect(registered?.[2]).toBe('true');
 
-    // The command opens its own pick: the palette's widget stays up for it (runCommand would wait for it to hide).
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'scratch');
     await screenshot(p, 'connected-to-scratch', SUITE);
 
     // VS Code's MCP registry lists the server our definition provider publishes for this connection.
@@ -171,22 +151,16 @@ describe('pg-agent mcp with VS Code open', () => {
     await screenshot(p, 'proposal-notification', SUITE);
     await toast.locator('.monaco-button', { hasText: 'Review' }).click();
 
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, PROPOSED_SQL), { timeout: UI_TIMEOUT_MS, message: 'a pending card for the proposal' })
-        .toBe('pending'),
-    );
-    // VS Code refreshes the CodeLenses of the editor that has the keyboard, and the card may have taken it:
-    // click the proposed statement, as a person reading it would.
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: PROPOSED_SQL }).first().click();
-    await suite.explained(() =>
-      expect
-        .poll(() => lensTexts(p), {
-          timeout: LENS_TIMEOUT_MS,
-          interval: 250,
-          message: 'the CodeLens above the proposed SQL',
-        })
-        .toEqual(expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject'])),
+    await waitForCardStatus(suite, PROPOSED_SQL, 'pending', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'a pending card for the proposal',
+    });
+    // The card may have taken the keyboard: click the proposed statement, as a person reading it would.
+    await lensesAbove(
+      suite,
+      PROPOSED_SQL,
+      expect.arrayContaining([expect.stringMatching(RISK_LENS), 'Approve for the agent', 'Reject']),
+      { timeout: LENS_TIMEOUT_MS, message: 'the CodeLens above the proposed SQL' },
     );
     await screenshot(p, 'proposal-with-codelens-and-card', SUITE);
     // Nothing ran yet, and the agent cannot run it.
@@ -196,14 +170,10 @@ describe('pg-agent mcp with VS Code open', () => {
     expect(await lensTexts(p)).not.toContain('Approve & run');
     await p.locator(CODELENS_LINK, { hasText: 'Approve for the agent' }).first().click();
     // Decided, not run: the window waits for the agent, the row is still there, the ticket reads APPROVED.
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, PROPOSED_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card approved, waiting for the agent',
-        })
-        .toBe('approved'),
-    );
+    await waitForCardStatus(suite, PROPOSED_SQL, 'approved', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card approved, waiting for the agent',
+    });
     await screenshot(p, 'approved-waiting-for-the-agent', SUITE);
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(1);
     expect((await agent.call('ticket_status', { ticket_id: ticketId })).structuredContent).toMatchObject({
@@ -213,14 +183,10 @@ describe('pg-agent mcp with VS Code open', () => {
     const executed = await agent.call('execute_approved', { ticket_id: ticketId });
     expect(executed.isError, textOf(executed)).toBeFalsy();
     expect(await queryValue(scratch.url, 'SELECT count(*)::int FROM orders WHERE id = 1')).toBe(0);
-    await suite.explained(() =>
-      expect
-        .poll(() => cardStatus(p, PROPOSED_SQL), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the card follows the agent to executed',
-        })
-        .toBe('executed'),
-    );
+    await waitForCardStatus(suite, PROPOSED_SQL, 'executed', {
+      timeout: UI_TIMEOUT_MS,
+      message: 'the card follows the agent to executed',
+    });
     await screenshot(p, 'executed-by-the-agent', SUITE);
 
     const status = await agent.call('ticket_status', { ticket_id: ticketId });

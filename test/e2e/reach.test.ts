@@ -2,20 +2,18 @@
 // "read" that calls a function running COPY … TO PROGRAM is held like a write with the function named; a
 // DELETE whose BEFORE DELETE trigger runs a shell command is not previewed, and its card says why. Nothing
 // runs: the files the shell commands would create are absent on the server. Screenshots: test-artifacts/e2e/reach/.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workbenchSuite } from './harness/suite';
-import { CODELENS_LINK, openFile, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { reviewFile, screenshot, selectConnection } from './harness/workbench';
+import { lensesAbove, showCardLine, waitForCardStatus } from './harness/approvalCards';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { queryValue } from '../support/scratchDatabase';
 
 const SUITE = 'reach';
-const RUN_SQL = 'Postgres Agent: Run SQL with Review';
-const APPROVAL_CARD = '[data-testid="approval-card"]';
 const UI_TIMEOUT_MS = 60_000;
 const tag = randomBytes(4).toString('hex');
 // The server runs as postgres on this machine and shares /tmp: a file there is what a shell command leaves.
@@ -23,58 +21,6 @@ const READ_MARK = `/tmp/pgagent-e2e-reach-read-${tag}`;
 const TRIGGER_MARK = `/tmp/pgagent-e2e-reach-trigger-${tag}`;
 const READ_SQL = 'SELECT shell_read() AS n';
 const DELETE_SQL = 'DELETE FROM notes WHERE id = 1';
-
-interface ReachCard {
-  status: string;
-  sql: string;
-  risk: string;
-  reach: { verdict: string; text: string }[];
-  warnings: string[];
-}
-
-async function cards(page: Page): Promise<ReachCard[]> {
-  const found: ReachCard[] = [];
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    try {
-      found.push(
-        ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
-          elements.map((card) => {
-            const text = (node: Element | null) =>
-              (node instanceof HTMLElement ? node.innerText : (node?.textContent ?? '')).replace(/\s+/g, ' ').trim();
-            return {
-              status: card.getAttribute('data-status') ?? '',
-              sql: text(card.querySelector('pre.sql')),
-              risk: text(card.querySelector('[data-testid="risk-badge"]')),
-              reach: [...card.querySelectorAll('[data-testid="reach-entry"]')].map((e) => ({
-                verdict: e.getAttribute('data-verdict') ?? '',
-                text: text(e),
-              })),
-              warnings: [...card.querySelectorAll('.warning-text')].map(text),
-            };
-          }),
-        )),
-      );
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return found;
-}
-
-const cardFor = async (page: Page, sql: string) => (await cards(page)).find((c) => c.sql === sql);
-
-/** Scrolls the card of `sql` in the side panel so its reach and warnings are in the picture. */
-async function showCardReach(page: Page, sql: string): Promise<void> {
-  for (const frame of page.frames()) {
-    if (frame === page.mainFrame() || frame.isDetached()) continue;
-    const reach = frame.locator(`${APPROVAL_CARD}:has(pre.sql:text-is("${sql}")) [data-testid="reach"]`).first();
-    if ((await reach.count().catch(() => 0)) > 0) {
-      await reach.scrollIntoViewIfNeeded().catch(() => undefined);
-      return;
-    }
-  }
-}
 
 describe("The database's own code in VS Code: held reads and previews that do not run", () => {
   let scratch: ScratchDatabase;
@@ -95,23 +41,8 @@ describe("The database's own code in VS Code: held reads and previews that do no
   });
 
   const suite = workbenchSuite(SUITE, {
+    connections: () => ({ scratch }),
     prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'scratch',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
       writeFileSync(join(dir, 'read.sql'), `${READ_SQL}\n`);
       writeFileSync(join(dir, 'delete.sql'), `${DELETE_SQL}\n`);
     },
@@ -124,29 +55,17 @@ describe("The database's own code in VS Code: held reads and previews that do no
 
   it('holds a "read" whose function runs a shell command, naming the function, and runs nothing', async () => {
     const p = suite.page();
-    // The command opens its own pick: the palette's widget stays up for it (runCommand would wait for it to hide).
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'scratch');
-    await p.keyboard.press('Enter');
-    await openFile(p, 'read.sql');
-    await runCommand(p, RUN_SQL);
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, READ_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          interval: 250,
-          message: `a pending card for ${READ_SQL}`,
-        })
-        .toBe('pending'),
+    await selectConnection(p, 'scratch');
+    await reviewFile(p, 'read.sql');
+    const card = await waitForCardStatus(suite, READ_SQL, 'pending', { timeout: UI_TIMEOUT_MS });
+    const lenses = await lensesAbove(
+      suite,
+      'SELECT shell_read',
+      expect.arrayContaining([expect.stringMatching(/Runs public\.shell_read\(\)/)]),
+      { timeout: UI_TIMEOUT_MS, message: 'the lens naming the function' },
     );
-    const card = await cardFor(p, READ_SQL);
-    // VS Code refreshes the CodeLenses of the editor that has the keyboard; the card took it: click the statement.
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'SELECT shell_read' }).first().click();
-    await expect
-      .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS })
-      .toMatch(/Runs public\.shell_read\(\)/);
-    expect((await p.locator(CODELENS_LINK).allInnerTexts()).join(' | ')).toMatch(/HIGH · not previewed/);
-    await showCardReach(p, READ_SQL);
+    expect(lenses.join(' | ')).toMatch(/HIGH · not previewed/);
+    await showCardLine(p, READ_SQL, 'reach');
     await screenshot(p, 'read-held-with-function-named', SUITE);
     expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(
       expect.stringMatching(/^public\.shell_read\(\) — .*PROGRAM/),
@@ -159,23 +78,15 @@ describe("The database's own code in VS Code: held reads and previews that do no
 
   it('does not preview a DELETE whose trigger runs COPY … TO PROGRAM, and says so on the card', async () => {
     const p = suite.page();
-    await openFile(p, 'delete.sql');
-    await runCommand(p, RUN_SQL);
-    await suite.explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, DELETE_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          interval: 250,
-          message: `a pending card for ${DELETE_SQL}`,
-        })
-        .toBe('pending'),
+    await reviewFile(p, 'delete.sql');
+    const card = await waitForCardStatus(suite, DELETE_SQL, 'pending', { timeout: UI_TIMEOUT_MS });
+    await lensesAbove(
+      suite,
+      'DELETE FROM notes',
+      expect.arrayContaining([expect.stringMatching(/Runs public\.rt_shell\(\)/)]),
+      { timeout: UI_TIMEOUT_MS, message: 'the lens naming the trigger function' },
     );
-    const card = await cardFor(p, DELETE_SQL);
-    await p.locator('.part.editor .monaco-editor .view-line', { hasText: 'DELETE FROM notes' }).first().click();
-    await expect
-      .poll(async () => (await p.locator(CODELENS_LINK).allInnerTexts()).join(' | '), { timeout: UI_TIMEOUT_MS })
-      .toMatch(/Runs public\.rt_shell\(\)/);
-    await showCardReach(p, DELETE_SQL);
+    await showCardLine(p, DELETE_SQL, 'reach');
     await screenshot(p, 'delete-not-previewed-trigger-named', SUITE);
     expect(card?.warnings.join('\n')).toMatch(/Not previewed: .*rt_shell.*rt_before_delete.*PROGRAM/);
     expect(card?.reach.filter((r) => r.verdict === 'side-effect').map((r) => r.text)).toContainEqual(

@@ -2,7 +2,7 @@
 // of the sample database (search, a click that shows the table's rows, four themes); one schema among 2,000 tables
 // on a real server (drawn within the limit, said on screen); then an edited cell → Review changes → the held
 // write's CodeLens → Approve & run → the row changed on the server and the grid showing it.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +16,9 @@ import {
   CODELENS_LINK,
   databaseOpen,
   findWebviewFrame,
-  pickCommand,
   runCommand,
   screenshot,
+  selectConnection,
   typeInQuickInput,
   webviewTexts,
 } from './harness/workbench';
@@ -77,26 +77,7 @@ describe('the schema diagram and Edit in the results grid', () => {
     await scratch?.drop();
   });
 
-  const suite = workbenchSuite(SUITE, {
-    prepare: (dir) => {
-      const url = new URL(scratch.url);
-      mkdirSync(join(dir, '.pgagent'), { recursive: true });
-      writeFileSync(
-        join(dir, '.pgagent', 'config.json'),
-        JSON.stringify({
-          connections: [
-            {
-              name: 'bigdb',
-              host: url.hostname,
-              port: Number(url.port || 5432),
-              database: scratch.name,
-              user: decodeURIComponent(url.username),
-            },
-          ],
-        }),
-      );
-    },
-  });
+  const suite = workbenchSuite(SUITE, { connections: () => ({ bigdb: scratch }) });
 
   it('draws the sample database, finds a table, and a click shows its rows', { timeout: 400_000 }, async () => {
     const p = suite.page();
@@ -137,9 +118,7 @@ describe('the schema diagram and Edit in the results grid', () => {
 
   it('draws one schema among 2,000 tables within the limit, and says so', { timeout: 400_000 }, async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Select Connection…');
-    await typeInQuickInput(p, 'bigdb');
-    await p.keyboard.press('Enter');
+    await selectConnection(p, 'bigdb');
     await runCommand(p, 'Postgres Agent: Show Schema Diagram');
     await suite.explained(() =>
       expect

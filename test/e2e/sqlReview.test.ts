@@ -11,17 +11,27 @@ import { describe, expect, it } from 'vitest';
 import { shownResult } from './harness/results';
 import { workbenchSuite } from './harness/suite';
 import {
-  CODELENS_LINK,
+  clickEditorLine,
+  editorText,
   openFile as openFileByName,
   RISK_LENS,
+  RUN_SQL_WITH_REVIEW,
   runCommand,
   screenshot,
   seenNotifications,
 } from './harness/workbench';
-import { lensTexts } from './harness/approvalCards';
+import type { ApprovalCardSeen } from './harness/approvalCards';
+import {
+  approvalCard,
+  cardOf,
+  clickLens,
+  clickOnCard,
+  lensTexts,
+  ticketFiles,
+  waitForCardStatus,
+} from './harness/approvalCards';
 
 const SUITE = 'sqlReview';
-const RUN_SQL = 'Postgres Agent: Run SQL with Review';
 
 const COUNT_SQL = 'SELECT count(*) AS n FROM orders WHERE id <= 3;';
 const DELETE_SQL = 'DELETE FROM orders WHERE id <= 3;';
@@ -48,7 +58,6 @@ const FILES: Record<string, string> = {
   'count3.sql': COUNT3_SQL,
 };
 
-const APPROVAL_CARD = '[data-testid="approval-card"]';
 // CodeLens titles render as links in a content widget of the visible editor, `$(icon)` as a codicon span.
 const EXECUTED_LENS = /Executed \d{2}:\d{2} · ([\d,]+) rows?/;
 const EXECUTED_NOTIFICATION = /^Executed: ([\d,]+) rows? changed in \d+ tables? \([\d,]+ by the statement itself\)\./;
@@ -58,15 +67,6 @@ const STALE_LENS = 'Changed — re-check impact';
 const SAMPLE_DB_TIMEOUT_MS = 90_000;
 const WRITE_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 30_000;
-
-interface ApprovalCard {
-  status: string;
-  risk: string;
-  sql: string;
-  /** One line per impact row, e.g. "order_items 9 deleted (cascade)". */
-  impact: string[];
-  buttons: string[];
-}
 
 /** The frames of the page's webviews (the review panel's content sits two iframes deep). */
 function webviewFrames(page: Page): Frame[] {
@@ -88,69 +88,12 @@ async function freshFirstRow(page: Page): Promise<string[]> {
   return shown.headers.map((header, index) => `${header}=${shown.firstRow[index] ?? '(none)'}`);
 }
 
-async function approvalCards(page: Page): Promise<ApprovalCard[]> {
-  const cards: ApprovalCard[] = [];
-  for (const frame of webviewFrames(page)) {
-    try {
-      cards.push(
-        ...(await frame.locator(APPROVAL_CARD).evaluateAll((elements) =>
-          elements.map((card) => ({
-            status: card.getAttribute('data-status') ?? '',
-            risk: card.querySelector('[data-testid="risk-badge"]')?.textContent?.trim() ?? '',
-            sql: card.querySelector('pre.sql')?.textContent?.trim() ?? '',
-            impact: [...card.querySelectorAll('[data-testid="impact-row"]')].map((row) =>
-              (row instanceof HTMLElement ? row.innerText : (row.textContent ?? '')).replace(/\s+/g, ' ').trim(),
-            ),
-            buttons: [...card.querySelectorAll('vscode-button[data-testid]')].map(
-              (b) => b.getAttribute('data-testid') ?? '',
-            ),
-          })),
-        )),
-      );
-    } catch {
-      // Detached while we read it.
-    }
-  }
-  return cards;
-}
-
-/** The panel's card for `sql` (the newest, if several), or undefined while there is none. */
-async function cardFor(page: Page, sql: string): Promise<ApprovalCard | undefined> {
-  return (await approvalCards(page)).find((card) => card.sql === sql);
-}
-
-/** The webview frame that shows the card for `sql`. */
-async function frameWithCard(page: Page, sql: string): Promise<Frame> {
-  for (const frame of webviewFrames(page)) {
-    try {
-      const sqls = await frame.locator(`${APPROVAL_CARD} pre.sql`).allTextContents();
-      if (sqls.some((text) => text.trim() === sql)) return frame;
-    } catch {
-      // Detached.
-    }
-  }
-  throw new Error(`No webview shows an approval card for ${sql}`);
-}
-
-async function clickCodeLens(page: Page, text: string): Promise<void> {
-  const link = page.locator(CODELENS_LINK, { hasText: text }).first();
-  await link.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-  await link.click();
-}
-
 /** Opens `name` (harness openFile) and waits until its text is on screen in the active editor. */
 async function openFile(page: Page, name: string): Promise<void> {
   await openFileByName(page, name);
   const firstWords = (FILES[name] ?? '').slice(0, 20);
   await expect
-    .poll(
-      async () =>
-        (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' '),
-      {
-        timeout: UI_TIMEOUT_MS,
-        message: `${name}'s text in the editor`,
-      },
-    )
+    .poll(() => editorText(page), { timeout: UI_TIMEOUT_MS, message: `${name}'s text in the editor` })
     .toContain(firstWords);
 }
 
@@ -188,11 +131,6 @@ function toNumber(text: string | undefined): number {
 /** The risk lens's match (risk, rows, tables) among `lenses`, if there is one. */
 function riskLens(lenses: string[]): RegExpExecArray | undefined {
   return lenses.map((text) => RISK_LENS.exec(text)).find((match) => match !== null) ?? undefined;
-}
-
-/** Clicks the visible editor's line containing `text`: the caret moves there and the editor has focus. */
-async function clickEditorLine(page: Page, text: string): Promise<void> {
-  await page.locator('.part.editor .monaco-editor .view-line', { hasText: text }).first().click();
 }
 
 /** Whether `check` comes true within `timeoutMs` (polling), without failing. */
@@ -238,7 +176,7 @@ describe('Run SQL with Review in VS Code', () => {
     const p = workbench();
     await openFile(p, file);
     await markResultsSeen(p);
-    await runCommand(p, RUN_SQL);
+    await runCommand(p, RUN_SQL_WITH_REVIEW);
     await explained(() =>
       expect
         .poll(() => freshFirstRow(p), {
@@ -279,23 +217,29 @@ describe('Run SQL with Review in VS Code', () => {
   }
 
   /** Opens `file` (a write), runs Run SQL with Review on it and waits for its pending card and lens. */
-  async function holdWrite(file: string, sql: string): Promise<ApprovalCard> {
+  async function holdWrite(file: string, sql: string): Promise<ApprovalCardSeen> {
     const p = workbench();
     await openFile(p, file);
-    await runCommand(p, RUN_SQL);
-    await explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, sql))?.status, {
-          timeout: WRITE_TIMEOUT_MS,
-          interval: 250,
-          message: `a pending card for ${sql}`,
-        })
-        .toBe('pending'),
-    );
+    await runCommand(p, RUN_SQL_WITH_REVIEW);
+    await waitForCardStatus(suite, sql, 'pending', { timeout: WRITE_TIMEOUT_MS, message: `a pending card for ${sql}` });
     lensShownUnprompted[file] = await waitForPendingLens(file, sql);
-    const card = await cardFor(p, sql);
+    const card = await approvalCard(p, sql);
     if (card === undefined) throw new Error(`The card for ${sql} went away`);
     return card;
+  }
+
+  /** Waits for the card of `sql` executed and the "Executed" notification shown after the first `before`. */
+  async function waitForExecuted(sql: string, before: number, message: string): Promise<void> {
+    const p = workbench();
+    await waitForCardStatus(suite, sql, 'executed', { timeout: WRITE_TIMEOUT_MS, message });
+    await explained(() =>
+      expect
+        .poll(async () => (await seenNotifications(p)).slice(before).map(({ text }) => text), {
+          timeout: UI_TIMEOUT_MS,
+          message: 'the "Executed" notification',
+        })
+        .toContainEqual(expect.stringMatching(EXECUTED_NOTIFICATION)),
+    );
   }
 
   it("shows a read's rows in the panel", async () => {
@@ -326,7 +270,7 @@ describe('Run SQL with Review in VS Code', () => {
   it('has not run the held write', async () => {
     const p = workbench();
     await runRead('count.sql', ['n=3']);
-    expect((await cardFor(p, DELETE_SQL))?.status, 'the delete card after a read').toBe('pending');
+    expect((await approvalCard(p, DELETE_SQL))?.status, 'the delete card after a read').toBe('pending');
     await screenshot(p, 'nothing-deleted-yet', SUITE);
   });
 
@@ -340,7 +284,7 @@ describe('Run SQL with Review in VS Code', () => {
         .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the pending lens on delete.sql' })
         .toContain('Approve & run'),
     );
-    await clickCodeLens(p, 'Approve & run');
+    await clickLens(p, 'Approve & run');
 
     // HIGH and CRITICAL ask once more in a modal; LOW and MEDIUM run at once.
     const dialog = p.locator('.monaco-dialog-box');
@@ -353,37 +297,22 @@ describe('Run SQL with Review in VS Code', () => {
         await dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click();
         await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
       }
-      if ((await cardFor(p, DELETE_SQL))?.status !== 'pending') break;
+      if ((await approvalCard(p, DELETE_SQL))?.status !== 'pending') break;
       if (Date.now() > deadline) throw new Error('The delete card is still pending after clicking "Approve & run"');
       await p.waitForTimeout(200);
     }
-    const risk = (await cardFor(p, DELETE_SQL))?.risk;
+    const risk = (await approvalCard(p, DELETE_SQL))?.risk;
     if (risk === 'HIGH' || risk === 'CRITICAL') expect(sawModal, `a ${risk} write asks in a modal`).toBe(true);
     else expect(sawModal, `a ${String(risk)} write runs without a modal`).toBe(false);
 
-    await explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, DELETE_SQL))?.status, {
-          timeout: WRITE_TIMEOUT_MS,
-          message: 'delete card status',
-        })
-        .toBe('executed'),
-    );
+    await waitForExecuted(DELETE_SQL, before, 'delete card status');
     await explained(() =>
       expect
         .poll(() => lensTexts(p), { timeout: UI_TIMEOUT_MS, message: 'the "Executed" CodeLens' })
         .toEqual(expect.arrayContaining([expect.stringMatching(EXECUTED_LENS), 'Undo script'])),
     );
-    await explained(() =>
-      expect
-        .poll(async () => (await seenNotifications(p)).slice(before).map(({ text }) => text), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the "Executed" notification',
-        })
-        .toContainEqual(expect.stringMatching(EXECUTED_NOTIFICATION)),
-    );
     await screenshot(p, 'write-executed', SUITE);
-    const card = await cardFor(p, DELETE_SQL);
+    const card = await approvalCard(p, DELETE_SQL);
     expect(card?.buttons, 'card buttons once executed').toContain('undo-button');
     expect(card?.buttons, 'card buttons once executed').not.toContain('approve-button');
     const executedLens = (await lensTexts(p)).map((text) => EXECUTED_LENS.exec(text)).find((match) => match !== null);
@@ -409,20 +338,8 @@ describe('Run SQL with Review in VS Code', () => {
     const p = workbench();
     const before = (await seenNotifications(p)).length;
     await holdWrite('reject.sql', REJECT_SQL);
-    const frame = await frameWithCard(p, REJECT_SQL);
-    await frame
-      .locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: REJECT_SQL }) })
-      .locator('[data-testid="reject-button"]')
-      .first()
-      .click();
-    await explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, REJECT_SQL))?.status, {
-          timeout: UI_TIMEOUT_MS,
-          message: 'reject card status',
-        })
-        .toBe('rejected'),
-    );
+    await clickOnCard(p, REJECT_SQL, 'reject-button');
+    await waitForCardStatus(suite, REJECT_SQL, 'rejected', { timeout: UI_TIMEOUT_MS, message: 'reject card status' });
     // The click put the keyboard in the panel; see what the editor shows meanwhile, then look at it.
     const unprompted = await eventually(
       p,
@@ -446,7 +363,7 @@ describe('Run SQL with Review in VS Code', () => {
     // panel's card, Quick Open showed without it three times in a row in CI.
     await clickEditorLine(p, REJECT_SQL.slice(0, 20));
     await runRead('count2.sql', ['n=3']);
-    expect((await cardFor(p, REJECT_SQL))?.status, 'reject card after the read').toBe('rejected');
+    expect((await approvalCard(p, REJECT_SQL))?.status, 'reject card after the read').toBe('rejected');
     expect(readdirSync(join(workspaceDir(), '.pgagent', 'undo')), 'undo scripts after rejecting').toHaveLength(1);
     await screenshot(p, 'read-count2-3-after-reject', SUITE);
     expect(await errorsSince(before), 'error notifications').toEqual([]);
@@ -473,15 +390,11 @@ describe('Run SQL with Review in VS Code', () => {
         .toContainEqual(expect.stringContaining(STALE_LENS)),
     );
     await screenshot(p, 'edit-changed-lens', SUITE);
-    await explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, EDITED_SQL))?.status, {
-          timeout: WRITE_TIMEOUT_MS,
-          message: 'a pending card for the edited SQL',
-        })
-        .toBe('pending'),
-    );
-    expect(await cardFor(p, EDIT_SQL), 'the card of the voided ticket is gone').toBeUndefined();
+    await waitForCardStatus(suite, EDITED_SQL, 'pending', {
+      timeout: WRITE_TIMEOUT_MS,
+      message: 'a pending card for the edited SQL',
+    });
+    expect(await approvalCard(p, EDIT_SQL), 'the card of the voided ticket is gone').toBeUndefined();
     // Typing happened in the editor; whether the re-check moved the keyboard into the panel is reported below.
     await p.waitForTimeout(1_000);
     focusKeptAfterRecheck = !(await focusInWebview(p));
@@ -511,7 +424,7 @@ describe('Run SQL with Review in VS Code', () => {
 
     const dialog = p.locator('.monaco-dialog-box');
     // From the editor: the modal names the risk, the rows and the tables; Cancel runs nothing.
-    await clickCodeLens(p, 'Approve & run');
+    await clickLens(p, 'Approve & run');
     await explained(() => dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     const message = (await dialog.innerText()).replace(/\s+/g, ' ');
     await screenshot(p, 'high-modal', SUITE);
@@ -520,35 +433,15 @@ describe('Run SQL with Review in VS Code', () => {
     await dialog.locator('.monaco-button', { hasText: 'Cancel' }).first().click();
     await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
     await p.waitForTimeout(1_000);
-    expect((await cardFor(p, HIGH_SQL))?.status, 'card after Cancel').toBe('pending');
+    expect((await approvalCard(p, HIGH_SQL))?.status, 'card after Cancel').toBe('pending');
     await runRead('count3.sql', ['n=50']);
 
     // From the panel this time: the same modal, then it runs.
-    const frame = await frameWithCard(p, HIGH_SQL);
-    await frame
-      .locator(APPROVAL_CARD, { has: frame.locator('pre.sql', { hasText: HIGH_SQL }) })
-      .locator('[data-testid="approve-button"]')
-      .first()
-      .click();
+    await clickOnCard(p, HIGH_SQL, 'approve-button');
     await explained(() => dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await dialog.locator('.monaco-button', { hasText: 'Approve & run' }).first().click();
     await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
-    await explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, HIGH_SQL))?.status, {
-          timeout: WRITE_TIMEOUT_MS,
-          message: 'HIGH card status',
-        })
-        .toBe('executed'),
-    );
-    await explained(() =>
-      expect
-        .poll(async () => (await seenNotifications(p)).slice(before).map(({ text }) => text), {
-          timeout: UI_TIMEOUT_MS,
-          message: 'the "Executed" notification',
-        })
-        .toContainEqual(expect.stringMatching(EXECUTED_NOTIFICATION)),
-    );
+    await waitForExecuted(HIGH_SQL, before, 'HIGH card status');
     await screenshot(p, 'high-executed', SUITE);
     expect(readdirSync(join(workspaceDir(), '.pgagent', 'undo')), 'undo scripts').toHaveLength(2);
     await runRead('count3.sql', ['n=0']);
@@ -560,7 +453,7 @@ describe('Run SQL with Review in VS Code', () => {
     const p = workbench();
     await openFile(p, 'big.sql');
     await markResultsSeen(p);
-    await runCommand(p, RUN_SQL);
+    await runCommand(p, RUN_SQL_WITH_REVIEW);
     await explained(() =>
       expect
         .poll(() => freshFirstRow(p), { timeout: UI_TIMEOUT_MS, message: 'the first row of big.sql' })
@@ -587,36 +480,25 @@ describe('Run SQL with Review in VS Code', () => {
   it('runs a write that a teammate approves from a terminal (pg-agent approvals approve)', async () => {
     const p = workbench();
     await holdWrite('team.sql', TEAM_SQL);
-    const approvals = join(workspaceDir(), '.pgagent', 'approvals');
-    const pending = readdirSync(approvals)
-      .filter((name) => name.endsWith('.json'))
-      .map(
-        (name) =>
-          JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string; status: string },
-      )
-      .find((t) => t.sql.trim() === TEAM_SQL && t.status === 'PENDING_APPROVAL');
+    const pending = ticketFiles(workspaceDir()).find(
+      (t) => t.sql.trim() === TEAM_SQL && t.status === 'PENDING_APPROVAL',
+    );
     expect(pending, 'the pending ticket file of team.sql').toBeDefined();
     // The identical statement run again on the same database: its pending ticket is found (impact measured again,
     // the report rewritten), not a second one made; one card.
     const report = join(workspaceDir(), '.pgagent', 'impact', `${pending?.id ?? ''}.json`);
     const measured = statSync(report).mtimeMs;
-    await runCommand(p, RUN_SQL);
+    await runCommand(p, RUN_SQL_WITH_REVIEW);
     await expect
       .poll(() => statSync(report).mtimeMs, { timeout: WRITE_TIMEOUT_MS, message: 'team.sql measured again' })
       .toBeGreaterThan(measured);
-    const teamTickets = readdirSync(approvals)
-      .filter((name) => name.endsWith('.json'))
-      .map((name) => JSON.parse(readFileSync(join(approvals, name), 'utf8')) as { id: string; sql: string })
-      .filter((t) => t.sql.trim() === TEAM_SQL);
+    const teamTickets = ticketFiles(workspaceDir()).filter((t) => t.sql.trim() === TEAM_SQL);
     expect(
       teamTickets.map((t) => t.id),
       'ticket files of team.sql after running it twice',
     ).toEqual([pending?.id]);
-    expect(
-      await (await frameWithCard(p, TEAM_SQL)).locator(APPROVAL_CARD, { hasText: TEAM_SQL }).count(),
-      'cards of team.sql in the panel',
-    ).toBe(1);
-    expect((await cardFor(p, TEAM_SQL))?.status).toBe('pending');
+    expect(await (await cardOf(p, TEAM_SQL)).count(), 'cards of team.sql in the panel').toBe(1);
+    expect((await approvalCard(p, TEAM_SQL))?.status).toBe('pending');
     const cli = join(process.cwd(), 'dist', 'cli.js');
     execFileSync(process.execPath, [
       cli,
@@ -630,15 +512,10 @@ describe('Run SQL with Review in VS Code', () => {
       '--workspace',
       workspaceDir(),
     ]);
-    await explained(() =>
-      expect
-        .poll(async () => (await cardFor(p, TEAM_SQL))?.status, {
-          timeout: WRITE_TIMEOUT_MS,
-          interval: 250,
-          message: 'the team.sql card executed',
-        })
-        .toBe('executed'),
-    );
+    await waitForCardStatus(suite, TEAM_SQL, 'executed', {
+      timeout: WRITE_TIMEOUT_MS,
+      message: 'the team.sql card executed',
+    });
     // The toast is shown without waiting for it (a decision seen from afar): it may land just after the card.
     await expect
       .poll(async () => (await seenNotifications(p)).map(({ text }) => text), {
@@ -647,9 +524,7 @@ describe('Run SQL with Review in VS Code', () => {
       })
       .toContainEqual(expect.stringContaining('Approved by teammate'));
     // The card says who approved (no key configured: not signed).
-    const decided = (await frameWithCard(p, TEAM_SQL))
-      .locator(APPROVAL_CARD, { hasText: TEAM_SQL })
-      .locator('[data-testid="decided-by"]');
+    const decided = (await cardOf(p, TEAM_SQL)).locator('[data-testid="decided-by"]');
     await expect
       .poll(async () => ((await decided.count()) > 0 ? (await decided.first().innerText()).trim() : ''), {
         timeout: UI_TIMEOUT_MS,

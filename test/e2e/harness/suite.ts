@@ -1,13 +1,14 @@
-// One E2E suite's life: a fresh workspace folder, code-server (optionally pointed at the scripted Gemini
-// server), Chromium on the workbench; a screenshot of the page when a test fails; everything torn down
+// One E2E suite's life: a fresh workspace folder (optionally with connection profiles of server databases),
+// code-server (optionally pointed at the scripted Gemini server), Chromium on the workbench; a screenshot of the page when a test fails; everything torn down
 // afterwards even when one part of it fails. Registers vitest's hooks: call it inside or above `describe`.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, inject } from 'vitest';
 import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
+import type { ScratchDatabase } from '../../support/services';
 import { startCodeServer } from './codeServer';
 import type { CodeServer, CodeServerOptions } from './codeServer';
 import {
@@ -25,6 +26,11 @@ export interface SuiteOptions {
   withModel?: boolean;
   /** VS Code settings of the workspace. */
   settings?: CodeServerOptions['settings'];
+  /**
+   * The workspace's connection profiles (.pgagent/config.json), by profile name: server databases made in a
+   * `beforeAll` registered before the suite (asked for when the workspace is made). Written before `prepare`.
+   */
+  connections?(): Record<string, ScratchDatabase>;
   /** Runs on the new workspace folder before VS Code opens it. */
   prepare?(workspace: string): void;
   /** Waits for the extension's activity-bar item (its contributions are there then); default true. */
@@ -56,6 +62,7 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
   beforeAll(async () => {
     resetArtifacts(suite);
     workspace = mkdtempSync(join(tmpdir(), `pgagent-e2e-${suite}-`));
+    if (options.connections) writeConnectionProfiles(workspace, options.connections());
     options.prepare?.(workspace);
     if (options.withModel === true) model = await startScriptedModelServer();
     server = await startCodeServer({
@@ -116,4 +123,20 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
         .map(({ text }) => text);
     },
   };
+}
+
+/** Writes `.pgagent/config.json` naming each database as a connection profile (host, port, database, user of its URL). */
+function writeConnectionProfiles(workspace: string, databases: Record<string, ScratchDatabase>): void {
+  const connections = Object.entries(databases).map(([name, db]) => {
+    const url = new URL(db.url);
+    return {
+      name,
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      database: db.name,
+      user: decodeURIComponent(url.username),
+    };
+  });
+  mkdirSync(join(workspace, '.pgagent'), { recursive: true });
+  writeFileSync(join(workspace, '.pgagent', 'config.json'), JSON.stringify({ connections }));
 }

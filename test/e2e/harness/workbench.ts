@@ -142,6 +142,14 @@ export async function pickCommand(page: Page, title: string, timeoutMs = 30_000)
   }
 }
 
+/** Palette → "Select Connection…" → the profile `name`: the window connects to it. */
+export async function selectConnection(page: Page, name: string): Promise<void> {
+  // The command opens its own pick: the palette's widget stays up for it (runCommand would wait for it to hide).
+  await pickCommand(page, 'Postgres Agent: Select Connection…');
+  await typeInQuickInput(page, name);
+  await page.keyboard.press('Enter');
+}
+
 /**
  * The frame of the webview that contains `selector`. Webview content sits two iframes deep (outer
  * `iframe.webview.ready`, inner `#active-frame`), so every frame of the page is searched until one has it.
@@ -292,6 +300,16 @@ export async function keyboardToWorkbench(page: Page): Promise<void> {
   else await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
 }
 
+/** The text of the visible editor's lines in view, white space folded. */
+export async function editorText(page: Page): Promise<string> {
+  return (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\s+/g, ' ');
+}
+
+/** Clicks the visible editor's line containing `text`: the caret moves there and the editor has the keyboard. */
+export async function clickEditorLine(page: Page, text: string): Promise<void> {
+  await page.locator('.part.editor .monaco-editor .view-line', { hasText: text }).first().click();
+}
+
 /** Quick Open (Ctrl+P), the file's name, Enter on it; waits for its tab to be the active one. */
 export async function openFile(page: Page, name: string): Promise<void> {
   const widget = page.locator('.quick-input-widget');
@@ -328,6 +346,15 @@ export async function openFile(page: Page, name: string): Promise<void> {
   await page
     .locator(`.part.editor .tabs-container .tab.active[data-resource-name="${name}"]`)
     .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+}
+
+/** The command that reviews the SQL of the active editor: a read shows its rows, a write is held. */
+export const RUN_SQL_WITH_REVIEW = 'Postgres Agent: Run SQL with Review';
+
+/** Opens the workspace file `name` and runs "Run SQL with Review" on it. */
+export async function reviewFile(page: Page, name: string): Promise<void> {
+  await openFile(page, name);
+  await runCommand(page, RUN_SQL_WITH_REVIEW);
 }
 
 /**
