@@ -21,6 +21,7 @@ import {
   screenshot,
   typeInQuickInput,
 } from './harness/workbench';
+import { schemaTreeLabels, schemaTreeRow } from './harness/schemaTreeRows';
 
 const SUITE = 'schema-tree';
 const UI_TIMEOUT_MS = 30_000;
@@ -34,21 +35,6 @@ const RESULTS_READABLE = [
   '[data-testid="result-tab"]',
 ] as const;
 
-/** The Schema view's tree rows. */
-function rows(p: Page): Locator {
-  return p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .monaco-list-row');
-}
-
-function row(p: Page, label: string): Locator {
-  return rows(p)
-    .filter({ has: p.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) })
-    .first();
-}
-
-async function labels(p: Page): Promise<string[]> {
-  return rows(p).locator('.label-name').allInnerTexts();
-}
-
 /** Clicks an action in the Schema view's title bar (no keyboard needed, whichever view has it). */
 async function titleAction(p: Page, label: string): Promise<void> {
   const header = p.locator('.pane-header[aria-label^="Schema"]').first();
@@ -58,7 +44,7 @@ async function titleAction(p: Page, label: string): Promise<void> {
 
 /** Right-clicks a row and picks a context-menu item. */
 async function contextMenu(p: Page, label: string, item: string): Promise<void> {
-  await pickFromContextMenu(p, row(p, label), item);
+  await pickFromContextMenu(p, schemaTreeRow(p, label), item);
 }
 
 /** Right-clicks `target` and picks a context-menu item. */
@@ -108,25 +94,25 @@ describe('the schema explorer, the results view, the approvals badge and Explain
     if ((await review.getAttribute('aria-expanded')) === 'true') await review.click();
     await explained(() =>
       expect
-        .poll(() => labels(p), { timeout: SAMPLE_DB_TIMEOUT_MS, message: 'the public schema in the tree' })
+        .poll(() => schemaTreeLabels(p), { timeout: SAMPLE_DB_TIMEOUT_MS, message: 'the public schema in the tree' })
         .toContain('public'),
     );
-    await row(p, 'public').click();
+    await schemaTreeRow(p, 'public').click();
     await explained(() =>
       expect
-        .poll(() => labels(p), { timeout: UI_TIMEOUT_MS })
+        .poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS })
         .toEqual(expect.arrayContaining(['customers', 'orders', 'order_items'])),
     );
-    await row(p, 'orders').click();
+    await schemaTreeRow(p, 'orders').click();
     await explained(() =>
       expect
-        .poll(() => labels(p), { timeout: UI_TIMEOUT_MS })
+        .poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS })
         .toEqual(expect.arrayContaining(['customer_id', 'Keys', 'Indexes'])),
     );
-    const customerId = await row(p, 'customer_id').locator('.label-description').innerText();
+    const customerId = await schemaTreeRow(p, 'customer_id').locator('.label-description').innerText();
     expect(customerId).toMatch(/→ customers\.id/);
-    await row(p, 'Keys').click();
-    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toContain('PRIMARY KEY'));
+    await schemaTreeRow(p, 'Keys').click();
+    await explained(() => expect.poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS }).toContain('PRIMARY KEY'));
     await screenshot(p, 'tree-orders-expanded', SUITE);
   });
 
@@ -137,7 +123,7 @@ describe('the schema explorer, the results view, the approvals badge and Explain
     await p.keyboard.press('Enter');
     await explained(() =>
       expect
-        .poll(() => labels(p), { timeout: UI_TIMEOUT_MS, message: 'only order_items left' })
+        .poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS, message: 'only order_items left' })
         .toEqual(['public', 'order_items']),
     );
     expect(await p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .pane-body').innerText()).toContain(
@@ -145,8 +131,8 @@ describe('the schema explorer, the results view, the approvals badge and Explain
     );
     await screenshot(p, 'tree-filtered', SUITE);
     await titleAction(p, 'Clear Table Filter');
-    await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    await explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toContain('customers'));
+    await schemaTreeRow(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await explained(() => expect.poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS }).toContain('customers'));
   });
 
   it(
@@ -315,7 +301,7 @@ describe('the schema explorer, the results view, the approvals badge and Explain
       const p = workbench();
       // The tree in the side bar, the results in the editor area, the plan in the panel: one picture each theme.
       await showActivity(p, 'Postgres Agent');
-      await row(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+      await schemaTreeRow(p, 'public').waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
       await p.locator('.tabs-container .tab', { hasText: 'Results' }).first().click();
       const results = () => findWebviewFrame(p, '[data-testid="results-grid"]');
       await (

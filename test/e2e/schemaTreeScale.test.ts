@@ -11,6 +11,7 @@ import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { workbenchSuite } from './harness/suite';
 import { pickCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { schemaTreeLabels, schemaTreeRow, schemaTreeRows } from './harness/schemaTreeRows';
 
 const SUITE = 'schema-tree-scale';
 const UI_TIMEOUT_MS = 60_000;
@@ -20,21 +21,6 @@ const TABLES = 300;
 const schemaName = (s: number) => `tenant_${String(s).padStart(2, '0')}`;
 /** Names unique across schemas, so that Find Table… can be typed straight to one. */
 const tableName = (s: number, i: number) => `s${String(s).padStart(2, '0')}_item_${String(i).padStart(4, '0')}`;
-
-/** The Schema view's tree rows. */
-function rows(p: Page): Locator {
-  return p.locator('.pane:has(.pane-header[aria-label^="Schema"]) .monaco-list-row');
-}
-
-function row(p: Page, label: string): Locator {
-  return rows(p)
-    .filter({ has: p.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) })
-    .first();
-}
-
-async function labels(p: Page): Promise<string[]> {
-  return rows(p).locator('.label-name').allInnerTexts();
-}
 
 /** Pages the focused tree down (it draws only the rows in view) until `target` is drawn. */
 async function pageDownTo(p: Page, target: Locator): Promise<void> {
@@ -97,32 +83,38 @@ describe('the Schema tree on 20 schemas × 300 tables: by schema, a page at a ti
     if ((await review.getAttribute('aria-expanded')) === 'true') await review.click();
     await suite.explained(() =>
       expect
-        .poll(() => labels(p), { timeout: 150_000, message: 'the schemas at the top of the tree' })
+        .poll(() => schemaTreeLabels(p), { timeout: 150_000, message: 'the schemas at the top of the tree' })
         .toEqual(expect.arrayContaining([schemaName(1), schemaName(2), schemaName(7)])),
     );
-    expect(await row(p, schemaName(7)).locator('.label-description').innerText()).toBe(`${TABLES} tables`);
+    expect(await schemaTreeRow(p, schemaName(7)).locator('.label-description').innerText()).toBe(`${TABLES} tables`);
     // Nothing but schemas at the top: no table of any schema is drawn before one is opened.
-    expect((await labels(p)).filter((l) => l.includes('_item_'))).toEqual([]);
+    expect((await schemaTreeLabels(p)).filter((l) => l.includes('_item_'))).toEqual([]);
     await screenshot(p, '1-schemas-with-counts', SUITE);
 
-    await row(p, schemaName(7)).click();
-    await suite.explained(() => expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS }).toContain(tableName(7, 0)));
+    await schemaTreeRow(p, schemaName(7)).click();
+    await suite.explained(() =>
+      expect.poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS }).toContain(tableName(7, 0)),
+    );
     await screenshot(p, '2-schema-expanded-first-page', SUITE);
-    const more = rows(p).filter({ hasText: 'Load more…' }).first();
+    const more = schemaTreeRows(p).filter({ hasText: 'Load more…' }).first();
     await pageDownTo(p, more);
     expect(await more.innerText()).toContain(`Load more… (${TABLES - 200} not shown)`);
     // The first page ends just above it.
-    await expect.poll(() => labels(p)).toContain(tableName(7, 199));
-    expect(await labels(p)).not.toContain(tableName(7, 200));
+    await expect.poll(() => schemaTreeLabels(p)).toContain(tableName(7, 199));
+    expect(await schemaTreeLabels(p)).not.toContain(tableName(7, 200));
     await screenshot(p, '3-load-more-row', SUITE);
 
     await more.click();
     await suite.explained(() =>
-      expect.poll(() => labels(p), { timeout: UI_TIMEOUT_MS, message: 'the next page' }).toContain(tableName(7, 200)),
+      expect
+        .poll(() => schemaTreeLabels(p), { timeout: UI_TIMEOUT_MS, message: 'the next page' })
+        .toContain(tableName(7, 200)),
     );
-    await row(p, tableName(7, 200)).click();
-    await pageDownTo(p, row(p, tableName(7, TABLES - 1)));
-    expect(await rows(p).filter({ hasText: 'Load more…' }).count(), 'no Load more once all are shown').toBe(0);
+    await schemaTreeRow(p, tableName(7, 200)).click();
+    await pageDownTo(p, schemaTreeRow(p, tableName(7, TABLES - 1)));
+    expect(await schemaTreeRows(p).filter({ hasText: 'Load more…' }).count(), 'no Load more once all are shown').toBe(
+      0,
+    );
     await screenshot(p, '4-after-load-more', SUITE);
   });
 
@@ -143,7 +135,7 @@ describe('the Schema tree on 20 schemas × 300 tables: by schema, a page at a ti
     await screenshot(p, '5-find-table-pick', SUITE);
     await p.keyboard.press('Enter');
     // Beyond the first page of tenant_13: revealing it loaded the page that holds it.
-    const revealed = row(p, wanted);
+    const revealed = schemaTreeRow(p, wanted);
     await suite.explained(() => revealed.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await expect.poll(() => revealed.getAttribute('aria-selected'), { timeout: UI_TIMEOUT_MS }).toBe('true');
     await screenshot(p, '6-find-table-revealed', SUITE);
