@@ -71,14 +71,18 @@ export async function withPasswordsHidden(sql: string): Promise<string> {
   }
 }
 
+/** Tool arguments that hold SQL (a statement, or `count_rows`' WHERE condition): never rewritten as free text. */
+const SQL_ARGS: ReadonlySet<string> = new Set(['sql', 'where']);
+
 /**
  * A model's tool-call arguments as a run may keep them (a job's checkpoint, its audit): SQL (an argument named
- * `sql`, at any depth) with its role passwords as their verifiers, which is also what runs; other text as
- * `passwordsAsVerifiers` keeps it.
+ * `sql` or `where`, at any depth) with its role passwords as their verifiers, which is also what runs (a WHERE
+ * condition sets no role password, so it stays as written: `password = 'x'` on an app's table keeps its meaning);
+ * other text as `passwordsAsVerifiers` keeps it.
  */
 export async function toolArgsWithPasswordsHidden<T>(value: T, key = ''): Promise<T> {
   if (typeof value === 'string')
-    return (key === 'sql' ? await withPasswordsHidden(value) : passwordsAsVerifiers(value)) as T;
+    return (SQL_ARGS.has(key) ? await withPasswordsHidden(value) : passwordsAsVerifiers(value)) as T;
   if (Array.isArray(value)) return (await Promise.all(value.map((v: unknown) => toolArgsWithPasswordsHidden(v)))) as T;
   if (typeof value !== 'object' || value === null) return value;
   const entries = await Promise.all(

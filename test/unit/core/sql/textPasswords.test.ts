@@ -1,5 +1,6 @@
 /** Passwords in kept free text: as verifiers in a question, a task or a model's SQL; hidden in an audit line. */
 import { describe, expect, it } from 'vitest';
+import { toolArgsWithPasswordsHidden } from '../../../../src/core/sql/secrets/hidePasswords';
 import { scramVerifier, verifierParts } from '../../../../src/core/sql/secrets/scramVerifier';
 import {
   passwordsAsVerifiers,
@@ -76,5 +77,23 @@ describe('redactPasswords (the audit trail of a run)', () => {
     const kept = JSON.stringify(withRedactedPasswords(record));
     expect(kept).not.toContain(secret);
     expect(JSON.parse(kept)).toMatchObject({ at: 'now', calls: 2, messages: [{ role: 'assistant' }] });
+  });
+});
+
+describe("toolArgsWithPasswordsHidden (a job's tool calls before they are kept)", () => {
+  it("leaves count_rows' WHERE condition as written: it is SQL, and a verifier would change what it counts", async () => {
+    const args = { table: 'public.users', where: "password = 'hunter2' AND active" };
+    expect(await toolArgsWithPasswordsHidden(args)).toEqual(args);
+  });
+
+  it('rewrites a role password in run_sql and in free text, each to a verifier that stands for it', async () => {
+    const hidden = await toolArgsWithPasswordsHidden({
+      sql: "ALTER ROLE bob PASSWORD 'p-sql'",
+      note: "bob's password is 'p-note'",
+    });
+    const [inSql] = verifiersOf(hidden.sql);
+    const [inNote] = verifiersOf(hidden.note);
+    expect(standsFor(inSql ?? '', 'p-sql')).toBe(true);
+    expect(standsFor(inNote ?? '', 'p-note')).toBe(true);
   });
 });
