@@ -11,8 +11,6 @@ export interface SessionTouch {
   sets: boolean;
   /** May leave state that keeps the session, or end it (LISTEN, a cursor WITH HOLD, CLOSE, an advisory lock, a temporary table, DROP). */
   pins: boolean;
-  /** DEALLOCATE: the server's prepared statements are no longer all there. */
-  deallocates: boolean;
   /** DEALLOCATE ALL: the client's own prepared statements are gone. */
   deallocatesAll: boolean;
   /** The message is one `DEALLOCATE name` and nothing else: that name (a pool answers it for the client's own statement). */
@@ -23,14 +21,12 @@ export interface SessionTouch {
 export const UNTOUCHED: SessionTouch = Object.freeze({
   sets: false,
   pins: false,
-  deallocates: false,
   deallocatesAll: false,
 });
 /** Not known (the guard's own query, a statement measured in a transaction that may commit): everything is read back. */
 export const MAY_TOUCH_ALL: SessionTouch = Object.freeze({
   sets: true,
   pins: true,
-  deallocates: false,
   deallocatesAll: false,
 });
 
@@ -44,7 +40,6 @@ type Rec = Record<string, unknown>;
 export function sessionTouchOf(statements: readonly ParsedStatement[]): SessionTouch {
   let sets = false;
   let pins = false;
-  let deallocates = false;
   let deallocatesAll = false;
   let deallocatesOne: string | undefined;
   for (const statement of statements) {
@@ -53,7 +48,6 @@ export function sessionTouchOf(statements: readonly ParsedStatement[]): SessionT
     if (PINNING_KINDS.has(statement.kind)) pins = true;
     if (statement.kind === 'DeclareCursorStmt' && (Number(node?.options) & CURSOR_OPT_HOLD) !== 0) pins = true;
     if (statement.kind === 'DeallocateStmt') {
-      deallocates = true;
       if (node?.isall === true || typeof node?.name !== 'string') deallocatesAll = true;
       else if (statements.length === 1) deallocatesOne = node.name;
     }
@@ -71,6 +65,6 @@ export function sessionTouchOf(statements: readonly ParsedStatement[]): SessionT
       return Object.values(value);
     });
   }
-  if (!sets && !pins && !deallocates) return UNTOUCHED;
-  return { sets, pins, deallocates, deallocatesAll, ...(deallocatesOne !== undefined ? { deallocatesOne } : {}) };
+  if (!sets && !pins && !deallocatesAll && deallocatesOne === undefined) return UNTOUCHED;
+  return { sets, pins, deallocatesAll, ...(deallocatesOne !== undefined ? { deallocatesOne } : {}) };
 }

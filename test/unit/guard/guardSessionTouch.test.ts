@@ -24,8 +24,8 @@ describe('sessionTouchOf', () => {
 
   it('DEALLOCATE ALL behind a comment, or among other statements, forgets every prepared statement', () => {
     for (const sql of ['/* pool */ DEALLOCATE ALL', 'SELECT 1; DEALLOCATE PREPARE ALL', 'deallocate all;'])
-      expect(touch(sql), sql).toMatchObject({ deallocates: true, deallocatesAll: true });
-    expect(touch('DEALLOCATE p1')).toMatchObject({ deallocates: true, deallocatesAll: false });
+      expect(touch(sql), sql).toMatchObject({ deallocatesAll: true });
+    expect(touch('DEALLOCATE p1')).toMatchObject({ deallocatesAll: false, deallocatesOne: 'p1' });
   });
 
   it('settings: SET, RESET, set_config by any schema', () => {
