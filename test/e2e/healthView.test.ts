@@ -77,7 +77,7 @@ describe('The Health view: a finding fixed through the CodeLens approval', () =>
     await screenshot(p, 'health-view-with-findings', SUITE);
     // The view's message sums the run up; checks with findings come first.
     await p
-      .getByText(/1 warnings, .* catalog reads in \d+ ms/)
+      .getByText(/1 warning, .* catalog reads in \d+ ms/)
       .first()
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     expect(

@@ -44,9 +44,12 @@ export interface HealthReport {
     findings: number;
     skipped: number;
     error: number;
+    /** Findings among the listed ones, by severity: the offenders a check did not list (`more`) are not in them. */
     critical: number;
     warning: number;
     info: number;
+    /** Offenders found and not listed, all checks together (their severity was not read): the counts above are "at least". */
+    unlisted: number;
   };
   /** Catalog reads issued (one READ ONLY transaction each). */
   queries: number;

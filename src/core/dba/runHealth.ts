@@ -79,6 +79,7 @@ export async function runHealth(db: Db, options: HealthOptions = {}): Promise<He
         critical: findings.filter((f) => f.severity === 'critical').length,
         warning: findings.filter((f) => f.severity === 'warning').length,
         info: findings.filter((f) => f.severity === 'info').length,
+        unlisted: results.reduce((n, r) => n + (r.more ?? 0), 0),
       },
       queries: reader.queries,
       elapsedMs: Math.round(performance.now() - started),

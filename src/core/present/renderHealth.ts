@@ -10,8 +10,17 @@ export function renderHealth(report: HealthReport): string {
   const header =
     `Health of ${visibleText(report.database)} (PostgreSQL ${report.serverVersion}): ${plural(report.checks.length, 'check')} · ` +
     `${s.ok} ok, ${s.findings} with findings, ${s.skipped} skipped, ${s.error} failed · ` +
-    `${s.critical} critical, ${plural(s.warning, 'warning')}, ${s.info} info · ${plural(report.queries, 'catalog read')} in ${report.elapsedMs} ms`;
+    `${severityCounts(s)} · ${plural(report.queries, 'catalog read')} in ${report.elapsedMs} ms`;
   return [header, ...report.checks.map(renderCheck)].join('\n\n');
+}
+
+/**
+ * The findings by severity, as the header of the CLI and the VS Code view say them: "at least" when a check
+ * counted offenders it did not list (their severity was not read).
+ */
+export function severityCounts(s: HealthReport['summary']): string {
+  const listed = `${s.critical} critical, ${plural(s.warning, 'warning')}, ${s.info} info`;
+  return s.unlisted > 0 ? `at least ${listed} (${s.unlisted} more not listed)` : listed;
 }
 
 function renderCheck(check: CheckResult): string {

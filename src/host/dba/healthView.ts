@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { CheckResult, Finding, HealthReport } from '../../core/dba/healthTypes';
 import type { Logger } from '../../core/platform/logger';
+import { severityCounts } from '../../core/present/renderHealth';
 import type { DatabaseSession } from '../connection/databaseSession';
 import type { CoreServices } from '../lazyServices';
 import { visibleText } from '../../shared/visibleSql';
@@ -148,7 +149,7 @@ export class HealthView implements vscode.TreeDataProvider<Node>, vscode.Disposa
       );
       this.report = report;
       const s = report.summary;
-      this.view.message = `${report.database}: ${s.critical} critical, ${s.warning} warnings, ${s.info} info · ${s.skipped} could not run · ${report.queries} catalog reads in ${report.elapsedMs} ms`;
+      this.view.message = `${report.database}: ${severityCounts(s)} · ${s.skipped} could not run · ${report.queries} catalog reads in ${report.elapsedMs} ms`;
       this.changed.fire(undefined);
       this.logger.info('health checks done', {
         database: report.database,

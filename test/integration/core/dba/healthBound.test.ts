@@ -45,6 +45,11 @@ describe.runIf(postgresAvailable)('health lists at most N offenders per check an
     expect(check?.findings.map((f) => f.object)).toEqual(['public.child_6', 'public.child_5', 'public.child_4']);
     expect(check?.more).toBe(OFFENDERS - 3);
     expect(renderHealth(report)).toContain(`… and ${OFFENDERS - 3} more (the worst 3 are listed`);
+    // The summary counts only what is listed, and says so.
+    expect(report.summary).toMatchObject({ warning: 3, unlisted: OFFENDERS - 3 });
+    expect(renderHealth(report)).toContain(
+      `at least 0 critical, 3 warnings, 0 info (${OFFENDERS - 3} more not listed)`,
+    );
   });
 
   it('with no more offenders than N: all listed, no "more"', async () => {
@@ -52,7 +57,9 @@ describe.runIf(postgresAvailable)('health lists at most N offenders per check an
     const [check] = report.checks;
     expect(check?.findings).toHaveLength(OFFENDERS);
     expect(check?.more).toBeUndefined();
+    expect(report.summary.unlisted).toBe(0);
     expect(renderHealth(report)).not.toContain('more (the worst');
+    expect(renderHealth(report)).not.toContain('at least');
   });
 
   it('pg-agent health --limit N bounds the JSON and the text the same way', async () => {
