@@ -3,8 +3,7 @@
 // job goes on. Real PostgreSQL, the scripted Gemini server, `pg-agent job` in-process.
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer, connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { postgresAvailable } from '../../../support/services';
 import { SHOP_FINGERPRINT } from '../../../support/shopSchema';
 import { scriptedModelEnv, useScriptedWorkspace, useShopScratch } from '../../../support/shopDatabase';
 import { queryValue } from '../../../support/scratchDatabase';
+import { reservePort } from '../../../support/testCluster';
 
 const redisServerInstalled = (() => {
   try {
@@ -30,18 +30,6 @@ const redisServerInstalled = (() => {
 
 interface Failure {
   error: { code: string; message: string; advice?: string };
-}
-
-/** A port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** A redis-server of this test's own (loopback, every write fsynced to its append-only file), ready to answer. */
@@ -125,7 +113,8 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
     'a private Redis killed while a job waits for a decision: a clear error and nothing run; restarted, the ticket is still there and the job goes on once',
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'pgagent-redis-'));
-      const port = await freePort();
+      // Reserved until the test ends: the Redis restarts on the same port, and nobody may take it in between.
+      const { port, release } = await reservePort();
       const redisUrl = `redis://127.0.0.1:${port}`;
       const start = () => startRedis(port, dir);
       let redis = await start();
@@ -177,6 +166,7 @@ describe.runIf(postgresAvailable)('a job with damaged files, or a store that die
       } finally {
         redis.kill('SIGKILL');
         rmSync(dir, { recursive: true, force: true });
+        release();
       }
     },
   );
