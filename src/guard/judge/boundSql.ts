@@ -23,11 +23,23 @@ export interface BoundParameters {
  * statement is for any values (values cannot change what a statement does, only which rows it touches).
  */
 export function nullBoundSql(sql: string, typeNames: readonly (string | undefined)[]): Promise<string> {
-  // The type names are format_type() output or undefined: no NUL in them, so the key is unambiguous.
-  return nullBound.get(`${typeNames.map((t) => t ?? '').join('\0')}\0\0${sql}`, () =>
+  return nullBound.get(nullBoundKey(sql, typeNames), () =>
     bindSql(sql, { values: [], formats: [], typeNames: [...typeNames] }, true),
   );
 }
+
+/**
+ * What nullBoundSql answered before for `sql` with parameters of these declared type oids, without waiting
+ * (built-in types named before, the text bound before); undefined: nullBoundSql (and typeNamesOf) must say.
+ */
+export function knownNullBoundSql(sql: string, oids: readonly number[]): string | undefined {
+  if (!oids.every(known)) return undefined;
+  return nullBound.known(nullBoundKey(sql, oids.map(typeNameOfKnown)));
+}
+
+// The type names are format_type() output or undefined: no NUL in them, so the key is unambiguous.
+const nullBoundKey = (sql: string, typeNames: readonly (string | undefined)[]): string =>
+  `${typeNames.map((t) => t ?? '').join('\0')}\0\0${sql}`;
 
 const nullBound = new TextMemo<string>();
 
@@ -94,13 +106,14 @@ const FIRST_NORMAL_OID = 16384;
 /** Names of built-in types asked before (a driver declares the same few on every Parse). */
 const builtInNames = new Map<number, string | undefined>();
 const known = (oid: number) => oid === 0 || builtInNames.has(oid);
+const typeNameOfKnown = (oid: number) => (oid === 0 ? undefined : builtInNames.get(oid));
 
 /**
  * Type names of Parse's declared parameter types (undefined where the client left a type open). Built-in types
  * are asked once per process; a type created in the database (which may be renamed) is asked each time.
  */
 export async function typeNamesOf(db: Db, oids: readonly number[]): Promise<(string | undefined)[]> {
-  if (oids.every(known)) return oids.map((oid) => (oid === 0 ? undefined : builtInNames.get(oid)));
+  if (oids.every(known)) return oids.map(typeNameOfKnown);
   const result = await db.query<{ name: string | null }>(
     'SELECT format_type(t, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS u(t, n) ORDER BY n',
     [oids],

@@ -12,16 +12,22 @@ export class TextMemo<T> {
   constructor(private readonly max = 500) {}
 
   async get(text: string, compute: () => Promise<T>): Promise<T> {
-    const known = this.entries.get(text);
-    if (known !== undefined) {
-      this.entries.delete(text);
-      this.entries.set(text, known);
-      return known;
-    }
+    const known = this.known(text);
+    if (known !== undefined) return known;
     const value = await compute();
     if (text.length <= MAX_TEXT) {
       this.entries.set(text, value);
       if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return value;
+  }
+
+  /** The value remembered for `text` (most recently used now), or undefined: `get` would compute it. */
+  known(text: string): T | undefined {
+    const value = this.entries.get(text);
+    if (value !== undefined) {
+      this.entries.delete(text);
+      this.entries.set(text, value);
     }
     return value;
   }

@@ -12,6 +12,11 @@ export function transactionControlOf(sql: string): Promise<readonly Control[]> {
   return controls.get(sql, () => controlOf(sql));
 }
 
+/** What transactionControlOf answered for `sql` before (without waiting), or undefined: not known yet. */
+export function knownTransactionControlOf(sql: string): readonly Control[] | undefined {
+  return controls.known(sql);
+}
+
 async function controlOf(sql: string): Promise<readonly Control[]> {
   await loadParser();
   try {

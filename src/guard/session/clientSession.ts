@@ -41,6 +41,10 @@ import { commandComplete, errorResponse, readyForQuery } from '../wire/backendMe
 import type { FrontendMessage } from '../wire/frontendMessages';
 import { asciiQueryText, MalformedMessage, readFrontendMessage } from '../wire/frontendMessages';
 
+const QUERY = 0x51;
+/** Parse, Bind, Describe, Execute, Close, Sync, Flush: the extended protocol's messages its fast path may take. */
+const EXTENDED = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x53, 0x48]);
+
 export class ClientSession {
   private readonly link: UpstreamLink;
   /** The guard rolled back the client's transaction; the client has not ended it yet. */
@@ -90,6 +94,7 @@ export class ClientSession {
       aborted: () => this.aborted,
       endAborted: () => (this.aborted = false),
       judge: (sql) => this.judge(sql),
+      passedBefore: (sql) => this.passedBefore(sql),
       measure: (classification) => this.measure(classification),
       rollbackUpstream: () => this.rollbackUpstream(),
       refuseControl: () => this.refuseControl(),
@@ -173,21 +178,41 @@ export class ClientSession {
   }
 
   /**
-   * A read's hot path, without an async turn: a simple Query whose text judgeSql would pass from its verdict cache
-   * now, in a session with nothing to look at first (no aborted or measured transaction, no COPY, no error to skip
-   * past, not the guard's own command), is forwarded as `handle` would forward it. False: `handle` takes it.
+   * A read's hot path, without an async turn, in a session with nothing to look at first (no aborted or measured
+   * transaction, no COPY, no error to skip past): a simple Query whose text judgeSql would pass from its verdict
+   * cache now (not the guard's own command), or an extended-protocol message its method would only forward
+   * (extendedProtocol.ts `fast`), is forwarded as `handle` would forward it. False: `handle` takes it.
    */
   passFast(raw: Uint8Array): boolean {
     if (this.aborted || this.skipping || this.tx.measuring || this.copy.load.active) return false;
+    if (raw[0] !== QUERY) return EXTENDED.has(raw[0]!) && this.extendedFast(raw);
     const sql = asciiQueryText(raw);
-    const verdict = sql === undefined || mayBeBrokerCommand(sql) ? undefined : passedBefore(this.db, sql);
+    const verdict = sql === undefined || mayBeBrokerCommand(sql) ? undefined : this.passedBefore(sql);
     if (verdict?.kind !== 'pass') return false;
     this.copy.relay.interrupt('query');
-    this.events.judged?.('pass');
     this.context.passedRead?.(sql!, this.user);
     this.tx.expectResult(undefined, 'query');
     this.link.forward(raw, 'query', false, verdict.touch);
     return true;
+  }
+
+  private extendedFast(raw: Uint8Array): boolean {
+    let message: FrontendMessage;
+    try {
+      message = readFrontendMessage(raw);
+    } catch {
+      return false; // handle() answers it
+    }
+    // In COPY mode a Parse, Bind… fails the COPY upstream first, as handle() does (copyLoad.ts take).
+    this.copy.relay.interrupt(message.type);
+    return this.extended.fast(raw, message);
+  }
+
+  /** What judge() would answer from the verdict cache now, when that is a pass (counted as judged), else undefined. */
+  private passedBefore(sql: string): Verdict | undefined {
+    const verdict = passedBefore(this.db, sql);
+    if (verdict?.kind === 'pass') this.events.judged?.('pass');
+    return verdict;
   }
 
   /** The client is gone (or the guard stops): the upstream session ends, rolling back whatever it had open. */

@@ -18,10 +18,10 @@ import {
   refusedError,
   verdictError,
 } from '../hold/heldMessages';
-import { bindSql, nullBoundSql, typeNamesOf } from '../judge/boundSql';
+import { bindSql, knownNullBoundSql, nullBoundSql, typeNamesOf } from '../judge/boundSql';
 import type { Verdict } from '../judge/judge';
 import { MAY_TOUCH_ALL } from '../judge/sessionTouch';
-import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
+import { endsTransaction, knownTransactionControlOf, transactionControlOf } from '../judge/transactionControl';
 import type { GuardedTransaction } from '../transaction/guardedTransaction';
 import type { ErrorFields } from '../wire/backendMessages';
 import {
@@ -53,6 +53,8 @@ export interface SessionPort {
   /** The client ended that transaction (its ROLLBACK or COMMIT, answered ROLLBACK). */
   endAborted(): void;
   judge(sql: string): Promise<Verdict | { kind: 'failed'; error: unknown }>;
+  /** The 'pass' `judge` would answer from the verdict cache now (counted as judged), or undefined: `judge` decides. */
+  passedBefore(sql: string): Verdict | undefined;
   measure(classification: Classification): Promise<boolean>;
   rollbackUpstream(): Promise<void>;
   refuseControl(): Promise<void>;
@@ -72,6 +74,60 @@ export class ExtendedProtocol {
   private readonly portals = new Map<string, Portal>();
 
   constructor(private readonly s: SessionPort) {}
+
+  /**
+   * The message at once, without an async turn, when its method below would only forward it (a read's Parse judged
+   * before, a Bind, Describe or Execute of a read's statement or portal, Close, Sync, Flush): true when it was
+   * forwarded exactly as that method forwards it; false when nothing was done (the method decides).
+   */
+  fast(raw: Uint8Array, message: FrontendMessage): boolean {
+    if (this.s.aborted()) return false;
+    switch (message.type) {
+      case 'parse':
+        return this.parseFast(raw, message.name, message.sql, message.paramTypes);
+      case 'bind': {
+        const statement = this.statements.get(message.statement);
+        if (statement !== undefined && statement.kind !== 'pass') return false;
+        this.bindRead(raw, message.portal, statement);
+        return true;
+      }
+      case 'describe':
+        if (!this.upstreamKnows(message.target, message.name)) return false;
+        this.s.link.forward(raw, message.target === 'S' ? 'describeStatement' : 'describePortal', true);
+        return true;
+      case 'execute': {
+        const portal = this.portals.get(message.portal);
+        if (portal !== undefined && portal.kind !== 'pass') return false;
+        if (this.s.tx.measuring && portal?.control) return false;
+        this.executeRead(raw, portal);
+        return true;
+      }
+      case 'close':
+        if (!this.upstreamKnows(message.target, message.name)) return false;
+        this.forwardClose(raw, message.target, message.name);
+        return true;
+      case 'sync':
+        this.s.link.forward(raw, 'sync');
+        return true;
+      case 'flush':
+        this.s.link.send(raw);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Parse's pass, when its text's transaction control, its null-bound text and that text's 'pass' are known. */
+  private parseFast(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): boolean {
+    const control = knownTransactionControlOf(sql);
+    if (control === undefined || (this.s.tx.measuring && control.length > 0)) return false;
+    const bound = knownNullBoundSql(sql, paramTypes);
+    const verdict = bound === undefined ? undefined : this.s.passedBefore(bound);
+    if (verdict?.kind !== 'pass') return false;
+    this.statements.set(name, { sql, paramTypes, kind: 'pass', control: control.length > 0 });
+    this.s.link.forward(raw, 'parse', true, verdict.touch);
+    return true;
+  }
 
   async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {
     const s = this.s;
@@ -123,9 +179,14 @@ export class ExtendedProtocol {
     }
     if (s.aborted()) return s.fail(ABORTED, false);
     if (statement?.kind === 'hold') return this.bindHeld(raw, message, statement);
-    if (statement?.kind === 'pass') s.passedRead(statement.sql);
-    this.portals.set(message.portal, { kind: 'pass', control: statement?.kind === 'pass' && statement.control });
-    s.link.forward(raw, 'bind', true);
+    this.bindRead(raw, message.portal, statement);
+  }
+
+  /** A read's statement bound upstream (or one the upstream does not know: its error is the server's). */
+  private bindRead(raw: Uint8Array, portal: string, statement: Extract<Statement, { kind: 'pass' }> | undefined): void {
+    if (statement) this.s.passedRead(statement.sql);
+    this.portals.set(portal, { kind: 'pass', control: statement?.control === true });
+    this.s.link.forward(raw, 'bind', true);
   }
 
   /** Binding plans the statement (planning can run functions), so a held statement is never bound upstream. */
@@ -183,11 +244,7 @@ export class ExtendedProtocol {
       const answer = await describeHeldPortal(s.describes, portal);
       return Buffer.isBuffer(answer) ? s.answer(answer) : s.fail(answer, false);
     }
-    const synthesized =
-      target === 'S'
-        ? this.statements.get(name)?.kind === 'endTransaction'
-        : this.portals.get(name)?.kind !== 'pass' && this.portals.has(name);
-    if (synthesized) {
+    if (!this.upstreamKnows(target, name)) {
       await s.settle();
       await s.answer(target === 'S' ? Buffer.concat([parameterDescription([]), noData()]) : noData());
       return;
@@ -216,24 +273,37 @@ export class ExtendedProtocol {
       if (done.some((b) => b[0] === 0x45)) s.skipToSync();
       return;
     }
-    s.tx.expectResult(portal?.kind === 'pass' ? portal.recorded : undefined, 'execute');
-    s.link.forward(raw, 'execute', true);
+    this.executeRead(raw, portal);
+  }
+
+  private executeRead(raw: Uint8Array, portal: Extract<Portal, { kind: 'pass' }> | undefined): void {
+    this.s.tx.expectResult(portal?.recorded, 'execute');
+    this.s.link.forward(raw, 'execute', true);
   }
 
   async close(raw: Uint8Array, target: 'S' | 'P', name: string): Promise<void> {
     const s = this.s;
-    const upstreamKnows =
-      target === 'S'
-        ? this.statements.get(name)?.kind !== 'endTransaction'
-        : this.portals.get(name)?.kind === 'pass' || !this.portals.has(name);
+    if (this.upstreamKnows(target, name)) return this.forwardClose(raw, target, name);
     if (target === 'S') this.statements.delete(name);
     else this.portals.delete(name);
-    if (!upstreamKnows) {
-      await s.settle();
-      await s.answer(closeComplete());
-      return;
-    }
-    s.link.forward(raw, 'close', true);
+    await s.settle();
+    await s.answer(closeComplete());
+  }
+
+  /**
+   * The upstream has this statement or portal, or has never heard of it (its Describe or Close is the server's to
+   * answer); a held portal or a statement that ends an aborted transaction is the guard's own.
+   */
+  private upstreamKnows(target: 'S' | 'P', name: string): boolean {
+    if (target === 'S') return this.statements.get(name)?.kind !== 'endTransaction';
+    const portal = this.portals.get(name);
+    return portal === undefined || portal.kind === 'pass';
+  }
+
+  private forwardClose(raw: Uint8Array, target: 'S' | 'P', name: string): void {
+    if (target === 'S') this.statements.delete(name);
+    else this.portals.delete(name);
+    this.s.link.forward(raw, 'close', true);
   }
 
   async sync(raw: Uint8Array): Promise<void> {

@@ -6,7 +6,8 @@
 import { BackendError } from 'pg-gateway';
 import { serialize } from 'pg-protocol';
 import { describe, expect, it } from 'vitest';
-import { bindSql, nullBoundSql } from '../../../src/guard/judge/boundSql';
+import { bindSql, knownNullBoundSql, nullBoundSql } from '../../../src/guard/judge/boundSql';
+import { knownTransactionControlOf, transactionControlOf } from '../../../src/guard/judge/transactionControl';
 import { checkStartup } from '../../../src/guard/session/startupParameters';
 import { MalformedMessage, readFrontendMessage } from '../../../src/guard/wire/frontendMessages';
 import { PendingResponses } from '../../../src/guard/wire/pendingResponses';
@@ -69,6 +70,19 @@ describe('a statement with its values', () => {
       "DELETE FROM t WHERE id = '7'::integer AND note <> '$1' AND tag = 'o''clock' AND x IS NOT DISTINCT FROM NULL",
     );
     expect(await nullBoundSql('SELECT $1, $2', ['text'])).toBe('SELECT NULL::text, NULL');
+  });
+
+  it("the fast path's look-ups answer only what the judged path answered before, for the same text and types", async () => {
+    const sql = 'SELECT $1 AS known_before';
+    expect(knownNullBoundSql(sql, [0])).toBeUndefined();
+    expect(await nullBoundSql(sql, [undefined])).toBe('SELECT NULL AS known_before');
+    expect(knownNullBoundSql(sql, [0])).toBe('SELECT NULL AS known_before');
+    // Other declared types are another text; a type never named (created in the database) is asked each time.
+    expect(knownNullBoundSql(sql, [0, 0])).toBeUndefined();
+    expect(knownNullBoundSql(sql, [99_999])).toBeUndefined();
+    expect(knownTransactionControlOf('COMMIT; SELECT 1')).toBeUndefined();
+    expect(await transactionControlOf('COMMIT; SELECT 1')).toEqual(['commit']);
+    expect(knownTransactionControlOf('COMMIT; SELECT 1')).toEqual(['commit']);
   });
 
   it('refuses binary values and a missing value instead of guessing', async () => {
