@@ -9,18 +9,19 @@
  * what the question asks about; the others say which ("the port … under network 7"): only its tables are
  * lifted, to a share of its score by how closely the schema ties them to it (roles from tableRoles.ts):
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
- * - an association child (every column an FK column: network_agent_bindings) 0.8; a child whose declared
- *   foreign keys all point at the subject (an extension or a list of its own: portsecuritybindings,
- *   extradhcpopts), or that places the subject in its parent (besides the subject it points only at the
- *   subject's parent and that parent's children: a port's IP allocations in its network's subnets) 0.7; any
- *   other child 0.5 (one that also points elsewhere ties the subject to that table: a port's connection to a
- *   gateway);
- * - a table it points at (its parent) 0.7; its base table (the attributes every resource keeps in one place)
- *   0.9, since that row is the subject's own;
- * - two ties away, after the subject's own: a table that belongs to its base table (its one FK is part of its
- *   key: the tags of the subject's shared attributes) 0.8, to another parent 0.6, the table at the other end
- *   of an association 0.55, a child named after its parent 0.45 (a migration read with its instance brings
- *   the instance's detail tables);
+ * - an association child (every column an FK column: network_agent_bindings) 0.8; a child no table points
+ *   at (a detail, not an entity of its own) whose declared foreign keys all point at the subject (an
+ *   extension or a list of its own: portsecuritybindings, extradhcpopts), or that places the subject in its
+ *   parent (besides the subject it points only at the subject's parent and that parent's children: a port's
+ *   IP allocations in its network's subnets) 0.7; any other child 0.5 (one that also points elsewhere ties
+ *   the subject to that table: a port's connection to a gateway);
+ * - its base table (the attributes every resource keeps in one place) 0.9, since that row is the subject's
+ *   own; another table it points at (its parent) 0.65, after the subject's own tables;
+ * - two ties away: a table that belongs to its base table (its one FK is part of its key: the tags of the
+ *   subject's shared attributes) 0.8, the table at the other end of an association 0.65 (the association
+ *   alone is a list of keys: the network's DHCP agents are read through it), a table that belongs to another
+ *   parent 0.6, a child named after its parent 0.45 (a migration read with its instance brings the
+ *   instance's detail tables);
  * - a table whose name starts with a prefix that many tables share (a plug-in's: cisco_, nsxv_) the question
  *   does not say: half of that; a prefix some other table points at is the application's own (qos_policies,
  *   which qospolicyrbacs points at), since a plug-in's tables point at the core and not the other way.
@@ -42,10 +43,10 @@ const SUBJECT_FLOOR = 0.5;
 const SUBJECT_CANDIDATES = 5;
 const NAMED_CHILD = 0.9;
 const ASSOCIATION = 0.8;
-const ASSOCIATION_END = 0.55;
+const ASSOCIATION_END = 0.65;
 const EXTENSION = 0.7;
 const CHILD = 0.5;
-const PARENT = 0.7;
+const PARENT = 0.65;
 const PARENT_OWNED = 0.6;
 /** The subject's base table (tableRoles.ts) is its own row kept elsewhere; what belongs to that row is the subject's too. */
 const BASE = 0.9;
@@ -172,7 +173,10 @@ function liftAround(
       const association = joins.length >= 2 && other.table.columns.every((c) => fkColumns.has(c.name));
       if (isNamedChild(index, other, subject)) lift(n, NAMED_CHILD);
       else if (association) lift(n, ASSOCIATION);
-      else if (declaredTargets(index, other).every((t) => t === subject) || placedInParent(index, subject, other))
+      else if (
+        isLeaf(index, n) &&
+        (declaredTargets(index, other).every((t) => t === subject) || placedInParent(index, subject, other))
+      )
         lift(n, EXTENSION);
       else lift(n, CHILD);
       if (association) for (const j of joins) if (j.to !== subject) lift(j.to, ASSOCIATION_END);
@@ -237,4 +241,12 @@ function placedInParent(index: SchemaIndex, subject: number, child: TableEntry):
     return parents.has(t) || (target !== undefined && declaredTargets(index, target).some((p) => parents.has(p)));
   };
   return others.some((t) => parents.has(t)) && others.every(inParent);
+}
+
+/** No other table points at `e`: a detail of what it points at, not an entity of its own. */
+function isLeaf(index: SchemaIndex, e: number): boolean {
+  return index.graph.neighbours(e).every((n) => {
+    const entry = index.entries[n];
+    return n === e || !entry || !declaredTargets(index, entry).includes(e);
+  });
 }

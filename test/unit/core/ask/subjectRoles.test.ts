@@ -6,7 +6,7 @@ import { col, fk, table } from '../../../fixtures/bigSchema';
 // An ORM-style schema around gadgets, generated here: a base table of shared attributes that every resource
 // (gadgets, depots, routes) points at, with labels that belong to its rows; depots that gadgets sit in, with
 // bays; the gadget's detail tables of each shape (one named after it, a list tied to it alone, a link to a
-// gateway, slots placed in its depot); a plug-in (acme_) nothing points at; and unrelated tables.
+// gateway, slots placed in its depot, coupons used elsewhere, an association with zones); a plug-in (acme_) nothing points at; and unrelated tables.
 const key = (...columns: string[]): Partial<TableInfo> => ({ primaryKey: columns });
 const FILLER = 'audits budgets carriers exports fleets grants harbours imports journals kiosks lockers meters';
 
@@ -62,6 +62,21 @@ function gadgetTables(schema = 'public', extra: string[] = []): TableInfo[] {
         foreignKeys: [ref('gadget_id', 'gadgets'), ref('depot_id', 'depots'), ref('bay_id', 'bays')],
       },
     ),
+    t('coupons', [col('id', 'bigint'), col('gadget_id', 'bigint'), col('code')], {
+      foreignKeys: [ref('gadget_id', 'gadgets')],
+    }),
+    t('coupon_uses', [col('id', 'bigint'), col('coupon_id', 'bigint'), col('used_at', 'timestamptz')], {
+      foreignKeys: [ref('coupon_id', 'coupons')],
+    }),
+    t('zones', [col('id', 'bigint'), col('title')]),
+    t('zone_bindings', [col('gadget_id', 'bigint'), col('zone_id', 'bigint')], {
+      primaryKey: null,
+      foreignKeys: [ref('gadget_id', 'gadgets'), ref('zone_id', 'zones')],
+    }),
+    t('depot_flags', [col('depot_id', 'bigint'), col('flag')], {
+      ...key('depot_id'),
+      foreignKeys: [ref('depot_id', 'depots')],
+    }),
     t('routes', [col('id', 'bigint'), col('title'), col('attribute_id', 'bigint')], {
       foreignKeys: [ref('attribute_id', 'attributes')],
     }),
@@ -126,6 +141,18 @@ describe('the subject’s tables by their role in the schema', () => {
 
   it('takes a detail that places the subject in its parent (its depot’s bays) as its own', () => {
     expectAbove(ranked(gadgets, question), ['slot_assignments'], ['gateway_links', 'bays']);
+  });
+
+  it('takes a child other tables point at as an entity of its own, not as the subject’s detail', () => {
+    expectAbove(ranked(gadgets, question), ['dhcp_options', 'slot_assignments'], ['coupons']);
+  });
+
+  it('brings the other end of an association before what belongs to the tables the subject points at', () => {
+    expectAbove(ranked(gadgets, question), ['zone_bindings', 'zones'], ['depot_flags', 'depot_notes']);
+  });
+
+  it('puts the subject’s own tables before the tables it points at', () => {
+    expectAbove(ranked(gadgets, question), ['dhcp_options', 'slot_assignments'], ['depots']);
   });
 
   it('gives a plug-in’s table the question does not name half of what its neighbours give it', () => {
