@@ -1,7 +1,7 @@
 // Analysis (not a bench): for each question whose gold tables are not all in the top 15, the gold tables' ranks
 // and scores and what outranks them. Reads the snapshots kept by `LINKING_SNAPSHOTS=dir npm run bench -- linking`.
 // Run: npx esbuild bench/linkingMisses.ts --bundle --platform=node --packages=external --outfile=dist/misses.cjs
-//      && node dist/misses.cjs /tmp/linking-snap [beaver|spider] [filter]
+//      && node dist/misses.cjs /tmp/linking-snap [beaver|spider] [filter]   (TIES=1 lists the passes on a tie)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchemaContext } from '../src/core/ask/schemaContext';
@@ -25,6 +25,7 @@ const groups = new Map<string, [number, number]>();
 const tokens: number[] = [];
 const index = indexOf(snapshot);
 let all15 = 0;
+let ties = 0;
 for (const c of cases) {
   const shown = buildSchemaContext(snapshot, c.question, { budgetTokens: 6000 });
   const names = shown.tables.map((t) =>
@@ -38,6 +39,16 @@ for (const c of cases) {
   tokens.push(shown.tokens);
   const g = groups.get(c.group) ?? [0, 0];
   groups.set(c.group, [g[0] + (ok ? 1 : 0), g[1] + 1]);
+  // A pass that rides on a tie: a gold table in the top 15 scores the same as the 16th shown.
+  const next = shown.tables[15];
+  if (
+    ok &&
+    next &&
+    shown.tables.slice(0, 15).some((t, i) => t.score === next.score && c.gold.includes(names[i]?.[0] ?? ''))
+  ) {
+    ties++;
+    if (process.env.TIES) console.log(`TIE ${c.question.slice(0, 100)}`);
+  }
   if (ok && !filter) continue;
   if (filter && !c.question.includes(filter)) continue;
   const ranked = rank(index, c.question, {}, true);
@@ -59,4 +70,4 @@ tokens.sort((a, b) => a - b);
 console.log(
   `\n${[...groups].map(([k, [a, n]]) => `${k} ${a}/${n}`).join(' · ')} · tokens median ${tokens[Math.floor(tokens.length / 2)]} max ${tokens.at(-1)}`,
 );
-console.log(`\nall gold in top 15: ${all15}/${cases.length}`);
+console.log(`\nall gold in top 15: ${all15}/${cases.length} (${ties} of them on a tie at rank 15/16)`);
