@@ -8,6 +8,7 @@ import { keyOf } from './schemaIndex';
 import { termOf, termsOf } from '../tokens';
 import { addNamed, focusSchemas, shownSchema } from './namedInQuestion';
 import { liftSubjectTables } from './subjectTables';
+import { isUnnamedPlugin } from './tableRoles';
 
 /**
  * Scoring. Each question term scores once per table, in the best field it appears in, times its inverse
@@ -29,7 +30,9 @@ import { liftSubjectTables } from './subjectTables';
  * to both ends (a match that joins other matches beats an isolated look-alike) and gives the tables on the
  * path 0.9 × the weaker score (the join cannot be written without them); every table also gets 60 % of
  * its best neighbour's direct score when that is more (a strong match lifts its neighbours), 75 % of it
- * from a table it belongs to (its FK is part of its key: an extension or association table). Then the
+ * from a table it belongs to (its FK is part of its key: an extension or association table); a plug-in's
+ * table the question does not name (its name starts with a prefix many tables share, tableRoles.ts) gets
+ * half of what its neighbours and paths give it (a person skips a vendor's tables unless asked). Then the
  * tables of what the question is about (its named best matches) are lifted by how the schema ties them to
  * it (subjectTables.ts). Last, a
  * tie-breaking prior of 0.05 × log10(1 + rows). Tables under 10 % of the top score are left out unless the
@@ -41,6 +44,8 @@ const FK_SHARE = 0.6;
 const COHERENCE = 0.5;
 const OWNED_SHARE = 0.75;
 const BRIDGE_SHARE = 0.9;
+/** What neighbours and paths give a plug-in's table the question does not name (tableRoles.ts). */
+const PLUGIN_SHARE = 0.5;
 const MAX_SEEDS = 32;
 const SEED_FLOOR = 0.25;
 const MAX_HOPS = 4;
@@ -162,8 +167,11 @@ export function rank(index: SchemaIndex, question: string, options: RankOptions,
     for (const j of index.graph.neighbours(i)) neighbourBest = Math.max(neighbourBest, direct[j] ?? 0);
     for (const j of entry.owners ?? [])
       neighbourBest = Math.max(neighbourBest, (OWNED_SHARE / FK_SHARE) * (direct[j] ?? 0));
+    const plugin = isUnnamedPlugin(index, entry, questionTerms) ? PLUGIN_SHARE : 1;
     relevance[i] =
-      (direct[i] ?? 0) + (joined.coherence[i] ?? 0) + Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
+      (direct[i] ?? 0) +
+      (joined.coherence[i] ?? 0) +
+      plugin * Math.max(FK_SHARE * neighbourBest, joined.bridge[i] ?? 0);
   });
   liftSubjectTables(index, question, relevance, termScores);
   const candidates: Candidate[] = [];

@@ -2,19 +2,26 @@
  * The tables of what the question is about. "Information about the port with …" asks for the port and what
  * is kept about it in other tables: an application reading a port reads its detail tables with it, and
  * nothing in the question names them. The subjects are the best matches (at least half the top score, the
- * first five) whose whole name the question says ("port", "floating IP" → floatingips), first named first;
- * only those in the schema of the best match (schemas loaded side by side). The first one is what the
- * question asks about; the others say which ("the port … under network 7"): only its tables are lifted,
- * to a share of its score by how closely the schema ties them to it:
+ * first five) whose whole name the question says outside an aside in parentheses ("port", "floating IP" →
+ * floatingips; "(including info caches, and security groups)" names what to add, not the subject), first
+ * named first; only those in the schema of the best match (schemas loaded side by side), and the same-named
+ * table in the other schemas (the question does not say which database's ports it means). The first one is
+ * what the question asks about; the others say which ("the port … under network 7"): only its tables are
+ * lifted, to a share of its score by how closely the schema ties them to it (roles from tableRoles.ts):
  * - a child named after it (an FK to it, its name starting with the subject's: instance_extra, portdnses) 0.9;
- * - an association child (every column an FK column: network_agent_bindings) 0.8; a child whose key holds
- *   its FK to the subject and no other FK (an extension) 0.7; any other child 0.5 (a key that also holds an
- *   FK to another table ties the subject to that table: an IP allocation keyed by network and subnet is not
- *   the network's extension);
- * - a table it points at (its parent) 0.7;
- * - two ties away, after the subject's own: a table that belongs to its parent (its one FK is part of its
- *   key: tags of a shared attributes table) 0.6, the table at the other end of an association 0.55, a child
- *   named after its parent 0.45 (a migration read with its instance brings the instance's detail tables);
+ * - an association child (every column an FK column: network_agent_bindings) 0.8; a child no table points
+ *   at (a detail, not an entity of its own) whose declared foreign keys all point at the subject (an
+ *   extension or a list of its own: portsecuritybindings, extradhcpopts), or that places the subject in its
+ *   parent (besides the subject it points only at the subject's parent and that parent's children: a port's
+ *   IP allocations in its network's subnets) 0.7; any other child 0.5 (one that also points elsewhere ties
+ *   the subject to that table: a port's connection to a gateway);
+ * - its base table (the attributes every resource keeps in one place) 0.9, since that row is the subject's
+ *   own; another table it points at (its parent) 0.65, after the subject's own tables;
+ * - two ties away: a table that belongs to its base table (its one FK is part of its key: the tags of the
+ *   subject's shared attributes) 0.8, the table at the other end of an association 0.65 (the association
+ *   alone is a list of keys: the network's DHCP agents are read through it), a table that belongs to another
+ *   parent 0.6, a child named after its parent 0.45 (a migration read with its instance brings the
+ *   instance's detail tables);
  * - a table whose name starts with a prefix that many tables share (a plug-in's: cisco_, nsxv_) the question
  *   does not say: half of that; a prefix some other table points at is the application's own (qos_policies,
  *   which qospolicyrbacs points at), since a plug-in's tables point at the core and not the other way.
@@ -30,22 +37,23 @@
  */
 import { stem, termOf } from '../tokens';
 import type { SchemaIndex, TableEntry } from './schemaIndex';
-import { keyOf } from './schemaIndex';
+import { declaredTargets, isBaseTable, isUnnamedPlugin, joinsOf } from './tableRoles';
 
 const SUBJECT_FLOOR = 0.5;
 const SUBJECT_CANDIDATES = 5;
 const NAMED_CHILD = 0.9;
 const ASSOCIATION = 0.8;
-const ASSOCIATION_END = 0.55;
+const ASSOCIATION_END = 0.65;
 const EXTENSION = 0.7;
 const CHILD = 0.5;
-const PARENT = 0.7;
+const PARENT = 0.65;
 const PARENT_OWNED = 0.6;
+/** The subject's base table (tableRoles.ts) is its own row kept elsewhere; what belongs to that row is the subject's too. */
+const BASE = 0.9;
+const BASE_OWNED = 0.8;
 /** A child named after the subject's parent: two ties away, after the subject's own children. */
 const PARENT_NAMED_CHILD = 0.45;
 const MODULE_PREFIX_SHARE = 0.5;
-/** A first name word shared by at least this many tables of a schema is a module's prefix. */
-const MODULE_PREFIX_TABLES = 3;
 /** Neighbours at this share of a subject's score, this many or more: the question picked them itself. */
 const PICKED_SHARE = 0.7;
 const PICKED_NEIGHBOURS = 2;
@@ -70,7 +78,8 @@ export function namedMatches(index: SchemaIndex, question: string, score: Float6
     .filter((i) => (score[i] ?? 0) >= SUBJECT_FLOOR * top)
     .sort((a, b) => (score[b] ?? 0) - (score[a] ?? 0))
     .slice(0, SUBJECT_CANDIDATES);
-  const words = wordsOf(question);
+  // An aside in parentheses ("(including info caches, and security groups)") names what to add, not the subject.
+  const words = wordsOf(question.replace(/\([^)]*\)/g, ' '));
   /** Stem of a word, or of two adjacent words glued ("floating ip" → floatingip) → where it is first said. */
   const at = new Map<string, number>();
   words.forEach((word, i) => {
@@ -114,21 +123,30 @@ export function liftSubjectTables(
 
   // The first subject the question names is what it asks about; the others say which ones ("the port … under
   // network 7"): their own tables are not asked for.
-  const head = subjects.find((s) => index.entries[s]?.table.schema === topSchema);
-  if (head === undefined || picked(head)) return;
-  const shares = new Map<number, number>();
-  liftAround(index, head, questionTerms, shares);
-  const own = index.entries[head]?.nameTerms ?? new Set<string>();
-  const base = before[head] ?? 0;
-  for (const [e, share] of shares) {
-    if (subjects.includes(e)) {
-      score[e] = Math.max(score[e] ?? 0, share * base);
-      continue;
+  const first = subjects.find((s) => index.entries[s]?.table.schema === topSchema);
+  if (first === undefined) return;
+  // The same table in other schemas (databases side by side): the question does not say which one it means.
+  const nameOf = (e: number) => stem(compact(index.entries[e]?.table.name ?? ''));
+  const heads = subjects.filter((s) => s === first || nameOf(s) === nameOf(first));
+  const lifted = new Map<number, number>();
+  for (const head of heads) {
+    if (picked(head)) continue;
+    const shares = new Map<number, number>();
+    liftAround(index, head, questionTerms, shares);
+    const own = index.entries[head]?.nameTerms ?? new Set<string>();
+    const base = before[head] ?? 0;
+    for (const [e, share] of shares) {
+      let value: number;
+      if (subjects.includes(e)) value = Math.max(before[e] ?? 0, share * base);
+      else {
+        let residual = 0;
+        for (const [term, v] of termScores.get(e) ?? []) if (!own.has(term)) residual += v;
+        value = residual > OWN_WORDS_FLOOR * base ? Math.max(before[e] ?? 0, share * base + residual) : share * base;
+      }
+      lifted.set(e, Math.max(lifted.get(e) ?? 0, value));
     }
-    let residual = 0;
-    for (const [term, value] of termScores.get(e) ?? []) if (!own.has(term)) residual += value;
-    score[e] = residual > OWN_WORDS_FLOOR * base ? Math.max(score[e] ?? 0, share * base + residual) : share * base;
   }
+  for (const [e, value] of lifted) score[e] = value;
 }
 
 function liftAround(
@@ -139,12 +157,10 @@ function liftAround(
 ): void {
   const entry = index.entries[subject];
   if (!entry) return;
-  const prefixes = modulePrefixes(index);
   const lift = (e: number, share: number): void => {
     const other = index.entries[e];
     if (!other || e === subject) return;
-    const prefix = modulePrefixOf(other, prefixes);
-    const weight = prefix !== undefined && !questionTerms.has(prefix) ? share * MODULE_PREFIX_SHARE : share;
+    const weight = isUnnamedPlugin(index, other, questionTerms) ? share * MODULE_PREFIX_SHARE : share;
     shares.set(e, Math.max(shares.get(e) ?? 0, weight));
   };
   for (const n of tiesOf(index, subject)) {
@@ -154,21 +170,23 @@ function liftAround(
     const toSubject = joins.filter((j) => j.to === subject);
     if (toSubject.length > 0) {
       const fkColumns = new Set(joins.flatMap((j) => j.columns));
-      const key = new Set(other.table.primaryKey ?? []);
-      const inKey = (j: Join) => j.columns.every((c) => key.has(c));
       const association = joins.length >= 2 && other.table.columns.every((c) => fkColumns.has(c.name));
       if (isNamedChild(index, other, subject)) lift(n, NAMED_CHILD);
       else if (association) lift(n, ASSOCIATION);
-      else if (toSubject.some(inKey) && !joins.some((j) => j.to !== subject && j.columns.some((c) => key.has(c))))
+      else if (
+        isLeaf(index, n) &&
+        (declaredTargets(index, other).every((t) => t === subject) || placedInParent(index, subject, other))
+      )
         lift(n, EXTENSION);
       else lift(n, CHILD);
       if (association) for (const j of joins) if (j.to !== subject) lift(j.to, ASSOCIATION_END);
     }
     if (joinsOf(index, entry).some((j) => j.to === n)) {
-      lift(n, PARENT);
+      const base = isBaseTable(index, n);
+      lift(n, base ? BASE : PARENT);
       for (const m of tiesOf(index, n)) {
         const owned = index.entries[m];
-        if (owned?.owners?.includes(n) && joinsOf(index, owned).length === 1) lift(m, PARENT_OWNED);
+        if (owned?.owners?.includes(n) && joinsOf(index, owned).length === 1) lift(m, base ? BASE_OWNED : PARENT_OWNED);
         if (owned && isNamedChild(index, owned, n)) lift(m, PARENT_NAMED_CHILD);
       }
     }
@@ -185,23 +203,6 @@ function isNamedChild(index: SchemaIndex, child: TableEntry, parent: number): bo
     compact(child.table.name).startsWith(parentName) &&
     joinsOf(index, child).some((j) => j.to === parent)
   );
-}
-
-interface Join {
-  columns: readonly string[];
-  /** The entry joined. */
-  to: number;
-}
-
-/** An entry's joins to other entries: its declared foreign keys, and the inferred joins the ranking follows. */
-function joinsOf(index: SchemaIndex, from: TableEntry): Join[] {
-  const joins: Join[] = [];
-  for (const fk of from.table.foreignKeys) {
-    const to = index.byKey.get(keyOf(fk.references.schema, fk.references.table));
-    if (to !== undefined) joins.push({ columns: fk.columns, to });
-  }
-  for (const [column, target] of from.inferred ?? []) joins.push({ columns: [column], to: target.entry });
-  return joins;
 }
 
 const tiesCache = new WeakMap<SchemaIndex, Map<number, number[]>>();
@@ -225,43 +226,27 @@ function tiesOf(index: SchemaIndex, e: number): readonly number[] {
   return more ? [...new Set([...index.graph.neighbours(e), ...more])] : index.graph.neighbours(e);
 }
 
-const prefixCache = new WeakMap<SchemaIndex, Map<string, number>>();
-
 /**
- * "schema word" → how many entries of the schema have a name starting with that word and an underscore; a
- * prefix some table outside it points at (the application reads it: qos_policies from qospolicyrbacs) is
- * left out, since a plug-in's tables point at the core and the core never points at them.
+ * A child of `subject` placed in the subject's parent: besides the subject it points at a parent of the subject
+ * (not a base table), and at nothing but such parents and their children (a port's address allocations point at
+ * the port, its network and a subnet of that network): the subject's own detail, where it sits.
  */
-function modulePrefixes(index: SchemaIndex): Map<string, number> {
-  let counts = prefixCache.get(index);
-  if (counts) return counts;
-  counts = new Map<string, number>();
-  const prefixOf = (entry: TableEntry | undefined) => {
-    const word = entry ? firstWord(entry) : undefined;
-    return entry && word !== undefined ? `${entry.table.schema} ${word}` : undefined;
+function placedInParent(index: SchemaIndex, subject: number, child: TableEntry): boolean {
+  const entry = index.entries[subject];
+  if (!entry) return false;
+  const parents = new Set(declaredTargets(index, entry).filter((p) => p !== subject && !isBaseTable(index, p)));
+  const others = declaredTargets(index, child).filter((t) => t !== subject);
+  const inParent = (t: number) => {
+    const target = index.entries[t];
+    return parents.has(t) || (target !== undefined && declaredTargets(index, target).some((p) => parents.has(p)));
   };
-  const core = new Set<string>();
-  index.entries.forEach((entry) => {
-    const own = prefixOf(entry);
-    for (const fk of entry.table.foreignKeys) {
-      const target = prefixOf(index.entries[index.byKey.get(keyOf(fk.references.schema, fk.references.table)) ?? -1]);
-      if (target !== undefined && target !== own) core.add(target);
-    }
-    if (own !== undefined) counts?.set(own, (counts.get(own) ?? 0) + 1);
+  return others.some((t) => parents.has(t)) && others.every(inParent);
+}
+
+/** No other table points at `e`: a detail of what it points at, not an entity of its own. */
+function isLeaf(index: SchemaIndex, e: number): boolean {
+  return index.graph.neighbours(e).every((n) => {
+    const entry = index.entries[n];
+    return n === e || !entry || !declaredTargets(index, entry).includes(e);
   });
-  for (const key of core) counts.delete(key);
-  prefixCache.set(index, counts);
-  return counts;
-}
-
-function firstWord(entry: TableEntry): string | undefined {
-  return /^([a-z]+)_/i.exec(entry.table.name)?.[1]?.toLowerCase();
-}
-
-/** The term of the module prefix `entry`'s name starts with, if it is one. */
-function modulePrefixOf(entry: TableEntry, prefixes: ReadonlyMap<string, number>): string | undefined {
-  const word = firstWord(entry);
-  if (word === undefined || (prefixes.get(`${entry.table.schema} ${word}`) ?? 0) < MODULE_PREFIX_TABLES)
-    return undefined;
-  return termOf(word)?.[0] ?? word;
 }
