@@ -15,6 +15,7 @@ import {
   COLUMN_NAMES_SQL,
   INCOMING_SQL,
   INDEX_DEFINITIONS_SQL,
+  PRIMARY_KEYS_SQL,
   indexesSql,
   parseColumnList,
   RELATION_NAMES_SQL,
@@ -29,6 +30,7 @@ import {
   type DefaultRow,
   type IncomingRow,
   type IndexRow,
+  type PrimaryKeyRow,
   type TriggerRow,
 } from './introspectQueries';
 
@@ -195,13 +197,19 @@ async function readDefaults(
 
 async function readConstraints(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
   const names = (oid: string, nums: readonly number[]) => nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`);
+  for (const [conkey, oids] of await textRows<PrimaryKeyRow>(session, PRIMARY_KEYS_SQL, chunk)) {
+    const nums = intArray(conkey);
+    for (const oid of intWords(oids)) {
+      const table = state.byOid.get(oid);
+      if (table) table.primaryKey = names(oid, nums);
+    }
+  }
   const rows = await textRows<ConstraintRow>(session, CONSTRAINTS_SQL, chunk);
   for (const [oid, name, type, conkey, refOid, confkey, onDelete, onUpdate, definition] of rows) {
     const table = state.byOid.get(oid);
     if (!table) continue;
     const columns = names(oid, intArray(conkey));
-    if (type === 'p') table.primaryKey = columns;
-    else if (type === 'c') attachCheckLiterals(table, columns, definition);
+    if (type === 'c') attachCheckLiterals(table, columns, definition);
     else if (type === 'u') table.uniqueConstraints.push(columns);
     else {
       const refColumns: string[] = [];
@@ -283,10 +291,19 @@ export async function finishForeignKeys(session: DbSession, read: IntrospectStat
   for (const p of read.pending) {
     for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
   }
+  // In order per target: most tables are pointed to by one key or none, so only the few lists of several are sorted.
+  const byTarget = new Map<TableInfo, (typeof read.incoming)[number][]>();
+  for (const incoming of read.incoming) {
+    const list = byTarget.get(incoming.target);
+    if (list) list.push(incoming);
+    else byTarget.set(incoming.target, [incoming]);
+  }
   const order = (a: [string, string, string], b: [string, string, string]) =>
     byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]) || byCodePoint(a[2], b[2]);
-  read.incoming.sort((a, b) => order(a.key, b.key));
-  for (const { target, entry } of read.incoming) (target.referencedBy ??= []).push(entry);
+  for (const [target, list] of byTarget) {
+    if (list.length > 1) list.sort((a, b) => order(a.key, b.key));
+    target.referencedBy = list.map((i) => i.entry);
+  }
 }
 
 async function readIndexes(

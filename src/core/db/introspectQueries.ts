@@ -123,12 +123,23 @@ FROM (
 GROUP BY x.expression`;
 export type DefaultRow = [expression: string | null, oids: string, nums: string];
 
-/** A foreign key's target is named from the relations read, or by RELATION_NAMES_SQL when outside them. */
+/** Primary keys: one row per list of key columns (`{1}` for most tables), with the relations that have it. */
+export const PRIMARY_KEYS_SQL = `
+SELECT con.conkey, array_agg(con.conrelid)
+FROM pg_constraint con
+WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype = 'p'
+GROUP BY con.conkey`;
+export type PrimaryKeyRow = [columns: string, oids: string];
+
+/**
+ * The other constraints. A foreign key's target is named from the relations read, or by RELATION_NAMES_SQL when
+ * outside them.
+ */
 export const CONSTRAINTS_SQL = `
 SELECT con.conrelid, con.conname, con.contype, con.conkey, con.confrelid, con.confkey, con.confdeltype,
        con.confupdtype, CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END
 FROM pg_constraint con
-WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype IN ('p', 'u', 'f', 'c')
+WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype IN ('u', 'f', 'c')
 ORDER BY con.conrelid, con.conname`;
 export type ConstraintRow = [
   oid: string,
