@@ -179,7 +179,7 @@ function psqlFloor(url: string): number {
         TRIGGERS_SQL,
       ].map((q) =>
         q
-          .replace('= ANY($1::oid[])', `IN ${oids}`)
+          .replace('::int8 = ANY($1::int8[])', ` IN ${oids}`)
           .replace('BETWEEN $2 AND $3', 'BETWEEN 0 AND 4294967295')
           .replace('BETWEEN $1 AND $2', 'BETWEEN 0 AND 4294967295'),
       ),
