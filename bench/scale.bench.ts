@@ -18,6 +18,7 @@ import {
   CONSTRAINTS_SQL,
   DEFAULTS_SQL,
   indexesSql,
+  PRIMARY_KEYS_SQL,
   RELATIONS_SQL,
   TRIGGERS_SQL,
 } from '../src/core/db/introspectQueries';
@@ -168,9 +169,17 @@ function psqlFloor(url: string): number {
   const oids = `(SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p','v','m','f') AND n.nspname NOT IN ('pg_catalog','information_schema') AND n.nspname NOT LIKE 'pg\\_%')`;
   const sql = [RELATIONS_SQL.replaceAll('$1::text[]', 'NULL::text[]')]
     .concat(
-      [COLUMNS_SQL, COLUMN_COMMENTS_SQL, DEFAULTS_SQL, CONSTRAINTS_SQL, indexesSql(true), TRIGGERS_SQL].map((q) =>
+      [
+        COLUMNS_SQL,
+        COLUMN_COMMENTS_SQL,
+        DEFAULTS_SQL,
+        PRIMARY_KEYS_SQL,
+        CONSTRAINTS_SQL,
+        indexesSql(true),
+        TRIGGERS_SQL,
+      ].map((q) =>
         q
-          .replace('= ANY($1::oid[])', `IN ${oids}`)
+          .replace('::int8 = ANY($1::int8[])', ` IN ${oids}`)
           .replace('BETWEEN $2 AND $3', 'BETWEEN 0 AND 4294967295')
           .replace('BETWEEN $1 AND $2', 'BETWEEN 0 AND 4294967295'),
       ),

@@ -13,6 +13,8 @@ export interface ServerNaming {
   quoteAll: boolean;
   /** `<access method oid> <type oid>` → the default operator class's oid, when exactly one. */
   defaultClass: ReadonlyMap<string, string>;
+  /** Names quoted so far (schema, table, column and index names repeat across a large catalog). */
+  quoted: Map<string, string>;
 }
 
 /** Rows of QUOTING_SQL: ['k', keyword] | ['q', quote_all_identifiers] | ['d', 'am type opclass']. */
@@ -33,13 +35,18 @@ export function serverNaming(rows: readonly (readonly (string | null)[])[]): Ser
     }
   }
   for (const key of ambiguous) defaultClass.delete(key);
-  return { reserved, quoteAll, defaultClass };
+  return { reserved, quoteAll, defaultClass, quoted: new Map() };
 }
 
 /** As the server's quote_identifier: bare when lower-case letters, digits and _ and not a keyword it reserves. */
 export function quoteIdentifier(naming: ServerNaming, name: string): string {
-  const bare = !naming.quoteAll && /^[a-z_][a-z0-9_]*$/.test(name) && !naming.reserved.has(name);
-  return bare ? name : `"${name.replaceAll('"', '""')}"`;
+  let quoted = naming.quoted.get(name);
+  if (quoted === undefined) {
+    const bare = !naming.quoteAll && /^[a-z_][a-z0-9_]*$/.test(name) && !naming.reserved.has(name);
+    quoted = bare ? name : `"${name.replaceAll('"', '""')}"`;
+    naming.quoted.set(name, quoted);
+  }
+  return quoted;
 }
 
 /** A key column of the indexed table, by attnum. */

@@ -1,7 +1,8 @@
 /**
  * Columns, constraints, incoming foreign keys, indexes and triggers of one chunk of relations (introspect.ts reads the relations and
- * calls this per chunk). Rows come as text and are read by position; each deparsing function runs once per
- * distinct input (a type and modifier, a default's tree, an index that is not plain), never once per row.
+ * calls this per chunk). Rows come as text and are read by position. format_type and pg_get_indexdef run once per
+ * distinct input (a type and modifier, an index that is not plain), never once per row; column lists and defaults
+ * come once per distinct text with the relations that share it.
  */
 import type { ColumnInfo, IncomingForeignKey, ReferentialAction, TableInfo } from '../../shared/schema';
 import type { DbSession } from './db';
@@ -12,9 +13,9 @@ import {
   CONSTRAINTS_SQL,
   DEFAULTS_SQL,
   COLUMN_NAMES_SQL,
-  EXPRESSIONS_SQL,
   INCOMING_SQL,
   INDEX_DEFINITIONS_SQL,
+  PRIMARY_KEYS_SQL,
   indexesSql,
   parseColumnList,
   RELATION_NAMES_SQL,
@@ -29,6 +30,7 @@ import {
   type DefaultRow,
   type IncomingRow,
   type IndexRow,
+  type PrimaryKeyRow,
   type TriggerRow,
 } from './introspectQueries';
 
@@ -67,11 +69,7 @@ export interface IntrospectState {
   nullsNotDistinct: boolean;
   /** format_type by type oid, then modifier. */
   typeNames: Map<string, Map<string, string>>;
-  /** pg_get_expr by the default's tree without its source positions (a tree with a column in it: per table). */
-  expressions: Map<string, string | null>;
   columnNames: Map<string, string[]>;
-  /** Column lists read so far, by their packed text (COLUMNS_SQL). */
-  shapes: Map<string, ColumnShape>;
   pending: { columns: string[]; oid: string; nums: readonly number[] }[];
   /** Foreign keys whose target lies outside the relations read: named by RELATION_NAMES_SQL, last. */
   outside: { references: { schema: string; table: string }; oid: string }[];
@@ -81,8 +79,10 @@ export interface IntrospectState {
   everySchema: boolean;
 }
 
-const intArray = (text: string | null): number[] =>
-  text && text.length > 2 ? text.slice(1, -1).split(',').map(Number) : [];
+const intArray = (text: string | null): number[] => intWords(text).map(Number);
+
+/** The elements of an array of integers (or oids) in its text form, `{1,2,3}`, as they are written. */
+const intWords = (text: string | null): string[] => (text && text.length > 2 ? text.slice(1, -1).split(',') : []);
 
 /** Columns, constraints, indexes and triggers of one chunk of relations, attached to their tables. */
 export async function readChunk(session: DbSession, oids: readonly number[], state: IntrospectState): Promise<void> {
@@ -105,7 +105,7 @@ interface ChunkTable {
 }
 
 /** A relation's columns as COLUMNS_SQL packs them: relations of the same shape share one (read-only). */
-export interface ColumnShape {
+interface ColumnShape {
   columns: readonly ListedColumn[];
   /** By attnum (interned): what foreign keys and indexes name. */
   names: string[];
@@ -119,31 +119,26 @@ async function readColumns(
   chunk: ChunkParams,
   state: IntrospectState,
 ): Promise<Map<string, ChunkTable>> {
-  const { strings, typeNames, columnNames, shapes } = state;
+  const { strings, typeNames, columnNames } = state;
   const rows = await textRows<ColumnListRow>(session, COLUMNS_SQL, chunk);
-  const byRow: ColumnShape[] = [];
+  const shapes: ColumnShape[] = [];
   const missing: [string, string][] = [];
-  for (const [, facts, names] of rows) {
-    const key = `${facts}\u0000${names}`;
-    let shape = shapes.get(key);
-    if (!shape) {
-      const columns = parseColumnList(facts, names);
-      shape = { columns, names: [], types: [], collations: [] };
-      for (const c of columns) {
-        c.name = strings.of(c.name);
-        shape.names[c.num] = c.name;
-        shape.types[c.num] = strings.of(c.typeOid);
-        shape.collations[c.num] = strings.of(c.collation);
-        let byMod = typeNames.get(c.typeOid);
-        if (!byMod) typeNames.set(c.typeOid, (byMod = new Map<string, string>()));
-        if (!byMod.has(c.typmod)) {
-          byMod.set(c.typmod, '');
-          missing.push([c.typeOid, c.typmod]);
-        }
+  for (const [facts, names] of rows) {
+    const columns = parseColumnList(facts, names);
+    const shape: ColumnShape = { columns, names: [], types: [], collations: [] };
+    for (const c of columns) {
+      c.name = strings.of(c.name);
+      shape.names[c.num] = c.name;
+      shape.types[c.num] = strings.of(c.typeOid);
+      shape.collations[c.num] = strings.of(c.collation);
+      let byMod = typeNames.get(c.typeOid);
+      if (!byMod) typeNames.set(c.typeOid, (byMod = new Map<string, string>()));
+      if (!byMod.has(c.typmod)) {
+        byMod.set(c.typmod, '');
+        missing.push([c.typeOid, c.typmod]);
       }
-      shapes.set(key, shape);
     }
-    byRow.push(shape);
+    shapes.push(shape);
   }
   if (missing.length > 0) {
     const names = await textRows<[string]>(session, TYPE_NAMES_SQL, [
@@ -153,26 +148,26 @@ async function readColumns(
     missing.forEach(([t, m], i) => typeNames.get(t)?.set(m, strings.of(names[i]?.[0] ?? '???')));
   }
   const tables = new Map<string, ChunkTable>();
-  rows.forEach(([oid], r) => {
-    const shape = byRow[r];
-    const table = state.byOid.get(oid);
+  rows.forEach(([, , oids], r) => {
+    const shape = shapes[r];
     if (!shape) return;
-    columnNames.set(oid, shape.names);
-    if (!table) return;
-    const current: ChunkTable = { columns: [], types: shape.types, collations: shape.collations };
-    tables.set(oid, current);
-    for (const c of shape.columns) {
-      const column: ColumnInfo = {
-        name: c.name,
-        type: typeNames.get(c.typeOid)?.get(c.typmod) ?? '???',
-        nullable: !c.notNull,
-        default: null,
-        comment: null,
-      };
-      const labels = state.enumLabels.get(c.typeOid);
-      if (labels) column.allowedValues = labels.slice(0, MAX_ALLOWED_VALUES);
-      table.columns.push(column);
-      current.columns[c.num] = column;
+    const listed = shape.columns.map((c) => ({
+      c,
+      type: typeNames.get(c.typeOid)?.get(c.typmod) ?? '???',
+      labels: state.enumLabels.get(c.typeOid)?.slice(0, MAX_ALLOWED_VALUES),
+    }));
+    for (const oid of intWords(oids)) {
+      columnNames.set(oid, shape.names);
+      const table = state.byOid.get(oid);
+      if (!table) continue;
+      const current: ChunkTable = { columns: [], types: shape.types, collations: shape.collations };
+      tables.set(oid, current);
+      for (const { c, type, labels } of listed) {
+        const column: ColumnInfo = { name: c.name, type, nullable: !c.notNull, default: null, comment: null };
+        if (labels) column.allowedValues = [...labels];
+        table.columns.push(column);
+        current.columns[c.num] = column;
+      }
     }
   });
   for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk.slice(1))) {
@@ -183,45 +178,38 @@ async function readColumns(
   return tables;
 }
 
-/** A default's tree, where it was written left out: trees that differ only there deparse the same. */
-const SOURCE_POSITION = / :location -?\d+(?=[ }])/g;
-
-/** The chunk's defaults given to their columns, each distinct tree deparsed once. */
+/** The chunk's defaults given to their columns (each distinct text comes once, with the columns that have it). */
 async function readDefaults(
   session: DbSession,
   chunk: ChunkParams,
   state: IntrospectState,
   tables: ReadonlyMap<string, ChunkTable>,
 ): Promise<void> {
-  const rows = await textRows<DefaultRow>(session, DEFAULTS_SQL, chunk);
-  const shapes: [ColumnInfo, string][] = [];
-  const wanted = new Map<string, [string, string]>();
-  for (const [oid, num, tree] of rows) {
-    const column = tables.get(oid)?.columns[Number(num)];
-    if (!column) continue;
-    const bare = tree.replace(SOURCE_POSITION, '');
-    // A column in the tree is named from its table: such a tree is deparsed per table.
-    const shape = bare.includes('{VAR ') ? `${oid} ${bare}` : bare;
-    shapes.push([column, shape]);
-    if (!state.expressions.has(shape) && !wanted.has(shape)) wanted.set(shape, [oid, num]);
+  for (const [expression, oids, nums] of await textRows<DefaultRow>(session, DEFAULTS_SQL, chunk)) {
+    const text = state.strings.of(expression);
+    const at = intWords(nums);
+    intWords(oids).forEach((oid, i) => {
+      const column = tables.get(oid)?.columns[Number(at[i])];
+      if (column) column.default = text;
+    });
   }
-  if (wanted.size > 0) {
-    const at = [...wanted.values()];
-    const texts = await textRows<[string | null]>(session, EXPRESSIONS_SQL, [at.map((a) => a[0]), at.map((a) => a[1])]);
-    [...wanted.keys()].forEach((shape, i) => state.expressions.set(shape, state.strings.of(texts[i]?.[0] ?? null)));
-  }
-  for (const [column, shape] of shapes) column.default = state.expressions.get(shape) ?? null;
 }
 
 async function readConstraints(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
   const names = (oid: string, nums: readonly number[]) => nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`);
+  for (const [conkey, oids] of await textRows<PrimaryKeyRow>(session, PRIMARY_KEYS_SQL, chunk)) {
+    const nums = intArray(conkey);
+    for (const oid of intWords(oids)) {
+      const table = state.byOid.get(oid);
+      if (table) table.primaryKey = names(oid, nums);
+    }
+  }
   const rows = await textRows<ConstraintRow>(session, CONSTRAINTS_SQL, chunk);
   for (const [oid, name, type, conkey, refOid, confkey, onDelete, onUpdate, definition] of rows) {
     const table = state.byOid.get(oid);
     if (!table) continue;
     const columns = names(oid, intArray(conkey));
-    if (type === 'p') table.primaryKey = columns;
-    else if (type === 'c') attachCheckLiterals(table, columns, definition);
+    if (type === 'c') attachCheckLiterals(table, columns, definition);
     else if (type === 'u') table.uniqueConstraints.push(columns);
     else {
       const refColumns: string[] = [];
@@ -303,10 +291,19 @@ export async function finishForeignKeys(session: DbSession, read: IntrospectStat
   for (const p of read.pending) {
     for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
   }
+  // In order per target: most tables are pointed to by one key or none, so only the few lists of several are sorted.
+  const byTarget = new Map<TableInfo, (typeof read.incoming)[number][]>();
+  for (const incoming of read.incoming) {
+    const list = byTarget.get(incoming.target);
+    if (list) list.push(incoming);
+    else byTarget.set(incoming.target, [incoming]);
+  }
   const order = (a: [string, string, string], b: [string, string, string]) =>
     byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]) || byCodePoint(a[2], b[2]);
-  read.incoming.sort((a, b) => order(a.key, b.key));
-  for (const { target, entry } of read.incoming) (target.referencedBy ??= []).push(entry);
+  for (const [target, list] of byTarget) {
+    if (list.length > 1) list.sort((a, b) => order(a.key, b.key));
+    target.referencedBy = list.map((i) => i.entry);
+  }
 }
 
 async function readIndexes(

@@ -5,10 +5,11 @@
  * query materialises the whole catalog at once. Names a
  * table points to (a foreign key's target, a partition's parent) are read with it, so a schema can be
  * introspected alone and still be right.
- * Cheap per row: comments are joined or read apart (not one obj_description/col_description call per row), and the
- * functions that deparse (format_type, pg_get_expr, pg_get_indexdef) run once per distinct input, not once
- * per column or index: introspect.ts asks for them after the plain rows (TYPE_NAMES_SQL, EXPRESSIONS_SQL,
- * INDEX_DEFINITIONS_SQL). Rows come as text (queryText), read by position.
+ * Cheap per row: comments are joined or read apart (not one obj_description/col_description call per row),
+ * format_type and pg_get_indexdef run once per distinct input, not once per column or index (introspectChunk.ts
+ * asks for them after the plain rows: TYPE_NAMES_SQL, INDEX_DEFINITIONS_SQL), and what repeats across relations
+ * (column lists, defaults) comes once with the relations that share it. Rows come as text (queryText), read by
+ * position.
  */
 import type { DbSession } from './db';
 import { parseArrayLiteral } from './valueEncoding';
@@ -21,6 +22,13 @@ export const USER_RELATIONS = `
 const DESCRIPTION = (alias: string, oid: string, sub: string) =>
   `LEFT JOIN pg_catalog.pg_description ${alias} ON ${alias}.objoid = ${oid} ` +
   `AND ${alias}.classoid = 'pg_catalog.pg_class'::regclass AND ${alias}.objsubid = ${sub}`;
+
+/**
+ * A chunk's relations (`$1`..`$3`): the range is what the catalog's index on the relation is read by; the oids
+ * are compared as int8 so that the planner never takes them for 10,000 index probes (or, with the catalog's
+ * estimates, for a reason to scan it whole per chunk), and filter the range's rows by one hash lookup each.
+ */
+const inChunk = (column: string) => `${column}::int8 = ANY($1::int8[]) AND ${column} BETWEEN $2 AND $3`;
 
 /** `$1`: the schemas to read (text[]), or NULL for every user schema. */
 export const RELATIONS_SQL = `
@@ -44,19 +52,24 @@ export type RelationRow = [
 ];
 
 /**
- * `$1`..`$3`: a chunk of relation oids (see above). One row per relation, its columns packed (parseColumnList):
- * a fraction of the rows, and relations of the same shape (a multi-tenant estate: the same tables in every
- * schema) give the same text, read once. The type is named by TYPE_NAMES_SQL, the default by EXPRESSIONS_SQL.
+ * `$1`..`$3`: a chunk of relation oids (see above). One row per shape of relation: the columns of a relation
+ * packed (parseColumnList), and every relation of the chunk that has exactly those columns (a multi-tenant estate:
+ * the same tables in every schema), so the client reads each shape once, not once per relation. The type is named
+ * by TYPE_NAMES_SQL.
  */
 export const COLUMNS_SQL = `
-SELECT a.attrelid,
-       string_agg(a.attnum || ' ' || a.atttypid || ' ' || a.atttypmod || ' ' ||
-                  CASE WHEN a.attnotnull THEN 't' ELSE 'f' END || ' ' || a.attcollation, ' '),
-       array_agg(a.attname)
-FROM pg_attribute a
-WHERE a.attrelid = ANY($1::oid[]) AND a.attrelid BETWEEN $2 AND $3 AND a.attnum > 0 AND NOT a.attisdropped
-GROUP BY a.attrelid`;
-export type ColumnListRow = [oid: string, facts: string, names: string];
+SELECT s.facts, s.names, array_agg(s.attrelid)
+FROM (
+  SELECT a.attrelid,
+         string_agg(a.attnum || ' ' || a.atttypid || ' ' || a.atttypmod || ' ' ||
+                    CASE WHEN a.attnotnull THEN 't' ELSE 'f' END || ' ' || a.attcollation, ' ') AS facts,
+         array_agg(a.attname) AS names
+  FROM pg_attribute a
+  WHERE ${inChunk('a.attrelid')} AND a.attnum > 0 AND NOT a.attisdropped
+  GROUP BY a.attrelid
+) s
+GROUP BY s.facts, s.names`;
+export type ColumnListRow = [facts: string, names: string, oids: string];
 
 /** One column of a COLUMNS_SQL row. */
 export interface ListedColumn {
@@ -101,26 +114,39 @@ export const TYPE_NAMES_SQL = `
 SELECT pg_catalog.format_type(u.t, u.m) FROM unnest($1::oid[], $2::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER BY u.i`;
 
 /**
- * Defaults and generated expressions, raw (their node tree): introspect.ts deparses one per distinct tree (the
- * same `'new'::text` of a thousand tables differs only in its `:location`), with EXPRESSIONS_SQL.
+ * Defaults and generated expressions, deparsed, one row per distinct text with the columns that have it. A tree
+ * without a column in it (every default: only a generated column names columns) is deparsed without opening its
+ * relation (`0`), which says the same at a fraction of the cost.
  */
 export const DEFAULTS_SQL = `
-SELECT d.adrelid, d.adnum, d.adbin::text FROM pg_attrdef d WHERE d.adrelid = ANY($1::oid[]) AND d.adrelid BETWEEN $2 AND $3`;
-export type DefaultRow = [oid: string, num: string, tree: string];
+SELECT x.expression, array_agg(x.adrelid), array_agg(x.adnum)
+FROM (
+  SELECT d.adrelid, d.adnum,
+         CASE WHEN d.adbin::text LIKE '%{VAR %' THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+              ELSE pg_catalog.pg_get_expr(d.adbin, 0) END AS expression
+  FROM pg_attrdef d
+  WHERE ${inChunk('d.adrelid')}
+) x
+GROUP BY x.expression`;
+export type DefaultRow = [expression: string | null, oids: string, nums: string];
 
-/** pg_get_expr of the defaults at `$1` (relations) / `$2` (column numbers), in order; null when gone. */
-export const EXPRESSIONS_SQL = `
-SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid)
-FROM unnest($1::oid[], $2::int2[]) WITH ORDINALITY AS u(r, n, i)
-LEFT JOIN pg_attrdef d ON d.adrelid = u.r AND d.adnum = u.n
-ORDER BY u.i`;
+/** Primary keys: one row per list of key columns (`{1}` for most tables), with the relations that have it. */
+export const PRIMARY_KEYS_SQL = `
+SELECT con.conkey, array_agg(con.conrelid)
+FROM pg_constraint con
+WHERE ${inChunk('con.conrelid')} AND con.contype = 'p'
+GROUP BY con.conkey`;
+export type PrimaryKeyRow = [columns: string, oids: string];
 
-/** A foreign key's target is named from the relations read, or by RELATION_NAMES_SQL when outside them. */
+/**
+ * The other constraints. A foreign key's target is named from the relations read, or by RELATION_NAMES_SQL when
+ * outside them.
+ */
 export const CONSTRAINTS_SQL = `
 SELECT con.conrelid, con.conname, con.contype, con.conkey, con.confrelid, con.confkey, con.confdeltype,
        con.confupdtype, CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END
 FROM pg_constraint con
-WHERE con.conrelid = ANY($1::oid[]) AND con.conrelid BETWEEN $2 AND $3 AND con.contype IN ('p', 'u', 'f', 'c')
+WHERE ${inChunk('con.conrelid')} AND con.contype IN ('u', 'f', 'c')
 ORDER BY con.conrelid, con.conname`;
 export type ConstraintRow = [
   oid: string,
@@ -144,7 +170,7 @@ SELECT con.confrelid, n.nspname, c.relname, con.conrelid, con.conkey, con.confde
 FROM pg_constraint con
 JOIN pg_class c ON c.oid = con.conrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE con.contype = 'f' AND con.confrelid = ANY($1::oid[]) AND con.confrelid BETWEEN $2 AND $3
+WHERE con.contype = 'f' AND ${inChunk('con.confrelid')}
 ORDER BY con.confrelid, n.nspname, c.relname, con.conname`;
 export type IncomingRow = [
   oid: string,
@@ -160,13 +186,13 @@ export type IncomingRow = [
  * Indexes. A plain one (columns only, no expression, predicate, options, INCLUDE, ordering or NULLS NOT
  * DISTINCT) has its definition written by indexDefinition.ts exactly as pg_get_indexdef writes it; the others
  * are deparsed by the server (`definition` here, or INDEX_DEFINITIONS_SQL when only the client finds one is
- * not plain: a non-default operator class or collation). `$2`: the server has indnullsnotdistinct (15+).
+ * not plain: a non-default operator class or collation, or a default one that takes options, QUOTING_SQL).
+ * `nullsNotDistinct`: the server has indnullsnotdistinct (15+).
  */
 export function indexesSql(nullsNotDistinct: boolean): string {
   const plain = `i.indexprs IS NULL AND i.indpred IS NULL AND ic.reloptions IS NULL AND ic.relkind = 'i'
     AND i.indnkeyatts = i.indnatts AND 0 <> ALL (i.indkey::int2[]) AND 0 = ALL (i.indoption::int2[])
-    ${nullsNotDistinct ? 'AND NOT i.indnullsnotdistinct' : ''}
-    AND NOT EXISTS (SELECT 1 FROM pg_attribute ia WHERE ia.attrelid = i.indexrelid AND ia.attoptions IS NOT NULL)`;
+    ${nullsNotDistinct ? 'AND NOT i.indnullsnotdistinct' : ''}`;
   return `
 SELECT i.indrelid, ic.relname, i.indisunique, i.indisprimary, i.indexrelid, am.amname, ic.relam,
        i.indkey, i.indclass, i.indcollation,
@@ -174,7 +200,7 @@ SELECT i.indrelid, ic.relname, i.indisunique, i.indisprimary, i.indexrelid, am.a
 FROM pg_index i
 JOIN pg_class ic ON ic.oid = i.indexrelid
 JOIN pg_am am ON am.oid = ic.relam
-WHERE i.indrelid = ANY($1::oid[]) AND i.indrelid BETWEEN $2 AND $3
+WHERE ${inChunk('i.indrelid')}
 ORDER BY i.indrelid, ic.relname`;
 }
 export type IndexRow = [
@@ -195,11 +221,25 @@ export type IndexRow = [
 export const INDEX_DEFINITIONS_SQL = `
 SELECT pg_catalog.pg_get_indexdef(u.x) FROM unnest($1::oid[]) WITH ORDINALITY AS u(x, i) ORDER BY u.i`;
 
-/** What indexDefinition.ts needs to write a definition as the server would: its quoting and default opclasses. */
+/**
+ * The options support function's number of each built-in index method: an index column's operator class options
+ * (`tsvector_ops (siglen = 32)`, kept in the index's pg_attribute.attoptions) exist only for a class that has one.
+ */
+const OPTIONS_PROC = `CASE a.amname WHEN 'btree' THEN 5 WHEN 'hash' THEN 3 WHEN 'gist' THEN 10 WHEN 'gin' THEN 7
+  WHEN 'spgist' THEN 7 WHEN 'brin' THEN 5 END`;
+
+/**
+ * What indexDefinition.ts needs to write a definition as the server would: its quoting and default operator
+ * classes. Default classes that may carry options (or of an index method not built in) are left out: an index
+ * using one is never plain, so its options never need reading per index.
+ */
 export const QUOTING_SQL = `
 SELECT 'k', word FROM pg_catalog.pg_get_keywords() WHERE catcode <> 'U'
 UNION ALL SELECT 'q', current_setting('quote_all_identifiers')
-UNION ALL SELECT 'd', opcmethod::text || ' ' || opcintype::text || ' ' || oid::text FROM pg_opclass WHERE opcdefault`;
+UNION ALL SELECT 'd', c.opcmethod::text || ' ' || c.opcintype::text || ' ' || c.oid::text
+FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+WHERE c.opcdefault AND ${OPTIONS_PROC} IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM pg_amproc p WHERE p.amprocfamily = c.opcfamily AND p.amprocnum = ${OPTIONS_PROC})`;
 
 /** The triggers in the chunk's range of oids (`$1`, `$2`, as COLUMN_COMMENTS_SQL): most are internal (foreign keys'). */
 export const TRIGGERS_SQL = `
