@@ -4,6 +4,7 @@
  * else waits on a ticket for a person. `guard users add NAME` makes a guard user and prints its connection
  * URL once; `guard status` shows the running guard's clients and what they wait for.
  */
+import { RepeatedReads } from '../../guard/metrics/repeatedReads';
 import { readFile } from 'node:fs/promises';
 import type { ServerTarget } from '../../core/db/connectionTarget';
 import { describeTarget } from '../../core/db/connectionTarget';
@@ -193,6 +194,8 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   const settings = await cliSafety(context, 'guard');
   const db = await context.openDb();
   const workspaceDir = args.flags.workspace;
+  const history = settings.history;
+  const passedReads = history ? new RepeatedReads((run) => history.record(db.label, run)) : undefined;
   const guardContext: GuardContext = {
     upstream,
     openDb: () => Promise.resolve(db),
@@ -202,8 +205,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
     workspaceDir,
     executedBy: `pg-agent guard (${io.env.USER ?? 'guard'})`,
     logger: operation.logger,
-    passedRead: (sql, user) =>
-      settings.history?.record(db.label, { kind: 'read', sql, startedAt: Date.now(), ms: null, rows: null, who: user }),
+    ...(passedReads ? { passedRead: (sql: string, user: string) => passedReads.passed(sql, user) } : {}),
     ...(waitSeconds !== undefined ? { holdWaitSeconds: waitSeconds } : {}),
   };
   const pool =
@@ -262,6 +264,7 @@ async function serve(context: CommandContext): Promise<ExitCode> {
   });
   operation.say('pg-agent guard: stopping');
   await guard.close();
+  passedReads?.flush();
   pool?.close();
   await operation.close();
   await writing;

@@ -51,6 +51,7 @@ function historyLine(e: HistoryEntry): string {
   const rows = e.rows === null ? '' : ` · ${e.rows} row${e.rows === 1 ? '' : 's'}`;
   const ms = e.ms === null ? '' : ` · ${e.ms} ms`;
   const ticket = e.ticket ? ` · ticket ${e.ticket}` : '';
+  const repeats = e.repeats ? ` · ${e.repeats} runs of this shape (other numbers) within a minute` : '';
   const failed = e.status === 'error' ? ` · failed: ${shownOneLine(e.error ?? '', 80)}` : '';
-  return `${e.at.replace('T', ' ').slice(0, 19)}  ${e.db}  ${e.origin}/${e.who}  ${e.kind}${rows}${ms}${ticket}${failed}\n    ${shownOneLine(e.sql, 200)}`;
+  return `${e.at.replace('T', ' ').slice(0, 19)}  ${e.db}  ${e.origin}/${e.who}  ${e.kind}${repeats}${rows}${ms}${ticket}${failed}\n    ${shownOneLine(e.sql, 200)}`;
 }

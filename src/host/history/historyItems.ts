@@ -72,6 +72,7 @@ export function firstLine(sql: string): string {
 /** "14:03:22 · 3.2 ms · 3 rows · vscode · tkt_…" (the date too when not today). */
 export function statementFacts(entry: HistoryEntry, now: Date = new Date()): string {
   const facts = [when(entry.at, now)];
+  if (entry.repeats) facts.push(`${entry.repeats.toLocaleString('en-US')} runs of this shape`);
   if (entry.ms !== null) facts.push(`${entry.ms} ms`);
   if (entry.status === 'error') facts.push('failed');
   else if (entry.rows !== null)

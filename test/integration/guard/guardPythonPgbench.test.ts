@@ -3,10 +3,15 @@
  * libpq underneath; it opens a transaction before the first statement) and pgbench (`-S`, the select-only
  * run, passes; the default TPC-B-like run writes, and nothing of it commits).
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardProcess } from '../../support/guardProcess';
 import { startGuardProcess } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
+import { workspacePaths } from '../../../src/core/config/workspace';
+import { readHistory } from '../../../src/core/sql/history/readHistory';
 import type { ScratchDatabase } from '../../support/services';
 import { createScratchDatabase, postgresAvailable } from '../../support/services';
 import type { PgbenchTarget } from '../../support/toolRun';
@@ -77,5 +82,22 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psycopg2 and pgbench', 
     expect(writes.stderr).toMatch(/held for approval: ticket tkt_[a-z0-9]+.*\n.*pgbench_history: 1 inserted/);
     expect(Number(await queryValue(db.url, 'SELECT count(*) FROM pgbench_history'))).toBe(0);
     expect(Number(await queryValue(db.url, 'SELECT sum(abalance) FROM pgbench_accounts'))).toBe(1);
+  });
+
+  it("the history counts pgbench's reads instead of keeping a line each: every read counted, once", async () => {
+    // A read of this test's own, so that the earlier runs' reads are not counted with it.
+    const script = join(mkdtempSync(join(tmpdir(), 'pgagent-guard-history-')), 'read.sql');
+    writeFileSync(script, '\\set aid random(1, 100000)\nSELECT bid FROM pgbench_accounts WHERE aid = :aid;\n');
+    const reads = await pgbench(['-n', '-f', script, '-c', '2', '-t', '150'], target);
+    expect(reads.stdout).toContain('number of transactions actually processed: 300/300');
+    await guard.stop(); // the window's counts are written when the guard stops
+    const entries = await readHistory(workspacePaths(guard.workspace).history);
+    const counted = entries.filter((e) => /^SELECT bid FROM pgbench_accounts WHERE aid = \d+;$/.test(e.sql));
+    expect(counted.every((e) => e.origin === 'guard' && e.kind === 'read')).toBe(true);
+    // An entry with `repeats` stands for that many runs; any other for one.
+    expect(counted.reduce((n, e) => n + (e.repeats ?? 1), 0)).toBe(300);
+    // A line for the first read, one for the counted rest (more only if a minute-long window closed during the run).
+    expect(counted.length).toBeLessThan(10);
+    expect(counted.some((e) => (e.repeats ?? 0) > 0)).toBe(true);
   });
 });

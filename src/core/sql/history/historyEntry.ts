@@ -23,6 +23,12 @@ export interface HistoryEntry {
   /** Rows returned (read) or changed in all tables (write); null when unknown. */
   rows: number | null;
   ticket?: string;
+  /**
+   * Not one run: statements of this shape (this text with other numbers) ran this many times from `at` until the
+   * guard's counting window closed (a minute); `sql` is the first of them. The guard counts an application's
+   * repeated reads instead of keeping a line each.
+   */
+  repeats?: number;
   status: 'ok' | 'error';
   error?: string;
 }

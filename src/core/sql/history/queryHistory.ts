@@ -17,6 +17,8 @@ export interface HistoryRun {
   error?: string;
   /** Who, when the surface knows better than its default (a guard user, a ticket's executor). */
   who?: string;
+  /** Runs of this shape counted together (HistoryEntry.repeats). */
+  repeats?: number;
 }
 
 export interface QueryHistory {
@@ -54,6 +56,7 @@ export function queryHistory(log: HistoryLog, origin: HistoryOrigin, who: string
           ms: run.ms === null ? null : Math.round(run.ms * 100) / 100,
           rows: run.rows,
           ...(run.ticket ? { ticket: run.ticket } : {}),
+          ...(run.repeats ? { repeats: run.repeats } : {}),
           status: run.error === undefined ? 'ok' : 'error',
           ...(run.error !== undefined ? { error: run.error } : {}),
         });
