@@ -60,6 +60,11 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
   };
 
   beforeAll(async () => {
+    const begun = Date.now();
+    const marks: string[] = [];
+    const mark = (what: string): void => {
+      marks.push(`${what} ${((Date.now() - begun) / 1000).toFixed(1)} s`);
+    };
     resetArtifacts(suite);
     workspace = mkdtempSync(join(tmpdir(), `pgagent-e2e-${suite}-`));
     if (options.connections) writeConnectionProfiles(workspace, options.connections());
@@ -72,10 +77,17 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
       env: model ? { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' } : undefined,
       keepLogsIn: join(artifactsDir(suite), 'logs'),
     });
+    mark('code-server healthy');
     browser = await launchBrowser();
+    mark('Chromium launched');
     page = await openWorkbench(browser, server.url, workspace);
-    if (options.waitForExtension !== false)
+    mark('workbench shown');
+    if (options.waitForExtension !== false) {
       await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+      mark('extension there');
+    }
+    // What a suite's start costs, in the log: the part of the E2E time no test of it controls.
+    process.stderr.write(`[e2e] ${suite} started: ${marks.join(', ')}\n`);
   });
 
   beforeEach(({ onTestFailed }) => {
