@@ -1,6 +1,15 @@
 // One E2E suite's life: a fresh workspace folder (optionally with connection profiles of server databases),
 // code-server (optionally pointed at the scripted Gemini server), Chromium on the workbench; a screenshot of the page when a test fails; everything torn down
 // afterwards even when one part of it fails. Registers vitest's hooks: call it inside or above `describe`.
+//
+// Why each suite starts its own code-server and Chromium rather than sharing one: what a suite's start costs
+// is mostly the window itself (each suite logs it: "[e2e] <suite> started: ..."; under load, code-server was
+// healthy after ~3 s of a ~30 s start, the rest being the workbench loading and the extension activating),
+// and a shared code-server would still open a new window and extension host per suite. What it would
+// share is what suites differ in: one user settings file and one environment for every extension host
+// (the scripted model's URL and key, settings such as postgresAgent.redisUrl), so a suite would inherit
+// the one before it. The time went instead to running the E2E lane beside the integration files (see
+// vitest.config.ts).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
