@@ -1,6 +1,15 @@
 // One E2E suite's life: a fresh workspace folder (optionally with connection profiles of server databases),
 // code-server (optionally pointed at the scripted Gemini server), Chromium on the workbench; a screenshot of the page when a test fails; everything torn down
 // afterwards even when one part of it fails. Registers vitest's hooks: call it inside or above `describe`.
+//
+// Why each suite starts its own code-server and Chromium rather than sharing one: what a suite's start costs
+// is mostly the window itself (each suite logs it: "[e2e] <suite> started: ..."; under load, code-server was
+// healthy after ~3 s of a ~30 s start, the rest being the workbench loading and the extension activating),
+// and a shared code-server would still open a new window and extension host per suite. What it would
+// share is what suites differ in: one user settings file and one environment for every extension host
+// (the scripted model's URL and key, settings such as postgresAgent.redisUrl), so a suite would inherit
+// the one before it. The time went instead to running the E2E lane beside the integration files (see
+// vitest.config.ts).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +69,11 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
   };
 
   beforeAll(async () => {
+    const begun = Date.now();
+    const marks: string[] = [];
+    const mark = (what: string): void => {
+      marks.push(`${what} ${((Date.now() - begun) / 1000).toFixed(1)} s`);
+    };
     resetArtifacts(suite);
     workspace = mkdtempSync(join(tmpdir(), `pgagent-e2e-${suite}-`));
     if (options.connections) writeConnectionProfiles(workspace, options.connections());
@@ -72,10 +86,17 @@ export function workbenchSuite(suite: string, options: SuiteOptions = {}): Workb
       env: model ? { PGAGENT_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: 'test-key' } : undefined,
       keepLogsIn: join(artifactsDir(suite), 'logs'),
     });
+    mark('code-server healthy');
     browser = await launchBrowser();
+    mark('Chromium launched');
     page = await openWorkbench(browser, server.url, workspace);
-    if (options.waitForExtension !== false)
+    mark('workbench shown');
+    if (options.waitForExtension !== false) {
       await page.locator(ACTIVITY_ITEM).first().waitFor({ state: 'visible', timeout: 60_000 });
+      mark('extension there');
+    }
+    // What a suite's start costs, in the log: the part of the E2E time no test of it controls.
+    process.stderr.write(`[e2e] ${suite} started: ${marks.join(', ')}\n`);
   });
 
   beforeEach(({ onTestFailed }) => {

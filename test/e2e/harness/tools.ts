@@ -1,7 +1,17 @@
 // Installs, once per machine, what the E2E suite needs to run VS Code offline: Debian's Chromium, Node 24
 // and code-server, cached outside the repo so later runs start in seconds (see shared/docs/E2E-RECIPE.md).
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -57,16 +67,27 @@ export async function ensureE2eTools(): Promise<E2eTools> {
   const node24 = join(node24Root(), 'bin', 'node');
   const codeServerDir = join(cache, 'code-server');
   const codeServerEntry = join(codeServerDir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-  const codeServerReady = isComplete(codeServerDir, CODE_SERVER_PACKAGE);
+  const installed = (): boolean =>
+    existsSync(CHROMIUM) &&
+    isComplete(join(cache, 'node24'), NODE_PACKAGE) &&
+    isComplete(codeServerDir, CODE_SERVER_PACKAGE);
 
-  if (!existsSync(CHROMIUM) || (!codeServerReady && !existsSync(KRB5_CONFIG))) {
-    await installAptPackages(log);
-  }
-  if (!isComplete(join(cache, 'node24'), NODE_PACKAGE)) {
-    await installNode24(cache, log);
-  }
-  if (!codeServerReady) {
-    await installCodeServer(codeServerDir, log);
+  if (!installed()) {
+    // Several runs on one machine (CI, engineers' worktrees) may find the tools missing at once; an install
+    // starts by removing a half-finished one, so a second installer would delete the first one's files
+    // under it. One installer at a time: the others wait for it, then find the tools there.
+    await withInstallLock(cache, async () => {
+      const codeServerReady = isComplete(codeServerDir, CODE_SERVER_PACKAGE);
+      if (!existsSync(CHROMIUM) || (!codeServerReady && !existsSync(KRB5_CONFIG))) {
+        await installAptPackages(log);
+      }
+      if (!isComplete(join(cache, 'node24'), NODE_PACKAGE)) {
+        await installNode24(cache, log);
+      }
+      if (!codeServerReady) {
+        await installCodeServer(codeServerDir, log);
+      }
+    });
   }
   for (const [what, path] of [
     ['Chromium', CHROMIUM],
@@ -124,6 +145,69 @@ async function installCodeServer(dir: string, log: string): Promise<void> {
     { cwd: dir, env: node24Env(), log },
   );
   markComplete(dir, CODE_SERVER_PACKAGE);
+}
+
+/**
+ * Runs `install` holding the cache's install lock: a folder made atomically, with the holder's pid in it. A
+ * lock whose holder is gone (killed mid-install) is taken over; a live holder is waited for.
+ */
+export async function withInstallLock(cache: string, install: () => Promise<void>): Promise<void> {
+  const lock = join(cache, '.install-lock');
+  const started = Date.now();
+  let said = 0;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), `${process.pid}\n`);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(readFileIfThere(join(lock, 'pid')));
+    // A lock without a pid is one being taken right now (or whose taker died at once: after a minute).
+    const orphan = holder === 0 && Date.now() - mtimeOf(lock) > 60_000;
+    if ((holder > 0 && !alive(holder)) || orphan) {
+      rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - said >= HEARTBEAT_MS) {
+      said = Date.now();
+      process.stderr.write(
+        `[e2e tools] another run (pid ${String(holder || '?')}) is installing the tools; waiting (${Math.round((Date.now() - started) / 1000)} s)\n`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  try {
+    await install();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
+
+function readFileIfThere(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return '';
+  }
 }
 
 function isComplete(dir: string, what: string): boolean {

@@ -12,7 +12,15 @@ import { queryValue } from '../../support/scratchDatabase';
 import type { ScriptedModelServer } from '../../support/scriptedModelServer';
 import { startScriptedModelServer } from '../../support/scriptedModelServer';
 import type { ScratchDatabase } from '../../support/services';
-import { createScratchDatabase, execSql, postgresAvailable, REDIS_URL, redisAvailable } from '../../support/services';
+import {
+  createScratchDatabase,
+  dropRedisPrefix,
+  execSql,
+  postgresAvailable,
+  REDIS_URL,
+  redisAvailable,
+  redisPrefix,
+} from '../../support/services';
 import { SHOP_SCHEMA } from '../../support/shopSchema';
 import { scriptedModelEnv } from '../../support/shopDatabase';
 
@@ -23,10 +31,13 @@ describe.runIf(postgresAvailable && redisAvailable)('team mode: one job, two clo
   let cloneA: string;
   let cloneB: string;
   const jobIds: string[] = [];
+  // The file's own ticket prefix: the default one is VS Code's, which an E2E suite running at the same time
+  // watches (guardTwoGuards); its toasts must not be this file's job tickets. (Leases are per job id.)
+  const prefix = redisPrefix('team-mode');
   const job = (clone: string, argv: string[]) =>
     runPgAgent(['job', '--db', data.url, '--workspace', clone, ...argv], {
       cwd: clone,
-      env: { ...scriptedModelEnv(server), REDIS_URL },
+      env: { ...scriptedModelEnv(server), REDIS_URL, PGAGENT_REDIS_PREFIX: prefix },
     });
   const makeClone = (name: string) => {
     const dir = mkdtempSync(join(tmpdir(), `pgagent-team-${name}-`));
@@ -43,7 +54,7 @@ describe.runIf(postgresAvailable && redisAvailable)('team mode: one job, two clo
   afterAll(async () => {
     const redis = new Redis(REDIS_URL);
     for (const id of jobIds) await redis.del(`pgagent:lease:${id}`, `pgagent:lease-token:${id}`);
-    await redis.quit();
+    await dropRedisPrefix(redis, prefix);
     await data?.drop();
     await team?.drop();
   });

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPrivateKey, parseEnvelope } from '../../../../src/core/approvals/keyEnvelope';
 import type { ProcessRun } from '../../../support/agentProcess';
@@ -296,20 +297,41 @@ describe.runIf(postgresAvailable)(
     it('a reset while the first execution is committing: the second waits on the ledger and is refused; the write happens once', async () => {
       const id = await held();
       await signedBy('alice', id);
-      // The first execution sleeps inside its COMMIT: its ledger row exists but is not committed yet.
-      await execSql(scratch.url, 'UPDATE control SET sleep = 3');
-      const first = agent(['exec', '--ticket', id]);
-      const committing = () =>
-        (JSON.parse(readFileSync(ticketFile(id), 'utf8')) as { execution?: { undoFile?: string } }).execution
-          ?.undoFile !== undefined;
-      await expect.poll(committing, { timeout: 20_000, interval: 50 }).toBe(true);
-      editTicket(id, (ticket) => {
-        ticket.status = 'APPROVED';
-        delete ticket.execution;
-      });
-      // Without the ledger the second would wait for the first's row lock, then update the row a second time.
-      refused(await agent(['exec', '--ticket', id]), 'execution ledger');
-      expect((await first).code).toBe(0);
+      // The first execution waits inside its COMMIT until the second waits on it: its ledger row exists but is
+      // not committed yet. The deferred trigger reads `control`, which this transaction holds locked. (A 3 s
+      // pg_sleep there before: on a loaded machine the first finished before the reset, and the ticket then
+      // read APPROVED.)
+      const holder = new pg.Client({ connectionString: scratch.url });
+      await holder.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE control IN ACCESS EXCLUSIVE MODE');
+        const first = agent(['exec', '--ticket', id]);
+        const committing = () =>
+          (JSON.parse(readFileSync(ticketFile(id), 'utf8')) as { execution?: { undoFile?: string } }).execution
+            ?.undoFile !== undefined;
+        await expect.poll(committing, { timeout: 60_000, interval: 50 }).toBe(true);
+        editTicket(id, (ticket) => {
+          ticket.status = 'APPROVED';
+          delete ticket.execution;
+        });
+        // Without the ledger the second would wait for the first's row lock, then update the row a second time.
+        const second = agent(['exec', '--ticket', id]);
+        // A session waiting on another transaction (not the first's wait on the `control` table).
+        const waitingOnTheFirst = () =>
+          queryValue(
+            scratch.url,
+            "SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event <> 'relation'",
+          );
+        await expect
+          .poll(waitingOnTheFirst, { timeout: 60_000, interval: 100, message: 'the second exec waiting on the first' })
+          .toBeGreaterThan(0);
+        await holder.query('ROLLBACK');
+        refused(await second, 'execution ledger');
+        expect((await first).code).toBe(0);
+      } finally {
+        await holder.end();
+      }
       expect(await n()).toBe(1);
       expect(
         await queryValue(scratch.url, `SELECT count(*)::int FROM pgagent.executions WHERE ticket_id = '${id}'`),
