@@ -8,8 +8,7 @@
 // and a shared code-server would still open a new window and extension host per suite. What it would
 // share is what suites differ in: one user settings file and one environment for every extension host
 // (the scripted model's URL and key, settings such as postgresAgent.redisUrl), so a suite would inherit
-// the one before it. The time went instead to running the E2E lane beside the integration files (see
-// vitest.config.ts).
+// the one before it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
