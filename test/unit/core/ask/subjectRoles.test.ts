@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { buildSchemaContext } from '../../../../src/core/ask/schemaContext';
 import type { SchemaSnapshot, TableInfo } from '../../../../src/shared/schema';
 import { col, fk, table } from '../../../fixtures/bigSchema';
+import { expectAbove } from '../../../support/rankOrder';
 
 // An ORM-style schema around gadgets, generated here: a base table of shared attributes that every resource
 // (gadgets, depots, routes) points at, with labels that belong to its rows; depots that gadgets sit in, with
@@ -116,17 +117,6 @@ const ranked = (snapshot: SchemaSnapshot, question: string) =>
   buildSchemaContext(snapshot, question, { budgetTokens: 6000 }).tables.map((t) =>
     t.schema === 'public' ? t.name : `${t.schema}.${t.name}`,
   );
-
-/** Each of `first` is shown, above each of `then` that is shown. */
-function expectAbove(shown: string[], first: string[], then: string[]): void {
-  for (const a of first) {
-    expect(shown, a).toContain(a);
-    for (const b of then) {
-      const at = shown.indexOf(b);
-      if (at >= 0) expect(shown.indexOf(a), `${a} above ${b}`).toBeLessThan(at);
-    }
-  }
-}
 
 describe('the subject’s tables by their role in the schema', () => {
   const question = 'Provide information about the gadget g-7.';

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { buildSchemaContext } from '../../../../src/core/ask/schemaContext';
 import type { SchemaSnapshot, TableInfo } from '../../../../src/shared/schema';
 import { col, fk, table } from '../../../fixtures/bigSchema';
+import { expectAbove } from '../../../support/rankOrder';
 
 // An ORM-style schema around widgets: a shared attributes table with labels that belong to it, depots that
 // widgets sit in (with their own detail tables), a widget column `pool_id` no foreign key declares, a
@@ -70,17 +71,6 @@ const snapshot: SchemaSnapshot = { database: 'x', serverVersion: '15.0', tables:
 
 const ranked = (question: string) =>
   buildSchemaContext(snapshot, question, { budgetTokens: 6000 }).tables.map((t) => t.name);
-
-/** Each of `first` is shown, above each of `then`. */
-function expectAbove(shown: string[], first: string[], then: string[]): void {
-  for (const a of first) {
-    expect(shown, a).toContain(a);
-    for (const b of then) {
-      const at = shown.indexOf(b);
-      if (at >= 0) expect(shown.indexOf(a), `${a} above ${b}`).toBeLessThan(at);
-    }
-  }
-}
 
 describe('the tables of what a question is about', () => {
   const question = 'Provide information about the widget w-7 under depot 5.';
