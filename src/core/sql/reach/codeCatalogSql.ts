@@ -8,10 +8,6 @@
 /** Namespaces whose objects are PostgreSQL's own: judged by name (sideEffectOf), never parsed. */
 const USER_NS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'`;
 
-/** Turns JIT off for the session, saying what it was (no row before PostgreSQL 11, which has no JIT). */
-export const JIT_OFF_SQL = `SELECT s.setting AS before, set_config('jit', 'off', false) FROM pg_settings s WHERE s.name = 'jit'`;
-export const JIT_ON_SQL = `SELECT set_config('jit', 'on', false)`;
-
 export const CATALOG_SQL = `
 WITH rels AS (
   SELECT c.oid, n.nspname, c.relname, c.relkind, c.relrowsecurity, c.relforcerowsecurity
