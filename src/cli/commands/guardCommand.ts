@@ -4,13 +4,13 @@
  * else waits on a ticket for a person. `guard users add NAME` makes a guard user and prints its connection
  * URL once; `guard status` shows the running guard's clients and what they wait for.
  */
-import { RepeatedReads } from '../../guard/metrics/repeatedReads';
 import { readFile } from 'node:fs/promises';
 import type { ServerTarget } from '../../core/db/connectionTarget';
 import { describeTarget } from '../../core/db/connectionTarget';
 import { AgentError, toAgentError } from '../../core/platform/errors';
 import type { GuardContext } from '../../guard/guardContext';
 import { startGuard } from '../../guard/guardServer';
+import { RepeatedReads } from '../../guard/metrics/repeatedReads';
 import { POOL_FLAGS_HELP, poolFlags } from '../../guard/pool/poolFlags';
 import { UpstreamPool } from '../../guard/pool/upstreamPool';
 import {

@@ -215,6 +215,7 @@ function readOnlyArg(arg: unknown): boolean {
 /**
  * Settings a client may change in its own session: they shape output, messages and timeouts, never how
  * the server reads SQL or which objects a name resolves to (search_path, role, session_replication_role…).
+ * `jit` only decides whether a plan is compiled before it runs (the code catalog turns it off for its query).
  */
 export const HARMLESS_SETTINGS: ReadonlySet<string> = new Set([
   'application_name',
@@ -227,6 +228,7 @@ export const HARMLESS_SETTINGS: ReadonlySet<string> = new Set([
   'lock_timeout',
   'idle_in_transaction_session_timeout',
   'bytea_output',
+  'jit',
   'time zone',
 ]);
 

@@ -9,7 +9,7 @@ import type { HistoryRun } from '../../core/sql/history/queryHistory';
 import { statementKey } from '../judge/verdictCache';
 
 /** How long repeats are counted before their entry is written. */
-export const REPEAT_WINDOW_MS = 60_000;
+const REPEAT_WINDOW_MS = 60_000;
 /** Shapes counted at once; past it, a read is recorded on its own (memory stays bounded). */
 const MAX_SHAPES = 10_000;
 

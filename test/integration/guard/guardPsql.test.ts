@@ -96,6 +96,9 @@ describe.skipIf(!postgresAvailable)('pg-agent guard with psql', () => {
     expect(readWrite.stderr).toContain('PA002');
     const harmless = await psqlRun(guard.url, ["SET statement_timeout = '5s'; SHOW statement_timeout"]);
     expect(harmless).toMatchObject({ code: 0, stdout: '5s\n' });
+    // JIT only decides whether a plan is compiled: the code catalog turns it off for its query through a guard too.
+    const jit = await psqlRun(guard.url, ['SET jit = off; SHOW jit']);
+    expect(jit).toMatchObject({ code: 0, stdout: 'off\n' });
   });
 
   it("passes the server's own errors with their fields, and answers syntax errors itself with the position", async () => {

@@ -3,8 +3,8 @@
  * lookups the reach walker makes: functions by oid and by name, operators by name, casts by type, user types by
  * name, relations by name with everything that runs when they are read or written.
  */
-import type { DbSession } from '../../db/db';
-import { CATALOG_SQL } from './codeCatalogSql';
+import type { Db, DbSession } from '../../db/db';
+import { CATALOG_SQL, JIT_OFF_SQL, JIT_ON_SQL, JIT_SETTING_SQL } from './codeCatalogSql';
 
 export interface CodeFunction {
   oid: number;
@@ -181,10 +181,27 @@ interface CatalogRow {
   opclasses: Row[] | null;
 }
 
+/**
+ * The catalog query with JIT compilation off: on a large catalog the planner's estimates of the catalog's joins
+ * pass jit_above_cost, and compiling the query cost 9 s of its 12 s at 50,000 tables. On a pool the session is
+ * pinned (and reset after); a caller's own session gets its setting back.
+ */
+async function readCatalog(session: DbSession): Promise<Record<string, unknown>[]> {
+  const before = await session.query<{ before: string }>(JIT_SETTING_SQL);
+  const wasOn = before.rows[0]?.before === 'on';
+  if (wasOn) await session.query(JIT_OFF_SQL);
+  try {
+    return (await session.query<Record<string, unknown>>(CATALOG_SQL)).rows;
+  } finally {
+    // In a transaction that failed, the setting goes back with it (SET is transactional).
+    if (wasOn) await session.query(JIT_ON_SQL).catch(() => undefined);
+  }
+}
+
 /** Reads the catalog in one query. Throws what the query throws (the caller turns it into an unknown verdict). */
-export async function loadCodeCatalog(session: DbSession): Promise<CodeCatalog> {
-  const result = await session.query<Record<string, unknown>>(CATALOG_SQL);
-  const row = result.rows[0] ?? {};
+export async function loadCodeCatalog(session: DbSession | Db): Promise<CodeCatalog> {
+  const rows = 'withSession' in session ? await session.withSession(readCatalog) : await readCatalog(session);
+  const row = rows[0] ?? {};
   const json = (key: keyof CatalogRow): Row[] => {
     const value = row[key];
     // PGlite and pg both decode json columns; text is parsed in case a driver leaves it as a string.

@@ -8,6 +8,15 @@
 /** Namespaces whose objects are PostgreSQL's own: judged by name (sideEffectOf), never parsed. */
 const USER_NS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'`;
 
+/**
+ * JIT for the catalog query: what it is, then off, then back. Plain `SET`, never set_config(): a guard in front
+ * of the database lets `SET jit` pass (it changes how a plan runs, never what it reads) and holds set_config().
+ * No row before PostgreSQL 11, which has no JIT.
+ */
+export const JIT_SETTING_SQL = `SELECT setting AS before FROM pg_settings WHERE name = 'jit'`;
+export const JIT_OFF_SQL = `SET jit = off`;
+export const JIT_ON_SQL = `SET jit = on`;
+
 export const CATALOG_SQL = `
 WITH rels AS (
   SELECT c.oid, n.nspname, c.relname, c.relkind, c.relrowsecurity, c.relforcerowsecurity
