@@ -142,7 +142,7 @@ async function executeOnce(
       const { directRelids, results } = await runTicketStatements(session, statements, ticket);
       // What the way back keeps (issue 25) is not a change of the data that was approved.
       const changed = outsideQuarantine(diffStats(before, await readXactStats(session)));
-      const exceeded = compareWithApproved(changed, ticket, options.tolerance);
+      const exceeded = measuredBeforeApproval(ticket) ? compareWithApproved(changed, ticket, options.tolerance) : [];
       if (exceeded.length > 0) {
         throw new AgentError(
           'IMPACT_EXCEEDED',
@@ -325,6 +325,16 @@ async function settleFailedCommit(
     `\`pg-agent approvals show ${outcome.ticket.id}\` reads it from the database once it can be reached; do not run the SQL again by hand.`,
     { cause: outcome.commitError },
   );
+}
+
+/**
+ * Whether the person approved exact counts. A write that could not be previewed (it calls code whose effects a
+ * rollback does not undo, or its preview was stopped so as not to block other sessions) was approved as "not
+ * measured" with that said in its impact: there are no approved counts to exceed, so comparing with none would
+ * roll back every such write after its unrollbackable effects had happened. Its real effects are reported.
+ */
+function measuredBeforeApproval(ticket: Ticket): boolean {
+  return ticket.impact.previewed !== false || ticket.impact.exactRows !== null;
 }
 
 /** "orders: 12 deleted, approved 10" for every table and kind of change beyond the tolerance. */

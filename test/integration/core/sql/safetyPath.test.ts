@@ -227,6 +227,23 @@ describe.runIf(postgresAvailable)('impact, approval and execution on PostgreSQL'
     expect((await store.get(held.ticket.id))?.status).toBe('FAILED');
   });
 
+  it('runs an approved write that could not be previewed: there were no counts to exceed', async () => {
+    // nextval's effect survives a rollback, so the write is not previewed: approved as "not measured".
+    const sql = "UPDATE products SET price = price + 1 WHERE id <= 3 AND nextval('order_seq') > 0";
+    const held = await runSql(database.db, store, { sql, connection: CONNECTION, requestedBy: 'tester', settings });
+    if (held.status !== 'held') throw new Error('expected held');
+    expect(held.ticket.impact).toMatchObject({ previewed: false, exactRows: null, tables: [] });
+    const prices = 'SELECT sum(price) FROM products WHERE id <= 3';
+    const before = await count(prices);
+    await store.decide(held.ticket.id, { approve: true, by: 'reviewer' });
+    const done = await executeApproved(database.db, store, held.ticket.id, exec(dir, held.ticket.id));
+    expect(done.tables).toEqual([
+      { schema: 'public', name: 'products', via: 'direct', inserted: 0, updated: 3, deleted: 0 },
+    ]);
+    expect(await count(prices)).toBe(before + 3);
+    expect((await store.get(held.ticket.id))?.status).toBe('EXECUTED');
+  });
+
   it('runs a write at once only when the policy allows its risk and the request allows a policy', async () => {
     const policy = { ...settings, policy: { ...settings.policy, autoApproveMaxRisk: 'MEDIUM' as const } };
     const small = 'DELETE FROM order_items WHERE id = 7';
