@@ -25,7 +25,7 @@ const NAVIGATOR: Scenario = {
   label: 'navigator (2 waiting, 5 jobs, 3 asks, 30 tables)',
   state: {
     connection: { status: 'connected', label: 'shop (localhost)', kind: 'server', database: 'shop' },
-    schema: { status: 'ready', tables: tables() },
+    schema: { status: 'ready', tables: tables(), total: 30 },
     results: null,
     answer: null,
     approvals: [],

@@ -29,6 +29,7 @@ export const COMMAND_IDS: Record<PanelCommand, string> = {
   setGeminiApiKey: 'postgresAgent.setGeminiApiKey',
   ask: 'postgresAgent.ask',
   refreshSchema: 'postgresAgent.refreshSchema',
+  findTable: 'postgresAgent.findTable',
   // Panel-only (the answer's buttons): registered, not contributed to the palette.
   copyAnswerSql: 'postgresAgent.copyAnswerSql',
   openAnswerSql: 'postgresAgent.openAnswerSql',

@@ -14,6 +14,8 @@ export const PANEL_COMMANDS = [
   'setGeminiApiKey',
   'ask',
   'refreshSchema',
+  /** A table by name, revealed in the Schema view (the panel lists only the first tables). */
+  'findTable',
   /** The latest answer's SQL to the clipboard / into an untitled SQL editor (the host uses its own copy). */
   'copyAnswerSql',
   'openAnswerSql',

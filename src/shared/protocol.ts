@@ -24,10 +24,14 @@ export interface TableSummary {
   comment: string | null;
 }
 
+/** Tables the side panel lists; the Schema view and Find Table… reach the others. */
+export const PANEL_TABLES = 200;
+
 export type SchemaState =
   | { status: 'idle' }
   | { status: 'loading' }
-  | { status: 'ready'; tables: TableSummary[] }
+  /** `tables`: the first tables in schema and name order, at most PANEL_TABLES of them; `total`: every table. */
+  | { status: 'ready'; tables: TableSummary[]; total: number }
   | { status: 'failed'; error: ErrorInfo };
 
 /** A read's result as the panel shows it (values already JSON-encoded per SPEC §6). */

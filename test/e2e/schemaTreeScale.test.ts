@@ -1,7 +1,8 @@
 // The Schema tree on a database of many schemas, in a real VS Code (code-server + Chromium), as a person uses
 // it: the schemas with their table counts at the top, one schema expanded shows its first page of tables and a
 // "Load more…" row, Load more shows the next page, and Find Table… picks a table by name among them all and
-// reveals it, selected, in its schema (whose pages are loaded up to it). Screenshots of each step:
+// reveals it, selected, in its schema (whose pages are loaded up to it); the side panel lists the first 200 tables
+// and says how many more, its Find Table… button opening the same pick. Screenshots of each step:
 // test-artifacts/e2e/schema-tree-scale/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScratchDatabase } from '../support/services';
 import { createScratchDatabase, execSql } from '../support/services';
 import { workbenchSuite } from './harness/suite';
-import { pickCommand, screenshot, typeInQuickInput } from './harness/workbench';
+import { findWebviewFrame, pickCommand, runCommand, screenshot, typeInQuickInput } from './harness/workbench';
 import { schemaTreeLabels, schemaTreeRow, schemaTreeRows } from './harness/schemaTreeRows';
 
 const SUITE = 'schema-tree-scale';
+const MORE_TABLES = '[data-testid="more-tables"]';
+const TABLE_ITEM = '[data-testid="table-item"]';
+const fmt = (n: number) => n.toLocaleString('en-US');
 const UI_TIMEOUT_MS = 60_000;
 const SCHEMAS = 20;
 const TABLES = 300;
@@ -118,9 +122,17 @@ describe('the Schema tree on 20 schemas × 300 tables: by schema, a page at a ti
     await screenshot(p, '4-after-load-more', SUITE);
   });
 
-  it('Find Table… picks a table by name among all of them and reveals it, selected, in its schema', async () => {
+  it('the side panel lists the first 200 of the 6,000 tables; its Find Table… picks one among all of them and reveals it, selected, in its schema', async () => {
     const p = suite.page();
-    await pickCommand(p, 'Postgres Agent: Find Table…');
+    await runCommand(p, 'Postgres Agent: Show Review Panel');
+    const panel = await findWebviewFrame(p, MORE_TABLES, UI_TIMEOUT_MS);
+    expect(await panel.locator(MORE_TABLES).innerText()).toContain(`… and ${fmt(SCHEMAS * TABLES - 200)} more.`);
+    expect(await panel.locator(TABLE_ITEM).count()).toBe(200);
+    expect(await panel.locator('vscode-collapsible[heading^="Tables ("]').getAttribute('heading')).toBe(
+      `Tables (${fmt(SCHEMAS * TABLES)})`,
+    );
+    await screenshot(p, '5-panel-first-tables', SUITE);
+    await panel.locator(`${MORE_TABLES} vscode-button`).click();
     const widget = p.locator('.quick-input-widget');
     await suite.explained(() =>
       expect
@@ -132,12 +144,12 @@ describe('the Schema tree on 20 schemas × 300 tables: by schema, a page at a ti
     const pick = widget.locator('.monaco-list-row', { hasText: wanted }).first();
     await pick.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
     expect(await pick.innerText()).toContain(schemaName(13));
-    await screenshot(p, '5-find-table-pick', SUITE);
+    await screenshot(p, '6-find-table-pick', SUITE);
     await p.keyboard.press('Enter');
     // Beyond the first page of tenant_13: revealing it loaded the page that holds it.
     const revealed = schemaTreeRow(p, wanted);
     await suite.explained(() => revealed.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await expect.poll(() => revealed.getAttribute('aria-selected'), { timeout: UI_TIMEOUT_MS }).toBe('true');
-    await screenshot(p, '6-find-table-revealed', SUITE);
+    await screenshot(p, '7-find-table-revealed', SUITE);
   });
 });

@@ -116,14 +116,30 @@ function schemaSection(state: PanelState): HTMLElement {
         ),
       );
     case 'ready': {
-      const list = el('ul', { class: 'tables', 'aria-label': 'Tables' }, ...s.tables.map(tableItem));
-      const section = el('vscode-collapsible', { heading: `Tables (${s.tables.length})`, open: '' }, list);
+      const more = s.total - s.tables.length;
+      const list = el(
+        'ul',
+        { class: 'tables', 'aria-label': 'Tables' },
+        ...s.tables.map(tableItem),
+        ...(more > 0 ? [moreTablesItem(more)] : []),
+      );
+      const section = el('vscode-collapsible', { heading: `Tables (${fmt(s.total)})`, open: '' }, list);
       const refresh = el('vscode-button', { slot: 'actions', secondary: '', title: 'Reload the schema' }, 'Refresh');
       refresh.addEventListener('click', () => post({ type: 'runCommand', command: 'refreshSchema' }));
       section.append(refresh);
       return section;
     }
   }
+}
+
+/** The tables past the panel's list: the Schema view pages through them, Find Table… goes to one by name. */
+function moreTablesItem(more: number): HTMLElement {
+  return el(
+    'li',
+    { class: 'muted', 'data-testid': 'more-tables' },
+    `… and ${fmt(more)} more. `,
+    commandButton('Find Table…', 'findTable', true),
+  );
 }
 
 function tableItem(t: TableSummary): HTMLElement {

@@ -112,10 +112,19 @@ export class SchemaCache {
 
   /** The schemas and their table counts (nothing decoded): what a tree shows before one is opened. */
   async schemas(db: Db, connectionKey: string): Promise<{ name: string; tables: number }[]> {
+    return (await this.overview(db, connectionKey)).schemas;
+  }
+
+  /** The database's name and its schemas with their table counts, from the index alone (nothing decoded). */
+  async overview(
+    db: Db,
+    connectionKey: string,
+  ): Promise<{ database: string; schemas: { name: string; tables: number }[] }> {
     const { held } = await this.current(db, connectionKey);
-    return Object.entries(held.index.schemas)
+    const schemas = Object.entries(held.index.schemas)
       .map(([name, entry]) => ({ name, tables: entry.tables }))
       .sort((a, b) => a.name.localeCompare(b.name));
+    return { database: held.index.database, schemas };
   }
 
   /** The tables of one schema (that schema decoded alone). */

@@ -10,6 +10,7 @@ import type { SchemaCache } from '../../core/db/schemaCache';
 import type { Logger } from '../../core/platform/logger';
 import type { SchemaSnapshot } from '../../shared/schema';
 import type { ConnectionState, SchemaState, TableSummary } from '../../shared/protocol';
+import { PANEL_TABLES } from '../../shared/protocol';
 import type { ConnectionChoice, ConnectionStore } from './connectionStore';
 import type { CoreServices } from '../lazyServices';
 import { RetiringHolds } from './retiringHolds';
@@ -129,13 +130,13 @@ export class DatabaseSession implements vscode.Disposable {
         this.changed.fire();
       });
       this.key = this.port.connectionKey(target, this.sampleDbDir());
-      const snapshot = await this.snapshotOf(db, this.key);
+      const listed = await this.panelTables(db, this.key);
       if (generation !== this.generation) return;
       this.update(
-        { status: 'connected', label: db.label, kind, database: snapshot.database },
-        { status: 'ready', tables: snapshot.tables.map(toSummary) },
+        { status: 'connected', label: db.label, kind, database: listed.database },
+        { status: 'ready', tables: listed.tables, total: listed.total },
       );
-      this.logger.info('schema loaded', { db: db.label, tables: snapshot.tables.length });
+      this.logger.info('schema loaded', { db: db.label, tables: listed.total });
     } catch (error) {
       if (generation !== this.generation) return;
       const info = this.port.toAgentError(error).toInfo();
@@ -179,6 +180,24 @@ export class DatabaseSession implements vscode.Disposable {
   async schemaCache(): Promise<{ cache: SchemaCache; db: Db; key: string }> {
     const { db, key } = await this.database();
     return { cache: await this.cacheOf(), db, key };
+  }
+
+  /**
+   * What the panel lists when a database opens: the first PANEL_TABLES tables, decoding only the schemas they are in
+   * (50,000 tables are never all read to open a window; the Schema view pages through the rest).
+   */
+  private async panelTables(db: Db, key: string): Promise<{ database: string; tables: TableSummary[]; total: number }> {
+    const cache = await this.cacheOf();
+    const { database, schemas } = await cache.overview(db, key);
+    const tables: TableSummary[] = [];
+    for (const schema of schemas) {
+      if (tables.length >= PANEL_TABLES) break;
+      for (const table of await cache.tablesOf(db, key, schema.name)) {
+        if (tables.length >= PANEL_TABLES) break;
+        tables.push(toSummary(table));
+      }
+    }
+    return { database, tables, total: schemas.reduce((sum, schema) => sum + schema.tables, 0) };
   }
 
   private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
