@@ -10,6 +10,7 @@
  *   body    the tables' JSON arrays joined by ","
  */
 import type { ColumnInfo, ForeignKeyInfo, ReferentialAction, RelationKind, TableInfo } from '../../shared/schema';
+import { freezeColumns } from './sharedColumns';
 
 export interface BlobDirectory {
   /** Table names, in the order of the body. */
@@ -103,7 +104,7 @@ export function decodeTable(schema: string, json: Buffer, directory: BlobDirecto
   return unpackTable(schema, JSON.parse(json.toString('utf8')) as Packed, directory.s, new SharedLists(directory));
 }
 
-/** The directory's shared column lists, each unpacked once and copied per table. */
+/** The directory's shared column lists, each unpacked once, frozen, and shared by the tables that have it. */
 class SharedLists {
   private readonly unpacked = new Map<number, ColumnInfo[]>();
   constructor(private readonly directory: BlobDirectory) {}
@@ -113,25 +114,14 @@ class SharedLists {
     const at = field as number;
     let list = this.unpacked.get(at);
     if (!list) {
-      list = (this.directory.c?.[at] ?? []).map((c) => unpackColumn(c, this.directory.s));
+      // Frozen (sharedColumns.ts): the contract's type stays, a write throws.
+      list = freezeColumns(
+        (this.directory.c?.[at] ?? []).map((c) => unpackColumn(c, this.directory.s)),
+      ) as ColumnInfo[];
       this.unpacked.set(at, list);
     }
-    return list.map(copyColumn);
+    return list;
   }
-}
-
-function copyColumn(c: ColumnInfo): ColumnInfo {
-  const column: ColumnInfo = {
-    name: c.name,
-    type: c.type,
-    nullable: c.nullable,
-    default: c.default,
-    comment: c.comment,
-  };
-  if (c.allowedValues) column.allowedValues = [...c.allowedValues];
-  if (c.valueWords) column.valueWords = [...c.valueWords];
-  if (c.samples) column.samples = [...c.samples];
-  return column;
 }
 
 function packTable(schema: string, t: TableInfo, id: (value: string | null) => number): Packed {
