@@ -10,7 +10,7 @@
  *   body    the tables' JSON arrays joined by ","
  */
 import type { ColumnInfo, ForeignKeyInfo, ReferentialAction, RelationKind, TableInfo } from '../../shared/schema';
-import { freezeColumns } from './sharedColumns';
+import { freezeColumns, NameLists } from './sharedColumns';
 
 export interface BlobDirectory {
   /** Table names, in the order of the body. */
@@ -29,6 +29,8 @@ const ACTIONS: ReferentialAction[] = ['NO ACTION', 'RESTRICT', 'CASCADE', 'SET N
 const SELF = '\u0000';
 
 type Packed = unknown[];
+
+const NONE: readonly never[] = Object.freeze([]);
 
 /** Encodes one schema's tables (all of the same schema). */
 export function encodeSchema(schema: string, tables: readonly TableInfo[]): Buffer {
@@ -107,7 +109,19 @@ export function decodeTable(schema: string, json: Buffer, directory: BlobDirecto
 /** The directory's shared column lists, each unpacked once, frozen, and shared by the tables that have it. */
 class SharedLists {
   private readonly unpacked = new Map<number, ColumnInfo[]>();
+  /** Lists of column names (keys, foreign keys' columns), one frozen copy of each. */
+  readonly names = new NameLists();
   constructor(private readonly directory: BlobDirectory) {}
+
+  /** A list of names as held by every table that has it; an empty list is one frozen list. */
+  nameList(list: string[] | null): string[] | null {
+    return list === null ? null : this.names.of(list);
+  }
+
+  /** One frozen empty list for every table without unique constraints or triggers. */
+  static none<T>(list: T[]): T[] {
+    return list.length === 0 ? (NONE as unknown as T[]) : list;
+  }
 
   columns(field: unknown): ColumnInfo[] {
     if (Array.isArray(field)) return (field as Packed[]).map((c) => unpackColumn(c, this.directory.s));
@@ -174,12 +188,12 @@ function unpackTable(schema: string, p: Packed, strings: readonly string[], list
     ...(partition ? { partitionOf: { schema: partition[0], table: partition[1] } } : {}),
     rowEstimate: p[3] as number | null,
     columns: lists.columns(p[4]),
-    primaryKey: p[5] as string[] | null,
-    uniqueConstraints: p[6] as string[][],
+    primaryKey: lists.nameList(p[5] as string[] | null),
+    uniqueConstraints: SharedLists.none((p[6] as string[][]).map((u) => lists.names.of(u))),
     foreignKeys: (p[7] as Packed[]).map((f): ForeignKeyInfo => ({
       name: f[0] as string,
-      columns: f[1] as string[],
-      references: { schema: f[2] as string, table: f[3] as string, columns: f[4] as string[] },
+      columns: lists.names.of(f[1] as string[]),
+      references: { schema: f[2] as string, table: f[3] as string, columns: lists.names.of(f[4] as string[]) },
       onDelete: ACTIONS[f[5] as number] ?? 'NO ACTION',
       onUpdate: ACTIONS[f[6] as number] ?? 'NO ACTION',
     })),
@@ -189,17 +203,19 @@ function unpackTable(schema: string, p: Packed, strings: readonly string[], list
       primary: i[2] === 1,
       definition: untemplate(i[3] as string),
     })),
-    triggers: (p[9] as Packed[]).map((g) => ({
-      name: g[0] as string,
-      enabled: g[1] === 1,
-      definition: untemplate(g[2] as string),
-    })),
+    triggers: SharedLists.none(
+      (p[9] as Packed[]).map((g) => ({
+        name: g[0] as string,
+        enabled: g[1] === 1,
+        definition: untemplate(g[2] as string),
+      })),
+    ),
     ...(incoming
       ? {
           referencedBy: incoming.map((f) => ({
             schema: f[0] as string,
             table: f[1] as string,
-            columns: f[2] as string[],
+            columns: lists.names.of(f[2] as string[]),
             onDelete: ACTIONS[f[3] as number] ?? 'NO ACTION',
           })),
         }
