@@ -4,7 +4,7 @@
 // catalog rows. The machine is shared: medians, and the load average is printed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -54,7 +54,17 @@ async function child(task: string, dir: string, prefix: string): Promise<void> {
   const start = performance.now();
   const extra: Record<string, number> = {};
   if (task === 'cold') {
-    extra.tables = (await db.withSession((s) => introspectSchema(s))).tables.length;
+    const cpu = process.cpuUsage();
+    extra.tables = await db.withSession(async (s) => {
+      // The server's CPU for it: its backend's, when the server runs on this machine (/proc readable), else NaN.
+      const pid = Number((await s.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
+      const before = backendCpuMs(pid);
+      const tables = (await introspectSchema(s)).tables.length;
+      extra.serverCpuMs = backendCpuMs(pid) - before;
+      return tables;
+    });
+    const used = process.cpuUsage(cpu);
+    extra.clientCpuMs = (used.user + used.system) / 1000;
   } else if (task === 'cached' || task === 'cachedRedis') {
     const { snapshot, source } = await cache.get(db, KEY);
     extra.tables = snapshot.tables.length;
@@ -109,6 +119,17 @@ async function child(task: string, dir: string, prefix: string): Promise<void> {
   cache.dispose();
   redis?.disconnect();
   await db.close();
+}
+
+/** CPU time of a local PostgreSQL backend (user + system, ms), or NaN when its /proc entry cannot be read. */
+function backendCpuMs(pid: number): number {
+  try {
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+    // utime and stime, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
 }
 
 /** The bundle copied aside, so a build that empties dist/ meanwhile does not take the children's code away. */
@@ -224,6 +245,10 @@ async function main(): Promise<void> {
     report(`cold introspection (${cold.tables} tables), p50 of 3`, cold.ms, 'ms');
     report('  against 3× psql', `${(cold.ms / floor).toFixed(2)}× psql: ${verdict(cold.ms, 3 * floor)}`);
     report('  RSS (max of 3, target < 500 MB)', `${cold.rssMb.toFixed(0)} MB: ${verdict(cold.rssMb, 500)}`);
+    report(
+      '  CPU of that run: client (this Node process) / server (its backend, when local)',
+      `${(cold.clientCpuMs ?? NaN).toFixed(0)} ms / ${(cold.serverCpuMs ?? NaN).toFixed(0)} ms`,
+    );
 
     // The cache is filled once (introspection + encoding + writing), then read by fresh processes.
     runChild('cached', dir, prefix);

@@ -8,6 +8,7 @@ import type { RelationKind, SchemaSnapshot, TableInfo } from '../../shared/schem
 import { parseArrayLiteral } from './valueEncoding';
 import type { DbSession } from './db';
 import { serverNaming } from './indexDefinition';
+import { ColumnLists, NameLists, ownColumns } from './sharedColumns';
 import { finishForeignKeys, Interner, readChunk, type IntrospectState } from './introspectChunk';
 import type { StatsRow } from './valueWords';
 import { attachValueWords, VALUE_STATS_SQL } from './valueWords';
@@ -73,6 +74,10 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
     nullsNotDistinct: Number(info.rows[0]?.num ?? 0) >= 150000,
     typeNames: new Map(),
     columnNames: new Map(),
+    shapes: new Map(),
+    columnLists: new ColumnLists(),
+    nameLists: new NameLists(),
+    defaultIds: new Map(),
     pending: [],
     outside: [],
     incoming: [],
@@ -112,7 +117,9 @@ export async function introspectSchema(session: DbSession, options: IntrospectOp
   if (options.sampleValues) {
     const samples = await session.query<{ oid: string; name: string; vals: string }>(SAMPLES_SQL, [schemas]);
     for (const s of samples.rows) {
-      const column = byOid.get(s.oid)?.columns.find((c) => c.name === s.name);
+      const table = byOid.get(s.oid);
+      const at = table ? table.columns.findIndex((c) => c.name === s.name) : -1;
+      const column = table && at >= 0 ? ownColumns(table)[at] : undefined;
       if (!column) continue;
       column.samples = parseArrayLiteral(s.vals)
         .filter((v): v is string => typeof v === 'string')

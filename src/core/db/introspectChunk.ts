@@ -7,6 +7,8 @@
 import type { ColumnInfo, IncomingForeignKey, ReferentialAction, TableInfo } from '../../shared/schema';
 import type { DbSession } from './db';
 import { plainIndexDefinition, type ServerNaming } from './indexDefinition';
+import type { ColumnLists, NameLists } from './sharedColumns';
+import { ownColumns } from './sharedColumns';
 import {
   COLUMN_COMMENTS_SQL,
   COLUMNS_SQL,
@@ -42,6 +44,9 @@ const ACTIONS: Record<string, ReferentialAction> = {
   d: 'SET DEFAULT',
 };
 
+/** What a key's columns are until finishForeignKeys names them (replaced, never written to). */
+const NOT_NAMED: string[] = [];
+
 /** Enum labels and CHECK literals kept per column at most (a 200-label enum is a lookup table, not a hint). */
 const MAX_ALLOWED_VALUES = 30;
 
@@ -70,7 +75,16 @@ export interface IntrospectState {
   /** format_type by type oid, then modifier. */
   typeNames: Map<string, Map<string, string>>;
   columnNames: Map<string, string[]>;
-  pending: { columns: string[]; oid: string; nums: readonly number[] }[];
+  /** Column shapes by their COLUMNS_SQL text, read once for every chunk. */
+  shapes: Map<string, ColumnShape>;
+  /** The column lists made so far (a list several tables have is one frozen list). */
+  columnLists: ColumnLists;
+  /** A number per distinct default text: part of a column list's key. */
+  defaultIds: Map<string, number>;
+  /** Lists of column names, one frozen copy of each. */
+  nameLists: NameLists;
+  /** Key columns named last (those of relations not read yet): `owner.columns` is given the names. */
+  pending: { owner: { columns: string[] }; oid: string; nums: readonly number[] }[];
   /** Foreign keys whose target lies outside the relations read: named by RELATION_NAMES_SQL, last. */
   outside: { references: { schema: string; table: string }; oid: string }[];
   /** Foreign keys pointing to relations read, with what orders them (source schema, table, key name). */
@@ -97,23 +111,28 @@ export async function readChunk(session: DbSession, oids: readonly number[], sta
   }
 }
 
-/** A table of the chunk: its columns, types and collations by attnum (what defaults and indexes refer to). */
+/** A table of the chunk: its shape, and the defaults and comments of its columns by attnum (when it has any). */
 interface ChunkTable {
-  columns: ColumnInfo[];
-  types: readonly string[];
-  collations: readonly string[];
+  table: TableInfo;
+  shape: ColumnShape;
+  defaults?: string[];
+  comments?: string[];
 }
 
-/** A relation's columns as COLUMNS_SQL packs them: relations of the same shape share one (read-only). */
+/** A relation's columns as COLUMNS_SQL packs them: relations of the same shape share one (read-only), in every chunk. */
 interface ColumnShape {
+  /** Its number among the shapes read: the start of the key of a column list made from it. */
+  id: number;
   columns: readonly ListedColumn[];
   /** By attnum (interned): what foreign keys and indexes name. */
   names: string[];
   types: string[];
   collations: string[];
+  /** Its columns with their type names and enum labels, once the types are named. */
+  typed?: { c: ListedColumn; type: string; labels: readonly string[] | undefined }[];
 }
 
-/** The chunk's columns and their defaults, by table. */
+/** The chunk's columns and their defaults, by table: tables whose columns are alike share one frozen list. */
 async function readColumns(
   session: DbSession,
   chunk: ChunkParams,
@@ -124,18 +143,22 @@ async function readColumns(
   const shapes: ColumnShape[] = [];
   const missing: [string, string][] = [];
   for (const [facts, names] of rows) {
-    const columns = parseColumnList(facts, names);
-    const shape: ColumnShape = { columns, names: [], types: [], collations: [] };
-    for (const c of columns) {
-      c.name = strings.of(c.name);
-      shape.names[c.num] = c.name;
-      shape.types[c.num] = strings.of(c.typeOid);
-      shape.collations[c.num] = strings.of(c.collation);
-      let byMod = typeNames.get(c.typeOid);
-      if (!byMod) typeNames.set(c.typeOid, (byMod = new Map<string, string>()));
-      if (!byMod.has(c.typmod)) {
-        byMod.set(c.typmod, '');
-        missing.push([c.typeOid, c.typmod]);
+    const key = `${facts}\u0000${names}`;
+    let shape = state.shapes.get(key);
+    if (!shape) {
+      shape = { id: state.shapes.size, columns: parseColumnList(facts, names), names: [], types: [], collations: [] };
+      state.shapes.set(key, shape);
+      for (const c of shape.columns) {
+        c.name = strings.of(c.name);
+        shape.names[c.num] = c.name;
+        shape.types[c.num] = strings.of(c.typeOid);
+        shape.collations[c.num] = strings.of(c.collation);
+        let byMod = typeNames.get(c.typeOid);
+        if (!byMod) typeNames.set(c.typeOid, (byMod = new Map<string, string>()));
+        if (!byMod.has(c.typmod)) {
+          byMod.set(c.typmod, '');
+          missing.push([c.typeOid, c.typmod]);
+        }
       }
     }
     shapes.push(shape);
@@ -151,7 +174,7 @@ async function readColumns(
   rows.forEach(([, , oids], r) => {
     const shape = shapes[r];
     if (!shape) return;
-    const listed = shape.columns.map((c) => ({
+    shape.typed ??= shape.columns.map((c) => ({
       c,
       type: typeNames.get(c.typeOid)?.get(c.typmod) ?? '???',
       labels: state.enumLabels.get(c.typeOid)?.slice(0, MAX_ALLOWED_VALUES),
@@ -159,26 +182,48 @@ async function readColumns(
     for (const oid of intWords(oids)) {
       columnNames.set(oid, shape.names);
       const table = state.byOid.get(oid);
-      if (!table) continue;
-      const current: ChunkTable = { columns: [], types: shape.types, collations: shape.collations };
-      tables.set(oid, current);
-      for (const { c, type, labels } of listed) {
-        const column: ColumnInfo = { name: c.name, type, nullable: !c.notNull, default: null, comment: null };
-        if (labels) column.allowedValues = [...labels];
-        table.columns.push(column);
-        current.columns[c.num] = column;
-      }
+      if (table) tables.set(oid, { table, shape });
     }
   });
   for (const [oid, num, comment] of await textRows<CommentRow>(session, COLUMN_COMMENTS_SQL, chunk.slice(1))) {
-    const column = tables.get(oid)?.columns[Number(num)];
-    if (column) column.comment = comment;
+    const at = tables.get(oid);
+    if (at) (at.comments ??= [])[Number(num)] = comment;
   }
   await readDefaults(session, chunk, state, tables);
+  for (const at of tables.values()) at.table.columns = state.columnLists.of(columnsKey(at, state), () => columnsOf(at));
   return tables;
 }
 
-/** The chunk's defaults given to their columns (each distinct text comes once, with the columns that have it). */
+/** What a table's column list is made of: its shape, its defaults (by number) and its comments. */
+function columnsKey(at: ChunkTable, state: IntrospectState): string {
+  let key = String(at.shape.id);
+  if (at.defaults) {
+    for (const c of at.shape.columns) {
+      const text = at.defaults[c.num];
+      let id = text === undefined ? undefined : state.defaultIds.get(text);
+      if (text !== undefined && id === undefined) state.defaultIds.set(text, (id = state.defaultIds.size));
+      key += id === undefined ? ',' : `,${id}`;
+    }
+  }
+  if (at.comments) key += JSON.stringify(at.shape.columns.map((c) => at.comments?.[c.num] ?? null));
+  return key;
+}
+
+function columnsOf(at: ChunkTable): ColumnInfo[] {
+  return (at.shape.typed ?? []).map(({ c, type, labels }) => {
+    const column: ColumnInfo = {
+      name: c.name,
+      type,
+      nullable: !c.notNull,
+      default: at.defaults?.[c.num] ?? null,
+      comment: at.comments?.[c.num] ?? null,
+    };
+    if (labels) column.allowedValues = [...labels];
+    return column;
+  });
+}
+
+/** The chunk's defaults given to their tables (each distinct text comes once, with the columns that have it). */
 async function readDefaults(
   session: DbSession,
   chunk: ChunkParams,
@@ -186,17 +231,19 @@ async function readDefaults(
   tables: ReadonlyMap<string, ChunkTable>,
 ): Promise<void> {
   for (const [expression, oids, nums] of await textRows<DefaultRow>(session, DEFAULTS_SQL, chunk)) {
+    if (expression === null) continue; // no default is what a column has already
     const text = state.strings.of(expression);
     const at = intWords(nums);
     intWords(oids).forEach((oid, i) => {
-      const column = tables.get(oid)?.columns[Number(at[i])];
-      if (column) column.default = text;
+      const table = tables.get(oid);
+      if (table) (table.defaults ??= [])[Number(at[i])] = text;
     });
   }
 }
 
 async function readConstraints(session: DbSession, chunk: ChunkParams, state: IntrospectState): Promise<void> {
-  const names = (oid: string, nums: readonly number[]) => nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`);
+  const names = (oid: string, nums: readonly number[]) =>
+    state.nameLists.of(nums.map((n) => state.columnNames.get(oid)?.[n] ?? `#${n}`));
   for (const [conkey, oids] of await textRows<PrimaryKeyRow>(session, PRIMARY_KEYS_SQL, chunk)) {
     const nums = intArray(conkey);
     for (const oid of intWords(oids)) {
@@ -212,10 +259,9 @@ async function readConstraints(session: DbSession, chunk: ChunkParams, state: In
     if (type === 'c') attachCheckLiterals(table, columns, definition);
     else if (type === 'u') table.uniqueConstraints.push(columns);
     else {
-      const refColumns: string[] = [];
-      state.pending.push({ columns: refColumns, oid: refOid, nums: intArray(confkey) });
       const target = state.byOid.get(refOid);
-      const references = { schema: target?.schema ?? '?', table: target?.name ?? '?', columns: refColumns };
+      const references = { schema: target?.schema ?? '?', table: target?.name ?? '?', columns: NOT_NAMED };
+      state.pending.push({ owner: references, oid: refOid, nums: intArray(confkey) });
       if (!target) state.outside.push({ references, oid: refOid });
       table.foreignKeys.push({
         name,
@@ -228,7 +274,7 @@ async function readConstraints(session: DbSession, chunk: ChunkParams, state: In
         const entry = {
           schema: table.schema,
           table: table.name,
-          columns: [...columns],
+          columns,
           onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
         };
         state.incoming.push({ target, key: [table.schema, table.name, name], entry });
@@ -249,9 +295,13 @@ async function readIncoming(session: DbSession, chunk: ChunkParams, state: Intro
   )) {
     const target = state.byOid.get(oid);
     if (!target || state.byOid.has(fromOid)) continue;
-    const columns: string[] = [];
-    state.pending.push({ columns, oid: fromOid, nums: intArray(conkey) });
-    const entry = { schema: state.strings.of(schema), table, columns, onDelete: ACTIONS[onDelete] ?? 'NO ACTION' };
+    const entry = {
+      schema: state.strings.of(schema),
+      table,
+      columns: NOT_NAMED,
+      onDelete: ACTIONS[onDelete] ?? 'NO ACTION',
+    };
+    state.pending.push({ owner: entry, oid: fromOid, nums: intArray(conkey) });
     state.incoming.push({ target, key: [entry.schema, table, name], entry });
   }
 }
@@ -289,7 +339,8 @@ export async function finishForeignKeys(session: DbSession, read: IntrospectStat
     }
   }
   for (const p of read.pending) {
-    for (const n of p.nums) p.columns.push(read.columnNames.get(p.oid)?.[n] ?? `#${n}`);
+    const names = read.columnNames.get(p.oid);
+    p.owner.columns = read.nameLists.of(p.nums.map((n) => names?.[n] ?? `#${n}`));
   }
   // In order per target: most tables are pointed to by one key or none, so only the few lists of several are sorted.
   const byTarget = new Map<TableInfo, (typeof read.incoming)[number][]>();
@@ -333,10 +384,10 @@ async function readIndexes(
           collations,
         },
         (n) => {
-          const at = tables.get(oid);
-          const name = at?.columns[n]?.name;
-          return at && name !== undefined
-            ? { name, typeOid: at.types[n] ?? '', collation: at.collations[n] ?? '' }
+          const shape = tables.get(oid)?.shape;
+          const name = shape?.names[n];
+          return shape && name !== undefined
+            ? { name, typeOid: shape.types[n] ?? '', collation: shape.collations[n] ?? '' }
             : undefined;
         },
       );
@@ -359,7 +410,8 @@ function attachCheckLiterals(table: TableInfo, columns: readonly string[], defin
     .filter((v) => v.trim() !== '');
   if (literals.length === 0) return;
   for (const name of columns) {
-    const column = table.columns.find((c) => c.name === name);
+    const at = table.columns.findIndex((c) => c.name === name);
+    const column = at < 0 ? undefined : ownColumns(table)[at];
     if (!column) continue;
     column.allowedValues = [...new Set([...(column.allowedValues ?? []), ...literals])].slice(0, MAX_ALLOWED_VALUES);
   }

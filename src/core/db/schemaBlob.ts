@@ -1,77 +1,67 @@
 /**
- * One schema's tables in the cache's compact form: a table directory first, then each table as a JSON array
- * (positions instead of keys; types and defaults as numbers into the directory's string table). A reader of
- * one table reads the directory and that table's bytes; a reader of the schema parses the body in one go.
+ * One schema's tables in the cache's form: a table directory first, then each table as its own JSON (the
+ * snapshot's keys, in the snapshot's order), so that decoding a schema is one native JSON.parse giving the
+ * tables themselves, nothing to unpack after it. A column list several tables have (a multi-tenant schema's
+ * tables share a few) is kept once, in the directory, and a table's `columns` names it by number; decoded, those
+ * tables share one frozen list (sharedColumns.ts). A reader of one table reads the directory and that table's
+ * bytes; a reader of the schema parses the body in one go.
  *
  *   u32 LE  length D of the directory
- *   D bytes directory JSON: { n: table names, e: end offset of each table in the body, s: strings,
- *           c: column lists used by several tables (a multi-tenant schema's tables share a few), which a
- *           table names by number instead of holding them }
- *   body    the tables' JSON arrays joined by ","
+ *   D bytes directory JSON: { n: table names, e: end offset of each table in the body, c: shared column lists }
+ *   body    the tables' JSON joined by ","
  */
-import type { ColumnInfo, ForeignKeyInfo, ReferentialAction, RelationKind, TableInfo } from '../../shared/schema';
+import type { ColumnInfo, TableInfo } from '../../shared/schema';
+import { freezeColumns } from './sharedColumns';
 
 export interface BlobDirectory {
   /** Table names, in the order of the body. */
   n: string[];
   /** Where each table's JSON ends in the body (exclusive); the next one starts one byte later (after ","). */
   e: number[];
-  /** Types and defaults, each once. */
-  s: string[];
-  /** Packed column lists shared by several tables (a table's columns field is then the number of one). */
-  c?: Packed[][];
+  /** Column lists shared by several tables (a table's `columns` is then the number of one). */
+  c?: ColumnInfo[][];
 }
 
-const KINDS: RelationKind[] = ['table', 'partitioned_table', 'view', 'materialized_view', 'foreign_table'];
-const ACTIONS: ReferentialAction[] = ['NO ACTION', 'RESTRICT', 'CASCADE', 'SET NULL', 'SET DEFAULT'];
-/** Stands for "<schema>.<table>" inside index and trigger definitions (PostgreSQL text never holds NUL). */
-const SELF = '\u0000';
-
-type Packed = unknown[];
+/** A table as stored: its columns, or the number of a shared list. */
+type StoredTable = Omit<TableInfo, 'columns'> & { columns: ColumnInfo[] | number };
 
 /** Encodes one schema's tables (all of the same schema). */
 export function encodeSchema(schema: string, tables: readonly TableInfo[]): Buffer {
-  const strings: string[] = [];
-  const stringIds = new Map<string, number>();
-  const id = (value: string | null): number => {
-    if (value === null) return -1;
-    let known = stringIds.get(value);
-    if (known === undefined) {
-      known = strings.length;
-      strings.push(value);
-      stringIds.set(value, known);
-    }
-    return known;
+  // Column lists as text, once per list object (introspection hands tables of the same columns one list).
+  const texts = new Map<ColumnInfo[], string>();
+  const textOf = (list: ColumnInfo[]): string => {
+    let text = texts.get(list);
+    if (text === undefined) texts.set(list, (text = JSON.stringify(list)));
+    return text;
   };
-  const packed = tables.map((t) => packTable(schema, t, id));
-  // Column lists that several tables have go to the directory once.
-  const lists = packed.map((p) => JSON.stringify(p[4]));
   const uses = new Map<string, number>();
-  for (const list of lists) uses.set(list, (uses.get(list) ?? 0) + 1);
-  const shared: Packed[][] = [];
+  for (const t of tables) uses.set(textOf(t.columns), (uses.get(textOf(t.columns)) ?? 0) + 1);
+  const shared: string[] = [];
   const sharedIds = new Map<string, number>();
-  packed.forEach((p, i) => {
-    const list = lists[i] ?? '';
-    if ((uses.get(list) ?? 0) < 2) return;
-    let at = sharedIds.get(list);
-    if (at === undefined) {
-      at = shared.length;
-      shared.push(p[4] as Packed[]);
-      sharedIds.set(list, at);
-    }
-    p[4] = at;
-  });
   const parts: string[] = [];
   const ends: number[] = [];
   let offset = 0;
-  for (const p of packed) {
-    const text = JSON.stringify(p);
+  for (const t of tables) {
+    if (t.schema !== schema) throw new Error(`table ${t.schema}.${t.name} encoded with schema ${schema}`);
+    const list = textOf(t.columns);
+    let at: number | undefined;
+    if ((uses.get(list) ?? 0) >= 2) {
+      at = sharedIds.get(list);
+      if (at === undefined) {
+        at = shared.length;
+        shared.push(list);
+        sharedIds.set(list, at);
+      }
+    }
+    // The spread keeps every key where it was: `columns` only changes its value.
+    const text = JSON.stringify(at === undefined ? t : ({ ...t, columns: at } satisfies StoredTable));
     offset += Buffer.byteLength(text) + (parts.length > 0 ? 1 : 0);
     ends.push(offset);
     parts.push(text);
   }
+  const names = JSON.stringify(tables.map((t) => t.name));
   const directory = Buffer.from(
-    JSON.stringify({ n: tables.map((t) => t.name), e: ends, s: strings, ...(shared.length > 0 ? { c: shared } : {}) }),
+    `{"n":${names},"e":${JSON.stringify(ends)}${shared.length > 0 ? `,"c":[${shared.join(',')}]` : ''}}`,
   );
   const head = Buffer.alloc(4);
   head.writeUInt32LE(directory.length, 0);
@@ -83,13 +73,13 @@ export function bodyStart(directoryLength: number): number {
   return 4 + directoryLength;
 }
 
-/** Every table of a blob. */
-export function decodeSchema(schema: string, blob: Buffer): TableInfo[] {
+/** Every table of a blob (`_schema`: its schema, which each table names itself). */
+export function decodeSchema(_schema: string, blob: Buffer): TableInfo[] {
   const length = blob.readUInt32LE(0);
   const directory = JSON.parse(blob.subarray(4, 4 + length).toString('utf8')) as BlobDirectory;
-  const packed = JSON.parse(`[${blob.subarray(4 + length).toString('utf8')}]`) as Packed[];
+  const tables = JSON.parse(`[${blob.subarray(4 + length).toString('utf8')}]`) as StoredTable[];
   const lists = new SharedLists(directory);
-  return packed.map((p) => unpackTable(schema, p, directory.s, lists));
+  return tables.map((t) => lists.attach(t));
 }
 
 /** Where a table's JSON lies in the body, or undefined when the schema has no such table. */
@@ -99,134 +89,27 @@ export function tableRange(directory: BlobDirectory, name: string): { start: num
   return { start: i === 0 ? 0 : (directory.e[i - 1] ?? 0) + 1, end: directory.e[i] ?? 0 };
 }
 
-export function decodeTable(schema: string, json: Buffer, directory: BlobDirectory): TableInfo {
-  return unpackTable(schema, JSON.parse(json.toString('utf8')) as Packed, directory.s, new SharedLists(directory));
+export function decodeTable(_schema: string, json: Buffer, directory: BlobDirectory): TableInfo {
+  return new SharedLists(directory).attach(JSON.parse(json.toString('utf8')) as StoredTable);
 }
 
-/** The directory's shared column lists, each unpacked once and copied per table. */
+/** The directory's shared column lists, each frozen once and given to the tables that name it. */
 class SharedLists {
-  private readonly unpacked = new Map<number, ColumnInfo[]>();
+  private readonly frozen = new Map<number, ColumnInfo[]>();
   constructor(private readonly directory: BlobDirectory) {}
 
-  columns(field: unknown): ColumnInfo[] {
-    if (Array.isArray(field)) return (field as Packed[]).map((c) => unpackColumn(c, this.directory.s));
-    const at = field as number;
-    let list = this.unpacked.get(at);
-    if (!list) {
-      list = (this.directory.c?.[at] ?? []).map((c) => unpackColumn(c, this.directory.s));
-      this.unpacked.set(at, list);
-    }
-    return list.map(copyColumn);
+  attach(stored: StoredTable): TableInfo {
+    if (typeof stored.columns === 'number') stored.columns = this.list(stored.columns);
+    return stored as TableInfo;
   }
-}
 
-function copyColumn(c: ColumnInfo): ColumnInfo {
-  const column: ColumnInfo = {
-    name: c.name,
-    type: c.type,
-    nullable: c.nullable,
-    default: c.default,
-    comment: c.comment,
-  };
-  if (c.allowedValues) column.allowedValues = [...c.allowedValues];
-  if (c.valueWords) column.valueWords = [...c.valueWords];
-  if (c.samples) column.samples = [...c.samples];
-  return column;
-}
-
-function packTable(schema: string, t: TableInfo, id: (value: string | null) => number): Packed {
-  const self = `${schema}.${t.name}`;
-  const template = (definition: string) => definition.replaceAll(self, SELF);
-  return [
-    t.name,
-    KINDS.indexOf(t.kind),
-    t.comment,
-    t.rowEstimate,
-    t.columns.map((c) => packColumn(c, id)),
-    t.primaryKey,
-    t.uniqueConstraints,
-    t.foreignKeys.map((f) => [
-      f.name,
-      f.columns,
-      f.references.schema,
-      f.references.table,
-      f.references.columns,
-      ACTIONS.indexOf(f.onDelete),
-      ACTIONS.indexOf(f.onUpdate),
-    ]),
-    t.indexes.map((i) => [i.name, i.unique ? 1 : 0, i.primary ? 1 : 0, template(i.definition)]),
-    t.triggers.map((g) => [g.name, g.enabled ? 1 : 0, template(g.definition)]),
-    t.partitionOf ? [t.partitionOf.schema, t.partitionOf.table] : null,
-    ...(t.referencedBy ? [t.referencedBy.map((f) => [f.schema, f.table, f.columns, ACTIONS.indexOf(f.onDelete)])] : []),
-  ];
-}
-
-function packColumn(c: ColumnInfo, id: (value: string | null) => number): Packed {
-  const packed: Packed = [c.name, id(c.type), c.nullable ? 1 : 0, id(c.default), c.comment];
-  const extras = [c.allowedValues, c.valueWords, c.samples];
-  let last = extras.length - 1;
-  while (last >= 0 && extras[last] === undefined) last--;
-  for (let i = 0; i <= last; i++) packed.push(extras[i] ?? null);
-  return packed;
-}
-
-function unpackTable(schema: string, p: Packed, strings: readonly string[], lists: SharedLists): TableInfo {
-  const name = p[0] as string;
-  const self = `${schema}.${name}`;
-  const untemplate = (definition: string) => definition.replaceAll(SELF, self);
-  const partition = p[10] as [string, string] | null;
-  const incoming = p[11] as Packed[] | undefined;
-  return {
-    schema,
-    name,
-    kind: KINDS[p[1] as number] ?? 'table',
-    comment: p[2] as string | null,
-    ...(partition ? { partitionOf: { schema: partition[0], table: partition[1] } } : {}),
-    rowEstimate: p[3] as number | null,
-    columns: lists.columns(p[4]),
-    primaryKey: p[5] as string[] | null,
-    uniqueConstraints: p[6] as string[][],
-    foreignKeys: (p[7] as Packed[]).map((f): ForeignKeyInfo => ({
-      name: f[0] as string,
-      columns: f[1] as string[],
-      references: { schema: f[2] as string, table: f[3] as string, columns: f[4] as string[] },
-      onDelete: ACTIONS[f[5] as number] ?? 'NO ACTION',
-      onUpdate: ACTIONS[f[6] as number] ?? 'NO ACTION',
-    })),
-    indexes: (p[8] as Packed[]).map((i) => ({
-      name: i[0] as string,
-      unique: i[1] === 1,
-      primary: i[2] === 1,
-      definition: untemplate(i[3] as string),
-    })),
-    triggers: (p[9] as Packed[]).map((g) => ({
-      name: g[0] as string,
-      enabled: g[1] === 1,
-      definition: untemplate(g[2] as string),
-    })),
-    ...(incoming
-      ? {
-          referencedBy: incoming.map((f) => ({
-            schema: f[0] as string,
-            table: f[1] as string,
-            columns: f[2] as string[],
-            onDelete: ACTIONS[f[3] as number] ?? 'NO ACTION',
-          })),
-        }
-      : {}),
-  };
-}
-
-function unpackColumn(c: Packed, strings: readonly string[]): ColumnInfo {
-  const column: ColumnInfo = {
-    name: c[0] as string,
-    type: strings[c[1] as number] ?? '',
-    nullable: c[2] === 1,
-    default: (c[3] as number) < 0 ? null : (strings[c[3] as number] ?? null),
-    comment: c[4] as string | null,
-  };
-  if (c[5] != null) column.allowedValues = c[5] as string[];
-  if (c[6] != null) column.valueWords = c[6] as string[];
-  if (c[7] != null) column.samples = c[7] as string[];
-  return column;
+  private list(at: number): ColumnInfo[] {
+    let list = this.frozen.get(at);
+    if (!list) {
+      // Frozen: the contract's type stays, a write throws instead of reaching the other tables.
+      list = freezeColumns(this.directory.c?.[at] ?? []) as ColumnInfo[];
+      this.frozen.set(at, list);
+    }
+    return list;
+  }
 }

@@ -17,9 +17,10 @@ import { namesIn } from '../fs/listDir';
 export const SCHEMA_CACHE_TTL_SECONDS = 3600;
 /**
  * 3: a table's blob holds the foreign keys pointing to it; 4: column lists several tables share are kept once, in
- * the blob's directory (a cache of an older format is rebuilt, not misread).
+ * the blob's directory; 6: each table stored as its own JSON, decoded by JSON.parse alone (5 was a binary format
+ * never released) (a cache of an older format is rebuilt, not misread).
  */
-export const SCHEMA_CACHE_FORMAT = 4;
+export const SCHEMA_CACHE_FORMAT = 6;
 
 export interface SchemaEntry {
   version: string;

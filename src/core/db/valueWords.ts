@@ -4,6 +4,7 @@
  * They let "jazz" find genre.name; they are never shown to a model.
  */
 import type { TableInfo } from '../../shared/schema';
+import { ownColumns } from './sharedColumns';
 import { parseArrayLiteral } from './valueEncoding';
 
 /** Above this many distinct values a column is free text: its histogram bounds are not read. */
@@ -47,8 +48,10 @@ const MAX_WORD_CHARS = 30;
 
 export function attachValueWords(byOid: ReadonlyMap<string, TableInfo>, rows: readonly StatsRow[]): void {
   for (const row of rows) {
-    const column = byOid.get(row.oid)?.columns.find((c) => c.name === row.name);
-    if (!column || !STRING_TYPE.test(column.type)) continue;
+    const table = byOid.get(row.oid);
+    const at = table ? table.columns.findIndex((c) => c.name === row.name) : -1;
+    const found = table?.columns[at];
+    if (!table || !found || !STRING_TYPE.test(found.type)) continue;
     const words = new Set<string>();
     for (const literal of [row.mcv, row.hist]) {
       if (!literal) continue;
@@ -61,6 +64,8 @@ export function attachValueWords(byOid: ReadonlyMap<string, TableInfo>, rows: re
         if (words.size >= MAX_VALUE_WORDS) break;
       }
     }
-    if (words.size > 0) column.valueWords = [...words];
+    // A column list several tables share is frozen: this table's own copy takes the words.
+    const column = words.size > 0 ? ownColumns(table)[at] : undefined;
+    if (column) column.valueWords = [...words];
   }
 }

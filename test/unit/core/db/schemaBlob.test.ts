@@ -1,8 +1,10 @@
 // A schema's blob keeps a column list several tables share once (in its directory): decoding gives back every
-// table as it was, each with columns of its own, and one table read by its byte range is the same table.
+// table as it was, the tables that share a list sharing one frozen list (a write to it throws instead of
+// reaching the other tables), and one table read by its byte range is the same table.
 import { describe, expect, it } from 'vitest';
 import { bodyStart, decodeSchema, decodeTable, encodeSchema, tableRange } from '../../../../src/core/db/schemaBlob';
 import type { BlobDirectory } from '../../../../src/core/db/schemaBlob';
+import { ownColumns } from '../../../../src/core/db/sharedColumns';
 import type { ColumnInfo, TableInfo } from '../../../../src/shared/schema';
 
 const columns = (): ColumnInfo[] => [
@@ -53,9 +55,25 @@ describe('schema blob', () => {
     expect(blob.toString('utf8').split('"status"')).toHaveLength(2);
     const decoded = decodeSchema('tenant_1', blob);
     expect(decoded).toEqual(tables);
-    // Each table has columns of its own: a change to one is not a change to the other.
-    expect(decoded[0]?.columns[1]).not.toBe(decoded[1]?.columns[1]);
-    expect(decoded[0]?.columns[1]?.allowedValues).not.toBe(decoded[1]?.columns[1]?.allowedValues);
+    // One frozen list for both tables: a change meant for one table cannot reach the other.
+    const [orders, invoices] = decoded;
+    expect(orders?.columns).toBe(invoices?.columns);
+    const status = orders?.columns[1];
+    if (!status) throw new Error('no status column');
+    expect(() => (status.comment = 'changed')).toThrow(TypeError);
+    expect(() => status.allowedValues?.push('late')).toThrow(TypeError);
+    expect(() => orders?.columns.push(status)).toThrow(TypeError);
+    expect(invoices?.columns[1]?.comment).toBe('state');
+  });
+
+  it('gives a table its own copy of a shared list to change (ownColumns), the others keep theirs', () => {
+    const decoded = decodeSchema('tenant_1', blob);
+    const [orders, invoices] = decoded;
+    if (!orders || !invoices) throw new Error('no tables');
+    ownColumns(orders)[1]!.valueWords = ['late'];
+    expect(orders.columns[1]?.valueWords).toEqual(['late']);
+    expect(invoices.columns[1]?.valueWords).toEqual(['new']);
+    expect(JSON.stringify(invoices)).toBe(JSON.stringify(tables[1]));
   });
 
   it('reads one table by its byte range, a shared list or its own', () => {
