@@ -22,7 +22,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          testTimeout: 60_000,
+          // Tests that start several processes (guards, the CLI, psql) took over 60 s on a loaded machine.
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
