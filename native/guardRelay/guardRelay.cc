@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -293,7 +294,7 @@ void takeClient(Session& s) {
       if (size - at < size_t(length) + 1) break;  // not whole yet
       uint32_t id;
       if (!passedQuery(bytes + at, size_t(length) + 1, &id)) {
-        stopLocked(s, "query not passed before");
+        stopLocked(s, nowNs() >= validUntilNs.load() ? "code version not checked recently" : "query not passed before");
         break;
       }
       s.toUpstream.append(reinterpret_cast<const char*>(bytes + at), size_t(length) + 1);
@@ -368,7 +369,7 @@ void takeClient(Session& s) {
       end += size_t(l) + 1;
     }
     if (refused) {
-      stopLocked(s, "extended message");
+      stopLocked(s, "client message not passed here");
       break;
     }
     if (!whole) {
@@ -485,6 +486,7 @@ void step(Session& s, bool upstreamSide, uint32_t events) {
 }
 
 void run() {
+  pthread_setname_np(pthread_self(), "guardRelay");
   epoll_event events[64];
   for (;;) {
     int n = epoll_wait(epollFd, events, 64, -1);
