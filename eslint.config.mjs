@@ -13,7 +13,7 @@ const noVscode = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'test-artifacts/**', '*.mjs', 'bench/**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'test-artifacts/**', '*.mjs', 'bench/**/*.mjs', 'native/**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

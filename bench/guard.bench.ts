@@ -184,9 +184,15 @@ async function main(): Promise<void> {
 /** Latency, then throughput direct, through PgBouncer and through the guard in the same rounds. */
 async function runs(dbUrl: string): Promise<void> {
   const guard = await startGuardProcess(dbUrl);
-  // GUARD_BENCH_BASELINE=path/to/cli.js: another build's guard in the same rounds (before/after on the same load).
+  // GUARD_BENCH_BASELINE=path/to/cli.js: another build's guard in the same rounds (before/after on the same load);
+  // GUARD_BENCH_BASELINE=js: this build without its native relay (PGAGENT_GUARD_NATIVE=0), its JavaScript path.
   const baselineCli = process.env.GUARD_BENCH_BASELINE;
-  const baseline = baselineCli ? await startGuardProcess(dbUrl, { cli: baselineCli }) : undefined;
+  const baseline =
+    baselineCli === 'js'
+      ? await startGuardProcess(dbUrl, { env: { PGAGENT_GUARD_NATIVE: '0' } })
+      : baselineCli
+        ? await startGuardProcess(dbUrl, { cli: baselineCli })
+        : undefined;
   const bouncer = await startPgBouncer(dbUrl, Number(process.env.PGBOUNCER_BENCH_PORT ?? 16310));
   if (typeof bouncer === 'string')
     console.log(`\n*** NO PGBOUNCER IN THIS RUN: the guard is compared with direct only (${bouncer}) ***\n`);

@@ -237,7 +237,9 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
         changed();
         context.logger.info('guard client connected', { client: id, user });
         // Plain TCP: from here the guard reads and writes the socket itself (clientSocket.ts).
-        if (!state.tlsInfo)
+        if (!state.tlsInfo) {
+          // A session of its own may lend both sockets to the native relay while it is quiet (session/nativeRelay.ts).
+          session.useNative(wire);
           wire.takeOver(
             async (message) => {
               unread.handed();
@@ -254,6 +256,7 @@ export async function startGuard(options: GuardServerOptions): Promise<RunningGu
               return true;
             },
           );
+        }
       },
       onMessage: async (data, state) => {
         unread.handed();

@@ -34,6 +34,9 @@ import { MAY_TOUCH_ALL } from '../judge/sessionTouch';
 import { GuardedTransaction } from '../transaction/guardedTransaction';
 import { endsTransaction, transactionControlOf } from '../judge/transactionControl';
 import type { UpstreamSession } from './upstream';
+import type { ClientSocket } from './clientSocket';
+import type { NativeRelay, Released } from './nativeRelay';
+import { COUNT_BIND, COUNT_PARSE, nativeRelayOf } from './nativeRelay';
 import { UpstreamLink } from './upstreamLink';
 import { ExtendedProtocol } from './extendedProtocol';
 import type { ErrorFields, TransactionStatus } from '../wire/backendMessages';
@@ -58,11 +61,17 @@ export class ClientSession {
   private readonly copy: ClientCopy;
   private readonly tx: GuardedTransaction;
   private readonly inBand: InBandQuery;
+  /**
+   * The native relay (nativeRelay.ts), when built and this session's sockets are its own: `id` while it holds
+   * them; `streak` counts the Queries passed here since it last gave them back (it takes them only after one).
+   */
+  private native:
+    { relay: NativeRelay; wire: ClientSocket; id?: number; streak: number; scheduled: boolean } | undefined;
 
   constructor(
     private readonly context: GuardContext,
     private readonly db: Db,
-    upstream: UpstreamSession,
+    private readonly upstream: UpstreamSession,
     private readonly user: string,
     /** Bytes to the client: done when it returns, or when its promise resolves. */
     toClient: (bytes: Uint8Array) => Promise<void> | void,
@@ -78,6 +87,7 @@ export class ClientSession {
       own: (messages) => this.inBand.take(messages) || this.describes.take(messages),
       idle: () => this.tx.reset(),
       full: () => this.tx.observing || this.inBand.busy || this.describes.busy,
+      quiet: () => this.nativeSoon(),
     });
     this.inBand = new InBandQuery(
       () => this.link.settle(),
@@ -104,6 +114,11 @@ export class ClientSession {
       settle: () => this.settle(),
       answer: (bytes) => this.answer(bytes),
       passedRead: (sql) => this.context.passedRead?.(sql, this.user),
+      passedParse: (raw, sql, paramTypes) => {
+        if (!this.native) return;
+        this.native.relay.allowParse(raw, sql, paramTypes);
+        this.native.streak++;
+      },
     });
     this.copy = new ClientCopy(
       { context, db, user, events, inBand: this.inBand, answer: (b) => this.link.answer(b) },
@@ -193,7 +208,94 @@ export class ClientSession {
     this.context.passedRead?.(sql!, this.user);
     this.tx.expectResult(undefined, 'query');
     this.link.forward(raw, 'query', false, verdict.touch);
+    if (this.native) {
+      this.native.relay.allow(sql!);
+      this.native.streak++;
+    }
     return true;
+  }
+
+  /**
+   * The client's socket as the guard reads it itself (plain TCP, after start-up): from now on, while the session is
+   * quiet and its last Query was passed from the verdict cache, the native relay may hold both sockets.
+   */
+  useNative(wire: ClientSocket): void {
+    if (!this.upstream.native) return;
+    const relay = nativeRelayOf(this.db, (line) => this.context.logger.info(line));
+    if (relay) this.native = { relay, wire, streak: 0, scheduled: false };
+  }
+
+  /** After this turn (its writes flushed), the native relay takes the sockets if nothing of the guard's is in flight. */
+  private nativeSoon(): void {
+    const native = this.native;
+    if (!native || native.scheduled || native.id !== undefined || native.streak === 0) return;
+    native.scheduled = true;
+    setImmediate(() => {
+      native.scheduled = false;
+      this.lendNative();
+    });
+  }
+
+  private lendNative(): void {
+    const native = this.native;
+    const upstream = this.upstream.native;
+    if (!native || !upstream || native.id !== undefined || native.streak === 0) return;
+    if (this.aborted || this.skipping || this.tx.measuring || this.copy.load.active) return;
+    if (this.inBand.busy || this.describes.busy || !this.link.idle) return;
+    const clientFd = native.wire.quietFd;
+    const upstreamFd = upstream.quietFd();
+    if (clientFd === undefined || upstreamFd === undefined) return;
+    const id = native.relay.adopt(clientFd, upstreamFd, (released) => this.nativeBack(released));
+    if (id === undefined) return;
+    // In this same turn, before Node's loop reads either socket again.
+    native.id = id;
+    const reclaim = () => this.reclaimNative();
+    native.wire.reclaim = reclaim;
+    native.wire.suspend();
+    upstream.suspend(reclaim);
+  }
+
+  /** The guard must write to a socket the native relay holds: taken back first, synchronously. */
+  private reclaimNative(): void {
+    const native = this.native;
+    if (native?.id === undefined) return;
+    const released = native.relay.release(native.id);
+    native.id = undefined;
+    if (released) this.nativeBack(released);
+  }
+
+  /** The native relay gave the sockets back: what it forwarded is counted, what it had not passed on is handled here. */
+  private nativeBack(released: Released): void {
+    const native = this.native;
+    const upstream = this.upstream.native;
+    if (!native || !upstream) return;
+    native.id = undefined;
+    native.streak = 0;
+    native.wire.reclaim = undefined;
+    let forwarded = 0;
+    for (const [counted, times] of released.counts) if ((counted & 3) !== COUNT_BIND) forwarded += times;
+    this.context.logger.debug('guard native relay gave a session back', {
+      user: this.user,
+      reason: released.reason,
+      forwarded,
+    });
+    // What it forwarded, counted as the JavaScript path counts it: each Query and Parse judged (a pass), each Query
+    // and Bind a read passed on.
+    for (const [counted, times] of released.counts) {
+      const sql = native.relay.textOf(counted >>> 2)?.sql;
+      const kind = counted & 3;
+      for (let i = 0; i < times; i++) {
+        if (kind !== COUNT_BIND) this.events.judged?.('pass');
+        if (kind !== COUNT_PARSE && sql !== undefined) this.context.passedRead?.(sql, this.user);
+      }
+    }
+    const statement =
+      released.statement >= 0 ? (native.relay.textOf(released.statement) ?? ('unknown' as const)) : undefined;
+    this.extended.fromNative(statement, released.portal);
+    native.wire.restoreWrites(released.toClient);
+    this.link.fromNative(released.awaited, released.status);
+    upstream.resume(released.fromUpstream, released.toUpstream);
+    native.wire.resume(released.fromClient);
   }
 
   private extendedFast(raw: Uint8Array): boolean {
@@ -217,6 +319,7 @@ export class ClientSession {
 
   /** The client is gone (or the guard stops): the upstream session ends, rolling back whatever it had open. */
   end(): void {
+    this.reclaimNative();
     this.held.end();
     this.inBand.abandon();
     this.describes.abandon();

@@ -15,6 +15,32 @@ export interface WebDuplex {
   writable: WritableStream<Uint8Array>;
 }
 
+/** Node's TCP handle under a socket: its reading is stopped while the native relay has the socket. */
+export interface RawHandle {
+  reading: boolean;
+  fd?: number;
+  readStart(): number;
+  readStop(): number;
+}
+
+/**
+ * Node stops reading a socket's handle, and cannot start again (its stream asks readStart() again whenever it wants
+ * more bytes: a resume(), a read(0)) until startReading: the native relay reads it meanwhile.
+ */
+export function stopReading(handle: RawHandle): void {
+  handle.reading = false;
+  handle.readStop();
+  handle.readStart = () => 0;
+}
+
+/** Node reads the handle again (`now`: the socket is still open). */
+export function startReading(handle: RawHandle, now: boolean): void {
+  delete (handle as Partial<RawHandle>).readStart; // the prototype's own again
+  if (!now) return;
+  handle.reading = true;
+  handle.readStart();
+}
+
 /** More whole messages than this waiting to be handled: the client's socket is paused until they are. */
 const MAX_QUEUED = 64;
 
@@ -34,6 +60,10 @@ export class ClientSocket {
   private running = false;
   private corked = false;
   private paused = false;
+  /** The native relay has the socket (nativeRelay.ts): nothing is read here, and a write takes it back first. */
+  private suspended = false;
+  /** Takes the socket back from the native relay (synchronously) before the guard writes to it. */
+  reclaim: (() => void) | undefined;
 
   constructor(private readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => {
@@ -87,6 +117,7 @@ export class ClientSocket {
 
   /** Bytes to the client; false when the socket's buffer is full (wait for `drained`). */
   write(bytes: Uint8Array): boolean {
+    if (this.suspended) this.reclaim?.();
     if (!this.corked) {
       // Everything answered in one turn of the event loop goes out in one write.
       this.corked = true;
@@ -100,6 +131,39 @@ export class ClientSocket {
     this.corked = false;
     this.socket.uncork();
   };
+
+  /**
+   * The socket's descriptor when the guard holds it and has nothing of its own in it (every message handled, every
+   * byte written), so that the native relay may take it; else undefined.
+   */
+  get quietFd(): number | undefined {
+    if (this.mode !== 'direct' || this.suspended || this.running || this.paused || !this.handler) return undefined;
+    if (this.queue.length > 0 || this.partial || this.corked) return undefined;
+    if (this.socket.destroyed || this.socket.writableLength > 0 || this.ended) return undefined;
+    const fd = (this.socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+  }
+
+  /** The native relay reads the socket from now on: Node's own reading stops. */
+  suspend(): void {
+    this.suspended = true;
+    const handle = (this.socket as unknown as { _handle?: RawHandle })._handle;
+    if (handle) stopReading(handle);
+  }
+
+  /** Back from the native relay: what it had not written goes first (`unsent`), then reading again. */
+  restoreWrites(unsent: Buffer): void {
+    this.suspended = false;
+    if (unsent.length > 0) this.write(unsent);
+  }
+
+  /** Reading again, beginning with the bytes the native relay had read but not passed on. */
+  resume(unread: Buffer): void {
+    this.suspended = false;
+    const handle = (this.socket as unknown as { _handle?: RawHandle })._handle;
+    if (handle) startReading(handle, !this.socket.destroyed);
+    if (unread.length > 0) this.cut(unread);
+  }
 
   drained(): Promise<void> {
     return new Promise((resolve) => {

@@ -67,6 +67,8 @@ export interface SessionPort {
   answer(bytes: Uint8Array): Promise<void>;
   /** A read passed on (the query history). */
   passedRead(sql: string): void;
+  /** A Parse of the unnamed statement passed from the verdict cache (the native relay may pass its bytes again). */
+  passedParse?(raw: Uint8Array, sql: string, paramTypes: number[]): void;
 }
 
 export class ExtendedProtocol {
@@ -126,7 +128,19 @@ export class ExtendedProtocol {
     if (verdict?.kind !== 'pass') return false;
     this.statements.set(name, { sql, paramTypes, kind: 'pass', control: control.length > 0 });
     this.s.link.forward(raw, 'parse', true, verdict.touch);
+    if (name === '' && control.length === 0) this.s.passedParse?.(raw, sql, paramTypes);
     return true;
+  }
+
+  /**
+   * Back from the native relay: the unnamed statement it last parsed (a read's, passed here before) and whether it
+   * bound the unnamed portal from it.
+   */
+  fromNative(statement: { sql: string; paramTypes: number[] } | 'unknown' | undefined, portal: boolean): void {
+    // A read's text no longer remembered here: forgotten, as a statement the upstream may know and the guard does not.
+    if (statement === 'unknown') this.statements.delete('');
+    else if (statement) this.statements.set('', { ...statement, kind: 'pass', control: false });
+    if (portal) this.portals.set('', { kind: 'pass', control: false });
   }
 
   async parse(raw: Uint8Array, name: string, sql: string, paramTypes: number[]): Promise<void> {

@@ -17,6 +17,8 @@ import { sslOption } from '../../core/db/postgresDb';
 import { AgentError } from '../../core/platform/errors';
 import type { SessionTouch } from '../judge/sessionTouch';
 import { BackendScanner } from '../wire/backendScan';
+import type { RawHandle } from './clientSocket';
+import { startReading, stopReading } from './clientSocket';
 
 export interface UpstreamSession {
   /** ParameterStatus values the server sent at start-up, in order. */
@@ -34,6 +36,17 @@ export interface UpstreamSession {
   pause(): void;
   resume(): void;
   close(): void;
+  /** A session of its own (not a pool's): its socket may be lent to the native relay (nativeRelay.ts). */
+  native?: NativeSocket;
+}
+
+export interface NativeSocket {
+  /** The descriptor, when nothing of the guard's is in flight on it (no bytes queued, unwritten or half-read). */
+  quietFd(): number | undefined;
+  /** The native relay reads it from now on; `reclaim` takes it back synchronously before the guard writes. */
+  suspend(reclaim: () => void): void;
+  /** Back: `unsent` goes first, then `unread` is handled as if it came now, then reading again. */
+  resume(unread: Buffer, unsent: Buffer): void;
 }
 
 /** Start-up parameters a client may choose (output format and its own name); everything else is the guard's. */
@@ -124,6 +137,8 @@ export async function openUpstream(
   socket.on('data', (chunk: Buffer) => {
     chunkHandler(chunk, scanner.scan(chunk, fullNow()));
   });
+  let reclaim: (() => void) | undefined;
+  const handle = () => (socket as unknown as { _handle?: RawHandle })._handle;
   socket.on('error', (error) => (failure = error));
   socket.on('close', () => {
     closed = true;
@@ -134,6 +149,7 @@ export async function openUpstream(
     processId: keys.processID,
     secretKey: keys.secretKey,
     send: (bytes) => {
+      if (reclaim) reclaim();
       if (closed) return;
       if (queued.push(bytes) === 1) process.nextTick(flush);
     },
@@ -147,7 +163,27 @@ export async function openUpstream(
     },
     pause: () => socket.pause(),
     resume: () => socket.resume(),
+    native: {
+      quietFd: () => {
+        const fd = handle()?.fd;
+        if (closed || reclaim || queued.length > 0 || socket.writableLength > 0 || !scanner.idle) return undefined;
+        return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+      },
+      suspend: (taken) => {
+        reclaim = taken;
+        const h = handle();
+        if (h) stopReading(h);
+      },
+      resume: (unread, unsent) => {
+        reclaim = undefined;
+        if (unsent.length > 0 && !closed) socket.write(unsent);
+        if (unread.length > 0) chunkHandler(unread, scanner.scan(unread, fullNow()));
+        const h = handle();
+        if (h) startReading(h, !socket.destroyed);
+      },
+    },
     close: () => {
+      if (reclaim) reclaim();
       if (closed) return;
       // Terminate, then close: the server ends the session (and rolls back anything open) at once.
       flush();

@@ -23,7 +23,20 @@ export interface UpstreamHooks {
   idle(): void;
   /** Every upstream message must be decoded now (a hook reads more than names and statuses). */
   full(): boolean;
+  /** The upstream answered everything forwarded so far (the session may lend its sockets to the native relay). */
+  quiet?(): void;
 }
+
+/** The native relay's letters for what the upstream still owes (native/guardRelay). */
+const NATIVE_AWAITED: Record<string, Awaited> = {
+  q: 'query',
+  p: 'parse',
+  b: 'bind',
+  P: 'describePortal',
+  S: 'describeStatement',
+  e: 'execute',
+  s: 'sync',
+};
 
 const DONE = Promise.resolve();
 
@@ -59,6 +72,25 @@ export class UpstreamLink {
     if (batch) this.inBatch = true;
     if (awaited === 'sync') this.inBatch = false;
     this.upstream.send(raw, touch);
+  }
+
+  /** Nothing forwarded is unanswered, outside any transaction or batch, with no command of the guard's own in flight. */
+  get idle(): boolean {
+    return (
+      !this.closed &&
+      this.pending.size === 0 &&
+      this.status === 'I' &&
+      !this.inBatch &&
+      !this.failed &&
+      this.swallow === 0
+    );
+  }
+
+  /** Back from the native relay: what it forwarded and the upstream still owes, and the status it last saw. */
+  fromNative(awaited: string, status: string): void {
+    for (const letter of awaited) this.pending.expect(NATIVE_AWAITED[letter]!);
+    if (status === 'I' || status === 'T' || status === 'E') this.status = status;
+    if (this.status === 'I' && awaited.length === 0) this.hooks.idle();
   }
 
   /** Bytes whose answer the guard reads itself (a Flush, its own Describe). */
@@ -131,5 +163,6 @@ export class UpstreamLink {
     }
     const relayed = this.hooks.own(messages) || swallowed ? notificationsIn(messages) : chunk;
     if (relayed.length > 0) void this.answer(relayed);
+    if (this.pending.size === 0) this.hooks.quiet?.();
   }
 }

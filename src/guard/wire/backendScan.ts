@@ -36,6 +36,11 @@ export class BackendScanner {
   private need = 0;
   private readonly parser = new Parser();
 
+  /** No bytes of a message not yet whole are kept. */
+  get idle(): boolean {
+    return this.pieces.length === 0;
+  }
+
   /** The messages `chunk` completes, in order; `full`: every one decoded by pg-protocol. */
   scan(chunk: Buffer, full: boolean): BackendMessage[] {
     let bytes = chunk;
