@@ -8,8 +8,8 @@
  * What it may pass comes only from here, registered after a pass from the verdict cache (`allow`, `allowParse`) and
  * tagged with the code version (reach engine) it was judged on: it holds only while that version is as fresh as the
  * verdict cache itself requires (judge.ts VERSION_MAX_AGE_MS), re-read every TRUST_TICK_MS; a new version or a
- * schema change committed here forgets it all. Without the built addon (or with PGAGENT_GUARD_NATIVE=0) the guard
- * runs as before, on its JavaScript path; the first client's session logs which path is in use.
+ * schema change committed here forgets it all. It is opt-in (PGAGENT_GUARD_NATIVE=1); without it or without the
+ * built addon the guard runs as before, on its JavaScript path; the first client's session logs which path is in use.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -60,11 +60,11 @@ const TRUST_TICK_MS = 10;
 const MAX_TEXTS = 2000;
 
 export function loadAddon(): { addon?: Addon; problem?: string } {
-  if (process.env.PGAGENT_GUARD_NATIVE === '0') return { problem: 'PGAGENT_GUARD_NATIVE=0' };
+  // Beside the guard's own script only: never a folder of the working directory, which a cloned repository
+  // could fill with a dist/guardRelay.node of its own (native code would run as the person).
   const candidates = [
     process.env.PGAGENT_GUARD_NATIVE_PATH,
     process.argv[1] ? join(dirname(process.argv[1]), ADDON_FILE) : undefined,
-    join(process.cwd(), 'dist', ADDON_FILE),
   ].filter((p): p is string => p !== undefined && existsSync(p));
   if (candidates.length === 0) return { problem: `${ADDON_FILE} is not built` };
   try {
@@ -187,7 +187,9 @@ let loaded: { addon?: Addon; problem?: string } | undefined;
 /** The native relay for the guard's database, or undefined (the JavaScript path); the first call logs which. */
 export function nativeRelayOf(db: Db, log?: (message: string) => void): NativeRelay | undefined {
   if (!loaded) {
-    loaded = loadAddon();
+    // Opt-in while it is new: the JavaScript path stays the default until the relay has been reviewed as a whole.
+    loaded =
+      process.env.PGAGENT_GUARD_NATIVE === '1' ? loadAddon() : { problem: 'off (PGAGENT_GUARD_NATIVE=1 turns it on)' };
     log?.(
       loaded.addon
         ? 'guard hot path: native relay (guardRelay.node)'

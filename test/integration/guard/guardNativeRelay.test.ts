@@ -100,7 +100,12 @@ function generator(seed: number): () => number {
 const gaveBack = (guard: GuardProcess): number[] =>
   [...guard.stderr().matchAll(/guard native relay gave a session back .*forwarded=(\d+)/g)].map((m) => Number(m[1]));
 
-describe.skipIf(!postgresAvailable || !loadAddon().addon)("the guard's native relay", () => {
+// Under CI the addon must be there (npm run build builds it): the suite runs and fails without it.
+const built = loadAddon().addon !== undefined;
+if (!built && process.env.CI !== 'true')
+  console.warn('!!! guardNativeRelay skipped: dist/guardRelay.node is not built (npm run build builds it)');
+
+describe.skipIf(!postgresAvailable || (!built && process.env.CI !== 'true'))("the guard's native relay", () => {
   let db: ScratchDatabase;
   let guard: GuardProcess;
 
@@ -110,7 +115,7 @@ describe.skipIf(!postgresAvailable || !loadAddon().addon)("the guard's native re
       [
         'CREATE TABLE item (id int PRIMARY KEY, qty int NOT NULL); INSERT INTO item SELECT g, 0 FROM generate_series(1, 5) g;',
       ],
-      { args: ['-v'] },
+      { args: ['-v'], env: { PGAGENT_GUARD_NATIVE: '1' } },
     ));
   }, 60_000);
 
