@@ -59,10 +59,12 @@ const TRUST_TICK_MS = 10;
 /** Texts kept (the addon keeps as many, and forgets them all when full). */
 const MAX_TEXTS = 2000;
 
-export function loadAddon(): { addon?: Addon; problem?: string } {
+/** The addon beside the guard's script (or at `path`: tests name the build's). */
+export function loadAddon(path?: string): { addon?: Addon; problem?: string } {
   // Beside the guard's own script only: never a folder of the working directory, which a cloned repository
   // could fill with a dist/guardRelay.node of its own (native code would run as the person).
   const candidates = [
+    path,
     process.env.PGAGENT_GUARD_NATIVE_PATH,
     process.argv[1] ? join(dirname(process.argv[1]), ADDON_FILE) : undefined,
   ].filter((p): p is string => p !== undefined && existsSync(p));

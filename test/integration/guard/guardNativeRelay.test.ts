@@ -8,18 +8,22 @@
  * not built (npm run build builds it).
  */
 import type net from 'node:net';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { serialize } from 'pg-protocol';
 import type { BackendMessage } from 'pg-protocol/dist/messages';
 import { Parser } from 'pg-protocol/dist/parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAddon } from '../../../src/guard/session/nativeRelay';
+import { ADDON_FILE, loadAddon } from '../../../src/guard/session/nativeRelay';
 import type { GuardProcess } from '../../support/guardProcess';
 import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { connect, streamOf } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
+
+/** The addon `npm run build` made (the guard it starts loads it from beside dist/cli.js). */
+const BUILT_ADDON = fileURLToPath(new URL(`../../../dist/${ADDON_FILE}`, import.meta.url));
 
 const READ = (id: number) => `SELECT qty FROM item WHERE id = ${id}`;
 const WRITE = 'UPDATE item SET qty = qty + 1 WHERE id = 1';
@@ -101,7 +105,7 @@ const gaveBack = (guard: GuardProcess): number[] =>
   [...guard.stderr().matchAll(/guard native relay gave a session back .*forwarded=(\d+)/g)].map((m) => Number(m[1]));
 
 // Under CI the addon must be there (npm run build builds it): the suite runs and fails without it.
-const built = loadAddon().addon !== undefined;
+const built = loadAddon(BUILT_ADDON).addon !== undefined;
 if (!built && process.env.CI !== 'true')
   console.warn('!!! guardNativeRelay skipped: dist/guardRelay.node is not built (npm run build builds it)');
 

@@ -4,11 +4,15 @@
  * when its key was allowed, while trusted, as the JavaScript fast path reads it (ASCII, one NUL at its end, not a
  * guard command). Skipped when the addon is not built (npm run build builds it).
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { statementKey } from '../../../src/guard/judge/verdictCache';
-import { loadAddon } from '../../../src/guard/session/nativeRelay';
+import { ADDON_FILE, loadAddon } from '../../../src/guard/session/nativeRelay';
 
-const { addon } = loadAddon();
+/** The addon `npm run build` made (the guard it starts loads it from beside dist/cli.js). */
+const BUILT_ADDON = fileURLToPath(new URL(`../../../dist/${ADDON_FILE}`, import.meta.url));
+
+const { addon } = loadAddon(BUILT_ADDON);
 
 /** mulberry32: a small seeded generator, so a failure replays. */
 function generator(seed: number): () => number {
