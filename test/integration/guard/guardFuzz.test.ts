@@ -13,21 +13,10 @@ import { guardedDatabase, stopGuarded } from '../../support/guardProcess';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
+import { generator } from '../../support/seededRandom';
 
 const CONNECTIONS = 200;
 const SEED = Number(process.env.GUARD_FUZZ_SEED ?? 38);
-
-/** mulberry32: a small seeded generator. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function message(type: string, body: Buffer): Buffer {
   const header = Buffer.alloc(5);

@@ -11,8 +11,6 @@ import type net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { serialize } from 'pg-protocol';
-import type { BackendMessage } from 'pg-protocol/dist/messages';
-import { Parser } from 'pg-protocol/dist/parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDON_FILE, loadAddon } from '../../../src/guard/session/nativeRelay';
 import type { GuardProcess } from '../../support/guardProcess';
@@ -21,6 +19,8 @@ import { connect, streamOf } from '../../support/pgClients';
 import { queryValue } from '../../support/scratchDatabase';
 import type { ScratchDatabase } from '../../support/services';
 import { postgresAvailable } from '../../support/services';
+import { generator } from '../../support/seededRandom';
+import { Answers } from '../../support/wireAnswers';
 
 /** The addon `npm run build` made (the guard it starts loads it from beside dist/cli.js). */
 const BUILT_ADDON = fileURLToPath(new URL(`../../../dist/${ADDON_FILE}`, import.meta.url));
@@ -31,47 +31,6 @@ const WRITE = 'UPDATE item SET qty = qty + 1 WHERE id = 1';
 const READ_WRITE = 'BEGIN READ WRITE; UPDATE item SET qty = qty + 1 WHERE id = 1; COMMIT';
 const READ_EXTENDED = 'SELECT qty FROM item WHERE id = $1';
 const WRITE_EXTENDED = 'UPDATE item SET qty = qty + 1 WHERE id = $1';
-
-/** What the guard answers on a raw socket: each message's name (an error's code, a DataRow's first value). */
-class Answers {
-  private readonly parser = new Parser();
-  private seen: string[] = [];
-  private waiting: { ready: number; resolve: (seen: string[]) => void } | undefined;
-
-  constructor(socket: net.Socket) {
-    // node-postgres' own reading stops: the bytes from here on are this test's.
-    socket.removeAllListeners('data');
-    socket.on('data', (chunk: Buffer) => {
-      this.parser.parse(chunk, (message: BackendMessage) => this.seen.push(label(message)));
-      this.check();
-    });
-  }
-
-  /** The messages up to the `ready`th ReadyForQuery from now. */
-  until(ready: number): Promise<string[]> {
-    return new Promise((resolve) => {
-      this.waiting = { ready, resolve };
-      this.check();
-    });
-  }
-
-  private check(): void {
-    const waiting = this.waiting;
-    if (!waiting) return;
-    let count = 0;
-    const end = this.seen.findIndex((name) => name === 'readyForQuery' && ++count === waiting.ready);
-    if (end < 0) return;
-    this.waiting = undefined;
-    waiting.resolve(this.seen.slice(0, end + 1));
-    this.seen = this.seen.slice(end + 1);
-  }
-}
-
-function label(message: BackendMessage): string {
-  if (message.name === 'error') return `error ${(message as BackendMessage & { code: string }).code}`;
-  if (message.name === 'dataRow') return `row ${String((message as BackendMessage & { fields: unknown[] }).fields[0])}`;
-  return message.name;
-}
 
 const SIMPLE_READ = ['rowDescription', 'row 0', 'commandComplete', 'readyForQuery'];
 const SIMPLE_HELD = ['error PA001', 'readyForQuery'];
@@ -88,18 +47,6 @@ const unnamed = (sql: string, id: string, sync = true): Buffer =>
     serialize.execute({}),
     ...(sync ? [serialize.sync()] : []),
   ]);
-
-/** mulberry32: a small seeded generator, so a failure replays. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const gaveBack = (guard: GuardProcess): number[] =>
   [...guard.stderr().matchAll(/guard native relay gave a session back .*forwarded=(\d+)/g)].map((m) => Number(m[1]));

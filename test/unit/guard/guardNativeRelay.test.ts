@@ -8,23 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { statementKey } from '../../../src/guard/judge/verdictCache';
 import { ADDON_FILE, loadAddon } from '../../../src/guard/session/nativeRelay';
+import { generator } from '../../support/seededRandom';
 
 /** The addon `npm run build` made (the guard it starts loads it from beside dist/cli.js). */
 const BUILT_ADDON = fileURLToPath(new URL(`../../../dist/${ADDON_FILE}`, import.meta.url));
 
 const { addon } = loadAddon(BUILT_ADDON);
-
-/** mulberry32: a small seeded generator, so a failure replays. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   '0',
