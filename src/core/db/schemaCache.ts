@@ -112,19 +112,28 @@ export class SchemaCache {
 
   /** The schemas and their table counts (nothing decoded): what a tree shows before one is opened. */
   async schemas(db: Db, connectionKey: string): Promise<{ name: string; tables: number }[]> {
-    return (await this.overview(db, connectionKey)).schemas;
+    const { held } = await this.current(db, connectionKey);
+    return schemaCounts(held);
   }
 
-  /** The database's name and its schemas with their table counts, from the index alone (nothing decoded). */
-  async overview(
+  /**
+   * The database's name, its table count and its first `limit` tables in schema order, on one confirmation: only
+   * the schemas those tables are in are decoded (what a window opens with).
+   */
+  async firstTables(
     db: Db,
     connectionKey: string,
-  ): Promise<{ database: string; schemas: { name: string; tables: number }[] }> {
+    limit: number,
+  ): Promise<{ database: string; total: number; tables: TableInfo[] }> {
     const { held } = await this.current(db, connectionKey);
-    const schemas = Object.entries(held.index.schemas)
-      .map(([name, entry]) => ({ name, tables: entry.tables }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-    return { database: held.index.database, schemas };
+    const schemas = schemaCounts(held);
+    const tables: TableInfo[] = [];
+    for (const schema of schemas) {
+      if (tables.length >= limit) break;
+      const decoded = await this.tablesIn(db, connectionKey, held, schema.name);
+      tables.push(...decoded.slice(0, limit - tables.length));
+    }
+    return { database: held.index.database, total: schemas.reduce((sum, s) => sum + s.tables, 0), tables };
   }
 
   /** The tables of one schema (that schema decoded alone). */
@@ -405,4 +414,11 @@ export class SchemaCache {
     const { held: again } = await this.current(db, connectionKey);
     return again.decoded.get(schema) ?? [];
   }
+}
+
+/** Each schema of the index with its table count, in name order. */
+function schemaCounts(held: Held): { name: string; tables: number }[] {
+  return Object.entries(held.index.schemas)
+    .map(([name, entry]) => ({ name, tables: entry.tables }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }

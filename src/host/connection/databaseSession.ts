@@ -187,17 +187,8 @@ export class DatabaseSession implements vscode.Disposable {
    * (50,000 tables are never all read to open a window; the Schema view pages through the rest).
    */
   private async panelTables(db: Db, key: string): Promise<{ database: string; tables: TableSummary[]; total: number }> {
-    const cache = await this.cacheOf();
-    const { database, schemas } = await cache.overview(db, key);
-    const tables: TableSummary[] = [];
-    for (const schema of schemas) {
-      if (tables.length >= PANEL_TABLES) break;
-      for (const table of await cache.tablesOf(db, key, schema.name)) {
-        if (tables.length >= PANEL_TABLES) break;
-        tables.push(toSummary(table));
-      }
-    }
-    return { database, tables, total: schemas.reduce((sum, schema) => sum + schema.tables, 0) };
+    const { database, total, tables } = await (await this.cacheOf()).firstTables(db, key, PANEL_TABLES);
+    return { database, total, tables: tables.map(toSummary) };
   }
 
   private async snapshotOf(db: Db, key: string): Promise<SchemaSnapshot> {
