@@ -147,10 +147,11 @@ describe('The History view: search, and Run Again through the inline approval', 
     await filterHistory(p, 'i33h_items');
     await suite.explained(() => historyRow(p, BUMP_SQL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS }));
     await historyRow(p, COUNT_SQL).waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-    // The database's node, then its statements newest first; the write names its ticket.
+    // The database's node, then its statements newest first; the write names its ticket. The newest three: a retry
+    // of the first test (CI retries once) runs its reads again, and the older ones stay in the history.
     const rows = await historyRows(p);
     const statements = rows.filter((r) => r.includes('i33h_items'));
-    expect(statements.map((r) => r.slice(0, 20))).toEqual(
+    expect(statements.slice(0, 3).map((r) => r.slice(0, 20))).toEqual(
       [BUMP_SQL, FIRST_SQL, COUNT_SQL].map((sql) => sql.slice(0, 20)),
     );
     expect(statements[0]).toMatch(/\d{2}:\d{2}:\d{2} · [\d.]+ ms · 1 row · vscode · tkt_/);
