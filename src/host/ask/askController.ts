@@ -22,7 +22,7 @@ import type { FeatureDeps } from '../featureDeps';
 import type { CoreServices } from '../lazyServices';
 import { withSignal } from '../settings/modelProvider';
 import type { HeldWriteOwner } from '../sqlApproval/approvalEntries';
-import { throttle } from '../ui/throttle';
+import { throttle } from '../../shared/throttle';
 
 const RECENT_KEY = 'postgresAgent.recentQuestions';
 const RECENT_KEPT = 10;

@@ -9,7 +9,7 @@ import type { Logger } from '../../core/platform/logger';
 import type { CockpitState } from '../../shared/cockpitProtocol';
 import type { ApprovalView, JobListItem, JobView } from '../../shared/protocol';
 import type { JobBarState } from '../ui/statusBar';
-import { throttle } from '../ui/throttle';
+import { throttle } from '../../shared/throttle';
 import type { JobLocalState } from './cockpit/jobView';
 import { IDLE, statusBarJob, toJobView, toListItem } from './cockpit/jobView';
 import type { JobEntry } from './jobEntries';

@@ -15,7 +15,7 @@ import type { JobBusyView, JobListItem, JobView } from '../../shared/protocol';
 import type { JobIntent } from '../../shared/panelMessages';
 import type { CockpitState } from '../../shared/cockpitProtocol';
 import { configuredProvider } from '../settings/modelProvider';
-import { throttle } from '../ui/throttle';
+import { throttle } from '../../shared/throttle';
 import { resolveJobFile } from './cockpit/jobFiles';
 import type { JobChat } from './jobChat';
 import type { JobsPanelState } from './jobBoard';

@@ -12,7 +12,7 @@ import type { CoreServices } from '../lazyServices';
 import { redisUrl } from '../settings/settings';
 import type { WindowTickets } from './windowTickets';
 import type { PendingTicket } from '../ui/navigatorView';
-import { throttle } from '../ui/throttle';
+import { throttle } from '../../shared/throttle';
 import { visibleSql } from '../../shared/visibleSql';
 
 const START_DELAY_MS = 2_000;

@@ -1,6 +1,7 @@
 /**
  * At most one call per interval, the last request never dropped: for pushing panel snapshots while a
- * reply streams in or a job writes many files, without flooding the webview.
+ * reply streams in or a job writes many files, without flooding the webview; for the guard's status file
+ * while hundreds of clients connect.
  */
 export interface Throttled {
   /** Runs now if the interval has passed, else once at its end. */

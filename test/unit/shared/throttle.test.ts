@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { throttle } from '../../../src/host/ui/throttle';
+import { throttle } from '../../../src/shared/throttle';
 
 describe('throttle (panel pushes while a reply streams)', () => {
   beforeEach(() => {
