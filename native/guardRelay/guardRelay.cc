@@ -136,6 +136,16 @@ std::mutex allowedMutex;
 std::unordered_map<std::string, uint32_t> allowed;
 std::atomic<int64_t> validUntilNs{0};
 
+// The id of a key the verdict cache registered as passed, while the code version is fresh.
+bool passedKey(const std::string& key, uint32_t* id) {
+  if (nowNs() >= validUntilNs.load()) return false;
+  std::lock_guard<std::mutex> lock(allowedMutex);
+  auto found = allowed.find(key);
+  if (found == allowed.end()) return false;
+  *id = found->second;
+  return true;
+}
+
 // A whole 'Q' message the JavaScript fast path would pass from the verdict cache: ASCII text, one NUL at its end,
 // not a guard command (no "pg_agent" in it), its key registered while the code version is fresh.
 bool passedQuery(const uint8_t* message, size_t length, uint32_t* id) {
@@ -153,13 +163,7 @@ bool passedQuery(const uint8_t* message, size_t length, uint32_t* id) {
     }
   }
   std::string key;
-  if (!statementKey(sql, n, key)) return false;
-  if (nowNs() >= validUntilNs.load()) return false;
-  std::lock_guard<std::mutex> lock(allowedMutex);
-  auto found = allowed.find(key);
-  if (found == allowed.end()) return false;
-  *id = found->second;
-  return true;
+  return statementKey(sql, n, key) && passedKey(key, id);
 }
 
 struct Session {
@@ -235,6 +239,15 @@ bool readFrom(int fd, std::string& in) {
 // Count kinds (what JavaScript replays: clientSession.ts nativeBack).
 constexpr uint32_t COUNT_QUERY = 0, COUNT_PARSE = 1, COUNT_BIND = 2;
 
+// The message at `p` (5 bytes there at least): its type and its span (its length word + the type byte); false when
+// the length word is below 4 or the message would exceed `max`.
+bool header(const uint8_t* p, size_t max, uint8_t* type, size_t* span) {
+  uint32_t length = be32(p + 1);
+  *type = p[0];
+  *span = size_t(length) + 1;
+  return length >= 4 && *span <= max;
+}
+
 int16_t be16(const uint8_t* p) { return int16_t((uint16_t(p[0]) << 8) | p[1]); }
 
 // A Bind of the unnamed portal from the unnamed statement whose fields are exactly its bytes (as
@@ -267,14 +280,9 @@ bool wholeUnnamedBind(const uint8_t* body, size_t n) {
 
 bool passedParse(const uint8_t* body, size_t n, uint32_t* id) {
   if (n < 1 || body[0] != 0) return false;  // the unnamed statement only
-  if (nowNs() >= validUntilNs.load()) return false;
   std::string key("P");
   key.append(reinterpret_cast<const char*>(body), n);
-  std::lock_guard<std::mutex> lock(allowedMutex);
-  auto found = allowed.find(key);
-  if (found == allowed.end()) return false;
-  *id = found->second;
-  return true;
+  return passedKey(key, id);
 }
 
 // Whole units from the start of what came: a passed Query, or an extended batch up to its Sync whose every message
@@ -284,23 +292,23 @@ void takeClient(Session& s) {
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(s.fromClient.data());
   size_t size = s.fromClient.size();
   while (!s.back && size - at >= 5) {
-    uint8_t type = bytes[at];
-    uint32_t length = be32(bytes + at + 1);
-    if (length < 4 || size_t(length) + 1 > MAX_CLIENT_MESSAGE) {
+    uint8_t type;
+    size_t span;
+    if (!header(bytes + at, MAX_CLIENT_MESSAGE, &type, &span)) {
       stopLocked(s, "client message length");
       break;
     }
     if (type == 'Q') {
-      if (size - at < size_t(length) + 1) break;  // not whole yet
+      if (size - at < span) break;  // not whole yet
       uint32_t id;
-      if (!passedQuery(bytes + at, size_t(length) + 1, &id)) {
+      if (!passedQuery(bytes + at, span, &id)) {
         stopLocked(s, nowNs() >= validUntilNs.load() ? "code version not checked recently" : "query not passed before");
         break;
       }
-      s.toUpstream.append(reinterpret_cast<const char*>(bytes + at), size_t(length) + 1);
+      s.toUpstream.append(reinterpret_cast<const char*>(bytes + at), span);
       s.awaited.push_back('q');
       s.counts[(id << 2) | COUNT_QUERY]++;
-      at += size_t(length) + 1;
+      at += span;
       continue;
     }
     // An extended batch: read on a copy of the state, taken only when it reaches its Sync.
@@ -312,9 +320,9 @@ void takeClient(Session& s) {
     bool whole = false, refused = false;
     while (end < size) {
       if (size - end < 5) break;
-      uint8_t t = bytes[end];
-      uint32_t l = be32(bytes + end + 1);
-      if (l < 4 || size_t(l) + 1 > MAX_CLIENT_MESSAGE) {
+      uint8_t t;
+      size_t w;
+      if (!header(bytes + end, MAX_CLIENT_MESSAGE, &t, &w)) {
         refused = true;
         break;
       }
@@ -323,9 +331,9 @@ void takeClient(Session& s) {
         refused = true;
         break;
       }
-      if (size - end < size_t(l) + 1) break;
+      if (size - end < w) break;
       const uint8_t* body = bytes + end + 5;
-      size_t n = size_t(l) - 4;
+      size_t n = w - 5;
       uint32_t id;
       if (t == 'P') {
         if (!passedParse(body, n, &id)) {
@@ -362,11 +370,11 @@ void takeClient(Session& s) {
           break;
         }
         awaited.push_back('s');
-        end += size_t(l) + 1;
+        end += w;
         whole = true;
         break;
       }
-      end += size_t(l) + 1;
+      end += w;
     }
     if (refused) {
       stopLocked(s, "client message not passed here");
@@ -413,9 +421,9 @@ void takeUpstream(Session& s) {
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(s.fromUpstream.data());
   size_t size = s.fromUpstream.size();
   while (!s.back && size - at >= 5) {
-    uint8_t type = bytes[at];
-    uint32_t length = be32(bytes + at + 1);
-    if (length < 4 || size_t(length) + 1 > MAX_UPSTREAM_MESSAGE) {
+    uint8_t type;
+    size_t span;
+    if (!header(bytes + at, MAX_UPSTREAM_MESSAGE, &type, &span)) {
       stopLocked(s, "upstream message length");
       break;
     }
@@ -429,9 +437,9 @@ void takeUpstream(Session& s) {
       stopLocked(s, "upstream message");
       break;
     }
-    if (size - at < size_t(length) + 1) break;
+    if (size - at < span) break;
     if (type == 'Z') {
-      if (length != 5 || !ends(s.awaited[0], type)) {
+      if (span != 6 || !ends(s.awaited[0], type)) {
         stopLocked(s, "ready for query");
         break;
       }
@@ -440,8 +448,8 @@ void takeUpstream(Session& s) {
     } else if (ends(s.awaited[0], type)) {
       s.awaited.erase(0, 1);
     }
-    s.toClient.append(reinterpret_cast<const char*>(bytes + at), size_t(length) + 1);
-    at += size_t(length) + 1;
+    s.toClient.append(reinterpret_cast<const char*>(bytes + at), span);
+    at += span;
     if (type == 'Z' && s.status != 'I') stopLocked(s, "transaction");
   }
   s.fromUpstream.erase(0, at);

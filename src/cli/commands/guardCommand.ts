@@ -22,10 +22,10 @@ import {
   writeGuardStatus,
 } from '../../guard/guardStatus';
 import { guardRoleOf, GuardUsers } from '../../guard/guardUsers';
+import { throttle } from '../../shared/throttle';
 import type { CliCommand, CommandContext } from '../command';
 import { EXIT } from '../exitCodes';
 import type { ExitCode } from '../exitCodes';
-import { throttle } from '../../shared/throttle';
 import { cliSafety } from '../sqlInput';
 import { guardOperation, OPERATE_HELP, OPERATE_OPTIONS } from './guardOperate';
 

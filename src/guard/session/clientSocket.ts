@@ -23,6 +23,11 @@ export interface RawHandle {
   readStop(): number;
 }
 
+/** The TCP handle under `socket` (Node's own field: what the native relay reads and writes). */
+export function rawHandle(socket: Socket): RawHandle | undefined {
+  return (socket as unknown as { _handle?: RawHandle })._handle;
+}
+
 /**
  * Node stops reading a socket's handle, and cannot start again (its stream asks readStart() again whenever it wants
  * more bytes: a resume(), a read(0)) until startReading: the native relay reads it meanwhile.
@@ -140,14 +145,14 @@ export class ClientSocket {
     if (this.mode !== 'direct' || this.suspended || this.running || this.paused || !this.handler) return undefined;
     if (this.queue.length > 0 || this.partial || this.corked) return undefined;
     if (this.socket.destroyed || this.socket.writableLength > 0 || this.ended) return undefined;
-    const fd = (this.socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    const fd = rawHandle(this.socket)?.fd;
     return typeof fd === 'number' && fd >= 0 ? fd : undefined;
   }
 
   /** The native relay reads the socket from now on: Node's own reading stops. */
   suspend(): void {
     this.suspended = true;
-    const handle = (this.socket as unknown as { _handle?: RawHandle })._handle;
+    const handle = rawHandle(this.socket);
     if (handle) stopReading(handle);
   }
 
@@ -160,7 +165,7 @@ export class ClientSocket {
   /** Reading again, beginning with the bytes the native relay had read but not passed on. */
   resume(unread: Buffer): void {
     this.suspended = false;
-    const handle = (this.socket as unknown as { _handle?: RawHandle })._handle;
+    const handle = rawHandle(this.socket);
     if (handle) startReading(handle, !this.socket.destroyed);
     if (unread.length > 0) this.cut(unread);
   }

@@ -17,7 +17,7 @@ import { sslOption } from '../../core/db/postgresDb';
 import { AgentError } from '../../core/platform/errors';
 import type { SessionTouch } from '../judge/sessionTouch';
 import { BackendScanner } from '../wire/backendScan';
-import type { RawHandle } from './clientSocket';
+import { rawHandle } from './clientSocket';
 import { startReading, stopReading } from './clientSocket';
 
 export interface UpstreamSession {
@@ -138,7 +138,7 @@ export async function openUpstream(
     chunkHandler(chunk, scanner.scan(chunk, fullNow()));
   });
   let reclaim: (() => void) | undefined;
-  const handle = () => (socket as unknown as { _handle?: RawHandle })._handle;
+  const handle = () => rawHandle(socket);
   socket.on('error', (error) => (failure = error));
   socket.on('close', () => {
     closed = true;
