@@ -7,7 +7,7 @@
  * needs one table reads the index, that schema's directory and that table's bytes; `bytesRead` counts them.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -86,6 +86,16 @@ function parseStamp(text: string): ConfirmedStamp | undefined {
     : undefined;
 }
 
+/** A small JSON file parsed; undefined when it was cut short (a crash mid-write, a damaged file). */
+function parsedOrNone<T>(data: Buffer, parse: (text: string) => T | undefined): T | undefined {
+  try {
+    return parse(data.toString('utf8'));
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
 function parseIndex(text: string): SchemaIndex | undefined {
   const index = JSON.parse(text) as SchemaIndex;
   return index.format === SCHEMA_CACHE_FORMAT ? index : undefined;
@@ -93,6 +103,37 @@ function parseIndex(text: string): SchemaIndex | undefined {
 
 /** A blob left unnamed by every index this long is removed (a writer names its blobs well within it). */
 const ORPHAN_AGE_MS = 60_000;
+
+/**
+ * A cache file's bytes (all of them, or [start, end)); undefined when it is not there. Only a plain file is read: the
+ * folder is in the workspace, where a cloned repository may have put a symbolic link (to /dev/stdin, to a device) or
+ * a FIFO under a cache file's name; opened without following a link and without blocking, such a name throws (the
+ * cache then reads the catalog again and writes its own file over it).
+ */
+function readPlainFile(path: string, range?: { start: number; end: number }): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new Error(`${path} is not a plain file: the schema cache does not read it`);
+    const start = range?.start ?? 0;
+    const buffer = Buffer.alloc(Math.max(0, (range?.end ?? info.size) - start));
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * Reads are synchronous calls behind async signatures, as the atomic writes are (fs/atomicWrite.ts): a fresh
@@ -105,25 +146,13 @@ export class FileBlobStore implements SchemaBlobStore {
   constructor(private readonly dir: string) {}
 
   async readIndex(): Promise<SchemaIndex | undefined> {
-    try {
-      const text = await settled(() => readFileSync(join(this.dir, 'index.json'), 'utf8'));
-      this.bytesRead += text.length;
-      return parseIndex(text);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return undefined;
-      throw error;
-    }
+    const data = await this.blobFile('index.json');
+    return data && parsedOrNone(data, parseIndex);
   }
 
   async readStamp(): Promise<ConfirmedStamp | undefined> {
-    try {
-      const text = await settled(() => readFileSync(join(this.dir, 'confirmed.json'), 'utf8'));
-      this.bytesRead += text.length;
-      return parseStamp(text);
-    } catch (error) {
-      if (isErrno(error, 'ENOENT') || error instanceof SyntaxError) return undefined;
-      throw error;
-    }
+    const data = await this.blobFile('confirmed.json');
+    return data && parsedOrNone(data, parseStamp);
   }
 
   async writeStamp(stamp: ConfirmedStamp): Promise<void> {
@@ -165,35 +194,14 @@ export class FileBlobStore implements SchemaBlobStore {
     return this.blobFile(`${id}.bin`);
   }
 
-  private async blobFile(file: string): Promise<Buffer | undefined> {
-    try {
-      const data = await settled(() => readFileSync(join(this.dir, file)));
-      this.bytesRead += data.length;
-      return data;
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
-      throw error;
-    }
+  private async blobFile(file: string, range?: { start: number; end: number }): Promise<Buffer | undefined> {
+    const data = await settled(() => readPlainFile(join(this.dir, file), range));
+    if (data) this.bytesRead += data.length;
+    return data;
   }
 
   async range(id: string, start: number, end: number): Promise<Buffer | undefined> {
-    return settled(() => {
-      let fd;
-      try {
-        fd = openSync(join(this.dir, `${id}.bin`), 'r');
-      } catch (error) {
-        if (isErrno(error, 'ENOENT')) return undefined;
-        throw error;
-      }
-      try {
-        const buffer = Buffer.alloc(Math.max(0, end - start));
-        const bytesRead = readSync(fd, buffer, 0, buffer.length, start);
-        this.bytesRead += bytesRead;
-        return buffer.subarray(0, bytesRead);
-      } finally {
-        closeSync(fd);
-      }
-    });
+    return this.blobFile(`${id}.bin`, { start, end });
   }
 
   /** Blobs no index names any more, once old enough that no writer is still about to name them. */
